@@ -1,0 +1,7 @@
+//! Emitters: Verilog text and the SRAM macro list.
+
+pub mod sram;
+pub mod verilog;
+
+pub use sram::SramMacro;
+pub use verilog::{emit, EmitOptions, Emitted};

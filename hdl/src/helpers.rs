@@ -1,0 +1,77 @@
+//! Priority and one-hot helpers built from the core operators.
+
+use crate::bits::Bits;
+use crate::builder::{cat, mux, Value};
+use crate::ir::addr_width;
+
+/// Index of the lowest set bit of `v` (0 when none is set), `addr_width(v.width())` bits.
+#[track_caller]
+pub fn priority_encode(v: &Value) -> Value {
+    let w = addr_width(v.width() as u64);
+    let mut out = v.konst(Bits::zero(w));
+    for i in (0..v.width()).rev() {
+        out = mux(&v.bit(i), &v.konst(Bits::from_u64(w, i as u64)), &out);
+    }
+    out
+}
+
+/// The value paired with the first true condition, or `default`.
+#[track_caller]
+pub fn priority_mux(cases: &[(Value, Value)], default: &Value) -> Value {
+    cases
+        .iter()
+        .rev()
+        .fold(default.clone(), |acc, (c, v)| mux(c, v, &acc))
+}
+
+/// AND-OR selection by a one-hot `sel` (bit i selects `values[i]`); zero when `sel` is 0.
+#[track_caller]
+pub fn onehot_mux(sel: &Value, values: &[Value]) -> Value {
+    assert_eq!(
+        sel.width() as usize,
+        values.len(),
+        "one select bit per value"
+    );
+    let terms: Vec<Value> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| &sel.bit(i as u32).repeat(v.width()) & &v.as_unsigned())
+        .collect();
+    let first = terms[0].clone();
+    terms[1..].iter().fold(first, |acc, t| &acc | t)
+}
+
+/// `n`-bit one-hot decoding of `index` (all zero when `index >= n`).
+#[track_caller]
+pub fn onehot_decode(index: &Value, n: u32) -> Value {
+    let bits: Vec<Value> = (0..n)
+        .rev()
+        .map(|i| index.eq(&index.konst(Bits::from_u64(index.width(), i as u64))))
+        .collect();
+    let refs: Vec<&Value> = bits.iter().collect();
+    cat(&refs)
+}
+
+/// Index of the set bit of a one-hot `v` (the OR of the indices of all set bits).
+#[track_caller]
+pub fn onehot_encode(v: &Value) -> Value {
+    let w = addr_width(v.width() as u64);
+    let zero = v.konst(Bits::zero(w));
+    (0..v.width()).fold(zero.clone(), |acc, i| {
+        &acc | &mux(&v.bit(i), &v.konst(Bits::from_u64(w, i as u64)), &zero)
+    })
+}
+
+/// The lowest set bit of `v` as a one-hot value (`v & -v`).
+#[track_caller]
+pub fn lowest_one(v: &Value) -> Value {
+    let u = v.as_unsigned();
+    &u & &u.neg()
+}
+
+/// Number of set bits, `addr_width(width + 1)` bits.
+#[track_caller]
+pub fn popcount(v: &Value) -> Value {
+    let w = addr_width(v.width() as u64 + 1);
+    (0..v.width()).fold(v.konst(Bits::zero(w)), |acc, i| &acc + &v.bit(i).zext(w))
+}
