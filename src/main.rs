@@ -1,1 +1,33 @@
-fn main() {}
+//! `accelgen`: generate, lint and simulate data-parallel accelerator designs.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "accelgen", version, about = "Generator of synthesizable Verilog for data-parallel accelerators")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an RV64 ELF program on the golden-model instruction-set simulator.
+    Iss(cli::iss::IssArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Iss(args) => cli::iss::run(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
