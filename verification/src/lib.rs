@@ -1,1 +1,3 @@
-//! verification
+//! Verification: golden models, co-simulation and differential testing.
+
+pub mod hdlfuzz;
