@@ -33,4 +33,25 @@ fn main() {
     let d = Design::new(&top);
     let e = emit::emit(&d, &emit::EmitOptions::default());
     print!("{}", e.single_file());
+    sim_check(&d);
+}
+
+#[allow(dead_code)]
+fn sim_check(d: &Design) {
+    let mut s = sim::Sim::new(d);
+    s.poke_u64("reset", 1).unwrap();
+    s.step();
+    s.poke_u64("reset", 0).unwrap();
+    s.poke_u64("en", 1).unwrap();
+    for i in 0..5u64 {
+        s.poke_u64("x", 10 + i).unwrap();
+        s.poke_u64("s", i).unwrap();
+        println!(
+            "cycle {} out={} o2={}",
+            s.cycle(),
+            s.peek_u64("out").unwrap(),
+            s.peek_u64("o2").unwrap()
+        );
+        s.step();
+    }
 }
