@@ -686,9 +686,7 @@ impl ModuleBuilder {
                 s.name
             );
             st.error(ErrorKind::WidthMismatch, &s.name, loc, msg);
-            return;
-        }
-        if src.is_signed() != s.signed {
+        } else if src.is_signed() != s.signed {
             let sign = |b: bool| if b { "signed" } else { "unsigned" };
             let msg = format!(
                 "connecting {} {} to {} `{}`",
@@ -698,8 +696,8 @@ impl ModuleBuilder {
                 s.name
             );
             st.error(ErrorKind::TypeMismatch, &s.name, loc, msg);
-            return;
         }
+        // Recorded even when mistyped, so the signal is not also reported as undriven.
         st.blocks.last_mut().expect("block").push(Stmt::Connect {
             sig,
             node: src_node,
