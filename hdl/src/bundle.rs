@@ -127,6 +127,8 @@ impl Bundle {
         }
     }
 
+    /// Element `i` of a vector bundle.
+    #[allow(clippy::should_implement_trait)]
     pub fn index(&self, i: usize) -> &Bundle {
         match self {
             Bundle::Vec(v) => &v[i],

@@ -139,7 +139,11 @@ impl Graph<'_> {
     }
 }
 
-pub(crate) fn check_and_package(mut st: State) -> Result<Rc<Module>, HdlErrors> {
+pub(crate) fn check_and_package(
+    mut st: State,
+    partly_driven: &[bool],
+) -> Result<Rc<Module>, HdlErrors> {
+    #[allow(clippy::needless_range_loop)] // `st` is mutated inside
     for s in 0..st.body.signals.len() {
         let sig = &st.body.signals[s];
         if st.body.drivers[s].is_some() {
@@ -147,24 +151,19 @@ pub(crate) fn check_and_package(mut st: State) -> Result<Rc<Module>, HdlErrors> 
         }
         let (name, loc) = (sig.name.clone(), st.locs.signals[s]);
         match sig.kind {
-            SigKind::Output | SigKind::Wire => {
-                if !st
-                    .errors
-                    .iter()
-                    .any(|e| e.kind == ErrorKind::Undriven && e.path.ends_with(&format!(".{name}")))
-                {
-                    let what = if sig.kind == SigKind::Output {
-                        "output"
-                    } else {
-                        "wire"
-                    };
-                    st.error(
-                        ErrorKind::Undriven,
-                        &name,
-                        loc,
-                        format!("{what} `{name}` is never driven"),
-                    );
-                }
+            // Partly driven signals were reported by lowering.
+            SigKind::Output | SigKind::Wire if !partly_driven[s] => {
+                let what = if sig.kind == SigKind::Output {
+                    "output"
+                } else {
+                    "wire"
+                };
+                st.error(
+                    ErrorKind::Undriven,
+                    &name,
+                    loc,
+                    format!("{what} `{name}` is never driven"),
+                );
             }
             SigKind::InstIn { inst, port } => {
                 let i = &st.body.instances[inst as usize];

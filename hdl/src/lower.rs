@@ -53,11 +53,13 @@ pub(crate) fn finish(mut st: State) -> Result<Rc<Module>, HdlErrors> {
         locs: &mut st.locs.nodes,
     };
     let assigned = lower_block(&stmts, &|s| base[s as usize], &mut arena);
+    let mut partly_driven = vec![false; base.len()];
     for (s, &b) in base.iter().enumerate() {
         st.body.drivers[s] = match assigned.get(&(s as SigId)).copied().unwrap_or(b) {
             Driver::Node(n) => Some(n),
             Driver::None => None,
             Driver::Partial => {
+                partly_driven[s] = true;
                 let sig = &st.body.signals[s];
                 if matches!(
                     sig.kind,
@@ -75,7 +77,7 @@ pub(crate) fn finish(mut st: State) -> Result<Rc<Module>, HdlErrors> {
             }
         };
     }
-    crate::check::check_and_package(st)
+    crate::check::check_and_package(st, &partly_driven)
 }
 
 /// Lowers `stmts` given the drivers before them (`before`); returns the signals whose

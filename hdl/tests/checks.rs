@@ -29,7 +29,10 @@ fn width_mismatch_in_an_operator() {
     m.connect(&y, &s);
     assert_eq!(
         only_error(m.finish()),
-        format!("{}: width mismatch at M: operands of `+` are `a` (8 bits) and `b` (9 bits)", at(line))
+        format!(
+            "{}: width mismatch at M: operands of `+` are `a` (8 bits) and `b` (9 bits)",
+            at(line)
+        )
     );
 }
 
@@ -42,7 +45,10 @@ fn width_mismatch_in_a_connection() {
     m.connect(&y, &a);
     assert_eq!(
         only_error(m.finish()),
-        format!("{}: width mismatch at M.y: connecting a 8-bit `a` to 9-bit `y`", at(line))
+        format!(
+            "{}: width mismatch at M.y: connecting a 8-bit `a` to 9-bit `y`",
+            at(line)
+        )
     );
 }
 
@@ -57,7 +63,10 @@ fn signedness_mismatch() {
     m.connect(&y, &lt);
     assert_eq!(
         only_error(m.finish()),
-        format!("{}: type mismatch at M: operands of `<` mix signed and unsigned: `a` and `b`", at(line))
+        format!(
+            "{}: type mismatch at M: operands of `<` mix signed and unsigned: `a` and `b`",
+            at(line)
+        )
     );
 }
 
@@ -66,14 +75,20 @@ fn undriven_output_and_wire() {
     let mut m = ModuleBuilder::new("M");
     let line = line!() + 1;
     let _y = m.output("y", 3);
-    assert_eq!(only_error(m.finish()), format!("{}: undriven at M.y: output `y` is never driven", at(line)));
+    assert_eq!(
+        only_error(m.finish()),
+        format!("{}: undriven at M.y: output `y` is never driven", at(line))
+    );
 
     let mut m = ModuleBuilder::new("M");
     let y = m.output("y", 3);
     let line = line!() + 1;
     let w = m.wire("w", 3);
     m.connect(&y, &w);
-    assert_eq!(only_error(m.finish()), format!("{}: undriven at M.w: wire `w` is never driven", at(line)));
+    assert_eq!(
+        only_error(m.finish()),
+        format!("{}: undriven at M.w: wire `w` is never driven", at(line))
+    );
 }
 
 #[test]
@@ -86,7 +101,10 @@ fn driven_only_under_a_condition() {
     m.when(&c, |m| m.connect(&y, &a));
     assert_eq!(
         only_error(m.finish()),
-        format!("{}: undriven at M.y: `y` is driven only under some conditions", at(line))
+        format!(
+            "{}: undriven at M.y: `y` is driven only under some conditions",
+            at(line)
+        )
     );
 }
 
@@ -122,7 +140,10 @@ fn driving_an_input_is_a_multiple_driver() {
     m.connect(&a, &b);
     assert_eq!(
         only_error(m.finish()),
-        format!("{}: multiple drivers at M.a: `a` is an input port, already driven", at(line))
+        format!(
+            "{}: multiple drivers at M.a: `a` is an input port, already driven",
+            at(line)
+        )
     );
 }
 
@@ -141,7 +162,10 @@ fn driving_an_instance_output_is_a_multiple_driver() {
     m.connect(&u.port("o"), &a);
     assert_eq!(
         only_error(m.finish()),
-        format!("{}: multiple drivers at M.u_o: `u_o` is an instance output, already driven", at(line))
+        format!(
+            "{}: multiple drivers at M.u_o: `u_o` is an instance output, already driven",
+            at(line)
+        )
     );
 }
 
@@ -158,7 +182,10 @@ fn combinational_loop_in_a_module() {
     let e = only_error(m.finish());
     assert!(
         e == format!("{}: combinational loop at M.w1: w1 -> w2 -> w1", at(line))
-            || e == format!("{}: combinational loop at M.w2: w2 -> w1 -> w2", at(line + 1)),
+            || e == format!(
+                "{}: combinational loop at M.w2: w2 -> w1 -> w2",
+                at(line + 1)
+            ),
         "{e}"
     );
 }
@@ -177,7 +204,10 @@ fn combinational_loop_through_a_submodule() {
     m.connect(&u.port("i"), &u.port("o"));
     m.connect(&y, &u.port("o"));
     let e = only_error(m.finish());
-    assert!(e.starts_with(&format!("{}: combinational loop at M.u_", at(line))), "{e}");
+    assert!(
+        e.starts_with(&format!("{}: combinational loop at M.u_", at(line))),
+        "{e}"
+    );
     assert!(e.contains("u_i -> u_o") || e.contains("u_o -> u_i"), "{e}");
 }
 
@@ -228,7 +258,13 @@ fn invalid_widths_and_slices() {
     let a = m.input("a", 0);
     let y = m.output("y", 1);
     m.connect(&y, &a);
-    assert_eq!(only_error(m.finish()), format!("{}: invalid width at M.a: width 0 is outside 1..=4096", at(line)));
+    assert_eq!(
+        only_error(m.finish()),
+        format!(
+            "{}: invalid width at M.a: width 0 is outside 1..=4096",
+            at(line)
+        )
+    );
 
     let mut m = ModuleBuilder::new("M");
     let a = m.input("a", 8);
@@ -236,7 +272,13 @@ fn invalid_widths_and_slices() {
     let line = line!() + 1;
     let s = a.slice(8, 8);
     m.connect(&y, &s);
-    assert_eq!(only_error(m.finish()), format!("{}: width mismatch at M: slice [8:8] of a 8-bit `a`", at(line)));
+    assert_eq!(
+        only_error(m.finish()),
+        format!(
+            "{}: width mismatch at M: slice [8:8] of a 8-bit `a`",
+            at(line)
+        )
+    );
 }
 
 #[test]
@@ -248,5 +290,12 @@ fn all_errors_are_reported_together() {
     let _ = &a + &m.input("b", 4);
     let errs = m.finish().unwrap_err().0;
     let kinds: Vec<ErrorKind> = errs.iter().map(|e| e.kind).collect();
-    assert_eq!(kinds, [ErrorKind::WidthMismatch, ErrorKind::Undriven, ErrorKind::Undriven]);
+    assert_eq!(
+        kinds,
+        [
+            ErrorKind::WidthMismatch,
+            ErrorKind::Undriven,
+            ErrorKind::Undriven
+        ]
+    );
 }

@@ -948,7 +948,7 @@ impl ModuleBuilder {
         }
         let mut mask_gran = mem.width;
         if let Some(m) = mask {
-            if m.width() == 0 || mem.width % m.width() != 0 {
+            if m.width() == 0 || !mem.width.is_multiple_of(m.width()) {
                 st.error(
                     ErrorKind::WidthMismatch,
                     &name,

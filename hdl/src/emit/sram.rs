@@ -82,7 +82,7 @@ impl SramMacro {
                 ports.push(format!("output reg {}R{ri}_data", r(self.width)));
                 let _ = writeln!(
                     body,
-                    "  always @(posedge clock) if (R{ri}_en) R{ri}_data <= ram[R{ri}_addr];"
+                    "  always @(posedge clock) if (R{ri}_en) R{ri}_data <= _ram[R{ri}_addr];"
                 );
                 ri += 1;
             }
@@ -97,7 +97,7 @@ impl SramMacro {
             ports.push(format!("input {}W{wi}_addr", r(aw)));
             ports.push(format!("input {}W{wi}_data", r(self.width)));
             if gran == self.width {
-                let _ = writeln!(body, "    if (W{wi}_en) ram[W{wi}_addr] <= W{wi}_data;");
+                let _ = writeln!(body, "    if (W{wi}_en) _ram[W{wi}_addr] <= W{wi}_data;");
             } else {
                 let groups = self.width / gran;
                 ports.push(format!("input {}W{wi}_mask", r(groups)));
@@ -108,14 +108,14 @@ impl SramMacro {
                     } else {
                         format!("W{wi}_mask[{g}]")
                     };
-                    let _ = writeln!(body, "    if (W{wi}_en & {sel}) ram[W{wi}_addr][{hi}:{lo}] <= W{wi}_data[{hi}:{lo}];");
+                    let _ = writeln!(body, "    if (W{wi}_en & {sel}) _ram[W{wi}_addr][{hi}:{lo}] <= W{wi}_data[{hi}:{lo}];");
                 }
             }
             wi += 1;
         }
         let _ = writeln!(body, "  end");
         let mut out = format!("module {}(\n  {}\n);\n", self.name, ports.join(",\n  "));
-        let _ = writeln!(out, "  reg {}ram [0:{}];", r(self.width), self.depth - 1);
+        let _ = writeln!(out, "  reg {}_ram [0:{}];", r(self.width), self.depth - 1);
         out.push_str(&body);
         out.push_str("endmodule\n");
         out

@@ -204,9 +204,9 @@ impl<'a> ModuleEmitter<'a> {
         // Masked writes slice their data per granule.
         for mem in &b.mems {
             for w in &mem.writes {
-                if w.mask.is_some() && w.mask_gran != mem.width {
+                if let (Some(mask), true) = (w.mask, w.mask_gran != mem.width) {
                     self.named[w.data as usize] = true;
-                    self.named[w.mask.expect("mask") as usize] = true;
+                    self.named[mask as usize] = true;
                 }
             }
         }
@@ -223,8 +223,8 @@ impl<'a> ModuleEmitter<'a> {
                 stack.push(a);
             }
         }
-        for n in 0..b.nodes.len() {
-            if !live[n] {
+        for (n, &is_live) in live.iter().enumerate() {
+            if !is_live {
                 self.uses[n] = 0;
                 continue;
             }

@@ -91,10 +91,8 @@ impl Sim {
                 value: value.to_string(),
             });
         }
-        self.m.store_words(
-            slot,
-            &Bits::from_words(slot.w, value.words()).words().to_vec(),
-        );
+        self.m
+            .store_words(slot, Bits::from_words(slot.w, value.words()).words());
         self.dirty = true;
         Ok(())
     }
