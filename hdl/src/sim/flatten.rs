@@ -286,7 +286,7 @@ pub(crate) fn flatten(top: &Module) -> Flat {
     };
     if top.body.clocked {
         let r = b.slot(1);
-        b.named.push((vec![], "reset".into(), r));
+        b.named.push((vec![top.name.clone()], "reset".into(), r));
         b.reset = Some(r);
     }
     let port_slots: Vec<Slot> = top
