@@ -81,7 +81,7 @@ fn vcd_has_scopes_and_value_changes() {
     // holds 0 through #2, then the enabled counter counts.
     for (t, v) in [(0, "b0000"), (4, "b0001"), (6, "b0010"), (8, "b0011")] {
         let at = text.find(&format!("#{t}\n")).unwrap_or_else(|| panic!("no #{t} in {text}"));
-        let block = text[at + 1..].split('#').next().unwrap();
+        let block = format!("{}\n", text[at..].splitn(2, "\n#").next().unwrap());
         assert!(block.contains(&format!("{v} {id}\n")), "no {v} for count at #{t} in {text}");
     }
 }
