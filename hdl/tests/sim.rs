@@ -75,14 +75,22 @@ fn vcd_has_scopes_and_value_changes() {
     assert!(text.contains("$scope module Counter $end"), "{text}");
     let id = text
         .lines()
-        .find_map(|l| l.strip_suffix(" count $end").and_then(|l| l.strip_prefix("$var wire 4 ")))
+        .find_map(|l| {
+            l.strip_suffix(" count $end")
+                .and_then(|l| l.strip_prefix("$var wire 4 "))
+        })
         .unwrap_or_else(|| panic!("no count variable in {text}"));
     // Sampled before each edge (time 2 x cycle), values only when they change: reset
     // holds 0 through #2, then the enabled counter counts.
     for (t, v) in [(0, "b0000"), (4, "b0001"), (6, "b0010"), (8, "b0011")] {
-        let at = text.find(&format!("#{t}\n")).unwrap_or_else(|| panic!("no #{t} in {text}"));
+        let at = text
+            .find(&format!("#{t}\n"))
+            .unwrap_or_else(|| panic!("no #{t} in {text}"));
         let block = format!("{}\n", text[at..].splitn(2, "\n#").next().unwrap());
-        assert!(block.contains(&format!("{v} {id}\n")), "no {v} for count at #{t} in {text}");
+        assert!(
+            block.contains(&format!("{v} {id}\n")),
+            "no {v} for count at #{t} in {text}"
+        );
     }
 }
 
@@ -111,7 +119,11 @@ fn synchronous_reads_see_old_data_and_later_writes_win() {
     s.poke_u64("d1", 0x22).unwrap();
     s.poke_u64("we", 1).unwrap();
     s.step();
-    assert_eq!(s.peek_u64("y").unwrap(), 0, "read in the write cycle returns the old word");
+    assert_eq!(
+        s.peek_u64("y").unwrap(),
+        0,
+        "read in the write cycle returns the old word"
+    );
     s.poke_u64("we", 0).unwrap();
     s.step();
     assert_eq!(s.peek_u64("y").unwrap(), 0x22, "the later write port wins");

@@ -91,6 +91,37 @@ fn range(width: u32) -> String {
     }
 }
 
+/// The value of an unsigned comparison against 0 or the all-ones maximum that is the
+/// same for every operand (`x <= max`, `0 <= x`, `x < 0`, `max < x`). Emitted as a
+/// constant because Verilator flags such comparisons (CMPCONST, UNSIGNED).
+fn constant_compare(op: &Op, b: &Body) -> Option<bool> {
+    let Op::Cmp(cmp @ (CmpOp::Lt | CmpOp::Le), false, x, y) = op else {
+        return None;
+    };
+    let konst = |n: &NodeId| match &b.nodes[*n as usize].op {
+        Op::Const(v) => Some(v.clone()),
+        _ => None,
+    };
+    let extreme = |v: &Bits| {
+        if v.is_zero() {
+            Some(false)
+        } else if *v == Bits::ones(v.width()) {
+            Some(true)
+        } else {
+            None
+        }
+    };
+    match (
+        cmp,
+        konst(x).as_ref().and_then(extreme),
+        konst(y).as_ref().and_then(extreme),
+    ) {
+        (CmpOp::Le, _, Some(true)) | (CmpOp::Le, Some(false), _) => Some(true),
+        (CmpOp::Lt, _, Some(false)) | (CmpOp::Lt, Some(true), _) => Some(false),
+        _ => None,
+    }
+}
+
 fn literal(b: &Bits) -> String {
     format!("{}'h{}", b.width(), b.to_hex())
 }
@@ -176,6 +207,9 @@ impl<'a> ModuleEmitter<'a> {
     }
 
     fn operands(op: &Op, b: &Body) -> Vec<NodeId> {
+        if constant_compare(op, b).is_some() {
+            return vec![];
+        }
         match op {
             Op::Sig(_) | Op::Const(_) => vec![],
             Op::Not(a) | Op::Reduce(_, a) | Op::Repeat(a, _) => vec![*a],
@@ -332,6 +366,10 @@ impl<'a> ModuleEmitter<'a> {
                     BinOp::Xor => "^",
                 };
                 format!("{} {sym} {}", o(a), o(c))
+            }
+            Op::Cmp(..) if constant_compare(&b.nodes[n as usize].op, b).is_some() => {
+                let v = constant_compare(&b.nodes[n as usize].op, b).unwrap_or_default();
+                literal(&Bits::from_u64(1, v as u64))
             }
             Op::Cmp(op, signed, a, c) => {
                 let sym = match op {
