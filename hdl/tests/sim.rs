@@ -86,7 +86,7 @@ fn vcd_has_scopes_and_value_changes() {
         let at = text
             .find(&format!("#{t}\n"))
             .unwrap_or_else(|| panic!("no #{t} in {text}"));
-        let block = format!("{}\n", text[at..].splitn(2, "\n#").next().unwrap());
+        let block = format!("{}\n", text[at..].split("\n#").next().unwrap());
         assert!(
             block.contains(&format!("{v} {id}\n")),
             "no {v} for count at #{t} in {text}"
