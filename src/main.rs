@@ -14,6 +14,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// List the designs and their parameters with defaults.
+    List(cli::list::ListArgs),
+    /// Generate a design's Verilog, SRAM macro list and manifest into a directory.
+    Generate(cli::generate::GenerateArgs),
+    /// Lint generated output with Verilator, Yosys and Icarus Verilog.
+    Lint(cli::lint::LintArgs),
     /// Run an RV64 ELF program on the golden-model instruction-set simulator.
     Iss(cli::iss::IssArgs),
 }
@@ -21,6 +27,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::List(args) => cli::list::run(args),
+        Command::Generate(args) => cli::generate::run(args),
+        Command::Lint(args) => cli::lint::run(args),
         Command::Iss(args) => cli::iss::run(args),
     };
     match result {

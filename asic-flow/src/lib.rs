@@ -1,1 +1,3 @@
-//! asic-flow
+//! `asic-flow`: runners for the external EDA tools that check generated Verilog.
+
+pub mod lint;

@@ -1,3 +1,6 @@
 //! One module per subcommand.
 
+pub mod generate;
 pub mod iss;
+pub mod lint;
+pub mod list;

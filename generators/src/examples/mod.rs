@@ -1,0 +1,5 @@
+//! The example designs, one file per block.
+
+pub mod banked_rf;
+pub mod crossbar;
+pub mod queue;

@@ -1,0 +1,160 @@
+//! The files `accelgen generate` writes for a design, built in memory so the caller can
+//! write them all or nothing: Verilog (one file per module plus `filelist.f`, or a single
+//! file), `sram_macros.json` and `manifest.json`. Same input, byte-identical output.
+
+use crate::{registry, GenError};
+use hdl::emit::{self, EmitOptions, SramMacro};
+use hdl::{Design, Dir, MemStyle, Module};
+use serde::Serialize;
+use std::rc::Rc;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OutputOptions {
+    /// All modules in one `<top>.v` instead of one file per module.
+    pub single_file: bool,
+    /// Memories as inferred arrays even where the design asks for SRAM macros.
+    pub all_inferred: bool,
+}
+
+/// Name and contents of every output file, in a fixed order.
+pub struct Output {
+    pub top: String,
+    pub files: Vec<(String, String)>,
+}
+
+#[derive(Serialize)]
+struct Manifest<'a> {
+    design: &'a str,
+    parameters: &'a toml::Table,
+    top: &'a str,
+    single_file: bool,
+    all_inferred: bool,
+    /// Verilog sources in compilation order (children first).
+    files: Vec<&'a str>,
+    hierarchy: Node,
+    modules: Vec<ModuleInfo>,
+}
+
+/// An instance in the module tree; the root is the top module itself.
+#[derive(Serialize)]
+struct Node {
+    instance: String,
+    module: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    children: Vec<Node>,
+}
+
+#[derive(Serialize)]
+struct ModuleInfo {
+    name: String,
+    ports: Vec<PortInfo>,
+}
+
+#[derive(Serialize)]
+struct PortInfo {
+    name: String,
+    direction: &'static str,
+    width: u32,
+}
+
+/// Elaborates design `name` with `overrides` and renders its output files.
+pub fn render(
+    name: &str,
+    overrides: &toml::Table,
+    opts: &OutputOptions,
+) -> Result<Output, GenError> {
+    let info = registry::design(name)?;
+    let elab = info.elaborate(overrides)?;
+    let design = Design::new(&elab.top);
+    let emitted = emit::emit(
+        &design,
+        &EmitOptions {
+            all_inferred: opts.all_inferred,
+            ..EmitOptions::default()
+        },
+    );
+    let mut files = if opts.single_file {
+        vec![(format!("{}.v", emitted.top), emitted.single_file())]
+    } else {
+        emitted.files()
+    };
+    let verilog: Vec<&str> = files
+        .iter()
+        .map(|(f, _)| f.as_str())
+        .filter(|f| f.ends_with(".v"))
+        .collect();
+    let manifest = Manifest {
+        design: info.name,
+        parameters: &elab.params,
+        top: &emitted.top,
+        single_file: opts.single_file,
+        all_inferred: opts.all_inferred,
+        files: verilog,
+        hierarchy: tree(&design, design.top(), &emitted.top, opts),
+        modules: design
+            .modules()
+            .map(|(name, m)| ModuleInfo {
+                name: name.to_string(),
+                ports: ports(m),
+            })
+            .collect(),
+    };
+    let manifest = json(&manifest);
+    let macros = json(&emitted.macros);
+    files.push(("sram_macros.json".into(), macros));
+    files.push(("manifest.json".into(), manifest));
+    Ok(Output {
+        top: emitted.top,
+        files,
+    })
+}
+
+fn json<T: Serialize>(value: &T) -> String {
+    let mut s = serde_json::to_string_pretty(value).expect("manifest types serialize");
+    s.push('\n');
+    s
+}
+
+fn tree(design: &Design, m: &Rc<Module>, instance: &str, opts: &OutputOptions) -> Node {
+    let b = &m.body;
+    let mut children: Vec<Node> = b
+        .instances
+        .iter()
+        .map(|i| tree(design, &i.module, &i.name, opts))
+        .collect();
+    // SRAM-style memories are instances of macros in the Verilog too.
+    children.extend(
+        b.mems
+            .iter()
+            .filter(|mem| mem.style == MemStyle::Sram && !opts.all_inferred)
+            .map(|mem| Node {
+                instance: mem.name.clone(),
+                module: SramMacro::for_memory(mem).name,
+                children: vec![],
+            }),
+    );
+    Node {
+        instance: instance.to_string(),
+        module: design.name_of(m).to_string(),
+        children,
+    }
+}
+
+/// Ports as the Verilog declares them, `clock` and `reset` first in clocked modules.
+fn ports(m: &Module) -> Vec<PortInfo> {
+    let b = &m.body;
+    let clocking = ["clock", "reset"].into_iter().map(|n| PortInfo {
+        name: n.to_string(),
+        direction: "input",
+        width: 1,
+    });
+    let declared = b.ports.iter().map(|p| PortInfo {
+        name: p.name.clone(),
+        direction: if p.dir == Dir::In { "input" } else { "output" },
+        width: m.signal(p.sig).width,
+    });
+    clocking
+        .take(if b.clocked { 2 } else { 0 })
+        .chain(declared)
+        .collect()
+}
