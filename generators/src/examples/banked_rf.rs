@@ -321,6 +321,11 @@ impl BankedRfModel {
         }
     }
 
+    /// Reset cancels reads in flight; registers are memory and keep their values.
+    pub fn reset(&mut self) {
+        self.resp.iter_mut().for_each(|r| *r = None);
+    }
+
     fn granted(&self, addrs: &[Option<u32>]) -> Vec<bool> {
         let bank = |a: u32| a % self.params.banks;
         addrs
