@@ -1,3 +1,5 @@
 //! Verification: golden models, co-simulation and differential testing.
 
+pub mod elf;
 pub mod hdlfuzz;
+pub mod iss;

@@ -1,0 +1,183 @@
+//! Loading RV64 ELF executables for the golden model.
+//!
+//! The header is checked by hand first so that the common mistakes (not an ELF, a
+//! 32-bit or big-endian file, another machine, an object file, a truncated file) get a
+//! precise message; the `object` crate then reads program headers and symbols.
+
+use object::elf::PT_LOAD;
+use object::read::elf::{ElfFile64, ProgramHeader};
+use object::{LittleEndian, Object, ObjectSymbol};
+use std::path::{Path, PathBuf};
+
+/// e_machine of RISC-V.
+const EM_RISCV: u16 = 243;
+/// e_type of a linked executable.
+const ET_EXEC: u16 = 2;
+
+/// A loadable program: its segments, entry point and HTIF mailbox addresses.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub entry: u64,
+    pub segments: Vec<Segment>,
+    /// Address of the `tohost` word.
+    pub tohost: u64,
+    /// Address of the `fromhost` word; programs that never make system calls may omit it.
+    pub fromhost: Option<u64>,
+}
+
+/// One PT_LOAD segment, with its zero-filled tail (.bss) materialised.
+#[derive(Debug, Clone)]
+pub struct Segment {
+    /// Physical load address (p_paddr, as Spike's loader uses).
+    pub addr: u64,
+    pub data: Vec<u8>,
+}
+
+/// Why a file cannot be run.
+#[derive(Debug, thiserror::Error)]
+pub enum ElfError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("not an ELF file (bad magic number)")]
+    NotElf,
+    #[error("not a 64-bit ELF file (ELF class {0}); the model is RV64")]
+    Not64Bit(u8),
+    #[error("not a little-endian ELF file; RISC-V is little-endian")]
+    NotLittleEndian,
+    #[error("ELF machine is {0}, not RISC-V ({EM_RISCV})")]
+    WrongMachine(u16),
+    #[error("ELF type is {0}, not an executable ({ET_EXEC}); link the program first")]
+    NotExecutable(u16),
+    #[error("truncated ELF file: {what} ends at byte {end} but the file has {len} bytes")]
+    Truncated { what: String, end: u64, len: u64 },
+    #[error("malformed ELF file: {0}")]
+    Malformed(String),
+    #[error("ELF file has no loadable segment")]
+    NoSegments,
+    #[error(
+        "ELF file has no `tohost` symbol, so the program could never report its exit code (HTIF)"
+    )]
+    MissingTohost,
+}
+
+fn u16_at(b: &[u8], off: usize) -> u16 {
+    u16::from_le_bytes([b[off], b[off + 1]])
+}
+
+fn u64_at(b: &[u8], off: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[off..off + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// Reads and parses an ELF file.
+pub fn load_file(path: &Path) -> Result<Program, ElfError> {
+    let bytes = std::fs::read(path).map_err(|source| ElfError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(&bytes)
+}
+
+/// Parses an in-memory ELF image.
+pub fn parse(bytes: &[u8]) -> Result<Program, ElfError> {
+    const EHDR64: usize = 64;
+    if bytes.len() < 6 || bytes[..4] != *b"\x7fELF" {
+        return Err(ElfError::NotElf);
+    }
+    if bytes[4] != 2 {
+        return Err(ElfError::Not64Bit(bytes[4]));
+    }
+    if bytes[5] != 1 {
+        return Err(ElfError::NotLittleEndian);
+    }
+    let len = bytes.len() as u64;
+    if bytes.len() < EHDR64 {
+        return Err(ElfError::Truncated {
+            what: "the ELF header".into(),
+            end: EHDR64 as u64,
+            len,
+        });
+    }
+    let machine = u16_at(bytes, 18);
+    if machine != EM_RISCV {
+        return Err(ElfError::WrongMachine(machine));
+    }
+    let etype = u16_at(bytes, 16);
+    if etype != ET_EXEC {
+        return Err(ElfError::NotExecutable(etype));
+    }
+    let tables = [
+        (
+            "the program header table",
+            u64_at(bytes, 32),
+            u16_at(bytes, 54),
+            u16_at(bytes, 56),
+        ),
+        (
+            "the section header table",
+            u64_at(bytes, 40),
+            u16_at(bytes, 58),
+            u16_at(bytes, 60),
+        ),
+    ];
+    for (what, off, entsize, num) in tables {
+        let end = off.saturating_add(entsize as u64 * num as u64);
+        if end > len {
+            return Err(ElfError::Truncated {
+                what: what.into(),
+                end,
+                len,
+            });
+        }
+    }
+
+    let file =
+        ElfFile64::<LittleEndian>::parse(bytes).map_err(|e| ElfError::Malformed(e.to_string()))?;
+    let endian = LittleEndian;
+    let mut segments = Vec::new();
+    for ph in file.elf_program_headers() {
+        if ph.p_type(endian) != PT_LOAD || ph.p_memsz(endian) == 0 {
+            continue;
+        }
+        let (off, filesz) = (ph.p_offset(endian), ph.p_filesz(endian));
+        let end = off.saturating_add(filesz);
+        if end > len {
+            return Err(ElfError::Truncated {
+                what: format!("the segment loaded at {:#x}", ph.p_paddr(endian)),
+                end,
+                len,
+            });
+        }
+        let memsz = ph.p_memsz(endian);
+        if memsz < filesz {
+            return Err(ElfError::Malformed(format!(
+                "segment at {:#x} has a memory size smaller than its file size",
+                ph.p_paddr(endian)
+            )));
+        }
+        let mut data = bytes[off as usize..end as usize].to_vec();
+        let memsz = usize::try_from(memsz)
+            .map_err(|_| ElfError::Malformed(format!("segment size {memsz:#x} is too large")))?;
+        data.resize(memsz, 0);
+        segments.push(Segment {
+            addr: ph.p_paddr(endian),
+            data,
+        });
+    }
+    if segments.is_empty() {
+        return Err(ElfError::NoSegments);
+    }
+    let symbol = |name: &str| file.symbol_by_name(name).map(|s| s.address());
+    let tohost = symbol("tohost").ok_or(ElfError::MissingTohost)?;
+    Ok(Program {
+        entry: file.entry(),
+        segments,
+        tohost,
+        fromhost: symbol("fromhost"),
+    })
+}

@@ -1,0 +1,459 @@
+//! The interpreter: fetch, decode and execute one instruction.
+//!
+//! `step::<LOG>` is monomorphised twice so the commit-log bookkeeping costs nothing when
+//! the log is off. Illegal encodings (including every F/D/C instruction, which this
+//! model does not implement yet) raise an illegal-instruction trap with the instruction
+//! bits in mtval, as Spike does.
+
+use super::commitlog::Commit;
+use super::csr::{cause, CsrFault};
+use super::decode::{self, opcode};
+use super::rocc;
+use super::Iss;
+
+/// Why an instruction did not simply retire.
+pub enum Event {
+    /// An exception: mcause and mtval.
+    Trap { cause: u64, tval: u64 },
+    /// `wfi` retired; the hart idles until the host's next poll.
+    Wfi,
+}
+
+#[inline(always)]
+fn trap(cause: u64, tval: u64) -> Event {
+    Event::Trap { cause, tval }
+}
+
+impl Iss {
+    #[inline(always)]
+    fn set_x<const LOG: bool>(&mut self, c: &mut Commit, rd: usize, v: u64) {
+        if rd != 0 {
+            self.x[rd] = v;
+            if LOG {
+                c.xreg = Some((rd as u8, v));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn load<const LOG: bool>(
+        &mut self,
+        c: &mut Commit,
+        addr: u64,
+        size: usize,
+    ) -> Result<u64, Event> {
+        if addr & (size as u64 - 1) != 0 {
+            return Err(trap(cause::LOAD_MISALIGNED, addr));
+        }
+        let v = self
+            .mem
+            .read(addr, size)
+            .ok_or(trap(cause::LOAD_ACCESS_FAULT, addr))?;
+        if LOG {
+            c.load = Some(addr);
+        }
+        Ok(v)
+    }
+
+    #[inline(always)]
+    fn store<const LOG: bool>(
+        &mut self,
+        c: &mut Commit,
+        addr: u64,
+        size: usize,
+        v: u64,
+    ) -> Result<(), Event> {
+        if addr & (size as u64 - 1) != 0 {
+            return Err(trap(cause::STORE_MISALIGNED, addr));
+        }
+        if !self.mem.write(addr, size, v) {
+            return Err(trap(cause::STORE_ACCESS_FAULT, addr));
+        }
+        if LOG {
+            let mask = if size == 8 {
+                u64::MAX
+            } else {
+                (1u64 << (size * 8)) - 1
+            };
+            c.store = Some((addr, v & mask, size as u8));
+        }
+        Ok(())
+    }
+
+    /// Executes the instruction at `pc`. On success the instruction has retired and `pc`
+    /// points at the next one; on a trap nothing architectural has changed.
+    #[inline(always)]
+    pub(super) fn step<const LOG: bool>(&mut self, c: &mut Commit) -> Result<(), Event> {
+        let pc = self.pc;
+        let insn = match self.mem.read_bytes::<4>(pc) {
+            Some(b) => u32::from_le_bytes(b),
+            None => return Err(trap(cause::INSN_ACCESS_FAULT, pc)),
+        };
+        if LOG {
+            *c = Commit {
+                pc,
+                insn,
+                ..Commit::default()
+            };
+        }
+        let illegal = || {
+            // Without C, Spike still sizes an instruction by its low bits: a 16-bit
+            // encoding's mtval holds only those 16 bits.
+            let bits = if insn & 3 == 3 { insn } else { insn & 0xffff };
+            trap(cause::ILLEGAL_INSN, bits as u64)
+        };
+        let rd = decode::rd(insn);
+        let rs1 = self.x[decode::rs1(insn)];
+        let rs2 = self.x[decode::rs2(insn)];
+        let f3 = decode::funct3(insn);
+        let f7 = decode::funct7(insn);
+        let mut next = pc.wrapping_add(4);
+        match insn & 0x7f {
+            opcode::LUI => self.set_x::<LOG>(c, rd, decode::imm_u(insn)),
+            opcode::AUIPC => self.set_x::<LOG>(c, rd, pc.wrapping_add(decode::imm_u(insn))),
+            opcode::JAL => {
+                let target = pc.wrapping_add(decode::imm_j(insn));
+                if target & 3 != 0 {
+                    return Err(trap(cause::INSN_MISALIGNED, target));
+                }
+                self.set_x::<LOG>(c, rd, next);
+                next = target;
+            }
+            opcode::JALR => {
+                if f3 != 0 {
+                    return Err(illegal());
+                }
+                let target = rs1.wrapping_add(decode::imm_i(insn)) & !1;
+                if target & 3 != 0 {
+                    return Err(trap(cause::INSN_MISALIGNED, target));
+                }
+                self.set_x::<LOG>(c, rd, next);
+                next = target;
+            }
+            opcode::BRANCH => {
+                let taken = match f3 {
+                    0 => rs1 == rs2,
+                    1 => rs1 != rs2,
+                    4 => (rs1 as i64) < (rs2 as i64),
+                    5 => (rs1 as i64) >= (rs2 as i64),
+                    6 => rs1 < rs2,
+                    7 => rs1 >= rs2,
+                    _ => return Err(illegal()),
+                };
+                if taken {
+                    let target = pc.wrapping_add(decode::imm_b(insn));
+                    if target & 3 != 0 {
+                        return Err(trap(cause::INSN_MISALIGNED, target));
+                    }
+                    next = target;
+                }
+            }
+            opcode::LOAD => {
+                let addr = rs1.wrapping_add(decode::imm_i(insn));
+                let v = match f3 {
+                    0 => self.load::<LOG>(c, addr, 1)? as i8 as i64 as u64,
+                    1 => self.load::<LOG>(c, addr, 2)? as i16 as i64 as u64,
+                    2 => self.load::<LOG>(c, addr, 4)? as i32 as i64 as u64,
+                    3 => self.load::<LOG>(c, addr, 8)?,
+                    4 => self.load::<LOG>(c, addr, 1)?,
+                    5 => self.load::<LOG>(c, addr, 2)?,
+                    6 => self.load::<LOG>(c, addr, 4)?,
+                    _ => return Err(illegal()),
+                };
+                self.set_x::<LOG>(c, rd, v);
+            }
+            opcode::STORE => {
+                if f3 > 3 {
+                    return Err(illegal());
+                }
+                let addr = rs1.wrapping_add(decode::imm_s(insn));
+                self.store::<LOG>(c, addr, 1 << f3, rs2)?;
+            }
+            opcode::OP_IMM => {
+                let imm = decode::imm_i(insn);
+                let shamt = (insn >> 20) & 0x3f;
+                let v = match f3 {
+                    0 => rs1.wrapping_add(imm),
+                    2 => ((rs1 as i64) < (imm as i64)) as u64,
+                    3 => (rs1 < imm) as u64,
+                    4 => rs1 ^ imm,
+                    6 => rs1 | imm,
+                    7 => rs1 & imm,
+                    1 if insn >> 26 == 0 => rs1 << shamt,
+                    5 if insn >> 26 == 0 => rs1 >> shamt,
+                    5 if insn >> 26 == 0x10 => ((rs1 as i64) >> shamt) as u64,
+                    _ => return Err(illegal()),
+                };
+                self.set_x::<LOG>(c, rd, v);
+            }
+            opcode::OP_IMM_32 => {
+                let shamt = (insn >> 20) & 0x1f;
+                let a = rs1 as u32;
+                let v = match (f3, f7) {
+                    (0, _) => a.wrapping_add(decode::imm_i(insn) as u32) as i32,
+                    (1, 0) => (a << shamt) as i32,
+                    (5, 0) => (a >> shamt) as i32,
+                    (5, 0x20) => (a as i32) >> shamt,
+                    _ => return Err(illegal()),
+                };
+                self.set_x::<LOG>(c, rd, v as i64 as u64);
+            }
+            opcode::OP => {
+                let v = match (f7, f3) {
+                    (0, 0) => rs1.wrapping_add(rs2),
+                    (0x20, 0) => rs1.wrapping_sub(rs2),
+                    (0, 1) => rs1 << (rs2 & 63),
+                    (0, 2) => ((rs1 as i64) < (rs2 as i64)) as u64,
+                    (0, 3) => (rs1 < rs2) as u64,
+                    (0, 4) => rs1 ^ rs2,
+                    (0, 5) => rs1 >> (rs2 & 63),
+                    (0x20, 5) => ((rs1 as i64) >> (rs2 & 63)) as u64,
+                    (0, 6) => rs1 | rs2,
+                    (0, 7) => rs1 & rs2,
+                    (1, f3) => mul_div(f3, rs1, rs2),
+                    _ => return Err(illegal()),
+                };
+                self.set_x::<LOG>(c, rd, v);
+            }
+            opcode::OP_32 => {
+                let (a, b) = (rs1 as u32, rs2 as u32);
+                let v = match (f7, f3) {
+                    (0, 0) => a.wrapping_add(b) as i32,
+                    (0x20, 0) => a.wrapping_sub(b) as i32,
+                    (0, 1) => (a << (b & 31)) as i32,
+                    (0, 5) => (a >> (b & 31)) as i32,
+                    (0x20, 5) => (a as i32) >> (b & 31),
+                    (1, 0) => a.wrapping_mul(b) as i32,
+                    (1, 4) => div32(a as i32, b as i32),
+                    (1, 5) => divu32(a, b) as i32,
+                    (1, 6) => rem32(a as i32, b as i32),
+                    (1, 7) => remu32(a, b) as i32,
+                    _ => return Err(illegal()),
+                };
+                self.set_x::<LOG>(c, rd, v as i64 as u64);
+            }
+            opcode::MISC_MEM => {
+                // fence and fence.i: memory is coherent and there is no instruction
+                // cache, so both are no-ops.
+                if f3 > 1 {
+                    return Err(illegal());
+                }
+            }
+            opcode::AMO => self
+                .amo::<LOG>(c, insn, rd, rs1, rs2)
+                .map_err(|e| e.unwrap_or_else(illegal))?,
+            opcode::SYSTEM => {
+                if f3 == 0 {
+                    match insn {
+                        0x0000_0073 => return Err(trap(cause::ECALL_M, 0)),
+                        0x0010_0073 => return Err(trap(cause::BREAKPOINT, pc)),
+                        0x3020_0073 => {
+                            next = self.csrs.mret();
+                            if LOG {
+                                c.csr = Some((super::csr::num::MSTATUS, self.csrs.mstatus));
+                            }
+                        }
+                        0x1050_0073 => {
+                            self.pc = next;
+                            return Err(Event::Wfi);
+                        }
+                        _ => return Err(illegal()),
+                    }
+                } else {
+                    self.csr_op::<LOG>(c, insn, rd, rs1)
+                        .map_err(|_| illegal())?;
+                }
+            }
+            opcode::CUSTOM0 | opcode::CUSTOM1 | opcode::CUSTOM2 | opcode::CUSTOM3 => {
+                let mut cmd = rocc::decode(insn);
+                if cmd.xs1 {
+                    cmd.rs1_value = rs1;
+                }
+                if cmd.xs2 {
+                    cmd.rs2_value = rs2;
+                }
+                let Some(acc) = self.rocc.as_mut() else {
+                    return Err(illegal());
+                };
+                match acc.execute(&cmd, &mut self.mem) {
+                    Ok(v) if cmd.xd => self.set_x::<LOG>(c, rd, v),
+                    Ok(_) => {}
+                    Err(rocc::RoccError::BadAddress { addr }) => {
+                        return Err(trap(cause::LOAD_ACCESS_FAULT, addr))
+                    }
+                    Err(rocc::RoccError::Unsupported { .. }) => return Err(illegal()),
+                }
+            }
+            _ => return Err(illegal()),
+        }
+        self.pc = next;
+        Ok(())
+    }
+
+    /// Zicsr: csrrw/csrrs/csrrc and their immediate forms. A write happens for csrrw*
+    /// always and for csrrs*/csrrc* only when the source is not x0/zero, as the spec says
+    /// (so `csrr` of a read-only CSR is legal).
+    fn csr_op<const LOG: bool>(
+        &mut self,
+        c: &mut Commit,
+        insn: u32,
+        rd: usize,
+        rs1: u64,
+    ) -> Result<(), CsrFault> {
+        let csr = decode::csr(insn);
+        let f3 = decode::funct3(insn);
+        let src_field = decode::rs1(insn) as u64;
+        let src = if f3 & 4 != 0 { src_field } else { rs1 };
+        let old = self.csrs.read(csr, self.retired, self.time)?;
+        let new = match f3 & 3 {
+            1 => Some(src),
+            2 if src_field != 0 => Some(old | src),
+            3 if src_field != 0 => Some(old & !src),
+            2 | 3 => None,
+            _ => return Err(CsrFault::Missing),
+        };
+        if let Some(v) = new {
+            self.csrs.write(csr, v, self.retired)?;
+        }
+        self.set_x::<LOG>(c, rd, old);
+        if LOG {
+            if new.is_some() {
+                // The log shows the value as read back after the write (WARL fields
+                // legalised); counters read back what the next instruction will see.
+                let back = self.csrs.read(csr, self.retired + 1, self.time)?;
+                c.csr = Some((csr, back));
+            }
+        }
+        Ok(())
+    }
+
+    /// The A extension. `Err(None)` means an illegal encoding.
+    #[inline(always)]
+    fn amo<const LOG: bool>(
+        &mut self,
+        c: &mut Commit,
+        insn: u32,
+        rd: usize,
+        addr: u64,
+        rs2: u64,
+    ) -> Result<(), Option<Event>> {
+        let size = match decode::funct3(insn) {
+            2 => 4,
+            3 => 8,
+            _ => return Err(None),
+        };
+        let sext = |v: u64| if size == 4 { v as i32 as i64 as u64 } else { v };
+        let funct5 = insn >> 27;
+        match funct5 {
+            // lr
+            0x02 => {
+                if decode::rs2(insn) != 0 {
+                    return Err(None);
+                }
+                let v = self.load::<LOG>(c, addr, size)?;
+                self.reservation = Some(addr);
+                self.set_x::<LOG>(c, rd, sext(v));
+            }
+            // sc: succeeds only on the address reserved by the last lr; always clears it.
+            0x03 => {
+                if addr & (size as u64 - 1) != 0 {
+                    return Err(Some(trap(cause::STORE_MISALIGNED, addr)));
+                }
+                if self.mem.read(addr, size).is_none() {
+                    return Err(Some(trap(cause::STORE_ACCESS_FAULT, addr)));
+                }
+                let ok = self.reservation == Some(addr);
+                self.reservation = None;
+                if ok {
+                    self.store::<LOG>(c, addr, size, rs2)?;
+                }
+                self.set_x::<LOG>(c, rd, (!ok) as u64);
+            }
+            0x00 | 0x01 | 0x04 | 0x08 | 0x0c | 0x10 | 0x14 | 0x18 | 0x1c => {
+                // AMOs fault as stores, whichever half would fail.
+                if addr & (size as u64 - 1) != 0 {
+                    return Err(Some(trap(cause::STORE_MISALIGNED, addr)));
+                }
+                let Some(old) = self.mem.read(addr, size) else {
+                    return Err(Some(trap(cause::STORE_ACCESS_FAULT, addr)));
+                };
+                let (a, b) = (sext(old), sext(rs2));
+                let new = match funct5 {
+                    0x00 => a.wrapping_add(b),
+                    0x01 => b,
+                    0x04 => a ^ b,
+                    0x08 => a | b,
+                    0x0c => a & b,
+                    0x10 => (a as i64).min(b as i64) as u64,
+                    0x14 => (a as i64).max(b as i64) as u64,
+                    0x18 => a.min(b),
+                    _ => a.max(b),
+                };
+                if LOG {
+                    c.load = Some(addr);
+                }
+                self.store::<LOG>(c, addr, size, new)?;
+                self.set_x::<LOG>(c, rd, a);
+            }
+            _ => return Err(None),
+        }
+        Ok(())
+    }
+}
+
+/// RV64M register-register operations (funct7 = 1 on OP). Division by zero and
+/// overflow give the results the spec defines instead of trapping.
+#[inline(always)]
+fn mul_div(f3: u32, a: u64, b: u64) -> u64 {
+    let (sa, sb) = (a as i64, b as i64);
+    match f3 {
+        0 => a.wrapping_mul(b),
+        1 => ((sa as i128 * sb as i128) >> 64) as u64,
+        2 => ((sa as i128 * b as u128 as i128) >> 64) as u64,
+        3 => ((a as u128 * b as u128) >> 64) as u64,
+        4 => {
+            if b == 0 {
+                u64::MAX
+            } else {
+                sa.wrapping_div(sb) as u64
+            }
+        }
+        5 => a.checked_div(b).unwrap_or(u64::MAX),
+        6 => {
+            if b == 0 {
+                a
+            } else {
+                sa.wrapping_rem(sb) as u64
+            }
+        }
+        _ => a.checked_rem(b).unwrap_or(a),
+    }
+}
+
+#[inline(always)]
+fn div32(a: i32, b: i32) -> i32 {
+    if b == 0 {
+        -1
+    } else {
+        a.wrapping_div(b)
+    }
+}
+
+#[inline(always)]
+fn divu32(a: u32, b: u32) -> u32 {
+    a.checked_div(b).unwrap_or(u32::MAX)
+}
+
+#[inline(always)]
+fn rem32(a: i32, b: i32) -> i32 {
+    if b == 0 {
+        a
+    } else {
+        a.wrapping_rem(b)
+    }
+}
+
+#[inline(always)]
+fn remu32(a: u32, b: u32) -> u32 {
+    a.checked_rem(b).unwrap_or(a)
+}

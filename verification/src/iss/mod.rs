@@ -1,0 +1,204 @@
+//! RV64IMA + Zicsr + Zifencei instruction-set simulator: the control processor's golden
+//! model and the host side of every accelerator test.
+//!
+//! Machine mode only. F and D are not implemented yet: their encodings raise an
+//! illegal-instruction trap. No interrupt sources are modelled (`mip` reads 0).
+//!
+//! Execution is organised like Spike's: the hart runs in chunks of
+//! [`CHUNK`] instructions; a trap (or `wfi`) ends a chunk early; between chunks the
+//! host polls `tohost`, the timer advances and any LR reservation is dropped. Matching
+//! this schedule makes polling loops, `time` reads and LR/SC outcomes identical to
+//! Spike's, so commit logs can be compared exactly.
+
+pub mod commitlog;
+pub mod csr;
+pub mod decode;
+mod exec;
+pub mod htif;
+pub mod mem;
+pub mod rocc;
+
+use crate::elf::Program;
+use commitlog::Commit;
+use csr::Csrs;
+use exec::Event;
+use htif::{Htif, HtifError};
+use mem::Memory;
+use rocc::RoccAccelerator;
+use std::io::{self, Write};
+
+/// Instructions per execution chunk (Spike's INTERLEAVE).
+pub const CHUNK: u64 = 5000;
+/// Timer ticks per chunk (Spike: one tick per 100 instructions, applied per chunk).
+pub const TICKS_PER_CHUNK: u64 = CHUNK / 100;
+
+/// Errors that stop a simulation (as opposed to traps, which the program handles).
+#[derive(Debug, thiserror::Error)]
+pub enum IssError {
+    #[error(
+        "ELF segment at {addr:#x} (+{len} bytes) is outside simulated RAM {base:#x}..{end:#x}"
+    )]
+    SegmentOutsideRam {
+        addr: u64,
+        len: u64,
+        base: u64,
+        end: u64,
+    },
+    #[error(transparent)]
+    Htif(#[from] HtifError),
+    #[error("writing the commit log failed: {0}")]
+    Log(#[source] io::Error),
+}
+
+/// Machine configuration.
+pub struct IssConfig {
+    pub ram_base: u64,
+    pub ram_size: u64,
+    /// Where the program's stdout (HTIF console and `write(1, ...)`) goes.
+    pub stdout: Box<dyn Write>,
+    /// Where the program's `write(2, ...)` goes.
+    pub stderr: Box<dyn Write>,
+}
+
+impl Default for IssConfig {
+    fn default() -> Self {
+        IssConfig {
+            ram_base: mem::DEFAULT_RAM_BASE,
+            ram_size: mem::DEFAULT_RAM_SIZE,
+            stdout: Box::new(io::stdout()),
+            stderr: Box::new(io::stderr()),
+        }
+    }
+}
+
+/// Why `run` returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The program exited through HTIF with this code.
+    Exit(u64),
+    /// The instruction limit was reached first.
+    InstretLimit,
+}
+
+/// One hart with its memory, CSRs, HTIF host and optional RoCC accelerator.
+pub struct Iss {
+    pub x: [u64; 32],
+    pub pc: u64,
+    pub mem: Memory,
+    pub csrs: Csrs,
+    htif: Htif,
+    rocc: Option<Box<dyn RoccAccelerator>>,
+    retired: u64,
+    time: u64,
+    reservation: Option<u64>,
+}
+
+impl Iss {
+    /// Loads `program` into a fresh machine; execution starts at the reset vector.
+    pub fn new(program: &Program, config: IssConfig) -> Result<Iss, IssError> {
+        let mut mem = Memory::new(config.ram_base, config.ram_size, program.entry);
+        for seg in &program.segments {
+            if !mem.write_slice(seg.addr, &seg.data) {
+                return Err(IssError::SegmentOutsideRam {
+                    addr: seg.addr,
+                    len: seg.data.len() as u64,
+                    base: config.ram_base,
+                    end: config.ram_base + config.ram_size,
+                });
+            }
+        }
+        let htif = Htif::new(
+            program.tohost,
+            program.fromhost,
+            config.stdout,
+            config.stderr,
+        );
+        Ok(Iss {
+            x: [0; 32],
+            pc: mem::RESET_VECTOR,
+            mem,
+            csrs: Csrs::new(),
+            htif,
+            rocc: None,
+            retired: 0,
+            time: 0,
+            reservation: None,
+        })
+    }
+
+    /// Attaches an accelerator model to the RoCC port (custom-0..3 opcodes).
+    pub fn attach_rocc(&mut self, acc: Box<dyn RoccAccelerator>) {
+        self.rocc = Some(acc);
+    }
+
+    /// Instructions retired so far (including the reset ROM's five).
+    pub fn instret(&self) -> u64 {
+        self.retired
+    }
+
+    /// Runs until the program exits or `max_instret` instructions have retired. With
+    /// `log`, every retired instruction is written there in Spike's commit-log format.
+    pub fn run(
+        &mut self,
+        max_instret: Option<u64>,
+        log: Option<&mut dyn Write>,
+    ) -> Result<Stop, IssError> {
+        match log {
+            Some(out) => self.run_inner::<true>(max_instret, out),
+            None => self.run_inner::<false>(max_instret, &mut io::sink()),
+        }
+    }
+
+    fn run_inner<const LOG: bool>(
+        &mut self,
+        max_instret: Option<u64>,
+        log: &mut dyn Write,
+    ) -> Result<Stop, IssError> {
+        loop {
+            if let Some(code) = self.htif.poll(&mut self.mem)? {
+                return Ok(Stop::Exit(code));
+            }
+            let mut budget = CHUNK;
+            if let Some(max) = max_instret {
+                if self.retired >= max {
+                    return Ok(Stop::InstretLimit);
+                }
+                budget = budget.min(max - self.retired);
+            }
+            self.run_chunk::<LOG>(budget, log)?;
+            self.reservation = None;
+            self.time += TICKS_PER_CHUNK;
+        }
+    }
+
+    /// Executes up to `budget` instructions, stopping early after a trap or `wfi`.
+    fn run_chunk<const LOG: bool>(
+        &mut self,
+        budget: u64,
+        log: &mut dyn Write,
+    ) -> Result<(), IssError> {
+        let mut commit = Commit::default();
+        for _ in 0..budget {
+            match self.step::<LOG>(&mut commit) {
+                Ok(()) => {
+                    self.retired += 1;
+                    if LOG {
+                        commit.write_line(log).map_err(IssError::Log)?;
+                    }
+                }
+                Err(Event::Trap { cause, tval }) => {
+                    self.pc = self.csrs.enter_trap(self.pc, cause, tval);
+                    return Ok(());
+                }
+                Err(Event::Wfi) => {
+                    self.retired += 1;
+                    if LOG {
+                        commit.write_line(log).map_err(IssError::Log)?;
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+}
