@@ -1,0 +1,514 @@
+//! The `list`, `generate` and `lint` commands end to end: outputs, determinism, and every
+//! bad input failing with a clear message, a non-zero exit and no files left behind.
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn accelgen(args: &[&str]) -> Run {
+    let out = cargo_bin_cmd!("accelgen")
+        .args(args)
+        .output()
+        .expect("run accelgen");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn ok(args: &[&str]) -> Run {
+    let r = accelgen(args);
+    assert_eq!(
+        r.code, 0,
+        "accelgen {args:?}\nstdout: {}\nstderr: {}",
+        r.stdout, r.stderr
+    );
+    r
+}
+
+/// Every file of a directory (non-recursive), by name.
+fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fs::read_dir(dir)
+        .expect("read output dir")
+        .map(|e| {
+            let e = e.expect("dir entry");
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).expect("read"),
+            )
+        })
+        .collect()
+}
+
+fn manifest(dir: &Path) -> serde_json::Value {
+    let text = fs::read_to_string(dir.join("manifest.json")).expect("manifest.json");
+    serde_json::from_str(&text).expect("manifest is JSON")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+#[test]
+fn list_shows_designs_parameters_and_defaults() {
+    let r = ok(&["list"]);
+    for fragment in [
+        "banked_rf: banked register file",
+        "queue: ready/valid FIFO",
+        "depth",
+        "integer = 4",
+        "flow",
+        "boolean = false",
+        "sram",
+        "boolean = true",
+        "mask_gran",
+    ] {
+        assert!(
+            r.stdout.contains(fragment),
+            "missing {fragment:?} in:\n{}",
+            r.stdout
+        );
+    }
+}
+
+#[test]
+fn generate_writes_verilog_macros_and_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("nested/rf");
+    let r = ok(&["generate", "banked_rf", "--set", "banks=2", "-o", s(&dir)]);
+    assert!(
+        r.stdout.contains("top module BankedRegFile"),
+        "{}",
+        r.stdout
+    );
+    let files = contents(&dir);
+    let filelist = String::from_utf8(files["filelist.f"].clone()).unwrap();
+    let listed: Vec<&str> = filelist.lines().collect();
+    for f in &listed {
+        assert!(files.contains_key(*f), "filelist names missing {f}");
+    }
+    for module in [
+        "BankedRegFile.v",
+        "Bank.v",
+        "ReadCrossbar.v",
+        "WriteCrossbar.v",
+    ] {
+        assert!(listed.contains(&module), "{module} not in {listed:?}");
+    }
+    // The default 64 entries over 2 banks: 32-word, 32-bit banks with one port of each kind.
+    let macros: serde_json::Value =
+        serde_json::from_slice(&files["sram_macros.json"]).expect("macros JSON");
+    assert_eq!(macros[0]["depth"], 32);
+    assert_eq!(macros[0]["width"], 32);
+    assert_eq!(macros.as_array().unwrap().len(), 1);
+    assert!(listed.contains(&format!("{}.v", macros[0]["name"].as_str().unwrap()).as_str()));
+
+    let m = manifest(&dir);
+    assert_eq!(m["design"], "banked_rf");
+    assert_eq!(m["top"], "BankedRegFile");
+    assert_eq!(m["parameters"]["banks"], 2);
+    assert_eq!(
+        m["parameters"]["width"], 32,
+        "defaults fill unset parameters"
+    );
+    let instances: Vec<&str> = m["hierarchy"]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["instance"].as_str().unwrap())
+        .collect();
+    assert_eq!(instances, ["read_xbar", "write_xbar", "bank0", "bank1"]);
+    let top = m["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == "BankedRegFile")
+        .expect("top in modules");
+    let port = |name: &str| {
+        top["ports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no port {name}"))
+            .clone()
+    };
+    assert_eq!(
+        port("read_1_bits")["width"],
+        6,
+        "64 entries need 6 address bits"
+    );
+    assert_eq!(port("read_1_bits")["direction"], "input");
+    assert_eq!(port("resp_0_bits")["direction"], "output");
+    assert_eq!(port("clock")["direction"], "input");
+}
+
+#[test]
+fn sixteen_banks_share_one_bank_module() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("rf16");
+    ok(&["generate", "banked_rf", "--set", "banks=16", "-o", s(&dir)]);
+    let files = contents(&dir);
+    let banks: Vec<&String> = files
+        .keys()
+        .filter(|f| f.starts_with("Bank") && !f.starts_with("BankedRegFile"))
+        .collect();
+    assert_eq!(banks, ["Bank.v"]);
+    let top = String::from_utf8(files["BankedRegFile.v"].clone()).unwrap();
+    assert_eq!(
+        top.matches("\n  Bank bank").count(),
+        16,
+        "16 instances of one definition"
+    );
+}
+
+#[test]
+fn generate_is_deterministic() {
+    let tmp = tempfile::tempdir().unwrap();
+    for design in ["banked_rf", "queue"] {
+        let (a, b) = (
+            tmp.path().join(format!("{design}_a")),
+            tmp.path().join(format!("{design}_b")),
+        );
+        ok(&["generate", design, "-o", s(&a)]);
+        ok(&["generate", design, "-o", s(&b)]);
+        assert_eq!(contents(&a), contents(&b), "{design}: two runs differ");
+    }
+}
+
+#[test]
+fn config_file_then_set_overrides_defaults() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("q.toml");
+    fs::write(&cfg, "depth = 8\nwidth = 16\n").unwrap();
+    let dir = tmp.path().join("q");
+    ok(&[
+        "generate",
+        "queue",
+        "--config",
+        s(&cfg),
+        "--set",
+        "depth=2",
+        "--set",
+        "flow=true",
+        "-o",
+        s(&dir),
+    ]);
+    let p = &manifest(&dir)["parameters"];
+    assert_eq!(
+        (p["depth"].as_i64(), p["width"].as_i64()),
+        (Some(2), Some(16))
+    );
+    assert_eq!(
+        (p["flow"].as_bool(), p["pipe"].as_bool()),
+        (Some(true), Some(false))
+    );
+}
+
+#[test]
+fn presets_in_configs_generate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut n = 0;
+    for entry in fs::read_dir(&root).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        // Presets are named `<design>_<variant>.toml`.
+        let design = if name.starts_with("queue") {
+            "queue"
+        } else {
+            "banked_rf"
+        };
+        ok(&[
+            "generate",
+            design,
+            "--config",
+            s(&path),
+            "-o",
+            s(&tmp.path().join(&name)),
+        ]);
+        n += 1;
+    }
+    assert!(n >= 2, "expected presets in configs/");
+}
+
+#[test]
+fn single_file_and_all_inferred() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("one");
+    ok(&[
+        "generate",
+        "banked_rf",
+        "--single-file",
+        "--all-inferred",
+        "-o",
+        s(&dir),
+    ]);
+    let names: Vec<String> = contents(&dir).into_keys().collect();
+    assert_eq!(
+        names,
+        ["BankedRegFile.v", "manifest.json", "sram_macros.json"]
+    );
+    assert_eq!(
+        fs::read_to_string(dir.join("sram_macros.json"))
+            .unwrap()
+            .trim(),
+        "[]"
+    );
+    let m = manifest(&dir);
+    assert_eq!(m["files"], serde_json::json!(["BankedRegFile.v"]));
+    assert_eq!(m["all_inferred"], true);
+}
+
+#[test]
+fn regenerating_replaces_earlier_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("out");
+    ok(&["generate", "banked_rf", "-o", s(&dir)]);
+    ok(&["generate", "queue", "-o", s(&dir)]);
+    let names: Vec<String> = contents(&dir).into_keys().collect();
+    assert_eq!(
+        names,
+        ["Queue.v", "filelist.f", "manifest.json", "sram_macros.json"]
+    );
+    let leftovers: Vec<_> = fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers, ["out"], "no staging directories left behind");
+}
+
+/// `args` (with `-o <tmp>/out` appended) fails with exit code 1, a message containing
+/// every fragment, and nothing written.
+fn fails(args: &[&str], fragments: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("out");
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["-o", s(&dir)]);
+    let r = accelgen(&all);
+    assert_eq!(
+        r.code, 1,
+        "accelgen {all:?} should fail\nstderr: {}",
+        r.stderr
+    );
+    for f in fragments {
+        assert!(
+            r.stderr.contains(f),
+            "accelgen {args:?}: {f:?} not in stderr:\n{}",
+            r.stderr
+        );
+    }
+    assert!(r.stdout.is_empty(), "nothing on stdout: {}", r.stdout);
+    let left: Vec<_> = fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "accelgen {args:?} left {left:?}");
+}
+
+#[test]
+fn bad_designs_and_parameters_are_clear_errors() {
+    fails(
+        &["generate", "fifo"],
+        &["unknown design `fifo`", "available: banked_rf, queue"],
+    );
+    fails(
+        &["generate", "queue", "--set", "dpeth=4"],
+        &[
+            "design `queue` has no parameter `dpeth`",
+            "parameters: depth, width, flow, pipe",
+        ],
+    );
+    fails(
+        &["generate", "queue", "--set", "depth=true"],
+        &["parameter `depth` must be an integer, got a boolean `true`"],
+    );
+    fails(
+        &["generate", "queue", "--set", "flow=1"],
+        &["parameter `flow` must be a boolean, got an integer `1`"],
+    );
+    fails(
+        &["generate", "queue", "--set", "depth=-3"],
+        &["parameter `depth` cannot be -3"],
+    );
+    fails(
+        &["generate", "queue", "--set", "depth=0"],
+        &["parameter `depth` must be in 1..=65536, got 0"],
+    );
+    fails(
+        &["generate", "queue", "--set", "width=0"],
+        &["parameter `width` must be in 1..="],
+    );
+    fails(
+        &["generate", "banked_rf", "--set", "banks=3"],
+        &["parameter `banks` must be a power of two, got 3"],
+    );
+    fails(
+        &["generate", "banked_rf", "--set", "entries=48"],
+        &["parameter `entries` must be a power of two, got 48"],
+    );
+    fails(
+        &[
+            "generate",
+            "banked_rf",
+            "--set",
+            "banks=16",
+            "--set",
+            "entries=8",
+        ],
+        &["parameter `entries` must be at least banks (16), got 8"],
+    );
+    fails(
+        &["generate", "banked_rf", "--set", "mask_gran=5"],
+        &["parameter `mask_gran` must be 0 or divide width (32), got 5"],
+    );
+    fails(
+        &["generate", "banked_rf", "--set", "read_ports=0"],
+        &["parameter `read_ports` must be in 1..=16, got 0"],
+    );
+}
+
+#[test]
+fn bad_set_and_config_syntax_are_clear_errors() {
+    fails(
+        &["generate", "queue", "--set", "depth"],
+        &["--set `depth`: expected NAME=VALUE"],
+    );
+    fails(
+        &["generate", "queue", "--set", "=4"],
+        &["missing parameter name"],
+    );
+    fails(
+        &["generate", "queue", "--set", "depth=eight"],
+        &["`eight` is not a TOML value"],
+    );
+
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("missing.toml");
+    fails(
+        &["generate", "queue", "--config", s(&missing)],
+        &["cannot read config file", "missing.toml"],
+    );
+    let bad = tmp.path().join("bad.toml");
+    fs::write(&bad, "depth = = 3\n").unwrap();
+    fails(
+        &["generate", "queue", "--config", s(&bad)],
+        &["bad.toml is not valid TOML"],
+    );
+    let typo = tmp.path().join("typo.toml");
+    fs::write(&typo, "depth = 4\nwdith = 8\n").unwrap();
+    fails(
+        &["generate", "queue", "--config", s(&typo)],
+        &["has no parameter `wdith`"],
+    );
+    let typed = tmp.path().join("typed.toml");
+    fs::write(&typed, "depth = \"8\"\n").unwrap();
+    fails(
+        &["generate", "queue", "--config", s(&typed)],
+        &["`depth` must be an integer, got a string"],
+    );
+}
+
+#[test]
+fn unwritable_or_occupied_output_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("plain");
+    fs::write(&file, "x").unwrap();
+    // A regular file where a parent directory should be.
+    let r = accelgen(&["generate", "queue", "-o", s(&file.join("out"))]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("cannot create output directory"),
+        "{}",
+        r.stderr
+    );
+    // A regular file as the output.
+    let r = accelgen(&["generate", "queue", "-o", s(&file)]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("exists and is not a directory"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), "x");
+    // A directory of someone else's files is never overwritten.
+    let theirs = tmp.path().join("theirs");
+    fs::create_dir(&theirs).unwrap();
+    fs::write(theirs.join("notes.txt"), "keep").unwrap();
+    let r = accelgen(&["generate", "queue", "-o", s(&theirs)]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("refusing to overwrite"), "{}", r.stderr);
+    assert_eq!(
+        contents(&theirs).into_keys().collect::<Vec<_>>(),
+        ["notes.txt"]
+    );
+    let names: Vec<_> = fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "no staging directories left: {names:?}");
+}
+
+#[test]
+fn missing_output_argument_is_a_usage_error() {
+    let r = accelgen(&["generate", "queue"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("--output <DIR>"), "{}", r.stderr);
+}
+
+#[test]
+fn lint_passes_clean_output_and_fails_on_warnings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("rf");
+    ok(&["generate", "banked_rf", "-o", s(&dir)]);
+    let r = ok(&["lint", s(&dir)]);
+    for tool in [
+        "verilator: clean",
+        "yosys: clean",
+        "iverilog: clean",
+        "lint clean (top BankedRegFile)",
+    ] {
+        assert!(r.stdout.contains(tool), "{tool:?} not in:\n{}", r.stdout);
+    }
+    // An unused signal is a Verilator -Wall warning.
+    let bank = dir.join("Bank.v");
+    let text = fs::read_to_string(&bank).unwrap();
+    fs::write(&bank, text.replace("endmodule", "  wire stray;\nendmodule")).unwrap();
+    let r = accelgen(&["lint", s(&dir)]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(r.stdout.contains("verilator: FAILED"), "{}", r.stdout);
+    assert!(r.stdout.contains("stray"), "{}", r.stdout);
+}
+
+#[test]
+fn lint_errors_are_clear() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = accelgen(&["lint", s(tmp.path())]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("manifest.json"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("expected the output directory of `accelgen generate`"),
+        "{}",
+        r.stderr
+    );
+
+    let dir = tmp.path().join("q");
+    ok(&["generate", "queue", "-o", s(&dir)]);
+    let out = cargo_bin_cmd!("accelgen")
+        .args(["lint", s(&dir)])
+        .env("PATH", tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("`verilator` is not installed"), "{stderr}");
+}

@@ -1,0 +1,140 @@
+//! Both example designs are lint clean (Verilator -Wall with zero warnings, Yosys
+//! `check -assert`, Icarus Verilog) across parameter sweeps; `ACCELGEN_LONG=1` sweeps the
+//! full cross product.
+
+use asic_flow::lint::{run_all, LintTarget};
+use generators::output::{render, OutputOptions};
+use std::fs;
+
+fn long() -> bool {
+    std::env::var_os("ACCELGEN_LONG").is_some()
+}
+
+/// Generates and lints one configuration; the problems found, if any.
+fn lint(design: &str, params: &str, opts: OutputOptions) -> Option<String> {
+    let table: toml::Table = params.parse().expect("test parameters are TOML");
+    let what = format!("{design} {{{params}}} {opts:?}");
+    let out = match render(design, &table, &opts) {
+        Ok(out) => out,
+        Err(e) => return Some(format!("{what}: {e}")),
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in &out.files {
+        fs::write(dir.path().join(name), text).expect("write output");
+    }
+    let target = LintTarget::from_dir(dir.path()).expect("manifest");
+    let verdicts = run_all(&target).unwrap_or_else(|e| panic!("{e}"));
+    let problems: Vec<String> = verdicts
+        .iter()
+        .filter(|v| !v.clean)
+        .map(|v| format!("{what}: {}:\n{}", v.tool, v.output))
+        .collect();
+    (!problems.is_empty()).then(|| problems.join("\n"))
+}
+
+/// Lints all configurations on all cores and reports every failure at once.
+fn lint_all(design: &str, configs: &[(String, OutputOptions)]) {
+    let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
+    let chunk = configs.len().div_ceil(threads).max(1);
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = configs
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .filter_map(|(p, o)| lint(design, p, *o))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("lint thread"))
+            .collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "{} of {} configurations not lint clean:\n{}",
+        failures.len(),
+        configs.len(),
+        failures.join("\n")
+    );
+}
+
+const MODES: [(bool, bool); 4] = [(false, false), (true, false), (false, true), (true, true)];
+
+#[test]
+fn queue_is_lint_clean() {
+    let widths: &[u32] = if long() {
+        &[1, 2, 7, 8, 31, 32, 33, 63, 64, 65, 127, 128]
+    } else {
+        &[1, 8, 33, 128]
+    };
+    let mut configs = Vec::new();
+    for (k, depth) in [1, 2, 3, 8].into_iter().enumerate() {
+        for (m, (flow, pipe)) in MODES.into_iter().enumerate() {
+            // Short runs still cover every width, depth and mode, just not every triple.
+            let ws: Vec<u32> = if long() {
+                widths.to_vec()
+            } else {
+                vec![widths[(k + m) % widths.len()]]
+            };
+            for width in ws {
+                let p = format!("depth = {depth}\nwidth = {width}\nflow = {flow}\npipe = {pipe}");
+                configs.push((p, OutputOptions::default()));
+            }
+        }
+    }
+    lint_all("queue", &configs);
+}
+
+#[test]
+fn banked_rf_is_lint_clean() {
+    let widths: &[u32] = if long() {
+        &[1, 8, 32, 64, 100, 128]
+    } else {
+        &[1, 16, 64, 128, 3, 32, 100, 8]
+    };
+    let mut configs = Vec::new();
+    let mut k = 0;
+    for banks in [1, 2, 4, 16] {
+        for sram in [true, false] {
+            let ws: Vec<u32> = if long() {
+                widths.to_vec()
+            } else {
+                vec![widths[k % widths.len()]]
+            };
+            for width in ws {
+                let ports = [(1, 1), (2, 1), (3, 2), (4, 4)][k % 4];
+                // Unmasked, and a granule of a quarter word where the width allows one.
+                let grans = if width % 4 == 0 {
+                    vec![0, width / 4]
+                } else {
+                    vec![0]
+                };
+                for mask_gran in grans {
+                    // One entry per bank, and several.
+                    for entries in [banks.max(2), banks * 8] {
+                        let p = format!(
+                            "banks = {banks}\nentries = {entries}\nwidth = {width}\n\
+                             read_ports = {}\nwrite_ports = {}\nmask_gran = {mask_gran}\n\
+                             sram = {sram}",
+                            ports.0, ports.1
+                        );
+                        configs.push((p, OutputOptions::default()));
+                    }
+                }
+                k += 1;
+            }
+        }
+    }
+    // The output options change the emitted text, so they are linted too.
+    for (single_file, all_inferred) in MODES {
+        let opts = OutputOptions {
+            single_file,
+            all_inferred,
+        };
+        configs.push(("banks = 4\nmask_gran = 8".to_string(), opts));
+    }
+    lint_all("banked_rf", &configs);
+}
