@@ -88,3 +88,8 @@ pub trait Generator {
     /// Builds the top module; only called with validated parameters.
     fn build(params: &Self::Params) -> Result<Rc<Module>, HdlErrors>;
 }
+
+/// The README's Rust example, compiled and run as a doc test so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
