@@ -6,7 +6,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "accelgen", version, about = "Generator of synthesizable Verilog for data-parallel accelerators")]
+#[command(
+    name = "accelgen",
+    version,
+    about = "Generator of synthesizable Verilog for data-parallel accelerators"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -134,7 +134,8 @@ fn elaborate_as<G: Generator>(overrides: &toml::Table) -> Result<Elaboration, Ge
     }
     let mut all = defaults;
     all.extend(overrides.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let params = to_params::<G>(all).map_err(|e| invalid("?", e.message().to_string()))?;
+    // Fields deserialize independently, and each was accepted on its own above.
+    let params = to_params::<G>(all).expect("every parameter deserialized on its own");
     G::validate(&params).map_err(|e| invalid(e.param, e.message))?;
     let top = G::build(&params).map_err(|errors| GenError::Elaboration {
         design: G::NAME.to_string(),

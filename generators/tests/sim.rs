@@ -1,9 +1,7 @@
 //! Both designs in the IR simulator under random stimulus, cycle by cycle against their
 //! golden models, across parameter sweeps (longer runs with `ACCELGEN_LONG=1`).
 
-use generators::examples::banked_rf::{
-    banked_rf, BankedRfModel, BankedRfParams, RfIn, RfWrite,
-};
+use generators::examples::banked_rf::{banked_rf, BankedRfModel, BankedRfParams, RfIn, RfWrite};
 use generators::examples::queue::{queue, QueueIn, QueueModel, QueueParams};
 use hdl::sim::Sim;
 use hdl::{Bits, Design};
@@ -93,8 +91,16 @@ fn run_queue(p: &QueueParams, seed: u64, n: u64) {
         poke(&mut sim, "deq_ready", 1, i.deq_ready as u128);
         let want = model.outputs(&i);
         let ctx = format!("{p:?} seed {seed} cycle {cycle} inputs {i:?}");
-        assert_eq!(peek(&mut sim, "enq_ready") == 1, want.enq_ready, "enq_ready: {ctx}");
-        assert_eq!(peek(&mut sim, "deq_valid") == 1, want.deq_valid, "deq_valid: {ctx}");
+        assert_eq!(
+            peek(&mut sim, "enq_ready") == 1,
+            want.enq_ready,
+            "enq_ready: {ctx}"
+        );
+        assert_eq!(
+            peek(&mut sim, "deq_valid") == 1,
+            want.deq_valid,
+            "deq_valid: {ctx}"
+        );
         assert_eq!(peek(&mut sim, "count"), want.count as u128, "count: {ctx}");
         if want.deq_valid {
             assert_eq!(peek(&mut sim, "deq_bits"), want.deq_bits, "deq_bits: {ctx}");
@@ -160,16 +166,35 @@ fn run_rf(p: &BankedRfParams, seed: u64, n: u64) {
         };
         for (k, r) in i.reads.iter().enumerate() {
             poke(&mut sim, &format!("read_{k}_valid"), 1, r.is_some() as u128);
-            poke(&mut sim, &format!("read_{k}_bits"), aw, r.unwrap_or(0) as u128);
+            poke(
+                &mut sim,
+                &format!("read_{k}_bits"),
+                aw,
+                r.unwrap_or(0) as u128,
+            );
         }
         for (k, w) in i.writes.iter().enumerate() {
-            let w = w.unwrap_or(RfWrite { addr: 0, data: 0, mask: 0 });
+            let w = w.unwrap_or(RfWrite {
+                addr: 0,
+                data: 0,
+                mask: 0,
+            });
             let valid = i.writes[k].is_some() as u128;
             poke(&mut sim, &format!("write_{k}_valid"), 1, valid);
-            poke(&mut sim, &format!("write_{k}_bits_addr"), aw, w.addr as u128);
+            poke(
+                &mut sim,
+                &format!("write_{k}_bits_addr"),
+                aw,
+                w.addr as u128,
+            );
             poke(&mut sim, &format!("write_{k}_bits_data"), p.width, w.data);
             if mask_bits > 0 {
-                poke(&mut sim, &format!("write_{k}_bits_mask"), mask_bits, w.mask as u128);
+                poke(
+                    &mut sim,
+                    &format!("write_{k}_bits_mask"),
+                    mask_bits,
+                    w.mask as u128,
+                );
             }
         }
         let want = model.outputs(&i);

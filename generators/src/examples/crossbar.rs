@@ -8,7 +8,7 @@ use hdl::{Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
 use std::rc::Rc;
 
 /// What a requester sends: the target index and a payload.
-pub fn request_shape(outputs: u32, payload: &Shape) -> Shape {
+fn request_shape(outputs: u32, payload: &Shape) -> Shape {
     Shape::decoupled(Shape::bundle(vec![
         Shape::field("dest", Shape::UInt(addr_width(outputs as u64))),
         Shape::field("payload", payload.clone()),
