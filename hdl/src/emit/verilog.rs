@@ -184,12 +184,15 @@ impl<'a> ModuleEmitter<'a> {
             .enumerate()
             .filter_map(|(s, d)| d.filter(|&d| !holds(s, d)))
             .collect();
-        for s in &b.signals {
+        // The enable of a register that only holds is not emitted either.
+        for (s, sig) in b.signals.iter().enumerate() {
             if let SigKind::Reg {
                 enable: Some(e), ..
-            } = s.kind
+            } = sig.kind
             {
-                roots.push(e);
+                if b.drivers[s].is_some_and(|d| !holds(s, d)) {
+                    roots.push(e);
+                }
             }
         }
         for mem in &b.mems {
@@ -342,6 +345,24 @@ impl<'a> ModuleEmitter<'a> {
         }
     }
 
+    /// A root expression: the temporary's name when the node is materialized (expanding
+    /// it again would duplicate logic and leave the temporary's bits unread).
+    fn rhs(&self, n: NodeId) -> String {
+        match &self.temp_names[n as usize] {
+            Some(t) => t.clone(),
+            None => self.expr(n),
+        }
+    }
+
+    /// Bits `hi..=lo` of a named or constant node (Verilog cannot index a literal).
+    fn part(&self, n: NodeId, hi: u32, lo: u32) -> String {
+        match &self.m.body.nodes[n as usize].op {
+            Op::Const(bits) => literal(&bits.slice(hi, lo)),
+            _ if hi == lo => format!("{}[{hi}]", self.operand(n)),
+            _ => format!("{}[{hi}:{lo}]", self.operand(n)),
+        }
+    }
+
     fn expr(&self, n: NodeId) -> String {
         let b = &self.m.body;
         let o = |x: &NodeId| self.operand(*x);
@@ -434,6 +455,14 @@ impl<'a> ModuleEmitter<'a> {
             let dir = if p.dir == Dir::In { "input " } else { "output" };
             ports.push(format!("{dir} {}{}", range(s.width), s.name));
         }
+        // Verilator flags comparisons it can prove constant (`x < x`, unsigned `x < 0`
+        // after constant propagation); generated hardware makes them legitimately.
+        let compares =
+            (0..b.nodes.len()).any(|n| self.uses[n] > 0 && matches!(b.nodes[n].op, Op::Cmp(..)));
+        if compares {
+            let _ = writeln!(out, "/* verilator lint_off CMPCONST */");
+            let _ = writeln!(out, "/* verilator lint_off UNSIGNED */");
+        }
         let _ = writeln!(out, "module {name}(");
         for (i, p) in ports.iter().enumerate() {
             let _ = writeln!(out, "  {p}{}", if i + 1 < ports.len() { "," } else { "" });
@@ -479,7 +508,7 @@ impl<'a> ModuleEmitter<'a> {
                 SigKind::Output | SigKind::Wire | SigKind::InstIn { .. }
             ) {
                 if let Some(d) = b.drivers[s] {
-                    let _ = writeln!(out, "  assign {} = {};", sig.name, self.expr(d));
+                    let _ = writeln!(out, "  assign {} = {};", sig.name, self.rhs(d));
                 }
             }
         }
@@ -496,13 +525,13 @@ impl<'a> ModuleEmitter<'a> {
                             let _ = writeln!(
                                 out,
                                 "    else if ({}) {} <= {};",
-                                self.expr(*e),
+                                self.rhs(*e),
                                 sig.name,
-                                self.expr(next)
+                                self.rhs(next)
                             );
                         }
                         None => {
-                            let _ = writeln!(out, "    else {} <= {};", sig.name, self.expr(next));
+                            let _ = writeln!(out, "    else {} <= {};", sig.name, self.rhs(next));
                         }
                     }
                 }
@@ -534,6 +563,10 @@ impl<'a> ModuleEmitter<'a> {
         }
         self.emit_unused_sink(&mut out);
         let _ = writeln!(out, "endmodule");
+        if compares {
+            let _ = writeln!(out, "/* verilator lint_on UNSIGNED */");
+            let _ = writeln!(out, "/* verilator lint_on CMPCONST */");
+        }
         out
     }
 
@@ -551,7 +584,7 @@ impl<'a> ModuleEmitter<'a> {
                 let _ = writeln!(
                     out,
                     "    else if ({}) {data} <= {}[{}];",
-                    self.expr(sync.en),
+                    self.rhs(sync.en),
                     mem.name,
                     self.operand(r.addr)
                 );
@@ -565,13 +598,14 @@ impl<'a> ModuleEmitter<'a> {
                 let (addr, en) = (self.operand(w.addr), self.operand(w.en));
                 match w.mask {
                     Some(mask) if w.mask_gran != mem.width => {
-                        let (data, mask) = (self.operand(w.data), self.operand(mask));
                         for g in 0..mem.width / w.mask_gran {
                             let (hi, lo) = ((g + 1) * w.mask_gran - 1, g * w.mask_gran);
                             let _ = writeln!(
                                 out,
-                                "    if ({en} & {mask}[{g}]) {}[{addr}][{hi}:{lo}] <= {data}[{hi}:{lo}];",
-                                mem.name
+                                "    if ({en} & {}) {}[{addr}][{hi}:{lo}] <= {};",
+                                self.part(mask, g, g),
+                                mem.name,
+                                self.part(w.data, hi, lo)
                             );
                         }
                     }
@@ -621,8 +655,8 @@ impl<'a> ModuleEmitter<'a> {
                 .sync
                 .as_ref()
                 .expect("SRAM reads are synchronous (checked by the builder)");
-            pins.push(format!(".R{i}_en({})", self.expr(sync.en)));
-            pins.push(format!(".R{i}_addr({})", self.expr(r.addr)));
+            pins.push(format!(".R{i}_en({})", self.rhs(sync.en)));
+            pins.push(format!(".R{i}_addr({})", self.rhs(r.addr)));
             pins.push(format!(
                 ".R{i}_data({})",
                 b.signals[sync.data as usize].name
@@ -636,12 +670,12 @@ impl<'a> ModuleEmitter<'a> {
                     self.operand(w.en),
                     self.operand(m)
                 )),
-                _ => pins.push(format!(".W{i}_en({})", self.expr(w.en))),
+                _ => pins.push(format!(".W{i}_en({})", self.rhs(w.en))),
             }
-            pins.push(format!(".W{i}_addr({})", self.expr(w.addr)));
-            pins.push(format!(".W{i}_data({})", self.expr(w.data)));
+            pins.push(format!(".W{i}_addr({})", self.rhs(w.addr)));
+            pins.push(format!(".W{i}_data({})", self.rhs(w.data)));
             if let (Some(m), true) = (w.mask, w.mask_gran != mem.width) {
-                pins.push(format!(".W{i}_mask({})", self.expr(m)));
+                pins.push(format!(".W{i}_mask({})", self.rhs(m)));
             }
         }
         let _ = writeln!(out, "    {}", pins.join(",\n    "));
@@ -688,6 +722,18 @@ impl<'a> ModuleEmitter<'a> {
         for (s, sig) in b.signals.iter().enumerate() {
             add(&sig.name, &self.sig_used[s]);
         }
+        // An inferred memory nothing reads (no live read port) is kept but unread.
+        let mut unread_mems: Vec<String> = Vec::new();
+        for (mi, mem) in b.mems.iter().enumerate() {
+            let read = mem.reads.iter().any(|r| r.sync.is_some())
+                || b.nodes.iter().enumerate().any(|(n, nd)| {
+                    self.uses[n] > 0
+                        && matches!(nd.op, Op::MemRead { mem, .. } if mem as usize == mi)
+                });
+            if !self.is_sram(mem) && !read {
+                unread_mems.push(format!("{}[0]", mem.name));
+            }
+        }
         if b.clocked && !self.reset_used() {
             add("reset", &[false]);
         }
@@ -696,6 +742,7 @@ impl<'a> ModuleEmitter<'a> {
                 add(t, &self.node_used[n]);
             }
         }
+        terms.extend(unread_mems);
         if terms.is_empty() {
             return;
         }
