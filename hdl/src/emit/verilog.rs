@@ -247,6 +247,16 @@ impl<'a> ModuleEmitter<'a> {
                 }
             }
         }
+        // Icarus evaluates an arithmetic array index wider than its self-determined width
+        // (`mem[a + a]` reads past the end and gives X): addresses are always names.
+        for mem in &b.mems {
+            for r in &mem.reads {
+                self.named[r.addr as usize] = true;
+            }
+            for w in &mem.writes {
+                self.named[w.addr as usize] = true;
+            }
+        }
         while let Some(n) = stack.pop() {
             if std::mem::replace(&mut live[n as usize], true) {
                 continue;

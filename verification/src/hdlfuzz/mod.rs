@@ -486,7 +486,7 @@ pub fn reproducer(cfg: &Config, index: u64, c: &Circuit, mm: &Mismatch) -> Repro
                             .outputs
                             .iter()
                             .zip(&t[cyc])
-                            .map(|((n, _), v)| format!("{n}={v}"))
+                            .map(|((n, w), v)| format!("{n}={}", sims::show(v, *w)))
                             .collect::<Vec<_>>()
                             .join(" "),
                         Err(e) => format!("error: {e}"),

@@ -401,7 +401,22 @@ fn stim_hex(stim: &Stimulus, width: u32, cycles: usize) -> String {
     s
 }
 
-/// Per job its trace, or why it has none (an X or a missing cycle).
+/// An output with X or Z bits: one bit wider than the port, so that it differs from every
+/// value a two-state simulator can produce and shows up (and minimizes) as a mismatch.
+pub fn unknown(width: u32) -> Bits {
+    Bits::ones(width + 1)
+}
+
+/// How a sampled value of a `width`-bit port reads in a reproducer.
+pub fn show(v: &Bits, width: u32) -> String {
+    if v.width() == width {
+        v.to_string()
+    } else {
+        format!("{width}'hx")
+    }
+}
+
+/// Per job its trace, or why it has none (garbled output or missing cycles).
 fn parse(text: &str, jobs: &[Job]) -> Result<Vec<Result<Trace, String>>, String> {
     let mut traces: Vec<Result<Trace, String>> = vec![Ok(Vec::new()); jobs.len()];
     for line in text.lines() {
@@ -421,12 +436,16 @@ fn parse(text: &str, jobs: &[Job]) -> Result<Vec<Result<Trace, String>>, String>
             .iter()
             .map(|(name, w)| {
                 let f = fields.next().unwrap_or("");
-                Bits::from_hex(*w, f).ok_or_else(|| {
-                    format!(
+                let four_state =
+                    !f.is_empty() && f.chars().all(|c| "0123456789abcdefxzXZ".contains(c));
+                match Bits::from_hex(*w, f) {
+                    Some(b) => Ok(b),
+                    None if four_state => Ok(unknown(*w)),
+                    None => Err(format!(
                         "{name} is `{f}` in cycle {cycle} of {}",
                         jobs[slot].dut.module
-                    )
-                })
+                    )),
+                }
             })
             .collect::<Result<Vec<Bits>, String>>();
         match sample {
