@@ -247,15 +247,21 @@ impl<'a> ModuleEmitter<'a> {
                 }
             }
         }
-        // Icarus evaluates an arithmetic array index wider than its self-determined width
-        // (`mem[a + a]` reads past the end and gives X): addresses are always names.
+        // Addresses are always names, constants included: Icarus evaluates an arithmetic
+        // array index wider than its self-determined width (`mem[a + a]` reads past the
+        // end and gives X), and Yosys turns a memory written at a literal address into
+        // registers, leaving the words never written undriven (`check -assert` fails).
+        let mut addr = vec![false; b.nodes.len()];
         for mem in &b.mems {
             for r in &mem.reads {
-                self.named[r.addr as usize] = true;
+                addr[r.addr as usize] = true;
             }
             for w in &mem.writes {
-                self.named[w.addr as usize] = true;
+                addr[w.addr as usize] = true;
             }
+        }
+        for (n, a) in addr.iter().enumerate() {
+            self.named[n] |= *a;
         }
         while let Some(n) = stack.pop() {
             if std::mem::replace(&mut live[n as usize], true) {
@@ -275,7 +281,11 @@ impl<'a> ModuleEmitter<'a> {
                 self.uses[n] = 0;
                 continue;
             }
-            let trivially_inline = matches!(b.nodes[n].op, Op::Sig(_) | Op::Const(_));
+            let trivially_inline = match b.nodes[n].op {
+                Op::Sig(_) => true,
+                Op::Const(_) => !addr[n],
+                _ => false,
+            };
             if trivially_inline {
                 self.named[n] = false;
             } else if self.uses[n] > 1 {
@@ -325,7 +335,6 @@ impl<'a> ModuleEmitter<'a> {
         let b = &self.m.body;
         let target = match b.nodes[node as usize].op {
             Op::Sig(s) => &mut self.sig_used[s as usize],
-            Op::Const(_) => return,
             _ if self.temp_names[node as usize].is_some() => &mut self.node_used[node as usize],
             _ => return,
         };
@@ -339,7 +348,7 @@ impl<'a> ModuleEmitter<'a> {
         let node = &self.m.body.nodes[n as usize];
         match &node.op {
             Op::Sig(s) => self.m.body.signals[*s as usize].name.clone(),
-            Op::Const(b) => literal(b),
+            Op::Const(b) if self.temp_names[n as usize].is_none() => literal(b),
             _ => match &self.temp_names[n as usize] {
                 Some(name) => name.clone(),
                 None => match node.op {
@@ -377,7 +386,8 @@ impl<'a> ModuleEmitter<'a> {
         let b = &self.m.body;
         let o = |x: &NodeId| self.operand(*x);
         match &b.nodes[n as usize].op {
-            Op::Sig(_) | Op::Const(_) => self.operand(n),
+            Op::Sig(_) => self.operand(n),
+            Op::Const(v) => literal(v),
             Op::Not(a) => format!("~{}", o(a)),
             Op::Reduce(r, a) => {
                 let sym = match r {
