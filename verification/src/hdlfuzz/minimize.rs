@@ -134,8 +134,30 @@ fn reductions(c: &Circuit) -> Vec<Circuit> {
         for v in block_variants(&m.stmts) {
             with(&|m| m.stmts = v.clone());
         }
+        if mi != top {
+            for (k, (i, _, ty)) in m.inputs().enumerate() {
+                out.push(drop_child_input(c, mi, k, i, ty.width));
+            }
+        }
     }
     out
+}
+
+/// Replaces input `k` (item `i`) of child module `mi` by zero, removing the port and the
+/// matching argument of every instance.
+fn drop_child_input(c: &Circuit, mi: usize, k: usize, i: usize, width: u32) -> Circuit {
+    let mut n = c.clone();
+    n.modules[mi].items[i].kind = Kind::Const(Bits::zero(width));
+    for m in &mut n.modules {
+        for it in &mut m.items {
+            if let Kind::Inst { module, args } = &mut it.kind {
+                if *module == mi {
+                    args.remove(k);
+                }
+            }
+        }
+    }
+    n.prune()
 }
 
 /// Makes every reader of item `i` read `a` instead (an operand of the same type).

@@ -471,6 +471,7 @@ pub fn reproducer(cfg: &Config, index: u64, c: &Circuit, mm: &Mismatch) -> Repro
             if let (Some(Ok(a)), Some(Ok(b))) = (traces.get(&mm.pair.0), traces.get(&mm.pair.1)) {
                 still_fails = a != b;
             }
+            let _ = writeln!(text, "--- circuit spec ---\n{}", min.circuit);
             let _ = writeln!(text, "--- Verilog ---\n{}", p.dut.verilog);
             let _ = writeln!(text, "--- stimulus and outputs per cycle ---");
             for cyc in 0..p.stim.cycles() {

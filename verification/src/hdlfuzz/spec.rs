@@ -496,13 +496,21 @@ fn prune_block(stmts: &[Stmt], m: &ModuleSpec, live: &[bool], live_mem: &[bool])
                 otherwise,
             } => {
                 let then = prune_block(then, m, live, live_mem);
-                let elsewhens: Vec<(usize, Vec<Stmt>)> = elsewhens
+                let mut elsewhens: Vec<(usize, Vec<Stmt>)> = elsewhens
                     .iter()
                     .map(|(c, b)| (*c, prune_block(b, m, live, live_mem)))
                     .collect();
                 let otherwise = otherwise
                     .as_ref()
-                    .map(|o| prune_block(o, m, live, live_mem));
+                    .map(|o| prune_block(o, m, live, live_mem))
+                    .filter(|o| !o.is_empty());
+                // An empty `elsewhen` matters only to the branches after it (and its
+                // condition is dead if there are none).
+                if otherwise.is_none() {
+                    while elsewhens.last().is_some_and(|(_, b)| b.is_empty()) {
+                        elsewhens.pop();
+                    }
+                }
                 let empty = then.is_empty()
                     && elsewhens.iter().all(|(_, b)| b.is_empty())
                     && otherwise.as_ref().is_none_or(|o| o.is_empty());
@@ -561,4 +569,27 @@ fn retarget_outputs(block: &[Stmt], k: usize) -> Vec<Stmt> {
             other => Some(other.clone()),
         })
         .collect()
+}
+
+impl std::fmt::Display for Circuit {
+    /// One line per item and statement, for reproducers.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (mi, m) in self.modules.iter().enumerate() {
+            writeln!(f, "module {mi}:")?;
+            for (k, ms) in m.mems.iter().enumerate() {
+                writeln!(f, "  mem{k}: {} x {} bits", ms.depth, ms.width)?;
+            }
+            for (i, it) in m.items.iter().enumerate() {
+                let s = if it.ty.signed { 's' } else { 'u' };
+                writeln!(f, "  #{i}: {s}{} = {:?}", it.ty.width, it.kind)?;
+            }
+            for o in &m.outputs {
+                writeln!(f, "  output o{}: {:?}", o.id, o.ty)?;
+            }
+            for st in &m.stmts {
+                writeln!(f, "  {st:?}")?;
+            }
+        }
+        Ok(())
+    }
 }
