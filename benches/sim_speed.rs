@@ -41,7 +41,8 @@ fn top(lanes: u32) -> Design {
     let mut acc = m.lit(0, 64);
     for i in 0..lanes {
         let u = m.instance(&format!("lane{i}"), &lane);
-        m.connect(&u.port("a"), &(&a + &m.lit(i as u64, 64)));
+        let offset = m.lit(i as u64, 64);
+        m.connect(&u.port("a"), &(&a + &offset));
         m.connect(&u.port("b"), &b);
         m.connect(&u.port("addr"), &addr);
         m.connect(&u.port("we"), &we);
@@ -69,7 +70,9 @@ fn ir_sim(design: &Design, cycles: u64) -> (f64, u64) {
     let (mut x, mut sum) = (1u64, 0u64);
     let t0 = Instant::now();
     for _ in 0..cycles {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         for (i, (name, mask)) in INPUTS.iter().enumerate() {
             s.poke_u64(name, (x >> i) & mask).unwrap();
         }
@@ -86,21 +89,40 @@ fn verilator(design: &Design, cycles: u64) -> Option<(f64, u64)> {
     std::fs::write(&vpath, emitted.single_file()).ok()?;
     let main = BenchMain {
         top: emitted.top.clone(),
-        inputs: INPUTS.iter().map(|(n, m)| (n.to_string(), m.to_string())).collect(),
+        inputs: INPUTS
+            .iter()
+            .map(|(n, m)| (n.to_string(), m.to_string()))
+            .collect(),
         output: "y".into(),
     };
     std::fs::write(dir.path().join("main.cpp"), main.render().ok()?).ok()?;
     let status = Command::new("verilator")
         .current_dir(dir.path())
-        .args(["--cc", "--exe", "--build", "-O3", "-j", "2", "-Wno-fatal", "--top-module", &emitted.top])
+        .args([
+            "--cc",
+            "--exe",
+            "--build",
+            "-O3",
+            "-j",
+            "2",
+            "-Wno-fatal",
+            "--top-module",
+            &emitted.top,
+        ])
         .args(["-CFLAGS", "-O2", "design.v", "main.cpp", "-o", "bench"])
         .output()
         .ok()?;
     if !status.status.success() {
-        eprintln!("verilator failed:\n{}", String::from_utf8_lossy(&status.stderr));
+        eprintln!(
+            "verilator failed:\n{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
         return None;
     }
-    let out = Command::new(dir.path().join("obj_dir/bench")).arg(cycles.to_string()).output().ok()?;
+    let out = Command::new(dir.path().join("obj_dir/bench"))
+        .arg(cycles.to_string())
+        .output()
+        .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let mut it = text.split_whitespace();
     Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
@@ -108,14 +130,20 @@ fn verilator(design: &Design, cycles: u64) -> Option<(f64, u64)> {
 
 fn main() {
     println!("IR simulator vs. Verilator (-O3), same design and stimulus");
-    println!("{:>6} {:>14} {:>14} {:>10}", "lanes", "IR cycles/s", "Vltr cycles/s", "Vltr/IR");
+    println!(
+        "{:>6} {:>14} {:>14} {:>10}",
+        "lanes", "IR cycles/s", "Vltr cycles/s", "Vltr/IR"
+    );
     for lanes in [1u32, 4, 16] {
         let design = top(lanes);
         let cycles = 200_000 / lanes as u64;
         let (ir, ir_sum) = ir_sim(&design, cycles);
         match verilator(&design, cycles) {
             Some((v, v_sum)) => {
-                assert_eq!(ir_sum, v_sum, "IR simulator and Verilator disagree on the output checksum");
+                assert_eq!(
+                    ir_sum, v_sum,
+                    "IR simulator and Verilator disagree on the output checksum"
+                );
                 println!("{lanes:>6} {ir:>14.0} {v:>14.0} {:>10.1}", v / ir);
             }
             None => println!("{lanes:>6} {ir:>14.0} {:>14} {:>10}", "n/a", "n/a"),

@@ -207,6 +207,15 @@ impl Machine {
                     self.store_words(*dst, &v);
                 }
             }
+            Instr::Reduce { op, dst, a } if a.w <= 128 => {
+                let x = self.load(*a);
+                let r = match op {
+                    RedOp::Or => x != 0,
+                    RedOp::Xor => x.count_ones() % 2 == 1,
+                    RedOp::And => x == mask128(a.w),
+                };
+                self.store(*dst, r as u128);
+            }
             Instr::Reduce { op, dst, a } => {
                 let words = self.words(*a);
                 let r = match op {

@@ -36,6 +36,7 @@ pub struct Sim {
     dirty: bool,
     cycle: u64,
     vcd: Option<vcd::VcdDump>,
+    reg_next: Vec<u64>,
 }
 
 impl Sim {
@@ -64,6 +65,7 @@ impl Sim {
             dirty: true,
             cycle: 0,
             vcd: None,
+            reg_next: Vec::new(),
         }
     }
 
@@ -138,20 +140,22 @@ impl Sim {
         }
         let reset = self.flat.reset.is_some_and(|r| self.m.is_true(r));
         // Sample everything from the pre-edge state, then commit.
-        let reg_next: Vec<Vec<u64>> = self
-            .flat
-            .regs
-            .iter()
-            .map(|r| {
-                if reset {
-                    r.reset.words().to_vec()
-                } else if r.enable.is_none_or(|e| self.m.is_true(e)) {
-                    self.m.words(r.next)
-                } else {
-                    self.m.words(r.slot)
-                }
-            })
-            .collect();
+        // Next register values go to one reused buffer, back to back.
+        let mut next = std::mem::take(&mut self.reg_next);
+        next.clear();
+        for r in &self.flat.regs {
+            let src = if reset {
+                next.extend_from_slice(r.reset.words());
+                continue;
+            } else if r.enable.is_none_or(|e| self.m.is_true(e)) {
+                r.next
+            } else {
+                r.slot
+            };
+            next.extend_from_slice(
+                &self.m.vals[src.off as usize..src.off as usize + crate::bits::words_for(src.w)],
+            );
+        }
         let mut read_data: Vec<(Slot, Vec<u64>)> = Vec::new();
         for (mi, mem) in self.flat.mems.iter().enumerate() {
             for r in &mem.sync_reads {
@@ -198,9 +202,13 @@ impl Sim {
                 }
             }
         }
-        for (r, v) in self.flat.regs.iter().zip(reg_next) {
-            self.m.store_words(r.slot, &v);
+        let mut at = 0;
+        for r in &self.flat.regs {
+            let n = crate::bits::words_for(r.slot.w);
+            self.m.store_words(r.slot, &next[at..at + n]);
+            at += n;
         }
+        self.reg_next = next;
         for (slot, v) in read_data {
             self.m.store_words(slot, &v);
         }
