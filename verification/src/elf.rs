@@ -36,12 +36,8 @@ pub struct Segment {
 /// Why a file cannot be run.
 #[derive(Debug, thiserror::Error)]
 pub enum ElfError {
-    #[error("cannot read {path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("cannot read {path}: {err}")]
+    Io { path: PathBuf, err: std::io::Error },
     #[error("not an ELF file (bad magic number)")]
     NotElf,
     #[error("not a 64-bit ELF file (ELF class {0}); the model is RV64")]
@@ -76,9 +72,9 @@ fn u64_at(b: &[u8], off: usize) -> u64 {
 
 /// Reads and parses an ELF file.
 pub fn load_file(path: &Path) -> Result<Program, ElfError> {
-    let bytes = std::fs::read(path).map_err(|source| ElfError::Io {
+    let bytes = std::fs::read(path).map_err(|err| ElfError::Io {
         path: path.to_path_buf(),
-        source,
+        err,
     })?;
     parse(&bytes)
 }

@@ -3,3 +3,5 @@
 pub mod elf;
 pub mod hdlfuzz;
 pub mod iss;
+pub mod spike;
+pub mod toolchain;

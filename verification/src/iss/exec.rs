@@ -11,12 +11,9 @@ use super::decode::{self, opcode};
 use super::rocc;
 use super::Iss;
 
-/// Why an instruction did not simply retire.
+/// Why an instruction did not retire: an exception with its mcause and mtval.
 pub enum Event {
-    /// An exception: mcause and mtval.
     Trap { cause: u64, tval: u64 },
-    /// `wfi` retired; the hart idles until the host's next poll.
-    Wfi,
 }
 
 #[inline(always)]
@@ -253,10 +250,9 @@ impl Iss {
                                 c.csr = Some((super::csr::num::MSTATUS, self.csrs.mstatus));
                             }
                         }
-                        0x1050_0073 => {
-                            self.pc = next;
-                            return Err(Event::Wfi);
-                        }
+                        // wfi: with no interrupt sources there is nothing to wait
+                        // for, and the spec allows a no-op.
+                        0x1050_0073 => {}
                         _ => return Err(illegal()),
                     }
                 } else {

@@ -5,7 +5,7 @@
 //! illegal-instruction trap. No interrupt sources are modelled (`mip` reads 0).
 //!
 //! Execution is organised like Spike's: the hart runs in chunks of
-//! [`CHUNK`] instructions; a trap (or `wfi`) ends a chunk early; between chunks the
+//! [`CHUNK`] instructions; a trap ends a chunk early; between chunks the
 //! host polls `tohost`, the timer advances and any LR reservation is dropped. Matching
 //! this schedule makes polling loops, `time` reads and LR/SC outcomes identical to
 //! Spike's, so commit logs can be compared exactly.
@@ -171,7 +171,7 @@ impl Iss {
         }
     }
 
-    /// Executes up to `budget` instructions, stopping early after a trap or `wfi`.
+    /// Executes up to `budget` instructions, stopping early after a trap.
     fn run_chunk<const LOG: bool>(
         &mut self,
         budget: u64,
@@ -188,13 +188,6 @@ impl Iss {
                 }
                 Err(Event::Trap { cause, tval }) => {
                     self.pc = self.csrs.enter_trap(self.pc, cause, tval);
-                    return Ok(());
-                }
-                Err(Event::Wfi) => {
-                    self.retired += 1;
-                    if LOG {
-                        commit.write_line(log).map_err(IssError::Log)?;
-                    }
                     return Ok(());
                 }
             }

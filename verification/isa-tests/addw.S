@@ -1,0 +1,24 @@
+# addw: register-register, edge values and fixed random operands.
+#include "isa_test.h"
+
+TEST_BEGIN
+
+TEST_RR(1, addw, 0x0, 0x0, 0x0)
+TEST_RR(2, addw, 0x2, 0x1, 0x1)
+TEST_RR(3, addw, 0x0, 0xffffffffffffffff, 0x1)
+TEST_RR(4, addw, 0xffffffffffffffff, 0x8000000000000000, 0xffffffffffffffff)
+TEST_RR(5, addw, 0x0, 0x7fffffffffffffff, 0x1)
+TEST_RR(6, addw, 0x0, 0xffffffff, 0x1)
+TEST_RR(7, addw, 0x7fffffff, 0x80000000, 0xffffffff)
+TEST_RR(8, addw, 0x4, 0x3, 0x1)
+TEST_RR(9, addw, 0x41, 0x1, 0x40)
+TEST_RR(10, addw, 0x5f, 0x3f, 0x20)
+TEST_RR(11, addw, 0x5de8e1bb, 0x65e6d0aa5de8e1bb, 0x8000000000000000)
+TEST_RR(12, addw, 0xffffffff8000001f, 0x1f, 0x80000000)
+TEST_RR(13, addw, 0x5f, 0x20, 0x3f)
+TEST_RR(14, addw, 0x7fffffff, 0x7fffffffffffffff, 0x80000000)
+TEST_RR(15, addw, 0xffffffff80000000, 0xffffffff80000000, 0x8000000000000000)
+TEST_RR(16, addw, 0xffffffff9abcdef0, 0x100000000, 0x123456789abcdef0)
+TEST_RR_SAME(17, addw, 0xffffffff9abcdf0f, 0x1f, 0x123456789abcdef0)
+
+TEST_END

@@ -1,0 +1,20 @@
+# amomaxu.w: returns the old value (sign-extended for .w), memory gets the result.
+#include "isa_test.h"
+
+TEST_BEGIN
+
+li TESTNUM, 1; la a1, amo_word; li a2, 0x7fffffff; sw a2, 0(a1); li a3, 0x1
+  amomaxu.w a4, a3, (a1); CHECK(a4, 0x7fffffff) lwu a5, 0(a1); CHECK(a5, 0x7fffffff)
+li TESTNUM, 2; la a1, amo_word; li a2, 0x80000000; sw a2, 0(a1); li a3, 0x7fffffff
+  amomaxu.w a4, a3, (a1); CHECK(a4, 0xffffffff80000000) lwu a5, 0(a1); CHECK(a5, 0x80000000)
+li TESTNUM, 3; la a1, amo_word; li a2, 0xffffffff; sw a2, 0(a1); li a3, 0x1
+  amomaxu.w a4, a3, (a1); CHECK(a4, 0xffffffffffffffff) lwu a5, 0(a1); CHECK(a5, 0xffffffff)
+li TESTNUM, 4; la a1, amo_word; li a2, 0x0; sw a2, 0(a1); li a3, 0x5
+  amomaxu.w a4, a3, (a1); CHECK(a4, 0x0) lwu a5, 0(a1); CHECK(a5, 0x5)
+li TESTNUM, 5; la a1, amo_word; li a2, 0xf8ca65d8; sw a2, 0(a1); li a3, 0xf9fbbb80d043dfc5
+  amomaxu.w a4, a3, (a1); CHECK(a4, 0xfffffffff8ca65d8) lwu a5, 0(a1); CHECK(a5, 0xf8ca65d8)
+
+TEST_END
+
+  .align 4
+amo_word: .dword 0, 0

@@ -1,0 +1,24 @@
+# and: register-register, edge values and fixed random operands.
+#include "isa_test.h"
+
+TEST_BEGIN
+
+TEST_RR(1, and, 0x0, 0x0, 0x0)
+TEST_RR(2, and, 0x1, 0x1, 0x1)
+TEST_RR(3, and, 0x1, 0xffffffffffffffff, 0x1)
+TEST_RR(4, and, 0x8000000000000000, 0x8000000000000000, 0xffffffffffffffff)
+TEST_RR(5, and, 0x1, 0x7fffffffffffffff, 0x1)
+TEST_RR(6, and, 0x1, 0xffffffff, 0x1)
+TEST_RR(7, and, 0x80000000, 0x80000000, 0xffffffff)
+TEST_RR(8, and, 0x0, 0xffffffff, 0x8000000000000000)
+TEST_RR(9, and, 0x8000000000000000, 0x8000000000000000, 0xfffffffffffffff9)
+TEST_RR(10, and, 0x3, 0x3, 0x3f)
+TEST_RR(11, and, 0x0, 0x3f, 0x100000000)
+TEST_RR(12, and, 0x102400188888d8d0, 0xf56e001ca8cbd9db, 0x123456789abcdef0)
+TEST_RR(13, and, 0x0, 0x100000000, 0x8000000000000000)
+TEST_RR(14, and, 0x7fffffff, 0x7fffffff, 0x7fffffffffffffff)
+TEST_RR(15, and, 0x0, 0x7fffffff, 0x8000000000000000)
+TEST_RR(16, and, 0x0, 0x8000000000000000, 0x1)
+TEST_RR_SAME(17, and, 0x123456789abcdef0, 0x123456789abcdef0, 0xfffffffffffffff9)
+
+TEST_END

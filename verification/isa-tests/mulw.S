@@ -1,0 +1,24 @@
+# mulw: register-register, edge values and fixed random operands.
+#include "isa_test.h"
+
+TEST_BEGIN
+
+TEST_RR(1, mulw, 0x0, 0x0, 0x0)
+TEST_RR(2, mulw, 0x1, 0x1, 0x1)
+TEST_RR(3, mulw, 0xffffffffffffffff, 0xffffffffffffffff, 0x1)
+TEST_RR(4, mulw, 0x0, 0x8000000000000000, 0xffffffffffffffff)
+TEST_RR(5, mulw, 0xffffffffffffffff, 0x7fffffffffffffff, 0x1)
+TEST_RR(6, mulw, 0xffffffffffffffff, 0xffffffff, 0x1)
+TEST_RR(7, mulw, 0xffffffff80000000, 0x80000000, 0xffffffff)
+TEST_RR(8, mulw, 0xffffffffd0369cd0, 0x3, 0x123456789abcdef0)
+TEST_RR(9, mulw, 0x0, 0xffffffff80000000, 0x0)
+TEST_RR(10, mulw, 0x7e0, 0x20, 0x3f)
+TEST_RR(11, mulw, 0xffffffffffffffc0, 0xffffffff, 0x40)
+TEST_RR(12, mulw, 0xffffffffffffff27, 0xfffffffffffffff9, 0x1f)
+TEST_RR(13, mulw, 0x0, 0xffffffffffffffff, 0x0)
+TEST_RR(14, mulw, 0x0, 0x8000000000000000, 0xfedcba9876543210)
+TEST_RR(15, mulw, 0x5d, 0x3, 0x1f)
+TEST_RR(16, mulw, 0x7fffffc1, 0x3f, 0x7fffffff)
+TEST_RR_SAME(17, mulw, 0x5618cf00, 0x123456789abcdef0, 0xfedcba9876543210)
+
+TEST_END

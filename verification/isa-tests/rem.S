@@ -1,0 +1,24 @@
+# rem: register-register, edge values and fixed random operands.
+#include "isa_test.h"
+
+TEST_BEGIN
+
+TEST_RR(1, rem, 0x0, 0x0, 0x0)
+TEST_RR(2, rem, 0x0, 0x1, 0x1)
+TEST_RR(3, rem, 0x0, 0xffffffffffffffff, 0x1)
+TEST_RR(4, rem, 0x0, 0x8000000000000000, 0xffffffffffffffff)
+TEST_RR(5, rem, 0x0, 0x7fffffffffffffff, 0x1)
+TEST_RR(6, rem, 0x0, 0xffffffff, 0x1)
+TEST_RR(7, rem, 0x80000000, 0x80000000, 0xffffffff)
+TEST_RR(8, rem, 0x123456789, 0x123456789, 0x0)
+TEST_RR(9, rem, 0xffffffffffffffff, 0xffffffffffffffff, 0x0)
+TEST_RR(10, rem, 0x0, 0x80000000, 0xffffffffffffffff)
+TEST_RR(11, rem, 0x0, 0xffffffff80000000, 0xffffffffffffffff)
+TEST_RR(12, rem, 0xfffffffffffffffe, 0xffffffffffffffec, 0x6)
+TEST_RR(13, rem, 0x2, 0x14, 0xfffffffffffffffa)
+TEST_RR(14, rem, 0x80000000, 0x80000000, 0x5d7d71b7d07f3401)
+TEST_RR(15, rem, 0x0, 0x20, 0xffffffffffffffff)
+TEST_RR(16, rem, 0xfedcba9876543210, 0xfedcba9876543210, 0x8000000000000000)
+TEST_RR_SAME(17, rem, 0x0, 0x80000000, 0xffffffffffffffff)
+
+TEST_END

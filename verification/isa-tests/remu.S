@@ -1,0 +1,24 @@
+# remu: register-register, edge values and fixed random operands.
+#include "isa_test.h"
+
+TEST_BEGIN
+
+TEST_RR(1, remu, 0x0, 0x0, 0x0)
+TEST_RR(2, remu, 0x0, 0x1, 0x1)
+TEST_RR(3, remu, 0x0, 0xffffffffffffffff, 0x1)
+TEST_RR(4, remu, 0x8000000000000000, 0x8000000000000000, 0xffffffffffffffff)
+TEST_RR(5, remu, 0x0, 0x7fffffffffffffff, 0x1)
+TEST_RR(6, remu, 0x0, 0xffffffff, 0x1)
+TEST_RR(7, remu, 0x80000000, 0x80000000, 0xffffffff)
+TEST_RR(8, remu, 0x123456789, 0x123456789, 0x0)
+TEST_RR(9, remu, 0xffffffffffffffff, 0xffffffffffffffff, 0x0)
+TEST_RR(10, remu, 0x80000000, 0x80000000, 0xffffffffffffffff)
+TEST_RR(11, remu, 0xffffffff80000000, 0xffffffff80000000, 0xffffffffffffffff)
+TEST_RR(12, remu, 0x2, 0xffffffffffffffec, 0x6)
+TEST_RR(13, remu, 0x14, 0x14, 0xfffffffffffffffa)
+TEST_RR(14, remu, 0x0, 0xffffffff80000000, 0x40)
+TEST_RR(15, remu, 0x1, 0x1, 0xffffffff)
+TEST_RR(16, remu, 0x0, 0x80000000, 0x20)
+TEST_RR_SAME(17, remu, 0x80000000, 0x80000000, 0xffffffffffffffff)
+
+TEST_END

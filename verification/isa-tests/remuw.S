@@ -1,0 +1,24 @@
+# remuw: register-register, edge values and fixed random operands.
+#include "isa_test.h"
+
+TEST_BEGIN
+
+TEST_RR(1, remuw, 0x0, 0x0, 0x0)
+TEST_RR(2, remuw, 0x0, 0x1, 0x1)
+TEST_RR(3, remuw, 0x0, 0xffffffffffffffff, 0x1)
+TEST_RR(4, remuw, 0x0, 0x8000000000000000, 0xffffffffffffffff)
+TEST_RR(5, remuw, 0x0, 0x7fffffffffffffff, 0x1)
+TEST_RR(6, remuw, 0x0, 0xffffffff, 0x1)
+TEST_RR(7, remuw, 0xffffffff80000000, 0x80000000, 0xffffffff)
+TEST_RR(8, remuw, 0x23456789, 0x123456789, 0x0)
+TEST_RR(9, remuw, 0xffffffffffffffff, 0xffffffffffffffff, 0x0)
+TEST_RR(10, remuw, 0xffffffff80000000, 0x80000000, 0xffffffffffffffff)
+TEST_RR(11, remuw, 0xffffffff80000000, 0xffffffff80000000, 0xffffffffffffffff)
+TEST_RR(12, remuw, 0x2, 0xffffffffffffffec, 0x6)
+TEST_RR(13, remuw, 0x14, 0x14, 0xfffffffffffffffa)
+TEST_RR(14, remuw, 0x20, 0x20, 0x5995bf4d27e15732)
+TEST_RR(15, remuw, 0x1f, 0x3f, 0x20)
+TEST_RR(16, remuw, 0x2, 0xffffffff80000000, 0x3f)
+TEST_RR_SAME(17, remuw, 0xffffffff80000000, 0x80000000, 0xffffffffffffffff)
+
+TEST_END

@@ -1,0 +1,24 @@
+# sllw: register-register, edge values and fixed random operands.
+#include "isa_test.h"
+
+TEST_BEGIN
+
+TEST_RR(1, sllw, 0x0, 0x0, 0x0)
+TEST_RR(2, sllw, 0x2, 0x1, 0x1)
+TEST_RR(3, sllw, 0xfffffffffffffffe, 0xffffffffffffffff, 0x1)
+TEST_RR(4, sllw, 0x0, 0x8000000000000000, 0xffffffffffffffff)
+TEST_RR(5, sllw, 0xfffffffffffffffe, 0x7fffffffffffffff, 0x1)
+TEST_RR(6, sllw, 0xfffffffffffffffe, 0xffffffff, 0x1)
+TEST_RR(7, sllw, 0x0, 0x80000000, 0xffffffff)
+TEST_RR(8, sllw, 0xffffffff80000000, 0x3f, 0xffffffffffffffff)
+TEST_RR(9, sllw, 0x0, 0x100000000, 0x20)
+TEST_RR(10, sllw, 0x0, 0xffffffff80000000, 0xfedcba9876543210)
+TEST_RR(11, sllw, 0x3, 0x3, 0x8000000000000000)
+TEST_RR(12, sllw, 0xfffffffffff20000, 0xfffffffffffffff9, 0xa1ee51af76d7e251)
+TEST_RR(13, sllw, 0xffffffff80000000, 0x80000000, 0x20)
+TEST_RR(14, sllw, 0x1f, 0x1f, 0x0)
+TEST_RR(15, sllw, 0x0, 0x100000000, 0x3)
+TEST_RR(16, sllw, 0xffffffff80000000, 0xffffffff, 0x1f)
+TEST_RR_SAME(17, sllw, 0xffffffff80000000, 0x7fffffff, 0xffffffffffffffff)
+
+TEST_END

@@ -1,0 +1,31 @@
+# srliw: shift by constant amounts 0..31.
+#include "isa_test.h"
+
+TEST_BEGIN
+
+TEST_RI(1, srliw, 0x1, 0x8000000000000001, 0)
+TEST_RI(2, srliw, 0x76543210, 0xfedcba9876543210, 0)
+TEST_RI(3, srliw, 0xffffffff80000000, 0x80000000, 0)
+TEST_RI(4, srliw, 0x317156c1, 0xf6bf643e317156c1, 0)
+TEST_RI(5, srliw, 0x0, 0x8000000000000001, 1)
+TEST_RI(6, srliw, 0x3b2a1908, 0xfedcba9876543210, 1)
+TEST_RI(7, srliw, 0x40000000, 0x80000000, 1)
+TEST_RI(8, srliw, 0x49dc7872, 0xb767c8b93b8f0e4, 1)
+TEST_RI(9, srliw, 0x0, 0x8000000000000001, 4)
+TEST_RI(10, srliw, 0x7654321, 0xfedcba9876543210, 4)
+TEST_RI(11, srliw, 0x8000000, 0x80000000, 4)
+TEST_RI(12, srliw, 0x7ab12fa, 0xda235b287ab12fab, 4)
+TEST_RI(13, srliw, 0x0, 0x8000000000000001, 15)
+TEST_RI(14, srliw, 0xeca8, 0xfedcba9876543210, 15)
+TEST_RI(15, srliw, 0x10000, 0x80000000, 15)
+TEST_RI(16, srliw, 0x184ff, 0x9d01c543c27ffcbf, 15)
+TEST_RI(17, srliw, 0x0, 0x8000000000000001, 30)
+TEST_RI(18, srliw, 0x1, 0xfedcba9876543210, 30)
+TEST_RI(19, srliw, 0x2, 0x80000000, 30)
+TEST_RI(20, srliw, 0x0, 0x50ccb5f803db1506, 30)
+TEST_RI(21, srliw, 0x0, 0x8000000000000001, 31)
+TEST_RI(22, srliw, 0x0, 0xfedcba9876543210, 31)
+TEST_RI(23, srliw, 0x1, 0x80000000, 31)
+TEST_RI(24, srliw, 0x1, 0x6743e60dee97f970, 31)
+
+TEST_END

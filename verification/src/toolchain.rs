@@ -1,0 +1,112 @@
+//! Building bare-metal RV64 programs with Debian's `riscv64-unknown-elf-gcc` and picolibc,
+//! linked with the project's own start-up code, linker script and HTIF system calls
+//! (`verification/runtime/`). Later flows (accelerator programs, RTL co-simulation)
+//! build their test programs through here too.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The cross compiler driver.
+pub const GCC: &str = "riscv64-unknown-elf-gcc";
+
+/// Errors from building a program.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolchainError {
+    #[error("{GCC} not found on PATH (Debian package gcc-riscv64-unknown-elf; scripts/test installs it)")]
+    NotFound,
+    #[error("running {GCC}: {0}")]
+    Spawn(std::io::Error),
+    #[error("{GCC} failed building {output}:\n{stderr}")]
+    Failed { output: PathBuf, stderr: String },
+}
+
+/// What kind of program to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Assembly with its own `_start` and `tohost` (ISA tests, random programs): no C
+    /// library, no start-up code; may use the A extension.
+    BareAsm,
+    /// C with picolibc, the project's crt0 and HTIF system calls (`printf`, `exit`).
+    /// C code is compiled for rv64im (the picolibc multilib); assembly sources may use
+    /// the A extension.
+    C,
+}
+
+/// Build options.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub kind: Kind,
+    /// Optimisation flag, e.g. "-O2".
+    pub opt: String,
+    /// Extra flags passed to the driver (defines, include directories).
+    pub extra: Vec<String>,
+}
+
+impl BuildOptions {
+    pub fn new(kind: Kind) -> BuildOptions {
+        BuildOptions {
+            kind,
+            opt: "-O2".into(),
+            extra: Vec::new(),
+        }
+    }
+}
+
+/// `verification/runtime`: linker script, crt0, HTIF system calls, ISA-test macros.
+pub fn runtime_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime")
+}
+
+/// Whether the cross compiler is installed.
+pub fn available() -> bool {
+    Command::new(GCC).arg("--version").output().is_ok()
+}
+
+/// Compiles and links `sources` into the executable `output`.
+pub fn build_elf(
+    sources: &[PathBuf],
+    output: &Path,
+    opts: &BuildOptions,
+) -> Result<PathBuf, ToolchainError> {
+    let rt = runtime_dir();
+    let mut cmd = Command::new(GCC);
+    cmd.args(["-mabi=lp64", "-mcmodel=medany", "-static", "-nostartfiles"])
+        .arg(&opts.opt)
+        .arg(format!("-T{}", rt.join("link.ld").display()))
+        .arg(format!("-I{}", rt.display()))
+        // One RWX segment is what a bare-metal image is; the warning is noise.
+        .arg("-Wl,--no-warn-rwx-segments");
+    match opts.kind {
+        Kind::BareAsm => {
+            cmd.args(["-march=rv64ima_zicsr_zifencei", "-nostdlib"]);
+        }
+        Kind::C => {
+            // -march=rv64im selects picolibc's rv64im multilib; the assembler is told
+            // about A and Zicsr separately (crt0 and hand-written assembly need them).
+            cmd.args([
+                "--specs=picolibc.specs",
+                "-march=rv64im",
+                "-Wa,-march=rv64ima_zicsr_zifencei",
+            ])
+            .arg(rt.join("crt0.S"))
+            .arg(rt.join("htif.c"));
+        }
+    }
+    cmd.args(&opts.extra).args(sources).arg("-o").arg(output);
+    let out = cmd.output().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            ToolchainError::NotFound
+        } else {
+            ToolchainError::Spawn(e)
+        }
+    })?;
+    if !out.status.success() {
+        // Remove any partial output so that a failed build leaves nothing behind.
+        let _ = std::fs::remove_file(output);
+        return Err(ToolchainError::Failed {
+            output: output.to_path_buf(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
+    }
+    Ok(output.to_path_buf())
+}
