@@ -3,5 +3,6 @@
 pub mod elf;
 pub mod hdlfuzz;
 pub mod iss;
+pub mod randgen;
 pub mod spike;
 pub mod toolchain;
