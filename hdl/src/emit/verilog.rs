@@ -373,6 +373,24 @@ impl<'a> ModuleEmitter<'a> {
         }
     }
 
+    /// The amount of a shift of `value`. A literal amount at least the width becomes the
+    /// width, which shifts everything out all the same: Verilator rejects literal amounts
+    /// of 2^32 or more.
+    fn amount(&self, amount: NodeId, value: NodeId) -> String {
+        let width = self.m.body.nodes[value as usize].width;
+        match &self.m.body.nodes[amount as usize].op {
+            Op::Const(v) if self.temp_names[amount as usize].is_none() => {
+                let big = v.words()[1..].iter().any(|&w| w != 0) || v.to_u64() >= width as u64;
+                if big {
+                    format!("{}'d{width}", 32 - width.leading_zeros())
+                } else {
+                    literal(v)
+                }
+            }
+            _ => self.operand(amount),
+        }
+    }
+
     /// Bits `hi..=lo` of a named or constant node (Verilog cannot index a literal).
     fn part(&self, n: NodeId, hi: u32, lo: u32) -> String {
         match &self.m.body.nodes[n as usize].op {
@@ -425,19 +443,23 @@ impl<'a> ModuleEmitter<'a> {
                     format!("{} {sym} {}", o(a), o(c))
                 }
             }
-            Op::Shl(a, c) => format!("{} << {}", o(a), o(c)),
+            Op::Shl(a, c) => format!("{} << {}", o(a), self.amount(*c, *a)),
             Op::Shr {
                 arith: false,
                 value,
                 amount,
-            } => format!("{} >> {}", o(value), o(amount)),
+            } => format!("{} >> {}", o(value), self.amount(*amount, *value)),
             // A concatenation makes the signed shift self-determined: an unsigned outer
             // context would otherwise turn `>>>` into a logical shift.
             Op::Shr {
                 arith: true,
                 value,
                 amount,
-            } => format!("{{$signed({}) >>> {}}}", o(value), o(amount)),
+            } => format!(
+                "{{$signed({}) >>> {}}}",
+                o(value),
+                self.amount(*amount, *value)
+            ),
             Op::Slice { value, hi, lo } => match &b.nodes[*value as usize].op {
                 Op::Const(bits) => literal(&bits.slice(*hi, *lo)),
                 _ if hi == lo => format!("{}[{hi}]", o(value)),
