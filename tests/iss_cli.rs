@@ -1,0 +1,159 @@
+//! `accelgen iss`: exit codes, console output and `--log-commits` checked against Spike;
+//! the instruction limit; clear errors for bad input.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use verification::spike::{commit_lines, run_spike, spike_path};
+use verification::toolchain::{build_elf, BuildOptions, Kind};
+
+fn build(dir: &Path, name: &str, source: &str, kind: Kind) -> PathBuf {
+    let ext = if kind == Kind::C { "c" } else { "S" };
+    let src = dir.join(format!("{name}.{ext}"));
+    std::fs::write(&src, source).unwrap();
+    build_elf(
+        &[src],
+        &dir.join(format!("{name}.elf")),
+        &BuildOptions::new(kind),
+    )
+    .unwrap()
+}
+
+fn accelgen() -> Command {
+    Command::cargo_bin("accelgen").unwrap()
+}
+
+const HELLO: &str = r#"
+#include <stdio.h>
+int main(void) {
+    for (int i = 0; i < 3; i++)
+        printf("line %d of %s\n", i, "hello");
+    return 42;
+}
+"#;
+
+#[test]
+fn exit_code_and_console_match_spike() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build(dir.path(), "hello", HELLO, Kind::C);
+    let spike = run_spike(&spike_path().unwrap(), &elf).unwrap();
+    assert_eq!(spike.exit_code, 42, "the program returns 42");
+    let out = accelgen().arg("iss").arg(&elf).output().unwrap();
+    assert_eq!(out.status.code(), Some(42));
+    assert_eq!(out.stdout, spike.stdout);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "line 0 of hello\nline 1 of hello\nline 2 of hello\n"
+    );
+    assert!(out.stderr.is_empty(), "no log unless asked");
+}
+
+#[test]
+fn log_commits_goes_to_stderr_in_spike_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build(dir.path(), "hello", HELLO, Kind::C);
+    let spike = run_spike(&spike_path().unwrap(), &elf).unwrap();
+    let out = accelgen()
+        .args(["iss", "--log-commits"])
+        .arg(&elf)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(42));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    // Everything on stderr is a commit line, and apart from the reset ROM it is Spike's log.
+    assert!(stderr.lines().all(|l| l.starts_with("core   0: 3 0x")));
+    assert!(
+        stderr.starts_with("core   0: 3 0x0000000000001000 (0x00000297) x5  0x0000000000001000\n")
+    );
+    assert_eq!(commit_lines(&stderr), spike.log);
+}
+
+#[test]
+fn max_instret_stops_a_program_that_never_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "  .section .text.init\n  .globl _start\n_start:\n  j _start\n  .data\n  .globl tohost\ntohost: .dword 0\n";
+    let elf = build(dir.path(), "spin", src, Kind::BareAsm);
+    let out = accelgen()
+        .args(["iss", "--max-instret", "1000"])
+        .arg(&elf)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("instruction limit reached: 1000 instructions"),
+        "{err}"
+    );
+    // With the log on, exactly 1000 instructions are printed before the error.
+    let out = accelgen()
+        .args(["iss", "--log-commits", "--max-instret", "1000"])
+        .arg(&elf)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().filter(|l| l.starts_with("core")).count(), 1000);
+}
+
+fn expect_error(path: &Path, message: &str) {
+    let out = accelgen().arg("iss").arg(path).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(err.contains(message), "expected {message:?} in {err:?}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+
+    expect_error(&d.join("missing.elf"), "cannot read");
+
+    let text = d.join("text.elf");
+    std::fs::write(&text, "hello, not an ELF\n").unwrap();
+    expect_error(&text, "not an ELF file");
+
+    // The host's own executables are ELF files for another machine.
+    expect_error(Path::new("/bin/sh"), "ELF machine is 62, not RISC-V");
+
+    let good = build(d, "hello", HELLO, Kind::C);
+    let bytes = std::fs::read(&good).unwrap();
+    let truncated = d.join("truncated.elf");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    expect_error(&truncated, "truncated ELF file");
+    std::fs::write(&truncated, &bytes[..40]).unwrap();
+    expect_error(&truncated, "truncated ELF file: the ELF header");
+
+    let src = "  .section .text.init\n  .globl _start\n_start:\n  j _start\n";
+    let no_tohost = build(d, "notohost", src, Kind::BareAsm);
+    expect_error(&no_tohost, "no `tohost` symbol");
+
+    let rv32_src = d.join("rv32.S");
+    std::fs::write(&rv32_src, "  .globl _start\n_start:\n  j _start\n").unwrap();
+    let rv32 = d.join("rv32.elf");
+    let status = std::process::Command::new(verification::toolchain::GCC)
+        .args([
+            "-march=rv32i",
+            "-mabi=ilp32",
+            "-nostdlib",
+            "-nostartfiles",
+            "-o",
+        ])
+        .arg(&rv32)
+        .arg(&rv32_src)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    expect_error(&rv32, "not a 64-bit ELF file");
+
+    let object = d.join("obj.o");
+    let status = std::process::Command::new(verification::toolchain::GCC)
+        .args(["-march=rv64i", "-mabi=lp64", "-c", "-o"])
+        .arg(&object)
+        .arg(&rv32_src)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    expect_error(&object, "not an executable");
+}
