@@ -44,6 +44,7 @@ pub fn onehot_mux(sel: &Value, values: &[Value]) -> Value {
 /// `n`-bit one-hot decoding of `index` (all zero when `index >= n`).
 #[track_caller]
 pub fn onehot_decode(index: &Value, n: u32) -> Value {
+    let index = index.as_unsigned();
     let bits: Vec<Value> = (0..n)
         .rev()
         .map(|i| index.eq(&index.konst(Bits::from_u64(index.width(), i as u64))))

@@ -299,3 +299,34 @@ fn all_errors_are_reported_together() {
         ]
     );
 }
+
+#[test]
+fn memory_never_written() {
+    let mut m = ModuleBuilder::new("M");
+    let a = m.input("a", 2);
+    let y = m.output("y", 8);
+    let line = line!() + 1;
+    let mem = m.mem("rom", 4, 8, MemStyle::Inferred);
+    let rd = m.read(&mem, &a);
+    m.connect(&y, &rd);
+    assert_eq!(
+        only_error(m.finish()),
+        format!(
+            "{}: undriven at M.rom: memory `rom` is never written",
+            at(line)
+        )
+    );
+}
+
+#[test]
+fn onehot_decode_takes_a_signed_index() {
+    let mut m = ModuleBuilder::new("M");
+    let i = m.input("i", Ty::S(3));
+    let y = m.output("y", 4);
+    m.connect(&y, &hdl::helpers::onehot_decode(&i, 4));
+    let mut s = sim::Sim::new(&Design::new(&m.finish().unwrap()));
+    for (iv, expect) in [(0u64, 1u64), (3, 8), (5, 0)] {
+        s.poke_u64("i", iv).unwrap();
+        assert_eq!(s.peek_u64("y").unwrap(), expect);
+    }
+}

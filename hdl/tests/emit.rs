@@ -178,6 +178,7 @@ fn sram_memories_need_synchronous_reads() {
     let a = m.input("a", 4);
     let y = m.output("y", 8);
     let mem = m.mem("ram", 16, 8, MemStyle::Sram);
+    m.write(&mem, &a, &y);
     let line = line!() + 1;
     let rd = m.read(&mem, &a);
     m.connect(&y, &rd);
