@@ -93,8 +93,12 @@ fn isa_tests_match_spike() {
     run_all(tests.len(), |i, dir, spike| {
         let src = &tests[i];
         let elf = dir.join(src.file_stem().unwrap()).with_extension("elf");
-        build_elf(&[src.clone()], &elf, &BuildOptions::new(Kind::BareAsm))
-            .map_err(|e| e.to_string())?;
+        build_elf(
+            std::slice::from_ref(src),
+            &elf,
+            &BuildOptions::new(Kind::BareAsm),
+        )
+        .map_err(|e| e.to_string())?;
         compare(spike, &elf, true)
     });
 }
@@ -106,7 +110,8 @@ fn c_programs_match_spike() {
     run_all(programs.len(), |i, dir, spike| {
         let src = &programs[i];
         let elf = dir.join(src.file_stem().unwrap()).with_extension("elf");
-        build_elf(&[src.clone()], &elf, &BuildOptions::new(Kind::C)).map_err(|e| e.to_string())?;
+        build_elf(std::slice::from_ref(src), &elf, &BuildOptions::new(Kind::C))
+            .map_err(|e| e.to_string())?;
         compare(spike, &elf, true)
     });
 }
@@ -124,8 +129,12 @@ fn random_programs_match_spike() {
         std::fs::write(&src, verification::randgen::generate(seed, 300))
             .map_err(|e| e.to_string())?;
         let elf = src.with_extension("elf");
-        build_elf(&[src.clone()], &elf, &BuildOptions::new(Kind::BareAsm))
-            .map_err(|e| e.to_string())?;
+        build_elf(
+            std::slice::from_ref(&src),
+            &elf,
+            &BuildOptions::new(Kind::BareAsm),
+        )
+        .map_err(|e| e.to_string())?;
         // Random programs exit with 0 by construction; the logs carry the comparison.
         let r = compare(spike, &elf, true).map_err(|e| format!("seed {seed}: {e}"));
         if r.is_ok() {

@@ -59,7 +59,7 @@ impl Rng {
     }
 
     fn reg(&mut self) -> &'static str {
-        *self.pick(&POOL)
+        POOL[self.below(POOL.len() as u64) as usize]
     }
 
     /// A source register: occasionally x0.

@@ -312,13 +312,11 @@ impl Iss {
             self.csrs.write(csr, v, self.retired)?;
         }
         self.set_x::<LOG>(c, rd, old);
-        if LOG {
-            if new.is_some() {
-                // The log shows the value as read back after the write (WARL fields
-                // legalised); counters read back what the next instruction will see.
-                let back = self.csrs.read(csr, self.retired + 1, self.time)?;
-                c.csr = Some((csr, back));
-            }
+        if LOG && new.is_some() {
+            // The log shows the value as read back after the write (WARL fields
+            // legalised); counters read back what the next instruction will see.
+            let back = self.csrs.read(csr, self.retired + 1, self.time)?;
+            c.csr = Some((csr, back));
         }
         Ok(())
     }
