@@ -4,5 +4,6 @@ pub mod elf;
 pub mod hdlfuzz;
 pub mod iss;
 pub mod randgen;
+pub mod rng;
 pub mod spike;
 pub mod toolchain;

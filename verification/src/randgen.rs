@@ -7,6 +7,7 @@
 //! reserved counter. Memory accesses stay inside a 4 KiB data block addressed from a
 //! reserved base register; traps go to a handler that skips the faulting instruction.
 
+use crate::rng::Rng;
 use std::fmt::Write;
 
 /// Reserved registers: the data-block base, the loop counter and the trap handler's
@@ -33,31 +34,7 @@ const CORNERS: [u64; 10] = [
     2,
 ];
 
-/// SplitMix64: small, fast and good enough to drive instruction selection.
-pub struct Rng(u64);
-
 impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..n (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-
     fn reg(&mut self) -> &'static str {
         POOL[self.below(POOL.len() as u64) as usize]
     }

@@ -1,49 +1,10 @@
-//! A small seedable RNG (SplitMix64). Hand-written rather than taken from `rand` so that a
-//! (seed, index) pair names the same circuit forever, whatever crate versions are in use.
+//! Random hardware values for the fuzzer, on the shared RNG.
 
 use hdl::Bits;
 
-pub struct Rng(u64);
-
-/// Mixes two words into a seed for an independent stream.
-pub fn mix(a: u64, b: u64) -> u64 {
-    let mut r = Rng(a ^ b.rotate_left(32) ^ 0x5851_f42d_4c95_7f2d);
-    r.next_u64();
-    r.next_u64() ^ b
-}
+pub use crate::rng::{mix, Rng};
 
 impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: u32, hi: u32) -> u32 {
-        lo + self.below((hi - lo) as u64 + 1) as u32
-    }
-
-    /// True with probability `percent`/100.
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-
-    pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.below(xs.len() as u64) as usize]
-    }
-
     /// A random value biased towards the corner cases that break arithmetic: zero, all
     /// ones, one, the sign bit alone, and small numbers.
     pub fn bits(&mut self, width: u32) -> Bits {
