@@ -14,6 +14,15 @@ fn only_error(r: Result<std::rc::Rc<Module>, HdlErrors>) -> String {
     }
 }
 
+/// Module `C`: a 2-bit input `i` wired combinationally to output `o`.
+fn wire_through() -> std::rc::Rc<Module> {
+    let mut c = ModuleBuilder::new("C");
+    let ci = c.input("i", 2);
+    let co = c.output("o", 2);
+    c.connect(&co, &!&ci);
+    c.finish().unwrap()
+}
+
 fn at(line: u32) -> String {
     format!("{}:{line}", file!())
 }
@@ -149,11 +158,7 @@ fn driving_an_input_is_a_multiple_driver() {
 
 #[test]
 fn driving_an_instance_output_is_a_multiple_driver() {
-    let mut c = ModuleBuilder::new("C");
-    let ci = c.input("i", 2);
-    let co = c.output("o", 2);
-    c.connect(&co, &ci);
-    let child = c.finish().unwrap();
+    let child = wire_through();
     let mut m = ModuleBuilder::new("M");
     let a = m.input("a", 2);
     let u = m.instance("u", &child);
@@ -192,11 +197,7 @@ fn combinational_loop_in_a_module() {
 
 #[test]
 fn combinational_loop_through_a_submodule() {
-    let mut c = ModuleBuilder::new("C");
-    let ci = c.input("i", 2);
-    let co = c.output("o", 2);
-    c.connect(&co, &!&ci);
-    let child = c.finish().unwrap();
+    let child = wire_through();
     let mut m = ModuleBuilder::new("M");
     let y = m.output("y", 2);
     let line = line!() + 1;
@@ -232,11 +233,7 @@ fn a_register_breaks_a_loop() {
 
 #[test]
 fn unconnected_instance_input() {
-    let mut c = ModuleBuilder::new("C");
-    let ci = c.input("i", 2);
-    let co = c.output("o", 2);
-    c.connect(&co, &ci);
-    let child = c.finish().unwrap();
+    let child = wire_through();
     let mut m = ModuleBuilder::new("M");
     let y = m.output("y", 2);
     let line = line!() + 1;
