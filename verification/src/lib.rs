@@ -6,4 +6,5 @@ pub mod iss;
 pub mod randgen;
 pub mod rng;
 pub mod spike;
+pub mod tb;
 pub mod toolchain;

@@ -11,7 +11,7 @@ use super::csr;
 use std::io::{self, Write};
 
 /// What one retired instruction changed, as far as the commit log reports it.
-#[derive(Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Commit {
     pub pc: u64,
     pub insn: u32,

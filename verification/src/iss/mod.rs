@@ -80,6 +80,17 @@ pub enum Stop {
     InstretLimit,
 }
 
+/// What one call of [`Iss::step_one`] did.
+#[derive(Debug, Clone, Copy)]
+pub enum Step {
+    /// An instruction retired with these effects.
+    Retired(Commit),
+    /// The instruction at the old pc trapped; `pc` is now the trap handler.
+    Trapped { cause: u64, tval: u64 },
+    /// The program exited through HTIF with this code (seen at a chunk boundary).
+    Exited(u64),
+}
+
 /// One hart with its memory, CSRs, HTIF host and optional RoCC accelerator.
 pub struct Iss {
     pub x: [u64; 32],
@@ -91,6 +102,8 @@ pub struct Iss {
     retired: u64,
     time: u64,
     reservation: Option<u64>,
+    /// Instructions left in the chunk `step_one` is in; 0 when the next step starts a chunk.
+    chunk_left: u64,
 }
 
 impl Iss {
@@ -123,6 +136,7 @@ impl Iss {
             retired: 0,
             time: 0,
             reservation: None,
+            chunk_left: 0,
         })
     }
 
@@ -147,6 +161,39 @@ impl Iss {
             Some(out) => self.run_inner::<true>(max_instret, out),
             None => self.run_inner::<false>(max_instret, &mut io::sink()),
         }
+    }
+
+    /// Executes one instruction (or takes one trap), for co-simulation in lockstep.
+    ///
+    /// Keeps the same chunk schedule as an uninterrupted `run` (HTIF polled, timer
+    /// advanced and reservation dropped every [`CHUNK`] instructions or after a trap), so
+    /// stepping gives exactly the commit stream `run` logs. A `run` after some steps
+    /// starts a fresh chunk.
+    pub fn step_one(&mut self) -> Result<Step, IssError> {
+        if self.chunk_left == 0 {
+            if let Some(code) = self.htif.poll(&mut self.mem)? {
+                return Ok(Step::Exited(code));
+            }
+            self.chunk_left = CHUNK;
+        }
+        let mut commit = Commit::default();
+        let outcome = match self.step::<true>(&mut commit) {
+            Ok(()) => {
+                self.retired += 1;
+                self.chunk_left -= 1;
+                Step::Retired(commit)
+            }
+            Err(Event::Trap { cause, tval }) => {
+                self.pc = self.csrs.enter_trap(self.pc, cause, tval);
+                self.chunk_left = 0;
+                Step::Trapped { cause, tval }
+            }
+        };
+        if self.chunk_left == 0 {
+            self.reservation = None;
+            self.time += TICKS_PER_CHUNK;
+        }
+        Ok(outcome)
     }
 
     fn run_inner<const LOG: bool>(
