@@ -188,11 +188,11 @@ impl fmt::Display for Divergence {
             "lockstep divergence at cycle {}, record {}: pc {:#018x} insn {:#010x}",
             self.cycle, self.index, self.expected.pc, self.expected.insn
         )?;
-        writeln!(f, "  {:<9} {:<20} {:<20}", "field", "expected", "actual")?;
+        writeln!(f, "  {:<9} {:<20} actual", "field", "expected")?;
         for m in &self.mismatches {
             writeln!(
                 f,
-                "  {:<9} {:<#20x} {:<#20x}",
+                "  {:<9} {:<#20x} {:#x}",
                 m.field.to_string(),
                 m.expected,
                 m.actual
@@ -659,8 +659,8 @@ mod tests {
             lines[..5],
             [
                 "lockstep divergence at cycle 99, record 35: pc 0x000000000000108c insn 0x00000013",
-                "  field     expected             actual              ",
-                "  value     0x31a4               0x31a5              ",
+                "  field     expected             actual",
+                "  value     0x31a4               0x31a5",
                 "  expected: pc 0x000000000000108c insn 0x00000013 x5=0x31a4",
                 "  actual:   pc 0x000000000000108c insn 0x00000013 x5=0x31a5",
             ]
