@@ -5,6 +5,8 @@ pub mod hdlfuzz;
 pub mod iss;
 pub mod randgen;
 pub mod rng;
+pub mod simulator;
 pub mod spike;
 pub mod tb;
 pub mod toolchain;
+pub mod verilator;

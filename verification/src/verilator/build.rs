@@ -1,0 +1,246 @@
+//! Building a model's shared library with Verilator, and the build cache.
+
+use super::source::{Source, TOP};
+use super::{Error, Options, TraceFormat};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// The library's file name inside a cache entry.
+pub const LIBRARY: &str = "libmodel.so";
+
+/// Only the shim's functions are exported: Verilator's runtime is linked into every model,
+/// and models loaded side by side must each keep their own.
+const EXPORTS: &str = "{ global: model_*; local: *; };\n";
+
+/// A cache entry holding a built library.
+pub struct Built {
+    pub dir: PathBuf,
+    /// Whether it was already in the cache.
+    pub cached: bool,
+    /// Seconds spent verilating and compiling (0 when cached).
+    pub seconds: f64,
+}
+
+/// Where models are cached when `Options::cache_dir` is not set: `$ACCELGEN_CACHE`, else
+/// `verilator-cache/` in the Cargo target directory that holds the running executable
+/// (found by Cargo's `CACHEDIR.TAG`), else the system temporary directory.
+pub fn cache_root() -> PathBuf {
+    if let Some(dir) = std::env::var_os("ACCELGEN_CACHE").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| {
+            exe.ancestors()
+                .find(|d| d.join("CACHEDIR.TAG").is_file())
+                .map(|d| d.join("verilator-cache"))
+        })
+        .unwrap_or_else(|| std::env::temp_dir().join("accelgen-verilator-cache"))
+}
+
+/// `verilator --version`, once per executable path.
+fn version(verilator: &Path) -> Result<String, Error> {
+    static VERSIONS: Mutex<Option<HashMap<PathBuf, String>>> = Mutex::new(None);
+    let mut versions = VERSIONS.lock().unwrap_or_else(|e| e.into_inner());
+    let versions = versions.get_or_insert_with(HashMap::new);
+    if let Some(v) = versions.get(verilator) {
+        return Ok(v.clone());
+    }
+    let out = Command::new(verilator)
+        .arg("--version")
+        .output()
+        .map_err(|source| Error::NotFound {
+            program: verilator.display().to_string(),
+            source,
+        })?;
+    if !out.status.success() {
+        return Err(Error::Build {
+            status: out.status.to_string(),
+            log: log_text(&out.stdout, &out.stderr),
+        });
+    }
+    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    versions.insert(verilator.to_path_buf(), v.clone());
+    Ok(v)
+}
+
+/// The options that change the library (not where or how fast it is built).
+fn key_options(opts: &Options) -> String {
+    format!(
+        "verilator {} c++ {} threads {} trace {:?}",
+        opts.verilator_opt.flag(),
+        opts.cxx_opt.flag(),
+        opts.threads,
+        opts.trace
+    )
+}
+
+fn cache_key(version: &str, opts: &Options, src: &Source) -> String {
+    let mut h = Sha256::new();
+    for part in [
+        "accelgen verilator model",
+        version,
+        &key_options(opts),
+        &src.shim,
+        &src.verilog,
+    ] {
+        // Length-prefixed, so that no two different inputs hash the same text.
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn validate(opts: &Options) -> Result<(), Error> {
+    if opts.threads == 0 {
+        return Err(Error::InvalidOption("threads must be at least 1".into()));
+    }
+    if opts.jobs == 0 {
+        return Err(Error::InvalidOption("jobs must be at least 1".into()));
+    }
+    Ok(())
+}
+
+/// The cached library for `src`, built first if it is not in the cache.
+pub fn build(src: &Source, opts: &Options) -> Result<Built, Error> {
+    validate(opts)?;
+    let version = version(&opts.verilator)?;
+    let root = opts.cache_dir.clone().unwrap_or_else(cache_root);
+    let dir = root.join(cache_key(&version, opts, src));
+    if dir.join(LIBRARY).is_file() {
+        return Ok(Built {
+            dir,
+            cached: true,
+            seconds: 0.0,
+        });
+    }
+    let start = Instant::now();
+    fs::create_dir_all(&root).map_err(Error::io(format!(
+        "cannot create the model cache {}",
+        root.display()
+    )))?;
+    // Inside the cache, so that the final rename stays on one file system.
+    let work = tempfile::Builder::new()
+        .prefix(".build-")
+        .tempdir_in(&root)
+        .map_err(Error::io(format!(
+            "cannot create a build directory in {}",
+            root.display()
+        )))?;
+    let w = work.path();
+    let write = |name: &str, text: &str| {
+        fs::write(w.join(name), text).map_err(Error::io(format!("cannot write {name}")))
+    };
+    write("model.v", &src.verilog)?;
+    write("shim.cpp", &src.shim)?;
+    write("exports.map", EXPORTS)?;
+    let out = verilate(opts)
+        .current_dir(w)
+        .output()
+        .map_err(|source| Error::NotFound {
+            program: opts.verilator.display().to_string(),
+            source,
+        })?;
+    let log = log_text(&out.stdout, &out.stderr);
+    let built = w.join("obj").join(LIBRARY);
+    if !out.status.success() || !built.is_file() {
+        return Err(Error::Build {
+            status: out.status.to_string(),
+            log,
+        });
+    }
+    // The entry keeps the library and what explains it; the objects are dropped.
+    let entry = w.join("entry");
+    let entry_err = Error::io("cannot assemble the cache entry");
+    (|| {
+        fs::create_dir(&entry)?;
+        fs::rename(&built, entry.join(LIBRARY))?;
+        fs::rename(w.join("model.v"), entry.join("model.v"))?;
+        fs::rename(w.join("shim.cpp"), entry.join("shim.cpp"))?;
+        fs::write(entry.join("build.log"), &log)
+    })()
+    .map_err(entry_err)?;
+    match fs::rename(&entry, &dir) {
+        Ok(()) => {}
+        // Another builder won the race: its entry is as good as ours.
+        Err(_) if dir.join(LIBRARY).is_file() => {}
+        Err(e) => {
+            return Err(Error::Io {
+                context: format!("cannot move the built model to {}", dir.display()),
+                source: e,
+            })
+        }
+    }
+    Ok(Built {
+        dir,
+        cached: false,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// The Verilator command that builds `obj/libmodel.so` from `model.v` and `shim.cpp`.
+pub fn verilate(opts: &Options) -> Command {
+    let cxx = opts.cxx_opt.flag();
+    let mut cmd = Command::new(&opts.verilator);
+    cmd.args(["--cc", "--exe", "--build", "-Mdir", "obj", "-o", LIBRARY])
+        .args(["--top-module", TOP])
+        .args(args(opts))
+        // Position-independent, with everything but the shim hidden (see EXPORTS).
+        .args(["-CFLAGS", "-fPIC -fvisibility=hidden"])
+        .args(["-LDFLAGS", "-shared -Wl,--version-script=../exports.map"])
+        .args(["-MAKEFLAGS"])
+        .arg(format!("OPT_FAST={cxx} OPT_SLOW={cxx} OPT_GLOBAL={cxx}"))
+        .args(["model.v", "shim.cpp"]);
+    cmd
+}
+
+/// Verilator's options for the model itself, shared by anything that must build the same
+/// model (a benchmark's plain C++ main, say).
+pub fn args(opts: &Options) -> Vec<String> {
+    let mut a: Vec<String> = vec![
+        opts.verilator_opt.flag().into(),
+        "--threads".into(),
+        opts.threads.to_string(),
+        "-j".into(),
+        opts.jobs.to_string(),
+        // Warnings stay in the log; the emitter's output is linted elsewhere.
+        "-Wno-fatal".into(),
+        // All state starts at zero, as in the IR simulator.
+        "--x-initial".into(),
+        "0".into(),
+    ];
+    match opts.trace {
+        Some(TraceFormat::Vcd) => a.push("--trace".into()),
+        Some(TraceFormat::Fst) => a.push("--trace-fst".into()),
+        None => {}
+    }
+    a
+}
+
+/// Verilator's output; long logs keep their beginning and end.
+fn log_text(stdout: &[u8], stderr: &[u8]) -> String {
+    const KEEP: usize = 150;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(stdout),
+        String::from_utf8_lossy(stderr)
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= 2 * KEEP {
+        return text;
+    }
+    format!(
+        "{}\n[... {} lines ...]\n{}",
+        lines[..KEEP].join("\n"),
+        lines.len() - 2 * KEEP,
+        lines[lines.len() - KEEP..].join("\n")
+    )
+}

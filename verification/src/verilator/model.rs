@@ -1,0 +1,324 @@
+//! A loaded model and the API that drives it.
+
+use super::build::{self, LIBRARY};
+use super::source::{self, ABI_VERSION};
+use super::{Error, Interface, Options, Part, PortSpec};
+use hdl::bits::words_for;
+use hdl::{Bits, Design, Dir};
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void, CString};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The shim's functions (see `templates/verilator_shim.cpp`).
+#[derive(Clone, Copy)]
+struct Abi {
+    new: unsafe extern "C" fn() -> *mut c_void,
+    free: unsafe extern "C" fn(*mut c_void),
+    set_input: unsafe extern "C" fn(*mut c_void, u32, *const u64),
+    get_output: unsafe extern "C" fn(*mut c_void, u32, *mut u64),
+    eval: unsafe extern "C" fn(*mut c_void),
+    step: unsafe extern "C" fn(*mut c_void, u64),
+    trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> i32,
+    trace_close: unsafe extern "C" fn(*mut c_void),
+}
+
+/// Loads a model library once per process and keeps it loaded: unloading Verilator's
+/// runtime while its thread-local state may still be referenced is not safe, and a
+/// process loads few distinct models.
+fn load(dir: &Path, ports: &[PortSpec]) -> Result<Abi, Error> {
+    static LOADED: Mutex<Option<HashMap<PathBuf, Abi>>> = Mutex::new(None);
+    let path = dir.join(LIBRARY);
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    let loaded = loaded.get_or_insert_with(HashMap::new);
+    if let Some(abi) = loaded.get(&path) {
+        return Ok(*abi);
+    }
+    let load_err = |e: libloading::Error| Error::Load {
+        path: path.clone(),
+        message: e.to_string(),
+    };
+    // SAFETY: the library is one this module built from its own shim; loading runs only
+    // the static constructors of Verilator's runtime and the model.
+    let lib = unsafe { libloading::Library::new(&path) }.map_err(load_err)?;
+    let lib: &'static libloading::Library = Box::leak(Box::new(lib));
+    // SAFETY (every `get`): the symbol types are those the shim template declares; the ABI
+    // version, checked first, guards against libraries from other shim versions.
+    macro_rules! sym {
+        ($name:literal) => {
+            *unsafe { lib.get($name) }.map_err(load_err)?
+        };
+    }
+    let abi_version: unsafe extern "C" fn() -> u32 = sym!(b"model_abi_version\0");
+    let port_count: unsafe extern "C" fn() -> u32 = sym!(b"model_port_count\0");
+    let port_width: unsafe extern "C" fn(u32) -> u32 = sym!(b"model_port_width\0");
+    let mismatch = |message: String| Error::Mismatch {
+        path: path.clone(),
+        message,
+    };
+    // SAFETY: these take no pointers and only read constants.
+    let version = unsafe { abi_version() };
+    if version != ABI_VERSION {
+        return Err(mismatch(format!(
+            "ABI version {version}, expected {ABI_VERSION}"
+        )));
+    }
+    let count = unsafe { port_count() } as usize;
+    if count != ports.len() {
+        return Err(mismatch(format!("{count} ports, expected {}", ports.len())));
+    }
+    for (i, p) in ports.iter().enumerate() {
+        let w = unsafe { port_width(i as u32) };
+        if w != p.width {
+            return Err(mismatch(format!(
+                "port {} is {w} bits, expected {}",
+                p.name, p.width
+            )));
+        }
+    }
+    let abi = Abi {
+        new: sym!(b"model_new\0"),
+        free: sym!(b"model_free\0"),
+        set_input: sym!(b"model_set_input\0"),
+        get_output: sym!(b"model_get_output\0"),
+        eval: sym!(b"model_eval\0"),
+        step: sym!(b"model_step\0"),
+        trace_open: sym!(b"model_trace_open\0"),
+        trace_close: sym!(b"model_trace_close\0"),
+    };
+    loaded.insert(path, abi);
+    Ok(abi)
+}
+
+/// A port of a model, resolved once for repeated pokes and peeks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PortId(u32);
+
+/// How the model's library was obtained.
+#[derive(Clone, Debug)]
+pub struct BuildInfo {
+    /// The cache entry: the library, the Verilog and shim it was built from, and
+    /// Verilator's log.
+    pub dir: PathBuf,
+    /// Whether the library was already in the cache.
+    pub cached: bool,
+    /// Seconds spent verilating and compiling (0 when cached).
+    pub seconds: f64,
+}
+
+/// A Verilator model in this process. Semantics match `hdl::sim::Sim`: poked inputs
+/// settle combinationally before a peek, `step` is one rising clock edge, all state starts
+/// at zero and `reset` is an ordinary input.
+pub struct Model {
+    abi: Abi,
+    handle: *mut c_void,
+    ports: Vec<PortSpec>,
+    by_name: HashMap<String, u32>,
+    info: BuildInfo,
+    cycle: u64,
+    /// Limbs of the widest port, reused by every poke and peek.
+    scratch: Vec<u64>,
+}
+
+impl Model {
+    /// Builds (or takes from the cache) and loads a model of `parts` side by side.
+    pub fn build(parts: &[Part], opts: &Options) -> Result<Model, Error> {
+        let src = source::generate(parts, opts.trace)?;
+        let built = build::build(&src, opts)?;
+        let abi = load(&built.dir, &src.ports)?;
+        // SAFETY: `new` takes nothing and returns an owned model or null.
+        let handle = unsafe { (abi.new)() };
+        if handle.is_null() {
+            return Err(Error::Create);
+        }
+        let by_name = src
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.clone(), i as u32))
+            .collect();
+        let widest = src.ports.iter().map(|p| p.width).max().unwrap_or(1);
+        Ok(Model {
+            abi,
+            handle,
+            by_name,
+            info: BuildInfo {
+                dir: built.dir,
+                cached: built.cached,
+                seconds: built.seconds,
+            },
+            cycle: 0,
+            scratch: vec![0; words_for(widest)],
+            ports: src.ports,
+        })
+    }
+
+    /// A model of an elaborated design, its ports named as on its top module.
+    pub fn of_design(design: &Design, opts: &Options) -> Result<Model, Error> {
+        let emitted = hdl::emit::emit(
+            design,
+            &hdl::emit::EmitOptions {
+                sim_mem_init: true,
+                ..Default::default()
+            },
+        );
+        let verilog = emitted.single_file();
+        Model::build(
+            &[Part {
+                verilog: &verilog,
+                interface: Interface::of(design.top()),
+                prefix: String::new(),
+            }],
+            opts,
+        )
+    }
+
+    pub fn build_info(&self) -> &BuildInfo {
+        &self.info
+    }
+
+    /// Every port but the clock, in order.
+    pub fn ports(&self) -> &[PortSpec] {
+        &self.ports
+    }
+
+    pub fn port(&self, name: &str) -> Result<PortId, Error> {
+        self.by_name
+            .get(name)
+            .map(|&i| PortId(i))
+            .ok_or_else(|| Error::NoPort(name.to_string()))
+    }
+
+    /// Rising clock edges so far.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// The input `id`, checked to belong to this model.
+    fn input(&self, id: PortId) -> Result<&PortSpec, Error> {
+        let p = self.checked(id)?;
+        if p.dir != Dir::In {
+            return Err(Error::NotAnInput(p.name.clone()));
+        }
+        Ok(p)
+    }
+
+    pub fn poke_id(&mut self, id: PortId, value: &Bits) -> Result<(), Error> {
+        let p = self.input(id)?;
+        if value.width() > p.width && !value.slice(value.width() - 1, p.width).is_zero() {
+            return Err(Error::TooWide {
+                port: p.name.clone(),
+                width: p.width,
+                value: value.to_string(),
+            });
+        }
+        let n = words_for(p.width);
+        for (i, s) in self.scratch[..n].iter_mut().enumerate() {
+            *s = value.words().get(i).copied().unwrap_or(0);
+        }
+        // SAFETY: `id` indexes an input whose limbs are in `scratch`.
+        unsafe { (self.abi.set_input)(self.handle, id.0, self.scratch.as_ptr()) };
+        Ok(())
+    }
+
+    /// As `poke_id`, without building a `Bits` (the fast path for narrow ports).
+    pub fn poke_id_u64(&mut self, id: PortId, value: u64) -> Result<(), Error> {
+        let p = self.input(id)?;
+        if p.width < 64 && value >> p.width != 0 {
+            return Err(Error::TooWide {
+                port: p.name.clone(),
+                width: p.width,
+                value: Bits::from_u64(64, value).to_string(),
+            });
+        }
+        let n = words_for(p.width);
+        self.scratch[..n].fill(0);
+        self.scratch[0] = value;
+        // SAFETY: as in `poke_id`.
+        unsafe { (self.abi.set_input)(self.handle, id.0, self.scratch.as_ptr()) };
+        Ok(())
+    }
+
+    pub fn peek_id(&mut self, id: PortId) -> Result<Bits, Error> {
+        let width = self.checked(id)?.width;
+        // SAFETY: `scratch` has room for the port's limbs.
+        unsafe { (self.abi.get_output)(self.handle, id.0, self.scratch.as_mut_ptr()) };
+        Ok(Bits::from_words(width, &self.scratch[..words_for(width)]))
+    }
+
+    /// The low 64 bits of a port.
+    pub fn peek_id_u64(&mut self, id: PortId) -> Result<u64, Error> {
+        self.checked(id)?;
+        // SAFETY: as in `peek_id`.
+        unsafe { (self.abi.get_output)(self.handle, id.0, self.scratch.as_mut_ptr()) };
+        Ok(self.scratch[0])
+    }
+
+    /// The port `id`, checked to belong to this model.
+    fn checked(&self, id: PortId) -> Result<&PortSpec, Error> {
+        self.ports
+            .get(id.0 as usize)
+            .ok_or_else(|| Error::NoPort(format!("#{}", id.0)))
+    }
+
+    pub fn poke(&mut self, port: &str, value: &Bits) -> Result<(), Error> {
+        self.poke_id(self.port(port)?, value)
+    }
+
+    pub fn poke_u64(&mut self, port: &str, value: u64) -> Result<(), Error> {
+        self.poke_id_u64(self.port(port)?, value)
+    }
+
+    pub fn peek(&mut self, port: &str) -> Result<Bits, Error> {
+        self.peek_id(self.port(port)?)
+    }
+
+    pub fn peek_u64(&mut self, port: &str) -> Result<u64, Error> {
+        self.peek_id_u64(self.port(port)?)
+    }
+
+    /// Settles combinational logic after pokes (peeks do this themselves).
+    pub fn eval(&mut self) {
+        // SAFETY: `handle` is a live model.
+        unsafe { (self.abi.eval)(self.handle) }
+    }
+
+    /// One rising clock edge.
+    pub fn step(&mut self) {
+        self.step_n(1);
+    }
+
+    /// `cycles` rising clock edges with the inputs unchanged.
+    pub fn step_n(&mut self, cycles: u64) {
+        // SAFETY: `handle` is a live model.
+        unsafe { (self.abi.step)(self.handle, cycles) };
+        self.cycle += cycles;
+    }
+
+    /// Writes a waveform of every signal to `path` from now on, sampled before each clock
+    /// edge (time 2 x cycle, as the IR simulator's) and after it, until `close_trace` or
+    /// drop. The format is the one the model was built with (`Options::trace`).
+    pub fn trace(&mut self, path: &Path) -> Result<(), Error> {
+        let c = CString::new(path.as_os_str().as_encoded_bytes())
+            .map_err(|_| Error::TraceOpen(path.to_path_buf()))?;
+        // SAFETY: `c` is a NUL-terminated path that outlives the call.
+        match unsafe { (self.abi.trace_open)(self.handle, c.as_ptr()) } {
+            0 => Ok(()),
+            1 => Err(Error::TraceNotBuilt),
+            _ => Err(Error::TraceOpen(path.to_path_buf())),
+        }
+    }
+
+    /// Writes the final sample and closes the waveform, if one is open.
+    pub fn close_trace(&mut self) {
+        // SAFETY: `handle` is a live model.
+        unsafe { (self.abi.trace_close)(self.handle) }
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // SAFETY: `handle` came from `new` and is freed once.
+        unsafe { (self.abi.free)(self.handle) }
+    }
+}
