@@ -225,7 +225,7 @@ fn simulate(
     let external: Vec<SimKind> = kinds
         .iter()
         .copied()
-        .filter(|&k| k != SimKind::Ir)
+        .filter(|&k| k != SimKind::Ir && k != SimKind::VerilatorLib)
         .collect();
     if !jobs.is_empty() && (lint || !external.is_empty()) {
         let batch = tempfile::tempdir()
@@ -258,6 +258,18 @@ fn simulate(
                     }
                 }
             }
+        }
+    }
+    if kinds.contains(&SimKind::VerilatorLib) && !jobs.is_empty() {
+        match sims::run_in_process(&jobs) {
+            Ok(traces) => {
+                for (o, t) in out.iter_mut().zip(traces) {
+                    o.insert(SimKind::VerilatorLib, t);
+                }
+            }
+            Err(e) => out.iter_mut().for_each(|o| {
+                o.insert(SimKind::VerilatorLib, Err(e.clone()));
+            }),
         }
     }
     if kinds.contains(&SimKind::Ir) {

@@ -1,5 +1,6 @@
 //! Running circuits: the IR simulator in process, Icarus and Verilator on a batch of many
-//! circuits at once (one testbench, one build), plus the lint checks of the batch.
+//! circuits at once (one testbench, one build), plus the lint checks of the batch; or the
+//! batch as one in-process Verilator model (`crate::verilator`), the circuits side by side.
 
 use super::rng::{mix, Rng};
 use super::spec::ModuleSpec;
@@ -15,6 +16,8 @@ pub enum SimKind {
     Ir,
     Icarus,
     Verilator,
+    /// Verilator through the in-process harness, `crate::verilator`.
+    VerilatorLib,
 }
 
 impl fmt::Display for SimKind {
@@ -23,6 +26,7 @@ impl fmt::Display for SimKind {
             SimKind::Ir => "hdl-sim",
             SimKind::Icarus => "icarus",
             SimKind::Verilator => "verilator",
+            SimKind::VerilatorLib => "verilator-lib",
         })
     }
 }
@@ -129,6 +133,99 @@ pub fn run_ir(design: &Design, dut: &Dut, stim: &Stimulus) -> Result<Trace, Stri
         sim.step();
     }
     Ok(trace)
+}
+
+/// Runs every job in one in-process Verilator model, the circuits side by side (ports of
+/// job `s` prefixed `s{s}_`), all clocked together; one trace per job.
+pub fn run_in_process(jobs: &[Job]) -> Result<Vec<Result<Trace, String>>, String> {
+    use crate::verilator::{Interface, Model, Opt, Options, Part, PortSpec};
+    let spec = |dir: hdl::Dir| {
+        move |(name, width): &(String, u32)| PortSpec {
+            name: name.clone(),
+            dir,
+            width: *width,
+        }
+    };
+    let parts: Vec<Part> = jobs
+        .iter()
+        .enumerate()
+        .map(|(slot, j)| {
+            let reset = ("reset".to_string(), 1);
+            let ports = j
+                .dut
+                .clocked
+                .then_some(&reset)
+                .into_iter()
+                .chain(&j.dut.inputs)
+                .map(spec(hdl::Dir::In))
+                .chain(j.dut.outputs.iter().map(spec(hdl::Dir::Out)))
+                .collect();
+            Part {
+                verilog: &j.dut.verilog,
+                interface: Interface {
+                    module: j.dut.module.clone(),
+                    clock: j.dut.clocked.then(|| "clock".to_string()),
+                    ports,
+                },
+                prefix: format!("s{slot}_"),
+            }
+        })
+        .collect();
+    // Each model runs a few hundred cycles once: compile time matters, not speed. The
+    // fuzzer's workers build in parallel, one compiler job each.
+    let opts = Options {
+        cxx_opt: Opt::O0,
+        jobs: 1,
+        ..Options::default()
+    };
+    let err = |e: crate::verilator::Error| format!("verilator-lib: {e}");
+    let mut model = Model::build(&parts, &opts).map_err(err)?;
+    let id = |slot: usize, name: &str| model.port(&format!("s{slot}_{name}"));
+    let mut ins = Vec::new();
+    let mut outs = Vec::new();
+    for (slot, j) in jobs.iter().enumerate() {
+        let reset = j.dut.clocked.then(|| id(slot, "reset")).transpose();
+        let inputs: Result<Vec<_>, _> = j.dut.inputs.iter().map(|(n, _)| id(slot, n)).collect();
+        let outputs: Result<Vec<_>, _> = j.dut.outputs.iter().map(|(n, _)| id(slot, n)).collect();
+        ins.push((reset.map_err(err)?, inputs.map_err(err)?));
+        outs.push(outputs.map_err(err)?);
+    }
+    let cycles = jobs.iter().map(|j| j.stim.cycles()).max().unwrap_or(0);
+    let mut traces: Vec<Result<Trace, String>> = jobs
+        .iter()
+        .map(|j| Ok(Vec::with_capacity(j.stim.cycles())))
+        .collect();
+    for cyc in 0..cycles {
+        for (((reset, inputs), j), t) in ins.iter().zip(jobs).zip(&mut traces) {
+            if cyc >= j.stim.cycles() || t.is_err() {
+                continue;
+            }
+            let poked = reset
+                .iter()
+                .try_for_each(|&r| model.poke_id_u64(r, j.stim.reset[cyc] as u64))
+                .and_then(|()| {
+                    inputs
+                        .iter()
+                        .zip(&j.stim.inputs)
+                        .try_for_each(|(&i, values)| model.poke_id(i, &values[cyc]))
+                });
+            if let Err(e) = poked {
+                *t = Err(err(e));
+            }
+        }
+        for ((outputs, j), t) in outs.iter().zip(jobs).zip(&mut traces) {
+            let Ok(trace) = t else { continue };
+            if cyc >= j.stim.cycles() {
+                continue;
+            }
+            match outputs.iter().map(|&o| model.peek_id(o)).collect() {
+                Ok(sample) => trace.push(sample),
+                Err(e) => *t = Err(err(e)),
+            }
+        }
+        model.step();
+    }
+    Ok(traces)
 }
 
 pub struct Job<'a> {
@@ -324,7 +421,9 @@ impl<'a> Batch<'a> {
                     .args([&mdir, &tb, &circuits]))?;
                 run(&mut Command::new(mdir.join("fuzz_tb")))?;
             }
-            SimKind::Ir => unreachable!("the IR simulator runs in process"),
+            SimKind::Ir | SimKind::VerilatorLib => {
+                unreachable!("{kind} runs in process, without a testbench")
+            }
         }
         let text = std::fs::read_to_string(&out)
             .map_err(|e| format!("{kind}: no output {}: {e}", out.display()))?;

@@ -61,7 +61,7 @@ fn version(verilator: &Path) -> Result<String, Error> {
     if !out.status.success() {
         return Err(Error::Build {
             status: out.status.to_string(),
-            log: log_text(&out.stdout, &out.stderr),
+            log: shorten(&log_text(&out.stdout, &out.stderr)),
         });
     }
     let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
@@ -154,7 +154,7 @@ pub fn build(src: &Source, opts: &Options) -> Result<Built, Error> {
     if !out.status.success() || !built.is_file() {
         return Err(Error::Build {
             status: out.status.to_string(),
-            log,
+            log: shorten(&log),
         });
     }
     // The entry keeps the library and what explains it; the objects are dropped.
@@ -225,17 +225,21 @@ pub fn args(opts: &Options) -> Vec<String> {
     a
 }
 
-/// Verilator's output; long logs keep their beginning and end.
 fn log_text(stdout: &[u8], stderr: &[u8]) -> String {
-    const KEEP: usize = 150;
-    let text = format!(
+    format!(
         "{}{}",
         String::from_utf8_lossy(stdout),
         String::from_utf8_lossy(stderr)
-    );
-    let lines: Vec<&str> = text.lines().collect();
+    )
+}
+
+/// A log for an error message, at most 300 lines: the beginning (Verilator's first
+/// errors) and the end (the compiler's last).
+fn shorten(log: &str) -> String {
+    const KEEP: usize = 150;
+    let lines: Vec<&str> = log.lines().collect();
     if lines.len() <= 2 * KEEP {
-        return text;
+        return log.to_string();
     }
     format!(
         "{}\n[... {} lines ...]\n{}",
