@@ -198,7 +198,7 @@ fn run(
         if checker.finished() {
             return Ok(());
         }
-        checker.check_cycle(sim, sim.cycle())?;
+        checker.check_cycle(sim)?;
         sim.step();
     }
     panic!("no verdict in {max_cycles} cycles");
@@ -342,12 +342,10 @@ fn a_stalled_design_and_an_extra_commit_are_reported() {
     run(&mut sim, &mut checker, 2 * n).unwrap();
     // The program has ended; the design's next commit is one too many.
     while sim.peek_u64("trace_valid").unwrap() == 0 {
-        let cycle = sim.cycle();
-        checker.check_cycle(&mut sim, cycle).unwrap();
+        checker.check_cycle(&mut sim).unwrap();
         sim.step();
     }
-    let cycle = sim.cycle();
-    let err = checker.check_cycle(&mut sim, cycle).unwrap_err();
+    let err = checker.check_cycle(&mut sim).unwrap_err();
     assert!(
         matches!(err, LockstepError::Extra { cycle, index, actual }
             if cycle == cycle_of(first, n) && index == n && actual == more[n as usize]),
@@ -378,7 +376,7 @@ fn a_misdeclared_trace_port_is_reported_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let program = build(dir.path(), "squares", PROGRAM);
     let mut checker = Lockstep::new(golden(&program), TracePort::new("trace")).unwrap();
-    let err = checker.check_cycle(&mut sim, 0).unwrap_err();
+    let err = checker.check_cycle(&mut sim).unwrap_err();
     assert_eq!(
         err.to_string(),
         "trace port `trace_bits_pc` is 32 bits, expected 64"

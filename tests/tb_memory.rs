@@ -10,6 +10,7 @@ use verification::elf;
 use verification::tb::memory::{
     request_shape, response_shape, Bandwidth, MemConfig, MemError, MemPort, MemoryModel, SIZE_BITS,
 };
+use verification::tb::Simulator;
 use verification::toolchain::{build_elf, BuildOptions, Kind};
 
 const TAG_BITS: u32 = 4;
@@ -132,8 +133,8 @@ struct Event {
 }
 
 /// The generator and the model, with every handshake recorded.
-struct Bench {
-    sim: Sim,
+struct Bench<S: Simulator = Sim> {
+    sim: S,
     model: MemoryModel,
     programs: Vec<Vec<Req>>,
     requests: Vec<Event>,
@@ -143,9 +144,17 @@ struct Bench {
 }
 
 impl Bench {
+    /// A bench in the IR simulator.
     fn new(programs: Vec<Vec<Req>>, config: MemConfig) -> Bench {
+        let design = generator(programs.len(), config.data_bytes);
+        Bench::on(Sim::new(&design), programs, config)
+    }
+}
+
+impl<S: Simulator> Bench<S> {
+    /// Resets the generator in `sim` and loads `programs`, one per port.
+    fn on(mut sim: S, programs: Vec<Vec<Req>>, config: MemConfig) -> Bench<S> {
         let data_bytes = config.data_bytes;
-        let mut sim = Sim::new(&generator(programs.len(), data_bytes));
         sim.poke_u64("reset", 1).unwrap();
         sim.step();
         sim.poke_u64("reset", 0).unwrap();
@@ -434,21 +443,21 @@ fn protocol_mistakes_are_reported() {
     };
     assert_eq!(
         run_one(bad_mask),
-        "cycle 0, port 0: write mask 8'h18 enables bytes outside the 2^0-byte access at 0x1003"
+        "cycle 3, port 0: write mask 8'h18 enables bytes outside the 2^0-byte access at 0x1003"
     );
     assert_eq!(
         run_one(Req {
             size: 2,
             ..Req::read(0x1002, 0)
         }),
-        "cycle 0, port 0: access of 2^2 bytes at 0x1002 is not aligned to its size"
+        "cycle 3, port 0: access of 2^2 bytes at 0x1002 is not aligned to its size"
     );
     assert_eq!(
         run_one(Req {
             size: 4,
             ..Req::read(0x1000, 0)
         }),
-        "cycle 0, port 0: access of 2^4 bytes is wider than the 8-byte bus"
+        "cycle 3, port 0: access of 2^4 bytes is wider than the 8-byte bus"
     );
 
     // A 4-byte design on a model configured for an 8-byte bus.

@@ -9,7 +9,7 @@
 //! when the instruction stores nothing). This is what a core's commit stage and store
 //! port already know, so exposing it costs the design little.
 
-use super::{SignalAccess, SignalError};
+use super::{peek, peek_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::iss::commitlog::Commit;
 use crate::iss::{Iss, IssConfig, IssError, Step};
@@ -369,10 +369,10 @@ impl TracePort {
     }
 
     /// Checks the widths of the port's signals.
-    fn check(&self, dut: &mut impl SignalAccess) -> Result<(), LockstepError> {
+    fn check(&self, dut: &mut impl Simulator) -> Result<(), LockstepError> {
         let widths = std::iter::once(1).chain(TRACE_FIELDS.iter().map(|f| f.1));
         for (signal, expected) in std::iter::once(&self.valid).chain(&self.fields).zip(widths) {
-            let width = dut.peek(signal)?.width();
+            let width = peek(dut, signal)?.width();
             if width != expected {
                 return Err(LockstepError::Width {
                     signal: signal.clone(),
@@ -385,10 +385,10 @@ impl TracePort {
     }
 
     /// The record on the port (whether or not `valid` is high).
-    fn read(&self, dut: &mut impl SignalAccess) -> Result<CommitRecord, SignalError> {
+    fn read(&self, dut: &mut impl Simulator) -> Result<CommitRecord, SignalError> {
         let mut v = [0u64; 7];
         for (slot, signal) in v.iter_mut().zip(&self.fields) {
-            *slot = dut.peek_u64(signal)?;
+            *slot = peek_u64(dut, signal)?;
         }
         Ok(CommitRecord {
             pc: v[0],
@@ -457,18 +457,15 @@ impl<G: GoldenModel> Lockstep<G> {
         &self.golden
     }
 
-    /// Samples the trace port in `cycle` (call before the clock edge) and checks any
-    /// commit.
-    pub fn check_cycle(
-        &mut self,
-        dut: &mut impl SignalAccess,
-        cycle: u64,
-    ) -> Result<(), LockstepError> {
+    /// Samples the trace port (call once per cycle, before the clock edge) and checks
+    /// any commit.
+    pub fn check_cycle(&mut self, dut: &mut impl Simulator) -> Result<(), LockstepError> {
+        let cycle = dut.cycle();
         if !self.port_checked {
             self.port.check(dut)?;
             self.port_checked = true;
         }
-        if dut.peek_u64(&self.port.valid)? & 1 == 1 {
+        if peek_u64(dut, &self.port.valid)? & 1 == 1 {
             let actual = self.port.read(dut)?;
             return self.check_record(cycle, actual);
         }

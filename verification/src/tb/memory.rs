@@ -17,7 +17,7 @@
 //! latency jitter, response order) comes from one seeded generator, so a run repeats
 //! exactly for a given seed and design.
 
-use super::{SignalAccess, SignalError};
+use super::{peek, peek_u64, poke, poke_u64, SignalError, Simulator};
 use crate::elf::{self, ElfError, Program};
 use crate::rng::Rng;
 use hdl::{Bits, Shape};
@@ -320,6 +320,8 @@ pub struct MemoryModel {
     ports: Vec<PortState>,
     store: SparseMemory,
     rng: Rng,
+    /// Calls of `tick` so far: the time base of latencies, which need no agreement with
+    /// the simulator's count (that includes cycles before the model was attached).
     cycle: u64,
     /// Token bucket for the bandwidth limit: each cycle adds `requests` tokens, each
     /// accepted request costs `cycles`.
@@ -393,11 +395,6 @@ impl MemoryModel {
         self.stats
     }
 
-    /// Calls of `tick` so far.
-    pub fn cycle(&self) -> u64 {
-        self.cycle
-    }
-
     /// Requests accepted on `port` whose responses the design has not taken yet.
     pub fn outstanding(&self, port: usize) -> usize {
         self.ports.get(port).map_or(0, |p| p.pending.len())
@@ -411,7 +408,7 @@ impl MemoryModel {
     /// each request valid is read before its ready is driven: valid never depends on
     /// ready (on either channel), so the design may react combinationally to anything
     /// the model drives.
-    pub fn tick(&mut self, dut: &mut impl SignalAccess) -> Result<(), MemError> {
+    pub fn tick(&mut self, dut: &mut impl Simulator) -> Result<(), MemError> {
         if !self.widths_checked {
             self.check_widths(dut)?;
             self.widths_checked = true;
@@ -431,8 +428,8 @@ impl MemoryModel {
                 && self.ports[p].pending.len() < self.config.max_outstanding
                 && self.credits >= cost;
             let names = &self.ports[p].names;
-            dut.poke_u64(&names.req_ready, ready as u64)?;
-            if dut.peek_u64(&names.req_valid)? & 1 == 0 {
+            poke_u64(dut, &names.req_ready, ready as u64)?;
+            if peek_u64(dut, &names.req_valid)? & 1 == 0 {
                 continue;
             }
             if ready {
@@ -446,7 +443,7 @@ impl MemoryModel {
         for port in &mut self.ports {
             let Some(i) = port.presented else { continue };
             let taken = match &port.names.resp_ready {
-                Some(r) => dut.peek_u64(r)? & 1 == 1,
+                Some(r) => peek_u64(dut, r)? & 1 == 1,
                 None => true,
             };
             if taken {
@@ -460,7 +457,7 @@ impl MemoryModel {
     }
 
     /// Chooses the response port `p` shows this cycle, if none is showing, and drives it.
-    fn present(&mut self, p: usize, dut: &mut impl SignalAccess) -> Result<(), MemError> {
+    fn present(&mut self, p: usize, dut: &mut impl Simulator) -> Result<(), MemError> {
         let cycle = self.cycle;
         let port = &mut self.ports[p];
         if port.presented.is_none() {
@@ -478,32 +475,33 @@ impl MemoryModel {
         }
         let data_bits = self.config.data_bytes * 8;
         let resp = port.presented.map(|i| &port.pending[i]);
-        dut.poke_u64(&port.names.resp_valid, resp.is_some() as u64)?;
+        poke_u64(dut, &port.names.resp_valid, resp.is_some() as u64)?;
         let zero = Bits::zero(data_bits);
-        dut.poke(&port.names.resp_data, resp.map_or(&zero, |r| &r.data))?;
+        poke(dut, &port.names.resp_data, resp.map_or(&zero, |r| &r.data))?;
         if let Some((_, resp_tag)) = &port.names.tag {
             match resp.and_then(|r| r.tag.as_ref()) {
-                Some(tag) => dut.poke(resp_tag, tag)?,
-                None => dut.poke_u64(resp_tag, 0)?,
+                Some(tag) => poke(dut, resp_tag, tag)?,
+                None => poke_u64(dut, resp_tag, 0)?,
             }
         }
         Ok(())
     }
 
     /// Reads the request port `p` is making, performs it, and queues its response.
-    fn accept(&mut self, p: usize, dut: &mut impl SignalAccess) -> Result<(), MemError> {
-        let cycle = self.cycle;
+    /// Errors give the simulator's cycle, to find the request in a waveform.
+    fn accept(&mut self, p: usize, dut: &mut impl Simulator) -> Result<(), MemError> {
+        let cycle = dut.cycle();
         let names = &self.ports[p].names;
         let bus = self.config.data_bytes as u64;
         let max_size = bus.trailing_zeros() as u64;
-        let addr = dut.peek_u64(&names.req_addr)?;
-        let write = dut.peek_u64(&names.req_write)? & 1 == 1;
+        let addr = peek_u64(dut, &names.req_addr)?;
+        let write = peek_u64(dut, &names.req_write)? & 1 == 1;
         let size = match &names.req_size {
-            Some(s) => dut.peek_u64(s)?,
+            Some(s) => peek_u64(dut, s)?,
             None => max_size,
         };
         let tag = match &names.tag {
-            Some((req_tag, _)) => Some(dut.peek(req_tag)?),
+            Some((req_tag, _)) => Some(peek(dut, req_tag)?),
             None => None,
         };
         if size > max_size {
@@ -529,9 +527,9 @@ impl MemoryModel {
         let mut block = vec![0u8; bus as usize];
         self.store.read(base, &mut block);
         let data = if write {
-            let wdata = dut.peek(&names.req_data)?;
+            let wdata = peek(dut, &names.req_data)?;
             let mask = match &names.req_mask {
-                Some(m) => dut.peek(m)?,
+                Some(m) => peek(dut, m)?,
                 None => lane_mask(self.config.data_bytes, &lanes),
             };
             if (0..bus).any(|i| mask.bit(i as u32) && !lanes.contains(&i)) {
@@ -561,7 +559,7 @@ impl MemoryModel {
             j => self.rng.below(j as u64 + 1),
         };
         self.ports[p].pending.push(Pending {
-            due: cycle + self.config.latency as u64 + jitter,
+            due: self.cycle + self.config.latency as u64 + jitter,
             data,
             tag,
         });
@@ -570,7 +568,7 @@ impl MemoryModel {
 
     /// Checks every signal's width once, so a mis-sized port is reported by name rather
     /// than as silently truncated data.
-    fn check_widths(&self, dut: &mut impl SignalAccess) -> Result<(), MemError> {
+    fn check_widths(&self, dut: &mut impl Simulator) -> Result<(), MemError> {
         let data_bits = self.config.data_bytes * 8;
         for (port, state) in self.ports.iter().enumerate() {
             let n = &state.names;
@@ -588,10 +586,10 @@ impl MemoryModel {
             at_most.extend(n.req_size.iter().map(|s| (s, 64)));
             if let Some((req_tag, resp_tag)) = &n.tag {
                 at_most.push((req_tag, 64));
-                exact.push((resp_tag, dut.peek(req_tag)?.width()));
+                exact.push((resp_tag, peek(dut, req_tag)?.width()));
             }
             for (signal, expected) in exact {
-                let width = dut.peek(signal)?.width();
+                let width = peek(dut, signal)?.width();
                 if width != expected {
                     return Err(MemError::Width {
                         port,
@@ -602,7 +600,7 @@ impl MemoryModel {
                 }
             }
             for (signal, max) in at_most {
-                let width = dut.peek(signal)?.width();
+                let width = peek(dut, signal)?.width();
                 if width > max {
                     return Err(MemError::TooWide {
                         port,

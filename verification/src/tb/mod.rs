@@ -1,44 +1,40 @@
 //! Test-bench building blocks: a memory model that serves a design's memory ports and a
 //! lockstep checker that compares a design's commit trace with a golden model.
 //!
-//! Both talk to the design only through [`SignalAccess`] (poke inputs, peek ports), so the
-//! same test bench drives the IR simulator (`hdl::sim::Sim`) and compiled RTL simulators.
+//! Both reach the design only through [`Simulator`]'s poke and peek, so the same test
+//! bench drives the IR simulator (`hdl::sim::Sim`) and in-process Verilator models. Each
+//! is called once per cycle, before the clock edge; stepping the clock stays with the
+//! caller, who may be serving other ports of the same design in the same cycle.
 
 pub mod lockstep;
 pub mod memory;
 
-use hdl::sim::Sim;
+pub use crate::simulator::Simulator;
 use hdl::Bits;
 
-/// A failed poke or peek, from whichever simulator is underneath.
+/// A failed poke or peek, with the simulator's own error (which names the port).
 #[derive(Debug, thiserror::Error)]
 #[error(transparent)]
 pub struct SignalError(pub Box<dyn std::error::Error + Send + Sync + 'static>);
 
-/// The view of a design a test bench needs: poke top-level inputs, peek top-level ports
-/// (outputs, and inputs too, which test benches use to check port widths).
-pub trait SignalAccess {
-    /// Drives input `port`; it keeps the value until poked again.
-    fn poke(&mut self, port: &str, value: &Bits) -> Result<(), SignalError>;
-    /// The current (settled) value of `port`.
-    fn peek(&mut self, port: &str) -> Result<Bits, SignalError>;
-
-    fn poke_u64(&mut self, port: &str, value: u64) -> Result<(), SignalError> {
-        self.poke(port, &Bits::from_u64(64, value))
-    }
-
-    /// The low 64 bits of `port`.
-    fn peek_u64(&mut self, port: &str) -> Result<u64, SignalError> {
-        Ok(self.peek(port)?.to_u64())
-    }
+fn signal<T, E: std::error::Error + Send + Sync + 'static>(
+    r: Result<T, E>,
+) -> Result<T, SignalError> {
+    r.map_err(|e| SignalError(Box::new(e)))
 }
 
-impl SignalAccess for Sim {
-    fn poke(&mut self, port: &str, value: &Bits) -> Result<(), SignalError> {
-        Sim::poke(self, port, value).map_err(|e| SignalError(Box::new(e)))
-    }
+fn poke<S: Simulator>(dut: &mut S, port: &str, value: &Bits) -> Result<(), SignalError> {
+    signal(dut.poke(port, value))
+}
 
-    fn peek(&mut self, port: &str) -> Result<Bits, SignalError> {
-        Sim::peek(self, port).map_err(|e| SignalError(Box::new(e)))
-    }
+fn poke_u64<S: Simulator>(dut: &mut S, port: &str, value: u64) -> Result<(), SignalError> {
+    signal(dut.poke_u64(port, value))
+}
+
+fn peek<S: Simulator>(dut: &mut S, port: &str) -> Result<Bits, SignalError> {
+    signal(dut.peek(port))
+}
+
+fn peek_u64<S: Simulator>(dut: &mut S, port: &str) -> Result<u64, SignalError> {
+    signal(dut.peek_u64(port))
 }
