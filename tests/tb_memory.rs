@@ -629,7 +629,7 @@ fn a_verilator_model_sees_the_same_run() {
             c.seed = 11;
         })
     };
-    let refuse = |cycle: u64, port: usize| (cycle + port as u64) % 3 != 0;
+    let refuse = |cycle: u64, port: usize| !(cycle + port as u64).is_multiple_of(3);
     let design = generator(2, 8);
     let model = Model::of_design(&design, &Options::default()).expect("model builds");
     let mut rtl = Bench::on(model, programs.clone(), config());
