@@ -13,7 +13,9 @@ use verification::tb::lockstep::{
     trace_shape, CommitRecord, Field, GoldenModel, IssGolden, Lockstep, LockstepError, Matched,
     Mismatch, TracePort, HISTORY,
 };
+use verification::tb::Simulator;
 use verification::toolchain::{build_elf, BuildOptions, Kind};
+use verification::verilator::{Model, Options};
 
 /// Sums i*i for i in 1..=20 with stores of every size and a load-back check, so the
 /// trace has register writes, partial-doubleword stores and taken branches.
@@ -164,7 +166,11 @@ fn replayer(depth: u64, flip: Option<(u64, u32)>) -> Design {
 /// Resets the replayer, loads `recs`, and starts it playing `len` records; returns the
 /// simulator and the cycle in which record 0 appears.
 fn start_replay(design: &Design, recs: &[CommitRecord], len: u64) -> (Sim, u64) {
-    let mut sim = Sim::new(design);
+    start_replay_on(Sim::new(design), recs, len)
+}
+
+/// `start_replay` on any simulator of the replayer.
+fn start_replay_on<S: Simulator>(mut sim: S, recs: &[CommitRecord], len: u64) -> (S, u64) {
     sim.poke_u64("reset", 1).unwrap();
     sim.step();
     sim.poke_u64("reset", 0).unwrap();
@@ -188,9 +194,20 @@ fn cycle_of(first: u64, k: u64) -> u64 {
     first + k + k / 3
 }
 
+/// The record the broken replayer corrupts: the 12th `add s1, s1, t0` (x9), deep
+/// enough into the program for a full history.
+fn flipped_record(recs: &[CommitRecord]) -> usize {
+    recs.iter()
+        .enumerate()
+        .filter(|(_, r)| r.rd == 9 && r.insn == 0x0054_84b3)
+        .nth(11)
+        .unwrap()
+        .0
+}
+
 /// Runs the checker until the golden model's program ends or it reports an error.
-fn run(
-    sim: &mut Sim,
+fn run<S: Simulator>(
+    sim: &mut S,
     checker: &mut Lockstep<IssGolden>,
     max_cycles: u64,
 ) -> Result<(), LockstepError> {
@@ -227,15 +244,8 @@ fn faithful_replay_passes_and_a_flipped_bit_is_caught_at_its_record() {
     assert_eq!(checker.golden().exit_code(), Some(0));
     assert_eq!(sim.cycle(), cycle_of(first, n - 1) + 1);
 
-    // Break the design: bit 3 of the value of the 12th `add s1, s1, t0` (x9), deep
-    // enough into the program for a full history.
-    let k = recs
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.rd == 9 && r.insn == 0x0054_84b3)
-        .nth(11)
-        .unwrap()
-        .0;
+    // Break the design: bit 3 of one record's value.
+    let k = flipped_record(&recs);
     assert!(k > HISTORY);
     let (mut sim, first) = start_replay(&replayer(depth, Some((k as u64, 3))), &recs, n);
     let mut checker = Lockstep::new(golden(&program), port).unwrap();
@@ -458,4 +468,32 @@ fn a_program_that_never_exits_hits_the_step_limit() {
         .find_map(|_| g.next_record().err())
         .expect("the step limit");
     assert_eq!(err.to_string(), "the program did not end within 1000 steps");
+}
+
+/// The broken replayer's Verilog in a Verilator model: the checker stops it at the same
+/// record, in the same cycle, with the same report as in the IR simulator.
+#[test]
+fn a_verilator_model_of_the_broken_replayer_gives_the_same_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = build(dir.path(), "squares", PROGRAM);
+    let recs = records(&program);
+    let n = recs.len() as u64;
+    let k = flipped_record(&recs);
+    let design = replayer(n.next_power_of_two(), Some((k as u64, 63)));
+    let divergence = |result: Result<(), LockstepError>| match result {
+        Err(LockstepError::Divergence(d)) => d,
+        other => panic!("expected a divergence, got {other:?}"),
+    };
+    let port = TracePort::new("trace");
+
+    let (mut sim, _) = start_replay(&design, &recs, n);
+    let mut checker = Lockstep::new(golden(&program), port.clone()).unwrap();
+    let expected = divergence(run(&mut sim, &mut checker, 2 * n));
+    assert_eq!((expected.index, expected.mismatches.len()), (k as u64, 1));
+
+    let model = Model::of_design(&design, &Options::default()).expect("model builds");
+    let (mut model, _) = start_replay_on(model, &recs, n);
+    let mut checker = Lockstep::new(golden(&program), port).unwrap();
+    let got = divergence(run(&mut model, &mut checker, 2 * n));
+    assert_eq!(got, expected);
 }
