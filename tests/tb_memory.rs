@@ -602,6 +602,40 @@ fn elf_segments_and_raw_images_are_served() {
     assert!(matches!(err, MemError::Elf(_)), "{err}");
 }
 
+/// A port without mask, size and response ready: writes and reads are whole-bus, and
+/// responses count as taken the cycle they appear (the generator's own mask, size and
+/// ready are ignored, so it is told to take every response).
+#[test]
+fn absent_optional_signals_take_their_defaults() {
+    let prog = vec![
+        Req {
+            addr: 0x2000,
+            write: true,
+            data: 0x0102_0304_0506_0708,
+            mask: 0b0000_0001,
+            size: 0,
+            tag: 1,
+        },
+        Req {
+            size: 0,
+            ..Req::read(0x2000, 2)
+        },
+    ];
+    let mut b = Bench::new(vec![prog], MemConfig::default());
+    let port = MemPort {
+        req_mask: None,
+        req_size: None,
+        resp_ready: None,
+        ..MemPort::decoupled("m0", true)
+    };
+    b.model = MemoryModel::new(MemConfig::default(), vec![port]).unwrap();
+    b.run().unwrap();
+    assert_eq!(b.model.memory().read_u64(0x2000), 0x0102_0304_0506_0708);
+    let got: Vec<(u64, u64)> = b.responses.iter().map(|e| (e.tag, e.data)).collect();
+    assert_eq!(got, [(1, 0), (2, 0x0102_0304_0506_0708)]);
+    assert_eq!(b.model.stats().responses, 2);
+}
+
 /// The same bench on a Verilator model of the generator's emitted Verilog: with
 /// reordering, jitter, stalls and refused responses all on, every handshake and counter
 /// must match the IR simulator's run.

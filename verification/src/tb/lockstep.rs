@@ -264,7 +264,9 @@ pub enum IssGoldenError {
 /// The stream ends with the store that asks the host to exit (an HTIF exit command
 /// written to `tohost`), not when the ISS notices it: the ISS, like Spike, polls
 /// `tohost` only between chunks of instructions, so it would add up to a chunk of the
-/// program's final spin loop, which a design has no reason to reproduce.
+/// program's final spin loop, which a design has no reason to reproduce. (Programs that
+/// make HTIF system calls, such as `printf`, still wait for `fromhost` on the ISS's
+/// schedule; a design running them must serve the host the same way.)
 pub struct IssGolden {
     iss: Iss,
     tohost: u64,
