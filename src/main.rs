@@ -26,6 +26,8 @@ enum Command {
     Lint(cli::lint::LintArgs),
     /// Run an RV64 ELF program on the golden-model instruction-set simulator.
     Iss(cli::iss::IssArgs),
+    /// Run a design as an in-process Verilator model under random or idle stimulus.
+    Sim(cli::sim::SimArgs),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => cli::generate::run(args),
         Command::Lint(args) => cli::lint::run(args),
         Command::Iss(args) => cli::iss::run(args),
+        Command::Sim(args) => cli::sim::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

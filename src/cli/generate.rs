@@ -30,14 +30,7 @@ pub struct GenerateArgs {
 }
 
 pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
-    let mut params = match &args.config {
-        Some(path) => read_config(path)?,
-        None => toml::Table::new(),
-    };
-    for s in &args.set {
-        let (name, value) = parse_set(s)?;
-        params.insert(name, value);
-    }
+    let params = parameters(args.config.as_deref(), &args.set)?;
     let opts = OutputOptions {
         single_file: args.single_file,
         all_inferred: args.all_inferred,
@@ -52,6 +45,19 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
         args.output.display()
     );
     Ok(0)
+}
+
+/// The parameter overrides of a design: the TOML `config` file, then each `--set`.
+pub(crate) fn parameters(config: Option<&Path>, set: &[String]) -> anyhow::Result<toml::Table> {
+    let mut params = match config {
+        Some(path) => read_config(path)?,
+        None => toml::Table::new(),
+    };
+    for s in set {
+        let (name, value) = parse_set(s)?;
+        params.insert(name, value);
+    }
+    Ok(params)
 }
 
 fn read_config(path: &Path) -> anyhow::Result<toml::Table> {

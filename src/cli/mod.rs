@@ -4,3 +4,4 @@ pub mod generate;
 pub mod iss;
 pub mod lint;
 pub mod list;
+pub mod sim;

@@ -1,7 +1,9 @@
 //! What a cycle-based simulator of a design offers, so that a test can run the IR
 //! simulator and a Verilator model through the same code.
 
-use hdl::Bits;
+use crate::rng::Rng;
+use crate::verilator::PortSpec;
+use hdl::{Bits, Dir};
 
 pub trait Simulator {
     type Error: std::error::Error + Send + Sync + 'static;
@@ -78,4 +80,72 @@ impl Simulator for crate::verilator::Model {
     fn cycle(&self) -> u64 {
         crate::verilator::Model::cycle(self)
     }
+}
+
+/// What drives a design's inputs in `exercise`.
+#[derive(Clone, Copy, Debug)]
+pub enum Stimulus {
+    /// A new random value (biased to corner cases) on every input in every cycle.
+    Random { seed: u64 },
+    /// Every input held at zero.
+    Idle,
+}
+
+/// What a run saw of one output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputStats {
+    pub last: Bits,
+    /// Cycles in which it was nonzero.
+    pub nonzero: u64,
+    /// Cycles in which it differed from the cycle before.
+    pub changes: u64,
+}
+
+/// Resets the design for one cycle (every other input zero), then runs `cycles` cycles
+/// of `stimulus` on the inputs among `ports` but `reset`, and reports each output among
+/// `ports`, sampled before every clock edge.
+pub fn exercise<S: Simulator>(
+    sim: &mut S,
+    ports: &[PortSpec],
+    stimulus: Stimulus,
+    cycles: u64,
+) -> Result<Vec<OutputStats>, S::Error> {
+    let inputs: Vec<&PortSpec> = ports.iter().filter(|p| p.dir == Dir::In).collect();
+    let outputs: Vec<&PortSpec> = ports.iter().filter(|p| p.dir == Dir::Out).collect();
+    for p in &inputs {
+        sim.poke_u64(&p.name, u64::from(p.name == "reset"))?;
+    }
+    sim.step();
+    if inputs.iter().any(|p| p.name == "reset") {
+        sim.poke_u64("reset", 0)?;
+    }
+    let mut stats = outputs
+        .iter()
+        .map(|p| {
+            Ok(OutputStats {
+                last: sim.peek(&p.name)?,
+                nonzero: 0,
+                changes: 0,
+            })
+        })
+        .collect::<Result<Vec<_>, S::Error>>()?;
+    let mut rng = match stimulus {
+        Stimulus::Random { seed } => Some(Rng::new(seed)),
+        Stimulus::Idle => None,
+    };
+    for _ in 0..cycles {
+        if let Some(rng) = &mut rng {
+            for p in inputs.iter().filter(|p| p.name != "reset") {
+                sim.poke(&p.name, &rng.bits(p.width))?;
+            }
+        }
+        for (p, s) in outputs.iter().zip(&mut stats) {
+            let v = sim.peek(&p.name)?;
+            s.nonzero += u64::from(!v.is_zero());
+            s.changes += u64::from(v != s.last);
+            s.last = v;
+        }
+        sim.step();
+    }
+    Ok(stats)
 }

@@ -54,9 +54,9 @@ fn version(verilator: &Path) -> Result<String, Error> {
     let out = Command::new(verilator)
         .arg("--version")
         .output()
-        .map_err(|source| Error::NotFound {
+        .map_err(|error| Error::NotFound {
             program: verilator.display().to_string(),
-            source,
+            error,
         })?;
     if !out.status.success() {
         return Err(Error::Build {
@@ -145,9 +145,9 @@ pub fn build(src: &Source, opts: &Options) -> Result<Built, Error> {
     let out = verilate(opts)
         .current_dir(w)
         .output()
-        .map_err(|source| Error::NotFound {
+        .map_err(|error| Error::NotFound {
             program: opts.verilator.display().to_string(),
-            source,
+            error,
         })?;
     let log = log_text(&out.stdout, &out.stderr);
     let built = w.join("obj").join(LIBRARY);
@@ -175,7 +175,7 @@ pub fn build(src: &Source, opts: &Options) -> Result<Built, Error> {
         Err(e) => {
             return Err(Error::Io {
                 context: format!("cannot move the built model to {}", dir.display()),
-                source: e,
+                error: e,
             })
         }
     }

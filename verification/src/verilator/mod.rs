@@ -146,10 +146,11 @@ pub struct Part<'a> {
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("cannot run Verilator (`{program}`): {source}; install it (Debian: apt-get install verilator) or set Options::verilator")]
+    /// The message names the cause itself: `error` is not reported again as a source.
+    #[error("cannot run Verilator (`{program}`): {error}; is it installed? (Debian: apt-get install verilator)")]
     NotFound {
         program: String,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("Verilator failed to build the model ({status}); its log:\n{log}")]
     Build { status: String, log: String },
@@ -159,10 +160,10 @@ pub enum Error {
     DuplicatePort(String),
     #[error("module name `{0}` is reserved for the generated top module")]
     ReservedModule(String),
-    #[error("{context}: {source}")]
+    #[error("{context}: {error}")]
     Io {
         context: String,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("cannot load the model library {path}: {message}")]
     Load { path: PathBuf, message: String },
@@ -191,6 +192,6 @@ pub enum Error {
 impl Error {
     fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
         let context = context.into();
-        move |source| Error::Io { context, source }
+        move |error| Error::Io { context, error }
     }
 }

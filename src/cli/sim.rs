@@ -1,0 +1,162 @@
+//! `accelgen sim`: run a design from the registry as an in-process Verilator model under
+//! random or idle stimulus, and summarize its outputs.
+
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+use hdl::{Design, Dir};
+use std::path::PathBuf;
+use std::time::Instant;
+use verification::simulator::{exercise, OutputStats, Stimulus};
+use verification::verilator::{Model, Options, PortSpec, TraceFormat};
+
+#[derive(Args)]
+pub struct SimArgs {
+    /// Design to simulate (see `accelgen list`).
+    design: String,
+    /// TOML file of parameter values (`name = value` lines).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Set a parameter to a TOML value, overriding --config (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// Clock cycles to run after the reset cycle.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    cycles: u64,
+    /// What drives the inputs after reset.
+    #[arg(long, value_enum, default_value_t = StimulusArg::Random)]
+    stimulus: StimulusArg,
+    /// Seed of the random stimulus.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    seed: u64,
+    /// Write a VCD waveform of every signal.
+    #[arg(long, value_name = "FILE", conflicts_with = "fst")]
+    vcd: Option<PathBuf>,
+    /// Write an FST waveform of every signal.
+    #[arg(long, value_name = "FILE")]
+    fst: Option<PathBuf>,
+    /// Threads of the Verilator model.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    threads: u32,
+    /// Program to load (an RV64 ELF), for processor designs.
+    #[arg(long, value_name = "FILE.elf")]
+    program: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum StimulusArg {
+    /// A new random value on every input in every cycle.
+    Random,
+    /// Every input held at zero.
+    Idle,
+}
+
+pub fn run(args: SimArgs) -> anyhow::Result<u8> {
+    let params = super::generate::parameters(args.config.as_deref(), &args.set)?;
+    let info = generators::design(&args.design)?;
+    if let Some(p) = &args.program {
+        // No design of the registry is a processor yet.
+        bail!(
+            "design {} takes no program (got --program {})",
+            info.name,
+            p.display()
+        );
+    }
+    let design = Design::new(&info.elaborate(&params)?.top);
+    let wave = match (&args.vcd, &args.fst) {
+        (Some(p), _) => Some((TraceFormat::Vcd, p)),
+        (_, Some(p)) => Some((TraceFormat::Fst, p)),
+        _ => None,
+    };
+    let opts = Options {
+        threads: args.threads,
+        trace: wave.map(|(f, _)| f),
+        ..Options::default()
+    };
+    let mut model = Model::of_design(&design, &opts)
+        .with_context(|| format!("building the Verilator model of {}", info.name))?;
+    if let Some((_, path)) = wave {
+        model.trace(path)?;
+    }
+    let stimulus = match args.stimulus {
+        StimulusArg::Random => Stimulus::Random { seed: args.seed },
+        StimulusArg::Idle => Stimulus::Idle,
+    };
+    let ports = model.ports().to_vec();
+    let start = Instant::now();
+    let stats = exercise(&mut model, &ports, stimulus, args.cycles)?;
+    let elapsed = start.elapsed().as_secs_f64();
+    model.close_trace();
+    let built = model.build_info();
+    println!(
+        "{}: {} cycles after reset under Verilator, {}",
+        info.name,
+        args.cycles,
+        match stimulus {
+            Stimulus::Random { seed } => format!("random stimulus (seed {seed})"),
+            Stimulus::Idle => "idle stimulus".to_string(),
+        }
+    );
+    println!(
+        "model: {} ({})",
+        built.dir.display(),
+        if built.cached {
+            "from the cache".to_string()
+        } else {
+            format!("built in {:.1} s", built.seconds)
+        }
+    );
+    println!(
+        "run: {:.1} ms, {:.0} cycles/s",
+        elapsed * 1e3,
+        args.cycles as f64 / elapsed.max(1e-9)
+    );
+    if let Some((_, path)) = wave {
+        println!("waveform: {}", path.display());
+    }
+    let outputs: Vec<&PortSpec> = ports.iter().filter(|p| p.dir == Dir::Out).collect();
+    print!("{}", summary(&outputs, &stats, args.cycles));
+    Ok(0)
+}
+
+/// One aligned line per output: width, final value, cycles nonzero, changes.
+fn summary(outputs: &[&PortSpec], stats: &[OutputStats], cycles: u64) -> String {
+    let header = ["output", "width", "final", "nonzero cycles", "changes"];
+    let rows: Vec<[String; 5]> = outputs
+        .iter()
+        .zip(stats)
+        .map(|(p, s)| {
+            [
+                p.name.clone(),
+                p.width.to_string(),
+                format!("0x{}", s.last.to_hex()),
+                format!("{} of {cycles}", s.nonzero),
+                s.changes.to_string(),
+            ]
+        })
+        .collect();
+    let width = |i: usize| {
+        rows.iter()
+            .map(|r| r[i].len())
+            .chain([header[i].len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let w: Vec<usize> = (0..5).map(width).collect();
+    let mut out = String::new();
+    for r in std::iter::once(header.map(String::from)).chain(rows) {
+        out.push_str(&format!(
+            "{:w0$}  {:>w1$}  {:>w2$}  {:>w3$}  {:>w4$}\n",
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4],
+            w0 = w[0],
+            w1 = w[1],
+            w2 = w[2],
+            w3 = w[3],
+            w4 = w[4]
+        ));
+    }
+    out
+}

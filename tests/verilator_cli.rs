@@ -1,0 +1,189 @@
+//! `accelgen sim`: designs from the registry under Verilator from the command line; the
+//! printed summary must match the IR simulator driven the same way, and bad input must
+//! fail with a clear message and a non-zero exit.
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use hdl::{Design, Dir};
+use verification::simulator::{exercise, Stimulus};
+use verification::verilator::Interface;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn accelgen(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let out = cargo_bin_cmd!("accelgen")
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run accelgen");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The summary table: per output, (name, final value, nonzero cycles, changes).
+fn table(stdout: &str) -> Vec<(String, String, u64, u64)> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("output "))
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(f.len(), 7, "summary line `{l}`");
+            let num = |s: &str| s.parse::<u64>().expect("a count");
+            (f[0].to_string(), f[2].to_string(), num(f[3]), num(f[6]))
+        })
+        .collect()
+}
+
+/// What the IR simulator sees of `design` with `params` under the same stimulus.
+fn ir_table(
+    design: &str,
+    params: &str,
+    stimulus: Stimulus,
+    cycles: u64,
+) -> Vec<(String, String, u64, u64)> {
+    let params: toml::Table = params.parse().expect("TOML parameters");
+    let top = generators::elaborate(design, &params).expect("design elaborates");
+    let ports = Interface::of(&top).ports;
+    let mut sim = hdl::sim::Sim::new(&Design::new(&top));
+    let stats = exercise(&mut sim, &ports, stimulus, cycles).expect("IR simulation");
+    ports
+        .iter()
+        .filter(|p| p.dir == Dir::Out)
+        .zip(stats)
+        .map(|(p, s)| {
+            (
+                p.name.clone(),
+                format!("0x{}", s.last.to_hex()),
+                s.nonzero,
+                s.changes,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn random_run_of_a_queue_matches_the_ir_simulator() {
+    let r = accelgen(
+        &[
+            "sim",
+            "queue",
+            "--set",
+            "depth=3",
+            "--set",
+            "pipe=true",
+            "--cycles",
+            "400",
+            "--seed",
+            "5",
+        ],
+        &[],
+    );
+    assert_eq!(r.code, 0, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.starts_with(
+            "queue: 400 cycles after reset under Verilator, random stimulus (seed 5)\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    let expected = ir_table(
+        "queue",
+        "depth = 3\npipe = true",
+        Stimulus::Random { seed: 5 },
+        400,
+    );
+    assert_eq!(table(&r.stdout), expected, "{}", r.stdout);
+}
+
+#[test]
+fn idle_run_of_a_register_file_writes_a_waveform() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let vcd = dir.path().join("rf.vcd");
+    let vcd_arg = vcd.to_str().expect("UTF-8 path");
+    let r = accelgen(
+        &[
+            "sim",
+            "banked_rf",
+            "--set",
+            "banks=2",
+            "--cycles",
+            "50",
+            "--stimulus",
+            "idle",
+            "--vcd",
+            vcd_arg,
+        ],
+        &[],
+    );
+    assert_eq!(r.code, 0, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+    let expected = ir_table("banked_rf", "banks = 2", Stimulus::Idle, 50);
+    assert_eq!(table(&r.stdout), expected, "{}", r.stdout);
+    let text = std::fs::read_to_string(&vcd).expect("the waveform is written");
+    assert!(text.contains("$enddefinitions"), "not a VCD");
+    // 51 cycles (reset included): samples up to time 2 x 51.
+    assert!(text.contains("\n#102\n"), "the waveform stops early");
+}
+
+#[test]
+fn bad_invocations_fail_clearly() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["sim", "nope"], "error: unknown design `nope` (available: banked_rf, queue)\n"),
+        (
+            &["sim", "queue", "--program", "prog.elf"],
+            "error: design queue takes no program (got --program prog.elf)\n",
+        ),
+        (
+            &["sim", "queue", "--set", "depth=0"],
+            "error: design `queue`: parameter `depth` must be in 1..=65536, got 0\n",
+        ),
+        (
+            &["sim", "queue", "--threads", "0"],
+            "error: building the Verilator model of queue: invalid Verilator option: threads must be at least 1\n",
+        ),
+        (
+            &["sim", "queue", "--cycles", "3", "--vcd", "/nonexistent/dir/q.vcd"],
+            "error: cannot open waveform file /nonexistent/dir/q.vcd\n",
+        ),
+    ];
+    for (args, message) in cases {
+        let r = accelgen(args, &[]);
+        assert_eq!(
+            (r.code, r.stderr.as_str()),
+            (1, message),
+            "accelgen {args:?}"
+        );
+        assert!(
+            r.stdout.is_empty(),
+            "accelgen {args:?} printed {}",
+            r.stdout
+        );
+    }
+    let r = accelgen(&["sim", "queue", "--vcd", "a.vcd", "--fst", "b.fst"], &[]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("'--vcd <FILE>' cannot be used with '--fst <FILE>'"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_missing_verilator_is_a_clear_error() {
+    let r = accelgen(&["sim", "queue"], &[("PATH", "/nonexistent")]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.starts_with(
+            "error: building the Verilator model of queue: cannot run Verilator (`verilator`): "
+        ) && r.stderr.contains("apt-get install verilator"),
+        "{}",
+        r.stderr
+    );
+}
