@@ -404,10 +404,10 @@ impl MemoryModel {
     /// response readies, and updates the model. Call it once per cycle after poking the
     /// design's other inputs and before the clock edge.
     ///
-    /// Responses are driven first because they depend only on the model's state, then
-    /// each request valid is read before its ready is driven: valid never depends on
-    /// ready (on either channel), so the design may react combinationally to anything
-    /// the model drives.
+    /// Everything the model drives (responses, request readies) is decided from its own
+    /// state before the design's signals are read, and valid never depends on ready on
+    /// either channel, so the design may react combinationally to anything the model
+    /// drives and the values read are the settled ones.
     pub fn tick(&mut self, dut: &mut impl Simulator) -> Result<(), MemError> {
         if !self.widths_checked {
             self.check_widths(dut)?;
