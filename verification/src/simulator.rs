@@ -54,29 +54,36 @@ impl Simulator for hdl::sim::Sim {
     }
 }
 
+// Inline across crates: tests drive models through this trait cycle by cycle.
 impl Simulator for crate::verilator::Model {
     type Error = crate::verilator::Error;
 
+    #[inline]
     fn poke(&mut self, port: &str, value: &Bits) -> Result<(), Self::Error> {
         crate::verilator::Model::poke(self, port, value)
     }
 
+    #[inline]
     fn poke_u64(&mut self, port: &str, value: u64) -> Result<(), Self::Error> {
         crate::verilator::Model::poke_u64(self, port, value)
     }
 
+    #[inline]
     fn peek(&mut self, port: &str) -> Result<Bits, Self::Error> {
         crate::verilator::Model::peek(self, port)
     }
 
+    #[inline]
     fn peek_u64(&mut self, port: &str) -> Result<u64, Self::Error> {
         crate::verilator::Model::peek_u64(self, port)
     }
 
+    #[inline]
     fn step(&mut self) {
         crate::verilator::Model::step(self)
     }
 
+    #[inline]
     fn cycle(&self) -> u64 {
         crate::verilator::Model::cycle(self)
     }

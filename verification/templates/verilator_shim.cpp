@@ -22,7 +22,8 @@ typedef VerilatedFstC Tracer;
 
 namespace {
 
-// Each port must have the C++ type the loader assumes from its width.
+// Each port must have the C++ type the loader assumes from its width: it reads and writes
+// ports in place (see `model_port_data`).
 template <typename Member, typename Expected>
 constexpr bool has_type() {
     return std::is_same<typename std::remove_reference<Member>::type, Expected>::value;
@@ -32,17 +33,9 @@ static_assert(has_type<decltype(V{{ module }}::p{{ loop.index0 }}), {{ p.ctype }
               "port p{{ loop.index0 }} is not {{ p.ctype }}");
 {%- endfor %}
 
-struct Port {
-    void* data;
-    uint32_t width;
-};
-
 struct Model {
     VerilatedContext* ctx;
     V{{ module }}* top;
-    Port ports[{{ ports.len() }} + 1];  // + 1: a model may have no ports
-    // Inputs changed since the last evaluation.
-    bool dirty = true;
     uint64_t cycle = 0;
 #if ACCELGEN_TRACE
     Tracer* trace = nullptr;
@@ -51,16 +44,13 @@ struct Model {
 #endif
 };
 
+// Evaluates with the inputs as they are. Falling edges do nothing in the generated
+// designs: settling with the clock low also prepares the next rising edge.
 void settle(Model* m) {
-    if (m->dirty) {
 {%- if clocked %}
-        // Falling edges do nothing in the generated designs: settling with the clock low
-        // also prepares the next rising edge.
-        m->top->clk = 0;
+    m->top->clk = 0;
 {%- endif %}
-        m->top->eval();
-        m->dirty = false;
-    }
+    m->top->eval();
 }
 
 void dump(Model* m, uint64_t time) {
@@ -78,7 +68,6 @@ void dump(Model* m, uint64_t time) {
 void close_trace(Model* m) {
 #if ACCELGEN_TRACE
     if (m->trace) {
-        settle(m);
         dump(m, 2 * m->cycle);
         m->trace->close();
         delete m->trace;
@@ -109,10 +98,19 @@ EXPORT void* model_new() {
     m->ctx->traceEverOn(true);
 #endif
     m->top = new V{{ module }}{m->ctx};
-{%- for p in ports %}
-    m->ports[{{ loop.index0 }}] = Port{&m->top->p{{ loop.index0 }}, {{ p.width }}};
-{%- endfor %}
     return m;
+}
+
+// Where port `index` lives in the model: the caller reads and writes it directly, as the
+// C++ type checked above (`VlWide` ports as 32-bit words, least significant first).
+EXPORT void* model_port_data(void* p, uint32_t index) {
+    V{{ module }}* top = static_cast<Model*>(p)->top;
+    switch (index) {
+{%- for p in ports %}
+    case {{ loop.index0 }}: return &top->p{{ loop.index0 }};
+{%- endfor %}
+    default: return nullptr;
+    }
 }
 
 EXPORT void model_free(void* p) {
@@ -124,63 +122,22 @@ EXPORT void model_free(void* p) {
     delete m;
 }
 
-// `words` holds the value in 64-bit limbs, least significant first, with no bits set above
-// the port's width (the caller checks that).
-EXPORT void model_set_input(void* p, uint32_t index, const uint64_t* words) {
-    Model* m = static_cast<Model*>(p);
-    const Port& port = m->ports[index];
-    if (port.width <= 8) {
-        *static_cast<CData*>(port.data) = static_cast<CData>(words[0]);
-    } else if (port.width <= 16) {
-        *static_cast<SData*>(port.data) = static_cast<SData>(words[0]);
-    } else if (port.width <= 32) {
-        *static_cast<IData*>(port.data) = static_cast<IData>(words[0]);
-    } else if (port.width <= 64) {
-        *static_cast<QData*>(port.data) = words[0];
-    } else {
-        EData* d = static_cast<EData*>(port.data);
-        for (uint32_t i = 0; i < (port.width + 31) / 32; i++) {
-            d[i] = static_cast<EData>(words[i / 2] >> (32 * (i % 2)));
-        }
-    }
-    m->dirty = true;
-}
-
-// Writes the port's value as (width + 63) / 64 limbs; outputs settle first.
-EXPORT void model_get_output(void* p, uint32_t index, uint64_t* words) {
-    Model* m = static_cast<Model*>(p);
-    settle(m);
-    const Port& port = m->ports[index];
-    if (port.width <= 8) {
-        words[0] = *static_cast<const CData*>(port.data);
-    } else if (port.width <= 16) {
-        words[0] = *static_cast<const SData*>(port.data);
-    } else if (port.width <= 32) {
-        words[0] = *static_cast<const IData*>(port.data);
-    } else if (port.width <= 64) {
-        words[0] = *static_cast<const QData*>(port.data);
-    } else {
-        const EData* d = static_cast<const EData*>(port.data);
-        const uint32_t n = (port.width + 31) / 32;
-        for (uint32_t i = 0; i < (port.width + 63) / 64; i++) {
-            const uint64_t hi = 2 * i + 1 < n ? d[2 * i + 1] : 0;
-            words[i] = (hi << 32) | d[2 * i];
-        }
-    }
-}
-
+// Settles combinational logic after the caller changed inputs.
 EXPORT void model_eval(void* p) { settle(static_cast<Model*>(p)); }
 
-// `cycles` rising clock edges with the inputs as they are. The waveform gets a sample
-// before each edge (time 2 x cycle, as the IR simulator's) and one after (2 x cycle + 1).
-EXPORT void model_step(void* p, uint64_t cycles) {
+// `cycles` rising clock edges with the inputs as they are; `dirty` says whether the
+// caller changed inputs since the last evaluation. The waveform gets a sample before each
+// edge (time 2 x cycle, as the IR simulator's) and one after (2 x cycle + 1).
+EXPORT void model_step(void* p, uint64_t cycles, bool dirty) {
     Model* m = static_cast<Model*>(p);
     for (uint64_t i = 0; i < cycles; i++) {
 {%- if clocked %}
-        // The clock is high since the last edge; it must be seen low before the next.
-        if (m->top->clk) m->dirty = true;
+        // After an edge the clock is high: it must be seen low before the next one.
+        if (dirty || m->top->clk) settle(m);
+{%- else %}
+        if (dirty) settle(m);
 {%- endif %}
-        settle(m);
+        dirty = false;
         dump(m, 2 * m->cycle);
 {%- if clocked %}
         m->top->clk = 1;
@@ -212,5 +169,5 @@ EXPORT int model_trace_open(void* p, const char* path) {
 #endif
 }
 
-// Writes the final sample and closes the waveform.
+// Writes the final sample (of a settled model) and closes the waveform.
 EXPORT void model_trace_close(void* p) { close_trace(static_cast<Model*>(p)); }

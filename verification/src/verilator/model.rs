@@ -7,6 +7,7 @@ use hdl::bits::words_for;
 use hdl::{Bits, Design, Dir};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CString};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -15,10 +16,9 @@ use std::sync::Mutex;
 struct Abi {
     new: unsafe extern "C" fn() -> *mut c_void,
     free: unsafe extern "C" fn(*mut c_void),
-    set_input: unsafe extern "C" fn(*mut c_void, u32, *const u64),
-    get_output: unsafe extern "C" fn(*mut c_void, u32, *mut u64),
+    port_data: unsafe extern "C" fn(*mut c_void, u32) -> *mut c_void,
     eval: unsafe extern "C" fn(*mut c_void),
-    step: unsafe extern "C" fn(*mut c_void, u64),
+    step: unsafe extern "C" fn(*mut c_void, u64, bool),
     trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> i32,
     trace_close: unsafe extern "C" fn(*mut c_void),
 }
@@ -79,8 +79,7 @@ fn load(dir: &Path, ports: &[PortSpec]) -> Result<Abi, Error> {
     let abi = Abi {
         new: sym!(b"model_new\0"),
         free: sym!(b"model_free\0"),
-        set_input: sym!(b"model_set_input\0"),
-        get_output: sym!(b"model_get_output\0"),
+        port_data: sym!(b"model_port_data\0"),
         eval: sym!(b"model_eval\0"),
         step: sym!(b"model_step\0"),
         trace_open: sym!(b"model_trace_open\0"),
@@ -88,6 +87,28 @@ fn load(dir: &Path, ports: &[PortSpec]) -> Result<Abi, Error> {
     };
     loaded.insert(path, abi);
     Ok(abi)
+}
+
+/// FNV-1a: port names are short and trusted, so the lookups behind every poke and peek by
+/// name need no DoS-resistant (and several times slower) SipHash.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
 }
 
 /// A port of a model, resolved once for repeated pokes and peeks.
@@ -106,16 +127,96 @@ pub struct BuildInfo {
     pub seconds: f64,
 }
 
+/// Where a port's value lives in the model, and how it is stored there: Verilator's
+/// C++ type for the width (`CData`, `SData`, `IData`, `QData`: one unsigned integer of 8,
+/// 16, 32 or 64 bits; `VlWide<N>`: N 32-bit words, least significant first). The shim
+/// checks at compile time that every port has the type its width implies.
+struct PortData {
+    ptr: *mut c_void,
+    width: u32,
+}
+
+impl PortData {
+    /// Stores a value given as 64-bit limbs (as many as the width needs, no bits set above
+    /// it).
+    ///
+    /// SAFETY: `ptr` must point at the live port of this width.
+    #[inline]
+    unsafe fn store(&self, words: &[u64]) {
+        let p = self.ptr;
+        match self.width {
+            0..=8 => p.cast::<u8>().write(words[0] as u8),
+            9..=16 => p.cast::<u16>().write(words[0] as u16),
+            17..=32 => p.cast::<u32>().write(words[0] as u32),
+            33..=64 => p.cast::<u64>().write(words[0]),
+            w => {
+                for i in 0..w.div_ceil(32) as usize {
+                    p.cast::<u32>()
+                        .add(i)
+                        .write((words[i / 2] >> (32 * (i % 2))) as u32);
+                }
+            }
+        }
+    }
+
+    /// The low 64 bits of the value.
+    ///
+    /// SAFETY: as for `store`.
+    #[inline]
+    unsafe fn low_u64(&self) -> u64 {
+        if self.width <= 64 {
+            let mut low = [0];
+            self.load(&mut low);
+            low[0]
+        } else {
+            let p = self.ptr.cast::<u32>();
+            (u64::from(p.add(1).read()) << 32) | u64::from(p.read())
+        }
+    }
+
+    /// The value as 64-bit limbs, into `words` (as many as the width needs).
+    ///
+    /// SAFETY: as for `store`.
+    #[inline]
+    unsafe fn load(&self, words: &mut [u64]) {
+        let p = self.ptr;
+        match self.width {
+            0..=8 => words[0] = p.cast::<u8>().read().into(),
+            9..=16 => words[0] = p.cast::<u16>().read().into(),
+            17..=32 => words[0] = p.cast::<u32>().read().into(),
+            33..=64 => words[0] = p.cast::<u64>().read(),
+            w => {
+                let n = w.div_ceil(32) as usize;
+                for (i, word) in words[..n.div_ceil(2)].iter_mut().enumerate() {
+                    let lo = u64::from(p.cast::<u32>().add(2 * i).read());
+                    let hi = if 2 * i + 1 < n {
+                        u64::from(p.cast::<u32>().add(2 * i + 1).read())
+                    } else {
+                        0
+                    };
+                    *word = (hi << 32) | lo;
+                }
+            }
+        }
+    }
+}
+
 /// A Verilator model in this process. Semantics match `hdl::sim::Sim`: poked inputs
 /// settle combinationally before a peek, `step` is one rising clock edge, all state starts
 /// at zero and `reset` is an ordinary input.
+///
+/// Pokes and peeks access the model's port variables directly; only evaluation and clock
+/// edges cross into C++, so that driving a model costs little more than a C++ testbench.
 pub struct Model {
     abi: Abi,
     handle: *mut c_void,
     ports: Vec<PortSpec>,
-    by_name: HashMap<String, u32>,
+    data: Vec<PortData>,
+    by_name: HashMap<String, u32, BuildHasherDefault<Fnv>>,
     info: BuildInfo,
     cycle: u64,
+    /// Inputs changed since the last evaluation.
+    dirty: bool,
     /// Limbs of the widest port, reused by every poke and peek.
     scratch: Vec<u64>,
 }
@@ -131,6 +232,16 @@ impl Model {
         if handle.is_null() {
             return Err(Error::Create);
         }
+        let data = src
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PortData {
+                // SAFETY: `handle` is live and `i` indexes its ports, as `load` checked.
+                ptr: unsafe { (abi.port_data)(handle, i as u32) },
+                width: p.width,
+            })
+            .collect();
         let by_name = src
             .ports
             .iter()
@@ -141,6 +252,7 @@ impl Model {
         Ok(Model {
             abi,
             handle,
+            data,
             by_name,
             info: BuildInfo {
                 dir: built.dir,
@@ -148,6 +260,7 @@ impl Model {
                 seconds: built.seconds,
             },
             cycle: 0,
+            dirty: true,
             scratch: vec![0; words_for(widest)],
             ports: src.ports,
         })
@@ -182,6 +295,7 @@ impl Model {
         &self.ports
     }
 
+    #[inline]
     pub fn port(&self, name: &str) -> Result<PortId, Error> {
         self.by_name
             .get(name)
@@ -194,11 +308,18 @@ impl Model {
         self.cycle
     }
 
+    /// The port `id`, checked to belong to this model.
+    #[inline]
+    fn checked(&self, id: PortId) -> Result<&PortSpec, Error> {
+        self.ports.get(id.0 as usize).ok_or_else(|| no_port(id))
+    }
+
     /// The input `id`, checked to belong to this model.
+    #[inline]
     fn input(&self, id: PortId) -> Result<&PortSpec, Error> {
         let p = self.checked(id)?;
         if p.dir != Dir::In {
-            return Err(Error::NotAnInput(p.name.clone()));
+            return Err(not_an_input(p));
         }
         Ok(p)
     }
@@ -206,65 +327,73 @@ impl Model {
     pub fn poke_id(&mut self, id: PortId, value: &Bits) -> Result<(), Error> {
         let p = self.input(id)?;
         if value.width() > p.width && !value.slice(value.width() - 1, p.width).is_zero() {
-            return Err(Error::TooWide {
-                port: p.name.clone(),
-                width: p.width,
-                value: value.to_string(),
-            });
+            return Err(too_wide(p, value));
         }
         let n = words_for(p.width);
         for (i, s) in self.scratch[..n].iter_mut().enumerate() {
             *s = value.words().get(i).copied().unwrap_or(0);
         }
-        // SAFETY: `id` indexes an input whose limbs are in `scratch`.
-        unsafe { (self.abi.set_input)(self.handle, id.0, self.scratch.as_ptr()) };
+        // SAFETY: `data` holds the live ports of this model; `scratch` has the limbs.
+        unsafe { self.data[id.0 as usize].store(&self.scratch[..n]) };
+        self.dirty = true;
         Ok(())
     }
 
     /// As `poke_id`, without building a `Bits` (the fast path for narrow ports).
+    #[inline]
     pub fn poke_id_u64(&mut self, id: PortId, value: u64) -> Result<(), Error> {
         let p = self.input(id)?;
         if p.width < 64 && value >> p.width != 0 {
-            return Err(Error::TooWide {
-                port: p.name.clone(),
-                width: p.width,
-                value: Bits::from_u64(64, value).to_string(),
-            });
+            return Err(too_wide(p, &Bits::from_u64(64, value)));
         }
-        let n = words_for(p.width);
-        self.scratch[..n].fill(0);
-        self.scratch[0] = value;
-        // SAFETY: as in `poke_id`.
-        unsafe { (self.abi.set_input)(self.handle, id.0, self.scratch.as_ptr()) };
+        let port = &self.data[id.0 as usize];
+        if port.width <= 64 {
+            // SAFETY: as in `poke_id`.
+            unsafe { port.store(&[value]) };
+        } else {
+            let n = words_for(port.width);
+            self.scratch[..n].fill(0);
+            self.scratch[0] = value;
+            // SAFETY: as in `poke_id`.
+            unsafe { port.store(&self.scratch[..n]) };
+        }
+        self.dirty = true;
         Ok(())
     }
 
+    /// Settles combinational logic after pokes (peeks do this themselves).
+    #[inline]
+    pub fn eval(&mut self) {
+        if self.dirty {
+            // SAFETY: `handle` is a live model.
+            unsafe { (self.abi.eval)(self.handle) };
+            self.dirty = false;
+        }
+    }
+
     pub fn peek_id(&mut self, id: PortId) -> Result<Bits, Error> {
-        let width = self.checked(id)?.width;
-        // SAFETY: `scratch` has room for the port's limbs.
-        unsafe { (self.abi.get_output)(self.handle, id.0, self.scratch.as_mut_ptr()) };
-        Ok(Bits::from_words(width, &self.scratch[..words_for(width)]))
+        let n = words_for(self.checked(id)?.width);
+        self.eval();
+        let port = &self.data[id.0 as usize];
+        // SAFETY: as in `poke_id`.
+        unsafe { port.load(&mut self.scratch[..n]) };
+        Ok(Bits::from_words(port.width, &self.scratch[..n]))
     }
 
     /// The low 64 bits of a port.
+    #[inline]
     pub fn peek_id_u64(&mut self, id: PortId) -> Result<u64, Error> {
         self.checked(id)?;
-        // SAFETY: as in `peek_id`.
-        unsafe { (self.abi.get_output)(self.handle, id.0, self.scratch.as_mut_ptr()) };
-        Ok(self.scratch[0])
-    }
-
-    /// The port `id`, checked to belong to this model.
-    fn checked(&self, id: PortId) -> Result<&PortSpec, Error> {
-        self.ports
-            .get(id.0 as usize)
-            .ok_or_else(|| Error::NoPort(format!("#{}", id.0)))
+        self.eval();
+        // SAFETY: as in `poke_id`.
+        Ok(unsafe { self.data[id.0 as usize].low_u64() })
     }
 
     pub fn poke(&mut self, port: &str, value: &Bits) -> Result<(), Error> {
         self.poke_id(self.port(port)?, value)
     }
 
+    #[inline]
     pub fn poke_u64(&mut self, port: &str, value: u64) -> Result<(), Error> {
         self.poke_id_u64(self.port(port)?, value)
     }
@@ -273,25 +402,24 @@ impl Model {
         self.peek_id(self.port(port)?)
     }
 
+    #[inline]
     pub fn peek_u64(&mut self, port: &str) -> Result<u64, Error> {
         self.peek_id_u64(self.port(port)?)
     }
 
-    /// Settles combinational logic after pokes (peeks do this themselves).
-    pub fn eval(&mut self) {
-        // SAFETY: `handle` is a live model.
-        unsafe { (self.abi.eval)(self.handle) }
-    }
-
     /// One rising clock edge.
+    #[inline]
     pub fn step(&mut self) {
         self.step_n(1);
     }
 
     /// `cycles` rising clock edges with the inputs unchanged.
+    #[inline]
     pub fn step_n(&mut self, cycles: u64) {
         // SAFETY: `handle` is a live model.
-        unsafe { (self.abi.step)(self.handle, cycles) };
+        unsafe { (self.abi.step)(self.handle, cycles, self.dirty) };
+        // The edges leave outputs settled (or, with no edge, nothing was evaluated).
+        self.dirty &= cycles == 0;
         self.cycle += cycles;
     }
 
@@ -311,13 +439,35 @@ impl Model {
 
     /// Writes the final sample and closes the waveform, if one is open.
     pub fn close_trace(&mut self) {
+        self.eval();
         // SAFETY: `handle` is a live model.
         unsafe { (self.abi.trace_close)(self.handle) }
     }
 }
 
+// Errors are built out of line, keeping pokes and peeks small enough to inline.
+#[cold]
+fn too_wide(p: &PortSpec, value: &Bits) -> Error {
+    Error::TooWide {
+        port: p.name.clone(),
+        width: p.width,
+        value: value.to_string(),
+    }
+}
+
+#[cold]
+fn not_an_input(p: &PortSpec) -> Error {
+    Error::NotAnInput(p.name.clone())
+}
+
+#[cold]
+fn no_port(id: PortId) -> Error {
+    Error::NoPort(format!("#{}", id.0))
+}
+
 impl Drop for Model {
     fn drop(&mut self) {
+        self.close_trace();
         // SAFETY: `handle` came from `new` and is freed once.
         unsafe { (self.abi.free)(self.handle) }
     }
