@@ -52,7 +52,7 @@ fn main() {
     let cxx = opts.cxx_opt.flag();
     let make = format!("OPT_FAST={cxx} OPT_SLOW={cxx} OPT_GLOBAL={cxx}");
     let mut plain_flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-    plain_flags.extend(["-MAKEFLAGS", &make]);
+    plain_flags.extend(["-j", "2", "-MAKEFLAGS", &make]);
     println!(
         "In-process Verilator harness vs. a plain C++ main: same design and Verilator options"
     );

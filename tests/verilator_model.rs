@@ -3,6 +3,7 @@
 //! typed errors.
 
 use hdl::{Bits, Design, Dir, MemStyle, ModuleBuilder};
+use std::ops::Range;
 use std::path::Path;
 use verification::simulator::Simulator;
 use verification::verilator::{Error, Interface, Model, Options, Part, TraceFormat};
@@ -92,11 +93,12 @@ fn options(cache: &Path) -> Options {
     }
 }
 
-#[test]
-fn every_port_width_matches_the_ir_simulator() {
-    let design = widths_design("Widths");
+/// Runs the widths design in a model built with `opts` and in the IR simulator: every
+/// output must agree in every cycle.
+fn widths_match_the_ir_simulator(name: &str, opts: &Options) {
+    let design = widths_design(name);
     let iface = Interface::of(design.top());
-    let mut model = Model::of_design(&design, &Options::default()).expect("model builds");
+    let mut model = Model::of_design(&design, opts).expect("model builds");
     let mut sim = hdl::sim::Sim::new(&design);
     let expected = run(&mut sim, &iface, 300, 7);
     let got = run(&mut model, &iface, 300, 7);
@@ -125,6 +127,22 @@ fn every_port_width_matches_the_ir_simulator() {
             "output {name}"
         );
     }
+}
+
+#[test]
+fn every_port_width_matches_the_ir_simulator() {
+    widths_match_the_ir_simulator("Widths", &Options::default());
+}
+
+#[test]
+fn a_multithreaded_unoptimized_model_matches_the_ir_simulator() {
+    let opts = Options {
+        threads: 2,
+        verilator_opt: verification::verilator::Opt::O0,
+        cxx_opt: verification::verilator::Opt::O0,
+        ..Options::default()
+    };
+    widths_match_the_ir_simulator("WidthsThreads", &opts);
 }
 
 /// A small design for the cache and error tests: an accumulator of a 70-bit input.
@@ -263,8 +281,9 @@ fn reset_and_add<S: Simulator>(s: &mut S, x: &Bits) {
     s.step();
 }
 
-/// The value of VCD variable `var` at each even time (the samples before clock edges).
-fn vcd_samples(path: &Path, scope: &[&str], var: &str, cycles: u64) -> Vec<Bits> {
+/// The value of VCD variable `var` before the clock edge (at time 2 x cycle) of each of
+/// `cycles`.
+fn vcd_samples(path: &Path, scope: &[&str], var: &str, cycles: Range<u64>) -> Vec<Bits> {
     let file = std::io::BufReader::new(std::fs::File::open(path).expect("waveform"));
     let mut parser = vcd::Parser::new(file);
     let header = parser.parse_header().expect("VCD header");
@@ -295,7 +314,7 @@ fn vcd_samples(path: &Path, scope: &[&str], var: &str, cycles: u64) -> Vec<Bits>
             _ => {}
         }
     }
-    (0..cycles)
+    cycles
         .map(|c| {
             changes
                 .iter()
@@ -326,7 +345,7 @@ fn vcd_waveform_matches_the_ir_simulator() {
     let expected = run(&mut hdl::sim::Sim::new(&design), &iface, cycles, 11);
     let outputs = iface.ports.iter().filter(|p| p.dir == Dir::Out);
     for (k, p) in outputs.enumerate() {
-        let got = vcd_samples(&vcd, &["TOP", "accelgen_model", "u0"], &p.name, cycles);
+        let got = vcd_samples(&vcd, &["TOP", "accelgen_model", "u0"], &p.name, 0..cycles);
         let want: Vec<Bits> = expected.iter().map(|s| s[k].clone()).collect();
         assert_eq!(got, want, "output {}", p.name);
     }
@@ -354,4 +373,39 @@ fn fst_waveform_is_written_and_untraced_models_refuse() {
         plain.trace(&dir.path().join("x.vcd")),
         Err(Error::TraceNotBuilt)
     ));
+}
+
+/// Waveforms can be closed and reopened on one model; each covers its own cycles.
+#[test]
+fn a_waveform_can_be_reopened() {
+    let design = accumulator("AccReopen");
+    let opts = Options {
+        trace: Some(TraceFormat::Vcd),
+        ..Options::default()
+    };
+    let mut model = Model::of_design(&design, &opts).expect("model builds");
+    let mut sim = hdl::sim::Sim::new(&design);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    for (k, name) in ["first.vcd", "second.vcd"].into_iter().enumerate() {
+        let wave = dir.path().join(name);
+        model.trace(&wave).expect("trace opens");
+        let start = sim.cycle();
+        let mut expected = Vec::new();
+        for _ in 0..4 {
+            let x = Bits::from_u64(70, k as u64 + 1);
+            model.poke("x", &x).expect("poke");
+            sim.poke("x", &x).expect("poke");
+            expected.push(sim.peek("sum").expect("peek"));
+            model.step();
+            sim.step();
+        }
+        model.close_trace();
+        let got = vcd_samples(
+            &wave,
+            &["TOP", "accelgen_model", "u0"],
+            "sum",
+            start..start + 4,
+        );
+        assert_eq!(got, expected, "{name}");
+    }
 }

@@ -156,6 +156,7 @@ EXPORT int model_trace_open(void* p, const char* path) {
     m->trace = new Tracer;
     m->top->trace(m->trace, 99);
     m->trace->open(path);
+    m->next_dump = 0;
     if (!m->trace->isOpen()) {
         delete m->trace;
         m->trace = nullptr;

@@ -71,13 +71,7 @@ fn version(verilator: &Path) -> Result<String, Error> {
 
 /// The options that change the library (not where or how fast it is built).
 fn key_options(opts: &Options) -> String {
-    format!(
-        "verilator {} c++ {} threads {} trace {:?}",
-        opts.verilator_opt.flag(),
-        opts.cxx_opt.flag(),
-        opts.threads,
-        opts.trace
-    )
+    format!("{} c++ {}", args(opts).join(" "), opts.cxx_opt.flag())
 }
 
 fn cache_key(version: &str, opts: &Options, src: &Source) -> String {
@@ -193,6 +187,7 @@ pub fn verilate(opts: &Options) -> Command {
     cmd.args(["--cc", "--exe", "--build", "-Mdir", "obj", "-o", LIBRARY])
         .args(["--top-module", TOP])
         .args(args(opts))
+        .args(["-j", &opts.jobs.to_string()])
         // Position-independent, with everything but the shim hidden (see EXPORTS).
         .args(["-CFLAGS", "-fPIC -fvisibility=hidden"])
         .args(["-LDFLAGS", "-shared -Wl,--version-script=../exports.map"])
@@ -202,20 +197,21 @@ pub fn verilate(opts: &Options) -> Command {
     cmd
 }
 
-/// Verilator's options for the model itself, shared by anything that must build the same
-/// model (a benchmark's plain C++ main, say).
+/// Verilator's options that shape the model (not how it is built), shared by anything
+/// that must build the same model (a benchmark's plain C++ main, say).
 pub fn args(opts: &Options) -> Vec<String> {
     let mut a: Vec<String> = vec![
         opts.verilator_opt.flag().into(),
         "--threads".into(),
         opts.threads.to_string(),
-        "-j".into(),
-        opts.jobs.to_string(),
         // Warnings stay in the log; the emitter's output is linted elsewhere.
         "-Wno-fatal".into(),
         // All state starts at zero, as in the IR simulator.
         "--x-initial".into(),
         "0".into(),
+        // Waveform times count half cycles in nanoseconds, as the IR simulator's do.
+        "--timescale".into(),
+        "1ns/1ns".into(),
     ];
     match opts.trace {
         Some(TraceFormat::Vcd) => a.push("--trace".into()),
