@@ -233,6 +233,44 @@ fn a_failing_verilator_reports_its_log() {
     assert!(left.is_empty(), "a failed build left {left:?}");
 }
 
+/// Interfaces a model cannot have are refused before Verilator runs.
+#[test]
+fn impossible_interfaces_are_typed_errors() {
+    let cache = tempfile::tempdir().expect("temporary directory");
+    let port = |name: &str, width| verification::verilator::PortSpec {
+        name: name.into(),
+        dir: Dir::In,
+        width,
+    };
+    let part = |module: &str, ports| Part {
+        verilog: "",
+        interface: Interface {
+            module: module.into(),
+            clock: None,
+            ports,
+        },
+        prefix: String::new(),
+    };
+    let opts = options(cache.path());
+    let cases = [
+        (vec![part("A", vec![port("a", 0)])], "port `a` has no bits"),
+        (
+            vec![part("A", vec![port("a", 1)]), part("B", vec![port("a", 2)])],
+            "the model has two ports named `a` (give its parts distinct prefixes)",
+        ),
+        (
+            vec![part("accelgen_model", vec![])],
+            "module name `accelgen_model` is reserved for the generated top module",
+        ),
+    ];
+    for (parts, message) in cases {
+        match Model::build(&parts, &opts) {
+            Err(e) => assert_eq!(e.to_string(), message),
+            Ok(_) => panic!("built a model with {message}"),
+        }
+    }
+}
+
 /// Bad pokes and peeks fail in the model exactly where they fail in the IR simulator.
 #[test]
 fn bad_ports_and_values_are_errors_as_in_the_ir_simulator() {

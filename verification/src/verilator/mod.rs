@@ -156,6 +156,8 @@ pub enum Error {
     Build { status: String, log: String },
     #[error("invalid Verilator option: {0}")]
     InvalidOption(String),
+    #[error("port `{0}` has no bits")]
+    ZeroWidth(String),
     #[error("the model has two ports named `{0}` (give its parts distinct prefixes)")]
     DuplicatePort(String),
     #[error("module name `{0}` is reserved for the generated top module")]

@@ -88,6 +88,9 @@ pub fn generate(parts: &[Part], trace: Option<TraceFormat>) -> Result<Source, Er
         }
         for p in &iface.ports {
             let name = format!("{}{}", part.prefix, p.name);
+            if p.width == 0 {
+                return Err(Error::ZeroWidth(name));
+            }
             if !names.insert(name.clone()) {
                 return Err(Error::DuplicatePort(name));
             }
