@@ -157,10 +157,17 @@ fn accumulator(name: &str) -> Design {
 }
 
 /// Builders racing for one cache entry all get a working model from it, and leave no
-/// temporary directories behind; a later build takes it from the cache.
+/// temporary directories behind (and remove one a killed build left two days ago); a later
+/// build takes it from the cache.
 #[test]
 fn concurrent_builds_share_one_cache_entry() {
     let cache = tempfile::tempdir().expect("temporary directory");
+    let abandoned = cache.path().join(".build-abandoned");
+    std::fs::create_dir(&abandoned).expect("abandoned build directory");
+    let two_days_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 86400);
+    std::fs::File::open(&abandoned)
+        .and_then(|d| d.set_modified(two_days_ago))
+        .expect("backdate the abandoned build");
     let opts = Options {
         cxx_opt: verification::verilator::Opt::O0,
         jobs: 1,

@@ -1,5 +1,6 @@
 //! Differential fuzzing of the `hdl` IR: random circuits run in the IR simulator,
-//! Verilator and Icarus must agree cycle by cycle, and their Verilog must pass
+//! Verilator and Icarus (and Verilator through the in-process harness,
+//! `SimKind::VerilatorLib`) must agree cycle by cycle, and their Verilog must pass
 //! `verilator --lint-only -Wall` and Yosys `check -assert`.
 //!
 //! Circuit `i` of a run is a pure function of (seed, i). Circuits are batched: one

@@ -121,6 +121,7 @@ pub fn build(src: &Source, opts: &Options) -> Result<Built, Error> {
         "cannot create the model cache {}",
         root.display()
     )))?;
+    remove_abandoned(&root);
     // Inside the cache, so that the final rename stays on one file system.
     let work = tempfile::Builder::new()
         .prefix(".build-")
@@ -178,6 +179,25 @@ pub fn build(src: &Source, opts: &Options) -> Result<Built, Error> {
         cached: false,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// Removes build directories that a killed process left behind: any over a day old (no
+/// build takes that long). Best effort: a directory another process removes first, or one
+/// that cannot be removed, is left alone.
+fn remove_abandoned(root: &Path) {
+    const DAY: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+    let Ok(entries) = fs::read_dir(root) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let abandoned = e.file_name().to_string_lossy().starts_with(".build-")
+            && e.metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > DAY));
+        if abandoned {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// The Verilator command that builds `obj/libmodel.so` from `model.v` and `shim.cpp`.
