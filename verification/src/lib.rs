@@ -2,6 +2,7 @@
 
 pub mod elf;
 pub mod hdlfuzz;
+pub mod hwacha;
 pub mod iss;
 pub mod randgen;
 pub mod rng;

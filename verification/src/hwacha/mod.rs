@@ -1,0 +1,3 @@
+//! The Hwacha vector unit: golden model and assembler.
+
+pub mod model;

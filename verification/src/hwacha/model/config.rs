@@ -1,0 +1,158 @@
+//! Machine parameters, the `vcfg` register and the maximum vector length they give.
+
+use serde::{Deserialize, Serialize};
+
+/// The machine the model stands for: everything that sets the maximum vector length, plus
+/// the model's own run limit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HwachaParams {
+    /// L: vector lanes.
+    pub lanes: u32,
+    /// B: register-file banks per lane.
+    pub banks: u32,
+    /// E: entries per bank.
+    pub bank_entries: u32,
+    /// W: bits per bank entry (a multiple of 64; W/64 = S slices of 64-bit elements).
+    pub bank_width: u32,
+    /// P: predicate entries per bank.
+    pub pred_entries: u32,
+    /// Worker-thread instructions one `vf` may retire before the model gives up with
+    /// [`HwachaError::StepLimit`](super::HwachaError::StepLimit): a block that loops
+    /// forever would otherwise hang the control thread.
+    pub max_worker_steps: u64,
+}
+
+impl Default for HwachaParams {
+    /// The thesis's machine (one lane of four 128-bit x 256-entry SRAM banks).
+    fn default() -> Self {
+        HwachaParams {
+            lanes: 1,
+            banks: 4,
+            bank_entries: 256,
+            bank_width: 128,
+            pred_entries: 256,
+            max_worker_steps: 10_000_000,
+        }
+    }
+}
+
+/// A parameter that cannot describe a machine.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    #[error("{name} must be at least 1")]
+    Zero { name: &'static str },
+    #[error("bank_width must be a multiple of 64, not {0}")]
+    BankWidth(u32),
+}
+
+impl HwachaParams {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        for (name, v) in [
+            ("lanes", self.lanes),
+            ("banks", self.banks),
+            ("bank_entries", self.bank_entries),
+            ("pred_entries", self.pred_entries),
+        ] {
+            if v == 0 {
+                return Err(ParamError::Zero { name });
+            }
+        }
+        if self.bank_width == 0 || !self.bank_width.is_multiple_of(64) {
+            return Err(ParamError::BankWidth(self.bank_width));
+        }
+        if self.max_worker_steps == 0 {
+            return Err(ParamError::Zero {
+                name: "max_worker_steps",
+            });
+        }
+        Ok(())
+    }
+
+    /// Maximum vector length under `cfg` (thesis 7.1, without mixed-precision packing):
+    /// elements per bank e = min(n < 2 ? E : E/n, #vp < 2 ? P : P/#vp) with
+    /// n = #vv64 + #vv32 + #vv16, and maxvl = e * L * B * S.
+    pub fn maxvl(&self, cfg: &Vcfg) -> u64 {
+        let n = cfg.vv_total() as u64;
+        let per_vv = if n < 2 {
+            self.bank_entries as u64
+        } else {
+            self.bank_entries as u64 / n
+        };
+        let vp = cfg.vp as u64;
+        let per_vp = if vp < 2 {
+            self.pred_entries as u64
+        } else {
+            self.pred_entries as u64 / vp
+        };
+        per_vv.min(per_vp) * self.lanes as u64 * self.banks as u64 * (self.bank_width as u64 / 64)
+    }
+}
+
+/// The `vcfg` register (thesis Figure 7.2): #vv64 in bits 8:0, #vp in 13:9, #vv32 in
+/// 22:14, #vv16 in 31:23. Vector data registers are numbered 64-bit ones first, then the
+/// 32-bit ones, then the 16-bit ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Vcfg {
+    pub vv64: u32,
+    pub vp: u32,
+    pub vv32: u32,
+    pub vv16: u32,
+}
+
+impl Vcfg {
+    /// The configuration a reset machine has (and reports once configured the same way).
+    pub const RESET: Vcfg = Vcfg {
+        vv64: 256,
+        vp: 16,
+        vv32: 0,
+        vv16: 0,
+    };
+
+    /// Splits a `vcfg` value; bits above 31 are ignored, as the register has none.
+    pub fn from_bits(bits: u64) -> Vcfg {
+        Vcfg {
+            vv64: (bits & 0x1ff) as u32,
+            vp: ((bits >> 9) & 0x1f) as u32,
+            vv32: ((bits >> 14) & 0x1ff) as u32,
+            vv16: ((bits >> 23) & 0x1ff) as u32,
+        }
+    }
+
+    pub fn to_bits(self) -> u64 {
+        self.vv64 as u64
+            | (self.vp as u64) << 9
+            | (self.vv32 as u64) << 14
+            | (self.vv16 as u64) << 23
+    }
+
+    /// n: vector data registers of all widths.
+    pub fn vv_total(&self) -> u32 {
+        self.vv64 + self.vv32 + self.vv16
+    }
+
+    /// Element width in bits of vector data register `reg`, `None` past the configured ones.
+    pub fn vv_bits(&self, reg: u32) -> Option<u32> {
+        if reg < self.vv64 {
+            Some(64)
+        } else if reg < self.vv64 + self.vv32 {
+            Some(32)
+        } else if reg < self.vv_total() {
+            Some(16)
+        } else {
+            None
+        }
+    }
+
+    /// Why the unit cannot be configured this way (the ISA names 0-256 data and 0-16
+    /// predicate registers).
+    pub fn check(&self) -> Result<(), &'static str> {
+        if self.vv_total() > 256 {
+            return Err("more than 256 vector data registers");
+        }
+        if self.vp > 16 {
+            return Err("more than 16 predicate registers");
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,144 @@
+//! Golden model of the Hwacha vector unit (Lee's thesis, chapter 7), attached to the
+//! RV64 ISS through its RoCC port.
+//!
+//! The control thread's commands (`vsetcfg`, `vsetvl`, `vgetcfg`, `vgetvl`, `vuncfg`,
+//! `vmcs`, `vmca`, `vf`) arrive as RoCC commands; `vf` runs a vector-fetch block of
+//! 64-bit worker-thread instructions from memory until `vstop`. Both threads decode from
+//! the published encoding files, embedded and parsed when the model is built
+//! (`encoding.rs`).
+//!
+//! Exceptions are typed ([`HwachaError`]). Through [`Hwacha::command`] a caller gets them
+//! directly; through the ISS's RoCC port the core takes an access-fault trap for an
+//! access outside memory and an illegal-instruction trap for every other exception, and
+//! [`Hwacha::exception`] tells which one it was (as Hwacha's `vxcptcause` would).
+//!
+//! Choices where the thesis leaves room, each written down where it is made:
+//! `vsetcfg` zeroes the data registers and sets vp0 (config in `state.rs`); a `vf` with
+//! vlen 0 does nothing (`control.rs`); `vlui`/`vauipc` put their immediate in the upper
+//! 32 bits (`exec.rs`); `veidx` returns the element index shifted left by rs1;
+//! narrow registers keep the low bits of what they are written and read back
+//! sign-extended (`state.rs`).
+
+mod config;
+mod control;
+mod decode;
+mod encoding;
+mod error;
+mod exec;
+mod mem;
+mod state;
+mod trace;
+
+pub use config::{HwachaParams, ParamError, Vcfg};
+pub use control::instruction_bits;
+pub use decode::{AmoOp, CmpOp, ImmOp, Insn, IntOp, MemOp, Mode, Op, Width};
+pub use encoding::{
+    parse as parse_encoding, EncodingError, Field, Pattern, CONTROL, WORKER, WORKER_PSEUDO,
+};
+pub use error::{HwachaError, Illegal};
+pub use state::{State, NUM_VA, NUM_VS};
+pub use trace::{Effect, Retired};
+
+use crate::iss::mem::Memory;
+use crate::iss::rocc::{RoccAccelerator, RoccCommand, RoccError};
+use control::ControlDecoder;
+use decode::Decoder;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The Hwacha unit: parameters, architectural state, decoders and the worker trace.
+pub struct Hwacha {
+    params: HwachaParams,
+    decoder: Decoder,
+    control: ControlDecoder,
+    state: State,
+    tracing: bool,
+    trace: Vec<Retired>,
+    exception: Option<HwachaError>,
+}
+
+/// Why a model could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    #[error(transparent)]
+    Encoding(#[from] EncodingError),
+}
+
+impl Hwacha {
+    /// A unit in its reset state (unconfigured).
+    pub fn new(params: HwachaParams) -> Result<Hwacha, BuildError> {
+        params.validate()?;
+        Ok(Hwacha {
+            decoder: Decoder::new()?,
+            control: ControlDecoder::new()?,
+            state: State::new(&params),
+            params,
+            tracing: false,
+            trace: Vec::new(),
+            exception: None,
+        })
+    }
+
+    pub fn params(&self) -> &HwachaParams {
+        &self.params
+    }
+
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// Records retired worker-thread instructions from now on (or stops recording).
+    pub fn set_tracing(&mut self, on: bool) {
+        self.tracing = on;
+    }
+
+    /// The worker-thread instructions retired since the last call, oldest first.
+    pub fn take_trace(&mut self) -> Vec<Retired> {
+        std::mem::take(&mut self.trace)
+    }
+
+    /// The most recent exception, if any command raised one.
+    pub fn exception(&self) -> Option<&HwachaError> {
+        self.exception.as_ref()
+    }
+
+    /// Executes one control-thread command, with `mem` as the memory the worker thread
+    /// sees. Returns the response for rd.
+    pub fn command(&mut self, cmd: &RoccCommand, mem: &mut Memory) -> Result<u64, HwachaError> {
+        let result = self.control(cmd, mem);
+        if let Err(e) = &result {
+            self.exception = Some(e.clone());
+        }
+        result
+    }
+
+    /// Decodes a worker-thread word and checks it against the current configuration.
+    pub fn decode(&self, bits: u64) -> Result<Insn, Illegal> {
+        let insn = self.decoder.decode(bits)?;
+        insn.check(&self.state.vcfg)?;
+        Ok(insn)
+    }
+}
+
+impl RoccAccelerator for Hwacha {
+    fn execute(&mut self, cmd: &RoccCommand, mem: &mut Memory) -> Result<u64, RoccError> {
+        self.command(cmd, mem).map_err(|e| match e {
+            HwachaError::AccessFault { addr, .. } | HwachaError::FetchFault { pc: addr } => {
+                RoccError::BadAddress { addr }
+            }
+            _ => RoccError::Unsupported {
+                opcode: cmd.opcode,
+                funct7: cmd.funct7,
+            },
+        })
+    }
+}
+
+/// A shared unit, so that a test can attach the model to an ISS and still inspect it.
+impl RoccAccelerator for Rc<RefCell<Hwacha>> {
+    fn execute(&mut self, cmd: &RoccCommand, mem: &mut Memory) -> Result<u64, RoccError> {
+        self.borrow_mut().execute(cmd, mem)
+    }
+}
