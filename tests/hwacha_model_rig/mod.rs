@@ -185,3 +185,37 @@ impl Rig {
         self.mem.read(addr, size).unwrap()
     }
 }
+
+/// Scratch memory the rig's register loaders use (through va31).
+pub const SCRATCH: u64 = RAM + 0x30_0000;
+
+impl Rig {
+    /// Loads `values` into elements 0.. of vv`reg` with a unit-stride vld (vp0 must be
+    /// set for those elements).
+    pub fn load_vv(&mut self, reg: u64, values: &[u64]) {
+        self.write_u64s(SCRATCH, values);
+        self.vmca(31, SCRATCH);
+        let vld = i("vlsegd").f(Field::Vrd, reg).f(Field::Vars1, 31).enc();
+        self.run(&[vld, stop()]).unwrap();
+    }
+
+    /// Sets vp`reg` element k to `bits[k]` with vpl.
+    pub fn load_vp(&mut self, reg: u64, bits: &[bool]) {
+        for (k, b) in bits.iter().enumerate() {
+            assert!(self.mem.write(SCRATCH + k as u64, 1, *b as u64));
+        }
+        self.vmca(31, SCRATCH);
+        let vpl = i("vpl").f(Field::Vprd, reg).f(Field::Vars1, 31).enc();
+        self.run(&[vpl, stop()]).unwrap();
+    }
+
+    /// Elements 0..n of vv`reg`.
+    pub fn vv(&self, reg: u32, n: u64) -> Vec<u64> {
+        (0..n).map(|e| self.hw.state().vv(reg, e)).collect()
+    }
+
+    /// Elements 0..n of vp`reg`.
+    pub fn vp(&self, reg: u32, n: u64) -> Vec<bool> {
+        (0..n).map(|e| self.hw.state().vp(reg, e)).collect()
+    }
+}
