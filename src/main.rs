@@ -28,6 +28,8 @@ enum Command {
     Iss(cli::iss::IssArgs),
     /// Run a design as an in-process Verilator model under random or idle stimulus.
     Sim(cli::sim::SimArgs),
+    /// Assemble and link a mixed RV64 + Hwacha assembly program into an ELF.
+    Asm(cli::asm::AsmArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
         Command::Lint(args) => cli::lint::run(args),
         Command::Iss(args) => cli::iss::run(args),
         Command::Sim(args) => cli::sim::run(args),
+        Command::Asm(args) => cli::asm::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod asm;
 pub mod generate;
 pub mod iss;
 pub mod lint;

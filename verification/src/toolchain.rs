@@ -18,6 +18,8 @@ pub enum ToolchainError {
     Spawn(std::io::Error),
     #[error("{GCC} failed building {output}:\n{stderr}")]
     Failed { output: PathBuf, stderr: String },
+    #[error("{GCC} failed preprocessing {input}:\n{stderr}")]
+    Preprocess { input: PathBuf, stderr: String },
 }
 
 /// What kind of program to build.
@@ -62,6 +64,42 @@ pub fn available() -> bool {
     Command::new(GCC).arg("--version").output().is_ok()
 }
 
+fn spawn_error(e: std::io::Error) -> ToolchainError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        ToolchainError::NotFound
+    } else {
+        ToolchainError::Spawn(e)
+    }
+}
+
+/// Runs the C preprocessor on an assembly source (as `.S` files are), with the runtime
+/// directory and `include_dirs` on the include path and `defines` (`NAME` or
+/// `NAME=VALUE`) set. The output keeps line markers, so later stages can report
+/// locations in the original files.
+pub fn preprocess(
+    source: &Path,
+    include_dirs: &[PathBuf],
+    defines: &[String],
+) -> Result<String, ToolchainError> {
+    let mut cmd = Command::new(GCC);
+    cmd.args(["-E", "-x", "assembler-with-cpp"]);
+    for dir in include_dirs {
+        cmd.arg("-I").arg(dir);
+    }
+    cmd.arg(format!("-I{}", runtime_dir().display()));
+    for define in defines {
+        cmd.arg(format!("-D{define}"));
+    }
+    let out = cmd.arg(source).output().map_err(spawn_error)?;
+    if !out.status.success() {
+        return Err(ToolchainError::Preprocess {
+            input: source.to_path_buf(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// Compiles and links `sources` into the executable `output`.
 pub fn build_elf(
     sources: &[PathBuf],
@@ -93,13 +131,7 @@ pub fn build_elf(
         }
     }
     cmd.args(&opts.extra).args(sources).arg("-o").arg(output);
-    let out = cmd.output().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            ToolchainError::NotFound
-        } else {
-            ToolchainError::Spawn(e)
-        }
-    })?;
+    let out = cmd.output().map_err(spawn_error)?;
     if !out.status.success() {
         // Remove any partial output so that a failed build leaves nothing behind.
         let _ = std::fs::remove_file(output);

@@ -1,3 +1,4 @@
 //! The Hwacha vector unit: golden model and assembler.
 
+pub mod asm;
 pub mod model;
