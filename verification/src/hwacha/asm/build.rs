@@ -25,7 +25,7 @@ pub struct AsmOptions {
 pub enum BuildError {
     #[error(transparent)]
     Toolchain(#[from] ToolchainError),
-    #[error("{0}")]
+    #[error(transparent)]
     Asm(#[from] AsmErrors),
     #[error("{what} {}: {source}", path.display())]
     Io {

@@ -1,0 +1,165 @@
+//! `accelgen asm`: builds mixed RV64 + Hwacha programs that the ISS runs, with `-I`,
+//! `-D` and `--bare`; bad input fails with exit code 1, located messages and no output.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn accelgen(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("accelgen").unwrap();
+    cmd.current_dir(dir);
+    cmd
+}
+
+/// Returns the exit code `N` (from `-D`), plus what an included header adds; the worker
+/// block is linked in but not run (the ISS has no Hwacha unit attached here).
+const PROGRAM: &str = r#"
+#include "extra.h"
+  .text
+  .globl main
+main:
+  li a0, N + EXTRA
+  ret
+  .align 3
+block:
+  @!vp1 vadd.vs vv1, vv2, vs3
+  vstop
+"#;
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Names in `dir`, sorted: a failed build must leave nothing behind.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn builds_a_program_the_iss_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "prog.S", PROGRAM);
+    write(dir.path(), "inc/extra.h", "#define EXTRA 2\n");
+    let out = accelgen(dir.path())
+        .args(["asm", "prog.S", "-o", "prog.elf", "-I", "inc", "-D", "N=40"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    assert_eq!(listing(dir.path()), ["inc", "prog.S", "prog.elf"]);
+    let run = accelgen(dir.path())
+        .args(["iss", "prog.elf"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(42));
+}
+
+#[test]
+fn bare_programs_bring_their_own_start() {
+    let dir = tempfile::tempdir().unwrap();
+    // isa_test.h comes from the runtime directory, always on the include path.
+    let source = r#"
+#include "isa_test.h"
+TEST_BEGIN
+  li TESTNUM, 1
+  j 1f
+  .align 3
+block:
+  vsetcfg 4, 1
+  vstop
+1:
+TEST_END
+"#;
+    write(dir.path(), "bare.S", source);
+    accelgen(dir.path())
+        .args(["asm", "--bare", "bare.S", "-o", "bare.elf"])
+        .assert()
+        .success();
+    accelgen(dir.path())
+        .args(["iss", "bare.elf"])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn hwacha_errors_are_located_and_leave_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "#include \"blk.h\"\n  .text\n  vadd vv1, vv2, vs64\n  vsetvl a0\n";
+    write(dir.path(), "bad.S", source);
+    write(dir.path(), "blk.h", "  vstop\n  vaddd vv1, vv2, vv3\n");
+    // An earlier good build of the same output must survive a failed one.
+    write(dir.path(), "bad.elf", "old");
+    let out = accelgen(dir.path())
+        .args(["asm", "bad.S", "-o", "bad.elf"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: blk.h:2: unknown mnemonic `vaddd`\n\
+         bad.S:3: operand 3: register `vs64` out of range (vs0-vs63)\n\
+         bad.S:4: `vsetvl` takes 2 operands, found 1\n"
+    );
+    assert_eq!(listing(dir.path()), ["bad.S", "bad.elf", "blk.h"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("bad.elf")).unwrap(),
+        "old"
+    );
+}
+
+#[test]
+fn gnu_as_errors_keep_the_original_location() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "  .text\n  vstop\n\n  addx a0, a1\n";
+    write(dir.path(), "rv.S", source);
+    let out = accelgen(dir.path())
+        .args(["asm", "rv.S", "-o", "rv.elf"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("rv.S:4: Error: unrecognized opcode `addx a0,a1'"),
+        "{stderr}"
+    );
+    assert_eq!(listing(dir.path()), ["rv.S"]);
+}
+
+#[test]
+fn bad_paths_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = accelgen(dir.path())
+        .args(["asm", "missing.S", "-o", "x.elf"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: riscv64-unknown-elf-gcc failed preprocessing missing.S:"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("missing.S: No such file or directory"),
+        "{stderr}"
+    );
+
+    write(dir.path(), "ok.S", "  .text\n  .globl main\nmain: ret\n");
+    let out = accelgen(dir.path())
+        .args(["asm", "ok.S", "-o", "no/such/dir/ok.elf"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: creating a temporary directory in no/such/dir: "),
+        "{stderr}"
+    );
+    assert_eq!(listing(dir.path()), ["ok.S"]);
+}
