@@ -14,6 +14,7 @@ use verification::hwacha::asm::{
 use verification::iss::mem::Memory;
 use verification::iss::rocc::{RoccAccelerator, RoccCommand, RoccError};
 use verification::iss::{Iss, IssConfig, Stop};
+use verification::rng::Rng;
 
 /// Values to try for a field: its ends, 1, the middle and an uneven value in between,
 /// restricted to what the ISA defines.
@@ -119,6 +120,126 @@ fn every_encoding_round_trips() {
         "all four files are in the table"
     );
     assert!(words > 2000, "{words} words");
+}
+
+/// Random values in every field: the disassembler accepts exactly the words whose fields
+/// all hold legal values, and those round-trip.
+#[test]
+fn random_field_values_round_trip_or_are_refused() {
+    let mut rng = Rng::new(0x4a5a);
+    let (mut accepted, mut refused) = (0, 0);
+    for instr in table().instructions() {
+        for _ in 0..200 {
+            let mut word = instr.bits;
+            for f in &instr.fields {
+                word |= f.put(rng.next_u64());
+            }
+            let legal_fields = instr.fields.iter().all(|f| {
+                f.get(word) <= *legal(instr, f, word).iter().max().unwrap()
+                    && (f.name != "vrm" || !matches!(f.get(word), 5 | 6))
+            });
+            let text = match instr.thread {
+                Thread::Worker => disassemble(word),
+                Thread::Control => disassemble_control(word as u32),
+            };
+            assert_eq!(
+                text.is_ok(),
+                legal_fields,
+                "{word:#x} ({}): {text:?}",
+                instr.name
+            );
+            if legal_fields {
+                round_trip(instr, word);
+                accepted += 1;
+            } else {
+                refused += 1;
+            }
+        }
+    }
+    assert!(accepted > 10_000 && refused > 1_000, "{accepted} {refused}");
+}
+
+/// Statements stitched from valid and invalid pieces never panic the assembler or the
+/// translator; they assemble or give an error.
+#[test]
+fn garbage_gives_errors_not_panics() {
+    let names: Vec<&str> = table()
+        .instructions()
+        .iter()
+        .map(|i| i.name.as_str())
+        .collect();
+    let pieces = [
+        "vv1",
+        "vs63",
+        "vs64",
+        "va31",
+        "vp15",
+        "vp16",
+        "a0",
+        "x31",
+        "x99",
+        "0",
+        "-1",
+        "0x7fffffff",
+        "0xffffffffffffffffffff",
+        "(",
+        ")",
+        "0(vv2)",
+        "8(a0)",
+        "(a0)",
+        "%pcrel_lo(1b)",
+        "lbl",
+        "1f",
+        ".",
+        "rtz",
+        "up",
+        "1 +",
+        "-(1<<63)*(1<<63)*2/-1",
+        "é",
+        "\\r",
+        "\"",
+        "@vp1",
+        "@!",
+        "@",
+        ";",
+        "#",
+        ":",
+        ",",
+        ".all",
+        ".vv",
+        ".aq",
+        "",
+    ];
+    let mut rng = Rng::new(7);
+    let pick = |rng: &mut Rng, xs: &[&'static str]| xs[rng.below(xs.len() as u64) as usize];
+    let mut source = String::new();
+    for _ in 0..20_000 {
+        let mut stmt = String::new();
+        if rng.chance(20) {
+            stmt.push_str(pick(&mut rng, &["@vp3 ", "@!vp1 ", "@s ", "@all ", "@x "]));
+        }
+        stmt.push_str(names[rng.below(names.len() as u64) as usize]);
+        if rng.chance(30) {
+            stmt.push_str(pick(
+                &mut rng,
+                &[".vs", ".v", ".s", ".all", ".any", ".aq", ".x", "."],
+            ));
+        }
+        stmt.push(' ');
+        for i in 0..rng.below(6) {
+            if i > 0 {
+                stmt.push_str(", ");
+            }
+            stmt.push_str(pick(&mut rng, &pieces));
+            if rng.chance(10) {
+                stmt.push_str(pick(&mut rng, &pieces));
+            }
+        }
+        let _ = assemble(&stmt);
+        source.push_str(&stmt);
+        source.push('\n');
+    }
+    assert!(translate(&source, "fuzz.S").is_err());
 }
 
 fn word(text: &str) -> u64 {

@@ -161,11 +161,13 @@ impl Parser {
             Some(Token::Op(op @ ("-" | "+" | "~"))) => {
                 self.pos += 1;
                 let v = self.unary()?;
-                Ok(match op {
-                    "-" => -v,
-                    "~" => !v,
-                    _ => v,
-                })
+                match op {
+                    "-" => v
+                        .checked_neg()
+                        .ok_or_else(|| ExprError::Arithmetic(format!("overflow in `-{v}`"))),
+                    "~" => Ok(!v),
+                    _ => Ok(v),
+                }
             }
             Some(Token::Num(n)) => {
                 self.pos += 1;
@@ -197,8 +199,8 @@ fn apply(op: &str, a: i128, b: i128) -> Result<i128, ExprError> {
         "-" => a.checked_sub(b).ok_or_else(overflow),
         "*" => a.checked_mul(b).ok_or_else(overflow),
         "/" | "%" if b == 0 => Err(ExprError::Arithmetic("division by zero".into())),
-        "/" => Ok(a / b),
-        "%" => Ok(a % b),
+        "/" => a.checked_div(b).ok_or_else(overflow),
+        "%" => a.checked_rem(b).ok_or_else(overflow),
         "<<" => u32::try_from(b)
             .ok()
             .filter(|&s| s < 64)
@@ -267,5 +269,15 @@ mod tests {
             Err(ExprError::Arithmetic("division by zero".into()))
         );
         assert!(matches!(eval("1 << 64"), Err(ExprError::Arithmetic(_))));
+        // -2^127 / -1 and -(-2^127) do not fit in 128 bits.
+        let min = "(-(1 << 63) * (1 << 63) * 2)";
+        assert!(matches!(
+            eval(&format!("{min} / -1")),
+            Err(ExprError::Arithmetic(_))
+        ));
+        assert!(matches!(
+            eval(&format!("-{min}")),
+            Err(ExprError::Arithmetic(_))
+        ));
     }
 }

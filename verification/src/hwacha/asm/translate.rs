@@ -46,7 +46,15 @@ pub fn translate(source: &str, file: &str) -> Result<String, AsmErrors> {
                 .unwrap_or("")
                 .to_ascii_lowercase();
             track_block(&mut blocks, &mnemonic);
-            let hwacha = body.starts_with('@') || mnemonic.starts_with('v');
+            // `vsize = 16` is a GNU as symbol assignment, not an instruction.
+            let assignment = body
+                .trim_start_matches(|c: char| {
+                    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$')
+                })
+                .trim_start()
+                .strip_prefix('=')
+                .is_some_and(|rest| !rest.starts_with('='));
+            let hwacha = !assignment && (body.starts_with('@') || mnemonic.starts_with('v'));
             if !hwacha {
                 translated.push(stmt.trim().to_string());
                 continue;
@@ -219,7 +227,7 @@ mod tests {
     #[test]
     fn lines_stay_one_to_one() {
         let src =
-            "# 1 \"p.S\"\n.text\nblk: @vp1 vadd vv1, vv2, vs3; vstop # end\n  li a0, 1 # keep\n";
+            "# 1 \"p.S\"\n.text\nblk: @vp1 vadd vv1, vv2, vs3; vstop # end\n  li a0, 1 # keep\nvlen = 16\n";
         let out = translate(src, "p.S").unwrap();
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[0], ".option norelax");
@@ -231,6 +239,7 @@ mod tests {
             "blk: .8byte 0xc00000060201163f; .8byte 0x0000000000000c3f"
         );
         assert_eq!(lines[5], "  li a0, 1 # keep");
+        assert_eq!(lines[6], "vlen = 16");
     }
 
     #[test]
