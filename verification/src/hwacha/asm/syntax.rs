@@ -939,24 +939,20 @@ fn vsetcfg_immediate(instr: &Instruction, texts: &[&str]) -> Result<Assembled, A
     for (i, (text, (max, shift))) in texts.iter().zip(limits).enumerate() {
         value |= (constant(text, i + 1, 0, max)? as u64) << shift;
     }
-    let imm = table_field("vsetcfg", "imm12");
+    let (Some(imm), Some(rs1)) = (instr.field("imm12"), instr.field("rs1")) else {
+        return Err(AsmErrorKind::Syntax(
+            "the encoding of `vsetcfg` lacks its imm12 or rs1 field".into(),
+        ));
+    };
     let low = value & 0xfff;
     if value == low {
         return Ok(Assembled::Control((instr.bits | imm.put(low)) as u32));
     }
-    let rs1 = table_field("vsetcfg", "rs1");
     Ok(Assembled::ControlWide {
         word: (instr.bits | imm.put(low) | rs1.put(SCRATCH as u64)) as u32,
         upper: value & !0xfff,
         scratch: SCRATCH,
     })
-}
-
-fn table_field(instr: &str, field: &str) -> &'static Field {
-    table()
-        .get(instr)
-        .and_then(|i| i.field(field))
-        .expect("the embedded vsetcfg encoding has rs1 and imm12")
 }
 
 /// Why a word cannot be disassembled.

@@ -141,9 +141,6 @@ pub struct Instruction {
     /// Fixed bits (`word & mask == bits` for a matching word).
     pub bits: u64,
     pub mask: u64,
-    /// Encoding file and line the instruction comes from.
-    pub file: &'static str,
-    pub line: usize,
 }
 
 impl Instruction {
@@ -229,7 +226,7 @@ impl Table {
                     line: index + 1,
                     message,
                 };
-                let instr = parse_line(line, thread, file, index + 1).map_err(err)?;
+                let instr = parse_line(line, thread).map_err(err)?;
                 if table.by_name.contains_key(&instr.name) {
                     return Err(err(format!("{} is defined twice", instr.name)));
                 }
@@ -271,12 +268,7 @@ fn parse_number(text: &str) -> Option<u64> {
     }
 }
 
-fn parse_line(
-    line: &str,
-    thread: Thread,
-    file: &'static str,
-    number: usize,
-) -> Result<Instruction, String> {
+fn parse_line(line: &str, thread: Thread) -> Result<Instruction, String> {
     let mut tokens = line.split_whitespace();
     let first = tokens.next().unwrap_or_default();
     let (name, pseudo) = match first.strip_prefix('@') {
@@ -290,8 +282,6 @@ fn parse_line(
         fields: Vec::new(),
         bits: 0,
         mask: 0,
-        file,
-        line: number,
     };
     // Every bit must be claimed exactly once, by a fixed range or by a field.
     let mut claimed = 0u64;
