@@ -57,6 +57,11 @@ pub enum AsmErrorKind {
          (their operands are only known after substitution); use a C preprocessor macro"
     )]
     InMacro,
+    #[error(
+        "`.option relax` would let the linker move code after GNU as fixed the vcjal label \
+         offsets of this file (Hwacha files assemble without relaxation)"
+    )]
+    Relaxation,
 }
 
 /// An error at a source location.
@@ -68,7 +73,7 @@ pub struct AsmError {
     pub kind: AsmErrorKind,
 }
 
-/// Every error of a translation, in source order.
+/// Every error of a translation, in the order found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AsmErrors(pub Vec<AsmError>);
 

@@ -11,7 +11,8 @@
 //! 35)`, which GNU as can only evaluate when nothing between the two labels may change
 //! size at link time. The output therefore starts with `.option norelax`: linker
 //! relaxation could otherwise shrink a `call` between a jump and its target after the
-//! offset was fixed. (A file that turns relaxation back on loses this guarantee.)
+//! offset was fixed. A file with such jumps that turns relaxation back on
+//! (`.option relax`) is refused.
 //! `vf label` needs no such care: it becomes `auipc` + `vf` with `%pcrel_hi`/`%pcrel_lo`
 //! relocations, like GNU as's own `la`.
 
@@ -29,6 +30,10 @@ pub fn translate(source: &str, file: &str) -> Result<String, AsmErrors> {
     let mut errors = Vec::new();
     let mut blocks: Vec<Block> = Vec::new();
     let mut labels = 0usize;
+    // Where the file turns relaxation back on, and whether it has vcjal label offsets
+    // that relaxation could invalidate.
+    let mut relax_at = None;
+    let mut label_jumps = false;
     for line in source.lines() {
         if let Some((number, name)) = line_marker(line) {
             location = (name, number);
@@ -56,6 +61,9 @@ pub fn translate(source: &str, file: &str) -> Result<String, AsmErrors> {
                 .is_some_and(|rest| !rest.starts_with('='));
             let hwacha = !assignment && (body.starts_with('@') || mnemonic.starts_with('v'));
             if !hwacha {
+                if mnemonic == ".option" && body.split_whitespace().nth(1) == Some("relax") {
+                    relax_at.get_or_insert_with(|| location.clone());
+                }
                 translated.push(stmt.trim().to_string());
                 continue;
             }
@@ -67,8 +75,10 @@ pub fn translate(source: &str, file: &str) -> Result<String, AsmErrors> {
             };
             match result {
                 Ok(assembled) => {
-                    if matches!(assembled, Assembled::ControlPcrel { .. }) {
-                        labels += 1;
+                    match assembled {
+                        Assembled::ControlPcrel { .. } => labels += 1,
+                        Assembled::WorkerJump { .. } => label_jumps = true,
+                        _ => {}
                     }
                     let label = format!(".Lhwacha_vf{labels}");
                     translated.push(format!("{labels_text}{}", assembled.gas(&label)));
@@ -87,6 +97,13 @@ pub fn translate(source: &str, file: &str) -> Result<String, AsmErrors> {
         }
         out.push('\n');
         location.1 += 1;
+    }
+    if let (Some((file, line)), true) = (relax_at, label_jumps) {
+        errors.push(AsmError {
+            file,
+            line,
+            kind: AsmErrorKind::Relaxation,
+        });
     }
     if errors.is_empty() {
         Ok(out)
@@ -244,7 +261,7 @@ mod tests {
 
     #[test]
     fn errors_carry_marker_locations() {
-        let src = "# 7 \"inc.h\" 1\n vaddd vv1, vv1, vv1\n .rept 2\n vstop\n .endr\n .macro m r\n vadd \\r, \\r, \\r\n .endm\n";
+        let src = "# 7 \"inc.h\" 1\n vaddd vv1, vv1, vv1\n .rept 2\n vstop\n .endr\n .macro m r\n vadd \\r, \\r, \\r\n .endm\n .option relax\n vcjal.all vs1, 1f\n";
         let errs = translate(src, "p.S").unwrap_err();
         let text: Vec<String> = errs.0.iter().map(|e| e.to_string()).collect();
         assert_eq!(
@@ -253,7 +270,10 @@ mod tests {
                 "inc.h:7: unknown mnemonic `vaddd`",
                 "inc.h:12: Hwacha instructions cannot be in a GNU as `.macro`, `.irp` or \
                  `.irpc` body (their operands are only known after substitution); use a C \
-                 preprocessor macro"
+                 preprocessor macro",
+                "inc.h:14: `.option relax` would let the linker move code after GNU as \
+                 fixed the vcjal label offsets of this file (Hwacha files assemble without \
+                 relaxation)"
             ]
         );
     }
