@@ -219,3 +219,8 @@ impl Rig {
         (0..n).map(|e| self.hw.state().vp(reg, e)).collect()
     }
 }
+
+/// Whether worker instruction `name` has operand field `f`.
+pub fn has_field(name: &str, f: Field) -> bool {
+    pattern(worker_patterns(), name).has(f)
+}

@@ -6,6 +6,7 @@
 use super::config::Vcfg;
 use super::encoding::{self, EncodingError, Field, Pattern};
 use super::error::Illegal;
+use super::fp::FpOp;
 use super::state::NUM_VS;
 
 /// Register-register integer operations (Table 7.6; RV64IM semantics).
@@ -165,10 +166,12 @@ pub enum Op {
     Fence,
     Cjal,
     Cjalr,
+    Fp(FpOp),
 }
 
-/// The operation an encoding-file name stands for; `Err` names a floating-point
-/// instruction the model does not execute yet, `Ok(None)` a name it does not know.
+/// The operation an encoding-file name stands for; `Err` names a mixed-precision
+/// floating-point instruction the model does not execute, `Ok(None)` a name it does not
+/// know.
 pub fn op_of(name: &'static str) -> Result<Option<Op>, Illegal> {
     use IntOp::*;
     let int = |op| Ok(Some(Op::Int(op)));
@@ -231,9 +234,9 @@ pub fn op_of(name: &'static str) -> Result<Option<Op>, Illegal> {
         "vcjal" => Ok(Some(Op::Cjal)),
         "vcjalr" => Ok(Some(Op::Cjalr)),
         _ if name.starts_with("vamo") => Ok(amo_of(name)),
-        _ if name.starts_with("vf") || name.starts_with("vcmpf") => {
-            Err(Illegal::FloatingPoint { name })
-        }
+        _ if name.starts_with("vf") || name.starts_with("vcmpf") => FpOp::of(name)
+            .map(|op| Some(Op::Fp(op)))
+            .ok_or(Illegal::MixedPrecision { name }),
         _ => Ok(mem_of(name)),
     }
 }
@@ -384,6 +387,7 @@ impl Insn {
             Op::Int(op) if op.is_word() => 32,
             Op::Load(m) | Op::Store(m) if f != Field::Vrs2 => m.width.bits(),
             Op::Amo(_, w) if f != Field::Vrs1 => w.bits(),
+            Op::Fp(op) => op.precision(f == Field::Vrd),
             _ => 64,
         }
     }
@@ -405,7 +409,13 @@ impl Insn {
                 return Err(Illegal::SharedDestination);
             }
         }
-        if matches!(self.op, Op::Int(_)) && !self.is_vector() {
+        if self.has(Field::Vrm) {
+            let rm = self.get(Field::Vrm);
+            if rm == 5 || rm == 6 {
+                return Err(Illegal::ReservedRoundingMode { rm });
+            }
+        }
+        if matches!(self.op, Op::Int(_) | Op::Fp(_)) && !self.is_vector() {
             let (pred, negate) = (self.get(Field::Vpred), self.get(Field::Vn) != 0);
             if pred != 0 || negate {
                 return Err(Illegal::PredicatedScalar { pred, negate });

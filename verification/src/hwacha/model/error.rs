@@ -34,6 +34,8 @@ pub enum HwachaError {
         size: u8,
         store: bool,
     },
+    #[error("frm {rm} is reserved (0-4)")]
+    ReservedRoundingMode { rm: u32 },
     #[error("vector-fetch block at {entry:#x} ran {limit} instructions without reaching vstop")]
     StepLimit { entry: u64, limit: u64 },
 }
@@ -51,8 +53,12 @@ fn access(store: bool) -> &'static str {
 pub enum Illegal {
     #[error("no Hwacha instruction has this encoding")]
     Unknown,
-    #[error("{name}: floating point is not implemented by the model yet")]
-    FloatingPoint { name: &'static str },
+    #[error(
+        "{name}: mixed-precision floating point (not in the thesis's tables) is not implemented"
+    )]
+    MixedPrecision { name: &'static str },
+    #[error("rounding mode {rm} is reserved")]
+    ReservedRoundingMode { rm: u32 },
     #[error("vv{reg} is out of range: {configured} vector data registers are configured")]
     VvOutOfRange { reg: u32, configured: u32 },
     #[error("vp{reg} is out of range: {configured} predicate registers are configured")]

@@ -9,6 +9,7 @@
 use super::decode::{CmpOp, Decoder, ImmOp, Insn, IntOp, Op};
 use super::encoding::Field;
 use super::error::HwachaError;
+use super::fp::{self, FpOp};
 use super::state::State;
 use super::trace::{Effect, Retired};
 use crate::iss::mem::Memory;
@@ -143,6 +144,7 @@ impl Worker<'_> {
             Op::Amo(op, width) => self.amo_insn(insn, op, width)?,
             Op::PredLoad => self.predicate_insn(insn, false)?,
             Op::PredStore => self.predicate_insn(insn, true)?,
+            Op::Fp(op) => self.floating_point(insn, op),
             Op::Stop => return Ok(Flow::Stop),
             Op::Fence => {}
             Op::Cjal | Op::Cjalr => {
@@ -165,6 +167,42 @@ impl Worker<'_> {
             }
         }
         Ok(Flow::Next)
+    }
+
+    /// A floating-point instruction: per active element (or once, when scalar), flags
+    /// accrued into fflags. The rounding mode is the instruction's, or frm for rm = 7.
+    fn floating_point(&mut self, insn: &Insn, op: FpOp) {
+        let rm = if insn.has(Field::Vrm) {
+            insn.get(Field::Vrm)
+        } else {
+            0
+        };
+        let round = fp::round_of(if rm == 7 { self.state.frm } else { rm });
+        let operand = |w: &Self, f: Field, i: u64| {
+            if insn.has(f) {
+                w.read(insn, f, i)
+            } else {
+                0
+            }
+        };
+        let elements = if insn.is_vector() { self.state.vlen } else { 1 };
+        for i in 0..elements {
+            if insn.is_vector() && !self.active(insn, i) {
+                continue;
+            }
+            let (a, b, c) = (
+                operand(self, Field::Vrs1, i),
+                operand(self, Field::Vrs2, i),
+                operand(self, Field::Vrs3, i),
+            );
+            let (value, flags) = fp::execute(op, a, b, c, round);
+            self.state.fflags |= flags;
+            if let FpOp::Cmp(..) = op {
+                self.write_vp(insn.get(Field::Vprd), i, value != 0);
+            } else {
+                self.write_rd(insn, i, value);
+            }
+        }
     }
 
     /// Element `i`'s guard: vp[p][i] xor n. Instructions without a predicate field

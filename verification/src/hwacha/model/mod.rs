@@ -12,6 +12,13 @@
 //! access outside memory and an illegal-instruction trap for every other exception, and
 //! [`Hwacha::exception`] tells which one it was (as Hwacha's `vxcptcause` would).
 //!
+//! Floating point (half, single, double; `fp.rs`) is IEEE-exact on a soft-float
+//! library with RISC-V's NaN, min/max, conversion and tininess rules. Its flags accrue in
+//! the unit ([`Hwacha::take_fflags`]) and its dynamic rounding mode is set with
+//! [`Hwacha::set_frm`], since the ISS has no F extension to hold `fcsr`. The
+//! mixed-precision forms of the encoding file (`vfadd.s.h`, ...), which the thesis's
+//! tables do not list, are illegal instructions.
+//!
 //! Choices where the thesis leaves room, each written down where it is made:
 //! `vsetcfg` zeroes the data registers and sets vp0 (config in `state.rs`); a `vf` with
 //! vlen 0 does nothing (`control.rs`); `vlui`/`vauipc` put their immediate in the upper
@@ -25,6 +32,7 @@ mod decode;
 mod encoding;
 mod error;
 mod exec;
+mod fp;
 mod mem;
 mod state;
 mod trace;
@@ -36,6 +44,7 @@ pub use encoding::{
     parse as parse_encoding, EncodingError, Field, Pattern, CONTROL, WORKER, WORKER_PSEUDO,
 };
 pub use error::{HwachaError, Illegal};
+pub use fp::{flags as fflags, Arith, FCmp, Fma, Fmt, FpOp, IntKind};
 pub use state::{State, NUM_VA, NUM_VS};
 pub use trace::{Effect, Retired};
 
@@ -97,6 +106,22 @@ impl Hwacha {
     /// The worker-thread instructions retired since the last call, oldest first.
     pub fn take_trace(&mut self) -> Vec<Retired> {
         std::mem::take(&mut self.trace)
+    }
+
+    /// Sets the dynamic rounding mode (RISC-V frm, 0-4) that worker instructions with
+    /// rm = 7 use; the control thread's frm would be inherited at `vf`, but the ISS has
+    /// no F extension, so the host sets it here.
+    pub fn set_frm(&mut self, rm: u32) -> Result<(), HwachaError> {
+        if rm > 4 {
+            return Err(HwachaError::ReservedRoundingMode { rm });
+        }
+        self.state.frm = rm;
+        Ok(())
+    }
+
+    /// The floating-point exception flags accrued so far (RISC-V fflags bits), cleared.
+    pub fn take_fflags(&mut self) -> u8 {
+        std::mem::take(&mut self.state.fflags)
     }
 
     /// The most recent exception, if any command raised one.

@@ -28,6 +28,11 @@ pub struct State {
     vs: [u64; NUM_VS],
     /// Address registers; written only by the control thread (`vmca`).
     pub va: [u64; NUM_VA],
+    /// The control thread's dynamic rounding mode (RISC-V `frm`, 0-4), which worker
+    /// instructions with rm = 7 use. The ISS has no F extension, so it lives here.
+    pub frm: u32,
+    /// Floating-point exception flags accrued by the worker thread (RISC-V `fflags`).
+    pub fflags: u8,
 }
 
 impl State {
@@ -42,6 +47,8 @@ impl State {
             vp: Vec::new(),
             vs: [0; NUM_VS],
             va: [0; NUM_VA],
+            frm: 0,
+            fflags: 0,
         };
         s.reconfigure(Vcfg::RESET, params.maxvl(&Vcfg::RESET));
         s
