@@ -167,11 +167,33 @@ fn other_machine_parameters() {
         ..HwachaParams::default()
     };
     assert!(verification::hwacha::model::Hwacha::new(bad).is_err());
+    // A machine too large for the model to hold is an error, not an allocation failure.
+    let huge = HwachaParams {
+        lanes: u32::MAX,
+        banks: u32::MAX,
+        ..HwachaParams::default()
+    };
+    let e = verification::hwacha::model::Hwacha::new(huge)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("bank_entries * lanes"), "{e}");
+    assert_eq!(huge_maxvl(), u64::MAX);
     // The parameters are one serde struct; unknown fields are rejected.
     let p: HwachaParams = serde_json::from_str(r#"{"lanes": 4}"#).unwrap();
     assert_eq!(p.lanes, 4);
     assert_eq!(p.banks, 4);
     assert!(serde_json::from_str::<HwachaParams>(r#"{"lane": 4}"#).is_err());
+}
+
+/// maxvl of absurd (unvalidated) parameters saturates instead of overflowing.
+fn huge_maxvl() -> u64 {
+    let p = HwachaParams {
+        lanes: u32::MAX,
+        banks: u32::MAX,
+        bank_width: 64 * 1024,
+        ..HwachaParams::default()
+    };
+    p.maxvl(&cfg(1, 1, 0, 0))
 }
 
 #[test]

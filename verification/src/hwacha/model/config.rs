@@ -44,7 +44,13 @@ pub enum ParamError {
     Zero { name: &'static str },
     #[error("bank_width must be a multiple of 64, not {0}")]
     BankWidth(u32),
+    #[error("{name} * lanes * banks * bank_width/64 is {elements} elements; the model holds at most {MAX_ELEMENTS}")]
+    TooLarge { name: &'static str, elements: u128 },
 }
+
+/// Bound on E * L * B * S (and P * L * B * S): the model stores every configured
+/// register's elements (at most that many of each kind), 32 MiB of data at most.
+pub const MAX_ELEMENTS: u128 = 1 << 22;
 
 impl HwachaParams {
     pub fn validate(&self) -> Result<(), ParamError> {
@@ -60,6 +66,16 @@ impl HwachaParams {
         }
         if self.bank_width == 0 || !self.bank_width.is_multiple_of(64) {
             return Err(ParamError::BankWidth(self.bank_width));
+        }
+        let per_entry = self.lanes as u128 * self.banks as u128 * (self.bank_width / 64) as u128;
+        for (name, entries) in [
+            ("bank_entries", self.bank_entries),
+            ("pred_entries", self.pred_entries),
+        ] {
+            let elements = entries as u128 * per_entry;
+            if elements > MAX_ELEMENTS {
+                return Err(ParamError::TooLarge { name, elements });
+            }
         }
         if self.max_worker_steps == 0 {
             return Err(ParamError::Zero {
@@ -85,7 +101,12 @@ impl HwachaParams {
         } else {
             self.pred_entries as u64 / vp
         };
-        per_vv.min(per_vp) * self.lanes as u64 * self.banks as u64 * (self.bank_width as u64 / 64)
+        // Saturating, so that parameters not yet validated cannot overflow.
+        per_vv
+            .min(per_vp)
+            .saturating_mul(self.lanes as u64)
+            .saturating_mul(self.banks as u64)
+            .saturating_mul(self.bank_width as u64 / 64)
     }
 }
 
