@@ -646,3 +646,85 @@ fn predication_scalar_forms_flag_accrual_and_precision() {
         })
     );
 }
+
+/// Half-precision bits as f64 (exact).
+fn from_half(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = (h >> 10 & 31) as i32;
+    let m = (h & 0x3ff) as f64;
+    sign * match e {
+        0 => m * 2f64.powi(-24),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1024.0 + m) * 2f64.powi(e - 25),
+    }
+}
+
+/// f64 to half precision, rounding to nearest even (NaN as the canonical NaN).
+fn to_half(x: f64) -> u16 {
+    if x.is_nan() {
+        return 0x7e00;
+    }
+    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+    let a = x.abs();
+    if a < 2f64.powi(-14) {
+        // Subnormal (or the smallest normal after rounding): units of 2^-24.
+        return sign | (a * 2f64.powi(24)).round_ties_even() as u16;
+    }
+    if a.is_infinite() {
+        return sign | 0x7c00;
+    }
+    let e = ((a.to_bits() >> 52) as i32) - 1023;
+    let m = (a * 2f64.powi(10 - e)).round_ties_even();
+    let (m, e) = if m == 2048.0 { (1024.0, e + 1) } else { (m, e) };
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    sign | ((e + 15) as u16) << 10 | (m as u16 - 1024)
+}
+
+#[test]
+fn half_precision_matches_double_arithmetic_rounded_once() {
+    // For 11-bit operands, add/sub/mul/div/sqrt computed in double (53 >= 2 * 11 + 2
+    // bits) and then rounded to half are correctly rounded: an independent reference.
+    let mut rig = rig();
+    let mut rng = Rng::new(31);
+    let h = |x: u16| x as i16 as i64 as u64;
+    type Op = fn(f64, f64) -> f64;
+    let ops: [(&str, Op); 5] = [
+        ("vfadd.h", |a, b| a + b),
+        ("vfsub.h", |a, b| a - b),
+        ("vfmul.h", |a, b| a * b),
+        ("vfdiv.h", |a, b| a / b),
+        ("vfsqrt.h", |a, _| a.sqrt()),
+    ];
+    for _ in 0..100 {
+        let x: Vec<u16> = (0..VLEN).map(|_| rng.next_u64() as u16).collect();
+        let y: Vec<u16> = (0..VLEN).map(|_| rng.next_u64() as u16).collect();
+        let xs: Vec<u64> = x.iter().map(|&v| h(v)).collect();
+        let ys: Vec<u64> = y.iter().map(|&v| h(v)).collect();
+        for (name, f) in ops {
+            let (got, _) = run(&mut rig, name, RNE, &xs, &ys, &[]);
+            for e in 0..VLEN as usize {
+                let want = to_half(f(from_half(x[e]), from_half(y[e])));
+                assert_eq!(got[e], h(want), "{name} {:#06x} {:#06x}", x[e], y[e]);
+            }
+        }
+        let (got, _) = run(&mut rig, "vfcvt.d.h", RNE, &xs, &[], &[]);
+        for e in 0..VLEN as usize {
+            assert_eq!(got[e], host_d(from_half(x[e])), "vfcvt.d.h {:#06x}", x[e]);
+        }
+        // Exponents from 2^-30 to 2^19: subnormal, normal and overflowing halves.
+        let wide: Vec<f64> = (0..VLEN)
+            .map(|_| {
+                let exp = 1023 - 30 + rng.below(50);
+                f64::from_bits(rng.next_u64() & 0x800f_ffff_ffff_ffff | exp << 52)
+            })
+            .collect();
+        let ws: Vec<u64> = wide.iter().map(|&v| d(v)).collect();
+        let (got, _) = run(&mut rig, "vfcvt.h.d", RNE, &ws, &[], &[]);
+        for e in 0..VLEN as usize {
+            assert_eq!(got[e], h(to_half(wide[e])), "vfcvt.h.d {:e}", wide[e]);
+        }
+    }
+}
