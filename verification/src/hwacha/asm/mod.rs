@@ -1,7 +1,7 @@
 //! Hwacha assembler.
 //!
 //! - [`table`]: the instruction table, parsed from the published encoding files
-//!   (`opcodes/`, riscv-opcodes format) with the field positions they leave implicit.
+//!   (`../opcodes/`, riscv-opcodes format, shared with the model) with the field positions they leave implicit.
 //! - [`syntax`]: the assembler and disassembler of single instructions, in the syntax of
 //!   the Hwacha assembly programs (predication prefixes `@vp1`/`@!vp1`, operand kinds from
 //!   the register names or a suffix such as `.vs`, every instruction and

@@ -179,22 +179,22 @@ pub const FILES: &[(&str, Thread, &str)] = &[
     (
         "opcodes-hwacha",
         Thread::Control,
-        include_str!("opcodes/opcodes-hwacha"),
+        include_str!("../opcodes/opcodes-hwacha"),
     ),
     (
         "opcodes-hwacha-pseudo",
         Thread::Control,
-        include_str!("opcodes/opcodes-hwacha-pseudo"),
+        include_str!("../opcodes/opcodes-hwacha-pseudo"),
     ),
     (
         "opcodes-hwacha-ut",
         Thread::Worker,
-        include_str!("opcodes/opcodes-hwacha-ut"),
+        include_str!("../opcodes/opcodes-hwacha-ut"),
     ),
     (
         "opcodes-hwacha-ut-pseudo",
         Thread::Worker,
-        include_str!("opcodes/opcodes-hwacha-ut-pseudo"),
+        include_str!("../opcodes/opcodes-hwacha-ut-pseudo"),
     ),
 ];
 

@@ -13,11 +13,11 @@
 //! on some line.
 
 /// Control-thread (RoCC, 32-bit) instructions.
-pub const CONTROL: &str = include_str!("opcodes/opcodes-hwacha");
+pub const CONTROL: &str = include_str!("../opcodes/opcodes-hwacha");
 /// Worker-thread (64-bit) instructions.
-pub const WORKER: &str = include_str!("opcodes/opcodes-hwacha-ut");
+pub const WORKER: &str = include_str!("../opcodes/opcodes-hwacha-ut");
 /// Worker-thread pseudo-instructions (aliases of `WORKER` encodings, `@`-prefixed).
-pub const WORKER_PSEUDO: &str = include_str!("opcodes/opcodes-hwacha-ut-pseudo");
+pub const WORKER_PSEUDO: &str = include_str!("../opcodes/opcodes-hwacha-ut-pseudo");
 
 /// A named operand field of an encoding line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
