@@ -8,23 +8,7 @@ use verification::hdlfuzz::{self, Config, Failure, Fault, OpKind, SimKind};
 #[test]
 fn ir_simulator_verilator_and_icarus_agree_on_random_circuits() {
     let cfg = Config::from_env();
-    let start = std::time::Instant::now();
-    let report = hdlfuzz::run(&cfg);
-    eprintln!(
-        "hdl fuzz: {} circuits x {} cycles, seed {:#x}, {:.1?}",
-        report.circuits,
-        report.cycles,
-        cfg.seed,
-        start.elapsed()
-    );
-    for f in &report.failures {
-        eprintln!("{f}\n");
-    }
-    assert!(
-        report.failures.is_empty(),
-        "{} fuzz failures (above)",
-        report.failures.len()
-    );
+    hdlfuzz::assert_agree(&cfg, "hdl fuzz");
 }
 
 /// A deliberate discrepancy (the IR simulator's results corrupted on outputs that depend on

@@ -14,23 +14,7 @@ fn ir_simulator_and_in_process_verilator_agree_on_random_circuits() {
         lint: false,
         ..Config::from_env()
     };
-    let start = std::time::Instant::now();
-    let report = hdlfuzz::run(&cfg);
-    eprintln!(
-        "hdl fuzz via the in-process Verilator harness: {} circuits x {} cycles, seed {:#x}, {:.1?}",
-        report.circuits,
-        report.cycles,
-        cfg.seed,
-        start.elapsed()
-    );
-    for f in &report.failures {
-        eprintln!("{f}\n");
-    }
-    assert!(
-        report.failures.is_empty(),
-        "{} fuzz failures (above)",
-        report.failures.len()
-    );
+    hdlfuzz::assert_agree(&cfg, "hdl fuzz via the in-process Verilator harness");
 }
 
 /// The harness's results are really compared: corrupting them on outputs that depend on a

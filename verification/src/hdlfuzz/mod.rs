@@ -150,6 +150,28 @@ pub struct Report {
     pub failures: Vec<Failure>,
 }
 
+/// Runs `cfg` and panics with every failure (each with its reproducer) if there is any;
+/// `what` names the run in the summary line.
+pub fn assert_agree(cfg: &Config, what: &str) {
+    let start = std::time::Instant::now();
+    let report = run(cfg);
+    eprintln!(
+        "{what}: {} circuits x {} cycles, seed {:#x}, {:.1?}",
+        report.circuits,
+        report.cycles,
+        cfg.seed,
+        start.elapsed()
+    );
+    for f in &report.failures {
+        eprintln!("{f}\n");
+    }
+    assert!(
+        report.failures.is_empty(),
+        "{} fuzz failures (above)",
+        report.failures.len()
+    );
+}
+
 /// Runs the configured circuits; failures carry their reproducers.
 pub fn run(cfg: &Config) -> Report {
     let next = AtomicU64::new(0);
