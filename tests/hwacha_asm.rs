@@ -7,10 +7,10 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 use verification::elf;
-use verification::hwacha::asm::table::{table, Field, Instruction, Thread};
 use verification::hwacha::asm::{
     assemble, build, disassemble, disassemble_control, translate, AsmOptions, Assembled,
 };
+use verification::hwacha::encoding::{table, Field, Instruction, Thread};
 use verification::iss::mem::Memory;
 use verification::iss::rocc::{RoccAccelerator, RoccCommand, RoccError};
 use verification::iss::{Iss, IssConfig, Stop};
@@ -28,24 +28,25 @@ fn spread(max: u64) -> Vec<u64> {
 /// Whether register slot `field` of `word` names a vector data register: its d/1/2/3
 /// flag (bits 63..60) when the instruction has that flag as a field or fixes it;
 /// otherwise the flag bit belongs to an immediate and the slot is a shared register.
-fn slot_is_vector(instr: &Instruction, field: &str, word: u64) -> bool {
+fn slot_is_vector(instr: &Instruction, field: Field, word: u64) -> bool {
     let bit = match field {
-        "vrd" => 63,
-        "vrs1" => 62,
-        "vrs2" => 61,
+        Field::Vrd => 63,
+        Field::Vrs1 => 62,
+        Field::Vrs2 => 61,
         _ => 60,
     };
-    let flag = ["vd", "vs1", "vs2", "vs3"][(63 - bit) as usize];
+    let flag = [Field::Vd, Field::Vs1, Field::Vs2, Field::Vs3][(63 - bit) as usize];
     (instr.has(flag) || instr.mask >> bit & 1 == 1) && word >> bit & 1 == 1
 }
 
 /// Legal values of `field` in `word` (whose kind flags are already set).
-fn legal(instr: &Instruction, field: &Field, word: u64) -> Vec<u64> {
-    match field.name {
-        "vrd" | "vrs1" | "vrs2" | "vrs3" if slot_is_vector(instr, field.name, word) => spread(255),
-        "vrd" | "vrs1" | "vrs2" | "vrs3" => spread(63),
-        "vrm" => vec![0, 1, 2, 3, 4, 7],
-        "vcond" | "svrdhi" => vec![0, 1],
+fn legal(instr: &Instruction, field: Field, word: u64) -> Vec<u64> {
+    use Field::*;
+    match field {
+        Vrd | Vrs1 | Vrs2 | Vrs3 if slot_is_vector(instr, field, word) => spread(255),
+        Vrd | Vrs1 | Vrs2 | Vrs3 => spread(63),
+        Vrm => vec![0, 1, 2, 3, 4, 7],
+        Vcond | Svrdhi => vec![0, 1],
         _ => spread((1 << field.width()) - 1),
     }
 }
@@ -80,13 +81,13 @@ fn round_trip(instr: &Instruction, word: u64) {
 fn every_encoding_round_trips() {
     let mut words = 0;
     for instr in table().instructions() {
-        let flags: Vec<&Field> = instr
+        let flags: Vec<Field> = instr
             .fields
             .iter()
             .copied()
-            .filter(|f| matches!(f.name, "vd" | "vs1" | "vs2" | "vs3"))
+            .filter(|f| matches!(f, Field::Vd | Field::Vs1 | Field::Vs2 | Field::Vs3))
             .collect();
-        let others: Vec<&Field> = instr
+        let others: Vec<Field> = instr
             .fields
             .iter()
             .copied()
@@ -101,13 +102,13 @@ fn every_encoding_round_trips() {
             // every field appears in some word.
             let rounds = others
                 .iter()
-                .map(|f| legal(instr, f, base).len())
+                .map(|&f| legal(instr, f, base).len())
                 .max()
                 .unwrap_or(1);
             for v in 0..rounds {
                 let mut word = base;
                 for (i, f) in others.iter().enumerate() {
-                    let values = legal(instr, f, base);
+                    let values = legal(instr, *f, base);
                     word |= f.put(values[(v + i) % values.len()]);
                 }
                 round_trip(instr, word);
@@ -134,9 +135,9 @@ fn random_field_values_round_trip_or_are_refused() {
             for f in &instr.fields {
                 word |= f.put(rng.next_u64());
             }
-            let legal_fields = instr.fields.iter().all(|f| {
+            let legal_fields = instr.fields.iter().all(|&f| {
                 f.get(word) <= *legal(instr, f, word).iter().max().unwrap()
-                    && (f.name != "vrm" || !matches!(f.get(word), 5 | 6))
+                    && (f != Field::Vrm || !matches!(f.get(word), 5 | 6))
             });
             let text = match instr.thread {
                 Thread::Worker => disassemble(word),
@@ -163,11 +164,7 @@ fn random_field_values_round_trip_or_are_refused() {
 /// translator; they assemble or give an error.
 #[test]
 fn garbage_gives_errors_not_panics() {
-    let names: Vec<&str> = table()
-        .instructions()
-        .iter()
-        .map(|i| i.name.as_str())
-        .collect();
+    let names: Vec<&str> = table().instructions().iter().map(|i| i.name).collect();
     let pieces = [
         "vv1",
         "vs63",

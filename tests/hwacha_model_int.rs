@@ -6,8 +6,9 @@
 mod hwacha_model_rig;
 
 use hwacha_model_rig::*;
+use verification::hwacha::encoding::table;
 use verification::hwacha::model::Field::*;
-use verification::hwacha::model::{parse_encoding, HwachaParams, WORKER_PSEUDO};
+use verification::hwacha::model::HwachaParams;
 use verification::rng::Rng;
 
 const VLEN: u64 = 8;
@@ -365,10 +366,10 @@ fn predicate_logic_truth_tables() {
         ("vpandor", |a, b, c| (a & b) | c),
         ("vpandand", |a, b, c| (a & b) & c),
     ];
-    let pseudo = parse_encoding(WORKER_PSEUDO, 64, true).unwrap();
     for (name, f) in functions {
-        let p = pseudo.iter().find(|p| p.name == name).unwrap();
-        let mut bits = p.value;
+        let p = table().get(name).unwrap();
+        assert!(p.pseudo, "{name}");
+        let mut bits = p.bits;
         for (field, reg) in [(Vprd, 0), (Vprs1, 1), (Vprs2, 2), (Vprs3, 3)] {
             if p.has(field) {
                 bits |= field.put(reg);
@@ -376,7 +377,7 @@ fn predicate_logic_truth_tables() {
         }
         // vp0 is the destination: the next instruction's guard is vp0 itself, so restore
         // it with vpset before anything else runs.
-        let vpset = pseudo.iter().find(|p| p.name == "vpset").unwrap().value;
+        let vpset = table().get("vpset").unwrap().bits;
         rig.run(&[bits, stop()]).unwrap();
         let got = rig.vp(0, VLEN);
         rig.run(&[vpset, stop()]).unwrap();

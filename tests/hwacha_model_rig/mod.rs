@@ -1,12 +1,10 @@
 //! Test rig for the Hwacha golden model: a unit with its own memory, control-thread
-//! commands built from the control encoding file, and a field encoder for worker code.
+//! commands built from the encoding table, and a field encoder for worker code.
 
 #![allow(dead_code)] // each test file uses part of the rig
 
-use std::sync::OnceLock;
-use verification::hwacha::model::{
-    parse_encoding, Field, Hwacha, HwachaError, HwachaParams, Pattern, Vcfg, CONTROL, WORKER,
-};
+use verification::hwacha::encoding::{table, Field, Instruction, Thread};
+use verification::hwacha::model::{Hwacha, HwachaError, HwachaParams, Vcfg};
 use verification::iss::mem::Memory;
 use verification::iss::rocc;
 
@@ -17,21 +15,20 @@ pub const CODE: u64 = RAM + 0x1000;
 /// A data area for the tests.
 pub const DATA: u64 = RAM + 0x10_0000;
 
-fn worker_patterns() -> &'static [Pattern] {
-    static P: OnceLock<Vec<Pattern>> = OnceLock::new();
-    P.get_or_init(|| parse_encoding(WORKER, 64, false).unwrap())
+/// The instruction (or pseudo-instruction) `name` of `thread`.
+fn instruction(thread: Thread, name: &str) -> &'static Instruction {
+    table()
+        .get(name)
+        .filter(|i| i.thread == thread)
+        .unwrap_or_else(|| panic!("no {thread:?} instruction {name}"))
 }
 
-fn control_patterns() -> &'static [Pattern] {
-    static P: OnceLock<Vec<Pattern>> = OnceLock::new();
-    P.get_or_init(|| parse_encoding(CONTROL, 32, false).unwrap())
-}
-
-fn pattern<'a>(patterns: &'a [Pattern], name: &str) -> &'a Pattern {
-    patterns
+/// The worker-thread instructions of the encoding file (pseudo-instructions aside).
+pub fn worker_instructions() -> impl Iterator<Item = &'static Instruction> {
+    table()
+        .instructions()
         .iter()
-        .find(|p| p.name == name)
-        .unwrap_or_else(|| panic!("no instruction {name}"))
+        .filter(|i| i.thread == Thread::Worker && !i.pseudo)
 }
 
 /// A worker instruction being encoded: its name's fixed bits plus operand fields.
@@ -64,14 +61,14 @@ impl I {
 
     /// The instruction word. A field the instruction does not have is a test bug.
     pub fn enc(&self) -> u64 {
-        let p = pattern(worker_patterns(), &self.name);
-        let mut bits = p.value;
+        let p = instruction(Thread::Worker, &self.name);
+        let mut bits = p.bits;
         for &(f, v) in &self.fields {
             let flag = matches!(f, Field::Vd | Field::Vs1 | Field::Vs2 | Field::Vs3);
             // Operand-kind flags may also be fixed by the encoding; setting one to the
             // value the encoding fixes is allowed.
             if flag && !p.has(f) {
-                assert_eq!(p.value & f.mask(), f.put(v), "{}: flag {f:?}", self.name);
+                assert_eq!(p.bits & f.mask(), f.put(v), "{}: flag {f:?}", self.name);
                 continue;
             }
             assert!(p.has(f), "{} has no field {f:?}", self.name);
@@ -92,8 +89,8 @@ pub fn stop() -> u64 {
 
 /// A control-thread instruction word.
 pub fn ctl_word(name: &str, fields: &[(Field, u64)]) -> u32 {
-    let p = pattern(control_patterns(), name);
-    let mut bits = p.value;
+    let p = instruction(Thread::Control, name);
+    let mut bits = p.bits;
     for &(f, v) in fields {
         assert!(p.has(f), "{name} has no field {f:?}");
         bits |= f.put(v);
@@ -222,5 +219,5 @@ impl Rig {
 
 /// Whether worker instruction `name` has operand field `f`.
 pub fn has_field(name: &str, f: Field) -> bool {
-    pattern(worker_patterns(), name).has(f)
+    instruction(Thread::Worker, name).has(f)
 }

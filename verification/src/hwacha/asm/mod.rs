@@ -1,7 +1,6 @@
-//! Hwacha assembler.
+//! Hwacha assembler, on the encoding table it shares with the golden model
+//! ([`crate::hwacha::encoding`]).
 //!
-//! - [`table`]: the instruction table, parsed from the published encoding files
-//!   (`../opcodes/`, riscv-opcodes format, shared with the model) with the field positions they leave implicit.
 //! - [`syntax`]: the assembler and disassembler of single instructions, in the syntax of
 //!   the Hwacha assembly programs (predication prefixes `@vp1`/`@!vp1`, operand kinds from
 //!   the register names or a suffix such as `.vs`, every instruction and
@@ -23,7 +22,6 @@ pub mod build;
 pub mod error;
 pub mod expr;
 pub mod syntax;
-pub mod table;
 pub mod translate;
 
 pub use build::{build, AsmOptions, BuildError};

@@ -12,7 +12,7 @@
 
 use super::error::AsmErrorKind;
 use super::expr::{eval, ExprError};
-use super::table::{field_def, table, Field, Instruction, Thread};
+use crate::hwacha::encoding::{table, Field, Instruction, Thread};
 
 /// The x register scratched by the `vf label` and wide-immediate `vsetcfg` macros when no
 /// register is named (t0, as GNU as's own `call`/`tail`-style expansions use a temporary).
@@ -70,7 +70,7 @@ impl Class {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Slot {
     /// vv or vs, recorded in this kind-flag field (d/1/2/3).
-    Either(&'static Field),
+    Either(Field),
     /// The kind flag is fixed (or taken by an immediate, which makes the slot shared).
     Only(Class),
 }
@@ -86,39 +86,35 @@ enum Style {
 #[derive(Debug, Clone, Copy)]
 enum Operand {
     /// Control-thread x register.
-    XReg(&'static Field),
+    XReg(Field),
     /// Worker register slot holding a vv or vs register.
-    Reg(&'static Field, Slot),
+    Reg(Field, Slot),
     /// The address of a vector AMO, written `0(reg)`.
-    AmoAddress(&'static Field, Slot),
+    AmoAddress(Field, Slot),
     /// A register of a single class in its own field (address, predicate registers).
-    Class(&'static Field, Class),
+    Class(Field, Class),
     /// `vmcs`'s destination shared register, split over two fields (high, low).
-    SplitShared(&'static Field, &'static Field),
+    SplitShared(Field, Field),
     Imm {
-        field: &'static Field,
+        field: Field,
         min: i128,
         max: i128,
         style: Style,
     },
     /// Segment element count 1-8, encoded as count - 1.
-    SegmentCount(&'static Field),
+    SegmentCount(Field),
     /// vcjal's target: a label (resolved by GNU as) or a byte offset from the jump.
-    Target(&'static Field),
+    Target(Field),
     /// vcjalr's byte offset, a multiple of 8.
-    JumpOffset(&'static Field),
+    JumpOffset(Field),
     /// `offset(rs1)` of vf/vft: a 12-bit offset split high/low.
-    Address {
-        hi: &'static Field,
-        lo: &'static Field,
-        base: &'static Field,
-    },
+    Address { hi: Field, lo: Field, base: Field },
     /// Optional static rounding mode (default `dyn`).
-    RoundingMode(&'static Field),
+    RoundingMode(Field),
     /// Optional pair of fence sets, predecessor and successor (default: both all-ones).
-    Fence(&'static Field, &'static Field),
+    Fence(Field, Field),
     /// vsetcfg's optional immediate, the low 12 bits of the configuration (default 0).
-    ConfigLow(&'static Field),
+    ConfigLow(Field),
 }
 
 impl Operand {
@@ -149,26 +145,11 @@ const XREG_NAMES: [&str; 32] = [
     "t5", "t6",
 ];
 
-fn worker_field(name: &str) -> Option<&'static Field> {
-    field_def(Thread::Worker, name)
-}
-
-/// The kind-flag field of a worker register slot.
-fn flag_of(slot: &str) -> Option<&'static str> {
-    match slot {
-        "vrd" => Some("vd"),
-        "vrs1" => Some("vs1"),
-        "vrs2" => Some("vs2"),
-        "vrs3" => Some("vs3"),
-        _ => None,
-    }
-}
-
-fn slot(instr: &Instruction, reg: &str) -> Slot {
-    let Some(flag) = flag_of(reg).and_then(worker_field) else {
+fn slot(instr: &Instruction, reg: Field) -> Slot {
+    let Some(flag) = reg.kind_flag() else {
         return Slot::Only(Class::Shared);
     };
-    if instr.has(flag.name) {
+    if instr.has(flag) {
         Slot::Either(flag)
     } else if instr.mask & flag.mask() != 0 {
         // The file fixes the flag: 1 is a vector data register, 0 a shared one.
@@ -192,49 +173,50 @@ fn operands(instr: &Instruction) -> Vec<Operand> {
 }
 
 fn worker_operands(instr: &Instruction) -> Vec<Operand> {
+    use Field::*;
     let mut ops = Vec::new();
-    let amo = instr.has("vaqrl");
-    for name in [
-        "vprd", "vprs1", "vprs2", "vprs3", "vrd", "vrs1", "vars1", "vrs2", "vars2", "vrs3", "vimm",
-        "vshamt", "vshamtw", "vseglen", "vcimm", "vpfunc", "vprev", "vrm",
+    let amo = instr.has(Vaqrl);
+    for f in [
+        Vprd, Vprs1, Vprs2, Vprs3, Vrd, Vrs1, Vars1, Vrs2, Vars2, Vrs3, Vimm, Vshamt, Vshamtw,
+        Vseglen, Vcimm, Vpfunc, Vprev, Vrm,
     ] {
-        let Some(f) = instr.field(name) else {
+        if !instr.has(f) {
             continue;
-        };
-        ops.push(match name {
-            "vprd" | "vprs1" | "vprs2" | "vprs3" => Operand::Class(f, Class::Predicate),
-            "vars1" | "vars2" => Operand::Class(f, Class::Address),
-            "vrs1" if amo => Operand::AmoAddress(f, slot(instr, name)),
-            "vrd" | "vrs1" | "vrs2" | "vrs3" => Operand::Reg(f, slot(instr, name)),
-            "vimm" if instr.has("vrs1") => Operand::Imm {
+        }
+        ops.push(match f {
+            Vprd | Vprs1 | Vprs2 | Vprs3 => Operand::Class(f, Class::Predicate),
+            Vars1 | Vars2 => Operand::Class(f, Class::Address),
+            Vrs1 if amo => Operand::AmoAddress(f, slot(instr, f)),
+            Vrd | Vrs1 | Vrs2 | Vrs3 => Operand::Reg(f, slot(instr, f)),
+            Vimm if instr.has(Vrs1) => Operand::Imm {
                 field: f,
                 min: i32::MIN as i128,
                 max: u32::MAX as i128,
                 style: Style::Decimal,
             },
             // vlui/vauipc: an upper immediate, clearer in hex.
-            "vimm" => Operand::Imm {
+            Vimm => Operand::Imm {
                 field: f,
                 min: i32::MIN as i128,
                 max: u32::MAX as i128,
                 style: Style::Hex,
             },
-            "vshamt" | "vshamtw" => Operand::Imm {
+            Vshamt | Vshamtw => Operand::Imm {
                 field: f,
                 min: 0,
                 max: (1 << f.width()) - 1,
                 style: Style::Decimal,
             },
-            "vpfunc" => Operand::Imm {
+            Vpfunc => Operand::Imm {
                 field: f,
                 min: 0,
                 max: 0xff,
                 style: Style::Hex,
             },
-            "vseglen" => Operand::SegmentCount(f),
-            "vcimm" if instr.has("vrs1") => Operand::JumpOffset(f),
-            "vcimm" => Operand::Target(f),
-            "vprev" => match instr.field("vsucc") {
+            Vseglen => Operand::SegmentCount(f),
+            Vcimm if instr.has(Vrs1) => Operand::JumpOffset(f),
+            Vcimm => Operand::Target(f),
+            Vprev => match instr.field(Vsucc) {
                 Some(succ) => Operand::Fence(f, succ),
                 None => continue,
             },
@@ -245,23 +227,24 @@ fn worker_operands(instr: &Instruction) -> Vec<Operand> {
 }
 
 fn control_operands(instr: &Instruction) -> Vec<Operand> {
+    use Field::*;
     let mut ops = Vec::new();
-    let address = instr.field("imm12hi").zip(instr.field("imm12lo"));
-    for name in ["rd", "svrdhi", "svard", "rs1", "rs2", "imm12"] {
-        let Some(f) = instr.field(name) else {
+    let address = instr.field(Imm12hi).zip(instr.field(Imm12lo));
+    for f in [Rd, Svrdhi, Svard, Rs1, Rs2, Imm12] {
+        if !instr.has(f) {
             continue;
-        };
-        ops.push(match name {
-            "svrdhi" => match instr.field("svrdlo") {
+        }
+        ops.push(match f {
+            Svrdhi => match instr.field(Svrdlo) {
                 Some(lo) => Operand::SplitShared(f, lo),
                 None => continue,
             },
-            "svard" => Operand::Class(f, Class::Address),
-            "rs1" => match address {
+            Svard => Operand::Class(f, Class::Address),
+            Rs1 => match address {
                 Some((hi, lo)) => Operand::Address { hi, lo, base: f },
                 None => Operand::XReg(f),
             },
-            "imm12" => Operand::ConfigLow(f),
+            Imm12 => Operand::ConfigLow(f),
             _ => Operand::XReg(f),
         });
     }
@@ -410,10 +393,10 @@ fn lookup(mnemonic: &str) -> Result<(&'static Instruction, Vec<&str>), AsmErrorK
 }
 
 /// The kind-flag fields an operand-kind suffix spells, in order (rs1, rs2, rs3).
-fn source_flags(instr: &Instruction) -> Vec<&'static Field> {
-    ["vs1", "vs2", "vs3"]
-        .iter()
-        .filter_map(|n| instr.field(n))
+fn source_flags(instr: &Instruction) -> Vec<Field> {
+    [Field::Vs1, Field::Vs2, Field::Vs3]
+        .into_iter()
+        .filter_map(|f| instr.field(f))
         .collect()
 }
 
@@ -440,9 +423,10 @@ fn parse_suffixes(
         message,
     };
     for &s in suffixes {
-        if instr.has("vcond") && out.cond.is_none() && (s == "all" || s == "any") {
+        if instr.has(Field::Vcond) && out.cond.is_none() && (s == "all" || s == "any") {
             out.cond = Some(if s == "all" { 0 } else { 1 });
-        } else if instr.has("vaqrl") && out.aqrl.is_none() && matches!(s, "aq" | "rl" | "aqrl") {
+        } else if instr.has(Field::Vaqrl) && out.aqrl.is_none() && matches!(s, "aq" | "rl" | "aqrl")
+        {
             out.aqrl = Some(match s {
                 "aq" => 2,
                 "rl" => 1,
@@ -474,10 +458,10 @@ fn parse_suffixes(
                 )
             };
             let mut allowed = vec![kinds];
-            if instr.has("vcond") {
+            if instr.has(Field::Vcond) {
                 allowed.push("`.all`/`.any`".into());
             }
-            if instr.has("vaqrl") {
+            if instr.has(Field::Vaqrl) {
                 allowed.push("`.aq`/`.rl`/`.aqrl`".into());
             }
             return Err(bad(format!(
@@ -487,7 +471,7 @@ fn parse_suffixes(
             )));
         }
     }
-    if instr.has("vcond") && out.cond.is_none() {
+    if instr.has(Field::Vcond) && out.cond.is_none() {
         return Err(bad("needs a condition suffix, `.all` or `.any`".into()));
     }
     Ok(out)
@@ -511,7 +495,7 @@ fn check_count(instr: &Instruction, ops: &[Operand], found: usize) -> Result<(),
         format!("{required} or {total}")
     };
     Err(AsmErrorKind::OperandCount {
-        mnemonic: instr.name.clone(),
+        mnemonic: instr.name.to_string(),
         expected,
         found,
     })
@@ -645,7 +629,7 @@ struct Encoding {
     /// A vf/vft offset GNU as must relocate.
     relocated: Option<String>,
     /// (operand number, kind-flag field, is a vector register) of each vv/vs slot.
-    kinds: Vec<(usize, &'static Field, bool)>,
+    kinds: Vec<(usize, Field, bool)>,
 }
 
 /// Encodes operand `op`, written as `texts[at]` (and the next text for a fence pair).
@@ -775,17 +759,17 @@ fn assemble_worker(
 ) -> Result<Assembled, AsmErrorKind> {
     let sfx = parse_suffixes(instr, mnemonic, suffixes)?;
     let mut enc = encode_operands(instr, &operands(instr), texts)?;
-    if let Some(f) = instr.field("vcond") {
+    if let Some(f) = instr.field(Field::Vcond) {
         enc.word |= f.put(sfx.cond.unwrap_or(0));
     }
-    if let Some(f) = instr.field("vaqrl") {
+    if let Some(f) = instr.field(Field::Vaqrl) {
         enc.word |= f.put(sfx.aqrl.unwrap_or(0));
     }
     if let Some(kinds) = &sfx.kinds {
         let sources = enc
             .kinds
             .iter()
-            .filter(|(_, flag, _)| matches!(flag.name, "vs1" | "vs2" | "vs3"));
+            .filter(|(_, flag, _)| matches!(flag, Field::Vs1 | Field::Vs2 | Field::Vs3));
         for (&(index, flag, vector), kind) in sources.zip(kinds) {
             if vector != (*kind == Class::Vector) {
                 let letters: String = kinds
@@ -797,7 +781,7 @@ fn assemble_worker(
                     expected: format!(
                         "{} for rs{} (suffix `.{letters}`)",
                         kind.describe(),
-                        &flag.name[2..]
+                        &flag.name()[2..]
                     ),
                     found: texts[index - 1].to_string(),
                 });
@@ -832,7 +816,7 @@ fn amo_register(text: &str, operand: usize) -> Result<&str, AsmErrorKind> {
 }
 
 /// A constant byte offset of a consensual jump, checked and scaled to 8-byte units.
-fn jump_offset(text: &str, operand: usize, field: &Field) -> Result<u64, AsmErrorKind> {
+fn jump_offset(text: &str, operand: usize, field: Field) -> Result<u64, AsmErrorKind> {
     let span = 1i128 << (field.width() - 1);
     let value = constant(text, operand, -span * 8, (span - 1) * 8)?;
     if value % 8 != 0 {
@@ -882,7 +866,7 @@ fn apply_prefix(
                     )))
                 }
             };
-            let (Some(pred), Some(n)) = (instr.field("vpred"), instr.field("vn")) else {
+            let (Some(pred), Some(n)) = (instr.field(Field::Vpred), instr.field(Field::Vn)) else {
                 return Err(AsmErrorKind::Predication(format!(
                     "`{}` cannot be predicated (it always executes under a full mask)",
                     instr.name
@@ -929,7 +913,7 @@ fn assemble_control(instr: &Instruction, texts: &[&str]) -> Result<Assembled, As
 fn vsetcfg_immediate(instr: &Instruction, texts: &[&str]) -> Result<Assembled, AsmErrorKind> {
     if texts.len() != 2 && texts.len() != 4 {
         return Err(AsmErrorKind::OperandCount {
-            mnemonic: instr.name.clone(),
+            mnemonic: instr.name.to_string(),
             expected: "2 or 4 (#vv64, #vp[, #vv32, #vv16])".into(),
             found: texts.len(),
         });
@@ -939,7 +923,7 @@ fn vsetcfg_immediate(instr: &Instruction, texts: &[&str]) -> Result<Assembled, A
     for (i, (text, (max, shift))) in texts.iter().zip(limits).enumerate() {
         value |= (constant(text, i + 1, 0, max)? as u64) << shift;
     }
-    let (Some(imm), Some(rs1)) = (instr.field("imm12"), instr.field("rs1")) else {
+    let (Some(imm), Some(rs1)) = (instr.field(Field::Imm12), instr.field(Field::Rs1)) else {
         return Err(AsmErrorKind::Syntax(
             "the encoding of `vsetcfg` lacks its imm12 or rs1 field".into(),
         ));
@@ -987,24 +971,24 @@ fn disassemble_in(thread: Thread, word: u64) -> Result<String, DisasmError> {
     let instr = table()
         .decode(thread, word)
         .ok_or(DisasmError::Unknown(word))?;
-    let bad = |field: &'static Field| DisasmError::BadField {
+    let bad = |field: Field| DisasmError::BadField {
         word,
-        name: instr.name.clone(),
-        field: field.name,
+        name: instr.name.to_string(),
+        field: field.name(),
         value: field.get(word),
     };
     if let Some(text) = vsetcfg_config(instr, word) {
         return Ok(text);
     }
-    let mut mnemonic = instr.name.clone();
-    if let Some(f) = instr.field("vcond") {
+    let mut mnemonic = instr.name.to_string();
+    if let Some(f) = instr.field(Field::Vcond) {
         match f.get(word) {
             0 => mnemonic.push_str(".all"),
             1 => mnemonic.push_str(".any"),
             _ => return Err(bad(f)),
         }
     }
-    if let Some(f) = instr.field("vaqrl") {
+    if let Some(f) = instr.field(Field::Vaqrl) {
         mnemonic.push_str(["", ".rl", ".aq", ".aqrl"][f.get(word) as usize]);
     }
     let mut texts: Vec<String> = Vec::new();
@@ -1077,7 +1061,7 @@ fn disassemble_in(thread: Thread, word: u64) -> Result<String, DisasmError> {
         }
     }
     let mut out = String::new();
-    if let (Some(pred), Some(n)) = (instr.field("vpred"), instr.field("vn")) {
+    if let (Some(pred), Some(n)) = (instr.field(Field::Vpred), instr.field(Field::Vn)) {
         let (p, negate) = (pred.get(word), n.get(word) == 1);
         if negate {
             out.push_str(&format!("@!vp{p} "));
@@ -1099,7 +1083,7 @@ fn vsetcfg_config(instr: &Instruction, word: u64) -> Option<String> {
     if instr.name != "vsetcfg" {
         return None;
     }
-    let (rs1, imm) = (instr.field("rs1")?, instr.field("imm12")?);
+    let (rs1, imm) = (instr.field(Field::Rs1)?, instr.field(Field::Imm12)?);
     let v = imm.get(word);
     (rs1.get(word) == 0 && v & 0x1ff <= 256).then(|| format!("vsetcfg {}, {}", v & 0x1ff, v >> 9))
 }

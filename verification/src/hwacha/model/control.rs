@@ -1,12 +1,11 @@
 //! The control thread (thesis Table 7.1): the RoCC commands the core sends. A command is
-//! put back into its 32-bit instruction word and matched against the embedded
-//! control-thread encoding file.
+//! put back into its 32-bit instruction word and looked up in the shared encoding table.
 
 use super::config::Vcfg;
-use super::encoding::{self, EncodingError, Field, Pattern};
 use super::error::HwachaError;
 use super::exec::Worker;
 use super::Hwacha;
+use crate::hwacha::encoding::{table, Field, Thread};
 use crate::iss::mem::Memory;
 use crate::iss::rocc::RoccCommand;
 
@@ -41,26 +40,11 @@ impl Control {
     }
 }
 
-/// The control-thread patterns that the model executes.
-pub(super) struct ControlDecoder {
-    patterns: Vec<(Pattern, Control)>,
-}
-
-impl ControlDecoder {
-    pub fn new() -> Result<ControlDecoder, EncodingError> {
-        let patterns = encoding::parse(encoding::CONTROL, 32, false)?
-            .into_iter()
-            .filter_map(|p| Control::of(p.name).map(|c| (p, c)))
-            .collect();
-        Ok(ControlDecoder { patterns })
-    }
-
-    fn decode(&self, bits: u32) -> Option<(&'static str, Control)> {
-        self.patterns
-            .iter()
-            .find(|(p, _)| p.matches(bits as u64))
-            .map(|(p, c)| (p.name, *c))
-    }
+/// The instruction `bits` encodes, if it is one of Table 7.1.
+fn decode(bits: u32) -> Option<(&'static str, Control)> {
+    let table = table();
+    let name = table.instructions()[table.base_index(Thread::Control, bits as u64)?].name;
+    Control::of(name).map(|c| (name, c))
 }
 
 /// The instruction word a RoCC command came from (its fields cover all 32 bits).
@@ -84,10 +68,7 @@ impl Hwacha {
         mem: &mut Memory,
     ) -> Result<u64, HwachaError> {
         let bits = instruction_bits(cmd);
-        let (name, op) = self
-            .control
-            .decode(bits)
-            .ok_or(HwachaError::UnsupportedControl { bits })?;
+        let (name, op) = decode(bits).ok_or(HwachaError::UnsupportedControl { bits })?;
         let field = |f: Field| f.get(bits as u64);
         let rs1 = cmd.rs1_value;
         if op != Control::Vsetcfg && !self.state.configured {

@@ -1,13 +1,13 @@
-//! Worker-thread decode: a 64-bit word is matched against the patterns of the embedded
-//! encoding file, the matching line's name gives the operation, and its operand fields say
-//! which registers the instruction names. The legality rules of thesis 7.2 are checked
-//! here against the current configuration, before anything executes.
+//! Worker-thread decode: a 64-bit word is looked up in the shared encoding table, the
+//! matching line's name gives the operation, and its operand fields say which registers
+//! the instruction names. The legality rules of thesis 7.2 are checked here against the
+//! current configuration, before anything executes.
 
 use super::config::Vcfg;
-use super::encoding::{self, EncodingError, Field, Pattern};
 use super::error::Illegal;
 use super::fp::FpOp;
 use super::state::NUM_VS;
+use crate::hwacha::encoding::{table, Field, FieldSet, Table, Thread};
 
 /// Register-register integer operations (Table 7.6; RV64IM semantics).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -311,13 +311,13 @@ pub struct Insn {
     pub bits: u64,
     pub name: &'static str,
     pub op: Op,
-    /// Which operand fields the encoding line has (bit `Field as u32`).
-    fields: u64,
+    /// Which operand fields the encoding line has.
+    fields: FieldSet,
 }
 
 impl Insn {
     pub fn has(&self, f: Field) -> bool {
-        self.fields & (1 << f as u32) != 0
+        self.fields.contains(f)
     }
 
     /// Field value (register numbers, flags, unsigned immediates).
@@ -343,14 +343,8 @@ impl Insn {
         if self.has(Field::Vimm) || self.has(Field::Vcimm) {
             return false;
         }
-        let bit = match f {
-            Field::Vrd => 63,
-            Field::Vrs1 => 62,
-            Field::Vrs2 => 61,
-            Field::Vrs3 => 60,
-            _ => return false,
-        };
-        self.bits >> bit & 1 != 0
+        f.kind_flag()
+            .is_some_and(|flag| self.bits & flag.mask() != 0)
     }
 
     /// Vector instructions run for `vlen` elements under the predicate; scalar ones run
@@ -472,48 +466,42 @@ impl Insn {
     }
 }
 
-/// Worker-thread patterns indexed by major opcode (bits 11..7) for a quick match.
-pub struct Decoder {
-    patterns: Vec<(Pattern, Result<Option<Op>, Illegal>)>,
-    by_opcode: Vec<Vec<usize>>,
+/// Worker-thread decoding: the shared table's lookup, with the operation of each
+/// instruction worked out once.
+pub(super) struct Decoder {
+    table: &'static Table,
+    /// `op_of` of every worker instruction, by table index (`Ok(None)` for the others,
+    /// which the lookup never returns).
+    ops: Vec<Result<Option<Op>, Illegal>>,
 }
 
 impl Decoder {
-    pub fn new() -> Result<Decoder, EncodingError> {
-        let patterns: Vec<_> = encoding::parse(encoding::WORKER, 64, false)?
-            .into_iter()
-            .map(|p| {
-                let op = op_of(p.name);
-                (p, op)
+    pub fn new() -> Decoder {
+        let table = table();
+        let ops = table
+            .instructions()
+            .iter()
+            .map(|i| match i.thread {
+                Thread::Worker if !i.pseudo => op_of(i.name),
+                _ => Ok(None),
             })
             .collect();
-        let mut by_opcode = vec![Vec::new(); 32];
-        for (i, (p, _)) in patterns.iter().enumerate() {
-            // Every worker pattern fixes its major opcode (bits 11..7 and 6..0).
-            by_opcode[(p.value >> 7 & 31) as usize].push(i);
-        }
-        Ok(Decoder {
-            patterns,
-            by_opcode,
-        })
+        Decoder { table, ops }
     }
 
     /// Decodes `bits`; `Illegal::Unknown` when no line of the file matches.
     pub fn decode(&self, bits: u64) -> Result<Insn, Illegal> {
-        if bits & 0x7f != 0x3f {
-            return Err(Illegal::Unknown);
-        }
-        let (pattern, op) = self.by_opcode[(bits >> 7 & 31) as usize]
-            .iter()
-            .map(|&i| &self.patterns[i])
-            .find(|(p, _)| p.matches(bits))
+        let index = self
+            .table
+            .base_index(Thread::Worker, bits)
             .ok_or(Illegal::Unknown)?;
-        let op = op.clone()?.ok_or(Illegal::Unknown)?;
+        let op = self.ops[index].clone()?.ok_or(Illegal::Unknown)?;
+        let instr = &self.table.instructions()[index];
         Ok(Insn {
             bits,
-            name: pattern.name,
+            name: instr.name,
             op,
-            fields: pattern.fields.iter().fold(0, |m, &f| m | 1 << f as u32),
+            fields: instr.field_set,
         })
     }
 }

@@ -7,11 +7,11 @@
 //! ordering of the machine's decoupled execution (`vfence` therefore has nothing to do).
 
 use super::decode::{CmpOp, Decoder, ImmOp, Insn, IntOp, Op};
-use super::encoding::Field;
 use super::error::HwachaError;
 use super::fp::{self, FpOp};
 use super::state::State;
 use super::trace::{Effect, Retired};
+use crate::hwacha::encoding::Field;
 use crate::iss::mem::Memory;
 
 /// Where execution goes after an instruction.

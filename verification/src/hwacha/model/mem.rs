@@ -9,10 +9,10 @@
 //! strides by the whole segment.
 
 use super::decode::{AmoOp, Insn, MemOp, Mode, Width};
-use super::encoding::Field;
 use super::error::HwachaError;
 use super::exec::{sext32, Worker};
 use super::trace::Effect;
+use crate::hwacha::encoding::Field;
 
 /// One access: element, segment and address.
 struct Access {

@@ -3,9 +3,8 @@
 //!
 //! The control thread's commands (`vsetcfg`, `vsetvl`, `vgetcfg`, `vgetvl`, `vuncfg`,
 //! `vmcs`, `vmca`, `vf`) arrive as RoCC commands; `vf` runs a vector-fetch block of
-//! 64-bit worker-thread instructions from memory until `vstop`. Both threads decode from
-//! the published encoding files, embedded and parsed when the model is built
-//! (`encoding.rs`).
+//! 64-bit worker-thread instructions from memory until `vstop`. Both threads decode with
+//! the encoding table the assembler uses too ([`crate::hwacha::encoding`]).
 //!
 //! Exceptions are typed ([`HwachaError`]). Through [`Hwacha::command`] a caller gets them
 //! directly; through the ISS's RoCC port the core takes an access-fault trap for an
@@ -29,7 +28,6 @@
 mod config;
 mod control;
 mod decode;
-mod encoding;
 mod error;
 mod exec;
 mod fp;
@@ -37,12 +35,11 @@ mod mem;
 mod state;
 mod trace;
 
+/// The operand fields [`Insn`] is read by.
+pub use crate::hwacha::encoding::Field;
 pub use config::{HwachaParams, ParamError, Vcfg};
 pub use control::instruction_bits;
 pub use decode::{AmoOp, CmpOp, ImmOp, Insn, IntOp, MemOp, Mode, Op, Width};
-pub use encoding::{
-    parse as parse_encoding, EncodingError, Field, Pattern, CONTROL, WORKER, WORKER_PSEUDO,
-};
 pub use error::{HwachaError, Illegal};
 pub use fp::{flags as fflags, Arith, FCmp, Fma, Fmt, FpOp, IntKind};
 pub use state::{State, NUM_VA, NUM_VS};
@@ -50,7 +47,6 @@ pub use trace::{Effect, Retired};
 
 use crate::iss::mem::Memory;
 use crate::iss::rocc::{RoccAccelerator, RoccCommand, RoccError};
-use control::ControlDecoder;
 use decode::Decoder;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -59,29 +55,18 @@ use std::rc::Rc;
 pub struct Hwacha {
     params: HwachaParams,
     decoder: Decoder,
-    control: ControlDecoder,
     state: State,
     tracing: bool,
     trace: Vec<Retired>,
     exception: Option<HwachaError>,
 }
 
-/// Why a model could not be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BuildError {
-    #[error(transparent)]
-    Params(#[from] ParamError),
-    #[error(transparent)]
-    Encoding(#[from] EncodingError),
-}
-
 impl Hwacha {
     /// A unit in its reset state (unconfigured).
-    pub fn new(params: HwachaParams) -> Result<Hwacha, BuildError> {
+    pub fn new(params: HwachaParams) -> Result<Hwacha, ParamError> {
         params.validate()?;
         Ok(Hwacha {
-            decoder: Decoder::new()?,
-            control: ControlDecoder::new()?,
+            decoder: Decoder::new(),
             state: State::new(&params),
             params,
             tracing: false,
