@@ -1,8 +1,13 @@
-//! `accelgen iss`: run an RV64 ELF on the golden-model ISS.
+//! `accelgen iss`: run an RV64 ELF on the golden-model ISS, optionally with the Hwacha
+//! golden model on its RoCC port.
 
-use anyhow::Context;
+use anyhow::{bail, Context};
+use std::cell::RefCell;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use std::rc::Rc;
+use verification::hwacha::asm::disassemble;
+use verification::hwacha::model::{Hwacha, HwachaError, HwachaParams};
 use verification::iss::{Iss, IssConfig, Stop};
 
 #[derive(clap::Args)]
@@ -15,13 +20,39 @@ pub struct IssArgs {
     /// Stop with an error after this many instructions (the reset ROM's five included).
     #[arg(long, value_name = "N")]
     pub max_instret: Option<u64>,
+    /// Attach the Hwacha vector unit's golden model (default machine) to the RoCC port.
+    /// A Hwacha exception is reported and makes the run fail.
+    #[arg(long)]
+    pub hwacha: bool,
+    /// Vector lanes of the Hwacha machine (a power of two; default 1).
+    #[arg(long, value_name = "N", requires = "hwacha")]
+    pub lanes: Option<u32>,
 }
 
-/// Runs the program and returns its exit code (truncated to 8 bits, as a process's is).
+/// Runs the program and returns its exit code. A process keeps 8 bits of it, so codes
+/// above 255 become 255 (with a note) rather than a possibly zero remainder.
 pub fn run(args: IssArgs) -> anyhow::Result<u8> {
+    let unit = if args.hwacha {
+        let lanes = args.lanes.unwrap_or(1);
+        if !lanes.is_power_of_two() {
+            bail!("--lanes must be a power of two (1, 2, 4, ...), not {lanes}");
+        }
+        let params = HwachaParams {
+            lanes,
+            ..HwachaParams::default()
+        };
+        Some(Rc::new(RefCell::new(
+            Hwacha::new(params).context("building the Hwacha model")?,
+        )))
+    } else {
+        None
+    };
     let program = verification::elf::load_file(&args.program)
         .with_context(|| format!("loading {}", args.program.display()))?;
     let mut iss = Iss::new(&program, IssConfig::default())?;
+    if let Some(unit) = &unit {
+        iss.attach_rocc(Box::new(unit.clone()));
+    }
     let stop = if args.log_commits {
         // Buffered: the log is large and stderr is unbuffered.
         let mut log = BufWriter::new(std::io::stderr().lock());
@@ -31,11 +62,30 @@ pub fn run(args: IssArgs) -> anyhow::Result<u8> {
     } else {
         iss.run(args.max_instret, None)?
     };
+    // The core turned the exception into a trap; what the program did next (crt0 exits
+    // with 128 + mcause) matters less than what the unit saw.
+    if let Some(e) = unit.as_ref().and_then(|u| u.borrow().exception().cloned()) {
+        bail!("Hwacha exception: {}", describe(&e));
+    }
     match stop {
-        Stop::Exit(code) => Ok(code as u8),
-        Stop::InstretLimit => anyhow::bail!(
+        Stop::Exit(code) => Ok(u8::try_from(code).unwrap_or_else(|_| {
+            eprintln!("note: the program's exit code {code} does not fit a process status; exiting with 255");
+            255
+        })),
+        Stop::InstretLimit => bail!(
             "instruction limit reached: {} instructions retired without the program exiting",
             iss.instret()
         ),
+    }
+}
+
+/// The exception, with the offending worker instruction disassembled when it has one.
+fn describe(e: &HwachaError) -> String {
+    match e {
+        HwachaError::IllegalInstruction { bits, .. } => match disassemble(*bits) {
+            Ok(text) => format!("{e} (`{text}`)"),
+            Err(_) => e.to_string(),
+        },
+        _ => e.to_string(),
     }
 }

@@ -7,6 +7,7 @@
 use object::elf::PT_LOAD;
 use object::read::elf::{ElfFile64, ProgramHeader};
 use object::{LittleEndian, Object, ObjectSymbol};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// e_machine of RISC-V.
@@ -23,6 +24,16 @@ pub struct Program {
     pub tohost: u64,
     /// Address of the `fromhost` word; programs that never make system calls may omit it.
     pub fromhost: Option<u64>,
+    /// Every named symbol's address (the first of each name), for hosts that read or set
+    /// program variables.
+    pub symbols: BTreeMap<String, u64>,
+}
+
+impl Program {
+    /// The address of symbol `name`.
+    pub fn symbol(&self, name: &str) -> Option<u64> {
+        self.symbols.get(name).copied()
+    }
 }
 
 /// One PT_LOAD segment, with its zero-filled tail (.bss) materialised.
@@ -168,12 +179,21 @@ pub fn parse(bytes: &[u8]) -> Result<Program, ElfError> {
     if segments.is_empty() {
         return Err(ElfError::NoSegments);
     }
-    let symbol = |name: &str| file.symbol_by_name(name).map(|s| s.address());
-    let tohost = symbol("tohost").ok_or(ElfError::MissingTohost)?;
+    // The first symbol of a name wins, as `symbol_by_name` would pick it.
+    let mut symbols = BTreeMap::new();
+    for s in file.symbols() {
+        if let Ok(name) = s.name() {
+            if !name.is_empty() {
+                symbols.entry(name.to_string()).or_insert(s.address());
+            }
+        }
+    }
+    let tohost = *symbols.get("tohost").ok_or(ElfError::MissingTohost)?;
     Ok(Program {
         entry: file.entry(),
         segments,
         tohost,
-        fromhost: symbol("fromhost"),
+        fromhost: symbols.get("fromhost").copied(),
+        symbols,
     })
 }

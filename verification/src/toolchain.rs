@@ -20,6 +20,8 @@ pub enum ToolchainError {
     Failed { output: PathBuf, stderr: String },
     #[error("{GCC} failed preprocessing {input}:\n{stderr}")]
     Preprocess { input: PathBuf, stderr: String },
+    #[error("{GCC} failed compiling {input}:\n{stderr}")]
+    Compile { input: PathBuf, stderr: String },
 }
 
 /// What kind of program to build.
@@ -33,6 +35,9 @@ pub enum Kind {
     /// the A extension.
     C,
 }
+
+/// Driver flags that select picolibc and its rv64im soft-float multilib for C code.
+const PICOLIBC_C: [&str; 2] = ["--specs=picolibc.specs", "-march=rv64im"];
 
 /// Build options.
 #[derive(Debug, Clone)]
@@ -100,6 +105,37 @@ pub fn preprocess(
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// Compiles a C source to assembly text (`gcc -S`) for a [`Kind::C`] program, with the
+/// runtime directory and `include_dirs` on the include path, `defines` set and `opt` as
+/// the optimisation flag. Later stages can rewrite the text (e.g. the Hwacha translation
+/// of inline assembly) before it is assembled.
+pub fn compile_to_asm(
+    source: &Path,
+    include_dirs: &[PathBuf],
+    defines: &[String],
+    opt: &str,
+) -> Result<String, ToolchainError> {
+    let mut cmd = Command::new(GCC);
+    cmd.args(PICOLIBC_C)
+        .args(["-mabi=lp64", "-mcmodel=medany", "-S", "-o", "-"])
+        .arg(opt);
+    for dir in include_dirs {
+        cmd.arg("-I").arg(dir);
+    }
+    cmd.arg(format!("-I{}", runtime_dir().display()));
+    for define in defines {
+        cmd.arg(format!("-D{define}"));
+    }
+    let out = cmd.arg(source).output().map_err(spawn_error)?;
+    if !out.status.success() {
+        return Err(ToolchainError::Compile {
+            input: source.to_path_buf(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// Compiles and links `sources` into the executable `output`.
 pub fn build_elf(
     sources: &[PathBuf],
@@ -121,13 +157,10 @@ pub fn build_elf(
         Kind::C => {
             // -march=rv64im selects picolibc's rv64im multilib; the assembler is told
             // about A and Zicsr separately (crt0 and hand-written assembly need them).
-            cmd.args([
-                "--specs=picolibc.specs",
-                "-march=rv64im",
-                "-Wa,-march=rv64ima_zicsr_zifencei",
-            ])
-            .arg(rt.join("crt0.S"))
-            .arg(rt.join("htif.c"));
+            cmd.args(PICOLIBC_C)
+                .arg("-Wa,-march=rv64ima_zicsr_zifencei")
+                .arg(rt.join("crt0.S"))
+                .arg(rt.join("htif.c"));
         }
     }
     cmd.args(&opts.extra).args(sources).arg("-o").arg(output);

@@ -6,7 +6,8 @@
 //!   the register names or a suffix such as `.vs`, every instruction and
 //!   pseudo-instruction of the files).
 //! - [`translate`]: mixed RV64 + Hwacha `.S` text to plain GNU as input.
-//! - [`build`]: preprocessor, translation, GNU as and ld into an ELF program.
+//! - [`build`]: preprocessor (C compiler for C sources), translation, GNU as and ld into
+//!   an ELF program.
 //!
 //! Syntax choices the sources leave open: a bare integer as a `vcjal` target is a byte
 //! offset from the jump (anything else is a label for GNU as); segment memory
@@ -24,7 +25,7 @@ pub mod expr;
 pub mod syntax;
 pub mod translate;
 
-pub use build::{build, AsmOptions, BuildError};
+pub use build::{build, build_sources, AsmOptions, BuildError};
 pub use error::{AsmError, AsmErrorKind, AsmErrors};
 pub use syntax::{assemble, disassemble, disassemble_control, Assembled, DisasmError};
 pub use translate::translate;

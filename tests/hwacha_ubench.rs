@@ -1,0 +1,260 @@
+//! The Hwacha microbenchmarks of thesis Table 9.1 (`verification/programs/hwacha/ubench/`:
+//! control-thread C strip-mining loops with worker blocks in Hwacha assembly) on the
+//! Hwacha golden model attached to the ISS, for 1, 2, 4 and 8 lanes. Each program checks
+//! its results bit for bit against a scalar C reference computed in the same program and
+//! exits with 0, or with 1 + the index of the first wrong element.
+//!
+//! One ELF per benchmark serves every vector length: the program runs its kernel once per
+//! entry of `ubench_caps` (written here through the ELF symbols), capping each vsetvl
+//! request at it, and reports maxvl, the problem size (past maxvl, not a multiple of it)
+//! and the runs that matched. Default: every vector length 1..=maxvl on 1 lane, and 1, 2,
+//! 3, three random ones, maxvl - 1 and maxvl on 2, 4 and 8 lanes. `ACCELGEN_LONG=1`:
+//! every vector length on every lane count.
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use verification::elf::{self, Program};
+use verification::hwacha::asm::{build_sources, AsmOptions};
+use verification::hwacha::model::{Hwacha, HwachaError, HwachaParams, Vcfg};
+use verification::iss::{Iss, IssConfig, Stop};
+
+const LANES: [u32; 4] = [1, 2, 4, 8];
+/// Instructions any run may take (the longest, a full sweep on 8 lanes, takes far fewer).
+const MAX_INSTRET: u64 = 20_000_000_000;
+
+fn sources_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("verification/programs/hwacha/ubench")
+}
+
+/// Builds benchmark `family` (`axpy`, `gemm`, `gemm_opt`, `filter`: its `.c` and `.S`)
+/// with `defines` (the precision, MASK) into `dir`.
+fn build(dir: &Path, family: &str, defines: &[&str]) -> Program {
+    let src = sources_dir();
+    let elf_path = dir.join(format!("{family}-{}.elf", defines.join("-")));
+    let opts = AsmOptions {
+        defines: defines.iter().map(|d| d.to_string()).collect(),
+        ..AsmOptions::default()
+    };
+    build_sources(
+        &[
+            src.join(format!("{family}.c")),
+            src.join(format!("{family}.S")),
+        ],
+        &elf_path,
+        &opts,
+    )
+    .unwrap_or_else(|e| panic!("building {family} {defines:?}: {e}"));
+    elf::load_file(&elf_path).unwrap()
+}
+
+/// The program's console output.
+#[derive(Clone, Default)]
+struct Capture(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What one run of a benchmark program did.
+struct Outcome {
+    stop: Stop,
+    stdout: String,
+    exception: Option<HwachaError>,
+    /// The program's `ubench_maxvl`, `ubench_size` and `ubench_done`.
+    maxvl: u64,
+    size: u64,
+    done: u64,
+}
+
+fn symbol(program: &Program, name: &str) -> u64 {
+    program
+        .symbol(name)
+        .unwrap_or_else(|| panic!("no symbol `{name}`"))
+}
+
+/// The benchmark's vcfg (its `ubench_vcfg` constant).
+fn vcfg(program: &Program) -> Vcfg {
+    let iss = Iss::new(program, IssConfig::default()).unwrap();
+    Vcfg::from_bits(iss.mem.read(symbol(program, "ubench_vcfg"), 8).unwrap())
+}
+
+/// Runs `program` on a machine of `lanes` lanes with the given vector-length caps (none:
+/// one uncapped run).
+fn run(program: &Program, lanes: u32, caps: &[u64]) -> Outcome {
+    let stdout = Capture::default();
+    let config = IssConfig {
+        stdout: Box::new(stdout.clone()),
+        ..IssConfig::default()
+    };
+    let mut iss = Iss::new(program, config).unwrap();
+    let list = symbol(program, "ubench_caps");
+    for (i, &cap) in caps.iter().enumerate() {
+        assert!(iss.mem.write(list + 4 * i as u64, 4, cap));
+    }
+    assert!(iss
+        .mem
+        .write(symbol(program, "ubench_runs"), 8, caps.len() as u64));
+    let params = HwachaParams {
+        lanes,
+        ..HwachaParams::default()
+    };
+    let unit = Rc::new(RefCell::new(Hwacha::new(params).unwrap()));
+    iss.attach_rocc(Box::new(unit.clone()));
+    let stop = iss.run(Some(MAX_INSTRET), None).unwrap();
+    let read = |name: &str| iss.mem.read(symbol(program, name), 8).unwrap();
+    let stdout = String::from_utf8_lossy(&stdout.0.borrow()).into_owned();
+    let exception = unit.borrow().exception().cloned();
+    Outcome {
+        stop,
+        stdout,
+        exception,
+        maxvl: read("ubench_maxvl"),
+        size: read("ubench_size"),
+        done: read("ubench_done"),
+    }
+}
+
+fn long() -> bool {
+    std::env::var("ACCELGEN_LONG").is_ok_and(|v| v == "1")
+}
+
+/// The vector lengths to run on `lanes` lanes: all of 1..=maxvl on one lane (or in long
+/// runs), else 1, 2, 3, three random ones (fixed by `seed`), maxvl - 1 and maxvl.
+fn vector_lengths(maxvl: u64, lanes: u32, seed: u64) -> Vec<u64> {
+    if lanes == 1 || long() {
+        return (1..=maxvl).collect();
+    }
+    let mut state = seed | 1;
+    let mut random = || {
+        // xorshift64
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        4 + state % (maxvl - 5)
+    };
+    let mut v = vec![1, 2, 3, random(), random(), random(), maxvl - 1, maxvl];
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Runs benchmark `name` (built from `family` with `defines`) on every lane count over
+/// its vector lengths.
+fn check(name: &str, family: &str, defines: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let program = build(dir.path(), family, defines);
+    let vcfg = vcfg(&program);
+    let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    });
+    for lanes in LANES {
+        let params = HwachaParams {
+            lanes,
+            ..HwachaParams::default()
+        };
+        let maxvl = params.maxvl(&vcfg);
+        let caps = vector_lengths(maxvl, lanes, seed ^ lanes as u64);
+        let o = run(&program, lanes, &caps);
+        let what = format!("{name} on {lanes} lanes");
+        assert_eq!(
+            o.stop,
+            Stop::Exit(0),
+            "{what}: {}{:?}",
+            o.stdout,
+            o.exception
+        );
+        assert_eq!(o.exception, None, "{what}");
+        assert_eq!(o.maxvl, maxvl, "{what}: the maximum vector length");
+        assert!(
+            o.size > maxvl && !o.size.is_multiple_of(maxvl),
+            "{what}: size {} must exceed maxvl {maxvl} and not be a multiple of it",
+            o.size
+        );
+        assert_eq!(o.done, caps.len() as u64, "{what}: runs that matched");
+        assert_eq!(
+            o.stdout,
+            format!(
+                "{name}: maxvl {maxvl}, size {}: {} run(s) match the scalar reference\n",
+                o.size,
+                caps.len()
+            ),
+            "{what}"
+        );
+    }
+}
+
+macro_rules! benchmarks {
+    ($($test:ident: $name:literal = $family:literal $(, $define:literal)*;)*) => {
+        $(
+            #[test]
+            fn $test() {
+                check($name, $family, &[$($define),*]);
+            }
+        )*
+    };
+}
+
+benchmarks! {
+    saxpy: "saxpy" = "axpy", "PREC_S";
+    daxpy: "daxpy" = "axpy", "PREC_D";
+    hsaxpy: "hsaxpy" = "axpy", "PREC_HS";
+    sdaxpy: "sdaxpy" = "axpy", "PREC_SD";
+    sgemm: "sgemm" = "gemm", "PREC_S";
+    dgemm: "dgemm" = "gemm", "PREC_D";
+    hsgemm: "hsgemm" = "gemm", "PREC_HS";
+    sdgemm: "sdgemm" = "gemm", "PREC_SD";
+    sgemm_opt: "sgemm-opt" = "gemm_opt", "PREC_S";
+    dgemm_opt: "dgemm-opt" = "gemm_opt", "PREC_D";
+    hsgemm_opt: "hsgemm-opt" = "gemm_opt", "PREC_HS";
+    sdgemm_opt: "sdgemm-opt" = "gemm_opt", "PREC_SD";
+    sfilter: "sfilter" = "filter", "PREC_S";
+    dfilter: "dfilter" = "filter", "PREC_D";
+    hsfilter: "hsfilter" = "filter", "PREC_HS";
+    sdfilter: "sdfilter" = "filter", "PREC_SD";
+    mask_sfilter: "mask-sfilter" = "filter", "PREC_S", "MASK";
+    mask_dfilter: "mask-dfilter" = "filter", "PREC_D", "MASK";
+    mask_hsfilter: "mask-hsfilter" = "filter", "PREC_HS", "MASK";
+    mask_sdfilter: "mask-sdfilter" = "filter", "PREC_SD", "MASK";
+}
+
+/// The checks catch a single wrong element: built with UBENCH_DROP_LAST, the strip-mining
+/// loop never computes the problem's last element (the last row of C, the last column of
+/// each image row), so the first mismatch is at a known index.
+#[test]
+fn a_missing_element_fails_the_check() {
+    let dir = tempfile::tempdir().unwrap();
+    for (family, defines) in [
+        ("axpy", ["PREC_S", "UBENCH_DROP_LAST"]),
+        ("gemm_opt", ["PREC_HS", "UBENCH_DROP_LAST"]),
+        ("filter", ["PREC_D", "UBENCH_DROP_LAST"]),
+    ] {
+        let program = build(dir.path(), family, &defines);
+        for caps in [&[][..], &[5, 7]] {
+            let o = run(&program, 2, caps);
+            // axpy: y[n - 1]; gemm-opt: C[m - 1, 0]; filter: dst[w - 2, 1] with w = n + 2.
+            let index = match family {
+                "filter" => 2 * (o.size + 2) - 2,
+                _ => o.size - 1,
+            };
+            assert_eq!(o.stop, Stop::Exit(1 + index), "{family}: {}", o.stdout);
+            assert_eq!(o.exception, None);
+            assert_eq!(o.done, 0, "{family}: the first run fails");
+            let cap = caps.first().copied().unwrap_or(o.maxvl);
+            assert!(
+                o.stdout.contains(&format!(
+                    "run 0 (vector length cap {cap}): element {index} is 0x"
+                )),
+                "{family}: {}",
+                o.stdout
+            );
+        }
+    }
+}

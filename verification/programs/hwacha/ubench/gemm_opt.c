@@ -1,0 +1,79 @@
+/* {s,d,hs,sd}gemm-opt (thesis Table 9.1 and section 9.2): the hand-optimised C += A * B.
+   Per strip of rows, the eight columns of C stay in vector registers, in the compute
+   precision, across the vector-fetch blocks (gemm_opt.S) that stride through B (four
+   unit-stride columns per block) and A (the block's 32 values in shared registers, moved
+   there by the control thread); C is rounded to storage precision once, at the end.
+   Multiply, then add, in the order of k. Column-major, leading dimension ldc = M. */
+#define UBENCH_NAME PREC_NAME "gemm-opt"
+#include "ubench.h"
+
+/* Eight columns of C, four of B, a product. */
+const uint64_t ubench_vcfg = VCFG(13, 1);
+
+#define K 8
+#define J 8
+/* Rows for up to 8 lanes: maxvl = 1216 there. */
+#define CAPACITY 1830
+static store_t a[CAPACITY * J], b[CAPACITY * K], c[CAPACITY * J], c_init[CAPACITY * J],
+    ref[CAPACITY * J];
+
+/* A[k + kk, 0..7] into vs(8 kk + 1) .. vs(8 kk + 8), as gemm_opt.S expects them. */
+#define A_ROW(first, s0, s1, s2, s3, s4, s5, s6, s7)                                    \
+    do {                                                                                \
+        const store_t *row = (first);                                                   \
+        VMCS(s0, store_bits(row[0]));                                                   \
+        VMCS(s1, store_bits(row[ldc]));                                                 \
+        VMCS(s2, store_bits(row[2 * ldc]));                                             \
+        VMCS(s3, store_bits(row[3 * ldc]));                                             \
+        VMCS(s4, store_bits(row[4 * ldc]));                                             \
+        VMCS(s5, store_bits(row[5 * ldc]));                                             \
+        VMCS(s6, store_bits(row[6 * ldc]));                                             \
+        VMCS(s7, store_bits(row[7 * ldc]));                                             \
+    } while (0)
+
+int main(void)
+{
+    unsigned long m = ubench_setup(CAPACITY), ldc = m;
+    for (unsigned long jj = 0; jj < J; jj++)
+        fill_random(&a[jj * ldc], K);
+    fill_random(b, m * K);
+    fill_random(c_init, m * J);
+    for (unsigned long j = 0; j < J; j++)
+        for (unsigned long i = 0; i < m; i++) {
+            comp_t acc = to_comp(c_init[i + j * ldc]);
+            for (unsigned long k = 0; k < K; k++)
+                acc = acc + to_comp(a[k + j * ldc]) * to_comp(b[i + k * ldc]);
+            ref[i + j * ldc] = to_store(acc);
+        }
+
+    for (unsigned long r = 0; ubench_run(r); r++) {
+        memcpy(c, c_init, m * J * sizeof *c);
+        unsigned long vl;
+        for (unsigned long i = 0; i < m; i += vl) {
+            vl = ubench_strip(m - i);
+            VMCA(va4, &c[i]);
+            VMCA(va5, &c[i + ldc]);
+            VMCA(va6, &c[i + 2 * ldc]);
+            VMCA(va7, &c[i + 3 * ldc]);
+            VMCA(va8, &c[i + 4 * ldc]);
+            VMCA(va9, &c[i + 5 * ldc]);
+            VMCA(va10, &c[i + 6 * ldc]);
+            VMCA(va11, &c[i + 7 * ldc]);
+            VF(gemm_opt_load);
+            for (unsigned long k = 0; k < K; k += 4) {
+                VMCA(va0, &b[i + k * ldc]);
+                VMCA(va1, &b[i + (k + 1) * ldc]);
+                VMCA(va2, &b[i + (k + 2) * ldc]);
+                VMCA(va3, &b[i + (k + 3) * ldc]);
+                A_ROW(&a[k], vs1, vs2, vs3, vs4, vs5, vs6, vs7, vs8);
+                A_ROW(&a[k + 1], vs9, vs10, vs11, vs12, vs13, vs14, vs15, vs16);
+                A_ROW(&a[k + 2], vs17, vs18, vs19, vs20, vs21, vs22, vs23, vs24);
+                A_ROW(&a[k + 3], vs25, vs26, vs27, vs28, vs29, vs30, vs31, vs32);
+                VF(gemm_opt_madd);
+            }
+            VF(gemm_opt_store);
+        }
+        ubench_check(c, ref, m * J);
+    }
+    return ubench_finish();
+}
