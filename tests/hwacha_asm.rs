@@ -406,9 +406,10 @@ impl RoccAccelerator for Recorder {
             let vpc = cmd.rs1_value.wrapping_add(imm as u64);
             let mut words = Vec::new();
             loop {
+                let addr = vpc + 8 * words.len() as u64;
                 let w = mem
-                    .read(vpc + 8 * words.len() as u64, 8)
-                    .ok_or(RoccError::BadAddress { addr: vpc })?;
+                    .read(addr, 8)
+                    .ok_or(RoccError::FetchAccessFault { addr })?;
                 words.push(w);
                 if w == VSTOP || words.len() == 64 {
                     break;

@@ -1,12 +1,14 @@
 //! The RoCC port: custom-opcode instructions reach an attached accelerator model with
 //! their rs1/rs2 values, the response lands in rd, the model can access memory, and
 //! rejected commands or a missing accelerator raise illegal-instruction traps. The
-//! program checks every response against values it computes itself.
+//! program checks every response against values it computes itself. Every kind of
+//! accelerator error becomes its RISC-V trap (mcause, mtval, mepc as a trap handler
+//! sees them), or stops the simulation when the model gives up.
 
 use verification::elf;
 use verification::iss::mem::Memory;
-use verification::iss::rocc::{RoccAccelerator, RoccCommand, RoccError};
-use verification::iss::{Iss, IssConfig, Stop};
+use verification::iss::rocc::{self, RoccAccelerator, RoccCommand, RoccError};
+use verification::iss::{Iss, IssConfig, IssError, Stop};
 use verification::toolchain::{build_elf, BuildOptions, Kind};
 
 /// Four accumulators selected by the rs2 field (as Spike's example RoCC accelerator):
@@ -34,9 +36,11 @@ impl RoccAccelerator for Accumulator {
             0 => *slot = cmd.rs1_value,
             1 => {}
             2 => {
-                *slot = mem.read(cmd.rs1_value, 8).ok_or(RoccError::BadAddress {
-                    addr: cmd.rs1_value,
-                })?
+                *slot = mem
+                    .read(cmd.rs1_value, 8)
+                    .ok_or(RoccError::LoadAccessFault {
+                        addr: cmd.rs1_value,
+                    })?
             }
             3 => *slot = slot.wrapping_add(cmd.rs1_value),
             _ => return Err(unsupported),
@@ -85,9 +89,9 @@ TEST_END
 word: .dword 0x0123456789abcdef
 "#;
 
-fn build(dir: &std::path::Path) -> elf::Program {
+fn build(dir: &std::path::Path, program: &str) -> elf::Program {
     let src = dir.join("rocc.S");
-    std::fs::write(&src, PROGRAM).unwrap();
+    std::fs::write(&src, program).unwrap();
     let elf = build_elf(
         &[src],
         &dir.join("rocc.elf"),
@@ -100,7 +104,7 @@ fn build(dir: &std::path::Path) -> elf::Program {
 #[test]
 fn accelerator_commands_and_responses() {
     let dir = tempfile::tempdir().unwrap();
-    let program = build(dir.path());
+    let program = build(dir.path(), PROGRAM);
     let mut iss = Iss::new(&program, IssConfig::default()).unwrap();
     let acc = Accumulator::default();
     let commands = acc.commands.clone();
@@ -113,8 +117,109 @@ fn accelerator_commands_and_responses() {
 #[test]
 fn custom_opcodes_trap_without_an_accelerator() {
     let dir = tempfile::tempdir().unwrap();
-    let program = build(dir.path());
+    let program = build(dir.path(), PROGRAM);
     let mut iss = Iss::new(&program, IssConfig::default()).unwrap();
     // The first custom instruction hits the default handler: "unexpected trap" (255).
     assert_eq!(iss.run(Some(1_000_000), None).unwrap(), Stop::Exit(255));
+}
+
+/// Refuses every command with the error its funct7 selects, carrying rs1's value as the
+/// address or instruction bits.
+struct Refuser;
+
+impl RoccAccelerator for Refuser {
+    fn execute(&mut self, cmd: &RoccCommand, _: &mut Memory) -> Result<u64, RoccError> {
+        let value = cmd.rs1_value;
+        Err(match cmd.funct7 {
+            0 => RoccError::Unsupported {
+                opcode: cmd.opcode,
+                funct7: cmd.funct7,
+            },
+            1 => RoccError::Illegal {
+                reason: "refused".into(),
+            },
+            2 => RoccError::IllegalFetched {
+                bits: value,
+                reason: "refused".into(),
+            },
+            3 => RoccError::FetchMisaligned { addr: value },
+            4 => RoccError::FetchAccessFault { addr: value },
+            5 => RoccError::LoadMisaligned { addr: value },
+            6 => RoccError::LoadAccessFault { addr: value },
+            7 => RoccError::StoreMisaligned { addr: value },
+            8 => RoccError::StoreAccessFault { addr: value },
+            _ => RoccError::Aborted {
+                reason: "refused".into(),
+            },
+        })
+    }
+}
+
+// Each refused command (custom-2, xd with rd = a4) must trap with the documented mcause
+// and mtval at its own pc, and leave a4 unwritten.
+const REFUSED: &str = r#"
+#include "isa_test.h"
+
+// mtval holds the trapping instruction's own bits.
+#define TRAP_CHECK_INSN(n, cause, label)            \
+  li TESTNUM, n; CHECK(s2, cause);                  \
+  la t2, label; bne s3, t2, fail;                   \
+  lwu t2, 0(t2); bne s4, t2, fail;                  \
+  li s2, -1; li s3, -1; li s4, -1;
+
+#define REFUSE(n, funct7, value, cause, tval)       \
+  li a1, value; li a4, 99;                          \
+1: .insn r CUSTOM_2, 6, funct7, a4, a1, x0;         \
+  TRAP_CHECK(n, cause, 1b, tval) CHECK(a4, 99)
+
+TEST_BEGIN
+TRAP_HANDLER
+li a4, 99
+1: .insn r CUSTOM_2, 6, 0, a4, a1, x0       # unsupported
+TRAP_CHECK_INSN(1, 2, 1b)
+CHECK(a4, 99)
+1: .insn r CUSTOM_2, 6, 1, a4, a1, x0       # illegal in the accelerator's state
+TRAP_CHECK_INSN(2, 2, 1b)
+CHECK(a4, 99)
+REFUSE(3, 2, 0x123456789abcdef, 2, 0x123456789abcdef)
+REFUSE(4, 3, 0x80001004, 0, 0x80001004)
+REFUSE(5, 4, 0x10, 1, 0x10)
+REFUSE(6, 5, 0x80002002, 4, 0x80002002)
+REFUSE(7, 6, 0x20, 5, 0x20)
+REFUSE(8, 7, 0x80003001, 6, 0x80003001)
+REFUSE(9, 8, 0x30, 7, 0x30)
+li a1, 0
+li TESTNUM, 10
+.insn r CUSTOM_2, 6, 9, a4, a1, x0          # the model gives up
+TEST_END
+"#;
+
+#[test]
+fn accelerator_errors_become_their_traps() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = build(dir.path(), REFUSED);
+    let mut iss = Iss::new(&program, IssConfig::default()).unwrap();
+    iss.attach_rocc(Box::new(Refuser));
+    // Cases 1-9 pass their checks in the program; the tenth stops the simulation at
+    // its instruction, which does not retire.
+    let e = iss.run(Some(1_000_000), None).unwrap_err();
+    let IssError::Accelerator { pc, source } = e else {
+        panic!("{e}")
+    };
+    assert_eq!(pc, iss.pc);
+    assert_eq!(
+        iss.x[3], 10,
+        "TESTNUM: the program's trap checks all passed"
+    );
+    let cmd = rocc::decode(iss.mem.read(pc, 4).unwrap() as u32);
+    assert_eq!((cmd.opcode, cmd.funct7), (2, 9));
+    assert_eq!(
+        source,
+        RoccError::Aborted {
+            reason: "refused".into()
+        }
+    );
+    let retired = iss.instret();
+    assert!(iss.run(Some(1_000_000), None).is_err());
+    assert_eq!(iss.instret(), retired);
 }

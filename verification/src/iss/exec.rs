@@ -8,12 +8,15 @@
 use super::commitlog::Commit;
 use super::csr::{cause, CsrFault};
 use super::decode::{self, opcode};
-use super::rocc;
+use super::rocc::{self, RoccError};
 use super::Iss;
 
-/// Why an instruction did not retire: an exception with its mcause and mtval.
+/// Why an instruction did not retire: an exception with its mcause and mtval, or an
+/// accelerator model that cannot go on (which stops the simulation; boxed to keep the
+/// hot path's result small).
 pub enum Event {
     Trap { cause: u64, tval: u64 },
+    Abort(Box<RoccError>),
 }
 
 #[inline(always)]
@@ -274,10 +277,7 @@ impl Iss {
                 match acc.execute(&cmd, &mut self.mem) {
                     Ok(v) if cmd.xd => self.set_x::<LOG>(c, rd, v),
                     Ok(_) => {}
-                    Err(rocc::RoccError::BadAddress { addr }) => {
-                        return Err(trap(cause::LOAD_ACCESS_FAULT, addr))
-                    }
-                    Err(rocc::RoccError::Unsupported { .. }) => return Err(illegal()),
+                    Err(e) => return Err(rocc_event(e, insn)),
                 }
             }
             _ => return Err(illegal()),
@@ -393,6 +393,25 @@ impl Iss {
         }
         Ok(())
     }
+}
+
+/// The trap an accelerator's error raises on custom instruction `insn` (the causes and
+/// values `RoccError` documents).
+fn rocc_event(e: RoccError, insn: u32) -> Event {
+    let (cause, tval) = match e {
+        RoccError::Unsupported { .. } | RoccError::Illegal { .. } => {
+            (cause::ILLEGAL_INSN, insn as u64)
+        }
+        RoccError::IllegalFetched { bits, .. } => (cause::ILLEGAL_INSN, bits),
+        RoccError::FetchMisaligned { addr } => (cause::INSN_MISALIGNED, addr),
+        RoccError::FetchAccessFault { addr } => (cause::INSN_ACCESS_FAULT, addr),
+        RoccError::LoadMisaligned { addr } => (cause::LOAD_MISALIGNED, addr),
+        RoccError::LoadAccessFault { addr } => (cause::LOAD_ACCESS_FAULT, addr),
+        RoccError::StoreMisaligned { addr } => (cause::STORE_MISALIGNED, addr),
+        RoccError::StoreAccessFault { addr } => (cause::STORE_ACCESS_FAULT, addr),
+        RoccError::Aborted { .. } => return Event::Abort(Box::new(e)),
+    };
+    trap(cause, tval)
 }
 
 /// RV64M register-register operations (funct7 = 1 on OP). Division by zero and

@@ -24,7 +24,7 @@ use csr::Csrs;
 use exec::Event;
 use htif::{Htif, HtifError};
 use mem::Memory;
-use rocc::RoccAccelerator;
+use rocc::{RoccAccelerator, RoccError};
 use std::io::{self, Write};
 
 /// Instructions per execution chunk (Spike's INTERLEAVE).
@@ -48,6 +48,12 @@ pub enum IssError {
     Htif(#[from] HtifError),
     #[error("writing the commit log failed: {0}")]
     Log(#[source] io::Error),
+    #[error("at pc {pc:#x}: {source}")]
+    Accelerator {
+        pc: u64,
+        #[source]
+        source: RoccError,
+    },
 }
 
 /// Machine configuration.
@@ -188,6 +194,7 @@ impl Iss {
                 self.chunk_left = 0;
                 Step::Trapped { cause, tval }
             }
+            Err(Event::Abort(source)) => return Err(self.abort(*source)),
         };
         if self.chunk_left == 0 {
             self.reservation = None;
@@ -237,8 +244,18 @@ impl Iss {
                     self.pc = self.csrs.enter_trap(self.pc, cause, tval);
                     return Ok(());
                 }
+                Err(Event::Abort(source)) => return Err(self.abort(*source)),
             }
         }
         Ok(())
+    }
+
+    /// The error that stops a simulation whose accelerator model gave up; `pc` stays at
+    /// the custom instruction.
+    fn abort(&self, source: RoccError) -> IssError {
+        IssError::Accelerator {
+            pc: self.pc,
+            source,
+        }
     }
 }

@@ -24,14 +24,50 @@ pub struct RoccCommand {
     pub rs2_value: u64,
 }
 
-/// Why an accelerator rejects a command; the core turns it into an illegal-instruction
-/// trap, as hardware without a matching accelerator would.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+/// Why an accelerator did not complete a command. Every variant but `Aborted` is an
+/// exception the core takes as a trap on the custom instruction (mepc = its pc), with the
+/// RISC-V mcause and mtval given on each variant; the instruction does not retire, and
+/// an accelerator that ran work on the command's behalf (Hwacha's `vf`) reports the
+/// first fault of that work (what finished before it stays done).
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum RoccError {
+    /// No instruction of the accelerator has this encoding, as on hardware without a
+    /// matching accelerator: illegal instruction (2), mtval = the instruction.
     #[error("accelerator does not implement funct7 {funct7} on custom-{opcode}")]
     Unsupported { opcode: u8, funct7: u8 },
-    #[error("accelerator memory access at {addr:#x} is outside memory")]
-    BadAddress { addr: u64 },
+    /// The accelerator refuses the command in its current state (disabled, a bad
+    /// configuration or register number, ...): illegal instruction (2), mtval = the
+    /// instruction.
+    #[error("illegal accelerator instruction: {reason}")]
+    Illegal { reason: String },
+    /// An instruction the accelerator fetched itself is illegal: illegal instruction (2),
+    /// mtval = its bits (up to 64; their low bits give its length, as RISC-V's encoding
+    /// of longer instructions does).
+    #[error("accelerator-fetched instruction {bits:#x} is illegal: {reason}")]
+    IllegalFetched { bits: u64, reason: String },
+    /// Instruction address misaligned (0), mtval = the address.
+    #[error("accelerator instruction fetch from {addr:#x} is misaligned")]
+    FetchMisaligned { addr: u64 },
+    /// Instruction access fault (1), mtval = the address.
+    #[error("accelerator instruction fetch from {addr:#x} is outside memory")]
+    FetchAccessFault { addr: u64 },
+    /// Load address misaligned (4), mtval = the address.
+    #[error("accelerator load from {addr:#x} is misaligned")]
+    LoadMisaligned { addr: u64 },
+    /// Load access fault (5), mtval = the address.
+    #[error("accelerator load from {addr:#x} is outside memory")]
+    LoadAccessFault { addr: u64 },
+    /// Store/AMO address misaligned (6), mtval = the address.
+    #[error("accelerator store to {addr:#x} is misaligned")]
+    StoreMisaligned { addr: u64 },
+    /// Store/AMO access fault (7), mtval = the address.
+    #[error("accelerator store to {addr:#x} is outside memory")]
+    StoreAccessFault { addr: u64 },
+    /// The accelerator model cannot go on, for a reason of the model rather than of the
+    /// architecture (a step limit): no trap, the simulation stops with
+    /// `IssError::Accelerator`.
+    #[error("accelerator model stopped: {reason}")]
+    Aborted { reason: String },
 }
 
 /// An accelerator model attached to the RoCC port. It may read and write memory

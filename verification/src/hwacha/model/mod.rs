@@ -7,16 +7,32 @@
 //! the encoding table the assembler uses too ([`crate::hwacha::encoding`]).
 //!
 //! Exceptions are typed ([`HwachaError`]). Through [`Hwacha::command`] a caller gets them
-//! directly; through the ISS's RoCC port the core takes an access-fault trap for an
-//! access outside memory and an illegal-instruction trap for every other exception, and
-//! [`Hwacha::exception`] tells which one it was (as Hwacha's `vxcptcause` would).
+//! directly; through the ISS's RoCC port the core takes the matching RISC-V trap on the
+//! control-thread instruction that raised it (the vector unit raises its exceptions to
+//! the control processor, thesis 7.2), with mepc at that instruction:
+//!
+//! | exception | mcause | mtval |
+//! |---|---|---|
+//! | control thread: accelerator disabled (unconfigured), illegal `vsetcfg` configuration, `vmcs` past vs63, not in Table 7.1 | 2 illegal instruction | the control-thread instruction |
+//! | worker thread, at `vf`: illegal instruction (any reason of [`Illegal`]) | 2 illegal instruction | the 64-bit worker instruction (low bits 0x3f: a 64-bit encoding) |
+//! | worker: misaligned vpc, vpc outside memory | 0 / 1 instruction misaligned / access fault | the vpc |
+//! | worker: misaligned load, store or AMO | 4 / 6 | the address |
+//! | worker: load, store or AMO outside memory | 5 / 7 | the address |
+//!
+//! RISC-V has no accelerator-disabled cause: as for an F instruction while mstatus.FS
+//! is Off, it is an illegal instruction. AMOs fault as stores, as RISC-V's do. The
+//! worker-thread detail (the vpc of the faulting instruction, its bits, the reason, the
+//! access size) stays with the model, in [`Hwacha::exception`] (as Hwacha's
+//! `vxcptcause`/`vxcptaux` would hold it). A block that runs past the model's step
+//! limit is no exception of the architecture: the ISS stops with an error.
 //!
 //! Floating point (half, single, double; `fp.rs`) is IEEE-exact on a soft-float
 //! library with RISC-V's NaN, min/max, conversion and tininess rules. Its flags accrue in
 //! the unit ([`Hwacha::take_fflags`]) and its dynamic rounding mode is set with
 //! [`Hwacha::set_frm`], since the ISS has no F extension to hold `fcsr`. The
 //! mixed-precision forms of the encoding file (`vfadd.s.h`, ...), which the thesis's
-//! tables do not list, are illegal instructions.
+//! tables do not list, read narrow sources, widen them exactly and round once in the
+//! wider format: our reading, written down in `fp.rs`.
 //!
 //! Choices where the thesis leaves room, each written down where it is made:
 //! `vsetcfg` zeroes the data registers and sets vp0 (config in `state.rs`); a `vf` with
@@ -134,15 +150,41 @@ impl Hwacha {
 
 impl RoccAccelerator for Hwacha {
     fn execute(&mut self, cmd: &RoccCommand, mem: &mut Memory) -> Result<u64, RoccError> {
-        self.command(cmd, mem).map_err(|e| match e {
-            HwachaError::AccessFault { addr, .. } | HwachaError::FetchFault { pc: addr } => {
-                RoccError::BadAddress { addr }
-            }
-            _ => RoccError::Unsupported {
-                opcode: cmd.opcode,
-                funct7: cmd.funct7,
-            },
-        })
+        self.command(cmd, mem).map_err(|e| rocc_error(e, cmd))
+    }
+}
+
+/// The RoCC error (and so the trap) of an exception: the table in the module docs.
+fn rocc_error(e: HwachaError, cmd: &RoccCommand) -> RoccError {
+    match e {
+        HwachaError::UnsupportedControl { .. } => RoccError::Unsupported {
+            opcode: cmd.opcode,
+            funct7: cmd.funct7,
+        },
+        HwachaError::AcceleratorDisabled { .. }
+        | HwachaError::IllegalConfig { .. }
+        | HwachaError::SharedRegisterOutOfRange { .. }
+        // Only `set_frm` raises this one; were frm reserved, FP would be illegal.
+        | HwachaError::ReservedRoundingMode { .. } => RoccError::Illegal {
+            reason: e.to_string(),
+        },
+        HwachaError::IllegalInstruction { pc, bits, reason } => RoccError::IllegalFetched {
+            bits,
+            reason: format!("vpc {pc:#x}: {reason}"),
+        },
+        HwachaError::MisalignedFetch { pc } => RoccError::FetchMisaligned { addr: pc },
+        HwachaError::FetchFault { pc } => RoccError::FetchAccessFault { addr: pc },
+        HwachaError::MisalignedAccess { addr, store, .. } if store => {
+            RoccError::StoreMisaligned { addr }
+        }
+        HwachaError::MisalignedAccess { addr, .. } => RoccError::LoadMisaligned { addr },
+        HwachaError::AccessFault { addr, store, .. } if store => {
+            RoccError::StoreAccessFault { addr }
+        }
+        HwachaError::AccessFault { addr, .. } => RoccError::LoadAccessFault { addr },
+        HwachaError::StepLimit { .. } => RoccError::Aborted {
+            reason: e.to_string(),
+        },
     }
 }
 
