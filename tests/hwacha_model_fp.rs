@@ -2,7 +2,8 @@
 //! (round-to-nearest-even, single and double) for random operands including NaNs,
 //! infinities, zeros and subnormals; rounding modes, exception flags, RISC-V's NaN,
 //! min/max, conversion and classification rules on values worked out by hand; flags
-//! accrued across instructions; predication and register precision.
+//! accrued across instructions; predication and register precision; the mixed-precision
+//! forms (widened sources, one rounding) on hand-worked values.
 
 mod hwacha_model_rig;
 
@@ -645,6 +646,95 @@ fn predication_scalar_forms_flag_accrual_and_precision() {
             negate: false
         })
     );
+}
+
+#[test]
+fn mixed_precision_widens_narrow_sources_and_rounds_once() {
+    // Our reading of vf<op>.<D>.<S>: S sources (S-bit registers suffice), widened exactly,
+    // one rounding in D, a D result. vv0-1 64-bit, vv2-3 32-bit, vv4-6 16-bit.
+    let mut rig = Rig::new(HwachaParams::default());
+    rig.setcfg(cfg(2, 1, 2, 3));
+    rig.setvl(1);
+    let halves = [0x3c01, 0x3c01, 0xbc00, 0x7bff];
+    let singles = [0x3f80_0001, 0x7fa0_0001];
+    for (k, h) in halves.iter().enumerate() {
+        rig.mem.write(DATA + 2 * k as u64, 2, *h);
+    }
+    for (k, w) in singles.iter().enumerate() {
+        rig.mem.write(DATA + 0x100 + 4 * k as u64, 4, *w);
+    }
+    rig.vmca(1, DATA);
+    rig.vmca(2, DATA + 4);
+    rig.vmca(3, DATA + 6);
+    rig.vmca(4, DATA + 0x100);
+    rig.vmca(5, DATA + 0x104);
+    rig.vmcs(1, s(1.0));
+    let vv = |name: &str, rd: u64, sources: &[u64]| {
+        let mut insn = i(name).f(Vd, 1).f(Vrd, rd);
+        for (k, &reg) in sources.iter().enumerate() {
+            let (flag, field) = [(Vs1, Vrs1), (Vs2, Vrs2), (Vs3, Vrs3)][k];
+            insn = insn.f(flag, 1).f(field, reg);
+        }
+        insn
+    };
+    let code = [
+        // vv4 = vv5 = 1 + 2^-10, vv6 = -1 (halves); vv2 = 1 + 2^-23 (single).
+        i("vlsegh").f(Vrd, 4).f(Vars1, 1).enc(),
+        i("vlsegh").f(Vrd, 5).f(Vars1, 1).enc(),
+        i("vlsegh").f(Vrd, 6).f(Vars1, 2).enc(),
+        i("vlsegw").f(Vrd, 2).f(Vars1, 4).enc(),
+        // (1 + 2^-10)^2 - 1 = 2^-9 + 2^-20 exactly in double (in half it would round).
+        vv("vfmadd.d.h", 0, &[4, 5, 6]).enc(),
+        // (1 + 2^-23)^2 = 1 + 2^-22 + 2^-46 exactly in double.
+        vv("vfmul.d.s", 1, &[2, 2]).enc(),
+        stop(),
+    ];
+    rig.hw.take_fflags();
+    rig.run(&code).unwrap();
+    assert_eq!(rig.vv(0, 1), [0x3f60_0200_0000_0000]);
+    assert_eq!(rig.vv(1, 1), [0x3ff0_0000_4000_0040]);
+    assert_eq!(rig.hw.take_fflags(), 0);
+    // 65504 + 65504 overflows half precision but is exact in single.
+    let code = [
+        i("vlsegh").f(Vrd, 4).f(Vars1, 3).enc(),
+        vv("vfadd.s.h", 3, &[4, 4]).enc(),
+        stop(),
+    ];
+    rig.run(&code).unwrap();
+    assert_eq!(rig.vv(3, 1), [s(131_008.0)]);
+    assert_eq!(rig.hw.take_fflags(), 0);
+    // A signaling-NaN source (here vv2, a single) raises NV as its widening does; the
+    // shared source is the low half of vs1.
+    let code = [
+        i("vlsegw").f(Vrd, 2).f(Vars1, 5).enc(),
+        i("vfsub.d.s")
+            .f(Vd, 1)
+            .f(Vrd, 0)
+            .f(Vs1, 1)
+            .f(Vrs1, 2)
+            .f(Vrs2, 1)
+            .enc(),
+        stop(),
+    ];
+    rig.run(&code).unwrap();
+    assert_eq!(rig.vv(0, 1), [CANONICAL_D]);
+    assert_eq!(rig.hw.take_fflags(), NV);
+    // Sources need S-bit registers, the destination a D-bit one (thesis 7.2).
+    for (insn, reg, reg_bits, needed) in [
+        (vv("vfadd.d.s", 0, &[4, 2]), 4, 16, 32),
+        (vv("vfadd.d.h", 2, &[4, 5]), 2, 32, 64),
+        (vv("vfmadd.d.h", 3, &[4, 5, 6]), 3, 32, 64),
+    ] {
+        assert_eq!(
+            rig.hw.decode(insn.enc()).err(),
+            Some(Illegal::Precision {
+                reg,
+                reg_bits,
+                needed
+            })
+        );
+    }
+    assert_eq!(rig.hw.decode(vv("vfmul.s.h", 3, &[4, 5]).enc()).err(), None);
 }
 
 /// Half-precision bits as f64 (exact).

@@ -169,13 +169,12 @@ pub enum Op {
     Fp(FpOp),
 }
 
-/// The operation an encoding-file name stands for; `Err` names a mixed-precision
-/// floating-point instruction the model does not execute, `Ok(None)` a name it does not
+/// The operation an encoding-file name stands for; `None` for a name the model does not
 /// know.
-pub fn op_of(name: &'static str) -> Result<Option<Op>, Illegal> {
+pub fn op_of(name: &str) -> Option<Op> {
     use IntOp::*;
-    let int = |op| Ok(Some(Op::Int(op)));
-    let imm = |op| Ok(Some(Op::Imm(op)));
+    let int = |op| Some(Op::Int(op));
+    let imm = |op| Some(Op::Imm(op));
     match name {
         "vadd" => int(Add),
         "vaddu" => int(Addu),
@@ -221,23 +220,21 @@ pub fn op_of(name: &'static str) -> Result<Option<Op>, Illegal> {
         "vsraiw" => imm(ImmOp::Sraiw),
         "vlui" => imm(ImmOp::Lui),
         "vauipc" => imm(ImmOp::Auipc),
-        "veidx" => Ok(Some(Op::Eidx)),
-        "vfirst" => Ok(Some(Op::First)),
-        "vcmpeq" => Ok(Some(Op::Cmp(CmpOp::Eq))),
-        "vcmplt" => Ok(Some(Op::Cmp(CmpOp::Lt))),
-        "vcmpltu" => Ok(Some(Op::Cmp(CmpOp::Ltu))),
-        "vpop" => Ok(Some(Op::PredLogic)),
-        "vpl" => Ok(Some(Op::PredLoad)),
-        "vps" => Ok(Some(Op::PredStore)),
-        "vstop" => Ok(Some(Op::Stop)),
-        "vfence" => Ok(Some(Op::Fence)),
-        "vcjal" => Ok(Some(Op::Cjal)),
-        "vcjalr" => Ok(Some(Op::Cjalr)),
-        _ if name.starts_with("vamo") => Ok(amo_of(name)),
-        _ if name.starts_with("vf") || name.starts_with("vcmpf") => FpOp::of(name)
-            .map(|op| Some(Op::Fp(op)))
-            .ok_or(Illegal::MixedPrecision { name }),
-        _ => Ok(mem_of(name)),
+        "veidx" => Some(Op::Eidx),
+        "vfirst" => Some(Op::First),
+        "vcmpeq" => Some(Op::Cmp(CmpOp::Eq)),
+        "vcmplt" => Some(Op::Cmp(CmpOp::Lt)),
+        "vcmpltu" => Some(Op::Cmp(CmpOp::Ltu)),
+        "vpop" => Some(Op::PredLogic),
+        "vpl" => Some(Op::PredLoad),
+        "vps" => Some(Op::PredStore),
+        "vstop" => Some(Op::Stop),
+        "vfence" => Some(Op::Fence),
+        "vcjal" => Some(Op::Cjal),
+        "vcjalr" => Some(Op::Cjalr),
+        _ if name.starts_with("vamo") => amo_of(name),
+        _ if name.starts_with("vf") || name.starts_with("vcmpf") => FpOp::of(name).map(Op::Fp),
+        _ => mem_of(name),
     }
 }
 
@@ -470,9 +467,9 @@ impl Insn {
 /// instruction worked out once.
 pub(super) struct Decoder {
     table: &'static Table,
-    /// `op_of` of every worker instruction, by table index (`Ok(None)` for the others,
+    /// `op_of` of every worker instruction, by table index (`None` for the others,
     /// which the lookup never returns).
-    ops: Vec<Result<Option<Op>, Illegal>>,
+    ops: Vec<Option<Op>>,
 }
 
 impl Decoder {
@@ -483,7 +480,7 @@ impl Decoder {
             .iter()
             .map(|i| match i.thread {
                 Thread::Worker if !i.pseudo => op_of(i.name),
-                _ => Ok(None),
+                _ => None,
             })
             .collect();
         Decoder { table, ops }
@@ -495,7 +492,7 @@ impl Decoder {
             .table
             .base_index(Thread::Worker, bits)
             .ok_or(Illegal::Unknown)?;
-        let op = self.ops[index].clone()?.ok_or(Illegal::Unknown)?;
+        let op = self.ops[index].ok_or(Illegal::Unknown)?;
         let instr = &self.table.instructions()[index];
         Ok(Insn {
             bits,

@@ -53,10 +53,6 @@ fn access(store: bool) -> &'static str {
 pub enum Illegal {
     #[error("no Hwacha instruction has this encoding")]
     Unknown,
-    #[error(
-        "{name}: mixed-precision floating point (not in the thesis's tables) is not implemented"
-    )]
-    MixedPrecision { name: &'static str },
     #[error("rounding mode {rm} is reserved")]
     ReservedRoundingMode { rm: u32 },
     #[error("vv{reg} is out of range: {configured} vector data registers are configured")]

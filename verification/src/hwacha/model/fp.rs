@@ -7,16 +7,24 @@
 //! fmin/fmax return the non-NaN operand and order -0 below +0; conversions to integers
 //! saturate (NaN converts to the largest value) and raise invalid; the fused
 //! multiply-adds raise invalid for infinity times zero even with a quiet-NaN addend; and
-//! tininess is detected after rounding, which the library does only for results that
-//! stay subnormal (see `tiny_after_rounding`).
+//! overflow and tininess (after rounding) are decided on the result rounded with an
+//! unbounded exponent, which the library does not do (see `unbounded`).
 //!
 //! Hwacha keeps floating-point values in the same registers as integers, so there is no
 //! NaN boxing: an operand is the low bits of its register, and a half or single result is
 //! written sign-extended to 64 bits, as the Hwacha ISA simulator does.
+//!
+//! The mixed-precision forms `vf<op>.<D>.<S>` of the encoding file (add, sub, mul and the
+//! fused multiply-adds, Table 7.8 does not list them and the thesis leaves their
+//! semantics to Ou's thesis) are read here as: every source is an S value (an S-bit
+//! register suffices), widened exactly to D, and the operation is D's, rounded once,
+//! with a D result. A signaling-NaN source raises invalid, as its widening does. This is
+//! our assumption.
 
-use rustc_apfloat::ieee::{Double, Half, Single};
+use rustc_apfloat::ieee::{DoubleS, HalfS, IeeeFloat, Semantics, SingleS};
 use rustc_apfloat::{Float, FloatConvert, Round, Status, StatusAnd};
 use std::cmp::Ordering;
+use std::marker::PhantomData;
 
 /// Floating-point format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,49 +126,76 @@ pub enum FpOp {
     Fma(Fma, Fmt),
     ToInt(Fmt, IntKind),
     FromInt(IntKind, Fmt),
-    Convert { from: Fmt, to: Fmt },
+    Convert {
+        from: Fmt,
+        to: Fmt,
+    },
     Cmp(FCmp, Fmt),
+    /// `vf<op>.<to>.<from>`: `op` in `to` on sources of the narrower format `from`.
+    Widening {
+        op: WideningOp,
+        to: Fmt,
+        from: Fmt,
+    },
+}
+
+/// The operations that have mixed-precision forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WideningOp {
+    Arith(Arith),
+    Fma(Fma),
 }
 
 impl FpOp {
-    /// The operation a `vf...`/`vcmpf...` name stands for; `None` for the mixed-precision
-    /// forms (`vfadd.s.h`, ...), which are not in the thesis's tables.
+    /// The operation a `vf...`/`vcmpf...` name stands for.
     pub fn of(name: &str) -> Option<FpOp> {
         let parts: Vec<&str> = name.split('.').collect();
-        let fmt = |k: usize| parts.get(k).and_then(|s| Fmt::of(s));
         match parts.as_slice() {
-            [op, f] => {
-                let f = Fmt::of(f)?;
-                Some(match *op {
-                    "vfadd" => FpOp::Arith(Arith::Add, f),
-                    "vfsub" => FpOp::Arith(Arith::Sub, f),
-                    "vfmul" => FpOp::Arith(Arith::Mul, f),
-                    "vfdiv" => FpOp::Arith(Arith::Div, f),
-                    "vfmin" => FpOp::Arith(Arith::Min, f),
-                    "vfmax" => FpOp::Arith(Arith::Max, f),
-                    "vfsgnj" => FpOp::Arith(Arith::Sgnj, f),
-                    "vfsgnjn" => FpOp::Arith(Arith::Sgnjn, f),
-                    "vfsgnjx" => FpOp::Arith(Arith::Sgnjx, f),
-                    "vfsqrt" => FpOp::Sqrt(f),
-                    "vfclass" => FpOp::Class(f),
-                    "vfmadd" => FpOp::Fma(Fma::Madd, f),
-                    "vfmsub" => FpOp::Fma(Fma::Msub, f),
-                    "vfnmsub" => FpOp::Fma(Fma::Nmsub, f),
-                    "vfnmadd" => FpOp::Fma(Fma::Nmadd, f),
-                    "vcmpfeq" => FpOp::Cmp(FCmp::Eq, f),
-                    "vcmpflt" => FpOp::Cmp(FCmp::Lt, f),
-                    "vcmpfle" => FpOp::Cmp(FCmp::Le, f),
-                    _ => return None,
-                })
-            }
-            ["vfcvt", to, from] => match (fmt(1), fmt(2)) {
+            [op, f] => FpOp::single(op, Fmt::of(f)?),
+            ["vfcvt", to, from] => match (Fmt::of(to), Fmt::of(from)) {
                 (Some(to), Some(from)) => Some(FpOp::Convert { from, to }),
                 (None, Some(from)) => Some(FpOp::ToInt(from, IntKind::of(to)?)),
                 (Some(to), None) => Some(FpOp::FromInt(IntKind::of(from)?, to)),
                 (None, None) => None,
             },
+            [op, to, from] => {
+                let (to, from) = (Fmt::of(to)?, Fmt::of(from)?);
+                let op = match FpOp::single(op, to)? {
+                    FpOp::Arith(k @ (Arith::Add | Arith::Sub | Arith::Mul), _) => {
+                        WideningOp::Arith(k)
+                    }
+                    FpOp::Fma(k, _) => WideningOp::Fma(k),
+                    _ => return None,
+                };
+                (from.bits() < to.bits()).then_some(FpOp::Widening { op, to, from })
+            }
             _ => None,
         }
+    }
+
+    /// `vf<op>.<f>` and `vcmpf<op>.<f>`.
+    fn single(op: &str, f: Fmt) -> Option<FpOp> {
+        Some(match op {
+            "vfadd" => FpOp::Arith(Arith::Add, f),
+            "vfsub" => FpOp::Arith(Arith::Sub, f),
+            "vfmul" => FpOp::Arith(Arith::Mul, f),
+            "vfdiv" => FpOp::Arith(Arith::Div, f),
+            "vfmin" => FpOp::Arith(Arith::Min, f),
+            "vfmax" => FpOp::Arith(Arith::Max, f),
+            "vfsgnj" => FpOp::Arith(Arith::Sgnj, f),
+            "vfsgnjn" => FpOp::Arith(Arith::Sgnjn, f),
+            "vfsgnjx" => FpOp::Arith(Arith::Sgnjx, f),
+            "vfsqrt" => FpOp::Sqrt(f),
+            "vfclass" => FpOp::Class(f),
+            "vfmadd" => FpOp::Fma(Fma::Madd, f),
+            "vfmsub" => FpOp::Fma(Fma::Msub, f),
+            "vfnmsub" => FpOp::Fma(Fma::Nmsub, f),
+            "vfnmadd" => FpOp::Fma(Fma::Nmadd, f),
+            "vcmpfeq" => FpOp::Cmp(FCmp::Eq, f),
+            "vcmpflt" => FpOp::Cmp(FCmp::Lt, f),
+            "vcmpfle" => FpOp::Cmp(FCmp::Le, f),
+            _ => return None,
+        })
     }
 
     /// Element width the operation needs of source (`dest` false) or destination
@@ -189,13 +224,23 @@ impl FpOp {
                     i.bits()
                 }
             }
-            FpOp::Convert { from, to } => {
+            FpOp::Convert { from, to } | FpOp::Widening { to, from, .. } => {
                 if dest {
                     to.bits()
                 } else {
                     from.bits()
                 }
             }
+        }
+    }
+}
+
+impl WideningOp {
+    /// The operation in format `f`.
+    fn on(self, f: Fmt) -> FpOp {
+        match self {
+            WideningOp::Arith(k) => FpOp::Arith(k, f),
+            WideningOp::Fma(k) => FpOp::Fma(k, f),
         }
     }
 }
@@ -244,9 +289,9 @@ pub fn execute(op: FpOp, a: u64, b: u64, c: u64, round: Round) -> Outcome {
     macro_rules! on {
         ($f:expr, $call:ident $(, $arg:expr)*) => {
             match $f {
-                Fmt::H => $call::<Half>($($arg),*),
-                Fmt::S => $call::<Single>($($arg),*),
-                Fmt::D => $call::<Double>($($arg),*),
+                Fmt::H => $call::<HalfS>($($arg),*),
+                Fmt::S => $call::<SingleS>($($arg),*),
+                Fmt::D => $call::<DoubleS>($($arg),*),
             }
         };
     }
@@ -259,97 +304,108 @@ pub fn execute(op: FpOp, a: u64, b: u64, c: u64, round: Round) -> Outcome {
         FpOp::FromInt(i, f) => on!(f, from_int, i, a, round),
         FpOp::Cmp(k, f) => on!(f, compare, k, a, b),
         FpOp::Convert { from, to } => match (from, to) {
-            (Fmt::H, Fmt::S) => convert::<Half, Single>(a, round),
-            (Fmt::H, Fmt::D) => convert::<Half, Double>(a, round),
-            (Fmt::S, Fmt::H) => convert::<Single, Half>(a, round),
-            (Fmt::S, Fmt::D) => convert::<Single, Double>(a, round),
-            (Fmt::D, Fmt::H) => convert::<Double, Half>(a, round),
-            (Fmt::D, Fmt::S) => convert::<Double, Single>(a, round),
+            (Fmt::H, Fmt::S) => convert::<HalfS, SingleS>(a, round),
+            (Fmt::H, Fmt::D) => convert::<HalfS, DoubleS>(a, round),
+            (Fmt::S, Fmt::H) => convert::<SingleS, HalfS>(a, round),
+            (Fmt::S, Fmt::D) => convert::<SingleS, DoubleS>(a, round),
+            (Fmt::D, Fmt::H) => convert::<DoubleS, HalfS>(a, round),
+            (Fmt::D, Fmt::S) => convert::<DoubleS, SingleS>(a, round),
             // Same-format conversions are not encoded.
             _ => (a, 0),
         },
+        FpOp::Widening { op, to, from } => {
+            // Widening is exact; it raises invalid for a signaling NaN (and makes it the
+            // canonical NaN, which the operation then propagates quietly). An operand
+            // the instruction does not have is 0 and widens to +0 without a flag.
+            let mut flags = 0;
+            let mut widen = |x| {
+                let (v, f) = execute(FpOp::Convert { from, to }, x, 0, 0, round);
+                flags |= f;
+                v
+            };
+            let (a, b, c) = (widen(a), widen(b), widen(c));
+            let (value, f) = execute(op.on(to), a, b, c, round);
+            (value, f | flags)
+        }
     }
 }
 
-fn width<T: Float>() -> u32 {
-    T::BITS as u32
+fn width<S: Semantics>() -> u32 {
+    S::BITS as u32
 }
 
 /// The operand in the low bits of a register.
-fn get<T: Float>(x: u64) -> T {
-    T::from_bits((x & mask::<T>()) as u128)
+fn get<S: Semantics>(x: u64) -> IeeeFloat<S> {
+    IeeeFloat::<S>::from_bits((x & mask::<S>()) as u128)
 }
 
-fn mask<T: Float>() -> u64 {
-    u64::MAX >> (64 - width::<T>())
+fn mask<S: Semantics>() -> u64 {
+    u64::MAX >> (64 - width::<S>())
 }
 
 /// Register value of a result: canonical NaN for any NaN, sign-extended.
-fn put<T: Float>(x: T) -> u64 {
-    let x = if x.is_nan() { T::NAN } else { x };
+fn put<S: Semantics>(x: IeeeFloat<S>) -> u64 {
+    let x = if x.is_nan() { IeeeFloat::<S>::NAN } else { x };
     let bits = x.to_bits() as u64;
-    let shift = 64 - width::<T>();
+    let shift = 64 - width::<S>();
     (((bits << shift) as i64) >> shift) as u64
 }
 
-fn done<T: Float>(r: StatusAnd<T>) -> Outcome {
+fn done<S: Semantics>(r: StatusAnd<IeeeFloat<S>>) -> Outcome {
     (put(r.value), fflags(r.status))
 }
 
-fn sign_bit<T: Float>() -> u64 {
-    1 << (width::<T>() - 1)
+fn sign_bit<S: Semantics>() -> u64 {
+    1 << (width::<S>() - 1)
 }
 
-/// IEEE 754 (after rounding, as RISC-V) calls a result tiny when rounding it to the
-/// format's precision with an unbounded exponent gives a magnitude below the smallest
-/// normal number. The library raises underflow only when its (bounded) result is
-/// subnormal, which misses inexact results that round up to the smallest normal number
-/// while the unbounded rounding stays below it. For those, `scaled(s)` recomputes the
-/// operation on operands scaled so that the result is 2^s times larger (exactly, the
-/// operands being scaled by powers of two), far from the subnormal range, and its
-/// magnitude decides.
-fn tiny_after_rounding<T: Float>(
-    mut r: StatusAnd<T>,
-    scaled: impl Fn(i32) -> StatusAnd<T>,
-) -> StatusAnd<T> {
-    let s = T::PRECISION as i32 + 4;
-    if r.status.contains(Status::INEXACT)
-        && !r.status.contains(Status::UNDERFLOW)
-        && r.value.abs().bitwise_eq(T::smallest_normalized())
-    {
-        let big = scaled(s).value.abs();
-        if big < T::smallest_normalized().scalbn(s) {
-            r.status |= Status::UNDERFLOW;
-        }
+/// The precision of `S` with a 16-bit exponent, a range no operation here can leave: an
+/// operation computed in it is rounded once, as with an unbounded exponent.
+struct Unbounded<S>(PhantomData<S>);
+
+impl<S: Semantics> Semantics for Unbounded<S> {
+    const BITS: usize = S::PRECISION + 16;
+    const EXP_BITS: usize = 16;
+}
+
+type Wide<S> = IeeeFloat<Unbounded<S>>;
+
+/// `x` exactly, with an unbounded exponent.
+fn wide<S: Semantics>(x: IeeeFloat<S>) -> Wide<S> {
+    x.convert(&mut false).value
+}
+
+/// IEEE 754 decides overflow and tininess (after rounding, as RISC-V) on `w`, the result
+/// rounded to the format's precision with an unbounded exponent. The library flags
+/// overflow only when it rounds to infinity, returns the largest finite number unflagged
+/// when it truncates, and picks the wrong one of the two for negative results under the
+/// directed modes; it raises underflow only for subnormal results, which misses inexact
+/// ones that round up to the smallest normal number. So `r`, the library's result, stands
+/// unless `w` exceeds the largest finite number (then the result is infinity or the
+/// largest finite number, as the rounding direction and sign say, with OF and NX); and
+/// UF is raised exactly when `w` is nonzero and below the smallest normal number and the
+/// result inexact.
+fn unbounded<S: Semantics>(
+    mut r: StatusAnd<IeeeFloat<S>>,
+    w: Wide<S>,
+    round: Round,
+) -> StatusAnd<IeeeFloat<S>> {
+    if !w.is_finite_non_zero() {
+        return r;
+    }
+    if w.abs() > wide(IeeeFloat::<S>::largest()) {
+        return overflowed(w.is_negative(), round);
+    }
+    let tiny = w.abs() < wide(IeeeFloat::<S>::smallest_normalized());
+    r.status.remove(Status::UNDERFLOW);
+    if tiny && r.status.contains(Status::INEXACT) {
+        r.status |= Status::UNDERFLOW;
     }
     r
 }
 
-/// IEEE 754 overflow: the result rounded with an unbounded exponent exceeds the largest
-/// finite number. The library flags it only when it rounds to infinity, returns the
-/// largest finite number unflagged when it truncates, and picks the wrong one of the two
-/// for negative results under the directed modes. Any result that may have overflowed
-/// (flagged, or an inexact largest finite number) is decided on the operation
-/// recomputed 2^s times smaller (`scaled(-s)`, operands scaled exactly), whose rounding
-/// is unbounded; an overflowed result is then infinity or the largest finite number, as
-/// the rounding direction and sign say, with OF and NX.
-fn overflow<T: Float>(
-    r: StatusAnd<T>,
-    round: Round,
-    scaled: impl Fn(i32) -> StatusAnd<T>,
-) -> StatusAnd<T> {
-    let s = T::PRECISION as i32 + 4;
-    let flagged = r.status.contains(Status::OVERFLOW);
-    let maybe = r.status.contains(Status::INEXACT) && r.value.abs().bitwise_eq(T::largest());
-    let over = flagged || (maybe && scaled(-s).value.abs() > T::largest().scalbn(-s));
-    if !over {
-        return r;
-    }
-    overflowed(r.value.is_negative(), round)
-}
-
 /// The result of an overflow toward `round`.
-fn overflowed<T: Float>(negative: bool, round: Round) -> StatusAnd<T> {
+fn overflowed<S: Semantics>(negative: bool, round: Round) -> StatusAnd<IeeeFloat<S>> {
     let to_infinity = match round {
         Round::NearestTiesToEven | Round::NearestTiesToAway => true,
         Round::TowardZero => false,
@@ -357,61 +413,42 @@ fn overflowed<T: Float>(negative: bool, round: Round) -> StatusAnd<T> {
         Round::TowardNegative => negative,
     };
     let v = if to_infinity {
-        T::INFINITY
+        IeeeFloat::<S>::INFINITY
     } else {
-        T::largest()
+        IeeeFloat::<S>::largest()
     };
     (Status::OVERFLOW | Status::INEXACT).and(if negative { -v } else { v })
 }
 
-fn arith<T: Float>(k: Arith, a: u64, b: u64, round: Round) -> Outcome {
-    let (x, y) = (get::<T>(a), get::<T>(b));
-    let nv = |t: T| t.is_signaling();
+fn arith<S: Semantics>(k: Arith, a: u64, b: u64, round: Round) -> Outcome {
+    let (x, y) = (get::<S>(a), get::<S>(b));
+    let nv = |t: IeeeFloat<S>| t.is_signaling();
+    let (wx, wy) = (wide(x), wide(y));
     match k {
-        Arith::Add => done(overflow(x.add_r(y, round), round, |s| {
-            x.scalbn(s).add_r(y.scalbn(s), round)
-        })),
-        Arith::Sub => done(overflow(x.sub_r(y, round), round, |s| {
-            x.scalbn(s).sub_r(y.scalbn(s), round)
-        })),
-        Arith::Mul => {
-            // Scaling the smaller operand up, or the larger one down, stays exact.
-            let r = overflow(x.mul_r(y, round), round, |s| {
-                if x.abs() >= y.abs() {
-                    x.scalbn(s).mul_r(y, round)
-                } else {
-                    x.mul_r(y.scalbn(s), round)
-                }
-            });
-            done(tiny_after_rounding(r, |s| {
-                if x.abs() <= y.abs() {
-                    x.scalbn(s).mul_r(y, round)
-                } else {
-                    x.mul_r(y.scalbn(s), round)
-                }
-            }))
-        }
-        Arith::Div => {
-            let one = T::from_u128(1).value;
-            let r = overflow(x.div_r(y, round), round, |s| {
-                if x.abs() >= one {
-                    x.scalbn(s).div_r(y, round)
-                } else {
-                    x.div_r(y.scalbn(-s), round)
-                }
-            });
-            done(tiny_after_rounding(r, |s| {
-                if x.abs() <= one {
-                    x.scalbn(s).div_r(y, round)
-                } else {
-                    x.div_r(y.scalbn(-s), round)
-                }
-            }))
-        }
+        Arith::Add => done(unbounded(
+            x.add_r(y, round),
+            wx.add_r(wy, round).value,
+            round,
+        )),
+        Arith::Sub => done(unbounded(
+            x.sub_r(y, round),
+            wx.sub_r(wy, round).value,
+            round,
+        )),
+        Arith::Mul => done(unbounded(
+            x.mul_r(y, round),
+            wx.mul_r(wy, round).value,
+            round,
+        )),
+        Arith::Div => done(unbounded(
+            x.div_r(y, round),
+            wx.div_r(wy, round).value,
+            round,
+        )),
         Arith::Min | Arith::Max => {
             let flags = if nv(x) || nv(y) { flags::NV } else { 0 };
             let pick = match (x.is_nan(), y.is_nan()) {
-                (true, true) => T::NAN,
+                (true, true) => IeeeFloat::<S>::NAN,
                 (true, false) => y,
                 (false, true) => x,
                 (false, false) => {
@@ -431,22 +468,22 @@ fn arith<T: Float>(k: Arith, a: u64, b: u64, round: Round) -> Outcome {
         }
         Arith::Sgnj | Arith::Sgnjn | Arith::Sgnjx => {
             // Pure bit operations: NaNs pass through unchanged.
-            let sign = sign_bit::<T>();
-            let (a, b) = (a & mask::<T>(), b & mask::<T>());
+            let sign = sign_bit::<S>();
+            let (a, b) = (a & mask::<S>(), b & mask::<S>());
             let s = match k {
                 Arith::Sgnj => b & sign,
                 Arith::Sgnjn => !b & sign,
                 _ => (a ^ b) & sign,
             };
             let bits = (a & !sign) | s;
-            let shift = 64 - width::<T>();
+            let shift = 64 - width::<S>();
             ((((bits << shift) as i64) >> shift) as u64, 0)
         }
     }
 }
 
-fn fma<T: Float>(k: Fma, a: u64, b: u64, c: u64, round: Round) -> Outcome {
-    let (mut x, y, mut z) = (get::<T>(a), get::<T>(b), get::<T>(c));
+fn fma<S: Semantics>(k: Fma, a: u64, b: u64, c: u64, round: Round) -> Outcome {
+    let (mut x, y, mut z) = (get::<S>(a), get::<S>(b), get::<S>(c));
     if matches!(k, Fma::Nmsub | Fma::Nmadd) {
         x = -x;
     }
@@ -454,20 +491,8 @@ fn fma<T: Float>(k: Fma, a: u64, b: u64, c: u64, round: Round) -> Outcome {
         z = -z;
     }
     let inf_times_zero = (x.is_infinite() && y.is_zero()) || (x.is_zero() && y.is_infinite());
-    let r = overflow(x.mul_add_r(y, z, round), round, |s| {
-        if x.abs() >= y.abs() {
-            x.scalbn(s).mul_add_r(y, z.scalbn(s), round)
-        } else {
-            x.mul_add_r(y.scalbn(s), z.scalbn(s), round)
-        }
-    });
-    let mut r = tiny_after_rounding(r, |s| {
-        if x.abs() <= y.abs() {
-            x.scalbn(s).mul_add_r(y, z.scalbn(s), round)
-        } else {
-            x.mul_add_r(y.scalbn(s), z.scalbn(s), round)
-        }
-    });
+    let w = wide(x).mul_add_r(wide(y), wide(z), round).value;
+    let mut r = unbounded(x.mul_add_r(y, z, round), w, round);
     if inf_times_zero {
         r.status |= Status::INVALID_OP;
     }
@@ -477,22 +502,25 @@ fn fma<T: Float>(k: Fma, a: u64, b: u64, c: u64, round: Round) -> Outcome {
 /// Correctly rounded square root: the integer square root of the significand, with a
 /// sticky bit for the remainder, rounded once by the library. A square root is never
 /// subnormal and never overflows, so that single rounding is the only one.
-fn sqrt<T: Float>(a: u64, round: Round) -> Outcome {
-    let x = get::<T>(a);
+fn sqrt<S: Semantics>(a: u64, round: Round) -> Outcome {
+    let x = get::<S>(a);
     if x.is_nan() {
-        return (put(T::NAN), if x.is_signaling() { flags::NV } else { 0 });
+        return (
+            put(IeeeFloat::<S>::NAN),
+            if x.is_signaling() { flags::NV } else { 0 },
+        );
     }
     if x.is_zero() {
         return (put(x), 0);
     }
     if x.is_negative() {
-        return (put(T::NAN), flags::NV);
+        return (put(IeeeFloat::<S>::NAN), flags::NV);
     }
     if x.is_infinite() {
         return (put(x), 0);
     }
     // x = m * 2^e with m an integer of PRECISION bits.
-    let p = T::PRECISION as i32;
+    let p = S::PRECISION as i32;
     let mut e = x.ilogb() - (p - 1);
     let m = x.scalbn(-e);
     let mut m = m.to_u128(128).value;
@@ -506,7 +534,7 @@ fn sqrt<T: Float>(a: u64, round: Round) -> Outcome {
     let n = m << (2 * k);
     let q = isqrt(n);
     let sticky = (q * q != n) as u128;
-    let r = T::from_u128_r((q << 1) | sticky, round);
+    let r = IeeeFloat::<S>::from_u128_r((q << 1) | sticky, round);
     let value = r.value.scalbn(e / 2 - k - 1);
     (put(value), fflags(r.status))
 }
@@ -527,8 +555,8 @@ fn isqrt(n: u128) -> u128 {
 }
 
 /// RISC-V fclass: one bit of ten.
-fn class<T: Float>(a: u64) -> Outcome {
-    let x = get::<T>(a);
+fn class<S: Semantics>(a: u64) -> Outcome {
+    let x = get::<S>(a);
     let neg = x.is_negative();
     let bit = if x.is_nan() {
         if x.is_signaling() {
@@ -564,8 +592,8 @@ fn class<T: Float>(a: u64) -> Outcome {
 
 /// feq is quiet (invalid only for signaling NaNs), flt and fle signal on any NaN.
 /// The result is 0 or 1.
-fn compare<T: Float>(k: FCmp, a: u64, b: u64) -> Outcome {
-    let (x, y) = (get::<T>(a), get::<T>(b));
+fn compare<S: Semantics>(k: FCmp, a: u64, b: u64) -> Outcome {
+    let (x, y) = (get::<S>(a), get::<S>(b));
     let nv = match k {
         FCmp::Eq => x.is_signaling() || y.is_signaling(),
         _ => x.is_nan() || y.is_nan(),
@@ -582,8 +610,8 @@ fn compare<T: Float>(k: FCmp, a: u64, b: u64) -> Outcome {
 /// Float to integer, saturating: NaN and values above the range give the largest
 /// integer, values below give the smallest; both raise invalid. A 32-bit result is
 /// sign-extended (also for wu, as RISC-V's fcvt.wu).
-fn to_int<T: Float>(kind: IntKind, a: u64, round: Round) -> Outcome {
-    let x = get::<T>(a);
+fn to_int<S: Semantics>(kind: IntKind, a: u64, round: Round) -> Outcome {
+    let x = get::<S>(a);
     let bits = kind.bits();
     let (min, max): (i128, i128) = if kind.signed() {
         (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
@@ -618,36 +646,22 @@ fn to_int<T: Float>(kind: IntKind, a: u64, round: Round) -> Outcome {
     (v, f)
 }
 
-/// Integer to float: 32-bit sources use the low half of the register. Only half
-/// precision can overflow; a result the library truncated to the largest finite number
-/// overflowed exactly when the integer reaches 2^(emax+1) (the power of two above it).
-fn from_int<T: Float>(kind: IntKind, a: u64, round: Round) -> Outcome {
+/// Integer to float: 32-bit sources use the low half of the register.
+fn from_int<S: Semantics>(kind: IntKind, a: u64, round: Round) -> Outcome {
     let v: i128 = match kind {
         IntKind::W => a as i32 as i128,
         IntKind::Wu => a as u32 as i128,
         IntKind::L => a as i64 as i128,
         IntKind::Lu => a as i128,
     };
-    let r = T::from_i128_r(v, round);
-    let limit = T::largest().ilogb() + 1;
-    let flagged = r.status.contains(Status::OVERFLOW);
-    let truncated = r.value.abs().bitwise_eq(T::largest()) && v.unsigned_abs() >> limit != 0;
-    if flagged || truncated {
-        return done(overflowed::<T>(v < 0, round));
-    }
-    done(r)
+    let w = Wide::<S>::from_i128_r(v, round).value;
+    done(unbounded(IeeeFloat::<S>::from_i128_r(v, round), w, round))
 }
 
-fn convert<F, T>(a: u64, round: Round) -> Outcome
-where
-    F: Float + FloatConvert<T>,
-    T: Float,
-{
+fn convert<F: Semantics, T: Semantics>(a: u64, round: Round) -> Outcome {
     let x = get::<F>(a);
-    let mut loses = false;
-    let r: StatusAnd<T> = x.convert_r(round, &mut loses);
-    let r = overflow(r, round, |s| x.scalbn(s).convert_r(round, &mut false));
-    let r = tiny_after_rounding(r, |s| x.scalbn(s).convert_r(round, &mut false));
+    let w: Wide<T> = x.convert_r(round, &mut false).value;
+    let r = unbounded(x.convert_r(round, &mut false), w, round);
     let mut f = fflags(r.status);
     // Only a signaling NaN makes a conversion invalid.
     if x.is_nan() {

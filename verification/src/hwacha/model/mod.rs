@@ -57,7 +57,7 @@ pub use config::{HwachaParams, ParamError, Vcfg};
 pub use control::instruction_bits;
 pub use decode::{AmoOp, CmpOp, ImmOp, Insn, IntOp, MemOp, Mode, Op, Width};
 pub use error::{HwachaError, Illegal};
-pub use fp::{flags as fflags, Arith, FCmp, Fma, Fmt, FpOp, IntKind};
+pub use fp::{flags as fflags, Arith, FCmp, Fma, Fmt, FpOp, IntKind, WideningOp};
 pub use state::{State, NUM_VA, NUM_VS};
 pub use trace::{Effect, Retired};
 
