@@ -811,11 +811,8 @@ impl Report {
     }
 }
 
-fn describe(case: &Case, mode: Mode, tuple: &[u64; 3]) -> String {
-    let operands: Vec<String> = tuple[..case.sources]
-        .iter()
-        .map(|v| format!("{v:#018x}"))
-        .collect();
+/// The instruction and its rounding mode, for reports.
+fn name(case: &Case, mode: Mode) -> String {
     let rm = ["rne", "rtz", "rdn", "rup", "rmm"][mode.rm as usize];
     let how = if !case.rm {
         "frm, no rm field"
@@ -824,7 +821,16 @@ fn describe(case: &Case, mode: Mode, tuple: &[u64; 3]) -> String {
     } else {
         "static"
     };
-    format!("{} {rm} ({how}) [{}]", case.name, operands.join(", "))
+    format!("{} {rm} ({how})", case.name)
+}
+
+/// The instruction, its rounding mode and operands, for reports.
+fn describe(case: &Case, mode: Mode, tuple: &[u64; 3]) -> String {
+    let operands: Vec<String> = tuple[..case.sources]
+        .iter()
+        .map(|v| format!("{v:#018x}"))
+        .collect();
+    format!("{} [{}]", name(case, mode), operands.join(", "))
 }
 
 fn flag_names(f: u8) -> String {
@@ -888,8 +894,8 @@ fn check(
         }
         if all != flags {
             report.mismatch(format!(
-                "{} x{n}: accrued flags expected {}, model {}",
-                case.name,
+                "{} over {n} elements: accrued flags expected {}, model {}",
+                name(case, mode),
                 flag_names(all),
                 flag_names(flags)
             ));
