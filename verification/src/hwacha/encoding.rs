@@ -277,7 +277,7 @@ pub struct Table {
 }
 
 /// One thread's instructions bucketed by `word & key_mask`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Lookup {
     key_mask: u64,
     base: Buckets,
@@ -286,7 +286,7 @@ struct Lookup {
 }
 
 /// Bucket `k` is `entries[starts[k]..starts[k + 1]]`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Buckets {
     starts: Vec<u32>,
     entries: Vec<Entry>,
