@@ -1,5 +1,7 @@
 //! `accelgen asm`: builds mixed RV64 + Hwacha programs that the ISS runs, with `-I`,
-//! `-D` and `--bare`; bad input fails with exit code 1, located messages and no output.
+//! `-D` and `--bare`, from one `.S` file or from C and `.S` sources linked together (C
+//! inline assembly holding Hwacha control-thread instructions); bad input fails with exit
+//! code 1, located messages and no output.
 
 use assert_cmd::Command;
 use std::path::Path;
@@ -162,4 +164,113 @@ fn bad_paths_are_clear_errors() {
         "{stderr}"
     );
     assert_eq!(listing(dir.path()), ["ok.S"]);
+}
+
+/// Control-thread C whose inline assembly configures the Hwacha unit and runs the worker
+/// block of `BLOCKS`, which doubles a vector in memory; returns N + EXTRA + the sum.
+const C_MAIN: &str = r#"
+#include "extra.h"
+long twice(long x);
+static long v[5] = {1, 2, 3, 4, 5};
+int main(void)
+{
+    unsigned long vl;
+    asm volatile("vsetcfg %0" : : "r"(1ul | 1ul << 9));
+    asm volatile("vsetvl %0, %1" : "=r"(vl) : "r"(5ul));
+    asm volatile("vmca va0, %0" : : "r"(v));
+    asm volatile("vf dbl" : : : "t0", "memory");
+    long sum = 0;
+    for (int i = 0; i < 5; i++)
+        sum += v[i];
+    return (int)(twice(N) + EXTRA + sum + vl);
+}
+"#;
+
+const BLOCKS: &str = r#"
+  .text
+  .globl twice
+twice:
+  slli a0, a0, 1
+  ret
+  .align 3
+  .globl dbl
+dbl:
+  vld vv0, va0
+  vadd vv0, vv0, vv0
+  vsd vv0, va0
+  vstop
+"#;
+
+#[test]
+fn c_and_assembly_sources_link_into_one_program() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "main.c", C_MAIN);
+    write(dir.path(), "blocks.S", BLOCKS);
+    write(dir.path(), "inc/extra.h", "#define EXTRA 2\n");
+    let out = accelgen(dir.path())
+        .args([
+            "asm", "main.c", "blocks.S", "-o", "prog.elf", "-I", "inc", "-D", "N=3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    assert_eq!(
+        listing(dir.path()),
+        ["blocks.S", "inc", "main.c", "prog.elf"]
+    );
+    // 2 * 3 + 2 + 2 * (1 + 2 + 3 + 4 + 5) + 5
+    accelgen(dir.path())
+        .args(["iss", "prog.elf", "--hwacha"])
+        .assert()
+        .code(43);
+}
+
+#[test]
+fn errors_of_every_source_are_reported_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let c =
+        "int main(void)\n{\n    asm volatile(\"vmcs vs64, %0\" : : \"r\"(1));\n    return 0;\n}\n";
+    write(dir.path(), "bad.c", c);
+    write(dir.path(), "bad.S", "  .text\n  vaddd vv1, vv2, vv3\n");
+    write(dir.path(), "out.elf", "old");
+    let out = accelgen(dir.path())
+        .args(["asm", "bad.c", "bad.S", "-o", "out.elf"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    // The C file's error is at its line: GCC marks inline assembly with its source line.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: bad.c:3: operand 1: register `vs64` out of range (vs0-vs63)\n\
+         bad.S:2: unknown mnemonic `vaddd`\n"
+    );
+    assert_eq!(listing(dir.path()), ["bad.S", "bad.c", "out.elf"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.elf")).unwrap(),
+        "old"
+    );
+}
+
+#[test]
+fn c_compiler_errors_are_reported_and_leave_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "bad.c", "int main(void)\n{\n    return x;\n}\n");
+    write(dir.path(), "ok.S", BLOCKS);
+    let out = accelgen(dir.path())
+        .args(["asm", "bad.c", "ok.S", "-o", "out.elf"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: riscv64-unknown-elf-gcc failed compiling bad.c:\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("bad.c:3:12: error: 'x' undeclared"),
+        "{stderr}"
+    );
+    assert_eq!(listing(dir.path()), ["bad.c", "ok.S"]);
 }

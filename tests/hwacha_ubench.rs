@@ -127,9 +127,10 @@ fn long() -> bool {
 }
 
 /// The vector lengths to run on `lanes` lanes: all of 1..=maxvl on one lane (or in long
-/// runs), else 1, 2, 3, three random ones (fixed by `seed`), maxvl - 1 and maxvl.
+/// runs, or when there are few), else 1, 2, 3, three random ones (fixed by `seed`),
+/// maxvl - 1 and maxvl.
 fn vector_lengths(maxvl: u64, lanes: u32, seed: u64) -> Vec<u64> {
-    if lanes == 1 || long() {
+    if lanes == 1 || long() || maxvl <= 8 {
         return (1..=maxvl).collect();
     }
     let mut state = seed | 1;

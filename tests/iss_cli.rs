@@ -1,5 +1,7 @@
 //! `accelgen iss`: exit codes, console output and `--log-commits` checked against Spike;
-//! the instruction limit; clear errors for bad input.
+//! the instruction limit; clear errors for bad input; `--hwacha [--lanes N]` running a
+//! Hwacha microbenchmark built by `accelgen asm`, reporting Hwacha exceptions, and
+//! refusing lane counts that are not powers of two.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -156,4 +158,139 @@ fn bad_input_is_a_clear_error() {
         .unwrap();
     assert!(status.success());
     expect_error(&object, "not an executable");
+}
+
+/// The Hwacha microbenchmarks' sources.
+fn ubench_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("verification/programs/hwacha/ubench")
+}
+
+#[test]
+fn exit_codes_beyond_a_byte_do_not_read_as_success() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "int main(void) { return 512; }\n";
+    let elf = build(dir.path(), "big", src, Kind::C);
+    let out = accelgen().arg("iss").arg(&elf).output().unwrap();
+    assert_eq!(out.status.code(), Some(255));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "note: the program's exit code 512 does not fit a process status; exiting with 255\n"
+    );
+}
+
+#[test]
+fn hwacha_runs_a_microbenchmark_built_by_asm() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = dir.path().join("hsaxpy.elf");
+    let src = ubench_dir();
+    accelgen()
+        .arg("asm")
+        .arg(src.join("axpy.c"))
+        .arg(src.join("axpy.S"))
+        .args(["-D", "PREC_HS", "-o"])
+        .arg(&elf)
+        .assert()
+        .success();
+    // Two vector registers of 64 bits: maxvl = 256/2 entries * 4 banks * 2 slices per
+    // lane; the program sizes its problem to 1.5 maxvl + 3 and checks itself.
+    for (lanes, expected) in [
+        (
+            None,
+            "hsaxpy: maxvl 1024, size 1539: 1 run(s) match the scalar reference\n",
+        ),
+        (
+            Some("4"),
+            "hsaxpy: maxvl 4096, size 6147: 1 run(s) match the scalar reference\n",
+        ),
+    ] {
+        let mut cmd = accelgen();
+        cmd.arg("iss").arg(&elf).arg("--hwacha");
+        if let Some(n) = lanes {
+            cmd.args(["--lanes", n]);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+        assert!(out.stderr.is_empty(), "{out:?}");
+    }
+    // Without the unit, the first control-thread instruction is an illegal instruction
+    // (mcause 2), which the C start-up code's trap handler turns into exit code 130.
+    accelgen().arg("iss").arg(&elf).assert().code(130);
+}
+
+#[test]
+fn hwacha_exceptions_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("bad.S");
+    let program = "  .text\n  .globl main\nmain:\n  vsetcfg 4, 1\n  li a0, 8\n  vsetvl a0, a0\n  vf blk\n  li a0, 0\n  ret\n  .align 3\nblk:\n  vadd vv5, vv1, vv2\n  vstop\n";
+    std::fs::write(&src, program).unwrap();
+    let elf = dir.path().join("bad.elf");
+    accelgen()
+        .arg("asm")
+        .arg(&src)
+        .arg("-o")
+        .arg(&elf)
+        .assert()
+        .success();
+    let out = accelgen()
+        .arg("iss")
+        .arg(&elf)
+        .arg("--hwacha")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: Hwacha exception: illegal worker instruction"),
+        "{err}"
+    );
+    assert!(err.contains("vv5 is out of range"), "{err}");
+    assert!(err.ends_with("(`vadd vv5, vv1, vv2`)\n"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_lane_counts_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build(dir.path(), "hello", HELLO, Kind::C);
+    for lanes in ["0", "3", "12"] {
+        let out = accelgen()
+            .arg("iss")
+            .arg(&elf)
+            .args(["--hwacha", "--lanes", lanes])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("error: --lanes must be a power of two (1, 2, 4, ...), not {lanes}\n")
+        );
+        assert!(out.stdout.is_empty(), "the program must not run");
+    }
+    // A power of two too large for the model to hold.
+    let out = accelgen()
+        .arg("iss")
+        .arg(&elf)
+        .args(["--hwacha", "--lanes", "65536"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: building the Hwacha model: "),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    // --lanes describes the Hwacha unit, so it needs --hwacha (a usage error).
+    let out = accelgen()
+        .arg("iss")
+        .arg(&elf)
+        .args(["--lanes", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--hwacha"),
+        "{out:?}"
+    );
 }

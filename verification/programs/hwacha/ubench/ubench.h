@@ -172,7 +172,7 @@ static store_t random_store(void)
     return store_of_bits(random_fp(STORE_BYTES));
 }
 
-static comp_t random_comp(void)
+static inline comp_t random_comp(void)
 {
     return comp_of_bits(random_fp(COMP_BYTES));
 }
