@@ -5,6 +5,7 @@
 pub mod examples;
 pub mod output;
 mod registry;
+pub mod rocket;
 
 pub use registry::{design, designs, elaborate, DesignInfo, ParamInfo};
 
