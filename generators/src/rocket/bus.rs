@@ -1,7 +1,10 @@
 //! Interface shapes of the Rocket-like tile. The memory channels have the shapes of
-//! `verification::tb::memory::{request_shape, response_shape}` (tested equal there), so
+//! `verification::tb::memory::{request_shape, response_shape}` (tested equal; the response
+//! without its ready), so
 //! that the Rust memory model serves any of them: lane-aligned 64-bit data, byte mask,
 //! log2 size, and one response per request (writes too), in order unless tagged.
+//! Responses have no ready: every receiver in the tile accepts one in any cycle (the
+//! memory model's "no response ready" mode), which keeps caches and arbiters simple.
 
 use hdl::{Field, Shape};
 
@@ -29,13 +32,13 @@ pub fn mem_request(tag_bits: u32) -> Shape {
 }
 
 /// Memory response: the naturally aligned doubleword holding the request's address
-/// (zero for writes), with the request's tag.
+/// (zero for writes), with the request's tag; valid for one cycle, always accepted.
 pub fn mem_response(tag_bits: u32) -> Shape {
     let mut fields = vec![uint("data", 64)];
     if tag_bits > 0 {
         fields.push(uint("tag", tag_bits));
     }
-    Shape::decoupled(Shape::bundle(fields))
+    Shape::valid(Shape::bundle(fields))
 }
 
 /// RoCC command (core to accelerator): the instruction's fields and the source values.
