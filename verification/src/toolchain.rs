@@ -88,21 +88,9 @@ pub fn preprocess(
 ) -> Result<String, ToolchainError> {
     let mut cmd = Command::new(GCC);
     cmd.args(["-E", "-x", "assembler-with-cpp"]);
-    for dir in include_dirs {
-        cmd.arg("-I").arg(dir);
-    }
-    cmd.arg(format!("-I{}", runtime_dir().display()));
-    for define in defines {
-        cmd.arg(format!("-D{define}"));
-    }
-    let out = cmd.arg(source).output().map_err(spawn_error)?;
-    if !out.status.success() {
-        return Err(ToolchainError::Preprocess {
-            input: source.to_path_buf(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        });
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    run_to_text(cmd, source, include_dirs, defines, |input, stderr| {
+        ToolchainError::Preprocess { input, stderr }
+    })
 }
 
 /// Compiles a C source to assembly text (`gcc -S`) for a [`Kind::C`] program, with the
@@ -119,6 +107,20 @@ pub fn compile_to_asm(
     cmd.args(PICOLIBC_C)
         .args(["-mabi=lp64", "-mcmodel=medany", "-S", "-o", "-"])
         .arg(opt);
+    run_to_text(cmd, source, include_dirs, defines, |input, stderr| {
+        ToolchainError::Compile { input, stderr }
+    })
+}
+
+/// Runs the GCC command `cmd` on `source` with the include path (`include_dirs`, then the
+/// runtime directory) and `defines`; its standard output, or `error` of its diagnostics.
+fn run_to_text(
+    mut cmd: Command,
+    source: &Path,
+    include_dirs: &[PathBuf],
+    defines: &[String],
+    error: fn(PathBuf, String) -> ToolchainError,
+) -> Result<String, ToolchainError> {
     for dir in include_dirs {
         cmd.arg("-I").arg(dir);
     }
@@ -128,10 +130,10 @@ pub fn compile_to_asm(
     }
     let out = cmd.arg(source).output().map_err(spawn_error)?;
     if !out.status.success() {
-        return Err(ToolchainError::Compile {
-            input: source.to_path_buf(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        });
+        return Err(error(
+            source.to_path_buf(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
