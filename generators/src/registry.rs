@@ -2,6 +2,7 @@
 //! and elaboration from a TOML table of parameter overrides.
 
 use crate::examples::{banked_rf::BankedRf, queue::Queue};
+use crate::rocket::Rocket;
 use crate::{GenError, Generator};
 use hdl::Module;
 use std::rc::Rc;
@@ -66,7 +67,11 @@ impl DesignInfo {
 
 /// Every design, in the order `accelgen list` shows them.
 pub fn designs() -> Vec<DesignInfo> {
-    vec![DesignInfo::of::<BankedRf>(), DesignInfo::of::<Queue>()]
+    vec![
+        DesignInfo::of::<BankedRf>(),
+        DesignInfo::of::<Queue>(),
+        DesignInfo::of::<Rocket>(),
+    ]
 }
 
 pub fn design(name: &str) -> Result<DesignInfo, GenError> {
@@ -177,6 +182,7 @@ mod tests {
     fn every_parameter_is_documented_once() {
         documented_once::<Queue>();
         documented_once::<BankedRf>();
-        assert_eq!(designs().len(), 2);
+        documented_once::<Rocket>();
+        assert_eq!(designs().len(), 3);
     }
 }

@@ -10,5 +10,36 @@
 //! - `muldiv.rs`, `cache.rs`, `mem_arbiter.rs`.
 //! - `bus.rs`: interface shapes; `params.rs`: the parameters.
 
+pub mod alu;
 pub mod bus;
+pub mod core;
+pub mod csr;
+pub mod decode;
+pub mod mem_arbiter;
+pub mod muldiv;
 pub mod params;
+pub mod tile;
+pub mod trace;
+
+use crate::{Generator, ParamError};
+use hdl::{HdlErrors, Module};
+use params::RocketParams;
+use std::rc::Rc;
+
+pub struct Rocket;
+
+impl Generator for Rocket {
+    type Params = RocketParams;
+    const NAME: &'static str = "rocket";
+    const DESCRIPTION: &'static str =
+        "Rocket-like 5-stage RV64IMA control processor with a RoCC port and a commit trace";
+    const PARAM_DOCS: &'static [(&'static str, &'static str)] = params::PARAM_DOCS;
+
+    fn validate(p: &RocketParams) -> Result<(), ParamError> {
+        p.validate()
+    }
+
+    fn build(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
+        tile::tile(p)
+    }
+}

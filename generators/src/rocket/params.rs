@@ -61,6 +61,9 @@ pub struct RocketParams {
     /// core's back; the linker script puts `.tohost` at the start of RAM).
     pub uncached_base: u64,
     pub uncached_size: u64,
+    /// An accelerator is attached to the RoCC port; without one, custom-0..3 are illegal
+    /// instructions (as on the ISS without an accelerator model).
+    pub rocc: bool,
 }
 
 impl Default for RocketParams {
@@ -85,6 +88,7 @@ impl Default for RocketParams {
             ram_size: 0x8000_0000,
             uncached_base: 0x8000_0000,
             uncached_size: 0x1000,
+            rocc: false,
         }
     }
 }

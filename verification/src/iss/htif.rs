@@ -14,6 +14,30 @@
 use super::mem::Memory;
 use std::io::Write;
 
+/// The memory the host reads and writes: the ISS's, or a test bench's model of a design's.
+pub trait HostMemory {
+    /// The `size`-byte little-endian value at `addr`, if it is memory.
+    fn read(&self, addr: u64, size: usize) -> Option<u64>;
+    /// Writes the low `size` bytes of `value`; false if `addr` is not writable memory.
+    fn write(&mut self, addr: u64, size: usize, value: u64) -> bool;
+    /// `len` bytes at `addr`, if they are all memory.
+    fn bytes(&self, addr: u64, len: usize) -> Option<Vec<u8>>;
+}
+
+impl HostMemory for Memory {
+    fn read(&self, addr: u64, size: usize) -> Option<u64> {
+        Memory::read(self, addr, size)
+    }
+
+    fn write(&mut self, addr: u64, size: usize, value: u64) -> bool {
+        Memory::write(self, addr, size, value)
+    }
+
+    fn bytes(&self, addr: u64, len: usize) -> Option<Vec<u8>> {
+        self.slice(addr, len).map(<[u8]>::to_vec)
+    }
+}
+
 const SYS_WRITE: u64 = 64;
 const SYS_EXIT: u64 = 93;
 /// Returned for system calls the proxy does not implement (Linux's -ENOSYS).
@@ -64,7 +88,7 @@ impl Htif {
     /// One host poll: handles a command in `tohost`, then delivers a pending response to
     /// `fromhost` once the target has consumed the previous one. Returns the exit code
     /// when the program asked to exit.
-    pub fn poll(&mut self, mem: &mut Memory) -> Result<Option<u64>, HtifError> {
+    pub fn poll(&mut self, mem: &mut impl HostMemory) -> Result<Option<u64>, HtifError> {
         let value = mem
             .read(self.tohost, 8)
             .ok_or(HtifError::BadTohost(self.tohost))?;
@@ -82,7 +106,7 @@ impl Htif {
         Ok(exit)
     }
 
-    fn handle(&mut self, value: u64, mem: &mut Memory) -> Result<Option<u64>, HtifError> {
+    fn handle(&mut self, value: u64, mem: &mut impl HostMemory) -> Result<Option<u64>, HtifError> {
         let device = value >> 56;
         let cmd = (value >> 48) & 0xff;
         let payload = value & ((1 << 48) - 1);
@@ -114,17 +138,23 @@ impl Htif {
         }
     }
 
-    fn sys_write(&mut self, fd: u64, addr: u64, len: u64, mem: &Memory) -> Result<u64, HtifError> {
+    fn sys_write(
+        &mut self,
+        fd: u64,
+        addr: u64,
+        len: u64,
+        mem: &impl HostMemory,
+    ) -> Result<u64, HtifError> {
         let buf = usize::try_from(len)
             .ok()
-            .and_then(|n| mem.slice(addr, n))
+            .and_then(|n| mem.bytes(addr, n))
             .ok_or(HtifError::BadBuffer { addr, len })?;
         let sink = match fd {
             1 => &mut self.stdout,
             2 => &mut self.stderr,
             _ => return Ok(EBADF),
         };
-        Ok(match sink.write_all(buf).and_then(|_| sink.flush()) {
+        Ok(match sink.write_all(&buf).and_then(|_| sink.flush()) {
             Ok(()) => len,
             Err(_) => EIO,
         })

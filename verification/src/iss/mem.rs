@@ -22,7 +22,18 @@ const ROM_CODE: [u32; 6] = [
     0x0002_8067, // jr    t0
     0,           // padding up to the entry-point word
 ];
-const ROM_SIZE: usize = 32;
+pub const ROM_SIZE: usize = 32;
+
+/// The reset ROM's bytes for a program entered at `entry` (its address is
+/// [`RESET_VECTOR`]), for test benches that load it into a design's memory.
+pub fn reset_rom(entry: u64) -> [u8; ROM_SIZE] {
+    let mut rom = [0u8; ROM_SIZE];
+    for (i, w) in ROM_CODE.iter().enumerate() {
+        rom[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    rom[24..32].copy_from_slice(&entry.to_le_bytes());
+    rom
+}
 
 /// Flat little-endian memory: RAM plus a read-only reset ROM.
 pub struct Memory {
@@ -34,15 +45,10 @@ pub struct Memory {
 impl Memory {
     /// RAM of `size` bytes at `base`; the reset ROM jumps to `entry`.
     pub fn new(base: u64, size: u64, entry: u64) -> Memory {
-        let mut rom = [0u8; ROM_SIZE];
-        for (i, w) in ROM_CODE.iter().enumerate() {
-            rom[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
-        }
-        rom[24..32].copy_from_slice(&entry.to_le_bytes());
         Memory {
             ram_base: base,
             ram: vec![0; size as usize],
-            rom,
+            rom: reset_rom(entry),
         }
     }
 

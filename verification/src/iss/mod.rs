@@ -108,6 +108,8 @@ pub struct Iss {
     retired: u64,
     time: u64,
     reservation: Option<u64>,
+    /// Keep an LR reservation across chunk boundaries (see `keep_reservation`).
+    keep_reservation: bool,
     /// Instructions left in the chunk `step_one` is in; 0 when the next step starts a chunk.
     chunk_left: u64,
 }
@@ -142,6 +144,7 @@ impl Iss {
             retired: 0,
             time: 0,
             reservation: None,
+            keep_reservation: false,
             chunk_left: 0,
         })
     }
@@ -149,6 +152,19 @@ impl Iss {
     /// Attaches an accelerator model to the RoCC port (custom-0..3 opcodes).
     pub fn attach_rocc(&mut self, acc: Box<dyn RoccAccelerator>) {
         self.rocc = Some(acc);
+    }
+
+    /// Serves the host now (what the chunk schedule does between chunks): a command in
+    /// `tohost` is handled and a pending `fromhost` response delivered. For lockstep with
+    /// a design whose bench serves the host when the `tohost` store commits.
+    pub fn poll_host(&mut self) -> Result<Option<u64>, IssError> {
+        Ok(self.htif.poll(&mut self.mem)?)
+    }
+
+    /// Keeps an LR reservation across chunk boundaries (traps still drop it), as a
+    /// design without Spike's chunk schedule does; Spike drops it every chunk.
+    pub fn keep_reservation(&mut self) {
+        self.keep_reservation = true;
     }
 
     /// Instructions retired so far (including the reset ROM's five).
@@ -197,7 +213,9 @@ impl Iss {
             Err(Event::Abort(source)) => return Err(self.abort(*source)),
         };
         if self.chunk_left == 0 {
-            self.reservation = None;
+            if !self.keep_reservation || matches!(outcome, Step::Trapped { .. }) {
+                self.reservation = None;
+            }
             self.time += TICKS_PER_CHUNK;
         }
         Ok(outcome)

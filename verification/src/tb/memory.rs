@@ -175,6 +175,25 @@ impl SparseMemory {
     }
 }
 
+impl crate::iss::htif::HostMemory for SparseMemory {
+    fn read(&self, addr: u64, size: usize) -> Option<u64> {
+        let mut b = [0; 8];
+        SparseMemory::read(self, addr, &mut b[..size.min(8)]);
+        Some(u64::from_le_bytes(b))
+    }
+
+    fn write(&mut self, addr: u64, size: usize, value: u64) -> bool {
+        SparseMemory::write(self, addr, &value.to_le_bytes()[..size.min(8)]);
+        true
+    }
+
+    fn bytes(&self, addr: u64, len: usize) -> Option<Vec<u8>> {
+        let mut buf = vec![0; len];
+        SparseMemory::read(self, addr, &mut buf);
+        Some(buf)
+    }
+}
+
 /// Shape of a request channel, as the design declares it with
 /// `m.io("<prefix>_req", Dir::Out, &request_shape(..))`; `tag_bits` 0 leaves out the tag.
 pub fn request_shape(addr_bits: u32, data_bytes: u32, tag_bits: u32) -> Shape {

@@ -8,6 +8,7 @@
 
 pub mod lockstep;
 pub mod memory;
+pub mod soc;
 
 pub use crate::simulator::Simulator;
 use hdl::Bits;

@@ -1,0 +1,62 @@
+//! The integer ALU and branch comparator of the execute stage (RV64I, with the *W forms
+//! computed on the low word and sign-extended).
+
+use super::decode::alu_fn;
+use hdl::helpers::priority_mux;
+use hdl::{Bits, Value};
+
+/// `fn_` is one of `alu_fn::*`; `word` selects the 32-bit forms.
+pub fn alu(fn_: &Value, a: &Value, b: &Value, word: &Value) -> Value {
+    let is = |v: u64| fn_.eq(&fn_.konst(Bits::from_u64(alu_fn::WIDTH, v)));
+    // Word shifts see the low word, zero- or sign-extended, and a 5-bit amount.
+    let low = a.slice(31, 0);
+    let a_srl = word.mux(&low.zext(64), a);
+    let a_sra = word.mux(&low.as_signed().sext(64).as_unsigned(), a);
+    let amount = word.mux(&b.slice(4, 0).zext(6), &b.slice(5, 0));
+    let sum = a + b;
+    let diff = a - b;
+    let one = |c: Value| c.zext(64);
+    let result = priority_mux(
+        &[
+            (is(alu_fn::SUB), diff),
+            (is(alu_fn::SLL), a.dshl(&amount)),
+            (is(alu_fn::SLT), one(a.as_signed().lt(&b.as_signed()))),
+            (is(alu_fn::SLTU), one(a.lt(b))),
+            (is(alu_fn::XOR), a ^ b),
+            (is(alu_fn::SRL), a_srl.dshr(&amount)),
+            (
+                is(alu_fn::SRA),
+                a_sra.as_signed().dshr(&amount).as_unsigned(),
+            ),
+            (is(alu_fn::OR), a | b),
+            (is(alu_fn::AND), a & b),
+        ],
+        &sum,
+    );
+    word.mux(
+        &result.slice(31, 0).as_signed().sext(64).as_unsigned(),
+        &result,
+    )
+}
+
+/// Whether a conditional branch with this funct3 is taken.
+pub fn branch_taken(funct3: &Value, a: &Value, b: &Value) -> Value {
+    let eq = a.eq(b);
+    let lt = a.as_signed().lt(&b.as_signed());
+    let ltu = a.lt(b);
+    let base = priority_mux(
+        &[
+            (
+                funct3.slice(2, 1).eq(&funct3.konst(Bits::from_u64(2, 0))),
+                eq,
+            ),
+            (
+                funct3.slice(2, 1).eq(&funct3.konst(Bits::from_u64(2, 2))),
+                lt,
+            ),
+        ],
+        &ltu,
+    );
+    // funct3 bit 0 inverts: bne, bge, bgeu.
+    &base ^ &funct3.bit(0)
+}

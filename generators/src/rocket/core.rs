@@ -1,0 +1,703 @@
+//! `RocketCore`: the five-stage in-order pipeline.
+//!
+//! - IF: a two-entry fetch queue fed by up to two outstanding I-side requests; after a
+//!   redirect the responses still in flight are dropped. Fetch predicts fall-through.
+//! - ID (the queue's head): decode, register read with bypasses from EX, MEM and WB,
+//!   interlocks on results not yet available (loads, CSR reads, AMOs and RoCC responses
+//!   until they reach WB; multiply/divide until it leaves EX).
+//! - EX: ALU, branch and jump resolution (a taken one redirects fetch and squashes ID),
+//!   address generation with the misaligned and access-fault checks of the memory map,
+//!   multiply/divide through the `muldiv_*` ports (EX waits for the result).
+//! - MEM: the oldest unretired instruction, so nothing here is speculative: exceptions
+//!   trap here (younger instructions squashed), CSRs, blocking data accesses (AMOs as a
+//!   read then a write), LR/SC, fences, and RoCC commands.
+//! - WB: register write and the commit trace.
+//!
+//! Every stage register is re-decoded from the instruction bits rather than carrying
+//! control signals, which keeps the stage registers small and the decoder in one place.
+
+use super::alu::{alu, branch_taken};
+use super::bus::{
+    mem_request, mem_response, muldiv_request, muldiv_response, rocc_command, rocc_response,
+};
+use super::csr::CsrFile;
+use super::decode::{decode, Ctrl};
+use super::params::RocketParams;
+use super::trace::trace_shape;
+use hdl::helpers::priority_mux;
+use hdl::{cat, mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, Value};
+use std::rc::Rc;
+
+/// Where execution starts (the reset ROM).
+pub const RESET_VECTOR: u64 = 0x1000;
+/// The reset ROM's size in bytes.
+pub const ROM_SIZE: u64 = 32;
+
+mod cause {
+    pub const INSN_MISALIGNED: u64 = 0;
+    pub const INSN_ACCESS_FAULT: u64 = 1;
+    pub const ILLEGAL_INSN: u64 = 2;
+    pub const BREAKPOINT: u64 = 3;
+    pub const LOAD_MISALIGNED: u64 = 4;
+    pub const LOAD_ACCESS_FAULT: u64 = 5;
+    pub const STORE_MISALIGNED: u64 = 6;
+    pub const STORE_ACCESS_FAULT: u64 = 7;
+    pub const ECALL_M: u64 = 11;
+}
+
+/// A pipeline register holding one instruction and its pending exception.
+struct Stage {
+    valid: Value,
+    pc: Value,
+    insn: Value,
+    exc: Value,
+    cause: Value,
+    tval: Value,
+}
+
+impl Stage {
+    fn new(m: &mut ModuleBuilder, name: &str) -> Stage {
+        Stage {
+            valid: m.reg(&format!("{name}_valid"), 1, false),
+            pc: m.reg(&format!("{name}_pc"), 64, 0u64),
+            insn: m.reg(&format!("{name}_insn"), 32, 0u64),
+            exc: m.reg(&format!("{name}_exc"), 1, false),
+            cause: m.reg(&format!("{name}_cause"), 4, 0u64),
+            tval: m.reg(&format!("{name}_tval"), 64, 0u64),
+        }
+    }
+
+    /// Loads the instruction of `from` with exception state (`exc`, `cause`, `tval`).
+    fn load(&self, m: &mut ModuleBuilder, pc: &Value, insn: &Value, exc: (&Value, &Value, &Value)) {
+        m.connect(&self.pc, pc);
+        m.connect(&self.insn, insn);
+        m.connect(&self.exc, exc.0);
+        m.connect(&self.cause, exc.1);
+        m.connect(&self.tval, exc.2);
+    }
+}
+
+/// `values[idx]` as a tree of multiplexers.
+fn select(idx: &Value, values: &[Value]) -> Value {
+    fn go(idx: &Value, bit: u32, values: &[Value]) -> Value {
+        if values.len() == 1 {
+            return values[0].clone();
+        }
+        let half = values.len() / 2;
+        let (lo, hi) = values.split_at(half);
+        let b = bit - 1;
+        mux(&idx.bit(b), &go(idx, b, hi), &go(idx, b, lo))
+    }
+    go(idx, idx.width(), values)
+}
+
+fn k(v: &Value, value: u64, width: u32) -> Value {
+    v.konst(Bits::from_u64(width, value))
+}
+
+/// The exception of the first of `checks` that holds, else `prior`.
+fn first_exception(
+    prior: (Value, Value, Value),
+    checks: &[(Value, u64, Value)],
+) -> (Value, Value, Value) {
+    let (exc, cause, tval) = prior;
+    let mut cases_cause = vec![(exc.clone(), cause.clone())];
+    let mut cases_tval = vec![(exc.clone(), tval.clone())];
+    let mut any = exc.clone();
+    for (cond, c, t) in checks {
+        cases_cause.push((cond.clone(), k(&cause, *c, 4)));
+        cases_tval.push((cond.clone(), t.clone()));
+        any = &any | cond;
+    }
+    (
+        any,
+        priority_mux(&cases_cause, &cause),
+        priority_mux(&cases_tval, &tval),
+    )
+}
+
+/// Byte-lane mask of an access of `2^size` bytes at `addr` within its doubleword.
+fn lane_mask(addr: &Value, size: &Value) -> Value {
+    let bytes = priority_mux(
+        &[
+            (size.eq(&k(size, 0, 2)), k(size, 0x01, 8)),
+            (size.eq(&k(size, 1, 2)), k(size, 0x03, 8)),
+            (size.eq(&k(size, 2, 2)), k(size, 0x0f, 8)),
+        ],
+        &k(size, 0xff, 8),
+    );
+    bytes.dshl(&addr.slice(2, 0))
+}
+
+/// Byte offset within the doubleword, in bits (for shifting data into its lanes).
+fn lane_shift(addr: &Value) -> Value {
+    cat(&[&addr.slice(2, 0), &k(addr, 0, 3)])
+}
+
+/// Sign- or zero-extends the low `2^size` bytes of `v`.
+fn extend(v: &Value, size: &Value, unsigned: &Value) -> Value {
+    let ext = |w: u32| {
+        mux(
+            unsigned,
+            &v.slice(w - 1, 0).zext(64),
+            &v.slice(w - 1, 0).as_signed().sext(64).as_unsigned(),
+        )
+    };
+    priority_mux(
+        &[
+            (size.eq(&k(size, 0, 2)), ext(8)),
+            (size.eq(&k(size, 1, 2)), ext(16)),
+            (size.eq(&k(size, 2, 2)), ext(32)),
+        ],
+        v,
+    )
+}
+
+pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("RocketCore");
+    let imem_req = m.io("imem_req", Dir::Out, &mem_request(0));
+    let imem_resp = m.io("imem_resp", Dir::In, &mem_response(0));
+    let dmem_req = m.io("dmem_req", Dir::Out, &mem_request(0));
+    let dmem_resp = m.io("dmem_resp", Dir::In, &mem_response(0));
+    let md_req = m.io("muldiv_req", Dir::Out, &muldiv_request());
+    let md_resp = m.io("muldiv_resp", Dir::In, &muldiv_response());
+    let md_kill = m.output("muldiv_kill", 1);
+    let icache_inv = m.output("icache_invalidate", 1);
+    let dcache_inv = m.output("dcache_invalidate", 1);
+    let rocc_cmd = m.io("rocc_cmd", Dir::Out, &rocc_command());
+    let rocc_resp = m.io("rocc_resp", Dir::In, &rocc_response());
+    let rocc_busy = m.input("rocc_busy", 1);
+    // Reserved for accelerator interrupts; machine mode here takes none yet.
+    let _rocc_interrupt = m.input("rocc_interrupt", 1);
+    let trace = m.io("trace", Dir::Out, &trace_shape());
+
+    let zero1 = m.lit(0, 1);
+    let one1 = m.lit(1, 1);
+    let zero64 = m.lit(0, 64);
+    let four = m.lit(4, 64);
+
+    // Memory map: the reset ROM (readable, executable) and RAM.
+    let in_rom =
+        |a: &Value| &a.ge(&k(a, RESET_VECTOR, 64)) & &a.lt(&k(a, RESET_VECTOR + ROM_SIZE, 64));
+    let ram_end = p.ram_base + p.ram_size;
+    let in_ram = |a: &Value| &a.ge(&k(a, p.ram_base, 64)) & &a.lt(&k(a, ram_end, 64));
+
+    // Redirects (fetch restarts at the target; younger instructions are squashed).
+    let mem_redirect = m.wire("mem_redirect", 1);
+    let mem_target = m.wire("mem_target", 64);
+    let ex_redirect = m.wire("ex_redirect", 1);
+    let ex_target = m.wire("ex_target", 64);
+    let redirect = &mem_redirect | &ex_redirect;
+    let target = mux(&mem_redirect, &mem_target, &ex_target);
+    let fetch_hold = m.wire("fetch_hold", 1);
+
+    // ---- IF: fetch queue -------------------------------------------------------------
+    let pc_f = m.reg("pc_f", 64, RESET_VECTOR);
+    let outstanding = m.reg("fetch_outstanding", 2, 0u64);
+    let drop = m.reg("fetch_drop", 2, 0u64);
+    let q: Vec<Stage> = (0..2)
+        .map(|i| Stage::new(&mut m, &format!("fq{i}")))
+        .collect();
+    let occupancy = &q[0].valid.zext(2) + &q[1].valid.zext(2);
+    let live = &outstanding - &drop;
+    let id_go = m.wire("id_go", 1);
+
+    let pc_ok = &in_rom(&pc_f) | &in_ram(&pc_f);
+    let room = (&occupancy + &live).lt(&k(&live, 2, 2));
+    let may_fetch = &(&room & &!&redirect) & &!&fetch_hold;
+    m.connect(
+        imem_req.valid(),
+        &(&(&may_fetch & &pc_ok) & &outstanding.lt(&k(&live, 2, 2))),
+    );
+    let ib = imem_req.bits();
+    m.connect(ib.get("addr").value(), &pc_f.slice(31, 0));
+    m.connect(ib.get("write").value(), &zero1);
+    m.connect(ib.get("data").value(), &zero64);
+    let fetch_mask = mux(&pc_f.bit(2), &k(&pc_f, 0xf0, 8), &k(&pc_f, 0x0f, 8));
+    m.connect(ib.get("mask").value(), &fetch_mask);
+    m.connect(ib.get("size").value(), &k(&pc_f, 2, 3));
+    let fetch_fire = imem_req.fire();
+    // A fetch outside memory enqueues an access fault once the live fetches are in.
+    let fault_enq = &(&may_fetch & &!&pc_ok) & &live.eq(&k(&live, 0, 2));
+    let resp_valid = imem_resp.valid().clone();
+    let resp_live = &resp_valid & &drop.eq(&k(&drop, 0, 2));
+    // The oldest live request was for pc_f - 4 * live (requests after a redirect are
+    // sequential).
+    let resp_pc = &pc_f - &cat(&[&zero64.slice(59, 0), &live, &m.lit(0, 2)]);
+    let resp_data = imem_resp.bits().get("data").value().clone();
+    let resp_insn = mux(
+        &resp_pc.bit(2),
+        &resp_data.slice(63, 32),
+        &resp_data.slice(31, 0),
+    );
+
+    let outstanding_next = &(&outstanding + &fetch_fire.zext(2)) - &resp_valid.zext(2);
+    m.connect(&outstanding, &outstanding_next);
+    let drop_dec = &resp_valid & &!&drop.eq(&k(&drop, 0, 2));
+    m.connect(&drop, &(&drop - &drop_dec.zext(2)));
+    m.when(&(&fetch_fire | &fault_enq), |m| {
+        m.connect(&pc_f, &(&pc_f + &four))
+    });
+    m.when(&redirect, |m| {
+        m.connect(&drop, &outstanding_next);
+        m.connect(&pc_f, &target);
+    });
+
+    // Queue: entries shift towards q[0] on dequeue; a new entry goes to the first free.
+    let enq = &(&resp_live | &fault_enq) & &!&redirect;
+    let enq_pc = mux(&resp_live, &resp_pc, &pc_f);
+    let enq_insn = mux(&resp_live, &resp_insn, &zero64.slice(31, 0));
+    let enq_fault = !&resp_live;
+    let fault_cause = k(&zero64, cause::INSN_ACCESS_FAULT, 4);
+    let q1_to_q0 = &id_go & &q[1].valid;
+    // After a dequeue q[0] takes q[1] (if any), and a new entry lands behind it.
+    let after_deq0 = mux(&id_go, &q[1].valid, &q[0].valid);
+    let after_deq1 = &q[1].valid & &!&id_go;
+    m.when(&q1_to_q0, |m| {
+        q[0].load(
+            m,
+            &q[1].pc,
+            &q[1].insn,
+            (&q[1].exc, &q[1].cause, &q[1].tval),
+        );
+    });
+    m.connect(&q[0].valid, &after_deq0);
+    m.connect(&q[1].valid, &after_deq1);
+    m.when(&enq, |m| {
+        m.when(&!&after_deq0, |m| {
+            m.connect(&q[0].valid, &one1);
+            q[0].load(m, &enq_pc, &enq_insn, (&enq_fault, &fault_cause, &enq_pc));
+        })
+        .otherwise(|m| {
+            m.connect(&q[1].valid, &one1);
+            q[1].load(m, &enq_pc, &enq_insn, (&enq_fault, &fault_cause, &enq_pc));
+        });
+    });
+    m.when(&redirect, |m| {
+        m.connect(&q[0].valid, &zero1);
+        m.connect(&q[1].valid, &zero1);
+    });
+
+    // ---- register file -----------------------------------------------------------------
+    let regs: Vec<Value> = (1..32).map(|i| m.reg(&format!("x{i}"), 64, 0u64)).collect();
+    let mut reg_values = vec![zero64.clone()];
+    reg_values.extend(regs.iter().cloned());
+
+    // ---- stage registers ---------------------------------------------------------------
+    let ex = Stage::new(&mut m, "ex");
+    let ex_rs1 = m.reg("ex_rs1", 64, 0u64);
+    let ex_rs2 = m.reg("ex_rs2", 64, 0u64);
+    let mem = Stage::new(&mut m, "mem");
+    let mem_result = m.reg("mem_result", 64, 0u64);
+    let mem_addr = m.reg("mem_addr", 64, 0u64);
+    let mem_rs1 = m.reg("mem_rs1", 64, 0u64);
+    let mem_rs2 = m.reg("mem_rs2", 64, 0u64);
+    let wb_valid = m.reg("wb_valid", 1, false);
+    let wb_pc = m.reg("wb_pc", 64, 0u64);
+    let wb_insn = m.reg("wb_insn", 32, 0u64);
+    let wb_rd = m.reg("wb_rd", 5, 0u64);
+    let wb_value = m.reg("wb_value", 64, 0u64);
+    let wb_mem_addr = m.reg("wb_mem_addr", 64, 0u64);
+    let wb_mem_data = m.reg("wb_mem_data", 64, 0u64);
+    let wb_mem_mask = m.reg("wb_mem_mask", 8, 0u64);
+
+    let csrs = CsrFile::new(&mut m, &wb_valid);
+
+    // ---- ID ----------------------------------------------------------------------------
+    let id = &q[0];
+    let id_ctrl = decode(&id.insn, p.rocc);
+    let ex_ctrl = decode(&ex.insn, p.rocc);
+    let mem_ctrl = decode(&mem.insn, p.rocc);
+    let rd_of = |insn: &Value| insn.slice(11, 7);
+    let writes = |valid: &Value, ctrl: &Ctrl, insn: &Value| {
+        &(valid & &ctrl.wxd) & &!&rd_of(insn).eq(&k(insn, 0, 5))
+    };
+    let ex_writes = writes(&ex.valid, &ex_ctrl, &ex.insn);
+    let mem_writes = writes(&mem.valid, &mem_ctrl, &mem.insn);
+    let ex_bypassable = &ex_ctrl.result_in_execute() & &!&ex_ctrl.muldiv;
+    let mem_bypassable = mem_ctrl.result_in_execute();
+    let ex_result = m.wire("ex_result", 64);
+
+    let mut hazard = zero1.clone();
+    let mut operands = vec![];
+    for (idx, uses) in [
+        (id.insn.slice(19, 15), &id_ctrl.uses_rs1),
+        (id.insn.slice(24, 20), &id_ctrl.uses_rs2),
+    ] {
+        // x0 is never bypassed (WB shows rd 0 for instructions that write nothing).
+        let nonzero = !&idx.eq(&k(&idx, 0, 5));
+        let matches = |w: &Value, insn: &Value| &(w & &rd_of(insn).eq(&idx)) & &nonzero;
+        let (in_ex, in_mem, in_wb) = (
+            matches(&ex_writes, &ex.insn),
+            matches(&mem_writes, &mem.insn),
+            &(&wb_valid & &wb_rd.eq(&idx)) & &nonzero,
+        );
+        let wait = mux(&in_ex, &!&ex_bypassable, &(&in_mem & &!&mem_bypassable));
+        hazard = &hazard | &(&(uses & &nonzero) & &wait);
+        operands.push(priority_mux(
+            &[
+                (in_ex, ex_result.clone()),
+                (in_mem, mem_result.clone()),
+                (in_wb, wb_value.clone()),
+            ],
+            &select(&idx, &reg_values),
+        ));
+    }
+    let (id_rs1, id_rs2) = (operands[0].clone(), operands[1].clone());
+
+    // Exceptions known at decode: fetch faults first, then illegal, ecall, ebreak.
+    let illegal_bits = mux(
+        &id.insn.slice(1, 0).eq(&k(&id.insn, 3, 2)),
+        &id.insn.zext(64),
+        &id.insn.slice(15, 0).zext(64),
+    );
+    let id_exc = first_exception(
+        (id.exc.clone(), id.cause.clone(), id.tval.clone()),
+        &[
+            (!&id_ctrl.legal, cause::ILLEGAL_INSN, illegal_bits),
+            (id_ctrl.ecall.clone(), cause::ECALL_M, zero64.clone()),
+            (id_ctrl.ebreak.clone(), cause::BREAKPOINT, id.pc.clone()),
+        ],
+    );
+
+    // ---- EX ----------------------------------------------------------------------------
+    let ex_go = m.wire("ex_go", 1);
+    let mem_go = m.wire("mem_go", 1);
+    let mem_free = &!&mem.valid | &mem_go;
+    let flush_ex = mem_redirect.clone();
+    let imm = ex_ctrl.imm.clone();
+    let a = priority_mux(
+        &[
+            (ex_ctrl.a_zero.clone(), zero64.clone()),
+            (ex_ctrl.a_pc.clone(), ex.pc.clone()),
+        ],
+        &ex_rs1,
+    );
+    let b = mux(&ex_ctrl.b_imm, &imm, &ex_rs2);
+    let alu_out = alu(&ex_ctrl.alu_fn, &a, &b, &ex_ctrl.word);
+    let link = &ex.pc + &four;
+    let funct3 = ex.insn.slice(14, 12);
+    let taken = &(&ex_ctrl.jal | &ex_ctrl.jalr)
+        | &(&ex_ctrl.branch & &branch_taken(&funct3, &ex_rs1, &ex_rs2));
+    let jalr_target = &(&ex_rs1 + &imm) & &k(&imm, !1, 64);
+    let jump_target = mux(&ex_ctrl.jalr, &jalr_target, &(&ex.pc + &imm));
+    let jumps = &ex_ctrl.jal | &ex_ctrl.jalr;
+    let md_result = md_resp.bits().get("data").value().clone();
+    m.connect(
+        &ex_result,
+        &priority_mux(
+            &[
+                (jumps.clone(), link.clone()),
+                (ex_ctrl.muldiv.clone(), md_result.clone()),
+            ],
+            &alu_out,
+        ),
+    );
+
+    let amo_like = &(&ex_ctrl.amo | &ex_ctrl.lr) | &ex_ctrl.sc;
+    let addr = mux(&amo_like, &ex_rs1, &(&ex_rs1 + &imm));
+    let size = funct3.slice(1, 0);
+    let misaligned = priority_mux(
+        &[
+            (size.eq(&k(&size, 1, 2)), addr.bit(0)),
+            (size.eq(&k(&size, 2, 2)), addr.slice(1, 0).or_r()),
+            (size.eq(&k(&size, 3, 2)), addr.slice(2, 0).or_r()),
+        ],
+        &zero1,
+    );
+    let reads = &ex_ctrl.load | &ex_ctrl.lr;
+    let writes_mem = &(&ex_ctrl.store | &ex_ctrl.amo) | &ex_ctrl.sc;
+    let readable = &in_rom(&addr) | &in_ram(&addr);
+    let writable = in_ram(&addr);
+    let ex_exc = first_exception(
+        (ex.exc.clone(), ex.cause.clone(), ex.tval.clone()),
+        &[
+            (
+                &taken & &jump_target.bit(1),
+                cause::INSN_MISALIGNED,
+                jump_target.clone(),
+            ),
+            (&reads & &misaligned, cause::LOAD_MISALIGNED, addr.clone()),
+            (&reads & &!&readable, cause::LOAD_ACCESS_FAULT, addr.clone()),
+            (
+                &writes_mem & &misaligned,
+                cause::STORE_MISALIGNED,
+                addr.clone(),
+            ),
+            (
+                &writes_mem & &!&writable,
+                cause::STORE_ACCESS_FAULT,
+                addr.clone(),
+            ),
+        ],
+    );
+
+    // Multiply/divide: one request per instruction; EX holds until the result is taken.
+    let md_sent = m.reg("md_sent", 1, false);
+    let ex_md = &(&ex.valid & &ex_ctrl.muldiv) & &!&ex_exc.0;
+    m.connect(md_req.valid(), &(&(&ex_md & &!&md_sent) & &!&flush_ex));
+    let mb = md_req.bits();
+    m.connect(mb.get("funct3").value(), &funct3);
+    m.connect(mb.get("word").value(), &ex_ctrl.word);
+    m.connect(mb.get("in1").value(), &ex_rs1);
+    m.connect(mb.get("in2").value(), &ex_rs2);
+    m.connect(md_resp.ready(), &(&(&ex_md & &mem_free) & &!&flush_ex));
+    m.connect(&md_kill, &flush_ex);
+    let ex_ready = &!&ex_md | md_resp.valid();
+    m.connect(
+        &ex_go,
+        &(&(&(&ex.valid & &ex_ready) & &mem_free) & &!&flush_ex),
+    );
+    m.when(&md_req.fire(), |m| m.connect(&md_sent, &one1));
+    m.when(&(&ex_go | &flush_ex), |m| m.connect(&md_sent, &zero1));
+    let next_pc = mux(&taken, &jump_target, &link);
+    m.connect(&ex_redirect, &(&(&ex_go & &!&ex_exc.0) & &taken));
+    m.connect(&ex_target, &next_pc);
+
+    // ID advances into a free (or freeing) EX unless squashed this cycle.
+    let ex_free = &!&ex.valid | &ex_go;
+    m.connect(
+        &id_go,
+        &(&(&(&id.valid & &!&hazard) & &ex_free) & &!&redirect),
+    );
+    m.when(&ex_free, |m| {
+        m.connect(&ex.valid, &id_go);
+        ex.load(m, &id.pc, &id.insn, (&id_exc.0, &id_exc.1, &id_exc.2));
+        m.connect(&ex_rs1, &id_rs1);
+        m.connect(&ex_rs2, &id_rs2);
+    });
+    m.when(&flush_ex, |m| m.connect(&ex.valid, &zero1));
+
+    // ---- MEM ---------------------------------------------------------------------------
+    // Access state: 0 issue, 1 await response, 2 issue the AMO's write, 3 await it.
+    let state = m.reg("mem_state", 2, 0u64);
+    let amo_old = m.reg("amo_old", 64, 0u64);
+    let resv_valid = m.reg("reservation_valid", 1, false);
+    let resv_addr = m.reg("reservation_addr", 64, 0u64);
+    let st = |v: u64| state.eq(&k(&state, v, 2));
+    let mf3 = mem.insn.slice(14, 12);
+    let msize = mf3.slice(1, 0);
+    let live_mem = &mem.valid & &!&mem.exc;
+    let sc_ok = &(&resv_valid & &resv_addr.eq(&mem_addr)) & &mem_ctrl.sc;
+    let sc_fail = &mem_ctrl.sc & &!&sc_ok;
+    let accesses =
+        &(&(&mem_ctrl.load | &mem_ctrl.store) | &(&mem_ctrl.amo | &mem_ctrl.lr)) | &sc_ok;
+    let dresp = dmem_resp.valid().clone();
+    let dresp_data = dmem_resp.bits().get("data").value().clone();
+    let loaded = extend(
+        &dresp_data.dshr(&lane_shift(&mem_addr)),
+        &msize,
+        &mf3.bit(2),
+    );
+
+    // AMO arithmetic on the (sign-extended, for .w) old value and rs2.
+    let word_op = msize.eq(&k(&msize, 2, 2));
+    let sext_w = |v: &Value| {
+        mux(
+            &word_op,
+            &v.slice(31, 0).as_signed().sext(64).as_unsigned(),
+            v,
+        )
+    };
+    let (old, src) = (sext_w(&amo_old), sext_w(&mem_rs2));
+    let funct5 = mem.insn.slice(31, 27);
+    let f5 = |v: u64| funct5.eq(&k(&funct5, v, 5));
+    let amo_new = priority_mux(
+        &[
+            (f5(0x00), &old + &src),
+            (f5(0x01), src.clone()),
+            (f5(0x04), &old ^ &src),
+            (f5(0x08), &old | &src),
+            (f5(0x0c), &old & &src),
+            (
+                f5(0x10),
+                mux(&old.as_signed().lt(&src.as_signed()), &old, &src),
+            ),
+            (
+                f5(0x14),
+                mux(&old.as_signed().gt(&src.as_signed()), &old, &src),
+            ),
+            (f5(0x18), mux(&old.lt(&src), &old, &src)),
+        ],
+        &mux(&old.gt(&src), &old, &src),
+    );
+    let store_value = mux(&mem_ctrl.amo, &amo_new, &mem_rs2);
+    let store_data = store_value.dshl(&lane_shift(&mem_addr));
+    let mask = lane_mask(&mem_addr, &msize);
+    let is_write_phase = &(&mem_ctrl.store | &mem_ctrl.sc) | &(&mem_ctrl.amo & &state.bit(1));
+    let issue = &(&live_mem & &accesses) & &(&st(0) | &st(2));
+    m.connect(dmem_req.valid(), &issue);
+    let db = dmem_req.bits();
+    m.connect(db.get("addr").value(), &mem_addr.slice(31, 0));
+    m.connect(db.get("write").value(), &is_write_phase);
+    m.connect(db.get("data").value(), &store_data);
+    m.connect(db.get("mask").value(), &mask);
+    m.connect(db.get("size").value(), &msize.zext(3));
+    let access_done = &(&accesses & &dresp) & &(&st(3) | &(&st(1) & &!&mem_ctrl.amo));
+    m.when(&dmem_req.fire(), |m| {
+        m.connect(&state, &(&state + &k(&state, 1, 2)))
+    });
+    m.when(&(&(&dresp & &st(1)) & &mem_ctrl.amo), |m| {
+        m.connect(&amo_old, &dresp_data.dshr(&lane_shift(&mem_addr)));
+        m.connect(&state, &k(&state, 2, 2));
+    });
+
+    // CSRs: legal if the register exists and a write does not target a read-only one.
+    let csr_addr = mem.insn.slice(31, 20);
+    let csr_read = csrs.read(&mut m, &csr_addr, &wb_valid);
+    let rs1_field = mem.insn.slice(19, 15);
+    let csr_src = mux(&mf3.bit(2), &rs1_field.zext(64), &mem_rs1);
+    let csr_op = mf3.slice(1, 0);
+    let csr_writes = &csr_op.eq(&k(&csr_op, 1, 2)) | &!&rs1_field.eq(&k(&rs1_field, 0, 5));
+    let csr_new = priority_mux(
+        &[
+            (csr_op.eq(&k(&csr_op, 1, 2)), csr_src.clone()),
+            (csr_op.eq(&k(&csr_op, 2, 2)), &csr_read.value | &csr_src),
+        ],
+        &(&csr_read.value & &!&csr_src),
+    );
+    let csr_illegal = &mem_ctrl.csr & &(&!&csr_read.exists | &(&csr_writes & &csr_read.read_only));
+
+    // RoCC: the command leaves from here; with xd the response comes back here.
+    let xd = mem.insn.bit(14);
+    let rocc_live = &live_mem & &mem_ctrl.rocc;
+    m.connect(rocc_cmd.valid(), &(&rocc_live & &st(0)));
+    let rc = rocc_cmd.bits();
+    for (name, value) in [
+        ("funct7", mem.insn.slice(31, 25)),
+        ("rs2", mem.insn.slice(24, 20)),
+        ("rs1", rs1_field.clone()),
+        ("xd", xd.clone()),
+        ("xs1", mem.insn.bit(13)),
+        ("xs2", mem.insn.bit(12)),
+        ("rd", rd_of(&mem.insn)),
+        ("opcode", mem.insn.slice(6, 0)),
+        ("rs1_val", mux(&mem.insn.bit(13), &mem_rs1, &zero64)),
+        ("rs2_val", mux(&mem.insn.bit(12), &mem_rs2, &zero64)),
+    ] {
+        m.connect(rc.get(name).value(), &value);
+    }
+    m.when(&rocc_cmd.fire(), |m| m.connect(&state, &k(&state, 1, 2)));
+    let rocc_wait = &(&rocc_live & &xd) & &st(1);
+    m.connect(rocc_resp.ready(), &rocc_wait);
+    let rocc_done = &(&rocc_cmd.fire() & &!&xd) | &rocc_resp.fire();
+
+    // fence waits for the accelerator, then drops the D$ so its writes are seen; fence.i
+    // waits for the fetches in flight, then drops the I$ and refetches.
+    m.connect(&fetch_hold, &(&live_mem & &mem_ctrl.fence_i));
+    let fence_done = &(&live_mem & &mem_ctrl.fence) & &!&rocc_busy;
+    let fence_i_done = &(&live_mem & &mem_ctrl.fence_i) & &outstanding.eq(&k(&outstanding, 0, 2));
+    m.connect(&dcache_inv, &fence_done);
+    m.connect(&icache_inv, &fence_i_done);
+
+    let waits = any_of(&[
+        accesses.clone(),
+        mem_ctrl.rocc.clone(),
+        mem_ctrl.fence.clone(),
+        mem_ctrl.fence_i.clone(),
+    ]);
+    let done = any_of(&[
+        &!&waits & &!&csr_illegal,
+        access_done.clone(),
+        rocc_done,
+        fence_done,
+        fence_i_done.clone(),
+    ]);
+    let mem_done = &live_mem & &done;
+    let trap = &mem.valid & &(&mem.exc | &csr_illegal);
+    let trap_cause = mux(&mem.exc, &mem.cause, &k(&mem.cause, cause::ILLEGAL_INSN, 4));
+    let trap_tval = mux(&mem.exc, &mem.tval, &mem.insn.zext(64));
+    m.connect(&mem_go, &(&mem_done | &trap));
+    let mret = &mem_done & &mem_ctrl.mret;
+    m.connect(
+        &mem_redirect,
+        &any_of(&[trap.clone(), mret.clone(), fence_i_done]),
+    );
+    m.connect(
+        &mem_target,
+        &priority_mux(
+            &[
+                (trap.clone(), csrs.trap_vector()),
+                (mret.clone(), csrs.mepc.clone()),
+            ],
+            &(&mem.pc + &four),
+        ),
+    );
+    m.when(&trap, |m| {
+        csrs.trap(m, &mem.pc, &trap_cause.zext(64), &trap_tval);
+        m.connect(&resv_valid, &zero1);
+    });
+    m.when(&mret, |m| csrs.mret(m));
+    m.when(&(&(&mem_done & &mem_ctrl.csr) & &csr_writes), |m| {
+        csrs.write(m, &csr_addr, &csr_new)
+    });
+    m.when(&(&mem_done & &mem_ctrl.lr), |m| {
+        m.connect(&resv_valid, &one1);
+        m.connect(&resv_addr, &mem_addr);
+    });
+    m.when(&(&mem_done & &mem_ctrl.sc), |m| {
+        m.connect(&resv_valid, &zero1)
+    });
+
+    let result = priority_mux(
+        &[
+            (&mem_ctrl.load | &mem_ctrl.lr, loaded.clone()),
+            (mem_ctrl.amo.clone(), sext_w(&amo_old)),
+            (mem_ctrl.sc.clone(), sc_fail.zext(64)),
+            (mem_ctrl.csr.clone(), csr_read.value.clone()),
+            (
+                mem_ctrl.rocc.clone(),
+                rocc_resp.bits().get("data").value().clone(),
+            ),
+        ],
+        &mem_result,
+    );
+    m.when(&mem_go, |m| m.connect(&state, &k(&state, 0, 2)));
+    m.when(&mem_free, |m| {
+        m.connect(&mem.valid, &ex_go);
+        mem.load(m, &ex.pc, &ex.insn, (&ex_exc.0, &ex_exc.1, &ex_exc.2));
+        m.connect(&mem_result, &ex_result);
+        m.connect(&mem_addr, &addr);
+        m.connect(&mem_rs1, &ex_rs1);
+        m.connect(&mem_rs2, &ex_rs2);
+    });
+
+    // ---- WB ----------------------------------------------------------------------------
+    let stores = &(&mem_ctrl.store | &mem_ctrl.amo) | &sc_ok;
+    m.connect(&wb_valid, &mem_done);
+    m.when(&mem_done, |m| {
+        m.connect(&wb_pc, &mem.pc);
+        m.connect(&wb_insn, &mem.insn);
+        m.connect(
+            &wb_rd,
+            &mux(&mem_writes, &rd_of(&mem.insn), &k(&wb_rd, 0, 5)),
+        );
+        m.connect(&wb_value, &result);
+        let aligned = &mem_addr & &k(&mem_addr, !7, 64);
+        m.connect(&wb_mem_addr, &mux(&stores, &aligned, &zero64));
+        m.connect(&wb_mem_data, &mux(&stores, &store_data, &zero64));
+        m.connect(&wb_mem_mask, &mux(&stores, &mask, &k(&mask, 0, 8)));
+    });
+    for (i, r) in regs.iter().enumerate() {
+        let hit = &wb_valid & &wb_rd.eq(&k(&wb_rd, i as u64 + 1, 5));
+        m.when(&hit, |m| m.connect(r, &wb_value));
+    }
+    m.connect(trace.valid(), &wb_valid);
+    let tb = trace.bits();
+    for (name, value) in [
+        ("pc", &wb_pc),
+        ("insn", &wb_insn),
+        ("rd", &wb_rd),
+        ("value", &wb_value),
+        ("mem_addr", &wb_mem_addr),
+        ("mem_data", &wb_mem_data),
+        ("mem_mask", &wb_mem_mask),
+    ] {
+        m.connect(tb.get(name).value(), value);
+    }
+    m.finish()
+}
+
+fn any_of(vs: &[Value]) -> Value {
+    vs[1..].iter().fold(vs[0].clone(), |a, b| &a | b)
+}

@@ -1,0 +1,323 @@
+//! Instruction decode: the control signals of one RV64IMA + Zicsr + Zifencei + RoCC
+//! instruction, and whether its encoding is legal. The legality rules are the ISS's
+//! (`verification/src/iss/exec.rs`), so both raise illegal-instruction traps on exactly
+//! the same words; CSR numbers are checked later, when the CSR file is accessed.
+
+use hdl::{Bits, Value};
+
+/// Opcodes (bits 6:0).
+mod opcode {
+    pub const LOAD: u64 = 0x03;
+    pub const CUSTOM0: u64 = 0x0b;
+    pub const MISC_MEM: u64 = 0x0f;
+    pub const OP_IMM: u64 = 0x13;
+    pub const AUIPC: u64 = 0x17;
+    pub const OP_IMM_32: u64 = 0x1b;
+    pub const STORE: u64 = 0x23;
+    pub const CUSTOM1: u64 = 0x2b;
+    pub const AMO: u64 = 0x2f;
+    pub const OP: u64 = 0x33;
+    pub const LUI: u64 = 0x37;
+    pub const OP_32: u64 = 0x3b;
+    pub const CUSTOM2: u64 = 0x5b;
+    pub const BRANCH: u64 = 0x63;
+    pub const JALR: u64 = 0x67;
+    pub const JAL: u64 = 0x6f;
+    pub const SYSTEM: u64 = 0x73;
+    pub const CUSTOM3: u64 = 0x7b;
+}
+
+/// ALU functions (`Ctrl::alu_fn`).
+pub mod alu_fn {
+    pub const ADD: u64 = 0;
+    pub const SUB: u64 = 1;
+    pub const SLL: u64 = 2;
+    pub const SLT: u64 = 3;
+    pub const SLTU: u64 = 4;
+    pub const XOR: u64 = 5;
+    pub const SRL: u64 = 6;
+    pub const SRA: u64 = 7;
+    pub const OR: u64 = 8;
+    pub const AND: u64 = 9;
+    pub const WIDTH: u32 = 4;
+}
+
+/// Decoded control of one instruction; every field is a 1-bit flag unless noted.
+#[derive(Clone)]
+pub struct Ctrl {
+    pub legal: Value,
+    /// Writes `rd` (writes to x0 are dropped later).
+    pub wxd: Value,
+    pub uses_rs1: Value,
+    pub uses_rs2: Value,
+    /// 4 bits, `alu_fn::*`.
+    pub alu_fn: Value,
+    /// Operand A is the pc (auipc) rather than rs1; `a_zero`: zero (lui).
+    pub a_pc: Value,
+    pub a_zero: Value,
+    /// Operand B is the immediate rather than rs2.
+    pub b_imm: Value,
+    /// 64-bit sign-extended immediate of the instruction's format.
+    pub imm: Value,
+    /// 32-bit operation, result sign-extended (the *W forms).
+    pub word: Value,
+    pub branch: Value,
+    pub jal: Value,
+    pub jalr: Value,
+    pub load: Value,
+    pub store: Value,
+    /// AMO read-modify-write (not lr/sc).
+    pub amo: Value,
+    pub lr: Value,
+    pub sc: Value,
+    pub muldiv: Value,
+    /// csrrw/s/c and immediate forms.
+    pub csr: Value,
+    pub ecall: Value,
+    pub ebreak: Value,
+    pub mret: Value,
+    pub fence: Value,
+    pub fence_i: Value,
+    pub rocc: Value,
+}
+
+impl Ctrl {
+    /// Produces its result in execute (ALU, jumps, muldiv), as opposed to memory.
+    pub fn result_in_execute(&self) -> Value {
+        let late =
+            &(&(&self.load | &self.amo) | &(&self.lr | &self.sc)) | &(&self.csr | &self.rocc);
+        !&late
+    }
+
+    /// Accesses data memory.
+    pub fn memory(&self) -> Value {
+        &(&self.load | &self.store) | &(&(&self.amo | &self.lr) | &self.sc)
+    }
+}
+
+fn k(v: &Value, value: u64, width: u32) -> Value {
+    v.konst(Bits::from_u64(width, value))
+}
+
+fn is(v: &Value, value: u64) -> Value {
+    v.eq(&k(v, value, v.width()))
+}
+
+fn any(vs: &[Value]) -> Value {
+    vs[1..].iter().fold(vs[0].clone(), |a, b| &a | b)
+}
+
+/// Sign-extends a value to 64 bits.
+fn sext64(v: &Value) -> Value {
+    v.as_signed().sext(64).as_unsigned()
+}
+
+/// `rocc`: an accelerator is attached (else custom opcodes are illegal).
+pub fn decode(insn: &Value, rocc: bool) -> Ctrl {
+    let op = insn.slice(6, 0);
+    let f3 = insn.slice(14, 12);
+    let f7 = insn.slice(31, 25);
+    let f3_is = |v: u64| is(&f3, v);
+    let f3_in = |vs: &[u64]| any(&vs.iter().map(|&v| f3_is(v)).collect::<Vec<_>>());
+    let op_is = |v: u64| is(&op, v);
+
+    let lui = op_is(opcode::LUI);
+    let auipc = op_is(opcode::AUIPC);
+    let jal = op_is(opcode::JAL);
+    let jalr = &op_is(opcode::JALR) & &f3_is(0);
+    let branch = &op_is(opcode::BRANCH) & &f3_in(&[0, 1, 4, 5, 6, 7]);
+    let load = &op_is(opcode::LOAD) & &!&f3_is(7);
+    let store = &op_is(opcode::STORE) & &!&insn.bit(14);
+
+    let top6 = insn.slice(31, 26);
+    let op_imm = op_is(opcode::OP_IMM);
+    let op_imm_ok = any(&[
+        f3_in(&[0, 2, 3, 4, 6, 7]),
+        &f3_is(1) & &is(&top6, 0),
+        &f3_is(5) & &(&is(&top6, 0) | &is(&top6, 0x10)),
+    ]);
+    let op_imm = &op_imm & &op_imm_ok;
+    let f7_0 = is(&f7, 0);
+    let f7_20 = is(&f7, 0x20);
+    let f7_1 = is(&f7, 1);
+    let op_imm_32 = &op_is(opcode::OP_IMM_32)
+        & &any(&[f3_is(0), &f3_is(1) & &f7_0, &f3_is(5) & &(&f7_0 | &f7_20)]);
+    let op_is_op = op_is(opcode::OP);
+    let op_reg = &op_is_op & &(&f7_0 | &(&f7_20 & &f3_in(&[0, 5])));
+    let op_mul = &op_is_op & &f7_1;
+    let op_is_op32 = op_is(opcode::OP_32);
+    let op_reg32 = &op_is_op32 & &(&(&f7_0 & &f3_in(&[0, 1, 5])) | &(&f7_20 & &f3_in(&[0, 5])));
+    let op_mul32 = &op_is_op32 & &(&f7_1 & &f3_in(&[0, 4, 5, 6, 7]));
+
+    let misc = op_is(opcode::MISC_MEM);
+    let fence = &misc & &f3_is(0);
+    let fence_i = &misc & &f3_is(1);
+
+    let amo_op = &op_is(opcode::AMO) & &f3_in(&[2, 3]);
+    let funct5 = insn.slice(31, 27);
+    let lr = &(&amo_op & &is(&funct5, 0x02)) & &is(&insn.slice(24, 20), 0);
+    let sc = &amo_op & &is(&funct5, 0x03);
+    let amo_rmw = &amo_op
+        & &any(&[0x00, 0x01, 0x04, 0x08, 0x0c, 0x10, 0x14, 0x18, 0x1c]
+            .iter()
+            .map(|&v| is(&funct5, v))
+            .collect::<Vec<_>>());
+
+    let system = op_is(opcode::SYSTEM);
+    let ecall = is(insn, 0x0000_0073);
+    let ebreak = is(insn, 0x0010_0073);
+    let mret = is(insn, 0x3020_0073);
+    let wfi = is(insn, 0x1050_0073);
+    let csr = &system & &!&is(&insn.slice(13, 12), 0);
+    let custom = any(&[
+        op_is(opcode::CUSTOM0),
+        op_is(opcode::CUSTOM1),
+        op_is(opcode::CUSTOM2),
+        op_is(opcode::CUSTOM3),
+    ]);
+    let rocc = &custom & &k(insn, rocc as u64, 1);
+
+    let legal = any(&[
+        lui.clone(),
+        auipc.clone(),
+        jal.clone(),
+        jalr.clone(),
+        branch.clone(),
+        load.clone(),
+        store.clone(),
+        op_imm.clone(),
+        op_imm_32.clone(),
+        op_reg.clone(),
+        op_mul.clone(),
+        op_reg32.clone(),
+        op_mul32.clone(),
+        fence.clone(),
+        fence_i.clone(),
+        lr.clone(),
+        sc.clone(),
+        amo_rmw.clone(),
+        ecall.clone(),
+        ebreak.clone(),
+        mret.clone(),
+        wfi,
+        csr.clone(),
+        rocc.clone(),
+    ]);
+
+    // Immediates of the formats.
+    let imm_i = sext64(&insn.slice(31, 20));
+    let imm_s = sext64(&hdl::cat(&[&insn.slice(31, 25), &insn.slice(11, 7)]));
+    let zero1 = k(insn, 0, 1);
+    let imm_b = sext64(&hdl::cat(&[
+        &insn.bit(31),
+        &insn.bit(7),
+        &insn.slice(30, 25),
+        &insn.slice(11, 8),
+        &zero1,
+    ]));
+    let imm_u = sext64(&hdl::cat(&[&insn.slice(31, 12), &k(insn, 0, 12)]));
+    let imm_j = sext64(&hdl::cat(&[
+        &insn.bit(31),
+        &insn.slice(19, 12),
+        &insn.bit(20),
+        &insn.slice(30, 21),
+        &zero1,
+    ]));
+    let s_type = &store.clone();
+    let imm = hdl::helpers::priority_mux(
+        &[
+            (s_type.clone(), imm_s),
+            (branch.clone(), imm_b),
+            (&lui | &auipc, imm_u),
+            (jal.clone(), imm_j),
+        ],
+        &imm_i,
+    );
+
+    // ALU function: register-register and immediate forms share funct3.
+    let alu_reg = any(&[op_reg.clone(), op_reg32.clone()]);
+    let alu_imm = any(&[op_imm.clone(), op_imm_32.clone()]);
+    let alu_any = &alu_reg | &alu_imm;
+    let sub = &alu_reg & &f7_20 & f3_is(0);
+    let sra = &f3_is(5) & &insn.bit(30);
+    let f = |v: u64| k(insn, v, alu_fn::WIDTH);
+    let by_f3 = hdl::helpers::priority_mux(
+        &[
+            (sub, f(alu_fn::SUB)),
+            (f3_is(1), f(alu_fn::SLL)),
+            (f3_is(2), f(alu_fn::SLT)),
+            (f3_is(3), f(alu_fn::SLTU)),
+            (f3_is(4), f(alu_fn::XOR)),
+            (sra, f(alu_fn::SRA)),
+            (f3_is(5), f(alu_fn::SRL)),
+            (f3_is(6), f(alu_fn::OR)),
+            (f3_is(7), f(alu_fn::AND)),
+        ],
+        &f(alu_fn::ADD),
+    );
+    let alu_fn = alu_any.mux(&by_f3, &f(alu_fn::ADD));
+
+    let muldiv = &op_mul | &op_mul32;
+    let word = any(&[op_imm_32.clone(), op_reg32.clone(), op_mul32.clone()]);
+    let amo_like = any(&[amo_rmw.clone(), lr.clone(), sc.clone()]);
+    let xs1 = insn.bit(13);
+    let xs2 = insn.bit(12);
+    let xd = insn.bit(14);
+    let csr_reg = &csr & &!&insn.bit(14);
+    Ctrl {
+        legal,
+        wxd: any(&[
+            lui.clone(),
+            auipc.clone(),
+            jal.clone(),
+            jalr.clone(),
+            load.clone(),
+            alu_any.clone(),
+            muldiv.clone(),
+            amo_like.clone(),
+            csr.clone(),
+            &rocc & &xd,
+        ]),
+        uses_rs1: any(&[
+            jalr.clone(),
+            branch.clone(),
+            load.clone(),
+            store.clone(),
+            alu_any.clone(),
+            muldiv.clone(),
+            amo_like.clone(),
+            csr_reg,
+            &rocc & &xs1,
+        ]),
+        uses_rs2: any(&[
+            branch.clone(),
+            store.clone(),
+            alu_reg,
+            muldiv.clone(),
+            amo_like,
+            &rocc & &xs2,
+        ]),
+        alu_fn,
+        a_pc: auipc,
+        a_zero: lui,
+        b_imm: !&any(&[op_is_op, op_is_op32]),
+        imm,
+        word,
+        branch,
+        jal,
+        jalr,
+        load,
+        store,
+        amo: amo_rmw,
+        lr,
+        sc,
+        muldiv,
+        csr,
+        ecall,
+        ebreak,
+        mret,
+        fence,
+        fence_i,
+        rocc,
+    }
+}

@@ -1,0 +1,53 @@
+//! `RocketTile`, the top of design `rocket`: the core, its multiply/divide unit, the
+//! I-side and D-side paths (blocking L1 caches, or straight through), and the arbiter of
+//! the I-side (tag 0), the D-side (tag 1) and the accelerator's memory requests (tag 2,
+//! uncached) onto the one outer memory port. The RoCC and trace ports of the core are
+//! the tile's.
+
+use super::bus::{mem_request, mem_response, rocc_command, rocc_response};
+use super::core::core;
+use super::mem_arbiter::mem_arbiter;
+use super::muldiv::muldiv;
+use super::params::RocketParams;
+use super::trace::trace_shape;
+use hdl::{Dir, HdlErrors, Module, ModuleBuilder};
+use std::rc::Rc;
+
+/// Tag bits of the outer memory port.
+pub const TAG_BITS: u32 = 2;
+
+pub fn tile(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("RocketTile");
+    let mem_req = m.io("mem_req", Dir::Out, &mem_request(TAG_BITS));
+    let mem_resp = m.io("mem_resp", Dir::In, &mem_response(TAG_BITS));
+    let rocc_cmd = m.io("rocc_cmd", Dir::Out, &rocc_command());
+    let rocc_resp = m.io("rocc_resp", Dir::In, &rocc_response());
+    let rocc_busy = m.input("rocc_busy", 1);
+    let rocc_interrupt = m.input("rocc_interrupt", 1);
+    let rocc_mem_req = m.io("rocc_mem_req", Dir::In, &mem_request(0));
+    let rocc_mem_resp = m.io("rocc_mem_resp", Dir::Out, &mem_response(0));
+    let trace = m.io("trace", Dir::Out, &trace_shape());
+
+    let core = m.instance("core", &core(p)?);
+    let md = m.instance("muldiv", &muldiv(&p.muldiv())?);
+    m.connect_bundle(&md.io("req"), &core.io("muldiv_req"));
+    m.connect_bundle(&core.io("muldiv_resp"), &md.io("resp"));
+    m.connect(&md.port("kill"), &core.port("muldiv_kill"));
+
+    let arb = m.instance("arbiter", &mem_arbiter(3)?);
+    m.connect_bundle(&mem_req, &arb.io("mem_req"));
+    m.connect_bundle(&arb.io("mem_resp"), &mem_resp);
+    m.connect_bundle(&arb.io("c0_req"), &core.io("imem_req"));
+    m.connect_bundle(&core.io("imem_resp"), &arb.io("c0_resp"));
+    m.connect_bundle(&arb.io("c1_req"), &core.io("dmem_req"));
+    m.connect_bundle(&core.io("dmem_resp"), &arb.io("c1_resp"));
+    m.connect_bundle(&arb.io("c2_req"), &rocc_mem_req);
+    m.connect_bundle(&rocc_mem_resp, &arb.io("c2_resp"));
+
+    m.connect_bundle(&rocc_cmd, &core.io("rocc_cmd"));
+    m.connect_bundle(&core.io("rocc_resp"), &rocc_resp);
+    m.connect(&core.port("rocc_busy"), &rocc_busy);
+    m.connect(&core.port("rocc_interrupt"), &rocc_interrupt);
+    m.connect_bundle(&trace, &core.io("trace"));
+    m.finish()
+}

@@ -1,0 +1,167 @@
+//! A system bench for processor designs: runs an ELF program on a design with the
+//! Rocket-like tile's top ports, optionally in lockstep with the ISS.
+//!
+//! The design's `mem` port (tagged requests, valid-only responses) is served by the
+//! [`MemoryModel`] holding the program and the reset ROM. The host (HTIF) is served when
+//! the design commits a store to `tohost`, as the trace port shows it: the store has
+//! reached memory by then (a design commits a store only after memory answered it), so
+//! exits and system calls (console output) happen at a point of the program that the
+//! golden model reproduces exactly (`IssGolden::with_design_conventions`). RoCC inputs
+//! are held idle unless the design wires an accelerator of its own.
+
+use super::lockstep::{GoldenModel, IssGolden, Lockstep, LockstepError, TracePort};
+use super::memory::{MemConfig, MemError, MemPort, MemStats, MemoryModel};
+use super::{poke_u64, SignalError, Simulator};
+use crate::elf::Program;
+use crate::iss::htif::{Htif, HtifError};
+use crate::iss::mem::{reset_rom, RESET_VECTOR};
+use crate::iss::{IssConfig, IssError};
+use std::io::Write;
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct SocConfig {
+    /// Timing of the memory model (its `data_bytes` must be 8).
+    pub mem: MemConfig,
+    /// Clock cycles after reset before the run counts as hung.
+    pub max_cycles: u64,
+    /// Hold the RoCC inputs (`rocc_cmd_ready`, `rocc_resp_valid`, `rocc_busy`,
+    /// `rocc_interrupt`, `rocc_mem_req_valid`) at 0: the design has no accelerator.
+    pub idle_rocc: bool,
+}
+
+impl Default for SocConfig {
+    fn default() -> SocConfig {
+        SocConfig {
+            mem: MemConfig::default(),
+            max_cycles: 50_000_000,
+            idle_rocc: true,
+        }
+    }
+}
+
+/// What a finished run measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SocOutcome {
+    pub exit_code: u64,
+    /// Cycles from the end of reset to the exit store's commit.
+    pub cycles: u64,
+    /// Instructions committed (the trace port's records).
+    pub instret: u64,
+    /// Records checked against the golden model (0 without lockstep).
+    pub matched: u64,
+    pub mem: MemStats,
+}
+
+impl SocOutcome {
+    /// Cycles per committed instruction.
+    pub fn cpi(&self) -> f64 {
+        self.cycles as f64 / self.instret.max(1) as f64
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SocError {
+    #[error(transparent)]
+    Memory(#[from] MemError),
+    #[error(transparent)]
+    Htif(#[from] HtifError),
+    #[error("golden model: {0}")]
+    Iss(#[from] IssError),
+    #[error(transparent)]
+    Lockstep(#[from] LockstepError),
+    #[error(transparent)]
+    Signal(#[from] SignalError),
+    #[error("the program did not exit within {cycles} cycles ({instret} instructions committed)")]
+    Timeout { cycles: u64, instret: u64 },
+    #[error("the design exited with code {code} but the golden model had not finished")]
+    EarlyExit { code: u64 },
+}
+
+/// The golden model for `program` on a design: the ISS with its console discarded (the
+/// design's output is the one shown) and the design's conventions.
+pub fn golden(program: &Program, max_steps: u64) -> Result<IssGolden, IssError> {
+    let config = IssConfig {
+        stdout: Box::new(std::io::sink()),
+        stderr: Box::new(std::io::sink()),
+        ..IssConfig::default()
+    };
+    Ok(IssGolden::new(program, config, max_steps)?.with_design_conventions())
+}
+
+/// The design's memory port: `mem_req`/`mem_resp`, tagged, responses always accepted.
+pub fn mem_port() -> MemPort {
+    MemPort {
+        resp_ready: None,
+        ..MemPort::decoupled("mem", true)
+    }
+}
+
+/// Runs `program` from reset until it exits through HTIF. With `golden`, every commit is
+/// checked against it and the first divergence is the error.
+pub fn run<S: Simulator, G: GoldenModel>(
+    dut: &mut S,
+    program: &Program,
+    config: &SocConfig,
+    stdout: Box<dyn Write>,
+    stderr: Box<dyn Write>,
+    golden: Option<G>,
+) -> Result<SocOutcome, SocError> {
+    let mut memory = MemoryModel::new(config.mem.clone(), vec![mem_port()])?;
+    memory.memory_mut().load_program(program)?;
+    memory
+        .memory_mut()
+        .load_image(RESET_VECTOR, &reset_rom(program.entry))?;
+    let mut host = Htif::new(program.tohost, program.fromhost, stdout, stderr);
+    let mut lockstep = golden
+        .map(|g| Lockstep::new(g, TracePort::new("trace")))
+        .transpose()?;
+    let trace = TracePort::new("trace");
+    let signal = |r: Result<(), S::Error>| r.map_err(|e| SignalError(Box::new(e)));
+
+    if config.idle_rocc {
+        for port in [
+            "rocc_cmd_ready",
+            "rocc_resp_valid",
+            "rocc_busy",
+            "rocc_interrupt",
+            "rocc_mem_req_valid",
+        ] {
+            poke_u64(dut, port, 0)?;
+        }
+    }
+    signal(dut.poke_u64("reset", 1))?;
+    dut.step();
+    signal(dut.poke_u64("reset", 0))?;
+    let (tohost_word, tohost_lanes) = (program.tohost & !7, 0xffu8 << (program.tohost & 7));
+    let mut instret = 0;
+    for cycle in 0..config.max_cycles {
+        memory.tick(dut)?;
+        if let Some(l) = lockstep.as_mut() {
+            l.check_cycle(dut)?;
+        }
+        if trace.valid(dut)? {
+            instret += 1;
+            let r = trace.read(dut)?;
+            if r.mem_addr == tohost_word && r.mem_mask & tohost_lanes != 0 {
+                if let Some(code) = host.poll(memory.memory_mut())? {
+                    if lockstep.as_ref().is_some_and(|l| !l.finished()) {
+                        return Err(SocError::EarlyExit { code });
+                    }
+                    return Ok(SocOutcome {
+                        exit_code: code,
+                        cycles: cycle + 1,
+                        instret,
+                        matched: lockstep.as_ref().map_or(0, Lockstep::matched),
+                        mem: memory.stats(),
+                    });
+                }
+            }
+        }
+        dut.step();
+    }
+    Err(SocError::Timeout {
+        cycles: config.max_cycles,
+        instret,
+    })
+}
