@@ -130,3 +130,65 @@ fn isa_tests_in_lockstep() {
         }
     }
 }
+
+/// The console output of `elf` on the ISS alone (Spike's schedule): the reference for
+/// the design's.
+fn iss_console(elf: &Path) -> (u64, String) {
+    let program = elf::load_file(elf).unwrap();
+    let console = Console::default();
+    let config = verification::iss::IssConfig {
+        stdout: Box::new(console.clone()),
+        stderr: Box::new(console.clone()),
+        ..Default::default()
+    };
+    let mut iss = verification::iss::Iss::new(&program, config).unwrap();
+    match iss.run(None, None).unwrap() {
+        verification::iss::Stop::Exit(code) => (code, console.text()),
+        stop => panic!("{}: {stop:?}", elf.display()),
+    }
+}
+
+#[test]
+fn c_programs_in_lockstep() {
+    let dir = tempfile::tempdir().unwrap();
+    let programs = sources("programs", "c");
+    assert!(programs.len() >= 4);
+    for preset in PRESETS {
+        let mut dut = model(preset);
+        for (i, src) in programs.iter().enumerate() {
+            let elf = build(src, dir.path(), Kind::C);
+            let (code, text) = iss_console(&elf);
+            assert!(!text.is_empty(), "{} prints its result", src.display());
+            for latency in 0..3 {
+                let (out, console) = run(&mut dut, &elf, memory(latency, (i * 3 + latency) as u64))
+                    .unwrap_or_else(|e| panic!("{preset}: {e}"));
+                assert_eq!((out.exit_code, console.as_str()), (code, text.as_str()), "{preset}");
+                println!(
+                    "{preset} {} latency {}: {} instructions, CPI {:.2}",
+                    src.file_stem().unwrap().to_string_lossy(),
+                    memory(latency, 0).latency,
+                    out.instret,
+                    out.cpi()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn random_programs_in_lockstep() {
+    let count = if long() { 100_000 } else { 200 };
+    let dir = tempfile::tempdir().unwrap();
+    let mut duts: Vec<Model> = PRESETS.iter().map(|p| model(p)).collect();
+    for seed in 0..count as u64 {
+        let src = dir.path().join(format!("rand{seed}.S"));
+        std::fs::write(&src, verification::randgen::generate(seed, 300)).unwrap();
+        let elf = build(&src, dir.path(), Kind::BareAsm);
+        let preset = (seed % 2) as usize;
+        let (out, _) = run(&mut duts[preset], &elf, memory((seed / 2) as usize, seed))
+            .unwrap_or_else(|e| panic!("{} seed {seed}: {e}", PRESETS[preset]));
+        assert_eq!(out.exit_code, 0, "seed {seed}");
+        let _ = std::fs::remove_file(&src);
+        let _ = std::fs::remove_file(&elf);
+    }
+}

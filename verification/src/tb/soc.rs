@@ -4,7 +4,8 @@
 //! The design's `mem` port (tagged requests, valid-only responses) is served by the
 //! [`MemoryModel`] holding the program and the reset ROM. The host (HTIF) is served when
 //! the design commits a store to `tohost`, as the trace port shows it: the store has
-//! reached memory by then (a design commits a store only after memory answered it), so
+//! reached memory by then (a design commits a store only after memory answered it), and
+//! the host is served before the memory model accepts the cycle's requests, so
 //! exits and system calls (console output) happen at a point of the program that the
 //! golden model reproduces exactly (`IssGolden::with_design_conventions`). RoCC inputs
 //! are held idle unless the design wires an accelerator of its own.
@@ -136,7 +137,9 @@ pub fn run<S: Simulator, G: GoldenModel>(
     let (tohost_word, tohost_lanes) = (program.tohost & !7, 0xffu8 << (program.tohost & 7));
     let mut instret = 0;
     for cycle in 0..config.max_cycles {
-        memory.tick(dut)?;
+        // The trace comes from registers, so it is read before the memory model serves
+        // this cycle's requests: a load right behind the `tohost` store then sees the
+        // host's answer, as in the golden model.
         if let Some(l) = lockstep.as_mut() {
             l.check_cycle(dut)?;
         }
@@ -158,6 +161,7 @@ pub fn run<S: Simulator, G: GoldenModel>(
                 }
             }
         }
+        memory.tick(dut)?;
         dut.step();
     }
     Err(SocError::Timeout {
