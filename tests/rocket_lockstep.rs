@@ -162,7 +162,11 @@ fn c_programs_in_lockstep() {
             for latency in 0..3 {
                 let (out, console) = run(&mut dut, &elf, memory(latency, (i * 3 + latency) as u64))
                     .unwrap_or_else(|e| panic!("{preset}: {e}"));
-                assert_eq!((out.exit_code, console.as_str()), (code, text.as_str()), "{preset}");
+                assert_eq!(
+                    (out.exit_code, console.as_str()),
+                    (code, text.as_str()),
+                    "{preset}"
+                );
                 println!(
                     "{preset} {} latency {}: {} instructions, CPI {:.2}",
                     src.file_stem().unwrap().to_string_lossy(),

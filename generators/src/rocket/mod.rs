@@ -12,6 +12,7 @@
 
 pub mod alu;
 pub mod bus;
+pub mod cache;
 pub mod core;
 pub mod csr;
 pub mod decode;

@@ -5,10 +5,11 @@
 //! the tile's.
 
 use super::bus::{mem_request, mem_response, rocc_command, rocc_response};
+use super::cache::cache;
 use super::core::core;
 use super::mem_arbiter::mem_arbiter;
 use super::muldiv::muldiv;
-use super::params::RocketParams;
+use super::params::{MemoryKind, RocketParams};
 use super::trace::trace_shape;
 use hdl::{Dir, HdlErrors, Module, ModuleBuilder};
 use std::rc::Rc;
@@ -37,10 +38,28 @@ pub fn tile(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
     let arb = m.instance("arbiter", &mem_arbiter(3)?);
     m.connect_bundle(&mem_req, &arb.io("mem_req"));
     m.connect_bundle(&arb.io("mem_resp"), &mem_resp);
-    m.connect_bundle(&arb.io("c0_req"), &core.io("imem_req"));
-    m.connect_bundle(&core.io("imem_resp"), &arb.io("c0_resp"));
-    m.connect_bundle(&arb.io("c1_req"), &core.io("dmem_req"));
-    m.connect_bundle(&core.io("dmem_resp"), &arb.io("c1_resp"));
+    for (side, client, params, name, invalidate) in [
+        ("imem", "c0", p.icache(), "ICache", "icache_invalidate"),
+        ("dmem", "c1", p.dcache(), "DCache", "dcache_invalidate"),
+    ] {
+        let (req, resp) = (format!("{side}_req"), format!("{side}_resp"));
+        let (creq, cresp) = (format!("{client}_req"), format!("{client}_resp"));
+        let invalidate = core.port(invalidate);
+        match p.memory {
+            MemoryKind::Direct => {
+                m.connect_bundle(&arb.io(&creq), &core.io(&req));
+                m.connect_bundle(&core.io(&resp), &arb.io(&cresp));
+            }
+            MemoryKind::Cache => {
+                let c = m.instance(&name.to_lowercase(), &cache(name, &params)?);
+                m.connect_bundle(&c.io("cpu_req"), &core.io(&req));
+                m.connect_bundle(&core.io(&resp), &c.io("cpu_resp"));
+                m.connect_bundle(&arb.io(&creq), &c.io("mem_req"));
+                m.connect_bundle(&c.io("mem_resp"), &arb.io(&cresp));
+                m.connect(&c.port("invalidate"), &invalidate);
+            }
+        }
+    }
     m.connect_bundle(&arb.io("c2_req"), &rocc_mem_req);
     m.connect_bundle(&rocc_mem_resp, &arb.io("c2_resp"));
 
