@@ -4,9 +4,12 @@
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use hdl::{Design, Dir};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+use verification::elf;
 use verification::simulator::{exercise, OutputStats, Stimulus};
+use verification::tb::memory::MemConfig;
+use verification::tb::soc::{self, SocConfig};
 use verification::verilator::{Model, Options, PortSpec, TraceFormat};
 
 #[derive(Args)]
@@ -37,10 +40,34 @@ pub struct SimArgs {
     /// Threads of the Verilator model.
     #[arg(long, value_name = "N", default_value_t = 1)]
     threads: u32,
-    /// Program to load (an RV64 ELF), for processor designs.
+    /// Program to load (an RV64 ELF), for processor designs: runs it to its exit and
+    /// exits with its exit code.
     #[arg(long, value_name = "FILE.elf")]
     program: Option<PathBuf>,
+    /// With --program: check every commit against the ISS in lockstep.
+    #[arg(long, requires = "program")]
+    lockstep: bool,
+    /// With --program: memory latency in cycles.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "program")]
+    latency: u32,
+    /// With --program: extra random latency per request, 0..=N cycles.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "program")]
+    jitter: u32,
+    /// With --program: percent of cycles in which memory refuses requests.
+    #[arg(long, value_name = "P", default_value_t = 0, requires = "program")]
+    stall_percent: u32,
+    /// With --program: cycles before the run counts as hung.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 100_000_000,
+        requires = "program"
+    )]
+    max_cycles: u64,
 }
+
+/// Designs that run programs: those with a commit trace and the tile's memory port.
+const PROCESSORS: [&str; 1] = ["rocket"];
 
 #[derive(Clone, Copy, ValueEnum)]
 enum StimulusArg {
@@ -54,12 +81,13 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     let params = super::generate::parameters(args.config.as_deref(), &args.set)?;
     let info = generators::design(&args.design)?;
     if let Some(p) = &args.program {
-        // No design of the registry is a processor yet.
-        bail!(
-            "design {} takes no program (got --program {})",
-            info.name,
-            p.display()
-        );
+        if !PROCESSORS.contains(&info.name) {
+            bail!(
+                "design {} takes no program (got --program {})",
+                info.name,
+                p.display()
+            );
+        }
     }
     let design = Design::new(&info.elaborate(&params)?.top);
     let wave = match (&args.vcd, &args.fst) {
@@ -76,6 +104,11 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
         .with_context(|| format!("building the Verilator model of {}", info.name))?;
     if let Some((_, path)) = wave {
         model.trace(path)?;
+    }
+    if let Some(program) = &args.program {
+        let code = run_program(&mut model, program, &args)?;
+        model.close_trace();
+        return Ok(code);
     }
     let stimulus = match args.stimulus {
         StimulusArg::Random => Stimulus::Random { seed: args.seed },
@@ -116,6 +149,59 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     let outputs: Vec<&PortSpec> = ports.iter().filter(|p| p.dir == Dir::Out).collect();
     print!("{}", summary(&outputs, &stats, args.cycles));
     Ok(0)
+}
+
+/// Runs `path` on a processor design; prints cycles, instructions and CPI to stderr
+/// (stdout is the program's) and returns its exit code (above 255: 255, with a note).
+fn run_program(model: &mut Model, path: &Path, args: &SimArgs) -> anyhow::Result<u8> {
+    let program = elf::load_file(path).with_context(|| format!("loading {}", path.display()))?;
+    let config = SocConfig {
+        mem: MemConfig {
+            latency: args.latency,
+            jitter: args.jitter,
+            stall_percent: args.stall_percent,
+            seed: args.seed,
+            ..MemConfig::default()
+        },
+        max_cycles: args.max_cycles,
+        ..SocConfig::default()
+    };
+    let golden = if args.lockstep {
+        Some(soc::golden(&program, u64::MAX).context("starting the ISS")?)
+    } else {
+        None
+    };
+    let start = Instant::now();
+    let out = soc::run(
+        model,
+        &program,
+        &config,
+        Box::new(std::io::stdout()),
+        Box::new(std::io::stderr()),
+        golden,
+    )?;
+    let seconds = start.elapsed().as_secs_f64();
+    eprintln!(
+        "{}: exit code {}, {} cycles, {} instructions, CPI {:.3}{} ({:.0} cycles/s)",
+        path.display(),
+        out.exit_code,
+        out.cycles,
+        out.instret,
+        out.cpi(),
+        if args.lockstep {
+            format!(", {} commits matched the ISS", out.matched)
+        } else {
+            String::new()
+        },
+        out.cycles as f64 / seconds.max(1e-9)
+    );
+    Ok(u8::try_from(out.exit_code).unwrap_or_else(|_| {
+        eprintln!(
+            "note: the program's exit code {} does not fit a process status; exiting with 255",
+            out.exit_code
+        );
+        255
+    }))
 }
 
 /// One aligned line per output: width, final value, cycles nonzero, changes.
