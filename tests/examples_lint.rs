@@ -1,4 +1,4 @@
-//! Both example designs are lint clean (Verilator -Wall with zero warnings, Yosys
+//! Every design is lint clean (Verilator -Wall with zero warnings, Yosys
 //! `check -assert`, Icarus Verilog) across parameter sweeps; `ACCELGEN_LONG=1` sweeps the
 //! full cross product.
 
@@ -137,4 +137,52 @@ fn banked_rf_is_lint_clean() {
         configs.push(("banks = 4\nmask_gran = 8".to_string(), opts));
     }
     lint_all("banked_rf", &configs);
+}
+
+#[test]
+fn rocket_is_lint_clean() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let mut configs: Vec<(String, OutputOptions)> = ["rocket-small", "rocket-default"]
+        .iter()
+        .map(|p| {
+            let text = fs::read_to_string(root.join(format!("{p}.toml"))).expect("preset");
+            (text, OutputOptions::default())
+        })
+        .collect();
+    let predictors = [
+        "predictor = \"none\"",
+        "predictor = \"bht\"\nbht_entries = 2",
+        "predictor = \"bht\"\nbht_entries = 256",
+        "predictor = \"btb\"\nbtb_entries = 1",
+        "predictor = \"btb\"\nbtb_entries = 5",
+    ];
+    let memories = [
+        "memory = \"direct\"",
+        "icache_sets = 1\nicache_ways = 1\nicache_line_bytes = 8\n\
+         dcache_sets = 1\ndcache_ways = 1\ndcache_line_bytes = 8",
+        "icache_sets = 16\nicache_ways = 4\nicache_line_bytes = 16\n\
+         dcache_sets = 64\ndcache_ways = 2\ndcache_line_bytes = 32\nuncached_size = 0",
+        "icache_sets = 4\nicache_ways = 8\nicache_line_bytes = 256\n\
+         dcache_sets = 128\ndcache_ways = 3\ndcache_line_bytes = 64",
+    ];
+    let muldivs = [
+        "mul = \"iterative\"\nmul_bits_per_cycle = 1\ndiv_bits_per_cycle = 1",
+        "mul = \"iterative\"\nmul_bits_per_cycle = 64\ndiv_bits_per_cycle = 4",
+        "mul = \"pipelined\"\nmul_stages = 1\ndiv_bits_per_cycle = 2",
+        "mul = \"pipelined\"\nmul_stages = 3\nrocc = true",
+    ];
+    // Every predictor, memory shape and multiplier shows up; long runs cross them all.
+    let n = predictors.len() * memories.len() * muldivs.len();
+    for i in 0..n {
+        let (p, m, d) = (
+            i % predictors.len(),
+            (i / predictors.len()) % memories.len(),
+            i / (predictors.len() * memories.len()),
+        );
+        if long() || (p + m + d) % 5 == 0 || i < predictors.len() {
+            let text = format!("{}\n{}\n{}", predictors[p], memories[m], muldivs[d]);
+            configs.push((text, OutputOptions::default()));
+        }
+    }
+    lint_all("rocket", &configs);
 }

@@ -14,7 +14,26 @@ use verification::tb::soc::{self, SocConfig, SocOutcome};
 use verification::toolchain::{build_elf, BuildOptions, Kind};
 use verification::verilator::{Model, Options};
 
-const PRESETS: [&str; 2] = ["rocket-small", "rocket-default"];
+/// The configurations: both presets, and the default one with the decode-stage BHT, a
+/// pipelined multiplier and a 2-bit divider instead.
+const CONFIGS: [(&str, &str); 3] = [
+    ("rocket-small", ""),
+    ("rocket-default", ""),
+    (
+        "rocket-default",
+        "predictor = \"bht\"\nbht_entries = 32\nmul = \"pipelined\"\nmul_stages = 2\n\
+         div_bits_per_cycle = 2\ndcache_ways = 1\nicache_line_bytes = 16",
+    ),
+];
+
+/// A configuration's name in messages.
+fn name(config: (&str, &str)) -> String {
+    if config.1.is_empty() {
+        config.0.to_string()
+    } else {
+        format!("{} with {}", config.0, config.1.replace('\n', ", "))
+    }
+}
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
@@ -24,10 +43,11 @@ fn long() -> bool {
     std::env::var("ACCELGEN_LONG").is_ok_and(|v| v == "1")
 }
 
-/// The Verilator model of a preset.
-fn model(preset: &str) -> Model {
+/// The Verilator model of a preset with overrides.
+fn model((preset, overrides): (&str, &str)) -> Model {
     let text = std::fs::read_to_string(root().join(format!("configs/{preset}.toml"))).unwrap();
-    let table: toml::Table = text.parse().unwrap();
+    let mut table: toml::Table = text.parse().unwrap();
+    table.extend(overrides.parse::<toml::Table>().unwrap());
     let top = generators::elaborate("rocket", &table).unwrap();
     Model::of_design(&Design::new(&top), &Options::default()).unwrap()
 }
@@ -116,8 +136,8 @@ fn isa_tests_in_lockstep() {
         .map(|s| build(s, dir.path(), Kind::BareAsm))
         .collect();
     assert!(elves.len() >= 90);
-    for preset in PRESETS {
-        let mut dut = model(preset);
+    for config in CONFIGS {
+        let (preset, mut dut) = (name(config), model(config));
         for (i, elf) in elves.iter().enumerate() {
             let (out, _) =
                 run(&mut dut, elf, memory(i, i as u64)).unwrap_or_else(|e| panic!("{preset}: {e}"));
@@ -153,8 +173,8 @@ fn c_programs_in_lockstep() {
     let dir = tempfile::tempdir().unwrap();
     let programs = sources("programs", "c");
     assert!(programs.len() >= 4);
-    for preset in PRESETS {
-        let mut dut = model(preset);
+    for config in CONFIGS {
+        let (preset, mut dut) = (name(config), model(config));
         for (i, src) in programs.iter().enumerate() {
             let elf = build(src, dir.path(), Kind::C);
             let (code, text) = iss_console(&elf);
@@ -183,14 +203,14 @@ fn c_programs_in_lockstep() {
 fn random_programs_in_lockstep() {
     let count = if long() { 100_000 } else { 200 };
     let dir = tempfile::tempdir().unwrap();
-    let mut duts: Vec<Model> = PRESETS.iter().map(|p| model(p)).collect();
+    let mut duts: Vec<Model> = CONFIGS.iter().map(|&c| model(c)).collect();
     for seed in 0..count as u64 {
         let src = dir.path().join(format!("rand{seed}.S"));
         std::fs::write(&src, verification::randgen::generate(seed, 300)).unwrap();
         let elf = build(&src, dir.path(), Kind::BareAsm);
-        let preset = (seed % 2) as usize;
-        let (out, _) = run(&mut duts[preset], &elf, memory((seed / 2) as usize, seed))
-            .unwrap_or_else(|e| panic!("{} seed {seed}: {e}", PRESETS[preset]));
+        let c = (seed % 3) as usize;
+        let (out, _) = run(&mut duts[c], &elf, memory((seed / 3) as usize, seed))
+            .unwrap_or_else(|e| panic!("{} seed {seed}: {e}", name(CONFIGS[c])));
         assert_eq!(out.exit_code, 0, "seed {seed}");
         let _ = std::fs::remove_file(&src);
         let _ = std::fs::remove_file(&elf);

@@ -1,8 +1,10 @@
 //! `RocketCore`: the five-stage in-order pipeline.
 //!
 //! - IF: a two-entry fetch queue fed by up to two outstanding I-side requests; after a
-//!   redirect the responses still in flight are dropped. Fetch predicts fall-through.
-//! - ID (the queue's head): decode, register read with bypasses from EX, MEM and WB,
+//!   redirect the responses still in flight are dropped. Fetch predicts fall-through,
+//!   or follows the BTB (`bpred.rs`) for the instruction that just arrived.
+//! - ID (the queue's head): with the BHT, jal and predicted-taken branches redirect
+//!   fetch from here; decode, register read with bypasses from EX, MEM and WB,
 //!   interlocks on results not yet available (loads, CSR reads, AMOs and RoCC responses
 //!   until they reach WB; multiply/divide until it leaves EX).
 //! - EX: ALU, branch and jump resolution (a taken one redirects fetch and squashes ID),
@@ -17,12 +19,13 @@
 //! control signals, which keeps the stage registers small and the decoder in one place.
 
 use super::alu::{alu, branch_taken};
+use super::bpred::{Bht, Btb, Resolution};
 use super::bus::{
     mem_request, mem_response, muldiv_request, muldiv_response, rocc_command, rocc_response,
 };
 use super::csr::CsrFile;
 use super::decode::{decode, Ctrl};
-use super::params::RocketParams;
+use super::params::{Predictor, RocketParams};
 use super::trace::trace_shape;
 use hdl::helpers::priority_mux;
 use hdl::{cat, mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, Value};
@@ -43,6 +46,12 @@ mod cause {
     pub const STORE_MISALIGNED: u64 = 6;
     pub const STORE_ACCESS_FAULT: u64 = 7;
     pub const ECALL_M: u64 = 11;
+}
+
+/// The predictors the configuration has, trained from EX.
+struct Predictors {
+    btb: Option<Btb>,
+    bht: Option<Bht>,
 }
 
 /// A pipeline register holding one instruction and its pending exception.
@@ -189,10 +198,27 @@ pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
     let ex_target = m.wire("ex_target", 64);
     let redirect = &mem_redirect | &ex_redirect;
     let target = mux(&mem_redirect, &mem_target, &ex_target);
+    // Predicted-taken redirects from decode (BHT) or from an arriving instruction (BTB).
+    let id_redirect = m.wire("id_redirect", 1);
+    let id_target = m.wire("id_target", 64);
+    let btb_redirect = m.wire("btb_redirect", 1);
+    let btb_target = m.wire("btb_target", 64);
+    let any_redirect = &(&redirect | &id_redirect) | &btb_redirect;
+    let fetch_target = priority_mux(
+        &[
+            (redirect.clone(), target.clone()),
+            (id_redirect.clone(), id_target.clone()),
+        ],
+        &btb_target,
+    );
     let fetch_hold = m.wire("fetch_hold", 1);
 
     // ---- IF: fetch queue -------------------------------------------------------------
     let pc_f = m.reg("pc_f", 64, RESET_VECTOR);
+    let mut predictors = Predictors {
+        btb: None,
+        bht: None,
+    };
     let outstanding = m.reg("fetch_outstanding", 2, 0u64);
     let drop = m.reg("fetch_drop", 2, 0u64);
     let q: Vec<Stage> = (0..2)
@@ -204,7 +230,7 @@ pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
 
     let pc_ok = &in_rom(&pc_f) | &in_ram(&pc_f);
     let room = (&occupancy + &live).lt(&k(&live, 2, 2));
-    let may_fetch = &(&room & &!&redirect) & &!&fetch_hold;
+    let may_fetch = &(&room & &!&any_redirect) & &!&fetch_hold;
     m.connect(
         imem_req.valid(),
         &(&(&may_fetch & &pc_ok) & &outstanding.lt(&k(&live, 2, 2))),
@@ -238,14 +264,33 @@ pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
     m.when(&(&fetch_fire | &fault_enq), |m| {
         m.connect(&pc_f, &(&pc_f + &four))
     });
-    m.when(&redirect, |m| {
+    m.when(&any_redirect, |m| {
         m.connect(&drop, &outstanding_next);
-        m.connect(&pc_f, &target);
+        m.connect(&pc_f, &fetch_target);
     });
 
     // Queue: entries shift towards q[0] on dequeue; a new entry goes to the first free.
-    let enq = &(&resp_live | &fault_enq) & &!&redirect;
+    let squash = &redirect | &id_redirect;
+    let enq = &(&resp_live | &fault_enq) & &!&squash;
     let enq_pc = mux(&resp_live, &resp_pc, &pc_f);
+    let q_pred: Vec<Value> = (0..2)
+        .map(|i| m.reg(&format!("fq{i}_pred"), 64, 0u64))
+        .collect();
+    let enq_pred = match p.predictor {
+        Predictor::Btb => {
+            let btb = Btb::new(&mut m, p.btb_entries);
+            let (taken, to) = btb.predict(&resp_pc);
+            m.connect(&btb_redirect, &(&(&resp_live & &!&squash) & &taken));
+            m.connect(&btb_target, &to);
+            predictors.btb = Some(btb);
+            mux(&btb_redirect, &to, &(&enq_pc + &four))
+        }
+        _ => {
+            m.connect(&btb_redirect, &zero1);
+            m.connect(&btb_target, &zero64);
+            &enq_pc + &four
+        }
+    };
     let enq_insn = mux(&resp_live, &resp_insn, &zero64.slice(31, 0));
     let enq_fault = !&resp_live;
     let fault_cause = k(&zero64, cause::INSN_ACCESS_FAULT, 4);
@@ -260,6 +305,7 @@ pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
             &q[1].insn,
             (&q[1].exc, &q[1].cause, &q[1].tval),
         );
+        m.connect(&q_pred[0], &q_pred[1]);
     });
     m.connect(&q[0].valid, &after_deq0);
     m.connect(&q[1].valid, &after_deq1);
@@ -267,13 +313,15 @@ pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
         m.when(&!&after_deq0, |m| {
             m.connect(&q[0].valid, &one1);
             q[0].load(m, &enq_pc, &enq_insn, (&enq_fault, &fault_cause, &enq_pc));
+            m.connect(&q_pred[0], &enq_pred);
         })
         .otherwise(|m| {
             m.connect(&q[1].valid, &one1);
             q[1].load(m, &enq_pc, &enq_insn, (&enq_fault, &fault_cause, &enq_pc));
+            m.connect(&q_pred[1], &enq_pred);
         });
     });
-    m.when(&redirect, |m| {
+    m.when(&squash, |m| {
         m.connect(&q[0].valid, &zero1);
         m.connect(&q[1].valid, &zero1);
     });
@@ -287,6 +335,8 @@ pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
     let ex = Stage::new(&mut m, "ex");
     let ex_rs1 = m.reg("ex_rs1", 64, 0u64);
     let ex_rs2 = m.reg("ex_rs2", 64, 0u64);
+    // The next pc fetch went on to after this instruction.
+    let ex_pred = m.reg("ex_pred", 64, 0u64);
     let mem = Stage::new(&mut m, "mem");
     let mem_result = m.reg("mem_result", 64, 0u64);
     let mem_addr = m.reg("mem_addr", 64, 0u64);
@@ -451,11 +501,40 @@ pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
     m.when(&md_req.fire(), |m| m.connect(&md_sent, &one1));
     m.when(&(&ex_go | &flush_ex), |m| m.connect(&md_sent, &zero1));
     let next_pc = mux(&taken, &jump_target, &link);
-    m.connect(&ex_redirect, &(&(&ex_go & &!&ex_exc.0) & &taken));
+    let resolved = &ex_go & &!&ex_exc.0;
+    m.connect(&ex_redirect, &(&resolved & &next_pc.ne(&ex_pred)));
+    let resolution = Resolution {
+        valid: &(&resolved & &(&ex_ctrl.branch | &ex_ctrl.jal)),
+        pc: &ex.pc,
+        target: &jump_target,
+        taken: &taken,
+        jump: &ex_ctrl.jal,
+    };
+    if let Some(btb) = &predictors.btb {
+        btb.train(&mut m, &resolution);
+    }
+    if let Some(bht) = &predictors.bht {
+        bht.train(&mut m, &resolution);
+    }
     m.connect(&ex_target, &next_pc);
 
     // ID advances into a free (or freeing) EX unless squashed this cycle.
     let ex_free = &!&ex.valid | &ex_go;
+    // Decode-stage prediction: jal always, branches by the BHT.
+    match p.predictor {
+        Predictor::Bht => {
+            let bht = Bht::new(&mut m, p.bht_entries);
+            let predicted = &id_ctrl.jal | &(&id_ctrl.branch & &bht.predict(&id.pc));
+            let taken = &(&predicted & &!&id_exc.0) & &id_go;
+            m.connect(&id_redirect, &taken);
+            m.connect(&id_target, &(&id.pc + &id_ctrl.imm));
+            predictors.bht = Some(bht);
+        }
+        _ => {
+            m.connect(&id_redirect, &zero1);
+            m.connect(&id_target, &zero64);
+        }
+    }
     m.connect(
         &id_go,
         &(&(&(&id.valid & &!&hazard) & &ex_free) & &!&redirect),
@@ -465,6 +544,7 @@ pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
         ex.load(m, &id.pc, &id.insn, (&id_exc.0, &id_exc.1, &id_exc.2));
         m.connect(&ex_rs1, &id_rs1);
         m.connect(&ex_rs2, &id_rs2);
+        m.connect(&ex_pred, &mux(&id_redirect, &id_target, &q_pred[0]));
     });
     m.when(&flush_ex, |m| m.connect(&ex.valid, &zero1));
 

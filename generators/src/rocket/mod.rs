@@ -11,6 +11,7 @@
 //! - `bus.rs`: interface shapes; `params.rs`: the parameters.
 
 pub mod alu;
+pub mod bpred;
 pub mod bus;
 pub mod cache;
 pub mod core;

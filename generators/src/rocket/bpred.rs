@@ -1,0 +1,153 @@
+//! Branch predictors of the front end, built into the core's module.
+//!
+//! - `Btb`: a fully associative branch target buffer consulted by fetch with the pc of
+//!   each arriving instruction; a hit on a jump, or on a branch whose 2-bit counter says
+//!   taken, sends fetch to the stored target. Taken branches and jumps allocate entries
+//!   (round-robin replacement); resolved branches train the counters.
+//! - `Bht`: a table of 2-bit counters indexed by pc[2..], consulted in decode; a jal, or
+//!   a branch predicted taken, redirects fetch from decode (one bubble).
+//!
+//! Both are trained from execute, where branches resolve; a wrong prediction costs the
+//! same redirect as no prediction.
+
+use hdl::{mux, Bits, ModuleBuilder, Value};
+
+/// Saturating 2-bit counter step.
+fn count(c: &Value, taken: &Value) -> Value {
+    let k = |v: u64| c.konst(Bits::from_u64(2, v));
+    let up = mux(&c.eq(&k(3)), c, &(c + &k(1)));
+    let down = mux(&c.eq(&k(0)), c, &(c - &k(1)));
+    mux(taken, &up, &down)
+}
+
+/// A resolved branch or jump, from execute.
+pub struct Resolution<'a> {
+    pub valid: &'a Value,
+    pub pc: &'a Value,
+    pub target: &'a Value,
+    pub taken: &'a Value,
+    /// An unconditional jump (jal): always taken.
+    pub jump: &'a Value,
+}
+
+pub struct Btb {
+    valid: Vec<Value>,
+    tag: Vec<Value>,
+    target: Vec<Value>,
+    counter: Vec<Value>,
+    jump: Vec<Value>,
+    next: Value,
+}
+
+impl Btb {
+    pub fn new(m: &mut ModuleBuilder, entries: u32) -> Btb {
+        let reg = |m: &mut ModuleBuilder, n: &str, w: u32| -> Vec<Value> {
+            (0..entries)
+                .map(|i| m.reg(&format!("btb_{n}{i}"), w, 0u64))
+                .collect()
+        };
+        Btb {
+            valid: reg(m, "valid", 1),
+            tag: reg(m, "tag", 62),
+            target: reg(m, "target", 64),
+            counter: reg(m, "counter", 2),
+            jump: reg(m, "jump", 1),
+            next: m.reg("btb_next", hdl::ir::addr_width(entries as u64), 0u64),
+        }
+    }
+
+    fn hits(&self, pc: &Value) -> Vec<Value> {
+        let tag = pc.slice(63, 2);
+        self.valid
+            .iter()
+            .zip(&self.tag)
+            .map(|(v, t)| v & &t.eq(&tag))
+            .collect()
+    }
+
+    /// (predicted taken, target) for the instruction at `pc`.
+    pub fn predict(&self, pc: &Value) -> (Value, Value) {
+        let hits = self.hits(pc);
+        let mut taken = pc.konst(Bits::zero(1));
+        let mut target = pc.konst(Bits::zero(64));
+        for (i, h) in hits.iter().enumerate() {
+            let t = &self.jump[i] | &self.counter[i].bit(1);
+            taken = mux(h, &t, &taken);
+            target = mux(h, &self.target[i], &target);
+        }
+        (taken, target)
+    }
+
+    pub fn train(&self, m: &mut ModuleBuilder, r: &Resolution) {
+        let hits = self.hits(r.pc);
+        let any = hits[1..].iter().fold(hits[0].clone(), |a, h| &a | h);
+        for (i, h) in hits.iter().enumerate() {
+            m.when(&(r.valid & h), |m| {
+                m.connect(&self.counter[i], &count(&self.counter[i], r.taken));
+                m.connect(&self.target[i], r.target);
+            });
+        }
+        let n = self.valid.len() as u64;
+        let w = self.next.width();
+        let allocate = &(r.valid & &!&any) & r.taken;
+        for i in 0..self.valid.len() {
+            let here = self.next.eq(&self.next.konst(Bits::from_u64(w, i as u64)));
+            m.when(&(&allocate & &here), |m| {
+                m.connect(&self.valid[i], &here.konst(Bits::from_u64(1, 1)));
+                m.connect(&self.tag[i], &r.pc.slice(63, 2));
+                m.connect(&self.target[i], r.target);
+                m.connect(&self.counter[i], &here.konst(Bits::from_u64(2, 2)));
+                m.connect(&self.jump[i], r.jump);
+            });
+        }
+        let last = self.next.eq(&self.next.konst(Bits::from_u64(w, n - 1)));
+        let next = mux(
+            &last,
+            &self.next.konst(Bits::zero(w)),
+            &(&self.next + &self.next.konst(Bits::from_u64(w, 1))),
+        );
+        m.when(&allocate, |m| m.connect(&self.next, &next));
+    }
+}
+
+pub struct Bht {
+    counter: Vec<Value>,
+    index_bits: u32,
+}
+
+impl Bht {
+    /// `entries` is a power of two.
+    pub fn new(m: &mut ModuleBuilder, entries: u32) -> Bht {
+        Bht {
+            counter: (0..entries)
+                .map(|i| m.reg(&format!("bht{i}"), 2, 1u64))
+                .collect(),
+            index_bits: entries.trailing_zeros(),
+        }
+    }
+
+    fn index(&self, pc: &Value) -> Value {
+        pc.slice(self.index_bits + 1, 2)
+    }
+
+    /// Whether the branch at `pc` is predicted taken.
+    pub fn predict(&self, pc: &Value) -> Value {
+        let idx = self.index(pc);
+        let mut taken = pc.konst(Bits::zero(1));
+        for (i, c) in self.counter.iter().enumerate() {
+            let here = idx.eq(&idx.konst(Bits::from_u64(self.index_bits, i as u64)));
+            taken = mux(&here, &c.bit(1), &taken);
+        }
+        taken
+    }
+
+    /// Trains on a resolved conditional branch (`r.jump` clear).
+    pub fn train(&self, m: &mut ModuleBuilder, r: &Resolution) {
+        let idx = self.index(r.pc);
+        let branch = r.valid & &!r.jump;
+        for (i, c) in self.counter.iter().enumerate() {
+            let here = idx.eq(&idx.konst(Bits::from_u64(self.index_bits, i as u64)));
+            m.when(&(&branch & &here), |m| m.connect(c, &count(c, r.taken)));
+        }
+    }
+}
