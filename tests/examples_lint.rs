@@ -185,4 +185,6 @@ fn rocket_is_lint_clean() {
         }
     }
     lint_all("rocket", &configs);
+    let presets: Vec<(String, OutputOptions)> = configs.into_iter().take(2).collect();
+    lint_all("rocket_accumulator", &presets);
 }

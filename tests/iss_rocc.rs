@@ -7,48 +7,11 @@
 
 use verification::elf;
 use verification::iss::mem::Memory;
-use verification::iss::rocc::{self, RoccAccelerator, RoccCommand, RoccError};
+use verification::iss::rocc::{self, Accumulator, RoccAccelerator, RoccCommand, RoccError};
 use verification::iss::{Iss, IssConfig, IssError, Stop};
 use verification::toolchain::{build_elf, BuildOptions, Kind};
 
 /// Four accumulators selected by the rs2 field (as Spike's example RoCC accelerator):
-/// funct7 0: acc = rs1; 1: read; 2: acc = mem[rs1]; 3: acc += rs1. Responds with the
-/// accumulator's previous value.
-#[derive(Default)]
-struct Accumulator {
-    acc: [u64; 4],
-    commands: std::rc::Rc<std::cell::Cell<usize>>,
-}
-
-impl RoccAccelerator for Accumulator {
-    fn execute(&mut self, cmd: &RoccCommand, mem: &mut Memory) -> Result<u64, RoccError> {
-        self.commands.set(self.commands.get() + 1);
-        let unsupported = RoccError::Unsupported {
-            opcode: cmd.opcode,
-            funct7: cmd.funct7,
-        };
-        if cmd.opcode != 0 || cmd.rs2 >= 4 {
-            return Err(unsupported);
-        }
-        let slot = &mut self.acc[cmd.rs2 as usize];
-        let prev = *slot;
-        match cmd.funct7 {
-            0 => *slot = cmd.rs1_value,
-            1 => {}
-            2 => {
-                *slot = mem
-                    .read(cmd.rs1_value, 8)
-                    .ok_or(RoccError::LoadAccessFault {
-                        addr: cmd.rs1_value,
-                    })?
-            }
-            3 => *slot = slot.wrapping_add(cmd.rs1_value),
-            _ => return Err(unsupported),
-        }
-        Ok(prev)
-    }
-}
-
 // funct3 of a RoCC instruction is {xd, xs1, xs2}.
 const PROGRAM: &str = r#"
 #include "isa_test.h"

@@ -123,3 +123,36 @@ fn bad_programs_and_flags_are_clear_errors() {
         "{out:?}"
     );
 }
+
+#[test]
+fn the_accumulator_design_runs_rocc_programs() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "int main(void)\n{\n    long r;\n    \
+               asm volatile(\".insn r CUSTOM_0, 2, 0, x0, %0, x1\" : : \"r\"(5L));\n    \
+               asm volatile(\".insn r CUSTOM_0, 2, 3, x0, %0, x1\" : : \"r\"(4L));\n    \
+               asm volatile(\".insn r CUSTOM_0, 4, 1, %0, x0, x1\" : \"=r\"(r));\n    \
+               return (int)r;\n}\n";
+    let elf = build_c(dir.path(), "acc", src);
+    let out = accelgen()
+        .args([
+            "sim",
+            "rocket_accumulator",
+            "--lockstep",
+            "--latency",
+            "5",
+            "--program",
+        ])
+        .arg(&elf)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(9), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("commits matched the ISS"));
+    // Without an accelerator, custom-0 is an illegal instruction; the C start-up code's
+    // trap handler exits with 128 + mcause.
+    let out = accelgen()
+        .args(["sim", "rocket", "--lockstep", "--program"])
+        .arg(&elf)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
+}

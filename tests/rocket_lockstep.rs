@@ -216,3 +216,13 @@ fn random_programs_in_lockstep() {
         let _ = std::fs::remove_file(&elf);
     }
 }
+
+#[test]
+fn the_trace_port_has_the_lockstep_checkers_shape() {
+    assert_eq!(
+        generators::rocket::trace::trace_shape(),
+        verification::tb::lockstep::trace_shape()
+    );
+    let memory = verification::tb::memory::request_shape(32, 8, 2);
+    assert_eq!(generators::rocket::bus::mem_request(2), memory);
+}

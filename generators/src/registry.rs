@@ -1,7 +1,7 @@
 //! The design registry: every design by name, with its parameters (for `accelgen list`),
 //! and elaboration from a TOML table of parameter overrides.
 
-use crate::examples::{banked_rf::BankedRf, queue::Queue};
+use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
 use crate::rocket::Rocket;
 use crate::{GenError, Generator};
 use hdl::Module;
@@ -71,6 +71,7 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<BankedRf>(),
         DesignInfo::of::<Queue>(),
         DesignInfo::of::<Rocket>(),
+        DesignInfo::of::<RocketAccumulator>(),
     ]
 }
 
@@ -183,6 +184,6 @@ mod tests {
         documented_once::<Queue>();
         documented_once::<BankedRf>();
         documented_once::<Rocket>();
-        assert_eq!(designs().len(), 3);
+        assert_eq!(designs().len(), 4);
     }
 }

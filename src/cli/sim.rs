@@ -7,6 +7,7 @@ use hdl::{Design, Dir};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use verification::elf;
+use verification::iss::rocc::Accumulator;
 use verification::simulator::{exercise, OutputStats, Stimulus};
 use verification::tb::memory::MemConfig;
 use verification::tb::soc::{self, SocConfig};
@@ -66,8 +67,9 @@ pub struct SimArgs {
     max_cycles: u64,
 }
 
-/// Designs that run programs: those with a commit trace and the tile's memory port.
-const PROCESSORS: [&str; 1] = ["rocket"];
+/// Designs that run programs (those with a commit trace and the tile's memory port), and
+/// whether their RoCC port is open (held idle by the bench) or has the accumulator.
+const PROCESSORS: [(&str, bool); 2] = [("rocket", true), ("rocket_accumulator", false)];
 
 #[derive(Clone, Copy, ValueEnum)]
 enum StimulusArg {
@@ -81,7 +83,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     let params = super::generate::parameters(args.config.as_deref(), &args.set)?;
     let info = generators::design(&args.design)?;
     if let Some(p) = &args.program {
-        if !PROCESSORS.contains(&info.name) {
+        if !PROCESSORS.iter().any(|(name, _)| *name == info.name) {
             bail!(
                 "design {} takes no program (got --program {})",
                 info.name,
@@ -106,7 +108,10 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
         model.trace(path)?;
     }
     if let Some(program) = &args.program {
-        let code = run_program(&mut model, program, &args)?;
+        let open_rocc = PROCESSORS
+            .iter()
+            .any(|&(name, open)| name == info.name && open);
+        let code = run_program(&mut model, program, &args, open_rocc)?;
         model.close_trace();
         return Ok(code);
     }
@@ -153,7 +158,12 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
 
 /// Runs `path` on a processor design; prints cycles, instructions and CPI to stderr
 /// (stdout is the program's) and returns its exit code (above 255: 255, with a note).
-fn run_program(model: &mut Model, path: &Path, args: &SimArgs) -> anyhow::Result<u8> {
+fn run_program(
+    model: &mut Model,
+    path: &Path,
+    args: &SimArgs,
+    open_rocc: bool,
+) -> anyhow::Result<u8> {
     let program = elf::load_file(path).with_context(|| format!("loading {}", path.display()))?;
     let config = SocConfig {
         mem: MemConfig {
@@ -164,10 +174,14 @@ fn run_program(model: &mut Model, path: &Path, args: &SimArgs) -> anyhow::Result
             ..MemConfig::default()
         },
         max_cycles: args.max_cycles,
-        ..SocConfig::default()
+        idle_rocc: open_rocc,
     };
     let golden = if args.lockstep {
-        Some(soc::golden(&program, u64::MAX).context("starting the ISS")?)
+        let mut g = soc::golden(&program, u64::MAX).context("starting the ISS")?;
+        if !open_rocc {
+            g.iss_mut().attach_rocc(Box::new(Accumulator::default()));
+        }
+        Some(g)
     } else {
         None
     };

@@ -3,3 +3,4 @@
 pub mod banked_rf;
 pub mod crossbar;
 pub mod queue;
+pub mod rocc_accumulator;

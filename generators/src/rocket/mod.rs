@@ -5,8 +5,9 @@
 //! Block diagram, one file per block:
 //! - `tile.rs`: the top (design `rocket`): core, multiply/divide unit, caches or direct
 //!   paths, and the arbiter onto the one outer memory port.
-//! - `core.rs`: the pipeline (IF, ID, EX, MEM, WB) with bypassing, load-use interlock and
-//!   branch resolution in EX; `decode.rs`, `alu.rs`, `csr.rs`, `bpred.rs`, `rocc.rs`.
+//! - `core.rs`: the pipeline (IF, ID, EX, MEM, WB) with bypassing, load-use interlock,
+//!   branch resolution in EX, and the RoCC command/response in MEM; `decode.rs`,
+//!   `alu.rs`, `csr.rs`, `bpred.rs` (BTB, BHT), `trace.rs` (the commit trace port).
 //! - `muldiv.rs`, `cache.rs`, `mem_arbiter.rs`.
 //! - `bus.rs`: interface shapes; `params.rs`: the parameters.
 

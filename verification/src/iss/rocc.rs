@@ -93,3 +93,44 @@ pub fn decode(insn: u32) -> RoccCommand {
         rs2_value: 0,
     }
 }
+
+/// An example accelerator (Rocket Chip's AccumulatorExample): four accumulators, on
+/// custom-0 only. funct7 0: acc[rs2] = rs1; 1: read; 2: acc[rs2] = the doubleword at
+/// address rs1; 3: acc[rs2] += rs1. The response is the accumulator's previous value.
+/// Other opcodes, funct7 values or rs2 >= 4 are rejected. The model for the RTL
+/// accumulator's lockstep tests and for the ISS's RoCC tests.
+#[derive(Default)]
+pub struct Accumulator {
+    acc: [u64; 4],
+    /// Commands received, rejected ones included.
+    pub commands: std::rc::Rc<std::cell::Cell<usize>>,
+}
+
+impl RoccAccelerator for Accumulator {
+    fn execute(&mut self, cmd: &RoccCommand, mem: &mut Memory) -> Result<u64, RoccError> {
+        self.commands.set(self.commands.get() + 1);
+        let unsupported = RoccError::Unsupported {
+            opcode: cmd.opcode,
+            funct7: cmd.funct7,
+        };
+        if cmd.opcode != 0 || cmd.rs2 >= 4 {
+            return Err(unsupported);
+        }
+        let slot = &mut self.acc[cmd.rs2 as usize];
+        let prev = *slot;
+        match cmd.funct7 {
+            0 => *slot = cmd.rs1_value,
+            1 => {}
+            2 => {
+                *slot = mem
+                    .read(cmd.rs1_value, 8)
+                    .ok_or(RoccError::LoadAccessFault {
+                        addr: cmd.rs1_value,
+                    })?
+            }
+            3 => *slot = slot.wrapping_add(cmd.rs1_value),
+            _ => return Err(unsupported),
+        }
+        Ok(prev)
+    }
+}
