@@ -1,5 +1,5 @@
 //! The `rocket` design in lockstep with the ISS: every ISA test, the C programs and
-//! random instruction streams, on both presets, under memory latencies of 1, 10 and 100
+//! random instruction streams and directed hazard programs (`verification/rocket-tests/`), on both presets, under memory latencies of 1, 10 and 100
 //! cycles with jitter and random back-pressure. Every commit is compared with the
 //! ISS's (pc, instruction, register write, memory write), and the program's exit code
 //! and console output must be the ISS's.
@@ -225,4 +225,24 @@ fn the_trace_port_has_the_lockstep_checkers_shape() {
     );
     let memory = verification::tb::memory::request_shape(32, 8, 2);
     assert_eq!(generators::rocket::bus::mem_request(2), memory);
+}
+
+#[test]
+fn directed_hazard_programs_in_lockstep() {
+    let dir = tempfile::tempdir().unwrap();
+    let elves: Vec<PathBuf> = sources("rocket-tests", "S")
+        .iter()
+        .map(|s| build(s, dir.path(), Kind::BareAsm))
+        .collect();
+    assert!(!elves.is_empty());
+    for config in CONFIGS {
+        let (preset, mut dut) = (name(config), model(config));
+        for elf in &elves {
+            for latency in 0..3 {
+                let (out, _) = run(&mut dut, elf, memory(latency, latency as u64))
+                    .unwrap_or_else(|e| panic!("{preset}: {e}"));
+                assert_eq!(out.exit_code, 0, "{preset}: {}", elf.display());
+            }
+        }
+    }
 }
