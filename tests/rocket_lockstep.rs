@@ -1,8 +1,9 @@
-//! The `rocket` design in lockstep with the ISS: every ISA test, the C programs and
-//! random instruction streams and directed hazard programs (`verification/rocket-tests/`), on both presets, under memory latencies of 1, 10 and 100
-//! cycles with jitter and random back-pressure. Every commit is compared with the
-//! ISS's (pc, instruction, register write, memory write), and the program's exit code
-//! and console output must be the ISS's.
+//! The `rocket` design in lockstep with the ISS: every ISA test, the C programs, random
+//! instruction streams and the directed hazard programs of `verification/rocket-tests/`,
+//! on three configurations, under memory latencies of 1, 10 and 100 cycles with jitter
+//! and random back-pressure. Every commit is compared with the ISS's (pc, instruction,
+//! register write, memory write), and the program's exit code and console output must
+//! be the ISS's.
 
 use hdl::Design;
 use std::path::{Path, PathBuf};
