@@ -227,7 +227,7 @@ impl RocketParams {
             check_cache(d, &self.dcache())?;
         }
         let pow2 = |v: u64| v != 0 && v.is_power_of_two();
-        if !pow2(self.ram_size) || self.ram_base % self.ram_size != 0 {
+        if !pow2(self.ram_size) || !self.ram_base.is_multiple_of(self.ram_size) {
             return Err(ParamError::new(
                 "ram_size",
                 format!(
