@@ -221,12 +221,11 @@ fn presets_in_configs_generate() {
     for entry in fs::read_dir(&root).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-        // Presets are named `<design>_<variant>.toml`.
-        let design = if name.starts_with("queue") {
-            "queue"
-        } else {
-            "banked_rf"
-        };
+        // Presets are named `<design>_<variant>.toml` or `<design>-<variant>.toml`.
+        let design = ["queue", "rocket", "banked_rf"]
+            .into_iter()
+            .find(|d| name.starts_with(d))
+            .unwrap_or_else(|| panic!("preset {name} names no design"));
         ok(&[
             "generate",
             design,
