@@ -309,3 +309,181 @@ fn pipelined_multiplier_takes_one_per_cycle() {
         assert_eq!(results.len(), 40 - stages as usize);
     }
 }
+
+// ---------------------------------------------------------------- branch predictors
+
+/// Saturating 2-bit counter.
+fn counter_step(c: u8, taken: bool) -> u8 {
+    if taken {
+        (c + 1).min(3)
+    } else {
+        c.saturating_sub(1)
+    }
+}
+
+/// The BTB as specified: fully associative on pc[63:2]; a taken resolution of a pc it
+/// does not hold allocates the next entry round-robin (counter 2, weakly taken); a
+/// resolution of a held pc steps its counter and refreshes its target; a hit predicts
+/// taken on a jump or on a counter of 2 or more.
+#[derive(Default)]
+struct BtbRef {
+    entries: Vec<Option<BtbEntry>>,
+    next: usize,
+}
+
+#[derive(Clone, Copy)]
+struct BtbEntry {
+    pc: u64,
+    target: u64,
+    counter: u8,
+    jump: bool,
+}
+
+impl BtbRef {
+    fn new(n: usize) -> BtbRef {
+        BtbRef {
+            entries: vec![None; n],
+            next: 0,
+        }
+    }
+
+    fn find(&self, pc: u64) -> Option<usize> {
+        self.entries
+            .iter()
+            .position(|e| e.is_some_and(|e| e.pc >> 2 == pc >> 2))
+    }
+
+    /// (hit, taken, target)
+    fn lookup(&self, pc: u64) -> (bool, bool, u64) {
+        match self.find(pc).and_then(|i| self.entries[i]) {
+            Some(e) => (true, e.jump || e.counter >= 2, e.target),
+            None => (false, false, 0),
+        }
+    }
+
+    fn update(&mut self, pc: u64, target: u64, taken: bool, jump: bool) {
+        match self.find(pc) {
+            Some(i) => {
+                let e = self.entries[i].as_mut().unwrap();
+                e.counter = counter_step(e.counter, taken);
+                e.target = target;
+            }
+            None if taken => {
+                self.entries[self.next] = Some(BtbEntry {
+                    pc,
+                    target,
+                    counter: 2,
+                    jump,
+                });
+                self.next = (self.next + 1) % self.entries.len();
+            }
+            None => {}
+        }
+    }
+}
+
+/// A pc from a small pool (so entries are reused and evicted), sometimes anywhere.
+fn branch_pc(rng: &mut Rng, pool: u64) -> u64 {
+    if rng.chance(5) {
+        rng.next_u64() & !3
+    } else {
+        0x8000_0000 + 4 * rng.below(pool) + ((rng.below(2)) << 40)
+    }
+}
+
+#[test]
+fn btb_matches_its_reference() {
+    use generators::rocket::bpred::btb_module;
+    for entries in [1u32, 2, 5, 16] {
+        let mut m = model(&btb_module(entries).unwrap());
+        reset(&mut m);
+        let mut r = BtbRef::new(entries as usize);
+        let mut rng = Rng::new(entries as u64);
+        let pool = entries as u64 * 2 + 1;
+        let (mut hits, mut taken_hits) = (0, 0);
+        for cycle in 0..20_000 {
+            let pc = branch_pc(&mut rng, pool);
+            m.poke_u64("lookup_pc", pc).unwrap();
+            let (hit, taken, target) = r.lookup(pc);
+            let got = (
+                m.peek_u64("hit").unwrap() == 1,
+                m.peek_u64("taken").unwrap() == 1,
+            );
+            assert_eq!(
+                got,
+                (hit, taken),
+                "entries {entries}, cycle {cycle}, pc {pc:#x}"
+            );
+            if hit {
+                assert_eq!(m.peek_u64("target").unwrap(), target, "cycle {cycle}");
+                hits += 1;
+                taken_hits += taken as u32;
+            }
+            let valid = rng.chance(70);
+            let upc = branch_pc(&mut rng, pool);
+            // The same pc keeps its kind; a third of the pcs are jumps (always taken).
+            let jump = (upc >> 2) % 3 == 0;
+            let taken = jump || rng.chance(60);
+            let target = rng.next_u64() & !1;
+            for (port, v) in [
+                ("update_valid", valid as u64),
+                ("update_pc", upc),
+                ("update_target", target),
+                ("update_taken", taken as u64),
+                ("update_jump", jump as u64),
+            ] {
+                m.poke_u64(port, v).unwrap();
+            }
+            if valid {
+                r.update(upc, target, taken, jump);
+            }
+            m.step();
+        }
+        assert!(
+            hits > 2000 && taken_hits > 500,
+            "entries {entries}: {hits} hits"
+        );
+    }
+}
+
+#[test]
+fn bht_matches_its_reference() {
+    use generators::rocket::bpred::bht_module;
+    for entries in [2u32, 64, 512] {
+        let mut m = model(&bht_module(entries).unwrap());
+        reset(&mut m);
+        // Counters start weakly not taken.
+        let mut counters = vec![1u8; entries as usize];
+        let index = |pc: u64| ((pc >> 2) % entries as u64) as usize;
+        let mut rng = Rng::new(entries as u64);
+        let mut predicted_taken = 0;
+        for cycle in 0..20_000 {
+            let pc = branch_pc(&mut rng, entries as u64 * 2);
+            m.poke_u64("lookup_pc", pc).unwrap();
+            let want = counters[index(pc)] >= 2;
+            assert_eq!(
+                m.peek_u64("taken").unwrap() == 1,
+                want,
+                "entries {entries}, cycle {cycle}, pc {pc:#x}"
+            );
+            predicted_taken += want as u32;
+            let valid = rng.chance(70);
+            let upc = branch_pc(&mut rng, entries as u64 * 2);
+            // Mostly-taken and mostly-not-taken branches, by pc.
+            let bias = if (upc >> 3) % 2 == 0 { 85 } else { 15 };
+            let taken = rng.chance(bias);
+            m.poke_u64("update_valid", valid as u64).unwrap();
+            m.poke_u64("update_pc", upc).unwrap();
+            m.poke_u64("update_taken", taken as u64).unwrap();
+            if valid {
+                let c = &mut counters[index(upc)];
+                *c = counter_step(*c, taken);
+            }
+            m.step();
+        }
+        assert!(
+            predicted_taken > 2000,
+            "entries {entries}: {predicted_taken} taken"
+        );
+    }
+}
