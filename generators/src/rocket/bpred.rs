@@ -10,7 +10,8 @@
 //! Both are trained from execute, where branches resolve; a wrong prediction costs the
 //! same redirect as no prediction.
 
-use hdl::{mux, Bits, ModuleBuilder, Value};
+use hdl::{mux, Bits, HdlErrors, Module, ModuleBuilder, Value};
+use std::rc::Rc;
 
 /// Saturating 2-bit counter step.
 fn count(c: &Value, taken: &Value) -> Value {
@@ -65,6 +66,12 @@ impl Btb {
             .collect()
     }
 
+    /// Whether some entry holds `pc`.
+    pub fn hit(&self, pc: &Value) -> Value {
+        let hits = self.hits(pc);
+        hits[1..].iter().fold(hits[0].clone(), |a, h| &a | h)
+    }
+
     /// (predicted taken, target) for the instruction at `pc`.
     pub fn predict(&self, pc: &Value) -> (Value, Value) {
         let hits = self.hits(pc);
@@ -80,7 +87,7 @@ impl Btb {
 
     pub fn train(&self, m: &mut ModuleBuilder, r: &Resolution) {
         let hits = self.hits(r.pc);
-        let any = hits[1..].iter().fold(hits[0].clone(), |a, h| &a | h);
+        let any = self.hit(r.pc);
         for (i, h) in hits.iter().enumerate() {
             m.when(&(r.valid & h), |m| {
                 m.connect(&self.counter[i], &count(&self.counter[i], r.taken));
@@ -148,6 +155,70 @@ impl Bht {
         for (i, c) in self.counter.iter().enumerate() {
             let here = idx.eq(&idx.konst(Bits::from_u64(self.index_bits, i as u64)));
             m.when(&(&branch & &here), |m| m.connect(c, &count(c, r.taken)));
+        }
+    }
+}
+
+/// The BTB alone as a module (for unit tests and for a front end that instantiates it):
+/// In `lookup_pc` -> Out `hit`, `target`, `taken`; In `update_valid`, `update_pc`,
+/// `update_target`, `update_taken`, `update_jump`.
+pub fn btb_module(entries: u32) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("Btb");
+    let pc = m.input("lookup_pc", 64);
+    let update = Update::ports(&mut m);
+    let target = m.input("update_target", 64);
+    let jump = m.input("update_jump", 1);
+    let (hit, taken, predicted) = (
+        m.output("hit", 1),
+        m.output("taken", 1),
+        m.output("target", 64),
+    );
+    let btb = Btb::new(&mut m, entries);
+    let (t, tgt) = btb.predict(&pc);
+    m.connect(&hit, &btb.hit(&pc));
+    m.connect(&taken, &t);
+    m.connect(&predicted, &tgt);
+    btb.train(&mut m, &update.resolution(&target, &jump));
+    m.finish()
+}
+
+/// The BHT alone as a module: In `lookup_pc` -> Out `taken`; In `update_valid`,
+/// `update_pc`, `update_taken` (conditional branches only).
+pub fn bht_module(entries: u32) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("Bht");
+    let pc = m.input("lookup_pc", 64);
+    let update = Update::ports(&mut m);
+    let taken = m.output("taken", 1);
+    let bht = Bht::new(&mut m, entries);
+    m.connect(&taken, &bht.predict(&pc));
+    let (no_target, no_jump) = (pc.konst(Bits::zero(64)), pc.konst(Bits::zero(1)));
+    bht.train(&mut m, &update.resolution(&no_target, &no_jump));
+    m.finish()
+}
+
+/// The update ports the two modules share.
+struct Update {
+    valid: Value,
+    pc: Value,
+    taken: Value,
+}
+
+impl Update {
+    fn ports(m: &mut ModuleBuilder) -> Update {
+        Update {
+            valid: m.input("update_valid", 1),
+            pc: m.input("update_pc", 64),
+            taken: m.input("update_taken", 1),
+        }
+    }
+
+    fn resolution<'a>(&'a self, target: &'a Value, jump: &'a Value) -> Resolution<'a> {
+        Resolution {
+            valid: &self.valid,
+            pc: &self.pc,
+            target,
+            taken: &self.taken,
+            jump,
         }
     }
 }

@@ -1,199 +1,338 @@
-//! `MulDiv`: the RV64M unit. Multiplication is iterative (`mul_bits_per_cycle` bits of
-//! the multiplier per cycle) or pipelined (`mul_stages` register stages behind a
-//! combinational multiplier, one operation accepted per cycle); division is restoring,
-//! `div_bits_per_cycle` quotient bits per cycle. Both work on magnitudes and fix the
-//! sign at the end; the *W forms work on sign- or zero-extended low words, whose 64-bit
-//! results truncate to the 32-bit ones the spec defines (including overflow).
+//! `MulDiv`: the RISC-V M extension's multiply and divide unit.
 //!
-//! Ports: `req` (In, decoupled), `resp` (Out, decoupled, held until taken), `kill` (In:
-//! abandons the operation in flight or waiting in `resp`).
+//! Both organisations work on magnitudes and fix the sign once at the end (a negated
+//! 128-bit product for MULH*, negated quotient/remainder for DIV/REM), so one unsigned
+//! datapath serves every signedness:
+//! - iterative (`mul = "iterative"`): one engine for multiply (shift-and-add,
+//!   `mul_bits_per_cycle` multiplier bits per cycle) and divide (restoring,
+//!   `div_bits_per_cycle` quotient bits per cycle), one operation at a time; *W forms run
+//!   half the iterations.
+//! - pipelined (`mul = "pipelined"`): a multiplier taking one operation per cycle whose
+//!   result leaves after `mul_stages` cycles (the product is formed from the first
+//!   stage's registers; the later stages leave retiming to synthesis), beside the
+//!   iterative engine used for divides only. A divide waits until the multiplier is
+//!   empty and multiplies wait while a divide is in flight, so results leave in order.
+//!
+//! `kill` aborts every operation accepted in an earlier cycle (a request firing in the
+//! same cycle is accepted): the core raises it when an older instruction traps or
+//! redirects. Results wait in place while `resp.ready` is low.
 
 use super::bus::{muldiv_request, muldiv_response};
 use super::params::{MulDivParams, MulKind};
 use hdl::{cat, mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, Value};
 use std::rc::Rc;
 
-/// The operation of an M instruction, from its funct3.
-struct Op {
-    is_div: Value,
-    /// mulh, mulhsu, mulhu (high half) or rem, remu (remainder).
-    high_or_rem: Value,
-    a_signed: Value,
-    b_signed: Value,
-}
-
-fn op_of(funct3: &Value) -> Op {
-    let f = |v: u64| funct3.eq(&funct3.konst(Bits::from_u64(3, v)));
-    Op {
-        is_div: funct3.bit(2),
-        high_or_rem: (&f(1) | &f(2)) | (&f(3) | &f(6)) | f(7),
-        // mul (0) is sign-agnostic in its low half; mulh (1), mulhsu (2), div (4), rem (6).
-        a_signed: (&f(1) | &f(2)) | (&f(4) | &f(6)),
-        b_signed: (&f(1) | &f(4)) | f(6),
-    }
-}
-
-/// Operand `v` (64 bits) as the *W forms see it: the low word, sign- or zero-extended.
-fn word_operand(v: &Value, word: &Value, signed: &Value) -> Value {
-    let low = v.slice(31, 0);
-    let ext = mux(
-        signed,
-        &low.as_signed().sext(64).as_unsigned(),
-        &low.zext(64),
-    );
-    mux(word, &ext, v)
-}
-
-/// `|v|` of a 64-bit value when `signed` and negative, else `v`.
-fn magnitude(v: &Value, signed: &Value) -> Value {
-    mux(&(signed & &v.msb()), &v.neg(), v)
-}
+/// funct3 values of the M extension.
+const MUL: u64 = 0;
 
 pub fn muldiv(p: &MulDivParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("MulDiv");
     let req = m.io("req", Dir::In, &muldiv_request());
     let resp = m.io("resp", Dir::Out, &muldiv_response());
     let kill = m.input("kill", 1);
-    let bits = req.bits();
-    let (funct3, word) = (bits.get("funct3").value(), bits.get("word").value());
-    let op = op_of(funct3);
-    let a = word_operand(bits.get("in1").value(), word, &op.a_signed);
-    let b = word_operand(bits.get("in2").value(), word, &op.b_signed);
-    let (a_mag, b_mag) = (magnitude(&a, &op.a_signed), magnitude(&b, &op.b_signed));
-
-    // Per-operation state, captured when the request fires.
-    let busy = m.reg("busy", 1, false);
-    let done = m.reg("done", 1, false);
-    let is_div = m.reg("is_div", 1, false);
-    let high_or_rem = m.reg("high_or_rem", 1, false);
-    let is_word = m.reg("is_word", 1, false);
-    let negate = m.reg("negate", 1, false);
-    let div_by_zero = m.reg("div_by_zero", 1, false);
-    let dividend = m.reg("dividend", 64, 0u64);
-    let result = m.reg("result", 64, 0u64);
-    // Multiplication: 128-bit accumulator and shifted multiplicand; division: remainder
-    // in `acc[64:0]`, quotient shifted in from the bottom of `shifter`.
-    let acc = m.reg("acc", 129, 0u64);
-    let mcand = m.reg("mcand", 128, 0u64);
-    let shifter = m.reg("shifter", 64, 0u64);
-    let divisor = m.reg("divisor", 64, 0u64);
-    let count = m.reg("count", 7, 0u64);
-
-    let idle = &!&busy & &!&done;
-    let fire = req.valid() & &idle;
-    m.connect(req.ready(), &idle);
-    m.connect(resp.valid(), &done);
-    m.connect(resp.bits().get("data").value(), &result);
-
-    // Sign of the final result: products and quotients by the operand signs, remainders
-    // by the dividend's.
-    let a_neg = &op.a_signed & &a.msb();
-    let b_neg = &op.b_signed & &b.msb();
-    let b_zero = b.eq(&b.konst(Bits::zero(64)));
-    let quotient_or_product = !&(&op.is_div & &op.high_or_rem);
-    let neg_now = mux(&quotient_or_product, &(&a_neg ^ &b_neg), &a_neg);
-
-    let finish = |m: &mut ModuleBuilder, value: &Value| {
-        let fixed = mux(
-            &is_word,
-            &value.slice(31, 0).as_signed().sext(64).as_unsigned(),
-            value,
-        );
-        m.connect(&result, &fixed);
-        m.connect(&busy, &busy.konst(Bits::zero(1)));
-        m.connect(&done, &done.konst(Bits::from_u64(1, 1)));
+    let f3 = req.bits().get("funct3").value().clone();
+    let is_mul = !&f3.bit(2);
+    let resp_ready = resp.ready().clone();
+    let ports = Ports {
+        valid: req.valid().clone(),
+        funct3: f3.clone(),
+        word: req.bits().get("word").value().clone(),
+        in1: req.bits().get("in1").value().clone(),
+        in2: req.bits().get("in2").value().clone(),
+        kill,
     };
-
-    // Multiplier.
-    let product = m.wire("product", 128);
-    let product_done = m.wire("product_done", 1);
     match p.mul {
         MulKind::Iterative => {
-            let k = p.mul_bits_per_cycle;
-            let step = mcand.mul(&shifter.slice(k - 1, 0).zext(128)).slice(127, 0);
-            let sum = (&acc.slice(127, 0) + &step).zext(129);
-            let last = count.eq(&count.konst(Bits::from_u64(7, (64 / k - 1) as u64)));
-            m.connect(&product, &sum.slice(127, 0));
-            m.connect(&product_done, &last);
-            m.when(&(&busy & &!&is_div), |m| {
-                m.connect(&acc, &sum);
-                m.connect(&mcand, &mcand.shl(k).slice(127, 0));
-                m.connect(&shifter, &shifter.shr(k));
-                m.connect(&count, &(&count + &count.konst(Bits::from_u64(7, 1))));
-            });
+            let e = engine(&mut m, p, true, &ports, &resp_ready);
+            m.connect(req.ready(), &e.idle);
+            m.connect(resp.valid(), &e.done);
+            m.connect(resp.bits().get("data").value(), &e.result);
         }
         MulKind::Pipelined => {
-            let full = a_mag.mul(&b_mag);
-            let mut stage = full;
-            for i in 0..p.mul_stages {
-                let r = m.reg(&format!("mul_stage{i}"), 128, 0u64);
-                m.connect(&r, &stage);
-                stage = r;
-            }
-            let last = count.eq(&count.konst(Bits::from_u64(7, p.mul_stages as u64 - 1)));
-            m.connect(&product, &stage);
-            m.connect(&product_done, &last);
-            m.when(&(&busy & &!&is_div), |m| {
-                m.connect(&count, &(&count + &count.konst(Bits::from_u64(7, 1))));
-            });
+            let pipe_ready = m.wire("mul_ready", 1);
+            let pipe_busy = m.wire("mul_busy", 1);
+            // Multiplies never enter the engine, divides never the pipeline.
+            let div_ports = Ports {
+                valid: &(&ports.valid & &!&is_mul) & &!&pipe_busy,
+                ..ports.clone()
+            };
+            let e = engine(&mut m, p, false, &div_ports, &resp_ready);
+            let mul_ports = Ports {
+                valid: &ports.valid & &is_mul,
+                ..ports.clone()
+            };
+            let pipe = pipeline(&mut m, p.mul_stages, &mul_ports, &pipe_ready, &resp_ready);
+            m.connect(&pipe_busy, &pipe.busy);
+            m.connect(&pipe_ready, &e.idle);
+            let div_ready = &e.idle & &!&pipe_busy;
+            m.connect(req.ready(), &mux(&is_mul, &pipe.ready, &div_ready));
+            m.connect(resp.valid(), &(&e.done | &pipe.valid));
+            m.connect(
+                resp.bits().get("data").value(),
+                &mux(&e.done, &e.result, &pipe.data),
+            );
         }
     }
-    let signed_product = mux(&negate, &product.neg(), &product);
-    let mul_result = mux(
-        &high_or_rem,
-        &signed_product.slice(127, 64),
-        &signed_product.slice(63, 0),
-    );
-    m.when(&(&(&busy & &!&is_div) & &product_done), |m| {
-        finish(m, &mul_result)
-    });
+    m.finish()
+}
 
-    // Divider: `div_bits_per_cycle` restoring steps per cycle.
-    let k = p.div_bits_per_cycle;
-    let mut rem = acc.slice(64, 0);
-    let mut quo = shifter.clone();
-    for _ in 0..k {
-        let shifted = cat(&[&rem.slice(63, 0), &quo.msb()]);
-        let diff = shifted.subc(&divisor.zext(65));
-        let fits = !&diff.msb();
-        rem = mux(&fits, &diff.slice(64, 0), &shifted);
-        quo = cat(&[&quo.slice(62, 0), &fits]);
-    }
-    let div_last = count.eq(&count.konst(Bits::from_u64(7, (64 / k - 1) as u64)));
-    let q = mux(&negate, &quo.neg(), &quo);
-    let r = mux(&negate, &rem.slice(63, 0).neg(), &rem.slice(63, 0));
-    let ones = q.konst(Bits::from_u64(64, u64::MAX));
-    let quotient = mux(&div_by_zero, &ones, &q);
-    let remainder = mux(&div_by_zero, &dividend, &r);
-    m.when(&(&busy & &is_div), |m| {
-        m.connect(&acc, &rem.zext(129));
-        m.connect(&shifter, &quo);
-        m.connect(&count, &(&count + &count.konst(Bits::from_u64(7, 1))));
-        m.when(&div_last, |m| {
-            finish(m, &mux(&high_or_rem, &remainder, &quotient));
-        });
-    });
+/// The request as the datapaths see it.
+#[derive(Clone)]
+struct Ports {
+    valid: Value,
+    funct3: Value,
+    word: Value,
+    in1: Value,
+    in2: Value,
+    kill: Value,
+}
+
+struct Engine {
+    /// Ready for a request.
+    idle: Value,
+    /// `result` is valid.
+    done: Value,
+    result: Value,
+}
+
+/// |x| of a 64-bit operand (the low 32 bits when `word`), and whether x < 0 when `signed`.
+fn magnitude(x: &Value, word: &Value, signed: &Value) -> (Value, Value) {
+    let neg64 = signed & &x.bit(63);
+    let neg32 = signed & &x.bit(31);
+    let low = x.slice(31, 0);
+    let mag32 = mux(&neg32, &low.neg(), &low).zext(64);
+    let mag64 = mux(&neg64, &x.neg(), x);
+    (mux(word, &mag32, &mag64), mux(word, &neg32, &neg64))
+}
+
+/// `x`, or its low 32 bits sign-extended when `word`.
+fn word_result(x: &Value, word: &Value) -> Value {
+    mux(word, &x.slice(31, 0).sext(64).as_unsigned(), x)
+}
+
+/// The iterative engine; `with_mul` false leaves out the multiply datapath (the requests
+/// it is given are then all divides).
+fn engine(
+    m: &mut ModuleBuilder,
+    p: &MulDivParams,
+    with_mul: bool,
+    r: &Ports,
+    resp_ready: &Value,
+) -> Engine {
+    let mb = p.mul_bits_per_cycle;
+    let db = p.div_bits_per_cycle;
+    let busy = m.reg("busy", 1, false);
+    let done = m.reg("done", 1, false);
+    let idle = !&(&busy | &done);
+    let fire = &r.valid & &idle;
+    // Latched request: multiply or divide, high half / remainder, word, negate result.
+    let mul_op = m.reg("op_mul", 1, false);
+    let upper = m.reg("op_upper", 1, false);
+    let word = m.reg("op_word", 1, false);
+    let negate = m.reg("op_negate", 1, false);
+    let count = m.reg("count", 7, 0u64);
+    // Multiply: {acc, a} is the 128-bit product register (multiplier shifts out of `a`'s
+    // bottom as product bits shift in at its top), `b` the multiplicand.
+    // Divide: `acc` the partial remainder, `a` the dividend shifting out at the top as
+    // quotient bits shift in at the bottom, `b` the divisor.
+    let acc = m.reg("acc", 64, 0u64);
+    let a = m.reg("a", 64, 0u64);
+    let b = m.reg("b", 64, 0u64);
+
+    let f3 = &r.funct3;
+    let req_mul = if with_mul { !&f3.bit(2) } else { m.lit(0, 1) };
+    // Signedness of each operand: MULH (1) both, MULHSU (2) rs1 only, DIV/REM (4, 6) both.
+    let f3_is = |v: u64| f3.eq(&f3.konst(Bits::from_u64(3, v)));
+    let s1 = &(&f3_is(1) | &f3_is(2)) | &(&f3.bit(2) & &!&f3.bit(0));
+    let s2 = &f3_is(1) | &(&f3.bit(2) & &!&f3.bit(0));
+    let (mag1, neg1) = magnitude(&r.in1, &r.word, &s1);
+    let (mag2, neg2) = magnitude(&r.in2, &r.word, &s2);
+    let in2_zero = mux(
+        &r.word,
+        &r.in2.slice(31, 0).eq(&m.lit(0, 32)),
+        &r.in2.eq(&m.lit(0, 64)),
+    );
+    let rem_op = f3.bit(1);
+    // Quotient sign: operands differ, except x/0 = -1 (all ones, unnegated); remainder
+    // sign: the dividend's. Product sign: operands differ (MUL and MULW need none: their
+    // low bits do not depend on signedness).
+    let div_negate = mux(&rem_op, &neg1, &(&(&neg1 ^ &neg2) & &!&in2_zero));
+    let req_upper = mux(&req_mul, &f3.ne(&f3.konst(Bits::from_u64(3, MUL))), &rem_op);
+    let mul_negate = &(&neg1 ^ &neg2) & &req_upper;
+    let k = |v: u64, w: u32| r.kill.konst(Bits::from_u64(w, v));
+    let (one, zero) = (k(1, 1), k(0, 1));
+    let iterations = |bits: u32, width: u32| k((width / bits).max(1) as u64, 7);
+    let mul_iters = mux(&r.word, &iterations(mb, 32), &iterations(mb, 64));
+    let div_iters = mux(&r.word, &iterations(db, 32), &iterations(db, 64));
+    let zero64 = k(0, 64);
 
     m.when(&fire, |m| {
-        m.connect(&busy, &busy.konst(Bits::from_u64(1, 1)));
-        m.connect(&is_div, &op.is_div);
-        m.connect(&high_or_rem, &op.high_or_rem);
-        m.connect(&is_word, word);
-        m.connect(&negate, &neg_now);
-        m.connect(&div_by_zero, &(&op.is_div & &b_zero));
-        m.connect(&dividend, &a);
-        m.connect(&count, &count.konst(Bits::zero(7)));
-        m.connect(&acc, &acc.konst(Bits::zero(129)));
-        m.connect(&mcand, &a_mag.zext(128));
-        m.connect(&shifter, &mux(&op.is_div, &a_mag, &b_mag));
-        m.connect(&divisor, &b_mag);
+        m.connect(&busy, &one);
+        m.connect(&mul_op, &req_mul);
+        m.connect(&upper, &req_upper);
+        m.connect(&word, &r.word);
+        m.connect(&negate, &mux(&req_mul, &mul_negate, &div_negate));
+        m.connect(&count, &mux(&req_mul, &mul_iters, &div_iters));
+        m.connect(&acc, &zero64);
+        // A *W dividend starts in the upper half so its bits leave first.
+        let dividend = mux(&r.word, &mag1.shl(32), &mag1);
+        m.connect(&a, &mux(&req_mul, &mag1, &dividend));
+        m.connect(&b, &mag2);
+    })
+    .elsewhen(&r.kill, |m| {
+        m.connect(&busy, &zero);
+        m.connect(&done, &zero);
+    })
+    .elsewhen(&busy, |m| {
+        let last = count.eq(&k(1, 7));
+        m.connect(&count, &(&count - &k(1, 7)));
+        m.when(&last, |m| {
+            m.connect(&busy, &zero);
+            m.connect(&done, &one);
+        });
+        let (d_acc, d_a) = divide_steps(&acc, &a, &b, db);
+        if with_mul {
+            let (m_acc, m_a) = multiply_step(&acc, &a, &b, mb);
+            m.connect(&acc, &mux(&mul_op, &m_acc, &d_acc));
+            m.connect(&a, &mux(&mul_op, &m_a, &d_a));
+        } else {
+            m.connect(&acc, &d_acc);
+            m.connect(&a, &d_a);
+        }
+    })
+    .elsewhen(&(&done & resp_ready), |m| m.connect(&done, &zero));
+
+    // Divide result: quotient in `a`, remainder in `acc` (the low halves for *W).
+    let div_value = mux(&upper, &acc, &a);
+    let div_value = mux(
+        &word,
+        &mux(
+            &negate,
+            &div_value.slice(31, 0).neg(),
+            &div_value.slice(31, 0),
+        )
+        .zext(64),
+        &mux(&negate, &div_value.neg(), &div_value),
+    );
+    let div_result = word_result(&div_value, &word);
+    let result = if with_mul {
+        // High half of the negated product: ~hi plus the carry out of -lo (lo == 0).
+        let hi = mux(&negate, &(&!&acc + &a.eq(&zero64).zext(64)), &acc);
+        // *W ran 32 bits of multiplier (all of them at 64 per cycle): the low word of
+        // the product sits where the shifting left it.
+        let low_word = if mb == 64 {
+            a.slice(31, 0)
+        } else {
+            a.slice(63, 32)
+        };
+        let mul_result = mux(
+            &word,
+            &low_word.sext(64).as_unsigned(),
+            &mux(&upper, &hi, &a),
+        );
+        mux(&mul_op, &mul_result, &div_result)
+    } else {
+        div_result
+    };
+    Engine { idle, done, result }
+}
+
+/// One shift-and-add step retiring `bits` multiplier bits from the bottom of `a`.
+fn multiply_step(acc: &Value, a: &Value, b: &Value, bits: u32) -> (Value, Value) {
+    let chunk = a.slice(bits - 1, 0);
+    let sum = &acc.zext(64 + bits) + &b.mul(&chunk);
+    let new_a = if bits == 64 {
+        sum.slice(63, 0)
+    } else {
+        cat(&[&sum.slice(bits - 1, 0), &a.slice(63, bits)])
+    };
+    (sum.slice(63 + bits, bits), new_a)
+}
+
+/// `bits` restoring-division steps: shift the next dividend bit into the remainder and
+/// subtract the divisor when it fits, shifting the quotient bit into `a`.
+fn divide_steps(acc: &Value, a: &Value, b: &Value, bits: u32) -> (Value, Value) {
+    let (mut acc, mut a) = (acc.clone(), a.clone());
+    let divisor = b.zext(65);
+    for _ in 0..bits {
+        let shifted = cat(&[&acc, &a.bit(63)]);
+        let diff = shifted.subc(&divisor);
+        let fits = !&diff.bit(65);
+        acc = mux(&fits, &diff.slice(63, 0), &shifted.slice(63, 0));
+        a = cat(&[&a.slice(62, 0), &fits]);
+    }
+    (acc, a)
+}
+
+struct Pipe {
+    /// Ready for a multiply (the pipeline advances).
+    ready: Value,
+    /// Some multiply is in flight.
+    busy: Value,
+    valid: Value,
+    data: Value,
+}
+
+/// The pipelined multiplier: stage 1 holds the operands, the product is formed from them
+/// and then travels through `stages - 1` result registers. The whole pipeline stalls
+/// while its last stage holds a result that is not taken.
+fn pipeline(
+    m: &mut ModuleBuilder,
+    stages: u32,
+    r: &Ports,
+    ready_in: &Value,
+    resp_ready: &Value,
+) -> Pipe {
+    let valid: Vec<Value> = (1..=stages)
+        .map(|i| m.reg(&format!("mul_valid{i}"), 1, false))
+        .collect();
+    let last = valid[stages as usize - 1].clone();
+    let advance = &!&last | resp_ready;
+    let fire = &(&r.valid & ready_in) & &advance;
+    let f3 = m.reg_en("mul_funct3", 3, 0u64, &fire);
+    let word = m.reg_en("mul_word", 1, false, &fire);
+    let in1 = m.reg_en("mul_in1", 64, 0u64, &fire);
+    let in2 = m.reg_en("mul_in2", 64, 0u64, &fire);
+    for (reg, input) in [
+        (&f3, &r.funct3),
+        (&word, &r.word),
+        (&in1, &r.in1),
+        (&in2, &r.in2),
+    ] {
+        m.connect(reg, input);
+    }
+    // Unsigned product; a signed operand's weight of -2^64 on its sign bit is taken off
+    // the high half: MULH (1) and MULHSU (2) treat rs1 as signed, MULH rs2 too.
+    let f3_is = |v: u64| f3.eq(&f3.konst(Bits::from_u64(3, v)));
+    let product = in1.mul(&in2);
+    let zero64 = in1.konst(Bits::zero(64));
+    let s1 = &(&f3_is(1) | &f3_is(2)) & &in1.bit(63);
+    let s2 = &f3_is(1) & &in2.bit(63);
+    let high = &(&product.slice(127, 64) - &mux(&s1, &in2, &zero64)) - &mux(&s2, &in1, &zero64);
+    let low = product.slice(63, 0);
+    let full = mux(&f3.eq(&f3.konst(Bits::from_u64(3, MUL))), &low, &high);
+    let mut data = word_result(&mux(&word, &low, &full), &word);
+    let mut prev_valid = valid[0].clone();
+    let zero = r.kill.konst(Bits::zero(1));
+    m.when(&r.kill, |m| {
+        for v in &valid {
+            m.connect(v, &zero);
+        }
     });
-    m.when(&resp.fire(), |m| {
-        m.connect(&done, &done.konst(Bits::zero(1)))
-    });
-    m.when(&kill, |m| {
-        m.connect(&busy, &busy.konst(Bits::zero(1)));
-        m.connect(&done, &done.konst(Bits::zero(1)));
-    });
-    m.finish()
+    m.when(&advance, |m| m.connect(&valid[0], &fire));
+    for (i, v) in valid.iter().enumerate().skip(1) {
+        let stage = m.reg_en(&format!("mul_data{}", i + 1), 64, 0u64, &advance);
+        m.connect(&stage, &data);
+        let kill = r.kill.clone();
+        m.when(&advance, |m| m.connect(v, &(&prev_valid & &!&kill)));
+        data = stage;
+        prev_valid = v.clone();
+    }
+    let busy = valid[1..].iter().fold(valid[0].clone(), |acc, v| &acc | v);
+    Pipe {
+        ready: &advance & ready_in,
+        busy,
+        valid: last,
+        data,
+    }
 }

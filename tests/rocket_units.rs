@@ -1,0 +1,489 @@
+//! Units of the `rocket` tile under Verilator, each against a Rust reference written from
+//! the specification: the multiply/divide unit (RISC-V M arithmetic), the branch
+//! predictors (2-bit counter tables) and the L1 cache (a flat memory).
+
+use generators::rocket::muldiv::muldiv;
+use generators::rocket::params::{MulDivParams, MulKind};
+use hdl::Design;
+use verification::rng::Rng;
+use verification::verilator::{Model, Options};
+
+fn model(top: &std::rc::Rc<hdl::Module>) -> Model {
+    Model::of_design(&Design::new(top), &Options::default()).unwrap()
+}
+
+fn reset(m: &mut Model) {
+    m.poke_u64("reset", 1).unwrap();
+    m.step();
+    m.poke_u64("reset", 0).unwrap();
+}
+
+// ---------------------------------------------------------------- multiply / divide
+
+/// The M extension's result for funct3 `f3` (0 mul .. 7 remu), from the ISA manual:
+/// products of the 64-bit (or, for *W, 32-bit) operands, division rounding toward
+/// zero, x/0 = all ones, x%0 = x, MIN/-1 = MIN, MIN%-1 = 0; *W results sign-extended.
+fn m_reference(f3: u64, word: bool, a: u64, b: u64) -> u64 {
+    if word {
+        let (x, y) = (a as u32, b as u32);
+        let r: u32 = match f3 {
+            0 => x.wrapping_mul(y),
+            4 if y == 0 => u32::MAX,
+            4 => (x as i32).wrapping_div(y as i32) as u32,
+            5 if y == 0 => u32::MAX,
+            5 => x / y,
+            6 if y == 0 => x,
+            6 => (x as i32).wrapping_rem(y as i32) as u32,
+            7 if y == 0 => x,
+            7 => x % y,
+            _ => unreachable!("no *W form of funct3 {f3}"),
+        };
+        return r as i32 as i64 as u64;
+    }
+    let (sa, sb) = (a as i64 as i128, b as i64 as i128);
+    let (ua, ub) = (a as u128, b as u128);
+    match f3 {
+        0 => a.wrapping_mul(b),
+        1 => ((sa * sb) >> 64) as u64,
+        2 => ((sa * ub as i128) >> 64) as u64,
+        3 => ((ua * ub) >> 64) as u64,
+        4 if b == 0 => u64::MAX,
+        4 => (a as i64).wrapping_div(b as i64) as u64,
+        5 if b == 0 => u64::MAX,
+        5 => a / b,
+        6 if b == 0 => a,
+        6 => (a as i64).wrapping_rem(b as i64) as u64,
+        7 if b == 0 => a,
+        7 => a % b,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn reference_matches_known_values() {
+    // From the ISA manual's division table and hand-worked products.
+    let min = i64::MIN as u64;
+    assert_eq!(m_reference(4, false, min, u64::MAX), min);
+    assert_eq!(m_reference(6, false, min, u64::MAX), 0);
+    assert_eq!(m_reference(4, false, 7, 0), u64::MAX);
+    assert_eq!(m_reference(7, false, 7, 0), 7);
+    assert_eq!(m_reference(4, false, (-7i64) as u64, 2), (-3i64) as u64);
+    assert_eq!(m_reference(6, false, (-7i64) as u64, 2), (-1i64) as u64);
+    assert_eq!(m_reference(1, false, u64::MAX, u64::MAX), 0);
+    assert_eq!(m_reference(3, false, u64::MAX, u64::MAX), u64::MAX - 1);
+    assert_eq!(m_reference(2, false, u64::MAX, u64::MAX), u64::MAX);
+    assert_eq!(
+        m_reference(4, true, 0x8000_0000, u64::MAX),
+        0xffff_ffff_8000_0000
+    );
+    assert_eq!(m_reference(5, true, 7, 0), u64::MAX);
+    assert_eq!(m_reference(0, true, 0x1_0000_0003, 5), 15);
+}
+
+/// An operand biased to the corners: 0, ±1, the 64- and 32-bit extremes, powers of two
+/// (and their negations), small values, sign-extended words, or anything.
+fn operand(rng: &mut Rng) -> u64 {
+    let pow = 1u64 << rng.below(64);
+    match rng.below(12) {
+        0 => 0,
+        1 => 1,
+        2 => u64::MAX,
+        3 => *rng.pick(&[i64::MIN as u64, i64::MAX as u64, i64::MIN as u64 + 1]),
+        4 => *rng.pick(&[0x8000_0000, 0x7fff_ffff, 0xffff_ffff_8000_0000, 0xffff_ffff]),
+        5 => pow,
+        6 => pow.wrapping_neg(),
+        7 => rng.below(16),
+        8 => rng.next_u64() as i32 as i64 as u64,
+        9 => rng.next_u64() >> rng.below(64),
+        _ => rng.next_u64(),
+    }
+}
+
+/// One operation: funct3, word, operands.
+type MOp = (u64, bool, u64, u64);
+
+fn random_op(rng: &mut Rng) -> MOp {
+    let f3 = rng.below(8);
+    // No MULH*W: funct3 1..=3 exist only in 64 bits.
+    let word = !(1..=3).contains(&f3) && rng.chance(40);
+    (f3, word, operand(rng), operand(rng))
+}
+
+/// How the driver stresses the unit.
+#[derive(Clone, Copy)]
+struct Stress {
+    /// Percent of cycles a request is offered.
+    offer: u64,
+    /// Percent of cycles the result is not taken.
+    stall: u64,
+    /// Percent of cycles the operations in flight are killed.
+    kill: u64,
+}
+
+/// Drives `n` random operations through the unit, checking every result against the
+/// reference and that killed operations never answer. Returns (results checked,
+/// operations killed).
+fn drive_muldiv(m: &mut Model, seed: u64, n: usize, s: Stress) -> (usize, usize) {
+    let mut rng = Rng::new(seed);
+    reset(m);
+    // Accepted and not yet answered (nor killed), oldest first.
+    let mut expected: std::collections::VecDeque<(MOp, u64)> = Default::default();
+    let mut offered: Option<MOp> = None;
+    let (mut issued, mut checked, mut killed) = (0, 0, 0);
+    for cycle in 0..n as u64 * 200 {
+        if issued == n && expected.is_empty() {
+            assert_eq!(checked + killed, n);
+            return (checked, killed);
+        }
+        // The core's rules: no request or taken result in a cycle that kills.
+        let kill = !expected.is_empty() && rng.chance(s.kill);
+        if offered.is_none() && !kill && issued < n && rng.chance(s.offer) {
+            offered = Some(random_op(&mut rng));
+        }
+        let ready = !kill && !rng.chance(s.stall);
+        m.poke_u64("kill", kill as u64).unwrap();
+        m.poke_u64("resp_ready", ready as u64).unwrap();
+        match offered.filter(|_| !kill) {
+            Some((f3, word, a, b)) => {
+                m.poke_u64("req_valid", 1).unwrap();
+                m.poke_u64("req_bits_funct3", f3).unwrap();
+                m.poke_u64("req_bits_word", word as u64).unwrap();
+                m.poke_u64("req_bits_in1", a).unwrap();
+                m.poke_u64("req_bits_in2", b).unwrap();
+            }
+            None => m.poke_u64("req_valid", 0).unwrap(),
+        }
+        if m.peek_u64("resp_valid").unwrap() == 1 && ready {
+            let got = m.peek_u64("resp_bits_data").unwrap();
+            let Some(((f3, word, a, b), _)) = expected.pop_front() else {
+                panic!("cycle {cycle}: a result {got:#x} with no operation in flight");
+            };
+            let want = m_reference(f3, word, a, b);
+            assert_eq!(
+                got, want,
+                "cycle {cycle}: funct3 {f3} word {word} of {a:#x}, {b:#x}: got {got:#x}, want {want:#x}"
+            );
+            checked += 1;
+        }
+        if kill {
+            killed += expected.len();
+            expected.clear();
+        }
+        if let Some(op) = offered.filter(|_| !kill) {
+            if m.peek_u64("req_ready").unwrap() == 1 {
+                expected.push_back((op, cycle));
+                offered = None;
+                issued += 1;
+            }
+        }
+        m.step();
+    }
+    panic!("seed {seed}: {n} operations did not finish ({checked} checked)");
+}
+
+/// Cycles from a request firing to its result being valid, with results always taken.
+fn latency(m: &mut Model, op: MOp) -> u64 {
+    reset(m);
+    m.poke_u64("kill", 0).unwrap();
+    m.poke_u64("resp_ready", 1).unwrap();
+    m.poke_u64("req_valid", 1).unwrap();
+    m.poke_u64("req_bits_funct3", op.0).unwrap();
+    m.poke_u64("req_bits_word", op.1 as u64).unwrap();
+    m.poke_u64("req_bits_in1", op.2).unwrap();
+    m.poke_u64("req_bits_in2", op.3).unwrap();
+    assert_eq!(
+        m.peek_u64("req_ready").unwrap(),
+        1,
+        "an idle unit takes a request"
+    );
+    m.step();
+    m.poke_u64("req_valid", 0).unwrap();
+    for cycles in 1..200 {
+        if m.peek_u64("resp_valid").unwrap() == 1 {
+            assert_eq!(
+                m.peek_u64("resp_bits_data").unwrap(),
+                m_reference(op.0, op.1, op.2, op.3)
+            );
+            m.step();
+            return cycles;
+        }
+        m.step();
+    }
+    panic!("no result for {op:?}");
+}
+
+fn shapes() -> Vec<MulDivParams> {
+    let it = |mb, db| MulDivParams {
+        mul: MulKind::Iterative,
+        mul_bits_per_cycle: mb,
+        mul_stages: 1,
+        div_bits_per_cycle: db,
+    };
+    let pipe = |stages, db| MulDivParams {
+        mul: MulKind::Pipelined,
+        mul_bits_per_cycle: 1,
+        mul_stages: stages,
+        div_bits_per_cycle: db,
+    };
+    vec![it(1, 1), it(8, 2), it(64, 4), pipe(1, 1), pipe(3, 4)]
+}
+
+#[test]
+fn muldiv_matches_the_m_extension() {
+    let relaxed = Stress {
+        offer: 100,
+        stall: 0,
+        kill: 0,
+    };
+    let harsh = Stress {
+        offer: 60,
+        stall: 30,
+        kill: 3,
+    };
+    for (i, p) in shapes().into_iter().enumerate() {
+        let mut m = model(&muldiv(&p).unwrap());
+        let (checked, _) = drive_muldiv(&mut m, 100 + i as u64, 3000, relaxed);
+        assert_eq!(checked, 3000);
+        let (survived, killed) = drive_muldiv(&mut m, 200 + i as u64, 3000, harsh);
+        assert!(
+            survived > 100 && killed > 50,
+            "{p:?}: {survived} checked, {killed} killed"
+        );
+        // Every funct3 x word form, with the latency of each.
+        let mut lat = Vec::new();
+        for f3 in 0..8 {
+            for word in [false, true] {
+                if word && (1..=3).contains(&f3) {
+                    continue;
+                }
+                let l = latency(&mut m, (f3, word, i64::MIN as u64 + 12345, u64::MAX - 99));
+                lat.push(format!("{f3}{}:{l}", if word { "w" } else { "" }));
+            }
+        }
+        println!(
+            "{p:?}: {} checked, {killed} killed; latency per funct3[w]: {}",
+            checked + survived,
+            lat.join(" ")
+        );
+    }
+}
+
+/// A pipelined multiplier takes one multiply per cycle while results are taken.
+#[test]
+fn pipelined_multiplier_takes_one_per_cycle() {
+    for stages in [1, 3] {
+        let p = MulDivParams {
+            mul: MulKind::Pipelined,
+            mul_bits_per_cycle: 1,
+            mul_stages: stages,
+            div_bits_per_cycle: 1,
+        };
+        let mut m = model(&muldiv(&p).unwrap());
+        reset(&mut m);
+        m.poke_u64("kill", 0).unwrap();
+        m.poke_u64("resp_ready", 1).unwrap();
+        m.poke_u64("req_valid", 1).unwrap();
+        m.poke_u64("req_bits_funct3", 1).unwrap();
+        m.poke_u64("req_bits_word", 0).unwrap();
+        let mut results = Vec::new();
+        for cycle in 0..40u64 {
+            let (a, b) = (cycle.wrapping_mul(0x9e37_79b9_7f4a_7c15), !cycle << 40);
+            m.poke_u64("req_bits_in1", a).unwrap();
+            m.poke_u64("req_bits_in2", b).unwrap();
+            assert_eq!(m.peek_u64("req_ready").unwrap(), 1, "cycle {cycle}");
+            if m.peek_u64("resp_valid").unwrap() == 1 {
+                results.push((cycle, m.peek_u64("resp_bits_data").unwrap()));
+            }
+            m.step();
+        }
+        for (i, &(cycle, got)) in results.iter().enumerate() {
+            let c = i as u64;
+            let (a, b) = (c.wrapping_mul(0x9e37_79b9_7f4a_7c15), !c << 40);
+            assert_eq!(
+                cycle,
+                c + stages as u64,
+                "result {i} arrives after the stages"
+            );
+            assert_eq!(got, m_reference(1, false, a, b), "result {i}");
+        }
+        assert_eq!(results.len(), 40 - stages as usize);
+    }
+}
+
+// ---------------------------------------------------------------- branch predictors
+
+/// Saturating 2-bit counter.
+fn counter_step(c: u8, taken: bool) -> u8 {
+    if taken {
+        (c + 1).min(3)
+    } else {
+        c.saturating_sub(1)
+    }
+}
+
+/// The BTB as specified: fully associative on pc[63:2]; a taken resolution of a pc it
+/// does not hold allocates the next entry round-robin (counter 2, weakly taken); a
+/// resolution of a held pc steps its counter and refreshes its target; a hit predicts
+/// taken on a jump or on a counter of 2 or more.
+#[derive(Default)]
+struct BtbRef {
+    entries: Vec<Option<BtbEntry>>,
+    next: usize,
+}
+
+#[derive(Clone, Copy)]
+struct BtbEntry {
+    pc: u64,
+    target: u64,
+    counter: u8,
+    jump: bool,
+}
+
+impl BtbRef {
+    fn new(n: usize) -> BtbRef {
+        BtbRef {
+            entries: vec![None; n],
+            next: 0,
+        }
+    }
+
+    fn find(&self, pc: u64) -> Option<usize> {
+        self.entries
+            .iter()
+            .position(|e| e.is_some_and(|e| e.pc >> 2 == pc >> 2))
+    }
+
+    /// (hit, taken, target)
+    fn lookup(&self, pc: u64) -> (bool, bool, u64) {
+        match self.find(pc).and_then(|i| self.entries[i]) {
+            Some(e) => (true, e.jump || e.counter >= 2, e.target),
+            None => (false, false, 0),
+        }
+    }
+
+    fn update(&mut self, pc: u64, target: u64, taken: bool, jump: bool) {
+        match self.find(pc) {
+            Some(i) => {
+                let e = self.entries[i].as_mut().unwrap();
+                e.counter = counter_step(e.counter, taken);
+                e.target = target;
+            }
+            None if taken => {
+                self.entries[self.next] = Some(BtbEntry {
+                    pc,
+                    target,
+                    counter: 2,
+                    jump,
+                });
+                self.next = (self.next + 1) % self.entries.len();
+            }
+            None => {}
+        }
+    }
+}
+
+/// A pc from a small pool (so entries are reused and evicted), sometimes anywhere.
+fn branch_pc(rng: &mut Rng, pool: u64) -> u64 {
+    if rng.chance(5) {
+        rng.next_u64() & !3
+    } else {
+        0x8000_0000 + 4 * rng.below(pool) + ((rng.below(2)) << 40)
+    }
+}
+
+#[test]
+fn btb_matches_its_reference() {
+    use generators::rocket::bpred::btb_module;
+    for entries in [1u32, 2, 5, 16] {
+        let mut m = model(&btb_module(entries).unwrap());
+        reset(&mut m);
+        let mut r = BtbRef::new(entries as usize);
+        let mut rng = Rng::new(entries as u64);
+        let pool = entries as u64 * 2 + 1;
+        let (mut hits, mut taken_hits) = (0, 0);
+        for cycle in 0..20_000 {
+            let pc = branch_pc(&mut rng, pool);
+            m.poke_u64("lookup_pc", pc).unwrap();
+            let (hit, taken, target) = r.lookup(pc);
+            let got = (
+                m.peek_u64("hit").unwrap() == 1,
+                m.peek_u64("taken").unwrap() == 1,
+            );
+            assert_eq!(
+                got,
+                (hit, taken),
+                "entries {entries}, cycle {cycle}, pc {pc:#x}"
+            );
+            if hit {
+                assert_eq!(m.peek_u64("target").unwrap(), target, "cycle {cycle}");
+                hits += 1;
+                taken_hits += taken as u32;
+            }
+            let valid = rng.chance(70);
+            let upc = branch_pc(&mut rng, pool);
+            // The same pc keeps its kind; a third of the pcs are jumps (always taken).
+            let jump = (upc >> 2) % 3 == 0;
+            let taken = jump || rng.chance(60);
+            let target = rng.next_u64() & !1;
+            for (port, v) in [
+                ("update_valid", valid as u64),
+                ("update_pc", upc),
+                ("update_target", target),
+                ("update_taken", taken as u64),
+                ("update_jump", jump as u64),
+            ] {
+                m.poke_u64(port, v).unwrap();
+            }
+            if valid {
+                r.update(upc, target, taken, jump);
+            }
+            m.step();
+        }
+        assert!(
+            hits > 2000 && taken_hits > 500,
+            "entries {entries}: {hits} hits"
+        );
+    }
+}
+
+#[test]
+fn bht_matches_its_reference() {
+    use generators::rocket::bpred::bht_module;
+    for entries in [2u32, 64, 512] {
+        let mut m = model(&bht_module(entries).unwrap());
+        reset(&mut m);
+        // Counters start weakly not taken.
+        let mut counters = vec![1u8; entries as usize];
+        let index = |pc: u64| ((pc >> 2) % entries as u64) as usize;
+        let mut rng = Rng::new(entries as u64);
+        let mut predicted_taken = 0;
+        for cycle in 0..20_000 {
+            let pc = branch_pc(&mut rng, entries as u64 * 2);
+            m.poke_u64("lookup_pc", pc).unwrap();
+            let want = counters[index(pc)] >= 2;
+            assert_eq!(
+                m.peek_u64("taken").unwrap() == 1,
+                want,
+                "entries {entries}, cycle {cycle}, pc {pc:#x}"
+            );
+            predicted_taken += want as u32;
+            let valid = rng.chance(70);
+            let upc = branch_pc(&mut rng, entries as u64 * 2);
+            // Mostly-taken and mostly-not-taken branches, by pc.
+            let bias = if (upc >> 3) % 2 == 0 { 85 } else { 15 };
+            let taken = rng.chance(bias);
+            m.poke_u64("update_valid", valid as u64).unwrap();
+            m.poke_u64("update_pc", upc).unwrap();
+            m.poke_u64("update_taken", taken as u64).unwrap();
+            if valid {
+                let c = &mut counters[index(upc)];
+                *c = counter_step(*c, taken);
+            }
+            m.step();
+        }
+        assert!(
+            predicted_taken > 2000,
+            "entries {entries}: {predicted_taken} taken"
+        );
+    }
+}
