@@ -554,11 +554,15 @@ fn elf_segments_and_raw_images_are_served() {
     .unwrap();
     let program = elf::load_file(&path).unwrap();
 
+    // The first and last doublewords of every segment (the linker script pads `.tohost`
+    // to 4 KiB, so a segment can be mostly padding).
     let mut reqs = Vec::new();
     for seg in &program.segments {
         let start = seg.addr & !7;
         let end = seg.addr + seg.data.len() as u64;
-        reqs.extend((0..(end - start).div_ceil(8)).map(|i| Req::read(start + 8 * i, 0)));
+        let words = (end - start).div_ceil(8);
+        let ends = (0..words.min(16)).chain(words.saturating_sub(16).max(16)..words);
+        reqs.extend(ends.map(|i| Req::read(start + 8 * i, 0)));
     }
     let high = 0xffff_ffff_ffff_ff00;
     reqs.push(Req::read(high, 1));
@@ -580,10 +584,12 @@ fn elf_segments_and_raw_images_are_served() {
     for (r, e) in reqs[..n - 2].iter().zip(&b.responses) {
         assert_eq!(e.data, expected.read_u64(r.addr), "at {:#x}", r.addr);
     }
-    let first = &program.segments[0];
-    assert_eq!(program.entry, first.addr);
+    let at_entry = reqs
+        .iter()
+        .position(|r| r.addr == program.entry)
+        .expect("entry read");
     assert_eq!(
-        b.responses[0].data as u32, 0x02a0_0513,
+        b.responses[at_entry].data as u32, 0x02a0_0513,
         "li a0, 42 at the entry"
     );
     assert_eq!(b.responses[n - 2].data, 0x0706_0504_0302_0100);
