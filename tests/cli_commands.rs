@@ -317,7 +317,10 @@ fn fails(args: &[&str], fragments: &[&str]) {
 fn bad_designs_and_parameters_are_clear_errors() {
     fails(
         &["generate", "fifo"],
-        &["unknown design `fifo`", "available: banked_rf, queue"],
+        &[
+            "unknown design `fifo`",
+            "available: banked_rf, queue, rocket, rocket_accumulator",
+        ],
     );
     fails(
         &["generate", "queue", "--set", "dpeth=4"],

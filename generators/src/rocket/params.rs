@@ -151,6 +151,10 @@ pub const PARAM_DOCS: &[(&str, &str)] = &[
         "uncached_size",
         "size of the uncached region in bytes (0 for none)",
     ),
+    (
+        "rocc",
+        "an accelerator is attached: custom-0..3 go to the RoCC port (else they are illegal)",
+    ),
 ];
 
 /// Shape of one L1 cache.
