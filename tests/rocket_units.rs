@@ -422,7 +422,7 @@ fn btb_matches_its_reference() {
             let valid = rng.chance(70);
             let upc = branch_pc(&mut rng, pool);
             // The same pc keeps its kind; a third of the pcs are jumps (always taken).
-            let jump = (upc >> 2) % 3 == 0;
+            let jump = (upc >> 2).is_multiple_of(3);
             let taken = jump || rng.chance(60);
             let target = rng.next_u64() & !1;
             for (port, v) in [
@@ -470,7 +470,7 @@ fn bht_matches_its_reference() {
             let valid = rng.chance(70);
             let upc = branch_pc(&mut rng, entries as u64 * 2);
             // Mostly-taken and mostly-not-taken branches, by pc.
-            let bias = if (upc >> 3) % 2 == 0 { 85 } else { 15 };
+            let bias = if (upc >> 3).is_multiple_of(2) { 85 } else { 15 };
             let taken = rng.chance(bias);
             m.poke_u64("update_valid", valid as u64).unwrap();
             m.poke_u64("update_pc", upc).unwrap();
