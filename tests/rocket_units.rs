@@ -422,7 +422,7 @@ fn btb_matches_its_reference() {
             let valid = rng.chance(70);
             let upc = branch_pc(&mut rng, pool);
             // The same pc keeps its kind; a third of the pcs are jumps (always taken).
-            let jump = (upc >> 2) % 3 == 0;
+            let jump = (upc >> 2).is_multiple_of(3);
             let taken = jump || rng.chance(60);
             let target = rng.next_u64() & !1;
             for (port, v) in [
@@ -470,7 +470,7 @@ fn bht_matches_its_reference() {
             let valid = rng.chance(70);
             let upc = branch_pc(&mut rng, entries as u64 * 2);
             // Mostly-taken and mostly-not-taken branches, by pc.
-            let bias = if (upc >> 3) % 2 == 0 { 85 } else { 15 };
+            let bias = if (upc >> 3).is_multiple_of(2) { 85 } else { 15 };
             let taken = rng.chance(bias);
             m.poke_u64("update_valid", valid as u64).unwrap();
             m.poke_u64("update_pc", upc).unwrap();
@@ -486,4 +486,261 @@ fn bht_matches_its_reference() {
             "entries {entries}: {predicted_taken} taken"
         );
     }
+}
+
+// ---------------------------------------------------------------- L1 cache
+
+use generators::rocket::cache::cache;
+use generators::rocket::params::CacheParams;
+use std::collections::HashMap;
+use verification::tb::memory::{MemConfig, MemPort, MemoryModel};
+
+/// Where the cache tests work: a window small enough to force conflicts and evictions,
+/// with the uncached region at its start.
+const BASE: u64 = 0x8000_0000;
+const WINDOW: u64 = 2048;
+const UNCACHED: u64 = 64;
+
+fn cache_params(sets: u32, ways: u32, line_bytes: u32) -> CacheParams {
+    CacheParams {
+        sets,
+        ways,
+        line_bytes,
+        uncached_base: BASE,
+        uncached_size: UNCACHED,
+    }
+}
+
+/// A cache under test: the Verilator model, the memory model on its memory side and the
+/// flat reference memory (byte address to byte).
+struct CacheBench {
+    m: Model,
+    mem: MemoryModel,
+    flat: HashMap<u64, u8>,
+}
+
+/// A CPU-side request: address, write, lane-aligned data, mask, log2 size.
+#[derive(Clone, Copy, Debug)]
+struct CReq {
+    addr: u64,
+    write: bool,
+    data: u64,
+    mask: u64,
+    size: u64,
+}
+
+impl CacheBench {
+    fn new(m: Model, config: MemConfig) -> CacheBench {
+        let port = MemPort {
+            resp_ready: None,
+            ..MemPort::decoupled("mem", false)
+        };
+        let mut mem = MemoryModel::new(config, vec![port]).unwrap();
+        let mut rng = Rng::new(7);
+        let mut flat = HashMap::new();
+        for a in BASE..BASE + WINDOW {
+            let b = rng.next_u64() as u8;
+            flat.insert(a, b);
+            mem.memory_mut().write(a, &[b]);
+        }
+        let mut b = CacheBench { m, mem, flat };
+        reset(&mut b.m);
+        b
+    }
+
+    /// The reference doubleword holding `addr`.
+    fn expect(&self, addr: u64) -> u64 {
+        (0..8).fold(0, |v, i| {
+            v | (self.flat[&((addr & !7) + i)] as u64) << (8 * i)
+        })
+    }
+
+    fn apply(&mut self, r: &CReq) {
+        for i in 0..8 {
+            if r.mask >> i & 1 == 1 {
+                self.flat
+                    .insert((r.addr & !7) + i, (r.data >> (8 * i)) as u8);
+            }
+        }
+    }
+
+    /// One cycle: drives `req` (if any) and `invalidate`, serves memory, and returns
+    /// (request accepted, response data if valid).
+    fn cycle(&mut self, req: Option<&CReq>, invalidate: bool) -> (bool, Option<u64>) {
+        let m = &mut self.m;
+        m.poke_u64("invalidate", invalidate as u64).unwrap();
+        m.poke_u64("cpu_req_valid", req.is_some() as u64).unwrap();
+        if let Some(r) = req {
+            m.poke_u64("cpu_req_bits_addr", r.addr).unwrap();
+            m.poke_u64("cpu_req_bits_write", r.write as u64).unwrap();
+            m.poke_u64("cpu_req_bits_data", r.data).unwrap();
+            m.poke_u64("cpu_req_bits_mask", r.mask).unwrap();
+            m.poke_u64("cpu_req_bits_size", r.size).unwrap();
+        }
+        self.mem.tick(m).unwrap();
+        let accepted = req.is_some() && m.peek_u64("cpu_req_ready").unwrap() == 1;
+        let resp = (m.peek_u64("cpu_resp_valid").unwrap() == 1)
+            .then(|| m.peek_u64("cpu_resp_bits_data").unwrap());
+        m.step();
+        (accepted, resp)
+    }
+}
+
+/// A random aligned access of any size in the window (half of them in `hot` bytes past
+/// the uncached region, so that lines get reused), lane-aligned.
+fn cache_request(rng: &mut Rng, hot: u64) -> CReq {
+    let size = rng.below(4);
+    let bytes = 1u64 << size;
+    let addr = if rng.chance(50) {
+        BASE + UNCACHED + rng.below(hot / bytes) * bytes
+    } else {
+        BASE + rng.below(WINDOW / bytes) * bytes
+    };
+    let lane = addr & 7;
+    let mask = ((1u64 << bytes) - 1) << lane;
+    let data = rng.next_u64();
+    let data = if size == 3 {
+        data
+    } else {
+        (data & ((1u64 << (8 * bytes)) - 1)) << (8 * lane)
+    };
+    CReq {
+        addr,
+        write: rng.chance(35),
+        data,
+        mask,
+        size,
+    }
+}
+
+/// Random traffic; every read's doubleword checked against the reference. Returns
+/// (reads checked, reads answered the cycle after acceptance, memory reads made).
+fn random_cache_traffic(b: &mut CacheBench, seed: u64, n: usize, hot: u64) -> (usize, usize, u64) {
+    let mut rng = Rng::new(seed);
+    // Accepted requests: the request, the doubleword a read must see, the cycle.
+    let mut pending: std::collections::VecDeque<(CReq, u64, u64)> = Default::default();
+    let mut offered: Option<CReq> = None;
+    let (mut issued, mut reads, mut hits) = (0, 0, 0);
+    for cycle in 0..n as u64 * 400 {
+        if issued == n && pending.is_empty() {
+            return (reads, hits, b.mem.stats().reads);
+        }
+        if offered.is_none() && issued < n && rng.chance(70) {
+            offered = Some(cache_request(&mut rng, hot));
+        }
+        // The core invalidates only with nothing outstanding on that side.
+        let invalidate = pending.is_empty() && offered.is_none() && rng.chance(5);
+        let (accepted, resp) = b.cycle(offered.as_ref(), invalidate);
+        if let Some(got) = resp {
+            let Some((r, want, accepted_at)) = pending.pop_front() else {
+                panic!("cycle {cycle}: response {got:#x} to no request");
+            };
+            if !r.write {
+                assert_eq!(got, want, "cycle {cycle}: read {r:x?}");
+                reads += 1;
+                hits += (cycle == accepted_at + 1) as usize;
+            }
+        }
+        if accepted {
+            let r = offered.take().unwrap();
+            // In order and blocking: a read sees every earlier write.
+            let want = b.expect(r.addr);
+            if r.write {
+                b.apply(&r);
+            }
+            pending.push_back((r, want, cycle));
+            issued += 1;
+        }
+    }
+    panic!("seed {seed}: {n} requests did not finish");
+}
+
+#[test]
+fn cache_matches_a_flat_memory() {
+    let shapes = [(4, 2, 16), (1, 1, 8), (8, 4, 64), (2, 1, 32)];
+    for (i, &(sets, ways, line)) in shapes.iter().enumerate() {
+        let top = cache("Cache", &cache_params(sets, ways, line)).unwrap();
+        let hot = ((sets * ways * line) as u64).min(512);
+        let mut checked = Vec::new();
+        for (j, (latency, stall)) in [(1, 0), (10, 30), (100, 20)].into_iter().enumerate() {
+            let config = MemConfig {
+                latency,
+                jitter: latency / 4,
+                stall_percent: stall,
+                seed: (i * 3 + j) as u64,
+                ..MemConfig::default()
+            };
+            let mut b = CacheBench::new(model(&top), config);
+            let n = if latency == 100 { 600 } else { 3000 };
+            let (reads, hits, mem_reads) = random_cache_traffic(&mut b, (i * 3 + j) as u64, n, hot);
+            assert!(reads > n / 2, "{reads} reads checked");
+            assert!(hits > reads / 5, "only {hits} of {reads} reads hit");
+            checked.push(format!(
+                "latency {latency}: {reads} reads ({hits} hits), {mem_reads} memory reads"
+            ));
+        }
+        println!("cache {sets}x{ways}x{line}B: {}", checked.join("; "));
+    }
+}
+
+/// Read hits answer the cycle after they are accepted, one per cycle back to back.
+#[test]
+fn cache_hits_take_one_cycle_back_to_back() {
+    let top = cache("Cache", &cache_params(4, 2, 64)).unwrap();
+    let config = MemConfig {
+        latency: 10,
+        ..MemConfig::default()
+    };
+    let mut b = CacheBench::new(model(&top), config);
+    let read = |addr: u64| CReq {
+        addr,
+        write: false,
+        data: 0,
+        mask: 0xff,
+        size: 3,
+    };
+    let line = BASE + 0x400;
+    // Miss once to bring the line in.
+    let mut answered = false;
+    let mut accepted = false;
+    for _ in 0..200 {
+        let (a, r) = b.cycle((!accepted).then(|| read(line)).as_ref(), false);
+        accepted |= a;
+        if let Some(d) = r {
+            assert_eq!(d, b.expect(line));
+            answered = true;
+            break;
+        }
+    }
+    assert!(answered, "the miss was answered");
+    let reads_before = b.mem.stats().reads;
+    // 32 reads over the line's 8 doublewords, offered every cycle.
+    let addrs: Vec<u64> = (0..32).map(|i| line + 8 * ((i * 5) % 8)).collect();
+    let (mut next, mut got) = (0, 0);
+    for cycle in 0..33 {
+        let req = addrs.get(next).map(|&a| read(a));
+        let (a, r) = b.cycle(req.as_ref(), false);
+        if let Some(d) = r {
+            assert_eq!(d, b.expect(addrs[got]), "hit {got}");
+            got += 1;
+        }
+        assert_eq!(
+            got, cycle,
+            "cycle {cycle}: a hit answers the cycle after it is accepted"
+        );
+        if a {
+            next += 1;
+        } else {
+            assert_eq!(
+                next, 32,
+                "cycle {cycle}: a hit streams one request per cycle"
+            );
+        }
+    }
+    assert_eq!(got, 32);
+    assert_eq!(
+        b.mem.stats().reads,
+        reads_before,
+        "hits do not touch memory"
+    );
 }

@@ -126,7 +126,12 @@ fn engine(
     let idle = !&(&busy | &done);
     let fire = &r.valid & &idle;
     // Latched request: multiply or divide, high half / remainder, word, negate result.
-    let mul_op = m.reg("op_mul", 1, false);
+    // Only an engine that multiplies needs to remember which it is doing.
+    let mul_op = if with_mul {
+        m.reg("op_mul", 1, false)
+    } else {
+        m.lit(0, 1)
+    };
     let upper = m.reg("op_upper", 1, false);
     let word = m.reg("op_word", 1, false);
     let negate = m.reg("op_negate", 1, false);
@@ -168,7 +173,9 @@ fn engine(
 
     m.when(&fire, |m| {
         m.connect(&busy, &one);
-        m.connect(&mul_op, &req_mul);
+        if with_mul {
+            m.connect(&mul_op, &req_mul);
+        }
         m.connect(&upper, &req_upper);
         m.connect(&word, &r.word);
         m.connect(&negate, &mux(&req_mul, &mul_negate, &div_negate));
