@@ -163,7 +163,7 @@ fn rocket_is_lint_clean() {
         "icache_sets = 16\nicache_ways = 4\nicache_line_bytes = 16\n\
          dcache_sets = 64\ndcache_ways = 2\ndcache_line_bytes = 32\nuncached_size = 0",
         "icache_sets = 4\nicache_ways = 8\nicache_line_bytes = 256\n\
-         dcache_sets = 128\ndcache_ways = 3\ndcache_line_bytes = 64",
+         dcache_sets = 256\ndcache_ways = 3\ndcache_line_bytes = 64",
     ];
     let muldivs = [
         "mul = \"iterative\"\nmul_bits_per_cycle = 1\ndiv_bits_per_cycle = 1",
