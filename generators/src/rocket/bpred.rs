@@ -10,7 +10,7 @@
 //! Both are trained from execute, where branches resolve; a wrong prediction costs the
 //! same redirect as no prediction.
 
-use hdl::{mux, Bits, HdlErrors, Module, ModuleBuilder, Value};
+use hdl::{cat, mux, Bits, HdlErrors, Module, ModuleBuilder, Value};
 use std::rc::Rc;
 
 /// Saturating 2-bit counter step.
@@ -137,15 +137,13 @@ impl Bht {
         pc.slice(self.index_bits + 1, 2)
     }
 
-    /// Whether the branch at `pc` is predicted taken.
+    /// Whether the branch at `pc` is predicted taken: the counter's upper bit, shifted
+    /// out of the vector of all of them (a chain of comparisons would nest as deep as the
+    /// table is long, which Yosys refuses for a thousand entries).
     pub fn predict(&self, pc: &Value) -> Value {
-        let idx = self.index(pc);
-        let mut taken = pc.konst(Bits::zero(1));
-        for (i, c) in self.counter.iter().enumerate() {
-            let here = idx.eq(&idx.konst(Bits::from_u64(self.index_bits, i as u64)));
-            taken = mux(&here, &c.bit(1), &taken);
-        }
-        taken
+        let uppers: Vec<Value> = self.counter.iter().rev().map(|c| c.bit(1)).collect();
+        let refs: Vec<&Value> = uppers.iter().collect();
+        cat(&refs).dshr(&self.index(pc)).bit(0)
     }
 
     /// Trains on a resolved conditional branch (`r.jump` clear).

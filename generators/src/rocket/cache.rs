@@ -18,17 +18,20 @@ use hdl::ir::addr_width;
 use hdl::{cat, mux, Bits, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, Value};
 use std::rc::Rc;
 
-/// `values[idx]` for an index of any width (missing entries read as the last one).
+/// `values[idx]` for `values` of one width: each bit position gathered across the
+/// values and shifted down by `idx` (a chain of comparisons would nest as deep as there
+/// are values, which Yosys refuses for a thousand sets).
 fn select(idx: &Value, values: &[Value]) -> Value {
-    let mut out = values[values.len() - 1].clone();
-    for (i, v) in values.iter().enumerate().rev().skip(1) {
-        out = mux(
-            &idx.eq(&idx.konst(Bits::from_u64(idx.width(), i as u64))),
-            v,
-            &out,
-        );
-    }
-    out
+    let bits: Vec<Value> = (0..values[0].width())
+        .rev()
+        .map(|b| {
+            let column: Vec<Value> = values.iter().rev().map(|v| v.bit(b)).collect();
+            let refs: Vec<&Value> = column.iter().collect();
+            cat(&refs).dshr(idx).bit(0)
+        })
+        .collect();
+    let refs: Vec<&Value> = bits.iter().collect();
+    cat(&refs)
 }
 
 pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
