@@ -123,13 +123,13 @@ pub const PARAM_DOCS: &[(&str, &str)] = &[
         "memory",
         "\"cache\" (blocking L1 I$ and D$) or \"direct\" (no caches)",
     ),
-    ("icache_sets", "I$ sets (power of two, 1..=256)"),
+    ("icache_sets", "I$ sets (power of two, 1..=4096)"),
     ("icache_ways", "I$ ways (1..=8)"),
     (
         "icache_line_bytes",
         "I$ line size in bytes (power of two, 8..=256)",
     ),
-    ("dcache_sets", "D$ sets (power of two, 1..=256)"),
+    ("dcache_sets", "D$ sets (power of two, 1..=4096)"),
     ("dcache_ways", "D$ ways (1..=8)"),
     (
         "dcache_line_bytes",
@@ -266,8 +266,7 @@ impl RocketParams {
 fn check_cache(names: [&'static str; 3], c: &CacheParams) -> Result<(), ParamError> {
     let [sets, ways, line] = names;
     ParamError::check_pow2(sets, c.sets)?;
-    // Valid bits are registers selected by a multiplexer per set: keep it modest.
-    ParamError::check_range(sets, c.sets, 1, 256)?;
+    ParamError::check_range(sets, c.sets, 1, 4096)?;
     ParamError::check_range(ways, c.ways, 1, 8)?;
     ParamError::check_pow2(line, c.line_bytes)?;
     ParamError::check_range(line, c.line_bytes, 8, 256)
