@@ -171,6 +171,13 @@ fn rocket_is_lint_clean() {
         "mul = \"pipelined\"\nmul_stages = 1\ndiv_bits_per_cycle = 2",
         "mul = \"pipelined\"\nmul_stages = 3\nrocc = true",
     ];
+    // The third configuration of the lockstep tests (tests/rocket_lockstep.rs).
+    let mut third: toml::Table = configs[1].0.parse().expect("preset");
+    let overrides = "predictor = \"bht\"\nbht_entries = 32\nmul = \"pipelined\"\n\
+                     mul_stages = 2\ndiv_bits_per_cycle = 2\ndcache_ways = 1\n\
+                     icache_line_bytes = 16";
+    third.extend(overrides.parse::<toml::Table>().expect("overrides"));
+    configs.push((third.to_string(), OutputOptions::default()));
     // Every predictor, memory shape and multiplier shows up; long runs cross them all.
     let n = predictors.len() * memories.len() * muldivs.len();
     for i in 0..n {
