@@ -173,7 +173,7 @@ fn sixteen_banks_share_one_bank_module() {
 #[test]
 fn generate_is_deterministic() {
     let tmp = tempfile::tempdir().unwrap();
-    for design in ["banked_rf", "queue"] {
+    for design in ["banked_rf", "queue", "rocket", "rocket_accumulator"] {
         let (a, b) = (
             tmp.path().join(format!("{design}_a")),
             tmp.path().join(format!("{design}_b")),
