@@ -97,23 +97,25 @@ fn hwacha_errors_are_located_and_leave_no_output() {
     write(dir.path(), "blk.h", "  vstop\n  vaddd vv1, vv2, vv3\n");
     // An earlier good build of the same output must survive a failed one.
     write(dir.path(), "bad.elf", "old");
-    let out = accelgen(dir.path())
-        .args(["asm", "bad.S", "-o", "bad.elf"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(out.stdout.is_empty());
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+    fails_keeping_old_output(
+        dir.path(),
+        &["asm", "bad.S", "-o", "bad.elf"],
         "error: blk.h:2: unknown mnemonic `vaddd`\n\
          bad.S:3: operand 3: register `vs64` out of range (vs0-vs63)\n\
-         bad.S:4: `vsetvl` takes 2 operands, found 1\n"
+         bad.S:4: `vsetvl` takes 2 operands, found 1\n",
+        "bad.elf",
     );
     assert_eq!(listing(dir.path()), ["bad.S", "bad.elf", "blk.h"]);
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("bad.elf")).unwrap(),
-        "old"
-    );
+}
+
+/// Runs `args` in `dir`: exit code 1, nothing on stdout, exactly `stderr`, and the
+/// earlier `output` file (holding "old") untouched.
+fn fails_keeping_old_output(dir: &Path, args: &[&str], stderr: &str, output: &str) {
+    let out = accelgen(dir).args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), stderr);
+    assert_eq!(std::fs::read_to_string(dir.join(output)).unwrap(), "old");
 }
 
 #[test]
@@ -234,23 +236,15 @@ fn errors_of_every_source_are_reported_together() {
     write(dir.path(), "bad.c", c);
     write(dir.path(), "bad.S", "  .text\n  vaddd vv1, vv2, vv3\n");
     write(dir.path(), "out.elf", "old");
-    let out = accelgen(dir.path())
-        .args(["asm", "bad.c", "bad.S", "-o", "out.elf"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(out.stdout.is_empty());
     // The C file's error is at its line: GCC marks inline assembly with its source line.
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+    fails_keeping_old_output(
+        dir.path(),
+        &["asm", "bad.c", "bad.S", "-o", "out.elf"],
         "error: bad.c:3: operand 1: register `vs64` out of range (vs0-vs63)\n\
-         bad.S:2: unknown mnemonic `vaddd`\n"
+         bad.S:2: unknown mnemonic `vaddd`\n",
+        "out.elf",
     );
     assert_eq!(listing(dir.path()), ["bad.S", "bad.c", "out.elf"]);
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("out.elf")).unwrap(),
-        "old"
-    );
 }
 
 #[test]
