@@ -3,6 +3,7 @@
 //! the `accelgen` CLI uses to list and elaborate them by name.
 
 pub mod examples;
+pub mod hwacha;
 pub mod output;
 mod registry;
 pub mod rocket;

@@ -1,0 +1,22 @@
+//! `hwacha`: the Hwacha decoupled vector-fetch unit of Lee's thesis, chapter 8, on the
+//! `hdl` IR. Folders mirror Figure 8.2; one file per block, named as in the thesis.
+//!
+//! - `params.rs`: the parameters (thesis Table 8.7 names).
+//! - `lane/`: the vector execution unit of one lane (Figures 8.6, 8.7, 8.9): the expander
+//!   (`expander.rs`), the banks (`bank.rs`: 1R1W SRAM, predicate RF, operand latches, ALU,
+//!   PLU), the shared units on the operand crossbar (`imul.rs`), and their top (`vxu.rs`).
+//!
+//! # Element layout (the contract every block shares)
+//! With L lanes, B banks and S = bank_width/64 slices, a strip is B*S elements (8 by
+//! default). Global element `e` lives in lane `(e / strip) % L` (a lane stride of one
+//! strip, Figure 8.11) as lane-local element `k = (e / (strip*L)) * strip + e % strip`.
+//! Lane-local element `k` is in lane-local strip `k / strip`, bank `(k % strip) / S`,
+//! slice `k % S`: the S elements of a bank entry are consecutive, so a 128-bit entry of
+//! 64-bit elements is one 128-bit memory beat of a unit-stride access.
+//!
+//! Vector data register `r` (of `n = max(#vv, 1)` configured) holds lane-local strip `s`
+//! in bank row `s * n + r`; predicate register `p` (of `np = max(#vp, 1)`) in predicate row
+//! `s * np + p` (the thesis's striped mapping: a register's strips are a constant stride
+//! apart). The golden model's maxvl rule keeps every row inside the bank.
+
+pub mod params;
