@@ -117,6 +117,26 @@ impl Bundle {
     }
 
     /// The field `name`; panics if absent, as a field name is a fixed part of the generator.
+    /// `cond ? then : otherwise`, leaf by leaf; the bundles have the same shape.
+    pub fn mux(cond: &Value, then: &Bundle, otherwise: &Bundle) -> Bundle {
+        match (then, otherwise) {
+            (Bundle::Leaf(a), Bundle::Leaf(b)) => Bundle::Leaf(cond.mux(a, b)),
+            (Bundle::Fields(a), Bundle::Fields(b)) => Bundle::Fields(
+                a.iter()
+                    .zip(b)
+                    .map(|((n, f, x), (_, _, y))| (n.clone(), *f, Bundle::mux(cond, x, y)))
+                    .collect(),
+            ),
+            (Bundle::Vec(a), Bundle::Vec(b)) => Bundle::Vec(
+                a.iter()
+                    .zip(b)
+                    .map(|(x, y)| Bundle::mux(cond, x, y))
+                    .collect(),
+            ),
+            _ => panic!("Bundle::mux of bundles of different shapes"),
+        }
+    }
+
     pub fn get(&self, name: &str) -> &Bundle {
         match self {
             Bundle::Fields(fields) => match fields.iter().find(|(n, _, _)| n == name) {

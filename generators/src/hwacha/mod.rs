@@ -19,4 +19,5 @@
 //! `s * np + p` (the thesis's striped mapping: a register's strips are a constant stride
 //! apart). The golden model's maxvl rule keeps every row inside the bank.
 
+pub mod lane;
 pub mod params;

@@ -515,6 +515,21 @@ impl ModuleBuilder {
         Bundle::from_leaves(shape, &mut leaves.into_iter())
     }
 
+    /// Registers for every leaf of `shape`, reset to zero (pipeline stages of bundles).
+    #[track_caller]
+    pub fn reg_bundle(&mut self, name: &str, shape: &Shape) -> Bundle {
+        let loc = Location::caller();
+        let leaves: Vec<Value> = shape
+            .leaves(name)
+            .into_iter()
+            .map(|(n, w, s, _)| {
+                let ty = if s { Ty::S(w) } else { Ty::U(w) };
+                self.make_reg(&n, ty, ResetValue::Int(0), None, loc)
+            })
+            .collect();
+        Bundle::from_leaves(shape, &mut leaves.into_iter())
+    }
+
     /// A register with synchronous reset to `reset`; it holds its value unless connected.
     #[track_caller]
     pub fn reg(&mut self, name: &str, ty: impl Into<Ty>, reset: impl Into<ResetValue>) -> Value {

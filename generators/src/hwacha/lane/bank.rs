@@ -1,0 +1,184 @@
+//! One bank of the lane's systolic datapath (Figures 8.6, 8.7): a 1R1W SRAM slice of the
+//! vector register file, a slice of the predicate register file (one read port per
+//! predicate a micro-op needs, one write port), two operand latches, the local ALU and
+//! PLU, the bank's port onto the operand crossbar, and the write-back mux.
+//!
+//! Micro-ops arrive from the expander (bank 0) or the previous bank and leave registered
+//! to the next bank, so bank `b` executes every micro-op `b` cycles after bank 0. Timing
+//! of one micro-op at this bank: `read` presents the row to the SRAM, whose data is
+//! latched the next cycle; `fop` reads the latches (or scalar operands) and the
+//! predicates and starts its unit; `write` takes the unit's result the cycle the
+//! expander placed it at (the unit's latency after the fop).
+
+use super::alu::alu;
+use super::plu::plu;
+use super::uop::{fop_uop, read_uop, result, unit, write_trace, write_uop, xbar};
+use crate::hwacha::params::HwachaParams;
+use hdl::ir::addr_width;
+use hdl::{cat, Bits, Bundle, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, Shape, Value};
+use std::rc::Rc;
+
+/// `b` delayed by `stages` registers.
+pub(super) fn delay(
+    m: &mut ModuleBuilder,
+    name: &str,
+    shape: &Shape,
+    b: &Bundle,
+    stages: u32,
+) -> Bundle {
+    let mut cur = b.clone();
+    for i in 0..stages {
+        let r = m.reg_bundle(&format!("{name}_{i}"), shape);
+        m.connect_bundle(&r, &cur);
+        cur = r;
+    }
+    cur
+}
+
+/// The S 64-bit slices of a bank entry, slice 0 in the low bits.
+fn slices(v: &Value, s: u32) -> Vec<Value> {
+    (0..s).map(|i| v.slice(64 * i + 63, 64 * i)).collect()
+}
+
+/// Concatenates slices given slice 0 first.
+fn join(parts: &[Value]) -> Value {
+    cat(&parts.iter().rev().collect::<Vec<_>>())
+}
+
+pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("Bank");
+    let s = p.slices();
+    let id_bits = addr_width(p.banks as u64).max(1);
+    let bank_id = m.input("bank_id", id_bits);
+    let (read_s, fop_s, write_s) = (read_uop(p), fop_uop(p), write_uop(p));
+    let read = m.io("read", Dir::In, &read_s);
+    let fop = m.io("fop", Dir::In, &fop_s);
+    let write = m.io("write", Dir::In, &write_s);
+    for (name, shape, b) in [
+        ("next_read", &read_s, &read),
+        ("next_fop", &fop_s, &fop),
+        ("next_write", &write_s, &write),
+    ] {
+        let out = m.io(name, Dir::Out, shape);
+        let r = delay(&mut m, name, shape, b, 1);
+        m.connect_bundle(&out, &r);
+    }
+    let xbar_out = m.io("xbar", Dir::Out, &xbar(p));
+    let imul_result = m.io("imul_result", Dir::In, &result(p));
+    let row_w = addr_width(p.bank_entries as u64);
+    let prow_w = addr_width(p.pred_entries as u64);
+    let vrf_trace = m.io("vrf_w", Dir::Out, &write_trace(row_w, p.bank_width, s));
+    let prf_trace = m.io("prf_w", Dir::Out, &write_trace(prow_w, s, s));
+
+    // sram-read, then opl into latch `idx` the next cycle.
+    let vrf = m.mem("vrf", p.bank_entries as u64, p.bank_width, MemStyle::Sram);
+    let rdata = m.read_sync(&vrf, read.get("row").value(), read.get("valid").value());
+    let latch_valid = m.reg("latch_valid", 1, 0u64);
+    let latch_idx = m.reg("latch_idx", 1, 0u64);
+    m.connect(&latch_valid, read.get("valid").value());
+    m.connect(&latch_idx, read.get("idx").value());
+    let opl: Vec<Value> = (0..2)
+        .map(|i| {
+            let r = m.reg(&format!("opl{i}"), p.bank_width, 0u64);
+            let this = &latch_valid & &latch_idx.eq(&latch_idx.konst(Bits::from_u64(1, i)));
+            m.when(&this, |m| m.connect(&r, &rdata));
+            r
+        })
+        .collect();
+
+    // fop: operands (latched, or the scalar in every slice), predicates, mask.
+    let f = |n: &str| fop.get(n).value().clone();
+    let a = f("rs1_v").mux(&opl[0], &f("s1").repeat(s));
+    let b = f("rs2_v").mux(&opl[1], &f("s2").repeat(s));
+    let prf = m.mem("prf", p.pred_entries as u64, s, MemStyle::Inferred);
+    let guard = m.read(&prf, &f("pred"));
+    let ps: Vec<Value> = ["ps1", "ps2", "ps3"]
+        .iter()
+        .map(|n| m.read(&prf, &f(n)))
+        .collect();
+    let first = bank_id.zext(32).shl(s.trailing_zeros());
+    let (mut alu_out, mut plu_out, mut mask) = (vec![], vec![], vec![]);
+    for (i, (ai, bi)) in slices(&a, s).iter().zip(slices(&b, s)).enumerate() {
+        let element = &first + &m.lit(i as u64, 32);
+        let exists = element.lt(&f("count").zext(32));
+        let guarded = &guard.bit(i as u32) ^ &f("pred_neg");
+        mask.push(&exists & &(!&f("pred_on") | &guarded));
+        alu_out.push(alu(&f("fn"), &f("word"), ai, &bi, &(&f("eidx") + &element)));
+        let bit = plu(
+            &f("table"),
+            &ps[0].bit(i as u32),
+            &ps[1].bit(i as u32),
+            &ps[2].bit(i as u32),
+        );
+        plu_out.push(bit.zext(64));
+    }
+    let mask = join(&mask);
+    let res_s = result(p);
+    let unit_result = |m: &mut ModuleBuilder, name: &str, data: &[Value], stages: u32| {
+        let w = m.wire_bundle(name, &res_s);
+        m.connect(w.get("data").value(), &join(data));
+        m.connect(w.get("mask").value(), &mask);
+        delay(m, name, &res_s, &w, stages)
+    };
+    let alu_res = unit_result(&mut m, "alu", &alu_out, p.stages_alu);
+    let plu_res = unit_result(&mut m, "plu", &plu_out, p.stages_plu);
+
+    let is_unit = |u: &Value, v: u64| u.eq(&u.konst(Bits::from_u64(unit::WIDTH, v)));
+    let xb = xbar_out.bits();
+    m.connect(
+        xbar_out.valid(),
+        &(&f("valid") & &is_unit(&f("unit"), unit::IMUL)),
+    );
+    m.connect(xb.get("a").value(), &a);
+    m.connect(xb.get("b").value(), &b);
+    m.connect(xb.get("mask").value(), &mask);
+    m.connect(xb.get("fn").value(), &f("fn"));
+    m.connect(xb.get("word").value(), &f("word"));
+
+    // sram-write / pred-write: the unit's result, narrowed to the register's width and
+    // sign-extended (narrow registers read back sign-extended).
+    let w = |n: &str| write.get(n).value().clone();
+    let src = w("src");
+    let pick = |field: &str| {
+        is_unit(&src, unit::IMUL).mux(
+            imul_result.get(field).value(),
+            &is_unit(&src, unit::PLU).mux(plu_res.get(field).value(), alu_res.get(field).value()),
+        )
+    };
+    let (data, wmask) = (pick("data"), pick("mask"));
+    let width = w("width");
+    let narrowed: Vec<Value> = slices(&data, s)
+        .iter()
+        .map(|d| {
+            let w32 = d.slice(31, 0).as_signed().sext(64).as_unsigned();
+            let w16 = d.slice(15, 0).as_signed().sext(64).as_unsigned();
+            width.bit(1).mux(&w16, &width.bit(0).mux(&w32, d))
+        })
+        .collect();
+    let data = join(&narrowed);
+    let bits = join(
+        &slices(&data, s)
+            .iter()
+            .map(|d| d.bit(0))
+            .collect::<Vec<_>>(),
+    );
+    let to_vrf = &w("valid") & &!&w("pred");
+    let to_prf = &w("valid") & &w("pred");
+    let row = w("row");
+    m.when(&to_vrf, |m| {
+        m.write_masked(&vrf, &row.slice(row_w - 1, 0), &data, &wmask)
+    });
+    m.when(&to_prf, |m| {
+        m.write_masked(&prf, &row.slice(prow_w - 1, 0), &bits, &wmask)
+    });
+    for (t, en, r, d) in [
+        (&vrf_trace, &to_vrf, row.slice(row_w - 1, 0), &data),
+        (&prf_trace, &to_prf, row.slice(prow_w - 1, 0), &bits),
+    ] {
+        m.connect(t.valid(), en);
+        m.connect(t.bits().get("row").value(), &r);
+        m.connect(t.bits().get("data").value(), d);
+        m.connect(t.bits().get("mask").value(), &wmask);
+    }
+    m.finish()
+}

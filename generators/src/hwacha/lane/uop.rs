@@ -1,0 +1,160 @@
+//! The lane's control words: the sequencer operation the expander takes (one strip of one
+//! vector instruction, thesis Table 8.3) and the bank micro-ops it expands into (Table
+//! 8.5), as bundle shapes whose widths follow the parameters.
+
+use crate::hwacha::params::HwachaParams;
+use hdl::ir::addr_width;
+use hdl::{Field, Shape};
+
+/// Functional unit of a sequencer operation (`unit` field).
+pub mod unit {
+    /// VIU: the bank-local integer ALU.
+    pub const ALU: u64 = 0;
+    /// VIMU: the integer multiplier on the operand crossbar (VFU0).
+    pub const IMUL: u64 = 1;
+    /// VIPU: the bank-local predicate logic unit.
+    pub const PLU: u64 = 2;
+    pub const WIDTH: u32 = 2;
+}
+
+/// Bank ALU functions (`fn` of a VIU operation): the Rocket ALU's functions
+/// (`rocket::decode::alu_fn`, 0-9) and two of the vector unit's own.
+pub mod alu_fn {
+    /// `a == b` (vcmpeq).
+    pub const EQ: u64 = 10;
+    /// The element's index shifted left by `b` (veidx).
+    pub const EIDX: u64 = 11;
+}
+
+/// IMul functions (`fn` of a VIMU operation): which half, and the operands' signedness.
+pub mod imul_fn {
+    pub const MUL: u64 = 0;
+    pub const MULH: u64 = 1;
+    pub const MULHSU: u64 = 2;
+    pub const MULHU: u64 = 3;
+}
+
+/// Width of the `fn` field.
+pub const FN_BITS: u32 = 5;
+/// Element index width: global element indices of a lane's strips.
+pub const EIDX_BITS: u32 = 32;
+
+fn uint(name: &str, width: u32) -> Field {
+    Shape::field(name, Shape::UInt(width))
+}
+
+/// Bits of a vector-register-file row.
+pub fn row_bits(p: &HwachaParams) -> u32 {
+    addr_width(p.bank_entries as u64)
+}
+
+/// Bits of a predicate-register-file row.
+pub fn prow_bits(p: &HwachaParams) -> u32 {
+    addr_width(p.pred_entries as u64)
+}
+
+/// Bits of an element count within a strip (0..=strip).
+pub fn count_bits(p: &HwachaParams) -> u32 {
+    addr_width(p.strip() as u64 + 1)
+}
+
+/// The operation fields the bank functional units see (shared by the sequencer operation
+/// and the fop micro-op): what to compute, on which operands, under which predicate.
+fn fop_fields(p: &HwachaParams) -> Vec<Field> {
+    let prow = prow_bits(p);
+    vec![
+        uint("unit", unit::WIDTH),
+        uint("fn", FN_BITS),
+        // The 32-bit ("w") forms.
+        uint("word", 1),
+        // vpop's truth table.
+        uint("table", 8),
+        // Operand 1/2 is a vector register (read into operand latch 0/1), else `s1`/`s2`.
+        uint("rs1_v", 1),
+        uint("rs2_v", 1),
+        uint("s1", 64),
+        uint("s2", 64),
+        // Guard: predicate row `pred` xor `pred_neg`, or every element when `pred_on` is 0.
+        uint("pred_on", 1),
+        uint("pred_neg", 1),
+        uint("pred", prow),
+        // vpop's source predicate rows.
+        uint("ps1", prow),
+        uint("ps2", prow),
+        uint("ps3", prow),
+        // Elements of the strip that exist (the rest are masked off).
+        uint("count", count_bits(p)),
+        // Global index of the strip's first element.
+        uint("eidx", EIDX_BITS),
+    ]
+}
+
+/// A sequencer operation for one strip, as the lane sequencer hands it to the expander.
+pub fn seq_op(p: &HwachaParams) -> Shape {
+    let mut fields = fop_fields(p);
+    fields.extend([
+        uint("rs1", row_bits(p)),
+        uint("rs2", row_bits(p)),
+        uint("rd", row_bits(p)),
+        // The destination is predicate row `prd` (compares, vpop) rather than `rd`.
+        uint("rd_pred", 1),
+        uint("prd", prow_bits(p)),
+        // Destination element width: 0 = 64, 1 = 32, 2 = 16 bits (stored sign-extended).
+        uint("rd_width", 2),
+    ]);
+    Shape::bundle(fields)
+}
+
+/// sram-read + opl: read `row` and put the data into operand latch `idx` a cycle later.
+pub fn read_uop(p: &HwachaParams) -> Shape {
+    Shape::bundle(vec![
+        uint("valid", 1),
+        uint("row", row_bits(p)),
+        uint("idx", 1),
+    ])
+}
+
+/// The fop micro-op (with pred-read, pdl, sreg and xbar folded in): start the operation
+/// on the latched or scalar operands.
+pub fn fop_uop(p: &HwachaParams) -> Shape {
+    let mut fields = vec![uint("valid", 1)];
+    fields.extend(fop_fields(p));
+    Shape::bundle(fields)
+}
+
+/// sram-write / pred-write: write the result of unit `src` to `row` of the VRF, or of the
+/// PRF when `pred`.
+pub fn write_uop(p: &HwachaParams) -> Shape {
+    Shape::bundle(vec![
+        uint("valid", 1),
+        uint("pred", 1),
+        uint("row", row_bits(p).max(prow_bits(p))),
+        uint("src", unit::WIDTH),
+        uint("width", 2),
+    ])
+}
+
+/// A functional unit's result for one bank entry: S elements and their write mask.
+pub fn result(p: &HwachaParams) -> Shape {
+    Shape::bundle(vec![uint("data", p.bank_width), uint("mask", p.slices())])
+}
+
+/// What a bank drives onto the operand crossbar: both operands, mask and function.
+pub fn xbar(p: &HwachaParams) -> Shape {
+    Shape::valid(Shape::bundle(vec![
+        uint("a", p.bank_width),
+        uint("b", p.bank_width),
+        uint("mask", p.slices()),
+        uint("fn", FN_BITS),
+        uint("word", 1),
+    ]))
+}
+
+/// A bank's register-file write, for lockstep checking: row, data and element mask.
+pub fn write_trace(row_bits: u32, data_bits: u32, slices: u32) -> Shape {
+    Shape::valid(Shape::bundle(vec![
+        uint("row", row_bits),
+        uint("data", data_bits),
+        uint("mask", slices),
+    ]))
+}
