@@ -199,7 +199,7 @@ enum Write {
 
 impl Bench {
     fn new(p: &HwachaParams) -> Bench {
-        let top = vxu(p).unwrap();
+        let top = vxu(p, 1).unwrap();
         let mut dut = Model::of_design(&Design::new(&top), &Options::default()).unwrap();
         dut.poke_u64("reset", 1).unwrap();
         dut.step();
@@ -217,17 +217,18 @@ impl Bench {
         loop {
             if next < ops.len() {
                 for f in FIELDS {
-                    self.dut.poke_u64(&format!("op_bits_{f}"), 0).unwrap();
+                    self.dut.poke_u64(&format!("cand_0_bits_{f}"), 0).unwrap();
                 }
                 for (f, v) in &ops[next] {
-                    self.dut.poke_u64(&format!("op_bits_{f}"), *v).unwrap();
+                    self.dut.poke_u64(&format!("cand_0_bits_{f}"), *v).unwrap();
                 }
-                self.dut.poke_u64("op_valid", 1).unwrap();
-                if self.dut.peek_u64("op_ready").unwrap() == 1 {
-                    next += 1;
-                }
+                self.dut.poke_u64("cand_0_valid", 1).unwrap();
+                let ok = self.dut.peek_u64("ok").unwrap();
+                self.dut.poke_u64("pick", ok).unwrap();
+                next += ok as usize;
             } else {
-                self.dut.poke_u64("op_valid", 0).unwrap();
+                self.dut.poke_u64("cand_0_valid", 0).unwrap();
+                self.dut.poke_u64("pick", 0).unwrap();
                 if self.dut.peek_u64("busy").unwrap() == 0 {
                     break;
                 }
@@ -676,7 +677,7 @@ fn independent_strips_stream_at_the_bank_schedule_rate() {
 #[test]
 fn every_tested_shape_is_lint_clean() {
     for p in configs() {
-        let design = Design::new(&vxu(&p).unwrap());
+        let design = Design::new(&vxu(&p, 2).unwrap());
         let verilog = hdl::emit::emit(&design, &Default::default()).single_file();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("vxu.v"), verilog).unwrap();

@@ -9,7 +9,10 @@
 //! 1 into latch 0, operand 2 into latch 1), starts its unit at slot `f = r + 1` (the
 //! latches hold the data by then) and writes at `w = f + latency(unit)`.
 //!
-//! An operation is accepted (its slots counted from the next cycle) when:
+//! The lane sequencer offers one candidate per sequencer slot (`cand_<i>`), the expander
+//! answers which it could take this cycle (`ok`, the thesis's "peeking into the
+//! expander"), and the sequencer picks one of those (`pick`, one-hot). A candidate is
+//! acceptable (its slots counted from the next cycle) when:
 //! - its read, fop and write slots are free (one SRAM read, one unit issue and one
 //!   register-file write per bank per cycle), and for a crossbar unit the crossbar is
 //!   free for the B cycles its strip occupies it (the bank slots pass one by one);
@@ -28,11 +31,146 @@ pub fn slots(p: &HwachaParams) -> u32 {
     4 + p.stages_alu.max(p.stages_plu).max(p.stages_imul)
 }
 
-/// Ports: `op` (decoupled sequencer operation) in; `read`/`fop`/`write` (bank 0's
-/// micro-ops) and `busy` (micro-ops still to be executed by some bank) out.
-pub fn expander(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
+/// Where an operation's micro-ops go, as 8-bit slot numbers.
+struct Plan {
+    op: Bundle,
+    rs1_v: Value,
+    rs2_v: Value,
+    /// Slot of operand 2's read (operand 1 reads at 0).
+    j2: Value,
+    f: Value,
+    w: Value,
+    /// The written row (of the predicate file when `rd_pred`).
+    dest: Value,
+    rd_pred: Value,
+    imul: Value,
+    plu: Value,
+}
+
+fn is_unit(u: &Value, v: u64) -> Value {
+    u.eq(&u.konst(Bits::from_u64(unit::WIDTH, v)))
+}
+
+fn slot_no(v: &Value, n: u64) -> Value {
+    v.konst(Bits::from_u64(8, n))
+}
+
+fn plan(p: &HwachaParams, op: &Bundle) -> Plan {
+    let o = |name: &str| op.get(name).value().clone();
+    let (rs1_v, rs2_v) = (o("rs1_v"), o("rs2_v"));
+    let j2 = rs1_v.zext(8);
+    let f = &(&rs1_v.zext(8) + &rs2_v.zext(8)) + &slot_no(&j2, 1);
+    let (imul, plu) = (
+        is_unit(&o("unit"), unit::IMUL),
+        is_unit(&o("unit"), unit::PLU),
+    );
+    let latency = imul.mux(
+        &slot_no(&f, p.stages_imul as u64),
+        &plu.mux(
+            &slot_no(&f, p.stages_plu as u64),
+            &slot_no(&f, p.stages_alu as u64),
+        ),
+    );
+    let w = &f + &latency;
+    let row_w = row_bits(p).max(prow_bits(p));
+    let rd_pred = o("rd_pred");
+    let dest = rd_pred.mux(&o("prd").zext(row_w), &o("rd").zext(row_w));
+    Plan {
+        op: op.clone(),
+        rs1_v,
+        rs2_v,
+        j2,
+        f,
+        w,
+        dest,
+        rd_pred,
+        imul,
+        plu,
+    }
+}
+
+/// The micro-ops already placed, as they stand from the next cycle on.
+struct View {
+    read: Vec<Bundle>,
+    fop: Vec<Bundle>,
+    write: Vec<Bundle>,
+    xbar: Value,
+}
+
+/// Whether the fop micro-op `fop` reads predicate row `row`.
+fn reads_pred(fop: &Bundle, row: &Value) -> Value {
+    let g = |n: &str| fop.get(n).value().clone();
+    let guard = &g("pred_on") & &g("pred").eq(row);
+    let sources = &(&g("ps1").eq(row) | &g("ps2").eq(row)) | &g("ps3").eq(row);
+    &g("valid") & &(&guard | &(&is_unit(&g("unit"), unit::PLU) & &sources))
+}
+
+/// The crossbar cycles an operation takes: B from its fop slot, for crossbar units.
+fn xbar_claim(p: &HwachaParams, plan: &Plan, len: u32) -> Value {
+    let mut claim = plan.f.konst(Bits::zero(len));
+    for t in 0..len {
+        let tt = slot_no(&plan.f, t as u64);
+        let within = &tt.ge(&plan.f) & &tt.lt(&(&plan.f + &slot_no(&plan.f, p.banks as u64)));
+        claim = within.mux(
+            &(&claim | &claim.konst(Bits::from_u64(len, 1 << t))),
+            &claim,
+        );
+    }
+    plan.imul.mux(&claim, &claim.konst(Bits::zero(len)))
+}
+
+/// Whether `plan` collides with `view` (the rules in the module docs).
+fn hazard(p: &HwachaParams, plan: &Plan, view: &View) -> Value {
+    let o = |name: &str| plan.op.get(name).value().clone();
+    let row_w = plan.dest.width();
+    let mut hazard = plan.f.konst(Bits::zero(1));
+    for t in 0..view.read.len() {
+        let tt = slot_no(&plan.f, t as u64);
+        let g = |b: &Bundle, name: &str| b.get(name).value().clone();
+        let (rd, fo, wr) = (&view.read[t], &view.fop[t], &view.write[t]);
+        let at_j1 = &plan.rs1_v & &tt.konst(Bits::from_u64(1, (t == 0) as u64));
+        let at_j2 = &plan.rs2_v & &tt.eq(&plan.j2);
+        // Structural: the read port, the unit issue, the write port.
+        let mut h = &(&(&at_j1 | &at_j2) & &g(rd, "valid")) | &(&tt.eq(&plan.f) & &g(fo, "valid"));
+        h = &h | &(&tt.eq(&plan.w) & &g(wr, "valid"));
+        // RAW on the vector register file: a placed write at or after the read.
+        let wrow = g(wr, "row");
+        let wr_vrf = &g(wr, "valid") & &!&g(wr, "pred");
+        let wr_prf = &g(wr, "valid") & &g(wr, "pred");
+        let raw1 = &plan.rs1_v & &wrow.eq(&o("rs1").zext(row_w));
+        let raw2 = &(&plan.rs2_v & &tt.ge(&plan.j2)) & &wrow.eq(&o("rs2").zext(row_w));
+        h = &h | &(&wr_vrf & &(&raw1 | &raw2));
+        // RAW on the predicate file: the fop reads its predicates at f.
+        let prow = wrow.slice(o("pred").width() - 1, 0);
+        let guard = &o("pred_on") & &o("pred").eq(&prow);
+        let sources = &(&o("ps1").eq(&prow) | &o("ps2").eq(&prow)) | &o("ps3").eq(&prow);
+        let pred_read = &guard | &(&plan.plu & &sources);
+        h = &h | &(&(&wr_prf & &tt.ge(&plan.f)) & &pred_read);
+        // WAW: a placed write of the same row of the same file at or after ours.
+        let same_file = g(wr, "pred").eq(&plan.rd_pred);
+        h = &h | &(&(&(&g(wr, "valid") & &same_file) & &tt.ge(&plan.w)) & &wrow.eq(&plan.dest));
+        // WAR: a placed read of our destination at or after our write.
+        let war_vrf =
+            &(&g(rd, "valid") & &!&plan.rd_pred) & &g(rd, "row").zext(row_w).eq(&plan.dest);
+        let war_prf = &plan.rd_pred & &reads_pred(fo, &o("prd"));
+        h = &h | &(&tt.ge(&plan.w) & &(&war_vrf | &war_prf));
+        hazard = &hazard | &h;
+    }
+    let claim = xbar_claim(p, plan, view.xbar.width());
+    &hazard | &(&claim & &view.xbar).or_r()
+}
+
+/// Ports: `cand_<i>` (valid + sequencer operation) for `candidates` candidates and
+/// `pick` (one-hot, only among `ok`) in; `ok`, bank 0's micro-ops `read`/`fop`/`write`
+/// and `busy` (micro-ops still to be executed by some bank) out.
+pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Expander");
-    let op = m.io("op", Dir::In, &Shape::decoupled(seq_op(p)));
+    let cand_s = Shape::valid(seq_op(p));
+    let cands: Vec<Bundle> = (0..candidates)
+        .map(|i| m.io(&format!("cand_{i}"), Dir::In, &cand_s))
+        .collect();
+    let ok = m.output("ok", candidates);
+    let pick = m.input("pick", candidates);
     let (read_s, fop_s, write_s) = (read_uop(p), fop_uop(p), write_uop(p));
     let out_read = m.io("read", Dir::Out, &read_s);
     let out_fop = m.io("fop", Dir::Out, &fop_s);
@@ -40,129 +178,67 @@ pub fn expander(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let busy = m.output("busy", 1);
 
     let n = slots(p) as usize;
-    let reads: Vec<Bundle> = (0..n)
-        .map(|t| m.reg_bundle(&format!("read{t}"), &read_s))
-        .collect();
-    let fops: Vec<Bundle> = (0..n)
-        .map(|t| m.reg_bundle(&format!("fop{t}"), &fop_s))
-        .collect();
-    let writes: Vec<Bundle> = (0..n)
-        .map(|t| m.reg_bundle(&format!("write{t}"), &write_s))
-        .collect();
+    let regs = |m: &mut ModuleBuilder, name: &str, s: &Shape| -> Vec<Bundle> {
+        (0..n)
+            .map(|t| m.reg_bundle(&format!("{name}{t}"), s))
+            .collect()
+    };
+    let reads = regs(&mut m, "read", &read_s);
+    let fops = regs(&mut m, "fop", &fop_s);
+    let writes = regs(&mut m, "write", &write_s);
     // The crossbar is taken from the fop slot of bank 0 to that of the last bank.
-    let xbar_len = n + p.banks as usize;
-    let xbar = m.reg("xbar_busy", xbar_len as u32, 0u64);
+    let xbar_len = (n + p.banks as usize) as u32;
+    let xbar = m.reg("xbar_busy", xbar_len, 0u64);
     m.connect_bundle(&out_read, &reads[0]);
     m.connect_bundle(&out_fop, &fops[0]);
     m.connect_bundle(&out_write, &writes[0]);
 
     // Next cycle's view: slot t then holds what slot t + 1 holds now.
-    let empty = |m: &mut ModuleBuilder, name: &str, s: &Shape| {
-        let w = m.wire_bundle(name, s);
-        for (leaf, _) in w.leaves() {
-            let z = m.lit_bits(Bits::zero(leaf.width()));
+    let shifted = |m: &mut ModuleBuilder, regs: &[Bundle], s: &Shape, name: &str| {
+        let empty = m.wire_bundle(name, s);
+        for (leaf, _) in empty.leaves() {
+            let z = leaf.konst(Bits::zero(leaf.width()));
             m.connect(leaf, &z);
         }
-        w
-    };
-    let view = |m: &mut ModuleBuilder, regs: &[Bundle], s: &Shape, name: &str| {
         let mut v: Vec<Bundle> = regs[1..].to_vec();
-        v.push(empty(m, name, s));
+        v.push(empty);
         v
     };
-    let v_read = view(&mut m, &reads, &read_s, "no_read");
-    let v_fop = view(&mut m, &fops, &fop_s, "no_fop");
-    let v_write = view(&mut m, &writes, &write_s, "no_write");
-    let v_xbar = xbar.shr(1);
-
-    let bits = op.bits();
-    let o = |name: &str| bits.get(name).value().clone();
-    let imul = o("unit").eq(&o("unit").konst(Bits::from_u64(unit::WIDTH, unit::IMUL)));
-    let plu = o("unit").eq(&o("unit").konst(Bits::from_u64(unit::WIDTH, unit::PLU)));
-    let lit = |m: &mut ModuleBuilder, v: u64| m.lit(v, 8);
-    // Slot positions as 8-bit numbers.
-    let rs1_v = o("rs1_v");
-    let rs2_v = o("rs2_v");
-    let j2 = rs1_v.zext(8);
-    let f = &(&rs1_v.zext(8) + &rs2_v.zext(8)) + &lit(&mut m, 1);
-    let latency = imul.mux(
-        &lit(&mut m, p.stages_imul as u64),
-        &plu.mux(
-            &lit(&mut m, p.stages_plu as u64),
-            &lit(&mut m, p.stages_alu as u64),
-        ),
-    );
-    let w = &f + &latency;
-    let rd_pred = o("rd_pred");
-    let row_w = row_bits(p).max(prow_bits(p));
-    let dest = rd_pred.mux(&o("prd").zext(row_w), &o("rd").zext(row_w));
-    let reads_pred = |fop: &Bundle, row: &Value| {
-        let g = |n: &str| fop.get(n).value().clone();
-        let is_plu = g("unit").eq(&g("unit").konst(Bits::from_u64(unit::WIDTH, unit::PLU)));
-        let guard = &g("pred_on") & &g("pred").eq(row);
-        let sources = &(&g("ps1").eq(row) | &g("ps2").eq(row)) | &g("ps3").eq(row);
-        &g("valid") & &(&guard | &(&is_plu & &sources))
+    let view = View {
+        read: shifted(&mut m, &reads, &read_s, "no_read"),
+        fop: shifted(&mut m, &fops, &fop_s, "no_fop"),
+        write: shifted(&mut m, &writes, &write_s, "no_write"),
+        xbar: xbar.shr(1),
     };
 
-    let mut hazard = m.lit(0, 1);
-    for t in 0..n {
-        let tt = lit(&mut m, t as u64);
-        let (rd, fo, wr) = (&v_read[t], &v_fop[t], &v_write[t]);
-        let g = |b: &Bundle, name: &str| b.get(name).value().clone();
-        let at_j1 = &rs1_v & &m.lit((t == 0) as u64, 1);
-        let at_j2 = &rs2_v & &tt.eq(&j2);
-        let at_f = tt.eq(&f);
-        let at_w = tt.eq(&w);
-        // Structural.
-        let mut h = &(&(&at_j1 | &at_j2) & &g(rd, "valid")) | &(&at_f & &g(fo, "valid"));
-        h = &h | &(&at_w & &g(wr, "valid"));
-        // RAW on the vector register file: a placed write at or after the read.
-        let wr_vrf = &g(wr, "valid") & &!&g(wr, "pred");
-        let wr_prf = &g(wr, "valid") & &g(wr, "pred");
-        let wrow = g(wr, "row");
-        let raw1 = &rs1_v & &wrow.eq(&o("rs1").zext(row_w));
-        let raw2 = &(&rs2_v & &tt.ge(&j2)) & &wrow.eq(&o("rs2").zext(row_w));
-        h = &h | &(&wr_vrf & &(&raw1 | &raw2));
-        // RAW on the predicate file: the fop reads predicates at f.
-        let prow = wrow.slice(o("pred").width() - 1, 0);
-        let guard_raw = &o("pred_on") & &o("pred").eq(&prow);
-        let src_raw = &plu & &(&(&o("ps1").eq(&prow) | &o("ps2").eq(&prow)) | &o("ps3").eq(&prow));
-        h = &h | &(&(&wr_prf & &tt.ge(&f)) & &(&guard_raw | &src_raw));
-        // WAW: same file, same row, placed write at or after ours.
-        let same_file = g(wr, "pred").eq(&rd_pred);
-        h = &h | &(&(&(&g(wr, "valid") & &same_file) & &tt.ge(&w)) & &wrow.eq(&dest));
-        // WAR: a placed read of our destination at or after our write.
-        let war_vrf = &(&g(rd, "valid") & &!&rd_pred) & &g(rd, "row").zext(row_w).eq(&dest);
-        let war_prf = &rd_pred & &reads_pred(fo, &o("prd"));
-        h = &h | &(&tt.ge(&w) & &(&war_vrf | &war_prf));
-        hazard = &hazard | &h;
+    let mut oks = Vec::new();
+    for c in &cands {
+        let h = hazard(p, &plan(p, c.bits()), &view);
+        oks.push(c.valid() & &!&h);
     }
-    // The crossbar for B cycles from f.
-    let mut claim = m.lit(0, xbar_len as u32);
-    for t in 0..xbar_len {
-        let tt = lit(&mut m, t as u64);
-        let within = &tt.ge(&f) & &tt.lt(&(&f + &lit(&mut m, p.banks as u64)));
-        let one = m.lit(1 << t, xbar_len as u32);
-        claim = within.mux(&(&claim | &one), &claim);
-    }
-    let claim = imul.mux(&claim, &m.lit(0, xbar_len as u32));
-    hazard = &hazard | &(&claim & &v_xbar).or_r();
-    m.connect(op.ready(), &!&hazard);
+    let oks_v = hdl::cat(&oks.iter().rev().collect::<Vec<_>>());
+    m.connect(&ok, &oks_v);
 
-    // Placement on acceptance, merged into the shifted slots.
-    let fire = op.fire();
-    let slot_read = |m: &mut ModuleBuilder, name: &str, row: &Value, idx: u64| {
+    // Placement of the picked candidate, merged into the shifted slots.
+    let mut chosen = cands[0].bits().clone();
+    for (i, c) in cands.iter().enumerate().skip(1) {
+        chosen = Bundle::mux(&pick.bit(i as u32), c.bits(), &chosen);
+    }
+    let chosen = plan(p, &chosen);
+    let fire = pick.or_r();
+    let o = |name: &str| chosen.op.get(name).value().clone();
+    let one = m.lit(1, 1);
+    let new_read = |m: &mut ModuleBuilder, name: &str, row: &Value, idx: u64| {
         let b = m.wire_bundle(name, &read_s);
-        let (one, idx) = (m.lit(1, 1), m.lit(idx, 1));
+        let idx = m.lit(idx, 1);
         m.connect(b.get("valid").value(), &one);
         m.connect(b.get("row").value(), row);
         m.connect(b.get("idx").value(), &idx);
         b
     };
-    let new_r1 = slot_read(&mut m, "new_read1", &o("rs1"), 0);
-    let new_r2 = slot_read(&mut m, "new_read2", &o("rs2"), 1);
+    let new_r1 = new_read(&mut m, "new_read1", &o("rs1"), 0);
+    let new_r2 = new_read(&mut m, "new_read2", &o("rs2"), 1);
     let new_fop = m.wire_bundle("new_fop", &fop_s);
-    let one = m.lit(1, 1);
     m.connect(new_fop.get("valid").value(), &one);
     for (name, ..) in fop_s.leaves("").iter().skip(1) {
         let name = &name[1..];
@@ -170,23 +246,28 @@ pub fn expander(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     }
     let new_write = m.wire_bundle("new_write", &write_s);
     m.connect(new_write.get("valid").value(), &one);
-    m.connect(new_write.get("pred").value(), &rd_pred);
-    m.connect(new_write.get("row").value(), &dest);
+    m.connect(new_write.get("pred").value(), &chosen.rd_pred);
+    m.connect(new_write.get("row").value(), &chosen.dest);
     m.connect(new_write.get("src").value(), &o("unit"));
     m.connect(new_write.get("width").value(), &o("rd_width"));
     for t in 0..n {
-        let tt = lit(&mut m, t as u64);
-        let at_j1 = &(&fire & &rs1_v) & &m.lit((t == 0) as u64, 1);
-        let at_j2 = &(&fire & &rs2_v) & &tt.eq(&j2);
-        let r = Bundle::mux(&at_j1, &new_r1, &Bundle::mux(&at_j2, &new_r2, &v_read[t]));
+        let tt = slot_no(&chosen.f, t as u64);
+        let at_j1 = &(&fire & &chosen.rs1_v) & &m.lit((t == 0) as u64, 1);
+        let at_j2 = &(&fire & &chosen.rs2_v) & &tt.eq(&chosen.j2);
+        let r = Bundle::mux(
+            &at_j1,
+            &new_r1,
+            &Bundle::mux(&at_j2, &new_r2, &view.read[t]),
+        );
         m.connect_bundle(&reads[t], &r);
-        let fo = Bundle::mux(&(&fire & &tt.eq(&f)), &new_fop, &v_fop[t]);
+        let fo = Bundle::mux(&(&fire & &tt.eq(&chosen.f)), &new_fop, &view.fop[t]);
         m.connect_bundle(&fops[t], &fo);
-        let wr = Bundle::mux(&(&fire & &tt.eq(&w)), &new_write, &v_write[t]);
+        let wr = Bundle::mux(&(&fire & &tt.eq(&chosen.w)), &new_write, &view.write[t]);
         m.connect_bundle(&writes[t], &wr);
     }
-    let none = m.lit(0, xbar_len as u32);
-    m.connect(&xbar, &(&v_xbar | &fire.mux(&claim, &none)));
+    let claim = xbar_claim(p, &chosen, xbar_len);
+    let none = m.lit(0, xbar_len);
+    m.connect(&xbar, &(&view.xbar | &fire.mux(&claim, &none)));
 
     let pending = reads
         .iter()

@@ -58,10 +58,8 @@ pub fn count_bits(p: &HwachaParams) -> u32 {
     addr_width(p.strip() as u64 + 1)
 }
 
-/// The operation fields the bank functional units see (shared by the sequencer operation
-/// and the fop micro-op): what to compute, on which operands, under which predicate.
-fn fop_fields(p: &HwachaParams) -> Vec<Field> {
-    let prow = prow_bits(p);
+/// What an operation computes and on which operands, as the scalar unit decoded it.
+fn compute_fields() -> Vec<Field> {
     vec![
         uint("unit", unit::WIDTH),
         uint("fn", FN_BITS),
@@ -74,34 +72,56 @@ fn fop_fields(p: &HwachaParams) -> Vec<Field> {
         uint("rs2_v", 1),
         uint("s1", 64),
         uint("s2", 64),
-        // Guard: predicate row `pred` xor `pred_neg`, or every element when `pred_on` is 0.
+        // Guard: predicate `pred` xor `pred_neg`, or every element when `pred_on` is 0.
         uint("pred_on", 1),
         uint("pred_neg", 1),
-        uint("pred", prow),
-        // vpop's source predicate rows.
-        uint("ps1", prow),
-        uint("ps2", prow),
-        uint("ps3", prow),
-        // Elements of the strip that exist (the rest are masked off).
-        uint("count", count_bits(p)),
-        // Global index of the strip's first element.
-        uint("eidx", EIDX_BITS),
+        // The destination is a predicate register (compares, vpop) rather than `rd`.
+        uint("rd_pred", 1),
+        // Destination element width: 0 = 64, 1 = 32, 2 = 16 bits (stored sign-extended).
+        uint("rd_width", 2),
     ]
 }
 
-/// A sequencer operation for one strip, as the lane sequencer hands it to the expander.
+/// Register operands, as register numbers (`reg`, `preg` bits) or as rows of one strip.
+fn operand_fields(vv: u32, vp: u32) -> Vec<Field> {
+    vec![
+        uint("rs1", vv),
+        uint("rs2", vv),
+        uint("rd", vv),
+        uint("pred", vp),
+        // vpop's source predicates.
+        uint("ps1", vp),
+        uint("ps2", vp),
+        uint("ps3", vp),
+        uint("prd", vp),
+    ]
+}
+
+/// Register-number widths: 256 data and 16 predicate registers (thesis 7.1).
+pub const VV_BITS: u32 = 8;
+pub const VP_BITS: u32 = 4;
+
+/// A decoded vector instruction on its way to the master sequencer: what to compute,
+/// register numbers, and the vector length it runs for.
+pub fn vinsn() -> Shape {
+    let mut fields = compute_fields();
+    fields.extend(operand_fields(VV_BITS, VP_BITS));
+    fields.push(uint("vlen", EIDX_BITS));
+    Shape::bundle(fields)
+}
+
+/// The per-strip fields: elements of the strip that exist (the rest are masked off) and
+/// the global index of its first element.
+fn strip_fields(p: &HwachaParams) -> Vec<Field> {
+    vec![uint("count", count_bits(p)), uint("eidx", EIDX_BITS)]
+}
+
+/// A sequencer operation for one strip, as the lane sequencer hands it to the expander:
+/// the instruction's fields with its registers' rows for this strip.
 pub fn seq_op(p: &HwachaParams) -> Shape {
-    let mut fields = fop_fields(p);
-    fields.extend([
-        uint("rs1", row_bits(p)),
-        uint("rs2", row_bits(p)),
-        uint("rd", row_bits(p)),
-        // The destination is predicate row `prd` (compares, vpop) rather than `rd`.
-        uint("rd_pred", 1),
-        uint("prd", prow_bits(p)),
-        // Destination element width: 0 = 64, 1 = 32, 2 = 16 bits (stored sign-extended).
-        uint("rd_width", 2),
-    ]);
+    let mut fields = compute_fields();
+    fields.extend(operand_fields(row_bits(p), prow_bits(p)));
+    fields.extend(strip_fields(p));
     Shape::bundle(fields)
 }
 
@@ -118,7 +138,10 @@ pub fn read_uop(p: &HwachaParams) -> Shape {
 /// on the latched or scalar operands.
 pub fn fop_uop(p: &HwachaParams) -> Shape {
     let mut fields = vec![uint("valid", 1)];
-    fields.extend(fop_fields(p));
+    fields.extend(compute_fields());
+    let prow = prow_bits(p);
+    fields.extend(["pred", "ps1", "ps2", "ps3"].map(|n| uint(n, prow)));
+    fields.extend(strip_fields(p));
     Shape::bundle(fields)
 }
 

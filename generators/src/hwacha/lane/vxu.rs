@@ -12,14 +12,21 @@ use hdl::ir::addr_width;
 use hdl::{Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape};
 use std::rc::Rc;
 
-/// Ports: `op` (decoupled sequencer operation), `b<i>_vrf_w` / `b<i>_prf_w` (each bank's
-/// register-file writes) and `busy` (micro-ops still in flight).
-pub fn vxu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
+/// Ports: the expander's `cand_<i>`, `ok` and `pick` (see `expander`), `b<i>_vrf_w` /
+/// `b<i>_prf_w` (each bank's register-file writes) and `busy` (micro-ops in flight).
+pub fn vxu(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Vxu");
-    let op = m.io("op", Dir::In, &Shape::decoupled(seq_op(p)));
     let busy = m.output("busy", 1);
-    let exp = m.instance("expander", &expander(p)?);
-    m.connect_bundle(&exp.io("op"), &op);
+    let exp = m.instance("expander", &expander(p, candidates)?);
+    for i in 0..candidates {
+        let name = format!("cand_{i}");
+        let cand = m.io(&name, Dir::In, &Shape::valid(seq_op(p)));
+        m.connect_bundle(&exp.io(&name), &cand);
+    }
+    let ok = m.output("ok", candidates);
+    let pick = m.input("pick", candidates);
+    m.connect(&ok, &exp.port("ok"));
+    m.connect(&exp.port("pick"), &pick);
     let bank_mod = bank(p)?;
     let mul = m.instance("imul", &imul(p)?);
     let id_bits = addr_width(p.banks as u64).max(1);
