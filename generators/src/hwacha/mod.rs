@@ -20,4 +20,6 @@
 //! apart). The golden model's maxvl rule keeps every row inside the bank.
 
 pub mod lane;
+pub mod master;
 pub mod params;
+pub mod vector_unit;

@@ -1,0 +1,274 @@
+//! The lane sequencer (Figure 8.8): this lane's progress through every master slot. Per
+//! slot it keeps the physical rows of the next strip (`phys-*`: the register number plus
+//! the configuration's register count per strip), the elements left in this lane
+//! (`vlen`), the next strip's global element index (`eidx`) and the strips sequenced so
+//! far. Each cycle every slot with strips left whose dependences allow offers its next
+//! strip to the expander, and the oldest one the expander can take goes (age-based pick,
+//! so younger operations chain into cycles the older ones cannot use).
+//!
+//! A slot may sequence strip `s` once every older slot it depends on has sequenced strip
+//! `s` in this lane or has no strips left here: the expander then orders the two strips'
+//! reads and writes cycle by cycle.
+//!
+//! After a new configuration the sequencer first clears the register files through the
+//! expander: zeros in every data row, ones in vp0's rows and zeros in the other
+//! predicate rows (candidate `seq_entries`, ahead of every slot).
+
+use super::uop::{count_bits, prow_bits, row_bits, seq_op, unit, vinsn, EIDX_BITS};
+use crate::hwacha::master::{NVP_BITS, NVV_BITS};
+use crate::hwacha::params::HwachaParams;
+use hdl::helpers::lowest_one;
+use hdl::ir::addr_width;
+use hdl::{cat, Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
+use std::rc::Rc;
+
+/// Bits of the lane index port.
+pub fn lane_id_bits(p: &HwachaParams) -> u32 {
+    addr_width(p.lanes as u64).max(1)
+}
+
+/// Elements of a `vlen`-element vector that lane `lane` holds (strips dealt round-robin).
+fn lane_vlen(p: &HwachaParams, vlen: &Value, lane: &Value) -> Value {
+    let strip_log = p.strip().trailing_zeros();
+    let chunk_log = strip_log + p.lanes.trailing_zeros();
+    let full = vlen.shr(chunk_log);
+    let rest = vlen.slice(chunk_log.max(1) - 1, 0).zext(EIDX_BITS);
+    let rest = if chunk_log == 0 {
+        rest.konst(Bits::zero(EIDX_BITS))
+    } else {
+        rest
+    };
+    let before = lane.zext(EIDX_BITS).shl(strip_log);
+    let strip = rest.konst(Bits::from_u64(EIDX_BITS, p.strip() as u64));
+    let part = rest
+        .gt(&before)
+        .mux(&(&rest - &before), &rest.konst(Bits::zero(EIDX_BITS)));
+    let part = part.gt(&strip).mux(&strip, &part);
+    &full.shl(strip_log) + &part
+}
+
+/// Ports: `lane_id`; the master's `slot_<k>`, `new`, `valid`, `dep_<k>`, `alloc`, `head`,
+/// `nvv`, `nvp`, `clear`; the expander's `cand_<i>` out, `ok` in and `pick` out;
+/// `done` (slots with no strips left here) and `clearing` out.
+pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("LaneSequencer");
+    let n = p.seq_entries;
+    let sb = addr_width(n as u64).max(1);
+    let lane = m.input("lane_id", lane_id_bits(p));
+    let insn_s = vinsn();
+    let slots: Vec<Bundle> = (0..n)
+        .map(|k| m.io(&format!("slot_{k}"), Dir::In, &insn_s))
+        .collect();
+    let new = m.io("new", Dir::In, &insn_s);
+    let valid = m.input("valid", n);
+    let deps: Vec<Value> = (0..n).map(|k| m.input(&format!("dep_{k}"), n)).collect();
+    let alloc = m.input("alloc", n);
+    let head = m.input("head", sb);
+    let nvv = m.input("nvv", NVV_BITS);
+    let nvp = m.input("nvp", NVP_BITS);
+    let clear = m.input("clear", 1);
+    let cand_s = Shape::valid(seq_op(p));
+    let cands: Vec<Bundle> = (0..=n)
+        .map(|i| m.io(&format!("cand_{i}"), Dir::Out, &cand_s))
+        .collect();
+    let ok = m.input("ok", n + 1);
+    let pick = m.output("pick", n + 1);
+    let done = m.output("done", n);
+    let clearing_out = m.output("clearing", 1);
+
+    let (row_w, prow_w) = (row_bits(p), prow_bits(p));
+    let strip = p.strip() as u64;
+    // Rows advance by the register count per strip (at least 1: thesis 7.1's n < 2).
+    let at_least_one = |v: &Value, w: u32| {
+        let z = v.eq(&v.konst(Bits::zero(v.width())));
+        z.mux(&v.konst(Bits::from_u64(v.width(), 1)), v)
+            .slice(w - 1, 0)
+    };
+    let row_step = at_least_one(&nvv.zext(row_w.max(NVV_BITS)), row_w);
+    let prow_step = at_least_one(&nvp.zext(prow_w.max(NVP_BITS)), prow_w);
+
+    // Per-slot progress in this lane.
+    struct Progress {
+        left: Value,
+        issued: Value,
+        eidx: Value,
+        rows: Vec<(&'static str, Value)>,
+    }
+    let issued_w = row_w.max(prow_w) + 1;
+    let progress: Vec<Progress> = (0..n)
+        .map(|k| Progress {
+            left: m.reg(&format!("left{k}"), EIDX_BITS, 0u64),
+            issued: m.reg(&format!("issued{k}"), issued_w, 0u64),
+            eidx: m.reg(&format!("eidx{k}"), EIDX_BITS, 0u64),
+            rows: ["rs1", "rs2", "rd", "pred", "ps1", "ps2", "ps3", "prd"]
+                .into_iter()
+                .map(|f| {
+                    let w = if matches!(f, "rs1" | "rs2" | "rd") {
+                        row_w
+                    } else {
+                        prow_w
+                    };
+                    (f, m.reg(&format!("{f}{k}"), w, 0u64))
+                })
+                .collect(),
+        })
+        .collect();
+    let zero32 = m.lit(0, EIDX_BITS);
+    let has_left: Vec<Value> = progress.iter().map(|pr| pr.left.ne(&zero32)).collect();
+    let done_v = {
+        let bits: Vec<Value> = (0..n as usize)
+            .map(|k| &valid.bit(k as u32) & &!&has_left[k])
+            .collect();
+        cat(&bits.iter().rev().collect::<Vec<_>>())
+    };
+    m.connect(&done, &done_v);
+
+    // The clear state: rows of the data file, then of the predicate file.
+    let clearing = m.reg("clearing", 1, 0u64);
+    let clear_pred = m.reg("clear_pred", 1, 0u64);
+    let clear_row = m.reg("clear_row", row_w.max(prow_w), 0u64);
+    // The predicate register a cleared predicate row belongs to: the row modulo #vp.
+    let clear_preg = m.reg("clear_preg", NVP_BITS, 0u64);
+    m.connect(&clearing_out, &clearing);
+
+    // Candidates: every slot's next strip.
+    let strip_lit = m.lit(strip, EIDX_BITS);
+    let count_w = count_bits(p);
+    for k in 0..n as usize {
+        let (c, pr, s) = (&cands[k], &progress[k], &slots[k]);
+        let mut allowed = &valid.bit(k as u32) & &has_left[k];
+        for (j, other) in progress.iter().enumerate() {
+            if j == k {
+                continue;
+            }
+            let waits = &deps[k].bit(j as u32) & &has_left[j];
+            let behind = other.issued.gt(&pr.issued);
+            allowed = &allowed & &!&(&waits & &!&behind);
+        }
+        m.connect(c.valid(), &(&allowed & &!&clearing));
+        let b = c.bits();
+        for (name, ..) in seq_op_compute_fields(p) {
+            m.connect(b.get(&name).value(), s.get(&name).value());
+        }
+        for (f, r) in &pr.rows {
+            m.connect(b.get(f).value(), r);
+        }
+        let count = pr.left.gt(&strip_lit).mux(&strip_lit, &pr.left);
+        m.connect(b.get("count").value(), &count.slice(count_w - 1, 0));
+        m.connect(b.get("eidx").value(), &pr.eidx);
+    }
+    // The clear candidate.
+    {
+        let c = &cands[n as usize];
+        m.connect(c.valid(), &clearing);
+        let b = c.bits();
+        for (leaf, _) in b.leaves() {
+            let z = leaf.konst(Bits::zero(leaf.width()));
+            m.connect(leaf, &z);
+        }
+        let plu = m.lit(unit::PLU, unit::WIDTH);
+        let alu = m.lit(unit::ALU, unit::WIDTH);
+        m.connect(b.get("unit").value(), &clear_pred.mux(&plu, &alu));
+        let vp0 = clear_preg.eq(&clear_preg.konst(Bits::zero(NVP_BITS)));
+        let ones = m.lit(0xff, 8);
+        let zeros = m.lit(0, 8);
+        m.connect(b.get("table").value(), &vp0.mux(&ones, &zeros));
+        m.connect(b.get("rd_pred").value(), &clear_pred);
+        m.connect(b.get("rd").value(), &clear_row.slice(row_w - 1, 0));
+        m.connect(b.get("prd").value(), &clear_row.slice(prow_w - 1, 0));
+        let full = m.lit(strip, count_w);
+        m.connect(b.get("count").value(), &full);
+    }
+
+    // Age-based pick among the acceptable candidates: rotate so that `head` comes
+    // first, take the lowest, rotate back. The clear candidate is alone when valid.
+    let slots_ok = ok.slice(n - 1, 0);
+    let double = cat(&[&slots_ok, &slots_ok]);
+    let rotated = double.dshr(&head).slice(n - 1, 0);
+    let first = lowest_one(&rotated);
+    let back = cat(&[&first, &first]).dshl(&head).slice(2 * n - 1, n);
+    let clear_ok = ok.bit(n);
+    let none = m.lit(0, n);
+    let chosen = clear_ok.mux(&none, &back);
+    m.connect(&pick, &cat(&[&clear_ok, &chosen]));
+
+    // Progress updates: allocation loads a slot, a picked strip advances it.
+    let lanes_log = p.lanes.trailing_zeros();
+    let eidx_step = m.lit(strip << lanes_log, EIDX_BITS);
+    let g = |f: &str| new.get(f).value().clone();
+    for (k, pr) in progress.iter().enumerate() {
+        let bit = k as u32;
+        m.when(&alloc.bit(bit), |m| {
+            m.connect(&pr.left, &lane_vlen(p, &g("vlen"), &lane));
+            let zero = m.lit(0, issued_w);
+            m.connect(&pr.issued, &zero);
+            m.connect(
+                &pr.eidx,
+                &lane.zext(EIDX_BITS).shl(p.strip().trailing_zeros()),
+            );
+            for (f, r) in &pr.rows {
+                m.connect(r, &g(f).zext(r.width().max(8)).slice(r.width() - 1, 0));
+            }
+        })
+        .elsewhen(&chosen.bit(bit), |m| {
+            let count = pr.left.gt(&strip_lit).mux(&strip_lit, &pr.left);
+            m.connect(&pr.left, &(&pr.left - &count));
+            let one = m.lit(1, issued_w);
+            m.connect(&pr.issued, &(&pr.issued + &one));
+            m.connect(&pr.eidx, &(&pr.eidx + &eidx_step));
+            for (f, r) in &pr.rows {
+                let step = if matches!(*f, "rs1" | "rs2" | "rd") {
+                    &row_step
+                } else {
+                    &prow_step
+                };
+                m.connect(r, &(r + step));
+            }
+        });
+    }
+
+    // Clearing: every data row, then every predicate row.
+    let last_row = m.lit(p.bank_entries as u64 - 1, clear_row.width());
+    let last_prow = m.lit(p.pred_entries as u64 - 1, clear_row.width());
+    let step = &clear_row + &m.lit(1, clear_row.width());
+    let preg_last = &clear_preg + &m.lit(1, NVP_BITS);
+    let preg_next = preg_last.ge(&nvp).mux(&m.lit(0, NVP_BITS), &preg_last);
+    m.when(&clear, |m| {
+        let one = m.lit(1, 1);
+        let zero = m.lit(0, 1);
+        m.connect(&clearing, &one);
+        m.connect(&clear_pred, &zero);
+        let r0 = m.lit(0, clear_row.width());
+        m.connect(&clear_row, &r0);
+        let p0 = m.lit(0, NVP_BITS);
+        m.connect(&clear_preg, &p0);
+    })
+    .elsewhen(&clear_ok, |m| {
+        m.connect(&clear_row, &step);
+        m.when(&clear_pred, |m| m.connect(&clear_preg, &preg_next));
+        m.when(&(&!&clear_pred & &clear_row.eq(&last_row)), |m| {
+            let one = m.lit(1, 1);
+            let r0 = m.lit(0, clear_row.width());
+            m.connect(&clear_pred, &one);
+            m.connect(&clear_row, &r0);
+        });
+        m.when(&(&clear_pred & &clear_row.eq(&last_prow)), |m| {
+            let zero = m.lit(0, 1);
+            m.connect(&clearing, &zero);
+        });
+    });
+    m.finish()
+}
+
+/// The fields a slot's candidate copies from the master slot as they are.
+fn seq_op_compute_fields(p: &HwachaParams) -> Vec<(String, u32)> {
+    let rows = [
+        "rs1", "rs2", "rd", "pred", "ps1", "ps2", "ps3", "prd", "count", "eidx",
+    ];
+    seq_op(p)
+        .leaves("")
+        .into_iter()
+        .map(|(n, w, ..)| (n[1..].to_string(), w))
+        .filter(|(n, _)| !rows.contains(&n.as_str()))
+        .collect()
+}

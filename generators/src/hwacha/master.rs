@@ -1,0 +1,197 @@
+//! The master sequencer (Figure 8.8): the slots every lane shares. A slot holds one
+//! issued vector operation's static state (what to compute, base register specifiers,
+//! scalar operands, vector length) and its data hazards against the older operations in
+//! flight (one dependence bit per older slot: RAW, WAR and WAW alike, since each is
+//! cleared the same way, strip by strip, by the lane sequencers). Slots form a ring in
+//! issue order, so a slot's age is its distance from `head`; the head retires once every
+//! lane has sequenced all of its strips, and its dependence bits are dropped everywhere.
+//!
+//! A new configuration (`cfg`, only taken while empty) makes every lane clear its
+//! register files (the golden model zeroes the data registers and sets vp0); nothing
+//! issues until they are done.
+
+use super::lane::uop::vinsn;
+use super::params::HwachaParams;
+use hdl::ir::addr_width;
+use hdl::{Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
+use std::rc::Rc;
+
+/// Bits of the configuration's register counts: #vv (0-256) and #vp (0-16).
+pub const NVV_BITS: u32 = 9;
+pub const NVP_BITS: u32 = 5;
+
+/// The configuration the lanes lay registers out by.
+pub fn cfg_shape() -> Shape {
+    Shape::valid(Shape::bundle(vec![
+        Shape::field("nvv", Shape::UInt(NVV_BITS)),
+        Shape::field("nvp", Shape::UInt(NVP_BITS)),
+    ]))
+}
+
+/// Bits of a slot index.
+pub fn slot_bits(p: &HwachaParams) -> u32 {
+    addr_width(p.seq_entries as u64).max(1)
+}
+
+/// The registers an operation reads and writes: (valid, register) pairs per file.
+struct Uses {
+    reads_vv: Vec<(Value, Value)>,
+    writes_vv: Vec<(Value, Value)>,
+    reads_vp: Vec<(Value, Value)>,
+    writes_vp: Vec<(Value, Value)>,
+}
+
+fn uses(op: &Bundle) -> Uses {
+    let g = |n: &str| op.get(n).value().clone();
+    let plu = g("unit").eq(&g("unit").konst(Bits::from_u64(g("unit").width(), 2)));
+    Uses {
+        reads_vv: vec![(g("rs1_v"), g("rs1")), (g("rs2_v"), g("rs2"))],
+        writes_vv: vec![(!&g("rd_pred"), g("rd"))],
+        reads_vp: vec![
+            (g("pred_on"), g("pred")),
+            (plu.clone(), g("ps1")),
+            (plu.clone(), g("ps2")),
+            (plu, g("ps3")),
+        ],
+        writes_vp: vec![(g("rd_pred"), g("prd"))],
+    }
+}
+
+/// Whether any register of `a` is one of `b`.
+fn overlap(a: &[(Value, Value)], b: &[(Value, Value)]) -> Value {
+    let mut any = a[0].0.konst(Bits::zero(1));
+    for (va, ra) in a {
+        for (vb, rb) in b {
+            any = &any | &(&(va & vb) & &ra.eq(rb));
+        }
+    }
+    any
+}
+
+/// Whether younger operation `new` must wait for older `old` (RAW, WAR or WAW).
+fn depends(new: &Bundle, old: &Bundle) -> Value {
+    let (n, o) = (uses(new), uses(old));
+    let raw = &overlap(&n.reads_vv, &o.writes_vv) | &overlap(&n.reads_vp, &o.writes_vp);
+    let war = &overlap(&n.writes_vv, &o.reads_vv) | &overlap(&n.writes_vp, &o.reads_vp);
+    let waw = &overlap(&n.writes_vv, &o.writes_vv) | &overlap(&n.writes_vp, &o.writes_vp);
+    &(&raw | &war) | &waw
+}
+
+/// `x + 1` modulo `m`.
+fn next(x: &Value, m: u32) -> Value {
+    let last = x.eq(&x.konst(Bits::from_u64(x.width(), m as u64 - 1)));
+    last.mux(
+        &x.konst(Bits::zero(x.width())),
+        &(x + &x.konst(Bits::from_u64(x.width(), 1))),
+    )
+}
+
+/// Ports: `issue` (decoupled decoded vector instruction) and `cfg` in; to the lanes
+/// `slot_<k>` (static state), `valid`, `dep_<k>` (older slots slot k waits for), `alloc`
+/// (one-hot: the slot filled this cycle, with `new`, the instruction it gets), `head`, `nvv`/`nvp` and `clear` (a one-cycle
+/// pulse); from lane `l`: `done_<l>` (slots with no strips left in the lane),
+/// `clearing_<l>` and `busy_<l>` (micro-ops in flight); `idle` out.
+pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("MasterSequencer");
+    let n = p.seq_entries;
+    let sb = slot_bits(p);
+    let issue = m.io("issue", Dir::In, &Shape::decoupled(vinsn()));
+    let cfg = m.io("cfg", Dir::In, &cfg_shape());
+    let done: Vec<Value> = (0..p.lanes)
+        .map(|l| m.input(&format!("done_{l}"), n))
+        .collect();
+    let lane_busy: Vec<Value> = (0..p.lanes)
+        .map(|l| m.input(&format!("busy_{l}"), 1))
+        .collect();
+    let lane_clearing: Vec<Value> = (0..p.lanes)
+        .map(|l| m.input(&format!("clearing_{l}"), 1))
+        .collect();
+    let idle = m.output("idle", 1);
+    let valid_out = m.output("valid", n);
+    let alloc_out = m.output("alloc", n);
+    let head_out = m.output("head", sb);
+    let clear = m.output("clear", 1);
+    let nvv = m.reg("cfg_nvv", NVV_BITS, 0u64);
+    let nvp = m.reg("cfg_nvp", NVP_BITS, 0u64);
+    for (name, r) in [("nvv", &nvv), ("nvp", &nvp)] {
+        let out = m.output(name, r.width());
+        m.connect(&out, r);
+    }
+
+    let shape = vinsn();
+    let slots: Vec<Bundle> = (0..n)
+        .map(|k| m.reg_bundle(&format!("slot{k}"), &shape))
+        .collect();
+    let valid: Vec<Value> = (0..n)
+        .map(|k| m.reg(&format!("valid{k}"), 1, 0u64))
+        .collect();
+    let deps: Vec<Value> = (0..n).map(|k| m.reg(&format!("dep{k}"), n, 0u64)).collect();
+    let head = m.reg("head", sb, 0u64);
+    let tail = m.reg("tail", sb, 0u64);
+    let count = m.reg("count", addr_width(n as u64 + 1), 0u64);
+    // The instruction being allocated, for the lanes to load their progress from.
+    let new = m.io("new", Dir::Out, &shape);
+    m.connect_bundle(&new, issue.bits());
+    for k in 0..n as usize {
+        let out = m.io(&format!("slot_{k}"), Dir::Out, &shape);
+        m.connect_bundle(&out, &slots[k]);
+        let dep_out = m.output(&format!("dep_{k}"), n);
+        m.connect(&dep_out, &deps[k]);
+    }
+    let valid_v = hdl::cat(&valid.iter().rev().collect::<Vec<_>>());
+    m.connect(&valid_out, &valid_v);
+    m.connect(&head_out, &head);
+
+    let all_done = done.iter().skip(1).fold(done[0].clone(), |a, d| &a & d);
+    let any_busy = lane_busy.iter().fold(m.lit(0, 1), |a, b| &a | b);
+    let clearing = lane_clearing.iter().fold(m.lit(0, 1), |a, b| &a | b);
+    let head_onehot = hdl::helpers::onehot_decode(&head, n);
+    let retire = &(&head_onehot & &all_done) & &valid_v;
+    let retiring = retire.or_r();
+
+    let empty = count.eq(&count.konst(Bits::zero(count.width())));
+    // A new configuration comes only while `idle` (the scalar unit waits for it) and
+    // clears the lanes.
+    let take_cfg = cfg.valid().clone();
+    m.connect(&clear, &take_cfg);
+    m.when(&take_cfg, |m| {
+        m.connect(&nvv, cfg.bits().get("nvv").value());
+        m.connect(&nvp, cfg.bits().get("nvp").value());
+    });
+    let full = count.eq(&count.konst(Bits::from_u64(count.width(), n as u64)));
+    m.connect(issue.ready(), &!&(&(&full | &clearing) | cfg.valid()));
+    m.connect(&idle, &(&empty & &!&(&any_busy | &clearing)));
+    let fire = issue.fire();
+    let alloc = fire.repeat(n) & hdl::helpers::onehot_decode(&tail, n);
+    m.connect(&alloc_out, &alloc);
+
+    let still = &valid_v & &!&retire;
+    for k in 0..n as usize {
+        let mine = alloc.bit(k as u32);
+        // Older operations still in flight that this one conflicts with.
+        let mut dep_bits = Vec::new();
+        for j in 0..n as usize {
+            let d = if j == k {
+                m.lit(0, 1)
+            } else {
+                &still.bit(j as u32) & &depends(issue.bits(), &slots[j])
+            };
+            dep_bits.push(d);
+        }
+        let new_dep = hdl::cat(&dep_bits.iter().rev().collect::<Vec<_>>());
+        m.when(&mine, |m| {
+            m.connect_bundle(&slots[k], issue.bits());
+            m.connect(&deps[k], &new_dep);
+        })
+        .otherwise(|m| m.connect(&deps[k], &(&deps[k] & &!&retire)));
+        let v = &mine | &(&valid[k] & &!&retire.bit(k as u32));
+        m.connect(&valid[k], &v);
+    }
+    m.when(&fire, |m| m.connect(&tail, &next(&tail, n)));
+    m.when(&retiring, |m| m.connect(&head, &next(&head, n)));
+    let one = count.konst(Bits::from_u64(count.width(), 1));
+    let counted = fire.mux(&(&count + &one), &count);
+    let counted = retiring.mux(&(&counted - &one), &counted);
+    m.connect(&count, &counted);
+    m.finish()
+}

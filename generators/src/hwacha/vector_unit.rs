@@ -1,0 +1,46 @@
+//! The vector side of Hwacha without its frontend: the master sequencer and the lanes.
+//! The scalar unit (or a testbench) issues decoded vector instructions (`issue`) and
+//! configurations (`cfg`).
+
+use super::lane::lane;
+use super::lane::uop::vinsn;
+use super::master::{cfg_shape, master_sequencer};
+use super::params::HwachaParams;
+use hdl::{Dir, HdlErrors, Module, ModuleBuilder, Shape};
+use std::rc::Rc;
+
+/// Ports: `issue` (decoupled decoded vector instruction), `cfg` (valid; send only while
+/// `idle`), `idle`, and lane `l`'s bank writes as `l<l>_b<i>_vrf_w` / `l<l>_b<i>_prf_w`.
+pub fn vector_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("VectorUnit");
+    let issue = m.io("issue", Dir::In, &Shape::decoupled(vinsn()));
+    let cfg = m.io("cfg", Dir::In, &cfg_shape());
+    let idle = m.output("idle", 1);
+    let master = m.instance("master", &master_sequencer(p)?);
+    m.connect_bundle(&master.io("issue"), &issue);
+    m.connect_bundle(&master.io("cfg"), &cfg);
+    m.connect(&idle, &master.port("idle"));
+    let lane_mod = lane(p)?;
+    let id_bits = super::lane::sequencer::lane_id_bits(p);
+    for l in 0..p.lanes {
+        let ln = m.instance(&format!("lane{l}"), &lane_mod);
+        let id = m.lit(l as u64, id_bits);
+        m.connect(&ln.port("lane_id"), &id);
+        for port in &lane_mod.body.ports {
+            let name = port.name.as_str();
+            let width = lane_mod.signal(port.sig).width;
+            match (port.dir, name) {
+                (_, "lane_id") => {}
+                (Dir::Out, "done" | "clearing" | "busy") => {
+                    m.connect(&master.port(&format!("{name}_{l}")), &ln.port(name));
+                }
+                (Dir::Out, _) => {
+                    let outer = m.output(&format!("l{l}_{name}"), width);
+                    m.connect(&outer, &ln.port(name));
+                }
+                (Dir::In, _) => m.connect(&ln.port(name), &master.port(name)),
+            }
+        }
+    }
+    m.finish()
+}
