@@ -20,3 +20,4 @@
 //! apart). The golden model's maxvl rule keeps every row inside the bank.
 
 pub mod params;
+pub mod vmu;
