@@ -345,6 +345,7 @@ struct Stats {
     cycles: u64,
     requests: u64,
     elements: usize,
+    xcpts: usize,
 }
 
 /// Runs `cmds` on lane `lane`, checks memory and writebacks against the reference.
@@ -458,6 +459,7 @@ fn run(
         );
     }
     stats.elements = expect.vlu.len();
+    stats.xcpts = expect.xcpt.len();
     stats
 }
 
@@ -466,13 +468,20 @@ fn model_of(p: &HwachaParams) -> Model {
     Model::of_design(&Design::new(&top), &Options::default()).unwrap()
 }
 
-const STRESSES: [Stress; 3] = [
+const STRESSES: [Stress; 4] = [
     Stress {
         latency: 1,
         jitter: 0,
         stall_percent: 0,
         gap_percent: 0,
         vlu_stall_percent: 0,
+    },
+    Stress {
+        latency: 1,
+        jitter: 3,
+        stall_percent: 20,
+        gap_percent: 20,
+        vlu_stall_percent: 10,
     },
     Stress {
         latency: 20,
@@ -493,9 +502,9 @@ const STRESSES: [Stress; 3] = [
 #[test]
 fn random_commands_match_the_reference() {
     let start = Instant::now();
-    let runs_per = if long() { 12 } else { 2 };
+    let runs_per = if long() { 60 } else { 8 };
     let mut total = Stats::default();
-    let mut commands = 0;
+    let (mut commands, mut amos) = (0, 0);
     for (ci, p) in configs().iter().enumerate() {
         let mut dut = model_of(p);
         for run_i in 0..runs_per * STRESSES.len() {
@@ -519,16 +528,21 @@ fn random_commands_match_the_reference() {
             total.cycles += st.cycles;
             total.requests += st.requests;
             total.elements += st.elements;
+            total.xcpts += st.xcpts;
+            amos += cmds.iter().filter(|c| c.op == 2).count();
         }
     }
     println!(
-        "{} configurations, {commands} commands, {} cycles, {} requests, {} load elements in {:.1} s",
+        "{} configurations, {commands} commands ({amos} AMO, {} faulting), {} cycles, \
+         {} requests, {} elements written back in {:.1} s",
         configs().len(),
+        total.xcpts,
         total.cycles,
         total.requests,
         total.elements,
         start.elapsed().as_secs_f64()
     );
+    assert!(amos > 0 && total.xcpts > 0, "the commands cover AMOs and faults");
 }
 
 #[test]
@@ -555,9 +569,9 @@ fn unit_stride_doublewords_coalesce_into_beats() {
             data: (0..n as u64).collect(),
             ..load.clone()
         };
-        let st = run(&mut dut, p, 0, &[load], STRESSES[1], k);
+        let st = run(&mut dut, p, 0, &[load], STRESSES[2], k);
         assert_eq!(st.requests, 4 * k, "{} loads", 8 * k);
-        let st = run(&mut dut, p, 0, &[store], STRESSES[1], k);
+        let st = run(&mut dut, p, 0, &[store], STRESSES[2], k);
         assert_eq!(st.requests, 4 * k, "{} stores", 8 * k);
     }
 }
