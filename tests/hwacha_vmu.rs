@@ -100,10 +100,34 @@ fn amo(f: u64, width: u64, old: u64, src: u64) -> u64 {
         2 => old ^ src,
         3 => old & src,
         4 => old | src,
-        5 => if os <= ss { old } else { src },
-        6 => if os >= ss { old } else { src },
-        7 => if ou <= su { old } else { src },
-        8 => if ou >= su { old } else { src },
+        5 => {
+            if os <= ss {
+                old
+            } else {
+                src
+            }
+        }
+        6 => {
+            if os >= ss {
+                old
+            } else {
+                src
+            }
+        }
+        7 => {
+            if ou <= su {
+                old
+            } else {
+                src
+            }
+        }
+        8 => {
+            if ou >= su {
+                old
+            } else {
+                src
+            }
+        }
         _ => unreachable!(),
     }
 }
@@ -117,7 +141,9 @@ fn elem_addr(c: &Cmd, k: u64, p: &HwachaParams, lane: u64) -> u64 {
     match (c.op, c.mode) {
         (2, _) | (_, 2) => c.base.wrapping_add(c.offset[k as usize]),
         (_, 0) => c.base.wrapping_add(global(k, p, lane) << c.width),
-        _ => c.base.wrapping_add(global(k, p, lane).wrapping_mul(c.stride)),
+        _ => c
+            .base
+            .wrapping_add(global(k, p, lane).wrapping_mul(c.stride)),
     }
 }
 
@@ -183,7 +209,11 @@ const REGION_BYTES: u64 = 1 << 16;
 
 fn random_cmd(rng: &mut Rng, p: &HwachaParams, fault_percent: u64) -> Cmd {
     let op = *rng.pick(&[0, 0, 1, 1, 2]);
-    let width = if op == 2 { 2 + rng.below(2) } else { rng.below(4) };
+    let width = if op == 2 {
+        2 + rng.below(2)
+    } else {
+        rng.below(4)
+    };
     let bytes = 1u64 << width;
     let mode = if op == 2 { 2 } else { rng.below(3) };
     let strip = p.strip() as u64;
@@ -311,7 +341,9 @@ fn enqueue(c: &Cmd, p: &HwachaParams, srcs: &mut [Source; 4]) {
     let n = c.vlen as usize;
     for g in 0..n.div_ceil(s) {
         let slots = g * s..((g + 1) * s).min(n);
-        let pred = slots.clone().fold(0, |a, k| a | (c.pred[k] as u64) << (k - g * s));
+        let pred = slots
+            .clone()
+            .fold(0, |a, k| a | (c.pred[k] as u64) << (k - g * s));
         srcs[1].entries.push_back(vec![("pred", u(pred, s as u32))]);
         if c.op != 0 {
             let mut words = vec![0; s];
@@ -323,7 +355,9 @@ fn enqueue(c: &Cmd, p: &HwachaParams, srcs: &mut [Source; 4]) {
     }
     if c.op == 2 || c.mode == 2 {
         for k in 0..n {
-            srcs[2].entries.push_back(vec![("offset", u(c.offset[k], 64))]);
+            srcs[2]
+                .entries
+                .push_back(vec![("offset", u(c.offset[k], 64))]);
         }
     }
 }
@@ -387,7 +421,9 @@ fn run(
     for c in cmds {
         enqueue(c, p, &mut srcs);
     }
-    let load_cmds = cmds.iter().filter(|c| c.op != 1).count();
+    let load_vlens: Vec<u64> = cmds.iter().filter(|c| c.op != 1).map(|c| c.vlen).collect();
+    let load_cmds = load_vlens.len();
+    let mut counted = 0;
     let store_cmds = cmds.len() - load_cmds;
     let s = p.slices() as u64;
     let mut seen: BTreeMap<(usize, u64), u64> = BTreeMap::new();
@@ -430,7 +466,28 @@ fn run(
                 dut.peek_u64("xcpt_bits_store").unwrap() == 1,
             ));
         }
-        loads_done += dut.peek_u64("done_load").unwrap() as usize;
+        // Elements below `retired` are finished: written back unless inactive.
+        let retired = dut.peek_u64("retired").unwrap();
+        assert!(
+            retired >= counted && retired <= counted + 1,
+            "retired steps by one"
+        );
+        if retired > counted {
+            let key = (loads_done, counted);
+            assert!(
+                !expect.vlu.contains_key(&key) || seen.contains_key(&key),
+                "element {key:?} retired before it was written"
+            );
+            counted = retired;
+        }
+        if dut.peek_u64("done_load").unwrap() == 1 {
+            assert_eq!(
+                retired, load_vlens[loads_done],
+                "retired at the end of a load"
+            );
+            loads_done += 1;
+            counted = 0;
+        }
         stores_done += dut.peek_u64("done_store").unwrap() as usize;
         dut.step();
         stats.cycles += 1;
@@ -439,10 +496,16 @@ fn run(
         }
         assert!(stats.cycles < limit, "no progress after {limit} cycles");
     }
-    assert_eq!((loads_done, stores_done), (load_cmds, store_cmds), "done pulses");
+    assert_eq!(
+        (loads_done, stores_done),
+        (load_cmds, store_cmds),
+        "done pulses"
+    );
     assert_eq!(xcpts, expect.xcpt, "exceptions");
     for (key, want) in &expect.vlu {
-        let got = seen.get(key).unwrap_or_else(|| panic!("element {key:?} not written"));
+        let got = seen
+            .get(key)
+            .unwrap_or_else(|| panic!("element {key:?} not written"));
         assert_eq!(*got, *want, "element {key:?}: {got:#x} != {want:#x}");
     }
     assert_eq!(seen.len(), expect.vlu.len(), "writes of inactive elements");
@@ -542,7 +605,10 @@ fn random_commands_match_the_reference() {
         total.elements,
         start.elapsed().as_secs_f64()
     );
-    assert!(amos > 0 && total.xcpts > 0, "the commands cover AMOs and faults");
+    assert!(
+        amos > 0 && total.xcpts > 0,
+        "the commands cover AMOs and faults"
+    );
 }
 
 #[test]

@@ -20,8 +20,10 @@ pub struct Element {
     pub active: Value,
     /// Store data or AMO operand (low `8 << width` bits used).
     pub data: Value,
-    /// The command's last element (a command of no elements sends one inactive element).
+    /// The command's last element.
     pub last: Value,
+    /// Stands for a command of no elements (sent so that the command completes).
+    pub empty: Value,
     /// The last element of a lane strip when the next one is not adjacent in memory.
     pub strip_end: Value,
     pub op: Value,
@@ -33,15 +35,16 @@ pub struct Element {
 }
 
 impl Element {
-    pub const WIDTH: u32 = 32 + 64 + 1 + 64 + 1 + 1 + 2 + 4 + 2 + 1 + 1;
+    pub const WIDTH: u32 = 32 + 64 + 1 + 64 + 1 + 1 + 1 + 2 + 4 + 2 + 1 + 1;
 
-    fn fields(&self) -> [&Value; 11] {
+    fn fields(&self) -> [&Value; 12] {
         [
             &self.k,
             &self.addr,
             &self.active,
             &self.data,
             &self.last,
+            &self.empty,
             &self.strip_end,
             &self.op,
             &self.amo_fn,
@@ -67,6 +70,7 @@ impl Element {
             active: take(1),
             data: take(64),
             last: take(1),
+            empty: take(1),
             strip_end: take(1),
             op: take(2),
             amo_fn: take(4),
@@ -160,7 +164,11 @@ pub(super) fn build(
     let empty = vlen.eq(&lit(&vlen, 0, 32));
     let last = &empty | &k.eq(&(&vlen - &lit(&vlen, 1, 32)));
     // The element's slot in its group and whether it ends its group or lane strip.
-    let slot = if s == 1 { lit(&k, 0, 1) } else { k.trunc(log_s) };
+    let slot = if s == 1 {
+        lit(&k, 0, 1)
+    } else {
+        k.trunc(log_s)
+    };
     let group_end = &last | &slot.eq(&lit(&slot, (s - 1) as u64, slot.width()));
     // With one lane the strips are adjacent in memory: no boundary to break at.
     let strip_end = if p.lanes == 1 {
@@ -171,8 +179,8 @@ pub(super) fn build(
         k.trunc(log_strip).and_r()
     };
 
-    let inputs_ready = &(vpq.deq_valid() & (!&needs_data | vsdq.deq_valid()))
-        & &(!&uses_vvaq | vvaq.deq_valid());
+    let inputs_ready =
+        &(vpq.deq_valid() & (!&needs_data | vsdq.deq_valid())) & &(!&uses_vvaq | vvaq.deq_valid());
     let fire = &(&busy & &vpaq.enq_ready()) & &(&empty | &inputs_ready);
     let consume = &fire & &!&empty;
     m.connect(&vpq.deq_ready(), &(&consume & &group_end));
@@ -194,6 +202,7 @@ pub(super) fn build(
         active: &on & &!&misaligned,
         data,
         last: last.clone(),
+        empty: empty.clone(),
         strip_end: strip_end.clone(),
         op: op.clone(),
         amo_fn: amo_fn.clone(),

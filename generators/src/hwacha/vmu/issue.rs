@@ -10,7 +10,7 @@
 //! combined value as a write before taking the next element.
 
 use super::addr::Element;
-use super::vlu::VltEntry;
+use super::vlu::{Retire, VltEntry};
 use super::{amo, field, lit, vsu, Fifo, BEAT_BYTES, OP_AMO, OP_STORE};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::{onehot_decode, priority_encode};
@@ -39,6 +39,7 @@ pub(super) fn build(
     req: &Bundle,
     resp: &Bundle,
     vldq: &Fifo,
+    retire: &Retire,
 ) -> Issue {
     let n = p.vlt_entries;
     let aw = addr_width(n as u64);
@@ -99,7 +100,8 @@ pub(super) fn build(
 
     // Loads and AMOs retire in command order: one writes back at a time.
     let vlt_empty = !&vlt_valid.or_r();
-    let done_load = &(&load_pending & &vlt_empty) & &!&vldq.nonempty();
+    let done_load = &(&(&load_pending & &vlt_empty) & &!&vldq.nonempty()) & &retire.settled;
+    m.connect(&retire.clear, &done_load);
     m.connect(&done_store, &lit(&done_store, 0, 1));
     m.when(&done_load, |m| {
         m.connect(&load_pending, &lit(&load_pending, 0, 1))
@@ -107,9 +109,14 @@ pub(super) fn build(
 
     // Collect.
     let e = Element::unpack(&vpaq.deq_bits());
-    let may_take = &in_state(COLLECT) & &(&is_op(&e.op, OP_STORE) | &!&load_pending);
+    let is_store = is_op(&e.op, OP_STORE);
+    let may_take = &in_state(COLLECT) & &(&is_store | &(&!&load_pending & &retire.covers(&e.k)));
     m.connect(&vpaq.deq_ready(), &may_take);
     let take = &may_take & &vpaq.deq_valid();
+    // An inactive element of a load is finished as soon as it is seen.
+    let skip = &(&take & &!&e.active) & &!&(&is_store | &e.empty);
+    m.connect(&retire.skip_valid, &skip);
+    m.connect(&retire.skip_k, &e.k);
     let fresh = !&open;
     let zero = |v: &Value| lit(v, 0, v.width());
     let keep = |v: &Value| mux(&fresh, &zero(v), v);
@@ -132,7 +139,7 @@ pub(super) fn build(
         m.connect(&high, &mux(&e.active, &idx, &keep(&high)));
         m.connect(&mask, &new_mask);
         m.connect(&data, &(&keep(&data) | &on(&placed.data)));
-        m.connect(&write, &is_op(&e.op, OP_STORE));
+        m.connect(&write, &is_store);
         m.connect(&unit, &e.unit);
         m.connect(&width, &e.width);
         m.connect(&unsigned, &e.unsigned);
@@ -141,8 +148,10 @@ pub(super) fn build(
         m.connect(&last, &e.last);
         m.connect(&src, &e.data);
         m.when(&close, |m| {
-            m.when(&new_active.or_r(), |m| m.connect(&state, &lit(&state, SEND, 2)))
-                .otherwise(|m| finish(m, &e.last, &e.op));
+            m.when(&new_active.or_r(), |m| {
+                m.connect(&state, &lit(&state, SEND, 2))
+            })
+            .otherwise(|m| finish(m, &e.last, &e.op));
         });
     });
 
@@ -165,11 +174,11 @@ pub(super) fn build(
     m.connect(field(req, "mask"), &mask);
     let size_w = field(req, "size").width();
     let beat_size = lit(&width, BEAT_BYTES.trailing_zeros() as u64, size_w);
-    m.connect(field(req, "size"), &mux(&unit, &beat_size, &width.zext(size_w)));
     m.connect(
-        field(req, "tag"),
-        &mux(&write, &write_tag, &alloc.zext(tb)),
+        field(req, "size"),
+        &mux(&unit, &beat_size, &width.zext(size_w)),
     );
+    m.connect(field(req, "tag"), &mux(&write, &write_tag, &alloc.zext(tb)));
     let sent = req.fire();
     let is_amo = is_op(&op, OP_AMO);
     m.when(&sent, |m| {

@@ -26,7 +26,10 @@
 //! # Completion
 //! `done_store` pulses once per store command when its last request is sent; `done_load`
 //! once per load or AMO command when its last element is written back (`vlu`), each in
-//! command order. Write responses are counted: `busy` stays high until every write is
+//! command order. `retired` counts the leading lane-local elements of the load or AMO
+//! command writing back that are finished (written, or inactive): elements below it may
+//! be read from the registers; it returns to 0 with `done_load`, when it has reached the
+//! command's `vlen`. Write responses are counted: `busy` stays high until every write is
 //! acknowledged. A misaligned active element is not sent: `xcpt` pulses with its address
 //! (and `store` for stores and AMOs) and the command's later elements are skipped (the
 //! earlier ones complete); the command still signals its done.
@@ -209,6 +212,7 @@ pub fn vmu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let busy = m.output("busy", 1);
     let done_load = m.output("done_load", 1);
     let done_store = m.output("done_store", 1);
+    let retired = m.output("retired", 32);
     let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
 
     // The lane-side queues (the VPQ has no thesis parameter: it shares the VVAQ's).
@@ -233,8 +237,10 @@ pub fn vmu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     )?;
 
     let seq = addr::build(&mut m, p, &lane_id, &cmd, &vpq_q, &vvaq_q, &vsdq_q, &vpaq_q);
-    let iss = issue::build(&mut m, p, &vpaq_q, &req, &resp, &vldq_q);
-    let vl = vlu::build(&mut m, p, &vldq_q, &iss.vlt, &vlu_out);
+    let retire = vlu::Retire::build(&mut m, p);
+    let iss = issue::build(&mut m, p, &vpaq_q, &req, &resp, &vldq_q, &retire);
+    let vl = vlu::build(&mut m, p, &vldq_q, &iss.vlt, &vlu_out, &retire);
+    m.connect(&retired, &retire.retired);
     m.connect(&iss.vlt_free_valid, &vl.free_valid);
     m.connect(&iss.vlt_free_idx, &vl.free_idx);
 

@@ -3,6 +3,13 @@
 //! carries in the vector load table (VLT), and writes its active elements back to the
 //! lane one group of S elements per cycle, sign- or zero-extended. A response finishes
 //! (its VLT entry is freed) with its last group.
+//!
+//! The retired-element bit vector tracks, for the load or AMO command writing back, which
+//! of the `RETIRE_WINDOW` elements from `retired` on are finished (written back, or
+//! inactive and so never written); `retired` advances over finished elements, one per
+//! cycle, so it counts the command's leading finished elements (what the lane
+//! sequencer's VLU operation chains on). The issue unit takes no element of the command
+//! beyond the window.
 
 use super::vsu::by_width;
 use super::{field, lit, Fifo, BEAT_BYTES};
@@ -62,6 +69,71 @@ pub fn extend(raw: &Value, width: &Value, unsigned: &Value) -> Value {
     &(raw & &keep) | &fill
 }
 
+/// Elements the retired-element bit vector covers (at least the 16 of a byte beat, so
+/// that the beat holding the oldest unfinished element always fits).
+pub const RETIRE_WINDOW: u32 = 64;
+
+/// The retired-element bit vector, with the wires that mark its elements.
+pub struct Retire {
+    /// Leading elements of the command finished.
+    pub retired: Value,
+    /// Every marked element is counted in `retired`.
+    pub settled: Value,
+    /// The issue unit skips inactive element `skip_k` (driven by the issue unit).
+    pub skip_valid: Value,
+    pub skip_k: Value,
+    /// Clears the vector for the next command (driven by the issue unit).
+    pub clear: Value,
+    /// The VLU writes `written` (one bit per slot) of group `group` (driven by the VLU).
+    written: Value,
+    group: Value,
+}
+
+impl Retire {
+    pub fn build(m: &mut ModuleBuilder, p: &HwachaParams) -> Retire {
+        let s = p.slices();
+        let w = RETIRE_WINDOW;
+        let lw = w.trailing_zeros();
+        let retired = m.reg("retired", 32, 0u64);
+        let done = m.reg("retired_bits", w, 0u64);
+        let skip_valid = m.wire("retire_skip_valid", 1);
+        let skip_k = m.wire("retire_skip_k", 32);
+        let clear = m.wire("retire_clear", 1);
+        let written = m.wire("retire_written", s);
+        let group = m.wire("retire_group", 32);
+        let bit = |k: &Value| lit(k, 1, w).dshl(&(k - &retired).trunc(lw));
+        let zero = lit(&done, 0, w);
+        let mut marks = mux(&skip_valid, &bit(&skip_k), &zero);
+        for j in 0..s {
+            let k = &group.shl(s.trailing_zeros()) | &lit(&group, j as u64, 32);
+            marks = &marks | &mux(&written.bit(j), &bit(&k), &zero);
+        }
+        let all = &done | &marks;
+        let head = all.bit(0);
+        m.connect(&done, &mux(&head, &all.shr(1), &all));
+        m.connect(&retired, &(&retired + &head.zext(32)));
+        m.when(&clear, |m| {
+            m.connect(&done, &zero);
+            m.connect(&retired, &lit(&retired, 0, 32));
+        });
+        Retire {
+            settled: !&done.or_r(),
+            retired,
+            skip_valid,
+            skip_k,
+            clear,
+            written,
+            group,
+        }
+    }
+
+    /// Whether element `k` (of the command writing back, not yet retired) is inside the
+    /// window.
+    pub fn covers(&self, k: &Value) -> Value {
+        (k - &self.retired).lt(&lit(k, RETIRE_WINDOW as u64, 32))
+    }
+}
+
 pub struct Vlu {
     /// A VLT entry is released this cycle.
     pub free_valid: Value,
@@ -74,6 +146,7 @@ pub(super) fn build(
     vldq: &Fifo,
     vlt: &Mem,
     out: &Bundle,
+    retire: &Retire,
 ) -> Vlu {
     let s = p.slices();
     let log_s = s.trailing_zeros();
@@ -109,6 +182,8 @@ pub(super) fn build(
     // Groups of no active element are skipped without a write.
     let advance = &vldq.deq_valid() & &(out.ready() | &!&mask.or_r());
     let done = &advance & &last;
+    m.connect(&retire.written, &(&out.fire().repeat(s) & &mask));
+    m.connect(&retire.group, &group);
     m.connect(&vldq.deq_ready(), &done);
     m.when(&advance, |m| {
         m.connect(&started, &!&last);

@@ -26,7 +26,9 @@ pub fn place(offset: &Value, width: &Value, data: &Value) -> Placed {
     let bytes = by_width(width, [0x1, 0x3, 0xf, 0xff], 8).zext(BEAT_BYTES);
     let bits = by_width(width, [0xff, 0xffff, 0xffff_ffff, u64::MAX], 64);
     Placed {
-        data: (data & &bits).zext(8 * BEAT_BYTES).dshl(&offset.zext(7).shl(3)),
+        data: (data & &bits)
+            .zext(8 * BEAT_BYTES)
+            .dshl(&offset.zext(7).shl(3)),
         mask: bytes.dshl(offset),
     }
 }
