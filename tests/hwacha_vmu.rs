@@ -158,7 +158,7 @@ fn reference(cmds: &[Cmd], p: &HwachaParams, lane: u64, mem: &mut SparseMemory) 
                 continue;
             }
             let a = elem_addr(c, k, p, lane);
-            if a % bytes as u64 != 0 {
+            if !a.is_multiple_of(bytes as u64) {
                 x.xcpt.push((a, c.op != 0));
                 break;
             }
@@ -227,12 +227,8 @@ fn random_cmd(rng: &mut Rng, p: &HwachaParams, fault_percent: u64) -> Cmd {
     let mut base = (mid + rng.below(REGION_BYTES / 4)) & !(bytes - 1);
     let mut stride = 0;
     match mode {
-        0 => {
-            // Any alignment to the element; 16-byte beats are rarely aligned.
-            if fault {
-                base += 1;
-            }
-        }
+        // The base is aligned to the element only: beats are rarely aligned.
+        0 if fault => base += 1,
         1 => {
             let max = 64 / bytes;
             let n = rng.below(2 * max + 1) as i64 - max as i64;

@@ -1,8 +1,9 @@
 //! Address generation (the VGU, with the VPU's predicate unpacking): walks a command's
 //! lane-local elements k = 0..vlen, one per cycle, into the VPAQ.
 //!
-//! Lane-local element k is global element e(k) = ((k / strip) * lanes + lane_id) * strip
-//! + k % strip, so a unit-stride or strided address is base + e(k) * stride: the walk
+//! Lane-local element k is global element
+//! `e(k) = ((k / strip) * lanes + lane_id) * strip + k % strip`,
+//! so a unit-stride or strided address is base + e(k) * stride: the walk
 //! starts at base + lane_id * strip * stride and adds the stride within a strip and
 //! `((lanes - 1) * strip + 1) * stride` across a lane strip boundary (both products taken
 //! once per command). Indexed and AMO addresses are base + the element's VVAQ offset.
