@@ -44,11 +44,18 @@ fn configs() -> Vec<HwachaParams> {
         p.validate().unwrap();
         p
     };
-    vec![
+    let mut v = vec![
         with(1, 4, 128, false),
         with(2, 2, 256, false),
         with(4, 2, 64, true),
-    ]
+    ];
+    if long() {
+        // Eight slices, one bank; byte-sized strips; four lanes of the default lane.
+        v.push(with(2, 1, 512, true));
+        v.push(with(1, 1, 64, false));
+        v.push(with(4, 4, 128, false));
+    }
+    v
 }
 
 // ------------------------------------------------------------------ reference
@@ -217,7 +224,9 @@ fn random_cmd(rng: &mut Rng, p: &HwachaParams, fault_percent: u64) -> Cmd {
     let bytes = 1u64 << width;
     let mode = if op == 2 { 2 } else { rng.below(3) };
     let strip = p.strip() as u64;
-    let vlen = if rng.chance(10) {
+    let vlen = if rng.chance(3) {
+        0
+    } else if rng.chance(10) {
         1
     } else {
         1 + rng.below(4 * strip + 3)
@@ -636,6 +645,36 @@ fn unit_stride_doublewords_coalesce_into_beats() {
         let st = run(&mut dut, p, 0, &[store], STRESSES[2], k);
         assert_eq!(st.requests, 4 * k, "{} stores", 8 * k);
     }
+}
+
+/// Lanes differ only in their `lane_id` input: a design of several lanes holds one VMU.
+#[test]
+fn lanes_share_one_module() {
+    let p = &configs()[2];
+    let mut m = hdl::ModuleBuilder::new("Lanes");
+    let vmu = vmu(p).unwrap();
+    let mut lanes = Vec::new();
+    for lane in 0..p.lanes {
+        lanes.push(m.instance(&format!("lane{lane}"), &vmu));
+    }
+    for (i, inst) in lanes.iter().enumerate() {
+        let child = vmu.clone();
+        for port in &child.body.ports {
+            let width = child.signal(port.sig).width;
+            let name = format!("l{i}_{}", port.name);
+            let pin = inst.port(&port.name);
+            if port.dir == hdl::Dir::In {
+                let top = m.input(&name, width);
+                m.connect(&pin, &top);
+            } else {
+                let top = m.output(&name, width);
+                m.connect(&top, &pin);
+            }
+        }
+    }
+    let design = Design::new(&m.finish().unwrap());
+    let vmus = design.modules().filter(|(_, m)| m.name == "Vmu").count();
+    assert_eq!(vmus, 1);
 }
 
 #[test]
