@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 use verification::rng::Rng;
 use verification::tb::memory::{MemConfig, MemPort, MemoryModel, SparseMemory};
-use verification::verilator::{Model, Options};
+use verification::verilator::{Model, Opt, Options};
 
 fn long() -> bool {
     std::env::var_os("ACCELGEN_LONG").is_some()
@@ -533,7 +533,12 @@ fn run(
 
 fn model_of(p: &HwachaParams) -> Model {
     let top = vmu(p).unwrap_or_else(|e| panic!("{e}"));
-    Model::of_design(&Design::new(&top), &Options::default()).unwrap()
+    // The runs are short: a faster build matters more than a faster model.
+    let opts = Options {
+        cxx_opt: Opt::O0,
+        ..Options::default()
+    };
+    Model::of_design(&Design::new(&top), &opts).unwrap()
 }
 
 const STRESSES: [Stress; 4] = [

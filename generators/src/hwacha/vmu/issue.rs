@@ -3,9 +3,10 @@
 //! Unit-stride elements collect into a beat (byte mask, data, the VLT description of a
 //! load) until the element that ends its 16-byte beat, its lane strip or the command:
 //! one request per beat touched. Other modes send one request per active element, of the
-//! element's size. A beat of no active element sends nothing. A load request takes a
-//! free VLT entry as its tag; all writes share the tag `vlt_entries` and their responses
-//! are only counted. An AMO element sends its read, waits for the response (snooped on
+//! element's size. A beat of no active element sends nothing. The next beat starts
+//! collecting in the cycle a beat is sent, so elements flow at one per cycle. A load
+//! request takes a free VLT entry as its tag; all writes share the tag `vlt_entries` and
+//! their responses are only counted. An AMO element sends its read, waits for the response (snooped on
 //! its way into the VLDQ, which carries the old value to the VLU), and then sends the
 //! combined value as a write before taking the next element.
 
@@ -107,54 +108,6 @@ pub(super) fn build(
         m.connect(&load_pending, &lit(&load_pending, 0, 1))
     });
 
-    // Collect.
-    let e = Element::unpack(&vpaq.deq_bits());
-    let is_store = is_op(&e.op, OP_STORE);
-    let may_take = &in_state(COLLECT) & &(&is_store | &(&!&load_pending & &retire.covers(&e.k)));
-    m.connect(&vpaq.deq_ready(), &may_take);
-    let take = &may_take & &vpaq.deq_valid();
-    // An inactive element of a load is finished as soon as it is seen.
-    let skip = &(&take & &!&e.active) & &!&(&is_store | &e.empty);
-    m.connect(&retire.skip_valid, &skip);
-    m.connect(&retire.skip_k, &e.k);
-    let fresh = !&open;
-    let zero = |v: &Value| lit(v, 0, v.width());
-    let keep = |v: &Value| mux(&fresh, &zero(v), v);
-    let first = mux(&fresh, &e.k, &k0);
-    let idx = (&e.k - &first).trunc(4);
-    let e_offset = e.addr.trunc(4);
-    let placed = vsu::place(&e_offset, &e.width, &e.data);
-    let on = |v: &Value| &e.active.repeat(v.width()) & v;
-    let new_active = &keep(&active) | &on(&lit(&active, 1, BEAT_BYTES).dshl(&idx));
-    let new_mask = &keep(&mask) | &on(&placed.mask);
-    let e_bytes = lit(&e.width, 1, 5).dshl(&e.width);
-    let beat_end = (&e_offset.zext(5) + &e_bytes).trunc(4).eq(&zero(&e_offset));
-    let close = &(&(!&e.unit | &e.last) | &e.strip_end) | &beat_end;
-    m.when(&take, |m| {
-        m.connect(&open, &!&close);
-        m.connect(&k0, &first);
-        m.connect(&addr, &mux(&fresh, &e.addr, &addr));
-        m.connect(&offset, &mux(&fresh, &e_offset, &offset));
-        m.connect(&active, &new_active);
-        m.connect(&high, &mux(&e.active, &idx, &keep(&high)));
-        m.connect(&mask, &new_mask);
-        m.connect(&data, &(&keep(&data) | &on(&placed.data)));
-        m.connect(&write, &is_store);
-        m.connect(&unit, &e.unit);
-        m.connect(&width, &e.width);
-        m.connect(&unsigned, &e.unsigned);
-        m.connect(&op, &e.op);
-        m.connect(&amo_fn, &e.amo_fn);
-        m.connect(&last, &e.last);
-        m.connect(&src, &e.data);
-        m.when(&close, |m| {
-            m.when(&new_active.or_r(), |m| {
-                m.connect(&state, &lit(&state, SEND, 2))
-            })
-            .otherwise(|m| finish(m, &e.last, &e.op));
-        });
-    });
-
     // Send.
     let free = !&vlt_valid;
     let alloc = priority_encode(&free);
@@ -201,6 +154,58 @@ pub(super) fn build(
             });
         // An AMO's read is not the end of its element: its write follows.
         finish(m, &(&last & &!(&is_amo & &!&write)), &op);
+    });
+
+    // Collect.
+    let e = Element::unpack(&vpaq.deq_bits());
+    let is_store = is_op(&e.op, OP_STORE);
+    // A beat that is not its command's last makes way for the next in the cycle it is
+    // sent (after a last one, the two might both complete commands in one cycle).
+    let next_beat = &(&sent & &!&last) & &!&(&is_amo & &!&write);
+    let may_take = &(&in_state(COLLECT) | &next_beat)
+        & &(&is_store | &(&!&load_pending & &retire.covers(&e.k)));
+    m.connect(&vpaq.deq_ready(), &may_take);
+    let take = &may_take & &vpaq.deq_valid();
+    // An inactive element of a load is finished as soon as it is seen.
+    let skip = &(&take & &!&e.active) & &!&(&is_store | &e.empty);
+    m.connect(&retire.skip_valid, &skip);
+    m.connect(&retire.skip_k, &e.k);
+    let fresh = !&open;
+    let zero = |v: &Value| lit(v, 0, v.width());
+    let keep = |v: &Value| mux(&fresh, &zero(v), v);
+    let first = mux(&fresh, &e.k, &k0);
+    let idx = (&e.k - &first).trunc(4);
+    let e_offset = e.addr.trunc(4);
+    let placed = vsu::place(&e_offset, &e.width, &e.data);
+    let on = |v: &Value| &e.active.repeat(v.width()) & v;
+    let new_active = &keep(&active) | &on(&lit(&active, 1, BEAT_BYTES).dshl(&idx));
+    let new_mask = &keep(&mask) | &on(&placed.mask);
+    let e_bytes = lit(&e.width, 1, 5).dshl(&e.width);
+    let beat_end = (&e_offset.zext(5) + &e_bytes).trunc(4).eq(&zero(&e_offset));
+    let close = &(&(!&e.unit | &e.last) | &e.strip_end) | &beat_end;
+    m.when(&take, |m| {
+        m.connect(&open, &!&close);
+        m.connect(&k0, &first);
+        m.connect(&addr, &mux(&fresh, &e.addr, &addr));
+        m.connect(&offset, &mux(&fresh, &e_offset, &offset));
+        m.connect(&active, &new_active);
+        m.connect(&high, &mux(&e.active, &idx, &keep(&high)));
+        m.connect(&mask, &new_mask);
+        m.connect(&data, &(&keep(&data) | &on(&placed.data)));
+        m.connect(&write, &is_store);
+        m.connect(&unit, &e.unit);
+        m.connect(&width, &e.width);
+        m.connect(&unsigned, &e.unsigned);
+        m.connect(&op, &e.op);
+        m.connect(&amo_fn, &e.amo_fn);
+        m.connect(&last, &e.last);
+        m.connect(&src, &e.data);
+        m.when(&close, |m| {
+            m.when(&new_active.or_r(), |m| {
+                m.connect(&state, &lit(&state, SEND, 2))
+            })
+            .otherwise(|m| finish(m, &e.last, &e.op));
+        });
     });
 
     // An AMO's read response: combine and send the write.
