@@ -33,6 +33,30 @@
 //! acknowledged. A misaligned active element is not sent: `xcpt` pulses with its address
 //! (and `store` for stores and AMOs) and the command's later elements are skipped (the
 //! earlier ones complete); the command still signals its done.
+//!
+//! # Ports
+//! - `lane_id` (in, `lane_id_bits`): the lane, an input so that all lanes share one
+//!   module; lane-local element k is global element
+//!   `((k / strip) * lanes + lane_id) * strip + k % strip`.
+//! - `cmd` (decoupled in, `cmd_shape`): op (0 load, 1 store, 2 AMO), amo_fn (`amo.rs`),
+//!   mode (0 unit stride, 1 constant stride, 2 indexed; AMOs are indexed), width (log2
+//!   bytes), unsigned (loads), base, stride (bytes; unit stride uses the element size),
+//!   vlen (lane-local elements).
+//! - `vpq` (decoupled in): one S-bit predicate per group of S elements of every command.
+//! - `vvaq` (decoupled in): one 64-bit offset per element (active or not) of an indexed or
+//!   AMO command.
+//! - `vsdq` (decoupled in): one S x 64-bit entry per group of a store or AMO command.
+//! - `vlu` (decoupled out): group, data (S x 64), mask (S): load results and AMO old
+//!   values, extended to 64 bits; partial groups have partial masks.
+//! - `mem_req` / `mem_resp`: the memory model's request and response shapes with 16-byte
+//!   data and `tag_bits` of tag.
+//! - `busy`, `done_load`, `done_store`, `retired` (32 bits), `xcpt` (valid, addr, store).
+//!
+//! # Limits
+//! One element per cycle from address generation to issue (a 128-bit beat of doublewords
+//! every two cycles); addresses are physical (no translation) and the port carries their
+//! low 32 bits; with several lanes a beat ends at a lane strip's end even if the next
+//! strip of the lane shares it; exceptions are not precise.
 
 pub mod addr;
 pub mod amo;
