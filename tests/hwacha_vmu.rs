@@ -82,6 +82,10 @@ struct Expect {
     /// (load or AMO command ordinal, element) -> value written back.
     vlu: BTreeMap<(usize, u64), u64>,
     xcpt: Vec<(u64, bool)>,
+    /// Memory requests: one per 16-byte beat with an active element in each contiguous
+    /// run of a unit-stride command (a lane strip, with several lanes), one per active
+    /// element otherwise (two for an AMO: its read and its write).
+    requests: u64,
 }
 
 fn ext(raw: u64, width: u64, unsigned: bool) -> u64 {
@@ -160,6 +164,7 @@ fn reference(cmds: &[Cmd], p: &HwachaParams, lane: u64, mem: &mut SparseMemory) 
     let mut loads = 0;
     for c in cmds {
         let bytes = 1usize << c.width;
+        let mut beats = std::collections::BTreeSet::new();
         for k in 0..c.vlen {
             if !c.pred[k as usize] {
                 continue;
@@ -168,6 +173,12 @@ fn reference(cmds: &[Cmd], p: &HwachaParams, lane: u64, mem: &mut SparseMemory) 
             if !a.is_multiple_of(bytes as u64) {
                 x.xcpt.push((a, c.op != 0));
                 break;
+            }
+            if c.mode == 0 && c.op != 2 {
+                let run = if p.lanes > 1 { k / p.strip() as u64 } else { 0 };
+                beats.insert((run, a / 16));
+            } else {
+                x.requests += if c.op == 2 { 2 } else { 1 };
             }
             let mut b = [0u8; 8];
             mem.read(a, &mut b[..bytes]);
@@ -184,6 +195,7 @@ fn reference(cmds: &[Cmd], p: &HwachaParams, lane: u64, mem: &mut SparseMemory) 
                 }
             }
         }
+        x.requests += beats.len() as u64;
         if c.op != 1 {
             loads += 1;
         }
@@ -507,6 +519,7 @@ fn run(
         "done pulses"
     );
     assert_eq!(xcpts, expect.xcpt, "exceptions");
+    assert_eq!(stats.requests, expect.requests, "requests");
     for (key, want) in &expect.vlu {
         let got = seen
             .get(key)
