@@ -658,9 +658,9 @@ fn unit_stride_doublewords_coalesce_into_beats() {
             data: (0..n as u64).collect(),
             ..load.clone()
         };
-        let st = run(&mut dut, p, 0, &[load.clone()], STRESSES[2], k);
+        let st = run(&mut dut, p, 0, std::slice::from_ref(&load), STRESSES[2], k);
         assert_eq!(st.requests, 4 * k, "{} loads", 8 * k);
-        let st = run(&mut dut, p, 0, &[store.clone()], STRESSES[2], k);
+        let st = run(&mut dut, p, 0, std::slice::from_ref(&store), STRESSES[2], k);
         assert_eq!(st.requests, 4 * k, "{} stores", 8 * k);
         // With an ideal memory and lane, the rate of the element walk (one a cycle).
         let st = run(&mut dut, p, 0, &[store, load], STRESSES[0], k);
