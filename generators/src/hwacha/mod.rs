@@ -23,3 +23,4 @@ pub mod lane;
 pub mod master;
 pub mod params;
 pub mod vector_unit;
+pub mod vmu;

@@ -1,0 +1,235 @@
+//! Address generation (the VGU, with the VPU's predicate unpacking): walks a command's
+//! lane-local elements k = 0..vlen, one per cycle, into the VPAQ.
+//!
+//! Lane-local element k is global element
+//! `e(k) = ((k / strip) * lanes + lane_id) * strip + k % strip`,
+//! so a unit-stride or strided address is base + e(k) * stride: the walk
+//! starts at base + lane_id * strip * stride and adds the stride within a strip and
+//! `((lanes - 1) * strip + 1) * stride` across a lane strip boundary (both products taken
+//! once per command). Indexed and AMO addresses are base + the element's VVAQ offset.
+
+use super::{field, lit, Fifo, MODE_INDEXED, MODE_UNIT, OP_AMO, OP_LOAD};
+use crate::hwacha::params::HwachaParams;
+use hdl::{cat, mux, Bundle, ModuleBuilder, Value};
+
+/// One element on its way to the issue unit (an entry of the VPAQ).
+pub struct Element {
+    /// Lane-local element index, relative to the command.
+    pub k: Value,
+    pub addr: Value,
+    /// Predicated on and aligned: the element accesses memory.
+    pub active: Value,
+    /// Store data or AMO operand (low `8 << width` bits used).
+    pub data: Value,
+    /// The command's last element.
+    pub last: Value,
+    /// Stands for a command of no elements (sent so that the command completes).
+    pub empty: Value,
+    /// The last element of a lane strip when the next one is not adjacent in memory.
+    pub strip_end: Value,
+    pub op: Value,
+    pub amo_fn: Value,
+    pub width: Value,
+    /// Unit stride (and not an AMO): elements coalesce into beats.
+    pub unit: Value,
+    pub unsigned: Value,
+}
+
+impl Element {
+    pub const WIDTH: u32 = 32 + 64 + 1 + 64 + 1 + 1 + 1 + 2 + 4 + 2 + 1 + 1;
+
+    fn fields(&self) -> [&Value; 12] {
+        [
+            &self.k,
+            &self.addr,
+            &self.active,
+            &self.data,
+            &self.last,
+            &self.empty,
+            &self.strip_end,
+            &self.op,
+            &self.amo_fn,
+            &self.width,
+            &self.unit,
+            &self.unsigned,
+        ]
+    }
+
+    pub fn pack(&self) -> Value {
+        cat(&self.fields())
+    }
+
+    pub fn unpack(v: &Value) -> Element {
+        let mut hi = Self::WIDTH;
+        let mut take = |w: u32| {
+            hi -= w;
+            v.slice(hi + w - 1, hi)
+        };
+        Element {
+            k: take(32),
+            addr: take(64),
+            active: take(1),
+            data: take(64),
+            last: take(1),
+            empty: take(1),
+            strip_end: take(1),
+            op: take(2),
+            amo_fn: take(4),
+            width: take(2),
+            unit: take(1),
+            unsigned: take(1),
+        }
+    }
+}
+
+pub struct Seq {
+    /// A command is accepted and not all its elements are in the VPAQ.
+    pub busy: Value,
+    pub xcpt_valid: Value,
+    pub xcpt_addr: Value,
+    pub xcpt_store: Value,
+}
+
+/// `1 << width` (the element size in bytes) as 64 bits.
+fn elem_bytes(width: &Value) -> Value {
+    lit(width, 1, 64).dshl(width)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn build(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    lane_id: &Value,
+    cmd: &Bundle,
+    vpq: &Fifo,
+    vvaq: &Fifo,
+    vsdq: &Fifo,
+    vpaq: &Fifo,
+) -> Seq {
+    let s = p.slices();
+    let strip = p.strip();
+    let log_s = s.trailing_zeros();
+    let log_strip = strip.trailing_zeros();
+
+    let busy = m.reg("seq_busy", 1, false);
+    let op = m.reg("seq_op", 2, 0u64);
+    let amo_fn = m.reg("seq_amo_fn", 4, 0u64);
+    let mode = m.reg("seq_mode", 2, 0u64);
+    let width = m.reg("seq_width", 2, 0u64);
+    let unsigned = m.reg("seq_unsigned", 1, false);
+    let base = m.reg("seq_base", 64, 0u64);
+    let vlen = m.reg("seq_vlen", 32, 0u64);
+    let k = m.reg("seq_k", 32, 0u64);
+    let addr = m.reg("seq_addr", 64, 0u64);
+    let stride = m.reg("seq_stride", 64, 0u64);
+    let jump = m.reg("seq_jump", 64, 0u64);
+    let faulted = m.reg("seq_faulted", 1, false);
+    let xcpt_valid = m.reg("xcpt_valid", 1, false);
+    let xcpt_addr = m.reg("xcpt_addr", 64, 0u64);
+    let xcpt_store = m.reg("xcpt_store", 1, false);
+
+    // Accept a command when the previous one has sent all its elements.
+    m.connect(cmd.ready(), &!&busy);
+    let c_mode = field(cmd, "mode");
+    let c_width = field(cmd, "width");
+    let c_stride = mux(
+        &c_mode.eq(&lit(c_mode, MODE_UNIT, 2)),
+        &elem_bytes(c_width),
+        field(cmd, "stride"),
+    );
+    let lane_w = lane_id.width() + log_strip;
+    let lane_first = lane_id.zext(lane_w).shl(log_strip);
+    let start = field(cmd, "base") + &c_stride.mul(&lane_first).trunc(64);
+    let hop = (p.lanes as u64 - 1) * strip as u64 + 1;
+    let hop_w = 64 - hop.leading_zeros();
+    let c_jump = c_stride.mul(&lit(&c_stride, hop, hop_w)).trunc(64);
+    m.when(&cmd.fire(), |m| {
+        m.connect(&busy, &lit(&busy, 1, 1));
+        m.connect(&op, field(cmd, "op"));
+        m.connect(&amo_fn, field(cmd, "amo_fn"));
+        m.connect(&mode, c_mode);
+        m.connect(&width, c_width);
+        m.connect(&unsigned, field(cmd, "unsigned"));
+        m.connect(&base, field(cmd, "base"));
+        m.connect(&vlen, field(cmd, "vlen"));
+        m.connect(&k, &lit(&k, 0, 32));
+        m.connect(&addr, &start);
+        m.connect(&stride, &c_stride);
+        m.connect(&jump, &c_jump);
+        m.connect(&faulted, &lit(&faulted, 0, 1));
+    });
+
+    let is_amo = op.eq(&lit(&op, OP_AMO, 2));
+    let uses_vvaq = &is_amo | &mode.eq(&lit(&mode, MODE_INDEXED, 2));
+    let needs_data = op.ne(&lit(&op, OP_LOAD, 2));
+    let empty = vlen.eq(&lit(&vlen, 0, 32));
+    let last = &empty | &k.eq(&(&vlen - &lit(&vlen, 1, 32)));
+    // The element's slot in its group and whether it ends its group or lane strip.
+    let slot = if s == 1 {
+        lit(&k, 0, 1)
+    } else {
+        k.trunc(log_s)
+    };
+    let group_end = &last | &slot.eq(&lit(&slot, (s - 1) as u64, slot.width()));
+    // With one lane the strips are adjacent in memory: no boundary to break at.
+    let strip_end = if p.lanes == 1 {
+        lit(&k, 0, 1)
+    } else if strip == 1 {
+        lit(&k, 1, 1)
+    } else {
+        k.trunc(log_strip).and_r()
+    };
+
+    let inputs_ready =
+        &(vpq.deq_valid() & (!&needs_data | vsdq.deq_valid())) & &(!&uses_vvaq | vvaq.deq_valid());
+    let fire = &(&busy & &vpaq.enq_ready()) & &(&empty | &inputs_ready);
+    let consume = &fire & &!&empty;
+    m.connect(&vpq.deq_ready(), &(&consume & &group_end));
+    m.connect(&vsdq.deq_ready(), &(&(&consume & &group_end) & &needs_data));
+    m.connect(&vvaq.deq_ready(), &(&consume & &uses_vvaq));
+
+    let pred = vpq.deq_bits().dshr(&slot).bit(0);
+    let data = vsdq.deq_bits().dshr(&slot.zext(log_s + 7).shl(6)).trunc(64);
+    let elem_addr = mux(&uses_vvaq, &(&base + &vvaq.deq_bits()), &addr);
+    let align = (elem_bytes(&width) - lit(&width, 1, 64)).trunc(3);
+    let misaligned = (elem_addr.trunc(3) & align).or_r();
+    let on = &(&pred & &!&faulted) & &!&empty;
+    let fault = &on & &misaligned;
+    let unit = &mode.eq(&lit(&mode, MODE_UNIT, 2)) & &!&is_amo;
+
+    let e = Element {
+        k: k.clone(),
+        addr: elem_addr.clone(),
+        active: &on & &!&misaligned,
+        data,
+        last: last.clone(),
+        empty: empty.clone(),
+        strip_end: strip_end.clone(),
+        op: op.clone(),
+        amo_fn: amo_fn.clone(),
+        width: width.clone(),
+        unit,
+        unsigned: unsigned.clone(),
+    };
+    m.connect(&vpaq.enq_valid(), &fire);
+    m.connect(&vpaq.enq_bits(), &e.pack());
+
+    m.connect(&xcpt_valid, &(&fire & &fault));
+    m.when(&fire, |m| {
+        m.connect(&k, &(&k + &lit(&k, 1, 32)));
+        m.connect(&addr, &(&addr + &mux(&strip_end, &jump, &stride)));
+        m.when(&fault, |m| {
+            m.connect(&faulted, &lit(&faulted, 1, 1));
+            m.connect(&xcpt_addr, &elem_addr);
+            m.connect(&xcpt_store, &needs_data);
+        });
+        m.when(&last, |m| m.connect(&busy, &lit(&busy, 0, 1)));
+    });
+
+    Seq {
+        busy,
+        xcpt_valid,
+        xcpt_addr,
+        xcpt_store,
+    }
+}

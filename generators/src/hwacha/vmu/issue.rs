@@ -1,0 +1,249 @@
+//! The issue unit: turns the VPAQ's elements into memory requests, in element order.
+//!
+//! Unit-stride elements collect into a beat (byte mask, data, the VLT description of a
+//! load) until the element that ends its 16-byte beat, its lane strip or the command:
+//! one request per beat touched. Other modes send one request per active element, of the
+//! element's size. A beat of no active element sends nothing. The next beat starts
+//! collecting in the cycle a beat is sent, so elements flow at one per cycle. A load
+//! request takes a free VLT entry as its tag; all writes share the tag `vlt_entries` and
+//! their responses are only counted. An AMO element sends its read, waits for the response (snooped on
+//! its way into the VLDQ, which carries the old value to the VLU), and then sends the
+//! combined value as a write before taking the next element.
+
+use super::addr::Element;
+use super::vlu::{Retire, VltEntry};
+use super::{amo, field, lit, vsu, Fifo, BEAT_BYTES, OP_AMO, OP_STORE};
+use crate::hwacha::params::HwachaParams;
+use hdl::helpers::{onehot_decode, priority_encode};
+use hdl::ir::addr_width;
+use hdl::{cat, mux, Bundle, Mem, MemStyle, ModuleBuilder, Value};
+
+/// States: collecting elements, sending the beat, waiting for an AMO's read response.
+const COLLECT: u64 = 0;
+const SEND: u64 = 1;
+const AMO_WAIT: u64 = 2;
+
+pub struct Issue {
+    pub vlt: Mem,
+    /// Driven by the VLU: it releases entry `vlt_free_idx`.
+    pub vlt_free_valid: Value,
+    pub vlt_free_idx: Value,
+    pub busy: Value,
+    pub done_load: Value,
+    pub done_store: Value,
+}
+
+pub(super) fn build(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    vpaq: &Fifo,
+    req: &Bundle,
+    resp: &Bundle,
+    vldq: &Fifo,
+    retire: &Retire,
+) -> Issue {
+    let n = p.vlt_entries;
+    let aw = addr_width(n as u64);
+    let tb = field(req, "tag").width();
+    let write_tag = lit(field(req, "tag"), n as u64, tb);
+    let cw = addr_width(n as u64 + 1);
+
+    let state = m.reg("iss_state", 2, COLLECT);
+    let open = m.reg("beat_open", 1, false);
+    let k0 = m.reg("beat_k0", 32, 0u64);
+    let addr = m.reg("beat_addr", 64, 0u64);
+    let offset = m.reg("beat_offset", 4, 0u64);
+    let active = m.reg("beat_active", BEAT_BYTES, 0u64);
+    let high = m.reg("beat_high", 4, 0u64);
+    let mask = m.reg("beat_mask", BEAT_BYTES, 0u64);
+    let data = m.reg("beat_data", 8 * BEAT_BYTES, 0u64);
+    let write = m.reg("beat_write", 1, false);
+    let unit = m.reg("beat_unit", 1, false);
+    let width = m.reg("beat_width", 2, 0u64);
+    let unsigned = m.reg("beat_unsigned", 1, false);
+    let op = m.reg("beat_op", 2, 0u64);
+    let amo_fn = m.reg("beat_amo_fn", 4, 0u64);
+    let last = m.reg("beat_last", 1, false);
+    let src = m.reg("beat_src", 64, 0u64);
+    let amo_tag = m.reg("amo_tag", aw, 0u64);
+    let load_pending = m.reg("load_pending", 1, false);
+    let writes = m.reg("writes_out", cw, 0u64);
+    let vlt_valid = m.reg("vlt_valid", n, 0u64);
+    let done_store = m.reg("done_store_r", 1, false);
+
+    let vlt = m.mem("vlt", n as u64, VltEntry::WIDTH, MemStyle::Inferred);
+    let free_valid = m.wire("vlt_free_valid", 1);
+    let free_idx = m.wire("vlt_free_idx", aw);
+
+    let in_state = |v: u64| state.eq(&lit(&state, v, 2));
+    let is_op = |o: &Value, v: u64| o.eq(&lit(o, v, 2));
+
+    // A command's last beat is done: a store is complete, a load or AMO has to write
+    // back what is still outstanding.
+    let finish = |m: &mut ModuleBuilder, last: &Value, op: &Value| {
+        m.when(last, |m| {
+            m.when(&is_op(op, OP_STORE), |m| {
+                m.connect(&done_store, &lit(&done_store, 1, 1))
+            })
+            .otherwise(|m| m.connect(&load_pending, &lit(&load_pending, 1, 1)));
+        });
+    };
+
+    // Responses: writes are counted, reads go to the VLDQ.
+    let resp_tag = field(resp, "tag");
+    let ack = resp_tag.eq(&write_tag);
+    m.connect(resp.ready(), &(&ack | &vldq.enq_ready()));
+    m.connect(&vldq.enq_valid(), &(resp.valid() & &!&ack));
+    m.connect(
+        &vldq.enq_bits(),
+        &cat(&[field(resp, "data"), &resp_tag.trunc(aw)]),
+    );
+
+    // Loads and AMOs retire in command order: one writes back at a time.
+    let vlt_empty = !&vlt_valid.or_r();
+    let done_load = &(&(&load_pending & &vlt_empty) & &!&vldq.nonempty()) & &retire.settled;
+    m.connect(&retire.clear, &done_load);
+    m.connect(&done_store, &lit(&done_store, 0, 1));
+    m.when(&done_load, |m| {
+        m.connect(&load_pending, &lit(&load_pending, 0, 1))
+    });
+
+    // Send.
+    let free = !&vlt_valid;
+    let alloc = priority_encode(&free);
+    let can = mux(
+        &write,
+        &writes.lt(&lit(&writes, n as u64, cw)),
+        &free.or_r(),
+    );
+    m.connect(req.valid(), &(&in_state(SEND) & &can));
+    let line = &addr & &!&lit(&addr, (BEAT_BYTES - 1) as u64, 64);
+    m.connect(
+        field(req, "addr"),
+        &mux(&unit, &line, &addr).trunc(field(req, "addr").width()),
+    );
+    m.connect(field(req, "write"), &write);
+    m.connect(field(req, "data"), &data);
+    m.connect(field(req, "mask"), &mask);
+    let size_w = field(req, "size").width();
+    let beat_size = lit(&width, BEAT_BYTES.trailing_zeros() as u64, size_w);
+    m.connect(
+        field(req, "size"),
+        &mux(&unit, &beat_size, &width.zext(size_w)),
+    );
+    m.connect(field(req, "tag"), &mux(&write, &write_tag, &alloc.zext(tb)));
+    let sent = req.fire();
+    let is_amo = is_op(&op, OP_AMO);
+    m.when(&sent, |m| {
+        m.when(&write, |m| m.connect(&state, &lit(&state, COLLECT, 2)))
+            .otherwise(|m| {
+                let entry = VltEntry {
+                    k0: k0.clone(),
+                    active: active.clone(),
+                    high: high.clone(),
+                    offset: offset.clone(),
+                    width: width.clone(),
+                    unsigned: unsigned.clone(),
+                };
+                m.write(&vlt, &alloc, &entry.pack());
+                m.connect(&amo_tag, &alloc);
+                m.connect(
+                    &state,
+                    &mux(&is_amo, &lit(&state, AMO_WAIT, 2), &lit(&state, COLLECT, 2)),
+                );
+            });
+        // An AMO's read is not the end of its element: its write follows.
+        finish(m, &(&last & &!(&is_amo & &!&write)), &op);
+    });
+
+    // Collect.
+    let e = Element::unpack(&vpaq.deq_bits());
+    let is_store = is_op(&e.op, OP_STORE);
+    // A beat that is not its command's last makes way for the next in the cycle it is
+    // sent (after a last one, the two might both complete commands in one cycle).
+    let next_beat = &(&sent & &!&last) & &!&(&is_amo & &!&write);
+    let may_take = &(&in_state(COLLECT) | &next_beat)
+        & &(&is_store | &(&!&load_pending & &retire.covers(&e.k)));
+    m.connect(&vpaq.deq_ready(), &may_take);
+    let take = &may_take & &vpaq.deq_valid();
+    // An inactive element of a load is finished as soon as it is seen.
+    let skip = &(&take & &!&e.active) & &!&(&is_store | &e.empty);
+    m.connect(&retire.skip_valid, &skip);
+    m.connect(&retire.skip_k, &e.k);
+    let fresh = !&open;
+    let zero = |v: &Value| lit(v, 0, v.width());
+    let keep = |v: &Value| mux(&fresh, &zero(v), v);
+    let first = mux(&fresh, &e.k, &k0);
+    let idx = (&e.k - &first).trunc(4);
+    let e_offset = e.addr.trunc(4);
+    let placed = vsu::place(&e_offset, &e.width, &e.data);
+    let on = |v: &Value| &e.active.repeat(v.width()) & v;
+    let new_active = &keep(&active) | &on(&lit(&active, 1, BEAT_BYTES).dshl(&idx));
+    let new_mask = &keep(&mask) | &on(&placed.mask);
+    let e_bytes = lit(&e.width, 1, 5).dshl(&e.width);
+    let beat_end = (&e_offset.zext(5) + &e_bytes).trunc(4).eq(&zero(&e_offset));
+    let close = &(&(!&e.unit | &e.last) | &e.strip_end) | &beat_end;
+    m.when(&take, |m| {
+        m.connect(&open, &!&close);
+        m.connect(&k0, &first);
+        m.connect(&addr, &mux(&fresh, &e.addr, &addr));
+        m.connect(&offset, &mux(&fresh, &e_offset, &offset));
+        m.connect(&active, &new_active);
+        m.connect(&high, &mux(&e.active, &idx, &keep(&high)));
+        m.connect(&mask, &new_mask);
+        m.connect(&data, &(&keep(&data) | &on(&placed.data)));
+        m.connect(&write, &is_store);
+        m.connect(&unit, &e.unit);
+        m.connect(&width, &e.width);
+        m.connect(&unsigned, &e.unsigned);
+        m.connect(&op, &e.op);
+        m.connect(&amo_fn, &e.amo_fn);
+        m.connect(&last, &e.last);
+        m.connect(&src, &e.data);
+        m.when(&close, |m| {
+            m.when(&new_active.or_r(), |m| {
+                m.connect(&state, &lit(&state, SEND, 2))
+            })
+            .otherwise(|m| finish(m, &e.last, &e.op));
+        });
+    });
+
+    // An AMO's read response: combine and send the write.
+    let amo_resp = &(&in_state(AMO_WAIT) & &resp.fire()) & &resp_tag.eq(&amo_tag.zext(tb));
+    m.when(&amo_resp, |m| {
+        let shift = offset.zext(7).shl(3);
+        let old = field(resp, "data").dshr(&shift).trunc(64);
+        let new = amo::combine(&amo_fn, &width, &old, &src);
+        m.connect(&data, &vsu::place(&offset, &width, &new).data);
+        m.connect(&write, &lit(&write, 1, 1));
+        m.connect(&state, &lit(&state, SEND, 2));
+    });
+
+    let wrote = (&sent & &write).zext(cw);
+    let acked = (&resp.fire() & &ack).zext(cw);
+    m.connect(&writes, &(&(&writes + &wrote) - &acked));
+
+    let set = mux(
+        &(&sent & &!&write),
+        &onehot_decode(&alloc, n),
+        &lit(&vlt_valid, 0, n),
+    );
+    let clear = mux(
+        &free_valid,
+        &onehot_decode(&free_idx, n),
+        &lit(&vlt_valid, 0, n),
+    );
+    m.connect(&vlt_valid, &(&(&vlt_valid | &set) & &!&clear));
+
+    let busy = [&open, &!&in_state(COLLECT), &load_pending, &!&vlt_empty]
+        .into_iter()
+        .fold(writes.or_r(), |a, b| &a | b);
+    Issue {
+        vlt,
+        vlt_free_valid: free_valid,
+        vlt_free_idx: free_idx,
+        busy,
+        done_load,
+        done_store,
+    }
+}

@@ -1,0 +1,196 @@
+//! The vector load-data unit (VLU): takes responses from the VLDQ in the order memory
+//! returned them (opportunistic writeback, no reorder buffer), looks up what each one
+//! carries in the vector load table (VLT), and writes its active elements back to the
+//! lane one group of S elements per cycle, sign- or zero-extended. A response finishes
+//! (its VLT entry is freed) with its last group.
+//!
+//! The retired-element bit vector tracks, for the load or AMO command writing back, which
+//! of the `RETIRE_WINDOW` elements from `retired` on are finished (written back, or
+//! inactive and so never written); `retired` advances over finished elements, one per
+//! cycle, so it counts the command's leading finished elements (what the lane
+//! sequencer's VLU operation chains on). The issue unit takes no element of the command
+//! beyond the window.
+
+use super::vsu::by_width;
+use super::{field, lit, Fifo, BEAT_BYTES};
+use crate::hwacha::params::HwachaParams;
+use hdl::ir::addr_width;
+use hdl::{cat, mux, Bundle, Mem, ModuleBuilder, Value};
+
+/// What an outstanding load request carries: elements `k0 + i` for the set bits `i` of
+/// `active` (the highest being `high`), element `i` at byte `offset + i << width`.
+pub struct VltEntry {
+    pub k0: Value,
+    pub active: Value,
+    pub high: Value,
+    pub offset: Value,
+    pub width: Value,
+    pub unsigned: Value,
+}
+
+impl VltEntry {
+    pub const WIDTH: u32 = 32 + BEAT_BYTES + 4 + 4 + 2 + 1;
+
+    pub fn pack(&self) -> Value {
+        cat(&[
+            &self.k0,
+            &self.active,
+            &self.high,
+            &self.offset,
+            &self.width,
+            &self.unsigned,
+        ])
+    }
+
+    pub fn unpack(v: &Value) -> VltEntry {
+        let mut hi = Self::WIDTH;
+        let mut take = |w: u32| {
+            hi -= w;
+            v.slice(hi + w - 1, hi)
+        };
+        VltEntry {
+            k0: take(32),
+            active: take(BEAT_BYTES),
+            high: take(4),
+            offset: take(4),
+            width: take(2),
+            unsigned: take(1),
+        }
+    }
+}
+
+/// The low `1 << width` bytes of `raw` (64 bits), zero- or sign-extended to 64 bits.
+pub fn extend(raw: &Value, width: &Value, unsigned: &Value) -> Value {
+    let keep = by_width(width, [0xff, 0xffff, 0xffff_ffff, u64::MAX], 64);
+    // The sign bit of the element, copied into every bit above it unless unsigned.
+    let sign_at = by_width(width, [7, 15, 31, 63], 6);
+    let sign = &raw.dshr(&sign_at).bit(0) & &!unsigned;
+    let fill = &sign.repeat(64) & &!&keep;
+    &(raw & &keep) | &fill
+}
+
+/// Elements the retired-element bit vector covers (at least the 16 of a byte beat, so
+/// that the beat holding the oldest unfinished element always fits).
+pub const RETIRE_WINDOW: u32 = 64;
+
+/// The retired-element bit vector, with the wires that mark its elements.
+pub struct Retire {
+    /// Leading elements of the command finished.
+    pub retired: Value,
+    /// Every marked element is counted in `retired`.
+    pub settled: Value,
+    /// The issue unit skips inactive element `skip_k` (driven by the issue unit).
+    pub skip_valid: Value,
+    pub skip_k: Value,
+    /// Clears the vector for the next command (driven by the issue unit).
+    pub clear: Value,
+    /// The VLU writes `written` (one bit per slot) of group `group` (driven by the VLU).
+    written: Value,
+    group: Value,
+}
+
+impl Retire {
+    pub fn build(m: &mut ModuleBuilder, p: &HwachaParams) -> Retire {
+        let s = p.slices();
+        let w = RETIRE_WINDOW;
+        let lw = w.trailing_zeros();
+        let retired = m.reg("retired", 32, 0u64);
+        let done = m.reg("retired_bits", w, 0u64);
+        let skip_valid = m.wire("retire_skip_valid", 1);
+        let skip_k = m.wire("retire_skip_k", 32);
+        let clear = m.wire("retire_clear", 1);
+        let written = m.wire("retire_written", s);
+        let group = m.wire("retire_group", 32);
+        let bit = |k: &Value| lit(k, 1, w).dshl(&(k - &retired).trunc(lw));
+        let zero = lit(&done, 0, w);
+        let mut marks = mux(&skip_valid, &bit(&skip_k), &zero);
+        for j in 0..s {
+            let k = &group.shl(s.trailing_zeros()) | &lit(&group, j as u64, 32);
+            marks = &marks | &mux(&written.bit(j), &bit(&k), &zero);
+        }
+        let all = &done | &marks;
+        let head = all.bit(0);
+        m.connect(&done, &mux(&head, &all.shr(1), &all));
+        m.connect(&retired, &(&retired + &head.zext(32)));
+        m.when(&clear, |m| {
+            m.connect(&done, &zero);
+            m.connect(&retired, &lit(&retired, 0, 32));
+        });
+        Retire {
+            settled: !&done.or_r(),
+            retired,
+            skip_valid,
+            skip_k,
+            clear,
+            written,
+            group,
+        }
+    }
+
+    /// Whether element `k` (of the command writing back, not yet retired) is inside the
+    /// window.
+    pub fn covers(&self, k: &Value) -> Value {
+        (k - &self.retired).lt(&lit(k, RETIRE_WINDOW as u64, 32))
+    }
+}
+
+pub struct Vlu {
+    /// A VLT entry is released this cycle.
+    pub free_valid: Value,
+    pub free_idx: Value,
+}
+
+pub(super) fn build(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    vldq: &Fifo,
+    vlt: &Mem,
+    out: &Bundle,
+    retire: &Retire,
+) -> Vlu {
+    let s = p.slices();
+    let log_s = s.trailing_zeros();
+    let aw = addr_width(p.vlt_entries as u64);
+    let head = vldq.deq_bits();
+    let data = head.slice(8 * BEAT_BYTES + aw - 1, aw);
+    let tag = head.trunc(aw);
+    let e = VltEntry::unpack(&m.read(vlt, &tag));
+
+    // The group being written: a response's groups go out one after the other.
+    let started = m.reg("vlu_started", 1, false);
+    let next_group = m.reg("vlu_group", 32, 0u64);
+    let group = mux(&started, &next_group, &e.k0.shr(log_s));
+    let mut sel = Vec::new();
+    let mut vals = Vec::new();
+    for j in (0..s).rev() {
+        let k = &group.shl(log_s) | &lit(&group, j as u64, 32);
+        let diff = k.subc(&e.k0);
+        let i = diff.trunc(32);
+        let in_beat = &!&diff.msb() & &!i.slice(31, 4).or_r();
+        let i4 = i.trunc(4);
+        sel.push(&in_beat & &e.active.dshr(&i4).bit(0));
+        let byte = &e.offset + &i4.dshl(&e.width);
+        let raw = data.dshr(&byte.zext(7).shl(3)).trunc(64);
+        vals.push(extend(&raw, &e.width, &e.unsigned));
+    }
+    let mask = cat(&sel.iter().collect::<Vec<_>>());
+    let last = group.eq(&(&e.k0 + &e.high.zext(32)).shr(log_s));
+    m.connect(out.valid(), &(&vldq.deq_valid() & &mask.or_r()));
+    m.connect(field(out, "group"), &group);
+    m.connect(field(out, "data"), &cat(&vals.iter().collect::<Vec<_>>()));
+    m.connect(field(out, "mask"), &mask);
+    // Groups of no active element are skipped without a write.
+    let advance = &vldq.deq_valid() & &(out.ready() | &!&mask.or_r());
+    let done = &advance & &last;
+    m.connect(&retire.written, &(&out.fire().repeat(s) & &mask));
+    m.connect(&retire.group, &group);
+    m.connect(&vldq.deq_ready(), &done);
+    m.when(&advance, |m| {
+        m.connect(&started, &!&last);
+        m.connect(&next_group, &(&group + &lit(&group, 1, 32)));
+    });
+    Vlu {
+        free_valid: done,
+        free_idx: tag,
+    }
+}
