@@ -20,7 +20,7 @@ use hdl::Design;
 use hwacha_rtl_rig::*;
 use verification::hwacha::model::{Insn, Vcfg};
 use verification::rng::Rng;
-use verification::verilator::{Model, Options};
+use verification::verilator::{Model, Opt, Options};
 
 /// The shapes under test: the thesis's lane and variations of every latency and size.
 fn configs() -> Vec<HwachaParams> {
@@ -57,7 +57,10 @@ fn strip_ops(p: &HwachaParams, setup: &Setup, insn: &Insn) -> Vec<Fields> {
     let cfg = &setup.cfg;
     let strip = p.strip() as u64;
     let (n, np) = (cfg.vv_total().max(1) as u64, cfg.vp.max(1) as u64);
-    let fields = insn_fields(cfg, insn, &|r| setup.vs[r as usize]);
+    let fields = insn_fields(cfg, insn, &|r| setup.vs[r as usize], &|r| {
+        setup.va[r as usize]
+    })
+    .expect("no fences in datapath programs");
     (0..setup.vlen.div_ceil(strip))
         .map(|s| {
             let mut op: Fields = fields
@@ -85,7 +88,12 @@ struct Bench {
 impl Bench {
     fn new(p: &HwachaParams) -> Bench {
         let top = vxu(p, 1).unwrap();
-        let mut dut = Model::of_design(&Design::new(&top), &Options::default()).unwrap();
+        // Short runs of a large model: an unoptimised C++ build pays off.
+        let opts = Options {
+            cxx_opt: Opt::O0,
+            ..Options::default()
+        };
+        let mut dut = Model::of_design(&Design::new(&top), &opts).unwrap();
         dut.poke_u64("reset", 1).unwrap();
         dut.step();
         dut.poke_u64("reset", 0).unwrap();
@@ -146,7 +154,12 @@ fn check(bench: &mut Bench, setup: &Setup, lines: &[String]) {
     for s in 0..strips {
         for r in 0..cfg.vv_total() {
             let row = s * cfg.vv_total() as u64 + r as u64;
-            init.push(vec![("unit", unit::ALU), ("count", strip), ("rd", row)]);
+            init.push(vec![
+                ("unit", unit::ALU),
+                ("wr", 1),
+                ("count", strip),
+                ("rd", row),
+            ]);
         }
         for r in 0..cfg.vp {
             let row = s * cfg.vp as u64 + r as u64;
@@ -155,6 +168,7 @@ fn check(bench: &mut Bench, setup: &Setup, lines: &[String]) {
                 ("unit", unit::PLU),
                 ("count", strip),
                 ("table", table),
+                ("wr", 1),
                 ("rd_pred", 1),
                 ("prd", row),
             ]);
@@ -179,7 +193,8 @@ fn directed_programs_match_the_golden_model() {
     for lines in &programs {
         for vlen in [1, 7, 8, 9, 30, maxvl] {
             let vs = directed_vs();
-            check(&mut bench, &Setup { cfg, vlen, vs }, lines);
+            let va = vec![0; 32];
+            check(&mut bench, &Setup { cfg, vlen, vs, va }, lines);
         }
     }
 }
@@ -191,7 +206,7 @@ fn random_programs_match_the_golden_model() {
         let mut bench = Bench::new(p);
         let mut rng = Rng::new(0x1a_e0 + k as u64);
         for _ in 0..per_shape {
-            let (setup, lines) = random_program(&mut rng, p, 40);
+            let (setup, lines) = random_program(&mut rng, p, 40, false);
             check(&mut bench, &setup, &lines);
         }
     }
@@ -221,6 +236,7 @@ fn independent_strips_stream_at_the_bank_schedule_rate() {
                 .map(|s| {
                     let mut op = vec![
                         ("unit", unit_),
+                        ("wr", 1),
                         ("count", p.strip() as u64),
                         ("rd", (s % 8) * 4 + 3),
                     ];

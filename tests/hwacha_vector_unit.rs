@@ -16,7 +16,8 @@ use hdl::Design;
 use hwacha_rtl_rig::*;
 use verification::hwacha::model::Vcfg;
 use verification::rng::Rng;
-use verification::verilator::{Model, Options};
+use verification::tb::memory::{MemConfig, MemPort, MemoryModel};
+use verification::verilator::{Model, Opt, Options};
 
 /// 1, 2 and 4 lanes; the thesis's 8 sequencer slots and a small 4-slot sequencer.
 fn configs() -> Vec<HwachaParams> {
@@ -36,25 +37,75 @@ fn configs() -> Vec<HwachaParams> {
 struct Bench {
     p: HwachaParams,
     dut: Model,
+    mem: MemoryModel,
+}
+
+/// Memory timings: (latency, jitter, stall percent).
+const TIMINGS: [(u32, u32, u32); 3] = [(1, 0, 0), (20, 5, 20), (100, 10, 30)];
+
+fn memory(
+    p: &HwachaParams,
+    (latency, jitter, stall_percent): (u32, u32, u32),
+    seed: u64,
+) -> MemoryModel {
+    let ports = (0..p.lanes)
+        .map(|l| MemPort::decoupled(&format!("l{l}_mem"), true))
+        .collect();
+    let config = MemConfig {
+        data_bytes: 16,
+        latency,
+        jitter,
+        stall_percent,
+        out_of_order: true,
+        max_outstanding: 16,
+        seed,
+        ..MemConfig::default()
+    };
+    let mut mem = MemoryModel::new(config, ports).unwrap();
+    let image: Vec<u8> = data_image().iter().flat_map(|w| w.to_le_bytes()).collect();
+    mem.memory_mut().write(DATA, &image);
+    mem
 }
 
 impl Bench {
     fn new(p: &HwachaParams) -> Bench {
         let top = vector_unit(p).unwrap();
-        let mut dut = Model::of_design(&Design::new(&top), &Options::default()).unwrap();
+        // Short runs of a large model: an unoptimised C++ build pays off.
+        let opts = Options {
+            cxx_opt: Opt::O0,
+            ..Options::default()
+        };
+        let mut dut = Model::of_design(&Design::new(&top), &opts).unwrap();
         dut.poke_u64("reset", 1).unwrap();
         dut.step();
         dut.poke_u64("reset", 0).unwrap();
-        Bench { p: p.clone(), dut }
+        let mem = memory(p, TIMINGS[0], 0);
+        Bench {
+            p: p.clone(),
+            dut,
+            mem,
+        }
+    }
+
+    fn tick(&mut self) {
+        self.mem.tick(&mut self.dut).unwrap();
+        self.dut.step();
     }
 
     fn wait_idle(&mut self, writes: &mut Vec<Write>, cfg: &Vcfg) {
         let start = self.dut.cycle();
-        while self.dut.peek_u64("idle").unwrap() == 0 {
+        while self.dut.peek_u64("idle").unwrap() == 0 || self.mem_busy() {
             self.record(writes, cfg);
-            self.dut.step();
-            assert!(self.dut.cycle() - start < 1_000_000, "the vector unit hangs");
+            self.tick();
+            assert!(
+                self.dut.cycle() - start < 1_000_000,
+                "the vector unit hangs"
+            );
         }
+    }
+
+    fn mem_busy(&self) -> bool {
+        (0..self.p.lanes as usize).any(|l| self.mem.outstanding(l) > 0)
     }
 
     fn record(&mut self, writes: &mut Vec<Write>, cfg: &Vcfg) {
@@ -66,24 +117,32 @@ impl Bench {
         }
     }
 
-    /// Configures, then issues `issues` in order; the writes after the configuration's
-    /// clearing in cycle order, and the cycles the instructions took.
-    fn run(&mut self, cfg: &Vcfg, issues: &[Fields]) -> (Vec<Write>, u64) {
+    /// Configures, then issues `issues` in order (`None`: a fence, which waits until the
+    /// unit is idle); the writes after the configuration's clearing in cycle order, and
+    /// the cycles the instructions took.
+    fn run(&mut self, cfg: &Vcfg, issues: &[Option<Fields>]) -> (Vec<Write>, u64) {
         let mut writes = Vec::new();
         self.dut.poke_u64("cfg_valid", 1).unwrap();
-        self.dut.poke_u64("cfg_bits_nvv", cfg.vv_total() as u64).unwrap();
+        self.dut
+            .poke_u64("cfg_bits_nvv", cfg.vv_total() as u64)
+            .unwrap();
         self.dut.poke_u64("cfg_bits_nvp", cfg.vp as u64).unwrap();
-        self.dut.step();
+        self.tick();
         self.dut.poke_u64("cfg_valid", 0).unwrap();
         self.wait_idle(&mut Vec::new(), cfg);
         let start = self.dut.cycle();
-        for fields in issues {
+        for issue in issues {
+            let Some(fields) = issue else {
+                self.dut.poke_u64("issue_valid", 0).unwrap();
+                self.wait_idle(&mut writes, cfg);
+                continue;
+            };
             poke_fields(&mut self.dut, "issue_bits", fields);
             self.dut.poke_u64("issue_valid", 1).unwrap();
             loop {
                 let ready = self.dut.peek_u64("issue_ready").unwrap();
                 self.record(&mut writes, cfg);
-                self.dut.step();
+                self.tick();
                 if ready == 1 {
                     break;
                 }
@@ -96,19 +155,46 @@ impl Bench {
     }
 }
 
-fn check(bench: &mut Bench, setup: &Setup, lines: &[String]) -> u64 {
+/// Runs `lines` on a fresh memory with `timing`; compares the register writes and the
+/// data window afterwards.
+fn check(
+    bench: &mut Bench,
+    setup: &Setup,
+    lines: &[String],
+    timing: (u32, u32, u32),
+    seed: u64,
+) -> u64 {
     let gold = golden(&bench.p, setup, lines);
-    let issues: Vec<Fields> = gold
+    let issues: Vec<Option<Fields>> = gold
         .insns
         .iter()
         .map(|i| {
-            let mut f = insn_fields(&setup.cfg, i, &|r| setup.vs[r as usize]);
-            f.push(("vlen", setup.vlen));
-            f
+            let vs = |r: u32| setup.vs[r as usize];
+            let va = |r: u32| setup.va[r as usize];
+            insn_fields(&setup.cfg, i, &vs, &va).map(|mut f| {
+                f.push(("vlen", setup.vlen));
+                f
+            })
         })
         .collect();
+    bench.mem = memory(&bench.p, timing, seed);
     let (writes, cycles) = bench.run(&setup.cfg, &issues);
     compare(&gold, &writes, setup, lines);
+    let model = gold.data();
+    let mut dut = vec![0u8; DATA_SIZE as usize];
+    bench.mem.memory().read(DATA, &mut dut);
+    for (k, word) in model.iter().enumerate() {
+        let got = u64::from_le_bytes(dut[8 * k..8 * k + 8].try_into().unwrap());
+        assert_eq!(
+            got,
+            *word,
+            "memory at {:#x} differs\nconfig {:?} vlen {}\nprogram:\n{}",
+            DATA + 8 * k as u64,
+            setup.cfg,
+            setup.vlen,
+            lines.join("\n")
+        );
+    }
     cycles
 }
 
@@ -120,8 +206,14 @@ fn directed_programs_match_the_golden_model() {
         let maxvl = model_params(&p).maxvl(&cfg);
         for lines in &programs {
             for vlen in [1, 9, 17, 8 * p.lanes as u64 + 3, maxvl - 1, maxvl] {
-                let vs = directed_vs();
-                check(&mut bench, &Setup { cfg, vlen, vs }, lines);
+                let (vs, va) = (directed_vs(), vec![0; 32]);
+                check(
+                    &mut bench,
+                    &Setup { cfg, vlen, vs, va },
+                    lines,
+                    TIMINGS[0],
+                    0,
+                );
             }
         }
     }
@@ -133,9 +225,9 @@ fn random_programs_match_the_golden_model() {
     for (k, p) in configs().iter().enumerate() {
         let mut bench = Bench::new(p);
         let mut rng = Rng::new(0x5e9_0 + k as u64);
-        for _ in 0..per_config {
-            let (setup, lines) = random_program(&mut rng, p, 40);
-            check(&mut bench, &setup, &lines);
+        for i in 0..per_config {
+            let (setup, lines) = random_program(&mut rng, p, 40, true);
+            check(&mut bench, &setup, &lines, TIMINGS[i % 3], i as u64);
         }
     }
 }
@@ -157,4 +249,3 @@ fn every_tested_configuration_is_lint_clean() {
         }
     }
 }
-

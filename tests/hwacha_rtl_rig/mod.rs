@@ -14,7 +14,7 @@ use hdl::Bits;
 pub use hwacha_model_rig::Rig;
 use verification::hwacha::asm::{assemble, Assembled};
 use verification::hwacha::model::{
-    CmpOp, Effect, Field, HwachaParams as ModelParams, Insn, IntOp, Op, Vcfg,
+    AmoOp, CmpOp, Effect, Field, HwachaParams as ModelParams, Insn, IntOp, Mode, Op, Vcfg, Width,
 };
 use verification::rng::Rng;
 use verification::simulator::Simulator;
@@ -38,10 +38,16 @@ pub fn model_params(p: &HwachaParams) -> ModelParams {
 pub type Fields = Vec<(&'static str, u64)>;
 
 /// The decoded-instruction fields of `insn` (the `vinsn` bundle, register numbers):
-/// what the scalar unit's decode hands the master sequencer. `vs` gives the shared
-/// registers' values.
-pub fn insn_fields(cfg: &Vcfg, insn: &Insn, vs: &dyn Fn(u32) -> u64) -> Fields {
-    let mut op: Fields = Vec::new();
+/// what the scalar unit's decode hands the master sequencer; `None` for `vfence`, which
+/// the issuer handles by waiting for the unit to be idle. `vs` and `va` give the shared
+/// and address registers' values.
+pub fn insn_fields(
+    cfg: &Vcfg,
+    insn: &Insn,
+    vs: &dyn Fn(u32) -> u64,
+    va: &dyn Fn(u32) -> u64,
+) -> Option<Fields> {
+    let mut op: Fields = vec![("wr", 1)];
     let operand =
         |op: &mut Fields, f: Field, v: &'static str, r: &'static str, sv: &'static str| {
             let reg = insn.get(f);
@@ -99,9 +105,76 @@ pub fn insn_fields(cfg: &Vcfg, insn: &Insn, vs: &dyn Fn(u32) -> u64) -> Fields {
                 ("prd", insn.get(Field::Vprd) as u64),
             ]);
         }
-        other => panic!("not an integer-datapath instruction: {other:?}"),
+        Op::Load(m) | Op::Store(m) if m.mode.is_vector() => {
+            let load = matches!(insn.op, Op::Load(_));
+            op.retain(|f| f.0 != "wr");
+            op.extend(mem_fields(m.width, if load { 0 } else { 1 }, 0));
+            op.push(("unsigned", m.unsigned as u64));
+            match m.mode {
+                Mode::Unit => op.push(("s1", va(insn.get(Field::Vars1)))),
+                Mode::Strided => op.extend([
+                    ("mode", 1),
+                    ("s1", va(insn.get(Field::Vars1))),
+                    ("s2", va(insn.get(Field::Vars2))),
+                ]),
+                _ => op.extend([
+                    ("mode", 2),
+                    ("s1", vs(insn.rs1())),
+                    ("rs1_v", 1),
+                    ("rs1", insn.rs2() as u64),
+                ]),
+            }
+            if load {
+                op.extend([
+                    ("wr", 1),
+                    ("rd", insn.rd() as u64),
+                    ("rd_width", width(insn.rd())),
+                ]);
+            } else {
+                op.extend([("rs2_v", 1), ("rs2", insn.rd() as u64)]);
+            }
+        }
+        Op::Amo(a, w) => {
+            op.extend(mem_fields(w, 2, amo_code(a)));
+            op.extend([
+                ("mode", 2),
+                ("rd", insn.rd() as u64),
+                ("rd_width", width(insn.rd())),
+            ]);
+            // Addresses: a vector's elements, or one shared register for every element.
+            operand(&mut op, Field::Vrs1, "rs1_v", "rs1", "s1");
+            operand(&mut op, Field::Vrs2, "rs2_v", "rs2", "s2");
+        }
+        Op::Fence => return None,
+        other => panic!("not a vector-unit instruction: {other:?}"),
     }
-    op
+    Some(op)
+}
+
+/// The VMU command fields of a memory instruction.
+fn mem_fields(width: Width, op: u64, amo_fn: u64) -> Fields {
+    let log = match width {
+        Width::B => 0,
+        Width::H => 1,
+        Width::W => 2,
+        Width::D => 3,
+    };
+    vec![
+        ("unit", unit::MEM),
+        ("mem", 1),
+        ("mem_op", op),
+        ("amo_fn", amo_fn),
+        ("width", log),
+    ]
+}
+
+/// `vmu::amo`'s function codes: the order of the thesis's list.
+fn amo_code(op: AmoOp) -> u64 {
+    use AmoOp::*;
+    [Swap, Add, Xor, And, Or, Min, Max, Minu, Maxu]
+        .iter()
+        .position(|&o| o == op)
+        .unwrap() as u64
 }
 
 /// Unit and function of a register-register integer operation.
@@ -130,7 +203,8 @@ fn int_fn(op: IntOp) -> (u64, u64) {
 /// Every field of the decoded-instruction and sequencer-operation bundles.
 pub const FIELDS: &[&str] = &[
     "unit", "fn", "word", "table", "rs1_v", "rs2_v", "s1", "s2", "pred_on", "pred_neg", "pred",
-    "ps1", "ps2", "ps3", "rd_pred", "rd_width", "rs1", "rs2", "rd", "prd",
+    "ps1", "ps2", "ps3", "wr", "rd_pred", "rd_width", "mem", "mem_op", "amo_fn", "mode", "width",
+    "unsigned", "rs1", "rs2", "rd", "prd",
 ];
 
 /// Pokes `fields` (every other field of `FIELDS` 0) on the bundle at `prefix`.
@@ -216,11 +290,23 @@ pub fn asm(line: &str) -> u64 {
     }
 }
 
-/// A program's setup: configuration, vector length, shared registers.
+/// A program's setup: configuration, vector length, shared and address registers (the
+/// data window's initial contents come from `DATA_SEED`).
 pub struct Setup {
     pub cfg: Vcfg,
     pub vlen: u64,
     pub vs: Vec<u64>,
+    pub va: Vec<u64>,
+}
+
+/// The data window vector memory instructions use, and its initial contents.
+pub const DATA: u64 = hwacha_model_rig::DATA;
+pub const DATA_SIZE: u64 = 0x8_0000;
+const DATA_SEED: u64 = 0xda7a;
+
+pub fn data_image() -> Vec<u64> {
+    let mut rng = Rng::new(DATA_SEED);
+    (0..DATA_SIZE / 8).map(|_| rng.next_u64()).collect()
 }
 
 /// The golden model's run of a program.
@@ -237,6 +323,10 @@ pub fn golden(p: &HwachaParams, setup: &Setup, lines: &[String]) -> Golden {
     for (r, v) in setup.vs.iter().enumerate().skip(1) {
         rig.vmcs(r as u64, *v);
     }
+    for (r, v) in setup.va.iter().enumerate() {
+        rig.vmca(r as u64, *v);
+    }
+    rig.write_u64s(DATA, &data_image());
     let words: Vec<u64> = lines.iter().map(|l| asm(l)).collect();
     let insns: Vec<Insn> = words
         .iter()
@@ -246,7 +336,8 @@ pub fn golden(p: &HwachaParams, setup: &Setup, lines: &[String]) -> Golden {
     rig.hw.set_tracing(true);
     let mut code = words.clone();
     code.push(hwacha_model_rig::stop());
-    rig.run(&code).unwrap();
+    rig.run(&code)
+        .unwrap_or_else(|e| panic!("{e:?}\nprogram:\n{}", lines.join("\n")));
     let writes = rig
         .hw
         .take_trace()
@@ -259,6 +350,15 @@ pub fn golden(p: &HwachaParams, setup: &Setup, lines: &[String]) -> Golden {
         })
         .collect();
     Golden { rig, insns, writes }
+}
+
+impl Golden {
+    /// The data window after the program, 8 bytes a word.
+    pub fn data(&self) -> Vec<u64> {
+        (0..DATA_SIZE / 8)
+            .map(|k| self.rig.read(DATA + 8 * k, 8))
+            .collect()
+    }
 }
 
 /// The DUT's writes (in cycle order) against the model's: the same multiset, and the
@@ -398,11 +498,19 @@ pub fn random_vs(rng: &mut Rng) -> Vec<u64> {
 }
 
 /// A random program: registers filled with varied values first, then random operations
-/// with random operand kinds, destinations (also narrow ones) and predicates.
-pub fn random_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup, Vec<String>) {
+/// with random operand kinds, destinations (also narrow ones) and predicates; with
+/// `memory`, also vector loads, stores and AMOs of every mode and width (stores and AMOs
+/// fenced on both sides: the worker thread's memory order is relaxed, thesis 7.x
+/// `vfence`, and the golden model's is sequential).
+pub fn random_program(
+    rng: &mut Rng,
+    p: &HwachaParams,
+    len: usize,
+    memory: bool,
+) -> (Setup, Vec<String>) {
     let vv64 = rng.range(2, 9);
     let (vv32, vv16) = (rng.range(0, 3), rng.range(0, 3));
-    let vp = rng.range(1, 5);
+    let vp = rng.range(1 + memory as u32, 5);
     let cfg = Vcfg {
         vv64,
         vp,
@@ -420,6 +528,9 @@ pub fn random_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup, Ve
     let vv64r = |rng: &mut Rng| format!("vv{}", rng.below(vv64 as u64));
     let vsr = |rng: &mut Rng| format!("vs{}", rng.below(64));
     let vpr = |rng: &mut Rng| format!("vp{}", rng.below(vp as u64));
+    // Memory programs keep vp0 all ones: their index set-up runs unpredicated (vp0).
+    let first_dest = memory as u64;
+    let vpd = |rng: &mut Rng| format!("vp{}", first_dest + rng.below(vp as u64 - first_dest));
     let mut lines = Vec::new();
     for r in 0..vv64 {
         lines.push(format!("veidx vv{r}, vs{}", rng.below(8)));
@@ -453,6 +564,10 @@ pub fn random_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup, Ve
                 vsr(rng)
             }
         };
+        if memory && rng.chance(35) {
+            lines.extend(memory_lines(rng, &pred, vv64, vv32));
+            continue;
+        }
         let line = match rng.below(10) {
             0..=4 => {
                 let op = rng.pick(ALU_OPS);
@@ -474,13 +589,13 @@ pub fn random_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup, Ve
             8 => format!(
                 "{pred}{} {}, {}, {}",
                 rng.pick(CMP_OPS),
-                vpr(rng),
+                vpd(rng),
                 vv64r(rng),
                 src(rng, &vv64r)
             ),
             _ => format!(
                 "vpop {}, {}, {}, {}, {:#x}",
-                vpr(rng),
+                vpd(rng),
                 vpr(rng),
                 vpr(rng),
                 vpr(rng),
@@ -489,12 +604,95 @@ pub fn random_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup, Ve
         };
         lines.push(line);
     }
-    (
-        Setup {
-            cfg,
-            vlen,
-            vs: random_vs(rng),
-        },
-        lines,
-    )
+    let mut vs = random_vs(rng);
+    // Shared registers 60-63: bases of indexed accesses and AMOs, index scales.
+    vs[60] = DATA + DATA_SIZE / 2;
+    vs[61] = 8;
+    vs[62] = 24;
+    vs[63] = (-16i64) as u64;
+    // Address registers: bases inside the data window (8-byte aligned, so half of them
+    // not 16-byte aligned), and strides (va28-va31: forward, backward, zero for loads).
+    let mut va: Vec<u64> = (0..32)
+        .map(|_| DATA + 0x1_0000 + rng.below(0x6000) * 8)
+        .collect();
+    va[28..].copy_from_slice(&[8, (-16i64) as u64, 0, 24]);
+    (Setup { cfg, vlen, vs, va }, lines)
+}
+
+/// A random vector memory instruction (with the fences and index set-up it needs).
+fn memory_lines(rng: &mut Rng, pred: &str, vv64: u32, vv32: u32) -> Vec<String> {
+    let (w, bytes, unsigned_ok) = *rng.pick(&[
+        ("d", 8u64, false),
+        ("w", 4, true),
+        ("h", 2, true),
+        ("b", 1, true),
+    ]);
+    let u = if unsigned_ok && rng.chance(50) {
+        "u"
+    } else {
+        ""
+    };
+    // Narrow registers take accesses of at most their width.
+    let data_reg = |rng: &mut Rng| {
+        if bytes <= 4 && vv32 > 0 && rng.chance(30) {
+            vv64 + rng.below(vv32 as u64) as u32
+        } else {
+            rng.below(vv64 as u64) as u32
+        }
+    };
+    // va0-va27 hold bases, va28-va31 strides (`random_program`).
+    let va = |rng: &mut Rng| rng.below(28);
+    let index = rng.below(vv64 as u64);
+    let scale = *rng.pick(&[61u64, 62, 63]);
+    let make_index = vec![
+        format!("veidx vv{index}, vs0"),
+        format!("vmul vv{index}, vv{index}, vs{scale}"),
+    ];
+    let d = data_reg(rng);
+    let mut out = Vec::new();
+    match rng.below(7) {
+        0 | 1 => out.push(format!("{pred}vl{w}{u} vv{d}, va{}", va(rng))),
+        2 => out.push(format!(
+            "{pred}vlst{w}{u} vv{d}, va{}, va{}",
+            va(rng),
+            28 + rng.below(4)
+        )),
+        3 => {
+            out.extend(make_index);
+            out.push(format!("{pred}vlx{w}{u} vv{d}, vs60, vv{index}"));
+        }
+        4 => {
+            out.push("vfence".into());
+            out.push(format!("{pred}vs{w} vv{d}, va{}", va(rng)));
+            out.push("vfence".into());
+        }
+        5 => {
+            out.extend(make_index);
+            out.push("vfence".into());
+            out.push(format!("{pred}vsx{w} vv{d}, vs60, vv{index}"));
+            out.push("vfence".into());
+        }
+        _ => {
+            // Distinct element addresses, so that the old values do not depend on order.
+            let aw = if bytes == 8 { "d" } else { "w" };
+            let dest = if aw == "w" {
+                data_reg(rng)
+            } else {
+                rng.below(vv64 as u64) as u32
+            };
+            let op = rng.pick(&[
+                "swap", "add", "xor", "and", "or", "min", "max", "minu", "maxu",
+            ]);
+            out.push(format!("veidx vv{index}, vs0"));
+            out.push(format!("vmul vv{index}, vv{index}, vs61"));
+            out.push(format!("vadd vv{index}, vv{index}, vs60"));
+            out.push("vfence".into());
+            out.push(format!(
+                "{pred}vamo{op}.{aw} vv{dest}, 0(vv{index}), vs{}",
+                rng.range(1, 59)
+            ));
+            out.push("vfence".into());
+        }
+    }
+    out
 }

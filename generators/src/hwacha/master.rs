@@ -46,14 +46,14 @@ fn uses(op: &Bundle) -> Uses {
     let plu = g("unit").eq(&g("unit").konst(Bits::from_u64(g("unit").width(), 2)));
     Uses {
         reads_vv: vec![(g("rs1_v"), g("rs1")), (g("rs2_v"), g("rs2"))],
-        writes_vv: vec![(!&g("rd_pred"), g("rd"))],
+        writes_vv: vec![(&g("wr") & &!&g("rd_pred"), g("rd"))],
         reads_vp: vec![
             (g("pred_on"), g("pred")),
             (plu.clone(), g("ps1")),
             (plu.clone(), g("ps2")),
             (plu, g("ps3")),
         ],
-        writes_vp: vec![(g("rd_pred"), g("prd"))],
+        writes_vp: vec![(&g("wr") & &g("rd_pred"), g("prd"))],
     }
 }
 
@@ -88,9 +88,11 @@ fn next(x: &Value, m: u32) -> Value {
 
 /// Ports: `issue` (decoupled decoded vector instruction) and `cfg` in; to the lanes
 /// `slot_<k>` (static state), `valid`, `dep_<k>` (older slots slot k waits for), `alloc`
-/// (one-hot: the slot filled this cycle, with `new`, the instruction it gets), `head`, `nvv`/`nvp` and `clear` (a one-cycle
+/// (one-hot: the slot filled this cycle, with `new`, the instruction it gets), `mdep_<k>`
+/// (older memory instructions, whose readouts go first), `head`, `nvv`/`nvp` and `clear` (a one-cycle
 /// pulse); from lane `l`: `done_<l>` (slots with no strips left in the lane),
-/// `clearing_<l>` and `busy_<l>` (micro-ops in flight); `idle` out.
+/// `clearing_<l>`, `busy_<l>` (micro-ops or accesses in flight) and `mem_ready_<l>` (room
+/// for a memory command); `idle` out.
 pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("MasterSequencer");
     let n = p.seq_entries;
@@ -105,6 +107,9 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         .collect();
     let lane_clearing: Vec<Value> = (0..p.lanes)
         .map(|l| m.input(&format!("clearing_{l}"), 1))
+        .collect();
+    let lane_mem_ready: Vec<Value> = (0..p.lanes)
+        .map(|l| m.input(&format!("mem_ready_{l}"), 1))
         .collect();
     let idle = m.output("idle", 1);
     let valid_out = m.output("valid", n);
@@ -126,6 +131,10 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         .map(|k| m.reg(&format!("valid{k}"), 1, 0u64))
         .collect();
     let deps: Vec<Value> = (0..n).map(|k| m.reg(&format!("dep{k}"), n, 0u64)).collect();
+    // Older memory instructions, whose readouts go to the VMU first.
+    let mdeps: Vec<Value> = (0..n)
+        .map(|k| m.reg(&format!("mdep{k}"), n, 0u64))
+        .collect();
     let head = m.reg("head", sb, 0u64);
     let tail = m.reg("tail", sb, 0u64);
     let count = m.reg("count", addr_width(n as u64 + 1), 0u64);
@@ -137,6 +146,8 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect_bundle(&out, &slots[k]);
         let dep_out = m.output(&format!("dep_{k}"), n);
         m.connect(&dep_out, &deps[k]);
+        let mdep_out = m.output(&format!("mdep_{k}"), n);
+        m.connect(&mdep_out, &mdeps[k]);
     }
     let valid_v = hdl::cat(&valid.iter().rev().collect::<Vec<_>>());
     m.connect(&valid_out, &valid_v);
@@ -159,7 +170,12 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&nvp, cfg.bits().get("nvp").value());
     });
     let full = count.eq(&count.konst(Bits::from_u64(count.width(), n as u64)));
-    m.connect(issue.ready(), &!&(&(&full | &clearing) | cfg.valid()));
+    let mem_ready = lane_mem_ready.iter().fold(m.lit(1, 1), |a, r| &a & r);
+    let mem_blocked = &issue.bits().get("mem").value().clone() & &!&mem_ready;
+    m.connect(
+        issue.ready(),
+        &!&(&(&(&full | &clearing) | cfg.valid()) | &mem_blocked),
+    );
     m.connect(&idle, &(&empty & &!&(&any_busy | &clearing)));
     let fire = issue.fire();
     let alloc = fire.repeat(n) & hdl::helpers::onehot_decode(&tail, n);
@@ -169,21 +185,29 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     for k in 0..n as usize {
         let mine = alloc.bit(k as u32);
         // Older operations still in flight that this one conflicts with.
-        let mut dep_bits = Vec::new();
+        let (mut dep_bits, mut mdep_bits) = (Vec::new(), Vec::new());
+        let is_mem = issue.bits().get("mem").value().clone();
         for j in 0..n as usize {
-            let d = if j == k {
-                m.lit(0, 1)
+            if j == k {
+                dep_bits.push(m.lit(0, 1));
+                mdep_bits.push(m.lit(0, 1));
             } else {
-                &still.bit(j as u32) & &depends(issue.bits(), &slots[j])
-            };
-            dep_bits.push(d);
+                let older = still.bit(j as u32);
+                dep_bits.push(&older & &depends(issue.bits(), &slots[j]));
+                mdep_bits.push(&(&older & &is_mem) & slots[j].get("mem").value());
+            }
         }
-        let new_dep = hdl::cat(&dep_bits.iter().rev().collect::<Vec<_>>());
+        let as_vec = |bits: &[Value]| hdl::cat(&bits.iter().rev().collect::<Vec<_>>());
+        let (new_dep, new_mdep) = (as_vec(&dep_bits), as_vec(&mdep_bits));
         m.when(&mine, |m| {
             m.connect_bundle(&slots[k], issue.bits());
             m.connect(&deps[k], &new_dep);
+            m.connect(&mdeps[k], &new_mdep);
         })
-        .otherwise(|m| m.connect(&deps[k], &(&deps[k] & &!&retire)));
+        .otherwise(|m| {
+            m.connect(&deps[k], &(&deps[k] & &!&retire));
+            m.connect(&mdeps[k], &(&mdeps[k] & &!&retire));
+        });
         let v = &mine | &(&valid[k] & &!&retire.bit(k as u32));
         m.connect(&valid[k], &v);
     }

@@ -10,7 +10,8 @@ use hdl::{Dir, HdlErrors, Module, ModuleBuilder, Shape};
 use std::rc::Rc;
 
 /// Ports: `issue` (decoupled decoded vector instruction), `cfg` (valid; send only while
-/// `idle`), `idle`, and lane `l`'s bank writes as `l<l>_b<i>_vrf_w` / `l<l>_b<i>_prf_w`.
+/// `idle`), `idle`, and lane `l`'s memory port `l<l>_mem_req`/`l<l>_mem_resp`, `l<l>_xcpt`
+/// and bank writes `l<l>_b<i>_vrf_w` / `l<l>_b<i>_prf_w`.
 pub fn vector_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("VectorUnit");
     let issue = m.io("issue", Dir::In, &Shape::decoupled(vinsn()));
@@ -31,12 +32,16 @@ pub fn vector_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             let width = lane_mod.signal(port.sig).width;
             match (port.dir, name) {
                 (_, "lane_id") => {}
-                (Dir::Out, "done" | "clearing" | "busy") => {
+                (Dir::Out, "done" | "clearing" | "busy" | "mem_ready") => {
                     m.connect(&master.port(&format!("{name}_{l}")), &ln.port(name));
                 }
                 (Dir::Out, _) => {
                     let outer = m.output(&format!("l{l}_{name}"), width);
                     m.connect(&outer, &ln.port(name));
+                }
+                (Dir::In, _) if name.starts_with("mem_") => {
+                    let outer = m.input(&format!("l{l}_{name}"), width);
+                    m.connect(&ln.port(name), &outer);
                 }
                 (Dir::In, _) => m.connect(&ln.port(name), &master.port(name)),
             }

@@ -14,6 +14,7 @@ use super::alu::alu;
 use super::plu::plu;
 use super::uop::{fop_uop, read_uop, result, unit, write_trace, write_uop, xbar};
 use crate::hwacha::params::HwachaParams;
+use crate::hwacha::vmu::Fifo;
 use hdl::ir::addr_width;
 use hdl::{cat, Bits, Bundle, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, Shape, Value};
 use std::rc::Rc;
@@ -45,6 +46,48 @@ fn join(parts: &[Value]) -> Value {
     cat(&parts.iter().rev().collect::<Vec<_>>())
 }
 
+/// A bank read queue entry, low field first: both operands, the guard mask, which
+/// elements exist, and whether operand 2 (store data) and operand 1 (indices) are wanted.
+fn brq_fields(p: &HwachaParams) -> [(&'static str, u32); 6] {
+    let (w, s) = (p.bank_width, p.slices());
+    [
+        ("a", w),
+        ("b", w),
+        ("pred", s),
+        ("exists", s),
+        ("data_v", 1),
+        ("index_v", 1),
+    ]
+}
+
+fn brq_bits(p: &HwachaParams) -> u32 {
+    brq_fields(p).iter().map(|f| f.1).sum()
+}
+
+pub fn brq_shape(p: &HwachaParams) -> Shape {
+    Shape::bundle(
+        brq_fields(p)
+            .iter()
+            .map(|&(n, w)| Shape::field(n, Shape::UInt(w)))
+            .collect(),
+    )
+}
+
+/// A bank write queue entry: a load's group for `row` (narrowed to `width`, as
+/// `write_uop`'s).
+pub fn bwq_shape(p: &HwachaParams) -> Shape {
+    Shape::bundle(vec![
+        Shape::field("row", Shape::UInt(addr_width(p.bank_entries as u64))),
+        Shape::field("data", Shape::UInt(p.bank_width)),
+        Shape::field("mask", Shape::UInt(p.slices())),
+        Shape::field("width", Shape::UInt(2)),
+    ])
+}
+
+fn bwq_bits(p: &HwachaParams) -> u32 {
+    addr_width(p.bank_entries as u64) + p.bank_width + p.slices() + 2
+}
+
 pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Bank");
     let s = p.slices();
@@ -68,6 +111,8 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let row_w = addr_width(p.bank_entries as u64);
     let prow_w = addr_width(p.pred_entries as u64);
     let vrf_trace = m.io("vrf_w", Dir::Out, &write_trace(row_w, p.bank_width, s));
+    let brq_out = m.io("brq", Dir::Out, &Shape::decoupled(brq_shape(p)));
+    let bwq_in = m.io("bwq", Dir::In, &Shape::decoupled(bwq_shape(p)));
     let prf_trace = m.io("prf_w", Dir::Out, &write_trace(prow_w, s, s));
 
     // sram-read, then opl into latch `idx` the next cycle.
@@ -97,12 +142,13 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         .map(|n| m.read(&prf, &f(n)))
         .collect();
     let first = bank_id.zext(32).shl(s.trailing_zeros());
-    let (mut alu_out, mut plu_out, mut mask) = (vec![], vec![], vec![]);
+    let (mut alu_out, mut plu_out, mut mask, mut present) = (vec![], vec![], vec![], vec![]);
     for (i, (ai, bi)) in slices(&a, s).iter().zip(slices(&b, s)).enumerate() {
         let element = &first + &m.lit(i as u64, 32);
         let exists = element.lt(&f("count").zext(32));
         let guarded = &guard.bit(i as u32) ^ &f("pred_neg");
         mask.push(&exists & &(!&f("pred_on") | &guarded));
+        present.push(exists);
         alu_out.push(alu(&f("fn"), &f("word"), ai, &bi, &(&f("eidx") + &element)));
         let bit = plu(
             &f("table"),
@@ -113,6 +159,7 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         plu_out.push(bit.zext(64));
     }
     let mask = join(&mask);
+    let present = join(&present);
     let res_s = result(p);
     let unit_result = |m: &mut ModuleBuilder, name: &str, data: &[Value], stages: u32| {
         let w = m.wire_bundle(name, &res_s);
@@ -135,8 +182,53 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(xb.get("fn").value(), &f("fn"));
     m.connect(xb.get("word").value(), &f("word"));
 
-    // sram-write / pred-write: the unit's result, narrowed to the register's width and
+    // fop-brq: a readout for the VMU. The sequencer has reserved the entry.
+    let brq_q = Fifo::new(&mut m, "brq_q", p.brq_entries, brq_bits(p))?;
+    m.connect(
+        &brq_q.enq_valid(),
+        &(&f("valid") & &is_unit(&f("unit"), unit::MEM)),
+    );
+    // Indices come from operand 1 when it is a register, else they are 0 (the base is
+    // the whole address); store and AMO data from operand 2, register or scalar.
+    let zero = m.lit(0, p.bank_width);
+    let indices = f("rs1_v").mux(&opl[0], &zero);
+    let store_data = f("mem_op").ne(&m.lit(0, 2));
+    let indexed = f("mode").eq(&m.lit(2, 2));
+    let entry = cat(&[&indexed, &store_data, &present, &mask, &b, &indices]);
+    m.connect(&brq_q.enq_bits(), &entry);
+    let head = brq_q.deq_bits();
+    let mut at = 0;
+    for (name, width) in brq_fields(p) {
+        m.connect(
+            brq_out.bits().get(name).value(),
+            &head.slice(at + width - 1, at),
+        );
+        at += width;
+    }
+    m.connect(brq_out.valid(), &brq_q.deq_valid());
+    m.connect(&brq_q.deq_ready(), brq_out.ready());
+
+    // sram-write / pred-write: the unit's result, or (when the schedule leaves the port
+    // free) the bank write queue's head; narrowed to the register's width and
     // sign-extended (narrow registers read back sign-extended).
+    let bwq_q = Fifo::new(&mut m, "bwq_q", p.bwq_entries, bwq_bits(p))?;
+    m.connect(&bwq_q.enq_valid(), bwq_in.valid());
+    m.connect(bwq_in.ready(), &bwq_q.enq_ready());
+    let packed = cat(&[
+        bwq_in.bits().get("width").value(),
+        bwq_in.bits().get("mask").value(),
+        bwq_in.bits().get("data").value(),
+        bwq_in.bits().get("row").value(),
+    ]);
+    m.connect(&bwq_q.enq_bits(), &packed);
+    let queued = bwq_q.deq_bits();
+    let from_bwq = &bwq_q.deq_valid() & &!write.get("valid").value();
+    m.connect(&bwq_q.deq_ready(), &from_bwq);
+    let q_row = queued.slice(row_w - 1, 0);
+    let q_data = queued.slice(row_w + p.bank_width - 1, row_w);
+    let q_mask = queued.slice(row_w + p.bank_width + s - 1, row_w + p.bank_width);
+    let q_width = queued.slice(row_w + p.bank_width + s + 1, row_w + p.bank_width + s);
+
     let w = |n: &str| write.get(n).value().clone();
     let src = w("src");
     let pick = |field: &str| {
@@ -145,8 +237,11 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             &is_unit(&src, unit::PLU).mux(plu_res.get(field).value(), alu_res.get(field).value()),
         )
     };
-    let (data, wmask) = (pick("data"), pick("mask"));
-    let width = w("width");
+    let (data, wmask) = (
+        from_bwq.mux(&q_data, &pick("data")),
+        from_bwq.mux(&q_mask, &pick("mask")),
+    );
+    let width = from_bwq.mux(&q_width, &w("width"));
     let narrowed: Vec<Value> = slices(&data, s)
         .iter()
         .map(|d| {
@@ -162,9 +257,9 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             .map(|d| d.bit(0))
             .collect::<Vec<_>>(),
     );
-    let to_vrf = &w("valid") & &!&w("pred");
+    let to_vrf = &(&w("valid") & &!&w("pred")) | &from_bwq;
     let to_prf = &w("valid") & &w("pred");
-    let row = w("row");
+    let row = from_bwq.mux(&q_row.zext(w("row").width()), &w("row"));
     m.when(&to_vrf, |m| {
         m.write_masked(&vrf, &row.slice(row_w - 1, 0), &data, &wmask)
     });

@@ -13,7 +13,7 @@
 //! answers which it could take this cycle (`ok`, the thesis's "peeking into the
 //! expander"), and the sequencer picks one of those (`pick`, one-hot). A candidate is
 //! acceptable (its slots counted from the next cycle) when:
-//! - its read, fop and write slots are free (one SRAM read, one unit issue and one
+//! - its read, fop and write slots are free (readouts for the VMU have no write) (one SRAM read, one unit issue and one
 //!   register-file write per bank per cycle), and for a crossbar unit the crossbar is
 //!   free for the B cycles its strip occupies it (the bank slots pass one by one);
 //! - no placed write to a row it reads lands at or after its read (RAW), no placed write
@@ -40,6 +40,9 @@ struct Plan {
     j2: Value,
     f: Value,
     w: Value,
+    /// A write micro-op goes at `w` (not for readouts, whose loads write back through
+    /// the bank write queues).
+    writes: Value,
     /// The written row (of the predicate file when `rd_pred`).
     dest: Value,
     rd_pred: Value,
@@ -75,7 +78,9 @@ fn plan(p: &HwachaParams, op: &Bundle) -> Plan {
     let row_w = row_bits(p).max(prow_bits(p));
     let rd_pred = o("rd_pred");
     let dest = rd_pred.mux(&o("prd").zext(row_w), &o("rd").zext(row_w));
+    let writes = &o("wr") & &!&is_unit(&o("unit"), unit::MEM);
     Plan {
+        writes,
         op: op.clone(),
         rs1_v,
         rs2_v,
@@ -132,7 +137,7 @@ fn hazard(p: &HwachaParams, plan: &Plan, view: &View) -> Value {
         let at_j2 = &plan.rs2_v & &tt.eq(&plan.j2);
         // Structural: the read port, the unit issue, the write port.
         let mut h = &(&(&at_j1 | &at_j2) & &g(rd, "valid")) | &(&tt.eq(&plan.f) & &g(fo, "valid"));
-        h = &h | &(&tt.eq(&plan.w) & &g(wr, "valid"));
+        h = &h | &(&(&plan.writes & &tt.eq(&plan.w)) & &g(wr, "valid"));
         // RAW on the vector register file: a placed write at or after the read.
         let wrow = g(wr, "row");
         let wr_vrf = &g(wr, "valid") & &!&g(wr, "pred");
@@ -148,12 +153,13 @@ fn hazard(p: &HwachaParams, plan: &Plan, view: &View) -> Value {
         h = &h | &(&(&wr_prf & &tt.ge(&plan.f)) & &pred_read);
         // WAW: a placed write of the same row of the same file at or after ours.
         let same_file = g(wr, "pred").eq(&plan.rd_pred);
-        h = &h | &(&(&(&g(wr, "valid") & &same_file) & &tt.ge(&plan.w)) & &wrow.eq(&plan.dest));
+        let waw = &(&(&g(wr, "valid") & &same_file) & &tt.ge(&plan.w)) & &wrow.eq(&plan.dest);
         // WAR: a placed read of our destination at or after our write.
         let war_vrf =
             &(&g(rd, "valid") & &!&plan.rd_pred) & &g(rd, "row").zext(row_w).eq(&plan.dest);
         let war_prf = &plan.rd_pred & &reads_pred(fo, &o("prd"));
-        h = &h | &(&tt.ge(&plan.w) & &(&war_vrf | &war_prf));
+        let war = &tt.ge(&plan.w) & &(&war_vrf | &war_prf);
+        h = &h | &(&plan.writes & &(&waw | &war));
         hazard = &hazard | &h;
     }
     let claim = xbar_claim(p, plan, view.xbar.width());
@@ -262,7 +268,8 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
         m.connect_bundle(&reads[t], &r);
         let fo = Bundle::mux(&(&fire & &tt.eq(&chosen.f)), &new_fop, &view.fop[t]);
         m.connect_bundle(&fops[t], &fo);
-        let wr = Bundle::mux(&(&fire & &tt.eq(&chosen.w)), &new_write, &view.write[t]);
+        let place = &(&fire & &chosen.writes) & &tt.eq(&chosen.w);
+        let wr = Bundle::mux(&place, &new_write, &view.write[t]);
         m.connect_bundle(&writes[t], &wr);
     }
     let claim = xbar_claim(p, &chosen, xbar_len);

@@ -1,58 +1,98 @@
-//! One lane (Figure 8.2): the lane sequencer and the vector execution unit (expander,
-//! banks, shared units).
+//! One lane (Figure 8.2): the lane sequencer, the vector execution unit (expander,
+//! banks, shared units) and the vector memory unit with the lane's side of it.
 
 pub mod alu;
 pub mod bank;
 pub mod expander;
 pub mod imul;
+pub mod memory;
 pub mod plu;
 pub mod sequencer;
 pub mod uop;
 pub mod vxu;
 
 use super::params::HwachaParams;
-use hdl::{HdlErrors, Module, ModuleBuilder};
+use hdl::{Dir, HdlErrors, Module, ModuleBuilder, Value};
+use std::collections::HashMap;
 use std::rc::Rc;
 
-/// Ports: the lane sequencer's (`lane_id` and the master sequencer's broadcast in,
-/// `done`/`clearing` out), `busy` (micro-ops in flight) and each bank's register-file
-/// writes (`b<i>_vrf_w`, `b<i>_prf_w`).
+/// Ports: the master sequencer's broadcast and `lane_id` in; `done`, `clearing`,
+/// `mem_ready`, `busy` (micro-ops or memory accesses in flight) out; the VMU's memory
+/// port (`mem_req`/`mem_resp`) and `xcpt`; each bank's register-file writes
+/// (`b<i>_vrf_w`, `b<i>_prf_w`).
 pub fn lane(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Lane");
     let candidates = p.seq_entries + 1;
     let seq_mod = sequencer::lane_sequencer(p)?;
+    let mem_mod = memory::lane_memory(p)?;
+    let vxu_mod = vxu::vxu(p, candidates)?;
     let seq = m.instance("sequencer", &seq_mod);
-    let vxu = m.instance("vxu", &vxu::vxu(p, candidates)?);
-    for port in &seq_mod.body.ports {
-        let name = port.name.as_str();
-        let is_cand = name.starts_with("cand_");
-        if is_cand || name == "pick" {
-            m.connect(&vxu.port(name), &seq.port(name));
-        } else if name == "ok" {
-            m.connect(&seq.port(name), &vxu.port(name));
-        } else {
-            // Everything else goes through to the lane's own ports.
-            let width = seq_mod.signal(port.sig).width;
+    let mem = m.instance("memory", &mem_mod);
+    let vxu = m.instance("vxu", &vxu_mod);
+    // Sequencer and expander.
+    for i in 0..candidates {
+        let name = format!("cand_{i}");
+        m.connect_bundle(&vxu.io(&name), &seq.io(&name));
+    }
+    m.connect(&vxu.port("pick"), &seq.port("pick"));
+    m.connect(&seq.port("ok"), &vxu.port("ok"));
+    // Sequencer and memory side.
+    for name in ["brq_space", "wb_done"] {
+        m.connect(&seq.port(name), &mem.port(name));
+    }
+    for name in ["deps_clear", "readout"] {
+        m.connect(&mem.port(name), &seq.port(name));
+    }
+    for b in 0..p.banks {
+        m.connect_bundle(&mem.io(&format!("b{b}_brq")), &vxu.io(&format!("b{b}_brq")));
+        m.connect_bundle(&vxu.io(&format!("b{b}_bwq")), &mem.io(&format!("b{b}_bwq")));
+    }
+    let internal = |name: &str| {
+        name.starts_with("cand_")
+            || name.contains("brq")
+            || name.contains("bwq")
+            || [
+                "pick",
+                "ok",
+                "brq_space",
+                "wb_done",
+                "deps_clear",
+                "readout",
+            ]
+            .contains(&name)
+    };
+    // The rest are the lane's own ports; an input both blocks take is one lane input.
+    let mut inputs: HashMap<String, Value> = HashMap::new();
+    for (inst, module) in [(&seq, &seq_mod), (&mem, &mem_mod)] {
+        for port in &module.body.ports {
+            let name = port.name.as_str();
+            if internal(name) || name == "busy" {
+                continue;
+            }
+            let width = module.signal(port.sig).width;
             match port.dir {
-                hdl::Dir::In => {
-                    let outer = m.input(name, width);
-                    m.connect(&seq.port(name), &outer);
+                Dir::In => {
+                    let outer = inputs
+                        .entry(name.to_string())
+                        .or_insert_with(|| m.input(name, width))
+                        .clone();
+                    m.connect(&inst.port(name), &outer);
                 }
-                hdl::Dir::Out => {
+                Dir::Out => {
                     let outer = m.output(name, width);
-                    m.connect(&outer, &seq.port(name));
+                    m.connect(&outer, &inst.port(name));
                 }
             }
         }
     }
-    let vxu_mod = vxu.module().clone();
     for port in &vxu_mod.body.ports {
         let name = port.name.as_str();
-        if name == "busy" || name.starts_with('b') && name.contains("_w_") {
-            let width = vxu_mod.signal(port.sig).width;
-            let outer = m.output(name, width);
+        if name.ends_with("_w_valid") || name.contains("_w_bits_") {
+            let outer = m.output(name, vxu_mod.signal(port.sig).width);
             m.connect(&outer, &vxu.port(name));
         }
     }
+    let busy = m.output("busy", 1);
+    m.connect(&busy, &(&vxu.port("busy") | &mem.port("busy")));
     m.finish()
 }

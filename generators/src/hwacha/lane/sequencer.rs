@@ -14,6 +14,7 @@
 //! expander: zeros in every data row, ones in vp0's rows and zeros in the other
 //! predicate rows (candidate `seq_entries`, ahead of every slot).
 
+use super::expander;
 use super::uop::{count_bits, prow_bits, row_bits, seq_op, unit, vinsn, EIDX_BITS};
 use crate::hwacha::master::{NVP_BITS, NVV_BITS};
 use crate::hwacha::params::HwachaParams;
@@ -28,7 +29,7 @@ pub fn lane_id_bits(p: &HwachaParams) -> u32 {
 }
 
 /// Elements of a `vlen`-element vector that lane `lane` holds (strips dealt round-robin).
-fn lane_vlen(p: &HwachaParams, vlen: &Value, lane: &Value) -> Value {
+pub(super) fn lane_vlen(p: &HwachaParams, vlen: &Value, lane: &Value) -> Value {
     let strip_log = p.strip().trailing_zeros();
     let chunk_log = strip_log + p.lanes.trailing_zeros();
     let full = vlen.shr(chunk_log);
@@ -75,6 +76,14 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let pick = m.output("pick", n + 1);
     let done = m.output("done", n);
     let clearing_out = m.output("clearing", 1);
+    // Memory: strict program order among memory instructions' readouts (`mdep_<k>`), BRQ
+    // room, loads written back (`wb_done`), and to the lane's memory side the slots whose
+    // dependences are done here and the readout strips sequenced.
+    let mdeps: Vec<Value> = (0..n).map(|k| m.input(&format!("mdep_{k}"), n)).collect();
+    let brq_space = m.input("brq_space", 1);
+    let wb_done = m.input("wb_done", n);
+    let deps_clear = m.output("deps_clear", n);
+    let readout = m.output("readout", 1);
 
     let (row_w, prow_w) = (row_bits(p), prow_bits(p));
     let strip = p.strip() as u64;
@@ -93,7 +102,14 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         issued: Value,
         eidx: Value,
         rows: Vec<(&'static str, Value)>,
+        /// A load or AMO whose results are not all written back yet.
+        pending_wb: Value,
+        /// Cycles until the last strip's micro-ops have left the banks.
+        drain: Value,
     }
+    // The expander's slots plus the banks: the longest a strip's micro-ops stay.
+    let drain_cycles = (expander::slots(p) + p.banks + 1) as u64;
+    let drain_w = addr_width(drain_cycles + 1);
     let issued_w = row_w.max(prow_w) + 1;
     let progress: Vec<Progress> = (0..n)
         .map(|k| Progress {
@@ -111,17 +127,36 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
                     (f, m.reg(&format!("{f}{k}"), w, 0u64))
                 })
                 .collect(),
+            pending_wb: m.reg(&format!("pending_wb{k}"), 1, 0u64),
+            drain: m.reg(&format!("drain{k}"), drain_w, 0u64),
         })
         .collect();
     let zero32 = m.lit(0, EIDX_BITS);
     let has_left: Vec<Value> = progress.iter().map(|pr| pr.left.ne(&zero32)).collect();
-    let done_v = {
-        let bits: Vec<Value> = (0..n as usize)
-            .map(|k| &valid.bit(k as u32) & &!&has_left[k])
-            .collect();
-        cat(&bits.iter().rev().collect::<Vec<_>>())
-    };
-    m.connect(&done, &done_v);
+    // Done here: sequenced, drained, and (loads) written back.
+    let finished: Vec<Value> = progress
+        .iter()
+        .zip(&has_left)
+        .map(|(pr, left)| {
+            let drained = pr.drain.eq(&pr.drain.konst(Bits::zero(drain_w)));
+            &(&!left & &drained) & &!&pr.pending_wb
+        })
+        .collect();
+    let as_vec = |bits: &[Value]| cat(&bits.iter().rev().collect::<Vec<_>>());
+    let done_bits: Vec<Value> = (0..n as usize)
+        .map(|k| &valid.bit(k as u32) & &finished[k])
+        .collect();
+    m.connect(&done, &as_vec(&done_bits));
+    let clear_bits: Vec<Value> = (0..n as usize)
+        .map(|k| {
+            (0..n as usize)
+                .filter(|&j| j != k)
+                .fold(m.lit(1, 1), |a, j| {
+                    &a & &(!&deps[k].bit(j as u32) | &finished[j])
+                })
+        })
+        .collect();
+    m.connect(&deps_clear, &as_vec(&clear_bits));
 
     // The clear state: rows of the data file, then of the predicate file.
     let clearing = m.reg("clearing", 1, 0u64);
@@ -141,10 +176,15 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             if j == k {
                 continue;
             }
-            let waits = &deps[k].bit(j as u32) & &has_left[j];
-            let behind = other.issued.gt(&pr.issued);
+            // A load's strips count only once written back: no chaining from loads.
+            let waits = &deps[k].bit(j as u32) & &(&has_left[j] | &other.pending_wb);
+            let behind = &other.issued.gt(&pr.issued) & &!&other.pending_wb;
             allowed = &allowed & &!&(&waits & &!&behind);
+            // Memory readouts go to the VMU in program order, whole instructions at a time.
+            allowed = &allowed & &!&(&mdeps[k].bit(j as u32) & &has_left[j]);
         }
+        let is_mem = s.get("mem").value().clone();
+        allowed = &allowed & &(!&is_mem | &brq_space);
         m.connect(c.valid(), &(&allowed & &!&clearing));
         let b = c.bits();
         for (name, ..) in seq_op_compute_fields(p) {
@@ -173,6 +213,8 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         let ones = m.lit(0xff, 8);
         let zeros = m.lit(0, 8);
         m.connect(b.get("table").value(), &vp0.mux(&ones, &zeros));
+        let one = m.lit(1, 1);
+        m.connect(b.get("wr").value(), &one);
         m.connect(b.get("rd_pred").value(), &clear_pred);
         m.connect(b.get("rd").value(), &clear_row.slice(row_w - 1, 0));
         m.connect(b.get("prd").value(), &clear_row.slice(prow_w - 1, 0));
@@ -199,7 +241,15 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     for (k, pr) in progress.iter().enumerate() {
         let bit = k as u32;
         m.when(&alloc.bit(bit), |m| {
-            m.connect(&pr.left, &lane_vlen(p, &g("vlen"), &lane));
+            let lvlen = lane_vlen(p, &g("vlen"), &lane);
+            m.connect(&pr.left, &lvlen);
+            let is_load = &g("mem") & &g("mem_op").ne(&g("mem_op").konst(Bits::from_u64(2, 1)));
+            m.connect(
+                &pr.pending_wb,
+                &(&is_load & &lvlen.ne(&lvlen.konst(Bits::zero(EIDX_BITS)))),
+            );
+            let d0 = m.lit(0, drain_w);
+            m.connect(&pr.drain, &d0);
             let zero = m.lit(0, issued_w);
             m.connect(&pr.issued, &zero);
             m.connect(
@@ -213,6 +263,8 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         .elsewhen(&chosen.bit(bit), |m| {
             let count = pr.left.gt(&strip_lit).mux(&strip_lit, &pr.left);
             m.connect(&pr.left, &(&pr.left - &count));
+            let full = m.lit(drain_cycles, drain_w);
+            m.connect(&pr.drain, &full);
             let one = m.lit(1, issued_w);
             m.connect(&pr.issued, &(&pr.issued + &one));
             m.connect(&pr.eidx, &(&pr.eidx + &eidx_step));
@@ -224,8 +276,19 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
                 };
                 m.connect(r, &(r + step));
             }
+        })
+        .otherwise(|m| {
+            let counting = pr.drain.ne(&pr.drain.konst(Bits::zero(drain_w)));
+            let one = m.lit(1, drain_w);
+            m.when(&counting, |m| m.connect(&pr.drain, &(&pr.drain - &one)));
+        });
+        m.when(&wb_done.bit(bit), |m| {
+            let zero = m.lit(0, 1);
+            m.connect(&pr.pending_wb, &zero);
         });
     }
+    let mem_bits: Vec<Value> = slots.iter().map(|s| s.get("mem").value().clone()).collect();
+    m.connect(&readout, &(&chosen & &as_vec(&mem_bits)).or_r());
 
     // Clearing: every data row, then every predicate row.
     let last_row = m.lit(p.bank_entries as u64 - 1, clear_row.width());

@@ -14,6 +14,9 @@ pub mod unit {
     pub const IMUL: u64 = 1;
     /// VIPU: the bank-local predicate logic unit.
     pub const PLU: u64 = 2;
+    /// VPU/VSU/VGU: the bank's readout of predicates, store data and indices into its
+    /// bank read queue, for the VMU.
+    pub const MEM: u64 = 3;
     pub const WIDTH: u32 = 2;
 }
 
@@ -75,10 +78,21 @@ fn compute_fields() -> Vec<Field> {
         // Guard: predicate `pred` xor `pred_neg`, or every element when `pred_on` is 0.
         uint("pred_on", 1),
         uint("pred_neg", 1),
-        // The destination is a predicate register (compares, vpop) rather than `rd`.
+        // The operation writes a register: `rd`, or predicate `prd` when `rd_pred`
+        // (compares, vpop).
+        uint("wr", 1),
         uint("rd_pred", 1),
         // Destination element width: 0 = 64, 1 = 32, 2 = 16 bits (stored sign-extended).
         uint("rd_width", 2),
+        // A vector memory instruction: the VMU command's fields (`vmu::cmd_shape`); its
+        // base is `s1` and its stride `s2`, its index register `rs1` and its store data
+        // `rs2`.
+        uint("mem", 1),
+        uint("mem_op", 2),
+        uint("amo_fn", 4),
+        uint("mode", 2),
+        uint("width", 2),
+        uint("unsigned", 1),
     ]
 }
 

@@ -3,7 +3,7 @@
 //! schedule of Figure 8.7), and the operand crossbar to the shared units (VFU0's IMul;
 //! VFU0/VFU1's FMA, FConv and FCmp and VFU2's dividers take further crossbar ports).
 
-use super::bank::bank;
+use super::bank::{bank, brq_shape, bwq_shape};
 use super::expander::expander;
 use super::imul::imul;
 use super::uop::{seq_op, write_trace, xbar};
@@ -12,7 +12,8 @@ use hdl::ir::addr_width;
 use hdl::{Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape};
 use std::rc::Rc;
 
-/// Ports: the expander's `cand_<i>`, `ok` and `pick` (see `expander`), `b<i>_vrf_w` /
+/// Ports: the expander's `cand_<i>`, `ok` and `pick` (see `expander`), each bank's read
+/// and write queues to the memory side (`b<i>_brq`, `b<i>_bwq`), `b<i>_vrf_w` /
 /// `b<i>_prf_w` (each bank's register-file writes) and `busy` (micro-ops in flight).
 pub fn vxu(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Vxu");
@@ -62,6 +63,18 @@ pub fn vxu(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErrors> {
             m.connect_bundle(&out, &bank.io(name));
         }
         xbars.push(bank.io("xbar"));
+        let brq = m.io(
+            &format!("b{b}_brq"),
+            Dir::Out,
+            &Shape::decoupled(brq_shape(p)),
+        );
+        m.connect_bundle(&brq, &bank.io("brq"));
+        let bwq = m.io(
+            &format!("b{b}_bwq"),
+            Dir::In,
+            &Shape::decoupled(bwq_shape(p)),
+        );
+        m.connect_bundle(&bank.io("bwq"), &bwq);
     }
     // The expander gives the crossbar to one bank per cycle, so the drivers are ORed.
     let x = mul.io("xbar");

@@ -1,0 +1,282 @@
+//! The lane's side of the vector memory unit (Figures 8.6, 8.10): the VMU command queue,
+//! the readout path from the banks' read queues (BRQ) into the VMU's predicate, address
+//! and store-data queues (the VPU, VGU and VSU functional units), and the load-data
+//! writeback (VLU) from the VMU into the banks' write queues (BWQ).
+//!
+//! - Commands: a vector memory instruction's command is queued when the master
+//!   sequencer allocates its slot (in program order, as the readouts come). A store's
+//!   command goes to the VMU at once; a load's or AMO's waits until every older
+//!   operation it depends on is done in this lane (sequenced and drained), since its
+//!   results are written back whenever the memory answers.
+//! - Readouts: each readout strip leaves one entry in every bank's BRQ (the sequencer
+//!   reserves them, `brq_space`); the feeder drains the banks in order, one entry per
+//!   cycle: its predicates to the VPQ, its store data to the VSDQ, and for indexed
+//!   accesses its indices to the VVAQ one element per cycle. Entries past the vector's
+//!   end carry no element and are dropped.
+//! - Writeback: the VMU writes one command's results back at a time (`vmu.rs`); group
+//!   `g` of S elements is bank `g % B`'s entry of lane-local strip `g / B`, row
+//!   `(g / B) * n + rd`; `done_load` ends the command and tells the sequencer (`wb_done`).
+
+use super::bank::{brq_shape, bwq_shape};
+use super::sequencer::lane_vlen;
+use super::uop::{row_bits, vinsn};
+use crate::hwacha::master::NVV_BITS;
+use crate::hwacha::params::HwachaParams;
+use crate::hwacha::vmu::{self, Fifo};
+use hdl::helpers::onehot_decode;
+use hdl::ir::addr_width;
+use hdl::{cat, Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
+use std::rc::Rc;
+
+/// Command queue entry fields, low first.
+fn cmd_fields(p: &HwachaParams) -> Vec<(&'static str, u32)> {
+    vec![
+        ("slot", addr_width(p.seq_entries as u64).max(1)),
+        ("op", 2),
+        ("amo_fn", 4),
+        ("mode", 2),
+        ("width", 2),
+        ("unsigned", 1),
+        ("base", 64),
+        ("stride", 64),
+        ("vlen", 32),
+        ("rd", row_bits(p)),
+        ("rd_width", 2),
+    ]
+}
+
+/// Splits a packed entry into its fields.
+fn unpack<'a>(v: &Value, fields: &'a [(&'static str, u32)]) -> Vec<(&'a str, Value)> {
+    let mut at = 0;
+    fields
+        .iter()
+        .map(|&(n, w)| {
+            let f = v.slice(at + w - 1, at);
+            at += w;
+            (n, f)
+        })
+        .collect()
+}
+
+fn get<'a>(fields: &'a [(&str, Value)], name: &str) -> &'a Value {
+    &fields.iter().find(|(n, _)| *n == name).expect("field").1
+}
+
+/// Ports: `lane_id`, the master's `new`/`alloc`/`nvv`; the sequencer's `deps_clear`
+/// (slots whose older dependences are done here) and `readout` (a readout strip was
+/// sequenced) in, `brq_space` and `wb_done` (one-hot: the slot whose load finished) out;
+/// `mem_ready` (room for a command) out; each bank's `b<i>_brq` in and `b<i>_bwq` out;
+/// the VMU's `mem_req`/`mem_resp`, `xcpt` and `busy`.
+pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("LaneMemory");
+    let n = p.seq_entries;
+    let s = p.slices();
+    let lane = m.input("lane_id", super::sequencer::lane_id_bits(p));
+    let new = m.io("new", Dir::In, &vinsn());
+    let alloc = m.input("alloc", n);
+    let nvv = m.input("nvv", NVV_BITS);
+    let deps_clear = m.input("deps_clear", n);
+    let readout = m.input("readout", 1);
+    let brq_space = m.output("brq_space", 1);
+    let wb_done = m.output("wb_done", n);
+    let mem_ready = m.output("mem_ready", 1);
+    let brqs: Vec<Bundle> = (0..p.banks)
+        .map(|b| {
+            m.io(
+                &format!("b{b}_brq"),
+                Dir::In,
+                &Shape::decoupled(brq_shape(p)),
+            )
+        })
+        .collect();
+    let bwqs: Vec<Bundle> = (0..p.banks)
+        .map(|b| {
+            m.io(
+                &format!("b{b}_bwq"),
+                Dir::Out,
+                &Shape::decoupled(bwq_shape(p)),
+            )
+        })
+        .collect();
+    let vmu_mod = vmu::vmu(p)?;
+    let unit = m.instance("vmu", &vmu_mod);
+    m.connect(
+        &unit.port("lane_id"),
+        &lane
+            .zext(vmu::lane_id_bits(p))
+            .slice(vmu::lane_id_bits(p) - 1, 0),
+    );
+    let tb = vmu::tag_bits(p);
+    let req = m.io("mem_req", Dir::Out, &vmu::mem_request(tb));
+    let resp = m.io("mem_resp", Dir::In, &vmu::mem_response(tb));
+    m.connect_bundle(&req, &unit.io("mem_req"));
+    m.connect_bundle(&unit.io("mem_resp"), &resp);
+    let xcpt = m.io("xcpt", Dir::Out, &vmu::xcpt_shape());
+    m.connect_bundle(&xcpt, &unit.io("xcpt"));
+    let busy = m.output("busy", 1);
+    m.connect(&busy, &unit.port("busy"));
+
+    // Commands, queued at allocation (an empty one is not: nothing would finish it).
+    let fields = cmd_fields(p);
+    let width: u32 = fields.iter().map(|f| f.1).sum();
+    let cmdq = Fifo::new(&mut m, "cmdq", n, width)?;
+    let g = |f: &str| new.get(f).value().clone();
+    let lvlen = lane_vlen(p, &g("vlen"), &lane);
+    let slot = hdl::helpers::onehot_encode(&alloc);
+    let sb = fields[0].1;
+    let entry = cat(&[
+        &g("rd_width"),
+        &g("rd").zext(8.max(row_bits(p))).slice(row_bits(p) - 1, 0),
+        &lvlen,
+        &g("s2"),
+        &g("s1"),
+        &g("unsigned"),
+        &g("width"),
+        &g("mode"),
+        &g("amo_fn"),
+        &g("mem_op"),
+        &slot.zext(sb.max(slot.width())).slice(sb - 1, 0),
+    ]);
+    let zero32 = m.lit(0, 32);
+    m.connect(
+        &cmdq.enq_valid(),
+        &(&(&alloc.or_r() & &g("mem")) & &lvlen.ne(&zero32)),
+    );
+    m.connect(&cmdq.enq_bits(), &entry);
+    m.connect(&mem_ready, &cmdq.enq_ready());
+    let head = unpack(&cmdq.deq_bits(), &fields);
+    let is_store = get(&head, "op").eq(&m.lit(vmu::OP_STORE, 2));
+    let head_slot = onehot_decode(get(&head, "slot"), n);
+    let cleared = (&head_slot & &deps_clear).or_r();
+    // Load and AMO results go back one command at a time, in command order.
+    let loadq = Fifo::new(&mut m, "loadq", n, sb + row_bits(p) + 2)?;
+    let cmd = unit.io("cmd");
+    let release = &cmdq.deq_valid() & &(&is_store | &(&cleared & &loadq.enq_ready()));
+    m.connect(cmd.valid(), &release);
+    for f in [
+        "op", "amo_fn", "mode", "width", "unsigned", "base", "stride", "vlen",
+    ] {
+        m.connect(cmd.bits().get(f).value(), get(&head, f));
+    }
+    m.connect(&cmdq.deq_ready(), &(&release & cmd.ready()));
+    let sent_load = &(&release & cmd.ready()) & &!&is_store;
+    m.connect(&loadq.enq_valid(), &sent_load);
+    let load_entry = cat(&[get(&head, "rd_width"), get(&head, "rd"), get(&head, "slot")]);
+    m.connect(&loadq.enq_bits(), &load_entry);
+
+    // Writeback: the VLU's group to its bank's write queue.
+    let wb_fields = [("slot", sb), ("rd", row_bits(p)), ("rd_width", 2)];
+    let wb = unpack(&loadq.deq_bits(), &wb_fields);
+    let vlu = unit.io("vlu");
+    let group = vlu.bits().get("group").value().clone();
+    let bank_log = p.banks.trailing_zeros();
+    let strip_no = group.shr(bank_log);
+    let row_w = row_bits(p);
+    let per_reg = {
+        let z = nvv.eq(&nvv.konst(Bits::zero(NVV_BITS)));
+        z.mux(&nvv.konst(Bits::from_u64(NVV_BITS, 1)), &nvv)
+    };
+    // Only the low row bits matter (with 256 registers a register has one strip).
+    let per_reg = per_reg.zext(NVV_BITS.max(row_w)).slice(row_w - 1, 0);
+    let row = &strip_no
+        .slice(row_w - 1, 0)
+        .mul(&per_reg)
+        .slice(row_w - 1, 0)
+        + get(&wb, "rd");
+    let mut ready = m.lit(0, 1);
+    for (b, q) in bwqs.iter().enumerate() {
+        let mine = if bank_log == 0 {
+            m.lit(1, 1)
+        } else {
+            group.slice(bank_log - 1, 0).eq(&m.lit(b as u64, bank_log))
+        };
+        m.connect(q.valid(), &(vlu.valid() & &mine));
+        m.connect(q.bits().get("row").value(), &row);
+        m.connect(q.bits().get("data").value(), vlu.bits().get("data").value());
+        m.connect(q.bits().get("mask").value(), vlu.bits().get("mask").value());
+        m.connect(q.bits().get("width").value(), get(&wb, "rd_width"));
+        ready = &ready | &(&mine & q.ready());
+    }
+    m.connect(vlu.ready(), &ready);
+    let finished = unit.port("done_load");
+    m.connect(&loadq.deq_ready(), &finished);
+    let none = m.lit(0, n);
+    m.connect(
+        &wb_done,
+        &finished.mux(&onehot_decode(get(&wb, "slot"), n), &none),
+    );
+
+    // The feeder: bank by bank, one BRQ entry per cycle (indices one element a cycle).
+    let bank = m.reg("feed_bank", bank_log.max(1), 0u64);
+    let sent = m.reg("feed_sent", 1, 0u64);
+    let elem = m.reg("feed_elem", addr_width(s as u64).max(1), 0u64);
+    let here: Vec<Value> = (0..p.banks)
+        .map(|b| bank.eq(&bank.konst(Bits::from_u64(bank.width(), b as u64))))
+        .collect();
+    let sel = |f: &dyn Fn(&Bundle) -> Value| {
+        let mut v = f(&brqs[0]);
+        for (b, q) in brqs.iter().enumerate().skip(1) {
+            v = here[b].mux(&f(q), &v);
+        }
+        v
+    };
+    let valid = sel(&|q| q.valid().clone());
+    let field = |name: &str| sel(&|q| q.bits().get(name).value().clone());
+    let (indices, data, pred, exists) = (field("a"), field("b"), field("pred"), field("exists"));
+    let (data_v, index_v) = (field("data_v"), field("index_v"));
+    let (vpq, vsdq, vvaq) = (unit.io("vpq"), unit.io("vsdq"), unit.io("vvaq"));
+    // First the entry's predicates (and store data), then its indices.
+    let first = &(&valid & &exists.or_r()) & &!&sent;
+    m.connect(vpq.valid(), &(&first & &(!&data_v | vsdq.ready())));
+    m.connect(vpq.bits().get("pred").value(), &pred);
+    m.connect(vsdq.valid(), &(&(&first & &data_v) & vpq.ready()));
+    m.connect(vsdq.bits().get("data").value(), &data);
+    let first_done = &(&first & vpq.ready()) & &(!&data_v | vsdq.ready());
+    let second = &(&valid & &sent) & &index_v;
+    let offsets: Vec<Value> = (0..s).map(|j| indices.slice(64 * j + 63, 64 * j)).collect();
+    let mut offset = offsets[0].clone();
+    for (j, o) in offsets.iter().enumerate().skip(1) {
+        offset = elem
+            .eq(&elem.konst(Bits::from_u64(elem.width(), j as u64)))
+            .mux(o, &offset);
+    }
+    m.connect(vvaq.valid(), &second);
+    m.connect(vvaq.bits().get("offset").value(), &offset);
+    let next_elem = &elem.zext(elem.width() + 1) + &m.lit(1, elem.width() + 1);
+    let more = &next_elem.lt(&m.lit(s as u64, elem.width() + 1)) & &exists.dshr(&next_elem).bit(0);
+    let index_fire = &second & vvaq.ready();
+    let pop =
+        &valid & &(&(&!&exists.or_r() | &(&first_done & &!&index_v)) | &(&index_fire & &!&more));
+    for (b, q) in brqs.iter().enumerate() {
+        m.connect(q.ready(), &(&here[b] & &pop));
+    }
+    m.when(&pop, |m| {
+        let zero = m.lit(0, 1);
+        m.connect(&sent, &zero);
+        let e0 = m.lit(0, elem.width());
+        m.connect(&elem, &e0);
+        // Banks are a power of two: the pointer wraps by itself (and one bank stays 0).
+        if p.banks > 1 {
+            let nb = &bank + &m.lit(1, bank.width());
+            m.connect(&bank, &nb);
+        }
+    })
+    .elsewhen(&first_done, |m| {
+        let one = m.lit(1, 1);
+        m.connect(&sent, &one);
+    })
+    .elsewhen(&index_fire, |m| {
+        m.connect(&elem, &next_elem.slice(elem.width() - 1, 0));
+    });
+    // Credits: strips read out and not yet drained from the last bank's BRQ.
+    let last_bank = here[p.banks as usize - 1].clone();
+    let strip_done = &pop & &last_bank;
+    let cw = addr_width(p.brq_entries as u64 + 1);
+    let credits = m.reg("brq_strips", cw, 0u64);
+    let one = m.lit(1, cw);
+    let up = readout.mux(&(&credits + &one), &credits);
+    m.connect(&credits, &strip_done.mux(&(&up - &one), &up));
+    let limit = m.lit(p.brq_entries as u64, cw);
+    m.connect(&brq_space, &credits.lt(&limit));
+    m.finish()
+}
