@@ -5,6 +5,12 @@
 //! - `lane/`: the vector execution unit of one lane (Figures 8.6, 8.7, 8.9): the expander
 //!   (`expander.rs`), the banks (`bank.rs`: 1R1W SRAM, predicate RF, operand latches, ALU,
 //!   PLU), the shared units on the operand crossbar (`imul.rs`), and their top (`vxu.rs`).
+//! - `rocc.rs`: the RoCC unit (Table 8.1): control-thread commands, vcfg/vlen/maxvl, the
+//!   VCMDQ.
+//! - `scalar/`: the scalar unit (Figure 8.4, Table 8.2): pipeline and register files
+//!   (`mod.rs`, also the `HwachaFrontend` top of RoCC and scalar unit), the
+//!   table-generated decoder with the legality rules (`decode.rs`), the scalar memory
+//!   unit (`smu.rs`); the vector I$ is the rocket `Cache`.
 //!
 //! # Element layout (the contract every block shares)
 //! With L lanes, B banks and S = bank_width/64 slices, a strip is B*S elements (8 by
@@ -20,3 +26,5 @@
 //! apart). The golden model's maxvl rule keeps every row inside the bank.
 
 pub mod params;
+pub mod rocc;
+pub mod scalar;

@@ -85,18 +85,30 @@ pub const PARAM_DOCS: &[(&str, &str)] = &[
     ("banks", "register-file banks per lane"),
     ("bank_entries", "entries of each bank SRAM"),
     ("bank_width", "bits per bank entry, a multiple of 64"),
-    ("pred_entries", "entries of each bank's predicate register file"),
+    (
+        "pred_entries",
+        "entries of each bank's predicate register file",
+    ),
     ("stages_alu", "bank ALU pipeline stages (HwachaStagesALU)"),
     ("stages_plu", "bank PLU pipeline stages (HwachaStagesPLU)"),
-    ("stages_imul", "integer multiplier stages (HwachaStagesIMul)"),
-    ("idiv_bits_per_cycle", "integer divider quotient bits per cycle"),
+    (
+        "stages_imul",
+        "integer multiplier stages (HwachaStagesIMul)",
+    ),
+    (
+        "idiv_bits_per_cycle",
+        "integer divider quotient bits per cycle",
+    ),
     ("bwq_entries", "bank write queue entries"),
     ("brq_entries", "bank read/predicate queue entries"),
     ("vvaq_entries", "VVAQ entries (HwachaNVVAQEntries)"),
     ("vpaq_entries", "VPAQ entries (HwachaNVPAQEntries)"),
     ("vsdq_entries", "VSDQ entries (HwachaNVSDQEntries)"),
     ("vldq_entries", "VLDQ entries (HwachaNVLDQEntries)"),
-    ("vlt_entries", "vector load table entries (HwachaNVLTEntries)"),
+    (
+        "vlt_entries",
+        "vector load table entries (HwachaNVLTEntries)",
+    ),
     ("vcmdq_entries", "vector command queue entries"),
     ("icache_sets", "vector instruction cache sets"),
     ("icache_ways", "vector instruction cache ways"),
@@ -154,5 +166,4 @@ impl HwachaParams {
     pub fn strip(&self) -> u32 {
         self.banks * self.slices()
     }
-
 }
