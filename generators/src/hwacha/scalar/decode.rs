@@ -403,16 +403,17 @@ pub fn decode(insn: &Value, cfg: &Config) -> Decoded {
 
     Decoded {
         known,
+        vector: vector.clone(),
         legal,
-        vector,
-        alu: when(&|_: &Line, i: &Info| i.alu.is_some()),
+        // Scalar ALU and MulDiv operations only; their vector forms are issued.
+        alu: &when(&|_: &Line, i: &Info| i.alu.is_some()) & &!&vector,
         alu_fn: encode(alu_fn::WIDTH, &|i: &Info| i.alu.unwrap_or(0)),
         word: when(&|_: &Line, i: &Info| i.word),
         shamt: when(&|_: &Line, i: &Info| i.shamt),
         imm: when(&|_: &Line, i: &Info| i.imm),
         lui: when(&|_: &Line, i: &Info| i.lui),
         auipc: when(&|_: &Line, i: &Info| i.auipc),
-        muldiv: when(&|_: &Line, i: &Info| i.muldiv),
+        muldiv: &when(&|_: &Line, i: &Info| i.muldiv) & &!&vector,
         fp,
         stop: when(&|_: &Line, i: &Info| i.stop),
         fence: when(&|_: &Line, i: &Info| i.fence),

@@ -168,6 +168,9 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let scoreboard = m.reg("scoreboard", 64, 0u64);
     // The shared registers an SMU store has yet to read (not to be overwritten).
     let store_regs = m.reg("store_regs", 64, 0u64);
+    // One MulDiv operation at a time (the pipelined multiplier would take more), so that
+    // one destination register suffices.
+    let md_busy = m.reg("md_busy", 1, false);
     let md_rd = m.reg("md_rd", 6, 0u64);
     let read_vs = |idx: &Value| onehot_mux(&onehot_decode(idx, 64), &vs);
     let read_va = |idx: &Value| onehot_mux(&onehot_decode(idx, 32), &va);
@@ -288,7 +291,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
         & &priority_mux(
             &[
                 (alu_op.clone(), one.clone()),
-                (d.muldiv.clone(), md_req.ready().clone()),
+                (d.muldiv.clone(), md_req.ready() & &!&md_busy),
                 (d.smem.clone(), smu_req.ready().clone()),
                 (d.stop.clone(), drained.clone()),
                 (d.fence.clone(), &drained & &vidle),
@@ -323,7 +326,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let next_pc = mux(&taken, &target, &link);
 
     // Dispatch.
-    m.connect(md_req.valid(), &(&go & &d.muldiv));
+    m.connect(md_req.valid(), &(&(&go & &d.muldiv) & &!&md_busy));
     let mb = md_req.bits();
     m.connect(mb.get("funct3").value(), &ir.slice(52, 50));
     m.connect(mb.get("word").value(), &d.word);
@@ -391,7 +394,11 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let sets_rd = &(&x_fire & &d.rd_shared) & &!&alu_op & &!&cj;
     let set = &sets_rd.repeat(64) & &dst_mask;
     m.connect(&scoreboard, &(&(&scoreboard & &!&clear) | &set));
-    m.when(&md_req.fire(), |m| m.connect(&md_rd, &rd));
+    m.when(md.io("resp").valid(), |m| m.connect(&md_busy, &zero));
+    m.when(&md_req.fire(), |m| {
+        m.connect(&md_rd, &rd);
+        m.connect(&md_busy, &one);
+    });
     m.when(&!&smu_busy, |m| m.connect(&store_regs, &k(0, 64)));
     m.when(&smu_req.fire(), |m| {
         m.connect(&store_regs, &(&smem_store.repeat(64) & &src_mask))

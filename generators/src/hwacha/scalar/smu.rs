@@ -49,7 +49,8 @@ pub fn smu() -> Result<Rc<Module>, HdlErrors> {
     // A request of the current segment is out, waiting for its response.
     let waiting = m.reg("waiting", 1, false);
     let load = m.reg("load", 1, false);
-    let unsigned = m.reg("unsigned", 1, false);
+    // Not `unsigned`: a Verilog keyword.
+    let unsigned = m.reg("zero_extend", 1, false);
     let size = m.reg("size", 2, 0u64);
     let left = m.reg("left", 3, 0u64);
     let reg = m.reg("reg", 6, 0u64);
