@@ -573,28 +573,25 @@ impl Gen<'_> {
 
     fn imm(&mut self) -> u64 {
         let (d, s) = (self.dst(), self.src());
+        let shift = *self.rng.pick(&SHIFT_OPS);
+        let shiftw = *self.rng.pick(&SHIFTW_OPS);
+        let imm = *self.rng.pick(&IMM_OPS);
         match self.rng.below(5) {
-            0 => w(
-                *self.rng.pick(&SHIFT_OPS),
-                &[(Vrd, d), (Vrs1, s), (Vshamt, self.rng.below(64))],
-            ),
+            0 => w(shift, &[(Vrd, d), (Vrs1, s), (Vshamt, self.rng.below(64))]),
             1 => w(
-                *self.rng.pick(&SHIFTW_OPS),
+                shiftw,
                 &[(Vrd, d), (Vrs1, s), (Vshamtw, self.rng.below(32))],
             ),
-            2 => w(
-                if self.rng.chance(50) {
+            2 => {
+                let op = if self.rng.chance(50) {
                     "vlui"
                 } else {
                     "vauipc"
-                },
-                &[(Vrd, d), (Vimm, self.imm32())],
-            ),
+                };
+                w(op, &[(Vrd, d), (Vimm, self.imm32())])
+            }
             3 => w("vaddiw", &[(Vrd, d), (Vrs1, s), (Vimm, self.imm32())]),
-            _ => w(
-                *self.rng.pick(&IMM_OPS),
-                &[(Vrd, d), (Vrs1, s), (Vimm, self.imm32())],
-            ),
+            _ => w(imm, &[(Vrd, d), (Vrs1, s), (Vimm, self.imm32())]),
         }
     }
 
@@ -714,10 +711,13 @@ impl Gen<'_> {
                 "vfirst",
                 &[(Vrd, self.dst()), (Vrs1, self.vv()), (Vpred, pred)],
             ),
-            _ => w(
-                *self.rng.pick(&["vfadd.d", "vfmul.d", "vfsub.s"]),
-                &[(Vrd, self.dst()), (Vrs1, self.src()), (Vrs2, self.src())],
-            ),
+            _ => {
+                let op = *self.rng.pick(&["vfadd.d", "vfmul.d", "vfsub.s"]);
+                w(
+                    op,
+                    &[(Vrd, self.dst()), (Vrs1, self.src()), (Vrs2, self.src())],
+                )
+            }
         }
     }
 
@@ -871,10 +871,10 @@ fn session(seed: u64, blocks: usize, len: usize, mix: Mix, control_noise: bool) 
     let (mut vv64, mut vp, vv32, vv16) = pick_cfg(&mut rng);
     cmds.push(vsetcfg(cfg(vv64, vp, vv32, vv16)));
     for r in 48..=55 {
-        cmds.push(vmcs(r, DATA + rng.below(DATA_SIZE / 2) & !7));
+        cmds.push(vmcs(r, (DATA + rng.below(DATA_SIZE / 2)) & !7));
     }
     for r in 0..6 {
-        cmds.push(vmca(r, DATA + rng.below(DATA_SIZE / 2) & !7));
+        cmds.push(vmca(r, (DATA + rng.below(DATA_SIZE / 2)) & !7));
     }
     cmds.push(vmca(6, 16));
     cmds.push(vmca(7, 0x40));
@@ -897,7 +897,7 @@ fn session(seed: u64, blocks: usize, len: usize, mix: Mix, control_noise: bool) 
                 1 => ctl("vgetvl", &[(Rd, rng.below(32))], 0),
                 2 => ctl("vgetcfg", &[(Rd, rng.below(32))], 0),
                 3 => vmcs(rng.range(1, 40) as u64, rng.next_u64()),
-                4 => vmca(rng.below(6), DATA + rng.below(DATA_SIZE / 2) & !7),
+                4 => vmca(rng.below(6), (DATA + rng.below(DATA_SIZE / 2)) & !7),
                 _ => vf(addr),
             });
         }

@@ -124,7 +124,7 @@ impl HwachaParams {
         ParamError::check_range("banks", self.banks, 1, 16)?;
         ParamError::check_pow2("bank_entries", self.bank_entries)?;
         ParamError::check_range("bank_entries", self.bank_entries, 16, 4096)?;
-        if self.bank_width % 64 != 0 || !(self.bank_width / 64).is_power_of_two() {
+        if !self.bank_width.is_multiple_of(64) || !(self.bank_width / 64).is_power_of_two() {
             return Err(ParamError::new(
                 "bank_width",
                 format!("must be 64 times a power of two, got {}", self.bank_width),
