@@ -994,126 +994,133 @@ fn configs() -> Vec<(&'static str, RtlParams)> {
     vec![("default", RtlParams::default()), ("small", small)]
 }
 
-fn check(bench: &mut Bench, p: &RtlParams, s: &Session, seed: u64, what: &str) -> u64 {
-    let e = golden(p, s);
-    let mut cycles = 0;
-    for (i, t) in TIMINGS.iter().enumerate() {
-        cycles += bench.run(s, &e, *t, seed + i as u64, what);
+/// What the sessions of one configuration covered (from the checked expectations).
+#[derive(Default, Debug)]
+struct Coverage {
+    cycles: u64,
+    blocks: u64,
+    responses: usize,
+    issues: usize,
+    vresps: usize,
+    taken: usize,
+    not_taken: usize,
+    reg_writes: usize,
+    stores: usize,
+    /// Exceptions by cause (0..=7).
+    causes: [usize; 8],
+}
+
+impl Coverage {
+    fn add(&mut self, e: &Expected) {
+        self.responses += e.responses.len();
+        self.issues += e.issues.len();
+        for (_, a) in &e.issues {
+            match a {
+                Answer::Resp { .. } => self.vresps += 1,
+                Answer::Branch { taken: true } => self.taken += 1,
+                Answer::Branch { taken: false } => self.not_taken += 1,
+                Answer::None => {}
+            }
+        }
+        self.reg_writes += e.writes.values().map(Vec::len).sum::<usize>();
+        self.stores += e.stores.len();
+        for (cause, _) in &e.xcpts {
+            self.causes[*cause as usize] += 1;
+        }
     }
-    cycles
+}
+
+/// Runs `s` under every memory timing (or the one of `timing`).
+fn check(
+    bench: &mut Bench,
+    p: &RtlParams,
+    s: &Session,
+    seed: u64,
+    what: &str,
+    all: bool,
+    cov: &mut Coverage,
+) {
+    let e = golden(p, s);
+    cov.add(&e);
+    for (i, t) in TIMINGS.iter().enumerate() {
+        if all || i as u64 == seed % 3 {
+            cov.cycles += bench.run(s, &e, *t, seed + i as u64, what);
+        }
+    }
+}
+
+fn mix(w: [u32; 7]) -> Mix {
+    let [alu, imm, muldiv, mem, vector, branch, illegal] = w;
+    Mix {
+        alu,
+        imm,
+        muldiv,
+        mem,
+        vector,
+        branch,
+        illegal,
+    }
 }
 
 #[test]
 fn frontend_matches_the_golden_model() {
     for (name, p) in configs() {
         let mut bench = Bench::new(&p);
-        let directed: [(&str, Mix); 6] = [
-            (
-                "alu",
-                Mix {
-                    alu: 5,
-                    imm: 5,
-                    muldiv: 0,
-                    mem: 0,
-                    vector: 0,
-                    branch: 0,
-                    illegal: 0,
-                },
-            ),
-            (
-                "muldiv",
-                Mix {
-                    alu: 1,
-                    imm: 1,
-                    muldiv: 6,
-                    mem: 0,
-                    vector: 0,
-                    branch: 0,
-                    illegal: 0,
-                },
-            ),
-            (
-                "memory",
-                Mix {
-                    alu: 1,
-                    imm: 1,
-                    muldiv: 0,
-                    mem: 8,
-                    vector: 0,
-                    branch: 0,
-                    illegal: 0,
-                },
-            ),
-            (
-                "vector",
-                Mix {
-                    alu: 1,
-                    imm: 1,
-                    muldiv: 0,
-                    mem: 0,
-                    vector: 8,
-                    branch: 0,
-                    illegal: 0,
-                },
-            ),
-            (
-                "branch",
-                Mix {
-                    alu: 1,
-                    imm: 1,
-                    muldiv: 0,
-                    mem: 0,
-                    vector: 1,
-                    branch: 6,
-                    illegal: 0,
-                },
-            ),
-            (
-                "illegal",
-                Mix {
-                    alu: 3,
-                    imm: 1,
-                    muldiv: 1,
-                    mem: 1,
-                    vector: 1,
-                    branch: 0,
-                    illegal: 2,
-                },
-            ),
+        let mut cov = Coverage::default();
+        // Directed classes: weights of alu, imm, muldiv, mem, vector, branch, illegal.
+        let directed = [
+            ("alu", mix([5, 5, 0, 0, 0, 0, 0])),
+            ("muldiv", mix([1, 1, 6, 0, 0, 0, 0])),
+            ("memory", mix([1, 1, 0, 8, 0, 0, 0])),
+            ("vector", mix([1, 1, 0, 0, 8, 0, 0])),
+            ("branch", mix([1, 1, 0, 0, 1, 6, 0])),
+            ("illegal", mix([3, 1, 1, 1, 1, 0, 2])),
         ];
-        let mut cycles = check(
+        let what = format!("{name} control");
+        check(
             &mut bench,
             &p,
             &control_session(1),
             1,
-            &format!("{name} control"),
+            &what,
+            true,
+            &mut cov,
         );
-        for (i, (what, mix)) in directed.iter().enumerate() {
+        for (i, (class, mix)) in directed.iter().enumerate() {
             for k in 0..4u64 {
                 let seed = 100 + 10 * i as u64 + k;
                 let s = session(seed, 3, 24, *mix, false);
-                cycles += check(
-                    &mut bench,
-                    &p,
-                    &s,
-                    seed,
-                    &format!("{name} {what} seed {seed}"),
-                );
+                cov.blocks += 3;
+                let what = format!("{name} {class} seed {seed}");
+                check(&mut bench, &p, &s, seed, &what, true, &mut cov);
             }
         }
-        let programs = if long() { 1000 } else { 100 };
-        let mut sessions = 0;
-        let mut blocks = 0;
-        while blocks < programs {
-            let seed = 10_000 + sessions;
+        let random = if long() { 1000 } else { 100 };
+        let mut seed = 10_000;
+        let start = cov.blocks;
+        while cov.blocks - start < random {
             let s = session(seed, 4, 30, RANDOM, true);
-            blocks += 4;
-            sessions += 1;
-            let e = golden(&p, &s);
-            let t = TIMINGS[(seed % 3) as usize];
-            cycles += bench.run(&s, &e, t, seed, &format!("{name} random seed {seed}"));
+            cov.blocks += 4;
+            let what = format!("{name} random seed {seed}");
+            check(&mut bench, &p, &s, seed, &what, false, &mut cov);
+            seed += 1;
         }
-        println!("{name}: control + 24 directed sessions x 3 timings, {blocks} random blocks; {cycles} cycles");
+        println!("{name}: {cov:?}");
+        // Every kind of event occurred.
+        assert!(
+            cov.responses > 100 && cov.issues > 500 && cov.vresps > 50,
+            "{cov:?}"
+        );
+        assert!(
+            cov.taken > 20 && cov.not_taken > 20 && cov.stores > 100,
+            "{cov:?}"
+        );
+        for cause in [0, 1, 2, 4, 5, 6, 7] {
+            assert!(
+                cov.causes[cause] > 0,
+                "no exception of cause {cause}: {cov:?}"
+            );
+        }
     }
 }
 
