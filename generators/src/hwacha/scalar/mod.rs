@@ -81,6 +81,24 @@ pub fn trace_shape() -> Shape {
     ])
 }
 
+/// An instruction slot of F/D: the word, its vpc, and the fetch fault in its place (1
+/// misaligned vpc, 2 outside memory).
+struct Slot {
+    valid: Value,
+    bits: Value,
+    pc: Value,
+    fault: Value,
+}
+
+impl Slot {
+    fn load(&self, m: &mut ModuleBuilder, from: &Slot) {
+        m.connect(&self.valid, &from.valid);
+        m.connect(&self.bits, &from.bits);
+        m.connect(&self.pc, &from.pc);
+        m.connect(&self.fault, &from.fault);
+    }
+}
+
 /// `count + 1` ones from bit `first` up (a register range), 64 bits.
 fn range_mask(first: &Value, count: &Value) -> Value {
     let ones = &first.konst(Bits::from_u64(9, 2)).dshl(count) - &first.konst(Bits::from_u64(9, 1));
@@ -175,15 +193,30 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let read_vs = |idx: &Value| onehot_mux(&onehot_decode(idx, 64), &vs);
     let read_va = |idx: &Value| onehot_mux(&onehot_decode(idx, 32), &va);
 
-    // F and D: the fetch pointer, the outstanding fetch and the instruction register.
+    // F and D: the fetch pointer, the outstanding fetch, and two instruction slots: the
+    // instruction register X works on and a fetch buffer behind it.
     let pc = m.reg("pc", 64, 0u64);
     let f_out = m.reg("f_out", 1, false);
     let f_pc = m.reg("f_pc", 64, 0u64);
-    let ir_valid = m.reg("ir_valid", 1, false);
-    let ir = m.reg("ir", 64, 0u64);
-    let ir_pc = m.reg("ir_pc", 64, 0u64);
-    // A fetch that was not made: 1 misaligned vpc, 2 outside memory.
-    let ir_fault = m.reg("ir_fault", 2, 0u64);
+    // The outstanding fetch belongs to a block an exception ended: its answer is dropped.
+    let f_drop = m.reg("f_drop", 1, false);
+    // Fetch waits after a control instruction (jump, vstop) or a fault: the vpc
+    // after it is known only when X executes it, so fetch never needs squashing.
+    let hold = m.reg("hold", 1, false);
+    let slot = |name: &str, m: &mut ModuleBuilder| Slot {
+        valid: m.reg(&format!("{name}_valid"), 1, false),
+        bits: m.reg(name, 64, 0u64),
+        pc: m.reg(&format!("{name}_pc"), 64, 0u64),
+        fault: m.reg(&format!("{name}_fault"), 2, 0u64),
+    };
+    let d_slot = slot("ir", &mut m);
+    let fb = slot("fb", &mut m);
+    let (ir_valid, ir, ir_pc, ir_fault) = (
+        d_slot.valid.clone(),
+        d_slot.bits.clone(),
+        d_slot.pc.clone(),
+        d_slot.fault.clone(),
+    );
     // A consensual jump of X has been issued and waits for `vbranch`.
     let x_issued = m.reg("x_issued", 1, false);
 
@@ -434,10 +467,24 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
         });
     }
 
-    // Fetch: the vpc X goes to next, or the held pc.
-    let slot_free = &!&ir_valid | &x_fire;
-    let fetching = &(&running & &!&f_out) & &slot_free & &!&(&x_fire & &d.stop);
-    let fetch_pc = mux(&x_fire, &next_pc, &pc);
+    // Fetch: sequential from `pc`, or X's jump target as it executes the jump. A request
+    // needs room for its answer in the two slots once X has taken its instruction.
+    let ic_req = icache.io("cpu_req");
+    let ic_resp = icache.io("cpu_resp");
+    let resp_now = ic_resp.valid().clone();
+    let resp_data = ic_resp.bits().get("data").value().clone();
+    let arrived = &(&resp_now & &!&f_drop) & &!&xcpt_fire;
+    let ctl_op = resp_data.slice(11, 7);
+    // vcjalr 0x19, vcjal 0x1b, vstop 0x18 (vfence, also 0x18, has bit 53 set).
+    let stop_like = &ctl_op.eq(&k(0x18, 5)) & &!&resp_data.bit(53);
+    let resp_ctl = &resp_data.slice(6, 0).eq(&k(0x3f, 7))
+        & &(&(&ctl_op.eq(&k(0x19, 5)) | &ctl_op.eq(&k(0x1b, 5))) | &stop_like);
+    let redirect = &x_fire & &cj;
+    let holding = &(&hold & &!&redirect) | &(&arrived & &resp_ctl);
+    let queued = &(&ir_valid.zext(2) + &fb.valid.zext(2)) + &f_out.zext(2);
+    let room = (&queued - &x_fire.zext(2)).lt(&k(2, 2));
+    let fetching = &(&(&running & &!&holding) & &room) & &(&(&!&f_out | &resp_now) & &!&xcpt_fire);
+    let fetch_pc = mux(&redirect, &next_pc, &pc);
     let fetch_off = &fetch_pc - &k(ram.base, 64);
     let fetch_ok_addr = fetch_off.lt(&k(ram.size & !7, 64));
     let fetch_fault = mux(
@@ -445,34 +492,50 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
         &k(1, 2),
         &mux(&fetch_ok_addr, &k(0, 2), &k(2, 2)),
     );
-    let ic_req = icache.io("cpu_req");
+    let bad = fetch_fault.ne(&k(0, 2));
+    // A fault takes a slot in place of an answer, so only while none can arrive.
+    let fault_now = &(&fetching & &bad) & &!&f_out;
     let icq = ic_req.bits();
-    m.connect(ic_req.valid(), &(&fetching & &fetch_fault.eq(&k(0, 2))));
+    m.connect(ic_req.valid(), &(&fetching & &!&bad));
     m.connect(icq.get("addr").value(), &fetch_pc.slice(31, 0));
     m.connect(icq.get("write").value(), &zero);
     m.connect(icq.get("data").value(), &k(0, 64));
     m.connect(icq.get("mask").value(), &k(0xff, 8));
     m.connect(icq.get("size").value(), &k(3, 3));
-    let ic_resp = icache.io("cpu_resp");
-    m.when(&x_fire, |m| {
-        m.connect(&pc, &next_pc);
-        m.connect(&ir_valid, &zero);
+    m.when(&redirect, |m| m.connect(&pc, &next_pc));
+    m.when(&resp_now, |m| {
+        m.connect(&f_out, &zero);
+        m.connect(&f_drop, &zero);
     });
     m.when(&ic_req.fire(), |m| {
         m.connect(&f_out, &one);
         m.connect(&f_pc, &fetch_pc);
+        m.connect(&pc, &(&fetch_pc + &k(8, 64)));
     });
-    m.when(&(&fetching & &fetch_fault.ne(&k(0, 2))), |m| {
-        m.connect(&ir_valid, &one);
-        m.connect(&ir_fault, &fetch_fault);
-        m.connect(&ir_pc, &fetch_pc);
+    m.when(&(&xcpt_fire & &(&f_out & &!&resp_now)), |m| {
+        m.connect(&f_drop, &one)
     });
-    m.when(ic_resp.valid(), |m| {
-        m.connect(&f_out, &zero);
-        m.connect(&ir_valid, &one);
-        m.connect(&ir_fault, &k(0, 2));
-        m.connect(&ir, ic_resp.bits().get("data").value());
-        m.connect(&ir_pc, &f_pc);
+    m.connect(&hold, &holding);
+    m.when(&fault_now, |m| m.connect(&hold, &one));
+    m.when(&(&vf | &xcpt_fire), |m| m.connect(&hold, &zero));
+
+    // The slots: what arrives goes to the first free one; X's slot refills from the buffer.
+    let arrival = Slot {
+        valid: &arrived | &fault_now,
+        bits: resp_data.clone(),
+        pc: mux(&arrived, &f_pc, &fetch_pc),
+        fault: mux(&arrived, &k(0, 2), &fetch_fault),
+    };
+    let ir_free = &!&ir_valid | &x_fire;
+    m.when(&ir_free, |m| {
+        m.when(&fb.valid, |m| {
+            d_slot.load(m, &fb);
+            fb.load(m, &arrival);
+        })
+        .otherwise(|m| d_slot.load(m, &arrival));
+    })
+    .otherwise(|m| {
+        m.when(&arrival.valid, |m| fb.load(m, &arrival));
     });
     m.when(&vf, |m| {
         m.connect(&running, &one);
@@ -482,7 +545,8 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     m.when(&(&x_fire & &d.stop), |m| m.connect(&running, &zero));
     m.when(&xcpt_fire, |m| {
         m.connect(&running, &zero);
-        m.connect(&ir_valid, &zero);
+        m.connect(&d_slot.valid, &zero);
+        m.connect(&fb.valid, &zero);
     });
     m.connect(xcpt.valid(), &xcpt_fire);
     m.connect(xcpt.bits().get("cause").value(), &x_cause);
