@@ -32,7 +32,7 @@ use verification::iss::mem::Memory;
 use verification::iss::rocc::{self, RoccCommand};
 use verification::rng::Rng;
 use verification::tb::memory::{MemConfig, MemPort, MemoryModel};
-use verification::verilator::{Model, Options};
+use verification::verilator::{Model, Opt, Options};
 use Field::*;
 
 const BASE: u64 = 0x8000_0000;
@@ -319,7 +319,12 @@ impl Bench {
             },
         )
         .unwrap();
-        let dut = Model::of_design(&Design::new(&top), &Options::default()).unwrap();
+        // -O1 C++: the build dominates, a few hundred thousand cycles are quick anyway.
+        let options = Options {
+            cxx_opt: Opt::O1,
+            ..Options::default()
+        };
+        let dut = Model::of_design(&Design::new(&top), &options).unwrap();
         Bench { dut }
     }
 
@@ -1067,6 +1072,7 @@ fn frontend_matches_the_golden_model() {
     for (name, p) in configs() {
         let mut bench = Bench::new(&p);
         let mut cov = Coverage::default();
+        check_warm_throughput(&mut bench, &p);
         // Directed classes: weights of alu, imm, muldiv, mem, vector, branch, illegal.
         let directed = [
             ("alu", mix([5, 5, 0, 0, 0, 0, 0])),
@@ -1122,6 +1128,39 @@ fn frontend_matches_the_golden_model() {
             );
         }
     }
+}
+
+/// A block of independent ALU instructions that fits the I$, run once and then three
+/// times more from the warm I$ (memory latency 1): the extra runs cost about one cycle
+/// per instruction.
+fn check_warm_throughput(bench: &mut Bench, p: &RtlParams) {
+    let capacity = (p.icache_sets * p.icache_ways * p.icache_line_bytes / 8) as u64;
+    let n = (capacity - 1).min(48);
+    let mut rng = Rng::new(3);
+    let mut g = Gen {
+        rng: &mut rng,
+        vv64: 4,
+        vp: 2,
+    };
+    let code: Vec<u64> = (0..n).map(|_| g.alu()).chain([w("vstop", &[])]).collect();
+    let bytes: Vec<u8> = code.iter().flat_map(|i| i.to_le_bytes()).collect();
+    let runs = |k: usize| {
+        let mut cmds = vec![vsetcfg(cfg(4, 2, 0, 0)), vsetvl(8)];
+        cmds.extend((0..k).map(|_| vf(BASE)));
+        Session {
+            cmds,
+            image: vec![(BASE, bytes.clone())],
+        }
+    };
+    let (one, four) = (runs(1), runs(4));
+    let c1 = bench.run(&one, &golden(p, &one), TIMINGS[0], 1, "one run");
+    let c4 = bench.run(&four, &golden(p, &four), TIMINGS[0], 1, "four runs");
+    let per_run = (c4 - c1) / 3;
+    println!("{n} + 1 instructions: {per_run} cycles per warm run");
+    assert!(
+        per_run <= n + 8,
+        "{per_run} cycles for a warm run of {n} + 1"
+    );
 }
 
 #[test]
