@@ -127,6 +127,8 @@ struct Expected {
     issues: Vec<(Issue, Answer)>,
     writes: HashMap<u64, Vec<u64>>,
     stores: Vec<(u64, u8, u64)>,
+    /// Why worker instructions were illegal (the model's `Illegal` variant names).
+    illegal: Vec<String>,
     memory: Memory,
 }
 
@@ -195,6 +197,7 @@ fn golden(p: &RtlParams, s: &Session) -> Expected {
         issues: Vec::new(),
         writes: HashMap::new(),
         stores: Vec::new(),
+        illegal: Vec::new(),
         memory: Memory::new(BASE, 8, BASE),
     };
     for cmd in &s.cmds {
@@ -212,7 +215,14 @@ fn golden(p: &RtlParams, s: &Session) -> Expected {
                 Some("vuncfg") => e.vcfgs.push(0),
                 _ => {}
             },
-            Err(err) => e.xcpts.push(cause_of(err, cmd)),
+            Err(err) => {
+                e.xcpts.push(cause_of(err, cmd));
+                if let HwachaError::IllegalInstruction { reason, .. } = err {
+                    let name = format!("{reason:?}");
+                    e.illegal
+                        .push(name.split([' ', '{']).next().unwrap().to_string());
+                }
+            }
         }
         let mut vs = before;
         let stop_pc = result.as_ref().err().and_then(error_pc);
@@ -726,15 +736,63 @@ impl Gen<'_> {
         }
     }
 
+    /// Mostly illegal instructions, one per rule of `Insn::check` (which of them are
+    /// illegal is the model's call: some are legal under some configurations).
     fn illegal(&mut self) -> u64 {
-        match self.rng.below(4) {
-            // Predicated scalar, out-of-range vector register, shared destination.
+        let narrow = self.vv64 + self.rng.below(4);
+        let (vv, vp) = (self.vv(), self.vp);
+        match self.rng.below(13) {
             0 => w("vadd", &[(Vrd, 3), (Vrs1, 4), (Vrs2, 5), (Vpred, 1)]),
             1 => w(
                 "vadd",
                 &[(Vd, 1), (Vs1, 1), (Vrd, 200), (Vrs1, 0), (Vrs2, 1)],
             ),
             2 => w("vadd", &[(Vs1, 1), (Vrd, 3), (Vrs1, 0), (Vrs2, 1)]),
+            3 => w("vcjal", &[(Vcimm, 1), (Vcond, self.rng.range(2, 3) as u64)]),
+            4 => w(
+                "vfadd.d",
+                &[
+                    (Vrd, 3),
+                    (Vrs1, 4),
+                    (Vrs2, 5),
+                    (Vrm, self.rng.range(5, 7) as u64),
+                ],
+            ),
+            5 => w("vfmul.d", &[(Vrd, 3), (Vrs1, 4), (Vrs2, 5), (Vpred, 1)]),
+            6 => w(
+                "vlssegd",
+                &[
+                    (Vrd, self.rng.range(58, 63) as u64),
+                    (Vrs1, 48),
+                    (Vseglen, 3),
+                ],
+            ),
+            7 => w(
+                "vsssegw",
+                &[
+                    (Vrs2, self.rng.range(58, 63) as u64),
+                    (Vrs1, 48),
+                    (Vseglen, 3),
+                ],
+            ),
+            8 => w(
+                "vaddw",
+                &[(Vd, 1), (Vs1, 1), (Vrd, narrow), (Vrs1, vv), (Vrs2, 1)],
+            ),
+            9 => w(
+                "vlsegd",
+                &[(Vrd, narrow), (Vars1, 1), (Vseglen, self.rng.below(2))],
+            ),
+            10 => w(
+                "vcmplt",
+                &[
+                    (Vprd, vp),
+                    (Vrs1, 1),
+                    (Vrs2, 2),
+                    (Vpred, self.rng.below(vp + 1)),
+                ],
+            ),
+            11 => w("vamoadd.w", &[(Vrd, 3), (Vrs1, 48), (Vrs2, 4)]),
             // A word no encoding line matches.
             _ => loop {
                 let bits = self.rng.next_u64() | 0x3f;
@@ -901,7 +959,7 @@ fn session(seed: u64, blocks: usize, len: usize, mix: Mix, control_noise: bool) 
                 0 => vsetvl(rng.below(40)),
                 1 => ctl("vgetvl", &[(Rd, rng.below(32))], 0),
                 2 => ctl("vgetcfg", &[(Rd, rng.below(32))], 0),
-                3 => vmcs(rng.range(1, 40) as u64, rng.next_u64()),
+                3 => vmcs(rng.below(41), rng.next_u64()),
                 4 => vmca(rng.below(6), (DATA + rng.below(DATA_SIZE / 2)) & !7),
                 _ => vf(addr),
             });
@@ -1013,6 +1071,8 @@ struct Coverage {
     stores: usize,
     /// Exceptions by cause (0..=7).
     causes: [usize; 8],
+    /// Illegal worker instructions by reason.
+    illegal: std::collections::BTreeMap<String, usize>,
 }
 
 impl Coverage {
@@ -1031,6 +1091,9 @@ impl Coverage {
         self.stores += e.stores.len();
         for (cause, _) in &e.xcpts {
             self.causes[*cause as usize] += 1;
+        }
+        for r in &e.illegal {
+            *self.illegal.entry(r.clone()).or_default() += 1;
         }
     }
 }
@@ -1093,7 +1156,7 @@ fn frontend_matches_the_golden_model() {
             &mut cov,
         );
         for (i, (class, mix)) in directed.iter().enumerate() {
-            for k in 0..4u64 {
+            for k in 0..8u64 {
                 let seed = 100 + 10 * i as u64 + k;
                 let s = session(seed, 3, 24, *mix, false);
                 cov.blocks += 3;
@@ -1101,7 +1164,7 @@ fn frontend_matches_the_golden_model() {
                 check(&mut bench, &p, &s, seed, &what, true, &mut cov);
             }
         }
-        let random = if long() { 1000 } else { 100 };
+        let random = if long() { 2000 } else { 200 };
         let mut seed = 10_000;
         let start = cov.blocks;
         while cov.blocks - start < random {
