@@ -180,27 +180,28 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         .ne(&q.port("count").konst(Bits::zero(q.port("count").width())));
     let all_idle = &(&!&queued & &!&scalar_busy) & &!&resp_valid;
     let slot_free = &!&resp_valid | resp.ready();
-    let ready = priority_ready(
-        &illegal,
-        &all_idle,
-        &answers,
-        &slot_free,
-        &enqueues,
-        &q.port("enq_ready"),
+    // An illegal command waits until everything before it is done, an answered one for
+    // the response register, a queued one for VCMDQ room; a dropped vf goes at once.
+    let ready = priority_mux(
+        &[
+            (illegal.clone(), all_idle),
+            (answers.clone(), slot_free),
+            (enqueues.clone(), q.port("enq_ready")),
+        ],
+        &k(1, 1),
     );
     m.connect(cmd.ready(), &ready);
     let fire = cmd.fire();
     let accept = |c: &Value| &(&fire & &!&illegal) & c;
 
     // The VCMDQ entry of the command.
-    let kind = priority(
+    let kind = priority_mux(
         &[
-            (vmcs.clone(), vcmd::VMCS),
-            (vmca.clone(), vcmd::VMCA),
-            (vf.clone(), vcmd::VF),
+            (vmcs.clone(), k(vcmd::VMCS, 2)),
+            (vmca.clone(), k(vcmd::VMCA, 2)),
+            (vf.clone(), k(vcmd::VF, 2)),
         ],
-        vcmd::CFG,
-        &k(0, 2),
+        &k(vcmd::CFG, 2),
     );
     let reg = mux(&vmcs, &vs_index.slice(5, 0), &insn.slice(11, 7).zext(6));
     let offset = cat(&[&insn.slice(31, 25), &insn.slice(11, 7)])
@@ -262,33 +263,4 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(xcpt.bits().get("tval").value(), &insn.zext(64));
     m.connect(&busy, &(&(&queued | &scalar_busy) | &resp_valid));
     m.finish()
-}
-
-/// When a command can be accepted: an illegal one once everything is idle, one that is
-/// answered once the response register is free, one that is queued once the VCMDQ has
-/// room; the rest (a dropped vf) at once.
-fn priority_ready(
-    illegal: &Value,
-    idle: &Value,
-    answers: &Value,
-    slot_free: &Value,
-    enqueues: &Value,
-    enq_ready: &Value,
-) -> Value {
-    let one = illegal.konst(Bits::from_u64(1, 1));
-    mux(
-        illegal,
-        idle,
-        &mux(answers, slot_free, &mux(enqueues, enq_ready, &one)),
-    )
-}
-
-fn priority(cases: &[(Value, u64)], default: u64, like: &Value) -> Value {
-    let w = like.width();
-    cases
-        .iter()
-        .rev()
-        .fold(like.konst(Bits::from_u64(w, default)), |acc, (c, v)| {
-            mux(c, &like.konst(Bits::from_u64(w, *v)), &acc)
-        })
 }

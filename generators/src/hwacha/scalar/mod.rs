@@ -5,10 +5,11 @@
 //! write vs/va, `vsetcfg`/`vuncfg` wait for the vector side to go idle and announce the
 //! new vcfg on `vcfg` (the vector side clears its registers), and `vf` starts a block.
 //! A block runs through an in-order, single-issue pipeline:
-//! - F: the vector I$ (the rocket `Cache`, blocking) is asked for the next vpc once
-//!   the instruction register will be free; a misaligned vpc or one outside the memory
-//!   window is not fetched but carried to X as a fault.
-//! - D: the instruction register (`ir`).
+//! - F: the vector I$ (the rocket `Cache`, blocking; hits stream at one per cycle) is
+//!   asked for the next sequential vpc while the two D slots have room for the answer; a
+//!   misaligned vpc or one outside the memory window is not fetched but carried to X as
+//!   a fault.
+//! - D: two instruction slots, `ir` (the one X works on) and the fetch buffer `fb`.
 //! - X: decode and legality (`decode.rs`, from the encoding file), operand read of vs/va,
 //!   the scoreboard check, and dispatch: the ALU result (scalar int/imm ops, vlui,
 //!   vauipc, the link of a taken consensual jump), the MulDiv (rocket `MulDiv`), the
@@ -22,9 +23,11 @@
 //!   scoreboard holds one pending bit per vs register for them (vs0 too, so that its
 //!   writers stay ordered), and the X stage stalls on a pending source or destination.
 //!
-//! Fetch is not speculative: X's next vpc (pc + 8 or a jump target) is the next fetch, so
-//! nothing is ever squashed. Exceptions (golden model table) go out on `xcpt` and end
-//! the block. `trace` shows every vs write of the block (ALU, MulDiv, SMU; `vresp`
+//! Fetch runs ahead only in straight-line code: it waits after a jump, a vstop or a
+//! fault until X executes it (a jump's target is then the next fetch), so nothing
+//! fetched is ever off the path; only an exception, which ends the block, discards the
+//! fetched instructions behind it. Exceptions (the golden model's table) go out on
+//! `xcpt` once nothing older is in flight. `trace` shows every vs write of the block (ALU, MulDiv, SMU; `vresp`
 //! writes are the testbench's own) for lockstep checking.
 
 pub mod decode;
