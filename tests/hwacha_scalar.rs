@@ -14,10 +14,16 @@
 //! delays, and drops `vidle` for a while after each issue. Responses, vissue and memory
 //! are back-pressured at random; memory latencies are 1, 20 and 100 cycles.
 //!
-//! Sessions: directed ones per instruction class (control thread and maxvl, scalar
-//! ALU, multiply/divide, scalar memory of every width and mode, vector issue, branches
-//! and loops, exceptions), then random ones mixing everything (`ACCELGEN_LONG=1` for
-//! more). Each configuration tested is also linted (Verilator -Wall, Yosys).
+//! Sessions: the control thread alone (maxvl of 60 random configurations, illegal and
+//! unconfigured commands), 8 directed sessions of 3 blocks per instruction class (scalar
+//! ALU, multiply/divide, scalar memory of every width and mode with segments, vector
+//! issue, consensual jumps and counted loops, illegal instructions), each under the three
+//! memory timings, then 200 random blocks (2000 with `ACCELGEN_LONG=1`) mixing
+//! everything with vsetcfg/vsetvl/vuncfg/vmcs/vmca and illegal commands between them.
+//! Coverage is counted and asserted (every exception cause, every legality rule, taken
+//! and not-taken jumps), and a warm-I$ run must take about one cycle per instruction.
+//! Configurations: the thesis default and a small one (plus a wide one with
+//! `ACCELGEN_LONG`); each is also linted (Verilator -Wall, Yosys, as rocket_lint.rs).
 
 use asic_flow::lint::{run_all, LintTarget};
 use generators::hwacha::params::HwachaParams as RtlParams;
@@ -1038,7 +1044,8 @@ fn control_session(seed: u64) -> Session {
 
 // ------------------------------------------------------------------ tests
 
-/// The configurations under test: the thesis default and a small one.
+/// The configurations under test: the thesis default and a small one, and with
+/// `ACCELGEN_LONG` a wide one (each costs a Verilator build of about 40 s).
 fn configs() -> Vec<(&'static str, RtlParams)> {
     let small = RtlParams {
         lanes: 2,
@@ -1054,7 +1061,25 @@ fn configs() -> Vec<(&'static str, RtlParams)> {
         stages_imul: 1,
         ..RtlParams::default()
     };
-    vec![("default", RtlParams::default()), ("small", small)]
+    let wide = RtlParams {
+        lanes: 8,
+        banks: 8,
+        bank_entries: 1024,
+        bank_width: 256,
+        pred_entries: 128,
+        icache_sets: 8,
+        icache_ways: 4,
+        icache_line_bytes: 32,
+        vcmdq_entries: 5,
+        idiv_bits_per_cycle: 4,
+        stages_imul: 2,
+        ..RtlParams::default()
+    };
+    let mut v = vec![("default", RtlParams::default()), ("small", small)];
+    if long() {
+        v.push(("wide", wide));
+    }
+    v
 }
 
 /// What the sessions of one configuration covered (from the checked expectations).
