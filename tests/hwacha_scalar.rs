@@ -335,9 +335,9 @@ impl Bench {
             },
         )
         .unwrap();
-        // -O1 C++: the build dominates, a few hundred thousand cycles are quick anyway.
+        // -O0 C++: the build dominates, a few hundred thousand cycles are quick anyway.
         let options = Options {
-            cxx_opt: Opt::O1,
+            cxx_opt: Opt::O0,
             ..Options::default()
         };
         let dut = Model::of_design(&Design::new(&top), &options).unwrap();

@@ -254,12 +254,9 @@ fn info(line: &Line) -> Info {
 
 /// The decoded control of the instruction in the X stage; 1-bit flags unless noted.
 pub struct Decoded {
-    /// Some base line matches (else `Illegal::Unknown`).
-    pub known: Value,
-    /// Legal under the current configuration (`Insn::check`).
+    /// Some base line matches (else `Illegal::Unknown`) and it is legal under the
+    /// current configuration (`Insn::check`).
     pub legal: Value,
-    /// `Insn::is_vector`.
-    pub vector: Value,
     pub alu: Value,
     /// `alu_fn` (4 bits) and the *W flag.
     pub alu_fn: Value,
@@ -269,7 +266,6 @@ pub struct Decoded {
     pub lui: Value,
     pub auipc: Value,
     pub muldiv: Value,
-    pub fp: Value,
     pub stop: Value,
     pub fence: Value,
     pub cjal: Value,
@@ -402,8 +398,6 @@ pub fn decode(insn: &Value, cfg: &Config) -> Decoded {
     let legal = &known & &!&any(&zero, illegal);
 
     Decoded {
-        known,
-        vector: vector.clone(),
         legal,
         // Scalar ALU and MulDiv operations only; their vector forms are issued.
         alu: &when(&|_: &Line, i: &Info| i.alu.is_some()) & &!&vector,
@@ -414,7 +408,6 @@ pub fn decode(insn: &Value, cfg: &Config) -> Decoded {
         lui: when(&|_: &Line, i: &Info| i.lui),
         auipc: when(&|_: &Line, i: &Info| i.auipc),
         muldiv: &when(&|_: &Line, i: &Info| i.muldiv) & &!&vector,
-        fp,
         stop: when(&|_: &Line, i: &Info| i.stop),
         fence: when(&|_: &Line, i: &Info| i.fence),
         cjal,
