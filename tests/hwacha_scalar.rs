@@ -997,6 +997,66 @@ fn session(seed: u64, blocks: usize, len: usize, mix: Mix, control_noise: bool) 
     Session { cmds, image }
 }
 
+/// Corner operands: every scalar register-register op (ALU and multiply/divide) on
+/// every ordered pair of a set of corner values (0, 1, -1, MIN, MAX, 32-bit edges), every
+/// immediate op with corner immediates, and the shift amounts 0, 1, 31, 32, 63.
+fn corner_session() -> Session {
+    const CORNERS: [u64; 8] = [
+        0,
+        1,
+        u64::MAX,
+        1 << 63,
+        (1 << 63) - 1,
+        0x8000_0000,
+        0xffff_ffff,
+        0x7fff_ffff,
+    ];
+    let mut cmds = vec![vsetcfg(cfg(4, 2, 0, 0)), vsetvl(4)];
+    for (i, &v) in CORNERS.iter().enumerate() {
+        cmds.push(vmcs(1 + i as u64, v));
+    }
+    let mut code = Vec::new();
+    let corner = |i: usize| 1 + i as u64;
+    for op in INT_OPS.iter().chain(&MULDIV_OPS) {
+        for a in 0..CORNERS.len() {
+            for b in 0..CORNERS.len() {
+                code.push(w(op, &[(Vrd, 20), (Vrs1, corner(a)), (Vrs2, corner(b))]));
+            }
+        }
+    }
+    for a in 0..CORNERS.len() {
+        for imm in [0u64, 1, 0xffff_ffff, 0x8000_0000, 0x7fff_ffff] {
+            for op in IMM_OPS.iter().chain(&["vaddiw"]) {
+                code.push(w(op, &[(Vrd, 21), (Vrs1, corner(a)), (Vimm, imm)]));
+            }
+            code.push(w("vlui", &[(Vrd, 22), (Vimm, imm)]));
+            code.push(w("vauipc", &[(Vrd, 22), (Vimm, imm)]));
+        }
+        for sh in [0u64, 1, 31, 32, 63] {
+            for op in SHIFT_OPS {
+                code.push(w(op, &[(Vrd, 23), (Vrs1, corner(a)), (Vshamt, sh)]));
+            }
+            for op in SHIFTW_OPS {
+                code.push(w(op, &[(Vrd, 23), (Vrs1, corner(a)), (Vshamtw, sh & 31)]));
+            }
+        }
+    }
+    let mut image = vec![(DATA, vec![0; 8])];
+    // Blocks of at most 127 instructions and a vstop, 0x400 bytes apart.
+    for (b, chunk) in code.chunks(127).enumerate() {
+        let addr = BASE + 0x400 * b as u64;
+        let bytes: Vec<u8> = chunk
+            .iter()
+            .chain(&[w("vstop", &[])])
+            .flat_map(|i| i.to_le_bytes())
+            .collect();
+        image.push((addr, bytes));
+        cmds.push(vf(addr));
+    }
+    assert!(image.len() <= 33, "the blocks fit the code region");
+    Session { cmds, image }
+}
+
 /// The control thread alone: maxvl over many configurations (vsetvl with a huge
 /// request answers maxvl), vgetcfg, vgetvl, illegal configurations, commands while
 /// unconfigured, vmcs out of range, unsupported commands, vf with vlen 0.
@@ -1170,6 +1230,8 @@ fn frontend_matches_the_golden_model() {
             ("branch", mix([1, 1, 0, 0, 1, 6, 0])),
             ("illegal", mix([3, 1, 1, 1, 1, 0, 2])),
         ];
+        let what = format!("{name} corners");
+        check(&mut bench, &p, &corner_session(), 2, &what, true, &mut cov);
         let what = format!("{name} control");
         check(
             &mut bench,
