@@ -8,9 +8,9 @@
 //! - `rocc.rs`: the RoCC unit (Table 8.1): control-thread commands, vcfg/vlen/maxvl, the
 //!   VCMDQ.
 //! - `scalar/`: the scalar unit (Figure 8.4, Table 8.2): pipeline and register files
-//!   (`mod.rs`, also the `HwachaFrontend` top of RoCC and scalar unit), the
-//!   table-generated decoder with the legality rules (`decode.rs`), the scalar memory
-//!   unit (`smu.rs`); the vector I$ is the rocket `Cache`.
+//!   (`mod.rs`), the table-generated decoder with the legality rules (`decode.rs`), the
+//!   scalar memory unit (`smu.rs`), and `frontend.rs`, the `HwachaFrontend` top of RoCC
+//!   unit and scalar unit; the vector I$ is the rocket `Cache`.
 //!
 //! # Element layout (the contract every block shares)
 //! With L lanes, B banks and S = bank_width/64 slices, a strip is B*S elements (8 by

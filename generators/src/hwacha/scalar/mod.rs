@@ -1,5 +1,5 @@
-//! `HwachaScalar`: the scalar unit (thesis Figure 8.4, Table 8.2), and `HwachaFrontend`,
-//! the RoCC unit and the scalar unit together.
+//! `HwachaScalar`: the scalar unit (thesis Figure 8.4, Table 8.2). `frontend.rs` joins it
+//! to the RoCC unit (`HwachaFrontend`).
 //!
 //! The scalar unit takes VCMDQ commands in order while no block runs: `vmcs`/`vmca`
 //! write vs/va, `vsetcfg`/`vuncfg` wait for the vector side to go idle and announce the
@@ -31,12 +31,15 @@
 //! writes are the testbench's own) for lockstep checking.
 
 pub mod decode;
+mod frontend;
 pub mod smu;
 
+pub use frontend::frontend;
+
 use super::params::HwachaParams;
-use super::rocc::{cause, rocc_unit, vcmd, vcmd_entry, vlen_bits, xcpt_shape};
+use super::rocc::{cause, vcmd, vcmd_entry, vlen_bits, xcpt_shape};
 use crate::rocket::alu::alu;
-use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
+use crate::rocket::bus::{mem_request, mem_response};
 use crate::rocket::cache::cache;
 use crate::rocket::decode::alu_fn;
 use crate::rocket::muldiv::muldiv;
@@ -73,6 +76,16 @@ pub fn vissue_shape(p: &HwachaParams) -> Shape {
         uint("a1", 64),
         uint("a2", 64),
     ]))
+}
+
+/// A consensual jump's outcome, from the vector side.
+pub fn vbranch_shape() -> Shape {
+    Shape::valid(Shape::bundle(vec![uint("taken", 1)]))
+}
+
+/// A new configuration, announced to the vector side.
+pub fn vcfg_shape() -> Shape {
+    Shape::valid(Shape::bundle(vec![uint("vcfg", 32)]))
 }
 
 /// The vs writes of a block, one channel per writer.
@@ -121,17 +134,9 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let dmem_resp = m.io("dmem_resp", Dir::In, &mem_response(0));
     let vissue = m.io("vissue", Dir::Out, &vissue_shape(p));
     let vresp = m.io("vresp", Dir::In, &reg_write());
-    let vbranch = m.io(
-        "vbranch",
-        Dir::In,
-        &Shape::valid(Shape::bundle(vec![uint("taken", 1)])),
-    );
+    let vbranch = m.io("vbranch", Dir::In, &vbranch_shape());
     let vidle = m.input("vidle", 1);
-    let vcfg_out = m.io(
-        "vcfg",
-        Dir::Out,
-        &Shape::valid(Shape::bundle(vec![uint("vcfg", 32)])),
-    );
+    let vcfg_out = m.io("vcfg", Dir::Out, &vcfg_shape());
     let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
     let trace = m.io("trace", Dir::Out, &trace_shape());
     let k = |v: u64, w: u32| vidle.konst(Bits::from_u64(w, v));
@@ -555,63 +560,5 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     m.connect(xcpt.bits().get("cause").value(), &x_cause);
     m.connect(xcpt.bits().get("tval").value(), &x_tval);
     m.connect(&busy, &(&running | &!&vidle));
-    m.finish()
-}
-
-/// `HwachaFrontend`: the RoCC unit feeding the scalar unit through the VCMDQ. Ports:
-/// `cmd`, `resp`, `busy` (RoCC), and the scalar unit's `imem_*`, `dmem_*`, `vissue`,
-/// `vresp`, `vbranch`, `vidle`, `vcfg`, `xcpt` (either unit's exceptions), `trace`.
-pub fn frontend(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors> {
-    let mut m = ModuleBuilder::new("HwachaFrontend");
-    let rocc = m.instance("rocc", &rocc_unit(p)?);
-    let scalar = m.instance("scalar", &scalar_unit(p, ram)?);
-    let cmd = m.io("cmd", Dir::In, &rocc_command());
-    m.connect_bundle(&rocc.io("cmd"), &cmd);
-    let resp = m.io("resp", Dir::Out, &rocc_response());
-    m.connect_bundle(&resp, &rocc.io("resp"));
-    let busy = m.output("busy", 1);
-    m.connect(&busy, &rocc.port("busy"));
-    m.connect_bundle(&scalar.io("vcmd"), &rocc.io("vcmd"));
-    m.connect(&rocc.port("scalar_busy"), &scalar.port("busy"));
-    for (name, dir, shape) in [
-        ("imem_req", Dir::Out, mem_request(0)),
-        ("imem_resp", Dir::In, mem_response(0)),
-        ("dmem_req", Dir::Out, mem_request(0)),
-        ("dmem_resp", Dir::In, mem_response(0)),
-        ("vissue", Dir::Out, vissue_shape(p)),
-        ("vresp", Dir::In, reg_write()),
-        (
-            "vbranch",
-            Dir::In,
-            Shape::valid(Shape::bundle(vec![uint("taken", 1)])),
-        ),
-        (
-            "vcfg",
-            Dir::Out,
-            Shape::valid(Shape::bundle(vec![uint("vcfg", 32)])),
-        ),
-        ("trace", Dir::Out, trace_shape()),
-    ] {
-        let outer = m.io(name, dir, &shape);
-        if dir == Dir::Out {
-            m.connect_bundle(&outer, &scalar.io(name));
-        } else {
-            m.connect_bundle(&scalar.io(name), &outer);
-        }
-    }
-    let vidle = m.input("vidle", 1);
-    m.connect(&scalar.port("vidle"), &vidle);
-    // The RoCC unit raises only while the scalar unit is idle: never both at once.
-    let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
-    let (rx, sx) = (rocc.io("xcpt"), scalar.io("xcpt"));
-    m.connect(xcpt.valid(), &(rx.valid() | sx.valid()));
-    for f in ["cause", "tval"] {
-        let v = mux(
-            rx.valid(),
-            rx.bits().get(f).value(),
-            sx.bits().get(f).value(),
-        );
-        m.connect(xcpt.bits().get(f).value(), &v);
-    }
     m.finish()
 }
