@@ -2,9 +2,21 @@
 //! `hdl` IR. Folders mirror Figure 8.2; one file per block, named as in the thesis.
 //!
 //! - `params.rs`: the parameters (thesis Table 8.7 names).
-//! - `lane/`: the vector execution unit of one lane (Figures 8.6, 8.7, 8.9): the expander
-//!   (`expander.rs`), the banks (`bank.rs`: 1R1W SRAM, predicate RF, operand latches, ALU,
-//!   PLU), the shared units on the operand crossbar (`imul.rs`), and their top (`vxu.rs`).
+//! - `master.rs`: the master sequencer (Figure 8.8): slots, dependences, retirement.
+//! - `lane/`: one lane (`mod.rs`): the lane sequencer (`sequencer.rs`), the vector
+//!   execution unit (Figures 8.6, 8.7, 8.9: the expander `expander.rs`, the banks
+//!   `bank.rs` with 1R1W SRAM, predicate RF, operand latches, ALU `alu.rs`, PLU `plu.rs`,
+//!   bank read/write queues; the IMul on the operand crossbar `imul.rs`; their top
+//!   `vxu.rs`), and the lane's side of the VMU (`memory.rs`); `uop.rs` has the control
+//!   words.
+//! - `vmu/`: the vector memory unit of a lane (Figure 8.10).
+//! - `vector_unit.rs`: master sequencer and lanes.
+//! - `rocc.rs`: the RoCC unit (Table 8.1): control-thread commands, vcfg/vlen/maxvl, the
+//!   VCMDQ.
+//! - `scalar/`: the scalar unit (Figure 8.4, Table 8.2): pipeline and register files
+//!   (`mod.rs`), the table-generated decoder with the legality rules (`decode.rs`), the
+//!   scalar memory unit (`smu.rs`), and `frontend.rs`, the `HwachaFrontend` top of RoCC
+//!   unit and scalar unit; the vector I$ is the rocket `Cache`.
 //!
 //! # Element layout (the contract every block shares)
 //! With L lanes, B banks and S = bank_width/64 slices, a strip is B*S elements (8 by
@@ -22,5 +34,7 @@
 pub mod lane;
 pub mod master;
 pub mod params;
+pub mod rocc;
+pub mod scalar;
 pub mod vector_unit;
 pub mod vmu;
