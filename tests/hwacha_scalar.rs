@@ -14,8 +14,9 @@
 //! delays, and drops `vidle` for a while after each issue. Responses, vissue and memory
 //! are back-pressured at random; memory latencies are 1, 20 and 100 cycles.
 //!
-//! Sessions: the control thread alone (maxvl of 60 random configurations, illegal and
-//! unconfigured commands), 8 directed sessions of 3 blocks per instruction class (scalar
+//! Sessions: every scalar int/imm/multiply/divide op on corner operands, the control
+//! thread alone (maxvl of 60 random configurations, illegal and unconfigured commands),
+//! 8 directed sessions of 3 blocks per instruction class (scalar
 //! ALU, multiply/divide, scalar memory of every width and mode with segments, vector
 //! issue, consensual jumps and counted loops, illegal instructions), each under the three
 //! memory timings, then 200 random blocks (2000 with `ACCELGEN_LONG=1`) mixing
