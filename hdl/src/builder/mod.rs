@@ -244,6 +244,7 @@ const RESERVED: &[&str] = &[
     "struct",
     "string",
     "unique",
+    "unsigned",
     "priority",
     "module_",
     "library",

@@ -331,6 +331,8 @@ struct PortState {
     /// The response on the bus; it stays there until the design takes it, as the
     /// ready/valid protocol requires.
     presented: Option<usize>,
+    /// Bytes of this port's data bus (`MemConfig::data_bytes` unless set per port).
+    bytes: u32,
 }
 
 /// The memory model: a backing store plus the timing of every port.
@@ -381,6 +383,7 @@ impl MemoryModel {
         // Room for a whole number of requests and for at least one cycle's tokens, so
         // neither a fast nor a slow ratio loses credit to the cap.
         let credit_cap = cycles as u64 * (requests as u64).div_ceil(cycles as u64);
+        let bytes = config.data_bytes;
         Ok(MemoryModel {
             rng: Rng::new(config.seed),
             config,
@@ -390,6 +393,7 @@ impl MemoryModel {
                     names,
                     pending: Vec::new(),
                     presented: None,
+                    bytes,
                 })
                 .collect(),
             store: SparseMemory::new(),
@@ -400,6 +404,16 @@ impl MemoryModel {
             widths_checked: false,
             stats: MemStats::default(),
         })
+    }
+
+    /// Gives port `port` a data bus of `bytes` bytes (a power of two up to
+    /// [`MAX_DATA_BYTES`]), for designs whose ports differ in width.
+    pub fn set_port_bytes(&mut self, port: usize, bytes: u32) -> Result<(), MemError> {
+        if !bytes.is_power_of_two() || bytes > MAX_DATA_BYTES {
+            return Err(MemError::DataBytes(bytes));
+        }
+        self.ports[port].bytes = bytes;
+        Ok(())
     }
 
     pub fn memory(&self) -> &SparseMemory {
@@ -492,7 +506,7 @@ impl MemoryModel {
                 port.pending.first().filter(|r| r.due <= cycle).map(|_| 0)
             };
         }
-        let data_bits = self.config.data_bytes * 8;
+        let data_bits = port.bytes * 8;
         let resp = port.presented.map(|i| &port.pending[i]);
         poke_u64(dut, &port.names.resp_valid, resp.is_some() as u64)?;
         let zero = Bits::zero(data_bits);
@@ -511,7 +525,8 @@ impl MemoryModel {
     fn accept(&mut self, p: usize, dut: &mut impl Simulator) -> Result<(), MemError> {
         let cycle = dut.cycle();
         let names = &self.ports[p].names;
-        let bus = self.config.data_bytes as u64;
+        let bus_bytes = self.ports[p].bytes;
+        let bus = bus_bytes as u64;
         let max_size = bus.trailing_zeros() as u64;
         let addr = peek_u64(dut, &names.req_addr)?;
         let write = peek_u64(dut, &names.req_write)? & 1 == 1;
@@ -528,7 +543,7 @@ impl MemoryModel {
                 cycle,
                 port: p,
                 size,
-                data_bytes: self.config.data_bytes,
+                data_bytes: bus_bytes,
             });
         }
         let len = 1u64 << size;
@@ -549,7 +564,7 @@ impl MemoryModel {
             let wdata = peek(dut, &names.req_data)?;
             let mask = match &names.req_mask {
                 Some(m) => peek(dut, m)?,
-                None => lane_mask(self.config.data_bytes, &lanes),
+                None => lane_mask(bus_bytes, &lanes),
             };
             if (0..bus).any(|i| mask.bit(i as u32) && !lanes.contains(&i)) {
                 return Err(MemError::MaskOutsideAccess {
@@ -568,7 +583,7 @@ impl MemoryModel {
             }
             self.store.write(base, &block);
             self.stats.writes += 1;
-            Bits::zero(self.config.data_bytes * 8)
+            Bits::zero(bus_bytes * 8)
         } else {
             self.stats.reads += 1;
             from_bytes(&block)
@@ -588,9 +603,9 @@ impl MemoryModel {
     /// Checks every signal's width once, so a mis-sized port is reported by name rather
     /// than as silently truncated data.
     fn check_widths(&self, dut: &mut impl Simulator) -> Result<(), MemError> {
-        let data_bits = self.config.data_bytes * 8;
         for (port, state) in self.ports.iter().enumerate() {
             let n = &state.names;
+            let data_bits = state.bytes * 8;
             let mut exact: Vec<(&String, u32)> = vec![
                 (&n.req_valid, 1),
                 (&n.req_ready, 1),
@@ -599,7 +614,7 @@ impl MemoryModel {
                 (&n.resp_valid, 1),
                 (&n.resp_data, data_bits),
             ];
-            exact.extend(n.req_mask.iter().map(|m| (m, self.config.data_bytes)));
+            exact.extend(n.req_mask.iter().map(|m| (m, state.bytes)));
             exact.extend(n.resp_ready.iter().map(|r| (r, 1)));
             let mut at_most: Vec<(&String, u32)> = vec![(&n.req_addr, 64)];
             at_most.extend(n.req_size.iter().map(|s| (s, 64)));
