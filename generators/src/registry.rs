@@ -2,6 +2,7 @@
 //! and elaboration from a TOML table of parameter overrides.
 
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
+use crate::hwacha::soc::RocketHwacha;
 use crate::rocket::Rocket;
 use crate::{GenError, Generator};
 use hdl::Module;
@@ -72,6 +73,7 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<Queue>(),
         DesignInfo::of::<Rocket>(),
         DesignInfo::of::<RocketAccumulator>(),
+        DesignInfo::of::<RocketHwacha>(),
     ]
 }
 

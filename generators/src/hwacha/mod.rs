@@ -36,5 +36,8 @@ pub mod master;
 pub mod params;
 pub mod rocc;
 pub mod scalar;
+pub mod soc;
+pub mod unit;
+pub mod vdecode;
 pub mod vector_unit;
 pub mod vmu;

@@ -1,0 +1,103 @@
+//! Design `rocket-hwacha`: the Rocket-like tile with the Hwacha vector unit on its RoCC
+//! port (Figure 8.1's tile). The tile's memory port, the vector unit's frontend ports
+//! (vector I$ refills, scalar memory unit) and each lane's 128-bit port are top-level
+//! memory ports onto one memory (the thesis's L2), so vector stores are seen by the
+//! core after a `fence` (which waits for the unit's `busy` and drops the D$).
+
+use super::params::HwachaParams;
+use super::rocc::xcpt_shape;
+use super::scalar::RamWindow;
+use super::unit::hwacha;
+use crate::rocket::bus::{mem_request, mem_response};
+use crate::rocket::params::RocketParams;
+use crate::rocket::tile::{tile, TAG_BITS};
+use crate::rocket::trace::trace_shape;
+use crate::{Generator, ParamError};
+use hdl::{Dir, HdlErrors, Module, ModuleBuilder};
+use serde::{Deserialize, Serialize};
+use std::rc::Rc;
+
+/// The tile's parameters (`[rocket]`) and the vector unit's (`[hwacha]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RocketHwachaParams {
+    pub rocket: RocketParams,
+    pub hwacha: HwachaParams,
+}
+
+pub struct RocketHwacha;
+
+impl Generator for RocketHwacha {
+    type Params = RocketHwachaParams;
+    const NAME: &'static str = "rocket-hwacha";
+    const DESCRIPTION: &'static str =
+        "the rocket tile with the Hwacha vector unit on its RoCC port (thesis chapter 8)";
+    const PARAM_DOCS: &'static [(&'static str, &'static str)] = &[
+        ("rocket", "the tile: a table of the `rocket` design's parameters"),
+        ("hwacha", "the vector unit: a table of Hwacha parameters (Table 8.7 names)"),
+    ];
+
+    fn validate(p: &RocketHwachaParams) -> Result<(), ParamError> {
+        p.rocket.validate()?;
+        p.hwacha.validate()
+    }
+
+    fn build(p: &RocketHwachaParams) -> Result<Rc<Module>, HdlErrors> {
+        rocket_hwacha(p)
+    }
+}
+
+/// Ports: `mem` (the tile's, tagged), `vimem`/`vdmem` (the frontend's), `l<l>_mem` (lane
+/// `l`'s), `trace` (the core's commits) and `xcpt` (the vector unit's exceptions).
+pub fn rocket_hwacha(p: &RocketHwachaParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("RocketHwacha");
+    let rocket = RocketParams {
+        rocc: true,
+        ..p.rocket.clone()
+    };
+    let t = m.instance("tile", &tile(&rocket)?);
+    let ram = RamWindow {
+        base: rocket.ram_base,
+        size: rocket.ram_size,
+    };
+    let h_mod = hwacha(&p.hwacha, ram)?;
+    let h = m.instance("hwacha", &h_mod);
+    let mem_req = m.io("mem_req", Dir::Out, &mem_request(TAG_BITS));
+    let mem_resp = m.io("mem_resp", Dir::In, &mem_response(TAG_BITS));
+    m.connect_bundle(&mem_req, &t.io("mem_req"));
+    m.connect_bundle(&t.io("mem_resp"), &mem_resp);
+    let trace = m.io("trace", Dir::Out, &trace_shape());
+    m.connect_bundle(&trace, &t.io("trace"));
+    m.connect_bundle(&h.io("cmd"), &t.io("rocc_cmd"));
+    m.connect_bundle(&t.io("rocc_resp"), &h.io("resp"));
+    m.connect(&t.port("rocc_busy"), &h.port("busy"));
+    let zero = m.lit(0, 1);
+    m.connect(&t.port("rocc_interrupt"), &zero);
+    // The unit's memory traffic has its own ports: the tile's accelerator port is idle.
+    let idle = t.io("rocc_mem_req");
+    for (leaf, flipped) in idle.leaves() {
+        if !flipped {
+            let z = m.lit(0, leaf.width());
+            m.connect(leaf, &z);
+        }
+    }
+    for (outer, inner) in [("vimem", "imem"), ("vdmem", "dmem")] {
+        let req = m.io(&format!("{outer}_req"), Dir::Out, &mem_request(0));
+        let resp = m.io(&format!("{outer}_resp"), Dir::In, &mem_response(0));
+        m.connect_bundle(&req, &h.io(&format!("{inner}_req")));
+        m.connect_bundle(&h.io(&format!("{inner}_resp")), &resp);
+    }
+    for port in h_mod.body.ports.iter().filter(|x| x.name.contains("_mem_")) {
+        let width = h_mod.signal(port.sig).width;
+        if port.dir == Dir::Out {
+            let outer = m.output(&port.name, width);
+            m.connect(&outer, &h.port(&port.name));
+        } else {
+            let outer = m.input(&port.name, width);
+            m.connect(&h.port(&port.name), &outer);
+        }
+    }
+    let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
+    m.connect_bundle(&xcpt, &h.io("xcpt"));
+    m.finish()
+}

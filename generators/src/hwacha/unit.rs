@@ -1,0 +1,128 @@
+//! `Hwacha`: the whole vector unit of Figure 8.2 behind its RoCC port: the frontend (RoCC
+//! unit, VCMDQ, scalar unit with the vector I$), the master sequencer's decode of issued
+//! vector instructions (`vdecode.rs`), and the vector side (master sequencer, lanes).
+
+use super::params::HwachaParams;
+use super::rocc::xcpt_shape;
+use super::scalar::frontend;
+use super::scalar::RamWindow;
+use super::vdecode::{vdecode, Config};
+use super::vector_unit::vector_unit;
+use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
+use hdl::{mux, Dir, HdlErrors, Module, ModuleBuilder};
+use std::rc::Rc;
+
+/// RISC-V exception causes the unit reports (`xcpt.cause`).
+const ILLEGAL_INSTRUCTION: u64 = 2;
+const LOAD_MISALIGNED: u64 = 4;
+const STORE_MISALIGNED: u64 = 6;
+
+/// Ports: RoCC `cmd`/`resp`/`busy`; the frontend's 64-bit `imem`/`dmem` ports; lane
+/// `l`'s 128-bit `l<l>_mem` port; `xcpt` (cause, tval: the first exception of either
+/// side; the vector side's are not precise).
+pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("Hwacha");
+    let fe = m.instance("frontend", &frontend(p, ram)?);
+    let vu_mod = vector_unit(p)?;
+    let vu = m.instance("vector", &vu_mod);
+    for (name, dir, shape) in [
+        ("cmd", Dir::In, rocc_command()),
+        ("resp", Dir::Out, rocc_response()),
+        ("imem_req", Dir::Out, mem_request(0)),
+        ("imem_resp", Dir::In, mem_response(0)),
+        ("dmem_req", Dir::Out, mem_request(0)),
+        ("dmem_resp", Dir::In, mem_response(0)),
+    ] {
+        let outer = m.io(name, dir, &shape);
+        match dir {
+            Dir::In => m.connect_bundle(&fe.io(name), &outer),
+            Dir::Out => m.connect_bundle(&outer, &fe.io(name)),
+        }
+    }
+    let idle = vu.port("idle");
+    let busy = m.output("busy", 1);
+    m.connect(&busy, &(&fe.port("busy") | &!&idle));
+    m.connect(&fe.port("vidle"), &idle);
+    // vfirst and consensual jumps are not executed by the vector side yet (`vdecode`).
+    for name in ["vresp_valid", "vbranch_valid"] {
+        let zero = m.lit(0, 1);
+        m.connect(&fe.port(name), &zero);
+    }
+    for name in ["vresp_bits_rd", "vresp_bits_data", "vbranch_bits_taken"] {
+        let w = fe.module().port(name).map(|(i, _)| i).expect("frontend port");
+        let width = fe.module().signal(fe.module().body.ports[w].sig).width;
+        let zero = m.lit(0, width);
+        m.connect(&fe.port(name), &zero);
+    }
+
+    // The configuration the decode and the lanes lay registers out by.
+    let vcfg = fe.io("vcfg");
+    let cfg_reg = m.reg("vcfg", 32, 0u64);
+    m.when(vcfg.valid(), |m| m.connect(&cfg_reg, vcfg.bits().get("vcfg").value()));
+    let field = |v: &hdl::Value, hi, lo| v.slice(hi, lo).zext(10);
+    let new_cfg = vcfg.bits().get("vcfg").value().clone();
+    let counts = |v: &hdl::Value| {
+        (
+            &(&field(v, 8, 0) + &field(v, 22, 14)) + &field(v, 31, 23),
+            field(v, 13, 9),
+        )
+    };
+    let (nvv, nvp) = counts(&new_cfg);
+    let cfg_port = vu.io("cfg");
+    m.connect(cfg_port.valid(), vcfg.valid());
+    m.connect(cfg_port.bits().get("nvv").value(), &nvv.slice(8, 0));
+    m.connect(cfg_port.bits().get("nvp").value(), &nvp.slice(4, 0));
+    let cfg = Config {
+        vv64: field(&cfg_reg, 8, 0),
+        vv32: field(&cfg_reg, 22, 14),
+        vp: field(&cfg_reg, 13, 9),
+    };
+
+    // Issue: decoded; an instruction the vector side cannot run is an exception.
+    let vissue = fe.io("vissue");
+    let (vinsn, unsupported) = vdecode(&mut m, "vinsn", vissue.bits(), &cfg);
+    let issue = vu.io("issue");
+    m.connect_bundle(issue.bits(), &vinsn);
+    m.connect(issue.valid(), &(vissue.valid() & &!&unsupported));
+    m.connect(vissue.ready(), &(issue.ready() | &unsupported));
+
+    // The lanes' memory ports, as they are.
+    for port in vu_mod.body.ports.iter().filter(|x| x.name.contains("_mem_")) {
+        let width = vu_mod.signal(port.sig).width;
+        if port.dir == Dir::Out {
+            let outer = m.output(&port.name, width);
+            m.connect(&outer, &vu.port(&port.name));
+        } else {
+            let outer = m.input(&port.name, width);
+            m.connect(&vu.port(&port.name), &outer);
+        }
+    }
+
+    // Exceptions: the frontend's, an unsupported instruction, a lane's misaligned access.
+    let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
+    let fx = fe.io("xcpt");
+    let mut valid = fx.valid().clone();
+    let mut cause = fx.bits().get("cause").value().clone();
+    let mut tval = fx.bits().get("tval").value().clone();
+    let bad = vissue.valid() & &unsupported;
+    let illegal = m.lit(ILLEGAL_INSTRUCTION, 4);
+    cause = bad.mux(&illegal, &cause);
+    tval = bad.mux(vissue.bits().get("bits").value(), &tval);
+    valid = &valid | &bad;
+    for l in 0..p.lanes {
+        let lx = |f: &str| vu.port(&format!("l{l}_xcpt_{f}"));
+        let hit = &lx("valid") & &!&valid;
+        let code = mux(
+            &lx("bits_store"),
+            &m.lit(STORE_MISALIGNED, 4),
+            &m.lit(LOAD_MISALIGNED, 4),
+        );
+        cause = hit.mux(&code, &cause);
+        tval = hit.mux(&lx("bits_addr"), &tval);
+        valid = &valid | &hit;
+    }
+    m.connect(xcpt.valid(), &valid);
+    m.connect(xcpt.bits().get("cause").value(), &cause);
+    m.connect(xcpt.bits().get("tval").value(), &tval);
+    m.finish()
+}
