@@ -6,10 +6,12 @@ use clap::{Args, ValueEnum};
 use hdl::{Design, Dir};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use generators::hwacha::soc::RocketHwachaParams;
 use verification::elf;
+use verification::hwacha::model::{Hwacha, HwachaParams as HwachaModelParams};
 use verification::iss::rocc::Accumulator;
 use verification::simulator::{exercise, OutputStats, Stimulus};
-use verification::tb::memory::MemConfig;
+use verification::tb::memory::{MemConfig, MemPort};
 use verification::tb::soc::{self, SocConfig};
 use verification::verilator::{Model, Options, PortSpec, TraceFormat};
 
@@ -67,9 +69,21 @@ pub struct SimArgs {
     max_cycles: u64,
 }
 
-/// Designs that run programs (those with a commit trace and the tile's memory port), and
-/// whether their RoCC port is open (held idle by the bench) or has the accumulator.
-const PROCESSORS: [(&str, bool); 2] = [("rocket", true), ("rocket_accumulator", false)];
+/// What sits on a processor design's RoCC port.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Accelerator {
+    /// Nothing: the bench holds the port idle.
+    None,
+    Accumulator,
+    Hwacha,
+}
+
+/// Designs that run programs (those with a commit trace and the tile's memory port).
+const PROCESSORS: [(&str, Accelerator); 3] = [
+    ("rocket", Accelerator::None),
+    ("rocket_accumulator", Accelerator::Accumulator),
+    ("rocket-hwacha", Accelerator::Hwacha),
+];
 
 #[derive(Clone, Copy, ValueEnum)]
 enum StimulusArg {
@@ -91,7 +105,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
             );
         }
     }
-    let design = Design::new(&info.elaborate(&params)?.top);
+    let elaboration = info.elaborate(&params)?;
+    let design = Design::new(&elaboration.top);
     let wave = match (&args.vcd, &args.fst) {
         (Some(p), _) => Some((TraceFormat::Vcd, p)),
         (_, Some(p)) => Some((TraceFormat::Fst, p)),
@@ -108,10 +123,11 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
         model.trace(path)?;
     }
     if let Some(program) = &args.program {
-        let open_rocc = PROCESSORS
+        let accel = PROCESSORS
             .iter()
-            .any(|&(name, open)| name == info.name && open);
-        let code = run_program(&mut model, program, &args, open_rocc)?;
+            .find(|(name, _)| *name == info.name)
+            .map_or(Accelerator::None, |p| p.1);
+        let code = run_program(&mut model, program, &args, accel, &elaboration.params)?;
         model.close_trace();
         return Ok(code);
     }
@@ -162,9 +178,15 @@ fn run_program(
     model: &mut Model,
     path: &Path,
     args: &SimArgs,
-    open_rocc: bool,
+    accel: Accelerator,
+    params: &toml::Table,
 ) -> anyhow::Result<u8> {
     let program = elf::load_file(path).with_context(|| format!("loading {}", path.display()))?;
+    let hwacha: Option<RocketHwachaParams> = match accel {
+        Accelerator::Hwacha => Some(params.clone().try_into()?),
+        _ => None,
+    };
+    let extra_ports = hwacha.as_ref().map_or_else(Vec::new, |p| hwacha_ports(&p.hwacha));
     let config = SocConfig {
         mem: MemConfig {
             latency: args.latency,
@@ -174,12 +196,18 @@ fn run_program(
             ..MemConfig::default()
         },
         max_cycles: args.max_cycles,
-        idle_rocc: open_rocc,
+        idle_rocc: accel == Accelerator::None,
+        extra_ports,
+        xcpt: hwacha.is_some().then(|| "xcpt".to_string()),
     };
     let golden = if args.lockstep {
         let mut g = soc::golden(&program, u64::MAX).context("starting the ISS")?;
-        if !open_rocc {
-            g.iss_mut().attach_rocc(Box::new(Accumulator::default()));
+        match &hwacha {
+            Some(p) => g.iss_mut().attach_rocc(Box::new(Hwacha::new(hwacha_model(&p.hwacha))?)),
+            None if accel == Accelerator::Accumulator => {
+                g.iss_mut().attach_rocc(Box::new(Accumulator::default()))
+            }
+            None => {}
         }
         Some(g)
     } else {
@@ -216,6 +244,35 @@ fn run_program(
         );
         255
     }))
+}
+
+/// The memory ports of `rocket-hwacha` beside the tile's: the vector unit's frontend
+/// (64-bit, in order) and each lane's (128-bit, tagged).
+fn hwacha_ports(p: &generators::hwacha::params::HwachaParams) -> Vec<(MemPort, u32)> {
+    let mut ports: Vec<(MemPort, u32)> = ["vimem", "vdmem"]
+        .iter()
+        .map(|n| {
+            let port = MemPort {
+                resp_ready: None,
+                ..MemPort::decoupled(n, false)
+            };
+            (port, 8)
+        })
+        .collect();
+    ports.extend((0..p.lanes).map(|l| (MemPort::decoupled(&format!("l{l}_mem"), true), 16)));
+    ports
+}
+
+/// The golden model of a Hwacha unit with the RTL's parameters.
+fn hwacha_model(p: &generators::hwacha::params::HwachaParams) -> HwachaModelParams {
+    HwachaModelParams {
+        lanes: p.lanes,
+        banks: p.banks,
+        bank_entries: p.bank_entries,
+        bank_width: p.bank_width,
+        pred_entries: p.pred_entries,
+        ..HwachaModelParams::default()
+    }
 }
 
 /// One aligned line per output: width, final value, cycles nonzero, changes.

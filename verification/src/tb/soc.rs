@@ -12,7 +12,7 @@
 
 use super::lockstep::{GoldenModel, IssGolden, Lockstep, LockstepError, TracePort};
 use super::memory::{MemConfig, MemError, MemPort, MemStats, MemoryModel};
-use super::{poke_u64, SignalError, Simulator};
+use super::{peek_u64 as signal_u64, poke_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::iss::htif::{Htif, HtifError};
 use crate::iss::mem::{reset_rom, RESET_VECTOR};
@@ -29,6 +29,12 @@ pub struct SocConfig {
     /// Hold the RoCC inputs (`rocc_cmd_ready`, `rocc_resp_valid`, `rocc_busy`,
     /// `rocc_interrupt`, `rocc_mem_req_valid`) at 0: the design has no accelerator.
     pub idle_rocc: bool,
+    /// Further memory ports of the design (an accelerator's own), with their bus widths
+    /// in bytes, served from the same memory.
+    pub extra_ports: Vec<(MemPort, u32)>,
+    /// A valid-only exception output of the design (`<name>_valid`, `<name>_bits_cause`,
+    /// `<name>_bits_tval`): the run stops with an error when it fires.
+    pub xcpt: Option<String>,
 }
 
 impl Default for SocConfig {
@@ -37,6 +43,8 @@ impl Default for SocConfig {
             mem: MemConfig::default(),
             max_cycles: 50_000_000,
             idle_rocc: true,
+            extra_ports: Vec::new(),
+            xcpt: None,
         }
     }
 }
@@ -77,6 +85,8 @@ pub enum SocError {
     Timeout { cycles: u64, instret: u64 },
     #[error("the design exited with code {code} but the golden model had not finished")]
     EarlyExit { code: u64 },
+    #[error("cycle {cycle}: the accelerator raised exception cause {cause} (tval {tval:#x})")]
+    Accelerator { cycle: u64, cause: u64, tval: u64 },
 }
 
 /// The golden model for `program` on a design: the ISS with its console discarded (the
@@ -108,7 +118,12 @@ pub fn run<S: Simulator, G: GoldenModel>(
     stderr: Box<dyn Write>,
     golden: Option<G>,
 ) -> Result<SocOutcome, SocError> {
-    let mut memory = MemoryModel::new(config.mem.clone(), vec![mem_port()])?;
+    let mut ports = vec![mem_port()];
+    ports.extend(config.extra_ports.iter().map(|(p, _)| p.clone()));
+    let mut memory = MemoryModel::new(config.mem.clone(), ports)?;
+    for (i, (_, bytes)) in config.extra_ports.iter().enumerate() {
+        memory.set_port_bytes(i + 1, *bytes)?;
+    }
     memory.memory_mut().load_program(program)?;
     memory
         .memory_mut()
@@ -159,6 +174,15 @@ pub fn run<S: Simulator, G: GoldenModel>(
                         mem: memory.stats(),
                     });
                 }
+            }
+        }
+        if let Some(x) = &config.xcpt {
+            if signal_u64(dut, &format!("{x}_valid"))? == 1 {
+                return Err(SocError::Accelerator {
+                    cycle,
+                    cause: signal_u64(dut, &format!("{x}_bits_cause"))?,
+                    tval: signal_u64(dut, &format!("{x}_bits_tval"))?,
+                });
             }
         }
         memory.tick(dut)?;
