@@ -263,9 +263,10 @@ fn random_cmd(rng: &mut Rng, p: &HwachaParams, fault_percent: u64) -> Cmd {
         }
         _ => {}
     }
-    let all_on = rng.chance(30);
+    // Dense, sparse (whole groups off, skipped in one cycle) or all on.
+    let density = *rng.pick(&[100, 100, 70, 70, 10]);
     let n = vlen as usize;
-    let pred: Vec<bool> = (0..n).map(|_| all_on || rng.chance(70)).collect();
+    let pred: Vec<bool> = (0..n).map(|_| rng.chance(density)).collect();
     let offset: Vec<u64> = (0..n)
         .map(|_| {
             // A few repeats of one address (AMOs on one counter), else scattered.

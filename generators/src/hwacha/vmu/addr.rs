@@ -7,6 +7,10 @@
 //! starts at base + lane_id * strip * stride and adds the stride within a strip and
 //! `((lanes - 1) * strip + 1) * stride` across a lane strip boundary (both products taken
 //! once per command). Indexed and AMO addresses are base + the element's VVAQ offset.
+//!
+//! Density-time skipping (thesis 8.6): a group whose live predicates are all off, of a
+//! command without per-element offsets, goes in one cycle as one inactive item standing
+//! for its elements (`count`).
 
 use super::{field, lit, Fifo, MODE_INDEXED, MODE_UNIT, OP_AMO, OP_LOAD};
 use crate::hwacha::params::HwachaParams;
@@ -21,8 +25,10 @@ pub struct Element {
     pub active: Value,
     /// Store data or AMO operand (low `8 << width` bits used).
     pub data: Value,
-    /// The command's last element.
+    /// The command's last element (or group).
     pub last: Value,
+    /// Elements the item stands for: 1, or the live elements of a skipped group.
+    pub count: Value,
     /// Stands for a command of no elements (sent so that the command completes).
     pub empty: Value,
     /// The last element of a lane strip when the next one is not adjacent in memory.
@@ -36,15 +42,16 @@ pub struct Element {
 }
 
 impl Element {
-    pub const WIDTH: u32 = 32 + 64 + 1 + 64 + 1 + 1 + 1 + 2 + 4 + 2 + 1 + 1;
+    pub const WIDTH: u32 = 32 + 64 + 1 + 64 + 1 + 4 + 1 + 1 + 2 + 4 + 2 + 1 + 1;
 
-    fn fields(&self) -> [&Value; 12] {
+    fn fields(&self) -> [&Value; 13] {
         [
             &self.k,
             &self.addr,
             &self.active,
             &self.data,
             &self.last,
+            &self.count,
             &self.empty,
             &self.strip_end,
             &self.op,
@@ -71,6 +78,7 @@ impl Element {
             active: take(1),
             data: take(64),
             last: take(1),
+            count: take(4),
             empty: take(1),
             strip_end: take(1),
             op: take(2),
@@ -123,6 +131,7 @@ pub(super) fn build(
     let addr = m.reg("seq_addr", 64, 0u64);
     let stride = m.reg("seq_stride", 64, 0u64);
     let jump = m.reg("seq_jump", 64, 0u64);
+    let group_stride = m.reg("seq_group_stride", 64, 0u64);
     let faulted = m.reg("seq_faulted", 1, false);
     let xcpt_valid = m.reg("xcpt_valid", 1, false);
     let xcpt_addr = m.reg("xcpt_addr", 64, 0u64);
@@ -156,6 +165,7 @@ pub(super) fn build(
         m.connect(&addr, &start);
         m.connect(&stride, &c_stride);
         m.connect(&jump, &c_jump);
+        m.connect(&group_stride, &c_stride.shl(log_s));
         m.connect(&faulted, &lit(&faulted, 0, 1));
     });
 
@@ -172,20 +182,37 @@ pub(super) fn build(
     };
     let group_end = &last | &slot.eq(&lit(&slot, (s - 1) as u64, slot.width()));
     // With one lane the strips are adjacent in memory: no boundary to break at.
-    let strip_end = if p.lanes == 1 {
-        lit(&k, 0, 1)
-    } else if strip == 1 {
-        lit(&k, 1, 1)
-    } else {
-        k.trunc(log_strip).and_r()
+    let ends_strip = |low: u32| {
+        if p.lanes == 1 {
+            lit(&k, 0, 1)
+        } else if strip == 1 << low {
+            lit(&k, 1, 1)
+        } else {
+            k.slice(log_strip - 1, low).and_r()
+        }
     };
+    let strip_end = ends_strip(0);
+
+    // A group of no live active element (its slots below vlen) is skipped whole.
+    let remaining = &vlen - &k;
+    let live: Vec<Value> = (0..s)
+        .rev()
+        .map(|j| remaining.gt(&lit(&k, j as u64, 32)))
+        .collect();
+    let live = cat(&live.iter().collect::<Vec<_>>());
+    let at_group = slot.eq(&lit(&slot, 0, slot.width()));
+    let dead = &(&at_group & &!&(&vpq.deq_bits() & &live).or_r()) & &!&(&uses_vvaq | &empty);
+    let partial = remaining.lt(&lit(&k, s as u64, 32));
+    let group_count = mux(&partial, &remaining.trunc(4), &lit(&k, s as u64, 4));
+    let group_strip_end = ends_strip(log_s);
 
     let inputs_ready =
         &(vpq.deq_valid() & (!&needs_data | vsdq.deq_valid())) & &(!&uses_vvaq | vvaq.deq_valid());
     let fire = &(&busy & &vpaq.enq_ready()) & &(&empty | &inputs_ready);
     let consume = &fire & &!&empty;
-    m.connect(&vpq.deq_ready(), &(&consume & &group_end));
-    m.connect(&vsdq.deq_ready(), &(&(&consume & &group_end) & &needs_data));
+    let whole = &consume & &(&group_end | &dead);
+    m.connect(&vpq.deq_ready(), &whole);
+    m.connect(&vsdq.deq_ready(), &(&whole & &needs_data));
     m.connect(&vvaq.deq_ready(), &(&consume & &uses_vvaq));
 
     let pred = vpq.deq_bits().dshr(&slot).bit(0);
@@ -202,9 +229,10 @@ pub(super) fn build(
         addr: elem_addr.clone(),
         active: &on & &!&misaligned,
         data,
-        last: last.clone(),
+        last: mux(&dead, &!&remaining.gt(&lit(&k, s as u64, 32)), &last),
+        count: mux(&dead, &group_count, &lit(&k, 1, 4)),
         empty: empty.clone(),
-        strip_end: strip_end.clone(),
+        strip_end: mux(&dead, &group_strip_end, &strip_end),
         op: op.clone(),
         amo_fn: amo_fn.clone(),
         width: width.clone(),
@@ -215,15 +243,19 @@ pub(super) fn build(
     m.connect(&vpaq.enq_bits(), &e.pack());
 
     m.connect(&xcpt_valid, &(&fire & &fault));
+    // Past a skipped group: S strides, the last one a lane strip hop if it ends a strip.
+    let group_step = &group_stride + &mux(&group_strip_end, &(&jump - &stride), &lit(&addr, 0, 64));
+    let step = mux(&dead, &group_step, &mux(&strip_end, &jump, &stride));
+    let item_last = e.last.clone();
     m.when(&fire, |m| {
-        m.connect(&k, &(&k + &lit(&k, 1, 32)));
-        m.connect(&addr, &(&addr + &mux(&strip_end, &jump, &stride)));
+        m.connect(&k, &(&k + &e.count.zext(32)));
+        m.connect(&addr, &(&addr + &step));
         m.when(&fault, |m| {
             m.connect(&faulted, &lit(&faulted, 1, 1));
             m.connect(&xcpt_addr, &elem_addr);
             m.connect(&xcpt_store, &needs_data);
         });
-        m.when(&last, |m| m.connect(&busy, &lit(&busy, 0, 1)));
+        m.when(&item_last, |m| m.connect(&busy, &lit(&busy, 0, 1)));
     });
 
     Seq {

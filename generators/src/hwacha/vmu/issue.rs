@@ -163,13 +163,14 @@ pub(super) fn build(
     // sent (after a last one, the two might both complete commands in one cycle).
     let next_beat = &(&sent & &!&last) & &!&(&is_amo & &!&write);
     let may_take = &(&in_state(COLLECT) | &next_beat)
-        & &(&is_store | &(&!&load_pending & &retire.covers(&e.k)));
+        & &(&is_store | &(&!&load_pending & &retire.covers(&e.k, &e.count)));
     m.connect(&vpaq.deq_ready(), &may_take);
     let take = &may_take & &vpaq.deq_valid();
     // An inactive element of a load is finished as soon as it is seen.
     let skip = &(&take & &!&e.active) & &!&(&is_store | &e.empty);
     m.connect(&retire.skip_valid, &skip);
     m.connect(&retire.skip_k, &e.k);
+    m.connect(&retire.skip_count, &e.count);
     let fresh = !&open;
     let zero = |v: &Value| lit(v, 0, v.width());
     let keep = |v: &Value| mux(&fresh, &zero(v), v);
@@ -180,8 +181,9 @@ pub(super) fn build(
     let on = |v: &Value| &e.active.repeat(v.width()) & v;
     let new_active = &keep(&active) | &on(&lit(&active, 1, BEAT_BYTES).dshl(&idx));
     let new_mask = &keep(&mask) | &on(&placed.mask);
-    let e_bytes = lit(&e.width, 1, 5).dshl(&e.width);
-    let beat_end = (&e_offset.zext(5) + &e_bytes).trunc(4).eq(&zero(&e_offset));
+    // The item reaches the end of its beat (a skipped group may reach past it).
+    let reach = &e_offset.zext(7) + &e.count.zext(7).dshl(&e.width);
+    let beat_end = reach.slice(6, 4).or_r();
     let close = &(&(!&e.unit | &e.last) | &e.strip_end) | &beat_end;
     m.when(&take, |m| {
         m.connect(&open, &!&close);

@@ -79,9 +79,11 @@ pub struct Retire {
     pub retired: Value,
     /// Every marked element is counted in `retired`.
     pub settled: Value,
-    /// The issue unit skips inactive element `skip_k` (driven by the issue unit).
+    /// The issue unit skips `skip_count` inactive elements from `skip_k` on (driven by the
+    /// issue unit).
     pub skip_valid: Value,
     pub skip_k: Value,
+    pub skip_count: Value,
     /// Clears the vector for the next command (driven by the issue unit).
     pub clear: Value,
     /// The VLU writes `written` (one bit per slot) of group `group` (driven by the VLU).
@@ -98,12 +100,15 @@ impl Retire {
         let done = m.reg("retired_bits", w, 0u64);
         let skip_valid = m.wire("retire_skip_valid", 1);
         let skip_k = m.wire("retire_skip_k", 32);
+        let skip_count = m.wire("retire_skip_count", 4);
         let clear = m.wire("retire_clear", 1);
         let written = m.wire("retire_written", s);
         let group = m.wire("retire_group", 32);
         let bit = |k: &Value| lit(k, 1, w).dshl(&(k - &retired).trunc(lw));
         let zero = lit(&done, 0, w);
-        let mut marks = mux(&skip_valid, &bit(&skip_k), &zero);
+        let run = &lit(&done, 1, w).dshl(&skip_count) - &lit(&done, 1, w);
+        let skipped = run.dshl(&(&skip_k - &retired).trunc(lw));
+        let mut marks = mux(&skip_valid, &skipped, &zero);
         for j in 0..s {
             let k = &group.shl(s.trailing_zeros()) | &lit(&group, j as u64, 32);
             marks = &marks | &mux(&written.bit(j), &bit(&k), &zero);
@@ -121,16 +126,18 @@ impl Retire {
             retired,
             skip_valid,
             skip_k,
+            skip_count,
             clear,
             written,
             group,
         }
     }
 
-    /// Whether element `k` (of the command writing back, not yet retired) is inside the
-    /// window.
-    pub fn covers(&self, k: &Value) -> Value {
-        (k - &self.retired).lt(&lit(k, RETIRE_WINDOW as u64, 32))
+    /// Whether the `count` elements from `k` on (of the command writing back, not yet
+    /// retired) are inside the window.
+    pub fn covers(&self, k: &Value, count: &Value) -> Value {
+        let end = &(k - &self.retired) + &count.zext(32);
+        end.le(&lit(k, RETIRE_WINDOW as u64, 32))
     }
 }
 
