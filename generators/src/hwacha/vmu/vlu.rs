@@ -6,7 +6,7 @@
 //!
 //! The retired-element bit vector tracks, for the load or AMO command writing back, which
 //! of the `RETIRE_WINDOW` elements from `retired` on are finished (written back, or
-//! inactive and so never written); `retired` advances over finished elements, one per
+//! inactive and so never written); `retired` advances over finished elements, up to S a
 //! cycle, so it counts the command's leading finished elements (what the lane
 //! sequencer's VLU operation chains on). The issue unit takes no element of the command
 //! beyond the window.
@@ -14,6 +14,7 @@
 use super::vsu::by_width;
 use super::{field, lit, Fifo, BEAT_BYTES};
 use crate::hwacha::params::HwachaParams;
+use hdl::helpers::priority_encode;
 use hdl::ir::addr_width;
 use hdl::{cat, mux, Bundle, Mem, ModuleBuilder, Value};
 
@@ -113,10 +114,13 @@ impl Retire {
             let k = &group.shl(s.trailing_zeros()) | &lit(&group, j as u64, 32);
             marks = &marks | &mux(&written.bit(j), &bit(&k), &zero);
         }
+        // Up to a group's worth of leading finished elements retire per cycle: the rate
+        // of the VLU and of skipped groups.
         let all = &done | &marks;
-        let head = all.bit(0);
-        m.connect(&done, &mux(&head, &all.shr(1), &all));
-        m.connect(&retired, &(&retired + &head.zext(32)));
+        let stop = cat(&[&lit(&done, 1, 1), &!&all.trunc(s)]);
+        let step = priority_encode(&stop);
+        m.connect(&done, &all.dshr(&step));
+        m.connect(&retired, &(&retired + &step.zext(32)));
         m.when(&clear, |m| {
             m.connect(&done, &zero);
             m.connect(&retired, &lit(&retired, 0, 32));
