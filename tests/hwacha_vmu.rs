@@ -527,6 +527,20 @@ fn run(
         }
         assert!(stats.cycles < limit, "no progress after {limit} cycles");
     }
+    // Not busy means nothing is left to signal or send.
+    for _ in 0..4 {
+        mem.tick(dut).unwrap_or_else(|e| panic!("{e}"));
+        for port in [
+            "done_load",
+            "done_store",
+            "xcpt_valid",
+            "vlu_valid",
+            "mem_req_valid",
+        ] {
+            assert_eq!(dut.peek_u64(port).unwrap(), 0, "{port} after busy dropped");
+        }
+        dut.step();
+    }
     assert_eq!(
         (loads_done, stores_done),
         (load_cmds, store_cmds),
@@ -701,10 +715,25 @@ fn groups_of_inactive_elements_are_skipped() {
         offset: vec![0; n],
         data: vec![0; n],
     };
-    let st = run(&mut dut, p, 0, &[sparse], STRESSES[0], 1);
+    let st = run(
+        &mut dut,
+        p,
+        0,
+        std::slice::from_ref(&sparse),
+        STRESSES[0],
+        1,
+    );
     let groups = (n as u32 / p.slices()) as u64;
     println!("{n} elements, one active, in {} cycles", st.cycles);
     assert!(st.cycles < groups + 12, "{} cycles", st.cycles);
+    // A store of no active element still completes, and says so before `busy` drops.
+    let idle_store = Cmd {
+        op: STORE,
+        pred: vec![false; n],
+        ..sparse
+    };
+    let st = run(&mut dut, p, 0, &[idle_store], STRESSES[0], 2);
+    assert_eq!(st.requests, 0);
 }
 
 /// Lanes differ only in their `lane_id` input: a design of several lanes holds one VMU.

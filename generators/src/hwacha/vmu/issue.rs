@@ -237,9 +237,16 @@ pub(super) fn build(
     );
     m.connect(&vlt_valid, &(&(&vlt_valid | &set) & &!&clear));
 
-    let busy = [&open, &!&in_state(COLLECT), &load_pending, &!&vlt_empty]
-        .into_iter()
-        .fold(writes.or_r(), |a, b| &a | b);
+    // Busy until the last done is signalled (a store of no request ends with its pulse).
+    let busy = [
+        &open,
+        &!&in_state(COLLECT),
+        &load_pending,
+        &!&vlt_empty,
+        &done_store,
+    ]
+    .into_iter()
+    .fold(writes.or_r(), |a, b| &a | b);
     Issue {
         vlt,
         vlt_free_valid: free_valid,
