@@ -56,7 +56,12 @@
 //! One element per cycle from address generation to issue (a 128-bit beat of doublewords
 //! every two cycles); addresses are physical (no translation) and the port carries their
 //! low 32 bits; with several lanes a beat ends at a lane strip's end even if the next
-//! strip of the lane shares it; exceptions are not precise.
+//! strip of the lane shares it; exceptions are not precise: the active elements before
+//! the faulting one complete (with unit stride every element of a misaligned command is
+//! misaligned, so nothing is sent), where the ISA has the whole instruction do nothing;
+//! a load or AMO command's writeback does not overlap the next one's requests; the
+//! retired-element window (`vlu::RETIRE_WINDOW`) bounds how far a load runs ahead of its
+//! oldest unfinished element.
 
 pub mod addr;
 pub mod amo;
