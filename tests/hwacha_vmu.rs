@@ -249,6 +249,9 @@ fn random_cmd(rng: &mut Rng, p: &HwachaParams, fault_percent: u64) -> Cmd {
         0
     } else if rng.chance(10) {
         1
+    } else if rng.chance(4) {
+        // Longer than the retired-element window.
+        1 + rng.below(200)
     } else {
         1 + rng.below(4 * strip + 3)
     };
