@@ -582,6 +582,10 @@ fn model_of(p: &HwachaParams) -> Model {
         cxx_opt: Opt::O0,
         ..Options::default()
     };
+    // One build at a time (each uses both cores), so that tests wanting the same model
+    // find it cached rather than build it again side by side.
+    static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
     Model::of_design(&Design::new(&top), &opts).unwrap()
 }
 
