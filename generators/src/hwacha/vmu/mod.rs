@@ -6,7 +6,8 @@
 //! `examples::queue` generator):
 //! - `addr.rs` (VGU + VPU): walks a command's lane-local elements, unpacks predicates
 //!   and store data from their per-group queue entries, generates each element's address
-//!   and checks its alignment; one element per cycle into the VPAQ.
+//!   and checks its alignment; one element, or one group of no active element, per cycle
+//!   into the VPAQ.
 //! - `vsu.rs`: places an element's store data and byte mask in its 128-bit beat.
 //! - `issue.rs`: coalesces unit-stride elements into beats, sends requests, allocates the
 //!   vector load table (VLT) and sequences AMOs (read, combine, write).
@@ -30,7 +31,7 @@
 //! command writing back that are finished (written, or inactive): elements below it may
 //! be read from the registers; it returns to 0 with `done_load`, when it has reached the
 //! command's `vlen`. Write responses are counted: `busy` stays high until every write is
-//! acknowledged. A misaligned active element is not sent: `xcpt` pulses with its address
+//! acknowledged and every done has pulsed. A misaligned active element is not sent: `xcpt` pulses with its address
 //! (and `store` for stores and AMOs) and the command's later elements are skipped (the
 //! earlier ones complete); the command still signals its done.
 //!
@@ -53,8 +54,8 @@
 //! - `busy`, `done_load`, `done_store`, `retired` (32 bits), `xcpt` (valid, addr, store).
 //!
 //! # Limits
-//! One element per cycle from address generation to issue (a 128-bit beat of doublewords
-//! every two cycles); addresses are physical (no translation) and the port carries their
+//! One active element per cycle from address generation to issue (a 128-bit beat of
+//! doublewords every two cycles); addresses are physical (no translation) and the port carries their
 //! low 32 bits; with several lanes a beat ends at a lane strip's end even if the next
 //! strip of the lane shares it; exceptions are not precise: the active elements before
 //! the faulting one complete (with unit stride every element of a misaligned command is
