@@ -42,7 +42,7 @@
 //! - `cmd` (decoupled in, `cmd_shape`): op (0 load, 1 store, 2 AMO), amo_fn (`amo.rs`),
 //!   mode (0 unit stride, 1 constant stride, 2 indexed; AMOs are indexed), width (log2
 //!   bytes), unsigned (loads), base, stride (bytes; unit stride uses the element size),
-//!   vlen (lane-local elements).
+//!   vlen (lane-local elements). Op 3, mode 3 and amo_fn 9..15 are reserved.
 //! - `vpq` (decoupled in): one S-bit predicate per group of S elements of every command.
 //! - `vvaq` (decoupled in): one 64-bit offset per element (active or not) of an indexed or
 //!   AMO command.
