@@ -1,5 +1,6 @@
 //! Address generation (the VGU, with the VPU's predicate unpacking): walks a command's
-//! lane-local elements k = 0..vlen, one per cycle, into the VPAQ.
+//! lane-local elements k = 0..vlen into the VPAQ, a group of S per cycle for unit stride
+//! (a group is contiguous in memory), one per cycle otherwise.
 //!
 //! Lane-local element k is global element
 //! `e(k) = ((k / strip) * lanes + lane_id) * strip + k % strip`,
@@ -8,30 +9,32 @@
 //! `((lanes - 1) * strip + 1) * stride` across a lane strip boundary (both products taken
 //! once per command). Indexed and AMO addresses are base + the element's VVAQ offset.
 //!
-//! Density-time skipping (thesis 8.6): a group whose live predicates are all off, of a
-//! command without per-element offsets, goes in one cycle as one inactive item standing
-//! for its elements (`count`).
+//! Density-time skipping (thesis 8.6): a constant-stride group whose live predicates are
+//! all off goes in one cycle too, as one item of no active element.
 
 use super::{field, lit, Fifo, MODE_INDEXED, MODE_UNIT, OP_AMO, OP_LOAD};
 use crate::hwacha::params::HwachaParams;
+use hdl::helpers::priority_encode;
 use hdl::{cat, mux, Bundle, ModuleBuilder, Value};
 
-/// One element on its way to the issue unit (an entry of the VPAQ).
+/// Elements `k..k + count` on their way to the issue unit (an entry of the VPAQ): one
+/// element in slot 0, or a group of S in slots 0..S.
 pub struct Element {
-    /// Lane-local element index, relative to the command.
+    /// Lane-local index of the first element, relative to the command.
     pub k: Value,
+    /// The first element's address; a group's elements follow one another in memory.
     pub addr: Value,
-    /// Predicated on and aligned: the element accesses memory.
+    /// Per slot: predicated on and aligned, the element accesses memory.
     pub active: Value,
-    /// Store data or AMO operand (low `8 << width` bits used).
+    /// Per slot: store data or AMO operand (low `8 << width` bits used).
     pub data: Value,
-    /// The command's last element (or group).
+    /// Holds the command's last element.
     pub last: Value,
-    /// Elements the item stands for: 1, or the live elements of a skipped group.
+    /// Elements (slots) the item stands for, from 1 to S.
     pub count: Value,
     /// Stands for a command of no elements (sent so that the command completes).
     pub empty: Value,
-    /// The last element of a lane strip when the next one is not adjacent in memory.
+    /// Ends a lane strip, and the next element is not adjacent in memory.
     pub strip_end: Value,
     pub op: Value,
     pub amo_fn: Value,
@@ -42,7 +45,10 @@ pub struct Element {
 }
 
 impl Element {
-    pub const WIDTH: u32 = 32 + 64 + 1 + 64 + 1 + 4 + 1 + 1 + 2 + 4 + 2 + 1 + 1;
+    /// Bits of an item with `s` slots.
+    pub fn width(s: u32) -> u32 {
+        32 + 64 + s + 64 * s + 1 + 4 + 1 + 1 + 2 + 4 + 2 + 1 + 1
+    }
 
     fn fields(&self) -> [&Value; 13] {
         [
@@ -66,8 +72,8 @@ impl Element {
         cat(&self.fields())
     }
 
-    pub fn unpack(v: &Value) -> Element {
-        let mut hi = Self::WIDTH;
+    pub fn unpack(v: &Value, s: u32) -> Element {
+        let mut hi = Self::width(s);
         let mut take = |w: u32| {
             hi -= w;
             v.slice(hi + w - 1, hi)
@@ -75,8 +81,8 @@ impl Element {
         Element {
             k: take(32),
             addr: take(64),
-            active: take(1),
-            data: take(64),
+            active: take(s),
+            data: take(64 * s),
             last: take(1),
             count: take(4),
             empty: take(1),
@@ -193,7 +199,8 @@ pub(super) fn build(
     };
     let strip_end = ends_strip(0);
 
-    // A group of no live active element (its slots below vlen) is skipped whole.
+    // Slots of the group below vlen; a unit-stride group, or a constant-stride one of no
+    // live active element, goes whole.
     let remaining = &vlen - &k;
     let live: Vec<Value> = (0..s)
         .rev()
@@ -201,7 +208,9 @@ pub(super) fn build(
         .collect();
     let live = cat(&live.iter().collect::<Vec<_>>());
     let at_group = slot.eq(&lit(&slot, 0, slot.width()));
-    let dead = &(&at_group & &!&(&vpq.deq_bits() & &live).or_r()) & &!&(&uses_vvaq | &empty);
+    let on_slots = &vpq.deq_bits() & &live;
+    let unit = &mode.eq(&lit(&mode, MODE_UNIT, 2)) & &!&is_amo;
+    let whole_group = &(&at_group & &(&unit | &!&on_slots.or_r())) & &!&(&uses_vvaq | &empty);
     let partial = remaining.lt(&lit(&k, s as u64, 32));
     let group_count = mux(&partial, &remaining.trunc(4), &lit(&k, s as u64, 4));
     let group_strip_end = ends_strip(log_s);
@@ -210,7 +219,7 @@ pub(super) fn build(
         &(vpq.deq_valid() & (!&needs_data | vsdq.deq_valid())) & &(!&uses_vvaq | vvaq.deq_valid());
     let fire = &(&busy & &vpaq.enq_ready()) & &(&empty | &inputs_ready);
     let consume = &fire & &!&empty;
-    let whole = &consume & &(&group_end | &dead);
+    let whole = &consume & &(&group_end | &whole_group);
     m.connect(&vpq.deq_ready(), &whole);
     m.connect(&vsdq.deq_ready(), &(&whole & &needs_data));
     m.connect(&vvaq.deq_ready(), &(&consume & &uses_vvaq));
@@ -219,20 +228,24 @@ pub(super) fn build(
     let data = vsdq.deq_bits().dshr(&slot.zext(log_s + 7).shl(6)).trunc(64);
     let elem_addr = mux(&uses_vvaq, &(&base + &vvaq.deq_bits()), &addr);
     let align = (elem_bytes(&width) - lit(&width, 1, 64)).trunc(3);
+    // A group's elements share the alignment of its first.
     let misaligned = (elem_addr.trunc(3) & align).or_r();
-    let on = &(&pred & &!&faulted) & &!&empty;
-    let fault = &on & &misaligned;
-    let unit = &mode.eq(&lit(&mode, MODE_UNIT, 2)) & &!&is_amo;
+    let go = &!&faulted & &!&empty;
+    let group_on = mux(&unit, &on_slots, &lit(&on_slots, 0, s));
+    let ons = mux(&whole_group, &group_on, &(&pred & &go).zext(s));
+    let ons = &ons & &go.repeat(s);
+    let fault = &ons.or_r() & &misaligned;
+    let fault_addr = &elem_addr + &priority_encode(&ons).zext(64).dshl(&width);
 
     let e = Element {
         k: k.clone(),
         addr: elem_addr.clone(),
-        active: &on & &!&misaligned,
-        data,
-        last: mux(&dead, &!&remaining.gt(&lit(&k, s as u64, 32)), &last),
-        count: mux(&dead, &group_count, &lit(&k, 1, 4)),
+        active: &ons & &(!&misaligned).repeat(s),
+        data: mux(&whole_group, &vsdq.deq_bits(), &data.zext(64 * s)),
+        last: mux(&whole_group, &!&remaining.gt(&lit(&k, s as u64, 32)), &last),
+        count: mux(&whole_group, &group_count, &lit(&k, 1, 4)),
         empty: empty.clone(),
-        strip_end: mux(&dead, &group_strip_end, &strip_end),
+        strip_end: mux(&whole_group, &group_strip_end, &strip_end),
         op: op.clone(),
         amo_fn: amo_fn.clone(),
         width: width.clone(),
@@ -243,16 +256,16 @@ pub(super) fn build(
     m.connect(&vpaq.enq_bits(), &e.pack());
 
     m.connect(&xcpt_valid, &(&fire & &fault));
-    // Past a skipped group: S strides, the last one a lane strip hop if it ends a strip.
+    // Past a whole group: S strides, the last one a lane strip hop if it ends a strip.
     let group_step = &group_stride + &mux(&group_strip_end, &(&jump - &stride), &lit(&addr, 0, 64));
-    let step = mux(&dead, &group_step, &mux(&strip_end, &jump, &stride));
+    let step = mux(&whole_group, &group_step, &mux(&strip_end, &jump, &stride));
     let item_last = e.last.clone();
     m.when(&fire, |m| {
         m.connect(&k, &(&k + &e.count.zext(32)));
         m.connect(&addr, &(&addr + &step));
         m.when(&fault, |m| {
             m.connect(&faulted, &lit(&faulted, 1, 1));
-            m.connect(&xcpt_addr, &elem_addr);
+            m.connect(&xcpt_addr, &fault_addr);
             m.connect(&xcpt_store, &needs_data);
         });
         m.when(&item_last, |m| m.connect(&busy, &lit(&busy, 0, 1)));

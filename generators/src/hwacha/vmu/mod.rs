@@ -258,7 +258,7 @@ pub fn vmu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&q.enq_bits(), field(port, data));
         m.connect(port.ready(), &q.enq_ready());
     }
-    let vpaq_q = Fifo::new(&mut m, "vpaq_q", p.vpaq_entries, addr::Element::WIDTH)?;
+    let vpaq_q = Fifo::new(&mut m, "vpaq_q", p.vpaq_entries, addr::Element::width(s))?;
     let vldq_q = Fifo::new(
         &mut m,
         "vldq_q",

@@ -80,11 +80,11 @@ pub struct Retire {
     pub retired: Value,
     /// Every marked element is counted in `retired`.
     pub settled: Value,
-    /// The issue unit skips `skip_count` inactive elements from `skip_k` on (driven by the
-    /// issue unit).
+    /// The issue unit skips the inactive elements `skip_k + j` for the set bits j of
+    /// `skip_mask` (driven by the issue unit).
     pub skip_valid: Value,
     pub skip_k: Value,
-    pub skip_count: Value,
+    pub skip_mask: Value,
     /// Clears the vector for the next command (driven by the issue unit).
     pub clear: Value,
     /// The VLU writes `written` (one bit per slot) of group `group` (driven by the VLU).
@@ -101,16 +101,17 @@ impl Retire {
         let done = m.reg("retired_bits", w, 0u64);
         let skip_valid = m.wire("retire_skip_valid", 1);
         let skip_k = m.wire("retire_skip_k", 32);
-        let skip_count = m.wire("retire_skip_count", 4);
+        let skip_mask = m.wire("retire_skip_mask", s);
         let clear = m.wire("retire_clear", 1);
         let written = m.wire("retire_written", s);
         let group = m.wire("retire_group", 32);
         let bit = |k: &Value| lit(k, 1, w).dshl(&(k - &retired).trunc(lw));
         let zero = lit(&done, 0, w);
-        let run = &lit(&done, 1, w).dshl(&skip_count) - &lit(&done, 1, w);
-        let skipped = run.dshl(&(&skip_k - &retired).trunc(lw));
-        let mut marks = mux(&skip_valid, &skipped, &zero);
+        let mut marks = zero.clone();
         for j in 0..s {
+            let skipped = &skip_k + &lit(&skip_k, j as u64, 32);
+            let on = &skip_valid & &skip_mask.bit(j);
+            marks = &marks | &mux(&on, &bit(&skipped), &zero);
             let k = &group.shl(s.trailing_zeros()) | &lit(&group, j as u64, 32);
             marks = &marks | &mux(&written.bit(j), &bit(&k), &zero);
         }
@@ -130,7 +131,7 @@ impl Retire {
             retired,
             skip_valid,
             skip_k,
-            skip_count,
+            skip_mask,
             clear,
             written,
             group,
