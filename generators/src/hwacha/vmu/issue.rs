@@ -1,14 +1,16 @@
-//! The issue unit: turns the VPAQ's elements into memory requests, in element order.
+//! The issue unit: turns the VPAQ's items into memory requests, in element order.
 //!
 //! Unit-stride elements collect into a beat (byte mask, data, the VLT description of a
 //! load) until the element that ends its 16-byte beat, its lane strip or the command:
-//! one request per beat touched. Other modes send one request per active element, of the
-//! element's size. A beat of no active element sends nothing. The next beat starts
-//! collecting in the cycle a beat is sent, so elements flow at one per cycle. A load
-//! request takes a free VLT entry as its tag; all writes share the tag `vlt_entries` and
-//! their responses are only counted. An AMO element sends its read, waits for the response (snooped on
-//! its way into the VLDQ, which carries the old value to the VLU), and then sends the
-//! combined value as a write before taking the next element.
+//! one request per beat touched. All the slots of an item that fall in the beat merge in
+//! one cycle; an item running on into the next beat stays at the head for the rest. Other
+//! modes send one request per active element, of the element's size. A beat of no active
+//! element sends nothing. The next beat starts collecting in the cycle a beat is sent, so
+//! a beat can go every cycle. A load request takes a free VLT entry as its tag; all
+//! writes share the tag `vlt_entries` and their responses are only counted. An AMO
+//! element sends its read, waits for the response (snooped on its way into the VLDQ,
+//! which carries the old value to the VLU), and then sends the combined value as a write
+//! before taking the next element.
 
 use super::addr::Element;
 use super::vlu::{Retire, VltEntry};

@@ -6,11 +6,12 @@
 //! `examples::queue` generator):
 //! - `addr.rs` (VGU + VPU): walks a command's lane-local elements, unpacks predicates
 //!   and store data from their per-group queue entries, generates each element's address
-//!   and checks its alignment; one element, or one group of no active element, per cycle
-//!   into the VPAQ.
+//!   and checks its alignment; a unit-stride group (or a constant-stride group of no
+//!   active element) per cycle into the VPAQ, else one element per cycle.
 //! - `vsu.rs`: places an element's store data and byte mask in its 128-bit beat.
-//! - `issue.rs`: coalesces unit-stride elements into beats, sends requests, allocates the
-//!   vector load table (VLT) and sequences AMOs (read, combine, write).
+//! - `issue.rs`: coalesces unit-stride elements into beats (a beat per cycle), sends
+//!   requests, allocates the vector load table (VLT) and sequences AMOs (read, combine,
+//!   write).
 //! - `amo.rs`: the AMO arithmetic.
 //! - `vlu.rs`: the load-data unit: turns each response in the VLDQ back into per-group
 //!   writes of the lane's registers (opportunistic, in response order).
@@ -54,8 +55,8 @@
 //! - `busy`, `done_load`, `done_store`, `retired` (32 bits), `xcpt` (valid, addr, store).
 //!
 //! # Limits
-//! One active element per cycle from address generation to issue (a 128-bit beat of
-//! doublewords every two cycles); addresses are physical (no translation) and the port carries their
+//! Constant-stride and indexed accesses go at one element per cycle, unit stride at a
+//! group or a beat per cycle, whichever is less; addresses are physical (no translation) and the port carries their
 //! low 32 bits; with several lanes a beat ends at a lane strip's end even if the next
 //! strip of the lane shares it; exceptions are not precise: the active elements before
 //! the faulting one complete (with unit stride every element of a misaligned command is
