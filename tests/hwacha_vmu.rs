@@ -228,6 +228,16 @@ fn reference_semantics() {
     // Strips of two elements dealt round-robin to four lanes.
     let e: Vec<u64> = (0..5).map(|k| global(k, &p, 1)).collect();
     assert_eq!(e, vec![2, 3, 10, 11, 18]);
+    // The lanes' elements are every global element exactly once.
+    for p in configs() {
+        let lanes = p.lanes as u64;
+        let mut all: Vec<u64> = (0..lanes)
+            .flat_map(|lane| (0..40).map(move |k| (lane, k)))
+            .map(|(lane, k)| global(k, &p, lane))
+            .collect();
+        all.sort();
+        assert_eq!(all, (0..40 * lanes).collect::<Vec<_>>());
+    }
 }
 
 // ------------------------------------------------------------------ stimulus
