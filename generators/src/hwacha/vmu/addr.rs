@@ -1,5 +1,6 @@
 //! Address generation (the VGU, with the VPU's predicate unpacking): walks a command's
-//! lane-local elements k = 0..vlen, one per cycle, into the VPAQ.
+//! lane-local elements k = 0..vlen into the VPAQ, a group of S per cycle for unit stride
+//! (a group is contiguous in memory), one per cycle otherwise.
 //!
 //! Lane-local element k is global element
 //! `e(k) = ((k / strip) * lanes + lane_id) * strip + k % strip`,
@@ -7,25 +8,33 @@
 //! starts at base + lane_id * strip * stride and adds the stride within a strip and
 //! `((lanes - 1) * strip + 1) * stride` across a lane strip boundary (both products taken
 //! once per command). Indexed and AMO addresses are base + the element's VVAQ offset.
+//!
+//! Density-time skipping (thesis 8.6): a constant-stride group whose live predicates are
+//! all off goes in one cycle too, as one item of no active element.
 
 use super::{field, lit, Fifo, MODE_INDEXED, MODE_UNIT, OP_AMO, OP_LOAD};
 use crate::hwacha::params::HwachaParams;
+use hdl::helpers::priority_encode;
 use hdl::{cat, mux, Bundle, ModuleBuilder, Value};
 
-/// One element on its way to the issue unit (an entry of the VPAQ).
+/// Elements `k..k + count` on their way to the issue unit (an entry of the VPAQ): one
+/// element in slot 0, or a group of S in slots 0..S.
 pub struct Element {
-    /// Lane-local element index, relative to the command.
+    /// Lane-local index of the first element, relative to the command.
     pub k: Value,
+    /// The first element's address; a group's elements follow one another in memory.
     pub addr: Value,
-    /// Predicated on and aligned: the element accesses memory.
+    /// Per slot: predicated on and aligned, the element accesses memory.
     pub active: Value,
-    /// Store data or AMO operand (low `8 << width` bits used).
+    /// Per slot: store data or AMO operand (low `8 << width` bits used).
     pub data: Value,
-    /// The command's last element.
+    /// Holds the command's last element.
     pub last: Value,
+    /// Elements (slots) the item stands for, from 1 to S.
+    pub count: Value,
     /// Stands for a command of no elements (sent so that the command completes).
     pub empty: Value,
-    /// The last element of a lane strip when the next one is not adjacent in memory.
+    /// Ends a lane strip, and the next element is not adjacent in memory.
     pub strip_end: Value,
     pub op: Value,
     pub amo_fn: Value,
@@ -36,15 +45,19 @@ pub struct Element {
 }
 
 impl Element {
-    pub const WIDTH: u32 = 32 + 64 + 1 + 64 + 1 + 1 + 1 + 2 + 4 + 2 + 1 + 1;
+    /// Bits of an item with `s` slots.
+    pub fn width(s: u32) -> u32 {
+        32 + 64 + s + 64 * s + 1 + 4 + 1 + 1 + 2 + 4 + 2 + 1 + 1
+    }
 
-    fn fields(&self) -> [&Value; 12] {
+    fn fields(&self) -> [&Value; 13] {
         [
             &self.k,
             &self.addr,
             &self.active,
             &self.data,
             &self.last,
+            &self.count,
             &self.empty,
             &self.strip_end,
             &self.op,
@@ -59,8 +72,8 @@ impl Element {
         cat(&self.fields())
     }
 
-    pub fn unpack(v: &Value) -> Element {
-        let mut hi = Self::WIDTH;
+    pub fn unpack(v: &Value, s: u32) -> Element {
+        let mut hi = Self::width(s);
         let mut take = |w: u32| {
             hi -= w;
             v.slice(hi + w - 1, hi)
@@ -68,9 +81,10 @@ impl Element {
         Element {
             k: take(32),
             addr: take(64),
-            active: take(1),
-            data: take(64),
+            active: take(s),
+            data: take(64 * s),
             last: take(1),
+            count: take(4),
             empty: take(1),
             strip_end: take(1),
             op: take(2),
@@ -123,6 +137,7 @@ pub(super) fn build(
     let addr = m.reg("seq_addr", 64, 0u64);
     let stride = m.reg("seq_stride", 64, 0u64);
     let jump = m.reg("seq_jump", 64, 0u64);
+    let group_stride = m.reg("seq_group_stride", 64, 0u64);
     let faulted = m.reg("seq_faulted", 1, false);
     let xcpt_valid = m.reg("xcpt_valid", 1, false);
     let xcpt_addr = m.reg("xcpt_addr", 64, 0u64);
@@ -156,6 +171,7 @@ pub(super) fn build(
         m.connect(&addr, &start);
         m.connect(&stride, &c_stride);
         m.connect(&jump, &c_jump);
+        m.connect(&group_stride, &c_stride.shl(log_s));
         m.connect(&faulted, &lit(&faulted, 0, 1));
     });
 
@@ -172,39 +188,64 @@ pub(super) fn build(
     };
     let group_end = &last | &slot.eq(&lit(&slot, (s - 1) as u64, slot.width()));
     // With one lane the strips are adjacent in memory: no boundary to break at.
-    let strip_end = if p.lanes == 1 {
-        lit(&k, 0, 1)
-    } else if strip == 1 {
-        lit(&k, 1, 1)
-    } else {
-        k.trunc(log_strip).and_r()
+    let ends_strip = |low: u32| {
+        if p.lanes == 1 {
+            lit(&k, 0, 1)
+        } else if strip == 1 << low {
+            lit(&k, 1, 1)
+        } else {
+            k.slice(log_strip - 1, low).and_r()
+        }
     };
+    let strip_end = ends_strip(0);
+
+    // Slots of the group below vlen; a unit-stride group, or a constant-stride one of no
+    // live active element, goes whole.
+    let remaining = &vlen - &k;
+    let live: Vec<Value> = (0..s)
+        .rev()
+        .map(|j| remaining.gt(&lit(&k, j as u64, 32)))
+        .collect();
+    let live = cat(&live.iter().collect::<Vec<_>>());
+    let at_group = slot.eq(&lit(&slot, 0, slot.width()));
+    let on_slots = &vpq.deq_bits() & &live;
+    let unit = &mode.eq(&lit(&mode, MODE_UNIT, 2)) & &!&is_amo;
+    let whole_group = &(&at_group & &(&unit | &!&on_slots.or_r())) & &!&(&uses_vvaq | &empty);
+    let partial = remaining.lt(&lit(&k, s as u64, 32));
+    let group_count = mux(&partial, &remaining.trunc(4), &lit(&k, s as u64, 4));
+    let group_strip_end = ends_strip(log_s);
 
     let inputs_ready =
         &(vpq.deq_valid() & (!&needs_data | vsdq.deq_valid())) & &(!&uses_vvaq | vvaq.deq_valid());
     let fire = &(&busy & &vpaq.enq_ready()) & &(&empty | &inputs_ready);
     let consume = &fire & &!&empty;
-    m.connect(&vpq.deq_ready(), &(&consume & &group_end));
-    m.connect(&vsdq.deq_ready(), &(&(&consume & &group_end) & &needs_data));
+    let whole = &consume & &(&group_end | &whole_group);
+    m.connect(&vpq.deq_ready(), &whole);
+    m.connect(&vsdq.deq_ready(), &(&whole & &needs_data));
     m.connect(&vvaq.deq_ready(), &(&consume & &uses_vvaq));
 
     let pred = vpq.deq_bits().dshr(&slot).bit(0);
     let data = vsdq.deq_bits().dshr(&slot.zext(log_s + 7).shl(6)).trunc(64);
     let elem_addr = mux(&uses_vvaq, &(&base + &vvaq.deq_bits()), &addr);
     let align = (elem_bytes(&width) - lit(&width, 1, 64)).trunc(3);
+    // A group's elements share the alignment of its first.
     let misaligned = (elem_addr.trunc(3) & align).or_r();
-    let on = &(&pred & &!&faulted) & &!&empty;
-    let fault = &on & &misaligned;
-    let unit = &mode.eq(&lit(&mode, MODE_UNIT, 2)) & &!&is_amo;
+    let go = &!&faulted & &!&empty;
+    let group_on = mux(&unit, &on_slots, &lit(&on_slots, 0, s));
+    let ons = mux(&whole_group, &group_on, &(&pred & &go).zext(s));
+    let ons = &ons & &go.repeat(s);
+    let fault = &ons.or_r() & &misaligned;
+    let fault_addr = &elem_addr + &priority_encode(&ons).zext(64).dshl(&width);
 
     let e = Element {
         k: k.clone(),
         addr: elem_addr.clone(),
-        active: &on & &!&misaligned,
-        data,
-        last: last.clone(),
+        active: &ons & &(!&misaligned).repeat(s),
+        data: mux(&whole_group, &vsdq.deq_bits(), &data.zext(64 * s)),
+        last: mux(&whole_group, &!&remaining.gt(&lit(&k, s as u64, 32)), &last),
+        count: mux(&whole_group, &group_count, &lit(&k, 1, 4)),
         empty: empty.clone(),
-        strip_end: strip_end.clone(),
+        strip_end: mux(&whole_group, &group_strip_end, &strip_end),
         op: op.clone(),
         amo_fn: amo_fn.clone(),
         width: width.clone(),
@@ -215,15 +256,19 @@ pub(super) fn build(
     m.connect(&vpaq.enq_bits(), &e.pack());
 
     m.connect(&xcpt_valid, &(&fire & &fault));
+    // Past a whole group: S strides, the last one a lane strip hop if it ends a strip.
+    let group_step = &group_stride + &mux(&group_strip_end, &(&jump - &stride), &lit(&addr, 0, 64));
+    let step = mux(&whole_group, &group_step, &mux(&strip_end, &jump, &stride));
+    let item_last = e.last.clone();
     m.when(&fire, |m| {
-        m.connect(&k, &(&k + &lit(&k, 1, 32)));
-        m.connect(&addr, &(&addr + &mux(&strip_end, &jump, &stride)));
+        m.connect(&k, &(&k + &e.count.zext(32)));
+        m.connect(&addr, &(&addr + &step));
         m.when(&fault, |m| {
             m.connect(&faulted, &lit(&faulted, 1, 1));
-            m.connect(&xcpt_addr, &elem_addr);
+            m.connect(&xcpt_addr, &fault_addr);
             m.connect(&xcpt_store, &needs_data);
         });
-        m.when(&last, |m| m.connect(&busy, &lit(&busy, 0, 1)));
+        m.when(&item_last, |m| m.connect(&busy, &lit(&busy, 0, 1)));
     });
 
     Seq {

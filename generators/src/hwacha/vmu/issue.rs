@@ -1,20 +1,22 @@
-//! The issue unit: turns the VPAQ's elements into memory requests, in element order.
+//! The issue unit: turns the VPAQ's items into memory requests, in element order.
 //!
 //! Unit-stride elements collect into a beat (byte mask, data, the VLT description of a
 //! load) until the element that ends its 16-byte beat, its lane strip or the command:
-//! one request per beat touched. Other modes send one request per active element, of the
-//! element's size. A beat of no active element sends nothing. The next beat starts
-//! collecting in the cycle a beat is sent, so elements flow at one per cycle. A load
-//! request takes a free VLT entry as its tag; all writes share the tag `vlt_entries` and
-//! their responses are only counted. An AMO element sends its read, waits for the response (snooped on
-//! its way into the VLDQ, which carries the old value to the VLU), and then sends the
-//! combined value as a write before taking the next element.
+//! one request per beat touched. All the slots of an item that fall in the beat merge in
+//! one cycle; an item running on into the next beat stays at the head for the rest. Other
+//! modes send one request per active element, of the element's size. A beat of no active
+//! element sends nothing. The next beat starts collecting in the cycle a beat is sent, so
+//! a beat can go every cycle. A load request takes a free VLT entry as its tag; all
+//! writes share the tag `vlt_entries` and their responses are only counted. An AMO
+//! element sends its read, waits for the response (snooped on its way into the VLDQ,
+//! which carries the old value to the VLU), and then sends the combined value as a write
+//! before taking the next element.
 
 use super::addr::Element;
 use super::vlu::{Retire, VltEntry};
 use super::{amo, field, lit, vsu, Fifo, BEAT_BYTES, OP_AMO, OP_STORE};
 use crate::hwacha::params::HwachaParams;
-use hdl::helpers::{onehot_decode, priority_encode};
+use hdl::helpers::{onehot_decode, popcount, priority_encode};
 use hdl::ir::addr_width;
 use hdl::{cat, mux, Bundle, Mem, MemStyle, ModuleBuilder, Value};
 
@@ -66,6 +68,7 @@ pub(super) fn build(
     let last = m.reg("beat_last", 1, false);
     let src = m.reg("beat_src", 64, 0u64);
     let amo_tag = m.reg("amo_tag", aw, 0u64);
+    let consumed = m.reg("item_consumed", 4, 0u64);
     let load_pending = m.reg("load_pending", 1, false);
     let writes = m.reg("writes_out", cw, 0u64);
     let vlt_valid = m.reg("vlt_valid", n, 0u64);
@@ -156,55 +159,105 @@ pub(super) fn build(
         finish(m, &(&last & &!(&is_amo & &!&write)), &op);
     });
 
-    // Collect.
-    let e = Element::unpack(&vpaq.deq_bits());
+    // Collect: the slots of the head item that fall in the beat being collected; an item
+    // running on into the next beat stays for the rest (`consumed` slots are done).
+    let s = p.slices();
+    let e = Element::unpack(&vpaq.deq_bits(), s);
     let is_store = is_op(&e.op, OP_STORE);
     // A beat that is not its command's last makes way for the next in the cycle it is
     // sent (after a last one, the two might both complete commands in one cycle).
     let next_beat = &(&sent & &!&last) & &!&(&is_amo & &!&write);
-    let may_take = &(&in_state(COLLECT) | &next_beat)
-        & &(&is_store | &(&!&load_pending & &retire.covers(&e.k)));
-    m.connect(&vpaq.deq_ready(), &may_take);
-    let take = &may_take & &vpaq.deq_valid();
+    let may_step = &(&in_state(COLLECT) | &next_beat)
+        & &(&is_store | &(&!&load_pending & &retire.covers(&e.k, &e.count)));
+    let step = &may_step & &vpaq.deq_valid();
+    // Slot j's byte from the start of the first slot's beat: beat `rel >> 4`, byte `rel & 15`.
+    let first_byte = e.addr.trunc(4).zext(7);
+    let rel: Vec<Value> = (0..s)
+        .map(|j| &first_byte + &lit(&first_byte, j as u64, 7).dshl(&e.width))
+        .collect();
+    let at_consumed = |vals: &[Value]| {
+        (1..s).fold(vals[0].clone(), |acc, j| {
+            mux(
+                &consumed.eq(&lit(&consumed, j as u64, 4)),
+                &vals[j as usize],
+                &acc,
+            )
+        })
+    };
+    let beat_of: Vec<Value> = rel.iter().map(|r| r.slice(6, 4)).collect();
+    let current = at_consumed(&beat_of);
+    let mut here = Vec::new();
+    let mut beyond = lit(&current, 0, 1);
+    for j in 0..s {
+        let jv = lit(&consumed, j as u64, 4);
+        let valid = &e.count.gt(&jv) & &consumed.le(&jv);
+        let same = &beat_of[j as usize].eq(&current) | &!&e.unit;
+        beyond = &beyond | &(&valid & &!&same);
+        here.push(&valid & &same);
+    }
+    m.connect(&vpaq.deq_ready(), &(&may_step & &!&beyond));
+    let item_last = &e.last & &!&beyond;
     // An inactive element of a load is finished as soon as it is seen.
-    let skip = &(&take & &!&e.active) & &!&(&is_store | &e.empty);
-    m.connect(&retire.skip_valid, &skip);
+    let skips: Vec<Value> = (0..s)
+        .map(|j| &here[j as usize] & &!&e.active.bit(j))
+        .collect();
+    let skip_mask = cat(&skips.iter().rev().collect::<Vec<_>>());
+    m.connect(&retire.skip_valid, &(&step & &!&(&is_store | &e.empty)));
     m.connect(&retire.skip_k, &e.k);
+    m.connect(&retire.skip_mask, &skip_mask);
+
     let fresh = !&open;
     let zero = |v: &Value| lit(v, 0, v.width());
     let keep = |v: &Value| mux(&fresh, &zero(v), v);
-    let first = mux(&fresh, &e.k, &k0);
-    let idx = (&e.k - &first).trunc(4);
-    let e_offset = e.addr.trunc(4);
-    let placed = vsu::place(&e_offset, &e.width, &e.data);
-    let on = |v: &Value| &e.active.repeat(v.width()) & v;
-    let new_active = &keep(&active) | &on(&lit(&active, 1, BEAT_BYTES).dshl(&idx));
-    let new_mask = &keep(&mask) | &on(&placed.mask);
-    let e_bytes = lit(&e.width, 1, 5).dshl(&e.width);
-    let beat_end = (&e_offset.zext(5) + &e_bytes).trunc(4).eq(&zero(&e_offset));
-    let close = &(&(!&e.unit | &e.last) | &e.strip_end) | &beat_end;
-    m.when(&take, |m| {
+    let first = mux(&fresh, &(&e.k + &consumed.zext(32)), &k0);
+    let mut new_active = keep(&active);
+    let mut new_mask = keep(&mask);
+    let mut new_data = keep(&data);
+    let mut new_high = keep(&high);
+    for j in 0..s {
+        let act = &here[j as usize] & &e.active.bit(j);
+        let idx = (&(&e.k + &lit(&e.k, j as u64, 32)) - &first).trunc(4);
+        let slot_data = e.data.slice(64 * j + 63, 64 * j);
+        let placed = vsu::place(&rel[j as usize].trunc(4), &e.width, &slot_data);
+        let on = |v: &Value| &act.repeat(v.width()) & v;
+        new_active = &new_active | &on(&lit(&active, 1, BEAT_BYTES).dshl(&idx));
+        new_mask = &new_mask | &on(&placed.mask);
+        new_data = &new_data | &on(&placed.data);
+        new_high = mux(&act, &idx, &new_high);
+    }
+    // The beat ends with the item's last slot, a lane strip, the command or a mode of one
+    // element per request.
+    let end = &first_byte + &e.count.zext(7).dshl(&e.width);
+    let beat_end = end.slice(6, 4).gt(&current);
+    let close = [&beyond, &!&e.unit, &item_last, &e.strip_end]
+        .into_iter()
+        .fold(beat_end, |a, b| &a | b);
+    m.when(&step, |m| {
         m.connect(&open, &!&close);
         m.connect(&k0, &first);
-        m.connect(&addr, &mux(&fresh, &e.addr, &addr));
-        m.connect(&offset, &mux(&fresh, &e_offset, &offset));
+        let consumed_addr = &e.addr + &consumed.zext(64).dshl(&e.width);
+        m.connect(&addr, &mux(&fresh, &consumed_addr, &addr));
+        m.connect(&offset, &mux(&fresh, &at_consumed(&rel).trunc(4), &offset));
         m.connect(&active, &new_active);
-        m.connect(&high, &mux(&e.active, &idx, &keep(&high)));
+        m.connect(&high, &new_high);
         m.connect(&mask, &new_mask);
-        m.connect(&data, &(&keep(&data) | &on(&placed.data)));
+        m.connect(&data, &new_data);
         m.connect(&write, &is_store);
         m.connect(&unit, &e.unit);
         m.connect(&width, &e.width);
         m.connect(&unsigned, &e.unsigned);
         m.connect(&op, &e.op);
         m.connect(&amo_fn, &e.amo_fn);
-        m.connect(&last, &e.last);
-        m.connect(&src, &e.data);
+        m.connect(&last, &item_last);
+        m.connect(&src, &e.data.trunc(64));
+        let slots_here = popcount(&cat(&here.iter().rev().collect::<Vec<_>>()));
+        let after = &consumed + &slots_here.zext(4).trunc(4);
+        m.connect(&consumed, &mux(&beyond, &after, &zero(&consumed)));
         m.when(&close, |m| {
             m.when(&new_active.or_r(), |m| {
                 m.connect(&state, &lit(&state, SEND, 2))
             })
-            .otherwise(|m| finish(m, &e.last, &e.op));
+            .otherwise(|m| finish(m, &item_last, &e.op));
         });
     });
 
@@ -235,9 +288,16 @@ pub(super) fn build(
     );
     m.connect(&vlt_valid, &(&(&vlt_valid | &set) & &!&clear));
 
-    let busy = [&open, &!&in_state(COLLECT), &load_pending, &!&vlt_empty]
-        .into_iter()
-        .fold(writes.or_r(), |a, b| &a | b);
+    // Busy until the last done is signalled (a store of no request ends with its pulse).
+    let busy = [
+        &open,
+        &!&in_state(COLLECT),
+        &load_pending,
+        &!&vlt_empty,
+        &done_store,
+    ]
+    .into_iter()
+    .fold(writes.or_r(), |a, b| &a | b);
     Issue {
         vlt,
         vlt_free_valid: free_valid,

@@ -6,10 +6,12 @@
 //! `examples::queue` generator):
 //! - `addr.rs` (VGU + VPU): walks a command's lane-local elements, unpacks predicates
 //!   and store data from their per-group queue entries, generates each element's address
-//!   and checks its alignment; one element per cycle into the VPAQ.
+//!   and checks its alignment; a unit-stride group (or a constant-stride group of no
+//!   active element) per cycle into the VPAQ, else one element per cycle.
 //! - `vsu.rs`: places an element's store data and byte mask in its 128-bit beat.
-//! - `issue.rs`: coalesces unit-stride elements into beats, sends requests, allocates the
-//!   vector load table (VLT) and sequences AMOs (read, combine, write).
+//! - `issue.rs`: coalesces unit-stride elements into beats (a beat per cycle), sends
+//!   requests, allocates the vector load table (VLT) and sequences AMOs (read, combine,
+//!   write).
 //! - `amo.rs`: the AMO arithmetic.
 //! - `vlu.rs`: the load-data unit: turns each response in the VLDQ back into per-group
 //!   writes of the lane's registers (opportunistic, in response order).
@@ -30,7 +32,7 @@
 //! command writing back that are finished (written, or inactive): elements below it may
 //! be read from the registers; it returns to 0 with `done_load`, when it has reached the
 //! command's `vlen`. Write responses are counted: `busy` stays high until every write is
-//! acknowledged. A misaligned active element is not sent: `xcpt` pulses with its address
+//! acknowledged and every done has pulsed. A misaligned active element is not sent: `xcpt` pulses with its address
 //! (and `store` for stores and AMOs) and the command's later elements are skipped (the
 //! earlier ones complete); the command still signals its done.
 //!
@@ -41,7 +43,7 @@
 //! - `cmd` (decoupled in, `cmd_shape`): op (0 load, 1 store, 2 AMO), amo_fn (`amo.rs`),
 //!   mode (0 unit stride, 1 constant stride, 2 indexed; AMOs are indexed), width (log2
 //!   bytes), unsigned (loads), base, stride (bytes; unit stride uses the element size),
-//!   vlen (lane-local elements).
+//!   vlen (lane-local elements). Op 3, mode 3 and amo_fn 9..15 are reserved.
 //! - `vpq` (decoupled in): one S-bit predicate per group of S elements of every command.
 //! - `vvaq` (decoupled in): one 64-bit offset per element (active or not) of an indexed or
 //!   AMO command.
@@ -53,10 +55,15 @@
 //! - `busy`, `done_load`, `done_store`, `retired` (32 bits), `xcpt` (valid, addr, store).
 //!
 //! # Limits
-//! One element per cycle from address generation to issue (a 128-bit beat of doublewords
-//! every two cycles); addresses are physical (no translation) and the port carries their
+//! Constant-stride and indexed accesses go at one element per cycle, unit stride at a
+//! group or a beat per cycle, whichever is less; addresses are physical (no translation) and the port carries their
 //! low 32 bits; with several lanes a beat ends at a lane strip's end even if the next
-//! strip of the lane shares it; exceptions are not precise.
+//! strip of the lane shares it; exceptions are not precise: the active elements before
+//! the faulting one complete (with unit stride every element of a misaligned command is
+//! misaligned, so nothing is sent), where the ISA has the whole instruction do nothing;
+//! a load or AMO command's writeback does not overlap the next one's requests; the
+//! retired-element window (`vlu::RETIRE_WINDOW`) bounds how far a load runs ahead of its
+//! oldest unfinished element.
 
 pub mod addr;
 pub mod amo;
@@ -252,7 +259,7 @@ pub fn vmu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&q.enq_bits(), field(port, data));
         m.connect(port.ready(), &q.enq_ready());
     }
-    let vpaq_q = Fifo::new(&mut m, "vpaq_q", p.vpaq_entries, addr::Element::WIDTH)?;
+    let vpaq_q = Fifo::new(&mut m, "vpaq_q", p.vpaq_entries, addr::Element::width(s))?;
     let vldq_q = Fifo::new(
         &mut m,
         "vldq_q",

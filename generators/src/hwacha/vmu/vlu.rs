@@ -6,7 +6,7 @@
 //!
 //! The retired-element bit vector tracks, for the load or AMO command writing back, which
 //! of the `RETIRE_WINDOW` elements from `retired` on are finished (written back, or
-//! inactive and so never written); `retired` advances over finished elements, one per
+//! inactive and so never written); `retired` advances over finished elements, up to S a
 //! cycle, so it counts the command's leading finished elements (what the lane
 //! sequencer's VLU operation chains on). The issue unit takes no element of the command
 //! beyond the window.
@@ -14,6 +14,7 @@
 use super::vsu::by_width;
 use super::{field, lit, Fifo, BEAT_BYTES};
 use crate::hwacha::params::HwachaParams;
+use hdl::helpers::priority_encode;
 use hdl::ir::addr_width;
 use hdl::{cat, mux, Bundle, Mem, ModuleBuilder, Value};
 
@@ -79,9 +80,11 @@ pub struct Retire {
     pub retired: Value,
     /// Every marked element is counted in `retired`.
     pub settled: Value,
-    /// The issue unit skips inactive element `skip_k` (driven by the issue unit).
+    /// The issue unit skips the inactive elements `skip_k + j` for the set bits j of
+    /// `skip_mask` (driven by the issue unit).
     pub skip_valid: Value,
     pub skip_k: Value,
+    pub skip_mask: Value,
     /// Clears the vector for the next command (driven by the issue unit).
     pub clear: Value,
     /// The VLU writes `written` (one bit per slot) of group `group` (driven by the VLU).
@@ -98,20 +101,27 @@ impl Retire {
         let done = m.reg("retired_bits", w, 0u64);
         let skip_valid = m.wire("retire_skip_valid", 1);
         let skip_k = m.wire("retire_skip_k", 32);
+        let skip_mask = m.wire("retire_skip_mask", s);
         let clear = m.wire("retire_clear", 1);
         let written = m.wire("retire_written", s);
         let group = m.wire("retire_group", 32);
         let bit = |k: &Value| lit(k, 1, w).dshl(&(k - &retired).trunc(lw));
         let zero = lit(&done, 0, w);
-        let mut marks = mux(&skip_valid, &bit(&skip_k), &zero);
+        let mut marks = zero.clone();
         for j in 0..s {
+            let skipped = &skip_k + &lit(&skip_k, j as u64, 32);
+            let on = &skip_valid & &skip_mask.bit(j);
+            marks = &marks | &mux(&on, &bit(&skipped), &zero);
             let k = &group.shl(s.trailing_zeros()) | &lit(&group, j as u64, 32);
             marks = &marks | &mux(&written.bit(j), &bit(&k), &zero);
         }
+        // Up to a group's worth of leading finished elements retire per cycle: the rate
+        // of the VLU and of skipped groups.
         let all = &done | &marks;
-        let head = all.bit(0);
-        m.connect(&done, &mux(&head, &all.shr(1), &all));
-        m.connect(&retired, &(&retired + &head.zext(32)));
+        let stop = cat(&[&lit(&done, 1, 1), &!&all.trunc(s)]);
+        let step = priority_encode(&stop);
+        m.connect(&done, &all.dshr(&step));
+        m.connect(&retired, &(&retired + &step.zext(32)));
         m.when(&clear, |m| {
             m.connect(&done, &zero);
             m.connect(&retired, &lit(&retired, 0, 32));
@@ -121,16 +131,18 @@ impl Retire {
             retired,
             skip_valid,
             skip_k,
+            skip_mask,
             clear,
             written,
             group,
         }
     }
 
-    /// Whether element `k` (of the command writing back, not yet retired) is inside the
-    /// window.
-    pub fn covers(&self, k: &Value) -> Value {
-        (k - &self.retired).lt(&lit(k, RETIRE_WINDOW as u64, 32))
+    /// Whether the `count` elements from `k` on (of the command writing back, not yet
+    /// retired) are inside the window.
+    pub fn covers(&self, k: &Value, count: &Value) -> Value {
+        let end = &(k - &self.retired) + &count.zext(32);
+        end.le(&lit(k, RETIRE_WINDOW as u64, 32))
     }
 }
 
