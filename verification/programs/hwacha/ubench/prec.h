@@ -1,13 +1,14 @@
 /* The precision of a microbenchmark build (thesis Table 9.1 prefixes), chosen with
    exactly one of -DPREC_S, -DPREC_D (storage and arithmetic in single or double),
    -DPREC_HS (half storage, single arithmetic) or -DPREC_SD (single storage, double
-   arithmetic). Gives the C side its storage and compute types with their conversions,
-   and the worker side (.S files) the matching instructions. */
+   arithmetic), or the integer forms -DPREC_I (64-bit integers, vmul + vadd: for vector
+   units without floating point). Gives the C side its storage and compute types with
+   their conversions, and the worker side (.S files) the matching instructions. */
 #ifndef PREC_H
 #define PREC_H
 
-#if defined(PREC_S) + defined(PREC_D) + defined(PREC_HS) + defined(PREC_SD) != 1
-#error "define exactly one of PREC_S, PREC_D, PREC_HS, PREC_SD"
+#if defined(PREC_S) + defined(PREC_D) + defined(PREC_HS) + defined(PREC_SD) + defined(PREC_I) != 1
+#error "define exactly one of PREC_S, PREC_D, PREC_HS, PREC_SD, PREC_I"
 #endif
 
 #if defined(PREC_S)
@@ -18,6 +19,11 @@
 #define PREC_NAME "d"
 #define STORE_BYTES 8
 #define COMP_BYTES 8
+#elif defined(PREC_I)
+#define PREC_NAME "i"
+#define STORE_BYTES 8
+#define COMP_BYTES 8
+#define PREC_INTEGER 1
 #elif defined(PREC_HS)
 #define PREC_NAME "hs"
 #define STORE_BYTES 2
@@ -47,7 +53,10 @@
 #endif
 
 /* Arithmetic in the compute precision. */
-#if COMP_BYTES == 4
+#if defined(PREC_INTEGER)
+#define FMUL vmul
+#define FADD vadd
+#elif COMP_BYTES == 4
 #define FMUL vfmul.s
 #define FADD vfadd.s
 #else
@@ -74,7 +83,9 @@
 #include <string.h>
 #include "half.h"
 
-#if STORE_BYTES == 2
+#if defined(PREC_INTEGER)
+typedef int64_t store_t;
+#elif STORE_BYTES == 2
 typedef uint16_t store_t;
 #elif STORE_BYTES == 4
 typedef float store_t;
@@ -82,7 +93,9 @@ typedef float store_t;
 typedef double store_t;
 #endif
 
-#if COMP_BYTES == 4
+#if defined(PREC_INTEGER)
+typedef int64_t comp_t;
+#elif COMP_BYTES == 4
 typedef float comp_t;
 #else
 typedef double comp_t;
