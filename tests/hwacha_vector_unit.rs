@@ -249,3 +249,4 @@ fn every_tested_configuration_is_lint_clean() {
         }
     }
 }
+

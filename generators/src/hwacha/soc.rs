@@ -8,6 +8,7 @@ use super::params::HwachaParams;
 use super::rocc::xcpt_shape;
 use super::scalar::RamWindow;
 use super::unit::hwacha;
+use super::vector_unit::lane_mem_port;
 use crate::rocket::bus::{mem_request, mem_response};
 use crate::rocket::params::RocketParams;
 use crate::rocket::tile::{tile, TAG_BITS};
@@ -87,7 +88,7 @@ pub fn rocket_hwacha(p: &RocketHwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect_bundle(&req, &h.io(&format!("{inner}_req")));
         m.connect_bundle(&h.io(&format!("{inner}_resp")), &resp);
     }
-    for port in h_mod.body.ports.iter().filter(|x| x.name.contains("_mem_")) {
+    for port in h_mod.body.ports.iter().filter(|x| lane_mem_port(&x.name)) {
         let width = h_mod.signal(port.sig).width;
         if port.dir == Dir::Out {
             let outer = m.output(&port.name, width);

@@ -7,7 +7,7 @@ use super::rocc::xcpt_shape;
 use super::scalar::frontend;
 use super::scalar::RamWindow;
 use super::vdecode::{vdecode, Config};
-use super::vector_unit::vector_unit;
+use super::vector_unit::{lane_mem_port, vector_unit};
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
 use hdl::{mux, Dir, HdlErrors, Module, ModuleBuilder};
 use std::rc::Rc;
@@ -87,7 +87,7 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
     m.connect(vissue.ready(), &(issue.ready() | &unsupported));
 
     // The lanes' memory ports, as they are.
-    for port in vu_mod.body.ports.iter().filter(|x| x.name.contains("_mem_")) {
+    for port in vu_mod.body.ports.iter().filter(|x| lane_mem_port(&x.name)) {
         let width = vu_mod.signal(port.sig).width;
         if port.dir == Dir::Out {
             let outer = m.output(&port.name, width);

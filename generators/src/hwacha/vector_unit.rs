@@ -9,6 +9,16 @@ use super::params::HwachaParams;
 use hdl::{Dir, HdlErrors, Module, ModuleBuilder, Shape};
 use std::rc::Rc;
 
+/// Whether `name` is a port of a lane's memory channel (`l<l>_mem_req...`,
+/// `l<l>_mem_resp...`).
+pub fn lane_mem_port(name: &str) -> bool {
+    name.strip_prefix('l')
+        .and_then(|rest| rest.split_once('_'))
+        .is_some_and(|(lane, port)| {
+            lane.chars().all(|c| c.is_ascii_digit()) && port.starts_with("mem_")
+        })
+}
+
 /// Ports: `issue` (decoupled decoded vector instruction), `cfg` (valid; send only while
 /// `idle`), `idle`, and lane `l`'s memory port `l<l>_mem_req`/`l<l>_mem_resp`, `l<l>_xcpt`
 /// and bank writes `l<l>_b<i>_vrf_w` / `l<l>_b<i>_prf_w`.
