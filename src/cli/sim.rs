@@ -11,7 +11,7 @@ use verification::elf;
 use verification::hwacha::model::{Hwacha, HwachaParams as HwachaModelParams};
 use verification::iss::rocc::Accumulator;
 use verification::simulator::{exercise, OutputStats, Stimulus};
-use verification::tb::memory::{MemConfig, MemPort};
+use verification::tb::memory::MemConfig;
 use verification::tb::soc::{self, SocConfig};
 use verification::verilator::{Model, Options, PortSpec, TraceFormat};
 
@@ -186,7 +186,7 @@ fn run_program(
         Accelerator::Hwacha => Some(params.clone().try_into()?),
         _ => None,
     };
-    let extra_ports = hwacha.as_ref().map_or_else(Vec::new, |p| hwacha_ports(&p.hwacha));
+    let extra_ports = hwacha.as_ref().map_or_else(Vec::new, |p| soc::hwacha_ports(p.hwacha.lanes));
     let config = SocConfig {
         mem: MemConfig {
             latency: args.latency,
@@ -244,23 +244,6 @@ fn run_program(
         );
         255
     }))
-}
-
-/// The memory ports of `rocket-hwacha` beside the tile's: the vector unit's frontend
-/// (64-bit, in order) and each lane's (128-bit, tagged).
-fn hwacha_ports(p: &generators::hwacha::params::HwachaParams) -> Vec<(MemPort, u32)> {
-    let mut ports: Vec<(MemPort, u32)> = ["vimem", "vdmem"]
-        .iter()
-        .map(|n| {
-            let port = MemPort {
-                resp_ready: None,
-                ..MemPort::decoupled(n, false)
-            };
-            (port, 8)
-        })
-        .collect();
-    ports.extend((0..p.lanes).map(|l| (MemPort::decoupled(&format!("l{l}_mem"), true), 16)));
-    ports
 }
 
 /// The golden model of a Hwacha unit with the RTL's parameters.

@@ -108,6 +108,25 @@ pub fn mem_port() -> MemPort {
     }
 }
 
+/// The memory ports of design `rocket-hwacha` beside the tile's, for
+/// [`SocConfig::extra_ports`]: the vector unit's frontend (`vimem`, `vdmem`: 64-bit, in
+/// order, responses always accepted) and each of its `lanes` lanes (`l<l>_mem`: 128-bit,
+/// tagged).
+pub fn hwacha_ports(lanes: u32) -> Vec<(MemPort, u32)> {
+    let mut ports: Vec<(MemPort, u32)> = ["vimem", "vdmem"]
+        .iter()
+        .map(|n| {
+            let port = MemPort {
+                resp_ready: None,
+                ..MemPort::decoupled(n, false)
+            };
+            (port, 8)
+        })
+        .collect();
+    ports.extend((0..lanes).map(|l| (MemPort::decoupled(&format!("l{l}_mem"), true), 16)));
+    ports
+}
+
 /// Runs `program` from reset until it exits through HTIF. With `golden`, every commit is
 /// checked against it and the first divergence is the error.
 pub fn run<S: Simulator, G: GoldenModel>(
