@@ -63,7 +63,13 @@ fn decoded_instructions_match_the_golden_models_decode() {
             };
             want.push(("vlen", setup.vlen));
             // The scalar unit's operands: shared registers of the slots, address registers.
-            let shared = |f: Field| if insn.has(f) && !insn.is_vv(f) { vs(insn.get(f)) } else { 0 };
+            let shared = |f: Field| {
+                if insn.has(f) && !insn.is_vv(f) {
+                    vs(insn.get(f))
+                } else {
+                    0
+                }
+            };
             let address = |f: Field| if insn.has(f) { va(insn.get(f)) } else { 0 };
             for (port, v) in [
                 ("bits", insn.bits),
@@ -89,9 +95,17 @@ fn decoded_instructions_match_the_golden_models_decode() {
         }
     }
     assert!(checked > 1000, "only {checked} instructions");
-    assert!(classes.len() >= 7, "only {} instruction classes", classes.len());
+    assert!(
+        classes.len() >= 7,
+        "only {} instruction classes",
+        classes.len()
+    );
     // Instructions the vector side does not run yet are flagged.
-    for line in ["vdiv vv1, vv2, vv3", "vfadd.d vv1, vv2, vv3", "vfirst vs1, vv2"] {
+    for line in [
+        "vdiv vv1, vv2, vv3",
+        "vfadd.d vv1, vv2, vv3",
+        "vfirst vs1, vv2",
+    ] {
         sim.poke_u64("issue_bits", asm(line)).unwrap();
         assert_eq!(sim.peek_u64("unsupported").unwrap(), 1, "{line}");
     }

@@ -249,4 +249,3 @@ fn every_tested_configuration_is_lint_clean() {
         }
     }
 }
-

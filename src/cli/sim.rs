@@ -3,10 +3,10 @@
 
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
+use generators::hwacha::soc::RocketHwachaParams;
 use hdl::{Design, Dir};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use generators::hwacha::soc::RocketHwachaParams;
 use verification::elf;
 use verification::hwacha::model::{Hwacha, HwachaParams as HwachaModelParams};
 use verification::iss::rocc::Accumulator;
@@ -186,7 +186,9 @@ fn run_program(
         Accelerator::Hwacha => Some(params.clone().try_into()?),
         _ => None,
     };
-    let extra_ports = hwacha.as_ref().map_or_else(Vec::new, |p| soc::hwacha_ports(p.hwacha.lanes));
+    let extra_ports = hwacha
+        .as_ref()
+        .map_or_else(Vec::new, |p| soc::hwacha_ports(p.hwacha.lanes));
     let config = SocConfig {
         mem: MemConfig {
             latency: args.latency,
@@ -203,7 +205,9 @@ fn run_program(
     let golden = if args.lockstep {
         let mut g = soc::golden(&program, u64::MAX).context("starting the ISS")?;
         match &hwacha {
-            Some(p) => g.iss_mut().attach_rocc(Box::new(Hwacha::new(hwacha_model(&p.hwacha))?)),
+            Some(p) => g
+                .iss_mut()
+                .attach_rocc(Box::new(Hwacha::new(hwacha_model(&p.hwacha))?)),
             None if accel == Accelerator::Accumulator => {
                 g.iss_mut().attach_rocc(Box::new(Accumulator::default()))
             }

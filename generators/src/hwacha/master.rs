@@ -10,8 +10,12 @@
 //! register files (the golden model zeroes the data registers and sets vp0); nothing
 //! issues until they are done.
 
-use super::lane::uop::vinsn;
+use super::lane::memory::reduction_shape;
+use super::lane::uop::{red, unit, vinsn};
 use super::params::HwachaParams;
+use super::scalar::smu::reg_write as vresp_shape;
+use super::scalar::vbranch_shape;
+use super::vmu::Fifo;
 use hdl::ir::addr_width;
 use hdl::{Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
 use std::rc::Rc;
@@ -77,6 +81,13 @@ fn depends(new: &Bundle, old: &Bundle) -> Value {
     &(&raw | &war) | &waw
 }
 
+/// Whether an operation reads its operands out to the lanes' memory side (memory
+/// instructions and reductions), whose queue keeps program order.
+fn readout(op: &Bundle) -> Value {
+    let u = op.get("unit").value();
+    u.eq(&u.konst(Bits::from_u64(u.width(), unit::MEM)))
+}
+
 /// `x + 1` modulo `m`.
 fn next(x: &Value, m: u32) -> Value {
     let last = x.eq(&x.konst(Bits::from_u64(x.width(), m as u64 - 1)));
@@ -91,8 +102,10 @@ fn next(x: &Value, m: u32) -> Value {
 /// (one-hot: the slot filled this cycle, with `new`, the instruction it gets), `mdep_<k>`
 /// (older memory instructions, whose readouts go first), `head`, `nvv`/`nvp` and `clear` (a one-cycle
 /// pulse); from lane `l`: `done_<l>` (slots with no strips left in the lane),
-/// `clearing_<l>`, `busy_<l>` (micro-ops or accesses in flight) and `mem_ready_<l>` (room
-/// for a memory command); `idle` out.
+/// `clearing_<l>`, `busy_<l>` (micro-ops or accesses in flight), `mem_ready_<l>` (room
+/// for a memory command) and `red_<l>` (its part of a reduction); `red_ack`, `vresp`
+/// (vfirst's result for a shared register) and `vbranch` (a consensual jump's outcome)
+/// to the scalar unit, and `idle` out.
 pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("MasterSequencer");
     let n = p.seq_entries;
@@ -112,6 +125,12 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         .map(|l| m.input(&format!("mem_ready_{l}"), 1))
         .collect();
     let idle = m.output("idle", 1);
+    let reds: Vec<Bundle> = (0..p.lanes)
+        .map(|l| m.io(&format!("red_{l}"), Dir::In, &reduction_shape()))
+        .collect();
+    let red_ack = m.output("red_ack", 1);
+    let vresp = m.io("vresp", Dir::Out, &vresp_shape());
+    let vbranch = m.io("vbranch", Dir::Out, &vbranch_shape());
     let valid_out = m.output("valid", n);
     let alloc_out = m.output("alloc", n);
     let head_out = m.output("head", sb);
@@ -131,7 +150,8 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         .map(|k| m.reg(&format!("valid{k}"), 1, 0u64))
         .collect();
     let deps: Vec<Value> = (0..n).map(|k| m.reg(&format!("dep{k}"), n, 0u64)).collect();
-    // Older memory instructions, whose readouts go to the VMU first.
+    // Older readouts (memory instructions, reductions), which go to the lane's memory
+    // side first.
     let mdeps: Vec<Value> = (0..n)
         .map(|k| m.reg(&format!("mdep{k}"), n, 0u64))
         .collect();
@@ -170,8 +190,13 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&nvp, cfg.bits().get("nvp").value());
     });
     let full = count.eq(&count.konst(Bits::from_u64(count.width(), n as u64)));
+    // Reductions: the kind and destination of each in flight, in program order (the
+    // lanes' reducers answer in that order).
+    let redq = Fifo::new(&mut m, "redq", n, 2 + 6)?;
+    let red_kind = issue.bits().get("red").value().clone();
+    let is_red = red_kind.ne(&red_kind.konst(Bits::zero(2)));
     let mem_ready = lane_mem_ready.iter().fold(m.lit(1, 1), |a, r| &a & r);
-    let mem_blocked = &issue.bits().get("mem").value().clone() & &!&mem_ready;
+    let mem_blocked = &(&readout(issue.bits()) & &!&mem_ready) | &(&is_red & &!&redq.enq_ready());
     m.connect(
         issue.ready(),
         &!&(&(&(&full | &clearing) | cfg.valid()) | &mem_blocked),
@@ -179,6 +204,34 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&idle, &(&empty & &!&(&any_busy | &clearing)));
     let fire = issue.fire();
     let alloc = fire.repeat(n) & hdl::helpers::onehot_decode(&tail, n);
+    m.connect(&redq.enq_valid(), &(&fire & &is_red));
+    let rd = issue.bits().get("rd").value().slice(5, 0);
+    m.connect(&redq.enq_bits(), &hdl::cat(&[&rd, &red_kind]));
+    // Every lane has its part: combine, answer the scalar unit, release the lanes.
+    let all_valid = reds.iter().fold(m.lit(1, 1), |a, r| &a & r.valid());
+    let done = &all_valid & &redq.deq_valid();
+    m.connect(&red_ack, &done);
+    m.connect(&redq.deq_ready(), &done);
+    let red_head = redq.deq_bits();
+    let (kind, dest) = (red_head.slice(1, 0), red_head.slice(7, 2));
+    let g = |r: &Bundle, f: &str| r.bits().get(f).value().clone();
+    let every = reds.iter().fold(m.lit(1, 1), |a, r| &a & &g(r, "all"));
+    let some = reds.iter().fold(m.lit(0, 1), |a, r| &a | &g(r, "any"));
+    let (mut best_found, mut best_index, mut best_value) =
+        (m.lit(0, 1), m.lit(0, 32), m.lit(0, 64));
+    for r in &reds {
+        let better = &g(r, "found") & &(!&best_found | &g(r, "index").lt(&best_index));
+        best_index = better.mux(&g(r, "index"), &best_index);
+        best_value = better.mux(&g(r, "value"), &best_value);
+        best_found = &best_found | &g(r, "found");
+    }
+    let first = kind.eq(&m.lit(red::FIRST, 2));
+    m.connect(vresp.valid(), &(&done & &first));
+    m.connect(vresp.bits().get("rd").value(), &dest);
+    m.connect(vresp.bits().get("data").value(), &best_value);
+    m.connect(vbranch.valid(), &(&done & &!&first));
+    let taken = kind.eq(&m.lit(red::ALL, 2)).mux(&every, &some);
+    m.connect(vbranch.bits().get("taken").value(), &taken);
     m.connect(&alloc_out, &alloc);
 
     let still = &valid_v & &!&retire;
@@ -186,7 +239,7 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         let mine = alloc.bit(k as u32);
         // Older operations still in flight that this one conflicts with.
         let (mut dep_bits, mut mdep_bits) = (Vec::new(), Vec::new());
-        let is_mem = issue.bits().get("mem").value().clone();
+        let is_mem = readout(issue.bits());
         for j in 0..n as usize {
             if j == k {
                 dep_bits.push(m.lit(0, 1));
@@ -194,7 +247,7 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             } else {
                 let older = still.bit(j as u32);
                 dep_bits.push(&older & &depends(issue.bits(), &slots[j]));
-                mdep_bits.push(&(&older & &is_mem) & slots[j].get("mem").value());
+                mdep_bits.push(&(&older & &is_mem) & &readout(&slots[j]));
             }
         }
         let as_vec = |bits: &[Value]| hdl::cat(&bits.iter().rev().collect::<Vec<_>>());

@@ -34,8 +34,14 @@ impl Generator for RocketHwacha {
     const DESCRIPTION: &'static str =
         "the rocket tile with the Hwacha vector unit on its RoCC port (thesis chapter 8)";
     const PARAM_DOCS: &'static [(&'static str, &'static str)] = &[
-        ("rocket", "the tile: a table of the `rocket` design's parameters"),
-        ("hwacha", "the vector unit: a table of Hwacha parameters (Table 8.7 names)"),
+        (
+            "rocket",
+            "the tile: a table of the `rocket` design's parameters",
+        ),
+        (
+            "hwacha",
+            "the vector unit: a table of Hwacha parameters (Table 8.7 names)",
+        ),
     ];
 
     fn validate(p: &RocketHwachaParams) -> Result<(), ParamError> {

@@ -43,22 +43,16 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
     let busy = m.output("busy", 1);
     m.connect(&busy, &(&fe.port("busy") | &!&idle));
     m.connect(&fe.port("vidle"), &idle);
-    // vfirst and consensual jumps are not executed by the vector side yet (`vdecode`).
-    for name in ["vresp_valid", "vbranch_valid"] {
-        let zero = m.lit(0, 1);
-        m.connect(&fe.port(name), &zero);
-    }
-    for name in ["vresp_bits_rd", "vresp_bits_data", "vbranch_bits_taken"] {
-        let w = fe.module().port(name).map(|(i, _)| i).expect("frontend port");
-        let width = fe.module().signal(fe.module().body.ports[w].sig).width;
-        let zero = m.lit(0, width);
-        m.connect(&fe.port(name), &zero);
+    for name in ["vresp", "vbranch"] {
+        m.connect_bundle(&fe.io(name), &vu.io(name));
     }
 
     // The configuration the decode and the lanes lay registers out by.
     let vcfg = fe.io("vcfg");
     let cfg_reg = m.reg("vcfg", 32, 0u64);
-    m.when(vcfg.valid(), |m| m.connect(&cfg_reg, vcfg.bits().get("vcfg").value()));
+    m.when(vcfg.valid(), |m| {
+        m.connect(&cfg_reg, vcfg.bits().get("vcfg").value())
+    });
     let field = |v: &hdl::Value, hi, lo| v.slice(hi, lo).zext(10);
     let new_cfg = vcfg.bits().get("vcfg").value().clone();
     let counts = |v: &hdl::Value| {

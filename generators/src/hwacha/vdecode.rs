@@ -5,10 +5,11 @@
 //! per line, each output bit the OR of the lines that set it.
 //!
 //! Instructions the vector side does not execute yet (divide and remainder, floating
-//! point, `vfirst`, consensual jumps, segment accesses of more than one register) are
-//! flagged `unsupported`: the unit reports them as illegal instructions.
+//! point, segment accesses of more than one register) are flagged `unsupported`: the
+//! unit reports them as illegal instructions. `vfirst` and the consensual jumps are
+//! reductions: readouts of the guard (and vfirst's source) to the lanes' reducers.
 
-use super::lane::uop::{alu_fn, imul_fn, unit, vinsn};
+use super::lane::uop::{alu_fn, imul_fn, red, unit, vinsn};
 use super::scalar::decode::{parse, Line, WORKER};
 use crate::rocket::decode::alu_fn as rocket_fn;
 use hdl::{cat, Bits, Bundle, ModuleBuilder, Value};
@@ -28,6 +29,9 @@ struct Info {
     /// Operand 1 / 2 come from the rs1 / rs2 slots (else the shift of veidx: rs1 as 2).
     ops: Operands,
     mem: Option<Mem>,
+    /// vfirst (`red::FIRST`) or a consensual jump (`red::ALL`, its `any` condition
+    /// bit added from the instruction).
+    red: u64,
 }
 
 #[derive(Default, Clone, Copy, PartialEq, Eq)]
@@ -108,7 +112,9 @@ fn mem_op(name: &str) -> Option<Mem> {
 /// `vamo<op>.<w|d>`, in `vmu::amo`'s function order.
 fn amo_op(name: &str) -> Option<Mem> {
     let (op, w) = name.strip_prefix("vamo")?.split_once('.')?;
-    let ops = ["swap", "add", "xor", "and", "or", "min", "max", "minu", "maxu"];
+    let ops = [
+        "swap", "add", "xor", "and", "or", "min", "max", "minu", "maxu",
+    ];
     let amo_fn = ops.iter().position(|&o| o == op)? as u64;
     let width = match w {
         "w" => 2,
@@ -164,6 +170,19 @@ fn operation(name: &str) -> Info {
             ops: Operands::None,
             ..compute(unit::PLU, 0, false)
         },
+        "vfirst" => Info {
+            supported: true,
+            unit: unit::MEM,
+            red: red::FIRST,
+            ..Info::default()
+        },
+        "vcjal" | "vcjalr" => Info {
+            supported: true,
+            unit: unit::MEM,
+            ops: Operands::None,
+            red: red::ALL,
+            ..Info::default()
+        },
         _ => {
             let mem = mem_op(name).or_else(|| amo_op(name));
             match mem {
@@ -214,7 +233,8 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
             .collect();
         cat(&bits.iter().collect::<Vec<_>>())
     };
-    let mem_field = |width: u32, f: &dyn Fn(&Mem) -> u64| encode(width, &|i: &Info| i.mem.map_or(0, |m| f(&m)));
+    let mem_field =
+        |width: u32, f: &dyn Fn(&Mem) -> u64| encode(width, &|i: &Info| i.mem.map_or(0, |m| f(&m)));
     let field = |hi: u32, lo: u32| bits.slice(hi, lo);
     let (rd, rs1, rs2) = (field(23, 16), field(31, 24), field(40, 33));
     let (flag1, flag2) = (bits.bit(62), bits.bit(61));
@@ -224,6 +244,13 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
     let (is_amo, indexed) = (mem_op.eq(&k(2, 2)), mode.eq(&k(2, 2)));
     let is_store = mem_op.eq(&k(1, 2));
     let both = when(&|i: &Info| i.mem.is_none() && i.ops == Operands::Both);
+    let first = when(&|i: &Info| i.red == red::FIRST);
+    let consensual = when(&|i: &Info| i.red == red::ALL);
+    // vcond: 0 all, 1 any (2 and 3 are illegal: the scalar unit's decode).
+    let red_code = first.mux(
+        &k(red::FIRST, 2),
+        &consensual.mux(&cat(&[&k(1, 1), &bits.bit(33)]), &k(red::NONE, 2)),
+    );
     let shift = when(&|i: &Info| i.ops == Operands::ShiftOnly);
     // Segment accesses of more than one register are not executed yet.
     let segmented = &is_mem & &field(47, 45).ne(&k(0, 3));
@@ -267,15 +294,24 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
     let width = narrow.mux(&reg.ge(&vv32).mux(&k(2, 2), &k(1, 2)), &k(0, 2));
     set(m, "rd_width", &width);
     set(m, "mem", &is_mem);
+    set(m, "red", &red_code);
     set(m, "mem_op", &mem_op);
     set(m, "amo_fn", &mem_field(4, &|m: &Mem| m.amo_fn));
     set(m, "mode", &mode);
     set(m, "width", &mem_field(2, &|m: &Mem| m.width));
-    set(m, "unsigned", &when(&|i: &Info| i.mem.is_some_and(|m| m.unsigned)));
+    set(
+        m,
+        "unsigned",
+        &when(&|i: &Info| i.mem.is_some_and(|m| m.unsigned)),
+    );
     set(m, "prd", &field(19, 16));
     set(m, "ps1", &field(27, 24));
     set(m, "ps2", &field(36, 33));
     set(m, "ps3", &field(44, 41));
-    set(m, "vlen", &g("vlen").zext(32.max(g("vlen").width())).slice(31, 0));
+    set(
+        m,
+        "vlen",
+        &g("vlen").zext(32.max(g("vlen").width())).slice(31, 0),
+    );
     (out, unsupported)
 }

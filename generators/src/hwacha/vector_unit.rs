@@ -6,6 +6,8 @@ use super::lane::lane;
 use super::lane::uop::vinsn;
 use super::master::{cfg_shape, master_sequencer};
 use super::params::HwachaParams;
+use super::scalar::smu::reg_write as vresp_shape;
+use super::scalar::vbranch_shape;
 use hdl::{Dir, HdlErrors, Module, ModuleBuilder, Shape};
 use std::rc::Rc;
 
@@ -20,7 +22,7 @@ pub fn lane_mem_port(name: &str) -> bool {
 }
 
 /// Ports: `issue` (decoupled decoded vector instruction), `cfg` (valid; send only while
-/// `idle`), `idle`, and lane `l`'s memory port `l<l>_mem_req`/`l<l>_mem_resp`, `l<l>_xcpt`
+/// `idle`), `idle`, `vresp`/`vbranch` (reduction results to the scalar unit), and lane `l`'s memory port `l<l>_mem_req`/`l<l>_mem_resp`, `l<l>_xcpt`
 /// and bank writes `l<l>_b<i>_vrf_w` / `l<l>_b<i>_prf_w`.
 pub fn vector_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("VectorUnit");
@@ -31,6 +33,10 @@ pub fn vector_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&master.io("issue"), &issue);
     m.connect_bundle(&master.io("cfg"), &cfg);
     m.connect(&idle, &master.port("idle"));
+    let vresp = m.io("vresp", Dir::Out, &vresp_shape());
+    m.connect_bundle(&vresp, &master.io("vresp"));
+    let vbranch = m.io("vbranch", Dir::Out, &vbranch_shape());
+    m.connect_bundle(&vbranch, &master.io("vbranch"));
     let lane_mod = lane(p)?;
     let id_bits = super::lane::sequencer::lane_id_bits(p);
     for l in 0..p.lanes {
@@ -42,6 +48,10 @@ pub fn vector_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             let width = lane_mod.signal(port.sig).width;
             match (port.dir, name) {
                 (_, "lane_id") => {}
+                (Dir::Out, _) if name.starts_with("red_") => {
+                    let rest = &name["red_".len()..];
+                    m.connect(&master.port(&format!("red_{l}_{rest}")), &ln.port(name));
+                }
                 (Dir::Out, "done" | "clearing" | "busy" | "mem_ready") => {
                     m.connect(&master.port(&format!("{name}_{l}")), &ln.port(name));
                 }

@@ -48,7 +48,7 @@ fn join(parts: &[Value]) -> Value {
 
 /// A bank read queue entry, low field first: both operands, the guard mask, which
 /// elements exist, and whether operand 2 (store data) and operand 1 (indices) are wanted.
-fn brq_fields(p: &HwachaParams) -> [(&'static str, u32); 6] {
+fn brq_fields(p: &HwachaParams) -> [(&'static str, u32); 7] {
     let (w, s) = (p.bank_width, p.slices());
     [
         ("a", w),
@@ -57,6 +57,7 @@ fn brq_fields(p: &HwachaParams) -> [(&'static str, u32); 6] {
         ("exists", s),
         ("data_v", 1),
         ("index_v", 1),
+        ("red", 1),
     ]
 }
 
@@ -192,9 +193,19 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     // the whole address); store and AMO data from operand 2, register or scalar.
     let zero = m.lit(0, p.bank_width);
     let indices = f("rs1_v").mux(&opl[0], &zero);
+    // A reduction's operand (vfirst's source) travels as the indices do.
     let store_data = f("mem_op").ne(&m.lit(0, 2));
     let indexed = f("mode").eq(&m.lit(2, 2));
-    let entry = cat(&[&indexed, &store_data, &present, &mask, &b, &indices]);
+    let reduction = f("red").ne(&m.lit(0, 2));
+    let entry = cat(&[
+        &reduction,
+        &indexed,
+        &store_data,
+        &present,
+        &mask,
+        &b,
+        &indices,
+    ]);
     m.connect(&brq_q.enq_bits(), &entry);
     let head = brq_q.deq_bits();
     let mut at = 0;

@@ -28,6 +28,18 @@ use hdl::ir::addr_width;
 use hdl::{cat, Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
 use std::rc::Rc;
 
+/// A lane's reduction result: whether every / any element is active, and the first
+/// active element's global index and value (vfirst).
+pub fn reduction_shape() -> Shape {
+    Shape::valid(Shape::bundle(vec![
+        Shape::field("all", Shape::UInt(1)),
+        Shape::field("any", Shape::UInt(1)),
+        Shape::field("found", Shape::UInt(1)),
+        Shape::field("index", Shape::UInt(32)),
+        Shape::field("value", Shape::UInt(64)),
+    ]))
+}
+
 /// Command queue entry fields, low first.
 fn cmd_fields(p: &HwachaParams) -> Vec<(&'static str, u32)> {
     vec![
@@ -42,6 +54,9 @@ fn cmd_fields(p: &HwachaParams) -> Vec<(&'static str, u32)> {
         ("vlen", 32),
         ("rd", row_bits(p)),
         ("rd_width", 2),
+        ("red", 2),
+        // vfirst of a shared register: its value is the base.
+        ("red_scalar", 1),
     ]
 }
 
@@ -114,9 +129,11 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let xcpt = m.io("xcpt", Dir::Out, &vmu::xcpt_shape());
     m.connect_bundle(&xcpt, &unit.io("xcpt"));
     let busy = m.output("busy", 1);
-    m.connect(&busy, &unit.port("busy"));
+    let red_out = m.io("red", Dir::Out, &reduction_shape());
+    let red_ack = m.input("red_ack", 1);
 
-    // Commands, queued at allocation (an empty one is not: nothing would finish it).
+    // Commands, queued at allocation (an empty memory command is not: nothing would
+    // finish it; a reduction is, as every lane answers).
     let fields = cmd_fields(p);
     let width: u32 = fields.iter().map(|f| f.1).sum();
     let cmdq = Fifo::new(&mut m, "cmdq", n, width)?;
@@ -125,6 +142,8 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let slot = hdl::helpers::onehot_encode(&alloc);
     let sb = fields[0].1;
     let entry = cat(&[
+        &!&g("rs1_v"),
+        &g("red"),
         &g("rd_width"),
         &g("rd").zext(8.max(row_bits(p))).slice(row_bits(p) - 1, 0),
         &lvlen,
@@ -138,10 +157,9 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         &slot.zext(sb.max(slot.width())).slice(sb - 1, 0),
     ]);
     let zero32 = m.lit(0, 32);
-    m.connect(
-        &cmdq.enq_valid(),
-        &(&(&alloc.or_r() & &g("mem")) & &lvlen.ne(&zero32)),
-    );
+    let is_red = g("red").ne(&m.lit(0, 2));
+    let queued = &(&g("mem") & &lvlen.ne(&zero32)) | &is_red;
+    m.connect(&cmdq.enq_valid(), &(&alloc.or_r() & &queued));
     m.connect(&cmdq.enq_bits(), &entry);
     m.connect(&mem_ready, &cmdq.enq_ready());
     let head = unpack(&cmdq.deq_bits(), &fields);
@@ -151,14 +169,23 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     // Load and AMO results go back one command at a time, in command order.
     let loadq = Fifo::new(&mut m, "loadq", n, sb + row_bits(p) + 2)?;
     let cmd = unit.io("cmd");
-    let release = &cmdq.deq_valid() & &(&is_store | &(&cleared & &loadq.enq_ready()));
+    // Reductions go to the reducer instead, once it is free.
+    let head_red = get(&head, "red").ne(&m.lit(0, 2));
+    let reducer_busy = m.reg("red_active", 1, 0u64);
+    let result_valid = m.reg("red_valid", 1, 0u64);
+    let to_reducer = &(&cmdq.deq_valid() & &head_red) & &!&(&reducer_busy | &result_valid);
+    let release =
+        &(&cmdq.deq_valid() & &!&head_red) & &(&is_store | &(&cleared & &loadq.enq_ready()));
     m.connect(cmd.valid(), &release);
     for f in [
         "op", "amo_fn", "mode", "width", "unsigned", "base", "stride", "vlen",
     ] {
         m.connect(cmd.bits().get(f).value(), get(&head, f));
     }
-    m.connect(&cmdq.deq_ready(), &(&release & cmd.ready()));
+    m.connect(
+        &cmdq.deq_ready(),
+        &(&(&release & cmd.ready()) | &to_reducer),
+    );
     let sent_load = &(&release & cmd.ready()) & &!&is_store;
     m.connect(&loadq.enq_valid(), &sent_load);
     let load_entry = cat(&[get(&head, "rd_width"), get(&head, "rd"), get(&head, "slot")]);
@@ -224,9 +251,10 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let field = |name: &str| sel(&|q| q.bits().get(name).value().clone());
     let (indices, data, pred, exists) = (field("a"), field("b"), field("pred"), field("exists"));
     let (data_v, index_v) = (field("data_v"), field("index_v"));
+    let for_reducer = field("red");
     let (vpq, vsdq, vvaq) = (unit.io("vpq"), unit.io("vsdq"), unit.io("vvaq"));
     // First the entry's predicates (and store data), then its indices.
-    let first = &(&valid & &exists.or_r()) & &!&sent;
+    let first = &(&(&valid & &exists.or_r()) & &!&sent) & &!&for_reducer;
     m.connect(vpq.valid(), &(&first & &(!&data_v | vsdq.ready())));
     m.connect(vpq.bits().get("pred").value(), &pred);
     m.connect(vsdq.valid(), &(&(&first & &data_v) & vpq.ready()));
@@ -245,8 +273,11 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let next_elem = &elem.zext(elem.width() + 1) + &m.lit(1, elem.width() + 1);
     let more = &next_elem.lt(&m.lit(s as u64, elem.width() + 1)) & &exists.dshr(&next_elem).bit(0);
     let index_fire = &second & vvaq.ready();
-    let pop =
-        &valid & &(&(&!&exists.or_r() | &(&first_done & &!&index_v)) | &(&index_fire & &!&more));
+    // The reducer takes an entry a cycle, once the reduction's command has armed it.
+    let reduced = &(&valid & &for_reducer) & &reducer_busy;
+    let pop = &valid
+        & &(&(&(&!&exists.or_r() | &reduced) | &(&first_done & &!&index_v))
+            | &(&index_fire & &!&more));
     for (b, q) in brqs.iter().enumerate() {
         m.connect(q.ready(), &(&here[b] & &pop));
     }
@@ -268,6 +299,102 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     .elsewhen(&index_fire, |m| {
         m.connect(&elem, &next_elem.slice(elem.width() - 1, 0));
     });
+    // The reducer: the guard's all/any and vfirst's first active element, over this
+    // lane's elements in order (lane-local element `count`, global index by the layout).
+    let left = m.reg("red_left", 32, 0u64);
+    let count = m.reg("red_count", 32, 0u64);
+    let scalar = m.reg("red_scalar", 1, 0u64);
+    let scalar_value = m.reg("red_value_scalar", 64, 0u64);
+    let (all, any, found) = (
+        m.reg("red_all", 1, 0u64),
+        m.reg("red_any", 1, 0u64),
+        m.reg("red_found", 1, 0u64),
+    );
+    let (index, value) = (m.reg("red_index", 32, 0u64), m.reg("red_value", 64, 0u64));
+    let strip_log = p.strip().trailing_zeros();
+    let global = |k: &Value| {
+        let strip_no = k.shr(strip_log).shl(strip_log + p.lanes.trailing_zeros());
+        let within = if strip_log == 0 {
+            k.konst(Bits::zero(32))
+        } else {
+            k.slice(strip_log - 1, 0).zext(32)
+        };
+        &(&strip_no | &lane.zext(32).shl(strip_log)) | &within
+    };
+    let mut n_all = all.clone();
+    let mut n_any = any.clone();
+    let mut n_found = found.clone();
+    let mut n_index = index.clone();
+    let mut n_value = value.clone();
+    let mut taken = m.lit(0, 32);
+    for j in 0..s {
+        let here_exists = exists.bit(j);
+        let active = &here_exists & &pred.bit(j);
+        n_all = &n_all & &(!&here_exists | &pred.bit(j));
+        n_any = &n_any | &active;
+        let new_first = &active & &!&n_found;
+        let k = &count + &m.lit(j as u64, 32);
+        n_index = new_first.mux(&global(&k), &n_index);
+        let v = scalar.mux(&scalar_value, &indices.slice(64 * j + 63, 64 * j));
+        n_value = new_first.mux(&v, &n_value);
+        n_found = &n_found | &active;
+        taken = &taken + &here_exists.zext(32);
+    }
+    let head_lvlen = get(&head, "vlen").clone();
+    let zero32 = m.lit(0, 32);
+    m.when(&to_reducer, |m| {
+        m.connect(&left, &head_lvlen);
+        m.connect(&count, &zero32);
+        m.connect(&scalar, get(&head, "red_scalar"));
+        m.connect(&scalar_value, get(&head, "base"));
+        let (one, zero) = (m.lit(1, 1), m.lit(0, 1));
+        m.connect(&all, &one);
+        m.connect(&any, &zero);
+        m.connect(&found, &zero);
+        m.connect(&index, &zero32);
+        let z64 = m.lit(0, 64);
+        m.connect(&value, &z64);
+        // A lane with no elements has its (vacuous) result at once.
+        let nothing = head_lvlen.eq(&zero32);
+        m.connect(&reducer_busy, &!&nothing);
+        m.connect(&result_valid, &nothing);
+    })
+    .elsewhen(&(&reduced & &reducer_busy), |m| {
+        m.connect(&all, &n_all);
+        m.connect(&any, &n_any);
+        m.connect(&found, &n_found);
+        m.connect(&index, &n_index);
+        m.connect(&value, &n_value);
+        m.connect(&count, &(&count + &taken));
+        let rest = &left - &taken;
+        m.connect(&left, &rest);
+        let last = rest.eq(&zero32);
+        m.when(&last, |m| {
+            let (one, zero) = (m.lit(1, 1), m.lit(0, 1));
+            m.connect(&reducer_busy, &zero);
+            m.connect(&result_valid, &one);
+        });
+    })
+    .elsewhen(&(&result_valid & &red_ack), |m| {
+        let zero = m.lit(0, 1);
+        m.connect(&result_valid, &zero);
+    });
+    m.connect(red_out.valid(), &result_valid);
+    let rb = red_out.bits();
+    for (f, v) in [
+        ("all", &all),
+        ("any", &any),
+        ("found", &found),
+        ("index", &index),
+        ("value", &value),
+    ] {
+        m.connect(rb.get(f).value(), v);
+    }
+    m.connect(
+        &busy,
+        &(&(&unit.port("busy") | &reducer_busy) | &result_valid),
+    );
+
     // Credits: strips read out and not yet drained from the last bank's BRQ.
     let last_bank = here[p.banks as usize - 1].clone();
     let strip_done = &pop & &last_bank;

@@ -183,8 +183,9 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             // Memory readouts go to the VMU in program order, whole instructions at a time.
             allowed = &allowed & &!&(&mdeps[k].bit(j as u32) & &has_left[j]);
         }
-        let is_mem = s.get("mem").value().clone();
-        allowed = &allowed & &(!&is_mem | &brq_space);
+        let unit_ = s.get("unit").value();
+        let is_readout = unit_.eq(&unit_.konst(Bits::from_u64(unit::WIDTH, unit::MEM)));
+        allowed = &allowed & &(!&is_readout | &brq_space);
         m.connect(c.valid(), &(&allowed & &!&clearing));
         let b = c.bits();
         for (name, ..) in seq_op_compute_fields(p) {
@@ -287,7 +288,13 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             m.connect(&pr.pending_wb, &zero);
         });
     }
-    let mem_bits: Vec<Value> = slots.iter().map(|s| s.get("mem").value().clone()).collect();
+    let mem_bits: Vec<Value> = slots
+        .iter()
+        .map(|s| {
+            let u = s.get("unit").value();
+            u.eq(&u.konst(Bits::from_u64(unit::WIDTH, unit::MEM)))
+        })
+        .collect();
     m.connect(&readout, &(&chosen & &as_vec(&mem_bits)).or_r());
 
     // Clearing: every data row, then every predicate row.

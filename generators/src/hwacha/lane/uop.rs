@@ -37,6 +37,15 @@ pub mod imul_fn {
     pub const MULHU: u64 = 3;
 }
 
+/// Reductions (`red` field): vfirst, and consensual jumps taken when all (or any) of
+/// the elements are active.
+pub mod red {
+    pub const NONE: u64 = 0;
+    pub const FIRST: u64 = 1;
+    pub const ALL: u64 = 2;
+    pub const ANY: u64 = 3;
+}
+
 /// Width of the `fn` field.
 pub const FN_BITS: u32 = 5;
 /// Element index width: global element indices of a lane's strips.
@@ -88,6 +97,9 @@ fn compute_fields() -> Vec<Field> {
         // base is `s1` and its stride `s2`, its index register `rs1` and its store data
         // `rs2`.
         uint("mem", 1),
+        // A reduction read out like a memory operation's operands, to the lanes'
+        // reducers: `red::*`.
+        uint("red", 2),
         uint("mem_op", 2),
         uint("amo_fn", 4),
         uint("mode", 2),

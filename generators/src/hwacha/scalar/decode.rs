@@ -10,7 +10,8 @@ use crate::rocket::decode::alu_fn;
 use hdl::{Bits, Value};
 
 /// The worker-thread encoding file (shared with the assembler and the golden model).
-pub const WORKER: &str = include_str!("../../../../verification/src/hwacha/opcodes/opcodes-hwacha-ut");
+pub const WORKER: &str =
+    include_str!("../../../../verification/src/hwacha/opcodes/opcodes-hwacha-ut");
 
 /// One encoding line: its name, fixed bits and operand field names.
 pub struct Line {
