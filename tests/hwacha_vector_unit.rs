@@ -1,9 +1,11 @@
 //! The Hwacha vector unit (`hwacha::vector_unit`: master sequencer, lane sequencers,
-//! lanes) under Verilator, against the Hwacha golden model: programs of integer,
-//! compare, element-index and predicate-logic instructions are issued as the scalar unit
-//! would (decoded, one per cycle under `issue_ready`) after a configuration, and every
-//! register-file write of every lane, mapped back to (register, element) by the layout
-//! contract, must be the model's (`hwacha_rtl_rig::compare`). 1, 2 and 4 lanes, two
+//! lanes with their VMUs) under Verilator, against the Hwacha golden model: programs of
+//! integer, compare, element-index, predicate-logic, memory (every mode and width, AMOs)
+//! and reduction (vfirst, consensual jumps) instructions are issued as the scalar unit
+//! would (decoded, one per cycle under `issue_ready`, fences waiting for `idle`) after a
+//! configuration; every register-file write of every lane, mapped back to (register,
+//! element) by the layout contract, must be the model's (`hwacha_rtl_rig::compare`), and
+//! so must the data window afterwards and every answer to the scalar unit. 1, 2 and 4 lanes, two
 //! sequencer sizes; directed programs, then random ones (random configuration, vector
 //! length, predication, back-to-back dependences that chain).
 
@@ -38,6 +40,8 @@ struct Bench {
     p: HwachaParams,
     dut: Model,
     mem: MemoryModel,
+    /// The answers to the scalar unit seen so far (`vresp`, `vbranch`).
+    answers: Vec<Answer>,
 }
 
 /// Memory timings: (latency, jitter, stall percent).
@@ -84,6 +88,7 @@ impl Bench {
             p: p.clone(),
             dut,
             mem,
+            answers: Vec::new(),
         }
     }
 
@@ -109,6 +114,16 @@ impl Bench {
     }
 
     fn record(&mut self, writes: &mut Vec<Write>, cfg: &Vcfg) {
+        let peek = |dut: &mut Model, name: &str| dut.peek_u64(name).unwrap();
+        if peek(&mut self.dut, "vresp_valid") == 1 {
+            let rd = peek(&mut self.dut, "vresp_bits_rd") as u32;
+            let value = peek(&mut self.dut, "vresp_bits_data");
+            self.answers.push(Answer::First { rd, value });
+        }
+        if peek(&mut self.dut, "vbranch_valid") == 1 {
+            let taken = peek(&mut self.dut, "vbranch_bits_taken") == 1;
+            self.answers.push(Answer::Jump { taken });
+        }
         for l in 0..self.p.lanes as u64 {
             for b in 0..self.p.banks as u64 {
                 let prefix = format!("l{l}_b{b}_");
@@ -178,8 +193,15 @@ fn check(
         })
         .collect();
     bench.mem = memory(&bench.p, timing, seed);
+    bench.answers.clear();
     let (writes, cycles) = bench.run(&setup.cfg, &issues);
     compare(&gold, &writes, setup, lines);
+    assert_eq!(
+        bench.answers,
+        gold.answers,
+        "answers to the scalar unit differ\nprogram:\n{}",
+        lines.join("\n")
+    );
     let model = gold.data();
     let mut dut = vec![0u8; DATA_SIZE as usize];
     bench.mem.memory().read(DATA, &mut dut);

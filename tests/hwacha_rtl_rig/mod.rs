@@ -7,7 +7,7 @@
 #[path = "../hwacha_model_rig/mod.rs"]
 mod hwacha_model_rig;
 
-use generators::hwacha::lane::uop::{alu_fn, imul_fn, unit};
+use generators::hwacha::lane::uop::{alu_fn, imul_fn, red, unit};
 use generators::hwacha::params::HwachaParams;
 use generators::rocket::decode::alu_fn as rocket_fn;
 use hdl::Bits;
@@ -145,6 +145,20 @@ pub fn insn_fields(
             operand(&mut op, Field::Vrs1, "rs1_v", "rs1", "s1");
             operand(&mut op, Field::Vrs2, "rs2_v", "rs2", "s2");
         }
+        Op::First => {
+            op.retain(|f| f.0 != "wr");
+            op.extend([
+                ("unit", unit::MEM),
+                ("red", red::FIRST),
+                ("rd", insn.rd() as u64),
+            ]);
+            operand(&mut op, Field::Vrs1, "rs1_v", "rs1", "s1");
+        }
+        Op::Cjal | Op::Cjalr => {
+            op.retain(|f| f.0 != "wr");
+            let any = insn.get(Field::Vcond) as u64;
+            op.extend([("unit", unit::MEM), ("red", red::ALL + any)]);
+        }
         Op::Fence => return None,
         other => panic!("not a vector-unit instruction: {other:?}"),
     }
@@ -203,8 +217,8 @@ fn int_fn(op: IntOp) -> (u64, u64) {
 /// Every field of the decoded-instruction and sequencer-operation bundles.
 pub const FIELDS: &[&str] = &[
     "unit", "fn", "word", "table", "rs1_v", "rs2_v", "s1", "s2", "pred_on", "pred_neg", "pred",
-    "ps1", "ps2", "ps3", "wr", "rd_pred", "rd_width", "mem", "mem_op", "amo_fn", "mode", "width",
-    "unsigned", "rs1", "rs2", "rd", "prd",
+    "ps1", "ps2", "ps3", "wr", "rd_pred", "rd_width", "mem", "red", "mem_op", "amo_fn", "mode",
+    "width", "unsigned", "rs1", "rs2", "rd", "prd",
 ];
 
 /// Pokes `fields` (every other field of `FIELDS` 0) on the bundle at `prefix`.
@@ -314,6 +328,16 @@ pub struct Golden {
     pub rig: Rig,
     pub insns: Vec<Insn>,
     pub writes: Vec<Write>,
+    /// The reductions' answers to the scalar unit, in program order.
+    pub answers: Vec<Answer>,
+}
+
+/// What the vector side tells the scalar unit: vfirst's value for a shared register, or
+/// whether a consensual jump is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    First { rd: u32, value: u64 },
+    Jump { taken: bool },
 }
 
 pub fn golden(p: &HwachaParams, setup: &Setup, lines: &[String]) -> Golden {
@@ -338,9 +362,30 @@ pub fn golden(p: &HwachaParams, setup: &Setup, lines: &[String]) -> Golden {
     code.push(hwacha_model_rig::stop());
     rig.run(&code)
         .unwrap_or_else(|e| panic!("{e:?}\nprogram:\n{}", lines.join("\n")));
-    let writes = rig
-        .hw
-        .take_trace()
+    let trace = rig.hw.take_trace();
+    // The programs' reductions write a nonzero vs (vfirst's destination, a jump's link):
+    // a jump is taken exactly when its link is written.
+    let answers = trace
+        .iter()
+        .filter_map(|r| {
+            let insn = rig.hw.decode(r.bits).unwrap();
+            let vs = r.effects.iter().find_map(|e| match *e {
+                Effect::Vs { reg, value } => Some((reg, value)),
+                _ => None,
+            });
+            match insn.op {
+                Op::First => {
+                    let (rd, value) = vs.expect("vfirst writes a nonzero vs");
+                    Some(Answer::First { rd, value })
+                }
+                Op::Cjal | Op::Cjalr => Some(Answer::Jump {
+                    taken: vs.is_some(),
+                }),
+                _ => None,
+            }
+        })
+        .collect();
+    let writes = trace
         .iter()
         .flat_map(|r| r.effects.clone())
         .filter_map(|e| match e {
@@ -349,7 +394,12 @@ pub fn golden(p: &HwachaParams, setup: &Setup, lines: &[String]) -> Golden {
             _ => None,
         })
         .collect();
-    Golden { rig, insns, writes }
+    Golden {
+        rig,
+        insns,
+        writes,
+        answers,
+    }
 }
 
 impl Golden {
@@ -526,7 +576,9 @@ pub fn random_program(
     // The *W forms take 32-bit registers too (16-bit ones only hold FP and loads).
     let vv = |rng: &mut Rng| format!("vv{}", rng.below((vv64 + vv32) as u64));
     let vv64r = |rng: &mut Rng| format!("vv{}", rng.below(vv64 as u64));
-    let vsr = |rng: &mut Rng| format!("vs{}", rng.below(64));
+    // vs56-vs59 take reductions' results, which the issuer does not track: no operand
+    // reads them after the set-up.
+    let vsr = |rng: &mut Rng| format!("vs{}", rng.below(56));
     let vpr = |rng: &mut Rng| format!("vp{}", rng.below(vp as u64));
     // Memory programs keep vp0 all ones: their index set-up runs unpredicated (vp0).
     let first_dest = memory as u64;
@@ -566,6 +618,16 @@ pub fn random_program(
         };
         if memory && rng.chance(35) {
             lines.extend(memory_lines(rng, &pred, vv64, vv32));
+            continue;
+        }
+        if memory && rng.chance(8) {
+            // Reductions: vfirst of a vector, and consensual jumps to the next
+            // instruction (so that both outcomes continue alike, with the link telling).
+            lines.push(match rng.below(3) {
+                0 => format!("{pred}vfirst vs{}, {}", rng.range(56, 59), vv64r(rng)),
+                1 => format!("{pred}vcjal.all vs{}, 8", rng.range(56, 59)),
+                _ => format!("{pred}vcjal.any vs{}, 8", rng.range(56, 59)),
+            });
             continue;
         }
         let line = match rng.below(10) {
@@ -689,7 +751,7 @@ fn memory_lines(rng: &mut Rng, pred: &str, vv64: u32, vv32: u32) -> Vec<String> 
             out.push("vfence".into());
             out.push(format!(
                 "{pred}vamo{op}.{aw} vv{dest}, 0(vv{index}), vs{}",
-                rng.range(1, 59)
+                rng.range(1, 55)
             ));
             out.push("vfence".into());
         }
