@@ -104,7 +104,7 @@ fn decoded_instructions_match_the_golden_models_decode() {
     for line in [
         "vdiv vv1, vv2, vv3",
         "vfadd.d vv1, vv2, vv3",
-        "vfirst vs1, vv2",
+        "vremuw vv1, vv2, vs3",
     ] {
         sim.poke_u64("issue_bits", asm(line)).unwrap();
         assert_eq!(sim.peek_u64("unsupported").unwrap(), 1, "{line}");
