@@ -173,7 +173,13 @@ fn sixteen_banks_share_one_bank_module() {
 #[test]
 fn generate_is_deterministic() {
     let tmp = tempfile::tempdir().unwrap();
-    for design in ["banked_rf", "queue", "rocket", "rocket_accumulator"] {
+    for design in [
+        "banked_rf",
+        "queue",
+        "rocket",
+        "rocket_accumulator",
+        "rocket-hwacha",
+    ] {
         let (a, b) = (
             tmp.path().join(format!("{design}_a")),
             tmp.path().join(format!("{design}_b")),
@@ -319,7 +325,7 @@ fn bad_designs_and_parameters_are_clear_errors() {
         &["generate", "fifo"],
         &[
             "unknown design `fifo`",
-            "available: banked_rf, queue, rocket, rocket_accumulator",
+            "available: banked_rf, queue, rocket, rocket_accumulator, rocket-hwacha",
         ],
     );
     fails(

@@ -10,7 +10,9 @@
 //!   `vxu.rs`), and the lane's side of the VMU (`memory.rs`); `uop.rs` has the control
 //!   words.
 //! - `vmu/`: the vector memory unit of a lane (Figure 8.10).
-//! - `vector_unit.rs`: master sequencer and lanes.
+//! - `vector_unit.rs`: master sequencer and lanes; `vdecode.rs`: the master sequencer's
+//!   decode of issued instructions; `unit.rs`: the whole unit (`Hwacha`: frontend,
+//!   decode, vector side); `soc.rs`: design `rocket-hwacha` (tile + unit).
 //! - `rocc.rs`: the RoCC unit (Table 8.1): control-thread commands, vcfg/vlen/maxvl, the
 //!   VCMDQ.
 //! - `scalar/`: the scalar unit (Figure 8.4, Table 8.2): pipeline and register files
