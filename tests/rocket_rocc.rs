@@ -125,6 +125,7 @@ fn run(
         },
         max_cycles: 10_000_000,
         idle_rocc: false,
+        ..SocConfig::default()
     };
     let out = soc::run(
         dut,

@@ -11,7 +11,7 @@ use verification::elf;
 use verification::hwacha::model::{Hwacha, HwachaParams as HwachaModelParams};
 use verification::iss::rocc::Accumulator;
 use verification::simulator::{exercise, OutputStats, Stimulus};
-use verification::tb::memory::MemConfig;
+use verification::tb::memory::{Bandwidth, MemConfig};
 use verification::tb::soc::{self, SocConfig};
 use verification::verilator::{Model, Options, PortSpec, TraceFormat};
 
@@ -189,12 +189,19 @@ fn run_program(
     let extra_ports = hwacha
         .as_ref()
         .map_or_else(Vec::new, |p| soc::hwacha_ports(p.hwacha.lanes));
+    // Every port may have a request accepted each cycle (the thesis's lanes each have a
+    // 128-bit port into a banked L2), not one for the whole memory.
+    let bandwidth = Bandwidth {
+        requests: 1 + extra_ports.len() as u32,
+        cycles: 1,
+    };
     let config = SocConfig {
         mem: MemConfig {
             latency: args.latency,
             jitter: args.jitter,
             stall_percent: args.stall_percent,
             seed: args.seed,
+            bandwidth,
             ..MemConfig::default()
         },
         max_cycles: args.max_cycles,
