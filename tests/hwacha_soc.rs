@@ -219,9 +219,11 @@ fn check(table: toml::Table, rotation: usize, runs: &[(&str, usize, Caps)]) {
     }
 }
 
-// Every benchmark runs on at least one configuration and every timing on several;
-// latency 100 goes to the shortest program (axpy), as its runs are the slowest to
-// simulate.
+// Every benchmark runs on at least one configuration and every timing at least once;
+// the 4-lane runs are the slowest to simulate (a 4x larger problem on a larger model),
+// so that preset runs only the shortest program by default. Per run, at about 50k
+// simulated cycles/s: iaxpy 1.2 M cycles (1 lane), igemm 4.4 M, igemm-opt 2.9 M and
+// mask-ifilter 2.6 M (2 lanes); ifilter 6.6 M on 4 lanes.
 
 #[test]
 fn one_lane() {
@@ -231,7 +233,7 @@ fn one_lane() {
         &[
             ("iaxpy", 0, |maxvl| vec![1, 7, maxvl - 1]),
             ("igemm", 0, UNCAPPED),
-            ("mask-ifilter", 1, UNCAPPED),
+            ("ifilter", 1, UNCAPPED),
         ],
     );
 }
@@ -247,11 +249,7 @@ fn two_lanes() {
 
 #[test]
 fn four_lanes() {
-    check(
-        preset("hwacha-4lane"),
-        2,
-        &[("ifilter", 0, UNCAPPED), ("iaxpy", 1, UNCAPPED)],
-    );
+    check(preset("hwacha-4lane"), 2, &[("iaxpy", 0, UNCAPPED)]);
 }
 
 /// Four sequencer slots instead of eight: the sequencer fills up and stalls issue.
@@ -266,9 +264,8 @@ fn four_sequencer_slots() {
         table,
         0,
         &[
-            ("ifilter", 1, |maxvl| vec![7, maxvl - 1]),
             ("mask-ifilter", 0, UNCAPPED),
-            ("igemm-opt", 0, UNCAPPED),
+            ("igemm-opt", 0, |maxvl| vec![maxvl - 1]),
         ],
     );
 }
