@@ -24,8 +24,10 @@ use verification::verilator::{Model, Options};
 struct Kernel {
     name: &'static str,
     family: &'static str,
-    /// Elements of work per row: axpy's y element, gemm's multiply-adds.
+    /// Elements of work per row and block: axpy's y element, gemm's multiply-adds.
     elements: u64,
+    /// Blocks per strip: the program's elements are `elements * blocks` per row.
+    blocks: u64,
     /// Vector loads and stores.
     mem_ops: u64,
     /// Σ max(r, 1) over the block's vector operations with r vector operands.
@@ -40,15 +42,18 @@ const KERNELS: [Kernel; 2] = [
         name: "iaxpy",
         family: "axpy",
         elements: 1,
+        blocks: 1,
         mem_ops: 3,
         bank_slots: 1 + 1 + 1 + 2 + 1,
         imuls: 1,
     },
-    // 4 loads of B; per column of C: a load, four vmul (1) + vadd (2), a store.
+    // 4 loads of B; per column of C: a load, four vmul (1) + vadd (2), a store. A block
+    // is 4 columns by 4 k of the 8 x 8.
     Kernel {
         name: "igemm",
         family: "gemm",
         elements: 16,
+        blocks: 4,
         mem_ops: 4 + 4 * 2,
         bank_slots: 4 + 4 * (1 + 4 * (1 + 2) + 1),
         imuls: 16,
@@ -232,7 +237,7 @@ fn main() {
                 .collect();
             let (maxvl, size) = (numbers[0], numbers[1]);
             let span = window.last - window.first.expect("lanes used memory") + 1;
-            let elements = kernel.elements * size;
+            let elements = kernel.elements * kernel.blocks * size;
             let rate = elements as f64 / span as f64;
             let ideal = kernel.ideal(&params.hwacha);
             println!(
