@@ -1,9 +1,11 @@
 //! System tests of design `rocket-hwacha`: the integer Hwacha microbenchmarks
 //! (`verification/programs/hwacha/ubench/`, `-DPREC_I`) on the Verilator model of the
 //! tile with its vector unit, in lockstep with the ISS carrying the Hwacha golden model,
-//! for the presets `configs/hwacha-{1,2,4}lane.toml` and a 4-slot sequencer. Memory
-//! timing (latency 1, 20, 100 with jitter and refused cycles) rotates over the runs
-//! rather than covering every combination, which keeps the file to a few minutes.
+//! for the presets `configs/hwacha-{1,2,4}lane.toml` and a 4-slot sequencer, some runs
+//! with capped vector lengths. Memory timings (latency 1, 20, 100 with jitter and
+//! refused cycles) and benchmarks are spread over the configurations rather than
+//! covering every combination, which keeps the file to a few minutes; `ACCELGEN_LONG=1`
+//! runs every benchmark on every configuration.
 //! Also: `accelgen sim rocket-hwacha --program` exits with the program's code and stops
 //! with the exception on an instruction the RTL does not execute, and the 4-lane
 //! preset's Verilog is lint clean and deterministic.
