@@ -227,11 +227,18 @@ fn presets_in_configs_generate() {
     for entry in fs::read_dir(&root).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-        // Presets are named `<design>_<variant>.toml` or `<design>-<variant>.toml`.
-        let design = ["queue", "rocket", "banked_rf"]
-            .into_iter()
-            .find(|d| name.starts_with(d))
-            .unwrap_or_else(|| panic!("preset {name} names no design"));
+        // Presets are named `<design>_<variant>.toml` or `<design>-<variant>.toml`, but
+        // rocket-hwacha's after the vector unit alone (`hwacha-<lanes>lane.toml`).
+        let design = [
+            ("queue", "queue"),
+            ("rocket", "rocket"),
+            ("banked_rf", "banked_rf"),
+            ("hwacha", "rocket-hwacha"),
+        ]
+        .into_iter()
+        .find(|(prefix, _)| name.starts_with(prefix))
+        .map(|(_, design)| design)
+        .unwrap_or_else(|| panic!("preset {name} names no design"));
         ok(&[
             "generate",
             design,

@@ -1,0 +1,296 @@
+//! Design `rocket-hwacha`: for 1, 2 and 4 lanes, cycles and elements per cycle of the
+//! integer axpy and gemm microbenchmarks at vector length maxvl, against the bank
+//! schedule's peak; elaboration time and Verilog size of rocket-hwacha (1 and 4 lanes)
+//! and of the Hwacha unit alone; and the Verilator models' speed in simulated cycles per
+//! second. Prints tables; asserts nothing but that the programs exit with 0 (every run
+//! matched the scalar reference).
+
+use generators::hwacha::params::HwachaParams;
+use generators::hwacha::scalar::RamWindow;
+use generators::hwacha::soc::RocketHwachaParams;
+use hdl::emit::{emit, EmitOptions};
+use hdl::{Design, Module};
+use std::path::Path;
+use std::rc::Rc;
+use std::time::Instant;
+use verification::elf::{self, Program};
+use verification::hwacha::asm::{build_sources, AsmOptions};
+use verification::simulator::{exercise, Simulator, Stimulus};
+use verification::tb::lockstep::IssGolden;
+use verification::tb::soc::{self, SocConfig};
+use verification::verilator::{Model, Options};
+
+/// A microbenchmark's worker block, per row of a strip (one element of each vector).
+struct Kernel {
+    name: &'static str,
+    family: &'static str,
+    /// Elements of work per row and block: axpy's y element, gemm's multiply-adds.
+    elements: u64,
+    /// Blocks per strip: the program's elements are `elements * blocks` per row.
+    blocks: u64,
+    /// Vector loads and stores.
+    mem_ops: u64,
+    /// Σ max(r, 1) over the block's vector operations with r vector operands.
+    bank_slots: u64,
+    /// Vector integer multiplies.
+    imuls: u64,
+}
+
+const KERNELS: [Kernel; 2] = [
+    // vld, vld, vmul (1 vector operand), vadd (2), vsd.
+    Kernel {
+        name: "iaxpy",
+        family: "axpy",
+        elements: 1,
+        blocks: 1,
+        mem_ops: 3,
+        bank_slots: 1 + 1 + 1 + 2 + 1,
+        imuls: 1,
+    },
+    // 4 loads of B; per column of C: a load, four vmul (1) + vadd (2), a store. A block
+    // is 4 columns by 4 k of the 8 x 8.
+    Kernel {
+        name: "igemm",
+        family: "gemm",
+        elements: 16,
+        blocks: 4,
+        mem_ops: 4 + 4 * 2,
+        bank_slots: 4 + 4 * (1 + 4 * (1 + 2) + 1),
+        imuls: 16,
+    },
+];
+
+impl Kernel {
+    /// Peak elements per cycle on `p`: per lane, a strip of B·S rows takes
+    /// max(bank_slots, B·imuls, mem_ops·B·S·8/16) cycles (banks, IMul at one entry a
+    /// cycle, one 128-bit beat a cycle of 64-bit elements).
+    fn ideal(&self, p: &HwachaParams) -> f64 {
+        let (b, s) = (p.banks as u64, p.bank_width as u64 / 64);
+        let cycles = self
+            .bank_slots
+            .max(b * self.imuls)
+            .max(self.mem_ops * b * s * 8 / 16);
+        (p.lanes as u64 * self.elements * b * s) as f64 / cycles as f64
+    }
+}
+
+/// A model that notes the first and last cycle in which a lane asked for memory: the
+/// span of the worker thread's vector memory traffic.
+struct LaneWindow<'a> {
+    dut: &'a mut Model,
+    valids: Vec<String>,
+    first: Option<u64>,
+    last: u64,
+}
+
+impl Simulator for LaneWindow<'_> {
+    type Error = <Model as Simulator>::Error;
+    fn poke(&mut self, port: &str, value: &hdl::Bits) -> Result<(), Self::Error> {
+        self.dut.poke(port, value)
+    }
+    fn poke_u64(&mut self, port: &str, value: u64) -> Result<(), Self::Error> {
+        self.dut.poke_u64(port, value)
+    }
+    fn peek(&mut self, port: &str) -> Result<hdl::Bits, Self::Error> {
+        self.dut.peek(port)
+    }
+    fn peek_u64(&mut self, port: &str) -> Result<u64, Self::Error> {
+        self.dut.peek_u64(port)
+    }
+    fn step(&mut self) {
+        let cycle = self.dut.cycle();
+        let busy = self
+            .valids
+            .iter()
+            .any(|v| self.dut.peek_u64(v).expect("lane port") == 1);
+        if busy {
+            self.first.get_or_insert(cycle);
+            self.last = cycle;
+        }
+        self.dut.step();
+    }
+    fn cycle(&self) -> u64 {
+        self.dut.cycle()
+    }
+}
+
+/// Elaboration time, Verilog bytes and module count of `build`'s module.
+fn size(what: &str, build: impl Fn() -> Rc<Module>) -> Rc<Module> {
+    let start = Instant::now();
+    let top = build();
+    let elaboration = start.elapsed();
+    let design = Design::new(&top);
+    let bytes: usize = emit(&design, &EmitOptions::default())
+        .files()
+        .iter()
+        .filter(|(n, _)| n.ends_with(".v"))
+        .map(|(_, t)| t.len())
+        .sum();
+    println!(
+        "{what:22} {:>9.1} ms  {bytes:>15}  {:>7}",
+        elaboration.as_secs_f64() * 1e3,
+        design.modules().count()
+    );
+    top
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let src = root.join("verification/programs/hwacha/ubench");
+    let programs: Vec<Program> = KERNELS
+        .iter()
+        .map(|k| {
+            let out = dir.path().join(format!("{}.elf", k.name));
+            let opts = AsmOptions {
+                defines: vec!["PREC_I".into()],
+                ..AsmOptions::default()
+            };
+            let sources = [
+                src.join(format!("{}.c", k.family)),
+                src.join(format!("{}.S", k.family)),
+            ];
+            build_sources(&sources, &out, &opts).expect("program builds");
+            elf::load_file(&out).expect("ELF loads")
+        })
+        .collect();
+
+    println!("design                 elaboration  Verilog (bytes)  modules");
+    let mut socs = vec![];
+    for lanes in [1, 2, 4] {
+        let text = std::fs::read_to_string(root.join(format!("configs/hwacha-{lanes}lane.toml")))
+            .expect("preset");
+        let table: toml::Table = text.parse().expect("TOML");
+        let params: RocketHwachaParams = table.clone().try_into().expect("parameters");
+        let build = || generators::elaborate("rocket-hwacha", &table).expect("elaborates");
+        let top = if lanes == 2 {
+            build()
+        } else {
+            size(&format!("rocket-hwacha {lanes} lane"), build)
+        };
+        socs.push((params, top));
+    }
+    let mut units = vec![];
+    for lanes in [1, 4] {
+        let p = HwachaParams {
+            lanes,
+            ..HwachaParams::default()
+        };
+        let ram = RamWindow {
+            base: 0x8000_0000,
+            size: 0x8000_0000,
+        };
+        let top = size(&format!("hwacha unit {lanes} lane"), || {
+            generators::hwacha::unit::hwacha(&p, ram).expect("elaborates")
+        });
+        units.push((lanes, top));
+    }
+
+    println!();
+    println!(
+        "Whole program: reset to exit (setup, scalar reference, one kernel run at vector \
+         length maxvl, check). Vector window: first to last cycle of a lane memory request \
+         (the worker thread's memory traffic). Ideal: per lane, a strip of B*S rows every \
+         max(sum over vector ops of max(r,1), B*imuls, mem_ops*B*S*8/16) cycles (bank \
+         slots, IMul at S elements a cycle, one 128-bit beat a cycle); elements: axpy's y \
+         elements, gemm's multiply-adds."
+    );
+    println!(
+        "lanes  kernel  maxvl   size  program cycles  window cycles  elem/cycle  ideal  \
+         of ideal  cycles/s"
+    );
+    let mut failures = vec![];
+    for (params, top) in &socs {
+        let mut dut = Model::of_design(&Design::new(top), &Options::default()).expect("model");
+        let lanes = params.hwacha.lanes;
+        for (kernel, program) in KERNELS.iter().zip(&programs) {
+            let config = SocConfig {
+                idle_rocc: false,
+                extra_ports: soc::hwacha_ports(lanes),
+                xcpt: Some("xcpt".to_string()),
+                // The longest run (igemm, 4 lanes) takes about 13 M cycles: a run that
+                // stops making progress ends here instead of running for hours.
+                max_cycles: 30_000_000,
+                ..SocConfig::default()
+            };
+            let mut window = LaneWindow {
+                dut: &mut dut,
+                valids: (0..lanes).map(|l| format!("l{l}_mem_req_valid")).collect(),
+                first: None,
+                last: 0,
+            };
+            let stdout = Capture::default();
+            let start = Instant::now();
+            let out = soc::run::<_, IssGolden>(
+                &mut window,
+                program,
+                &config,
+                Box::new(stdout.clone()),
+                Box::new(std::io::sink()),
+                None,
+            );
+            let out = match out {
+                Ok(out) => out,
+                Err(e) => {
+                    println!("{lanes:>5}  {:6}  failed: {e}", kernel.name);
+                    failures.push(format!("{} on {lanes} lanes: {e}", kernel.name));
+                    continue;
+                }
+            };
+            let seconds = start.elapsed().as_secs_f64();
+            assert_eq!(out.exit_code, 0, "{}", stdout.text());
+            // "<name>: maxvl M, size N: ..."
+            let text = stdout.text();
+            let numbers: Vec<u64> = text
+                .split(|c: char| !c.is_ascii_digit())
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            let (maxvl, size) = (numbers[0], numbers[1]);
+            let span = window.last - window.first.expect("lanes used memory") + 1;
+            let elements = kernel.elements * kernel.blocks * size;
+            let rate = elements as f64 / span as f64;
+            let ideal = kernel.ideal(&params.hwacha);
+            println!(
+                "{lanes:>5}  {:6}  {maxvl:>5}  {size:>5}  {:>14}  {span:>13}  {rate:>10.3}  \
+                 {ideal:>5.2}  {:>7.1}%  {:>8.0}",
+                kernel.name,
+                out.cycles,
+                100.0 * rate / ideal,
+                out.cycles as f64 / seconds
+            );
+        }
+    }
+
+    println!();
+    println!("hwacha unit alone, random inputs: lanes  cycles  cycles/s");
+    for (lanes, top) in &units {
+        let mut dut = Model::of_design(&Design::new(top), &Options::default()).expect("model");
+        let ports = dut.ports().to_vec();
+        let cycles = 200_000;
+        let start = Instant::now();
+        exercise(&mut dut, &ports, Stimulus::Random { seed: 1 }, cycles).expect("runs");
+        let seconds = start.elapsed().as_secs_f64();
+        println!("{lanes:>39}  {cycles:>6}  {:>8.0}", cycles as f64 / seconds);
+    }
+    assert!(failures.is_empty(), "runs failed:\n{}", failures.join("\n"));
+}
+
+/// The program's console output.
+#[derive(Clone, Default)]
+struct Capture(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl Capture {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.borrow()).into_owned()
+    }
+}
+
+impl std::io::Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

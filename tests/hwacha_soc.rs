@@ -1,0 +1,400 @@
+//! System tests of design `rocket-hwacha`: the integer Hwacha microbenchmarks
+//! (`verification/programs/hwacha/ubench/`, `-DPREC_I`) on the Verilator model of the
+//! tile with its vector unit, in lockstep with the ISS carrying the Hwacha golden model,
+//! for the presets `configs/hwacha-{1,2,4}lane.toml` and a 4-slot sequencer, some runs
+//! with capped vector lengths. Memory timings (latency 1, 20, 100 with jitter and
+//! refused cycles) and benchmarks are spread over the configurations rather than
+//! covering every combination, which keeps the file to a few minutes; `ACCELGEN_LONG=1`
+//! runs every benchmark on every configuration.
+//! Also: `accelgen sim rocket-hwacha --program` exits with the program's code and stops
+//! with the exception on an instruction the RTL does not execute, and the 4-lane
+//! preset's Verilog is lint clean and deterministic.
+
+use asic_flow::lint::{run_all, LintTarget};
+use assert_cmd::Command;
+use generators::hwacha::soc::RocketHwachaParams;
+use hdl::Design;
+use std::cell::RefCell;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use verification::elf::{self, Program};
+use verification::hwacha::asm::{build_sources, AsmOptions};
+use verification::hwacha::model::{Hwacha, HwachaParams as ModelParams, Vcfg};
+use verification::tb::memory::MemConfig;
+use verification::tb::soc::{self, SocConfig};
+use verification::verilator::{Model, Options};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn preset(name: &str) -> toml::Table {
+    let path = root().join(format!("configs/{name}.toml"));
+    std::fs::read_to_string(&path)
+        .unwrap()
+        .parse()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Builds microbenchmark `family` (its `.c` and `.S`) with `defines` into `dir`.
+fn build_ubench(dir: &Path, family: &str, defines: &[&str]) -> Program {
+    let src = root().join("verification/programs/hwacha/ubench");
+    let elf_path = dir.join(format!("{family}-{}.elf", defines.join("-")));
+    let opts = AsmOptions {
+        defines: defines.iter().map(|d| d.to_string()).collect(),
+        ..AsmOptions::default()
+    };
+    build_sources(
+        &[
+            src.join(format!("{family}.c")),
+            src.join(format!("{family}.S")),
+        ],
+        &elf_path,
+        &opts,
+    )
+    .unwrap_or_else(|e| panic!("building {family} {defines:?}: {e}"));
+    elf::load_file(&elf_path).unwrap()
+}
+
+/// The integer microbenchmarks: name (as the program prints it), family, defines.
+const UBENCH: [(&str, &str, &[&str]); 5] = [
+    ("iaxpy", "axpy", &["PREC_I"]),
+    ("igemm", "gemm", &["PREC_I"]),
+    ("igemm-opt", "gemm_opt", &["PREC_I"]),
+    ("ifilter", "filter", &["PREC_I"]),
+    ("mask-ifilter", "filter", &["PREC_I", "MASK"]),
+];
+
+/// The bytes of `program`'s loaded image at `addr..addr + len` (within one segment).
+fn image(program: &mut Program, addr: u64, len: usize) -> &mut [u8] {
+    let seg = program
+        .segments
+        .iter_mut()
+        .find(|s| s.addr <= addr && addr + len as u64 <= s.addr + s.data.len() as u64)
+        .unwrap_or_else(|| panic!("{addr:#x} is not in the program's image"));
+    let at = (addr - seg.addr) as usize;
+    &mut seg.data[at..at + len]
+}
+
+fn symbol(program: &Program, name: &str) -> u64 {
+    program
+        .symbol(name)
+        .unwrap_or_else(|| panic!("no symbol `{name}`"))
+}
+
+/// Sets the program's list of vector-length caps (one kernel run each; none: one run at
+/// maxvl), as the host does through the ELF symbols before the program starts.
+fn set_caps(program: &mut Program, caps: &[u64]) {
+    let list = symbol(program, "ubench_caps");
+    for (i, &cap) in caps.iter().enumerate() {
+        let cap = u32::try_from(cap).unwrap();
+        image(program, list + 4 * i as u64, 4).copy_from_slice(&cap.to_le_bytes());
+    }
+    let runs = symbol(program, "ubench_runs");
+    image(program, runs, 8).copy_from_slice(&(caps.len() as u64).to_le_bytes());
+}
+
+/// The golden model of the unit with the RTL's parameters.
+fn model_params(p: &RocketHwachaParams) -> ModelParams {
+    ModelParams {
+        lanes: p.hwacha.lanes,
+        banks: p.hwacha.banks,
+        bank_entries: p.hwacha.bank_entries,
+        bank_width: p.hwacha.bank_width,
+        pred_entries: p.hwacha.pred_entries,
+        ..ModelParams::default()
+    }
+}
+
+/// The program's maximum vector length on the unit (from its `ubench_vcfg`).
+fn maxvl(program: &mut Program, p: &RocketHwachaParams) -> u64 {
+    let at = symbol(program, "ubench_vcfg");
+    let bits = u64::from_le_bytes(image(program, at, 8).try_into().unwrap());
+    model_params(p).maxvl(&Vcfg::from_bits(bits))
+}
+
+/// The program's console output.
+#[derive(Clone, Default)]
+struct Capture(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Memory timings the runs rotate through: latency, jitter, percent of refused cycles.
+const TIMINGS: [(u32, u32, u32); 3] = [(1, 0, 0), (20, 8, 10), (100, 30, 25)];
+
+/// Vector-length caps of a run, from maxvl (none: one run at maxvl).
+type Caps = fn(u64) -> Vec<u64>;
+
+const UNCAPPED: Caps = |_| Vec::new();
+
+fn long() -> bool {
+    std::env::var("ACCELGEN_LONG").is_ok_and(|v| v == "1")
+}
+
+/// Runs microbenchmarks on rocket-hwacha with parameters `table` in lockstep: `runs`
+/// lists (name, index into [`TIMINGS`], caps). `ACCELGEN_LONG=1` adds an uncapped run of
+/// every benchmark, the timings rotating from `rotation`.
+fn check(table: toml::Table, rotation: usize, runs: &[(&str, usize, Caps)]) {
+    let params: RocketHwachaParams = table.clone().try_into().unwrap();
+    let top = generators::elaborate("rocket-hwacha", &table).unwrap();
+    let mut dut = Model::of_design(&Design::new(&top), &Options::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = runs.to_vec();
+    if long() {
+        runs.extend(
+            (UBENCH.iter().enumerate())
+                .map(|(i, u)| (u.0, (rotation + i) % TIMINGS.len(), UNCAPPED)),
+        );
+    }
+    let programs: Vec<(&str, Program)> = UBENCH
+        .iter()
+        .filter(|(name, ..)| runs.iter().any(|r| r.0 == *name))
+        .map(|(name, family, defines)| (*name, build_ubench(dir.path(), family, defines)))
+        .collect();
+    for (i, &(name, timing, caps)) in runs.iter().enumerate() {
+        let mut program = programs.iter().find(|p| p.0 == name).unwrap().1.clone();
+        let maxvl = maxvl(&mut program, &params);
+        let caps = caps(maxvl);
+        set_caps(&mut program, &caps);
+        let (latency, jitter, stall_percent) = TIMINGS[timing];
+        let config = SocConfig {
+            mem: MemConfig {
+                latency,
+                jitter,
+                stall_percent,
+                seed: i as u64 + 1,
+                ..MemConfig::default()
+            },
+            max_cycles: 200_000_000,
+            idle_rocc: false,
+            extra_ports: soc::hwacha_ports(params.hwacha.lanes),
+            xcpt: Some("xcpt".to_string()),
+        };
+        let mut golden = soc::golden(&program, u64::MAX).unwrap();
+        let unit = Hwacha::new(model_params(&params)).unwrap();
+        golden.iss_mut().attach_rocc(Box::new(unit));
+        let stdout = Capture::default();
+        let what = format!(
+            "{name} caps {caps:?} on {} lanes, {} sequencer slots, latency {latency} \
+             jitter {jitter} stall {stall_percent}%",
+            params.hwacha.lanes, params.hwacha.seq_entries
+        );
+        let start = std::time::Instant::now();
+        let out = soc::run(
+            &mut dut,
+            &program,
+            &config,
+            Box::new(stdout.clone()),
+            Box::new(std::io::sink()),
+            Some(golden),
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let stdout = String::from_utf8_lossy(&stdout.0.borrow()).into_owned();
+        eprintln!(
+            "{what}: {} cycles in {:.1} s",
+            out.cycles,
+            start.elapsed().as_secs_f64()
+        );
+        assert_eq!(out.exit_code, 0, "{what}: {stdout}");
+        // Every commit was checked: the run ends at the exit store's commit.
+        assert_eq!(out.matched, out.instret, "{what}");
+        assert!(
+            stdout.starts_with(&format!("{name}: maxvl {maxvl}, size ")),
+            "{what}: {stdout}"
+        );
+        assert!(
+            stdout.ends_with(&format!(
+                ": {} run(s) match the scalar reference\n",
+                caps.len().max(1)
+            )),
+            "{what}: {stdout}"
+        );
+    }
+}
+
+// Every benchmark runs on at least one configuration and every timing at least once;
+// the 4-lane runs are the slowest to simulate (a 4x larger problem on a larger model),
+// so that preset runs one program by default. Per run, at about 50k
+// simulated cycles/s: iaxpy 1.2 M cycles (1 lane), igemm 4.4 M, igemm-opt 2.9 M and
+// mask-ifilter 2.6 M (2 lanes); ifilter 6.6 M on 4 lanes.
+
+#[test]
+fn one_lane() {
+    check(
+        preset("hwacha-1lane"),
+        0,
+        &[
+            ("iaxpy", 0, |maxvl| vec![1, 7, maxvl - 1]),
+            ("igemm", 0, UNCAPPED),
+            ("ifilter", 1, UNCAPPED),
+        ],
+    );
+}
+
+#[test]
+fn two_lanes() {
+    check(
+        preset("hwacha-2lane"),
+        1,
+        &[("igemm-opt", 1, UNCAPPED), ("iaxpy", 2, UNCAPPED)],
+    );
+}
+
+#[test]
+fn four_lanes() {
+    check(preset("hwacha-4lane"), 2, &[("ifilter", 0, UNCAPPED)]);
+}
+
+/// Fails, in the bench rather than the design: on 4 lanes the `fence` after the kernel
+/// (which waits for the vector unit's `busy`) waits more than `Lockstep::MAX_IDLE`
+/// (10 000) cycles without a commit, at cycle 3525510, and the lockstep check gives up;
+/// `SocConfig` cannot raise that limit. Without lockstep (`accelgen sim`) the program
+/// exits 0 after 3636480 cycles.
+#[test]
+#[ignore = "the lockstep idle limit (10 000 cycles) is shorter than 4-lane iaxpy's fence"]
+fn four_lanes_axpy() {
+    check(preset("hwacha-4lane"), 2, &[("iaxpy", 0, UNCAPPED)]);
+}
+
+/// Four sequencer slots instead of eight: the sequencer fills up and stalls issue.
+#[test]
+fn four_sequencer_slots() {
+    let mut table = preset("hwacha-2lane");
+    table["hwacha"]
+        .as_table_mut()
+        .unwrap()
+        .insert("seq_entries".into(), 4.into());
+    check(
+        table,
+        0,
+        &[
+            ("mask-ifilter", 0, UNCAPPED),
+            ("igemm-opt", 0, |maxvl| vec![maxvl - 1]),
+        ],
+    );
+}
+
+fn accelgen() -> Command {
+    assert_cmd::cargo::cargo_bin_cmd!("accelgen")
+}
+
+/// A vector integer divide, which the RTL does not execute (the golden model does).
+const DIVIDE_C: &str = r#"
+#include <stdint.h>
+int64_t x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8];
+extern char divide_block[];
+int main(void)
+{
+    unsigned long vl;
+    asm volatile("vsetcfg %0" : : "r"(2ul | 1ul << 9));
+    asm volatile("vsetvl %0, %1" : "=r"(vl) : "r"(8ul));
+    asm volatile("vmca va0, %0" : : "r"(x));
+    asm volatile("vmca va1, %0" : : "r"(y));
+    asm volatile("vf divide_block" : : : "t0", "memory");
+    asm volatile("fence" : : : "memory");
+    return y[7] == 1 ? 0 : 3;
+}
+"#;
+
+const DIVIDE_S: &str = r#"
+  .text
+  .align 3
+  .globl divide_block, divide_insn
+divide_block:
+  vpset vp0
+  vld vv0, va0
+divide_insn:
+  vdiv vv1, vv0, vv0
+  vsd vv1, va1
+  vstop
+"#;
+
+#[test]
+fn the_cli_runs_programs_and_stops_on_unsupported_instructions() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = root().join("configs/hwacha-1lane.toml");
+    build_ubench(dir.path(), "axpy", &["PREC_I"]);
+    let out = accelgen()
+        .args(["sim", "rocket-hwacha", "--config"])
+        .arg(&config)
+        .arg("--program")
+        .arg(dir.path().join("axpy-PREC_I.elf"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).ends_with(": 1 run(s) match the scalar reference\n"),
+        "{out:?}"
+    );
+
+    let (c, s) = (dir.path().join("divide.c"), dir.path().join("divide.S"));
+    std::fs::write(&c, DIVIDE_C).unwrap();
+    std::fs::write(&s, DIVIDE_S).unwrap();
+    let elf_path = dir.path().join("divide.elf");
+    build_sources(&[c, s], &elf_path, &AsmOptions::default()).unwrap();
+    let mut program = elf::load_file(&elf_path).unwrap();
+    let at = symbol(&program, "divide_insn");
+    let word = u64::from_le_bytes(image(&mut program, at, 8).try_into().unwrap());
+    let out = accelgen()
+        .args(["sim", "rocket-hwacha", "--config"])
+        .arg(&config)
+        .arg("--program")
+        .arg(&elf_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    // Illegal instruction (cause 2), with the worker instruction's bits as its value.
+    assert!(
+        err.contains(&format!(
+            "the accelerator raised exception cause 2 (tval {word:#x})"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn the_four_lane_verilog_is_lint_clean_and_deterministic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = root().join("configs/hwacha-4lane.toml");
+    let dirs: Vec<PathBuf> = ["a", "b"].iter().map(|n| tmp.path().join(n)).collect();
+    for dir in &dirs {
+        accelgen()
+            .args(["generate", "rocket-hwacha", "--config"])
+            .arg(&config)
+            .arg("-o")
+            .arg(dir)
+            .assert()
+            .success();
+    }
+    let files = |dir: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        let mut v: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                (p.file_name().unwrap().into(), std::fs::read(&p).unwrap())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let a = files(&dirs[0]);
+    assert!(a
+        .iter()
+        .any(|(n, _)| n.extension().is_some_and(|e| e == "v")));
+    assert!(a == files(&dirs[1]), "two runs of generate differ");
+    let target = LintTarget::from_dir(&dirs[0]).unwrap();
+    for v in run_all(&target).unwrap() {
+        assert!(v.clean, "{}:\n{}", v.tool, v.output);
+    }
+}
