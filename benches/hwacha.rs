@@ -17,6 +17,7 @@ use verification::elf::{self, Program};
 use verification::hwacha::asm::{build_sources, AsmOptions};
 use verification::simulator::{exercise, Simulator, Stimulus};
 use verification::tb::lockstep::IssGolden;
+use verification::tb::memory::MemConfig;
 use verification::tb::soc::{self, SocConfig};
 use verification::verilator::{Model, Options};
 
@@ -205,13 +206,9 @@ fn main() {
         let lanes = params.hwacha.lanes;
         for (kernel, program) in KERNELS.iter().zip(&programs) {
             let config = SocConfig {
-                idle_rocc: false,
-                extra_ports: soc::hwacha_ports(lanes),
-                xcpt: Some("xcpt".to_string()),
-                // The longest run (igemm, 4 lanes) takes about 13 M cycles: a run that
-                // stops making progress ends here instead of running for hours.
+                // A run that stops making progress ends here instead of running for hours.
                 max_cycles: 30_000_000,
-                ..SocConfig::default()
+                ..soc::hwacha_config(lanes, MemConfig::default())
             };
             let mut window = LaneWindow {
                 dut: &mut dut,

@@ -1,7 +1,7 @@
 //! The Hwacha vector unit (`hwacha::vector_unit`: master sequencer, lane sequencers,
 //! lanes with their VMUs) under Verilator, against the Hwacha golden model: programs of
-//! integer, compare, element-index, predicate-logic, memory (every mode and width, AMOs)
-//! and reduction (vfirst, consensual jumps) instructions are issued as the scalar unit
+//! integer, compare, element-index, predicate-logic, divide, memory (every mode and
+//! width, AMOs) and reduction (vfirst, consensual jumps) instructions are issued as the scalar unit
 //! would (decoded, one per cycle under `issue_ready`, fences waiting for `idle`) after a
 //! configuration; every register-file write of every lane, mapped back to (register,
 //! element) by the layout contract, must be the model's (`hwacha_rtl_rig::compare`), and
@@ -239,6 +239,72 @@ fn directed_programs_match_the_golden_model() {
                     0,
                 );
             }
+        }
+    }
+}
+
+/// Every divide and remainder, vector and shared operands, predicated, with the
+/// corner cases (zero divisors, the most negative dividend over -1, 32-bit forms of
+/// values that do not fit) and dependences on both sides of the late writeback: a
+/// consumer right after (RAW), an overwrite of the quotient (WAW) and of a divisor (WAR).
+#[test]
+fn divides_match_the_golden_model() {
+    let cfg = Vcfg {
+        vv64: 6,
+        vp: 2,
+        vv32: 2,
+        vv16: 0,
+    };
+    let lines: Vec<String> = [
+        "veidx vv0, vs0",
+        "vsub vv1, vv0, vs4",
+        "vmul vv2, vv1, vs9",
+        "vdiv vv3, vv2, vv0",
+        "vadd vv4, vv3, vs1",
+        "vdivu vv5, vv2, vs3",
+        "vrem vv3, vv2, vv1",
+        "vremu vv4, vv3, vs5",
+        "vadd vv1, vv1, vs1",
+        "vdiv vv5, vs10, vs11",
+        "vrem vv4, vs10, vs11",
+        "vdivw vv6, vv2, vv1",
+        "vdivuw vv7, vv2, vs12",
+        "vremw vv6, vv6, vs3",
+        "vremuw vv7, vv2, vv0",
+        "vcmplt vp1, vv0, vs6",
+        "@vp1 vdiv vv3, vv2, vs2",
+        "@!vp1 vremu vv3, vv3, vv1",
+        "vadd vv3, vv3, vv4",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut vs = directed_vs();
+    // The most negative dividend and -1 (the overflow case); a divisor above 32 bits.
+    vs[9] = 0x1234_5678_9abc_def1;
+    vs[10] = i64::MIN as u64;
+    vs[11] = u64::MAX;
+    vs[12] = 0x1_0000_0003;
+    // Every divider width; full-length vectors (the slowest: a divide takes 65 cycles an
+    // element at one bit a cycle) on one configuration.
+    for (k, p) in configs().into_iter().enumerate() {
+        let p = HwachaParams {
+            idiv_bits_per_cycle: [1, 2, 4, 1][k % 4],
+            ..p
+        };
+        let mut bench = Bench::new(&p);
+        let maxvl = model_params(&p).maxvl(&cfg);
+        let mut vlens = vec![1, 9, 8 * p.lanes as u64 + 3];
+        if k == 1 {
+            vlens.push(maxvl);
+        }
+        for (i, vlen) in vlens.into_iter().enumerate() {
+            let setup = Setup {
+                cfg,
+                vlen,
+                vs: vs.clone(),
+                va: vec![0; 32],
+            };
+            check(&mut bench, &setup, &lines, TIMINGS[i % 3], i as u64);
         }
     }
 }

@@ -186,6 +186,8 @@ mod tests {
         documented_once::<Queue>();
         documented_once::<BankedRf>();
         documented_once::<Rocket>();
-        assert_eq!(designs().len(), 4);
+        documented_once::<RocketAccumulator>();
+        documented_once::<RocketHwacha>();
+        assert_eq!(designs().len(), 5);
     }
 }

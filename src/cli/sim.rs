@@ -11,7 +11,7 @@ use verification::elf;
 use verification::hwacha::model::{Hwacha, HwachaParams as HwachaModelParams};
 use verification::iss::rocc::Accumulator;
 use verification::simulator::{exercise, OutputStats, Stimulus};
-use verification::tb::memory::{Bandwidth, MemConfig};
+use verification::tb::memory::MemConfig;
 use verification::tb::soc::{self, SocConfig};
 use verification::verilator::{Model, Options, PortSpec, TraceFormat};
 
@@ -186,28 +186,24 @@ fn run_program(
         Accelerator::Hwacha => Some(params.clone().try_into()?),
         _ => None,
     };
-    let extra_ports = hwacha
-        .as_ref()
-        .map_or_else(Vec::new, |p| soc::hwacha_ports(p.hwacha.lanes));
-    // Every port may have a request accepted each cycle (the thesis's lanes each have a
-    // 128-bit port into a banked L2), not one for the whole memory.
-    let bandwidth = Bandwidth {
-        requests: 1 + extra_ports.len() as u32,
-        cycles: 1,
+    let mem = MemConfig {
+        latency: args.latency,
+        jitter: args.jitter,
+        stall_percent: args.stall_percent,
+        seed: args.seed,
+        ..MemConfig::default()
+    };
+    let config = match &hwacha {
+        Some(p) => soc::hwacha_config(p.hwacha.lanes, mem),
+        None => SocConfig {
+            mem,
+            idle_rocc: accel == Accelerator::None,
+            ..SocConfig::default()
+        },
     };
     let config = SocConfig {
-        mem: MemConfig {
-            latency: args.latency,
-            jitter: args.jitter,
-            stall_percent: args.stall_percent,
-            seed: args.seed,
-            bandwidth,
-            ..MemConfig::default()
-        },
         max_cycles: args.max_cycles,
-        idle_rocc: accel == Accelerator::None,
-        extra_ports,
-        xcpt: hwacha.is_some().then(|| "xcpt".to_string()),
+        ..config
     };
     let golden = if args.lockstep {
         let mut g = soc::golden(&program, u64::MAX).context("starting the ISS")?;

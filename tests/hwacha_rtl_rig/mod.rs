@@ -73,6 +73,8 @@ pub fn insn_fields(
         Op::Int(int) => {
             let (u, f) = int_fn(int);
             op.extend([("unit", u), ("fn", f), ("word", int.is_word() as u64)]);
+            // Divides are read out to the lanes' dividers.
+            op.push(("div", (u == unit::MEM) as u64));
             operand(&mut op, Field::Vrs1, "rs1_v", "rs1", "s1");
             operand(&mut op, Field::Vrs2, "rs2_v", "rs2", "s2");
             op.extend([("rd", insn.rd() as u64), ("rd_width", width(insn.rd()))]);
@@ -210,15 +212,19 @@ fn int_fn(op: IntOp) -> (u64, u64) {
         Mulh => (unit::IMUL, imul_fn::MULH),
         Mulhsu => (unit::IMUL, imul_fn::MULHSU),
         Mulhu => (unit::IMUL, imul_fn::MULHU),
-        _ => panic!("{op:?} is not a VIU/VIMU operation"),
+        // The M extension's funct3 for the divider.
+        Div | Divw => (unit::MEM, 4),
+        Divu | Divuw => (unit::MEM, 5),
+        Rem | Remw => (unit::MEM, 6),
+        Remu | Remuw => (unit::MEM, 7),
     }
 }
 
 /// Every field of the decoded-instruction and sequencer-operation bundles.
 pub const FIELDS: &[&str] = &[
     "unit", "fn", "word", "table", "rs1_v", "rs2_v", "s1", "s2", "pred_on", "pred_neg", "pred",
-    "ps1", "ps2", "ps3", "wr", "rd_pred", "rd_width", "mem", "red", "mem_op", "amo_fn", "mode",
-    "width", "unsigned", "rs1", "rs2", "rd", "prd",
+    "ps1", "ps2", "ps3", "wr", "rd_pred", "rd_width", "mem", "red", "div", "mem_op", "amo_fn",
+    "mode", "width", "unsigned", "rs1", "rs2", "rd", "prd",
 ];
 
 /// Pokes `fields` (every other field of `FIELDS` 0) on the bundle at `prefix`.
@@ -535,6 +541,9 @@ const ALU_OPS: &[&str] = &[
 ];
 const MUL_OPS: &[&str] = &["vmul", "vmulh", "vmulhsu", "vmulhu", "vmulw"];
 const CMP_OPS: &[&str] = &["vcmpeq", "vcmplt", "vcmpltu"];
+pub const DIV_OPS: &[&str] = &[
+    "vdiv", "vdivu", "vrem", "vremu", "vdivw", "vdivuw", "vremw", "vremuw",
+];
 
 pub fn random_vs(rng: &mut Rng) -> Vec<u64> {
     (0..64)
@@ -551,7 +560,7 @@ pub fn random_vs(rng: &mut Rng) -> Vec<u64> {
 /// with random operand kinds, destinations (also narrow ones) and predicates; with
 /// `memory`, also vector loads, stores and AMOs of every mode and width (stores and AMOs
 /// fenced on both sides: the worker thread's memory order is relaxed, thesis 7.x
-/// `vfence`, and the golden model's is sequential).
+/// `vfence`, and the golden model's is sequential), reductions and divides.
 pub fn random_program(
     rng: &mut Rng,
     p: &HwachaParams,
@@ -628,6 +637,20 @@ pub fn random_program(
                 1 => format!("{pred}vcjal.all vs{}, 8", rng.range(56, 59)),
                 _ => format!("{pred}vcjal.any vs{}, 8", rng.range(56, 59)),
             });
+            continue;
+        }
+        if memory && rng.chance(6) {
+            // Divides (the lanes' dividers, beside the memory side): zero divisors come
+            // from veidx's element 0 and the small shared values.
+            let op = rng.pick(DIV_OPS);
+            let word = op.ends_with('w');
+            let r = if word {
+                &vv as &dyn Fn(&mut Rng) -> String
+            } else {
+                &vv64r
+            };
+            let (d, a, b) = (r(rng), src(rng, r), src(rng, r));
+            lines.push(format!("{pred}{op} {d}, {a}, {b}"));
             continue;
         }
         let line = match rng.below(10) {

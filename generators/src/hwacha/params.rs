@@ -25,8 +25,8 @@ pub struct HwachaParams {
     pub stages_plu: u32,
     /// HwachaStagesIMul: pipeline stages of the shared integer multiplier (at least 1).
     pub stages_imul: u32,
-    /// Quotient bits per cycle of the scalar unit's divider (the lanes' IDiv is not built
-    /// yet: vector divides are reported as unsupported).
+    /// Quotient bits per cycle of the iterative dividers: each lane's IDiv and the scalar
+    /// unit's.
     pub idiv_bits_per_cycle: u32,
     /// Entries of each bank's write queue (results of variable-latency units, loads).
     pub bwq_entries: u32,

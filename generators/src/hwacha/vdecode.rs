@@ -4,9 +4,9 @@
 //! Like the scalar unit's decode it is generated from the encoding file: one comparator
 //! per line, each output bit the OR of the lines that set it.
 //!
-//! Instructions the vector side does not execute yet (divide and remainder, floating
-//! point, segment accesses of more than one register) are flagged `unsupported`: the
-//! unit reports them as illegal instructions. `vfirst` and the consensual jumps are
+//! Instructions the vector side does not execute yet (floating point, segment accesses
+//! of more than one register) are flagged `unsupported`: the unit reports them as
+//! illegal instructions. Divides read their operands out to the lanes' dividers. `vfirst` and the consensual jumps are
 //! reductions: readouts of the guard (and vfirst's source) to the lanes' reducers.
 
 use super::lane::uop::{alu_fn, imul_fn, red, unit, vinsn};
@@ -32,6 +32,8 @@ struct Info {
     /// vfirst (`red::FIRST`) or a consensual jump (`red::ALL`, its `any` condition
     /// bit added from the instruction).
     red: u64,
+    /// An integer divide or remainder (`fn_`: its M-extension funct3).
+    div: bool,
 }
 
 #[derive(Default, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +59,7 @@ fn int_op(name: &str) -> Option<(u64, u64, bool)> {
     let base = if word { &name[..name.len() - 1] } else { name };
     let alu = |f| Some((unit::ALU, f, word));
     let mul = |f| Some((unit::IMUL, f, word));
+    let div = |f| Some((unit::MEM, f, word));
     match base {
         "vadd" | "vaddu" => alu(rocket_fn::ADD),
         "vsub" => alu(rocket_fn::SUB),
@@ -72,9 +75,16 @@ fn int_op(name: &str) -> Option<(u64, u64, bool)> {
         "vmulh" => mul(imul_fn::MULH),
         "vmulhsu" => mul(imul_fn::MULHSU),
         "vmulhu" => mul(imul_fn::MULHU),
+        "vdiv" => div(DIV),
+        "vdivu" => div(DIV + 1),
+        "vrem" => div(DIV + 2),
+        "vremu" => div(DIV + 3),
         _ => None,
     }
 }
+
+/// funct3 of the M extension's DIV (DIVU, REM, REMU follow).
+const DIV: u64 = 4;
 
 /// `vl`/`vs` + `seg` | `segst` | `segx` + width: vector loads and stores.
 fn mem_op(name: &str) -> Option<Mem> {
@@ -147,7 +157,10 @@ fn operation(name: &str) -> Info {
         ..Info::default()
     };
     if let Some((u, f, word)) = int_op(name) {
-        return compute(u, f, word);
+        return Info {
+            div: u == unit::MEM,
+            ..compute(u, f, word)
+        };
     }
     match name {
         "veidx" => Info {
@@ -295,6 +308,7 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
     set(m, "rd_width", &width);
     set(m, "mem", &is_mem);
     set(m, "red", &red_code);
+    set(m, "div", &when(&|i: &Info| i.div));
     set(m, "mem_op", &mem_op);
     set(m, "amo_fn", &mem_field(4, &|m: &Mem| m.amo_fn));
     set(m, "mode", &mode);

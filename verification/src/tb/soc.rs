@@ -11,7 +11,7 @@
 //! are held idle unless the design wires an accelerator of its own.
 
 use super::lockstep::{GoldenModel, IssGolden, Lockstep, LockstepError, TracePort};
-use super::memory::{MemConfig, MemError, MemPort, MemStats, MemoryModel};
+use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel};
 use super::{peek_u64 as signal_u64, poke_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::iss::htif::{Htif, HtifError};
@@ -125,6 +125,27 @@ pub fn hwacha_ports(lanes: u32) -> Vec<(MemPort, u32)> {
         .collect();
     ports.extend((0..lanes).map(|l| (MemPort::decoupled(&format!("l{l}_mem"), true), 16)));
     ports
+}
+
+/// The run of a rocket-hwacha design with `lanes` lanes on memory timing `mem`: the
+/// vector unit's ports ([`hwacha_ports`]) and exception output, and a bandwidth of one
+/// request per port and cycle (the thesis's lanes each have a 128-bit port into a
+/// banked L2, not a share of one).
+pub fn hwacha_config(lanes: u32, mem: MemConfig) -> SocConfig {
+    let extra_ports = hwacha_ports(lanes);
+    SocConfig {
+        mem: MemConfig {
+            bandwidth: Bandwidth {
+                requests: 1 + extra_ports.len() as u32,
+                cycles: 1,
+            },
+            ..mem
+        },
+        idle_rocc: false,
+        extra_ports,
+        xcpt: Some("xcpt".to_string()),
+        ..SocConfig::default()
+    }
 }
 
 /// Runs `program` from reset until it exits through HTIF. With `golden`, every commit is

@@ -47,8 +47,9 @@ fn join(parts: &[Value]) -> Value {
 }
 
 /// A bank read queue entry, low field first: both operands, the guard mask, which
-/// elements exist, and whether operand 2 (store data) and operand 1 (indices) are wanted.
-fn brq_fields(p: &HwachaParams) -> [(&'static str, u32); 7] {
+/// elements exist, whether operand 2 (store data) and operand 1 (indices) are wanted, and
+/// whether the entry is a reduction's or a divide's.
+fn brq_fields(p: &HwachaParams) -> [(&'static str, u32); 8] {
     let (w, s) = (p.bank_width, p.slices());
     [
         ("a", w),
@@ -58,6 +59,7 @@ fn brq_fields(p: &HwachaParams) -> [(&'static str, u32); 7] {
         ("data_v", 1),
         ("index_v", 1),
         ("red", 1),
+        ("div", 1),
     ]
 }
 
@@ -191,13 +193,15 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     );
     // Indices come from operand 1 when it is a register, else they are 0 (the base is
     // the whole address); store and AMO data from operand 2, register or scalar.
+    // A divide's dividend (register or scalar) travels as the indices do.
     let zero = m.lit(0, p.bank_width);
-    let indices = f("rs1_v").mux(&opl[0], &zero);
+    let indices = f("div").mux(&a, &f("rs1_v").mux(&opl[0], &zero));
     // A reduction's operand (vfirst's source) travels as the indices do.
     let store_data = f("mem_op").ne(&m.lit(0, 2));
     let indexed = f("mode").eq(&m.lit(2, 2));
     let reduction = f("red").ne(&m.lit(0, 2));
     let entry = cat(&[
+        &f("div"),
         &reduction,
         &indexed,
         &store_data,

@@ -18,6 +18,7 @@
 //!   `(g / B) * n + rd`; `done_load` ends the command and tells the sequencer (`wb_done`).
 
 use super::bank::{brq_shape, bwq_shape};
+use super::idiv::idiv;
 use super::sequencer::lane_vlen;
 use super::uop::{row_bits, vinsn};
 use crate::hwacha::master::NVV_BITS;
@@ -38,6 +39,37 @@ pub fn reduction_shape() -> Shape {
         Shape::field("index", Shape::UInt(32)),
         Shape::field("value", Shape::UInt(64)),
     ]))
+}
+
+/// Where group `group` of a register's lane-local elements lives (S elements: bank
+/// `g % B`'s entry of lane-local strip `g / B`): its bank and the row of register `rd`
+/// there, with `nvv` registers per strip.
+pub(super) fn group_row(
+    p: &HwachaParams,
+    nvv: &Value,
+    group: &Value,
+    rd: &Value,
+) -> (Value, Value) {
+    let bank_log = p.banks.trailing_zeros();
+    let row_w = row_bits(p);
+    let per_reg = {
+        let z = nvv.eq(&nvv.konst(Bits::zero(NVV_BITS)));
+        z.mux(&nvv.konst(Bits::from_u64(NVV_BITS, 1)), nvv)
+    };
+    // Only the low row bits matter (with 256 registers a register has one strip).
+    let per_reg = per_reg.zext(NVV_BITS.max(row_w)).slice(row_w - 1, 0);
+    let strip_no = group.shr(bank_log);
+    let row = &strip_no
+        .slice(row_w - 1, 0)
+        .mul(&per_reg)
+        .slice(row_w - 1, 0)
+        + rd;
+    let bank = if bank_log == 0 {
+        group.konst(Bits::zero(1))
+    } else {
+        group.slice(bank_log - 1, 0)
+    };
+    (bank, row)
 }
 
 /// Command queue entry fields, low first.
@@ -132,6 +164,17 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let red_out = m.io("red", Dir::Out, &reduction_shape());
     let red_ack = m.input("red_ack", 1);
 
+    let div = m.instance("idiv", &idiv(p)?);
+    m.connect(&div.port("lane_id"), &lane);
+    m.connect_bundle(&div.io("new"), &new);
+    for (name, v) in [
+        ("alloc", &alloc),
+        ("nvv", &nvv),
+        ("deps_clear", &deps_clear),
+    ] {
+        m.connect(&div.port(name), v);
+    }
+
     // Commands, queued at allocation (an empty memory command is not: nothing would
     // finish it; a reduction is, as every lane answers).
     let fields = cmd_fields(p);
@@ -161,7 +204,7 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let queued = &(&g("mem") & &lvlen.ne(&zero32)) | &is_red;
     m.connect(&cmdq.enq_valid(), &(&alloc.or_r() & &queued));
     m.connect(&cmdq.enq_bits(), &entry);
-    m.connect(&mem_ready, &cmdq.enq_ready());
+    m.connect(&mem_ready, &(&cmdq.enq_ready() & &div.port("ready")));
     let head = unpack(&cmdq.deq_bits(), &fields);
     let is_store = get(&head, "op").eq(&m.lit(vmu::OP_STORE, 2));
     let head_slot = onehot_decode(get(&head, "slot"), n);
@@ -196,44 +239,45 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let wb = unpack(&loadq.deq_bits(), &wb_fields);
     let vlu = unit.io("vlu");
     let group = vlu.bits().get("group").value().clone();
-    let bank_log = p.banks.trailing_zeros();
-    let strip_no = group.shr(bank_log);
-    let row_w = row_bits(p);
-    let per_reg = {
-        let z = nvv.eq(&nvv.konst(Bits::zero(NVV_BITS)));
-        z.mux(&nvv.konst(Bits::from_u64(NVV_BITS, 1)), &nvv)
-    };
-    // Only the low row bits matter (with 256 registers a register has one strip).
-    let per_reg = per_reg.zext(NVV_BITS.max(row_w)).slice(row_w - 1, 0);
-    let row = &strip_no
-        .slice(row_w - 1, 0)
-        .mul(&per_reg)
-        .slice(row_w - 1, 0)
-        + get(&wb, "rd");
-    let mut ready = m.lit(0, 1);
+    let (vlu_bank, row) = group_row(p, &nvv, &group, get(&wb, "rd"));
+    // The divider's results go first; the VLU takes the banks it leaves.
+    let dwb = div.io("wb");
+    let div_bank = dwb.bits().get("bank").value().clone();
+    let mut vlu_ready = m.lit(0, 1);
+    let mut div_ready = m.lit(0, 1);
     for (b, q) in bwqs.iter().enumerate() {
-        let mine = if bank_log == 0 {
-            m.lit(1, 1)
-        } else {
-            group.slice(bank_log - 1, 0).eq(&m.lit(b as u64, bank_log))
-        };
-        m.connect(q.valid(), &(vlu.valid() & &mine));
-        m.connect(q.bits().get("row").value(), &row);
-        m.connect(q.bits().get("data").value(), vlu.bits().get("data").value());
-        m.connect(q.bits().get("mask").value(), vlu.bits().get("mask").value());
-        m.connect(q.bits().get("width").value(), get(&wb, "rd_width"));
-        ready = &ready | &(&mine & q.ready());
+        let id = vlu_bank.konst(Bits::from_u64(vlu_bank.width(), b as u64));
+        let mine = vlu_bank.eq(&id);
+        let div_here = dwb.valid() & &div_bank.eq(&id);
+        m.connect(q.valid(), &(&div_here | &(vlu.valid() & &mine)));
+        let qb = q.bits();
+        m.connect(
+            qb.get("row").value(),
+            &div_here.mux(dwb.bits().get("row").value(), &row),
+        );
+        for f in ["data", "mask"] {
+            m.connect(
+                qb.get(f).value(),
+                &div_here.mux(dwb.bits().get(f).value(), vlu.bits().get(f).value()),
+            );
+        }
+        m.connect(
+            qb.get("width").value(),
+            &div_here.mux(dwb.bits().get("width").value(), get(&wb, "rd_width")),
+        );
+        vlu_ready = &vlu_ready | &(&(&mine & q.ready()) & &!&div_here);
+        div_ready = &div_ready | &(&div_here & q.ready());
     }
-    m.connect(vlu.ready(), &ready);
+    m.connect(vlu.ready(), &vlu_ready);
+    m.connect(dwb.ready(), &div_ready);
     let finished = unit.port("done_load");
     m.connect(&loadq.deq_ready(), &finished);
     let none = m.lit(0, n);
-    m.connect(
-        &wb_done,
-        &finished.mux(&onehot_decode(get(&wb, "slot"), n), &none),
-    );
+    let load_done = finished.mux(&onehot_decode(get(&wb, "slot"), n), &none);
+    m.connect(&wb_done, &(&load_done | &div.port("done")));
 
     // The feeder: bank by bank, one BRQ entry per cycle (indices one element a cycle).
+    let bank_log = p.banks.trailing_zeros();
     let bank = m.reg("feed_bank", bank_log.max(1), 0u64);
     let sent = m.reg("feed_sent", 1, 0u64);
     let elem = m.reg("feed_elem", addr_width(s as u64).max(1), 0u64);
@@ -254,7 +298,15 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let for_reducer = field("red");
     let (vpq, vsdq, vvaq) = (unit.io("vpq"), unit.io("vsdq"), unit.io("vvaq"));
     // First the entry's predicates (and store data), then its indices.
-    let first = &(&(&valid & &exists.or_r()) & &!&sent) & &!&for_reducer;
+    // A divide's entries (empty ones too: it counts them) go to the divider whole.
+    let for_div = field("div");
+    let dopnd = div.io("opnd");
+    m.connect(dopnd.valid(), &(&valid & &for_div));
+    for (f, v) in [("a", &indices), ("b", &data), ("pred", &pred)] {
+        m.connect(dopnd.bits().get(f).value(), v);
+    }
+    let to_div = &(&valid & &for_div) & dopnd.ready();
+    let first = &(&(&(&valid & &exists.or_r()) & &!&sent) & &!&for_reducer) & &!&for_div;
     m.connect(vpq.valid(), &(&first & &(!&data_v | vsdq.ready())));
     m.connect(vpq.bits().get("pred").value(), &pred);
     m.connect(vsdq.valid(), &(&(&first & &data_v) & vpq.ready()));
@@ -275,9 +327,11 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let index_fire = &second & vvaq.ready();
     // The reducer takes an entry a cycle, once the reduction's command has armed it.
     let reduced = &(&valid & &for_reducer) & &reducer_busy;
-    let pop = &valid
+    let pop = &(&valid
+        & &!&for_div
         & &(&(&(&!&exists.or_r() | &reduced) | &(&first_done & &!&index_v))
-            | &(&index_fire & &!&more));
+            | &(&index_fire & &!&more)))
+        | &to_div;
     for (b, q) in brqs.iter().enumerate() {
         m.connect(q.ready(), &(&here[b] & &pop));
     }
@@ -392,7 +446,7 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     }
     m.connect(
         &busy,
-        &(&(&unit.port("busy") | &reducer_busy) | &result_valid),
+        &(&(&(&unit.port("busy") | &reducer_busy) | &result_valid) | &div.port("busy")),
     );
 
     // Credits: strips read out and not yet drained from the last bank's BRQ.

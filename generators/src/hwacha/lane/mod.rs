@@ -4,6 +4,7 @@
 pub mod alu;
 pub mod bank;
 pub mod expander;
+pub mod idiv;
 pub mod imul;
 pub mod memory;
 pub mod plu;

@@ -102,7 +102,7 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         issued: Value,
         eidx: Value,
         rows: Vec<(&'static str, Value)>,
-        /// A load or AMO whose results are not all written back yet.
+        /// A load, AMO or divide whose results are not all written back yet.
         pending_wb: Value,
         /// Cycles until the last strip's micro-ops have left the banks.
         drain: Value,
@@ -176,7 +176,8 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             if j == k {
                 continue;
             }
-            // A load's strips count only once written back: no chaining from loads.
+            // A load's (or divide's) strips count only once written back: no chaining
+            // from them.
             let waits = &deps[k].bit(j as u32) & &(&has_left[j] | &other.pending_wb);
             let behind = &other.issued.gt(&pr.issued) & &!&other.pending_wb;
             allowed = &allowed & &!&(&waits & &!&behind);
@@ -245,9 +246,10 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             let lvlen = lane_vlen(p, &g("vlen"), &lane);
             m.connect(&pr.left, &lvlen);
             let is_load = &g("mem") & &g("mem_op").ne(&g("mem_op").konst(Bits::from_u64(2, 1)));
+            let late = &is_load | &g("div");
             m.connect(
                 &pr.pending_wb,
-                &(&is_load & &lvlen.ne(&lvlen.konst(Bits::zero(EIDX_BITS)))),
+                &(&late & &lvlen.ne(&lvlen.konst(Bits::zero(EIDX_BITS)))),
             );
             let d0 = m.lit(0, drain_w);
             m.connect(&pr.drain, &d0);

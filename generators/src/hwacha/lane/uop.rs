@@ -14,8 +14,9 @@ pub mod unit {
     pub const IMUL: u64 = 1;
     /// VIPU: the bank-local predicate logic unit.
     pub const PLU: u64 = 2;
-    /// VPU/VSU/VGU: the bank's readout of predicates, store data and indices into its
-    /// bank read queue, for the VMU.
+    /// VPU/VSU/VGU/VQU: the bank's readout of predicates, store data, indices,
+    /// reduction and divide operands into its bank read queue, for the VMU, the reducer
+    /// and the divider.
     pub const MEM: u64 = 3;
     pub const WIDTH: u32 = 2;
 }
@@ -100,6 +101,9 @@ fn compute_fields() -> Vec<Field> {
         // A reduction read out like a memory operation's operands, to the lanes'
         // reducers: `red::*`.
         uint("red", 2),
+        // An integer divide (`fn`: the M extension's funct3) read out like a memory
+        // operation's operands, to the lane's divider.
+        uint("div", 1),
         uint("mem_op", 2),
         uint("amo_fn", 4),
         uint("mode", 2),
