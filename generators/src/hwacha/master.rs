@@ -5,6 +5,8 @@
 //! cleared the same way, strip by strip, by the lane sequencers). Slots form a ring in
 //! issue order, so a slot's age is its distance from `head`; the head retires once every
 //! lane has sequenced all of its strips, and its dependence bits are dropped everywhere.
+//! Memory instructions and divides take several slots (Table 8.4, `slots_taken`): the
+//! lanes sequence the first, the others are bookkeeping that retires right after it.
 //!
 //! A new configuration (`cfg`, only taken while empty) makes every lane clear its
 //! register files (the golden model zeroes the data registers and sets vp0); nothing
@@ -88,13 +90,30 @@ fn readout(op: &Bundle) -> Value {
     u.eq(&u.konst(Bits::from_u64(u.width(), unit::MEM)))
 }
 
-/// `x + 1` modulo `m`.
-fn next(x: &Value, m: u32) -> Value {
-    let last = x.eq(&x.konst(Bits::from_u64(x.width(), m as u64 - 1)));
-    last.mux(
-        &x.konst(Bits::zero(x.width())),
-        &(x + &x.konst(Bits::from_u64(x.width(), 1))),
-    )
+/// `x + k` modulo `m`, for `x < m` and `k <= m`.
+fn advance(x: &Value, k: &Value, m: u32) -> Value {
+    let w = x.width().max(k.width()) + 1;
+    let sum = &x.zext(w) + &k.zext(w);
+    let limit = sum.konst(Bits::from_u64(w, m as u64));
+    let wrapped = sum.ge(&limit).mux(&(&sum - &limit), &sum);
+    wrapped.slice(x.width() - 1, 0)
+}
+
+/// Most sequencer slots an instruction takes (an AMO's VGU, VCU, VSU and VLU).
+pub const MAX_SLOTS_PER_OP: u32 = 4;
+
+/// The sequencer slots `op` takes, allocated in Table 8.4's order: the first is the one
+/// the lanes sequence (its readout or computation), the others its bookkeeping
+/// operations (VCU: the VMU's address translation; VLU: load writeback; VIDU: divide
+/// writeback), which hold their slots until the first retires. Unit-stride and strided
+/// accesses: VPU, VCU, then VSU or VLU; indexed accesses: VGU, VCU, then VSU or VLU; AMOs:
+/// VGU, VCU, VSU, VLU; divides: VQU, VIDU; every other operation one slot.
+fn slots_taken(op: &Bundle) -> Value {
+    let g = |n: &str| op.get(n).value().clone();
+    let k = |v: u64| g("mem").konst(Bits::from_u64(3, v));
+    let amo = g("mem_op").eq(&g("mem_op").konst(Bits::from_u64(2, 2)));
+    let mem = amo.mux(&k(4), &k(3));
+    g("mem").mux(&mem, &g("div").mux(&k(2), &k(1)))
 }
 
 /// Ports: `issue` (decoupled decoded vector instruction) and `cfg` in; to the lanes
@@ -189,7 +208,10 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&nvv, cfg.bits().get("nvv").value());
         m.connect(&nvp, cfg.bits().get("nvp").value());
     });
-    let full = count.eq(&count.konst(Bits::from_u64(count.width(), n as u64)));
+    // Room for every slot the instruction takes.
+    let taking = slots_taken(issue.bits());
+    let cw = count.width().max(taking.width()) + 1;
+    let full = (&count.zext(cw) + &taking.zext(cw)).gt(&count.konst(Bits::from_u64(cw, n as u64)));
     // Reductions: the kind and destination of each in flight, in program order (the
     // lanes' reducers answer in that order).
     let redq = Fifo::new(&mut m, "redq", n, 2 + 6)?;
@@ -204,6 +226,13 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&idle, &(&empty & &!&(&any_busy | &clearing)));
     let fire = issue.fire();
     let alloc = fire.repeat(n) & hdl::helpers::onehot_decode(&tail, n);
+    // The bookkeeping slots after it: valid, with no registers and no strips.
+    let mut companions = m.lit(0, n);
+    for i in 1..MAX_SLOTS_PER_OP.min(n) {
+        let at = advance(&tail, &m.lit(i as u64, 3), n);
+        let wanted = &fire & &taking.gt(&m.lit(i as u64, 3));
+        companions = &companions | &(wanted.repeat(n) & hdl::helpers::onehot_decode(&at, n));
+    }
     m.connect(&redq.enq_valid(), &(&fire & &is_red));
     let rd = issue.bits().get("rd").value().slice(5, 0);
     m.connect(&redq.enq_bits(), &hdl::cat(&[&rd, &red_kind]));
@@ -252,22 +281,33 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         }
         let as_vec = |bits: &[Value]| hdl::cat(&bits.iter().rev().collect::<Vec<_>>());
         let (new_dep, new_mdep) = (as_vec(&dep_bits), as_vec(&mdep_bits));
+        let bookkeeping = companions.bit(k as u32);
         m.when(&mine, |m| {
             m.connect_bundle(&slots[k], issue.bits());
             m.connect(&deps[k], &new_dep);
             m.connect(&mdeps[k], &new_mdep);
         })
+        .elsewhen(&bookkeeping, |m| {
+            for (leaf, _) in slots[k].leaves() {
+                let zero = leaf.konst(Bits::zero(leaf.width()));
+                m.connect(leaf, &zero);
+            }
+            let none = m.lit(0, n);
+            m.connect(&deps[k], &none);
+            m.connect(&mdeps[k], &none);
+        })
         .otherwise(|m| {
             m.connect(&deps[k], &(&deps[k] & &!&retire));
             m.connect(&mdeps[k], &(&mdeps[k] & &!&retire));
         });
-        let v = &mine | &(&valid[k] & &!&retire.bit(k as u32));
+        let v = &(&mine | &bookkeeping) | &(&valid[k] & &!&retire.bit(k as u32));
         m.connect(&valid[k], &v);
     }
-    m.when(&fire, |m| m.connect(&tail, &next(&tail, n)));
-    m.when(&retiring, |m| m.connect(&head, &next(&head, n)));
+    m.when(&fire, |m| m.connect(&tail, &advance(&tail, &taking, n)));
     let one = count.konst(Bits::from_u64(count.width(), 1));
-    let counted = fire.mux(&(&count + &one), &count);
+    m.when(&retiring, |m| m.connect(&head, &advance(&head, &one, n)));
+    let taken = taking.zext(count.width().max(3)).slice(count.width() - 1, 0);
+    let counted = fire.mux(&(&count + &taken), &count);
     let counted = retiring.mux(&(&counted - &one), &counted);
     m.connect(&count, &counted);
     m.finish()

@@ -120,7 +120,8 @@ impl HwachaParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         ParamError::check_pow2("lanes", self.lanes)?;
         ParamError::check_range("lanes", self.lanes, 1, 64)?;
-        ParamError::check_range("seq_entries", self.seq_entries, 2, 32)?;
+        // An AMO takes four slots (Table 8.4).
+        ParamError::check_range("seq_entries", self.seq_entries, 4, 32)?;
         ParamError::check_pow2("banks", self.banks)?;
         ParamError::check_range("banks", self.banks, 1, 16)?;
         ParamError::check_pow2("bank_entries", self.bank_entries)?;

@@ -35,6 +35,8 @@ pub struct SocConfig {
     /// A valid-only exception output of the design (`<name>_valid`, `<name>_bits_cause`,
     /// `<name>_bits_tval`): the run stops with an error when it fires.
     pub xcpt: Option<String>,
+    /// With lockstep: cycles without a commit before the run counts as hung.
+    pub max_idle: u64,
 }
 
 impl Default for SocConfig {
@@ -45,6 +47,7 @@ impl Default for SocConfig {
             idle_rocc: true,
             extra_ports: Vec::new(),
             xcpt: None,
+            max_idle: Lockstep::<IssGolden>::MAX_IDLE,
         }
     }
 }
@@ -128,9 +131,11 @@ pub fn hwacha_ports(lanes: u32) -> Vec<(MemPort, u32)> {
 }
 
 /// The run of a rocket-hwacha design with `lanes` lanes on memory timing `mem`: the
-/// vector unit's ports ([`hwacha_ports`]) and exception output, and a bandwidth of one
-/// request per port and cycle (the thesis's lanes each have a 128-bit port into a
-/// banked L2, not a share of one).
+/// vector unit's ports ([`hwacha_ports`]) and exception output; a bandwidth of one
+/// request per port and cycle and up to 64 requests in flight per port (the thesis's
+/// lanes each have a 128-bit port into a banked L2, and a lane's VMU tracks 64); and a
+/// core that may wait long without committing (a fence waits for the vector unit to
+/// finish every block queued before it).
 pub fn hwacha_config(lanes: u32, mem: MemConfig) -> SocConfig {
     let extra_ports = hwacha_ports(lanes);
     SocConfig {
@@ -139,11 +144,13 @@ pub fn hwacha_config(lanes: u32, mem: MemConfig) -> SocConfig {
                 requests: 1 + extra_ports.len() as u32,
                 cycles: 1,
             },
+            max_outstanding: mem.max_outstanding.max(64),
             ..mem
         },
         idle_rocc: false,
         extra_ports,
         xcpt: Some("xcpt".to_string()),
+        max_idle: 2_000_000,
         ..SocConfig::default()
     }
 }
@@ -170,7 +177,9 @@ pub fn run<S: Simulator, G: GoldenModel>(
         .load_image(RESET_VECTOR, &reset_rom(program.entry))?;
     let mut host = Htif::new(program.tohost, program.fromhost, stdout, stderr);
     let mut lockstep = golden
-        .map(|g| Lockstep::new(g, TracePort::new("trace")))
+        .map(|g| {
+            Lockstep::new(g, TracePort::new("trace")).map(|l| l.with_max_idle(config.max_idle))
+        })
         .transpose()?;
     let trace = TracePort::new("trace");
     let signal = |r: Result<(), S::Error>| r.map_err(|e| SignalError(Box::new(e)));
