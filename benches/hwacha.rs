@@ -13,12 +13,13 @@ use hdl::{Design, Module};
 use std::path::Path;
 use std::rc::Rc;
 use std::time::Instant;
-use verification::elf::{self, Program};
-use verification::hwacha::asm::{build_sources, AsmOptions};
+use verification::elf::Program;
+use verification::hwacha::ubench;
 use verification::simulator::{exercise, Simulator, Stimulus};
 use verification::tb::lockstep::IssGolden;
 use verification::tb::memory::MemConfig;
 use verification::tb::soc::{self, SocConfig};
+use verification::tb::Capture;
 use verification::verilator::{Model, Options};
 
 /// A microbenchmark's worker block, per row of a strip (one element of each vector).
@@ -138,22 +139,9 @@ fn size(what: &str, build: impl Fn() -> Rc<Module>) -> Rc<Module> {
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().expect("temp dir");
-    let src = root.join("verification/programs/hwacha/ubench");
     let programs: Vec<Program> = KERNELS
         .iter()
-        .map(|k| {
-            let out = dir.path().join(format!("{}.elf", k.name));
-            let opts = AsmOptions {
-                defines: vec!["PREC_I".into()],
-                ..AsmOptions::default()
-            };
-            let sources = [
-                src.join(format!("{}.c", k.family)),
-                src.join(format!("{}.S", k.family)),
-            ];
-            build_sources(&sources, &out, &opts).expect("program builds");
-            elf::load_file(&out).expect("ELF loads")
-        })
+        .map(|k| ubench::build(dir.path(), k.family, &["PREC_I"]).expect("program builds"))
         .collect();
 
     println!("design                 elaboration  Verilog (bytes)  modules");
@@ -270,24 +258,4 @@ fn main() {
         println!("{lanes:>39}  {cycles:>6}  {:>8.0}", cycles as f64 / seconds);
     }
     assert!(failures.is_empty(), "runs failed:\n{}", failures.join("\n"));
-}
-
-/// The program's console output.
-#[derive(Clone, Default)]
-struct Capture(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
-
-impl Capture {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.borrow()).into_owned()
-    }
-}
-
-impl std::io::Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }

@@ -12,56 +12,16 @@
 //! every vector length on every lane count.
 
 use std::cell::RefCell;
-use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use verification::elf::{self, Program};
-use verification::hwacha::asm::{build_sources, AsmOptions};
-use verification::hwacha::model::{Hwacha, HwachaError, HwachaParams, Vcfg};
+use verification::elf::Program;
+use verification::hwacha::model::{Hwacha, HwachaError, HwachaParams};
+use verification::hwacha::ubench;
 use verification::iss::{Iss, IssConfig, Stop};
+use verification::tb::Capture;
 
 const LANES: [u32; 4] = [1, 2, 4, 8];
 /// Instructions any run may take (the longest, a full sweep on 8 lanes, takes far fewer).
 const MAX_INSTRET: u64 = 20_000_000_000;
-
-fn sources_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("verification/programs/hwacha/ubench")
-}
-
-/// Builds benchmark `family` (`axpy`, `gemm`, `gemm_opt`, `filter`: its `.c` and `.S`)
-/// with `defines` (the precision, MASK) into `dir`.
-fn build(dir: &Path, family: &str, defines: &[&str]) -> Program {
-    let src = sources_dir();
-    let elf_path = dir.join(format!("{family}-{}.elf", defines.join("-")));
-    let opts = AsmOptions {
-        defines: defines.iter().map(|d| d.to_string()).collect(),
-        ..AsmOptions::default()
-    };
-    build_sources(
-        &[
-            src.join(format!("{family}.c")),
-            src.join(format!("{family}.S")),
-        ],
-        &elf_path,
-        &opts,
-    )
-    .unwrap_or_else(|e| panic!("building {family} {defines:?}: {e}"));
-    elf::load_file(&elf_path).unwrap()
-}
-
-/// The program's console output.
-#[derive(Clone, Default)]
-struct Capture(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// What one run of a benchmark program did.
 struct Outcome {
@@ -74,18 +34,6 @@ struct Outcome {
     done: u64,
 }
 
-fn symbol(program: &Program, name: &str) -> u64 {
-    program
-        .symbol(name)
-        .unwrap_or_else(|| panic!("no symbol `{name}`"))
-}
-
-/// The benchmark's vcfg (its `ubench_vcfg` constant).
-fn vcfg(program: &Program) -> Vcfg {
-    let iss = Iss::new(program, IssConfig::default()).unwrap();
-    Vcfg::from_bits(iss.mem.read(symbol(program, "ubench_vcfg"), 8).unwrap())
-}
-
 /// Runs `program` on a machine of `lanes` lanes with the given vector-length caps (none:
 /// one uncapped run).
 fn run(program: &Program, lanes: u32, caps: &[u64]) -> Outcome {
@@ -94,14 +42,10 @@ fn run(program: &Program, lanes: u32, caps: &[u64]) -> Outcome {
         stdout: Box::new(stdout.clone()),
         ..IssConfig::default()
     };
-    let mut iss = Iss::new(program, config).unwrap();
-    let list = symbol(program, "ubench_caps");
-    for (i, &cap) in caps.iter().enumerate() {
-        assert!(iss.mem.write(list + 4 * i as u64, 4, cap));
-    }
-    assert!(iss
-        .mem
-        .write(symbol(program, "ubench_runs"), 8, caps.len() as u64));
+    let mut program = program.clone();
+    let caps: Vec<u32> = caps.iter().map(|&c| u32::try_from(c).unwrap()).collect();
+    ubench::set_caps(&mut program, &caps).unwrap();
+    let mut iss = Iss::new(&program, config).unwrap();
     let params = HwachaParams {
         lanes,
         ..HwachaParams::default()
@@ -109,12 +53,14 @@ fn run(program: &Program, lanes: u32, caps: &[u64]) -> Outcome {
     let unit = Rc::new(RefCell::new(Hwacha::new(params).unwrap()));
     iss.attach_rocc(Box::new(unit.clone()));
     let stop = iss.run(Some(MAX_INSTRET), None).unwrap();
-    let read = |name: &str| iss.mem.read(symbol(program, name), 8).unwrap();
-    let stdout = String::from_utf8_lossy(&stdout.0.borrow()).into_owned();
+    let read = |name: &str| {
+        let at = ubench::symbol(&program, name).unwrap();
+        iss.mem.read(at, 8).unwrap()
+    };
     let exception = unit.borrow().exception().cloned();
     Outcome {
         stop,
-        stdout,
+        stdout: stdout.text(),
         exception,
         maxvl: read("ubench_maxvl"),
         size: read("ubench_size"),
@@ -151,8 +97,8 @@ fn vector_lengths(maxvl: u64, lanes: u32, seed: u64) -> Vec<u64> {
 /// its vector lengths.
 fn check(name: &str, family: &str, defines: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
-    let program = build(dir.path(), family, defines);
-    let vcfg = vcfg(&program);
+    let program = ubench::build(dir.path(), family, defines).unwrap();
+    let vcfg = ubench::vcfg(&program).unwrap();
     let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
     });
@@ -237,7 +183,7 @@ fn a_missing_element_fails_the_check() {
         ("gemm_opt", ["PREC_HS", "UBENCH_DROP_LAST"]),
         ("filter", ["PREC_D", "UBENCH_DROP_LAST"]),
     ] {
-        let program = build(dir.path(), family, &defines);
+        let program = ubench::build(dir.path(), family, &defines).unwrap();
         for caps in [&[][..], &[5, 7]] {
             let o = run(&program, 2, caps);
             // axpy: y[n - 1]; gemm-opt: C[m - 1, 0]; filter: dst[w - 2, 1] with w = n + 2.

@@ -306,7 +306,9 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.when(&fire, |m| m.connect(&tail, &advance(&tail, &taking, n)));
     let one = count.konst(Bits::from_u64(count.width(), 1));
     m.when(&retiring, |m| m.connect(&head, &advance(&head, &one, n)));
-    let taken = taking.zext(count.width().max(3)).slice(count.width() - 1, 0);
+    let taken = taking
+        .zext(count.width().max(3))
+        .slice(count.width() - 1, 0);
     let counted = fire.mux(&(&count + &taken), &count);
     let counted = retiring.mux(&(&counted - &one), &counted);
     m.connect(&count, &counted);

@@ -3,3 +3,4 @@
 pub mod asm;
 pub mod encoding;
 pub mod model;
+pub mod ubench;

@@ -10,6 +10,32 @@ pub mod lockstep;
 pub mod memory;
 pub mod soc;
 
+use std::cell::RefCell;
+use std::io::Write;
+use std::rc::Rc;
+
+/// A console that keeps what a program writes, for the caller to read afterwards
+/// (clones share the buffer: one goes to the run, the other stays).
+#[derive(Clone, Default)]
+pub struct Capture(Rc<RefCell<Vec<u8>>>);
+
+impl Capture {
+    /// Everything written so far, as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.borrow()).into_owned()
+    }
+}
+
+impl Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 pub use crate::simulator::Simulator;
 use hdl::Bits;
 
