@@ -269,14 +269,14 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         // Older operations still in flight that this one conflicts with.
         let (mut dep_bits, mut mdep_bits) = (Vec::new(), Vec::new());
         let is_mem = readout(issue.bits());
-        for j in 0..n as usize {
+        for (j, slot) in slots.iter().enumerate() {
             if j == k {
                 dep_bits.push(m.lit(0, 1));
                 mdep_bits.push(m.lit(0, 1));
             } else {
                 let older = still.bit(j as u32);
-                dep_bits.push(&older & &depends(issue.bits(), &slots[j]));
-                mdep_bits.push(&(&older & &is_mem) & &readout(&slots[j]));
+                dep_bits.push(&older & &depends(issue.bits(), slot));
+                mdep_bits.push(&(&older & &is_mem) & &readout(slot));
             }
         }
         let as_vec = |bits: &[Value]| hdl::cat(&bits.iter().rev().collect::<Vec<_>>());
