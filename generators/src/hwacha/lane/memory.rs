@@ -12,10 +12,12 @@
 //!   reserves them, `brq_space`); the feeder drains the banks in order, one entry per
 //!   cycle: its predicates to the VPQ, its store data to the VSDQ, and for indexed
 //!   accesses its indices to the VVAQ one element per cycle. Entries past the vector's
-//!   end carry no element and are dropped.
+//!   end carry no element and are dropped. A divide's entries, empty ones too, go whole
+//!   to the lane's divider (`idiv.rs`), and reductions' to the reducer.
 //! - Writeback: the VMU writes one command's results back at a time (`vmu.rs`); group
 //!   `g` of S elements is bank `g % B`'s entry of lane-local strip `g / B`, row
 //!   `(g / B) * n + rd`; `done_load` ends the command and tells the sequencer (`wb_done`).
+//!   The divider's results share the write queues and go first.
 
 use super::bank::{brq_shape, bwq_shape};
 use super::idiv::idiv;
