@@ -6,9 +6,10 @@
 //! refused cycles) and benchmarks are spread over the configurations rather than
 //! covering every combination, which keeps the file to a few minutes; `ACCELGEN_LONG=1`
 //! runs every benchmark on every configuration.
-//! Also: `accelgen sim rocket-hwacha --program` exits with the program's code and stops
-//! with the exception on an instruction the RTL does not execute, and the 4-lane
-//! preset's Verilog is lint clean and deterministic.
+//! Also: `accelgen sim rocket-hwacha --program` exits with the program's code (vector
+//! divides checked against the core's) and stops with the exception on an instruction
+//! the RTL does not execute, and the 4-lane preset's Verilog is lint clean and
+//! deterministic.
 
 use asic_flow::lint::{run_all, LintTarget};
 use assert_cmd::Command;
@@ -240,6 +241,87 @@ fadd_insn:
   vsd vv1, va1
   vstop
 "#;
+
+/// Vector divides and remainders through the whole machine (RoCC, scalar unit, decode,
+/// sequencers, the lanes' dividers), checked by the program against the core's own
+/// scalar divides: zero divisors, the signed overflow, negative operands.
+const DIVIDE_C: &str = r#"
+#include <stdint.h>
+#define N 37
+int64_t x[N], d[N], q[N], r[N];
+extern char divide_block[];
+int main(void)
+{
+    for (long i = 0; i < N; i++) {
+        x[i] = i * 7919 - 50000;
+        d[i] = i % 5 - 2;
+    }
+    x[3] = INT64_MIN;
+    d[3] = -1;
+    unsigned long vl;
+    asm volatile("vsetcfg %0" : : "r"(4ul | 1ul << 9));
+    asm volatile("vsetvl %0, %1" : "=r"(vl) : "r"((unsigned long)N));
+    if (vl != N)
+        return 2;
+    asm volatile("vmca va0, %0" : : "r"(x));
+    asm volatile("vmca va1, %0" : : "r"(d));
+    asm volatile("vmca va2, %0" : : "r"(q));
+    asm volatile("vmca va3, %0" : : "r"(r));
+    asm volatile("vf divide_block" : : : "t0", "memory");
+    asm volatile("fence" : : : "memory");
+    for (long i = 0; i < N; i++) {
+        int64_t eq, er;
+        asm("div %0, %1, %2" : "=r"(eq) : "r"(x[i]), "r"(d[i]));
+        asm("rem %0, %1, %2" : "=r"(er) : "r"(x[i]), "r"(d[i]));
+        if (q[i] != eq || r[i] != er)
+            return 10 + i;
+    }
+    return 0;
+}
+"#;
+
+const DIVIDE_S: &str = r#"
+  .text
+  .align 3
+  .globl divide_block
+divide_block:
+  vpset vp0
+  vld vv0, va0
+  vld vv1, va1
+  vdiv vv2, vv0, vv1
+  vrem vv3, vv0, vv1
+  vsd vv2, va2
+  vsd vv3, va3
+  vstop
+"#;
+
+#[test]
+fn divides_run_through_the_whole_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, s) = (dir.path().join("divide.c"), dir.path().join("divide.S"));
+    std::fs::write(&c, DIVIDE_C).unwrap();
+    std::fs::write(&s, DIVIDE_S).unwrap();
+    let elf_path = dir.path().join("divide.elf");
+    build_sources(&[c, s], &elf_path, &AsmOptions::default()).unwrap();
+    for lanes in [1, 2] {
+        let config = root().join(format!("configs/hwacha-{lanes}lane.toml"));
+        let out = accelgen()
+            .args([
+                "sim",
+                "rocket-hwacha",
+                "--lockstep",
+                "--latency",
+                "20",
+                "--config",
+            ])
+            .arg(&config)
+            .arg("--program")
+            .arg(&elf_path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{lanes} lanes: {out:?}");
+    }
+}
 
 #[test]
 fn the_cli_runs_programs_and_stops_on_unsupported_instructions() {
