@@ -20,7 +20,7 @@ use hdl::Design;
 use hwacha_rtl_rig::*;
 use verification::hwacha::model::{Insn, Vcfg};
 use verification::rng::Rng;
-use verification::verilator::{Model, Opt, Options};
+use verification::verilator::{Model, Options};
 
 /// The shapes under test: the thesis's lane and variations of every latency and size.
 fn configs() -> Vec<HwachaParams> {
@@ -88,12 +88,7 @@ struct Bench {
 impl Bench {
     fn new(p: &HwachaParams) -> Bench {
         let top = vxu(p, 1).unwrap();
-        // Short runs of a large model: an unoptimised C++ build pays off.
-        let opts = Options {
-            cxx_opt: Opt::O0,
-            ..Options::default()
-        };
-        let mut dut = Model::of_design(&Design::new(&top), &opts).unwrap();
+        let mut dut = Model::of_design(&Design::new(&top), &Options::quick_build()).unwrap();
         dut.poke_u64("reset", 1).unwrap();
         dut.step();
         dut.poke_u64("reset", 0).unwrap();

@@ -39,7 +39,7 @@ use verification::iss::mem::Memory;
 use verification::iss::rocc::{self, RoccCommand};
 use verification::rng::Rng;
 use verification::tb::memory::{MemConfig, MemPort, MemoryModel};
-use verification::verilator::{Model, Opt, Options};
+use verification::verilator::{Model, Options};
 use Field::*;
 
 const BASE: u64 = 0x8000_0000;
@@ -336,12 +336,7 @@ impl Bench {
             },
         )
         .unwrap();
-        // -O0 C++: the build dominates, a few hundred thousand cycles are quick anyway.
-        let options = Options {
-            cxx_opt: Opt::O0,
-            ..Options::default()
-        };
-        let dut = Model::of_design(&Design::new(&top), &options).unwrap();
+        let dut = Model::of_design(&Design::new(&top), &Options::quick_build()).unwrap();
         Bench { dut }
     }
 

@@ -19,7 +19,7 @@ use hwacha_rtl_rig::*;
 use verification::hwacha::model::Vcfg;
 use verification::rng::Rng;
 use verification::tb::memory::{MemConfig, MemPort, MemoryModel};
-use verification::verilator::{Model, Opt, Options};
+use verification::verilator::{Model, Options};
 
 /// 1, 2 and 4 lanes with the thesis's 8 sequencer slots, and 2 lanes with a small
 /// 4-slot sequencer (with `ACCELGEN_LONG`, every lane count with both sizes).
@@ -76,12 +76,7 @@ fn memory(
 impl Bench {
     fn new(p: &HwachaParams) -> Bench {
         let top = vector_unit(p).unwrap();
-        // Short runs of a large model: an unoptimised C++ build pays off.
-        let opts = Options {
-            cxx_opt: Opt::O0,
-            ..Options::default()
-        };
-        let mut dut = Model::of_design(&Design::new(&top), &opts).unwrap();
+        let mut dut = Model::of_design(&Design::new(&top), &Options::quick_build()).unwrap();
         dut.poke_u64("reset", 1).unwrap();
         dut.step();
         dut.poke_u64("reset", 0).unwrap();

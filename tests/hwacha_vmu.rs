@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 use verification::rng::Rng;
 use verification::tb::memory::{MemConfig, MemPort, MemoryModel, SparseMemory};
-use verification::verilator::{Model, Opt, Options};
+use verification::verilator::{Model, Options};
 
 fn long() -> bool {
     std::env::var_os("ACCELGEN_LONG").is_some()
@@ -587,16 +587,11 @@ fn run(
 
 fn model_of(p: &HwachaParams) -> Model {
     let top = vmu(p).unwrap_or_else(|e| panic!("{e}"));
-    // The runs are short: a faster build matters more than a faster model.
-    let opts = Options {
-        cxx_opt: Opt::O0,
-        ..Options::default()
-    };
     // One build at a time (each uses both cores), so that tests wanting the same model
     // find it cached rather than build it again side by side.
     static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
-    Model::of_design(&Design::new(&top), &opts).unwrap()
+    Model::of_design(&Design::new(&top), &Options::quick_build()).unwrap()
 }
 
 const STRESSES: [Stress; 4] = [

@@ -89,6 +89,17 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// For short runs of a large model, where the C++ build costs more than the model's
+    /// speed saves: the C++ compiled unoptimised.
+    pub fn quick_build() -> Options {
+        Options {
+            cxx_opt: Opt::O0,
+            ..Options::default()
+        }
+    }
+}
+
 /// One port of a design's top module.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PortSpec {
