@@ -417,11 +417,29 @@ impl Bench {
             vector_busy = vector_busy.saturating_sub(1);
             let vidle = owed.is_empty() && vector_busy == 0;
             m.poke_u64("vidle", vidle as u64).unwrap();
+            // The unit's halt is the whole unit's policy (tests/hwacha_soc.rs): here
+            // exceptions end blocks and nothing more.
+            m.poke_u64("halt", 0).unwrap();
             mem.tick(m).unwrap();
 
             let mut active = !cmds.is_empty() || !owed.is_empty();
-            if !cmds.is_empty() && m.peek_u64("cmd_ready").unwrap() == 1 {
-                cmds.pop_front();
+            let xcpt = (m.peek_u64("xcpt_valid").unwrap() == 1).then(|| {
+                (
+                    m.peek_u64("xcpt_bits_cause").unwrap(),
+                    m.peek_u64("xcpt_bits_tval").unwrap(),
+                )
+            });
+            if let Some(c) = cmds.front() {
+                // An illegal command is never accepted: the core traps on it, as here.
+                let trapped = xcpt == Some((2, instruction_bits(c) as u64));
+                if trapped || m.peek_u64("cmd_ready").unwrap() == 1 {
+                    assert!(
+                        !(trapped && m.peek_u64("cmd_ready").unwrap() == 1),
+                        "{}: an illegal command was accepted",
+                        ctx(&o)
+                    );
+                    cmds.pop_front();
+                }
             }
             if resp_ready && m.peek_u64("resp_valid").unwrap() == 1 {
                 o.responses.push((
@@ -448,12 +466,7 @@ impl Bench {
                 }
                 vector_busy = rng.range(0, 6);
             }
-            if m.peek_u64("xcpt_valid").unwrap() == 1 {
-                o.xcpts.push((
-                    m.peek_u64("xcpt_bits_cause").unwrap(),
-                    m.peek_u64("xcpt_bits_tval").unwrap(),
-                ));
-            }
+            o.xcpts.extend(xcpt);
             if m.peek_u64("vcfg_valid").unwrap() == 1 {
                 o.vcfgs.push(m.peek_u64("vcfg_bits_vcfg").unwrap());
             }

@@ -7,9 +7,9 @@
 //! covering every combination, which keeps the file to a few minutes; `ACCELGEN_LONG=1`
 //! runs every benchmark on every configuration.
 //! Also: `accelgen sim rocket-hwacha --program` exits with the program's code (vector
-//! divides checked against the core's) and stops with the exception on an instruction
-//! the RTL does not execute, and the 4-lane preset's Verilog is lint clean and
-//! deterministic.
+//! divides checked against the core's; an instruction the RTL does not execute traps),
+//! every exception the RTL raises traps the control processor in lockstep with the model,
+//! and the 4-lane preset's Verilog is lint clean and deterministic.
 
 use asic_flow::lint::{run_all, LintTarget};
 use assert_cmd::Command;
@@ -17,7 +17,8 @@ use generators::hwacha::soc::RocketHwachaParams;
 use hdl::Design;
 use std::path::{Path, PathBuf};
 use verification::elf::{self, Program};
-use verification::hwacha::asm::{build_sources, AsmOptions};
+use verification::hwacha::asm::{build, build_sources, AsmOptions};
+use verification::hwacha::encoding::{table, Field};
 use verification::hwacha::model::{Hwacha, HwachaParams as ModelParams};
 use verification::hwacha::ubench;
 use verification::tb::memory::MemConfig;
@@ -118,7 +119,8 @@ fn check(table: toml::Table, rotation: usize, runs: &[(&str, usize, Caps)]) {
             ..soc::hwacha_config(params.hwacha.lanes, mem)
         };
         let mut golden = soc::golden(&program, u64::MAX).unwrap();
-        let unit = Hwacha::new(model_params(&params)).unwrap();
+        let mut unit = Hwacha::new(model_params(&params)).unwrap();
+        unit.set_imprecise(true);
         golden.iss_mut().attach_rocc(Box::new(unit));
         let stdout = Capture::default();
         let what = format!(
@@ -324,7 +326,7 @@ fn divides_run_through_the_whole_machine() {
 }
 
 #[test]
-fn the_cli_runs_programs_and_stops_on_unsupported_instructions() {
+fn the_cli_runs_programs_and_traps_on_unsupported_instructions() {
     let dir = tempfile::tempdir().unwrap();
     let config = root().join("configs/hwacha-1lane.toml");
     ubench::build(dir.path(), "axpy", &["PREC_I"]).unwrap();
@@ -355,15 +357,13 @@ fn the_cli_runs_programs_and_stops_on_unsupported_instructions() {
         .arg(&elf_path)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    // The unit reports it as an illegal instruction (cause 2) and the core traps: the
+    // runtime's handler exits with 128 + mcause.
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
-    // Illegal instruction (cause 2), with the worker instruction's bits as its value.
-    assert!(
-        err.contains(&format!(
-            "the accelerator raised exception cause 2 (tval {word:#x})"
-        )),
-        "{err}"
-    );
+    // Its value is the worker instruction's bits.
+    let taken = format!("1 accelerator exception(s) taken (the last: cause 2, tval {word:#x})");
+    assert!(err.contains(&taken), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
 
@@ -400,5 +400,165 @@ fn the_four_lane_verilog_is_lint_clean_and_deterministic() {
     let target = LintTarget::from_dir(&dirs[0]).unwrap();
     for v in run_all(&target).unwrap() {
         assert!(v.clean, "{}:\n{}", v.tool, v.output);
+    }
+}
+
+/// Every exception the RTL raises, taken by the control processor's trap handler, which
+/// checks mcause, mepc and mtval and resumes after mepc (`isa_test.h`). Control-thread
+/// exceptions are precise (mepc is the instruction); worker-thread ones reach the core
+/// after the `vf` retired, at the `fence` that waits for the unit (mepc is the fence).
+/// Unlike `tests/hwacha_traps.rs` (the model alone), no access faults: the lanes have no
+/// memory map to check addresses against.
+const TRAPS: &str = r#"
+#include "isa_test.h"
+
+// mepc is `label`; mtval the 32-bit instruction there.
+#define CHECK_INSN(n, cause, label)                 \
+  li TESTNUM, n; CHECK(s2, cause);                  \
+  la t2, label; bne s3, t2, fail;                   \
+  lwu t2, 0(t2); bne s4, t2, fail;
+
+// mepc is `label`; mtval the value of register `reg` (not t2).
+#define CHECK_TVAL(n, cause, label, reg)            \
+  li TESTNUM, n; CHECK(s2, cause);                  \
+  la t2, label; bne s3, t2, fail; bne s4, reg, fail;
+
+// A block that raises an exception, and the fence the core traps at (label 1).
+#define VF_TRAP(reg) vf 0(reg); 1: fence
+
+TEST_BEGIN
+TRAP_HANDLER
+  li a0, 4
+1:
+  vsetvl t1, a0                 # unconfigured: accelerator disabled
+  CHECK_INSN(1, 2, 1b)
+  li a0, 257
+1:
+  vsetcfg a0                    # 257 vector data registers
+  CHECK_INSN(2, 2, 1b)
+  vsetcfg 8, 2
+  li a0, 4
+  vsetvl t1, a0
+1:
+  vxcptcause t1                 # not in Table 7.1
+  CHECK_INSN(3, 2, 1b)
+1:
+  .insn VMCS_VS64               # vmcs vs64, a1
+  CHECK_INSN(4, 2, 1b)
+
+  la a0, bad_reg
+  VF_TRAP(a0)                   # vv9 with 8 configured
+  la t4, bad_reg_insn
+  ld t4, 0(t4)
+  CHECK_TVAL(5, 2, 1b, t4)
+  la a0, stop_block + 4
+  VF_TRAP(a0)                   # misaligned vpc
+  CHECK_TVAL(6, 0, 1b, a0)
+  li a0, 0x10
+  VF_TRAP(a0)                   # vpc outside memory
+  CHECK_TVAL(7, 1, 1b, a0)
+
+  la a1, data
+  vmca va1, a1
+  li a2, 12
+  vmca va2, a2
+  la a0, load_block
+  VF_TRAP(a0)                   # element 1 of a stride-12 vlstd: misaligned
+  add t3, a1, a2
+  CHECK_TVAL(8, 4, 1b, t3)
+  # The vaddi before the load retired: store vs5 and look.
+  la a3, result
+  vmcs vs6, a3
+  la a0, report_block
+  vf 0(a0)
+  fence
+  ld t3, 0(a3)
+  CHECK(t3, 77)
+
+  addi t3, a1, 4
+  vmca va1, t3
+  la a0, store_block
+  VF_TRAP(a0)                   # misaligned vsd
+  CHECK_TVAL(9, 6, 1b, t3)
+  ld t4, 0(a1)                  # nothing stored
+  CHECK(t4, 1)
+  ld t4, 8(a1)
+  CHECK(t4, 2)
+
+  addi t3, a1, 4
+  vmcs vs2, t3
+  la a0, amo_block
+  VF_TRAP(a0)                   # misaligned AMO: a store exception
+  CHECK_TVAL(10, 6, 1b, t3)
+
+  # Still usable: a good block runs after all of them.
+  la a0, report_block
+  vmcs vs5, a0
+  vf 0(a0)
+  fence
+  ld t3, 0(a3)
+  bne t3, a0, fail
+TEST_END
+
+  .text
+  .align 3
+bad_reg:
+  vaddi vs5, vs0, 1
+bad_reg_insn:
+  vadd vv9, vv1, vv2
+  vstop
+stop_block:
+  vstop
+load_block:
+  vaddi vs5, vs0, 77
+  vlstd vv1, va1, va2
+  vstop
+store_block:
+  vsd vv1, va1
+  vstop
+amo_block:
+  vamoadd.d vv1, 0(vs2), vs3
+  vstop
+report_block:
+  vssd vs6, vs5
+  vstop
+
+  .data
+  .align 3
+data: .dword 1, 2, 3, 4, 5, 6, 7, 8
+result: .dword 0
+"#;
+
+#[test]
+fn exceptions_trap_the_control_processor_in_lockstep() {
+    let dir = tempfile::tempdir().unwrap();
+    let vmcs = table().get("vmcs").unwrap();
+    let vmcs_vs64 = vmcs.bits | Field::Svrdhi.put(2) | Field::Svrdlo.put(0) | Field::Rs1.put(11);
+    let src = dir.path().join("traps.S");
+    std::fs::write(&src, TRAPS).unwrap();
+    let opts = AsmOptions {
+        defines: vec![format!("VMCS_VS64={vmcs_vs64:#x}")],
+        bare: true,
+        ..AsmOptions::default()
+    };
+    let elf_path = build(&src, &dir.path().join("traps.elf"), &opts).unwrap();
+    let program = elf::load_file(&elf_path).unwrap();
+    // The last is the misaligned AMO's address.
+    let amo_addr = ubench::symbol(&program, "data").unwrap() + 4;
+    for (lanes, latency) in [(1, "1"), (2, "20")] {
+        let config = root().join(format!("configs/hwacha-{lanes}lane.toml"));
+        let out = accelgen()
+            .args(["sim", "rocket-hwacha", "--lockstep", "--latency", latency])
+            .arg("--config")
+            .arg(&config)
+            .arg("--program")
+            .arg(&elf_path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{lanes} lanes: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let taken =
+            format!("10 accelerator exception(s) taken (the last: cause 6, tval {amo_addr:#x})");
+        assert!(err.contains(&taken), "{lanes} lanes: {err}");
     }
 }

@@ -5,7 +5,8 @@
 //! against values it computes itself. The test follows the run step by step and checks,
 //! at each trap, the model's own record of the exception (worker vpc, bits, reason,
 //! access) against the program's registers and the unit's address registers. A
-//! runaway block stops the simulation with an error instead of trapping.
+//! runaway block stops the simulation with an error instead of trapping. In imprecise
+//! mode (the RTL's) a worker exception waits for the bench to deliver it.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,7 +16,7 @@ use verification::hwacha::encoding::{table, Field, Thread};
 use verification::hwacha::model::{Hwacha, HwachaError, HwachaParams, Illegal};
 use verification::iss::csr::cause;
 use verification::iss::rocc::RoccError;
-use verification::iss::{Iss, IssConfig, IssError, Step};
+use verification::iss::{Iss, IssConfig, IssError, Step, Stop};
 
 const PROGRAM: &str = r#"
 #include "isa_test.h"
@@ -386,4 +387,69 @@ fn a_runaway_block_stops_the_simulation() {
         }
     );
     assert_eq!(iss.csrs.mcause, 0);
+}
+
+const DEFERRED: &str = r#"
+#include "isa_test.h"
+TEST_BEGIN
+TRAP_HANDLER
+  vsetcfg 8, 1
+  li a0, 4
+  vsetvl t1, a0
+  la a0, bad_block
+  vf 0(a0)                      # raises, but retires
+  li a2, 42
+  vmcs vs5, a2                  # dropped: an exception waits
+  la a0, bad_block
+  vf 0(a0)                      # dropped too
+  li a0, 3
+  vsetvl t1, a0                 # answered: t1 = 3
+  .globl deliver
+deliver:
+  nop                           # the bench delivers the exception here
+  CHECK(s2, 2)
+  la t2, deliver
+  bne s3, t2, fail
+TEST_END
+
+  .text
+  .align 3
+bad_block:
+  vaddi vs5, vs5, 9
+  .globl bad_insn
+bad_insn:
+  vadd vv9, vv1, vv2
+  vstop
+"#;
+
+#[test]
+fn imprecise_mode_defers_worker_exceptions_until_the_core_takes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = build_program(dir.path(), DEFERRED);
+    let deliver = program.symbol("deliver").unwrap();
+    let bad_insn = program.symbol("bad_insn").unwrap();
+    let mut iss = Iss::new(&program, IssConfig::default()).unwrap();
+    let unit = Rc::new(RefCell::new(Hwacha::new(HwachaParams::default()).unwrap()));
+    unit.borrow_mut().set_imprecise(true);
+    iss.attach_rocc(Box::new(unit.clone()));
+    while iss.pc != deliver {
+        assert!(
+            matches!(iss.step_one().unwrap(), Step::Retired(_)),
+            "no trap before the delivery"
+        );
+        assert!(iss.instret() < 10_000, "runaway program");
+    }
+    assert!(unit.borrow().halted());
+    // The first block's vaddi ran; the vmcs and the second block were dropped.
+    assert_eq!(unit.borrow().state().vs(5), 9);
+    assert_eq!(iss.x[6], 3, "vsetvl is answered while halted");
+    let bits = iss.mem.read(bad_insn, 8).unwrap();
+    assert_eq!(
+        iss.take_deferred_trap().unwrap(),
+        Some((cause::ILLEGAL_INSN, bits))
+    );
+    assert_eq!((iss.csrs.mepc, iss.csrs.mtval), (deliver, bits));
+    assert!(!unit.borrow().halted());
+    assert_eq!(iss.take_deferred_trap().unwrap(), None);
+    assert_eq!(iss.run(Some(100_000), None).unwrap(), Stop::Exit(0));
 }

@@ -212,7 +212,7 @@ fn run<S: Simulator>(
     max_cycles: u64,
 ) -> Result<(), LockstepError> {
     for _ in 0..max_cycles {
-        if checker.finished() {
+        if checker.finished()? {
             return Ok(());
         }
         checker.check_cycle(sim)?;

@@ -208,9 +208,12 @@ fn run_program(
     let golden = if args.lockstep {
         let mut g = soc::golden(&program, u64::MAX).context("starting the ISS")?;
         match &hwacha {
-            Some(p) => g
-                .iss_mut()
-                .attach_rocc(Box::new(Hwacha::new(hwacha_model(&p.hwacha))?)),
+            Some(p) => {
+                // The RTL delivers worker-thread exceptions late; so does the model.
+                let mut unit = Hwacha::new(hwacha_model(&p.hwacha))?;
+                unit.set_imprecise(true);
+                g.iss_mut().attach_rocc(Box::new(unit))
+            }
             None if accel == Accelerator::Accumulator => {
                 g.iss_mut().attach_rocc(Box::new(Accumulator::default()))
             }
@@ -231,12 +234,19 @@ fn run_program(
     )?;
     let seconds = start.elapsed().as_secs_f64();
     eprintln!(
-        "{}: exit code {}, {} cycles, {} instructions, CPI {:.3}{} ({:.0} cycles/s)",
+        "{}: exit code {}, {} cycles, {} instructions, CPI {:.3}{}{} ({:.0} cycles/s)",
         path.display(),
         out.exit_code,
         out.cycles,
         out.instret,
         out.cpi(),
+        match out.last_accelerator_trap {
+            None => String::new(),
+            Some((cause, tval)) => format!(
+                ", {} accelerator exception(s) taken (the last: cause {cause}, tval {tval:#x})",
+                out.accelerator_traps
+            ),
+        },
         if args.lockstep {
             format!(", {} commits matched the ISS", out.matched)
         } else {

@@ -42,7 +42,6 @@ pub fn accumulator() -> Result<Rc<Module>, HdlErrors> {
     let cmd = m.io("cmd", Dir::In, &rocc_command());
     let resp = m.io("resp", Dir::Out, &rocc_response());
     let busy = m.output("busy", 1);
-    let interrupt = m.output("interrupt", 1);
     let mem_req = m.io("mem_req", Dir::Out, &mem_request(0));
     let mem_resp = m.io("mem_resp", Dir::In, &mem_response(0));
 
@@ -73,7 +72,6 @@ pub fn accumulator() -> Result<Rc<Module>, HdlErrors> {
     }
     m.connect(cmd.ready(), &st(0));
     m.connect(&busy, &!&st(0));
-    m.connect(&interrupt, &k(0, 1));
 
     m.when(&cmd.fire(), |m| {
         m.connect(&sel, &slot);
@@ -143,7 +141,8 @@ pub fn accumulator_soc(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&a.io("cmd"), &t.io("rocc_cmd"));
     m.connect_bundle(&t.io("rocc_resp"), &a.io("resp"));
     m.connect(&t.port("rocc_busy"), &a.port("busy"));
-    m.connect(&t.port("rocc_interrupt"), &a.port("interrupt"));
+    // The accumulator raises no exceptions (it ignores what it does not know).
+    m.tie_off(&t.io("rocc_xcpt"));
     m.connect_bundle(&t.io("rocc_mem_req"), &a.io("mem_req"));
     m.connect_bundle(&a.io("mem_resp"), &t.io("rocc_mem_resp"));
     m.finish()

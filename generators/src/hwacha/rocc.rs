@@ -5,9 +5,12 @@
 //! so that `vsetvl`, `vgetcfg` and `vgetvl` are answered at once, and passes the commands
 //! that need no answer (`vsetcfg`/`vuncfg`, `vmcs`, `vmca`, `vf`) through the VCMDQ to the
 //! scalar unit, in order. A `vf` carries the `vlen` of its issue; one with vlen 0 is
-//! dropped. An illegal command waits until everything before it has finished, then
-//! raises illegal-instruction (cause 2, tval the instruction word) on `xcpt`, so that
-//! exceptions come out in command order.
+//! dropped. An illegal command is never accepted: once everything before it has
+//! finished it raises illegal-instruction (cause 2, tval the instruction word) on `xcpt`
+//! for as long as the core presents it, and the core traps on it (precisely: mepc is the
+//! command's instruction, as in the golden model). While `halt` is high (the unit holds
+//! a worker-thread exception for the core) no command is accepted, so that the core's
+//! trap and a command never meet (`bus::rocc_exception`).
 
 use super::params::HwachaParams;
 use super::scalar::decode::parse;
@@ -62,7 +65,7 @@ pub fn vcmd_entry(p: &HwachaParams) -> Shape {
     ])
 }
 
-/// Exception report: valid for one cycle with the cause and tval.
+/// Exception report: the cause and tval while valid.
 pub fn xcpt_shape() -> Shape {
     Shape::valid(Shape::bundle(vec![uint("cause", 4), uint("tval", 64)]))
 }
@@ -103,7 +106,7 @@ pub fn maxvl(p: &HwachaParams, vcfg: &Value) -> Value {
 }
 
 /// Ports: `cmd`/`resp` (RoCC), `busy`, `vcmd` (decoupled VCMDQ output), `scalar_busy`
-/// (the scalar unit or the vector side is working), `xcpt`.
+/// (the scalar unit or the vector side is working), `halt`, `xcpt`.
 pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("HwachaRocc");
     let cmd = m.io("cmd", Dir::In, &rocc_command());
@@ -111,6 +114,7 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let busy = m.output("busy", 1);
     let vcmd_out = m.io("vcmd", Dir::Out, &Shape::decoupled(vcmd_entry(p)));
     let scalar_busy = m.input("scalar_busy", 1);
+    let halt = m.input("halt", 1);
     let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
     let vb = vlen_bits(p);
 
@@ -178,21 +182,21 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let queued = q
         .port("count")
         .ne(&q.port("count").konst(Bits::zero(q.port("count").width())));
-    let all_idle = &(&!&queued & &!&scalar_busy) & &!&resp_valid;
+    let all_idle = &(&(&!&queued & &!&scalar_busy) & &!&resp_valid) & &!&halt;
     let slot_free = &!&resp_valid | resp.ready();
-    // An illegal command waits until everything before it is done, an answered one for
-    // the response register, a queued one for VCMDQ room; a dropped vf goes at once.
+    // An answered command waits for the response register, a queued one for VCMDQ room;
+    // a dropped vf goes at once, an illegal one never.
     let ready = priority_mux(
         &[
-            (illegal.clone(), all_idle),
+            (illegal.clone(), k(0, 1)),
             (answers.clone(), slot_free),
             (enqueues.clone(), q.port("enq_ready")),
         ],
         &k(1, 1),
     );
-    m.connect(cmd.ready(), &ready);
+    m.connect(cmd.ready(), &(&ready & &!&halt));
     let fire = cmd.fire();
-    let accept = |c: &Value| &(&fire & &!&illegal) & c;
+    let accept = |c: &Value| &fire & c;
 
     // The VCMDQ entry of the command.
     let kind = priority_mux(
@@ -258,7 +262,7 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(resp.bits().get("rd").value(), &resp_rd);
     m.connect(resp.bits().get("data").value(), &resp_data);
 
-    m.connect(xcpt.valid(), &(&fire & &illegal));
+    m.connect(xcpt.valid(), &(&(cmd.valid() & &illegal) & &all_idle));
     m.connect(xcpt.bits().get("cause").value(), &k(cause::ILLEGAL, 4));
     m.connect(xcpt.bits().get("tval").value(), &insn.zext(64));
     m.connect(&busy, &(&(&queued | &scalar_busy) | &resp_valid));

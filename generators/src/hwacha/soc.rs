@@ -55,7 +55,8 @@ impl Generator for RocketHwacha {
 }
 
 /// Ports: `mem` (the tile's, tagged), `vimem`/`vdmem` (the frontend's), `l<l>_mem` (lane
-/// `l`'s), `trace` (the core's commits) and `xcpt` (the vector unit's exceptions).
+/// `l`'s), `trace` (the core's commits) and `xcpt` (the vector unit's exceptions, in the
+/// cycle the core takes each as a trap).
 pub fn rocket_hwacha(p: &RocketHwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketHwacha");
     let rocket = RocketParams {
@@ -78,16 +79,9 @@ pub fn rocket_hwacha(p: &RocketHwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&h.io("cmd"), &t.io("rocc_cmd"));
     m.connect_bundle(&t.io("rocc_resp"), &h.io("resp"));
     m.connect(&t.port("rocc_busy"), &h.port("busy"));
-    let zero = m.lit(0, 1);
-    m.connect(&t.port("rocc_interrupt"), &zero);
+    m.connect_bundle(&t.io("rocc_xcpt"), &h.io("xcpt"));
     // The unit's memory traffic has its own ports: the tile's accelerator port is idle.
-    let idle = t.io("rocc_mem_req");
-    for (leaf, flipped) in idle.leaves() {
-        if !flipped {
-            let z = m.lit(0, leaf.width());
-            m.connect(leaf, &z);
-        }
-    }
+    m.tie_off(&t.io("rocc_mem_req"));
     for (outer, inner) in [("vimem", "imem"), ("vdmem", "dmem")] {
         let req = m.io(&format!("{outer}_req"), Dir::Out, &mem_request(0));
         let resp = m.io(&format!("{outer}_resp"), Dir::In, &mem_response(0));
@@ -104,7 +98,12 @@ pub fn rocket_hwacha(p: &RocketHwachaParams) -> Result<Rc<Module>, HdlErrors> {
             m.connect(&h.port(&port.name), &outer);
         }
     }
+    // The exceptions the core takes, for the bench (`SocConfig::xcpt`).
     let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
-    m.connect_bundle(&xcpt, &h.io("xcpt"));
+    let hx = h.io("xcpt");
+    m.connect(xcpt.valid(), &hx.fire());
+    for f in ["cause", "tval"] {
+        m.connect(xcpt.bits().get(f).value(), hx.bits().get(f).value());
+    }
     m.finish()
 }

@@ -1,14 +1,24 @@
 //! `Hwacha`: the whole vector unit of Figure 8.2 behind its RoCC port: the frontend (RoCC
 //! unit, VCMDQ, scalar unit with the vector I$), the master sequencer's decode of issued
 //! vector instructions (`vdecode.rs`), and the vector side (master sequencer, lanes).
+//!
+//! Exceptions reach the core on `xcpt` (`bus::rocc_exception`): the first one raised
+//! anywhere (the RoCC unit's illegal command, the scalar unit's, an instruction the vector
+//! side cannot run, a lane's misaligned access) is held until the core takes it, and the
+//! unit stays halted (no command accepted, the block ended, queued `vmcs`/`vmca`/`vf`
+//! dropped) until then and until everything issued before has drained, so that one
+//! exception makes one trap and nothing of the faulted work overlaps what follows.
+//! Control-thread exceptions are precise (the core still holds the illegal command and
+//! traps on it); worker-thread ones are not (the core traps wherever it is when they
+//! arrive; what was issued before the faulting instruction completes, what was issued
+//! after it may too).
 
 use super::params::HwachaParams;
-use super::rocc::xcpt_shape;
 use super::scalar::frontend;
 use super::scalar::RamWindow;
 use super::vdecode::{vdecode, Config};
 use super::vector_unit::{lane_mem_port, vector_unit};
-use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
+use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_exception, rocc_response};
 use hdl::{mux, Dir, HdlErrors, Module, ModuleBuilder};
 use std::rc::Rc;
 
@@ -17,9 +27,8 @@ const ILLEGAL_INSTRUCTION: u64 = 2;
 const LOAD_MISALIGNED: u64 = 4;
 const STORE_MISALIGNED: u64 = 6;
 
-/// Ports: RoCC `cmd`/`resp`/`busy`; the frontend's 64-bit `imem`/`dmem` ports; lane
-/// `l`'s 128-bit `l<l>_mem` port; `xcpt` (cause, tval: the first exception of either
-/// side; the vector side's are not precise).
+/// Ports: RoCC `cmd`/`resp`/`busy`/`xcpt`; the frontend's 64-bit `imem`/`dmem` ports;
+/// lane `l`'s 128-bit `l<l>_mem` port.
 pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Hwacha");
     let fe = m.instance("frontend", &frontend(p, ram)?);
@@ -40,8 +49,10 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
         }
     }
     let idle = vu.port("idle");
+    let halted = m.reg("halted", 1, false);
     let busy = m.output("busy", 1);
-    m.connect(&busy, &(&fe.port("busy") | &!&idle));
+    m.connect(&busy, &(&(&fe.port("busy") | &!&idle) | &halted));
+    m.connect(&fe.port("halt"), &halted);
     m.connect(&fe.port("vidle"), &idle);
     for name in ["vresp", "vbranch"] {
         m.connect_bundle(&fe.io(name), &vu.io(name));
@@ -78,7 +89,7 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
     let issue = vu.io("issue");
     m.connect_bundle(issue.bits(), &vinsn);
     m.connect(issue.valid(), &(vissue.valid() & &!&unsupported));
-    m.connect(vissue.ready(), &(issue.ready() | &unsupported));
+    m.connect(vissue.ready(), &(issue.ready() & &!&unsupported));
 
     // The lanes' memory ports, as they are.
     for port in vu_mod.body.ports.iter().filter(|x| lane_mem_port(&x.name)) {
@@ -93,7 +104,7 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
     }
 
     // Exceptions: the frontend's, an unsupported instruction, a lane's misaligned access.
-    let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
+    let xcpt = m.io("xcpt", Dir::Out, &rocc_exception());
     let fx = fe.io("xcpt");
     let mut valid = fx.valid().clone();
     let mut cause = fx.bits().get("cause").value().clone();
@@ -115,8 +126,22 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
         tval = hit.mux(&lx("bits_addr"), &tval);
         valid = &valid | &hit;
     }
-    m.connect(xcpt.valid(), &valid);
-    m.connect(xcpt.bits().get("cause").value(), &cause);
-    m.connect(xcpt.bits().get("tval").value(), &tval);
+    let held = m.reg("xcpt_held", 1, false);
+    let held_cause = m.reg("xcpt_cause", 4, 0u64);
+    let held_tval = m.reg("xcpt_tval", 64, 0u64);
+    let (zero, one) = (m.lit(0, 1), m.lit(1, 1));
+    let raise = &valid & &!&halted;
+    m.when(&raise, |m| {
+        m.connect(&halted, &one);
+        m.connect(&held, &one);
+        m.connect(&held_cause, &cause);
+        m.connect(&held_tval, &tval);
+    });
+    m.when(xcpt.ready(), |m| m.connect(&held, &zero));
+    let drained = &(&!&held & &!&fe.port("busy")) & &idle;
+    m.when(&(&halted & &drained), |m| m.connect(&halted, &zero));
+    m.connect(xcpt.valid(), &held);
+    m.connect(xcpt.bits().get("cause").value(), &held_cause);
+    m.connect(xcpt.bits().get("tval").value(), &held_tval);
     m.finish()
 }

@@ -62,6 +62,15 @@ pub fn rocc_response() -> Shape {
     Shape::decoupled(Shape::bundle(vec![uint("rd", 5), uint("data", 64)]))
 }
 
+/// RoCC exception (accelerator to core): a RISC-V exception cause and its tval. The
+/// core takes it as a trap before the oldest instruction it has not yet committed (mepc
+/// = that instruction) once that instruction has started no memory access or RoCC
+/// command, and raises `ready` in that cycle. So that the trap and a command never
+/// happen together, an accelerator does not accept commands while `valid` is high.
+pub fn rocc_exception() -> Shape {
+    Shape::decoupled(Shape::bundle(vec![uint("cause", 4), uint("tval", 64)]))
+}
+
 /// Multiply/divide request: RISC-V funct3 of the M instruction, `word` for the *W forms.
 pub fn muldiv_request() -> Shape {
     Shape::decoupled(Shape::bundle(vec![

@@ -11,7 +11,8 @@
 //!   address generation with the misaligned and access-fault checks of the memory map,
 //!   multiply/divide through the `muldiv_*` ports (EX waits for the result).
 //! - MEM: the oldest unretired instruction, so nothing here is speculative: exceptions
-//!   trap here (younger instructions squashed), CSRs, blocking data accesses (AMOs as a
+//!   trap here (younger instructions squashed), an accelerator's exception traps before
+//!   the instruction here (`bus::rocc_exception`), CSRs, blocking data accesses (AMOs as a
 //!   read then a write), LR/SC, fences, and RoCC commands.
 //! - WB: register write and the commit trace.
 //!
@@ -21,7 +22,8 @@
 use super::alu::{alu, branch_taken};
 use super::bpred::{Bht, Btb, Resolution};
 use super::bus::{
-    mem_request, mem_response, muldiv_request, muldiv_response, rocc_command, rocc_response,
+    mem_request, mem_response, muldiv_request, muldiv_response, rocc_command, rocc_exception,
+    rocc_response,
 };
 use super::csr::CsrFile;
 use super::decode::{decode, Ctrl};
@@ -176,8 +178,7 @@ pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
     let rocc_cmd = m.io("rocc_cmd", Dir::Out, &rocc_command());
     let rocc_resp = m.io("rocc_resp", Dir::In, &rocc_response());
     let rocc_busy = m.input("rocc_busy", 1);
-    // Reserved for accelerator interrupts; machine mode here takes none yet.
-    let _rocc_interrupt = m.input("rocc_interrupt", 1);
+    let rocc_xcpt = m.io("rocc_xcpt", Dir::In, &rocc_exception());
     let trace = m.io("trace", Dir::Out, &trace_shape());
 
     let zero1 = m.lit(0, 1);
@@ -605,7 +606,11 @@ pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
     let store_data = store_value.dshl(&lane_shift(&mem_addr));
     let mask = lane_mask(&mem_addr, &msize);
     let is_write_phase = &(&mem_ctrl.store | &mem_ctrl.sc) | &(&mem_ctrl.amo & &state.bit(1));
-    let issue = &(&live_mem & &accesses) & &(&st(0) | &st(2));
+    // An accelerator's exception traps before MEM's instruction while it has started
+    // nothing (`bus::rocc_exception`), ahead of its own exceptions.
+    let acc_trap = &(&mem.valid & &st(0)) & rocc_xcpt.valid();
+    m.connect(rocc_xcpt.ready(), &acc_trap);
+    let issue = &(&(&live_mem & &accesses) & &(&st(0) | &st(2))) & &!&acc_trap;
     m.connect(dmem_req.valid(), &issue);
     let db = dmem_req.bits();
     m.connect(db.get("addr").value(), &mem_addr.slice(31, 0));
@@ -683,10 +688,23 @@ pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
         fence_done,
         fence_i_done.clone(),
     ]);
-    let mem_done = &live_mem & &done;
-    let trap = &mem.valid & &(&mem.exc | &csr_illegal);
-    let trap_cause = mux(&mem.exc, &mem.cause, &k(&mem.cause, cause::ILLEGAL_INSN, 4));
-    let trap_tval = mux(&mem.exc, &mem.tval, &mem.insn.zext(64));
+    let mem_done = &(&live_mem & &done) & &!&acc_trap;
+    let trap = &acc_trap | &(&mem.valid & &(&mem.exc | &csr_illegal));
+    let acc = rocc_xcpt.bits();
+    let trap_cause = priority_mux(
+        &[
+            (acc_trap.clone(), acc.get("cause").value().clone()),
+            (mem.exc.clone(), mem.cause.clone()),
+        ],
+        &k(&mem.cause, cause::ILLEGAL_INSN, 4),
+    );
+    let trap_tval = priority_mux(
+        &[
+            (acc_trap.clone(), acc.get("tval").value().clone()),
+            (mem.exc.clone(), mem.tval.clone()),
+        ],
+        &mem.insn.zext(64),
+    );
     m.connect(&mem_go, &(&mem_done | &trap));
     let mret = &mem_done & &mem_ctrl.mret;
     m.connect(

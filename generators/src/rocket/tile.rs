@@ -4,7 +4,7 @@
 //! uncached) onto the one outer memory port. The RoCC and trace ports of the core are
 //! the tile's.
 
-use super::bus::{mem_request, mem_response, rocc_command, rocc_response};
+use super::bus::{mem_request, mem_response, rocc_command, rocc_exception, rocc_response};
 use super::cache::cache;
 use super::core::core;
 use super::mem_arbiter::mem_arbiter;
@@ -24,7 +24,7 @@ pub fn tile(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
     let rocc_cmd = m.io("rocc_cmd", Dir::Out, &rocc_command());
     let rocc_resp = m.io("rocc_resp", Dir::In, &rocc_response());
     let rocc_busy = m.input("rocc_busy", 1);
-    let rocc_interrupt = m.input("rocc_interrupt", 1);
+    let rocc_xcpt = m.io("rocc_xcpt", Dir::In, &rocc_exception());
     let rocc_mem_req = m.io("rocc_mem_req", Dir::In, &mem_request(0));
     let rocc_mem_resp = m.io("rocc_mem_resp", Dir::Out, &mem_response(0));
     let trace = m.io("trace", Dir::Out, &trace_shape());
@@ -66,7 +66,7 @@ pub fn tile(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&rocc_cmd, &core.io("rocc_cmd"));
     m.connect_bundle(&core.io("rocc_resp"), &rocc_resp);
     m.connect(&core.port("rocc_busy"), &rocc_busy);
-    m.connect(&core.port("rocc_interrupt"), &rocc_interrupt);
+    m.connect_bundle(&core.io("rocc_xcpt"), &rocc_xcpt);
     m.connect_bundle(&trace, &core.io("trace"));
     m.finish()
 }

@@ -751,6 +751,18 @@ impl ModuleBuilder {
         }
     }
 
+    /// Drives every unflipped leaf of `dst` with zero: an unused input bundle of an
+    /// instance (a port nothing is attached to) held idle.
+    #[track_caller]
+    pub fn tie_off(&mut self, dst: &Bundle) {
+        for (leaf, flipped) in dst.leaves() {
+            if !flipped {
+                let zero = self.lit(0, leaf.width());
+                self.connect(leaf, &zero);
+            }
+        }
+    }
+
     fn run_block(&mut self, path: NodeId, body: impl FnOnce(&mut ModuleBuilder)) -> Vec<Stmt> {
         {
             let mut st = self.ctx.borrow_mut();

@@ -397,7 +397,7 @@ impl Iss {
 
 /// The trap an accelerator's error raises on custom instruction `insn` (the causes and
 /// values `RoccError` documents).
-fn rocc_event(e: RoccError, insn: u32) -> Event {
+pub(super) fn rocc_event(e: RoccError, insn: u32) -> Event {
     let (cause, tval) = match e {
         RoccError::Unsupported { .. } | RoccError::Illegal { .. } => {
             (cause::ILLEGAL_INSN, insn as u64)

@@ -221,6 +221,26 @@ impl Iss {
         Ok(outcome)
     }
 
+    /// Takes the attached accelerator's deferred exception, if it has one, as a trap
+    /// before the next instruction (mepc = `pc`), for lockstep with a design whose
+    /// decoupled accelerator delivered it there. Returns the trap's (cause, tval).
+    pub fn take_deferred_trap(&mut self) -> Result<Option<(u64, u64)>, IssError> {
+        let Some(e) = self.rocc.as_mut().and_then(|a| a.take_deferred()) else {
+            return Ok(None);
+        };
+        match exec::rocc_event(e, 0) {
+            Event::Trap { cause, tval } => {
+                self.pc = self.csrs.enter_trap(self.pc, cause, tval);
+                // As after any trap: the next step starts a chunk.
+                self.chunk_left = 0;
+                self.reservation = None;
+                self.time += TICKS_PER_CHUNK;
+                Ok(Some((cause, tval)))
+            }
+            Event::Abort(source) => Err(self.abort(*source)),
+        }
+    }
+
     fn run_inner<const LOG: bool>(
         &mut self,
         max_instret: Option<u64>,

@@ -75,6 +75,13 @@ pub enum RoccError {
 pub trait RoccAccelerator {
     /// Executes one command and returns the response for rd (ignored when `xd` is clear).
     fn execute(&mut self, cmd: &RoccCommand, mem: &mut Memory) -> Result<u64, RoccError>;
+
+    /// An exception of an earlier command's work that the accelerator delivers late, as
+    /// a decoupled unit does (see [`crate::iss::Iss::take_deferred_trap`]); taking it
+    /// clears it. Accelerators that trap only on the command itself have none.
+    fn take_deferred(&mut self) -> Option<RoccError> {
+        None
+    }
 }
 
 /// Splits a custom-opcode instruction into a command (register values filled in by

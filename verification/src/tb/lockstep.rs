@@ -236,6 +236,14 @@ pub enum LockstepError {
         width: u32,
         expected: u32,
     },
+    #[error("cycle {cycle}: the design took accelerator exception cause {cause} (tval {tval:#x}) after record {index}; the golden model's deferred exception there is {expected}")]
+    AcceleratorTrap {
+        cycle: u64,
+        index: u64,
+        cause: u64,
+        tval: u64,
+        expected: String,
+    },
     #[error("golden model: {0}")]
     Golden(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
     #[error(transparent)]
@@ -252,6 +260,14 @@ pub trait GoldenModel {
     /// values the architecture leaves to the implementation (cycle counters): the model
     /// may adopt the design's value, in `expected` and in its own state.
     fn reconcile(&mut self, _expected: &mut CommitRecord, _actual: &CommitRecord) {}
+
+    /// The design took an exception from its decoupled accelerator before its next
+    /// commit: the model takes its own deferred one there and returns its (cause, tval),
+    /// or `None` if it has none (then the instruction at that point must trap by itself,
+    /// as a precise accelerator exception does).
+    fn deferred_trap(&mut self) -> Result<Option<(u64, u64)>, Self::Error> {
+        Ok(None)
+    }
 }
 
 /// Errors of [`IssGolden`].
@@ -375,6 +391,10 @@ impl GoldenModel for IssGolden {
         }
         Ok(None)
     }
+
+    fn deferred_trap(&mut self) -> Result<Option<(u64, u64)>, IssGoldenError> {
+        Ok(self.iss.take_deferred_trap()?)
+    }
 }
 
 /// Shape of the trace port, declared with `m.io("<prefix>", Dir::Out, &trace_shape())`.
@@ -458,9 +478,11 @@ impl TracePort {
 pub struct Lockstep<G: GoldenModel> {
     golden: G,
     port: TracePort,
-    /// The golden model's next record, fetched ahead so the end of its program is known
-    /// as soon as the last record matches.
-    expected: Option<CommitRecord>,
+    /// The golden model's next record once fetched (`Some(None)`: its program ended).
+    /// It is fetched when the design commits, or to tell whether the program has ended,
+    /// not ahead: an accelerator exception the design takes must reach the model before
+    /// it executes the instruction the design trapped on.
+    expected: Option<Option<CommitRecord>>,
     matched: u64,
     history: VecDeque<Matched>,
     idle: u64,
@@ -472,14 +494,11 @@ impl<G: GoldenModel> Lockstep<G> {
     /// Default for [`Lockstep::with_max_idle`].
     pub const MAX_IDLE: u64 = 10_000;
 
-    pub fn new(mut golden: G, port: TracePort) -> Result<Self, LockstepError> {
-        let expected = golden
-            .next_record()
-            .map_err(|e| LockstepError::Golden(Box::new(e)))?;
+    pub fn new(golden: G, port: TracePort) -> Result<Self, LockstepError> {
         Ok(Lockstep {
             golden,
             port,
-            expected,
+            expected: None,
             matched: 0,
             history: VecDeque::with_capacity(HISTORY),
             idle: 0,
@@ -495,9 +514,21 @@ impl<G: GoldenModel> Lockstep<G> {
         self
     }
 
+    /// The golden model's next record (`None` once its program has ended).
+    fn expected(&mut self) -> Result<Option<CommitRecord>, LockstepError> {
+        if self.expected.is_none() {
+            let next = self
+                .golden
+                .next_record()
+                .map_err(|e| LockstepError::Golden(Box::new(e)))?;
+            self.expected = Some(next);
+        }
+        Ok(self.expected.flatten())
+    }
+
     /// Whether the golden model's program has ended (every record matched).
-    pub fn finished(&self) -> bool {
-        self.expected.is_none()
+    pub fn finished(&mut self) -> Result<bool, LockstepError> {
+        Ok(self.expected()?.is_none())
     }
 
     /// Records matched so far.
@@ -522,12 +553,51 @@ impl<G: GoldenModel> Lockstep<G> {
             return self.check_record(cycle, actual);
         }
         self.idle += 1;
-        match self.expected {
-            Some(expected) if self.idle > self.max_idle => Err(LockstepError::Hang {
+        if self.idle <= self.max_idle {
+            return Ok(());
+        }
+        match self.expected()? {
+            Some(expected) => Err(LockstepError::Hang {
                 cycle,
                 idle: self.idle,
                 index: self.matched,
                 expected,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The design took exception (`cause`, `tval`) from its decoupled accelerator after
+    /// the records checked so far: the golden model takes its deferred one, which must be
+    /// the same. With none deferred, the instruction the design trapped on must raise it
+    /// itself (a precise accelerator exception), which the next records show.
+    pub fn accelerator_trap(
+        &mut self,
+        cycle: u64,
+        cause: u64,
+        tval: u64,
+    ) -> Result<(), LockstepError> {
+        if self.expected.is_some() {
+            // Fetched ahead only once the design has ended or hung, never mid-run.
+            return Err(LockstepError::AcceleratorTrap {
+                cycle,
+                index: self.matched,
+                cause,
+                tval,
+                expected: "unknown: the model is past that point".into(),
+            });
+        }
+        let taken = self
+            .golden
+            .deferred_trap()
+            .map_err(|e| LockstepError::Golden(Box::new(e)))?;
+        match taken {
+            Some(t) if t != (cause, tval) => Err(LockstepError::AcceleratorTrap {
+                cycle,
+                index: self.matched,
+                cause,
+                tval,
+                expected: format!("cause {} (tval {:#x})", t.0, t.1),
             }),
             _ => Ok(()),
         }
@@ -537,13 +607,14 @@ impl<G: GoldenModel> Lockstep<G> {
     pub fn check_record(&mut self, cycle: u64, actual: CommitRecord) -> Result<(), LockstepError> {
         self.idle = 0;
         let index = self.matched;
-        let Some(mut expected) = self.expected else {
+        let Some(mut expected) = self.expected()? else {
             return Err(LockstepError::Extra {
                 cycle,
                 index,
                 actual,
             });
         };
+        self.expected = None;
         self.golden.reconcile(&mut expected, &actual);
         let mismatches = expected.mismatches(&actual);
         if !mismatches.is_empty() {
@@ -565,10 +636,6 @@ impl<G: GoldenModel> Lockstep<G> {
             record: actual,
         });
         self.matched += 1;
-        self.expected = self
-            .golden
-            .next_record()
-            .map_err(|e| LockstepError::Golden(Box::new(e)))?;
         Ok(())
     }
 }
@@ -577,13 +644,17 @@ impl<G: GoldenModel> Lockstep<G> {
 mod tests {
     use super::*;
 
-    /// A golden model replaying a fixed list.
-    struct Replay(std::vec::IntoIter<CommitRecord>);
+    /// A golden model replaying a fixed list, with an optional deferred exception.
+    struct Replay(std::vec::IntoIter<CommitRecord>, Option<(u64, u64)>);
 
     impl GoldenModel for Replay {
         type Error = std::convert::Infallible;
         fn next_record(&mut self) -> Result<Option<CommitRecord>, Self::Error> {
             Ok(self.0.next())
+        }
+
+        fn deferred_trap(&mut self) -> Result<Option<(u64, u64)>, Self::Error> {
+            Ok(self.1.take())
         }
     }
 
@@ -598,7 +669,7 @@ mod tests {
     }
 
     fn checker(records: Vec<CommitRecord>) -> Lockstep<Replay> {
-        Lockstep::new(Replay(records.into_iter()), TracePort::new("trace")).unwrap()
+        Lockstep::new(Replay(records.into_iter(), None), TracePort::new("trace")).unwrap()
     }
 
     #[test]
@@ -724,11 +795,36 @@ mod tests {
     }
 
     #[test]
-    fn extra_commits_are_errors_and_the_end_is_known_early() {
-        let mut ls = checker(vec![rec(0)]);
-        assert!(!ls.finished());
+    fn accelerator_traps_must_match_the_models_deferred_exception() {
+        let deferred = |t| {
+            let replay = Replay(vec![rec(0), rec(4)].into_iter(), t);
+            Lockstep::new(replay, TracePort::new("trace")).unwrap()
+        };
+        let mut ls = deferred(Some((4, 0x1004)));
         ls.check_record(0, rec(0)).unwrap();
-        assert!(ls.finished());
+        ls.accelerator_trap(1, 4, 0x1004).unwrap();
+        ls.check_record(2, rec(4)).unwrap();
+        let mut ls = deferred(Some((4, 0x1004)));
+        let err = ls.accelerator_trap(1, 6, 0x1004).unwrap_err().to_string();
+        assert!(
+            err.contains("cause 6 (tval 0x1004) after record 0"),
+            "{err}"
+        );
+        assert!(err.contains("is cause 4 (tval 0x1004)"), "{err}");
+        // None deferred: a precise exception, which the records that follow show.
+        deferred(None).accelerator_trap(1, 2, 0x1b).unwrap();
+        // Once the model is past the point (fetched to see whether it ended), too late.
+        let mut ls = deferred(Some((4, 0x1004)));
+        assert!(!ls.finished().unwrap());
+        assert!(ls.accelerator_trap(1, 4, 0x1004).is_err());
+    }
+
+    #[test]
+    fn extra_commits_are_errors_and_the_end_is_known_after_the_last_record() {
+        let mut ls = checker(vec![rec(0)]);
+        assert!(!ls.finished().unwrap());
+        ls.check_record(0, rec(0)).unwrap();
+        assert!(ls.finished().unwrap());
         assert_eq!(ls.matched(), 1);
         let err = ls.check_record(1, rec(4)).unwrap_err();
         assert_eq!(

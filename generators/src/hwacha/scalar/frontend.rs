@@ -11,7 +11,9 @@ use std::rc::Rc;
 
 /// `HwachaFrontend`: the RoCC unit feeding the scalar unit through the VCMDQ. Ports:
 /// `cmd`, `resp`, `busy` (RoCC), and the scalar unit's `imem_*`, `dmem_*`, `vissue`,
-/// `vresp`, `vbranch`, `vidle`, `vcfg`, `xcpt` (either unit's exceptions), `trace`.
+/// `vresp`, `vbranch`, `vidle`, `vcfg`, `halt` (to both units), `xcpt` (either unit's
+/// exceptions: the scalar unit's for a cycle, the RoCC unit's while the core presents
+/// the illegal command), `trace`.
 pub fn frontend(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("HwachaFrontend");
     let rocc = m.instance("rocc", &rocc_unit(p)?);
@@ -44,6 +46,9 @@ pub fn frontend(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlError
     }
     let vidle = m.input("vidle", 1);
     m.connect(&scalar.port("vidle"), &vidle);
+    let halt = m.input("halt", 1);
+    m.connect(&scalar.port("halt"), &halt);
+    m.connect(&rocc.port("halt"), &halt);
     // The RoCC unit raises only while the scalar unit is idle: never both at once.
     let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
     let (rx, sx) = (rocc.io("xcpt"), scalar.io("xcpt"));

@@ -23,6 +23,9 @@
 //!   scoreboard holds one pending bit per vs register for them (vs0 too, so that its
 //!   writers stay ordered), and the X stage stalls on a pending source or destination.
 //!
+//! `halt` (the unit holds an exception for the core) ends the running block as an
+//! exception does and drops `vmcs`, `vmca` and `vf` commands until it falls.
+//!
 //! Fetch runs ahead only in straight-line code: it waits after a jump, a vstop or a
 //! fault until X executes it (a jump's target is then the next fetch), so nothing
 //! fetched is ever off the path; only an exception, which ends the block, discards the
@@ -122,7 +125,7 @@ fn range_mask(first: &Value, count: &Value) -> Value {
 }
 
 /// Ports: `vcmd` (VCMDQ, in), `busy`, `imem_*`/`dmem_*` (I$ refill and SMU memory),
-/// `vissue`, `vresp`, `vbranch`, `vidle`, `vcfg`, `xcpt`, `trace`.
+/// `vissue`, `vresp`, `vbranch`, `vidle`, `vcfg`, `halt`, `xcpt`, `trace`.
 pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("HwachaScalar");
     let vb = vlen_bits(p);
@@ -136,6 +139,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let vresp = m.io("vresp", Dir::In, &reg_write());
     let vbranch = m.io("vbranch", Dir::In, &vbranch_shape());
     let vidle = m.input("vidle", 1);
+    let halt = m.input("halt", 1);
     let vcfg_out = m.io("vcfg", Dir::Out, &vcfg_shape());
     let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
     let trace = m.io("trace", Dir::Out, &trace_shape());
@@ -322,7 +326,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
         .into_iter()
         .fold(zero.clone(), |a, b| &a | b);
     let issue = !&local;
-    let go = &(&ir_valid & &!&x_xcpt) & &!&hazard;
+    let go = &(&(&ir_valid & &!&x_xcpt) & &!&hazard) & &!&halt;
     let md_req = md.io("req");
     let smu_req = smu.io("req");
     let vissue_now = &go & &(&issue | &(&cj & &!&x_issued));
@@ -340,7 +344,9 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
             ],
             vissue.ready(),
         );
-    let xcpt_fire = &(&ir_valid & &x_xcpt) & &drained;
+    let xcpt_fire = &(&(&ir_valid & &x_xcpt) & &drained) & &!&halt;
+    // The block ends at an exception, its own or (`halt`) one elsewhere in the unit.
+    let abort = &xcpt_fire | &halt;
 
     // The ALU: scalar int/imm ops, vlui/vauipc (immediate in the upper 32 bits), links.
     let imm = ir.slice(63, 32).as_signed().sext(64).as_unsigned();
@@ -400,7 +406,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     }
     m.connect(vi.get("vlen").value(), &vlen);
     m.when(&vissue.fire(), |m| m.connect(&x_issued, &cj));
-    m.when(&branch_done, |m| m.connect(&x_issued, &zero));
+    m.when(&(&branch_done | &halt), |m| m.connect(&x_issued, &zero));
 
     // W: register writes and the scoreboard.
     let md_resp = md.io("resp");
@@ -453,10 +459,13 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let is_cfg = c_kind.eq(&k(vcmd::CFG, 2));
     m.connect(cmd.ready(), &(&!&running & &(&!&is_cfg | &vidle)));
     let take = |kind: u64| &cmd.fire() & &c_kind.eq(&k(kind, 2));
+    // While halted, vmcs, vmca and vf are dropped (the golden model's imprecise mode);
+    // configurations still apply, so the vector side keeps the RoCC unit's.
+    let live = |kind: u64| &take(kind) & &!&halt;
     let (vmcs, vmca, vf, cfg_fire) = (
-        take(vcmd::VMCS),
-        take(vcmd::VMCA),
-        take(vcmd::VF),
+        live(vcmd::VMCS),
+        live(vcmd::VMCA),
+        live(vcmd::VF),
         take(vcmd::CFG),
     );
     m.connect(vcfg_out.valid(), &cfg_fire);
@@ -481,7 +490,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let ic_resp = icache.io("cpu_resp");
     let resp_now = ic_resp.valid().clone();
     let resp_data = ic_resp.bits().get("data").value().clone();
-    let arrived = &(&resp_now & &!&f_drop) & &!&xcpt_fire;
+    let arrived = &(&resp_now & &!&f_drop) & &!&abort;
     let ctl_op = resp_data.slice(11, 7);
     // vcjalr 0x19, vcjal 0x1b, vstop 0x18 (vfence, also 0x18, has bit 53 set).
     let stop_like = &ctl_op.eq(&k(0x18, 5)) & &!&resp_data.bit(53);
@@ -491,7 +500,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let holding = &(&hold & &!&redirect) | &(&arrived & &resp_ctl);
     let queued = &(&ir_valid.zext(2) + &fb.valid.zext(2)) + &f_out.zext(2);
     let room = (&queued - &x_fire.zext(2)).lt(&k(2, 2));
-    let fetching = &(&(&running & &!&holding) & &room) & &(&(&!&f_out | &resp_now) & &!&xcpt_fire);
+    let fetching = &(&(&running & &!&holding) & &room) & &(&(&!&f_out | &resp_now) & &!&abort);
     let fetch_pc = mux(&redirect, &next_pc, &pc);
     let fetch_off = &fetch_pc - &k(ram.base, 64);
     let fetch_ok_addr = fetch_off.lt(&k(ram.size & !7, 64));
@@ -520,12 +529,12 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
         m.connect(&f_pc, &fetch_pc);
         m.connect(&pc, &(&fetch_pc + &k(8, 64)));
     });
-    m.when(&(&xcpt_fire & &(&f_out & &!&resp_now)), |m| {
+    m.when(&(&abort & &(&f_out & &!&resp_now)), |m| {
         m.connect(&f_drop, &one)
     });
     m.connect(&hold, &holding);
     m.when(&fault_now, |m| m.connect(&hold, &one));
-    m.when(&(&vf | &xcpt_fire), |m| m.connect(&hold, &zero));
+    m.when(&(&vf | &abort), |m| m.connect(&hold, &zero));
 
     // The slots: what arrives goes to the first free one; X's slot refills from the buffer.
     let arrival = Slot {
@@ -551,7 +560,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
         m.connect(&vlen, c.get("vlen").value());
     });
     m.when(&(&x_fire & &d.stop), |m| m.connect(&running, &zero));
-    m.when(&xcpt_fire, |m| {
+    m.when(&abort, |m| {
         m.connect(&running, &zero);
         m.connect(&d_slot.valid, &zero);
         m.connect(&fb.valid, &zero);

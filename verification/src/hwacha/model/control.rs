@@ -107,11 +107,15 @@ impl Hwacha {
                 if index as usize >= super::state::NUM_VS {
                     return Err(HwachaError::SharedRegisterOutOfRange { index });
                 }
-                self.state.set_vs(index, rs1);
+                if !self.halted() {
+                    self.state.set_vs(index, rs1);
+                }
                 Ok(0)
             }
             Control::Vmca => {
-                self.state.va[field(Field::Svard) as usize] = rs1;
+                if !self.halted() {
+                    self.state.va[field(Field::Svard) as usize] = rs1;
+                }
                 Ok(0)
             }
             Control::Vf => {
@@ -119,7 +123,7 @@ impl Hwacha {
                 let offset = ((offset << 20) as i32 >> 20) as i64 as u64;
                 // With vlen 0 the block does nothing, as in Hwacha's RoCC unit, which drops
                 // vf commands while vlen is 0.
-                if self.state.vlen > 0 {
+                if self.state.vlen > 0 && !self.halted() {
                     let mut worker = Worker {
                         state: &mut self.state,
                         mem,
@@ -127,12 +131,19 @@ impl Hwacha {
                         effects: Vec::new(),
                         tracing: self.tracing,
                     };
-                    worker.run(
+                    let ran = worker.run(
                         &self.decoder,
                         rs1.wrapping_add(offset),
                         self.params.max_worker_steps,
                         &mut self.trace,
-                    )?;
+                    );
+                    match ran {
+                        Err(e) if self.imprecise && e.is_worker_exception() => {
+                            self.exception = Some(e.clone());
+                            self.pending = Some(e);
+                        }
+                        r => r?,
+                    }
                 }
                 Ok(0)
             }

@@ -40,6 +40,21 @@ pub enum HwachaError {
     StepLimit { entry: u64, limit: u64 },
 }
 
+impl HwachaError {
+    /// Raised by the worker thread of a `vf` (as opposed to a control-thread command or
+    /// the model's own step limit).
+    pub fn is_worker_exception(&self) -> bool {
+        matches!(
+            self,
+            HwachaError::MisalignedFetch { .. }
+                | HwachaError::FetchFault { .. }
+                | HwachaError::IllegalInstruction { .. }
+                | HwachaError::MisalignedAccess { .. }
+                | HwachaError::AccessFault { .. }
+        )
+    }
+}
+
 fn access(store: bool) -> &'static str {
     if store {
         "store"

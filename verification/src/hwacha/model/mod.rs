@@ -75,6 +75,10 @@ pub struct Hwacha {
     tracing: bool,
     trace: Vec<Retired>,
     exception: Option<HwachaError>,
+    /// Worker-thread exceptions are delivered late (see [`Hwacha::set_imprecise`]).
+    imprecise: bool,
+    /// The worker-thread exception waiting to be delivered.
+    pending: Option<HwachaError>,
 }
 
 impl Hwacha {
@@ -88,6 +92,8 @@ impl Hwacha {
             tracing: false,
             trace: Vec::new(),
             exception: None,
+            imprecise: false,
+            pending: None,
         })
     }
 
@@ -125,6 +131,20 @@ impl Hwacha {
         std::mem::take(&mut self.state.fflags)
     }
 
+    /// Delivers worker-thread exceptions as the RTL unit does (the control processor runs
+    /// ahead of the blocks it queues): the `vf` that raised one completes, the exception
+    /// waits until the core takes it ([`RoccAccelerator::take_deferred`], called where
+    /// the design's core took it), and until then the unit drops `vmcs`, `vmca` and `vf`
+    /// (configuration commands still apply). Control-thread exceptions stay precise.
+    pub fn set_imprecise(&mut self, on: bool) {
+        self.imprecise = on;
+    }
+
+    /// Whether a worker-thread exception waits to be delivered (imprecise mode).
+    pub fn halted(&self) -> bool {
+        self.pending.is_some()
+    }
+
     /// The most recent exception, if any command raised one.
     pub fn exception(&self) -> Option<&HwachaError> {
         self.exception.as_ref()
@@ -151,6 +171,24 @@ impl Hwacha {
 impl RoccAccelerator for Hwacha {
     fn execute(&mut self, cmd: &RoccCommand, mem: &mut Memory) -> Result<u64, RoccError> {
         self.command(cmd, mem).map_err(|e| rocc_error(e, cmd))
+    }
+
+    fn take_deferred(&mut self) -> Option<RoccError> {
+        // Only worker-thread exceptions are deferred, and their traps do not depend on
+        // the command.
+        let cmd = RoccCommand {
+            opcode: 0,
+            funct7: 0,
+            rd: 0,
+            rs1: 0,
+            rs2: 0,
+            xd: false,
+            xs1: false,
+            xs2: false,
+            rs1_value: 0,
+            rs2_value: 0,
+        };
+        self.pending.take().map(|e| rocc_error(e, &cmd))
     }
 }
 
@@ -192,5 +230,9 @@ fn rocc_error(e: HwachaError, cmd: &RoccCommand) -> RoccError {
 impl RoccAccelerator for Rc<RefCell<Hwacha>> {
     fn execute(&mut self, cmd: &RoccCommand, mem: &mut Memory) -> Result<u64, RoccError> {
         self.borrow_mut().execute(cmd, mem)
+    }
+
+    fn take_deferred(&mut self) -> Option<RoccError> {
+        self.borrow_mut().take_deferred()
     }
 }
