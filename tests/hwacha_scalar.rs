@@ -4,7 +4,8 @@
 //! A session is a stream of control-thread commands over a memory image. The golden
 //! model runs it first, with tracing; the testbench then drives the same commands into
 //! the RTL and checks, against the model only: every RoCC response, every exception
-//! (cause, tval, in order), every `vcfg` announcement, the exact sequence of `vissue`
+//! (cause, tval, in order), every `vcfg` announcement, every VRCMDQ entry (Table 8.1;
+//! the VRU's queue, back-pressured at random), the exact sequence of `vissue`
 //! instructions (bits, vpc, vlen, shared and address operands) against the model's
 //! retired instructions that the vector side executes, the sequence of values written
 //! to each shared register (the `trace` port) against the model's `Effect::Vs`, every
@@ -28,6 +29,7 @@
 
 use asic_flow::lint::{run_all, LintTarget};
 use generators::hwacha::params::HwachaParams as RtlParams;
+use generators::hwacha::rocc::vrcmd;
 use generators::hwacha::scalar::{frontend, RamWindow};
 use hdl::Design;
 use std::collections::{HashMap, VecDeque};
@@ -137,6 +139,8 @@ struct Expected {
     /// Why worker instructions were illegal (the model's `Illegal` variant names).
     illegal: Vec<String>,
     memory: Memory,
+    /// VRCMDQ entries (Table 8.1): kind, va (vmca), value, vlen (vf).
+    vrcmds: Vec<[u64; 4]>,
 }
 
 fn model_params(p: &RtlParams) -> HwachaParams {
@@ -206,6 +210,7 @@ fn golden(p: &RtlParams, s: &Session) -> Expected {
         stores: Vec::new(),
         illegal: Vec::new(),
         memory: Memory::new(BASE, 8, BASE),
+        vrcmds: Vec::new(),
     };
     for cmd in &s.cmds {
         let name = table()
@@ -216,13 +221,18 @@ fn golden(p: &RtlParams, s: &Session) -> Expected {
         let result = hw.command(cmd, &mut mem);
         let trace = hw.take_trace();
         match &result {
-            Ok(v) => match name {
-                Some("vsetvl" | "vgetcfg" | "vgetvl") => e.responses.push((cmd.rd as u64, *v)),
-                Some("vsetcfg") => e.vcfgs.push(hw.state().vcfg.to_bits()),
-                Some("vuncfg") => e.vcfgs.push(0),
-                _ => {}
-            },
-            Err(err) => {
+            Ok(v) => {
+                match name {
+                    Some("vsetvl" | "vgetcfg" | "vgetvl") => e.responses.push((cmd.rd as u64, *v)),
+                    Some("vsetcfg") => e.vcfgs.push(hw.state().vcfg.to_bits()),
+                    Some("vuncfg") => e.vcfgs.push(0),
+                    _ => {}
+                }
+                e.vrcmds.extend(runahead(cmd, name, *v, vlen));
+            }
+            // A block's exception comes after its vf went to the VRU.
+            Err(err) if err.is_worker_exception() => {
+                e.vrcmds.extend(runahead(cmd, name, 0, vlen));
                 e.xcpts.push(cause_of(err, cmd));
                 if let HwachaError::IllegalInstruction { reason, .. } = err {
                     let name = format!("{reason:?}");
@@ -230,6 +240,7 @@ fn golden(p: &RtlParams, s: &Session) -> Expected {
                         .push(name.split([' ', '{']).next().unwrap().to_string());
                 }
             }
+            Err(err) => e.xcpts.push(cause_of(err, cmd)),
         }
         let mut vs = before;
         let stop_pc = result.as_ref().err().and_then(error_pc);
@@ -302,6 +313,28 @@ fn golden(p: &RtlParams, s: &Session) -> Expected {
     Expected { memory: mem, ..e }
 }
 
+/// The VRCMDQ entry of an accepted command (Table 8.1: vsetcfg, vsetvl, vmca, and a vf
+/// that runs), `response` its RoCC answer and `vlen` the vector length before it.
+fn runahead(cmd: &RoccCommand, name: Option<&str>, response: u64, vlen: u64) -> Option<[u64; 4]> {
+    let bits = instruction_bits(cmd) as u64;
+    Some(match name? {
+        "vsetcfg" => [
+            vrcmd::CFG,
+            0,
+            (cmd.rs1_value | Imm12.get(bits)) & 0xffff_ffff,
+            0,
+        ],
+        "vsetvl" => [vrcmd::VSETVL, 0, response, 0],
+        "vmca" => [vrcmd::VMCA, Svard.get(bits), cmd.rs1_value, 0],
+        "vf" if vlen > 0 => {
+            let offset = (Imm12hi.get(bits) << 5 | Imm12lo.get(bits)) << 52;
+            let addr = cmd.rs1_value.wrapping_add((offset as i64 >> 52) as u64);
+            [vrcmd::VF, 0, addr, vlen]
+        }
+        _ => return None,
+    })
+}
+
 // ------------------------------------------------------------------ the bench
 
 /// Memory timing: latency, jitter, stall percent.
@@ -322,6 +355,7 @@ struct Observed {
     writes: HashMap<u64, Vec<u64>>,
     stores: Vec<(u64, u8, u64)>,
     cycles: u64,
+    vrcmds: Vec<[u64; 4]>,
 }
 
 const CUSTOM: [u64; 4] = [0x0b, 0x2b, 0x5b, 0x7b];
@@ -420,6 +454,8 @@ impl Bench {
             // The unit's halt is the whole unit's policy (tests/hwacha_soc.rs): here
             // exceptions end blocks and nothing more.
             m.poke_u64("halt", 0).unwrap();
+            let vrcmd_ready = rng.chance(60);
+            m.poke_u64("vrcmd_ready", vrcmd_ready as u64).unwrap();
             mem.tick(m).unwrap();
 
             let mut active = !cmds.is_empty() || !owed.is_empty();
@@ -467,6 +503,13 @@ impl Bench {
                 vector_busy = rng.range(0, 6);
             }
             o.xcpts.extend(xcpt);
+            if vrcmd_ready && m.peek_u64("vrcmd_valid").unwrap() == 1 {
+                let mut f = |n: &str| m.peek_u64(&format!("vrcmd_bits_{n}")).unwrap();
+                let kind = f("cmd");
+                let reg = if kind == vrcmd::VMCA { f("reg") } else { 0 };
+                let vlen = if kind == vrcmd::VF { f("vlen") } else { 0 };
+                o.vrcmds.push([kind, reg, f("value"), vlen]);
+            }
             if m.peek_u64("vcfg_valid").unwrap() == 1 {
                 o.vcfgs.push(m.peek_u64("vcfg_bits_vcfg").unwrap());
             }
@@ -498,6 +541,7 @@ impl Bench {
         assert_eq!(o.responses, e.responses, "{c}: RoCC responses");
         assert_eq!(o.xcpts, e.xcpts, "{c}: exceptions");
         assert_eq!(o.vcfgs, e.vcfgs, "{c}: vcfg announcements");
+        assert_eq!(o.vrcmds, e.vrcmds, "{c}: VRCMDQ entries");
         assert_eq!(o.stores, e.stores, "{c}: scalar stores");
         let mut regs: Vec<_> = e.writes.keys().chain(o.writes.keys()).copied().collect();
         regs.sort();
@@ -1126,6 +1170,7 @@ fn configs() -> Vec<(&'static str, RtlParams)> {
         icache_ways: 1,
         icache_line_bytes: 16,
         vcmdq_entries: 2,
+        vrcmdq_entries: 2,
         idiv_bits_per_cycle: 2,
         stages_imul: 1,
         ..RtlParams::default()

@@ -44,6 +44,8 @@ pub struct HwachaParams {
     pub vlt_entries: u32,
     /// Vector command queue between the RoCC unit and the scalar unit.
     pub vcmdq_entries: u32,
+    /// Vector runahead command queue between the RoCC unit and the VRU (Table 8.1).
+    pub vrcmdq_entries: u32,
     /// Vector instruction cache: sets, ways and bytes per line (4 KiB 2-way by default).
     pub icache_sets: u32,
     pub icache_ways: u32,
@@ -72,6 +74,7 @@ impl Default for HwachaParams {
             vldq_entries: 4,
             vlt_entries: 64,
             vcmdq_entries: 16,
+            vrcmdq_entries: 16,
             icache_sets: 32,
             icache_ways: 2,
             icache_line_bytes: 64,
@@ -111,6 +114,10 @@ pub const PARAM_DOCS: &[(&str, &str)] = &[
         "vector load table entries (HwachaNVLTEntries)",
     ),
     ("vcmdq_entries", "vector command queue entries"),
+    (
+        "vrcmdq_entries",
+        "vector runahead command queue entries (to the VRU)",
+    ),
     ("icache_sets", "vector instruction cache sets"),
     ("icache_ways", "vector instruction cache ways"),
     ("icache_line_bytes", "vector instruction cache line bytes"),
@@ -149,6 +156,7 @@ impl HwachaParams {
             ("vldq_entries", self.vldq_entries),
             ("vlt_entries", self.vlt_entries),
             ("vcmdq_entries", self.vcmdq_entries),
+            ("vrcmdq_entries", self.vrcmdq_entries),
         ] {
             ParamError::check_range(name, v, 2, 256)?;
         }

@@ -5,7 +5,9 @@
 //! so that `vsetvl`, `vgetcfg` and `vgetvl` are answered at once, and passes the commands
 //! that need no answer (`vsetcfg`/`vuncfg`, `vmcs`, `vmca`, `vf`) through the VCMDQ to the
 //! scalar unit, in order. A `vf` carries the `vlen` of its issue; one with vlen 0 is
-//! dropped. An illegal command is never accepted: once everything before it has
+//! dropped. Per Table 8.1, `vsetcfg`, `vsetvl`, `vmca` and `vf` also go through the
+//! VRCMDQ to the vector runahead unit (`vrcmd`); a command waits until every queue it
+//! goes to has room. An illegal command is never accepted: once everything before it has
 //! finished it raises illegal-instruction (cause 2, tval the instruction word) on `xcpt`
 //! for as long as the core presents it, and the core traps on it (precisely: mepc is the
 //! command's instruction, as in the golden model). While `halt` is high (the unit holds
@@ -33,6 +35,14 @@ pub mod vcmd {
     pub const CFG: u64 = 3;
 }
 
+/// VRCMDQ command kinds (`value`: the vcfg, the new vlen, the address, the vf address).
+pub mod vrcmd {
+    pub const CFG: u64 = 0;
+    pub const VSETVL: u64 = 1;
+    pub const VMCA: u64 = 2;
+    pub const VF: u64 = 3;
+}
+
 /// Exception causes (RISC-V mcause values, the golden model's table).
 pub mod cause {
     pub const FETCH_MISALIGNED: u64 = 0;
@@ -54,8 +64,9 @@ fn uint(name: &str, width: u32) -> Field {
     Shape::field(name, Shape::UInt(width))
 }
 
-/// A VCMDQ entry: kind, register (vs index for vmcs, va for vmca), value (rs1, the vf
-/// address, or the vcfg) and the vlen a vf runs with.
+/// A VCMDQ or VRCMDQ entry: kind, register (vs index for vmcs, va for vmca), value (rs1,
+/// the vf address, the vcfg, or a VRCMDQ vsetvl's new vlen) and the vlen a vf runs
+/// with.
 pub fn vcmd_entry(p: &HwachaParams) -> Shape {
     Shape::bundle(vec![
         uint("cmd", 2),
@@ -105,14 +116,16 @@ pub fn maxvl(p: &HwachaParams, vcfg: &Value) -> Value {
     e.shl((p.lanes * p.strip()).trailing_zeros()).trunc(vb)
 }
 
-/// Ports: `cmd`/`resp` (RoCC), `busy`, `vcmd` (decoupled VCMDQ output), `scalar_busy`
-/// (the scalar unit or the vector side is working), `halt`, `xcpt`.
+/// Ports: `cmd`/`resp` (RoCC), `busy`, `vcmd` and `vrcmd` (decoupled VCMDQ and VRCMDQ
+/// outputs), `scalar_busy` (the scalar unit or the vector side is working), `halt`,
+/// `xcpt`.
 pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("HwachaRocc");
     let cmd = m.io("cmd", Dir::In, &rocc_command());
     let resp = m.io("resp", Dir::Out, &rocc_response());
     let busy = m.output("busy", 1);
     let vcmd_out = m.io("vcmd", Dir::Out, &Shape::decoupled(vcmd_entry(p)));
+    let vrcmd_out = m.io("vrcmd", Dir::Out, &Shape::decoupled(vcmd_entry(p)));
     let scalar_busy = m.input("scalar_busy", 1);
     let halt = m.input("halt", 1);
     let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
@@ -166,16 +179,19 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let answers = &(&vsetvl | &vgetcfg) | &vgetvl;
     let vf_live = &vf & &vlen.ne(&k(0, vb));
     let enqueues = &(&(&vsetcfg | &vuncfg) | &(&vmcs | &vmca)) | &vf_live;
+    let runahead = &(&(&vsetcfg | &vsetvl) | &vmca) | &vf_live;
 
-    let q = m.instance(
-        "vcmdq",
-        &queue(&QueueParams {
-            depth: p.vcmdq_entries,
+    let command_queue = |m: &mut ModuleBuilder, name: &str, depth: u32| {
+        let params = QueueParams {
+            depth,
             width: 72 + vb,
             flow: false,
             pipe: false,
-        })?,
-    );
+        };
+        Ok::<_, HdlErrors>(m.instance(name, &queue(&params)?))
+    };
+    let q = command_queue(&mut m, "vcmdq", p.vcmdq_entries)?;
+    let rq = command_queue(&mut m, "vrcmdq", p.vrcmdq_entries)?;
     let resp_valid = m.reg("resp_valid", 1, false);
     let resp_rd = m.reg("resp_rd", 5, 0u64);
     let resp_data = m.reg("resp_data", 64, 0u64);
@@ -184,17 +200,11 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         .ne(&q.port("count").konst(Bits::zero(q.port("count").width())));
     let all_idle = &(&(&!&queued & &!&scalar_busy) & &!&resp_valid) & &!&halt;
     let slot_free = &!&resp_valid | resp.ready();
-    // An answered command waits for the response register, a queued one for VCMDQ room;
-    // a dropped vf goes at once, an illegal one never.
-    let ready = priority_mux(
-        &[
-            (illegal.clone(), k(0, 1)),
-            (answers.clone(), slot_free),
-            (enqueues.clone(), q.port("enq_ready")),
-        ],
-        &k(1, 1),
-    );
-    m.connect(cmd.ready(), &(&ready & &!&halt));
+    // An answered command waits for the response register, a queued one for room in its
+    // queues; a dropped vf goes at once, an illegal one never.
+    let room = |needs: &Value, q: &hdl::Inst| &!needs | &q.port("enq_ready");
+    let ready = &(&(&!&answers | &slot_free) & &room(&enqueues, &q)) & &room(&runahead, &rq);
+    m.connect(cmd.ready(), &(&(&ready & &!&illegal) & &!&halt));
     let fire = cmd.fire();
     let accept = |c: &Value| &fire & c;
 
@@ -220,17 +230,30 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         ],
         &rs1,
     );
-    let entry = cat(&[&kind, &reg, &value, &vlen]);
     m.connect(&q.port("enq_valid"), &accept(&enqueues));
-    m.connect(&q.port("enq_bits"), &entry);
-    let deq = q.port("deq_bits");
-    let ob = vcmd_out.bits();
-    m.connect(ob.get("cmd").value(), &deq.slice(71 + vb, 70 + vb));
-    m.connect(ob.get("reg").value(), &deq.slice(69 + vb, 64 + vb));
-    m.connect(ob.get("value").value(), &deq.slice(63 + vb, vb));
-    m.connect(ob.get("vlen").value(), &deq.slice(vb - 1, 0));
-    m.connect(vcmd_out.valid(), &q.port("deq_valid"));
-    m.connect(&q.port("deq_ready"), vcmd_out.ready());
+    m.connect(&q.port("enq_bits"), &cat(&[&kind, &reg, &value, &vlen]));
+    let rkind = priority_mux(
+        &[
+            (vsetvl.clone(), k(vrcmd::VSETVL, 2)),
+            (vmca.clone(), k(vrcmd::VMCA, 2)),
+            (vf.clone(), k(vrcmd::VF, 2)),
+        ],
+        &k(vrcmd::CFG, 2),
+    );
+    let new_vlen = mux(&rs1.lt(&cur_maxvl.zext(64)), &rs1.trunc(vb), &cur_maxvl);
+    let rvalue = mux(&vsetvl, &new_vlen.zext(64), &value);
+    m.connect(&rq.port("enq_valid"), &accept(&runahead));
+    m.connect(&rq.port("enq_bits"), &cat(&[&rkind, &reg, &rvalue, &vlen]));
+    for (out, q) in [(&vcmd_out, &q), (&vrcmd_out, &rq)] {
+        let deq = q.port("deq_bits");
+        let ob = out.bits();
+        m.connect(ob.get("cmd").value(), &deq.slice(71 + vb, 70 + vb));
+        m.connect(ob.get("reg").value(), &deq.slice(69 + vb, 64 + vb));
+        m.connect(ob.get("value").value(), &deq.slice(63 + vb, vb));
+        m.connect(ob.get("vlen").value(), &deq.slice(vb - 1, 0));
+        m.connect(out.valid(), &q.port("deq_valid"));
+        m.connect(&q.port("deq_ready"), out.ready());
+    }
 
     // Architectural state changes at acceptance, in command order.
     m.when(&accept(&vsetcfg), |m| {
@@ -243,7 +266,6 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&vcfg, &k(0, 32));
         m.connect(&vlen, &k(0, vb));
     });
-    let new_vlen = mux(&rs1.lt(&cur_maxvl.zext(64)), &rs1.trunc(vb), &cur_maxvl);
     m.when(&accept(&vsetvl), |m| m.connect(&vlen, &new_vlen));
     let answer = priority_mux(
         &[

@@ -48,6 +48,10 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
             Dir::Out => m.connect_bundle(&outer, &fe.io(name)),
         }
     }
+    // The VRU's place (Figure 8.2): it is not built yet, so its commands are dropped.
+    let vrcmd = fe.io("vrcmd");
+    let one = m.lit(1, 1);
+    m.connect(vrcmd.ready(), &one);
     let idle = vu.port("idle");
     let halted = m.reg("halted", 1, false);
     let busy = m.output("busy", 1);
@@ -129,7 +133,7 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
     let held = m.reg("xcpt_held", 1, false);
     let held_cause = m.reg("xcpt_cause", 4, 0u64);
     let held_tval = m.reg("xcpt_tval", 64, 0u64);
-    let (zero, one) = (m.lit(0, 1), m.lit(1, 1));
+    let zero = m.lit(0, 1);
     let raise = &valid & &!&halted;
     m.when(&raise, |m| {
         m.connect(&halted, &one);

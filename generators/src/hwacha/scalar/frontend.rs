@@ -4,13 +4,13 @@
 use super::smu::reg_write;
 use super::{scalar_unit, trace_shape, vbranch_shape, vcfg_shape, vissue_shape, RamWindow};
 use crate::hwacha::params::HwachaParams;
-use crate::hwacha::rocc::{rocc_unit, xcpt_shape};
+use crate::hwacha::rocc::{rocc_unit, vcmd_entry, xcpt_shape};
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
-use hdl::{mux, Dir, HdlErrors, Module, ModuleBuilder};
+use hdl::{mux, Dir, HdlErrors, Module, ModuleBuilder, Shape};
 use std::rc::Rc;
 
 /// `HwachaFrontend`: the RoCC unit feeding the scalar unit through the VCMDQ. Ports:
-/// `cmd`, `resp`, `busy` (RoCC), and the scalar unit's `imem_*`, `dmem_*`, `vissue`,
+/// `cmd`, `resp`, `busy` (RoCC), `vrcmd` (the RoCC unit's VRCMDQ), and the scalar unit's `imem_*`, `dmem_*`, `vissue`,
 /// `vresp`, `vbranch`, `vidle`, `vcfg`, `halt` (to both units), `xcpt` (either unit's
 /// exceptions: the scalar unit's for a cycle, the RoCC unit's while the core presents
 /// the illegal command), `trace`.
@@ -25,6 +25,8 @@ pub fn frontend(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlError
     let busy = m.output("busy", 1);
     m.connect(&busy, &rocc.port("busy"));
     m.connect_bundle(&scalar.io("vcmd"), &rocc.io("vcmd"));
+    let vrcmd = m.io("vrcmd", Dir::Out, &Shape::decoupled(vcmd_entry(p)));
+    m.connect_bundle(&vrcmd, &rocc.io("vrcmd"));
     m.connect(&rocc.port("scalar_busy"), &scalar.port("busy"));
     for (name, dir, shape) in [
         ("imem_req", Dir::Out, mem_request(0)),
