@@ -4,10 +4,12 @@
 //! Like the scalar unit's decode it is generated from the encoding file: one comparator
 //! per line, each output bit the OR of the lines that set it.
 //!
-//! Instructions the vector side does not execute yet (floating point, segment accesses
-//! of more than one register) are flagged `unsupported`: the unit reports them as
-//! illegal instructions. Divides read their operands out to the lanes' dividers. `vfirst` and the consensual jumps are
-//! reductions: readouts of the guard (and vfirst's source) to the lanes' reducers.
+//! Instructions the vector side does not execute yet (floating point) are flagged
+//! `unsupported`: the unit reports them as illegal instructions; so is a segment access
+//! of more than one register, which the scalar unit never issues (it splits them).
+//! Divides read their operands out to the lanes' dividers. `vfirst` and the consensual
+//! jumps are reductions: readouts of the guard (and vfirst's source) to the lanes'
+//! reducers.
 
 use super::lane::uop::{alu_fn, imul_fn, red, unit, vinsn};
 use super::scalar::decode::{parse, Line, WORKER};
@@ -265,7 +267,7 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
         &consensual.mux(&cat(&[&k(1, 1), &bits.bit(33)]), &k(red::NONE, 2)),
     );
     let shift = when(&|i: &Info| i.ops == Operands::ShiftOnly);
-    // Segment accesses of more than one register are not executed yet.
+    // The scalar unit issues a segment access as one access per register (`scalar/`).
     let segmented = &is_mem & &field(47, 45).ne(&k(0, 3));
     let unsupported = &!&when(&|i: &Info| i.supported) | &segmented;
 

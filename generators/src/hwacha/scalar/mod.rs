@@ -15,7 +15,9 @@
 //!   vauipc, the link of a taken consensual jump), the MulDiv (rocket `MulDiv`), the
 //!   scalar memory unit (`smu.rs`), or the vector-issue port `vissue` for every other
 //!   legal instruction (vector ones, vfirst, scalar floating point) with its shared and
-//!   address operand values. `vcjal`/`vcjalr` are issued too and wait in X for
+//!   address operand values; a vector segment access of n registers as n one-register
+//!   accesses, part k to register rd + k at base + k element widths (unit stride made
+//!   strided by the segment's size). `vcjal`/`vcjalr` are issued too and wait in X for
 //!   `vbranch`; `vfence` waits for the vector side's `vidle`; `vstop` and exceptions
 //!   wait until nothing is in flight.
 //! - W: the register writes at the end of X's cycle, and the long-latency results
@@ -49,7 +51,7 @@ use crate::rocket::muldiv::muldiv;
 use crate::rocket::params::{CacheParams, MulDivParams, MulKind};
 use decode::{decode, Config};
 use hdl::helpers::{onehot_decode, onehot_mux, priority_mux};
-use hdl::{mux, Bits, Dir, Field, HdlErrors, Module, ModuleBuilder, Shape, Value};
+use hdl::{cat, mux, Bits, Dir, Field, HdlErrors, Module, ModuleBuilder, Shape, Value};
 use smu::{reg_write, smu};
 use std::rc::Rc;
 
@@ -332,6 +334,12 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let vissue_now = &go & &(&issue | &(&cj & &!&x_issued));
     let branch_done = &(&(&go & &cj) & &x_issued) & vbranch.valid();
     let taken = &branch_done & vbranch.bits().get("taken").value();
+    // A segment access of n registers goes to the vector side as n accesses of one, part
+    // k moving register rd + k at k element widths past the base; a unit-stride one
+    // becomes strided by the whole segment (rd + k keeps the model's register order and
+    // lets the decode give each part its register's width).
+    let seg_k = m.reg("seg_k", 3, 0u64);
+    let seg_last = seg_k.eq(&d.seglen);
     let x_fire = &go
         & &priority_mux(
             &[
@@ -342,7 +350,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
                 (d.fence.clone(), &drained & &vidle),
                 (cj.clone(), branch_done.clone()),
             ],
-            vissue.ready(),
+            &(vissue.ready() & &seg_last),
         );
     let xcpt_fire = &(&(&ir_valid & &x_xcpt) & &drained) & &!&halt;
     // The block ends at an exception, its own or (`halt`) one elsewhere in the unit.
@@ -393,17 +401,47 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     m.connect(vissue.valid(), &vissue_now);
     let vi = vissue.bits();
     let only = |used: &Value, v: &Value| &used.repeat(64) & v;
+    let segmented = d.seglen.ne(&k(0, 3));
+    // Part order: from rd up, except that an indexed load whose destinations include
+    // its index register moves that register last, so the parts before it still read
+    // the indices (as the model, which reads every index first).
+    let n = d.seglen.zext(4) + k(1, 4);
+    let into_index = &(&(&segmented & &!&d.has_ars1) & &ir.slice(11, 7).eq(&k(0x16, 5)))
+        & &(&ir.slice(40, 33) - &ir.slice(23, 16)).lt(&n.zext(8));
+    let after_index = &(&ir.slice(40, 33) - &ir.slice(23, 16)).trunc(4) + &k(1, 4);
+    let first = mux(&(&into_index & &after_index.ne(&n)), &after_index, &k(0, 4));
+    let sum = &first + &seg_k.zext(4);
+    let part = mux(&sum.ge(&n), &(&sum - &n), &sum).trunc(3);
+    let seg_offset = part.zext(64).dshl(&size);
+    // Unit stride (no as2): strided (bit 41) by the segment's bytes.
+    let unit_seg = &(&segmented & &!&d.has_ars2) & &d.has_ars1;
+    let part_bits = cat(&[
+        &ir.slice(63, 48),
+        &k(0, 3),
+        &ir.slice(44, 42),
+        &(&ir.bit(41) | &unit_seg),
+        &ir.slice(40, 24),
+        &(&ir.slice(23, 16) + &part.zext(8)),
+        &ir.slice(15, 0),
+    ]);
+    let seg_bytes = (&d.seglen.zext(64) + &k(1, 64)).dshl(&size);
+    let (s1, a1_part) = (only(&d.rs_shared[0], &v1), only(&d.has_ars1, &a1));
     for (name, v) in [
-        ("bits", ir.clone()),
+        ("bits", mux(&segmented, &part_bits, &ir)),
         ("pc", ir_pc.clone()),
-        ("s1", only(&d.rs_shared[0], &v1)),
+        // An indexed segment's base is a shared register.
+        ("s1", mux(&d.has_ars1, &s1, &(&s1 + &seg_offset))),
         ("s2", only(&d.rs_shared[1], &v2)),
         ("s3", only(&d.rs_shared[2], &v3)),
-        ("a1", only(&d.has_ars1, &a1)),
-        ("a2", only(&d.has_ars2, &a2)),
+        ("a1", &a1_part + &seg_offset),
+        ("a2", mux(&unit_seg, &seg_bytes, &only(&d.has_ars2, &a2))),
     ] {
         m.connect(vi.get(name).value(), &v);
     }
+    m.when(&vissue.fire(), |m| {
+        m.connect(&seg_k, &mux(&seg_last, &k(0, 3), &(&seg_k + &k(1, 3))))
+    });
+    m.when(&halt, |m| m.connect(&seg_k, &k(0, 3)));
     m.connect(vi.get("vlen").value(), &vlen);
     m.when(&vissue.fire(), |m| m.connect(&x_issued, &cj));
     m.when(&(&branch_done | &halt), |m| m.connect(&x_issued, &zero));
