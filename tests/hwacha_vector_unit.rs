@@ -55,7 +55,7 @@ fn memory(
     seed: u64,
 ) -> MemoryModel {
     let ports = (0..p.lanes)
-        .map(|l| MemPort::decoupled(&format!("l{l}_mem"), true))
+        .map(|l| MemPort::decoupled_with_amo(&format!("l{l}_mem"), true))
         .collect();
     let config = MemConfig {
         data_bytes: 16,

@@ -92,7 +92,7 @@ struct Expect {
     xcpt: Vec<(u64, bool)>,
     /// Memory requests: one per 16-byte beat with an active element in each contiguous
     /// run of a unit-stride command (a lane strip, with several lanes), one per active
-    /// element otherwise (two for an AMO: its read and its write).
+    /// element otherwise (an AMO's one, which the memory performs).
     requests: u64,
 }
 
@@ -187,7 +187,7 @@ fn reference(cmds: &[Cmd], p: &HwachaParams, lane: u64, mem: &mut SparseMemory) 
                 let run = if p.lanes > 1 { k / p.strip() as u64 } else { 0 };
                 beats.insert((run, a / 16));
             } else {
-                x.requests += if c.op == AMO { 2 } else { 1 };
+                x.requests += 1;
             }
             let mut b = [0u8; 8];
             mem.read(a, &mut b[..bytes]);
@@ -442,7 +442,7 @@ fn run(
         seed,
         ..MemConfig::default()
     };
-    let mut mem = MemoryModel::new(config, vec![MemPort::decoupled("mem", true)]).unwrap();
+    let mut mem = MemoryModel::new(config, vec![MemPort::decoupled_with_amo("mem", true)]).unwrap();
     let image: Vec<u8> = (0..REGION_BYTES).map(|_| rng.next_u64() as u8).collect();
     mem.memory_mut().write(REGION, &image);
     let mut golden = mem.memory().clone();
@@ -783,8 +783,8 @@ fn lanes_share_one_module() {
 fn shapes_match_the_memory_model() {
     let p = HwachaParams::default();
     let tb = tag_bits(&p);
-    use verification::tb::memory::{request_shape, response_shape};
-    assert_eq!(vmu::mem_request(tb), request_shape(32, 16, tb));
+    use verification::tb::memory::{amo_request_shape, response_shape};
+    assert_eq!(vmu::mem_request(tb), amo_request_shape(32, 16, tb));
     assert_eq!(vmu::mem_response(tb), response_shape(16, tb));
 }
 

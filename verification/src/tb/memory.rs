@@ -12,6 +12,11 @@
 //! mask byte outside the lanes the address and size cover, a misaligned address or an
 //! access wider than the bus is a protocol error of the design, reported as such.
 //!
+//! A port may also carry atomic memory operations (`amo`, [`amo`]): an AMO request reads
+//! the old value, writes the operation's result in the same step and answers with the
+//! old block, so that AMOs from several ports on one address are atomic (the L2 of the
+//! thesis's SoC performs them).
+//!
 //! Memory effects happen in acceptance order when a request is accepted; only the
 //! responses are delayed (and, optionally, reordered). All randomness (back-pressure,
 //! latency jitter, response order) comes from one seeded generator, so a run repeats
@@ -86,6 +91,14 @@ pub enum MemError {
         addr: u64,
         size: u64,
         mask: Bits,
+    },
+    #[error("cycle {cycle}, port {port}: AMO {op} of 2^{size} bytes at {addr:#x} (AMOs are 4 or 8 bytes, codes 1-9, with `write` set)")]
+    BadAmo {
+        cycle: u64,
+        port: usize,
+        op: u64,
+        addr: u64,
+        size: u64,
     },
     #[error("image of {len} bytes at {addr:#x} runs past the end of the 64-bit address space")]
     ImageWraps { addr: u64, len: u64 },
@@ -194,9 +207,61 @@ impl crate::iss::htif::HostMemory for SparseMemory {
     }
 }
 
+/// The request's `amo` field (4 bits): 0 for a plain read or write, else the operation
+/// (RV64A's, at the access size: 4 or 8 bytes; `min`/`max` signed). An AMO request has
+/// `write` set, its operand in the access's lanes of `data` and the mask of those lanes.
+pub mod amo {
+    pub const NONE: u64 = 0;
+    pub const SWAP: u64 = 1;
+    pub const ADD: u64 = 2;
+    pub const XOR: u64 = 3;
+    pub const AND: u64 = 4;
+    pub const OR: u64 = 5;
+    pub const MIN: u64 = 6;
+    pub const MAX: u64 = 7;
+    pub const MINU: u64 = 8;
+    pub const MAXU: u64 = 9;
+    /// Width of the field.
+    pub const BITS: u32 = 4;
+
+    /// The value `op` writes over `old` with operand `src`, both `bytes` wide (4 or 8).
+    pub fn apply(op: u64, bytes: u32, old: u64, src: u64) -> Option<u64> {
+        let bits = bytes * 8;
+        let mask = u64::MAX >> (64 - bits);
+        let signed = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
+        let (o, s) = (old & mask, src & mask);
+        let v = match op {
+            SWAP => s,
+            ADD => o.wrapping_add(s),
+            XOR => o ^ s,
+            AND => o & s,
+            OR => o | s,
+            MIN => [o, s][(signed(s) < signed(o)) as usize],
+            MAX => [o, s][(signed(s) > signed(o)) as usize],
+            MINU => o.min(s),
+            MAXU => o.max(s),
+            _ => return None,
+        };
+        Some(v & mask)
+    }
+}
+
 /// Shape of a request channel, as the design declares it with
 /// `m.io("<prefix>_req", Dir::Out, &request_shape(..))`; `tag_bits` 0 leaves out the tag.
 pub fn request_shape(addr_bits: u32, data_bytes: u32, tag_bits: u32) -> Shape {
+    Shape::decoupled(Shape::bundle(request_fields(
+        addr_bits, data_bytes, tag_bits,
+    )))
+}
+
+/// [`request_shape`] with the `amo` field last, for a port whose memory performs AMOs.
+pub fn amo_request_shape(addr_bits: u32, data_bytes: u32, tag_bits: u32) -> Shape {
+    let mut fields = request_fields(addr_bits, data_bytes, tag_bits);
+    fields.push(Shape::field("amo", Shape::UInt(amo::BITS)));
+    Shape::decoupled(Shape::bundle(fields))
+}
+
+fn request_fields(addr_bits: u32, data_bytes: u32, tag_bits: u32) -> Vec<hdl::Field> {
     let mut fields = vec![
         Shape::field("addr", Shape::UInt(addr_bits)),
         Shape::field("write", Shape::UInt(1)),
@@ -207,7 +272,7 @@ pub fn request_shape(addr_bits: u32, data_bytes: u32, tag_bits: u32) -> Shape {
     if tag_bits > 0 {
         fields.push(Shape::field("tag", Shape::UInt(tag_bits)));
     }
-    Shape::decoupled(Shape::bundle(fields))
+    fields
 }
 
 /// Shape of a response channel, declared with `m.io("<prefix>_resp", Dir::In, ..)`.
@@ -232,6 +297,8 @@ pub struct MemPort {
     pub req_data: String,
     pub req_mask: Option<String>,
     pub req_size: Option<String>,
+    /// The AMO operation ([`amo`]); absent: no AMOs.
+    pub req_amo: Option<String>,
     pub resp_valid: String,
     pub resp_ready: Option<String>,
     pub resp_data: String,
@@ -252,10 +319,20 @@ impl MemPort {
             req_data: req("data"),
             req_mask: Some(req("mask")),
             req_size: Some(req("size")),
+            req_amo: None,
             resp_valid: format!("{prefix}_resp_valid"),
             resp_ready: Some(format!("{prefix}_resp_ready")),
             resp_data: format!("{prefix}_resp_bits_data"),
             tag: tagged.then(|| (req("tag"), format!("{prefix}_resp_bits_tag"))),
+        }
+    }
+
+    /// As [`MemPort::decoupled`], with the request's `amo` field (AMOs performed by the
+    /// memory).
+    pub fn decoupled_with_amo(prefix: &str, tagged: bool) -> MemPort {
+        MemPort {
+            req_amo: Some(format!("{prefix}_req_bits_amo")),
+            ..MemPort::decoupled(prefix, tagged)
         }
     }
 }
@@ -311,6 +388,7 @@ impl Default for MemConfig {
 pub struct MemStats {
     pub reads: u64,
     pub writes: u64,
+    pub amos: u64,
     pub responses: u64,
     /// Port-cycles in which a valid request was not accepted.
     pub refused: u64,
@@ -538,6 +616,10 @@ impl MemoryModel {
             Some((req_tag, _)) => Some(peek(dut, req_tag)?),
             None => None,
         };
+        let op = match &names.req_amo {
+            Some(a) => peek_u64(dut, a)?,
+            None => amo::NONE,
+        };
         if size > max_size {
             return Err(MemError::SizeTooLarge {
                 cycle,
@@ -560,7 +642,33 @@ impl MemoryModel {
         let base = addr - offset;
         let mut block = vec![0u8; bus as usize];
         self.store.read(base, &mut block);
-        let data = if write {
+        let old = from_bytes(&block);
+        if op != amo::NONE {
+            let bad = || MemError::BadAmo {
+                cycle,
+                port: p,
+                op,
+                addr,
+                size,
+            };
+            if !write || !(2..=3).contains(&size) {
+                return Err(bad());
+            }
+            let lane = |b: &[u8]| {
+                let mut v = [0u8; 8];
+                v[..len as usize].copy_from_slice(&b[offset as usize..(offset + len) as usize]);
+                u64::from_le_bytes(v)
+            };
+            let src = lane(&to_bytes(&peek(dut, &names.req_data)?, bus as usize));
+            let new = amo::apply(op, len as u32, lane(&block), src).ok_or_else(bad)?;
+            block[offset as usize..(offset + len) as usize]
+                .copy_from_slice(&new.to_le_bytes()[..len as usize]);
+            self.store.write(base, &block);
+            self.stats.amos += 1;
+        }
+        let data = if op != amo::NONE {
+            old
+        } else if write {
             let wdata = peek(dut, &names.req_data)?;
             let mask = match &names.req_mask {
                 Some(m) => peek(dut, m)?,
@@ -615,6 +723,7 @@ impl MemoryModel {
                 (&n.resp_data, data_bits),
             ];
             exact.extend(n.req_mask.iter().map(|m| (m, state.bytes)));
+            exact.extend(n.req_amo.iter().map(|a| (a, amo::BITS)));
             exact.extend(n.resp_ready.iter().map(|r| (r, 1)));
             let mut at_most: Vec<(&String, u32)> = vec![(&n.req_addr, 64)];
             at_most.extend(n.req_size.iter().map(|s| (s, 64)));
@@ -683,6 +792,23 @@ fn from_bytes(bytes: &[u8]) -> Bits {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn amos_compute_at_their_width() {
+        use super::amo::*;
+        assert_eq!(apply(ADD, 8, u64::MAX, 2), Some(1));
+        assert_eq!(apply(ADD, 4, 0xffff_ffff, 2), Some(1));
+        assert_eq!(apply(SWAP, 4, 5, 0x1_0000_0007), Some(7));
+        assert_eq!(apply(MIN, 4, 0xffff_ffff, 1), Some(0xffff_ffff));
+        assert_eq!(apply(MINU, 4, 0xffff_ffff, 1), Some(1));
+        assert_eq!(apply(MAX, 8, 1 << 63, 3), Some(3));
+        assert_eq!(apply(MAXU, 8, 1 << 63, 3), Some(1 << 63));
+        assert_eq!(apply(XOR, 8, 0b1100, 0b1010), Some(0b0110));
+        assert_eq!(apply(AND, 8, 0b1100, 0b1010), Some(0b1000));
+        assert_eq!(apply(OR, 8, 0b1100, 0b1010), Some(0b1110));
+        assert_eq!(apply(NONE, 8, 1, 1), None);
+        assert_eq!(apply(10, 8, 1, 1), None);
+    }
+
     use super::*;
 
     #[test]

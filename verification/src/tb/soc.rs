@@ -130,7 +130,7 @@ pub fn hwacha_ports(lanes: u32) -> Vec<(MemPort, u32)> {
             (port, 8)
         })
         .collect();
-    ports.extend((0..lanes).map(|l| (MemPort::decoupled(&format!("l{l}_mem"), true), 16)));
+    ports.extend((0..lanes).map(|l| (MemPort::decoupled_with_amo(&format!("l{l}_mem"), true), 16)));
     ports
 }
 

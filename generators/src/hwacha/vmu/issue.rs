@@ -8,22 +8,22 @@
 //! element sends nothing. The next beat starts collecting in the cycle a beat is sent, so
 //! a beat can go every cycle. A load request takes a free VLT entry as its tag; all
 //! writes share the tag `vlt_entries` and their responses are only counted. An AMO
-//! element sends its read, waits for the response (snooped on its way into the VLDQ,
-//! which carries the old value to the VLU), and then sends the combined value as a write
-//! before taking the next element.
+//! element is one request that memory performs atomically (`amo` = 1 + `amo_fn`, the
+//! operand placed as store data, `write` set: the protocol of
+//! `verification::tb::memory::amo`, as the thesis's L2 does AMOs); like a load it takes
+//! a VLT entry, and its response, the old value, is written back by the VLU.
 
 use super::addr::Element;
 use super::vlu::{Retire, VltEntry};
-use super::{amo, field, lit, vsu, Fifo, BEAT_BYTES, OP_AMO, OP_STORE};
+use super::{field, lit, vsu, Fifo, BEAT_BYTES, OP_AMO, OP_STORE};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::{onehot_decode, popcount, priority_encode};
 use hdl::ir::addr_width;
 use hdl::{cat, mux, Bundle, Mem, MemStyle, ModuleBuilder, Value};
 
-/// States: collecting elements, sending the beat, waiting for an AMO's read response.
+/// States: collecting elements, sending the beat.
 const COLLECT: u64 = 0;
 const SEND: u64 = 1;
-const AMO_WAIT: u64 = 2;
 
 pub struct Issue {
     pub vlt: Mem,
@@ -67,7 +67,6 @@ pub(super) fn build(
     let amo_fn = m.reg("beat_amo_fn", 4, 0u64);
     let last = m.reg("beat_last", 1, false);
     let src = m.reg("beat_src", 64, 0u64);
-    let amo_tag = m.reg("amo_tag", aw, 0u64);
     let consumed = m.reg("item_consumed", 4, 0u64);
     let load_pending = m.reg("load_pending", 1, false);
     let writes = m.reg("writes_out", cw, 0u64);
@@ -125,9 +124,16 @@ pub(super) fn build(
         field(req, "addr"),
         &mux(&unit, &line, &addr).trunc(field(req, "addr").width()),
     );
-    m.connect(field(req, "write"), &write);
-    m.connect(field(req, "data"), &data);
-    m.connect(field(req, "mask"), &mask);
+    let is_amo = is_op(&op, OP_AMO);
+    m.connect(field(req, "write"), &(&write | &is_amo));
+    let placed = vsu::place(&offset, &width, &src);
+    m.connect(field(req, "data"), &mux(&is_amo, &placed.data, &data));
+    m.connect(field(req, "mask"), &mux(&is_amo, &placed.mask, &mask));
+    let amo_code = &amo_fn.zext(4) + &lit(&amo_fn, 1, 4);
+    m.connect(
+        field(req, "amo"),
+        &mux(&is_amo, &amo_code, &lit(&amo_fn, 0, 4)),
+    );
     let size_w = field(req, "size").width();
     let beat_size = lit(&width, BEAT_BYTES.trailing_zeros() as u64, size_w);
     m.connect(
@@ -136,7 +142,6 @@ pub(super) fn build(
     );
     m.connect(field(req, "tag"), &mux(&write, &write_tag, &alloc.zext(tb)));
     let sent = req.fire();
-    let is_amo = is_op(&op, OP_AMO);
     m.when(&sent, |m| {
         m.when(&write, |m| m.connect(&state, &lit(&state, COLLECT, 2)))
             .otherwise(|m| {
@@ -149,14 +154,9 @@ pub(super) fn build(
                     unsigned: unsigned.clone(),
                 };
                 m.write(&vlt, &alloc, &entry.pack());
-                m.connect(&amo_tag, &alloc);
-                m.connect(
-                    &state,
-                    &mux(&is_amo, &lit(&state, AMO_WAIT, 2), &lit(&state, COLLECT, 2)),
-                );
+                m.connect(&state, &lit(&state, COLLECT, 2));
             });
-        // An AMO's read is not the end of its element: its write follows.
-        finish(m, &(&last & &!(&is_amo & &!&write)), &op);
+        finish(m, &last, &op);
     });
 
     // Collect: the slots of the head item that fall in the beat being collected; an item
@@ -166,7 +166,7 @@ pub(super) fn build(
     let is_store = is_op(&e.op, OP_STORE);
     // A beat that is not its command's last makes way for the next in the cycle it is
     // sent (after a last one, the two might both complete commands in one cycle).
-    let next_beat = &(&sent & &!&last) & &!&(&is_amo & &!&write);
+    let next_beat = &sent & &!&last;
     let may_step = &(&in_state(COLLECT) | &next_beat)
         & &(&is_store | &(&!&load_pending & &retire.covers(&e.k, &e.count)));
     let step = &may_step & &vpaq.deq_valid();
@@ -259,17 +259,6 @@ pub(super) fn build(
             })
             .otherwise(|m| finish(m, &item_last, &e.op));
         });
-    });
-
-    // An AMO's read response: combine and send the write.
-    let amo_resp = &(&in_state(AMO_WAIT) & &resp.fire()) & &resp_tag.eq(&amo_tag.zext(tb));
-    m.when(&amo_resp, |m| {
-        let shift = offset.zext(7).shl(3);
-        let old = field(resp, "data").dshr(&shift).trunc(64);
-        let new = amo::combine(&amo_fn, &width, &old, &src);
-        m.connect(&data, &vsu::place(&offset, &width, &new).data);
-        m.connect(&write, &lit(&write, 1, 1));
-        m.connect(&state, &lit(&state, SEND, 2));
     });
 
     let wrote = (&sent & &write).zext(cw);

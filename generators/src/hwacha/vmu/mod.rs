@@ -10,9 +10,8 @@
 //!   active element) per cycle into the VPAQ, else one element per cycle.
 //! - `vsu.rs`: places an element's store data and byte mask in its 128-bit beat.
 //! - `issue.rs`: coalesces unit-stride elements into beats (a beat per cycle), sends
-//!   requests, allocates the vector load table (VLT) and sequences AMOs (read, combine,
-//!   write).
-//! - `amo.rs`: the AMO arithmetic.
+//!   requests (an AMO element as one atomic request the memory performs) and allocates
+//!   the vector load table (VLT).
 //! - `vlu.rs`: the load-data unit: turns each response in the VLDQ back into per-group
 //!   writes of the lane's registers (opportunistic, in response order).
 //!
@@ -20,8 +19,8 @@
 //! Commands are processed in order and all requests leave through one port in element
 //! order, so a command's stores are all sent before a later command's loads; the VMU
 //! relies on the memory performing accesses in acceptance order (as the test memory
-//! does). A lane's VMU does one AMO element at a time (its read, then its write, with
-//! nothing in between); atomicity across lanes is not provided yet. A load or AMO
+//! does). AMOs are performed by the memory (the port's `amo` field), so they are atomic
+//! across lanes, as on the thesis's L2. A load or AMO
 //! command's requests wait until the previous load or AMO command has written back all
 //! its elements, so the `vlu` writes of two commands never interleave.
 //!
@@ -40,7 +39,8 @@
 //! - `lane_id` (in, `lane_id_bits`): the lane, an input so that all lanes share one
 //!   module; lane-local element k is global element
 //!   `((k / strip) * lanes + lane_id) * strip + k % strip`.
-//! - `cmd` (decoupled in, `cmd_shape`): op (0 load, 1 store, 2 AMO), amo_fn (`amo.rs`),
+//! - `cmd` (decoupled in, `cmd_shape`): op (0 load, 1 store, 2 AMO), amo_fn (0-8: swap,
+//!   add, xor, and, or, min, max, minu, maxu),
 //!   mode (0 unit stride, 1 constant stride, 2 indexed; AMOs are indexed), width (log2
 //!   bytes), unsigned (loads), base, stride (bytes; unit stride uses the element size),
 //!   vlen (lane-local elements). Op 3, mode 3 and amo_fn 9..15 are reserved.
@@ -66,7 +66,6 @@
 //! oldest unfinished element.
 
 pub mod addr;
-pub mod amo;
 pub mod issue;
 pub mod vlu;
 pub mod vsu;
@@ -145,7 +144,8 @@ pub fn vlu_shape(p: &HwachaParams) -> Shape {
     ]))
 }
 
-/// Memory request, as `verification::tb::memory::request_shape(32, 16, tag_bits)`.
+/// Memory request, as `verification::tb::memory::amo_request_shape(32, 16, tag_bits)`:
+/// `amo` is 0, or 1 + an `amo_fn` (`verification::tb::memory::amo`).
 pub fn mem_request(tag_bits: u32) -> Shape {
     Shape::decoupled(Shape::bundle(vec![
         uint("addr", ADDR_BITS),
@@ -154,6 +154,7 @@ pub fn mem_request(tag_bits: u32) -> Shape {
         uint("mask", BEAT_BYTES),
         uint("size", SIZE_BITS),
         uint("tag", tag_bits),
+        uint("amo", 4),
     ]))
 }
 
