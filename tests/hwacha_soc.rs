@@ -11,14 +11,15 @@
 //! every exception the RTL raises traps the control processor in lockstep with the model,
 //! and the 4-lane preset's Verilog is lint clean and deterministic.
 
+mod hwacha_trap_cases;
+
 use asic_flow::lint::{run_all, LintTarget};
 use assert_cmd::Command;
 use generators::hwacha::soc::RocketHwachaParams;
 use hdl::Design;
 use std::path::{Path, PathBuf};
 use verification::elf::{self, Program};
-use verification::hwacha::asm::{build, build_sources, AsmOptions};
-use verification::hwacha::encoding::{table, Field};
+use verification::hwacha::asm::{build_sources, AsmOptions};
 use verification::hwacha::model::{Hwacha, HwachaParams as ModelParams};
 use verification::hwacha::ubench;
 use verification::tb::memory::MemConfig;
@@ -212,6 +213,38 @@ fn accelgen() -> Command {
     assert_cmd::cargo::cargo_bin_cmd!("accelgen")
 }
 
+/// Builds a program of C and worker-thread assembly sources into `dir`.
+fn build_c_and_asm(dir: &Path, name: &str, c: &str, s: &str) -> PathBuf {
+    let (c_path, s_path) = (dir.join(format!("{name}.c")), dir.join(format!("{name}.S")));
+    std::fs::write(&c_path, c).unwrap();
+    std::fs::write(&s_path, s).unwrap();
+    let elf_path = dir.join(format!("{name}.elf"));
+    build_sources(&[c_path, s_path], &elf_path, &AsmOptions::default()).unwrap();
+    elf_path
+}
+
+/// Runs `elf` with `accelgen sim rocket-hwacha --lockstep` on the `lanes`-lane preset at
+/// memory latency `latency` (jitter `jitter`); the program must exit 0. Returns stderr.
+fn lockstep_cli(elf: &Path, lanes: u32, latency: u32, jitter: u32) -> String {
+    let config = root().join(format!("configs/hwacha-{lanes}lane.toml"));
+    let out = accelgen()
+        .args(["sim", "rocket-hwacha", "--lockstep"])
+        .args([
+            "--latency",
+            &latency.to_string(),
+            "--jitter",
+            &jitter.to_string(),
+        ])
+        .arg("--config")
+        .arg(&config)
+        .arg("--program")
+        .arg(elf)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{lanes} lanes: {out:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// A vector floating-point add, which the RTL does not execute yet (the golden model
 /// does).
 const FADD_C: &str = r#"
@@ -300,28 +333,9 @@ divide_block:
 #[test]
 fn divides_run_through_the_whole_machine() {
     let dir = tempfile::tempdir().unwrap();
-    let (c, s) = (dir.path().join("divide.c"), dir.path().join("divide.S"));
-    std::fs::write(&c, DIVIDE_C).unwrap();
-    std::fs::write(&s, DIVIDE_S).unwrap();
-    let elf_path = dir.path().join("divide.elf");
-    build_sources(&[c, s], &elf_path, &AsmOptions::default()).unwrap();
+    let elf = build_c_and_asm(dir.path(), "divide", DIVIDE_C, DIVIDE_S);
     for lanes in [1, 2] {
-        let config = root().join(format!("configs/hwacha-{lanes}lane.toml"));
-        let out = accelgen()
-            .args([
-                "sim",
-                "rocket-hwacha",
-                "--lockstep",
-                "--latency",
-                "20",
-                "--config",
-            ])
-            .arg(&config)
-            .arg("--program")
-            .arg(&elf_path)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{lanes} lanes: {out:?}");
+        lockstep_cli(&elf, lanes, 20, 0);
     }
 }
 
@@ -409,43 +423,12 @@ fn the_four_lane_verilog_is_lint_clean_and_deterministic() {
 /// after the `vf` retired, at the `fence` that waits for the unit (mepc is the fence).
 /// Unlike `tests/hwacha_traps.rs` (the model alone), no access faults: the lanes have no
 /// memory map to check addresses against.
-const TRAPS: &str = r#"
-#include "isa_test.h"
-
-// mepc is `label`; mtval the 32-bit instruction there.
-#define CHECK_INSN(n, cause, label)                 \
-  li TESTNUM, n; CHECK(s2, cause);                  \
-  la t2, label; bne s3, t2, fail;                   \
-  lwu t2, 0(t2); bne s4, t2, fail;
-
-// mepc is `label`; mtval the value of register `reg` (not t2).
-#define CHECK_TVAL(n, cause, label, reg)            \
-  li TESTNUM, n; CHECK(s2, cause);                  \
-  la t2, label; bne s3, t2, fail; bne s4, reg, fail;
-
+const TRAPS_DEFS: &str = r#"
 // A block that raises an exception, and the fence the core traps at (label 1).
 #define VF_TRAP(reg) vf 0(reg); 1: fence
+"#;
 
-TEST_BEGIN
-TRAP_HANDLER
-  li a0, 4
-1:
-  vsetvl t1, a0                 # unconfigured: accelerator disabled
-  CHECK_INSN(1, 2, 1b)
-  li a0, 257
-1:
-  vsetcfg a0                    # 257 vector data registers
-  CHECK_INSN(2, 2, 1b)
-  vsetcfg 8, 2
-  li a0, 4
-  vsetvl t1, a0
-1:
-  vxcptcause t1                 # not in Table 7.1
-  CHECK_INSN(3, 2, 1b)
-1:
-  .insn VMCS_VS64               # vmcs vs64, a1
-  CHECK_INSN(4, 2, 1b)
-
+const TRAPS_BODY: &str = r#"
   la a0, bad_reg
   VF_TRAP(a0)                   # vv9 with 8 configured
   la t4, bad_reg_insn
@@ -499,64 +482,18 @@ TRAP_HANDLER
   ld t3, 0(a3)
   bne t3, a0, fail
 TEST_END
-
-  .text
-  .align 3
-bad_reg:
-  vaddi vs5, vs0, 1
-bad_reg_insn:
-  vadd vv9, vv1, vv2
-  vstop
-stop_block:
-  vstop
-load_block:
-  vaddi vs5, vs0, 77
-  vlstd vv1, va1, va2
-  vstop
-store_block:
-  vsd vv1, va1
-  vstop
-amo_block:
-  vamoadd.d vv1, 0(vs2), vs3
-  vstop
-report_block:
-  vssd vs6, vs5
-  vstop
-
-  .data
-  .align 3
-data: .dword 1, 2, 3, 4, 5, 6, 7, 8
-result: .dword 0
 "#;
 
 #[test]
 fn exceptions_trap_the_control_processor_in_lockstep() {
     let dir = tempfile::tempdir().unwrap();
-    let vmcs = table().get("vmcs").unwrap();
-    let vmcs_vs64 = vmcs.bits | Field::Svrdhi.put(2) | Field::Svrdlo.put(0) | Field::Rs1.put(11);
-    let src = dir.path().join("traps.S");
-    std::fs::write(&src, TRAPS).unwrap();
-    let opts = AsmOptions {
-        defines: vec![format!("VMCS_VS64={vmcs_vs64:#x}")],
-        bare: true,
-        ..AsmOptions::default()
-    };
-    let elf_path = build(&src, &dir.path().join("traps.elf"), &opts).unwrap();
+    let source = hwacha_trap_cases::program(TRAPS_DEFS, TRAPS_BODY);
+    let elf_path = hwacha_trap_cases::assemble(dir.path(), &source);
     let program = elf::load_file(&elf_path).unwrap();
     // The last is the misaligned AMO's address.
     let amo_addr = ubench::symbol(&program, "data").unwrap() + 4;
-    for (lanes, latency) in [(1, "1"), (2, "20")] {
-        let config = root().join(format!("configs/hwacha-{lanes}lane.toml"));
-        let out = accelgen()
-            .args(["sim", "rocket-hwacha", "--lockstep", "--latency", latency])
-            .arg("--config")
-            .arg(&config)
-            .arg("--program")
-            .arg(&elf_path)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{lanes} lanes: {out:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
+    for (lanes, latency) in [(1, 1), (2, 20)] {
+        let err = lockstep_cli(&elf_path, lanes, latency, 0);
         let taken =
             format!("10 accelerator exception(s) taken (the last: cause 6, tval {amo_addr:#x})");
         assert!(err.contains(&taken), "{lanes} lanes: {err}");
@@ -637,22 +574,9 @@ segment_block:
 #[test]
 fn segments_run_through_the_whole_machine() {
     let dir = tempfile::tempdir().unwrap();
-    let (c, s) = (dir.path().join("segment.c"), dir.path().join("segment.S"));
-    std::fs::write(&c, SEGMENT_C).unwrap();
-    std::fs::write(&s, SEGMENT_S).unwrap();
-    let elf_path = dir.path().join("segment.elf");
-    build_sources(&[c, s], &elf_path, &AsmOptions::default()).unwrap();
-    for (lanes, latency) in [(1, "20"), (2, "1")] {
-        let config = root().join(format!("configs/hwacha-{lanes}lane.toml"));
-        let out = accelgen()
-            .args(["sim", "rocket-hwacha", "--lockstep", "--latency", latency])
-            .arg("--config")
-            .arg(&config)
-            .arg("--program")
-            .arg(&elf_path)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{lanes} lanes: {out:?}");
+    let elf = build_c_and_asm(dir.path(), "segment", SEGMENT_C, SEGMENT_S);
+    for (lanes, latency) in [(1, 20), (2, 1)] {
+        lockstep_cli(&elf, lanes, latency, 0);
     }
 }
 
@@ -712,25 +636,8 @@ histogram_block:
 #[test]
 fn amos_are_atomic_across_lanes() {
     let dir = tempfile::tempdir().unwrap();
-    let (c, s) = (
-        dir.path().join("histogram.c"),
-        dir.path().join("histogram.S"),
-    );
-    std::fs::write(&c, HISTOGRAM_C).unwrap();
-    std::fs::write(&s, HISTOGRAM_S).unwrap();
-    let elf_path = dir.path().join("histogram.elf");
-    build_sources(&[c, s], &elf_path, &AsmOptions::default()).unwrap();
-    for (lanes, latency) in [(1, "20"), (2, "20")] {
-        let config = root().join(format!("configs/hwacha-{lanes}lane.toml"));
-        let out = accelgen()
-            .args(["sim", "rocket-hwacha", "--lockstep", "--latency", latency])
-            .args(["--jitter", "15"])
-            .arg("--config")
-            .arg(&config)
-            .arg("--program")
-            .arg(&elf_path)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{lanes} lanes: {out:?}");
+    let elf = build_c_and_asm(dir.path(), "histogram", HISTOGRAM_C, HISTOGRAM_S);
+    for lanes in [1, 2] {
+        lockstep_cli(&elf, lanes, 20, 15);
     }
 }

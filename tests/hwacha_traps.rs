@@ -8,55 +8,26 @@
 //! runaway block stops the simulation with an error instead of trapping. In imprecise
 //! mode (the RTL's) a worker exception waits for the bench to deliver it.
 
+mod hwacha_trap_cases;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 use verification::elf;
-use verification::hwacha::asm::{build, AsmOptions};
-use verification::hwacha::encoding::{table, Field, Thread};
+use verification::hwacha::encoding::{table, Thread};
 use verification::hwacha::model::{Hwacha, HwachaError, HwachaParams, Illegal};
 use verification::iss::csr::cause;
 use verification::iss::rocc::RoccError;
 use verification::iss::{Iss, IssConfig, IssError, Step, Stop};
 
-const PROGRAM: &str = r#"
-#include "isa_test.h"
-
-// mepc is `label`; mtval the 32-bit instruction there.
-#define CHECK_INSN(n, cause, label)                 \
-  li TESTNUM, n; CHECK(s2, cause);                  \
-  la t2, label; bne s3, t2, fail;                   \
-  lwu t2, 0(t2); bne s4, t2, fail;
-
+const DEFS: &str = r#"
 // mepc is `label`; mtval the 64-bit worker instruction at `word`.
 #define CHECK_WORKER(n, label, word)                \
   li TESTNUM, n; CHECK(s2, 2);                      \
   la t2, label; bne s3, t2, fail;                   \
   la t2, word; ld t2, 0(t2); bne s4, t2, fail;
+"#;
 
-// mepc is `label`; mtval the value of register `reg` (not t2).
-#define CHECK_TVAL(n, cause, label, reg)            \
-  li TESTNUM, n; CHECK(s2, cause);                  \
-  la t2, label; bne s3, t2, fail; bne s4, reg, fail;
-
-TEST_BEGIN
-TRAP_HANDLER
-  li a0, 4
-1:
-  vsetvl t1, a0                 # unconfigured: accelerator disabled
-  CHECK_INSN(1, 2, 1b)
-  li a0, 257
-1:
-  vsetcfg a0                    # 257 vector data registers
-  CHECK_INSN(2, 2, 1b)
-  vsetcfg 8, 2
-  li a0, 4
-  vsetvl t1, a0
-1:
-  vxcptcause t1                 # not in Table 7.1
-  CHECK_INSN(3, 2, 1b)
-1:
-  .insn VMCS_VS64               # vmcs vs64, a1 (the assembler refuses vs64)
-  CHECK_INSN(4, 2, 1b)
+const BODY: &str = r#"
   la a0, bad_reg
 1:
   vf 0(a0)                      # vv9 with 8 configured
@@ -128,50 +99,11 @@ TRAP_HANDLER
   ld t3, 0(a3)
   CHECK(t3, 77)
 TEST_END
-
-  .text
-  .align 3
-bad_reg:
-  vaddi vs5, vs0, 1
-bad_reg_insn:
-  vadd vv9, vv1, vv2
-  vstop
-stop_block:
-  vstop
-load_block:
-  vaddi vs5, vs0, 77
-  vlstd vv1, va1, va2
-  vstop
-store_block:
-  vsd vv1, va1
-  vstop
-amo_block:
-  vamoadd.d vv1, 0(vs2), vs3
-  vstop
-report_block:
-  vssd vs6, vs5
-  vstop
-
-  .data
-  .align 3
-data: .dword 1, 2, 3, 4, 5, 6, 7, 8
-result: .dword 0
 "#;
 
-/// Builds `source` (bare, with `isa_test.h`), defining VMCS_VS64 as the word of
-/// `vmcs vs64, a1`.
+/// Builds `source` (bare, with `isa_test.h`).
 fn build_program(dir: &std::path::Path, source: &str) -> elf::Program {
-    let vmcs = table().get("vmcs").unwrap();
-    let vmcs_vs64 = vmcs.bits | Field::Svrdhi.put(2) | Field::Svrdlo.put(0) | Field::Rs1.put(11);
-    let src = dir.join("traps.S");
-    std::fs::write(&src, source).unwrap();
-    let opts = AsmOptions {
-        defines: vec![format!("VMCS_VS64={vmcs_vs64:#x}")],
-        bare: true,
-        ..AsmOptions::default()
-    };
-    let elf = build(&src, &dir.join("traps.elf"), &opts).unwrap();
-    elf::load_file(&elf).unwrap()
+    elf::load_file(&hwacha_trap_cases::assemble(dir, source)).unwrap()
 }
 
 /// One trap as the core took it, with the model's record of the exception and the
@@ -191,7 +123,7 @@ struct Seen {
 #[test]
 fn every_exception_traps_with_its_cause_and_value() {
     let dir = tempfile::tempdir().unwrap();
-    let program = build_program(dir.path(), PROGRAM);
+    let program = build_program(dir.path(), &hwacha_trap_cases::program(DEFS, BODY));
     let mut iss = Iss::new(&program, IssConfig::default()).unwrap();
     let unit = Rc::new(RefCell::new(Hwacha::new(HwachaParams::default()).unwrap()));
     iss.attach_rocc(Box::new(unit.clone()));

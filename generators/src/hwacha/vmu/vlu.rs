@@ -7,9 +7,9 @@
 //! The retired-element bit vector tracks, for the load or AMO command writing back, which
 //! of the `RETIRE_WINDOW` elements from `retired` on are finished (written back, or
 //! inactive and so never written); `retired` advances over finished elements, up to S a
-//! cycle, so it counts the command's leading finished elements (what the lane
-//! sequencer's VLU operation chains on). The issue unit takes no element of the command
-//! beyond the window.
+//! cycle, so it counts the command's leading finished elements (what chaining from
+//! loads would follow; the lane sequencer does not chain on loads yet). The issue unit
+//! takes no element of the command beyond the window.
 
 use super::vsu::by_width;
 use super::{field, lit, Fifo, BEAT_BYTES};
