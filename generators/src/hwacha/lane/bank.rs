@@ -175,10 +175,11 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
 
     let is_unit = |u: &Value, v: u64| u.eq(&u.konst(Bits::from_u64(unit::WIDTH, v)));
     let xb = xbar_out.bits();
-    m.connect(
-        xbar_out.valid(),
-        &(&f("valid") & &is_unit(&f("unit"), unit::IMUL)),
-    );
+    let on_crossbar = (0..1u64 << unit::WIDTH)
+        .filter(|&u| unit::on_crossbar(u))
+        .fold(m.lit(0, 1), |acc, u| &acc | &is_unit(&f("unit"), u));
+    m.connect(xbar_out.valid(), &(&f("valid") & &on_crossbar));
+    m.connect(xb.get("unit").value(), &f("unit"));
     m.connect(xb.get("a").value(), &a);
     m.connect(xb.get("b").value(), &b);
     m.connect(xb.get("mask").value(), &mask);

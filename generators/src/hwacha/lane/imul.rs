@@ -3,7 +3,7 @@
 //! from the crossbar's operands and delayed through the stages, leaving the retiming of
 //! the multiplier into them to synthesis (as the Rocket multiplier does).
 
-use super::uop::{imul_fn, result, xbar};
+use super::uop::{imul_fn, result, unit, xbar};
 use crate::hwacha::params::HwachaParams;
 use hdl::{Bits, Dir, HdlErrors, Module, ModuleBuilder, Value};
 use std::rc::Rc;
@@ -45,8 +45,10 @@ pub fn imul(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         })
         .collect();
     let data = hdl::cat(&slices.iter().collect::<Vec<_>>());
-    // Only a valid crossbar operation writes: its mask is the bank's.
-    let mask = &x.valid().repeat(p.slices()) & bits.get("mask").value();
+    // Only a valid crossbar operation of this unit writes: its mask is the bank's.
+    let u = bits.get("unit").value();
+    let mine = x.valid() & &u.eq(&u.konst(hdl::Bits::from_u64(unit::WIDTH, unit::IMUL)));
+    let mask = &mine.repeat(p.slices()) & bits.get("mask").value();
     let mut stage = (data, mask);
     for i in 0..p.stages_imul {
         let d = m.reg(&format!("data_{i}"), p.bank_width, 0u64);

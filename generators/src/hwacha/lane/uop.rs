@@ -18,7 +18,20 @@ pub mod unit {
     /// reduction and divide operands into its bank read queue, for the VMU, the reducer
     /// and the divider.
     pub const MEM: u64 = 3;
-    pub const WIDTH: u32 = 2;
+    /// Reserved for the floating-point units on the operand crossbar (Figure 8.7's
+    /// VFU1/VFU2, a later issue): FMA, FConv, FCmp and FDiv. The crossbar carries the unit
+    /// of its operation so that each shared unit takes its own; nothing issues these yet
+    /// (`vdecode.rs` reports floating point as unsupported).
+    pub const FMA: u64 = 4;
+    pub const FCONV: u64 = 5;
+    pub const FCMP: u64 = 6;
+    pub const FDIV: u64 = 7;
+    pub const WIDTH: u32 = 3;
+
+    /// Whether `unit` works on the operand crossbar (IMul and the FP units).
+    pub fn on_crossbar(unit: u64) -> bool {
+        unit == IMUL || unit >= FMA
+    }
 }
 
 /// Bank ALU functions (`fn` of a VIU operation): the Rocket ALU's functions
@@ -200,6 +213,7 @@ pub fn xbar(p: &HwachaParams) -> Shape {
         uint("mask", p.slices()),
         uint("fn", FN_BITS),
         uint("word", 1),
+        uint("unit", unit::WIDTH),
     ]))
 }
 
