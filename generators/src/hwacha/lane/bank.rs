@@ -116,6 +116,8 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let vrf_trace = m.io("vrf_w", Dir::Out, &write_trace(row_w, p.bank_width, s));
     let brq_out = m.io("brq", Dir::Out, &Shape::decoupled(brq_shape(p)));
     let bwq_in = m.io("bwq", Dir::In, &Shape::decoupled(bwq_shape(p)));
+    // Every queued write is in the SRAM.
+    let bwq_empty = m.output("bwq_empty", 1);
     let prf_trace = m.io("prf_w", Dir::Out, &write_trace(prow_w, s, s));
 
     // sram-read, then opl into latch `idx` the next cycle.
@@ -240,6 +242,7 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let queued = bwq_q.deq_bits();
     let from_bwq = &bwq_q.deq_valid() & &!write.get("valid").value();
     m.connect(&bwq_q.deq_ready(), &from_bwq);
+    m.connect(&bwq_empty, &!&bwq_q.deq_valid());
     let q_row = queued.slice(row_w - 1, 0);
     let q_data = queued.slice(row_w + p.bank_width - 1, row_w);
     let q_mask = queued.slice(row_w + p.bank_width + s - 1, row_w + p.bank_width);

@@ -114,7 +114,8 @@ fn get<'a>(fields: &'a [(&str, Value)], name: &str) -> &'a Value {
 /// Ports: `lane_id`, the master's `new`/`alloc`/`nvv`; the sequencer's `deps_clear`
 /// (slots whose older dependences are done here) and `readout` (a readout strip was
 /// sequenced) in, `brq_space` and `wb_done` (one-hot: the slot whose load finished) out;
-/// `mem_ready` (room for a command) out; each bank's `b<i>_brq` in and `b<i>_bwq` out;
+/// `mem_ready` (room for a command) out; each bank's `b<i>_brq` in, `b<i>_bwq` out and
+/// `b<i>_bwq_empty` in;
 /// the VMU's `mem_req`/`mem_resp`, `xcpt` and `busy`.
 pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("LaneMemory");
@@ -276,7 +277,18 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&loadq.deq_ready(), &finished);
     let none = m.lit(0, n);
     let load_done = finished.mux(&onehot_decode(get(&wb, "slot"), n), &none);
-    m.connect(&wb_done, &(&load_done | &div.port("done")));
+    // A load's or divide's last results may still wait in a bank write queue when it
+    // finishes (a bank's own operations take its write port first). It counts as written
+    // back (`wb_done`) from a later cycle in which every queue is empty, so that nothing
+    // reads or overwrites those rows before them.
+    let all_empty = (0..p.banks).fold(m.lit(1, 1), |acc, b| {
+        let empty = m.input(&format!("b{b}_bwq_empty"), 1);
+        &acc & &empty
+    });
+    let done_wait = m.reg("done_wait", n, 0u64);
+    m.connect(&wb_done, &all_empty.mux(&done_wait, &none));
+    let kept = all_empty.mux(&none, &done_wait);
+    m.connect(&done_wait, &(&(&kept | &load_done) | &div.port("done")));
 
     // The feeder: bank by bank, one BRQ entry per cycle (indices one element a cycle).
     let bank_log = p.banks.trailing_zeros();

@@ -47,6 +47,8 @@ pub fn lane(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     for b in 0..p.banks {
         m.connect_bundle(&mem.io(&format!("b{b}_brq")), &vxu.io(&format!("b{b}_brq")));
         m.connect_bundle(&vxu.io(&format!("b{b}_bwq")), &mem.io(&format!("b{b}_bwq")));
+        let empty = format!("b{b}_bwq_empty");
+        m.connect(&mem.port(&empty), &vxu.port(&empty));
     }
     let internal = |name: &str| {
         name.starts_with("cand_")

@@ -75,6 +75,8 @@ pub fn vxu(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErrors> {
             &Shape::decoupled(bwq_shape(p)),
         );
         m.connect_bundle(&bank.io("bwq"), &bwq);
+        let empty = m.output(&format!("b{b}_bwq_empty"), 1);
+        m.connect(&empty, &bank.port("bwq_empty"));
     }
     // The expander gives the crossbar to one bank per cycle, so the drivers are ORed.
     let x = mul.io("xbar");
