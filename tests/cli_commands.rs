@@ -267,7 +267,16 @@ fn single_file_and_all_inferred() {
     let names: Vec<String> = contents(&dir).into_keys().collect();
     assert_eq!(
         names,
-        ["BankedRegFile.v", "manifest.json", "sram_macros.json"]
+        [
+            "BankedRegFile.v",
+            "filelist.f",
+            "manifest.json",
+            "sram_macros.json"
+        ]
+    );
+    assert_eq!(
+        fs::read_to_string(dir.join("filelist.f")).unwrap(),
+        "BankedRegFile.v\n"
     );
     assert_eq!(
         fs::read_to_string(dir.join("sram_macros.json"))
@@ -526,4 +535,298 @@ fn lint_errors_are_clear() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("`verilator` is not installed"), "{stderr}");
+}
+
+/// Every file under `dir`, recursively, by relative path.
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut all = BTreeMap::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.file_type().unwrap().is_dir() {
+            for (sub, bytes) in tree(&e.path()) {
+                all.insert(format!("{name}/{sub}"), bytes);
+            }
+        } else {
+            all.insert(name, fs::read(e.path()).unwrap());
+        }
+    }
+    all
+}
+
+/// `generate queue -o dir` fails with exactly `message` (the output path substituted
+/// for `{}`), and `dir` is left exactly as it was.
+fn refuses(dir: &Path, message: &str) {
+    let before = tree(dir);
+    let r = accelgen(&["generate", "queue", "-o", s(dir)]);
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (1, message.replace("{}", s(dir)).as_str())
+    );
+    assert_eq!(tree(dir), before, "{} was changed", dir.display());
+}
+
+#[test]
+fn only_accelgen_output_is_ever_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A folder that looks like output: someone else's manifest (JSON or not), src/, README.
+    let look_alike = tmp.path().join("look_alike");
+    fs::create_dir_all(look_alike.join("src")).unwrap();
+    fs::write(look_alike.join("src/main.c"), "int main;").unwrap();
+    fs::write(look_alike.join("README"), "mine").unwrap();
+    for manifest in ["not json", "{\"design\": \"queue\", \"files\": []}"] {
+        fs::write(look_alike.join("manifest.json"), manifest).unwrap();
+        refuses(
+            &look_alike,
+            "error: output directory {} is not empty and holds a manifest.json that accelgen \
+             did not write; refusing to overwrite it\n",
+        );
+    }
+    // Earlier output with the user's own files added.
+    let out = tmp.path().join("out");
+    ok(&["generate", "queue", "-o", s(&out)]);
+    fs::write(out.join("notes.txt"), "mine").unwrap();
+    refuses(
+        &out,
+        "error: output directory {} is not empty and holds notes.txt, which is not part of \
+         the accelgen output its manifest lists; refusing to overwrite it\n",
+    );
+    fs::remove_file(out.join("notes.txt")).unwrap();
+    fs::create_dir(out.join("sim")).unwrap();
+    refuses(
+        &out,
+        "error: output directory {} is not empty and holds sim, which is not part of the \
+         accelgen output its manifest lists; refusing to overwrite it\n",
+    );
+    fs::remove_dir(out.join("sim")).unwrap();
+    // A directory with files and no manifest names its first file.
+    let plain = tmp.path().join("plain");
+    fs::create_dir(&plain).unwrap();
+    fs::write(plain.join("b.v"), "").unwrap();
+    fs::write(plain.join("a.v"), "").unwrap();
+    refuses(
+        &plain,
+        "error: output directory {} is not empty and holds a.v but no manifest.json of \
+         accelgen's; refusing to overwrite it\n",
+    );
+    // Untouched earlier output is replaced.
+    ok(&["generate", "banked_rf", "-o", s(&out)]);
+    assert!(out.join("BankedRegFile.v").is_file());
+    assert!(!out.join("Queue.v").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_output_is_followed_not_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let real = tmp.path().join("real");
+    fs::create_dir(&real).unwrap();
+    let link = tmp.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    ok(&["generate", "queue", "-o", s(&link)]);
+    ok(&["generate", "queue", "--set", "depth=8", "-o", s(&link)]);
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(manifest(&real)["parameters"]["depth"], 8);
+    let dangling = tmp.path().join("dangling");
+    std::os::unix::fs::symlink(tmp.path().join("nowhere"), &dangling).unwrap();
+    let r = accelgen(&["generate", "queue", "-o", s(&dangling)]);
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (
+            1,
+            format!(
+                "error: output {} is a symbolic link to nothing that exists: No such file or \
+                 directory (os error 2)\n",
+                s(&dangling)
+            )
+            .as_str()
+        )
+    );
+    assert!(!tmp.path().join("nowhere").exists());
+}
+
+/// Rewrites `dir`'s manifest.json with `edit` applied.
+fn edit_manifest(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let mut m = manifest(dir);
+    edit(&mut m);
+    fs::write(dir.join("manifest.json"), m.to_string()).unwrap();
+}
+
+#[test]
+fn lint_never_runs_a_name_from_the_manifest_as_a_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("q");
+    ok(&["generate", "queue", "-o", s(&dir)]);
+    let proof = tmp.path().join("pwned.v");
+    let injected = format!("Queue; write_verilog {}", s(&proof));
+    edit_manifest(&dir, |m| m["top"] = injected.clone().into());
+    let r = accelgen(&["lint", s(&dir)]);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}/manifest.json: top module {injected:?} is not a Verilog identifier\n",
+            s(&dir)
+        )
+    );
+    assert!(!proof.exists(), "the injected command ran");
+    for (file, why) in [
+        (
+            "../x.v",
+            "is not a plain relative path inside the output directory",
+        ),
+        (
+            "/etc/passwd",
+            "is not a plain relative path inside the output directory",
+        ),
+        (
+            "-Wno-fatal",
+            "is not a plain relative path inside the output directory",
+        ),
+        (
+            "a.v; b.v",
+            "is not a plain relative path inside the output directory",
+        ),
+        ("missing.v", "is not a file in the output directory"),
+    ] {
+        edit_manifest(&dir, |m| {
+            m["top"] = "Queue".into();
+            m["files"] = serde_json::json!([file]);
+        });
+        let r = accelgen(&["lint", s(&dir)]);
+        assert_eq!(
+            (r.code, r.stderr.as_str()),
+            (
+                1,
+                format!("error: {}/manifest.json: file {file:?} {why}\n", s(&dir)).as_str()
+            )
+        );
+    }
+    // A path with spaces is one file, not two.
+    fs::create_dir(dir.join("my dir")).unwrap();
+    fs::rename(dir.join("Queue.v"), dir.join("my dir/Queue.v")).unwrap();
+    edit_manifest(&dir, |m| m["files"] = serde_json::json!(["my dir/Queue.v"]));
+    let r = accelgen(&["lint", s(&dir)]);
+    // (Verilator reads it too, but names it `my` in a file-name warning.)
+    for clean in ["yosys: clean", "iverilog: clean"] {
+        assert!(r.stdout.contains(clean), "{}", r.stdout);
+    }
+}
+
+#[test]
+fn config_files_must_be_small_regular_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("q");
+    let r = accelgen(&["generate", "queue", "--config", "/dev/zero", "-o", s(&dir)]);
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (
+            1,
+            "error: config file /dev/zero is not a regular file (a device, pipe or socket)\n"
+        )
+    );
+    let r = accelgen(&[
+        "generate",
+        "queue",
+        "--config",
+        s(tmp.path()),
+        "-o",
+        s(&dir),
+    ]);
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (
+            1,
+            format!("error: config file {} is a directory\n", s(tmp.path())).as_str()
+        )
+    );
+    let big = tmp.path().join("big.toml");
+    fs::write(&big, "# padding\n".repeat(200_000)).unwrap();
+    let r = accelgen(&["generate", "queue", "--config", s(&big), "-o", s(&dir)]);
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (
+            1,
+            format!(
+                "error: config file {} is larger than 1024 KiB; it cannot be a parameter file\n",
+                s(&big)
+            )
+            .as_str()
+        )
+    );
+    assert!(!dir.exists());
+}
+
+#[test]
+fn set_merges_into_tables_and_accepts_dotted_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("h.toml");
+    fs::write(&cfg, "[hwacha]\nseq_entries = 12\nbanks = 2\n").unwrap();
+    for set in [
+        &["--set", "hwacha.lanes=2"][..],
+        &["--set", "hwacha={lanes=2}"][..],
+        &["--set", "hwacha.lanes=4", "--set", "hwacha={lanes=2}"][..],
+    ] {
+        let dir = tmp.path().join("h");
+        let mut args = vec!["generate", "rocket-hwacha", "--config", s(&cfg)];
+        args.extend(set);
+        args.extend(["-o", s(&dir)]);
+        ok(&args);
+        let h = &manifest(&dir)["parameters"]["hwacha"];
+        assert_eq!(
+            (
+                h["lanes"].as_i64(),
+                h["seq_entries"].as_i64(),
+                h["banks"].as_i64()
+            ),
+            (Some(2), Some(12), Some(2)),
+            "{set:?}"
+        );
+    }
+}
+
+#[test]
+fn filelists_work_from_anywhere_with_dash_f() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, extra) in [("multi", None), ("single", Some("--single-file"))] {
+        let dir = tmp.path().join(name);
+        let mut args = vec!["generate", "banked_rf", "-o", s(&dir)];
+        args.extend(extra);
+        ok(&args);
+        // Verilator's -F reads the list's paths relative to the list itself.
+        let out = std::process::Command::new("verilator")
+            .args([
+                "--lint-only",
+                "-Wall",
+                "--top-module",
+                "BankedRegFile",
+                "-F",
+            ])
+            .arg(dir.join("filelist.f"))
+            .current_dir("/")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {out:?}");
+    }
+}
+
+#[test]
+fn generate_reports_what_it_wrote_and_can_lint_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("rf");
+    let r = ok(&["generate", "banked_rf", "--lint", "-o", s(&dir)]);
+    // The default register file: 4 banks, each one 16 x 32 macro; 4 distinct modules.
+    assert_eq!(
+        r.stdout,
+        format!(
+            "banked_rf: wrote 8 files to {0}\n  top module BankedRegFile (4 modules, Verilog \
+             files in filelist.f)\n  SRAM macros: 4 x sram_16x32_1r1w (sram_macros.json)\n  \
+             parameters and hierarchy: manifest.json\nverilator: clean\nyosys: clean\n\
+             iverilog: clean\n{0}: lint clean (top BankedRegFile)\n",
+            s(&dir)
+        )
+    );
 }

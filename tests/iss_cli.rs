@@ -46,7 +46,14 @@ fn exit_code_and_console_match_spike() {
         String::from_utf8_lossy(&out.stdout),
         "line 0 of hello\nline 1 of hello\nline 2 of hello\n"
     );
-    assert!(out.stderr.is_empty(), "no log unless asked");
+    // No log unless asked; a failing exit is explained (HTIF: tohost = 42 << 1 | 1).
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "{}: the program exited with code 42 (tohost 0x55)\n",
+            elf.display()
+        )
+    );
 }
 
 #[test]
@@ -61,12 +68,21 @@ fn log_commits_goes_to_stderr_in_spike_format() {
         .unwrap();
     assert_eq!(out.status.code(), Some(42));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    // Everything on stderr is a commit line, and apart from the reset ROM it is Spike's log.
+    // The exit is explained after the log.
+    let explanation = format!(
+        "{}: the program exited with code 42 (tohost 0x55)\n",
+        elf.display()
+    );
+    let stderr = stderr
+        .strip_suffix(&explanation)
+        .expect("the explanation last");
+    // Everything else on stderr is a commit line, and apart from the reset ROM it is
+    // Spike's log.
     assert!(stderr.lines().all(|l| l.starts_with("core   0: 3 0x")));
     assert!(
         stderr.starts_with("core   0: 3 0x0000000000001000 (0x00000297) x5  0x0000000000001000\n")
     );
-    assert_eq!(commit_lines(&stderr), spike.log);
+    assert_eq!(commit_lines(stderr), spike.log);
 }
 
 #[test]
@@ -81,9 +97,10 @@ fn max_instret_stops_a_program_that_never_exits() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("instruction limit reached: 1000 instructions"),
-        "{err}"
+    assert_eq!(
+        err,
+        "error: step limit reached: 1000 instructions retired and 0 traps taken without the \
+         program exiting (--max-instret 1000)\n"
     );
     // With the log on, exactly 1000 instructions are printed before the error.
     let out = accelgen()
@@ -174,8 +191,159 @@ fn exit_codes_beyond_a_byte_do_not_read_as_success() {
     assert_eq!(out.status.code(), Some(255));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "note: the program's exit code 512 does not fit a process status; exiting with 255\n"
+        format!(
+            "{}: the program exited with code 512 (tohost 0x401)\n\
+             note: the program's exit code 512 does not fit a process status; exiting with 255\n",
+            elf.display()
+        )
     );
+}
+
+/// A bare program whose trap vector is `handler` (its body), then an illegal
+/// instruction to enter it.
+fn trap_program(dir: &Path, name: &str, handler: &str) -> PathBuf {
+    let src = format!(
+        "  .section .text.init\n  .globl _start\n_start:\n  la t0, handler\n  csrw mtvec, t0\n  \
+         .word 0\n  .align 2\nhandler:\n{handler}\n  .data\n  .globl tohost\ntohost: .dword 0\n"
+    );
+    build(dir, name, &src, Kind::BareAsm)
+}
+
+#[test]
+fn a_trap_loop_stops_at_once_and_traps_count_toward_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    // mtvec at an illegal instruction: the handler traps itself forever.
+    let elf = trap_program(dir.path(), "loop", "  .word 0");
+    let handler = verification::elf::load_file(&elf)
+        .unwrap()
+        .symbol("handler")
+        .unwrap();
+    let out = accelgen().arg("iss").arg(&elf).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: trap loop: the trap handler's first instruction at pc {handler:#x} traps \
+             itself (illegal instruction, mcause 2, mtval 0x0), so the program can never \
+             continue\n"
+        )
+    );
+    // A handler that traps on its second instruction loops without being caught as a
+    // trap loop; the limit counts its traps as steps.
+    let elf = trap_program(dir.path(), "loop2", "  nop\n  .word 0");
+    let out = accelgen()
+        .args(["iss", "--max-instret", "1001"])
+        .arg(&elf)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    // Reset ROM (5) + la (2) + csrw (1) = 8 instructions, then a trap, then (nop, trap)
+    // pairs: 8 + 1 + 2k >= 1001 at k = 496 (496 nops, 497 traps).
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: step limit reached: 504 instructions retired and 497 traps taken without the \
+         program exiting (--max-instret 1001)\n"
+    );
+}
+
+#[test]
+fn iss_has_a_documented_default_limit() {
+    let out = accelgen().args(["iss", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("[default: 1000000000]"), "{help}");
+    assert!(help.contains("plus traps taken"), "{help}");
+}
+
+#[test]
+fn failing_programs_are_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    // riscv-tests' RVTEST_FAIL for test 3: tohost = 3 << 1 | 1.
+    let src = "  .section .text.init\n  .globl _start\n_start:\n  li t0, 7\n  la t1, tohost\n  \
+               sd t0, 0(t1)\n1: j 1b\n  .data\n  .globl tohost\ntohost: .dword 0\n";
+    let elf = build(dir.path(), "fail3", src, Kind::BareAsm);
+    let out = accelgen().arg("iss").arg(&elf).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "{}: tohost 0x7: FAILED test 3 (exit code 3)\n",
+            elf.display()
+        )
+    );
+    // A C program's load from address 0x10 (outside RAM): the runtime's handler exits
+    // with 128 + 5 (load access fault); the message names the load's pc from the
+    // symbol table.
+    let elf = build(dir.path(), "fault", FAULT, Kind::C);
+    let pc = verification::elf::load_file(&elf)
+        .unwrap()
+        .symbol("faulting_load")
+        .unwrap();
+    let out = accelgen().arg("iss").arg(&elf).output().unwrap();
+    assert_eq!(out.status.code(), Some(133));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "{}: the program trapped: load access fault (mcause 5) at pc {pc:#x}, mtval 0x10; \
+             the C runtime's trap handler exited with 128 + mcause = 133\n",
+            elf.display()
+        )
+    );
+}
+
+/// A C program whose load at symbol `faulting_load` reads address 0x10.
+const FAULT: &str = r#"
+int main(void) {
+    long v;
+    __asm__ volatile(".globl faulting_load\nfaulting_load: ld %0, 0(%1)" : "=r"(v) : "r"(0x10L));
+    return (int)v;
+}
+"#;
+
+/// An ELF like `good` whose first loadable segment has memory size `memsz`.
+fn with_memsz(good: &Path, out: &Path, memsz: u64) {
+    let mut b = std::fs::read(good).unwrap();
+    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+    let phoff = u64_at(&b, 32) as usize;
+    let (phentsize, phnum) = (
+        u16::from_le_bytes([b[54], b[55]]) as usize,
+        u16::from_le_bytes([b[56], b[57]]) as usize,
+    );
+    let load = (0..phnum)
+        .map(|i| phoff + i * phentsize)
+        .find(|&ph| u32::from_le_bytes(b[ph..ph + 4].try_into().unwrap()) == 1)
+        .expect("a PT_LOAD segment");
+    b[load + 40..load + 48].copy_from_slice(&memsz.to_le_bytes());
+    std::fs::write(out, b).unwrap();
+}
+
+#[test]
+fn huge_segments_are_refused_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = build(dir.path(), "hello", HELLO, Kind::C);
+    let base = verification::elf::load_file(&good).unwrap().segments[0].addr;
+    for memsz in [256u64 << 30, 0x9000_0000] {
+        let elf = dir.path().join("huge.elf");
+        with_memsz(&good, &elf, memsz);
+        // 1 GiB of address space: the 2.25 GiB segment must not be allocated either.
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v 1048576; exec {} iss {}",
+                assert_cmd::cargo::cargo_bin("accelgen").display(),
+                elf.display()
+            ))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{memsz:#x}: {out:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "error: loading {}: ELF segment at {base:#x} (+{memsz:#x} bytes) is outside \
+                 simulated RAM 0x80000000..0x100000000\n",
+                elf.display()
+            )
+        );
+    }
 }
 
 #[test]

@@ -125,6 +125,103 @@ fn bad_programs_and_flags_are_clear_errors() {
 }
 
 #[test]
+fn programs_are_checked_before_the_model_is_built() {
+    let dir = tempfile::tempdir().unwrap();
+    // A segment at 0x0, outside RAM: the ISS refuses it, and so must sim, at once.
+    let src = dir.path().join("low.S");
+    std::fs::write(
+        &src,
+        "  .globl _start\n_start: j _start\n  .data\n  .globl tohost\ntohost: .dword 0\n",
+    )
+    .unwrap();
+    let elf = dir.path().join("low.elf");
+    let status = std::process::Command::new(verification::toolchain::GCC)
+        .args([
+            "-march=rv64i",
+            "-mabi=lp64",
+            "-nostdlib",
+            "-Wl,-Ttext=0",
+            "-o",
+        ])
+        .arg(&elf)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let program_error = |cmd: &[&str]| {
+        let out = accelgen().args(cmd).arg(&elf).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{cmd:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let iss = program_error(&["iss"]);
+    let sim = program_error(&["sim", "rocket", "--program"]);
+    assert!(
+        sim.starts_with(&format!(
+            "error: loading {}: ELF segment at 0x0 (+0x",
+            elf.display()
+        )),
+        "{sim}"
+    );
+    assert!(
+        sim.ends_with("bytes) is outside simulated RAM 0x80000000..0x100000000\n"),
+        "{sim}"
+    );
+    assert_eq!(iss, sim, "iss and sim refuse it alike");
+    // A waveform that cannot be written is refused before the build too.
+    let good = build_c(dir.path(), "ok", "int main(void) { return 0; }\n");
+    let out = accelgen()
+        .args(["sim", "rocket", "--vcd", "/proc/x.vcd", "--program"])
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: output /proc/x.vcd: cannot write in /proc"),
+        "{err}"
+    );
+    let out = accelgen()
+        .args(["sim", "rocket", "--vcd"])
+        .arg(&good)
+        .arg("--program")
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: output {} is also an input; refusing to overwrite it\n",
+            good.display()
+        )
+    );
+}
+
+#[test]
+fn a_trapping_program_is_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "int main(void) {\n    long v;\n    __asm__ volatile(\".globl faulting_load\\n\
+               faulting_load: ld %0, 0(%1)\" : \"=r\"(v) : \"r\"(0x10L));\n    return (int)v;\n}\n";
+    let elf = build_c(dir.path(), "fault", src);
+    let pc = verification::elf::load_file(&elf)
+        .unwrap()
+        .symbol("faulting_load")
+        .unwrap();
+    let out = accelgen()
+        .args(["sim", "rocket", "--program"])
+        .arg(&elf)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(133), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let expected = format!(
+        "{}: the program trapped: load access fault (mcause 5) at pc {pc:#x}, mtval 0x10; \
+         the C runtime's trap handler exited with 128 + mcause = 133\n",
+        elf.display()
+    );
+    assert!(err.ends_with(&expected), "{err}");
+}
+
+#[test]
 fn the_accumulator_design_runs_rocc_programs() {
     let dir = tempfile::tempdir().unwrap();
     let src = "int main(void)\n{\n    long r;\n    \

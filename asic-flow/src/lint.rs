@@ -37,8 +37,8 @@ impl fmt::Display for Tool {
 pub enum LintError {
     #[error("`{0}` is not installed or not on PATH (`scripts/test` installs it on Debian/Ubuntu: apt-get install {0})")]
     ToolMissing(Tool),
-    #[error("could not run `{tool}`: {source}")]
-    Run { tool: Tool, source: io::Error },
+    #[error("could not run `{tool}`: {err}")]
+    Run { tool: Tool, err: io::Error },
     #[error("{}: {message}", path.display())]
     Target { path: PathBuf, message: String },
 }
@@ -76,12 +76,57 @@ impl LintTarget {
         if m.files.is_empty() {
             return Err(target_err("lists no Verilog files".into()));
         }
+        if !is_identifier(&m.top) {
+            return Err(target_err(format!(
+                "top module {:?} is not a Verilog identifier",
+                m.top
+            )));
+        }
+        for f in &m.files {
+            check_file_name(dir, f).map_err(|why| target_err(format!("file {f:?} {why}")))?;
+        }
         Ok(LintTarget {
             dir: dir.to_path_buf(),
             files: m.files,
             top: m.top,
         })
     }
+}
+
+/// A simple Verilog identifier: a letter or `_`, then letters, digits, `_` or `$`.
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+/// Why `name` is not a plain relative path to a regular file inside `dir`, if it is not:
+/// no absolute path, no `..`, nothing a tool could read as an option or a command
+/// separator, and no symbolic link leading out of `dir`.
+fn check_file_name(dir: &Path, name: &str) -> Result<(), String> {
+    use std::path::Component;
+    let path = Path::new(name);
+    if name.is_empty()
+        || name.starts_with('-')
+        || name.chars().any(|c| c.is_control() || c == ';')
+        || !path.components().all(|c| matches!(c, Component::Normal(_)))
+    {
+        return Err("is not a plain relative path inside the output directory".into());
+    }
+    let full = dir.join(path);
+    if !full.is_file() {
+        return Err("is not a file in the output directory".into());
+    }
+    let inside = match (full.canonicalize(), dir.canonicalize()) {
+        (Ok(f), Ok(d)) => f.starts_with(d),
+        _ => false,
+    };
+    if !inside {
+        return Err("leads out of the output directory".into());
+    }
+    Ok(())
 }
 
 /// What one tool said.
@@ -106,12 +151,11 @@ pub fn run(tool: Tool, target: &LintTarget) -> Result<Verdict, LintError> {
             cmd.args(&target.files);
         }
         Tool::Yosys => {
-            let script = format!(
-                "read_verilog {}; hierarchy -check -top {}; proc; check -assert",
-                target.files.join(" "),
-                target.top
-            );
-            cmd.args(["-q", "-p", &script]);
+            // The files are arguments, read by the Verilog frontend before the script
+            // runs, so no file name is ever part of a command.
+            let script = format!("hierarchy -check -top {}; proc; check -assert", target.top);
+            cmd.args(["-q", "-f", "verilog", "-p", &script]);
+            cmd.args(&target.files);
         }
         Tool::Iverilog => {
             cmd.args(["-g2005", "-Wall", "-o", "/dev/null", "-s", &target.top]);
@@ -120,7 +164,7 @@ pub fn run(tool: Tool, target: &LintTarget) -> Result<Verdict, LintError> {
     }
     let out = cmd.output().map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => LintError::ToolMissing(tool),
-        _ => LintError::Run { tool, source: e },
+        _ => LintError::Run { tool, err: e },
     })?;
     let output = format!(
         "{}{}",

@@ -16,14 +16,28 @@ pub struct OutputOptions {
     pub all_inferred: bool,
 }
 
-/// Name and contents of every output file, in a fixed order.
+/// Name and contents of every output file, in a fixed order, and what they hold.
 pub struct Output {
     pub top: String,
     pub files: Vec<(String, String)>,
+    /// Distinct Verilog modules of the design (SRAM macros not counted).
+    pub modules: usize,
+    /// Every SRAM macro with its number of instances in the whole hierarchy.
+    pub macros: Vec<(String, usize)>,
 }
+
+/// The `generator` field of every manifest accelgen writes: what marks a directory as
+/// accelgen's own output, which `accelgen generate -o` may replace.
+pub const MANIFEST_GENERATOR: &str = "accelgen";
+
+/// The name of the manifest file in every output directory.
+pub const MANIFEST: &str = "manifest.json";
 
 #[derive(Serialize)]
 struct Manifest<'a> {
+    generator: &'a str,
+    /// Every other file of the output directory (all but the manifest itself).
+    outputs: Vec<&'a str>,
     design: &'a str,
     parameters: &'a toml::Table,
     top: &'a str,
@@ -74,16 +88,24 @@ pub fn render(
         },
     );
     let mut files = if opts.single_file {
-        vec![(format!("{}.v", emitted.top), emitted.single_file())]
+        // The file list, like the multi-file output's: paths relative to the list.
+        let name = format!("{}.v", emitted.top);
+        vec![
+            (name.clone(), emitted.single_file()),
+            ("filelist.f".to_string(), format!("{name}\n")),
+        ]
     } else {
         emitted.files()
     };
+    files.push(("sram_macros.json".into(), json(&emitted.macros)));
     let verilog: Vec<&str> = files
         .iter()
         .map(|(f, _)| f.as_str())
         .filter(|f| f.ends_with(".v"))
         .collect();
     let manifest = Manifest {
+        generator: MANIFEST_GENERATOR,
+        outputs: files.iter().map(|(f, _)| f.as_str()).collect(),
         design: info.name,
         parameters: &elab.params,
         top: &emitted.top,
@@ -99,14 +121,30 @@ pub fn render(
             })
             .collect(),
     };
+    let macros = emitted
+        .macros
+        .iter()
+        .map(|m| (m.name.clone(), instances(&manifest.hierarchy, &m.name)))
+        .collect();
+    let modules = manifest.modules.len();
     let manifest = json(&manifest);
-    let macros = json(&emitted.macros);
-    files.push(("sram_macros.json".into(), macros));
-    files.push(("manifest.json".into(), manifest));
+    files.push((MANIFEST.into(), manifest));
     Ok(Output {
         top: emitted.top,
         files,
+        modules,
+        macros,
     })
+}
+
+/// Instances of `module` in the tree under `node` (the node itself included).
+fn instances(node: &Node, module: &str) -> usize {
+    usize::from(node.module == module)
+        + node
+            .children
+            .iter()
+            .map(|c| instances(c, module))
+            .sum::<usize>()
 }
 
 fn json<T: Serialize>(value: &T) -> String {

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::rc::Rc;
+use verification::exit::{cause_name, explain, trap_report};
 use verification::hwacha::asm::disassemble;
 use verification::hwacha::model::{Hwacha, HwachaError, HwachaParams};
 use verification::iss::{Iss, IssConfig, Stop};
@@ -17,9 +18,10 @@ pub struct IssArgs {
     /// Print every retired instruction to stderr in Spike's `--log-commits` format.
     #[arg(long)]
     pub log_commits: bool,
-    /// Stop with an error after this many instructions (the reset ROM's five included).
-    #[arg(long, value_name = "N")]
-    pub max_instret: Option<u64>,
+    /// Stop with an error after this many steps: instructions retired (the reset ROM's
+    /// five included) plus traps taken.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INSTRET)]
+    pub max_instret: u64,
     /// Attach the Hwacha vector unit's golden model (default machine) to the RoCC port.
     /// A Hwacha exception is reported and makes the run fail.
     #[arg(long)]
@@ -29,8 +31,11 @@ pub struct IssArgs {
     pub lanes: Option<u32>,
 }
 
-/// Runs the program and returns its exit code. A process keeps 8 bits of it, so codes
-/// above 255 become 255 (with a note) rather than a possibly zero remainder.
+/// The default step limit: about ten seconds of the ISS, far beyond any test program.
+pub const DEFAULT_MAX_INSTRET: u64 = 1_000_000_000;
+
+/// Runs the program and returns its exit code (see [`process_status`]); a failing exit
+/// is explained on stderr.
 pub fn run(args: IssArgs) -> anyhow::Result<u8> {
     let unit = if args.hwacha {
         let lanes = args.lanes.unwrap_or(1);
@@ -56,11 +61,11 @@ pub fn run(args: IssArgs) -> anyhow::Result<u8> {
     let stop = if args.log_commits {
         // Buffered: the log is large and stderr is unbuffered.
         let mut log = BufWriter::new(std::io::stderr().lock());
-        let stop = iss.run(args.max_instret, Some(&mut log));
+        let stop = iss.run(Some(args.max_instret), Some(&mut log));
         log.flush().context("writing the commit log")?;
         stop?
     } else {
-        iss.run(args.max_instret, None)?
+        iss.run(Some(args.max_instret), None)?
     };
     // The core turned the exception into a trap; what the program did next (crt0 exits
     // with 128 + mcause) matters less than what the unit saw.
@@ -68,15 +73,37 @@ pub fn run(args: IssArgs) -> anyhow::Result<u8> {
         bail!("Hwacha exception: {}", describe(&e));
     }
     match stop {
-        Stop::Exit(code) => Ok(u8::try_from(code).unwrap_or_else(|_| {
-            eprintln!("note: the program's exit code {code} does not fit a process status; exiting with 255");
-            255
-        })),
+        Stop::Exit(code) => {
+            let report = trap_report(&program, |a| iss.mem.read(a, 8).unwrap_or(0));
+            if let Some(why) = explain(&program, code, report) {
+                eprintln!("{}: {why}", args.program.display());
+            }
+            Ok(process_status(code))
+        }
         Stop::InstretLimit => bail!(
-            "instruction limit reached: {} instructions retired without the program exiting",
-            iss.instret()
+            "step limit reached: {} instructions retired and {} traps taken without the \
+             program exiting (--max-instret {})",
+            iss.instret(),
+            iss.traps(),
+            args.max_instret
+        ),
+        Stop::TrapLoop { pc, cause, tval } => bail!(
+            "trap loop: the trap handler's first instruction at pc {pc:#x} traps itself \
+             ({}, mcause {cause}, mtval {tval:#x}), so the program can never continue",
+            cause_name(cause)
         ),
     }
+}
+
+/// A process keeps 8 bits of an exit code: codes above 255 become 255 (with a note)
+/// rather than a possibly zero remainder.
+pub fn process_status(code: u64) -> u8 {
+    u8::try_from(code).unwrap_or_else(|_| {
+        eprintln!(
+            "note: the program's exit code {code} does not fit a process status; exiting with 255"
+        );
+        255
+    })
 }
 
 /// The exception, with the offending worker instruction disassembled when it has one.

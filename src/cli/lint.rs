@@ -3,7 +3,7 @@
 use anyhow::Context;
 use asic_flow::lint::{self, LintTarget, Tool};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct LintArgs {
@@ -12,11 +12,15 @@ pub struct LintArgs {
 }
 
 pub fn run(args: LintArgs) -> anyhow::Result<u8> {
-    let target = LintTarget::from_dir(&args.dir)?;
+    lint_dir(&args.dir)
+}
+
+/// Lints output directory `dir` with every tool; exit code 0 when all are clean.
+pub fn lint_dir(dir: &Path) -> anyhow::Result<u8> {
+    let target = LintTarget::from_dir(dir)?;
     let mut failed = 0;
     for tool in Tool::ALL {
-        let v =
-            lint::run(tool, &target).with_context(|| format!("linting {}", args.dir.display()))?;
+        let v = lint::run(tool, &target).with_context(|| format!("linting {}", dir.display()))?;
         if v.clean {
             println!("{tool}: clean");
             continue;
@@ -37,6 +41,6 @@ pub fn run(args: LintArgs) -> anyhow::Result<u8> {
         println!("{failed} of {} tools reported problems", Tool::ALL.len());
         return Ok(1);
     }
-    println!("{}: lint clean (top {})", args.dir.display(), target.top);
+    println!("{}: lint clean (top {})", dir.display(), target.top);
     Ok(0)
 }

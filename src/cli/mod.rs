@@ -5,4 +5,7 @@ pub mod generate;
 pub mod iss;
 pub mod lint;
 pub mod list;
+mod outdir;
+mod params;
+mod progress;
 pub mod sim;

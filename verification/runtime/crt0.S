@@ -28,9 +28,28 @@ _start:
   call main
   call exit
 
-# Any trap in a C program is a bug: exit with code 128 + mcause so the host can tell which.
+# Any trap in a C program is a bug: record it in __trap_report (magic, mcause, mepc,
+# mtval: what the host prints) and exit with code 128 + mcause. No stack, no gp: either
+# may be what went wrong.
   .align 2
 unexpected_trap:
+  .option push
+  .option norelax
+  la t0, __trap_report
+  .option pop
   csrr a0, mcause
+  sd a0, 8(t0)
+  csrr t1, mepc
+  sd t1, 16(t0)
+  csrr t1, mtval
+  sd t1, 24(t0)
+  li t1, 0x5452415052505421   # TRAP_REPORT_MAGIC in verification/src/exit.rs
+  sd t1, 0(t0)
   addi a0, a0, 128
   call _exit
+
+  .section .bss
+  .align 3
+  .globl __trap_report
+__trap_report:
+  .zero 32

@@ -69,6 +69,39 @@ pub enum ElfError {
         "ELF file has no `tohost` symbol, so the program could never report its exit code (HTIF)"
     )]
     MissingTohost,
+    #[error(
+        "ELF segment at {addr:#x} (+{len:#x} bytes) is outside simulated RAM {base:#x}..{end:#x}"
+    )]
+    OutsideRam {
+        addr: u64,
+        len: u64,
+        base: u64,
+        end: u64,
+    },
+}
+
+/// The RAM a program loads into: its segments must lie inside, and are checked before
+/// any memory is allocated for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ram {
+    pub base: u64,
+    pub size: u64,
+}
+
+impl Ram {
+    /// The golden model's (and Spike's) default RAM, which the designs' defaults match.
+    pub const DEFAULT: Ram = Ram {
+        base: crate::iss::mem::DEFAULT_RAM_BASE,
+        size: crate::iss::mem::DEFAULT_RAM_SIZE,
+    };
+
+    /// Whether `len` bytes at `addr` lie inside.
+    pub fn holds(&self, addr: u64, len: u64) -> bool {
+        addr >= self.base
+            && addr
+                .checked_add(len)
+                .is_some_and(|end| end <= self.base.saturating_add(self.size))
+    }
 }
 
 fn u16_at(b: &[u8], off: usize) -> u16 {
@@ -81,17 +114,27 @@ fn u64_at(b: &[u8], off: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// Reads and parses an ELF file.
+/// Reads and parses an ELF file for the default RAM ([`Ram::DEFAULT`]).
 pub fn load_file(path: &Path) -> Result<Program, ElfError> {
+    load_file_in(path, Ram::DEFAULT)
+}
+
+/// Reads and parses an ELF file whose segments must lie in `ram`.
+pub fn load_file_in(path: &Path, ram: Ram) -> Result<Program, ElfError> {
     let bytes = std::fs::read(path).map_err(|err| ElfError::Io {
         path: path.to_path_buf(),
         err,
     })?;
-    parse(&bytes)
+    parse_in(&bytes, ram)
 }
 
-/// Parses an in-memory ELF image.
+/// Parses an in-memory ELF image for the default RAM ([`Ram::DEFAULT`]).
 pub fn parse(bytes: &[u8]) -> Result<Program, ElfError> {
+    parse_in(bytes, Ram::DEFAULT)
+}
+
+/// Parses an in-memory ELF image whose segments must lie in `ram`.
+pub fn parse_in(bytes: &[u8], ram: Ram) -> Result<Program, ElfError> {
     const EHDR64: usize = 64;
     if bytes.len() < 6 || bytes[..4] != *b"\x7fELF" {
         return Err(ElfError::NotElf);
@@ -166,6 +209,15 @@ pub fn parse(bytes: &[u8]) -> Result<Program, ElfError> {
                 "segment at {:#x} has a memory size smaller than its file size",
                 ph.p_paddr(endian)
             )));
+        }
+        let addr = ph.p_paddr(endian);
+        if !ram.holds(addr, memsz) {
+            return Err(ElfError::OutsideRam {
+                addr,
+                len: memsz,
+                base: ram.base,
+                end: ram.base.saturating_add(ram.size),
+            });
         }
         let mut data = bytes[off as usize..end as usize].to_vec();
         let memsz = usize::try_from(memsz)

@@ -1,6 +1,7 @@
 //! Verification: golden models, co-simulation and differential testing.
 
 pub mod elf;
+pub mod exit;
 pub mod hdlfuzz;
 pub mod hwacha;
 pub mod iss;

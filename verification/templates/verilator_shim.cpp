@@ -93,6 +93,9 @@ EXPORT void* model_new() {
     Model* m = new (std::nothrow) Model;
     if (!m) return nullptr;
     m->ctx = new VerilatedContext;
+    // Sized to the model: the default (the host's cores) aborts a model verilated with
+    // more threads than that.
+    m->ctx->threads({{ threads }});
 #if ACCELGEN_TRACE
     // Must precede the model's construction.
     m->ctx->traceEverOn(true);

@@ -47,7 +47,7 @@ pub enum IssError {
     #[error(transparent)]
     Htif(#[from] HtifError),
     #[error("writing the commit log failed: {0}")]
-    Log(#[source] io::Error),
+    Log(io::Error),
     #[error("at pc {pc:#x}: {source}")]
     Accelerator {
         pc: u64,
@@ -82,8 +82,11 @@ impl Default for IssConfig {
 pub enum Stop {
     /// The program exited through HTIF with this code.
     Exit(u64),
-    /// The instruction limit was reached first.
+    /// The step limit (instructions retired plus traps taken) was reached first.
     InstretLimit,
+    /// The first instruction of the trap handler traps itself, so the machine would trap
+    /// at `pc` forever (e.g. `mtvec` pointing at an illegal instruction).
+    TrapLoop { pc: u64, cause: u64, tval: u64 },
 }
 
 /// What one call of [`Iss::step_one`] did.
@@ -106,6 +109,8 @@ pub struct Iss {
     htif: Htif,
     rocc: Option<Box<dyn RoccAccelerator>>,
     retired: u64,
+    /// Traps taken so far; with `retired`, what the step limit of `run` counts.
+    traps: u64,
     time: u64,
     reservation: Option<u64>,
     /// Keep an LR reservation across chunk boundaries (see `keep_reservation`).
@@ -142,6 +147,7 @@ impl Iss {
             htif,
             rocc: None,
             retired: 0,
+            traps: 0,
             time: 0,
             reservation: None,
             keep_reservation: false,
@@ -172,8 +178,14 @@ impl Iss {
         self.retired
     }
 
-    /// Runs until the program exits or `max_instret` instructions have retired. With
-    /// `log`, every retired instruction is written there in Spike's commit-log format.
+    /// Traps taken so far.
+    pub fn traps(&self) -> u64 {
+        self.traps
+    }
+
+    /// Runs until the program exits, its trap handler traps itself, or `max_instret`
+    /// steps (instructions retired plus traps taken) have been made. With `log`, every
+    /// retired instruction is written there in Spike's commit-log format.
     pub fn run(
         &mut self,
         max_instret: Option<u64>,
@@ -207,6 +219,7 @@ impl Iss {
             }
             Err(Event::Trap { cause, tval }) => {
                 self.pc = self.csrs.enter_trap(self.pc, cause, tval);
+                self.traps += 1;
                 self.chunk_left = 0;
                 Step::Trapped { cause, tval }
             }
@@ -231,6 +244,7 @@ impl Iss {
         match exec::rocc_event(e, 0) {
             Event::Trap { cause, tval } => {
                 self.pc = self.csrs.enter_trap(self.pc, cause, tval);
+                self.traps += 1;
                 // As after any trap: the next step starts a chunk.
                 self.chunk_left = 0;
                 self.reservation = None;
@@ -252,23 +266,27 @@ impl Iss {
             }
             let mut budget = CHUNK;
             if let Some(max) = max_instret {
-                if self.retired >= max {
+                let steps = self.retired + self.traps;
+                if steps >= max {
                     return Ok(Stop::InstretLimit);
                 }
-                budget = budget.min(max - self.retired);
+                budget = budget.min(max - steps);
             }
-            self.run_chunk::<LOG>(budget, log)?;
+            if let Some(stop) = self.run_chunk::<LOG>(budget, log)? {
+                return Ok(stop);
+            }
             self.reservation = None;
             self.time += TICKS_PER_CHUNK;
         }
     }
 
-    /// Executes up to `budget` instructions, stopping early after a trap.
+    /// Executes up to `budget` instructions, stopping early after a trap; a trap of the
+    /// handler's own first instruction is a [`Stop::TrapLoop`].
     fn run_chunk<const LOG: bool>(
         &mut self,
         budget: u64,
         log: &mut dyn Write,
-    ) -> Result<(), IssError> {
+    ) -> Result<Option<Stop>, IssError> {
         let mut commit = Commit::default();
         for _ in 0..budget {
             match self.step::<LOG>(&mut commit) {
@@ -279,13 +297,18 @@ impl Iss {
                     }
                 }
                 Err(Event::Trap { cause, tval }) => {
-                    self.pc = self.csrs.enter_trap(self.pc, cause, tval);
-                    return Ok(());
+                    let pc = self.pc;
+                    self.pc = self.csrs.enter_trap(pc, cause, tval);
+                    self.traps += 1;
+                    // The handler's first instruction trapped; taking the trap changed
+                    // only the trap CSRs, so it would trap again, forever.
+                    let looping = self.pc == pc;
+                    return Ok(looping.then_some(Stop::TrapLoop { pc, cause, tval }));
                 }
                 Err(Event::Abort(source)) => return Err(self.abort(*source)),
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The error that stops a simulation whose accelerator model gave up; `pc` stays at

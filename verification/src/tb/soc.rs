@@ -14,6 +14,7 @@ use super::lockstep::{GoldenModel, IssGolden, Lockstep, LockstepError, TracePort
 use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel};
 use super::{peek_u64 as signal_u64, poke_u64, SignalError, Simulator};
 use crate::elf::Program;
+use crate::exit::{trap_report, TrapReport};
 use crate::iss::htif::{Htif, HtifError};
 use crate::iss::mem::{reset_rom, RESET_VECTOR};
 use crate::iss::{IssConfig, IssError};
@@ -68,6 +69,8 @@ pub struct SocOutcome {
     pub accelerator_traps: u64,
     /// The last of them: (cause, tval).
     pub last_accelerator_trap: Option<(u64, u64)>,
+    /// The trap the C runtime's handler recorded, when it ended the program.
+    pub trap: Option<TrapReport>,
     pub mem: MemStats,
 }
 
@@ -230,6 +233,7 @@ pub fn run<S: Simulator, G: GoldenModel>(
                         matched: lockstep.as_ref().map_or(0, Lockstep::matched),
                         accelerator_traps,
                         last_accelerator_trap,
+                        trap: trap_report(program, |a| memory.memory().read_u64(a)),
                         mem: memory.stats(),
                     });
                 }

@@ -10,6 +10,9 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Instant;
 
+/// The most threads a model may have (Verilator's thread pool is sized to it).
+pub const MAX_THREADS: u32 = 64;
+
 /// The library's file name inside a cache entry.
 pub const LIBRARY: &str = "libmodel.so";
 
@@ -94,8 +97,11 @@ fn cache_key(version: &str, opts: &Options, src: &Source) -> String {
 }
 
 fn validate(opts: &Options) -> Result<(), Error> {
-    if opts.threads == 0 {
-        return Err(Error::InvalidOption("threads must be at least 1".into()));
+    if !(1..=MAX_THREADS).contains(&opts.threads) {
+        return Err(Error::InvalidOption(format!(
+            "threads must be in 1..={MAX_THREADS}, got {}",
+            opts.threads
+        )));
     }
     if opts.jobs == 0 {
         return Err(Error::InvalidOption("jobs must be at least 1".into()));

@@ -20,7 +20,7 @@ mod build;
 mod model;
 mod source;
 
-pub use build::{args, cache_root};
+pub use build::{args, cache_root, MAX_THREADS};
 pub use model::{BuildInfo, Model, PortId};
 
 use hdl::{Dir, Module};

@@ -224,7 +224,7 @@ pub struct Model {
 impl Model {
     /// Builds (or takes from the cache) and loads a model of `parts` side by side.
     pub fn build(parts: &[Part], opts: &Options) -> Result<Model, Error> {
-        let src = source::generate(parts, opts.trace)?;
+        let src = source::generate(parts, opts.trace, opts.threads)?;
         let built = build::build(&src, opts)?;
         let abi = load(&built.dir, &src.ports)?;
         // SAFETY: `new` takes nothing and returns an owned model or null.

@@ -40,6 +40,8 @@ struct Shim<'a> {
     ports: Vec<ShimPort>,
     clocked: bool,
     trace: Option<TraceFormat>,
+    /// The model's `--threads`: its context gets exactly as many.
+    threads: u32,
     abi_version: u32,
 }
 
@@ -67,7 +69,7 @@ fn range(width: u32) -> String {
     }
 }
 
-pub fn generate(parts: &[Part], trace: Option<TraceFormat>) -> Result<Source, Error> {
+pub fn generate(parts: &[Part], trace: Option<TraceFormat>, threads: u32) -> Result<Source, Error> {
     let clocked = parts.iter().any(|p| p.interface.clock.is_some());
     let mut ports: Vec<PortSpec> = Vec::new();
     let mut names = BTreeSet::new();
@@ -134,6 +136,7 @@ pub fn generate(parts: &[Part], trace: Option<TraceFormat>) -> Result<Source, Er
             .collect(),
         clocked,
         trace,
+        threads,
         abi_version: ABI_VERSION,
     });
     Ok(Source {

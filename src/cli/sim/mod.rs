@@ -1,19 +1,17 @@
 //! `accelgen sim`: run a design from the registry as an in-process Verilator model under
 //! random or idle stimulus, and summarize its outputs.
 
-use anyhow::{bail, Context};
+mod program;
+
+use super::params::parameters;
+use super::progress::Phase;
+use anyhow::{anyhow, bail, Context};
 use clap::{Args, ValueEnum};
-use generators::hwacha::soc::RocketHwachaParams;
 use hdl::{Design, Dir};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use verification::elf;
-use verification::hwacha::model::{Hwacha, HwachaParams as HwachaModelParams};
-use verification::iss::rocc::Accumulator;
 use verification::simulator::{exercise, OutputStats, Stimulus};
-use verification::tb::memory::MemConfig;
-use verification::tb::soc::{self, SocConfig};
-use verification::verilator::{Model, Options, PortSpec, TraceFormat};
+use verification::verilator::{Model, Options, PortSpec, TraceFormat, MAX_THREADS};
 
 #[derive(Args)]
 pub struct SimArgs {
@@ -69,21 +67,43 @@ pub struct SimArgs {
     max_cycles: u64,
 }
 
-/// What sits on a processor design's RoCC port.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Accelerator {
-    /// Nothing: the bench holds the port idle.
-    None,
-    Accumulator,
-    Hwacha,
+/// Refuses an output file that cannot be written (a missing or unwritable directory, a
+/// directory as the file) or that is one of the command's inputs, before any work.
+fn check_output_file(path: &Path, inputs: &[Option<&Path>]) -> anyhow::Result<()> {
+    if path.is_dir() {
+        bail!("output {} is a directory", path.display());
+    }
+    let same = |p: &Path| {
+        std::fs::canonicalize(p).ok().is_some()
+            && std::fs::canonicalize(p).ok() == std::fs::canonicalize(path).ok()
+    };
+    if inputs.iter().flatten().any(|p| same(p)) {
+        bail!(
+            "output {} is also an input; refusing to overwrite it",
+            path.display()
+        );
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "output {}: directory {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    tempfile::NamedTempFile::new_in(dir)
+        .map(drop)
+        .with_context(|| {
+            format!(
+                "output {}: cannot write in {}",
+                path.display(),
+                dir.display()
+            )
+        })
 }
-
-/// Designs that run programs (those with a commit trace and the tile's memory port).
-const PROCESSORS: [(&str, Accelerator); 3] = [
-    ("rocket", Accelerator::None),
-    ("rocket_accumulator", Accelerator::Accumulator),
-    ("rocket-hwacha", Accelerator::Hwacha),
-];
 
 #[derive(Clone, Copy, ValueEnum)]
 enum StimulusArg {
@@ -94,40 +114,57 @@ enum StimulusArg {
 }
 
 pub fn run(args: SimArgs) -> anyhow::Result<u8> {
-    let params = super::generate::parameters(args.config.as_deref(), &args.set)?;
+    let params = parameters(args.config.as_deref(), &args.set)?;
     let info = generators::design(&args.design)?;
-    if let Some(p) = &args.program {
-        if !PROCESSORS.iter().any(|(name, _)| *name == info.name) {
-            bail!(
+    let accel = match &args.program {
+        Some(p) => Some(program::accelerator(info.name).ok_or_else(|| {
+            anyhow!(
                 "design {} takes no program (got --program {})",
                 info.name,
                 p.display()
-            );
-        }
+            )
+        })?),
+        None => None,
+    };
+    if !(1..=MAX_THREADS).contains(&args.threads) {
+        bail!(
+            "--threads must be in 1..={MAX_THREADS}, got {}",
+            args.threads
+        );
     }
-    let elaboration = info.elaborate(&params)?;
-    let design = Design::new(&elaboration.top);
     let wave = match (&args.vcd, &args.fst) {
         (Some(p), _) => Some((TraceFormat::Vcd, p)),
         (_, Some(p)) => Some((TraceFormat::Fst, p)),
         _ => None,
     };
+    // Everything the user gave is checked before the model's (long) build.
+    if let Some((_, path)) = wave {
+        check_output_file(path, &[args.program.as_deref(), args.config.as_deref()])?;
+    }
+    let elaboration = info.elaborate(&params)?;
+    let loaded = match &args.program {
+        Some(path) => Some(program::load(path, &elaboration.params)?),
+        None => None,
+    };
+    let design = Design::new(&elaboration.top);
     let opts = Options {
         threads: args.threads,
         trace: wave.map(|(f, _)| f),
         ..Options::default()
     };
+    let phase = Phase::start(format!("building the Verilator model of {}", info.name));
     let mut model = Model::of_design(&design, &opts)
         .with_context(|| format!("building the Verilator model of {}", info.name))?;
+    phase.finish(if model.build_info().cached {
+        "from the cache"
+    } else {
+        "built"
+    });
     if let Some((_, path)) = wave {
         model.trace(path)?;
     }
-    if let Some(program) = &args.program {
-        let accel = PROCESSORS
-            .iter()
-            .find(|(name, _)| *name == info.name)
-            .map_or(Accelerator::None, |p| p.1);
-        let code = run_program(&mut model, program, &args, accel, &elaboration.params)?;
+    if let (Some(program), Some(accel)) = (&loaded, accel) {
+        let code = program::run(&mut model, program, &args, accel, &elaboration.params)?;
         model.close_trace();
         return Ok(code);
     }
@@ -170,109 +207,6 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     let outputs: Vec<&PortSpec> = ports.iter().filter(|p| p.dir == Dir::Out).collect();
     print!("{}", summary(&outputs, &stats, args.cycles));
     Ok(0)
-}
-
-/// Runs `path` on a processor design; prints cycles, instructions and CPI to stderr
-/// (stdout is the program's) and returns its exit code (above 255: 255, with a note).
-fn run_program(
-    model: &mut Model,
-    path: &Path,
-    args: &SimArgs,
-    accel: Accelerator,
-    params: &toml::Table,
-) -> anyhow::Result<u8> {
-    let program = elf::load_file(path).with_context(|| format!("loading {}", path.display()))?;
-    let hwacha: Option<RocketHwachaParams> = match accel {
-        Accelerator::Hwacha => Some(params.clone().try_into()?),
-        _ => None,
-    };
-    let mem = MemConfig {
-        latency: args.latency,
-        jitter: args.jitter,
-        stall_percent: args.stall_percent,
-        seed: args.seed,
-        ..MemConfig::default()
-    };
-    let config = match &hwacha {
-        Some(p) => soc::hwacha_config(p.hwacha.lanes, mem),
-        None => SocConfig {
-            mem,
-            idle_rocc: accel == Accelerator::None,
-            ..SocConfig::default()
-        },
-    };
-    let config = SocConfig {
-        max_cycles: args.max_cycles,
-        ..config
-    };
-    let golden = if args.lockstep {
-        let mut g = soc::golden(&program, u64::MAX).context("starting the ISS")?;
-        match &hwacha {
-            Some(p) => {
-                // The RTL delivers worker-thread exceptions late; so does the model.
-                let mut unit = Hwacha::new(hwacha_model(&p.hwacha))?;
-                unit.set_imprecise(true);
-                g.iss_mut().attach_rocc(Box::new(unit))
-            }
-            None if accel == Accelerator::Accumulator => {
-                g.iss_mut().attach_rocc(Box::new(Accumulator::default()))
-            }
-            None => {}
-        }
-        Some(g)
-    } else {
-        None
-    };
-    let start = Instant::now();
-    let out = soc::run(
-        model,
-        &program,
-        &config,
-        Box::new(std::io::stdout()),
-        Box::new(std::io::stderr()),
-        golden,
-    )?;
-    let seconds = start.elapsed().as_secs_f64();
-    eprintln!(
-        "{}: exit code {}, {} cycles, {} instructions, CPI {:.3}{}{} ({:.0} cycles/s)",
-        path.display(),
-        out.exit_code,
-        out.cycles,
-        out.instret,
-        out.cpi(),
-        match out.last_accelerator_trap {
-            None => String::new(),
-            Some((cause, tval)) => format!(
-                ", {} accelerator exception(s) taken (the last: cause {cause}, tval {tval:#x})",
-                out.accelerator_traps
-            ),
-        },
-        if args.lockstep {
-            format!(", {} commits matched the ISS", out.matched)
-        } else {
-            String::new()
-        },
-        out.cycles as f64 / seconds.max(1e-9)
-    );
-    Ok(u8::try_from(out.exit_code).unwrap_or_else(|_| {
-        eprintln!(
-            "note: the program's exit code {} does not fit a process status; exiting with 255",
-            out.exit_code
-        );
-        255
-    }))
-}
-
-/// The golden model of a Hwacha unit with the RTL's parameters.
-fn hwacha_model(p: &generators::hwacha::params::HwachaParams) -> HwachaModelParams {
-    HwachaModelParams {
-        lanes: p.lanes,
-        banks: p.banks,
-        bank_entries: p.bank_entries,
-        bank_width: p.bank_width,
-        pred_entries: p.pred_entries,
-        ..HwachaModelParams::default()
-    }
 }
 
 /// One aligned line per output: width, final value, cycles nonzero, changes.

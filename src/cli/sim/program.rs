@@ -1,0 +1,172 @@
+//! `accelgen sim --program`: a program on a processor design, optionally in lockstep
+//! with the ISS (and the accelerator's golden model), checked before the model is built.
+
+use super::SimArgs;
+use crate::cli::iss::process_status;
+use crate::cli::progress::Phase;
+use anyhow::Context;
+use generators::hwacha::soc::RocketHwachaParams;
+use std::path::Path;
+use std::time::Instant;
+use verification::elf::{self, Program, Ram};
+use verification::exit::explain;
+use verification::hwacha::model::{Hwacha, HwachaParams as HwachaModelParams};
+use verification::iss::rocc::Accumulator;
+use verification::tb::lockstep::IssGolden;
+use verification::tb::memory::MemConfig;
+use verification::tb::soc::{self, SocConfig};
+use verification::verilator::Model;
+
+/// What sits on a processor design's RoCC port.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Accelerator {
+    /// Nothing: the bench holds the port idle.
+    None,
+    Accumulator,
+    Hwacha,
+}
+
+/// Designs that run programs (those with a commit trace and the tile's memory port).
+const PROCESSORS: [(&str, Accelerator); 3] = [
+    ("rocket", Accelerator::None),
+    ("rocket_accumulator", Accelerator::Accumulator),
+    ("rocket-hwacha", Accelerator::Hwacha),
+];
+
+/// What sits on design `name`'s RoCC port, if it runs programs.
+pub fn accelerator(name: &str) -> Option<Accelerator> {
+    PROCESSORS.iter().find(|(n, _)| *n == name).map(|p| p.1)
+}
+
+/// Loads the program at `path` for a design with elaborated parameters `params`: its
+/// segments must lie in the design's RAM (`ram_base`, `ram_size`, at the top level or in
+/// the `[rocket]` table), as the ISS requires.
+pub fn load(path: &Path, params: &toml::Table) -> anyhow::Result<Program> {
+    let tile = params
+        .get("rocket")
+        .and_then(|v| v.as_table())
+        .unwrap_or(params);
+    let field = |name: &str| {
+        tile.get(name)
+            .and_then(|v| v.as_integer())
+            .map(|v| v as u64)
+    };
+    let ram = match (field("ram_base"), field("ram_size")) {
+        (Some(base), Some(size)) => Ram { base, size },
+        _ => Ram::DEFAULT,
+    };
+    elf::load_file_in(path, ram).with_context(|| format!("loading {}", path.display()))
+}
+
+/// Runs `program` (`args.program`) on a processor design; prints cycles, instructions
+/// and CPI to stderr (stdout is the program's), explains a failing exit, and returns
+/// the exit code (see [`process_status`]).
+pub fn run(
+    model: &mut Model,
+    program: &Program,
+    args: &SimArgs,
+    accel: Accelerator,
+    params: &toml::Table,
+) -> anyhow::Result<u8> {
+    let hwacha: Option<RocketHwachaParams> = match accel {
+        Accelerator::Hwacha => Some(params.clone().try_into()?),
+        _ => None,
+    };
+    let mem = MemConfig {
+        latency: args.latency,
+        jitter: args.jitter,
+        stall_percent: args.stall_percent,
+        seed: args.seed,
+        ..MemConfig::default()
+    };
+    let config = match &hwacha {
+        Some(p) => soc::hwacha_config(p.hwacha.lanes, mem),
+        None => SocConfig {
+            mem,
+            idle_rocc: accel == Accelerator::None,
+            ..SocConfig::default()
+        },
+    };
+    let config = SocConfig {
+        max_cycles: args.max_cycles,
+        ..config
+    };
+    let golden = if args.lockstep {
+        Some(golden(program, accel, hwacha.as_ref())?)
+    } else {
+        None
+    };
+    let path = args.program.as_deref().unwrap_or(Path::new("program"));
+    let phase = Phase::start(format!("running {}", path.display()));
+    let start = Instant::now();
+    let out = soc::run(
+        model,
+        program,
+        &config,
+        Box::new(std::io::stdout()),
+        Box::new(std::io::stderr()),
+        golden,
+    );
+    drop(phase);
+    let out = out?;
+    let seconds = start.elapsed().as_secs_f64();
+    eprintln!(
+        "{}: exit code {}, {} cycles, {} instructions, CPI {:.3}{}{} ({:.0} cycles/s)",
+        path.display(),
+        out.exit_code,
+        out.cycles,
+        out.instret,
+        out.cpi(),
+        match out.last_accelerator_trap {
+            None => String::new(),
+            Some((cause, tval)) => format!(
+                ", {} accelerator exception(s) taken (the last: cause {cause}, tval {tval:#x})",
+                out.accelerator_traps
+            ),
+        },
+        if args.lockstep {
+            format!(", {} commits matched the ISS", out.matched)
+        } else {
+            String::new()
+        },
+        out.cycles as f64 / seconds.max(1e-9)
+    );
+    if let Some(why) = explain(program, out.exit_code, out.trap) {
+        eprintln!("{}: {why}", path.display());
+    }
+    Ok(process_status(out.exit_code))
+}
+
+/// The ISS with the design's accelerator's golden model on its RoCC port.
+fn golden(
+    program: &Program,
+    accel: Accelerator,
+    hwacha: Option<&RocketHwachaParams>,
+) -> anyhow::Result<IssGolden> {
+    let mut g = soc::golden(program, u64::MAX).context("starting the ISS")?;
+    match hwacha {
+        Some(p) => {
+            // The RTL delivers worker-thread exceptions late; so does the model.
+            let mut unit = Hwacha::new(hwacha_model(&p.hwacha))?;
+            unit.set_imprecise(true);
+            g.iss_mut().attach_rocc(Box::new(unit))
+        }
+        None if accel == Accelerator::Accumulator => {
+            g.iss_mut().attach_rocc(Box::new(Accumulator::default()))
+        }
+        None => {}
+    }
+    Ok(g)
+}
+
+/// The golden model of a Hwacha unit with the RTL's parameters.
+fn hwacha_model(p: &generators::hwacha::params::HwachaParams) -> HwachaModelParams {
+    HwachaModelParams {
+        lanes: p.lanes,
+        banks: p.banks,
+        bank_entries: p.bank_entries,
+        bank_width: p.bank_width,
+        pred_entries: p.pred_entries,
+        ..HwachaModelParams::default()
+    }
+}
