@@ -352,7 +352,7 @@ fn bad_designs_and_parameters_are_clear_errors() {
     );
     fails(
         &["generate", "queue", "--set", "depth=-3"],
-        &["parameter `depth` cannot be -3"],
+        &["parameter `depth` must be in 1..=65536, got -3"],
     );
     fails(
         &["generate", "queue", "--set", "depth=0"],

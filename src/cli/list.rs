@@ -19,10 +19,11 @@ fn render() -> String {
             d.params
                 .iter()
                 .map(|p| {
+                    let default = p.default.as_ref().map(|v| format!(" = {v}"));
                     [
-                        p.name.to_string(),
-                        format!("{} = {}", p.ty, p.default),
-                        p.doc.to_string(),
+                        p.name.clone(),
+                        format!("{}{}", p.param.type_name(), default.unwrap_or_default()),
+                        p.param.doc.to_string(),
                     ]
                 })
                 .collect()
