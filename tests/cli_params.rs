@@ -1,6 +1,6 @@
-//! Design parameters end to end: the ranges `generate` enforces (flat and nested, with
-//! dotted names in errors), and what the manifest records for designs with a fixed
-//! accelerator.
+//! Design parameters end to end: `accelgen list` (the table, one design, `--json`), the
+//! ranges it shows being the ones `generate` enforces (flat and nested, with dotted names
+//! in errors), and what the manifest records for designs with a fixed accelerator.
 
 use assert_cmd::cargo::cargo_bin_cmd;
 use serde_json::Value;
@@ -213,4 +213,210 @@ fn designs_with_a_fixed_accelerator_have_no_rocc_parameter() {
     assert_eq!(generated_parameters(&["rocket"])["rocc"], false);
     let p = generated_parameters(&["rocket", "--set", "rocc=true"]);
     assert_eq!(p["rocc"], true);
+}
+
+#[test]
+fn list_fits_100_columns() {
+    let r = ok(&["list"]);
+    let long: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.chars().count() > 100)
+        .collect();
+    assert!(
+        long.is_empty(),
+        "lines over 100 columns:\n{}",
+        long.join("\n")
+    );
+}
+
+/// The whitespace-separated cells of `name`'s row in `accelgen list <design>`.
+fn row(listing: &str, name: &str) -> Vec<String> {
+    let line = listing
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("no row {name} in:\n{listing}"));
+    line.split_whitespace().map(str::to_string).collect()
+}
+
+#[test]
+fn list_of_one_design_is_a_table() {
+    let r = ok(&["list", "queue"]);
+    assert_eq!(
+        r.stdout,
+        "\
+queue: ready/valid FIFO queue (Chisel Queue semantics) with optional flow and pipe modes
+  NAME   TYPE     DEFAULT  RANGE      DESCRIPTION
+  depth  integer  4        1..=65536  number of entries
+  width  integer  32       1..=4096   data bits per entry
+  flow   boolean  false               an empty queue passes enq to deq in the same cycle
+  pipe   boolean  false               a full queue accepts enq in a cycle where deq fires
+
+Generate with: accelgen generate <design> [--set name=value ...] -o <dir>
+"
+    );
+    // Nested parameters one per line with their dotted names, each with its range.
+    let r = ok(&["list", "rocket-hwacha"]);
+    assert!(r.stdout.starts_with("rocket-hwacha: "), "{}", r.stdout);
+    assert_eq!(
+        row(&r.stdout, "hwacha.icache_sets")[..5],
+        ["hwacha.icache_sets", "integer", "32", "1..=4096,", "pow2"]
+    );
+    assert_eq!(
+        row(&r.stdout, "hwacha.lanes")[..5],
+        ["hwacha.lanes", "integer", "1", "1..=64,", "pow2"]
+    );
+    assert_eq!(
+        row(&r.stdout, "rocket.predictor")[..4],
+        ["rocket.predictor", "string", "\"btb\"", "none|bht|btb"]
+    );
+    assert_eq!(row(&r.stdout, "hwacha")[..2], ["hwacha", "table"]);
+    for name in HWACHA_PARAMS.split(", ") {
+        row(&r.stdout, &format!("hwacha.{name}"));
+    }
+    for name in TILE_PARAMS {
+        row(&r.stdout, &format!("rocket.{name}"));
+    }
+    assert!(!r.stdout.contains("rocket.rocc"), "{}", r.stdout);
+    assert!(!r.stdout.contains("\nqueue:"), "one design only");
+}
+
+#[test]
+fn list_of_an_unknown_design_is_an_error() {
+    let r = accelgen(&["list", "fifo"]);
+    assert_eq!(
+        (r.code, r.stderr.as_str(), r.stdout.as_str()),
+        (
+            1,
+            "error: unknown design `fifo` (available: banked_rf, queue, rocket, \
+             rocket_accumulator, rocket-hwacha)\n",
+            ""
+        )
+    );
+    let r = accelgen(&["list", "fifo", "--json"]);
+    assert_eq!((r.code, r.stdout.as_str()), (1, ""));
+}
+
+fn list_json(args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["list", "--json"];
+    all.extend(args);
+    let r = ok(&all);
+    let v: Value = serde_json::from_str(&r.stdout).expect("list --json is JSON");
+    v["designs"].as_array().expect("designs").clone()
+}
+
+#[test]
+fn list_json_describes_every_parameter() {
+    let designs = list_json(&[]);
+    let names: Vec<&str> = designs
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "banked_rf",
+            "queue",
+            "rocket",
+            "rocket_accumulator",
+            "rocket-hwacha"
+        ]
+    );
+    let one = list_json(&["queue"]);
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0], designs[1]);
+    assert_eq!(
+        one[0]["parameters"][0],
+        serde_json::json!({
+            "name": "depth", "type": "integer", "default": 4, "min": 1, "max": 65536,
+            "power_of_two": false, "description": "number of entries"
+        })
+    );
+    assert_eq!(
+        one[0]["parameters"][2],
+        serde_json::json!({
+            "name": "flow", "type": "boolean", "default": false,
+            "description": "an empty queue passes enq to deq in the same cycle"
+        })
+    );
+    let hwacha = &designs[4]["parameters"];
+    let param = |name: &str| {
+        hwacha
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+            .clone()
+    };
+    assert_eq!(param("hwacha")["type"], "table");
+    assert_eq!(param("hwacha.icache_sets")["max"], 4096);
+    assert_eq!(param("hwacha.lanes")["power_of_two"], true);
+    assert_eq!(
+        param("rocket.memory")["choices"],
+        serde_json::json!(["cache", "direct"])
+    );
+    for d in &designs {
+        for p in d["parameters"].as_array().unwrap() {
+            let doc = p["description"].as_str().unwrap_or_default();
+            assert!(!doc.is_empty(), "{}: {p} has no description", d["name"]);
+        }
+    }
+}
+
+/// Decimal or `0x..` hexadecimal, either with a `-` sign.
+fn number(text: &str) -> i64 {
+    let (sign, digits) = match text.strip_prefix('-') {
+        Some(rest) => (-1, rest),
+        None => (1, text),
+    };
+    let magnitude = match digits.strip_prefix("0x") {
+        Some(hex) => i64::from_str_radix(hex, 16),
+        None => digits.parse(),
+    };
+    sign * magnitude.unwrap_or_else(|_| panic!("{text:?} is not a number"))
+}
+
+/// `--set` of one value: `name=v`, or `table={name=v}` for a nested parameter.
+fn set(name: &str, value: i64) -> String {
+    match name.split_once('.') {
+        Some((table, key)) => format!("{table}={{{key}={value}}}"),
+        None => format!("{name}={value}"),
+    }
+}
+
+#[test]
+fn listed_ranges_are_the_enforced_ones() {
+    let mut checked = 0;
+    for d in list_json(&[]) {
+        let design = d["name"].as_str().unwrap();
+        for p in d["parameters"].as_array().unwrap() {
+            if p["type"] != "integer" {
+                continue;
+            }
+            let name = p["name"].as_str().unwrap();
+            let (min, max) = (p["min"].as_i64().unwrap(), p["max"].as_i64().unwrap());
+            for bad in [min - 1, max + 1] {
+                let tmp = tempfile::tempdir().unwrap();
+                let out = tmp.path().join("out");
+                let arg = set(name, bad);
+                let r = accelgen(&["generate", design, "--set", &arg, "-o", s(&out)]);
+                let prefix = format!("error: design `{design}`: parameter `{name}` must be in ");
+                let rest = r
+                    .stderr
+                    .strip_prefix(&prefix)
+                    .unwrap_or_else(|| panic!("{design} --set {arg}: {}", r.stderr));
+                let (range, got) = rest.trim_end().split_once(", got ").unwrap();
+                let (lo, hi) = range.split_once("..=").unwrap();
+                assert_eq!(
+                    (number(lo), number(hi), number(got), r.code),
+                    (min, max, bad, 1),
+                    "{design} --set {arg}"
+                );
+                assert!(!out.exists());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} checks");
 }
