@@ -63,13 +63,10 @@ fn list_shows_designs_parameters_and_defaults() {
     for fragment in [
         "banked_rf: banked register file",
         "queue: ready/valid FIFO",
-        "depth",
-        "integer = 4",
-        "flow",
-        "boolean = false",
-        "sram",
-        "boolean = true",
-        "mask_gran",
+        "  depth  integer  4        1..=65536  number of entries",
+        "  flow   boolean  false               an empty queue passes enq to deq",
+        "  sram         boolean  true                        banks are SRAM macros",
+        "  mask_gran    integer  0        0..=1024           data bits per write-mask bit",
     ] {
         assert!(
             r.stdout.contains(fragment),
@@ -361,7 +358,7 @@ fn bad_designs_and_parameters_are_clear_errors() {
     );
     fails(
         &["generate", "queue", "--set", "depth=-3"],
-        &["parameter `depth` cannot be -3"],
+        &["parameter `depth` must be in 1..=65536, got -3"],
     );
     fails(
         &["generate", "queue", "--set", "depth=0"],

@@ -7,10 +7,12 @@ pub mod hwacha;
 pub mod output;
 mod registry;
 pub mod rocket;
+pub mod schema;
 
 pub use registry::{design, designs, elaborate, DesignInfo, ParamInfo};
 
 use hdl::{HdlErrors, Module};
+use schema::Param;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::rc::Rc;
@@ -19,38 +21,24 @@ use std::rc::Rc;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("parameter `{param}` {message}")]
 pub struct ParamError {
-    pub param: &'static str,
+    /// The parameter's dotted path (`depth`, `hwacha.lanes`).
+    pub param: String,
     pub message: String,
 }
 
 impl ParamError {
-    pub fn new(param: &'static str, message: impl Into<String>) -> ParamError {
+    pub fn new(param: impl Into<String>, message: impl Into<String>) -> ParamError {
         ParamError {
-            param,
+            param: param.into(),
             message: message.into(),
         }
     }
 
-    /// `value` must lie in `lo..=hi`.
-    pub fn check_range(param: &'static str, value: u32, lo: u32, hi: u32) -> Result<(), Self> {
-        if (lo..=hi).contains(&value) {
-            Ok(())
-        } else {
-            Err(ParamError::new(
-                param,
-                format!("must be in {lo}..={hi}, got {value}"),
-            ))
-        }
-    }
-
-    pub fn check_pow2(param: &'static str, value: u32) -> Result<(), Self> {
-        if value.is_power_of_two() {
-            Ok(())
-        } else {
-            Err(ParamError::new(
-                param,
-                format!("must be a power of two, got {value}"),
-            ))
+    /// The error of a parameter of the nested table `table`.
+    pub fn within(self, table: &str) -> ParamError {
+        ParamError {
+            param: format!("{table}.{}", self.param),
+            ..self
         }
     }
 }
@@ -59,10 +47,15 @@ impl ParamError {
 pub enum GenError {
     #[error("unknown design `{name}` (available: {available})")]
     UnknownDesign { name: String, available: String },
-    #[error("design `{design}` has no parameter `{param}` (parameters: {known})")]
+    /// `param` is a dotted path; `table` names the nested table it would be in, if any.
+    #[error(
+        "design `{design}` has no parameter `{param}` (parameters{}: {known})",
+        .table.as_ref().map(|t| format!(" of `{t}`")).unwrap_or_default()
+    )]
     UnknownParameter {
         design: String,
         param: String,
+        table: Option<String>,
         known: String,
     },
     #[error("design `{design}`: parameter `{param}` {message}")]
@@ -78,13 +71,17 @@ pub enum GenError {
 
 /// A design the registry can list and elaborate from TOML parameters.
 pub trait Generator {
-    /// All fields defaulted, unknown fields rejected (`#[serde(deny_unknown_fields, default)]`).
+    /// All fields defaulted (`#[serde(default)]`); the registry rejects keys `params`
+    /// does not describe before deserializing.
     type Params: Serialize + DeserializeOwned + Default;
     const NAME: &'static str;
     const DESCRIPTION: &'static str;
-    /// `(parameter, meaning)` for every field of `Params`, in declaration order.
-    const PARAM_DOCS: &'static [(&'static str, &'static str)];
 
+    /// Every field of `Params`, in declaration order, with the values it accepts.
+    fn params() -> Vec<Param>;
+
+    /// The rules `params` cannot express (across parameters); called after every value
+    /// was checked against `params`.
     fn validate(params: &Self::Params) -> Result<(), ParamError>;
 
     /// Builds the top module; only called with validated parameters.

@@ -4,23 +4,25 @@
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
 use crate::hwacha::soc::RocketHwacha;
 use crate::rocket::Rocket;
-use crate::{GenError, Generator};
+use crate::schema::{self, Invalid, Kind, Param};
+use crate::{GenError, Generator, ParamError};
 use hdl::Module;
 use std::rc::Rc;
 
-/// One parameter of a design.
+/// One parameter of a design, nested ones included (after their table).
 #[derive(Clone, Debug)]
 pub struct ParamInfo {
-    pub name: &'static str,
-    /// TOML type name: `integer`, `boolean`, ...
-    pub ty: &'static str,
-    pub default: toml::Value,
-    pub doc: &'static str,
+    /// Dotted path: `depth`, `hwacha.lanes`.
+    pub name: String,
+    /// The default; `None` for a table (its parameters follow, each with its default).
+    pub default: Option<toml::Value>,
+    /// Type, accepted values and meaning.
+    pub param: Param,
 }
 
 /// A design's parameters after defaults and overrides, and its top module.
 pub struct Elaboration {
-    /// Every parameter, in declaration order.
+    /// Every parameter.
     pub params: toml::Table,
     pub top: Rc<Module>,
 }
@@ -29,28 +31,15 @@ pub struct Elaboration {
 pub struct DesignInfo {
     pub name: &'static str,
     pub description: &'static str,
+    /// In declaration order, each table followed by its parameters.
     pub params: Vec<ParamInfo>,
     elaborate: fn(&toml::Table) -> Result<Elaboration, GenError>,
 }
 
 impl DesignInfo {
     fn of<G: Generator>() -> DesignInfo {
-        let defaults = defaults::<G>();
-        let params = G::PARAM_DOCS
-            .iter()
-            .map(|&(name, doc)| {
-                let default = defaults
-                    .get(name)
-                    .unwrap_or_else(|| panic!("{}: documented parameter `{name}` missing", G::NAME))
-                    .clone();
-                ParamInfo {
-                    name,
-                    ty: default.type_str(),
-                    default,
-                    doc,
-                }
-            })
-            .collect();
+        let mut params = Vec::new();
+        flatten(&G::params(), "", &defaults::<G>(), &mut params);
         DesignInfo {
             name: G::NAME,
             description: G::DESCRIPTION,
@@ -63,6 +52,35 @@ impl DesignInfo {
     /// parameters are errors naming the parameter.
     pub fn elaborate(&self, overrides: &toml::Table) -> Result<Elaboration, GenError> {
         (self.elaborate)(overrides)
+    }
+}
+
+/// Appends `params` (the table at dotted path `prefix`, with defaults `defaults`) to
+/// `out`, each table followed by its own parameters.
+fn flatten(params: &[Param], prefix: &str, defaults: &toml::Table, out: &mut Vec<ParamInfo>) {
+    for p in params {
+        let name = if prefix.is_empty() {
+            p.name.to_string()
+        } else {
+            format!("{prefix}.{}", p.name)
+        };
+        let default = defaults
+            .get(p.name)
+            .unwrap_or_else(|| panic!("described parameter `{name}` has no default"));
+        if let (Kind::Table(inner), toml::Value::Table(table)) = (&p.kind, default) {
+            out.push(ParamInfo {
+                name: name.clone(),
+                default: None,
+                param: p.clone(),
+            });
+            flatten(inner, &name, table, out);
+        } else {
+            out.push(ParamInfo {
+                name,
+                default: Some(default.clone()),
+                param: p.clone(),
+            });
+        }
     }
 }
 
@@ -98,53 +116,30 @@ fn defaults<G: Generator>() -> toml::Table {
         .unwrap_or_else(|e| panic!("{}: default parameters are not a TOML table: {e}", G::NAME))
 }
 
-fn to_params<G: Generator>(table: toml::Table) -> Result<G::Params, toml::de::Error> {
-    toml::Value::Table(table).try_into()
-}
-
 fn elaborate_as<G: Generator>(overrides: &toml::Table) -> Result<Elaboration, GenError> {
-    let defaults = defaults::<G>();
-    let invalid = |param: &str, message: String| GenError::InvalidParameter {
+    let invalid = |e: ParamError| GenError::InvalidParameter {
         design: G::NAME.to_string(),
-        param: param.to_string(),
-        message,
+        param: e.param,
+        message: e.message,
     };
-    // Checked one at a time, so that each error names its parameter (serde's do not).
-    for (key, value) in overrides {
-        let Some(default) = defaults.get(key) else {
-            return Err(GenError::UnknownParameter {
-                design: G::NAME.to_string(),
-                param: key.clone(),
-                known: G::PARAM_DOCS
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        };
-        if default.type_str() != value.type_str() {
-            return Err(invalid(
-                key,
-                format!(
-                    "must be {} {}, got {} {} `{value}`",
-                    article(default.type_str()),
-                    default.type_str(),
-                    article(value.type_str()),
-                    value.type_str(),
-                ),
-            ));
-        }
-        let mut one = defaults.clone();
-        one.insert(key.clone(), value.clone());
-        if let Err(e) = to_params::<G>(one) {
-            return Err(invalid(key, format!("cannot be {value}: {}", e.message())));
-        }
-    }
-    let mut all = defaults;
+    // Every value is checked against its description first, so that each error names its
+    // parameter (serde's do not) and values out of range never reach the generator.
+    schema::check_table(&G::params(), "", overrides).map_err(|e| match e {
+        Invalid::Value(e) => invalid(e),
+        Invalid::Unknown { path, table, known } => GenError::UnknownParameter {
+            design: G::NAME.to_string(),
+            param: path,
+            table: (!table.is_empty()).then_some(table),
+            known: known.join(", "),
+        },
+    })?;
+    let mut all = defaults::<G>();
+    // A partial nested table takes its struct's defaults for the rest (`serde(default)`).
     all.extend(overrides.iter().map(|(k, v)| (k.clone(), v.clone())));
-    // Fields deserialize independently, and each was accepted on its own above.
-    let params = to_params::<G>(all).expect("every parameter deserialized on its own");
-    G::validate(&params).map_err(|e| invalid(e.param, e.message))?;
+    let params: G::Params = toml::Value::Table(all)
+        .try_into()
+        .unwrap_or_else(|e| panic!("{}: checked parameters do not deserialize: {e}", G::NAME));
+    G::validate(&params).map_err(invalid)?;
     let top = G::build(&params).map_err(|errors| GenError::Elaboration {
         design: G::NAME.to_string(),
         errors,
@@ -155,39 +150,84 @@ fn elaborate_as<G: Generator>(overrides: &toml::Table) -> Result<Elaboration, Ge
     })
 }
 
-fn article(type_name: &str) -> &'static str {
-    if type_name.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn documented_once<G: Generator>() {
-        let mut documented: Vec<&str> = G::PARAM_DOCS.iter().map(|(n, _)| *n).collect();
-        documented.sort_unstable();
-        let fields = defaults::<G>();
-        let mut fields: Vec<&str> = fields.keys().map(String::as_str).collect();
+    /// `params` describes exactly the keys of `defaults`, recursively, and every default
+    /// has its described type and lies in its described range.
+    fn described_exactly(design: &str, params: &[Param], defaults: &toml::Table) {
+        let mut described: Vec<&str> = params.iter().map(|p| p.name).collect();
+        let mut fields: Vec<&str> = defaults.keys().map(String::as_str).collect();
+        described.sort_unstable();
         fields.sort_unstable();
+        assert_eq!(described, fields, "{design}: description vs. Params fields");
         assert_eq!(
-            documented,
-            fields,
-            "{}: PARAM_DOCS vs. Params fields",
-            G::NAME
+            schema::check_table(params, "", defaults),
+            Ok(()),
+            "{design}"
         );
+        for p in params {
+            if let (Kind::Table(inner), Some(toml::Value::Table(t))) =
+                (&p.kind, defaults.get(p.name))
+            {
+                described_exactly(design, inner, t);
+            }
+        }
+    }
+
+    fn describes_its_struct<G: Generator>() {
+        described_exactly(G::NAME, &G::params(), &defaults::<G>());
     }
 
     #[test]
-    fn every_parameter_is_documented_once() {
-        documented_once::<Queue>();
-        documented_once::<BankedRf>();
-        documented_once::<Rocket>();
-        documented_once::<RocketAccumulator>();
-        documented_once::<RocketHwacha>();
+    fn every_parameter_is_described_once() {
+        describes_its_struct::<Queue>();
+        describes_its_struct::<BankedRf>();
+        describes_its_struct::<Rocket>();
+        describes_its_struct::<RocketAccumulator>();
+        describes_its_struct::<RocketHwacha>();
         assert_eq!(designs().len(), 5);
+    }
+
+    /// `{a = {b = value}}` for dotted path `a.b`.
+    fn override_of(path: &str, value: toml::Value) -> toml::Table {
+        let mut table = toml::Table::new();
+        match path.split_once('.') {
+            Some((outer, rest)) => {
+                table.insert(outer.into(), toml::Value::Table(override_of(rest, value)))
+            }
+            None => table.insert(path.into(), value),
+        };
+        table
+    }
+
+    /// Every value a parameter's description accepts at its extremes (each integer's
+    /// minimum and maximum, every string and boolean), the others at their defaults,
+    /// either elaborates or is refused by a rule across parameters: none reaches the
+    /// generator as an elaboration error. A failure here is a missing range.
+    #[test]
+    fn accepted_extremes_elaborate() {
+        let mut tried = 0;
+        for d in designs() {
+            for p in &d.params {
+                let values: Vec<toml::Value> = match &p.param.kind {
+                    &Kind::Integer { min, max, .. } => {
+                        [min, max].map(|v| toml::Value::Integer(v as i64)).to_vec()
+                    }
+                    Kind::Boolean => vec![false.into(), true.into()],
+                    Kind::Choice(c) => c.iter().map(|&v| v.into()).collect(),
+                    Kind::Table(_) => vec![],
+                };
+                for v in values {
+                    let what = format!("{} {} = {v}", d.name, p.name);
+                    match d.elaborate(&override_of(&p.name, v)) {
+                        Ok(_) | Err(GenError::InvalidParameter { .. }) => tried += 1,
+                        Err(e) => panic!("{what}: {e}"),
+                    }
+                }
+            }
+        }
+        assert!(tried > 150, "{tried}");
     }
 }

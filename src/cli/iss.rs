@@ -26,7 +26,8 @@ pub struct IssArgs {
     /// A Hwacha exception is reported and makes the run fail.
     #[arg(long)]
     pub hwacha: bool,
-    /// Vector lanes of the Hwacha machine (a power of two; default 1).
+    /// Vector lanes of the Hwacha machine: a power of two the generator builds (its
+    /// `hwacha.lanes` range, see `accelgen list rocket-hwacha`); default 1.
     #[arg(long, value_name = "N", requires = "hwacha")]
     pub lanes: Option<u32>,
 }
@@ -39,8 +40,12 @@ pub const DEFAULT_MAX_INSTRET: u64 = 1_000_000_000;
 pub fn run(args: IssArgs) -> anyhow::Result<u8> {
     let unit = if args.hwacha {
         let lanes = args.lanes.unwrap_or(1);
-        if !lanes.is_power_of_two() {
-            bail!("--lanes must be a power of two (1, 2, 4, ...), not {lanes}");
+        let max = generators::hwacha::params::MAX_LANES;
+        if !lanes.is_power_of_two() || lanes > max {
+            bail!(
+                "--lanes must be a power of two in 1..={max} (the generator's `hwacha.lanes`), \
+                 got {lanes}"
+            );
         }
         let params = HwachaParams {
             lanes,

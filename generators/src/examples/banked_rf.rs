@@ -6,6 +6,7 @@
 //! Read data returns on `resp` one cycle after the request fires.
 
 use crate::examples::crossbar::crossbar;
+use crate::schema::{self, Param};
 use crate::{Generator, ParamError};
 use hdl::helpers::{onehot_decode, onehot_mux};
 use hdl::ir::addr_width;
@@ -53,45 +54,53 @@ impl Generator for BankedRf {
     const NAME: &'static str = "banked_rf";
     const DESCRIPTION: &'static str =
         "banked register file: 1R1W SRAM banks behind read/write crossbars with per-bank arbiters";
-    const PARAM_DOCS: &'static [(&'static str, &'static str)] = &[
-        (
-            "banks",
-            "number of 1R1W banks (power of two); register a is in bank a % banks",
-        ),
-        (
-            "entries",
-            "registers in total (power of two, at least banks)",
-        ),
-        ("width", "bits per register"),
-        (
-            "read_ports",
-            "read ports; each returns data one cycle after its request fires",
-        ),
-        ("write_ports", "write ports"),
-        (
-            "mask_gran",
-            "data bits per write-mask bit (must divide width); 0 for unmasked writes",
-        ),
-        (
-            "sram",
-            "banks are SRAM macros (true) or inferred arrays (false)",
-        ),
-    ];
+
+    fn params() -> Vec<Param> {
+        let ports = u64::from(MAX_PORTS);
+        vec![
+            Param::int(
+                "banks",
+                1,
+                MAX_BANKS.into(),
+                "number of 1R1W banks; register a is in bank a % banks",
+            )
+            .pow2(),
+            Param::int(
+                "entries",
+                2,
+                MAX_ENTRIES.into(),
+                "registers in total (at least banks)",
+            )
+            .pow2(),
+            Param::int("width", 1, MAX_WIDTH.into(), "bits per register"),
+            Param::int(
+                "read_ports",
+                1,
+                ports,
+                "read ports; each returns data one cycle after its request fires",
+            ),
+            Param::int("write_ports", 1, ports, "write ports"),
+            Param::int(
+                "mask_gran",
+                0,
+                MAX_WIDTH.into(),
+                "data bits per write-mask bit (must divide width); 0 for unmasked writes",
+            ),
+            Param::boolean(
+                "sram",
+                "banks are SRAM macros (true) or inferred arrays (false)",
+            ),
+        ]
+    }
 
     fn validate(p: &BankedRfParams) -> Result<(), ParamError> {
-        ParamError::check_range("banks", p.banks, 1, MAX_BANKS)?;
-        ParamError::check_pow2("banks", p.banks)?;
-        ParamError::check_range("entries", p.entries, 2, MAX_ENTRIES)?;
-        ParamError::check_pow2("entries", p.entries)?;
+        schema::check_fields(&Self::params(), p)?;
         if p.entries < p.banks {
             return Err(ParamError::new(
                 "entries",
                 format!("must be at least banks ({}), got {}", p.banks, p.entries),
             ));
         }
-        ParamError::check_range("width", p.width, 1, MAX_WIDTH)?;
-        ParamError::check_range("read_ports", p.read_ports, 1, MAX_PORTS)?;
-        ParamError::check_range("write_ports", p.write_ports, 1, MAX_PORTS)?;
         if p.mask_gran != 0 && !p.width.is_multiple_of(p.mask_gran) {
             return Err(ParamError::new(
                 "mask_gran",

@@ -3,6 +3,7 @@
 //! (an empty queue passes `enq` to `deq` combinationally) and `pipe` (a full queue accepts
 //! an enqueue in a cycle where a dequeue fires).
 
+use crate::schema::{self, Param};
 use crate::{Generator, ParamError};
 use hdl::ir::addr_width;
 use hdl::{mux, Bits, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, Shape, Value};
@@ -40,19 +41,26 @@ impl Generator for Queue {
     const NAME: &'static str = "queue";
     const DESCRIPTION: &'static str =
         "ready/valid FIFO queue (Chisel Queue semantics) with optional flow and pipe modes";
-    const PARAM_DOCS: &'static [(&'static str, &'static str)] = &[
-        ("depth", "number of entries"),
-        ("width", "data bits per entry"),
-        ("flow", "an empty queue passes enq to deq in the same cycle"),
-        (
-            "pipe",
-            "a full queue accepts enq in a cycle where deq fires",
-        ),
-    ];
+
+    fn params() -> Vec<Param> {
+        vec![
+            Param::int("depth", 1, MAX_DEPTH.into(), "number of entries"),
+            Param::int(
+                "width",
+                1,
+                hdl::bits::MAX_WIDTH.into(),
+                "data bits per entry",
+            ),
+            Param::boolean("flow", "an empty queue passes enq to deq in the same cycle"),
+            Param::boolean(
+                "pipe",
+                "a full queue accepts enq in a cycle where deq fires",
+            ),
+        ]
+    }
 
     fn validate(p: &QueueParams) -> Result<(), ParamError> {
-        ParamError::check_range("depth", p.depth, 1, MAX_DEPTH)?;
-        ParamError::check_range("width", p.width, 1, hdl::bits::MAX_WIDTH)
+        schema::check_fields(&Self::params(), p)
     }
 
     fn build(p: &QueueParams) -> Result<Rc<Module>, HdlErrors> {

@@ -14,11 +14,13 @@ use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response}
 use crate::rocket::params::RocketParams;
 use crate::rocket::tile::tile;
 use crate::rocket::trace::trace_shape;
+use crate::schema::Param;
 use crate::{Generator, ParamError};
 use hdl::{Bits, Dir, HdlErrors, Module, ModuleBuilder};
 use std::rc::Rc;
 
 /// Design `rocket_accumulator`: the tile with the accumulator, for programs that use it.
+/// Its parameters are the tile's; the accelerator is always there (no `rocc`).
 pub struct RocketAccumulator;
 
 impl Generator for RocketAccumulator {
@@ -26,7 +28,10 @@ impl Generator for RocketAccumulator {
     const NAME: &'static str = "rocket_accumulator";
     const DESCRIPTION: &'static str =
         "the rocket tile with Rocket Chip's accumulator example on its RoCC port (custom-0)";
-    const PARAM_DOCS: &'static [(&'static str, &'static str)] = crate::rocket::params::PARAM_DOCS;
+
+    fn params() -> Vec<Param> {
+        crate::rocket::params::params()
+    }
 
     fn validate(p: &RocketParams) -> Result<(), ParamError> {
         p.validate()
@@ -114,7 +119,7 @@ pub fn accumulator() -> Result<Rc<Module>, HdlErrors> {
     m.finish()
 }
 
-/// The tile (with `rocc` forced on) and the accumulator, with the tile's `mem` and
+/// The tile (with its RoCC port in use) and the accumulator, with the tile's `mem` and
 /// `trace` ports.
 pub fn accumulator_soc(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RoccAccumulatorSoc");
@@ -129,11 +134,7 @@ pub fn accumulator_soc(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
         &mem_response(crate::rocket::tile::TAG_BITS),
     );
     let trace = m.io("trace", Dir::Out, &trace_shape());
-    let params = RocketParams {
-        rocc: true,
-        ..p.clone()
-    };
-    let t = m.instance("tile", &tile(&params)?);
+    let t = m.instance("tile", &tile(p, true)?);
     let a = m.instance("accumulator", &accumulator()?);
     m.connect_bundle(&mem_req, &t.io("mem_req"));
     m.connect_bundle(&t.io("mem_resp"), &mem_resp);

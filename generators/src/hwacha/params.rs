@@ -1,8 +1,14 @@
 //! Parameters of the Hwacha vector unit: one flat serde struct (every knob sweepable with
-//! `--set name=value`), named after thesis Table 8.7 where the thesis has a name.
+//! `--set name=value`), named after thesis Table 8.7 where the thesis has a name, and its
+//! description (`params`: meanings and accepted values).
 
+use crate::rocket::params::cache_params;
+use crate::schema::{self, Param};
 use crate::ParamError;
 use serde::{Deserialize, Serialize};
+
+/// The most lanes the generator builds; `accelgen iss --hwacha --lanes` takes the same.
+pub const MAX_LANES: u32 = 64;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -82,89 +88,85 @@ impl Default for HwachaParams {
     }
 }
 
-/// `(parameter, meaning)` in declaration order, for `accelgen list`.
-pub const PARAM_DOCS: &[(&str, &str)] = &[
-    ("lanes", "vector lanes (HwachaNLanes), a power of two"),
-    ("seq_entries", "sequencer slots (HwachaNSeqEntries)"),
-    ("banks", "register-file banks per lane"),
-    ("bank_entries", "entries of each bank SRAM"),
-    ("bank_width", "bits per bank entry, a multiple of 64"),
-    (
-        "pred_entries",
-        "entries of each bank's predicate register file",
-    ),
-    ("stages_alu", "bank ALU pipeline stages (HwachaStagesALU)"),
-    ("stages_plu", "bank PLU pipeline stages (HwachaStagesPLU)"),
-    (
-        "stages_imul",
-        "integer multiplier stages (HwachaStagesIMul)",
-    ),
-    (
-        "idiv_bits_per_cycle",
-        "integer divider quotient bits per cycle",
-    ),
-    ("bwq_entries", "bank write queue entries"),
-    ("brq_entries", "bank read/predicate queue entries"),
-    ("vvaq_entries", "VVAQ entries (HwachaNVVAQEntries)"),
-    ("vpaq_entries", "VPAQ entries (HwachaNVPAQEntries)"),
-    ("vsdq_entries", "VSDQ entries (HwachaNVSDQEntries)"),
-    ("vldq_entries", "VLDQ entries (HwachaNVLDQEntries)"),
-    (
-        "vlt_entries",
-        "vector load table entries (HwachaNVLTEntries)",
-    ),
-    ("vcmdq_entries", "vector command queue entries"),
-    (
-        "vrcmdq_entries",
-        "vector runahead command queue entries (to the VRU)",
-    ),
-    ("icache_sets", "vector instruction cache sets"),
-    ("icache_ways", "vector instruction cache ways"),
-    ("icache_line_bytes", "vector instruction cache line bytes"),
-];
+/// The parameters (the fields of [`HwachaParams`]), in declaration order.
+pub fn params() -> Vec<Param> {
+    let queue = |name, doc| Param::int(name, 2, 256, doc);
+    let mut v = vec![
+        Param::int("lanes", 1, MAX_LANES.into(), "vector lanes (HwachaNLanes)").pow2(),
+        // An AMO takes four slots (Table 8.4).
+        Param::int("seq_entries", 4, 32, "sequencer slots (HwachaNSeqEntries)"),
+        Param::int("banks", 1, 16, "register-file banks per lane").pow2(),
+        Param::int("bank_entries", 16, 4096, "entries of each bank SRAM").pow2(),
+        Param::int(
+            "bank_width",
+            64,
+            512,
+            "bits per bank entry: 64-bit elements (slices) per entry times 64",
+        )
+        .pow2(),
+        Param::int(
+            "pred_entries",
+            16,
+            4096,
+            "entries of each bank's predicate register file",
+        )
+        .pow2(),
+        Param::int(
+            "stages_alu",
+            0,
+            4,
+            "bank ALU pipeline stages (HwachaStagesALU)",
+        ),
+        Param::int(
+            "stages_plu",
+            0,
+            4,
+            "bank PLU pipeline stages (HwachaStagesPLU)",
+        ),
+        Param::int(
+            "stages_imul",
+            1,
+            8,
+            "integer multiplier stages (HwachaStagesIMul)",
+        ),
+        Param::int(
+            "idiv_bits_per_cycle",
+            1,
+            4,
+            "quotient bits per cycle of the lanes' and the scalar unit's dividers",
+        )
+        .pow2(),
+        queue("bwq_entries", "bank write queue entries"),
+        queue("brq_entries", "bank read and predicate read queue entries"),
+        queue("vvaq_entries", "VVAQ entries (HwachaNVVAQEntries)"),
+        queue("vpaq_entries", "VPAQ entries (HwachaNVPAQEntries)"),
+        queue("vsdq_entries", "VSDQ entries (HwachaNVSDQEntries)"),
+        queue("vldq_entries", "VLDQ entries (HwachaNVLDQEntries)"),
+        queue(
+            "vlt_entries",
+            "vector load table entries (HwachaNVLTEntries)",
+        ),
+        queue("vcmdq_entries", "vector command queue entries"),
+        queue(
+            "vrcmdq_entries",
+            "vector runahead command queue entries (to the VRU)",
+        ),
+    ];
+    v.extend(cache_params(
+        ["icache_sets", "icache_ways", "icache_line_bytes"],
+        [
+            "vector instruction cache sets",
+            "vector instruction cache ways",
+            "vector instruction cache line bytes",
+        ],
+    ));
+    v
+}
 
 impl HwachaParams {
+    /// Checks every field against [`params`] (no rule spans fields).
     pub fn validate(&self) -> Result<(), ParamError> {
-        ParamError::check_pow2("lanes", self.lanes)?;
-        ParamError::check_range("lanes", self.lanes, 1, 64)?;
-        // An AMO takes four slots (Table 8.4).
-        ParamError::check_range("seq_entries", self.seq_entries, 4, 32)?;
-        ParamError::check_pow2("banks", self.banks)?;
-        ParamError::check_range("banks", self.banks, 1, 16)?;
-        ParamError::check_pow2("bank_entries", self.bank_entries)?;
-        ParamError::check_range("bank_entries", self.bank_entries, 16, 4096)?;
-        if !self.bank_width.is_multiple_of(64) || !(self.bank_width / 64).is_power_of_two() {
-            return Err(ParamError::new(
-                "bank_width",
-                format!("must be 64 times a power of two, got {}", self.bank_width),
-            ));
-        }
-        ParamError::check_range("bank_width", self.bank_width, 64, 512)?;
-        ParamError::check_pow2("pred_entries", self.pred_entries)?;
-        ParamError::check_range("pred_entries", self.pred_entries, 16, 4096)?;
-        ParamError::check_range("stages_alu", self.stages_alu, 0, 4)?;
-        ParamError::check_range("stages_plu", self.stages_plu, 0, 4)?;
-        ParamError::check_range("stages_imul", self.stages_imul, 1, 8)?;
-        ParamError::check_range("idiv_bits_per_cycle", self.idiv_bits_per_cycle, 1, 4)?;
-        ParamError::check_pow2("idiv_bits_per_cycle", self.idiv_bits_per_cycle)?;
-        for (name, v) in [
-            ("bwq_entries", self.bwq_entries),
-            ("brq_entries", self.brq_entries),
-            ("vvaq_entries", self.vvaq_entries),
-            ("vpaq_entries", self.vpaq_entries),
-            ("vsdq_entries", self.vsdq_entries),
-            ("vldq_entries", self.vldq_entries),
-            ("vlt_entries", self.vlt_entries),
-            ("vcmdq_entries", self.vcmdq_entries),
-            ("vrcmdq_entries", self.vrcmdq_entries),
-        ] {
-            ParamError::check_range(name, v, 2, 256)?;
-        }
-        ParamError::check_pow2("icache_sets", self.icache_sets)?;
-        ParamError::check_range("icache_ways", self.icache_ways, 1, 8)?;
-        ParamError::check_pow2("icache_line_bytes", self.icache_line_bytes)?;
-        ParamError::check_range("icache_line_bytes", self.icache_line_bytes, 8, 256)?;
-        Ok(())
+        schema::check_fields(&params(), self)
     }
 
     /// S: 64-bit elements per bank entry.

@@ -13,12 +13,14 @@ use crate::rocket::bus::{mem_request, mem_response};
 use crate::rocket::params::RocketParams;
 use crate::rocket::tile::{tile, TAG_BITS};
 use crate::rocket::trace::trace_shape;
+use crate::schema::Param;
 use crate::{Generator, ParamError};
 use hdl::{Dir, HdlErrors, Module, ModuleBuilder};
 use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 
-/// The tile's parameters (`[rocket]`) and the vector unit's (`[hwacha]`).
+/// The tile's parameters (`[rocket]`, design `rocket`'s without `rocc`: the vector unit
+/// is always attached) and the vector unit's (`[hwacha]`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RocketHwachaParams {
@@ -33,20 +35,25 @@ impl Generator for RocketHwacha {
     const NAME: &'static str = "rocket-hwacha";
     const DESCRIPTION: &'static str =
         "the rocket tile with the Hwacha vector unit on its RoCC port (thesis chapter 8)";
-    const PARAM_DOCS: &'static [(&'static str, &'static str)] = &[
-        (
-            "rocket",
-            "the tile: a table of the `rocket` design's parameters",
-        ),
-        (
-            "hwacha",
-            "the vector unit: a table of Hwacha parameters (Table 8.7 names)",
-        ),
-    ];
+
+    fn params() -> Vec<Param> {
+        vec![
+            Param::table(
+                "rocket",
+                crate::rocket::params::params(),
+                "the tile: the `rocket` design's parameters but `rocc`",
+            ),
+            Param::table(
+                "hwacha",
+                super::params::params(),
+                "the vector unit (thesis Table 8.7 names)",
+            ),
+        ]
+    }
 
     fn validate(p: &RocketHwachaParams) -> Result<(), ParamError> {
-        p.rocket.validate()?;
-        p.hwacha.validate()
+        p.rocket.validate().map_err(|e| e.within("rocket"))?;
+        p.hwacha.validate().map_err(|e| e.within("hwacha"))
     }
 
     fn build(p: &RocketHwachaParams) -> Result<Rc<Module>, HdlErrors> {
@@ -59,14 +66,10 @@ impl Generator for RocketHwacha {
 /// cycle the core takes each as a trap).
 pub fn rocket_hwacha(p: &RocketHwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketHwacha");
-    let rocket = RocketParams {
-        rocc: true,
-        ..p.rocket.clone()
-    };
-    let t = m.instance("tile", &tile(&rocket)?);
+    let t = m.instance("tile", &tile(&p.rocket, true)?);
     let ram = RamWindow {
-        base: rocket.ram_base,
-        size: rocket.ram_size,
+        base: p.rocket.ram_base,
+        size: p.rocket.ram_size,
     };
     let h_mod = hwacha(&p.hwacha, ram)?;
     let h = m.instance("hwacha", &h_mod);

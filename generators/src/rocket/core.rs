@@ -164,7 +164,8 @@ fn extend(v: &Value, size: &Value, unsigned: &Value) -> Value {
     )
 }
 
-pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
+/// `rocc`: an accelerator is attached (else custom-0..3 are illegal instructions).
+pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketCore");
     let imem_req = m.io("imem_req", Dir::Out, &mem_request(0));
     let imem_resp = m.io("imem_resp", Dir::In, &mem_response(0));
@@ -356,9 +357,9 @@ pub fn core(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
 
     // ---- ID ----------------------------------------------------------------------------
     let id = &q[0];
-    let id_ctrl = decode(&id.insn, p.rocc);
-    let ex_ctrl = decode(&ex.insn, p.rocc);
-    let mem_ctrl = decode(&mem.insn, p.rocc);
+    let id_ctrl = decode(&id.insn, rocc);
+    let ex_ctrl = decode(&ex.insn, rocc);
+    let mem_ctrl = decode(&mem.insn, rocc);
     let rd_of = |insn: &Value| insn.slice(11, 7);
     let writes = |valid: &Value, ctrl: &Ctrl, insn: &Value| {
         &(valid & &ctrl.wxd) & &!&rd_of(insn).eq(&k(insn, 0, 5))

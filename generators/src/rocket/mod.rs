@@ -24,25 +24,29 @@ pub mod params;
 pub mod tile;
 pub mod trace;
 
+use crate::schema::Param;
 use crate::{Generator, ParamError};
 use hdl::{HdlErrors, Module};
-use params::RocketParams;
+use params::RocketDesignParams;
 use std::rc::Rc;
 
 pub struct Rocket;
 
 impl Generator for Rocket {
-    type Params = RocketParams;
+    type Params = RocketDesignParams;
     const NAME: &'static str = "rocket";
     const DESCRIPTION: &'static str =
         "Rocket-like 5-stage RV64IMA control processor with a RoCC port and a commit trace";
-    const PARAM_DOCS: &'static [(&'static str, &'static str)] = params::PARAM_DOCS;
 
-    fn validate(p: &RocketParams) -> Result<(), ParamError> {
-        p.validate()
+    fn params() -> Vec<Param> {
+        params::design_params()
     }
 
-    fn build(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
-        tile::tile(p)
+    fn validate(p: &RocketDesignParams) -> Result<(), ParamError> {
+        p.tile.validate()
+    }
+
+    fn build(p: &RocketDesignParams) -> Result<Rc<Module>, HdlErrors> {
+        tile::tile(&p.tile, p.rocc)
     }
 }

@@ -1,7 +1,9 @@
 //! Parameters of the Rocket-like control processor: one flat serde struct (so that every
-//! knob can be swept with `--set name=value`), with typed views for the blocks that take
-//! a subset of them.
+//! knob can be swept with `--set name=value`) with its description (`params`), typed
+//! views for the blocks that take a subset of them, and design `rocket`'s parameters (the
+//! tile's plus `rocc`).
 
+use crate::schema::{self, Param};
 use crate::ParamError;
 use serde::{Deserialize, Serialize};
 
@@ -61,9 +63,6 @@ pub struct RocketParams {
     /// core's back; the linker script puts `.tohost` at the start of RAM).
     pub uncached_base: u64,
     pub uncached_size: u64,
-    /// An accelerator is attached to the RoCC port; without one, custom-0..3 are illegal
-    /// instructions (as on the ISS without an accelerator model).
-    pub rocc: bool,
 }
 
 impl Default for RocketParams {
@@ -88,74 +87,134 @@ impl Default for RocketParams {
             ram_size: 0x8000_0000,
             uncached_base: 0x8000_0000,
             uncached_size: 0x1000,
-            rocc: false,
         }
     }
 }
 
-pub const PARAM_DOCS: &[(&str, &str)] = &[
-    (
-        "predictor",
-        "branch prediction: \"none\", \"bht\" (in decode) or \"btb\" (in fetch)",
-    ),
-    (
-        "bht_entries",
-        "2-bit counters of the BHT (power of two, 2..=4096)",
-    ),
-    (
-        "btb_entries",
-        "entries of the fully associative BTB (1..=64)",
-    ),
-    ("mul", "multiplier: \"iterative\" or \"pipelined\""),
-    (
-        "mul_bits_per_cycle",
-        "iterative multiplier: bits retired per cycle (1, 2, 4, .., 64)",
-    ),
-    (
-        "mul_stages",
-        "pipelined multiplier: cycles from operands to result (1..=8)",
-    ),
-    (
-        "div_bits_per_cycle",
-        "divider: quotient bits per cycle (1, 2 or 4)",
-    ),
-    (
-        "memory",
-        "\"cache\" (blocking L1 I$ and D$) or \"direct\" (no caches)",
-    ),
-    ("icache_sets", "I$ sets (power of two, 1..=4096)"),
-    ("icache_ways", "I$ ways (1..=8)"),
-    (
-        "icache_line_bytes",
-        "I$ line size in bytes (power of two, 8..=256)",
-    ),
-    ("dcache_sets", "D$ sets (power of two, 1..=4096)"),
-    ("dcache_ways", "D$ ways (1..=8)"),
-    (
-        "dcache_line_bytes",
-        "D$ line size in bytes (power of two, 8..=256)",
-    ),
-    (
-        "ram_base",
-        "RAM base address (aligned to ram_size); accesses outside RAM and the reset ROM fault",
-    ),
-    (
-        "ram_size",
-        "RAM size in bytes (power of two); RAM must end at or below 2^32",
-    ),
-    (
-        "uncached_base",
-        "start of the data region that bypasses the D$ (HTIF mailbox)",
-    ),
-    (
-        "uncached_size",
-        "size of the uncached region in bytes (0 for none)",
-    ),
-    (
+/// Design `rocket`'s parameters: the tile's and whether its bare RoCC port has an
+/// accelerator. Designs built around a fixed accelerator take [`RocketParams`] alone.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RocketDesignParams {
+    #[serde(flatten)]
+    pub tile: RocketParams,
+    /// An accelerator is attached to the RoCC port; without one, custom-0..3 are illegal
+    /// instructions (as on the ISS without an accelerator model).
+    pub rocc: bool,
+}
+
+/// The largest L1 cache (sets, ways) and its line sizes (bytes): the tile's I$ and D$,
+/// and the Hwacha vector I$ (the same cache).
+pub const MAX_CACHE_SETS: u64 = 4096;
+pub const MAX_CACHE_WAYS: u64 = 8;
+pub const CACHE_LINE_BYTES: (u64, u64) = (8, 256);
+
+/// RAM lies above the reset ROM (`0..0x2000`) and ends at or below 2^32.
+const RAM_START: u64 = 0x2000;
+const RAM_END: u64 = 1 << 32;
+
+/// The sets, ways and line bytes of a cache, named `names`, described by `docs`.
+pub fn cache_params(names: [&'static str; 3], docs: [&'static str; 3]) -> Vec<Param> {
+    let (min_line, max_line) = CACHE_LINE_BYTES;
+    vec![
+        Param::int(names[0], 1, MAX_CACHE_SETS, docs[0]).pow2(),
+        Param::int(names[1], 1, MAX_CACHE_WAYS, docs[1]),
+        Param::int(names[2], min_line, max_line, docs[2]).pow2(),
+    ]
+}
+
+/// The tile's parameters (the fields of [`RocketParams`]), in declaration order.
+pub fn params() -> Vec<Param> {
+    let mut v = vec![
+        Param::choice(
+            "predictor",
+            &["none", "bht", "btb"],
+            "branch prediction: none, a BHT in decode or a BTB in fetch",
+        ),
+        Param::int("bht_entries", 2, 4096, "2-bit counters of the BHT").pow2(),
+        Param::int("btb_entries", 1, 64, "entries of the fully associative BTB"),
+        Param::choice(
+            "mul",
+            &["iterative", "pipelined"],
+            "multiplier organisation",
+        ),
+        Param::int(
+            "mul_bits_per_cycle",
+            1,
+            64,
+            "iterative multiplier: bits retired per cycle",
+        )
+        .pow2(),
+        Param::int(
+            "mul_stages",
+            1,
+            8,
+            "pipelined multiplier: cycles from operands to result",
+        ),
+        Param::int(
+            "div_bits_per_cycle",
+            1,
+            4,
+            "divider: quotient bits per cycle",
+        )
+        .pow2(),
+        Param::choice(
+            "memory",
+            &["cache", "direct"],
+            "blocking L1 I$ and D$, or every access to the outer port",
+        ),
+    ];
+    v.extend(cache_params(
+        ["icache_sets", "icache_ways", "icache_line_bytes"],
+        ["I$ sets", "I$ ways", "I$ line size in bytes"],
+    ));
+    v.extend(cache_params(
+        ["dcache_sets", "dcache_ways", "dcache_line_bytes"],
+        ["D$ sets", "D$ ways", "D$ line size in bytes"],
+    ));
+    v.extend([
+        Param::int(
+            "ram_base",
+            RAM_START,
+            RAM_END - 1,
+            "RAM base address, aligned to ram_size; accesses outside RAM and the reset ROM fault",
+        )
+        .hex(),
+        Param::int(
+            "ram_size",
+            1,
+            RAM_END,
+            "RAM size in bytes; RAM must end at or below 2^32",
+        )
+        .pow2()
+        .hex(),
+        Param::int(
+            "uncached_base",
+            0,
+            RAM_END - 1,
+            "start of the data region that bypasses the D$ (HTIF mailbox)",
+        )
+        .hex(),
+        Param::int(
+            "uncached_size",
+            0,
+            RAM_END,
+            "size of the uncached region in bytes (0 for none), inside RAM",
+        )
+        .hex(),
+    ]);
+    v
+}
+
+/// Design `rocket`'s parameters (the fields of [`RocketDesignParams`]).
+pub fn design_params() -> Vec<Param> {
+    let mut v = params();
+    v.push(Param::boolean(
         "rocc",
         "an accelerator is attached: custom-0..3 go to the RoCC port (else they are illegal)",
-    ),
-];
+    ));
+    v
+}
 
 /// Shape of one L1 cache.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,31 +266,10 @@ impl RocketParams {
         }
     }
 
+    /// Checks every field against [`params`], then the rules across fields.
     pub fn validate(&self) -> Result<(), ParamError> {
-        if self.predictor == Predictor::Bht {
-            ParamError::check_pow2("bht_entries", self.bht_entries)?;
-            ParamError::check_range("bht_entries", self.bht_entries, 2, 4096)?;
-        }
-        if self.predictor == Predictor::Btb {
-            ParamError::check_range("btb_entries", self.btb_entries, 1, 64)?;
-        }
-        match self.mul {
-            MulKind::Iterative => {
-                ParamError::check_pow2("mul_bits_per_cycle", self.mul_bits_per_cycle)?;
-                ParamError::check_range("mul_bits_per_cycle", self.mul_bits_per_cycle, 1, 64)?;
-            }
-            MulKind::Pipelined => ParamError::check_range("mul_stages", self.mul_stages, 1, 8)?,
-        }
-        ParamError::check_pow2("div_bits_per_cycle", self.div_bits_per_cycle)?;
-        ParamError::check_range("div_bits_per_cycle", self.div_bits_per_cycle, 1, 4)?;
-        if self.memory == MemoryKind::Cache {
-            let i = ["icache_sets", "icache_ways", "icache_line_bytes"];
-            let d = ["dcache_sets", "dcache_ways", "dcache_line_bytes"];
-            check_cache(i, &self.icache())?;
-            check_cache(d, &self.dcache())?;
-        }
-        let pow2 = |v: u64| v != 0 && v.is_power_of_two();
-        if !pow2(self.ram_size) || !self.ram_base.is_multiple_of(self.ram_size) {
+        schema::check_fields(&params(), self)?;
+        if !self.ram_base.is_multiple_of(self.ram_size) {
             return Err(ParamError::new(
                 "ram_size",
                 format!(
@@ -240,7 +278,7 @@ impl RocketParams {
                 ),
             ));
         }
-        if self.ram_base < 0x2000 || self.ram_base + self.ram_size > 1 << 32 {
+        if self.ram_base + self.ram_size > RAM_END {
             return Err(ParamError::new(
                 "ram_base",
                 format!(
@@ -260,14 +298,4 @@ impl RocketParams {
         }
         Ok(())
     }
-}
-
-/// `names`: the parameters holding the cache's sets, ways and line size.
-fn check_cache(names: [&'static str; 3], c: &CacheParams) -> Result<(), ParamError> {
-    let [sets, ways, line] = names;
-    ParamError::check_pow2(sets, c.sets)?;
-    ParamError::check_range(sets, c.sets, 1, 4096)?;
-    ParamError::check_range(ways, c.ways, 1, 8)?;
-    ParamError::check_pow2(line, c.line_bytes)?;
-    ParamError::check_range(line, c.line_bytes, 8, 256)
 }

@@ -17,7 +17,8 @@ use std::rc::Rc;
 /// Tag bits of the outer memory port.
 pub const TAG_BITS: u32 = 2;
 
-pub fn tile(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
+/// `rocc`: an accelerator is attached (custom-0..3 go to the RoCC port).
+pub fn tile(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketTile");
     let mem_req = m.io("mem_req", Dir::Out, &mem_request(TAG_BITS));
     let mem_resp = m.io("mem_resp", Dir::In, &mem_response(TAG_BITS));
@@ -29,7 +30,7 @@ pub fn tile(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {
     let rocc_mem_resp = m.io("rocc_mem_resp", Dir::Out, &mem_response(0));
     let trace = m.io("trace", Dir::Out, &trace_shape());
 
-    let core = m.instance("core", &core(p)?);
+    let core = m.instance("core", &core(p, rocc)?);
     let md = m.instance("muldiv", &muldiv(&p.muldiv())?);
     m.connect_bundle(&md.io("req"), &core.io("muldiv_req"));
     m.connect_bundle(&core.io("muldiv_resp"), &md.io("resp"));
