@@ -63,3 +63,21 @@ fn message(e: &anyhow::Error) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::message;
+    use anyhow::Context;
+
+    #[test]
+    fn a_cause_already_in_the_message_is_not_repeated() {
+        let io = || std::io::Error::from(std::io::ErrorKind::IsADirectory);
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot read x: {0}")]
+        struct Quoting(#[source] std::io::Error);
+        let e = anyhow::Error::new(Quoting(io()));
+        assert_eq!(message(&e), "cannot read x: is a directory");
+        let e = Err::<(), _>(io()).context("reading x").unwrap_err();
+        assert_eq!(message(&e), "reading x: is a directory");
+    }
+}
