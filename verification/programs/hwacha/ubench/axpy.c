@@ -9,7 +9,8 @@ const uint64_t ubench_vcfg = VCFG(2, 1);
 
 /* Problem size for up to 8 lanes: maxvl = 8192 there. */
 #define CAPACITY 12300
-static store_t x[CAPACITY], y[CAPACITY], y_init[CAPACITY], ref[CAPACITY];
+static store_t x[CAPACITY] UBENCH_ARRAY, y[CAPACITY] UBENCH_ARRAY,
+    y_init[CAPACITY] UBENCH_ARRAY, ref[CAPACITY] UBENCH_ARRAY;
 
 int main(void)
 {
@@ -22,7 +23,7 @@ int main(void)
 
     VMCS(vs1, comp_bits(a));
     for (unsigned long r = 0; ubench_run(r); r++) {
-        memcpy(y, y_init, n * sizeof *y);
+        ubench_copy(y, y_init, n);
         unsigned long vl;
         for (unsigned long i = 0; i < n; i += vl) {
             vl = ubench_strip(n - i);

@@ -24,9 +24,10 @@ const uint64_t ubench_vcfg = VCFG(14, 1);
 /* Interior width for up to 8 lanes: maxvl = 1152 there. */
 #define CAPACITY 1740
 #define MAX_W (CAPACITY + 2)
-static store_t src[H * MAX_W], dst[H * MAX_W], dst_init[H * MAX_W], ref[H * MAX_W];
+static store_t src[H * MAX_W] UBENCH_ARRAY, dst[H * MAX_W] UBENCH_ARRAY,
+    dst_init[H * MAX_W] UBENCH_ARRAY, ref[H * MAX_W] UBENCH_ARRAY;
 #ifdef MASK
-static int16_t mask[H * MAX_W];
+static int16_t mask[H * MAX_W] UBENCH_ARRAY;
 #endif
 
 /* The normalised Gaussian of standard deviation 1: corners, edges, centre. */
@@ -60,7 +61,7 @@ int main(void)
         mask[i] = r & 1 ? (int16_t)(r >> 16 | 1) : 0;
     }
 #endif
-    memcpy(ref, dst_init, w * H * sizeof *ref);
+    ubench_copy(ref, dst_init, w * H);
     for (unsigned long y = 1; y < H - 1; y++)
         for (unsigned long x = 1; x < w - 1; x++) {
 #ifdef MASK
@@ -85,7 +86,7 @@ int main(void)
     VMCS(vs8, comp_bits(m[7]));
     VMCS(vs9, comp_bits(m[8]));
     for (unsigned long r = 0; ubench_run(r); r++) {
-        memcpy(dst, dst_init, w * H * sizeof *dst);
+        ubench_copy(dst, dst_init, w * H);
         unsigned long vl;
         for (unsigned long x = 1; x < w - 1; x += vl) {
             vl = ubench_strip(w - 1 - x);

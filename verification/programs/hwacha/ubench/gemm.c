@@ -15,8 +15,9 @@ const uint64_t ubench_vcfg = VCFG(6, 1);
 #define J 8
 /* Rows for up to 8 lanes: maxvl = 2688 there. */
 #define CAPACITY 4040
-static store_t a[CAPACITY * J], b[CAPACITY * K], c[CAPACITY * J], c_init[CAPACITY * J],
-    ref[CAPACITY * J];
+static store_t a[CAPACITY * J] UBENCH_ARRAY, b[CAPACITY * K] UBENCH_ARRAY,
+    c[CAPACITY * J] UBENCH_ARRAY, c_init[CAPACITY * J] UBENCH_ARRAY,
+    ref[CAPACITY * J] UBENCH_ARRAY;
 
 int main(void)
 {
@@ -25,7 +26,7 @@ int main(void)
         fill_random(&a[jj * ldc], K);
     fill_random(b, m * K);
     fill_random(c_init, m * J);
-    memcpy(ref, c_init, m * J * sizeof *ref);
+    ubench_copy(ref, c_init, m * J);
     for (unsigned long j = 0; j < J; j++)
         for (unsigned long k = 0; k < K; k += 4)
             for (unsigned long i = 0; i < m; i++) {
@@ -37,7 +38,7 @@ int main(void)
 
     VMCS(vs2, ldc * sizeof(store_t));
     for (unsigned long r = 0; ubench_run(r); r++) {
-        memcpy(c, c_init, m * J * sizeof *c);
+        ubench_copy(c, c_init, m * J);
         unsigned long vl;
         for (unsigned long i = 0; i < m; i += vl) {
             vl = ubench_strip(m - i);

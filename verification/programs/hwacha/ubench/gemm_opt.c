@@ -14,8 +14,9 @@ const uint64_t ubench_vcfg = VCFG(13, 1);
 #define J 8
 /* Rows for up to 8 lanes: maxvl = 1216 there. */
 #define CAPACITY 1830
-static store_t a[CAPACITY * J], b[CAPACITY * K], c[CAPACITY * J], c_init[CAPACITY * J],
-    ref[CAPACITY * J];
+static store_t a[CAPACITY * J] UBENCH_ARRAY, b[CAPACITY * K] UBENCH_ARRAY,
+    c[CAPACITY * J] UBENCH_ARRAY, c_init[CAPACITY * J] UBENCH_ARRAY,
+    ref[CAPACITY * J] UBENCH_ARRAY;
 
 /* A[k + kk, 0..7] into vs(8 kk + 1) .. vs(8 kk + 8), as gemm_opt.S expects them. */
 #define A_ROW(first, s0, s1, s2, s3, s4, s5, s6, s7)                                    \
@@ -47,7 +48,7 @@ int main(void)
         }
 
     for (unsigned long r = 0; ubench_run(r); r++) {
-        memcpy(c, c_init, m * J * sizeof *c);
+        ubench_copy(c, c_init, m * J);
         unsigned long vl;
         for (unsigned long i = 0; i < m; i += vl) {
             vl = ubench_strip(m - i);

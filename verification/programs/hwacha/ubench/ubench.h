@@ -44,6 +44,10 @@ static inline void ubench_fence(void)
     asm volatile("fence" : : : "memory");
 }
 
+/* The benchmarks' arrays: every element is written before it is read, so they skip
+   crt0's clearing of .bss (which would cost more cycles than the vector work). */
+#define UBENCH_ARRAY __attribute__((section(".noinit")))
+
 /* Set by the host before the program starts (through the ELF symbols): the runs' vector
    length caps, one full run of the kernel each; no runs means one run without a cap.
    In .data, because crt0 clears .bss. */
@@ -116,6 +120,16 @@ static unsigned long ubench_strip(unsigned long remaining)
     if (vl != expect)
         ubench_setup_error("vsetvl granted a wrong vector length", vl);
     return vl;
+}
+
+/* Copies n elements: a loop of whole elements, where picolibc's memcpy (built for size)
+   moves one byte at a time, which cost the benchmarks more cycles than their vector
+   work. Kept a loop: GCC would otherwise turn it back into a memcpy call. */
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) static void
+ubench_copy(store_t *dst, const store_t *src, unsigned long n)
+{
+    for (unsigned long i = 0; i < n; i++)
+        dst[i] = src[i];
 }
 
 /* Compares a run's n output elements bit for bit with the reference. */
