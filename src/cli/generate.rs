@@ -2,7 +2,7 @@
 //! manifest, all or nothing (see `outdir`), and optionally lint them.
 
 use super::outdir::write_atomically;
-use super::params::parameters;
+use super::params::ParamArgs;
 use clap::Args;
 use generators::output::{render, Output, OutputOptions};
 use std::path::{Path, PathBuf};
@@ -11,12 +11,8 @@ use std::path::{Path, PathBuf};
 pub struct GenerateArgs {
     /// Design to generate (see `accelgen list`).
     design: String,
-    /// TOML file of parameter values (`name = value` lines).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Set a parameter to a TOML value, overriding --config (repeatable).
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    set: Vec<String>,
+    #[command(flatten)]
+    params: ParamArgs,
     /// Output directory; replaced only if it holds nothing but earlier output of
     /// `accelgen generate` (the files its manifest.json lists). A symbolic link is followed.
     #[arg(short, long, value_name = "DIR")]
@@ -33,7 +29,7 @@ pub struct GenerateArgs {
 }
 
 pub fn run(args: GenerateArgs) -> anyhow::Result<u8> {
-    let params = parameters(args.config.as_deref(), &args.set)?;
+    let params = args.params.table()?;
     let opts = OutputOptions {
         single_file: args.single_file,
         all_inferred: args.all_inferred,

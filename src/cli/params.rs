@@ -6,7 +6,26 @@
 use anyhow::{anyhow, bail, Context};
 use std::fs;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The parameter flags of `generate` and `sim`.
+#[derive(clap::Args)]
+pub struct ParamArgs {
+    /// TOML file of parameter values (`name = value` lines, `[table]` sections).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Set a parameter to a TOML value, after --config (repeatable). A dotted name
+    /// reaches into a table (`hwacha.lanes=4`); an inline table merges into it.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+}
+
+impl ParamArgs {
+    /// The overrides these flags give (see [`parameters`]).
+    pub fn table(&self) -> anyhow::Result<toml::Table> {
+        parameters(self.config.as_deref(), &self.set)
+    }
+}
 
 /// The largest config file read, in bytes: far above any real configuration, and a bound
 /// on what a wrong path (a device, a huge file) can make the tool read.

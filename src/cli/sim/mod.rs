@@ -3,7 +3,7 @@
 
 mod program;
 
-use super::params::parameters;
+use super::params::ParamArgs;
 use super::progress::Phase;
 use anyhow::{anyhow, bail, Context};
 use clap::{Args, ValueEnum};
@@ -17,12 +17,8 @@ use verification::verilator::{Model, Options, PortSpec, TraceFormat, MAX_THREADS
 pub struct SimArgs {
     /// Design to simulate (see `accelgen list`).
     design: String,
-    /// TOML file of parameter values (`name = value` lines).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Set a parameter to a TOML value, overriding --config (repeatable).
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    set: Vec<String>,
+    #[command(flatten)]
+    params: ParamArgs,
     /// Clock cycles to run after the reset cycle.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     cycles: u64,
@@ -38,7 +34,7 @@ pub struct SimArgs {
     /// Write an FST waveform of every signal.
     #[arg(long, value_name = "FILE")]
     fst: Option<PathBuf>,
-    /// Threads of the Verilator model.
+    /// Threads of the Verilator model (1..=64; its context gets exactly as many).
     #[arg(long, value_name = "N", default_value_t = 1)]
     threads: u32,
     /// Program to load (an RV64 ELF), for processor designs: runs it to its exit and
@@ -114,7 +110,7 @@ enum StimulusArg {
 }
 
 pub fn run(args: SimArgs) -> anyhow::Result<u8> {
-    let params = parameters(args.config.as_deref(), &args.set)?;
+    let params = args.params.table()?;
     let info = generators::design(&args.design)?;
     let accel = match &args.program {
         Some(p) => Some(program::accelerator(info.name).ok_or_else(|| {
@@ -139,7 +135,10 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     };
     // Everything the user gave is checked before the model's (long) build.
     if let Some((_, path)) = wave {
-        check_output_file(path, &[args.program.as_deref(), args.config.as_deref()])?;
+        check_output_file(
+            path,
+            &[args.program.as_deref(), args.params.config.as_deref()],
+        )?;
     }
     let elaboration = info.elaborate(&params)?;
     let loaded = match &args.program {
