@@ -1,28 +1,13 @@
 //! The `list`, `generate` and `lint` commands end to end: outputs, determinism, and every
 //! bad input failing with a clear message, a non-zero exit and no files left behind.
 
+mod cli_run;
+
 use assert_cmd::cargo::cargo_bin_cmd;
+use cli_run::{accelgen, s, Run};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn accelgen(args: &[&str]) -> Run {
-    let out = cargo_bin_cmd!("accelgen")
-        .args(args)
-        .output()
-        .expect("run accelgen");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 fn ok(args: &[&str]) -> Run {
     let r = accelgen(args);
@@ -51,10 +36,6 @@ fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 fn manifest(dir: &Path) -> serde_json::Value {
     let text = fs::read_to_string(dir.join("manifest.json")).expect("manifest.json");
     serde_json::from_str(&text).expect("manifest is JSON")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 temp path")
 }
 
 #[test]

@@ -2,28 +2,11 @@
 //! ranges it shows being the ones `generate` enforces (flat and nested, with dotted names
 //! in errors), and what the manifest records for designs with a fixed accelerator.
 
-use assert_cmd::cargo::cargo_bin_cmd;
+mod cli_run;
+
+use cli_run::{accelgen, s, Run};
 use serde_json::Value;
 use std::fs;
-use std::path::Path;
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn accelgen(args: &[&str]) -> Run {
-    let out = cargo_bin_cmd!("accelgen")
-        .args(args)
-        .output()
-        .expect("run accelgen");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 fn ok(args: &[&str]) -> Run {
     let r = accelgen(args);
@@ -34,10 +17,6 @@ fn ok(args: &[&str]) -> Run {
         r.stdout
     );
     r
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 temp path")
 }
 
 /// `generate <args> -o <tmp>/out` fails with exit code 1, exactly `error: <message>` on

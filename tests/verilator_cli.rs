@@ -2,29 +2,12 @@
 //! printed summary must match the IR simulator driven the same way, and bad input must
 //! fail with a clear message and a non-zero exit.
 
-use assert_cmd::cargo::cargo_bin_cmd;
+mod cli_run;
+
+use cli_run::accelgen_env as accelgen;
 use hdl::{Design, Dir};
 use verification::simulator::{exercise, Stimulus};
 use verification::verilator::Interface;
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn accelgen(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let out = cargo_bin_cmd!("accelgen")
-        .args(args)
-        .envs(env.iter().copied())
-        .output()
-        .expect("run accelgen");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 /// The summary table: per output, (name, final value, nonzero cycles, changes).
 fn table(stdout: &str) -> Vec<(String, String, u64, u64)> {

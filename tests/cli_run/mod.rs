@@ -1,0 +1,36 @@
+//! Running the `accelgen` binary from the CLI tests: its exit code and both streams.
+#![allow(dead_code)] // Each test file uses its own part.
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use std::path::Path;
+
+/// What one run of `accelgen` did.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `accelgen args` with the extra environment `env`.
+pub fn accelgen_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let out = cargo_bin_cmd!("accelgen")
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run accelgen");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `accelgen args`.
+pub fn accelgen(args: &[&str]) -> Run {
+    accelgen_env(args, &[])
+}
+
+/// A temporary path as an argument.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
