@@ -8,7 +8,9 @@
 //! the host is served before the memory model accepts the cycle's requests, so
 //! exits and system calls (console output) happen at a point of the program that the
 //! golden model reproduces exactly (`IssGolden::with_design_conventions`). RoCC inputs
-//! are held idle unless the design wires an accelerator of its own.
+//! are held idle unless the design wires an accelerator of its own. With lockstep, the
+//! AMOs the memory performs are handed to the golden model as they happen
+//! ([`super::lockstep::GoldenModel::memory_amos`]).
 
 use super::lockstep::{GoldenModel, IssGolden, Lockstep, LockstepError, TracePort};
 use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel};
@@ -247,6 +249,10 @@ pub fn run<S: Simulator, G: GoldenModel>(
             }
         }
         memory.tick(dut)?;
+        let amos = memory.take_amo_log();
+        if let (Some(l), false) = (lockstep.as_mut(), amos.is_empty()) {
+            l.memory_amos(&amos);
+        }
         dut.step();
     }
     Err(SocError::Timeout {
