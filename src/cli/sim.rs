@@ -209,9 +209,10 @@ fn run_program(
         let mut g = soc::golden(&program, u64::MAX).context("starting the ISS")?;
         match &hwacha {
             Some(p) => {
-                // The RTL delivers worker-thread exceptions late; so does the model.
+                // The RTL delivers worker-thread exceptions late, and its memory orders
+                // colliding AMOs; the model follows both.
                 let mut unit = Hwacha::new(hwacha_model(&p.hwacha))?;
-                unit.set_imprecise(true);
+                unit.follow_memory_order();
                 g.iss_mut().attach_rocc(Box::new(unit))
             }
             None if accel == Accelerator::Accumulator => {
