@@ -86,7 +86,7 @@ impl Worker<'_> {
                 let keys: Vec<AmoKey> = plan
                     .iter()
                     .zip(&srcs)
-                    .map(|(a, &src)| AmoKey::new(a.addr, op, width, src))
+                    .map(|(a, &src)| AmoKey::new(a.addr, op, width, src, performed.lane_of(a.elem)))
                     .collect();
                 performed.arrange(&keys)
             }
@@ -217,18 +217,20 @@ impl Worker<'_> {
 }
 
 /// What identifies an AMO element among those the memory performed: address, size,
-/// operation (the memory's code) and operand (the access's bytes).
+/// operation (the memory's code), operand (the access's bytes) and, when known, lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct AmoKey {
     addr: u64,
     bytes: u32,
     op: u64,
     operand: u64,
+    lane: Option<u64>,
 }
 
 impl AmoKey {
-    fn new(addr: u64, op: AmoOp, width: Width, src: u64) -> AmoKey {
+    fn new(addr: u64, op: AmoOp, width: Width, src: u64, lane: Option<u64>) -> AmoKey {
         AmoKey {
+            lane,
             addr,
             bytes: width.bytes() as u32,
             op: match op {
@@ -246,43 +248,74 @@ impl AmoKey {
         }
     }
 
-    fn of(r: &AmoRecord) -> AmoKey {
-        AmoKey {
-            addr: r.addr,
-            bytes: r.bytes,
-            op: r.op,
-            operand: r.operand,
-        }
+    /// Whether an element with this key may be the performed AMO `other`: the same in
+    /// everything, the lane too if both are known.
+    fn matches(&self, other: &AmoKey) -> bool {
+        let lanes = match (self.lane, other.lane) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        lanes
+            && (self.addr, self.bytes, self.op, self.operand)
+                == (other.addr, other.bytes, other.op, other.operand)
     }
 }
 
 /// The AMOs a design's memory performed, in its order, that no AMO element of the model
 /// has claimed yet (memory-order mode).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct AmoOrder {
     /// Each with its position in the memory's order.
     performed: VecDeque<(u64, AmoKey)>,
     next: u64,
+    /// The memory port of each lane (empty: lanes unknown).
+    lane_ports: Vec<usize>,
+    /// Element e is in lane (e / strip) % lanes (the machine's striping).
+    strip: u64,
+    lanes: u64,
 }
 
 impl AmoOrder {
+    pub fn new(lane_ports: &[usize], lanes: u32, strip: u64) -> AmoOrder {
+        AmoOrder {
+            performed: VecDeque::new(),
+            next: 0,
+            lane_ports: lane_ports.to_vec(),
+            strip: strip.max(1),
+            lanes: lanes.max(1) as u64,
+        }
+    }
+
+    /// The lane of element `elem`, if the lanes' ports are known.
+    fn lane_of(&self, elem: u64) -> Option<u64> {
+        (!self.lane_ports.is_empty()).then(|| (elem / self.strip) % self.lanes)
+    }
+
     /// Appends AMOs the memory performed after those recorded so far.
     pub fn record(&mut self, performed: &[AmoRecord]) {
         for r in performed {
-            self.performed.push_back((self.next, AmoKey::of(r)));
+            let lane = self.lane_ports.iter().position(|&p| p == r.port);
+            let key = AmoKey {
+                addr: r.addr,
+                bytes: r.bytes,
+                op: r.op,
+                operand: r.operand,
+                lane: lane.map(|l| l as u64),
+            };
+            self.performed.push_back((self.next, key));
             self.next += 1;
         }
     }
 
     /// The order to apply elements `keys` (given in element order) in: each claims the
-    /// first unclaimed performed AMO with its key, and they go in the memory's order;
+    /// first unclaimed performed AMO it matches, and they go in the memory's order;
     /// elements with none go last, in element order.
     fn arrange(&mut self, keys: &[AmoKey]) -> Vec<usize> {
         let mut ranked: Vec<(u64, usize)> = keys
             .iter()
             .enumerate()
             .map(|(i, key)| {
-                let claimed = self.performed.iter().position(|(_, k)| k == key);
+                let claimed = self.performed.iter().position(|(_, k)| key.matches(k));
                 let at = claimed.and_then(|p| self.performed.remove(p));
                 (at.map_or(u64::MAX, |(seq, _)| seq), i)
             })

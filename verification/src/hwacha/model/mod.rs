@@ -35,9 +35,11 @@
 //! put off until the core's next `fence` (when the design's unit has finished it) or
 //! until the core takes a deferred exception; responses and control-thread exceptions
 //! stay immediate (they depend on the control state alone). An AMO element claims the
-//! first performed AMO of the same address, size, operation and operand; elements of
-//! one instruction alike in all four are told apart by element order, and an element
-//! the memory has not reported goes after those it has, in element order.
+//! first performed AMO of the same address, size, operation and operand, from its lane
+//! when the lanes' memory ports are known (element e is in lane `(e / strip) % L`, a
+//! strip being B*S elements, the machine's striping); elements of one lane alike in all
+//! of these are taken in element order (the order a lane sends them in), and an
+//! element the memory has not reported goes after those it has, in element order.
 //!
 //! Floating point (half, single, double; `fp.rs`) is IEEE-exact on a soft-float
 //! library with RISC-V's NaN, min/max, conversion and tininess rules. Its flags accrue in
@@ -171,14 +173,17 @@ impl Hwacha {
     }
 
     /// Enters memory-order mode (see the module docs), which delivers worker-thread
-    /// exceptions late as [`Hwacha::set_imprecise`] does. `state` then lags the commands
-    /// until [`Hwacha::catch_up`] (a fence).
-    pub fn follow_memory_order(&mut self) {
+    /// exceptions late as [`Hwacha::set_imprecise`] does. `lane_ports` names the memory
+    /// port (as in [`AmoRecord::port`]) each lane sends its AMOs through; empty when not
+    /// known. `state` then lags the commands until [`Hwacha::catch_up`] (a fence).
+    pub fn follow_memory_order(&mut self, lane_ports: &[usize]) {
         self.imprecise = true;
         if self.deferred.is_none() {
+            let p = &self.params;
+            let strip = p.banks as u64 * (p.bank_width as u64 / 64);
             self.deferred = Some(Deferred {
                 actions: VecDeque::new(),
-                amos: AmoOrder::default(),
+                amos: AmoOrder::new(lane_ports, p.lanes, strip),
             });
         }
     }
