@@ -212,7 +212,7 @@ fn run_program(
                 // The RTL delivers worker-thread exceptions late, and its memory orders
                 // colliding AMOs; the model follows both.
                 let mut unit = Hwacha::new(hwacha_model(&p.hwacha))?;
-                unit.follow_memory_order();
+                unit.follow_memory_order(&soc::hwacha_lane_ports(p.hwacha.lanes));
                 g.iss_mut().attach_rocc(Box::new(unit))
             }
             None if accel == Accelerator::Accumulator => {
