@@ -300,6 +300,87 @@ fn syntax_variants_agree() {
     );
 }
 
+/// The upstream esp-tests spellings: `veidx vd` (source vs0) and `vcjal N, rd, OFF` /
+/// `vcjalr N, rd, rs1, OFF` (condition 0 all, 1 any; offset in 8-byte units) assemble to
+/// the words of ours, which the disassembler keeps printing. The words are also computed
+/// by hand from the encoding file's lines.
+#[test]
+fn upstream_spellings_assemble_to_the_same_words() {
+    let pairs = [
+        ("veidx vv3", "veidx vv3, vs0"),
+        ("@!vp2 veidx vv255", "@!vp2 veidx vv255, vs0"),
+        ("vcjal 0, vs1, 2", "vcjal.all vs1, 16"),
+        ("vcjal 1, vs2, -3", "vcjal.any vs2, -24"),
+        ("@vp1 vcjalr 1, vs4, vs5, 4", "@vp1 vcjalr.any vs4, vs5, 32"),
+        ("vcjalr 0, vs0, vs3, 0", "vcjalr.all vs0, vs3, 0"),
+        ("VCJAL 1, vs63, 0x0fffffff", "vcjal.any vs63, 0x7ffffff8"),
+    ];
+    for (upstream, ours) in pairs {
+        assert_eq!(word(upstream), word(ours), "`{upstream}` vs `{ours}`");
+    }
+    // veidx: 63=1 59..53=2 52..50=6, vrd 23..16, opcode 0x0C; vs1 flag and vrs1 0 (vs0).
+    let veidx = 1 << 63 | 2 << 53 | 6 << 50 | 0x0c << 7 | 0x3f;
+    assert_eq!(word("veidx vv3"), veidx | 3 << 16);
+    assert_eq!(word("@!vp2 veidx vv3"), veidx | 3 << 16 | 1 << 32 | 2 << 12);
+    // vcjal: vcimm 63..35 (8-byte units), vcond 34..33, vrd 23..16, opcode 0x1B.
+    let units = (-3i64 as u64) & 0x1fff_ffff;
+    assert_eq!(
+        word("vcjal 1, vs2, -3"),
+        units << 35 | 1 << 33 | 2 << 16 | 0x1b << 7 | 0x3f
+    );
+    // vcjalr: vrs1 31..24, opcode 0x19.
+    assert_eq!(
+        word("vcjalr 1, vs4, vs5, 4"),
+        4 << 35 | 1 << 33 | 5 << 24 | 4 << 16 | 0x19 << 7 | 0x3f
+    );
+    // The disassembler prints our spelling.
+    assert_eq!(
+        disassemble(word("vcjal 1, vs2, -3")).unwrap(),
+        "vcjal.any vs2, -24"
+    );
+    assert_eq!(
+        disassemble(word("@vp1 vcjalr 1, vs4, vs5, 4")).unwrap(),
+        "@vp1 vcjalr.any vs4, vs5, 32"
+    );
+    assert_eq!(disassemble(word("veidx vv3")).unwrap(), "veidx vv3, vs0");
+    // Through the translation too (what `accelgen asm` assembles).
+    let ours = translate("  veidx vv1, vs0\n  vcjal.any vs1, 8\n", "a.S").unwrap();
+    let upstream = translate("  veidx vv1\n  vcjal 1, vs1, 1\n", "a.S").unwrap();
+    assert_eq!(upstream, ours);
+}
+
+#[test]
+fn upstream_spelling_errors() {
+    let lines = [
+        "veidx",
+        "veidx vs1",
+        "vcjal 2, vs1, 1",
+        "vcjal 0, vs1, 0x10000000",
+        "vcjal 0, vs1, done",
+        "vcjal 0, vv1, 1",
+        "vcjalr 1, vs1, 8",
+        "vcjal.any 1, vs1, 1",
+        "vcjal vs1",
+    ];
+    let source = format!("# 1 \"up.S\"\n{}\n", lines.join("\n"));
+    let errors = translate(&source, "ignored.S").unwrap_err();
+    let got: Vec<String> = errors.0.iter().map(|e| e.to_string()).collect();
+    let expected = [
+        "up.S:1: `veidx` takes 1 or 2 operands, found 0",
+        "up.S:2: operand 1: expected a vector data register (vv0-vv255), found `vs1`",
+        "up.S:3: operand 1: 2 out of range [0, 1]",
+        "up.S:4: operand 3: 268435456 out of range [-268435456, 268435455]",
+        "up.S:5: operand 3: `done` is not a constant",
+        "up.S:6: operand 2: expected a shared register (vs0-vs63), found `vv1`",
+        "up.S:7: `vcjalr`: needs a condition suffix, `.all` or `.any`, or the condition as \
+         its first operand (0 all, 1 any)",
+        "up.S:8: `vcjal` takes 2 operands, found 3",
+        "up.S:9: `vcjal`: needs a condition suffix, `.all` or `.any`, or the condition as \
+         its first operand (0 all, 1 any)",
+    ];
+    assert_eq!(got, expected);
+}
+
 #[test]
 fn gas_directives() {
     let gas = |t: &str| assemble(t).unwrap().gas(".Lx");
@@ -370,7 +451,8 @@ fn errors_name_file_and_line() {
         "errors.S:23: operand 3: `foo` is not a constant",
         "errors.S:24: operand 3: bad expression `1 +`: expression ends early",
         "errors.S:25: `vadd` takes 3 operands, found 2",
-        "errors.S:26: `vcjal`: needs a condition suffix, `.all` or `.any`",
+        "errors.S:26: `vcjal`: needs a condition suffix, `.all` or `.any`, or the condition as \
+         its first operand (0 all, 1 any)",
         "errors.S:27: `vadd.vvv`: bad suffix `.vvv` (`vadd` takes an operand-kind suffix of 2 letters v/s)",
         "errors.S:28: `vpop` cannot be predicated (it always executes under a full mask)",
         "errors.S:29: predicate register `vp16` out of range (vp0-vp15)",

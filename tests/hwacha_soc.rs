@@ -22,7 +22,11 @@ use verification::elf::{self, Program};
 use verification::hwacha::asm::{build_sources, AsmOptions};
 use verification::hwacha::model::{Hwacha, HwachaParams as ModelParams};
 use verification::hwacha::ubench;
-use verification::tb::memory::MemConfig;
+use verification::tb::lockstep::{
+    CommitRecord, Divergence, Field, GoldenModel, IssGolden, Lockstep, LockstepError, Mismatch,
+    TracePort,
+};
+use verification::tb::memory::{amo, AmoRecord, MemConfig};
 use verification::tb::soc::{self, SocConfig};
 use verification::tb::Capture;
 use verification::verilator::{Model, Options};
@@ -121,7 +125,7 @@ fn check(table: toml::Table, rotation: usize, runs: &[(&str, usize, Caps)]) {
         };
         let mut golden = soc::golden(&program, u64::MAX).unwrap();
         let mut unit = Hwacha::new(model_params(&params)).unwrap();
-        unit.set_imprecise(true);
+        unit.follow_memory_order(&soc::hwacha_lane_ports(params.hwacha.lanes));
         golden.iss_mut().attach_rocc(Box::new(unit));
         let stdout = Capture::default();
         let what = format!(
@@ -639,5 +643,223 @@ fn amos_are_atomic_across_lanes() {
     let elf = build_c_and_asm(dir.path(), "histogram", HISTOGRAM_C, HISTOGRAM_S);
     for lanes in [1, 2] {
         lockstep_cli(&elf, lanes, 20, 15);
+    }
+}
+
+/// Vector amoadd/amoswap/amoxor.d whose 16 elements each collide on one word (per
+/// operation), element e's operand 1 << e, and an amoadd.d of 1 by every element on a
+/// counter (alike elements, told apart by their lanes); the core then reads every old
+/// value (which lockstep compares with the model's) and checks the final values, which
+/// do not depend on the memory's order.
+const AMO_ORDER_C: &str = r#"
+#include <stdint.h>
+#define N 16
+int64_t cell[4] = {1000, 7, 0x5a5a, 50};
+int64_t olds[4][N];
+int64_t checksum;
+extern char amo_order_block[];
+int main(void)
+{
+    unsigned long vl;
+    asm volatile("vsetcfg %0" : : "r"(10ul | 1ul << 9));
+    asm volatile("vsetvl %0, %1" : "=r"(vl) : "r"((unsigned long)N));
+    if (vl != N)
+        return 2;
+    asm volatile("vmcs vs1, %0" : : "r"(&cell[0]));
+    asm volatile("vmcs vs2, %0" : : "r"(&cell[1]));
+    asm volatile("vmcs vs3, %0" : : "r"(&cell[2]));
+    asm volatile("vmcs vs5, %0" : : "r"(&cell[3]));
+    asm volatile("vmca va0, %0" : : "r"(olds[0]));
+    asm volatile("vmca va1, %0" : : "r"(olds[1]));
+    asm volatile("vmca va2, %0" : : "r"(olds[2]));
+    asm volatile("vmca va3, %0" : : "r"(olds[3]));
+    asm volatile("vf amo_order_block" : : : "t0", "memory");
+    asm volatile("fence" : : : "memory");
+    const int64_t all = (1 << N) - 1;
+    int64_t seen = 0, swapped = cell[1], counted = 0;
+    for (long e = 0; e < N; e++) {
+        seen += olds[0][e] ^ olds[2][e];
+        swapped += olds[1][e];
+        counted += olds[3][e];
+    }
+    checksum = seen;
+    if (cell[0] != 1000 + all || cell[2] != (0x5a5a ^ all) || swapped != 7 + all)
+        return 3;
+    if (cell[3] != 50 + N || counted != 50 * N + N * (N - 1) / 2)
+        return 4;
+    return 0;
+}
+"#;
+
+const AMO_ORDER_S: &str = r#"
+  .text
+  .align 3
+  .globl amo_order_block
+amo_order_block:
+  vpset vp0
+  veidx vv1, vs0
+  vaddi vs4, vs0, 1
+  vsll vv1, vs4, vv1
+  vsub vv0, vv1, vv1
+  vadd vv2, vv0, vs1
+  vadd vv3, vv0, vs2
+  vadd vv4, vv0, vs3
+  vadd vv9, vv0, vs5
+  vamoadd.d vv5, 0(vv2), vv1
+  vamoswap.d vv6, 0(vv3), vv1
+  vamoxor.d vv7, 0(vv4), vv1
+  vamoadd.d vv8, 0(vv9), vs4
+  vsd vv5, va0
+  vsd vv6, va1
+  vsd vv7, va2
+  vsd vv8, va3
+  vstop
+"#;
+
+/// The memory performs AMOs colliding across lanes in an order of its own (lane 1's
+/// element may go before lane 0's): lockstep accepts it (it failed here with a false
+/// divergence when the model applied them in element order).
+#[test]
+fn colliding_amo_old_values_follow_the_memorys_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build_c_and_asm(dir.path(), "amo_order", AMO_ORDER_C, AMO_ORDER_S);
+    for lanes in [1, 2] {
+        lockstep_cli(&elf, lanes, 1, 0);
+    }
+}
+
+/// The memory's order of each AMO instruction's 16 elements in the checker tests below
+/// (add, swap, xor, counter): legal orders a 2-lane unit could produce (elements 0-7 in
+/// lane 0, 8-15 in lane 1; the counter's alike elements in element order per lane).
+const MEMORY_ORDER: [[u64; 16]; 4] = [
+    [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7],
+    [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
+    [8, 0, 9, 1, 10, 2, 11, 3, 12, 4, 13, 5, 14, 6, 15, 7],
+    [8, 9, 0, 10, 1, 2, 11, 12, 13, 3, 4, 14, 5, 15, 6, 7],
+];
+
+/// The golden model of [`AMO_ORDER_C`] on the 2-lane preset's unit, in memory-order mode
+/// told `order` (per instruction, as the memory would report it), or in element order.
+fn amo_order_golden(program: &Program, order: Option<&[[u64; 16]; 4]>) -> IssGolden {
+    let params: RocketHwachaParams = preset("hwacha-2lane").try_into().unwrap();
+    let mut golden = soc::golden(program, 1_000_000).unwrap();
+    let mut unit = Hwacha::new(model_params(&params)).unwrap();
+    match order {
+        Some(order) => {
+            let ports = soc::hwacha_lane_ports(2);
+            unit.follow_memory_order(&ports);
+            let cell = program.symbol("cell").unwrap();
+            let ops = [amo::ADD, amo::SWAP, amo::XOR, amo::ADD];
+            let performed: Vec<AmoRecord> = (0..4)
+                .flat_map(|k| {
+                    let ports = &ports;
+                    order[k].iter().map(move |&e| AmoRecord {
+                        port: ports[(e / 8 % 2) as usize],
+                        addr: cell + 8 * k as u64,
+                        bytes: 8,
+                        op: ops[k],
+                        operand: if k == 3 { 1 } else { 1 << e },
+                    })
+                })
+                .collect();
+            unit.memory_amos(&performed);
+        }
+        None => unit.set_imprecise(true),
+    }
+    golden.iss_mut().attach_rocc(Box::new(unit));
+    golden
+}
+
+/// Every record of a golden model's run.
+fn records(mut golden: IssGolden) -> Vec<CommitRecord> {
+    std::iter::from_fn(|| golden.next_record().unwrap()).collect()
+}
+
+/// Checks `design` against the golden model told [`MEMORY_ORDER`]: the first divergence.
+fn check_against_memory_order(program: &Program, design: &[CommitRecord]) -> Option<Divergence> {
+    let golden = amo_order_golden(program, Some(&MEMORY_ORDER));
+    let mut lockstep = Lockstep::new(golden, TracePort::new("trace")).unwrap();
+    for (cycle, r) in design.iter().enumerate() {
+        match lockstep.check_record(cycle as u64, *r) {
+            Ok(()) => {}
+            Err(LockstepError::Divergence(d)) => return Some(*d),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(lockstep.finished().unwrap());
+    None
+}
+
+/// The old values AMOs return, derived from the operations' definitions: element e's
+/// operand is 1 << e (which the counter's `f` ignores: it adds 1), applied in `order`.
+fn old_values(init: u64, order: &[u64; 16], f: fn(u64, u64) -> u64) -> [u64; 16] {
+    let mut olds = [0; 16];
+    let mut value = init;
+    for &e in order {
+        olds[e as usize] = value;
+        value = f(value, 1 << e);
+    }
+    olds
+}
+
+/// Whether `r` is a load (opcode LOAD) that wrote `value`.
+fn loads(r: &CommitRecord, value: u64) -> bool {
+    r.insn & 0x7f == 0x03 && r.rd != 0 && r.value == value
+}
+
+/// The checker with the memory's order stays strict: it accepts a design whose AMO old
+/// values follow that order (derived here from the operations' definitions), and
+/// reports a design that applied them in another order, a wrong old value and a wrong
+/// final value.
+#[test]
+fn the_memory_order_checker_still_catches_wrong_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf_path = build_c_and_asm(dir.path(), "amo_order", AMO_ORDER_C, AMO_ORDER_S);
+    let program = elf::load_file(&elf_path).unwrap();
+    let design = records(amo_order_golden(&program, Some(&MEMORY_ORDER)));
+    let add = old_values(1000, &MEMORY_ORDER[0], |a, b| a + b);
+    let swap = old_values(7, &MEMORY_ORDER[1], |_, b| b);
+    let xor = old_values(0x5a5a, &MEMORY_ORDER[2], |a, b| a ^ b);
+    let counter = old_values(50, &MEMORY_ORDER[3], |a, _| a + 1);
+    assert_eq!(counter[0], 52);
+    // The model's design-side run loads exactly these old values, and exits 0.
+    for (name, olds) in [
+        ("add", add),
+        ("swap", swap),
+        ("xor", xor),
+        ("counter", counter),
+    ] {
+        for (e, old) in olds.iter().enumerate() {
+            assert!(
+                design.iter().any(|r| loads(r, *old)),
+                "{name} element {e}: no load of {old:#x}"
+            );
+        }
+    }
+    assert_eq!(check_against_memory_order(&program, &design), None);
+
+    // Element order (what the model did before): a divergence at an old value.
+    let in_order = records(amo_order_golden(&program, None));
+    let d = check_against_memory_order(&program, &in_order).expect("element order accepted");
+    assert_eq!(d.mismatches[0].field, Field::Value, "{d}");
+
+    // One wrong old value (add's element 3: 1000 + 0xff00 + 0b111), one wrong final value.
+    assert_eq!(add[3], 1000 + 0xff00 + 7);
+    let final_add = 1000 + 0xffff;
+    for (what, wrong) in [("old value", add[3]), ("final value", final_add)] {
+        let at = design.iter().position(|r| loads(r, wrong)).unwrap();
+        let mut corrupted = design.clone();
+        corrupted[at].value ^= 0x10;
+        let d = check_against_memory_order(&program, &corrupted).expect(what);
+        assert_eq!(d.index, at as u64, "{what}: {d}");
+        assert_eq!(
+            d.mismatches,
+            vec![Mismatch {
+                field: Field::Value,
+                expected: wrong,
+                actual: wrong ^ 0x10
+            }],
+            "{what}"
+        );
     }
 }

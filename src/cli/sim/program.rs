@@ -146,9 +146,10 @@ fn golden(
     let mut g = soc::golden(program, u64::MAX).context("starting the ISS")?;
     match hwacha {
         Some(p) => {
-            // The RTL delivers worker-thread exceptions late; so does the model.
+            // The RTL delivers worker-thread exceptions late, and its memory orders
+            // colliding AMOs; the model follows both.
             let mut unit = Hwacha::new(hwacha_model(&p.hwacha))?;
-            unit.set_imprecise(true);
+            unit.follow_memory_order(&soc::hwacha_lane_ports(p.hwacha.lanes));
             g.iss_mut().attach_rocc(Box::new(unit))
         }
         None if accel == Accelerator::Accumulator => {

@@ -234,9 +234,13 @@ impl Iss {
             }
             opcode::MISC_MEM => {
                 // fence and fence.i: memory is coherent and there is no instruction
-                // cache, so both are no-ops.
+                // cache, so both are no-ops, except that a fence makes an accelerator's
+                // put-off work visible.
                 if f3 > 1 {
                     return Err(illegal());
+                }
+                if let (0, Some(acc)) = (f3, self.rocc.as_mut()) {
+                    acc.fence(&mut self.mem).map_err(|e| rocc_event(e, insn))?;
                 }
             }
             opcode::AMO => self

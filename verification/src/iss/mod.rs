@@ -160,6 +160,14 @@ impl Iss {
         self.rocc = Some(acc);
     }
 
+    /// Hands the attached accelerator the AMOs a design's memory performed
+    /// ([`RoccAccelerator::memory_amos`]).
+    pub fn rocc_memory_amos(&mut self, performed: &[crate::tb::memory::AmoRecord]) {
+        if let Some(acc) = self.rocc.as_mut() {
+            acc.memory_amos(performed);
+        }
+    }
+
     /// Serves the host now (what the chunk schedule does between chunks): a command in
     /// `tohost` is handled and a pending `fromhost` response delivered. For lockstep with
     /// a design whose bench serves the host when the `tohost` store commits.
@@ -238,7 +246,8 @@ impl Iss {
     /// before the next instruction (mepc = `pc`), for lockstep with a design whose
     /// decoupled accelerator delivered it there. Returns the trap's (cause, tval).
     pub fn take_deferred_trap(&mut self) -> Result<Option<(u64, u64)>, IssError> {
-        let Some(e) = self.rocc.as_mut().and_then(|a| a.take_deferred()) else {
+        let mem = &mut self.mem;
+        let Some(e) = self.rocc.as_mut().and_then(|a| a.take_deferred(mem)) else {
             return Ok(None);
         };
         match exec::rocc_event(e, 0) {

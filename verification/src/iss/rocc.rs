@@ -5,6 +5,7 @@
 //! xd is set, writes the accelerator's response to rd.
 
 use super::mem::Memory;
+use crate::tb::memory::AmoRecord;
 
 /// One RoCC command as the core issues it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,10 +79,21 @@ pub trait RoccAccelerator {
 
     /// An exception of an earlier command's work that the accelerator delivers late, as
     /// a decoupled unit does (see [`crate::iss::Iss::take_deferred_trap`]); taking it
-    /// clears it. Accelerators that trap only on the command itself have none.
-    fn take_deferred(&mut self) -> Option<RoccError> {
+    /// clears it. Accelerators that trap only on the command itself have none. Work put
+    /// off until then is done first, in `mem`.
+    fn take_deferred(&mut self, _mem: &mut Memory) -> Option<RoccError> {
         None
     }
+
+    /// The core executed a `fence`: work the accelerator put off must now be visible in
+    /// `mem` (a decoupled unit's work is, once a fence waited for it).
+    fn fence(&mut self, _mem: &mut Memory) -> Result<(), RoccError> {
+        Ok(())
+    }
+
+    /// AMOs the memory of a design in lockstep performed, in its order (see
+    /// [`crate::tb::lockstep::GoldenModel::memory_amos`]).
+    fn memory_amos(&mut self, _performed: &[AmoRecord]) {}
 }
 
 /// Splits a custom-opcode instruction into a command (register values filled in by

@@ -9,6 +9,7 @@
 //! when the instruction stores nothing). This is what a core's commit stage and store
 //! port already know, so exposing it costs the design little.
 
+use super::memory::AmoRecord;
 use super::{peek, peek_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::iss::commitlog::Commit;
@@ -268,6 +269,11 @@ pub trait GoldenModel {
     fn deferred_trap(&mut self) -> Result<Option<(u64, u64)>, Self::Error> {
         Ok(None)
     }
+
+    /// AMOs the memory serving the design performed (in the order it performed them),
+    /// for a model that applies AMOs colliding on one address in the memory's order,
+    /// which the ISA leaves open.
+    fn memory_amos(&mut self, _performed: &[AmoRecord]) {}
 }
 
 /// Errors of [`IssGolden`].
@@ -394,6 +400,11 @@ impl GoldenModel for IssGolden {
 
     fn deferred_trap(&mut self) -> Result<Option<(u64, u64)>, IssGoldenError> {
         Ok(self.iss.take_deferred_trap()?)
+    }
+
+    /// Handed to the ISS's accelerator ([`crate::iss::rocc::RoccAccelerator::memory_amos`]).
+    fn memory_amos(&mut self, performed: &[AmoRecord]) {
+        self.iss.rocc_memory_amos(performed);
     }
 }
 
@@ -538,6 +549,12 @@ impl<G: GoldenModel> Lockstep<G> {
 
     pub fn golden(&self) -> &G {
         &self.golden
+    }
+
+    /// Hands the golden model the AMOs the design's memory performed
+    /// ([`GoldenModel::memory_amos`]).
+    pub fn memory_amos(&mut self, performed: &[AmoRecord]) {
+        self.golden.memory_amos(performed);
     }
 
     /// Samples the trace port (call once per cycle, before the clock edge) and checks

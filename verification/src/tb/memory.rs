@@ -15,7 +15,9 @@
 //! A port may also carry atomic memory operations (`amo`, [`amo`]): an AMO request reads
 //! the old value, writes the operation's result in the same step and answers with the
 //! old block, so that AMOs from several ports on one address are atomic (the L2 of the
-//! thesis's SoC performs them).
+//! thesis's SoC performs them). The model logs every AMO it performs, in the order it
+//! performed them ([`MemoryModel::take_amo_log`]), so that a golden model can apply
+//! AMOs colliding on one address in the order the memory chose.
 //!
 //! Memory effects happen in acceptance order when a request is accepted; only the
 //! responses are delayed (and, optionally, reordered). All randomness (back-pressure,
@@ -246,6 +248,21 @@ pub mod amo {
     }
 }
 
+/// One AMO the memory performed: where it came from and what it did. Records are logged
+/// in the order the AMOs were performed (acceptance order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AmoRecord {
+    /// The port that sent it (index into the model's ports).
+    pub port: usize,
+    pub addr: u64,
+    /// Access size in bytes, 4 or 8.
+    pub bytes: u32,
+    /// The operation ([`amo`] code).
+    pub op: u64,
+    /// The operand, the access's lanes of the request's data (zero-extended).
+    pub operand: u64,
+}
+
 /// Shape of a request channel, as the design declares it with
 /// `m.io("<prefix>_req", Dir::Out, &request_shape(..))`; `tag_bits` 0 leaves out the tag.
 pub fn request_shape(addr_bits: u32, data_bytes: u32, tag_bits: u32) -> Shape {
@@ -430,6 +447,8 @@ pub struct MemoryModel {
     first_port: usize,
     widths_checked: bool,
     stats: MemStats,
+    /// AMOs performed since the last [`MemoryModel::take_amo_log`], in order.
+    amo_log: Vec<AmoRecord>,
 }
 
 impl MemoryModel {
@@ -481,6 +500,7 @@ impl MemoryModel {
             first_port: 0,
             widths_checked: false,
             stats: MemStats::default(),
+            amo_log: Vec::new(),
         })
     }
 
@@ -504,6 +524,11 @@ impl MemoryModel {
 
     pub fn stats(&self) -> MemStats {
         self.stats
+    }
+
+    /// The AMOs performed since the last call, in the order the memory performed them.
+    pub fn take_amo_log(&mut self) -> Vec<AmoRecord> {
+        std::mem::take(&mut self.amo_log)
     }
 
     /// Requests accepted on `port` whose responses the design has not taken yet.
@@ -665,6 +690,13 @@ impl MemoryModel {
                 .copy_from_slice(&new.to_le_bytes()[..len as usize]);
             self.store.write(base, &block);
             self.stats.amos += 1;
+            self.amo_log.push(AmoRecord {
+                port: p,
+                addr,
+                bytes: len as u32,
+                op,
+                operand: src,
+            });
         }
         let data = if op != amo::NONE {
             old

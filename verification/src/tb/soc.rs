@@ -8,7 +8,9 @@
 //! the host is served before the memory model accepts the cycle's requests, so
 //! exits and system calls (console output) happen at a point of the program that the
 //! golden model reproduces exactly (`IssGolden::with_design_conventions`). RoCC inputs
-//! are held idle unless the design wires an accelerator of its own.
+//! are held idle unless the design wires an accelerator of its own. With lockstep, the
+//! AMOs the memory performs are handed to the golden model as they happen
+//! ([`super::lockstep::GoldenModel::memory_amos`]).
 
 use super::lockstep::{GoldenModel, IssGolden, Lockstep, LockstepError, TracePort};
 use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel};
@@ -123,7 +125,7 @@ pub fn mem_port() -> MemPort {
 /// order, responses always accepted) and each of its `lanes` lanes (`l<l>_mem`: 128-bit,
 /// tagged).
 pub fn hwacha_ports(lanes: u32) -> Vec<(MemPort, u32)> {
-    let mut ports: Vec<(MemPort, u32)> = ["vimem", "vdmem"]
+    let mut ports: Vec<(MemPort, u32)> = HWACHA_FRONTEND_PORTS
         .iter()
         .map(|n| {
             let port = MemPort {
@@ -135,6 +137,17 @@ pub fn hwacha_ports(lanes: u32) -> Vec<(MemPort, u32)> {
         .collect();
     ports.extend((0..lanes).map(|l| (MemPort::decoupled_with_amo(&format!("l{l}_mem"), true), 16)));
     ports
+}
+
+/// The vector unit's frontend ports, ahead of its lanes' in [`hwacha_ports`].
+const HWACHA_FRONTEND_PORTS: [&str; 2] = ["vimem", "vdmem"];
+
+/// The index of each of the `lanes` lanes' ports among the memory model's ports in
+/// [`run`] with [`hwacha_ports`] (the tile's port is the first), as
+/// [`super::memory::AmoRecord::port`] gives it.
+pub fn hwacha_lane_ports(lanes: u32) -> Vec<usize> {
+    let first = 1 + HWACHA_FRONTEND_PORTS.len();
+    (first..first + lanes as usize).collect()
 }
 
 /// The run of a rocket-hwacha design with `lanes` lanes on memory timing `mem`: the
@@ -251,6 +264,10 @@ pub fn run<S: Simulator, G: GoldenModel>(
             }
         }
         memory.tick(dut)?;
+        let amos = memory.take_amo_log();
+        if let (Some(l), false) = (lockstep.as_mut(), amos.is_empty()) {
+            l.memory_amos(&amos);
+        }
         dut.step();
     }
     Err(SocError::Timeout {

@@ -17,7 +17,8 @@
 //! `rdn`, `rup`, `rmm`, `dyn`, default `dyn`); AMO ordering is a mnemonic suffix
 //! (`.aq`, `.rl`, `.aqrl`); `vf label` and a `vsetcfg` configuration too wide for the
 //! 12-bit immediate use t0 as scratch (`vf label, xN` names another). 32-bit immediates
-//! accept -2^31 to 2^32-1.
+//! accept -2^31 to 2^32-1. The upstream esp-tests spellings `veidx vd`, `vcjal N, rd, OFF`
+//! and `vcjalr N, rd, rs1, OFF` (offset in 8-byte units) are accepted too.
 
 pub mod build;
 pub mod error;

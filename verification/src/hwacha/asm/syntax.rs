@@ -9,6 +9,11 @@
 //! operands are spelled elsewhere: the kind flags by the register names (vv or vs), the
 //! predicate by an `@vpN`/`@!vpN` prefix, the jump condition and AMO ordering by mnemonic
 //! suffixes (`vcjal.any`, `vamoadd.w.aq`).
+//!
+//! The upstream esp-tests spellings are accepted too ([`upstream_operands`]): `veidx vd`
+//! (source vs0) and `vcjal N, rd, OFF` / `vcjalr N, rd, rs1, OFF` (the condition as an
+//! operand, 0 all, 1 any; the offset a constant in 8-byte units). The operand count (and
+//! the absent condition suffix) tells the two apart; the disassembler prints ours.
 
 use super::error::AsmErrorKind;
 use super::expr::{eval, ExprError};
@@ -107,6 +112,10 @@ enum Operand {
     Target(Field),
     /// vcjalr's byte offset, a multiple of 8.
     JumpOffset(Field),
+    /// Upstream spelling: the jump condition as a number, 0 all, 1 any.
+    Condition(Field),
+    /// Upstream spelling: a constant jump offset in 8-byte units.
+    JumpUnits(Field),
     /// `offset(rs1)` of vf/vft: a 12-bit offset split high/low.
     Address { hi: Field, lo: Field, base: Field },
     /// Optional static rounding mode (default `dyn`).
@@ -224,6 +233,69 @@ fn worker_operands(instr: &Instruction) -> Vec<Operand> {
         });
     }
     ops
+}
+
+/// The operands of `instr` in the upstream esp-tests spelling, for the instructions where
+/// it differs from ours: the consensual jumps take their condition as a first operand
+/// and their offset in 8-byte units; `veidx` takes only vd (its source is vs0).
+fn upstream_operands(instr: &Instruction) -> Option<Vec<Operand>> {
+    if instr.thread != Thread::Worker {
+        return None;
+    }
+    let ours = worker_operands(instr);
+    if let Some(cond) = instr.field(Field::Vcond) {
+        let jumps = ours.into_iter().map(|op| match op {
+            Operand::Target(f) | Operand::JumpOffset(f) => Operand::JumpUnits(f),
+            other => other,
+        });
+        return Some(
+            std::iter::once(Operand::Condition(cond))
+                .chain(jumps)
+                .collect(),
+        );
+    }
+    (instr.name == "veidx").then(|| {
+        ours.into_iter()
+            .filter(|op| !matches!(op, Operand::Reg(Field::Vrs1, _)))
+            .collect()
+    })
+}
+
+/// The operands a worker statement with `count` operands is written with: ours, or the
+/// upstream spelling when the count (and, for a jump, the absent condition suffix) says
+/// so. A count that fits neither is reported with both.
+fn select_operands(
+    instr: &Instruction,
+    mnemonic: &str,
+    cond_suffix: bool,
+    count: usize,
+) -> Result<Vec<Operand>, AsmErrorKind> {
+    let ours = operands(instr);
+    let needs_cond = instr.has(Field::Vcond) && !cond_suffix;
+    let Some(upstream) = upstream_operands(instr).filter(|_| !cond_suffix) else {
+        return Ok(ours);
+    };
+    let total = |ops: &[Operand]| ops.iter().map(|o| o.arity().0).sum::<usize>();
+    let (theirs, own) = (total(&upstream), total(&ours));
+    if theirs == count {
+        return Ok(upstream);
+    }
+    if needs_cond {
+        return Err(AsmErrorKind::BadSuffix {
+            mnemonic: mnemonic.to_string(),
+            message: "needs a condition suffix, `.all` or `.any`, or the condition as its \
+                      first operand (0 all, 1 any)"
+                .into(),
+        });
+    }
+    if own != count {
+        return Err(AsmErrorKind::OperandCount {
+            mnemonic: instr.name.to_string(),
+            expected: format!("{} or {}", theirs.min(own), theirs.max(own)),
+            found: count,
+        });
+    }
+    Ok(ours)
 }
 
 fn control_operands(instr: &Instruction) -> Vec<Operand> {
@@ -471,9 +543,6 @@ fn parse_suffixes(
             )));
         }
     }
-    if instr.has(Field::Vcond) && out.cond.is_none() {
-        return Err(bad("needs a condition suffix, `.all` or `.any`".into()));
-    }
     Ok(out)
 }
 
@@ -670,6 +739,11 @@ fn encode_operand(
         Operand::ConfigLow(f) => enc.word |= f.put(constant(text, index, 0, 0xfff)? as u64),
         Operand::SegmentCount(f) => enc.word |= f.put(constant(text, index, 1, 8)? as u64 - 1),
         Operand::JumpOffset(f) => enc.word |= f.put(jump_offset(text, index, f)?),
+        Operand::Condition(f) => enc.word |= f.put(constant(text, index, 0, 1)? as u64),
+        Operand::JumpUnits(f) => {
+            let span = 1i128 << (f.width() - 1);
+            enc.word |= f.put(constant(text, index, -span, span - 1)? as u64);
+        }
         Operand::Target(f) => match eval(text) {
             Err(ExprError::Symbolic) => enc.target = Some(text.to_string()),
             _ => enc.word |= f.put(jump_offset(text, index, f)?),
@@ -758,9 +832,10 @@ fn assemble_worker(
     texts: &[&str],
 ) -> Result<Assembled, AsmErrorKind> {
     let sfx = parse_suffixes(instr, mnemonic, suffixes)?;
-    let mut enc = encode_operands(instr, &operands(instr), texts)?;
-    if let Some(f) = instr.field(Field::Vcond) {
-        enc.word |= f.put(sfx.cond.unwrap_or(0));
+    let ops = select_operands(instr, mnemonic, sfx.cond.is_some(), texts.len())?;
+    let mut enc = encode_operands(instr, &ops, texts)?;
+    if let (Some(f), Some(cond)) = (instr.field(Field::Vcond), sfx.cond) {
+        enc.word |= f.put(cond);
     }
     if let Some(f) = instr.field(Field::Vaqrl) {
         enc.word |= f.put(sfx.aqrl.unwrap_or(0));
@@ -1037,6 +1112,9 @@ fn disassemble_in(thread: Thread, word: u64) -> Result<String, DisasmError> {
             Operand::Target(f) | Operand::JumpOffset(f) => {
                 texts.push((sign_extend(f.get(word), f.width()) * 8).to_string())
             }
+            // Only in the upstream operand lists, which the disassembler does not print.
+            Operand::Condition(f) => texts.push(f.get(word).to_string()),
+            Operand::JumpUnits(f) => texts.push(sign_extend(f.get(word), f.width()).to_string()),
             Operand::Address { hi, lo, base } => {
                 let offset = sign_extend(hi.get(word) << lo.width() | lo.get(word), 12);
                 texts.push(format!("{offset}({})", XREG_NAMES[base.get(word) as usize]));

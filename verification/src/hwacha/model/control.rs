@@ -1,9 +1,14 @@
 //! The control thread (thesis Table 7.1): the RoCC commands the core sends. A command is
 //! put back into its 32-bit instruction word and looked up in the shared encoding table.
+//!
+//! A command is decided first ([`Hwacha::decide`]: response and precise exceptions, from
+//! the control state alone) and then applied ([`Hwacha::apply`]: registers, memory, the
+//! worker thread), so that the application can be put off (memory-order mode, `mod.rs`).
 
 use super::config::Vcfg;
 use super::error::HwachaError;
 use super::exec::Worker;
+use super::state::State;
 use super::Hwacha;
 use crate::hwacha::encoding::{table, Field, Thread};
 use crate::iss::mem::Memory;
@@ -60,18 +65,54 @@ pub fn instruction_bits(cmd: &RoccCommand) -> u32 {
         | CUSTOM[cmd.opcode as usize & 3]
 }
 
+/// The control state a command's response and precise exceptions depend on. The worker
+/// thread never changes it, so it is known as soon as the command arrives, even when
+/// the command's work on the unit's registers is put off (memory-order mode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ControlView {
+    pub configured: bool,
+    pub vcfg: Vcfg,
+    pub maxvl: u64,
+    pub vlen: u64,
+}
+
+impl ControlView {
+    pub fn of(state: &State) -> ControlView {
+        ControlView {
+            configured: state.configured,
+            vcfg: state.vcfg,
+            maxvl: state.maxvl,
+            vlen: state.vlen,
+        }
+    }
+}
+
+/// What a command does to the unit's registers and memory, beyond its response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Action {
+    None,
+    Configure(Vcfg, u64),
+    Unconfigure(Vcfg, u64),
+    SetVlen(u64),
+    SetVs(u32, u64),
+    SetVa(usize, u64),
+    /// Run the block at this address.
+    Run(u64),
+}
+
 impl Hwacha {
-    /// Executes one control-thread command; the value is the response for rd.
-    pub(super) fn control(
-        &mut self,
+    /// Decides one control-thread command on the control state `view` (updated): its
+    /// response for rd, or its precise exception, and the action it takes.
+    pub(super) fn decide(
+        &self,
+        view: &mut ControlView,
         cmd: &RoccCommand,
-        mem: &mut Memory,
-    ) -> Result<u64, HwachaError> {
+    ) -> Result<(u64, Action), HwachaError> {
         let bits = instruction_bits(cmd);
         let (name, op) = decode(bits).ok_or(HwachaError::UnsupportedControl { bits })?;
         let field = |f: Field| f.get(bits as u64);
         let rs1 = cmd.rs1_value;
-        if op != Control::Vsetcfg && !self.state.configured {
+        if op != Control::Vsetcfg && !view.configured {
             return Err(HwachaError::AcceleratorDisabled { insn: name });
         }
         match op {
@@ -86,67 +127,88 @@ impl Hwacha {
                     vcfg: value,
                     reason,
                 })?;
-                self.state.reconfigure(vcfg, self.params.maxvl(&vcfg));
-                self.state.configured = true;
-                Ok(0)
+                let maxvl = self.params.maxvl(&vcfg);
+                *view = ControlView {
+                    configured: true,
+                    vcfg,
+                    maxvl,
+                    vlen: 0,
+                };
+                Ok((0, Action::Configure(vcfg, maxvl)))
             }
             Control::Vsetvl => {
-                self.state.vlen = rs1.min(self.state.maxvl);
-                Ok(self.state.vlen)
+                view.vlen = rs1.min(view.maxvl);
+                Ok((view.vlen, Action::SetVlen(view.vlen)))
             }
-            Control::Vgetcfg => Ok(self.state.vcfg.to_bits()),
-            Control::Vgetvl => Ok(self.state.vlen),
+            Control::Vgetcfg => Ok((view.vcfg.to_bits(), Action::None)),
+            Control::Vgetvl => Ok((view.vlen, Action::None)),
             Control::Vuncfg => {
                 let cleared = Vcfg::default();
-                self.state.reconfigure(cleared, self.params.maxvl(&cleared));
-                self.state.configured = false;
-                Ok(0)
+                let maxvl = self.params.maxvl(&cleared);
+                *view = ControlView {
+                    configured: false,
+                    vcfg: cleared,
+                    maxvl,
+                    vlen: 0,
+                };
+                Ok((0, Action::Unconfigure(cleared, maxvl)))
             }
             Control::Vmcs => {
                 let index = (field(Field::Svrdhi) << 5 | field(Field::Svrdlo)) as u32;
                 if index as usize >= super::state::NUM_VS {
                     return Err(HwachaError::SharedRegisterOutOfRange { index });
                 }
-                if !self.halted() {
-                    self.state.set_vs(index, rs1);
-                }
-                Ok(0)
+                Ok((0, Action::SetVs(index, rs1)))
             }
-            Control::Vmca => {
-                if !self.halted() {
-                    self.state.va[field(Field::Svard) as usize] = rs1;
-                }
-                Ok(0)
-            }
+            Control::Vmca => Ok((0, Action::SetVa(field(Field::Svard) as usize, rs1))),
             Control::Vf => {
                 let offset = (field(Field::Imm12hi) << 5 | field(Field::Imm12lo)) as u32;
                 let offset = ((offset << 20) as i32 >> 20) as i64 as u64;
-                // With vlen 0 the block does nothing, as in Hwacha's RoCC unit, which drops
-                // vf commands while vlen is 0.
-                if self.state.vlen > 0 && !self.halted() {
-                    let mut worker = Worker {
-                        state: &mut self.state,
-                        mem,
-                        pc: 0,
-                        effects: Vec::new(),
-                        tracing: self.tracing,
-                    };
-                    let ran = worker.run(
-                        &self.decoder,
-                        rs1.wrapping_add(offset),
-                        self.params.max_worker_steps,
-                        &mut self.trace,
-                    );
-                    match ran {
-                        Err(e) if self.imprecise && e.is_worker_exception() => {
-                            self.exception = Some(e.clone());
-                            self.pending = Some(e);
-                        }
-                        r => r?,
-                    }
-                }
-                Ok(0)
+                Ok((0, Action::Run(rs1.wrapping_add(offset))))
             }
         }
+    }
+
+    /// Takes `action` on the unit's registers and `mem`. While a worker-thread exception
+    /// waits (imprecise mode), `vmcs`, `vmca` and `vf` are dropped.
+    pub(super) fn apply(&mut self, action: Action, mem: &mut Memory) -> Result<(), HwachaError> {
+        let halted = self.halted();
+        match action {
+            Action::None => {}
+            Action::Configure(vcfg, maxvl) | Action::Unconfigure(vcfg, maxvl) => {
+                self.state.reconfigure(vcfg, maxvl);
+                self.state.configured = matches!(action, Action::Configure(..));
+            }
+            Action::SetVlen(vlen) => self.state.vlen = vlen,
+            Action::SetVs(index, value) if !halted => self.state.set_vs(index, value),
+            Action::SetVa(index, value) if !halted => self.state.va[index] = value,
+            // With vlen 0 the block does nothing, as in Hwacha's RoCC unit, which drops
+            // vf commands while vlen is 0.
+            Action::Run(entry) if !halted && self.state.vlen > 0 => {
+                let mut worker = Worker {
+                    state: &mut self.state,
+                    mem,
+                    pc: 0,
+                    effects: Vec::new(),
+                    tracing: self.tracing,
+                    amo_order: self.deferred.as_mut().map(|d| &mut d.amos),
+                };
+                let ran = worker.run(
+                    &self.decoder,
+                    entry,
+                    self.params.max_worker_steps,
+                    &mut self.trace,
+                );
+                match ran {
+                    Err(e) if self.imprecise && e.is_worker_exception() => {
+                        self.exception = Some(e.clone());
+                        self.pending = Some(e);
+                    }
+                    r => r?,
+                }
+            }
+            Action::SetVs(..) | Action::SetVa(..) | Action::Run(_) => {}
+        }
+        Ok(())
     }
 }

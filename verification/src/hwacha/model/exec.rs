@@ -29,6 +29,8 @@ pub(super) struct Worker<'a> {
     /// Effects of the current instruction, kept only when tracing.
     pub effects: Vec<Effect>,
     pub tracing: bool,
+    /// Memory-order mode: the order the design's memory performed AMOs in.
+    pub amo_order: Option<&'a mut super::mem::AmoOrder>,
 }
 
 impl Worker<'_> {

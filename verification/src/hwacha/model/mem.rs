@@ -7,12 +7,17 @@
 //! access-fault exception leaves registers and memory untouched. Segment k of element i
 //! lives `k * width` bytes after the element's address; a unit-stride segment access
 //! strides by the whole segment.
+//!
+//! A vector AMO's elements are applied in element order, or in memory-order mode in the
+//! order the design's memory performed them ([`AmoOrder`]).
 
 use super::decode::{AmoOp, Insn, MemOp, Mode, Width};
 use super::error::HwachaError;
 use super::exec::{sext32, Worker};
 use super::trace::Effect;
 use crate::hwacha::encoding::Field;
+use crate::tb::memory::{amo as code, AmoRecord};
+use std::collections::VecDeque;
 
 /// One access: element, segment and address.
 struct Access {
@@ -52,9 +57,10 @@ impl Worker<'_> {
         Ok(())
     }
 
-    /// Vector AMO: per active element, in element order, the old memory value goes to vd
-    /// and the result of the operation with rs2 to memory. With a shared address every
-    /// element hits the same word, one after the other.
+    /// Vector AMO: per active element, the old memory value goes to vd and the result of
+    /// the operation with rs2 to memory, one element after the other: in element order,
+    /// or in memory-order mode in the memory's order. With a shared address every
+    /// element hits the same word.
     pub(super) fn amo_insn(
         &mut self,
         insn: &Insn,
@@ -71,9 +77,24 @@ impl Worker<'_> {
             .collect();
         // As RISC-V AMOs, a misaligned or faulting AMO is a store exception.
         self.check(&plan, width.bytes(), true)?;
-        for a in plan {
+        let srcs: Vec<u64> = plan
+            .iter()
+            .map(|a| self.read(insn, Field::Vrs2, a.elem))
+            .collect();
+        let order = match self.amo_order.as_deref_mut() {
+            Some(performed) => {
+                let keys: Vec<AmoKey> = plan
+                    .iter()
+                    .zip(&srcs)
+                    .map(|(a, &src)| AmoKey::new(a.addr, op, width, src, performed.lane_of(a.elem)))
+                    .collect();
+                performed.arrange(&keys)
+            }
+            None => (0..plan.len()).collect(),
+        };
+        for i in order {
+            let (a, src) = (&plan[i], srcs[i]);
             let old = self.load(a.addr, width);
-            let src = self.read(insn, Field::Vrs2, a.elem);
             self.store(a.addr, width.bytes(), amo(op, width, old, src));
             let ret = if width == Width::W { sext32(old) } else { old };
             self.write_reg(insn, 0, a.elem, ret);
@@ -192,6 +213,115 @@ impl Worker<'_> {
                 value: value & mask,
             });
         }
+    }
+}
+
+/// What identifies an AMO element among those the memory performed: address, size,
+/// operation (the memory's code), operand (the access's bytes) and, when known, lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct AmoKey {
+    addr: u64,
+    bytes: u32,
+    op: u64,
+    operand: u64,
+    lane: Option<u64>,
+}
+
+impl AmoKey {
+    fn new(addr: u64, op: AmoOp, width: Width, src: u64, lane: Option<u64>) -> AmoKey {
+        AmoKey {
+            lane,
+            addr,
+            bytes: width.bytes() as u32,
+            op: match op {
+                AmoOp::Swap => code::SWAP,
+                AmoOp::Add => code::ADD,
+                AmoOp::Xor => code::XOR,
+                AmoOp::And => code::AND,
+                AmoOp::Or => code::OR,
+                AmoOp::Min => code::MIN,
+                AmoOp::Max => code::MAX,
+                AmoOp::Minu => code::MINU,
+                AmoOp::Maxu => code::MAXU,
+            },
+            operand: src & mask(width),
+        }
+    }
+
+    /// Whether an element with this key may be the performed AMO `other`: the same in
+    /// everything, the lane too if both are known.
+    fn matches(&self, other: &AmoKey) -> bool {
+        let lanes = match (self.lane, other.lane) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        lanes
+            && (self.addr, self.bytes, self.op, self.operand)
+                == (other.addr, other.bytes, other.op, other.operand)
+    }
+}
+
+/// The AMOs a design's memory performed, in its order, that no AMO element of the model
+/// has claimed yet (memory-order mode).
+#[derive(Debug)]
+pub(super) struct AmoOrder {
+    /// Each with its position in the memory's order.
+    performed: VecDeque<(u64, AmoKey)>,
+    next: u64,
+    /// The memory port of each lane (empty: lanes unknown).
+    lane_ports: Vec<usize>,
+    /// Element e is in lane (e / strip) % lanes (the machine's striping).
+    strip: u64,
+    lanes: u64,
+}
+
+impl AmoOrder {
+    pub fn new(lane_ports: &[usize], lanes: u32, strip: u64) -> AmoOrder {
+        AmoOrder {
+            performed: VecDeque::new(),
+            next: 0,
+            lane_ports: lane_ports.to_vec(),
+            strip: strip.max(1),
+            lanes: lanes.max(1) as u64,
+        }
+    }
+
+    /// The lane of element `elem`, if the lanes' ports are known.
+    fn lane_of(&self, elem: u64) -> Option<u64> {
+        (!self.lane_ports.is_empty()).then(|| (elem / self.strip) % self.lanes)
+    }
+
+    /// Appends AMOs the memory performed after those recorded so far.
+    pub fn record(&mut self, performed: &[AmoRecord]) {
+        for r in performed {
+            let lane = self.lane_ports.iter().position(|&p| p == r.port);
+            let key = AmoKey {
+                addr: r.addr,
+                bytes: r.bytes,
+                op: r.op,
+                operand: r.operand,
+                lane: lane.map(|l| l as u64),
+            };
+            self.performed.push_back((self.next, key));
+            self.next += 1;
+        }
+    }
+
+    /// The order to apply elements `keys` (given in element order) in: each claims the
+    /// first unclaimed performed AMO it matches, and they go in the memory's order;
+    /// elements with none go last, in element order.
+    fn arrange(&mut self, keys: &[AmoKey]) -> Vec<usize> {
+        let mut ranked: Vec<(u64, usize)> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| {
+                let claimed = self.performed.iter().position(|(_, k)| key.matches(k));
+                let at = claimed.and_then(|p| self.performed.remove(p));
+                (at.map_or(u64::MAX, |(seq, _)| seq), i)
+            })
+            .collect();
+        ranked.sort_unstable();
+        ranked.into_iter().map(|(_, i)| i).collect()
     }
 }
 

@@ -26,6 +26,21 @@
 //! `vxcptcause`/`vxcptaux` would hold it). A block that runs past the model's step
 //! limit is no exception of the architecture: the ISS stops with an error.
 //!
+//! For lockstep with a design whose memory performs vector AMOs (thesis: the L2), the
+//! unit has a memory-order mode ([`Hwacha::follow_memory_order`]): AMOs of one
+//! instruction colliding on one address are applied in the order the design's memory
+//! performed them (handed over with [`RoccAccelerator::memory_amos`]), any order being
+//! legal, rather than in element order. The memory performs them after the core has
+//! sent the `vf`, so in this mode every command's work on the registers and memory is
+//! put off until the core's next `fence` (when the design's unit has finished it) or
+//! until the core takes a deferred exception; responses and control-thread exceptions
+//! stay immediate (they depend on the control state alone). An AMO element claims the
+//! first performed AMO of the same address, size, operation and operand, from its lane
+//! when the lanes' memory ports are known (element e is in lane `(e / strip) % L`, a
+//! strip being B*S elements, the machine's striping); elements of one lane alike in all
+//! of these are taken in element order (the order a lane sends them in), and an
+//! element the memory has not reported goes after those it has, in element order.
+//!
 //! Floating point (half, single, double; `fp.rs`) is IEEE-exact on a soft-float
 //! library with RISC-V's NaN, min/max, conversion and tininess rules. Its flags accrue in
 //! the unit ([`Hwacha::take_fflags`]) and its dynamic rounding mode is set with
@@ -63,8 +78,12 @@ pub use trace::{Effect, Retired};
 
 use crate::iss::mem::Memory;
 use crate::iss::rocc::{RoccAccelerator, RoccCommand, RoccError};
+use crate::tb::memory::AmoRecord;
+use control::{Action, ControlView};
 use decode::Decoder;
+use mem::AmoOrder;
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// The Hwacha unit: parameters, architectural state, decoders and the worker trace.
@@ -79,15 +98,28 @@ pub struct Hwacha {
     imprecise: bool,
     /// The worker-thread exception waiting to be delivered.
     pending: Option<HwachaError>,
+    /// The control state as of the last command (ahead of `state` in memory-order mode).
+    view: ControlView,
+    /// Memory-order mode: the actions put off, and the AMOs memory performed.
+    deferred: Option<Deferred>,
+}
+
+/// The work memory-order mode puts off until a fence.
+struct Deferred {
+    actions: VecDeque<Action>,
+    amos: AmoOrder,
 }
 
 impl Hwacha {
     /// A unit in its reset state (unconfigured).
     pub fn new(params: HwachaParams) -> Result<Hwacha, ParamError> {
         params.validate()?;
+        let state = State::new(&params);
         Ok(Hwacha {
             decoder: Decoder::new(),
-            state: State::new(&params),
+            view: ControlView::of(&state),
+            deferred: None,
+            state,
             params,
             tracing: false,
             trace: Vec::new(),
@@ -140,6 +172,41 @@ impl Hwacha {
         self.imprecise = on;
     }
 
+    /// Enters memory-order mode (see the module docs), which delivers worker-thread
+    /// exceptions late as [`Hwacha::set_imprecise`] does. `lane_ports` names the memory
+    /// port (as in [`AmoRecord::port`]) each lane sends its AMOs through; empty when not
+    /// known. `state` then lags the commands until [`Hwacha::catch_up`] (a fence).
+    pub fn follow_memory_order(&mut self, lane_ports: &[usize]) {
+        self.imprecise = true;
+        if self.deferred.is_none() {
+            let p = &self.params;
+            let strip = p.banks as u64 * (p.bank_width as u64 / 64);
+            self.deferred = Some(Deferred {
+                actions: VecDeque::new(),
+                amos: AmoOrder::new(lane_ports, p.lanes, strip),
+            });
+        }
+    }
+
+    /// Records AMOs the design's memory performed, in its order (memory-order mode; else
+    /// ignored).
+    pub fn memory_amos(&mut self, performed: &[AmoRecord]) {
+        if let Some(d) = &mut self.deferred {
+            d.amos.record(performed);
+        }
+    }
+
+    /// Does the work put off in memory-order mode, in command order.
+    pub fn catch_up(&mut self, mem: &mut Memory) -> Result<(), HwachaError> {
+        while let Some(action) = self.deferred.as_mut().and_then(|d| d.actions.pop_front()) {
+            if let Err(e) = self.apply(action, mem) {
+                self.exception = Some(e.clone());
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// Whether a worker-thread exception waits to be delivered (imprecise mode).
     pub fn halted(&self) -> bool {
         self.pending.is_some()
@@ -160,6 +227,18 @@ impl Hwacha {
         result
     }
 
+    /// Decides the command, then applies it now or, in memory-order mode, puts it off.
+    fn control(&mut self, cmd: &RoccCommand, mem: &mut Memory) -> Result<u64, HwachaError> {
+        let mut view = self.view;
+        let (response, action) = self.decide(&mut view, cmd)?;
+        self.view = view;
+        match &mut self.deferred {
+            Some(d) => d.actions.push_back(action),
+            None => self.apply(action, mem)?,
+        }
+        Ok(response)
+    }
+
     /// Decodes a worker-thread word and checks it against the current configuration.
     pub fn decode(&self, bits: u64) -> Result<Insn, Illegal> {
         let insn = self.decoder.decode(bits)?;
@@ -173,24 +252,36 @@ impl RoccAccelerator for Hwacha {
         self.command(cmd, mem).map_err(|e| rocc_error(e, cmd))
     }
 
-    fn take_deferred(&mut self) -> Option<RoccError> {
-        // Only worker-thread exceptions are deferred, and their traps do not depend on
-        // the command.
-        let cmd = RoccCommand {
-            opcode: 0,
-            funct7: 0,
-            rd: 0,
-            rs1: 0,
-            rs2: 0,
-            xd: false,
-            xs1: false,
-            xs2: false,
-            rs1_value: 0,
-            rs2_value: 0,
-        };
-        self.pending.take().map(|e| rocc_error(e, &cmd))
+    fn take_deferred(&mut self, mem: &mut Memory) -> Option<RoccError> {
+        if let Err(e) = self.catch_up(mem) {
+            return Some(rocc_error(e, &NO_COMMAND));
+        }
+        self.pending.take().map(|e| rocc_error(e, &NO_COMMAND))
+    }
+
+    fn fence(&mut self, mem: &mut Memory) -> Result<(), RoccError> {
+        self.catch_up(mem).map_err(|e| rocc_error(e, &NO_COMMAND))
+    }
+
+    fn memory_amos(&mut self, performed: &[AmoRecord]) {
+        Hwacha::memory_amos(self, performed);
     }
 }
+
+/// The command of errors raised by put-off work: only worker-thread exceptions and the
+/// step limit arise there, and their traps do not depend on the command.
+const NO_COMMAND: RoccCommand = RoccCommand {
+    opcode: 0,
+    funct7: 0,
+    rd: 0,
+    rs1: 0,
+    rs2: 0,
+    xd: false,
+    xs1: false,
+    xs2: false,
+    rs1_value: 0,
+    rs2_value: 0,
+};
 
 /// The RoCC error (and so the trap) of an exception: the table in the module docs.
 fn rocc_error(e: HwachaError, cmd: &RoccCommand) -> RoccError {
@@ -232,7 +323,15 @@ impl RoccAccelerator for Rc<RefCell<Hwacha>> {
         self.borrow_mut().execute(cmd, mem)
     }
 
-    fn take_deferred(&mut self) -> Option<RoccError> {
-        self.borrow_mut().take_deferred()
+    fn take_deferred(&mut self, mem: &mut Memory) -> Option<RoccError> {
+        self.borrow_mut().take_deferred(mem)
+    }
+
+    fn fence(&mut self, mem: &mut Memory) -> Result<(), RoccError> {
+        self.borrow_mut().fence(mem)
+    }
+
+    fn memory_amos(&mut self, performed: &[AmoRecord]) {
+        self.borrow_mut().memory_amos(performed);
     }
 }

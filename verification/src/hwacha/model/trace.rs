@@ -20,6 +20,7 @@ pub enum Effect {
 pub struct Retired {
     pub pc: u64,
     pub bits: u64,
-    /// Element writes of active elements only, in element order.
+    /// Element writes of active elements only, in element order (a vector AMO's in
+    /// memory-order mode: in the order the elements were applied).
     pub effects: Vec<Effect>,
 }
