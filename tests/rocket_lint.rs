@@ -1,10 +1,11 @@
 //! The blocks of the `rocket` tile are lint clean on their own across a sweep of their
 //! parameters (Verilator -Wall with zero warnings, Yosys `hierarchy -check; proc;
-//! check -assert`, Icarus Verilog): multiply/divide shapes, cache shapes, predictor
-//! sizes and arbiter widths. The whole tile's presets and a sweep of tile parameters are
-//! linted in `examples_lint.rs`; here the shapes of a block are instances of one wrapper
-//! module, so one run of each tool checks them all (about 40 s for the three groups,
-//! most of it the 4096-entry BHT and the 1024-set cache).
+//! check -assert`, Icarus Verilog; no line over `hdl::emit::MAX_LINE`): multiply/divide
+//! shapes, cache shapes, predictor sizes and arbiter widths. The whole tile's presets and
+//! a sweep of tile parameters are linted in `examples_lint.rs`; here the shapes of a
+//! block are instances of one wrapper module, so one run of each tool checks them all
+//! (about 40 s for the three groups, most of it the 4096-entry BHT and the 1024-set
+//! cache).
 //!
 //! Likewise the Hwacha blocks that grow with the sequencer slots (the expander and the
 //! lane sequencer), at sizes whose expander Verilator once refused for its lines of 90
@@ -20,6 +21,7 @@ use generators::rocket::cache::cache;
 use generators::rocket::mem_arbiter::mem_arbiter;
 use generators::rocket::muldiv::muldiv;
 use generators::rocket::params::{CacheParams, MulDivParams, MulKind};
+use hdl::emit::MAX_LINE;
 use hdl::{Design, Dir, Module, ModuleBuilder};
 use std::rc::Rc;
 use std::time::Instant;
@@ -109,6 +111,8 @@ fn lint_blocks(group: &str, blocks: &[Rc<Module>]) -> f64 {
     let start = Instant::now();
     let design = Design::new(&wrapper(blocks));
     let verilog = hdl::emit::emit(&design, &Default::default()).single_file();
+    let longest = verilog.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest <= MAX_LINE, "{group}: a line of {longest} bytes");
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("blocks.v"), verilog).unwrap();
     let target = LintTarget {
