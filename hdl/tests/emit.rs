@@ -1,5 +1,6 @@
-//! Emitter properties: structural dedup, deterministic output, SRAM macros, and
-//! lint-cleanliness of what the builder can express (checked by the real tools).
+//! Emitter properties: structural dedup, deterministic output, SRAM macros, lines no
+//! longer than `MAX_LINE` however large the expressions, and lint-cleanliness of what
+//! the builder can express (checked by the real tools).
 
 use hdl::emit::{emit, EmitOptions};
 use hdl::*;
@@ -349,8 +350,8 @@ fn enormous_model(x: u64, k: u64, sel: u64) -> String {
 }
 
 /// No emitted line is longer than `MAX_LINE`, whatever the design: the chains become
-/// named wires of about `EXPR_BUDGET` bytes at most, long lists wrap. The
-/// Verilog stays lint clean and deterministic, and Icarus computes what the model does.
+/// named wires of about `EXPR_BUDGET` bytes at most, long lists wrap. The Verilog stays
+/// lint clean and deterministic, and Icarus computes what the model does.
 #[test]
 fn enormous_expressions_keep_lines_short() {
     let e = emit(&enormous(), &EmitOptions::default());
