@@ -1,9 +1,12 @@
 //! Every design is lint clean (Verilator -Wall with zero warnings, Yosys
-//! `check -assert`, Icarus Verilog) across parameter sweeps; `ACCELGEN_LONG=1` sweeps the
-//! full cross product.
+//! `check -assert`, Icarus Verilog) and has no line longer than `hdl::emit::MAX_LINE`
+//! across parameter sweeps; `ACCELGEN_LONG=1` sweeps the full cross product, and every
+//! accepted extreme of `rocket-hwacha`'s parameters.
 
 use asic_flow::lint::{run_all, LintTarget};
+use generators::hwacha::params::HwachaParams;
 use generators::output::{render, OutputOptions};
+use hdl::emit::MAX_LINE;
 use std::fs;
 
 fn long() -> bool {
@@ -18,6 +21,9 @@ fn lint(design: &str, params: &str, opts: OutputOptions) -> Option<String> {
         Ok(out) => out,
         Err(e) => return Some(format!("{what}: {e}")),
     };
+    if let Some(long) = longest_line(&out.files).filter(|l| l.0 > MAX_LINE) {
+        return Some(format!("{what}: {}: a line of {} bytes", long.1, long.0));
+    }
     let dir = tempfile::tempdir().expect("temp dir");
     for (name, text) in &out.files {
         fs::write(dir.path().join(name), text).expect("write output");
@@ -194,4 +200,132 @@ fn rocket_is_lint_clean() {
     lint_all("rocket", &configs);
     let presets: Vec<(String, OutputOptions)> = configs.into_iter().take(2).collect();
     lint_all("rocket_accumulator", &presets);
+}
+
+/// The length of the longest line of `files` and the file holding it.
+fn longest_line(files: &[(String, String)]) -> Option<(usize, &str)> {
+    files
+        .iter()
+        .flat_map(|(name, text)| text.lines().map(move |l| (l.len(), name.as_str())))
+        .max()
+}
+
+/// The accepted minimum and maximum of every `[hwacha]` parameter of `rocket-hwacha`
+/// (`HwachaParams::validate`; it bounds `icache_sets` only to powers of two, and 4096 is
+/// the tile's caches' limit).
+const HWACHA_EXTREMES: [(&str, u32, u32); 22] = [
+    ("lanes", 1, 64),
+    ("seq_entries", 4, 32),
+    ("banks", 1, 16),
+    ("bank_entries", 16, 4096),
+    ("bank_width", 64, 512),
+    ("pred_entries", 16, 4096),
+    ("stages_alu", 0, 4),
+    ("stages_plu", 0, 4),
+    ("stages_imul", 1, 8),
+    ("idiv_bits_per_cycle", 1, 4),
+    ("bwq_entries", 2, 256),
+    ("brq_entries", 2, 256),
+    ("vvaq_entries", 2, 256),
+    ("vpaq_entries", 2, 256),
+    ("vsdq_entries", 2, 256),
+    ("vldq_entries", 2, 256),
+    ("vlt_entries", 2, 256),
+    ("vcmdq_entries", 2, 256),
+    ("vrcmdq_entries", 2, 256),
+    ("icache_sets", 1, 4096),
+    ("icache_ways", 1, 8),
+    ("icache_line_bytes", 8, 256),
+];
+
+/// Settings at the accepted extremes of every `[rocket]` parameter that is not its
+/// default (`RocketParams::validate`): a block's size with the block chosen, the RAM at
+/// its smallest and lowest. (`rocc` is always on in `rocket-hwacha`.)
+const ROCKET_EXTREMES: &[&str] = &[
+    "predictor = \"none\"",
+    "predictor = \"bht\"\nbht_entries = 2",
+    "predictor = \"bht\"\nbht_entries = 4096",
+    "btb_entries = 1",
+    "btb_entries = 64",
+    "mul_bits_per_cycle = 1",
+    "mul_bits_per_cycle = 64",
+    "mul = \"pipelined\"\nmul_stages = 1",
+    "mul = \"pipelined\"\nmul_stages = 8",
+    "div_bits_per_cycle = 4",
+    "memory = \"direct\"",
+    "icache_sets = 1",
+    "icache_sets = 4096",
+    "icache_ways = 1",
+    "icache_ways = 8",
+    "icache_line_bytes = 8",
+    "icache_line_bytes = 256",
+    "dcache_sets = 1",
+    "dcache_sets = 4096",
+    "dcache_ways = 1",
+    "dcache_ways = 8",
+    "dcache_line_bytes = 8",
+    "dcache_line_bytes = 256",
+    "ram_base = 0x2000\nram_size = 0x2000\nuncached_base = 0x2000",
+    "uncached_size = 0",
+    "uncached_size = 0x80000000",
+];
+
+/// Every `[rocket]` and `[hwacha]` number at its maximum (the enumerations at their
+/// defaults: the BTB, the iterative multiplier, caches).
+fn all_maximum() -> String {
+    let hwacha: String = HWACHA_EXTREMES
+        .iter()
+        .map(|(name, _, max)| format!("{name} = {max}\n"))
+        .collect();
+    let rocket = "bht_entries = 4096\nbtb_entries = 64\nmul_bits_per_cycle = 64\n\
+                  mul_stages = 8\ndiv_bits_per_cycle = 4\nicache_sets = 4096\n\
+                  icache_ways = 8\nicache_line_bytes = 256\ndcache_sets = 4096\n\
+                  dcache_ways = 8\ndcache_line_bytes = 256";
+    format!("[hwacha]\n{hwacha}[rocket]\n{rocket}")
+}
+
+/// The expander's hazard checks grow with the sequencer slots (once one line of 66 KB
+/// at the default 8 and 250 KB at 32, which Verilator refused from 11 slots on).
+#[test]
+fn rocket_hwacha_lines_are_bounded() {
+    for seq_entries in [4, 11, 12, 32] {
+        let table = format!("[hwacha]\nseq_entries = {seq_entries}")
+            .parse()
+            .expect("TOML");
+        let out = render("rocket-hwacha", &table, &OutputOptions::default()).expect("renders");
+        let (len, file) = longest_line(&out.files).expect("some output");
+        assert!(
+            len <= MAX_LINE,
+            "{seq_entries} slots: {file}: a line of {len} bytes"
+        );
+    }
+}
+
+/// `ACCELGEN_LONG=1` only (a lint of `rocket-hwacha` takes a minute of CPU, most of it
+/// Yosys): every accepted extreme of every parameter, one at a time at the others'
+/// defaults, all of them at their maximum, and the sequencer sizes whose expander
+/// Verilator once refused (11 and 12 slots). The default run lints the expander alone
+/// at those sizes (`rocket_lint.rs`).
+#[test]
+fn rocket_hwacha_extremes_are_lint_clean() {
+    if !long() {
+        eprintln!("skipped: set ACCELGEN_LONG=1 to lint rocket-hwacha at its extremes");
+        return;
+    }
+    let mut configs: Vec<String> = vec![all_maximum()];
+    configs.extend([11, 12].map(|s| format!("[hwacha]\nseq_entries = {s}")));
+    let defaults = toml::Table::try_from(HwachaParams::default()).expect("a table");
+    for (name, min, max) in HWACHA_EXTREMES {
+        for v in [min, max] {
+            if defaults.get(name).and_then(toml::Value::as_integer) != Some(i64::from(v)) {
+                configs.push(format!("[hwacha]\n{name} = {v}"));
+            }
+        }
+    }
+    configs.extend(ROCKET_EXTREMES.iter().map(|r| format!("[rocket]\n{r}")));
+    let configs: Vec<(String, OutputOptions)> = configs
+        .into_iter()
+        .map(|c| (c, OutputOptions::default()))
+        .collect();
+    lint_all("rocket-hwacha", &configs);
 }

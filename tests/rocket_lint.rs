@@ -1,17 +1,27 @@
 //! The blocks of the `rocket` tile are lint clean on their own across a sweep of their
 //! parameters (Verilator -Wall with zero warnings, Yosys `hierarchy -check; proc;
-//! check -assert`, Icarus Verilog): multiply/divide shapes, cache shapes, predictor
-//! sizes and arbiter widths. The whole tile's presets and a sweep of tile parameters are
-//! linted in `examples_lint.rs`; here the shapes of a block are instances of one wrapper
-//! module, so one run of each tool checks them all (about 40 s for the three groups,
-//! most of it the 4096-entry BHT and the 1024-set cache).
+//! check -assert`, Icarus Verilog; no line over `hdl::emit::MAX_LINE`): multiply/divide
+//! shapes, cache shapes, predictor sizes and arbiter widths. The whole tile's presets and
+//! a sweep of tile parameters are linted in `examples_lint.rs`; here the shapes of a
+//! block are instances of one wrapper module, so one run of each tool checks them all
+//! (about 40 s for the three groups, most of it the 4096-entry BHT and the 1024-set
+//! cache).
+//!
+//! Likewise the Hwacha blocks that grow with the sequencer slots (the expander and the
+//! lane sequencer), at sizes whose expander Verilator once refused for its lines of 90
+//! to 250 KB (issue 14 item 9; about 20 s); `examples_lint.rs` lints the whole
+//! `rocket-hwacha` at those sizes and at every parameter's extremes in long runs.
 
 use asic_flow::lint::{run_all, LintTarget};
+use generators::hwacha::lane::expander::expander;
+use generators::hwacha::lane::sequencer::lane_sequencer;
+use generators::hwacha::params::HwachaParams;
 use generators::rocket::bpred::{bht_module, btb_module};
 use generators::rocket::cache::cache;
 use generators::rocket::mem_arbiter::mem_arbiter;
 use generators::rocket::muldiv::muldiv;
 use generators::rocket::params::{CacheParams, MulDivParams, MulKind};
+use hdl::emit::MAX_LINE;
 use hdl::{Design, Dir, Module, ModuleBuilder};
 use std::rc::Rc;
 use std::time::Instant;
@@ -101,6 +111,8 @@ fn lint_blocks(group: &str, blocks: &[Rc<Module>]) -> f64 {
     let start = Instant::now();
     let design = Design::new(&wrapper(blocks));
     let verilog = hdl::emit::emit(&design, &Default::default()).single_file();
+    let longest = verilog.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest <= MAX_LINE, "{group}: a line of {longest} bytes");
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("blocks.v"), verilog).unwrap();
     let target = LintTarget {
@@ -152,4 +164,25 @@ fn predictors_and_arbiters_are_lint_clean() {
         blocks.push(mem_arbiter(clients).unwrap());
     }
     lint_blocks("Btb, Bht, MemArbiter", &blocks);
+}
+
+/// The expander at the sequencer sizes Verilator refused it for its lines (11 and 12
+/// slots) and at the largest, with the lane sequencer (once a 30 KB line). The master
+/// sequencer at 32 slots takes Yosys half a minute, so only the long lint of the whole
+/// design (`examples_lint.rs`) checks it.
+#[test]
+fn hwacha_sequencer_blocks_are_lint_clean() {
+    let mut blocks = Vec::new();
+    for seq_entries in [11, 12, 32] {
+        let p = HwachaParams {
+            seq_entries,
+            ..Default::default()
+        };
+        // A lane's expander takes a candidate per sequencer slot and the new operation.
+        blocks.push(expander(&p, seq_entries + 1).unwrap());
+        if seq_entries == 32 {
+            blocks.push(lane_sequencer(&p).unwrap());
+        }
+    }
+    lint_blocks("Expander, LaneSequencer", &blocks);
 }

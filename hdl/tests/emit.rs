@@ -1,5 +1,6 @@
-//! Emitter properties: structural dedup, deterministic output, SRAM macros, and
-//! lint-cleanliness of what the builder can express (checked by the real tools).
+//! Emitter properties: structural dedup, deterministic output, SRAM macros, lines no
+//! longer than `MAX_LINE` however large the expressions, and lint-cleanliness of what
+//! the builder can express (checked by the real tools).
 
 use hdl::emit::{emit, EmitOptions};
 use hdl::*;
@@ -61,8 +62,25 @@ fn tool(cmd: &mut Command) -> (bool, String) {
     )
 }
 
-/// Verilator -Wall, Yosys check and Icarus on the per-module files of `e`.
+/// No line of `e` is longer than `MAX_LINE`.
+fn assert_lines_bounded(e: &emit::Emitted) {
+    for (name, text) in e.files() {
+        for (i, line) in text.lines().enumerate() {
+            assert!(
+                line.len() <= emit::MAX_LINE,
+                "{name}:{}: {} bytes: {}...",
+                i + 1,
+                line.len(),
+                &line[..200.min(line.len())]
+            );
+        }
+    }
+}
+
+/// Verilator -Wall, Yosys check and Icarus on the per-module files of `e`, whose lines
+/// are all within the bound.
 fn assert_lint_clean(e: &emit::Emitted) {
+    assert_lines_bounded(e);
     let dir = tempfile::tempdir().unwrap();
     let mut vfiles = Vec::new();
     for (name, text) in e.files() {
@@ -241,4 +259,174 @@ fn bundles_connect_whole_interfaces() {
     s.poke_u64("out_ready", 0).unwrap();
     assert_eq!(s.peek_u64("in_ready").unwrap(), 0);
     assert_lint_clean(&emit(&d, &EmitOptions::default()));
+}
+
+/// Term `i`'s 16-bit constant in the long-expression design (a fixed scramble of `i`).
+fn scramble(i: u32) -> u64 {
+    (u64::from(i).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 23) & 0xffff
+}
+
+/// Terms of `sum`, choices of `pick`, bits of `bits`, and bits and constants of `wide`
+/// (as wide as the IR allows).
+const TERMS: u32 = 600;
+const CHOICES: u32 = 300;
+const LIST_BITS: u32 = 600;
+const WIDE_BITS: u32 = 4096;
+const WIDE_CONSTS: u32 = 4;
+
+/// Bit `j` of `wide`'s constant `c`.
+fn wide_bit(c: u32, j: u32) -> bool {
+    scramble(c * WIDE_BITS + j / 16) >> (j % 16) & 1 == 1
+}
+
+/// One module whose outputs are each one enormous expression: `sum` a 600-term chain of
+/// additions, `pick` a 300-deep chain of muxes, `bits` a concatenation of 600 one-bit
+/// terms and `wide` the exclusive or of four 4096-bit literals. Inlined as written, each
+/// would be one line of 4 to 12 KB (sizes kept small enough for Icarus to simulate fast).
+fn enormous() -> Design {
+    let mut m = ModuleBuilder::new("Enormous");
+    let x = m.input("x", 16);
+    let k = m.input("k", 16);
+    let sel = m.input("sel", 10);
+    let sum = m.output("sum", 16);
+    let pick = m.output("pick", 16);
+    let bits = m.output("bits", LIST_BITS);
+    let wide = m.output("wide", WIDE_BITS);
+    let mut acc = m.lit(0, 16);
+    for i in 0..TERMS {
+        let c = m.lit(scramble(i), 16);
+        acc = &acc + &(&x ^ &c);
+    }
+    m.connect(&sum, &acc);
+    let mut acc = k.clone();
+    for i in 0..CHOICES {
+        let (c, n) = (m.lit(scramble(i), 16), m.lit(u64::from(i), 10));
+        acc = sel.eq(&n).mux(&(&x ^ &c), &acc);
+    }
+    m.connect(&pick, &acc);
+    let parts: Vec<Value> = (0..LIST_BITS)
+        .map(|j| &x.bit(j % 16) ^ &k.bit(j * 7 % 16))
+        .collect();
+    m.connect(&bits, &cat(&parts.iter().rev().collect::<Vec<_>>()));
+    let mut acc = x.repeat(WIDE_BITS / 16);
+    for c in 0..WIDE_CONSTS {
+        let words: Vec<u64> = (0..WIDE_BITS / 64)
+            .map(|w| (0..64).fold(0, |a, b| a | (u64::from(wide_bit(c, w * 64 + b)) << b)))
+            .collect();
+        acc = &acc ^ &m.lit_bits(Bits::from_words(WIDE_BITS, &words));
+    }
+    m.connect(&wide, &acc);
+    Design::new(&m.finish().unwrap())
+}
+
+/// `width` bits as `$display("%h")` prints them, bit `j` being `bit(j)`.
+fn hex(width: u32, bit: impl Fn(u32) -> bool) -> String {
+    (0..width.div_ceil(4))
+        .rev()
+        .map(|d| {
+            let v = (0..4).fold(0, |acc, b| {
+                let j = d * 4 + b;
+                acc | (u32::from(j < width && bit(j)) << b)
+            });
+            char::from_digit(v, 16).unwrap()
+        })
+        .collect()
+}
+
+/// What `Enormous` outputs for `x`, `k`, `sel`, computed here in plain Rust.
+fn enormous_model(x: u64, k: u64, sel: u64) -> String {
+    let sum = (0..TERMS).fold(0u64, |acc, i| (acc + (x ^ scramble(i))) & 0xffff);
+    let pick = if sel < u64::from(CHOICES) {
+        x ^ scramble(sel as u32)
+    } else {
+        k
+    };
+    let xb = |j: u32| x >> (j % 16) & 1 == 1;
+    let bits = hex(LIST_BITS, |j| xb(j) ^ (k >> (j * 7 % 16) & 1 == 1));
+    let wide = hex(WIDE_BITS, |j| {
+        (0..WIDE_CONSTS).fold(xb(j), |acc, c| acc ^ wide_bit(c, j))
+    });
+    format!("{sum:04x} {pick:04x} {bits} {wide}")
+}
+
+/// No emitted line is longer than `MAX_LINE`, whatever the design: the chains become
+/// named wires of about `EXPR_BUDGET` bytes at most, long lists wrap. The Verilog stays
+/// lint clean and deterministic, and Icarus computes what the model does.
+#[test]
+fn enormous_expressions_keep_lines_short() {
+    let e = emit(&enormous(), &EmitOptions::default());
+    assert_lines_bounded(&e);
+    // The chains are split into named wires, not just wrapped: every statement but the
+    // list's is short (a literal of 4096 bits and a name exceed the budget a little).
+    let text = &e.modules[0].1;
+    for stmt in text.split(';').map(str::trim) {
+        assert!(
+            stmt.starts_with("assign bits") || stmt.len() <= emit::EXPR_BUDGET + 64,
+            "a statement of {} bytes: {}...",
+            stmt.len(),
+            &stmt[..200.min(stmt.len())]
+        );
+    }
+    assert_eq!(
+        e.files(),
+        emit(&enormous(), &EmitOptions::default()).files()
+    );
+    assert_lint_clean(&e);
+
+    let vectors = [
+        (0, 0, 0),
+        (0xffff, 0x1234, 299),
+        (0xbeef, 0xcafe, 300),
+        (0x1357, 0x2468, 1023),
+        (0x8001, 0x7ffe, 150),
+    ];
+    let stimulus: String = vectors
+        .iter()
+        .map(|(x, k, sel)| {
+            format!(
+                "    x = 16'h{x:x}; k = 16'h{k:x}; sel = 10'd{sel};\n    \
+                 #1 $display(\"%h %h %h %h\", sum, pick, bits, wide);\n"
+            )
+        })
+        .collect();
+    let tb = format!(
+        "module tb;\n  reg [15:0] x, k;\n  reg [9:0] sel;\n  wire [15:0] sum, pick;\n  \
+         wire [{}:0] bits;\n  wire [{}:0] wide;\n  Enormous dut(.x(x), .k(k), .sel(sel), \
+         .sum(sum), .pick(pick), .bits(bits), .wide(wide));\n  initial begin\n{stimulus}  \
+         end\nendmodule\n",
+        LIST_BITS - 1,
+        WIDE_BITS - 1
+    );
+    let expected: Vec<String> = vectors
+        .iter()
+        .map(|&(x, k, sel)| enormous_model(x, k, sel))
+        .collect();
+    assert_eq!(icarus_run(&e, &tb), expected);
+}
+
+/// Runs testbench `tb` (module `tb`) on the design's files with Icarus; its output lines.
+fn icarus_run(e: &emit::Emitted, tb: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut vfiles = vec!["tb.v".to_string()];
+    std::fs::write(dir.path().join("tb.v"), tb).unwrap();
+    for (name, text) in e.files() {
+        std::fs::write(dir.path().join(&name), text).unwrap();
+        if name.ends_with(".v") {
+            vfiles.push(name);
+        }
+    }
+    let (ok, log) = tool(
+        Command::new("iverilog")
+            .current_dir(dir.path())
+            .args(["-g2005", "-o", "sim", "-s", "tb"])
+            .args(&vfiles),
+    );
+    assert!(ok, "iverilog:\n{log}");
+    let (ok, log) = tool(
+        Command::new("vvp")
+            .current_dir(dir.path())
+            .args(["-n", "sim"]),
+    );
+    assert!(ok, "vvp:\n{log}");
+    log.lines().map(str::to_string).collect()
 }

@@ -4,4 +4,4 @@ pub mod sram;
 pub mod verilog;
 
 pub use sram::SramMacro;
-pub use verilog::{emit, EmitOptions, Emitted};
+pub use verilog::{emit, EmitOptions, Emitted, EXPR_BUDGET, MAX_LINE};
