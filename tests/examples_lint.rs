@@ -301,19 +301,21 @@ fn rocket_hwacha_lines_are_bounded() {
     }
 }
 
-/// `ACCELGEN_LONG=1` only (a lint of `rocket-hwacha` takes a minute of CPU, most of it
-/// Yosys): every accepted extreme of every parameter, one at a time at the others'
-/// defaults, all of them at their maximum, and the sequencer sizes whose expander
-/// Verilator once refused (11 and 12 slots). The default run lints the expander alone
-/// at those sizes (`rocket_lint.rs`).
+/// `ACCELGEN_LONG=1` only (a lint of `rocket-hwacha` takes 10 to 20 s of CPU, over a
+/// minute at 32 slots, 64 lanes or 4096-set caches; about 25 min in all): every
+/// accepted extreme of every parameter, one at a time at the others' defaults, and the
+/// sequencer sizes whose expander Verilator once refused (11 and 12 slots). The default
+/// run lints the expander alone at those sizes (`rocket_lint.rs`).
 #[test]
 fn rocket_hwacha_extremes_are_lint_clean() {
     if !long() {
         eprintln!("skipped: set ACCELGEN_LONG=1 to lint rocket-hwacha at its extremes");
         return;
     }
-    let mut configs: Vec<String> = vec![all_maximum()];
-    configs.extend([11, 12].map(|s| format!("[hwacha]\nseq_entries = {s}")));
+    let mut configs: Vec<String> = [11, 12]
+        .iter()
+        .map(|s| format!("[hwacha]\nseq_entries = {s}"))
+        .collect();
     let defaults = toml::Table::try_from(HwachaParams::default()).expect("a table");
     for (name, min, max) in HWACHA_EXTREMES {
         for v in [min, max] {
@@ -328,4 +330,20 @@ fn rocket_hwacha_extremes_are_lint_clean() {
         .map(|c| (c, OutputOptions::default()))
         .collect();
     lint_all("rocket-hwacha", &configs);
+}
+
+/// `ACCELGEN_LONG=1` only: every number at its maximum (64 lanes of 16 banks of 4096 x
+/// 512 bits, 32 slots, 256-entry queues, 4096-set 8-way caches of 256-byte lines). It
+/// elaborates in about 9 s to 26 MB of Verilog; its lint takes about 15 min of CPU
+/// (Yosys half of it, most of that the caches) and Verilator 7.5 GB of memory.
+#[test]
+fn rocket_hwacha_all_maximum_is_lint_clean() {
+    if !long() {
+        eprintln!("skipped: set ACCELGEN_LONG=1 to lint rocket-hwacha at its maximum");
+        return;
+    }
+    lint_all(
+        "rocket-hwacha",
+        &[(all_maximum(), OutputOptions::default())],
+    );
 }
