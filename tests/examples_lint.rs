@@ -302,7 +302,7 @@ fn rocket_hwacha_lines_are_bounded() {
 }
 
 /// `ACCELGEN_LONG=1` only (a lint of `rocket-hwacha` takes 10 to 20 s of CPU, over a
-/// minute at 32 slots, 64 lanes or 4096-set caches; about 25 min in all): every
+/// minute at 32 slots, 64 lanes or 4096-set caches; about half an hour in all): every
 /// accepted extreme of every parameter, one at a time at the others' defaults, and the
 /// sequencer sizes whose expander Verilator once refused (11 and 12 slots). The default
 /// run lints the expander alone at those sizes (`rocket_lint.rs`).
@@ -335,7 +335,7 @@ fn rocket_hwacha_extremes_are_lint_clean() {
 /// `ACCELGEN_LONG=1` only: every number at its maximum (64 lanes of 16 banks of 4096 x
 /// 512 bits, 32 slots, 256-entry queues, 4096-set 8-way caches of 256-byte lines). It
 /// elaborates in about 9 s to 26 MB of Verilog; its lint takes about 15 min of CPU
-/// (Yosys half of it, most of that the caches) and Verilator 7.5 GB of memory.
+/// (Verilator 5 min and 7.5 GB, Yosys 9 min and 4.5 GB, most of that the caches).
 #[test]
 fn rocket_hwacha_all_maximum_is_lint_clean() {
     if !long() {
