@@ -69,10 +69,9 @@ fn check_output_file(path: &Path, inputs: &[Option<&Path>]) -> anyhow::Result<()
     if path.is_dir() {
         bail!("output {} is a directory", path.display());
     }
-    let same = |p: &Path| {
-        std::fs::canonicalize(p).ok().is_some()
-            && std::fs::canonicalize(p).ok() == std::fs::canonicalize(path).ok()
-    };
+    // An existing output is the same file as an input when both resolve alike.
+    let target = std::fs::canonicalize(path).ok();
+    let same = |p: &Path| target.is_some() && std::fs::canonicalize(p).ok() == target;
     if inputs.iter().flatten().any(|p| same(p)) {
         bail!(
             "output {} is also an input; refusing to overwrite it",
