@@ -347,8 +347,8 @@ fn rocket_hwacha_extremes_are_lint_clean() {
 
 /// `ACCELGEN_LONG=1` only: every number at its maximum but the lanes, 8 (16 banks of
 /// 4096 x 512 bits, 32 slots, 256-entry queues, 4096-set 8-way caches of 256-byte
-/// lines: 14 MB of Verilog). Its lint takes about 12 min of CPU: Verilator 70 s and
-/// 1.7 GB, Yosys up to 9 min and 4.5 GB (most of it the caches), Icarus 2 min and 2.3 GB.
+/// lines: 14 MB of Verilog). Its lint takes about 11 min of CPU, all clean: Verilator
+/// 70 s and 1.7 GB, Yosys 7 min and 4 GB (most of it the caches), Icarus 2 min, 2.3 GB.
 #[test]
 fn rocket_hwacha_all_maximum_is_lint_clean() {
     if !long() {
