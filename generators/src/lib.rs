@@ -2,7 +2,9 @@
 //! parameter struct, validation and an independent Rust golden model, plus the registry
 //! the `accelgen` CLI uses to list and elaborate them by name.
 
+pub mod arith;
 pub mod examples;
+pub mod fpu;
 pub mod hwacha;
 pub mod output;
 mod registry;

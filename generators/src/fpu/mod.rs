@@ -1,0 +1,12 @@
+//! The floating-point library: IEEE 754 units in any binary format with RISC-V's choices
+//! (canonical NaNs, tininess after rounding, the five rounding modes per operation, the
+//! five flags out of every unit), after Berkeley HardFloat. Shared blocks: the format
+//! description, operand unpacking and rounding; one file per unit.
+
+pub mod format;
+pub mod round;
+pub mod unpack;
+
+pub use format::{FloatFormat, BFLOAT16, DOUBLE, HALF, SINGLE};
+pub use round::{flags, rm, round, RoundIn, Rounded};
+pub use unpack::{unpack, Unpacked};
