@@ -2,6 +2,7 @@
 //! and elaboration from a TOML table of parameter overrides.
 
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
+use crate::fpu::fma::FmaDesign;
 use crate::hwacha::soc::RocketHwacha;
 use crate::rocket::Rocket;
 use crate::schema::{self, Invalid, Kind, Param};
@@ -92,6 +93,7 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<Rocket>(),
         DesignInfo::of::<RocketAccumulator>(),
         DesignInfo::of::<RocketHwacha>(),
+        DesignInfo::of::<FmaDesign>(),
     ]
 }
 

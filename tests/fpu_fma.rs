@@ -1,0 +1,263 @@
+//! The FMA unit (`fpu-fma`) against Berkeley SoftFloat (RISC-V specialization): every
+//! operation (fmadd, fmsub, fnmsub, fnmadd, add, sub, mul) in half, single and double and
+//! every rounding mode, on corner triples (TestFloat's special values) and on random
+//! operands biased to cancellation, ties, and products at the overflow and underflow
+//! boundaries with tiny addends; results and flags bit-exact. Operations go in back to
+//! back (with occasional bubbles) and come out exactly `latency` cycles later. The IR
+//! simulator runs every stage count 1..=5 of the scalar units and of the packed unit;
+//! Verilator runs the packed unit (whose lanes are the scalar units' modules) with more
+//! vectors and the three scalar formats in one wrapper. `ACCELGEN_LONG=1` runs 10^7
+//! vectors per operation and format in Verilator.
+
+mod fp_rig;
+
+use fp_rig::*;
+use generators::fpu::fma::{fma, latency, op, MAX_STAGES, MIN_STAGES};
+use generators::fpu::packed_fma::{fmt as fmt_code, packed_fma};
+use hdl::{Design, ModuleBuilder};
+use std::rc::Rc;
+use verification::rng::Rng;
+use verification::simulator::Simulator;
+use verification::verilator::{Model, Options};
+
+fn long() -> bool {
+    std::env::var_os("ACCELGEN_LONG").is_some()
+}
+
+/// Every `op` encoding and the reference operation it computes.
+const OPS: [(u64, Op); 8] = [
+    (
+        op::FMADD,
+        Op::Fma {
+            negate_product: false,
+            negate_addend: false,
+        },
+    ),
+    (
+        op::FMSUB,
+        Op::Fma {
+            negate_product: false,
+            negate_addend: true,
+        },
+    ),
+    (
+        op::FNMSUB,
+        Op::Fma {
+            negate_product: true,
+            negate_addend: false,
+        },
+    ),
+    (
+        op::FNMADD,
+        Op::Fma {
+            negate_product: true,
+            negate_addend: true,
+        },
+    ),
+    (op::ADD, Op::Add),
+    (op::SUB, Op::Sub),
+    (op::MUL, Op::Mul),
+    (op::MUL_ALT, Op::Mul),
+];
+
+/// One operation of one format with its reference outcome.
+#[derive(Clone, Copy, Debug)]
+struct Vector {
+    fmt: Fmt,
+    op: u64,
+    rm: u32,
+    x: [u64; 3],
+    want: (u64, u8),
+}
+
+/// `per_mode` random tuples and `corner` corner triples for every operation and rounding
+/// mode of `f`, with their reference outcomes, shuffled so that neighbours differ.
+fn vectors(f: Fmt, seed: u64, per_mode: usize, corner: usize) -> Vec<Vector> {
+    let mut rng = Rng::new(seed);
+    let cs = corners(f);
+    let mut out = Vec::new();
+    for (code, o) in OPS {
+        let operation = Operation::of(o, f);
+        for rm in 0..5 {
+            let mut tuples: Vec<[u64; 3]> = (0..per_mode)
+                .map(|_| operands(&mut rng, &operation))
+                .collect();
+            tuples.extend((0..corner).map(|_| [0; 3].map(|_| *rng.pick(&cs))));
+            let want = reference(&operation, rm, &tuples);
+            out.extend(tuples.iter().zip(want).map(|(x, want)| Vector {
+                fmt: f,
+                op: code,
+                rm,
+                x: *x,
+                want,
+            }));
+        }
+    }
+    shuffle(&mut rng, &mut out);
+    out
+}
+
+fn shuffle<T>(rng: &mut Rng, v: &mut [T]) {
+    for i in (1..v.len()).rev() {
+        v.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+}
+
+/// What one cycle presents at the inputs and expects `latency` cycles later.
+struct Beat {
+    pokes: Vec<(String, u64)>,
+    /// Output port and value.
+    want: Vec<(String, u64)>,
+    what: String,
+}
+
+fn describe(v: &Vector) -> String {
+    format!(
+        "{:?} op {} rm {} a {:#x} b {:#x} c {:#x}: want {:#x} {}",
+        v.fmt,
+        v.op,
+        v.rm,
+        v.x[0],
+        v.x[1],
+        v.x[2],
+        v.want.0,
+        flag_names(v.want.1)
+    )
+}
+
+/// A beat of a scalar unit whose ports carry `prefix`.
+fn scalar_beat(prefix: &str, v: &Vector) -> Beat {
+    let port = |n: &str| format!("{prefix}{n}");
+    Beat {
+        pokes: vec![
+            (port("rm"), v.rm as u64),
+            (port("op"), v.op),
+            (port("a"), v.x[0]),
+            (port("b"), v.x[1]),
+            (port("c"), v.x[2]),
+        ],
+        want: vec![(port("result"), v.want.0), (port("flags"), v.want.1 as u64)],
+        what: describe(v),
+    }
+}
+
+/// A beat of the packed unit: lanes of one format, in the same operation and mode.
+fn packed_beat(lanes: &[Vector]) -> Beat {
+    let f = lanes[0].fmt;
+    let w = f.bits();
+    let join = |get: &dyn Fn(&Vector) -> u64| {
+        lanes
+            .iter()
+            .enumerate()
+            .fold(0u64, |acc, (k, v)| acc | (get(v) & f.mask()) << (k as u32 * w))
+    };
+    let code = match f {
+        Fmt::H => fmt_code::H,
+        Fmt::S => fmt_code::S,
+        Fmt::D => fmt_code::D,
+    };
+    Beat {
+        pokes: vec![
+            ("fmt".into(), code),
+            ("rm".into(), lanes[0].rm as u64),
+            ("op".into(), lanes[0].op),
+            ("a".into(), join(&|v| v.x[0])),
+            ("b".into(), join(&|v| v.x[1])),
+            ("c".into(), join(&|v| v.x[2])),
+        ],
+        want: vec![
+            ("result".into(), join(&|v| v.want.0)),
+            (
+                "flags".into(),
+                lanes.iter().fold(0, |acc, v| acc | v.want.1) as u64,
+            ),
+        ],
+        what: lanes.iter().map(describe).collect::<Vec<_>>().join("\n  "),
+    }
+}
+
+/// Packed beats from vectors of several formats: lanes of one format share the
+/// operation and rounding mode, so vectors are grouped by them first.
+fn packed_beats(vs: &[Vector]) -> Vec<Beat> {
+    let mut groups: std::collections::BTreeMap<(u32, u64, u32), Vec<Vector>> =
+        Default::default();
+    for v in vs {
+        groups
+            .entry((v.fmt.bits(), v.op, v.rm))
+            .or_default()
+            .push(*v);
+    }
+    let mut beats: Vec<Beat> = groups
+        .values()
+        .flat_map(|g| {
+            let n = 64 / g[0].fmt.bits() as usize;
+            g.chunks_exact(n).map(packed_beat).collect::<Vec<_>>()
+        })
+        .collect();
+    shuffle(&mut Rng::new(vs.len() as u64), &mut beats);
+    beats
+}
+
+/// Drives `beats` into `sim` one per cycle (a bubble every seventh cycle, and on
+/// `idle_ports`-only beats) and checks each one's outputs `latency` cycles later, and
+/// `out_valid` every cycle. Returns the number of beats checked.
+fn run<S: Simulator>(sim: &mut S, prefixes: &[&str], latency: u32, beats: &[Beat], ctx: &str) {
+    sim.poke_u64("reset", 1).unwrap();
+    sim.step();
+    sim.poke_u64("reset", 0).unwrap();
+    let mut in_flight: std::collections::VecDeque<Option<&Beat>> =
+        std::iter::repeat_n(None, latency as usize - 1).collect();
+    let mut next = beats.iter();
+    let mut failures = Vec::new();
+    let mut cycle = 0u64;
+    loop {
+        cycle += 1;
+        let beat = if cycle % 7 == 0 { None } else { next.next() };
+        if beat.is_none() && in_flight.iter().all(Option::is_none) && cycle % 7 != 0 {
+            break;
+        }
+        for p in prefixes {
+            sim.poke_u64(&format!("{p}in_valid"), beat.is_some() as u64)
+                .unwrap();
+        }
+        if let Some(b) = beat {
+            for (port, v) in &b.pokes {
+                sim.poke_u64(port, *v).unwrap();
+            }
+        }
+        sim.step();
+        in_flight.push_back(beat);
+        let done = in_flight.pop_front().unwrap();
+        for p in prefixes {
+            let valid = sim.peek_u64(&format!("{p}out_valid")).unwrap();
+            assert_eq!(valid, done.is_some() as u64, "{ctx}: out_valid at cycle {cycle}");
+        }
+        let Some(b) = done else { continue };
+        let got: Vec<u64> = b.want.iter().map(|(p, _)| sim.peek_u64(p).unwrap()).collect();
+        if got.iter().zip(&b.want).any(|(g, (_, w))| g != w) && failures.len() < 10 {
+            failures.push(format!("{}\n  got {got:#x?}", b.what));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{ctx}: mismatches (first 10):\n{}",
+        failures.join("\n")
+    );
+}
+
+fn ir_sim(top: &Rc<hdl::Module>) -> hdl::sim::Sim {
+    hdl::sim::Sim::new(&Design::new(top))
+}
+
+#[test]
+fn scalar_units_match_softfloat_at_every_stage_count_in_the_ir_simulator() {
+    for f in Fmt::ALL {
+        for stages in MIN_STAGES..=MAX_STAGES {
+            let vs = vectors(f, 1000 + stages as u64, 6, 6);
+            let beats: Vec<Beat> = vs.iter().map(|v| scalar_beat("", v)).collect();
+            let top = fma(f.format(), stages).unwrap();
+            let ctx = format!("{f:?} stages {stages}");
+            run(&mut ir_sim(&top), &[""], latency(stages), &beats, &ctx);
+        }
+    }
+}
