@@ -105,6 +105,8 @@ fn shuffle<T>(rng: &mut Rng, v: &mut [T]) {
 
 /// What one cycle presents at the inputs and expects `latency` cycles later.
 struct Beat {
+    /// Port-name prefixes of the units that take an operation.
+    units: Vec<String>,
     pokes: Vec<(String, u64)>,
     /// Output port and value.
     want: Vec<(String, u64)>,
@@ -129,6 +131,7 @@ fn describe(v: &Vector) -> String {
 fn scalar_beat(prefix: &str, v: &Vector) -> Beat {
     let port = |n: &str| format!("{prefix}{n}");
     Beat {
+        units: vec![prefix.to_string()],
         pokes: vec![
             (port("rm"), v.rm as u64),
             (port("op"), v.op),
@@ -157,6 +160,7 @@ fn packed_beat(lanes: &[Vector]) -> Beat {
         Fmt::D => fmt_code::D,
     };
     Beat {
+        units: vec![String::new()],
         pokes: vec![
             ("fmt".into(), code),
             ("rm".into(), lanes[0].rm as u64),
@@ -198,39 +202,54 @@ fn packed_beats(vs: &[Vector]) -> Vec<Beat> {
     beats
 }
 
-/// Drives `beats` into `sim` one per cycle (a bubble every seventh cycle, and on
-/// `idle_ports`-only beats) and checks each one's outputs `latency` cycles later, and
-/// `out_valid` every cycle. Returns the number of beats checked.
-fn run<S: Simulator>(sim: &mut S, prefixes: &[&str], latency: u32, beats: &[Beat], ctx: &str) {
+/// One beat of several units (whose ports have distinct prefixes).
+fn merge(beats: Vec<Beat>) -> Beat {
+    beats.into_iter().fold(
+        Beat {
+            units: vec![],
+            pokes: vec![],
+            want: vec![],
+            what: String::new(),
+        },
+        |mut acc, b| {
+            acc.units.extend(b.units);
+            acc.pokes.extend(b.pokes);
+            acc.want.extend(b.want);
+            acc.what = format!("{}\n  {}", acc.what, b.what);
+            acc
+        },
+    )
+}
+
+/// Drives `beats` into `sim` (whose units have the port prefixes `units`) one per cycle
+/// with a bubble every seventh cycle, and checks each one's outputs `latency` cycles
+/// later and every unit's `out_valid` every cycle.
+fn run<S: Simulator>(sim: &mut S, units: &[&str], latency: u32, beats: &[Beat], ctx: &str) {
     sim.poke_u64("reset", 1).unwrap();
     sim.step();
     sim.poke_u64("reset", 0).unwrap();
     let mut in_flight: std::collections::VecDeque<Option<&Beat>> =
         std::iter::repeat_n(None, latency as usize - 1).collect();
-    let mut next = beats.iter();
+    let mut next = beats.iter().peekable();
     let mut failures = Vec::new();
     let mut cycle = 0u64;
-    loop {
+    while next.peek().is_some() || in_flight.iter().any(Option::is_some) {
         cycle += 1;
         let beat = if cycle % 7 == 0 { None } else { next.next() };
-        if beat.is_none() && in_flight.iter().all(Option::is_none) && cycle % 7 != 0 {
-            break;
+        for u in units {
+            let on = beat.is_some_and(|b| b.units.iter().any(|x| x == u));
+            sim.poke_u64(&format!("{u}in_valid"), on as u64).unwrap();
         }
-        for p in prefixes {
-            sim.poke_u64(&format!("{p}in_valid"), beat.is_some() as u64)
-                .unwrap();
-        }
-        if let Some(b) = beat {
-            for (port, v) in &b.pokes {
-                sim.poke_u64(port, *v).unwrap();
-            }
+        for (port, v) in beat.iter().flat_map(|b| &b.pokes) {
+            sim.poke_u64(port, *v).unwrap();
         }
         sim.step();
         in_flight.push_back(beat);
         let done = in_flight.pop_front().unwrap();
-        for p in prefixes {
-            let valid = sim.peek_u64(&format!("{p}out_valid")).unwrap();
-            assert_eq!(valid, done.is_some() as u64, "{ctx}: out_valid at cycle {cycle}");
+        for u in units {
+            let want = done.is_some_and(|b| b.units.iter().any(|x| x == u));
+            let valid = sim.peek_u64(&format!("{u}out_valid")).unwrap();
+            assert_eq!(valid, want as u64, "{ctx}: {u}out_valid at cycle {cycle}");
         }
         let Some(b) = done else { continue };
         let got: Vec<u64> = b.want.iter().map(|(p, _)| sim.peek_u64(p).unwrap()).collect();
@@ -253,11 +272,108 @@ fn ir_sim(top: &Rc<hdl::Module>) -> hdl::sim::Sim {
 fn scalar_units_match_softfloat_at_every_stage_count_in_the_ir_simulator() {
     for f in Fmt::ALL {
         for stages in MIN_STAGES..=MAX_STAGES {
-            let vs = vectors(f, 1000 + stages as u64, 6, 6);
+            let vs = vectors(f, 1000 + stages as u64, 10, 10);
             let beats: Vec<Beat> = vs.iter().map(|v| scalar_beat("", v)).collect();
             let top = fma(f.format(), stages).unwrap();
             let ctx = format!("{f:?} stages {stages}");
             run(&mut ir_sim(&top), &[""], latency(stages), &beats, &ctx);
         }
     }
+}
+
+#[test]
+fn packed_unit_matches_softfloat_lane_by_lane_at_every_stage_count_in_the_ir_simulator() {
+    for stages in MIN_STAGES..=MAX_STAGES {
+        let vs: Vec<Vector> = Fmt::ALL
+            .iter()
+            .flat_map(|&f| vectors(f, 2000 + stages as u64, 8, 8))
+            .collect();
+        let beats = packed_beats(&vs);
+        let top = packed_fma(stages).unwrap();
+        let ctx = format!("packed stages {stages}");
+        run(&mut ir_sim(&top), &[""], latency(stages), &beats, &ctx);
+    }
+}
+
+/// The port prefix of a format's unit in `triple`.
+fn prefix(f: Fmt) -> String {
+    format!("{}_", format!("{f:?}").to_lowercase())
+}
+
+/// The three scalar units (half, single, double) of `stages` stages side by side, their
+/// ports prefixed `h_`, `s_`, `d_`: one Verilator model for all formats.
+fn triple(stages: u32) -> Rc<hdl::Module> {
+    let mut m = ModuleBuilder::new(&format!("FmaTriple_s{stages}"));
+    for f in Fmt::ALL {
+        let unit = fma(f.format(), stages).unwrap();
+        let inst = m.instance(&format!("fma_{}", prefix(f)), &unit);
+        for (name, dir, width) in [
+            ("in_valid", true, 1),
+            ("rm", true, 3),
+            ("op", true, 3),
+            ("a", true, f.bits()),
+            ("b", true, f.bits()),
+            ("c", true, f.bits()),
+            ("out_valid", false, 1),
+            ("result", false, f.bits()),
+            ("flags", false, 5),
+        ] {
+            let port = format!("{}{name}", prefix(f));
+            if dir {
+                let p = m.input(&port, width);
+                m.connect(&inst.port(name), &p);
+            } else {
+                let p = m.output(&port, width);
+                m.connect(&p, &inst.port(name));
+            }
+        }
+    }
+    m.finish().unwrap()
+}
+
+/// Vectors per operation, rounding mode and format in Verilator: random and corner.
+fn verilator_counts() -> (usize, usize) {
+    if long() {
+        // 10^7 per operation and format, over the five modes.
+        (1_800_000, 200_000)
+    } else {
+        (600, 300)
+    }
+}
+
+#[test]
+fn scalar_units_match_softfloat_in_verilator() {
+    let stages = 2;
+    let mut dut = Model::of_design(&Design::new(&triple(stages)), &Options::default()).unwrap();
+    let (random, corner) = verilator_counts();
+    let per_format: Vec<Vec<Beat>> = Fmt::ALL
+        .iter()
+        .map(|&f| {
+            let p = prefix(f);
+            let vs = vectors(f, 3000, random, corner);
+            vs.iter().map(|v| scalar_beat(&p, v)).collect()
+        })
+        .collect();
+    // The three units work at once, each on its own stream.
+    let n = per_format.iter().map(Vec::len).max().unwrap();
+    let mut streams: Vec<_> = per_format.into_iter().map(Vec::into_iter).collect();
+    let beats: Vec<Beat> = (0..n)
+        .map(|_| merge(streams.iter_mut().filter_map(Iterator::next).collect()))
+        .collect();
+    let units: Vec<String> = Fmt::ALL.iter().map(|&f| prefix(f)).collect();
+    let units: Vec<&str> = units.iter().map(String::as_str).collect();
+    run(&mut dut, &units, latency(stages), &beats, "verilator triple");
+}
+
+#[test]
+fn packed_unit_matches_softfloat_lane_by_lane_in_verilator() {
+    let stages = MAX_STAGES;
+    let mut dut = Model::of_design(&Design::new(&packed_fma(stages).unwrap()), &Options::default())
+        .unwrap();
+    let (random, corner) = verilator_counts();
+    let vs: Vec<Vector> = Fmt::ALL
+        .iter()
+        .flat_map(|&f| vectors(f, 4000, random, corner))
+        .collect();
+    run(&mut dut, &[""], latency(stages), &packed_beats(&vs), "verilator packed");
 }
