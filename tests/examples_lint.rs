@@ -360,3 +360,19 @@ fn rocket_hwacha_all_maximum_is_lint_clean() {
         &[(all_maximum(), OutputOptions::default())],
     );
 }
+
+#[test]
+fn fpu_fma_is_lint_clean() {
+    // Every format at the stage extremes, and the packed unit; ACCELGEN_LONG every depth.
+    let stages: &[u32] = if long() { &[1, 2, 3, 4, 5] } else { &[1, 5] };
+    let mut configs = Vec::new();
+    for s in stages {
+        for format in ["binary16", "binary32", "binary64", "bfloat16"] {
+            let p = format!("format = \"{format}\"\nstages = {s}");
+            configs.push((p, OutputOptions::default()));
+        }
+        let p = format!("packed = true\nstages = {s}");
+        configs.push((p, OutputOptions::default()));
+    }
+    lint_all("fpu-fma", &configs);
+}

@@ -70,8 +70,9 @@ struct Vector {
     want: (u64, u8),
 }
 
-/// `per_mode` random tuples and `corner` corner triples for every operation and rounding
-/// mode of `f`, with their reference outcomes, shuffled so that neighbours differ.
+/// `per_mode` random tuples (half of them `fma_operands`' rounding decisions for the
+/// fused forms) and `corner` corner triples for every operation and rounding mode of `f`,
+/// with their reference outcomes, shuffled so that neighbours differ.
 fn vectors(f: Fmt, seed: u64, per_mode: usize, corner: usize) -> Vec<Vector> {
     let mut rng = Rng::new(seed);
     let cs = corners(f);
@@ -79,8 +80,12 @@ fn vectors(f: Fmt, seed: u64, per_mode: usize, corner: usize) -> Vec<Vector> {
     for (code, o) in OPS {
         let operation = Operation::of(o, f);
         for rm in 0..5 {
+            let fused = matches!(o, Op::Fma { .. });
             let mut tuples: Vec<[u64; 3]> = (0..per_mode)
-                .map(|_| operands(&mut rng, &operation))
+                .map(|k| match k % 2 {
+                    1 if fused => fma_operands(&mut rng, f),
+                    _ => operands(&mut rng, &operation),
+                })
                 .collect();
             tuples.extend((0..corner).map(|_| [0; 3].map(|_| *rng.pick(&cs))));
             let want = reference(&operation, rm, &tuples);
@@ -149,10 +154,9 @@ fn packed_beat(lanes: &[Vector]) -> Beat {
     let f = lanes[0].fmt;
     let w = f.bits();
     let join = |get: &dyn Fn(&Vector) -> u64| {
-        lanes
-            .iter()
-            .enumerate()
-            .fold(0u64, |acc, (k, v)| acc | (get(v) & f.mask()) << (k as u32 * w))
+        lanes.iter().enumerate().fold(0u64, |acc, (k, v)| {
+            acc | (get(v) & f.mask()) << (k as u32 * w)
+        })
     };
     let code = match f {
         Fmt::H => fmt_code::H,
@@ -183,8 +187,7 @@ fn packed_beat(lanes: &[Vector]) -> Beat {
 /// Packed beats from vectors of several formats: lanes of one format share the
 /// operation and rounding mode, so vectors are grouped by them first.
 fn packed_beats(vs: &[Vector]) -> Vec<Beat> {
-    let mut groups: std::collections::BTreeMap<(u32, u64, u32), Vec<Vector>> =
-        Default::default();
+    let mut groups: std::collections::BTreeMap<(u32, u64, u32), Vec<Vector>> = Default::default();
     for v in vs {
         groups
             .entry((v.fmt.bits(), v.op, v.rm))
@@ -252,7 +255,11 @@ fn run<S: Simulator>(sim: &mut S, units: &[&str], latency: u32, beats: &[Beat], 
             assert_eq!(valid, want as u64, "{ctx}: {u}out_valid at cycle {cycle}");
         }
         let Some(b) = done else { continue };
-        let got: Vec<u64> = b.want.iter().map(|(p, _)| sim.peek_u64(p).unwrap()).collect();
+        let got: Vec<u64> = b
+            .want
+            .iter()
+            .map(|(p, _)| sim.peek_u64(p).unwrap())
+            .collect();
         if got.iter().zip(&b.want).any(|(g, (_, w))| g != w) && failures.len() < 10 {
             failures.push(format!("{}\n  got {got:#x?}", b.what));
         }
@@ -362,18 +369,93 @@ fn scalar_units_match_softfloat_in_verilator() {
         .collect();
     let units: Vec<String> = Fmt::ALL.iter().map(|&f| prefix(f)).collect();
     let units: Vec<&str> = units.iter().map(String::as_str).collect();
-    run(&mut dut, &units, latency(stages), &beats, "verilator triple");
+    run(
+        &mut dut,
+        &units,
+        latency(stages),
+        &beats,
+        "verilator triple",
+    );
 }
 
 #[test]
 fn packed_unit_matches_softfloat_lane_by_lane_in_verilator() {
     let stages = MAX_STAGES;
-    let mut dut = Model::of_design(&Design::new(&packed_fma(stages).unwrap()), &Options::default())
-        .unwrap();
+    let mut dut = Model::of_design(
+        &Design::new(&packed_fma(stages).unwrap()),
+        &Options::default(),
+    )
+    .unwrap();
     let (random, corner) = verilator_counts();
     let vs: Vec<Vector> = Fmt::ALL
         .iter()
         .flat_map(|&f| vectors(f, 4000, random, corner))
         .collect();
-    run(&mut dut, &[""], latency(stages), &packed_beats(&vs), "verilator packed");
+    run(
+        &mut dut,
+        &[""],
+        latency(stages),
+        &packed_beats(&vs),
+        "verilator packed",
+    );
+}
+
+/// The rules the unit must get right, written out (binary32): each case's expected
+/// outcome is checked against SoftFloat too, then run through the unit.
+#[test]
+fn ieee_zero_signs_invalid_cases_and_overflow_by_hand() {
+    const ONE: u64 = 0x3f80_0000;
+    const NEG_ONE: u64 = 0xbf80_0000;
+    const NEG_ZERO: u64 = 0x8000_0000;
+    const INF: u64 = 0x7f80_0000;
+    const QNAN: u64 = 0x7fc1_2345;
+    const SNAN: u64 = 0x7f81_2345;
+    const MAX: u64 = 0x7f7f_ffff;
+    const TWO: u64 = 0x4000_0000;
+    const NAN: u64 = 0x7fc0_0000;
+    let (nv, of, nx) = (fflags::NV, fflags::OF, fflags::NX);
+    let rne = 0;
+    let cases: [(u64, u32, [u64; 3], u64, u8); 13] = [
+        // x + (-x) is +0, but -0 when rounding down.
+        (op::ADD, rne, [ONE, NEG_ONE, 0], 0, 0),
+        (op::ADD, 2, [ONE, NEG_ONE, 0], NEG_ZERO, 0),
+        (op::FMADD, rne, [ONE, ONE, NEG_ONE], 0, 0),
+        // A zero product plus a zero addend: the sign of the exact sum.
+        (op::FMADD, rne, [0, NEG_ONE, NEG_ZERO], NEG_ZERO, 0),
+        (op::FMADD, rne, [0, NEG_ONE, 0], 0, 0),
+        (op::FMADD, 2, [0, NEG_ONE, 0], NEG_ZERO, 0),
+        // mul keeps the sign of a zero product in every mode.
+        (op::MUL, rne, [TWO | NEG_ZERO, 0, 0], NEG_ZERO, 0),
+        (op::MUL, 3, [NEG_ZERO, NEG_ZERO, NEG_ONE], 0, 0),
+        // inf * 0 is invalid even with a quiet NaN addend; inf - inf is invalid.
+        (op::FMADD, rne, [INF, 0, QNAN], NAN, nv),
+        (op::FMADD, rne, [INF, ONE, INF | NEG_ZERO], NAN, nv),
+        // A signaling NaN addend of a finite product.
+        (op::FNMSUB, rne, [ONE, ONE, SNAN], NAN, nv),
+        // The product overflows; the tiny addend does not save it.
+        (op::FMADD, rne, [MAX, TWO, 1], INF, of | nx),
+        (op::FMADD, 1, [MAX, TWO, 1], MAX, of | nx),
+    ];
+    let vs: Vec<Vector> = cases
+        .iter()
+        .map(|&(code, rm, x, result, flags)| {
+            let o = OPS.iter().find(|(c, _)| *c == code).unwrap().1;
+            let got = reference(&Operation::of(o, Fmt::S), rm, &[x])[0];
+            assert_eq!(
+                got,
+                (result, flags),
+                "SoftFloat disagrees: op {code} {x:#x?}"
+            );
+            Vector {
+                fmt: Fmt::S,
+                op: code,
+                rm,
+                x,
+                want: (result, flags),
+            }
+        })
+        .collect();
+    let beats: Vec<Beat> = vs.iter().map(|v| scalar_beat("", v)).collect();
+    let top = fma(Fmt::S.format(), 1).unwrap();
+    run(&mut ir_sim(&top), &[""], latency(1), &beats, "by hand");
 }

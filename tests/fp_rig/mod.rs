@@ -691,3 +691,53 @@ impl Fmt {
         }
     }
 }
+
+/// A fused multiply-add triple at a rounding decision that only an exact a*b+c gets
+/// right: a product at the overflow boundary or in the subnormal range plus a tiny
+/// addend of either sign (the addend decides the rounding direction there), an addend
+/// dominating a product 1..=8 binades below its last place (the product is all sticky
+/// bits, ties and near-ties in every mode), and a product of a power of two and a short
+/// significand at half an ulp (or a quarter, or two) of the addend.
+pub fn fma_operands(rng: &mut Rng, f: Fmt) -> [u64; 3] {
+    let p = f.frac() as i64 + 1;
+    let bias = f.bias() as i64;
+    let emax = f.emax() as i64;
+    let frac_mask = (1u64 << f.frac()) - 1;
+    let frac = |rng: &mut Rng| {
+        let any = special(rng, f) & frac_mask;
+        *rng.pick(&[0, 1, frac_mask, frac_mask - 1, 1 << (f.frac() - 1), any])
+    };
+    let tiny = |rng: &mut Rng| f.pack(rng.chance(50), rng.below(2), frac(rng));
+    // `a` of biased exponent `ea` and `b` so that the product's biased exponent is
+    // `target` (before normalization); None when `b` would not be a finite normal.
+    let pair = |rng: &mut Rng, ea: i64, target: i64| {
+        let eb = target - ea + bias;
+        (1..=emax).contains(&eb).then(|| {
+            let a = f.pack(rng.chance(50), ea as u64, frac(rng));
+            (a, f.pack(rng.chance(50), eb as u64, frac(rng)))
+        })
+    };
+    let ea = rng.range(1, emax as u32) as i64;
+    let ec = rng.range(1, emax as u32) as i64;
+    let kind = rng.below(4);
+    let target = match kind {
+        0 => emax - 1 + rng.below(3) as i64,
+        1 => 2 - rng.below(p as u64 + 3) as i64,
+        2 => ec - p - rng.range(1, 8) as i64,
+        _ => ec - p + rng.range(0, 2) as i64 - 1,
+    };
+    let c = match kind {
+        0 | 1 => tiny(rng),
+        2 => f.pack(rng.chance(50), ec as u64, frac(rng)),
+        _ => {
+            let short = frac(rng) & !((1 << rng.below(f.frac() as u64)) - 1);
+            f.pack(rng.chance(50), ec as u64, short)
+        }
+    };
+    let power_of_two = f.pack(rng.chance(50), ea as u64, 0);
+    let triple = pair(rng, ea, target).map(|(a, b)| match kind {
+        3 => [power_of_two, b, c],
+        _ => [a, b, c],
+    });
+    triple.unwrap_or_else(|| [special(rng, f), special(rng, f), special(rng, f)])
+}

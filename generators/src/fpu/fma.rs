@@ -142,7 +142,11 @@ fn body(
         m,
         plan.after_add,
         "sum",
-        [("magnitude", &sum.magnitude), ("top", &top), ("sign", &sign)],
+        [
+            ("magnitude", &sum.magnitude),
+            ("top", &top),
+            ("sign", &sign),
+        ],
     );
     let beside = beside.cut(m, plan.after_add, "sum");
 

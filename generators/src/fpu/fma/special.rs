@@ -77,10 +77,9 @@ pub fn special(fmt: FloatFormat, x: &Operands, rm_sel: &Value) -> Special {
     let rdn = rm_sel.eq(&k(rm::RDN, rm_sel.width()));
     let zero_sign = opposite.mux(&rdn, &x.sign_p);
     let magnitude = x.c_bits.slice(w - 2, 0);
-    let zero_or_addend = c.is_zero.mux(
-        &zero_sign.cat(&k(0, w - 1)),
-        &x.sign_c.cat(&magnitude),
-    );
+    let zero_or_addend = c
+        .is_zero
+        .mux(&zero_sign.cat(&k(0, w - 1)), &x.sign_c.cat(&magnitude));
     let inf_sign = product_inf.mux(&x.sign_p, &x.sign_c);
     let inf = inf_sign.cat(&k(fmt.pack(false, u64::MAX, 0), w - 1));
     let bits = nan.mux(
