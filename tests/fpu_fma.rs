@@ -238,7 +238,7 @@ fn run<S: Simulator>(sim: &mut S, units: &[&str], latency: u32, beats: &[Beat], 
     let mut cycle = 0u64;
     while next.peek().is_some() || in_flight.iter().any(Option::is_some) {
         cycle += 1;
-        let beat = if cycle % 7 == 0 { None } else { next.next() };
+        let beat = if cycle.is_multiple_of(7) { None } else { next.next() };
         for u in units {
             let on = beat.is_some_and(|b| b.units.iter().any(|x| x == u));
             sim.poke_u64(&format!("{u}in_valid"), on as u64).unwrap();
