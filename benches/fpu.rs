@@ -38,7 +38,13 @@ fn units() -> Vec<Unit> {
                 label: format!("fma {format} s{stages}"),
                 params: format!("format = \"{format}\"\nstages = {stages}"),
                 latency: latency(stages),
-                inputs: vec![("rm", 3), ("op", 3), ("a", width), ("b", width), ("c", width)],
+                inputs: vec![
+                    ("rm", 3),
+                    ("op", 3),
+                    ("a", width),
+                    ("b", width),
+                    ("c", width),
+                ],
                 measure: stages == 3,
             });
         }
@@ -82,7 +88,10 @@ fn main() {
             let cells = lib
                 .as_ref()
                 .map(|l| synthesized_area(&out.files, &out.top, l.path()));
-            (format!("{speed:.0}"), cells.map_or("-".into(), |a| format!("{a:.0}")))
+            (
+                format!("{speed:.0}"),
+                cells.map_or("-".into(), |a| format!("{a:.0}")),
+            )
         } else {
             ("-".into(), "-".into())
         };
@@ -155,7 +164,11 @@ fn synthesized_area(files: &[(String, String)], top: &str, lib: &Path) -> f64 {
         .args(["-q", "-p", &script])
         .output()
         .expect("yosys runs");
-    assert!(run.status.success(), "yosys: {}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "yosys: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let stat = std::fs::read_to_string(dir.path().join("stat.txt")).expect("stat");
     stat.lines()
         .find_map(|l| l.trim().strip_prefix("Chip area for module"))

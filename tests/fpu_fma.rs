@@ -238,7 +238,11 @@ fn run<S: Simulator>(sim: &mut S, units: &[&str], latency: u32, beats: &[Beat], 
     let mut cycle = 0u64;
     while next.peek().is_some() || in_flight.iter().any(Option::is_some) {
         cycle += 1;
-        let beat = if cycle.is_multiple_of(7) { None } else { next.next() };
+        let beat = if cycle.is_multiple_of(7) {
+            None
+        } else {
+            next.next()
+        };
         for u in units {
             let on = beat.is_some_and(|b| b.units.iter().any(|x| x == u));
             sim.poke_u64(&format!("{u}in_valid"), on as u64).unwrap();
@@ -458,4 +462,161 @@ fn ieee_zero_signs_invalid_cases_and_overflow_by_hand() {
     let beats: Vec<Beat> = vs.iter().map(|v| scalar_beat("", v)).collect();
     let top = fma(Fmt::S.format(), 1).unwrap();
     run(&mut ir_sim(&top), &[""], latency(1), &beats, "by hand");
+}
+
+// ---------------------------------------------------------------------------------------
+// bfloat16, which SoftFloat lacks: the operation in binary64 rounded to odd (exact for
+// every finite bfloat16 product and, with 53 >= 8 + 2 bits, a faithful stand-in for
+// the exact sum: rounding it again to 8 bits gives the correctly rounded result and
+// tininess), then rounded to bfloat16 here.
+
+mod bf16 {
+    use super::fp_rig::{fflags, SOFTFLOAT};
+    use generators::fpu::fma::op;
+    use softfloat_sys::{float32_t, float64_t};
+
+    const ROUND_ODD: u8 = softfloat_sys::softfloat_round_odd;
+
+    /// `op` on bfloat16 operands `x` in RISC-V mode `rm`: result bits and flags.
+    pub fn reference(code: u64, rm: u32, x: [u64; 3]) -> (u64, u8) {
+        let _softfloat = SOFTFLOAT.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: SoftFloat's C state is only touched under the lock.
+        unsafe {
+            softfloat_sys::softfloat_exceptionFlags_write_helper(0);
+            let wide = |v: u64| {
+                softfloat_sys::f32_to_f64(float32_t {
+                    v: (v as u32) << 16,
+                })
+            };
+            // Widening is exact but for NV from a signaling NaN: only the sources read.
+            let c = wide(x[2]);
+            if code >= op::ADD {
+                softfloat_sys::softfloat_exceptionFlags_write_helper(0);
+            }
+            let (a, b) = (wide(x[0]), wide(x[1]));
+            let neg = |v: float64_t| float64_t { v: v.v ^ 1 << 63 };
+            let compute = |mode: u8| {
+                softfloat_sys::softfloat_roundingMode_write_helper(mode);
+                match code {
+                    op::ADD => softfloat_sys::f64_add(a, b),
+                    op::SUB => softfloat_sys::f64_sub(a, b),
+                    op::MUL | op::MUL_ALT => softfloat_sys::f64_mul(a, b),
+                    _ => {
+                        let a = if code & 2 != 0 { neg(a) } else { a };
+                        let c = if code & 1 != 0 { neg(c) } else { c };
+                        softfloat_sys::f64_mulAdd(a, b, c)
+                    }
+                }
+            };
+            let odd = compute(ROUND_ODD).v;
+            let flags = softfloat_sys::softfloat_exceptionFlags_read_helper();
+            // An exact zero takes its sign from the real mode.
+            let zero = compute(super::rounding_mode_code(rm)).v;
+            let nv = if flags & softfloat_sys::softfloat_flag_invalid != 0 {
+                fflags::NV
+            } else {
+                0
+            };
+            let inexact = flags & softfloat_sys::softfloat_flag_inexact != 0;
+            if odd << 1 == 0 {
+                return (zero >> 48, nv);
+            }
+            round(odd, inexact, rm, nv)
+        }
+    }
+
+    /// The binary64 value `v` (rounded to odd; `inexact` if it was) rounded to bfloat16.
+    fn round(v: u64, inexact: bool, rm: u32, nv: u8) -> (u64, u8) {
+        let sign = v >> 63;
+        let exp = ((v >> 52) & 0x7ff) as i64;
+        if exp == 0x7ff {
+            let nan = v << 12 != 0;
+            return (if nan { 0x7fc0 } else { sign << 15 | 0x7f80 }, nv);
+        }
+        // Every finite bfloat16 result is a normal binary64.
+        let e = exp - 1023;
+        let sig = v & ((1 << 52) - 1) | 1 << 52;
+        let (emin, emax) = (-126i64, 127i64);
+        let up = |sig: u64, shift: u32| -> (u64, bool) {
+            let kept = if shift >= 64 { 0 } else { sig >> shift };
+            let rest = if shift >= 64 {
+                sig
+            } else {
+                sig & ((1 << shift) - 1)
+            };
+            let half = 1u64 << (shift.min(64) - 1);
+            let inexact = rest != 0;
+            let more = match rm {
+                0 => rest > half || (rest == half && kept & 1 == 1),
+                1 => false,
+                2 => sign == 1 && inexact,
+                3 => sign == 0 && inexact,
+                _ => rest >= half,
+            };
+            (kept + more as u64, inexact)
+        };
+        // Tininess after rounding: the result rounded to 8 bits, exponent unbounded.
+        let (unbounded, _) = up(sig, 45);
+        let tiny = e < emin && !(e == emin - 1 && unbounded == 1 << 8);
+        let shift = 45 + (emin - e).max(0) as u32;
+        let (kept, lost) = up(sig, shift.min(64));
+        let inexact = inexact || lost;
+        // `kept` carries into the exponent field by itself.
+        let biased = if e < emin { 0 } else { e + 127 - 1 } as u64;
+        let bits = (biased << 7) + kept;
+        let of = e > emax || bits >= 0xff << 7;
+        let (mut f, mut out) = (nv, sign << 15 | bits);
+        if of {
+            let largest = matches!((rm, sign), (1, _) | (2, 0) | (3, 1));
+            out = sign << 15 | if largest { 0x7f7f } else { 0x7f80 };
+            f |= fflags::OF | fflags::NX;
+        }
+        if inexact {
+            f |= fflags::NX | if tiny { fflags::UF } else { 0 };
+        }
+        (out, f)
+    }
+}
+
+/// SoftFloat's encoding of RISC-V rounding mode `rm`.
+fn rounding_mode_code(rm: u32) -> u8 {
+    use softfloat_sys::*;
+    [
+        softfloat_round_near_even,
+        softfloat_round_minMag,
+        softfloat_round_min,
+        softfloat_round_max,
+        softfloat_round_near_maxMag,
+    ][rm as usize]
+}
+
+/// Random bfloat16 operands: the binary32 generators' values cut to their top half
+/// (same exponent range), specials and corners included.
+#[test]
+fn bfloat16_unit_matches_a_round_to_odd_reference_in_the_ir_simulator() {
+    let mut rng = Rng::new(5000);
+    let cs = corners(Fmt::S);
+    let mut vs = Vec::new();
+    for (code, _) in OPS {
+        for rm in 0..5 {
+            for k in 0..60 {
+                let x = match k % 3 {
+                    0 => [0; 3].map(|_| *rng.pick(&cs)),
+                    1 => fma_operands(&mut rng, Fmt::S),
+                    _ => operands(&mut rng, &Operation::of(Op::Add, Fmt::S)),
+                }
+                .map(|v| v >> 16);
+                vs.push(Vector {
+                    fmt: Fmt::H,
+                    op: code,
+                    rm,
+                    x,
+                    want: bf16::reference(code, rm, x),
+                });
+            }
+        }
+    }
+    let beats: Vec<Beat> = vs.iter().map(|v| scalar_beat("", v)).collect();
+    let top = fma(generators::fpu::BFLOAT16, 2).unwrap();
+    run(&mut ir_sim(&top), &[""], latency(2), &beats, "bfloat16");
 }
