@@ -10,10 +10,18 @@
 //! and sub), `out_valid`, `result`, `flags` (5 bits, `fflags` order NV DZ OF UF NX).
 //! One operation is accepted every cycle and leaves exactly [`latency`] cycles later.
 //!
-//! Pipeline (`stages` registers, see [`Plan`]): the output is always registered; 2 and
-//! more stages register the significand product (with the aligned addend and the special
-//! cases beside it), 3 and more the normalized sum before rounding, 4 and more the sum
-//! before normalization, and 5 splits the significand multiplier.
+//! Pipeline (`stages` registers, see [`Plan`]), placed by logic depth: the deepest parts
+//! are the significand product (after unpacking, whose subnormal normalization is a
+//! leading-zero count and shift) and, after it, the sum's carry chain, the normalizing
+//! leading-zero count and shift, and the rounder (a shift for subnormal results and an
+//! increment). The output is always registered (1 stage: everything in one cycle); 2
+//! stages register the product, with the aligned addend and the special cases beside it;
+//! 3 also register the normalized sum before rounding; 4 also the sum before
+//! normalization; 5 give the product two cycles. The product comes from one function,
+//! `significand_product`: today the IR's `*` followed by its registers (so its second
+//! register only balances the logic under retiming), to become the pipelined
+//! Booth/Wallace multiplier of `arith::multiplier`, which places its registers inside
+//! the tree.
 
 mod datapath;
 mod special;
