@@ -189,7 +189,8 @@ mod tests {
         describes_its_struct::<Rocket>();
         describes_its_struct::<RocketAccumulator>();
         describes_its_struct::<RocketHwacha>();
-        assert_eq!(designs().len(), 5);
+        describes_its_struct::<FmaDesign>();
+        assert_eq!(designs().len(), 6);
     }
 
     /// `{a = {b = value}}` for dotted path `a.b`.
