@@ -356,6 +356,13 @@ fn verilator_rounds() -> (usize, usize, u64) {
     (600, 300, rounds)
 }
 
+/// A line every 100 rounds of a long run.
+fn progress(ctx: &str, round: u64, rounds: u64) {
+    if rounds > 1 && round % 100 == 99 {
+        eprintln!("{ctx} of {rounds} passed");
+    }
+}
+
 #[test]
 fn scalar_units_match_softfloat_in_verilator() {
     let stages = 2;
@@ -379,6 +386,7 @@ fn scalar_units_match_softfloat_in_verilator() {
             .collect();
         let ctx = format!("verilator triple, round {round}");
         run(&mut dut, &units, latency(stages), &beats, &ctx);
+        progress(&ctx, round, rounds);
     }
 }
 
@@ -395,6 +403,7 @@ fn packed_unit_matches_softfloat_lane_by_lane_in_verilator() {
             .collect();
         let ctx = format!("verilator packed, round {round}");
         run(&mut dut, &[""], latency(stages), &packed_beats(&vs), &ctx);
+        progress(&ctx, round, rounds);
     }
 }
 
