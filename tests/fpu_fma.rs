@@ -610,6 +610,7 @@ fn bfloat16_unit_matches_a_round_to_odd_reference_in_the_ir_simulator() {
                 }
                 .map(|v| v >> 16);
                 vs.push(Vector {
+                    // Only failure messages read the format: 16 bits wide.
                     fmt: Fmt::H,
                     op: code,
                     rm,
