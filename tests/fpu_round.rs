@@ -54,7 +54,7 @@ fn operand(rng: &mut Rng) -> u64 {
         1 => {
             let pos = rng.below(52);
             (1u64 << pos).wrapping_add(rng.below(3)).wrapping_sub(1)
-                | (rng.next_u64() << (pos + 1).min(63)) * u64::from(pos < 51)
+                | ((rng.next_u64() << (pos + 1).min(63)) * u64::from(pos < 51))
         }
         // Runs of ones that carry out when rounded up.
         2 => u64::MAX << rng.below(52),
