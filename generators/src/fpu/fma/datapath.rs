@@ -85,10 +85,13 @@ pub fn add(fmt: FloatFormat, product: &Value, addend: &Value, subtract: &Value) 
     let zeros = |n: u32| addend.konst(Bits::zero(n));
     let top_pad = w + 2 - product.width() - LOW;
     let prod = zeros(top_pad).cat(product).cat(&zeros(LOW));
-    let add = addend.zext(w + 2);
-    let total = subtract.mux(&(&prod - &add), &(&prod + &add));
+    // One adder: the addend complemented for a subtraction, whose carry-in of one
+    // enters below the operands (a bit of `subtract` on each side carries into bit 1).
+    let flipped = &addend.zext(w + 2) ^ &subtract.repeat(w + 2);
+    let total = (&prod.cat(subtract) + &flipped.cat(subtract)).slice(w + 2, 1);
     let negative = total.msb();
-    let magnitude = negative.mux(&total.neg(), &total).trunc(w + 1);
+    // |total|: complemented and incremented when negative.
+    let magnitude = (&(&total ^ &negative.repeat(w + 2)) + &negative.zext(w + 2)).trunc(w + 1);
     Sum {
         magnitude,
         negative,
