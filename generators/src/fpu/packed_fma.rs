@@ -5,7 +5,10 @@
 //! Hwacha, it holds a unit per precision (one binary64, two binary32, four binary16 FMAs
 //! of [`super::fma`]) and enables the lanes of the selected format; sharing the 53x53
 //! significand multiplier between lanes would need its partial-product array split into
-//! lanes, which the library's multiplier does not expose. The bench measures the cost.
+//! lanes, which the library's multiplier does not expose. Its cost, measured by
+//! `benches/fpu.rs` (Yosys 0.23, nangate45, 3 stages): 65,286 um^2 against 31,724 for
+//! the binary64 unit alone (2.06x), close to the sum of its parts (31,724 + 2 x 9,860 +
+//! 4 x 3,658 = 66,076).
 //!
 //! Ports: the scalar unit's (`in_valid`, `rm`, `op`, `a`, `b`, `c`, `out_valid`, `result`,
 //! `flags`, operands and result 64 bits) plus `fmt` (2 bits, the RISC-V `fmt` field: 0
