@@ -5,6 +5,7 @@
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
+use verification::iss::FpExt;
 use verification::spike::{commit_lines, run_spike, spike_path};
 use verification::toolchain::{build_elf, BuildOptions, Kind};
 
@@ -37,7 +38,7 @@ int main(void) {
 fn exit_code_and_console_match_spike() {
     let dir = tempfile::tempdir().unwrap();
     let elf = build(dir.path(), "hello", HELLO, Kind::C);
-    let spike = run_spike(&spike_path().unwrap(), &elf).unwrap();
+    let spike = run_spike(&spike_path().unwrap(), &elf, FpExt::FD).unwrap();
     assert_eq!(spike.exit_code, 42, "the program returns 42");
     let out = accelgen().arg("iss").arg(&elf).output().unwrap();
     assert_eq!(out.status.code(), Some(42));
@@ -60,7 +61,7 @@ fn exit_code_and_console_match_spike() {
 fn log_commits_goes_to_stderr_in_spike_format() {
     let dir = tempfile::tempdir().unwrap();
     let elf = build(dir.path(), "hello", HELLO, Kind::C);
-    let spike = run_spike(&spike_path().unwrap(), &elf).unwrap();
+    let spike = run_spike(&spike_path().unwrap(), &elf, FpExt::FD).unwrap();
     let out = accelgen()
         .args(["iss", "--log-commits"])
         .arg(&elf)
@@ -150,21 +151,21 @@ fn bad_input_is_a_clear_error() {
 
     let rv32_src = d.join("rv32.S");
     std::fs::write(&rv32_src, "  .globl _start\n_start:\n  j _start\n").unwrap();
-    let rv32 = d.join("rv32.elf");
+    let rvc = d.join("rvc.elf");
     let status = std::process::Command::new(verification::toolchain::GCC)
         .args([
-            "-march=rv32i",
+            "-march=rv32imac",
             "-mabi=ilp32",
             "-nostdlib",
             "-nostartfiles",
             "-o",
         ])
-        .arg(&rv32)
+        .arg(&rvc)
         .arg(&rv32_src)
         .status()
         .unwrap();
     assert!(status.success());
-    expect_error(&rv32, "not a 64-bit ELF file");
+    expect_error(&rvc, "ELF flags 0x1 ask for compressed instructions (C)");
 
     let object = d.join("obj.o");
     let status = std::process::Command::new(verification::toolchain::GCC)
