@@ -274,8 +274,11 @@ impl Iss {
                         0x3020_0073 => {
                             next = self.csrs.mret();
                             if LOG {
-                                let mstatus = self.csrs.mstatus_value();
-                                c.push_csr(super::csr::num::MSTATUS, mstatus);
+                                c.push_csr(num::MSTATUS, self.csrs.mstatus_value());
+                                // Spike's RV32 mstatus is two halves, both logged.
+                                if rv32 {
+                                    c.push_csr(num::MSTATUSH, 0);
+                                }
                             }
                         }
                         // wfi: with no interrupt sources there is nothing to wait
