@@ -218,12 +218,8 @@ fn random_program(seed: u64, len: usize, isa: Isa, dir: &Path, spike: &Path) -> 
 #[test]
 fn random_programs_match_spike() {
     let count = if long() { 100_000 } else { 200 };
-    let isa = Isa {
-        fp: FpExt::FD,
-        ..Isa::default()
-    };
     run_all(count, |i, dir, spike| {
-        random_program(i as u64, 300, isa, dir, spike)
+        random_program(i as u64, 300, Isa::default(), dir, spike)
     });
 }
 

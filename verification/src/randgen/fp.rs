@@ -136,11 +136,12 @@ impl Gen {
             51..=56 => format!("{}.{sfx} {rd}, {f1}, {f2}", self.rng.pick(&CMP)),
             57..=58 => format!("fclass.{sfx} {rd}, {f1}"),
             59..=64 => format!("fcvt.{int}.{sfx} {rd}, {f1}, {rm}"),
+            // Conversions to D from S and from 32-bit integers are exact: the assembler
+            // takes no rounding mode for them.
+            65..=70 if d && int.starts_with('w') => format!("fcvt.d.{int} {fd}, {rs1}"),
             65..=70 => format!("fcvt.{sfx}.{int} {fd}, {rs1}, {rm}"),
-            71..=74 if self.isa.fp == FpExt::FD => {
-                let to = if d { "s" } else { "d" };
-                format!("fcvt.{to}.{sfx} {fd}, {f1}, {rm}")
-            }
+            71..=74 if self.isa.fp == FpExt::FD && d => format!("fcvt.s.d {fd}, {f1}, {rm}"),
+            71..=74 if self.isa.fp == FpExt::FD => format!("fcvt.d.s {fd}, {f1}"),
             75..=78 if d && !rv64 => format!("fsgnj.d {fd}, {f1}, {f2}"),
             75..=78 => {
                 let w = if d { "d" } else { "w" };
