@@ -1,7 +1,7 @@
 # Illegal instructions: mcause 2, mtval = the instruction bits (only the low 16 bits for
-# an encoding whose low bits say "compressed": C is not implemented). F and D
-# instructions trap while mstatus.FS is Off (as at reset); so do sret (no S-mode),
-# writes to read-only CSRs, absent CSRs and reserved funct fields.
+# an encoding whose low bits say "compressed": C is not implemented). F and D are not
+# implemented yet, so their loads and arithmetic trap; so do sret (no S-mode), writes
+# to read-only CSRs, absent CSRs and reserved funct fields.
 #include "isa_test.h"
 
 TEST_BEGIN
