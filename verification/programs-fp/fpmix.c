@@ -47,7 +47,7 @@ int main(void)
         vx[i] = vy[i] = 0;
         m[i] = 1.0 + i * 0.5;
     }
-    for (int s = 0; s < 20; s++)
+    for (int s = 0; s < 2; s++)
         nbody_step(0.01);
     for (int i = 0; i < N; i++)
         printf("body %d: %016llx %016llx\n", i, (unsigned long long)dbits(px[i]),
