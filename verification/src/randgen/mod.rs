@@ -164,7 +164,7 @@ impl Gen {
             rd = rng.dst();
         }
         let (rs1, rs2) = (rng.src(), rng.src());
-        if self.isa.fp != FpExt::None && self.rng.below(100) < 30 {
+        if self.isa.fp != FpExt::None && self.rng.below(100) < 45 {
             return self.fp_straight(rd, rs1);
         }
         let shift_bits = self.isa.xlen.bits() as u64;
@@ -353,9 +353,16 @@ impl Gen {
     /// with the special floating-point values).
     fn epilogue(&mut self) {
         let store = if self.rv32() { "sw" } else { "sd" };
+        // With F, the handler turns the FPU back on (random mstatus writes turn it off)
+        // so that most FP instructions execute.
+        let fpu_on = if self.isa.fp == FpExt::None {
+            String::new()
+        } else {
+            format!("  li {SCRATCH}, 0x2000\n  csrs mstatus, {SCRATCH}\n")
+        };
         write!(
             self.out,
-            "  la {SCRATCH}, tohost\n  li {LOOP}, 1\n  {store} {LOOP}, 0({SCRATCH})\n1:\n  j 1b\n\n  .align 2\ntrap_handler:\n  csrr {SCRATCH}, mepc\n  addi {SCRATCH}, {SCRATCH}, 4\n  csrw mepc, {SCRATCH}\n  mret\n\n  .section .tohost, \"aw\", @progbits\n  .align 6\n  .globl tohost\ntohost: .dword 0\n  .align 6\n  .globl fromhost\nfromhost: .dword 0\n\n  .data\n  .align 4\nrand_data:\n"
+            "  la {SCRATCH}, tohost\n  li {LOOP}, 1\n  {store} {LOOP}, 0({SCRATCH})\n1:\n  j 1b\n\n  .align 2\ntrap_handler:\n  csrr {SCRATCH}, mepc\n  addi {SCRATCH}, {SCRATCH}, 4\n  csrw mepc, {SCRATCH}\n{fpu_on}  mret\n\n  .section .tohost, \"aw\", @progbits\n  .align 6\n  .globl tohost\ntohost: .dword 0\n  .align 6\n  .globl fromhost\nfromhost: .dword 0\n\n  .data\n  .align 4\nrand_data:\n"
         )
         .unwrap();
         let table = if self.isa.fp == FpExt::None {
