@@ -236,7 +236,7 @@ fn random_programs_match_spike() {
 /// fcsr accesses, illegal rounding modes) on each floating-point ISA.
 #[test]
 fn random_fp_programs_match_spike() {
-    let per_isa = if long() { 20_000 } else { 700 };
+    let per_isa = if long() { 20_000 } else { 60 };
     let isas = [RV64IMAFD, RV32IMAF, RV32IMAFD];
     run_all(per_isa * isas.len(), |i, dir, spike| {
         let isa = isas[i % isas.len()];
