@@ -6,8 +6,9 @@
 //! driven through the valid/ready handshake with random gaps between operations and
 //! random back-pressure, the handshake and the latency checked on every operation.
 //! In the IR simulator at every `bits_per_cycle`; in Verilator at the default (radix 4)
-//! through one wrapper holding the three formats. `ACCELGEN_LONG=1` runs 10^7 random
-//! operations per operation and format in Verilator, and every corner pair in every mode.
+//! through one wrapper holding the three formats, with every binary16 square root.
+//! `ACCELGEN_LONG=1` runs 10^7 random operations per operation and format in Verilator,
+//! every corner pair and every binary16 square root in every mode.
 
 mod fp_rig;
 use fp_rig::*;
@@ -34,23 +35,36 @@ struct Vector {
     b: u64,
 }
 
-/// A unit in a simulator: its ports are `<prefix>in_valid`, ...
+/// A unit in a simulator, its ports named `<prefix>in_valid`, ...
 struct Dut<'a, S: Simulator> {
     sim: &'a mut S,
-    prefix: &'a str,
+    /// Each port's name in the simulator.
+    names: Vec<(&'static str, String)>,
     fmt: Fmt,
     bits_per_cycle: u32,
 }
 
-impl<S: Simulator> Dut<'_, S> {
+impl<'a, S: Simulator> Dut<'a, S> {
+    fn new(sim: &'a mut S, prefix: &str, fmt: Fmt, bits_per_cycle: u32) -> Self {
+        let names = PORTS_IN
+            .iter()
+            .chain(&PORTS_OUT)
+            .map(|&p| (p, format!("{prefix}{p}")))
+            .collect();
+        Dut {
+            sim,
+            names,
+            fmt,
+            bits_per_cycle,
+        }
+    }
+
     fn poke(&mut self, port: &str, v: u64) {
-        let name = format!("{}{port}", self.prefix);
-        self.sim.poke_u64(&name, v).unwrap();
+        self.sim.poke_u64(name(&self.names, port), v).unwrap();
     }
 
     fn peek(&mut self, port: &str) -> u64 {
-        let name = format!("{}{port}", self.prefix);
-        self.sim.peek_u64(&name).unwrap()
+        self.sim.peek_u64(name(&self.names, port)).unwrap()
     }
 
     /// Whether the unit decides `v` from its operands' classes (the early-out).
@@ -140,6 +154,11 @@ impl<S: Simulator> Dut<'_, S> {
         }
         out
     }
+}
+
+/// The simulator's name of `port`.
+fn name<'a>(names: &'a [(&'static str, String)], port: &str) -> &'a str {
+    &names.iter().find(|n| n.0 == port).expect("a port").1
 }
 
 /// Checks `vectors` on `dut` against SoftFloat; panics with the first few mismatches.
@@ -288,12 +307,7 @@ fn ir_sim_format(f: Fmt, seed: u64) {
     let (pairs, random) = if long() { (4000, 4000) } else { (300, 300) };
     for bits_per_cycle in 1..=MAX_BITS_PER_CYCLE {
         let mut sim = ir_sim(f, bits_per_cycle);
-        let mut dut = Dut {
-            sim: &mut sim,
-            prefix: "",
-            fmt: f,
-            bits_per_cycle,
-        };
+        let mut dut = Dut::new(&mut sim, "", f, bits_per_cycle);
         let mut rng = Rng::new(seed + bits_per_cycle as u64);
         // Radix 2 and 4 in full, the others lighter.
         let scale = if bits_per_cycle <= 2 { 1 } else { 3 };
@@ -381,12 +395,7 @@ fn verilator_three_formats_radix4() {
                     .unwrap();
             }
         }
-        let mut dut = Dut {
-            sim: &mut model,
-            prefix: prefix(f),
-            fmt: f,
-            bits_per_cycle: BITS_PER_CYCLE,
-        };
+        let mut dut = Dut::new(&mut model, prefix(f), f, BITS_PER_CYCLE);
         // Every corner pair, in a random mode each (in every mode when long).
         if long() {
             for rm in 0..5 {
@@ -396,6 +405,20 @@ fn verilator_three_formats_radix4() {
         } else {
             let v = corner_vectors(&mut rng, f, true, 0, None);
             check(&mut dut, &v, &mut rng);
+        }
+        if f == Fmt::H {
+            // Every binary16 square root, in a random mode each (every mode when long).
+            for rm in 0..if long() { 5 } else { 1 } {
+                let v: Vec<Vector> = (0..1 << 16)
+                    .map(|a| Vector {
+                        sqrt: true,
+                        rm: if long() { rm } else { rng.below(5) as u32 },
+                        a,
+                        b: 0,
+                    })
+                    .collect();
+                check(&mut dut, &v, &mut rng);
+            }
         }
         for sqrt in [false, true] {
             // In chunks, so the reference's memory stays small.
