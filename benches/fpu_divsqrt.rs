@@ -4,9 +4,14 @@
 //! at once), and cell area from Yosys (`synth; dfflibmap; abc; stat` on nangate45).
 //! Prints a table; asserts nothing. `ACCELGEN_PDK_LIB` overrides the liberty file.
 //!
-//! Published reference: Berkeley HardFloat's `divSqrtRecFN_small` documents one cycle per
-//! significand bit (radix 2, one operation at a time); no published area or cycle count
-//! table for it was found.
+//! Published reference: Berkeley HardFloat's `divSqrtRecFN_small` documentation gives one
+//! cycle per significand bit (radix 2, one operation at a time); its Chisel source
+//! (`DivSqrtRawFN_small`) loads its cycle counter with sigWidth + 2 for a divide and
+//! sigWidth + 1 or sigWidth for a square root (even or odd exponent) and raises
+//! `outValid` at count 1, so a binary64 divide comes sigWidth + 1 = 54 cycles after
+//! acceptance (binary32 25, binary16 12) against this unit's 55, 26 and 13 at
+//! `bits_per_cycle = 1`; its `twoBitsPerCycle` option about halves that. No published
+//! area figure for it was found.
 
 use generators::fpu::divsqrt::{divsqrt, latency, DivSqrtOp, OP_DIV, OP_SQRT};
 use generators::fpu::{FloatFormat, DOUBLE, HALF, SINGLE};

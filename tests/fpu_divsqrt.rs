@@ -8,7 +8,8 @@
 //! In the IR simulator at every `bits_per_cycle`; in Verilator at the default (radix 4)
 //! through one wrapper holding the three formats, with every binary16 square root.
 //! `ACCELGEN_LONG=1` runs 10^7 random operations per operation and format in Verilator,
-//! every corner pair and every binary16 square root in every mode.
+//! every corner pair and every binary16 square root in every mode;
+//! `ACCELGEN_FPU_VECTORS=N` sets the random operations per operation and format.
 
 mod fp_rig;
 use fp_rig::*;
@@ -386,7 +387,12 @@ fn verilator_three_formats_radix4() {
     model.step();
     model.poke_u64("reset", 0).unwrap();
     let mut rng = Rng::new(0xd1d1);
-    let random: usize = if long() { 10_000_000 } else { 10_000 };
+    let start = std::time::Instant::now();
+    let random: usize = match std::env::var("ACCELGEN_FPU_VECTORS") {
+        Ok(n) => n.parse().expect("ACCELGEN_FPU_VECTORS is a count"),
+        Err(_) if long() => 10_000_000,
+        Err(_) => 10_000,
+    };
     for f in Fmt::ALL {
         for other in Fmt::ALL {
             for port in PORTS_IN {
@@ -420,6 +426,7 @@ fn verilator_three_formats_radix4() {
                 check(&mut dut, &v, &mut rng);
             }
         }
+        eprintln!("{f:?}: corners done at {:.0?}", start.elapsed());
         for sqrt in [false, true] {
             // In chunks, so the reference's memory stays small.
             for chunk in 0..random.div_ceil(CHUNK) {
@@ -427,6 +434,10 @@ fn verilator_three_formats_radix4() {
                 let v: Vec<Vector> = (0..n).map(|_| random_vector(&mut rng, f, sqrt)).collect();
                 check(&mut dut, &v, &mut rng);
             }
+            eprintln!(
+                "{f:?} sqrt={sqrt}: {random} random done at {:.0?}",
+                start.elapsed()
+            );
         }
     }
 }
