@@ -351,3 +351,37 @@ fn outcome(fmt: FloatFormat, st: &State) -> (Value, Value) {
         mux(&st.special, &st.special_flags, &rounded.flags),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_is_one_cycle_per_bits_per_cycle_steps_plus_one() {
+        for (fmt, bits, cycles) in [
+            (DOUBLE, 1, 55),
+            (DOUBLE, 2, 28),
+            (DOUBLE, 4, 15),
+            (SINGLE, 1, 26),
+            (SINGLE, 3, 10),
+            (HALF, 2, 7),
+            (BFLOAT16, 4, 4),
+        ] {
+            for op in [DivSqrtOp::Div, DivSqrtOp::Sqrt] {
+                assert_eq!(latency(fmt, op, bits), cycles, "{} b{bits}", fmt.name());
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_format_is_refused_by_name() {
+        let p = DivSqrtParams {
+            format: "binary128".into(),
+            ..DivSqrtParams::default()
+        };
+        let e = DivSqrt::validate(&p).unwrap_err();
+        assert_eq!(e.param, "format");
+        assert!(e.message.contains("binary128"), "{}", e.message);
+        assert!(DivSqrt::validate(&DivSqrtParams::default()).is_ok());
+    }
+}
