@@ -2,6 +2,7 @@
 //! and elaboration from a TOML table of parameter overrides.
 
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
+use crate::fpu::divsqrt::DivSqrt;
 use crate::hwacha::soc::RocketHwacha;
 use crate::rocket::Rocket;
 use crate::schema::{self, Invalid, Kind, Param};
@@ -92,6 +93,7 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<Rocket>(),
         DesignInfo::of::<RocketAccumulator>(),
         DesignInfo::of::<RocketHwacha>(),
+        DesignInfo::of::<DivSqrt>(),
     ]
 }
 
@@ -187,7 +189,8 @@ mod tests {
         describes_its_struct::<Rocket>();
         describes_its_struct::<RocketAccumulator>();
         describes_its_struct::<RocketHwacha>();
-        assert_eq!(designs().len(), 5);
+        describes_its_struct::<DivSqrt>();
+        assert_eq!(designs().len(), 6);
     }
 
     /// `{a = {b = value}}` for dotted path `a.b`.
