@@ -157,6 +157,7 @@ fn generate_is_deterministic() {
         "rocket",
         "rocket_accumulator",
         "rocket-hwacha",
+        "fpu-divsqrt",
         "fpu-fma",
     ] {
         let (a, b) = (
@@ -320,7 +321,8 @@ fn bad_designs_and_parameters_are_clear_errors() {
         &["generate", "fifo"],
         &[
             "unknown design `fifo`",
-            "available: banked_rf, queue, rocket, rocket_accumulator, rocket-hwacha, fpu-fma",
+            "available: banked_rf, queue, rocket, rocket_accumulator, rocket-hwacha, fpu-divsqrt, \
+             fpu-fma",
         ],
     );
     fails(

@@ -202,6 +202,21 @@ fn rocket_is_lint_clean() {
     lint_all("rocket_accumulator", &presets);
 }
 
+/// `fpu-divsqrt` in every format at the extremes of `bits_per_cycle` (every value when
+/// long).
+#[test]
+fn fpu_divsqrt_is_lint_clean() {
+    let bits: &[u32] = if long() { &[1, 2, 3, 4] } else { &[1, 4] };
+    let mut configs = Vec::new();
+    for format in ["binary16", "binary32", "binary64", "bfloat16"] {
+        for b in bits {
+            let p = format!("format = \"{format}\"\nbits_per_cycle = {b}");
+            configs.push((p, OutputOptions::default()));
+        }
+    }
+    lint_all("fpu-divsqrt", &configs);
+}
+
 /// The length of the longest line of `files` and the file holding it.
 fn longest_line(files: &[(String, String)]) -> Option<(usize, &str)> {
     files

@@ -517,3 +517,83 @@ fn every_fp_instruction_in_every_rounding_mode_matches_softfloat() {
         );
     }
 }
+
+/// The fused multiply-adds' overflow corner, directed: products at the overflow boundary
+/// (the largest finite number times one), just below it and beyond it (times one plus an
+/// ulp, times two), of either sign, with an addend far below an ulp of the product (the
+/// smallest subnormal or normal number, of either sign), in every rounding mode, static
+/// and dynamic. The addend decides only the rounding direction of an exact product, and
+/// overflow must be decided on the exact sum rounded with an unbounded exponent.
+#[test]
+fn fma_overflow_with_a_tiny_addend_matches_softfloat() {
+    let report = Report {
+        seed: 0,
+        lines: Mutex::new(Vec::new()),
+        count: AtomicUsize::new(0),
+    };
+    let mut model = Model::new();
+    let mut cases = 0;
+    for f in ["h", "s", "d"] {
+        let fmt = Fmt::of(f).unwrap();
+        let all = (1 << fmt.frac()) - 1;
+        let bias = fmt.bias() as u64;
+        let products: Vec<u64> = [false, true]
+            .into_iter()
+            .flat_map(|neg| {
+                [
+                    fmt.pack(neg, fmt.emax(), all),
+                    fmt.pack(neg, fmt.emax(), all - 1),
+                ]
+            })
+            .collect();
+        let factors = [
+            fmt.pack(false, bias, 0),
+            fmt.pack(false, bias, 1),
+            fmt.pack(false, bias + 1, 0),
+            fmt.pack(false, bias - 1, all),
+        ];
+        let addends: Vec<u64> = [false, true]
+            .into_iter()
+            .flat_map(|neg| [fmt.pack(neg, 0, 1), fmt.pack(neg, 1, 0)])
+            .collect();
+        let mut tuples = Vec::new();
+        for &a in &products {
+            for &b in &factors {
+                for &c in &addends {
+                    tuples.push([a, b, c]);
+                }
+            }
+        }
+        for op in ["vfmadd", "vfmsub", "vfnmsub", "vfnmadd"] {
+            let name: &'static str = format!("{op}.{f}").leak();
+            let case = Case::of(name);
+            for rm in 0..5 {
+                let expected = expected(&case, rm, &tuples);
+                for dynamic in [false, true] {
+                    let mode = Mode { rm, dynamic };
+                    for (t, want) in tuples.iter().zip(&expected) {
+                        cases += 1;
+                        let got = model.single(&case, mode, t);
+                        if got != *want {
+                            report.mismatch(format!(
+                                "{}: expected {:#018x} {}, model {:#018x} {}",
+                                describe(&case, mode, t),
+                                want.0,
+                                flag_names(want.1),
+                                got.0,
+                                flag_names(got.1)
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let count = report.count.into_inner();
+    assert!(
+        count == 0,
+        "{count} of {cases} mismatches with SoftFloat:\n{}",
+        report.lines.into_inner().unwrap().join("\n")
+    );
+    assert_eq!(cases, 3 * 4 * 5 * 2 * 64);
+}

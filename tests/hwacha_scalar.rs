@@ -39,6 +39,7 @@ use verification::hwacha::model::{
 };
 use verification::iss::mem::Memory;
 use verification::iss::rocc::{self, RoccCommand};
+use verification::iss::Xlen;
 use verification::rng::Rng;
 use verification::tb::memory::{MemConfig, MemPort, MemoryModel};
 use verification::verilator::{Model, Options};
@@ -197,7 +198,7 @@ fn error_pc(e: &HwachaError) -> Option<u64> {
 fn golden(p: &RtlParams, s: &Session) -> Expected {
     let mut hw = Hwacha::new(model_params(p)).unwrap();
     hw.set_tracing(true);
-    let mut mem = Memory::new(BASE, SIZE, BASE);
+    let mut mem = Memory::new(BASE, SIZE, BASE, Xlen::Rv64);
     for (addr, bytes) in &s.image {
         assert!(mem.write_slice(*addr, bytes));
     }
@@ -209,7 +210,7 @@ fn golden(p: &RtlParams, s: &Session) -> Expected {
         writes: HashMap::new(),
         stores: Vec::new(),
         illegal: Vec::new(),
-        memory: Memory::new(BASE, 8, BASE),
+        memory: Memory::new(BASE, 8, BASE, Xlen::Rv64),
         vrcmds: Vec::new(),
     };
     for cmd in &s.cmds {

@@ -1,10 +1,12 @@
-//! `accelgen iss`: exit codes, console output and `--log-commits` checked against Spike;
+//! `accelgen iss`: exit codes, console output and `--log-commits` checked against Spike
+//! (RV64 and, picked by the ELF's class, RV32 programs using float and double);
 //! the instruction limit; clear errors for bad input; `--hwacha [--lanes N]` running a
 //! Hwacha microbenchmark built by `accelgen asm`, reporting Hwacha exceptions, and
 //! refusing lane counts the generator cannot build.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
+use verification::iss::{FpExt, Isa, Xlen};
 use verification::spike::{commit_lines, run_spike, spike_path};
 use verification::toolchain::{build_elf, BuildOptions, Kind};
 
@@ -37,7 +39,7 @@ int main(void) {
 fn exit_code_and_console_match_spike() {
     let dir = tempfile::tempdir().unwrap();
     let elf = build(dir.path(), "hello", HELLO, Kind::C);
-    let spike = run_spike(&spike_path().unwrap(), &elf).unwrap();
+    let spike = run_spike(&spike_path().unwrap(), &elf, FpExt::FD).unwrap();
     assert_eq!(spike.exit_code, 42, "the program returns 42");
     let out = accelgen().arg("iss").arg(&elf).output().unwrap();
     assert_eq!(out.status.code(), Some(42));
@@ -60,7 +62,7 @@ fn exit_code_and_console_match_spike() {
 fn log_commits_goes_to_stderr_in_spike_format() {
     let dir = tempfile::tempdir().unwrap();
     let elf = build(dir.path(), "hello", HELLO, Kind::C);
-    let spike = run_spike(&spike_path().unwrap(), &elf).unwrap();
+    let spike = run_spike(&spike_path().unwrap(), &elf, FpExt::FD).unwrap();
     let out = accelgen()
         .args(["iss", "--log-commits"])
         .arg(&elf)
@@ -83,6 +85,41 @@ fn log_commits_goes_to_stderr_in_spike_format() {
         stderr.starts_with("core   0: 3 0x0000000000001000 (0x00000297) x5  0x0000000000001000\n")
     );
     assert_eq!(commit_lines(stderr), spike.log);
+}
+
+/// An RV32 program using float and double, built for RV32IMAFD: `accelgen iss` runs it
+/// as an RV32 hart (the ELF's class) with the same log, output and exit code as Spike.
+#[test]
+fn rv32_programs_run_as_rv32_and_match_spike() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("fp32.c");
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\nvolatile float f = 2.5f; volatile double d = 0.1;\n\
+         int main(void) { printf(\"%d %d\\n\", (int)(f * 3), (int)(d * 100)); \
+         return (int)(f * d * 40); }\n",
+    )
+    .unwrap();
+    let opts = BuildOptions {
+        isa: Isa {
+            xlen: Xlen::Rv32,
+            fp: FpExt::FD,
+        },
+        ..BuildOptions::new(Kind::C)
+    };
+    let elf = build_elf(&[src], &dir.path().join("fp32.elf"), &opts).unwrap();
+    let spike = run_spike(&spike_path().unwrap(), &elf, FpExt::FD).unwrap();
+    assert_eq!(spike.exit_code, 10);
+    let out = accelgen()
+        .args(["iss", "--log-commits"])
+        .arg(&elf)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(10));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "7 10\n");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.starts_with("core   0: 3 0x00001000 (0x00000297) x5  0x00001000\n"));
+    assert_eq!(commit_lines(&stderr), spike.log);
 }
 
 #[test]
@@ -150,21 +187,30 @@ fn bad_input_is_a_clear_error() {
 
     let rv32_src = d.join("rv32.S");
     std::fs::write(&rv32_src, "  .globl _start\n_start:\n  j _start\n").unwrap();
-    let rv32 = d.join("rv32.elf");
+    let rvc = d.join("rvc.elf");
     let status = std::process::Command::new(verification::toolchain::GCC)
         .args([
-            "-march=rv32i",
+            "-march=rv32imac",
             "-mabi=ilp32",
             "-nostdlib",
             "-nostartfiles",
             "-o",
         ])
-        .arg(&rv32)
+        .arg(&rvc)
         .arg(&rv32_src)
         .status()
         .unwrap();
     assert!(status.success());
-    expect_error(&rv32, "not a 64-bit ELF file");
+    expect_error(&rvc, "ELF flags 0x1 ask for compressed instructions (C)");
+    let rve = d.join("rve.elf");
+    let status = std::process::Command::new(verification::toolchain::GCC)
+        .args(["-march=rv32e", "-mabi=ilp32e", "-nostdlib", "-o"])
+        .arg(&rve)
+        .arg(&rv32_src)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    expect_error(&rve, "ELF flags 0x8 ask for the E base (16 registers)");
 
     let object = d.join("obj.o");
     let status = std::process::Command::new(verification::toolchain::GCC)

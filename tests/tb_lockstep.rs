@@ -419,11 +419,12 @@ fn single_stepping_matches_run() {
         let mut stepped = Vec::new();
         let mut commits = Vec::new();
         let mut iss = Iss::new(&program, quiet()).unwrap();
+        let widths = iss.log_widths();
         let mut traps = 0;
         let stepped_code = loop {
             match iss.step_one().unwrap() {
                 Step::Retired(c) => {
-                    c.write_line(&mut stepped).unwrap();
+                    c.write_line(&mut stepped, widths).unwrap();
                     commits.push(c);
                 }
                 Step::Trapped { .. } => traps += 1,

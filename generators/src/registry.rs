@@ -2,6 +2,7 @@
 //! and elaboration from a TOML table of parameter overrides.
 
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
+use crate::fpu::divsqrt::DivSqrt;
 use crate::fpu::fma::FmaDesign;
 use crate::hwacha::soc::RocketHwacha;
 use crate::rocket::Rocket;
@@ -93,6 +94,7 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<Rocket>(),
         DesignInfo::of::<RocketAccumulator>(),
         DesignInfo::of::<RocketHwacha>(),
+        DesignInfo::of::<DivSqrt>(),
         DesignInfo::of::<FmaDesign>(),
     ]
 }
@@ -189,8 +191,9 @@ mod tests {
         describes_its_struct::<Rocket>();
         describes_its_struct::<RocketAccumulator>();
         describes_its_struct::<RocketHwacha>();
+        describes_its_struct::<DivSqrt>();
         describes_its_struct::<FmaDesign>();
-        assert_eq!(designs().len(), 6);
+        assert_eq!(designs().len(), 7);
     }
 
     /// `{a = {b = value}}` for dotted path `a.b`.

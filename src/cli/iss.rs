@@ -1,5 +1,5 @@
-//! `accelgen iss`: run an RV64 ELF on the golden-model ISS, optionally with the Hwacha
-//! golden model on its RoCC port.
+//! `accelgen iss`: run an RV64 or RV32 ELF (by its class) on the golden-model ISS with the
+//! F and D extensions, optionally with the Hwacha golden model on its RoCC port.
 
 use anyhow::{bail, Context};
 use std::cell::RefCell;
@@ -9,11 +9,12 @@ use std::rc::Rc;
 use verification::exit::{cause_name, explain, trap_report};
 use verification::hwacha::asm::disassemble;
 use verification::hwacha::model::{Hwacha, HwachaError, HwachaParams};
-use verification::iss::{Iss, IssConfig, Stop};
+use verification::iss::{FpExt, Iss, IssConfig, Stop};
 
 #[derive(clap::Args)]
 pub struct IssArgs {
-    /// RV64 ELF executable (linked, with a `tohost` symbol for HTIF).
+    /// RV64 or RV32 ELF executable (linked, with a `tohost` symbol for HTIF); the hart is
+    /// RV64IMAFD or RV32IMAFD as the ELF's class says.
     pub program: PathBuf,
     /// Print every retired instruction to stderr in Spike's `--log-commits` format.
     #[arg(long)]
@@ -59,7 +60,11 @@ pub fn run(args: IssArgs) -> anyhow::Result<u8> {
     };
     let program = verification::elf::load_file(&args.program)
         .with_context(|| format!("loading {}", args.program.display()))?;
-    let mut iss = Iss::new(&program, IssConfig::default())?;
+    let config = IssConfig {
+        fp: FpExt::FD,
+        ..IssConfig::default()
+    };
+    let mut iss = Iss::new(&program, config)?;
     if let Some(unit) = &unit {
         iss.attach_rocc(Box::new(unit.clone()));
     }

@@ -7,6 +7,7 @@ use verification::hwacha::encoding::{table, Field, Instruction, Thread};
 use verification::hwacha::model::{Hwacha, HwachaError, HwachaParams, Vcfg};
 use verification::iss::mem::Memory;
 use verification::iss::rocc;
+use verification::iss::Xlen;
 
 pub const RAM: u64 = 0x8000_0000;
 pub const RAM_SIZE: u64 = 4 << 20;
@@ -117,7 +118,7 @@ impl Rig {
     pub fn new(params: HwachaParams) -> Rig {
         Rig {
             hw: Hwacha::new(params).unwrap(),
-            mem: Memory::new(RAM, RAM_SIZE, RAM),
+            mem: Memory::new(RAM, RAM_SIZE, RAM, Xlen::Rv64),
         }
     }
 

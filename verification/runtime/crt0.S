@@ -1,6 +1,14 @@
-# Start-up code for bare-metal C programs: set up gp, sp and tp (picolibc's errno is
-# thread-local), install a trap handler that reports unexpected traps, clear .bss, run
-# main and exit with its return value through HTIF (exit -> _exit in htif.c).
+# Start-up code for bare-metal C programs (RV64 or RV32): set up gp, sp and tp
+# (picolibc's errno is thread-local), install a trap handler that reports unexpected
+# traps, turn the FPU on (mstatus.FS = Initial) when compiled for F, clear .bss, run main
+# and exit with its return value through HTIF (exit -> _exit in htif.c).
+
+#if __riscv_xlen == 32
+// Stores the register's value as a 64-bit word (zero-extended).
+#define STORE64(reg, off, base) sw reg, off(base); sw zero, off + 4(base)
+#else
+#define STORE64(reg, off, base) sd reg, off(base)
+#endif
 
   .section .text.init, "ax", @progbits
   .globl _start
@@ -13,13 +21,17 @@ _start:
   la tp, __tls_base
   la t0, unexpected_trap
   csrw mtvec, t0
+#ifdef __riscv_flen
+  li t0, 0x2000
+  csrs mstatus, t0
+#endif
 
   # .bss and .tbss are NOLOAD, so clear them here rather than trusting the loader.
   la a0, __bss_start
   la a1, __bss_end
 1:
   bgeu a0, a1, 2f
-  sd zero, 0(a0)
+  STORE64(zero, 0, a0)
   addi a0, a0, 8
   j 1b
 2:
@@ -38,13 +50,21 @@ unexpected_trap:
   la t0, __trap_report
   .option pop
   csrr a0, mcause
-  sd a0, 8(t0)
+  STORE64(a0, 8, t0)
   csrr t1, mepc
-  sd t1, 16(t0)
+  STORE64(t1, 16, t0)
   csrr t1, mtval
-  sd t1, 24(t0)
-  li t1, 0x5452415052505421   # TRAP_REPORT_MAGIC in verification/src/exit.rs
+  STORE64(t1, 24, t0)
+  # TRAP_REPORT_MAGIC in verification/src/exit.rs
+#if __riscv_xlen == 32
+  li t1, 0x52505421
+  sw t1, 0(t0)
+  li t1, 0x54524150
+  sw t1, 4(t0)
+#else
+  li t1, 0x5452415052505421
   sd t1, 0(t0)
+#endif
   addi a0, a0, 128
   call _exit
 

@@ -1,11 +1,13 @@
-//! Loading RV64 ELF executables for the golden model.
+//! Loading RV64 and RV32 ELF executables for the golden model.
 //!
 //! The header is checked by hand first so that the common mistakes (not an ELF, a
-//! 32-bit or big-endian file, another machine, an object file, a truncated file) get a
-//! precise message; the `object` crate then reads program headers and symbols.
+//! big-endian file, another machine, an object file, a truncated file, flags asking for
+//! extensions the model lacks) get a precise message; the `object` crate then reads
+//! program headers and symbols. The ELF class (32 or 64) is the program's XLEN.
 
-use object::elf::PT_LOAD;
-use object::read::elf::{ElfFile64, ProgramHeader};
+use crate::iss::Xlen;
+use object::elf::{FileHeader32, FileHeader64, PT_LOAD};
+use object::read::elf::{ElfFile, FileHeader, ProgramHeader};
 use object::{LittleEndian, Object, ObjectSymbol};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,10 +16,17 @@ use std::path::{Path, PathBuf};
 const EM_RISCV: u16 = 243;
 /// e_type of a linked executable.
 const ET_EXEC: u16 = 2;
+/// e_flags bits of RISC-V: compressed instructions, the float ABI, the E base.
+const EF_RISCV_RVC: u32 = 0x1;
+const EF_RISCV_FLOAT_ABI: u32 = 0x6;
+const EF_RISCV_FLOAT_ABI_QUAD: u32 = 0x6;
+const EF_RISCV_RVE: u32 = 0x8;
 
 /// A loadable program: its segments, entry point and HTIF mailbox addresses.
 #[derive(Debug, Clone)]
 pub struct Program {
+    /// The register width, from the ELF class.
+    pub xlen: Xlen,
     pub entry: u64,
     pub segments: Vec<Segment>,
     /// Address of the `tohost` word.
@@ -51,14 +60,16 @@ pub enum ElfError {
     Io { path: PathBuf, err: std::io::Error },
     #[error("not an ELF file (bad magic number)")]
     NotElf,
-    #[error("not a 64-bit ELF file (ELF class {0}); the model is RV64")]
-    Not64Bit(u8),
+    #[error("unknown ELF class {0} (neither 32-bit nor 64-bit)")]
+    BadClass(u8),
     #[error("not a little-endian ELF file; RISC-V is little-endian")]
     NotLittleEndian,
     #[error("ELF machine is {0}, not RISC-V ({EM_RISCV})")]
     WrongMachine(u16),
     #[error("ELF type is {0}, not an executable ({ET_EXEC}); link the program first")]
     NotExecutable(u16),
+    #[error("ELF flags {flags:#x} ask for {what}, which the model does not implement")]
+    UnsupportedFlags { flags: u32, what: &'static str },
     #[error("truncated ELF file: {what} ends at byte {end} but the file has {len} bytes")]
     Truncated { what: String, end: u64, len: u64 },
     #[error("malformed ELF file: {0}")]
@@ -133,23 +144,42 @@ pub fn parse(bytes: &[u8]) -> Result<Program, ElfError> {
     parse_in(bytes, Ram::DEFAULT)
 }
 
+fn u32_at(b: &[u8], off: usize) -> u32 {
+    u32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
+}
+
+/// What the flags ask for that the model lacks, if anything.
+fn unsupported(flags: u32) -> Option<&'static str> {
+    if flags & EF_RISCV_RVC != 0 {
+        Some("compressed instructions (C)")
+    } else if flags & EF_RISCV_RVE != 0 {
+        Some("the E base (16 registers)")
+    } else if flags & EF_RISCV_FLOAT_ABI == EF_RISCV_FLOAT_ABI_QUAD {
+        Some("the quad-precision float ABI (Q)")
+    } else {
+        None
+    }
+}
+
 /// Parses an in-memory ELF image whose segments must lie in `ram`.
 pub fn parse_in(bytes: &[u8], ram: Ram) -> Result<Program, ElfError> {
-    const EHDR64: usize = 64;
     if bytes.len() < 6 || bytes[..4] != *b"\x7fELF" {
         return Err(ElfError::NotElf);
     }
-    if bytes[4] != 2 {
-        return Err(ElfError::Not64Bit(bytes[4]));
-    }
+    // The header's size and where its fields are, by class.
+    let (xlen, ehdr, flags_at) = match bytes[4] {
+        1 => (Xlen::Rv32, 52, 36),
+        2 => (Xlen::Rv64, 64, 48),
+        class => return Err(ElfError::BadClass(class)),
+    };
     if bytes[5] != 1 {
         return Err(ElfError::NotLittleEndian);
     }
     let len = bytes.len() as u64;
-    if bytes.len() < EHDR64 {
+    if bytes.len() < ehdr {
         return Err(ElfError::Truncated {
             what: "the ELF header".into(),
-            end: EHDR64 as u64,
+            end: ehdr as u64,
             len,
         });
     }
@@ -161,21 +191,31 @@ pub fn parse_in(bytes: &[u8], ram: Ram) -> Result<Program, ElfError> {
     if etype != ET_EXEC {
         return Err(ElfError::NotExecutable(etype));
     }
-    let tables = [
-        (
-            "the program header table",
-            u64_at(bytes, 32),
-            u16_at(bytes, 54),
-            u16_at(bytes, 56),
-        ),
-        (
-            "the section header table",
-            u64_at(bytes, 40),
-            u16_at(bytes, 58),
-            u16_at(bytes, 60),
-        ),
-    ];
-    for (what, off, entsize, num) in tables {
+    let flags = u32_at(bytes, flags_at);
+    if let Some(what) = unsupported(flags) {
+        return Err(ElfError::UnsupportedFlags { flags, what });
+    }
+    // (offset, entry size, count) of the program and section header tables.
+    let tables = match xlen {
+        Xlen::Rv32 => [
+            (
+                u32_at(bytes, 28) as u64,
+                u16_at(bytes, 42),
+                u16_at(bytes, 44),
+            ),
+            (
+                u32_at(bytes, 32) as u64,
+                u16_at(bytes, 46),
+                u16_at(bytes, 48),
+            ),
+        ],
+        Xlen::Rv64 => [
+            (u64_at(bytes, 32), u16_at(bytes, 54), u16_at(bytes, 56)),
+            (u64_at(bytes, 40), u16_at(bytes, 58), u16_at(bytes, 60)),
+        ],
+    };
+    let names = ["the program header table", "the section header table"];
+    for (what, (off, entsize, num)) in names.into_iter().zip(tables) {
         let end = off.saturating_add(entsize as u64 * num as u64);
         if end > len {
             return Err(ElfError::Truncated {
@@ -185,32 +225,40 @@ pub fn parse_in(bytes: &[u8], ram: Ram) -> Result<Program, ElfError> {
             });
         }
     }
+    let program = match xlen {
+        Xlen::Rv32 => load::<FileHeader32<LittleEndian>>(bytes, ram)?,
+        Xlen::Rv64 => load::<FileHeader64<LittleEndian>>(bytes, ram)?,
+    };
+    Ok(Program { xlen, ..program })
+}
 
-    let file =
-        ElfFile64::<LittleEndian>::parse(bytes).map_err(|e| ElfError::Malformed(e.to_string()))?;
+/// Reads the segments and symbols of a header-checked ELF image of class `E` (the
+/// result's `xlen` is the caller's to set).
+fn load<E: FileHeader<Endian = LittleEndian>>(bytes: &[u8], ram: Ram) -> Result<Program, ElfError> {
+    let len = bytes.len() as u64;
+    let file = ElfFile::<E>::parse(bytes).map_err(|e| ElfError::Malformed(e.to_string()))?;
     let endian = LittleEndian;
     let mut segments = Vec::new();
     for ph in file.elf_program_headers() {
-        if ph.p_type(endian) != PT_LOAD || ph.p_memsz(endian) == 0 {
+        if ph.p_type(endian) != PT_LOAD || ph.p_memsz(endian).into() == 0 {
             continue;
         }
-        let (off, filesz) = (ph.p_offset(endian), ph.p_filesz(endian));
+        let (off, filesz) = (ph.p_offset(endian).into(), ph.p_filesz(endian).into());
         let end = off.saturating_add(filesz);
         if end > len {
             return Err(ElfError::Truncated {
-                what: format!("the segment loaded at {:#x}", ph.p_paddr(endian)),
+                what: format!("the segment loaded at {:#x}", ph.p_paddr(endian).into()),
                 end,
                 len,
             });
         }
-        let memsz = ph.p_memsz(endian);
+        let memsz: u64 = ph.p_memsz(endian).into();
+        let addr: u64 = ph.p_paddr(endian).into();
         if memsz < filesz {
             return Err(ElfError::Malformed(format!(
-                "segment at {:#x} has a memory size smaller than its file size",
-                ph.p_paddr(endian)
+                "segment at {addr:#x} has a memory size smaller than its file size"
             )));
         }
-        let addr = ph.p_paddr(endian);
         if !ram.holds(addr, memsz) {
             return Err(ElfError::OutsideRam {
                 addr,
@@ -223,10 +271,7 @@ pub fn parse_in(bytes: &[u8], ram: Ram) -> Result<Program, ElfError> {
         let memsz = usize::try_from(memsz)
             .map_err(|_| ElfError::Malformed(format!("segment size {memsz:#x} is too large")))?;
         data.resize(memsz, 0);
-        segments.push(Segment {
-            addr: ph.p_paddr(endian),
-            data,
-        });
+        segments.push(Segment { addr, data });
     }
     if segments.is_empty() {
         return Err(ElfError::NoSegments);
@@ -242,6 +287,7 @@ pub fn parse_in(bytes: &[u8], ram: Ram) -> Result<Program, ElfError> {
     }
     let tohost = *symbols.get("tohost").ok_or(ElfError::MissingTohost)?;
     Ok(Program {
+        xlen: Xlen::Rv64,
         entry: file.entry(),
         segments,
         tohost,

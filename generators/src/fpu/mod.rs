@@ -3,6 +3,7 @@
 //! five flags out of every unit), after Berkeley HardFloat. Shared blocks: the format
 //! description, operand unpacking and rounding; one file per unit.
 
+pub mod divsqrt;
 pub mod fma;
 pub mod format;
 pub mod packed_fma;

@@ -12,6 +12,7 @@ use verification::elf::{self, Program, Ram};
 use verification::exit::explain;
 use verification::hwacha::model::{Hwacha, HwachaParams as HwachaModelParams};
 use verification::iss::rocc::Accumulator;
+use verification::iss::Xlen;
 use verification::tb::lockstep::IssGolden;
 use verification::tb::memory::MemConfig;
 use verification::tb::soc::{self, SocConfig};
@@ -55,7 +56,15 @@ pub fn load(path: &Path, params: &toml::Table) -> anyhow::Result<Program> {
         (Some(base), Some(size)) => Ram { base, size },
         _ => Ram::DEFAULT,
     };
-    elf::load_file_in(path, ram).with_context(|| format!("loading {}", path.display()))
+    let program =
+        elf::load_file_in(path, ram).with_context(|| format!("loading {}", path.display()))?;
+    if program.xlen != Xlen::Rv64 {
+        anyhow::bail!(
+            "loading {}: a 32-bit (RV32) program; the processor designs are RV64",
+            path.display()
+        );
+    }
+    Ok(program)
 }
 
 /// Runs `program` (`args.program`) on a processor design; prints cycles, instructions

@@ -26,6 +26,11 @@ pub mod opcode {
     pub const JAL: u32 = 0x6f;
     pub const SYSTEM: u32 = 0x73;
     pub const CUSTOM3: u32 = 0x7b;
+    pub const MADD: u32 = 0x43;
+    pub const MSUB: u32 = 0x47;
+    pub const NMSUB: u32 = 0x4b;
+    pub const NMADD: u32 = 0x4f;
+    pub const OP_FP: u32 = 0x53;
 }
 
 #[inline(always)]
@@ -51,6 +56,12 @@ pub fn funct3(i: u32) -> u32 {
 #[inline(always)]
 pub fn funct7(i: u32) -> u32 {
     i >> 25
+}
+
+/// Third source register of the fused multiply-adds (bits 31:27).
+#[inline(always)]
+pub fn rs3(i: u32) -> usize {
+    (i >> 27) as usize
 }
 
 /// CSR number of a Zicsr instruction (bits 31:20).

@@ -1,15 +1,16 @@
-//! The interpreter: fetch, decode and execute one instruction.
+//! The interpreter: fetch, decode and execute one instruction (F and D in `fp.rs`).
 //!
 //! `step::<LOG>` is monomorphised twice so the commit-log bookkeeping costs nothing when
-//! the log is off. Illegal encodings (including every F/D/C instruction, which this
-//! model does not implement yet) raise an illegal-instruction trap with the instruction
-//! bits in mtval, as Spike does.
+//! the log is off. Illegal encodings (including every C instruction, and F/D ones on a
+//! hart without them) raise an illegal-instruction trap with the instruction bits in
+//! mtval, as Spike does. On RV32 the 64-bit-only encodings are illegal, results are
+//! sign-extended from 32 bits when written, and addresses are taken modulo 2^32.
 
 use super::commitlog::Commit;
-use super::csr::{cause, CsrFault};
+use super::csr::{cause, num, CsrFault};
 use super::decode::{self, opcode};
 use super::rocc::{self, RoccError};
-use super::Iss;
+use super::{Iss, Xlen};
 
 /// Why an instruction did not retire: an exception with its mcause and mtval, or an
 /// accelerator model that cannot go on (which stops the simulation; boxed to keep the
@@ -25,9 +26,11 @@ fn trap(cause: u64, tval: u64) -> Event {
 }
 
 impl Iss {
+    /// Writes `v` to x`rd` (on RV32, its low 32 bits sign-extended).
     #[inline(always)]
-    fn set_x<const LOG: bool>(&mut self, c: &mut Commit, rd: usize, v: u64) {
+    pub(super) fn set_x<const LOG: bool>(&mut self, c: &mut Commit, rd: usize, v: u64) {
         if rd != 0 {
+            let v = self.isa.xlen.sext(v);
             self.x[rd] = v;
             if LOG {
                 c.xreg = Some((rd as u8, v));
@@ -36,7 +39,7 @@ impl Iss {
     }
 
     #[inline(always)]
-    fn load<const LOG: bool>(
+    pub(super) fn load<const LOG: bool>(
         &mut self,
         c: &mut Commit,
         addr: u64,
@@ -56,7 +59,7 @@ impl Iss {
     }
 
     #[inline(always)]
-    fn store<const LOG: bool>(
+    pub(super) fn store<const LOG: bool>(
         &mut self,
         c: &mut Commit,
         addr: u64,
@@ -107,12 +110,14 @@ impl Iss {
         let rs2 = self.x[decode::rs2(insn)];
         let f3 = decode::funct3(insn);
         let f7 = decode::funct7(insn);
-        let mut next = pc.wrapping_add(4);
+        let xlen = self.isa.xlen;
+        let rv32 = xlen == Xlen::Rv32;
+        let mut next = xlen.address(pc.wrapping_add(4));
         match insn & 0x7f {
             opcode::LUI => self.set_x::<LOG>(c, rd, decode::imm_u(insn)),
             opcode::AUIPC => self.set_x::<LOG>(c, rd, pc.wrapping_add(decode::imm_u(insn))),
             opcode::JAL => {
-                let target = pc.wrapping_add(decode::imm_j(insn));
+                let target = xlen.address(pc.wrapping_add(decode::imm_j(insn)));
                 if target & 3 != 0 {
                     return Err(trap(cause::INSN_MISALIGNED, target));
                 }
@@ -123,7 +128,7 @@ impl Iss {
                 if f3 != 0 {
                     return Err(illegal());
                 }
-                let target = rs1.wrapping_add(decode::imm_i(insn)) & !1;
+                let target = xlen.address(rs1.wrapping_add(decode::imm_i(insn)) & !1);
                 if target & 3 != 0 {
                     return Err(trap(cause::INSN_MISALIGNED, target));
                 }
@@ -141,7 +146,7 @@ impl Iss {
                     _ => return Err(illegal()),
                 };
                 if taken {
-                    let target = pc.wrapping_add(decode::imm_b(insn));
+                    let target = xlen.address(pc.wrapping_add(decode::imm_b(insn)));
                     if target & 3 != 0 {
                         return Err(trap(cause::INSN_MISALIGNED, target));
                     }
@@ -149,29 +154,31 @@ impl Iss {
                 }
             }
             opcode::LOAD => {
-                let addr = rs1.wrapping_add(decode::imm_i(insn));
+                let addr = xlen.address(rs1.wrapping_add(decode::imm_i(insn)));
                 let v = match f3 {
                     0 => self.load::<LOG>(c, addr, 1)? as i8 as i64 as u64,
                     1 => self.load::<LOG>(c, addr, 2)? as i16 as i64 as u64,
                     2 => self.load::<LOG>(c, addr, 4)? as i32 as i64 as u64,
-                    3 => self.load::<LOG>(c, addr, 8)?,
+                    3 if !rv32 => self.load::<LOG>(c, addr, 8)?,
                     4 => self.load::<LOG>(c, addr, 1)?,
                     5 => self.load::<LOG>(c, addr, 2)?,
-                    6 => self.load::<LOG>(c, addr, 4)?,
+                    6 if !rv32 => self.load::<LOG>(c, addr, 4)?,
                     _ => return Err(illegal()),
                 };
                 self.set_x::<LOG>(c, rd, v);
             }
             opcode::STORE => {
-                if f3 > 3 {
+                if f3 > 3 || (rv32 && f3 == 3) {
                     return Err(illegal());
                 }
-                let addr = rs1.wrapping_add(decode::imm_s(insn));
+                let addr = xlen.address(rs1.wrapping_add(decode::imm_s(insn)));
                 self.store::<LOG>(c, addr, 1 << f3, rs2)?;
             }
             opcode::OP_IMM => {
                 let imm = decode::imm_i(insn);
                 let shamt = (insn >> 20) & 0x3f;
+                // RV32's shift amounts have five bits: bit 25 belongs to funct7.
+                let shift_ok = |f6: u32| insn >> 26 == f6 && !(rv32 && shamt >= 32);
                 let v = match f3 {
                     0 => rs1.wrapping_add(imm),
                     2 => ((rs1 as i64) < (imm as i64)) as u64,
@@ -179,13 +186,14 @@ impl Iss {
                     4 => rs1 ^ imm,
                     6 => rs1 | imm,
                     7 => rs1 & imm,
-                    1 if insn >> 26 == 0 => rs1 << shamt,
-                    5 if insn >> 26 == 0 => rs1 >> shamt,
-                    5 if insn >> 26 == 0x10 => ((rs1 as i64) >> shamt) as u64,
+                    1 if shift_ok(0) => rs1 << shamt,
+                    5 if shift_ok(0) => xlen.address(rs1) >> shamt,
+                    5 if shift_ok(0x10) => ((rs1 as i64) >> shamt) as u64,
                     _ => return Err(illegal()),
                 };
                 self.set_x::<LOG>(c, rd, v);
             }
+            opcode::OP_IMM_32 | opcode::OP_32 if rv32 => return Err(illegal()),
             opcode::OP_IMM_32 => {
                 let shamt = (insn >> 20) & 0x1f;
                 let a = rs1 as u32;
@@ -199,17 +207,19 @@ impl Iss {
                 self.set_x::<LOG>(c, rd, v as i64 as u64);
             }
             opcode::OP => {
+                let shamt = rs2 & (xlen.bits() as u64 - 1);
                 let v = match (f7, f3) {
                     (0, 0) => rs1.wrapping_add(rs2),
                     (0x20, 0) => rs1.wrapping_sub(rs2),
-                    (0, 1) => rs1 << (rs2 & 63),
+                    (0, 1) => rs1 << shamt,
                     (0, 2) => ((rs1 as i64) < (rs2 as i64)) as u64,
                     (0, 3) => (rs1 < rs2) as u64,
                     (0, 4) => rs1 ^ rs2,
-                    (0, 5) => rs1 >> (rs2 & 63),
-                    (0x20, 5) => ((rs1 as i64) >> (rs2 & 63)) as u64,
+                    (0, 5) => xlen.address(rs1) >> shamt,
+                    (0x20, 5) => ((rs1 as i64) >> shamt) as u64,
                     (0, 6) => rs1 | rs2,
                     (0, 7) => rs1 & rs2,
+                    (1, f3) if rv32 => mul_div_32(f3, rs1 as u32, rs2 as u32) as i32 as u64,
                     (1, f3) => mul_div(f3, rs1, rs2),
                     _ => return Err(illegal()),
                 };
@@ -244,8 +254,18 @@ impl Iss {
                 }
             }
             opcode::AMO => self
-                .amo::<LOG>(c, insn, rd, rs1, rs2)
+                .amo::<LOG>(c, insn, rd, xlen.address(rs1), rs2)
                 .map_err(|e| e.unwrap_or_else(illegal))?,
+            opcode::LOAD_FP => self
+                .fp_load::<LOG>(c, insn, rs1)
+                .map_err(|e| e.unwrap_or_else(illegal))?,
+            opcode::STORE_FP => self
+                .fp_store::<LOG>(c, insn, rs1)
+                .map_err(|e| e.unwrap_or_else(illegal))?,
+            opcode::OP_FP => self.fp_op::<LOG>(c, insn, rs1).ok_or_else(illegal)?,
+            opcode::MADD | opcode::MSUB | opcode::NMSUB | opcode::NMADD => {
+                self.fp_fma::<LOG>(c, insn).ok_or_else(illegal)?
+            }
             opcode::SYSTEM => {
                 if f3 == 0 {
                     match insn {
@@ -254,7 +274,11 @@ impl Iss {
                         0x3020_0073 => {
                             next = self.csrs.mret();
                             if LOG {
-                                c.csr = Some((super::csr::num::MSTATUS, self.csrs.mstatus));
+                                c.push_csr(num::MSTATUS, self.csrs.mstatus_value());
+                                // Spike's RV32 mstatus is two halves, both logged.
+                                if rv32 {
+                                    c.push_csr(num::MSTATUSH, 0);
+                                }
                             }
                         }
                         // wfi: with no interrupt sources there is nothing to wait
@@ -312,15 +336,29 @@ impl Iss {
             2 | 3 => None,
             _ => return Err(CsrFault::Missing),
         };
-        if let Some(v) = new {
-            self.csrs.write(csr, v, self.retired)?;
-        }
+        let Some(v) = new else {
+            self.set_x::<LOG>(c, rd, old);
+            return Ok(());
+        };
+        self.csrs.write(csr, v, self.retired)?;
         self.set_x::<LOG>(c, rd, old);
-        if LOG && new.is_some() {
+        let fp_csr = matches!(csr, num::FFLAGS | num::FRM | num::FCSR);
+        if fp_csr && self.csrs.mark_fp_dirty() && LOG {
+            c.push_csr(num::MSTATUS, self.csrs.mstatus_value());
+        }
+        if LOG {
             // The log shows the value as read back after the write (WARL fields
-            // legalised); counters read back what the next instruction will see.
-            let back = self.csrs.read(csr, self.retired + 1, self.time)?;
-            c.csr = Some((csr, back));
+            // legalised); counters read back what the next instruction will see. Spike
+            // logs a write of fcsr as writes of its two fields.
+            let logged: &[u16] = if csr == num::FCSR {
+                &[num::FFLAGS, num::FRM]
+            } else {
+                &[csr]
+            };
+            for &n in logged {
+                let back = self.csrs.read(n, self.retired + 1, self.time)?;
+                c.push_csr(n, back);
+            }
         }
         Ok(())
     }
@@ -337,7 +375,7 @@ impl Iss {
     ) -> Result<(), Option<Event>> {
         let size = match decode::funct3(insn) {
             2 => 4,
-            3 => 8,
+            3 if self.isa.xlen == Xlen::Rv64 => 8,
             _ => return Err(None),
         };
         let sext = |v: u64| if size == 4 { v as i32 as i64 as u64 } else { v };
@@ -444,6 +482,22 @@ fn mul_div(f3: u32, a: u64, b: u64) -> u64 {
             }
         }
         _ => a.checked_rem(b).unwrap_or(a),
+    }
+}
+
+/// RV32M register-register operations: as [`mul_div`] at 32 bits.
+#[inline(always)]
+fn mul_div_32(f3: u32, a: u32, b: u32) -> u32 {
+    let (sa, sb) = (a as i32 as i64, b as i32 as i64);
+    match f3 {
+        0 => a.wrapping_mul(b),
+        1 => ((sa * sb) >> 32) as u32,
+        2 => ((sa * b as i64) >> 32) as u32,
+        3 => ((a as u64 * b as u64) >> 32) as u32,
+        4 => div32(a as i32, b as i32) as u32,
+        5 => divu32(a, b),
+        6 => rem32(a as i32, b as i32) as u32,
+        _ => remu32(a, b),
     }
 }
 

@@ -3,6 +3,8 @@
 //! The layout follows Spike's default machine (RAM at 0x8000_0000, reset vector at 0x1000)
 //! so that the same ELF runs unchanged on both and their commit logs can be diffed.
 
+use super::Xlen;
+
 /// Where the reset ROM lives; execution starts here, as on Spike.
 pub const RESET_VECTOR: u64 = 0x1000;
 /// Default RAM base, the address riscv-tests and our linker script link to.
@@ -13,7 +15,8 @@ pub const DEFAULT_RAM_SIZE: u64 = 2 << 30;
 /// Reset ROM: the same five instructions Spike's boot ROM executes, so instruction counts
 /// (`minstret`, `cycle`) and the HTIF polling schedule line up with Spike's exactly.
 /// a0 = mhartid, a1 = address just past the ROM (where Spike keeps its device tree),
-/// then jump to the 64-bit entry point stored at offset 24.
+/// then jump to the entry point stored at offset 24 (loaded with `ld` on RV64, `lw` on
+/// RV32).
 const ROM_CODE: [u32; 6] = [
     0x0000_0297, // auipc t0, 0
     0x0202_8593, // addi  a1, t0, 32
@@ -22,13 +25,19 @@ const ROM_CODE: [u32; 6] = [
     0x0002_8067, // jr    t0
     0,           // padding up to the entry-point word
 ];
+/// RV32's load of the entry point: `lw t0, 24(t0)`.
+const ROM_LW_ENTRY: u32 = 0x0182_a283;
 pub const ROM_SIZE: usize = 32;
 
-/// The reset ROM's bytes for a program entered at `entry` (its address is
-/// [`RESET_VECTOR`]), for test benches that load it into a design's memory.
-pub fn reset_rom(entry: u64) -> [u8; ROM_SIZE] {
+/// The reset ROM's bytes for a program of register width `xlen` entered at `entry` (its
+/// address is [`RESET_VECTOR`]), for test benches that load it into a design's memory.
+pub fn reset_rom(entry: u64, xlen: Xlen) -> [u8; ROM_SIZE] {
+    let mut code = ROM_CODE;
+    if xlen == Xlen::Rv32 {
+        code[3] = ROM_LW_ENTRY;
+    }
     let mut rom = [0u8; ROM_SIZE];
-    for (i, w) in ROM_CODE.iter().enumerate() {
+    for (i, w) in code.iter().enumerate() {
         rom[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
     }
     rom[24..32].copy_from_slice(&entry.to_le_bytes());
@@ -43,12 +52,13 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// RAM of `size` bytes at `base`; the reset ROM jumps to `entry`.
-    pub fn new(base: u64, size: u64, entry: u64) -> Memory {
+    /// RAM of `size` bytes at `base`; the reset ROM jumps to `entry` (an RV64 or RV32
+    /// ROM, as `xlen` says).
+    pub fn new(base: u64, size: u64, entry: u64, xlen: Xlen) -> Memory {
         Memory {
             ram_base: base,
             ram: vec![0; size as usize],
-            rom: reset_rom(entry),
+            rom: reset_rom(entry, xlen),
         }
     }
 

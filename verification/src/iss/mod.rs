@@ -1,8 +1,11 @@
-//! RV64IMA + Zicsr + Zifencei instruction-set simulator: the control processor's golden
-//! model and the host side of every accelerator test.
+//! RV64IMAFD and RV32IMAFD (+ Zicsr, Zifencei) instruction-set simulator: the control
+//! processor's golden model and the host side of every accelerator test.
 //!
-//! Machine mode only. F and D are not implemented yet: their encodings raise an
-//! illegal-instruction trap. No interrupt sources are modelled (`mip` reads 0).
+//! Machine mode only. The register width comes from the program (its ELF class); F and D
+//! are configured ([`IssConfig::fp`]): without them their encodings raise an
+//! illegal-instruction trap, as on the Rocket designs. No interrupt sources are modelled
+//! (`mip` reads 0). On RV32 the integer registers hold their 32-bit values sign-extended
+//! to 64 bits, and addresses and the pc are the low 32 bits.
 //!
 //! Execution is organised like Spike's: the hart runs in chunks of
 //! [`CHUNK`] instructions; a trap ends a chunk early; between chunks the
@@ -14,6 +17,7 @@ pub mod commitlog;
 pub mod csr;
 pub mod decode;
 mod exec;
+mod fp;
 pub mod htif;
 pub mod mem;
 pub mod rocc;
@@ -56,8 +60,85 @@ pub enum IssError {
     },
 }
 
+/// The integer register width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Xlen {
+    Rv32,
+    #[default]
+    Rv64,
+}
+
+impl Xlen {
+    /// Bits in a register.
+    pub fn bits(self) -> u32 {
+        match self {
+            Xlen::Rv32 => 32,
+            Xlen::Rv64 => 64,
+        }
+    }
+
+    /// `v` as an address or pc: its low XLEN bits.
+    #[inline(always)]
+    pub fn address(self, v: u64) -> u64 {
+        match self {
+            Xlen::Rv32 => v as u32 as u64,
+            Xlen::Rv64 => v,
+        }
+    }
+
+    /// `v` as a register holds it: on RV32, its low 32 bits sign-extended.
+    #[inline(always)]
+    pub fn sext(self, v: u64) -> u64 {
+        match self {
+            Xlen::Rv32 => v as i32 as i64 as u64,
+            Xlen::Rv64 => v,
+        }
+    }
+}
+
+/// The floating-point extensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FpExt {
+    /// Neither F nor D (the Rocket designs' ISA).
+    #[default]
+    None,
+    F,
+    FD,
+}
+
+/// The hart's ISA: IMA + Zicsr + Zifencei + Zicntr, the register width and the
+/// floating-point extensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Isa {
+    pub xlen: Xlen,
+    pub fp: FpExt,
+}
+
+impl Isa {
+    /// Bits in an f register (Spike's FLEN; 0 without F).
+    pub fn flen(self) -> u32 {
+        match self.fp {
+            FpExt::None => 0,
+            FpExt::F => 32,
+            FpExt::FD => 64,
+        }
+    }
+
+    /// Spike's `--isa` value for this ISA.
+    pub fn spike_isa(self) -> String {
+        let fp = match self.fp {
+            FpExt::None => "",
+            FpExt::F => "f",
+            FpExt::FD => "fd",
+        };
+        format!("rv{}ima{fp}_zicsr_zifencei_zicntr", self.xlen.bits())
+    }
+}
+
 /// Machine configuration.
 pub struct IssConfig {
+    /// The floating-point extensions (default none); the register width is the program's.
+    pub fp: FpExt,
     pub ram_base: u64,
     pub ram_size: u64,
     /// Where the program's stdout (HTIF console and `write(1, ...)`) goes.
@@ -69,6 +150,7 @@ pub struct IssConfig {
 impl Default for IssConfig {
     fn default() -> Self {
         IssConfig {
+            fp: FpExt::None,
             ram_base: mem::DEFAULT_RAM_BASE,
             ram_size: mem::DEFAULT_RAM_SIZE,
             stdout: Box::new(io::stdout()),
@@ -102,7 +184,14 @@ pub enum Step {
 
 /// One hart with its memory, CSRs, HTIF host and optional RoCC accelerator.
 pub struct Iss {
+    pub isa: Isa,
     pub x: [u64; 32],
+    /// f registers: a single NaN-boxed in the upper 32 bits.
+    pub f: [u64; 32],
+    /// Bit `i`: f register `i` has been written. Spike's f registers are 128 bits wide and
+    /// reset to zero, so until written a register is not a boxed value of any format
+    /// and reads as the canonical NaN (moves and stores see its zero bits).
+    pub f_written: u32,
     pub pc: u64,
     pub mem: Memory,
     pub csrs: Csrs,
@@ -122,7 +211,11 @@ pub struct Iss {
 impl Iss {
     /// Loads `program` into a fresh machine; execution starts at the reset vector.
     pub fn new(program: &Program, config: IssConfig) -> Result<Iss, IssError> {
-        let mut mem = Memory::new(config.ram_base, config.ram_size, program.entry);
+        let isa = Isa {
+            xlen: program.xlen,
+            fp: config.fp,
+        };
+        let mut mem = Memory::new(config.ram_base, config.ram_size, program.entry, isa.xlen);
         for seg in &program.segments {
             if !mem.write_slice(seg.addr, &seg.data) {
                 return Err(IssError::SegmentOutsideRam {
@@ -140,10 +233,13 @@ impl Iss {
             config.stderr,
         );
         Ok(Iss {
+            isa,
             x: [0; 32],
+            f: [0; 32],
+            f_written: 0,
             pc: mem::RESET_VECTOR,
             mem,
-            csrs: Csrs::new(),
+            csrs: Csrs::new(isa),
             htif,
             rocc: None,
             retired: 0,
@@ -179,6 +275,14 @@ impl Iss {
     /// design without Spike's chunk schedule does; Spike drops it every chunk.
     pub fn keep_reservation(&mut self) {
         self.keep_reservation = true;
+    }
+
+    /// The widths the commit log prints values at.
+    pub fn log_widths(&self) -> commitlog::Widths {
+        commitlog::Widths {
+            xlen: self.isa.xlen.bits(),
+            flen: self.isa.flen(),
+        }
     }
 
     /// Instructions retired so far (including the reset ROM's five).
@@ -297,12 +401,13 @@ impl Iss {
         log: &mut dyn Write,
     ) -> Result<Option<Stop>, IssError> {
         let mut commit = Commit::default();
+        let widths = self.log_widths();
         for _ in 0..budget {
             match self.step::<LOG>(&mut commit) {
                 Ok(()) => {
                     self.retired += 1;
                     if LOG {
-                        commit.write_line(log).map_err(IssError::Log)?;
+                        commit.write_line(log, widths).map_err(IssError::Log)?;
                     }
                 }
                 Err(Event::Trap { cause, tval }) => {

@@ -194,7 +194,7 @@ pub fn run<S: Simulator, G: GoldenModel>(
     memory.memory_mut().load_program(program)?;
     memory
         .memory_mut()
-        .load_image(RESET_VECTOR, &reset_rom(program.entry))?;
+        .load_image(RESET_VECTOR, &reset_rom(program.entry, program.xlen))?;
     let mut host = Htif::new(program.tohost, program.fromhost, stdout, stderr);
     let mut lockstep = golden
         .map(|g| {

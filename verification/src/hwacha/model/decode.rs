@@ -5,8 +5,8 @@
 
 use super::config::Vcfg;
 use super::error::Illegal;
-use super::fp::FpOp;
 use super::state::NUM_VS;
+use crate::fp::FpOp;
 use crate::hwacha::encoding::{table, Field, FieldSet, Table, Thread};
 
 /// Register-register integer operations (Table 7.6; RV64IM semantics).

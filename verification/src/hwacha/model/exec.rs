@@ -8,9 +8,9 @@
 
 use super::decode::{CmpOp, Decoder, ImmOp, Insn, IntOp, Op};
 use super::error::HwachaError;
-use super::fp::{self, FpOp};
 use super::state::State;
 use super::trace::{Effect, Retired};
+use crate::fp::{self, FpOp};
 use crate::hwacha::encoding::Field;
 use crate::iss::mem::Memory;
 

@@ -61,18 +61,18 @@ mod control;
 mod decode;
 mod error;
 mod exec;
-mod fp;
+mod fpnames;
 mod mem;
 mod state;
 mod trace;
 
+pub use crate::fp::{flags as fflags, Arith, FCmp, Fma, Fmt, FpOp, IntKind, WideningOp};
 /// The operand fields [`Insn`] is read by.
 pub use crate::hwacha::encoding::Field;
 pub use config::{HwachaParams, ParamError, Vcfg};
 pub use control::instruction_bits;
 pub use decode::{AmoOp, CmpOp, ImmOp, Insn, IntOp, MemOp, Mode, Op, Width};
 pub use error::{HwachaError, Illegal};
-pub use fp::{flags as fflags, Arith, FCmp, Fma, Fmt, FpOp, IntKind, WideningOp};
 pub use state::{State, NUM_VA, NUM_VS};
 pub use trace::{Effect, Retired};
 

@@ -1,7 +1,8 @@
-//! Floating point in half, single and double precision (Tables 7.8-7.10), IEEE-754 exact
-//! with RISC-V's rules, on the `rustc_apfloat` soft-float library (a port of LLVM's
-//! APFloat: every rounding mode, status flags per operation, no host FPU and no global
-//! state, so parallel tests cannot disturb each other's flags).
+//! Floating point in half, single and double precision, IEEE-754 exact with RISC-V's
+//! rules, on the `rustc_apfloat` soft-float library (a port of LLVM's APFloat: every
+//! rounding mode, status flags per operation, no host FPU and no global state, so parallel
+//! tests cannot disturb each other's flags). Shared by the Hwacha golden model (Tables
+//! 7.8-7.10 of Lee's thesis) and the ISS's F and D extensions (`iss::fp`).
 //!
 //! RISC-V rules applied on top of the library: every NaN result is the canonical NaN;
 //! fmin/fmax return the non-NaN operand and order -0 below +0; conversions to integers
@@ -10,12 +11,13 @@
 //! overflow and tininess (after rounding) are decided on the result rounded with an
 //! unbounded exponent, which the library does not do (see `unbounded`).
 //!
-//! Hwacha keeps floating-point values in the same registers as integers, so there is no
-//! NaN boxing: an operand is the low bits of its register, and a half or single result is
-//! written sign-extended to 64 bits, as the Hwacha ISA simulator does.
+//! Operands are the low bits of a 64-bit value and results come back sign-extended to 64
+//! bits, as Hwacha keeps them (floating-point values share its integer registers, with no
+//! NaN boxing). NaN boxing is the caller's: the ISS unboxes its operands and boxes its
+//! results.
 //!
-//! The mixed-precision forms `vf<op>.<D>.<S>` of the encoding file (add, sub, mul and the
-//! fused multiply-adds, Table 7.8 does not list them and the thesis leaves their
+//! The mixed-precision forms `vf<op>.<D>.<S>` of the Hwacha encoding file (add, sub, mul
+//! and the fused multiply-adds, Table 7.8 does not list them and the thesis leaves their
 //! semantics to Ou's thesis) are read here as: every source is an S value (an S-bit
 //! register suffices), widened exactly to D, and the operation is D's, rounded once,
 //! with a D result. A signaling-NaN source raises invalid, as its widening does. This is
@@ -144,95 +146,6 @@ pub enum FpOp {
 pub enum WideningOp {
     Arith(Arith),
     Fma(Fma),
-}
-
-impl FpOp {
-    /// The operation a `vf...`/`vcmpf...` name stands for.
-    pub fn of(name: &str) -> Option<FpOp> {
-        let parts: Vec<&str> = name.split('.').collect();
-        match parts.as_slice() {
-            [op, f] => FpOp::single(op, Fmt::of(f)?),
-            ["vfcvt", to, from] => match (Fmt::of(to), Fmt::of(from)) {
-                (Some(to), Some(from)) => Some(FpOp::Convert { from, to }),
-                (None, Some(from)) => Some(FpOp::ToInt(from, IntKind::of(to)?)),
-                (Some(to), None) => Some(FpOp::FromInt(IntKind::of(from)?, to)),
-                (None, None) => None,
-            },
-            [op, to, from] => {
-                let (to, from) = (Fmt::of(to)?, Fmt::of(from)?);
-                let op = match FpOp::single(op, to)? {
-                    FpOp::Arith(k @ (Arith::Add | Arith::Sub | Arith::Mul), _) => {
-                        WideningOp::Arith(k)
-                    }
-                    FpOp::Fma(k, _) => WideningOp::Fma(k),
-                    _ => return None,
-                };
-                (from.bits() < to.bits()).then_some(FpOp::Widening { op, to, from })
-            }
-            _ => None,
-        }
-    }
-
-    /// `vf<op>.<f>` and `vcmpf<op>.<f>`.
-    fn single(op: &str, f: Fmt) -> Option<FpOp> {
-        Some(match op {
-            "vfadd" => FpOp::Arith(Arith::Add, f),
-            "vfsub" => FpOp::Arith(Arith::Sub, f),
-            "vfmul" => FpOp::Arith(Arith::Mul, f),
-            "vfdiv" => FpOp::Arith(Arith::Div, f),
-            "vfmin" => FpOp::Arith(Arith::Min, f),
-            "vfmax" => FpOp::Arith(Arith::Max, f),
-            "vfsgnj" => FpOp::Arith(Arith::Sgnj, f),
-            "vfsgnjn" => FpOp::Arith(Arith::Sgnjn, f),
-            "vfsgnjx" => FpOp::Arith(Arith::Sgnjx, f),
-            "vfsqrt" => FpOp::Sqrt(f),
-            "vfclass" => FpOp::Class(f),
-            "vfmadd" => FpOp::Fma(Fma::Madd, f),
-            "vfmsub" => FpOp::Fma(Fma::Msub, f),
-            "vfnmsub" => FpOp::Fma(Fma::Nmsub, f),
-            "vfnmadd" => FpOp::Fma(Fma::Nmadd, f),
-            "vcmpfeq" => FpOp::Cmp(FCmp::Eq, f),
-            "vcmpflt" => FpOp::Cmp(FCmp::Lt, f),
-            "vcmpfle" => FpOp::Cmp(FCmp::Le, f),
-            _ => return None,
-        })
-    }
-
-    /// Element width the operation needs of source (`dest` false) or destination
-    /// registers.
-    pub fn precision(self, dest: bool) -> u32 {
-        match self {
-            FpOp::Arith(_, f) | FpOp::Sqrt(f) | FpOp::Fma(_, f) => f.bits(),
-            FpOp::Class(f) | FpOp::Cmp(_, f) => {
-                if dest {
-                    64
-                } else {
-                    f.bits()
-                }
-            }
-            FpOp::ToInt(f, i) => {
-                if dest {
-                    i.bits()
-                } else {
-                    f.bits()
-                }
-            }
-            FpOp::FromInt(i, f) => {
-                if dest {
-                    f.bits()
-                } else {
-                    i.bits()
-                }
-            }
-            FpOp::Convert { from, to } | FpOp::Widening { to, from, .. } => {
-                if dest {
-                    to.bits()
-                } else {
-                    from.bits()
-                }
-            }
-        }
-    }
 }
 
 impl WideningOp {
