@@ -691,3 +691,5 @@ impl Fmt {
         }
     }
 }
+
+pub mod unit;
