@@ -8,7 +8,7 @@
 
 mod fp_rig;
 
-use fp_rig::unit::{long, run, Vector};
+use fp_rig::unit::{lint, long, run, Vector};
 use fp_rig::*;
 use generators::fpu::compare::{compare, op, CompareParams};
 use hdl::{Design, ModuleBuilder};
@@ -129,4 +129,14 @@ fn verilator_matches_softfloat_on_every_corner_pair() {
             check(&mut model, &prefix, stages, f, &tuples);
         }
     }
+}
+
+#[test]
+fn lint_clean_at_every_format_and_depth() {
+    let problems: Vec<String> = ["binary16", "binary32", "binary64", "bfloat16"]
+        .iter()
+        .flat_map(|f| (0..=2).map(move |s| format!("format = \"{f}\"\nstages = {s}")))
+        .filter_map(|p| lint("fpu-compare", &p))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -9,7 +9,7 @@
 
 mod fp_rig;
 
-use fp_rig::unit::{long, run, Vector};
+use fp_rig::unit::{lint, long, run, Vector};
 use fp_rig::*;
 use generators::fpu::convert::{convert, encode, fmt_code, int, kind, ConvertParams};
 use hdl::Design;
@@ -247,4 +247,15 @@ fn verilator_matches_softfloat_on_corners_and_random_operands() {
             check(&mut model, stages, conv, &xs);
         }
     }
+}
+
+#[test]
+fn lint_clean_at_every_format_set_and_the_depth_extremes() {
+    let sets = generators::fpu::convert::FORMAT_SETS;
+    let problems: Vec<String> = sets
+        .iter()
+        .flat_map(|f| [0, 2].map(|s| format!("formats = \"{f}\"\nstages = {s}")))
+        .filter_map(|p| lint("fpu-convert", &p))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

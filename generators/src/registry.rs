@@ -2,6 +2,7 @@
 //! and elaboration from a TOML table of parameter overrides.
 
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
+use crate::fpu::{compare::Compare, convert::Convert};
 use crate::hwacha::soc::RocketHwacha;
 use crate::rocket::Rocket;
 use crate::schema::{self, Invalid, Kind, Param};
@@ -92,6 +93,8 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<Rocket>(),
         DesignInfo::of::<RocketAccumulator>(),
         DesignInfo::of::<RocketHwacha>(),
+        DesignInfo::of::<Convert>(),
+        DesignInfo::of::<Compare>(),
     ]
 }
 
@@ -187,7 +190,9 @@ mod tests {
         describes_its_struct::<Rocket>();
         describes_its_struct::<RocketAccumulator>();
         describes_its_struct::<RocketHwacha>();
-        assert_eq!(designs().len(), 5);
+        describes_its_struct::<Convert>();
+        describes_its_struct::<Compare>();
+        assert_eq!(designs().len(), 7);
     }
 
     /// `{a = {b = value}}` for dotted path `a.b`.

@@ -58,3 +58,23 @@ pub fn run<S: Simulator>(
 pub fn long() -> bool {
     std::env::var_os("ACCELGEN_LONG").is_some()
 }
+
+/// Problems Verilator (`--lint-only -Wall`), Yosys (`hierarchy -check; proc; check
+/// -assert`) and Icarus find in design `design` with parameters `params` (TOML), if any.
+pub fn lint(design: &str, params: &str) -> Option<String> {
+    use generators::output::{render, OutputOptions};
+    let table: toml::Table = params.parse().expect("test parameters are TOML");
+    let out = render(design, &table, &OutputOptions::default()).expect("design renders");
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in &out.files {
+        std::fs::write(dir.path().join(name), text).expect("write output");
+    }
+    let target = asic_flow::lint::LintTarget::from_dir(dir.path()).expect("manifest");
+    let verdicts = asic_flow::lint::run_all(&target).unwrap_or_else(|e| panic!("{e}"));
+    let problems: Vec<String> = verdicts
+        .iter()
+        .filter(|v| !v.clean)
+        .map(|v| format!("{design} {{{params}}}: {}:\n{}", v.tool, v.output))
+        .collect();
+    (!problems.is_empty()).then(|| problems.join("\n"))
+}
