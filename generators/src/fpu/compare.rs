@@ -28,7 +28,7 @@
 
 use super::format::FloatFormat;
 use super::round::flags;
-use super::stage::Stage;
+use super::stage::{outputs, Stage};
 use super::unpack::{unpack, Unpacked};
 use crate::schema::{self, Param};
 use crate::{Generator, ParamError};
@@ -129,12 +129,7 @@ pub fn compare(p: &CompareParams) -> Result<Rc<Module>, HdlErrors> {
     let mut cut = Stage::new(&mut m, "in", p.stages >= 2);
     let [valid, op, a, b] = [&valid, &op, &a, &b].map(|v| cut.pass(v));
     let (result, fflags) = datapath(fmt, &op, &a, &b);
-    let mut cut = Stage::new(&mut m, "out", p.stages >= 1);
-    let outs = [&valid, &result, &fflags].map(|v| cut.pass(v));
-    for (name, v) in ["out_valid", "result", "flags"].iter().zip(&outs) {
-        let port = m.output(name, v.width());
-        m.connect(&port, v);
-    }
+    outputs(&mut m, p.stages >= 1, &valid, &result, &fflags);
     m.finish()
 }
 

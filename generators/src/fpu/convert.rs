@@ -31,7 +31,7 @@
 
 use super::format::{FloatFormat, DOUBLE, HALF, SINGLE};
 use super::round::{flags, round, round_up, RoundIn};
-use super::stage::Stage;
+use super::stage::{outputs, Stage};
 use super::unpack::{signed_const, unpack};
 use crate::arith::lzc::normalize;
 use crate::schema::{self, Param};
@@ -428,12 +428,7 @@ pub fn convert(p: &ConvertParams) -> Result<Rc<Module>, HdlErrors> {
     let [valid, rm, op] = [&valid, &rm, &op].map(|v| cut.pass(v));
     let front = front.through(&mut cut);
     let (result, fflags) = front.finish(&p.formats(), &op, &rm);
-    let mut cut = Stage::new(&mut m, "out", p.stages >= 2);
-    let outs = [&valid, &result, &fflags].map(|v| cut.pass(v));
-    for (name, v) in ["out_valid", "result", "flags"].iter().zip(&outs) {
-        let port = m.output(name, v.width());
-        m.connect(&port, v);
-    }
+    outputs(&mut m, p.stages >= 2, &valid, &result, &fflags);
     m.finish()
 }
 

@@ -42,3 +42,20 @@ impl<'a> Stage<'a> {
         }
     }
 }
+
+/// Drives a unit's outputs `out_valid`, `result` and `flags`, through an output register
+/// cut `out` if `register`.
+pub fn outputs(
+    m: &mut ModuleBuilder,
+    register: bool,
+    valid: &Value,
+    result: &Value,
+    flags: &Value,
+) {
+    let mut cut = Stage::new(m, "out", register);
+    let outs = [valid, result, flags].map(|v| cut.pass(v));
+    for (name, v) in ["out_valid", "result", "flags"].iter().zip(&outs) {
+        let port = m.output(name, v.width());
+        m.connect(&port, v);
+    }
+}
