@@ -8,7 +8,7 @@
 
 mod fp_rig;
 
-use fp_rig::unit::{lint, long, run, Vector};
+use fp_rig::unit::{lint, long, run_mixed, Check, Vector};
 use fp_rig::*;
 use generators::fpu::compare::{compare, op, CompareParams};
 use hdl::{Design, ModuleBuilder};
@@ -50,35 +50,38 @@ fn pairs(f: Fmt, stride: usize, random: usize, seed: u64) -> Vec<[u64; 3]> {
     out
 }
 
-/// Runs every operation on `tuples` (rounding modes cycling through 0..=7, which these
-/// operations ignore) and compares with the reference.
+/// Runs every operation on `tuples`, all mixed in one stream (rounding modes cycling
+/// through 0..=7, which these operations ignore), against the reference.
 fn check<S: Simulator>(sim: &mut S, prefix: &str, latency: u32, f: Fmt, tuples: &[[u64; 3]]) {
-    for (o, code) in OPS {
-        let vectors: Vec<Vector> = tuples
-            .iter()
-            .enumerate()
-            .map(|(k, t)| Vector {
-                op: code,
-                rm: k as u64 % 8,
-                operands: *t,
-            })
-            .collect();
-        let got = run(sim, prefix, &["a", "b"], latency, &vectors);
+    let mut checks = Vec::new();
+    for (group, (o, code)) in OPS.into_iter().enumerate() {
         let want = reference(&Operation::of(o, f), 0, tuples);
-        for ((t, g), w) in tuples.iter().zip(&got).zip(&want) {
-            assert_eq!(
-                *g,
-                *w,
-                "{o:?} {f:?} a {:#x} b {:#x}: got {:#x} {}, want {:#x} {}",
-                t[0],
-                t[1],
-                g.0,
-                flag_names(g.1),
-                w.0,
-                flag_names(w.1)
-            );
-        }
+        checks.extend(
+            tuples
+                .iter()
+                .zip(want)
+                .enumerate()
+                .map(|(k, (t, want))| Check {
+                    vector: Vector {
+                        op: code,
+                        rm: k as u64 % 8,
+                        operands: *t,
+                    },
+                    want,
+                    group,
+                }),
+        );
     }
+    let describe = |g: usize| format!("{:?} {f:?}", OPS[g].0);
+    run_mixed(
+        sim,
+        prefix,
+        &["a", "b"],
+        latency,
+        checks,
+        tuples.len() as u64,
+        describe,
+    );
 }
 
 #[test]
@@ -124,8 +127,8 @@ fn verilator_matches_softfloat_on_every_corner_pair() {
         let tuples = pairs(f, 1, 20_000, 0xc1 + f.bits() as u64);
         check(&mut model, &prefix, stages, f, &tuples);
         // 10^7 random operations per operation in chunks.
-        for chunk in 0..if long() { 10 } else { 0 } {
-            let tuples = pairs(f, usize::MAX, 1_000_000, chunk << 8 | f.bits() as u64);
+        for chunk in 0..if long() { 50 } else { 0 } {
+            let tuples = pairs(f, usize::MAX, 200_000, chunk << 8 | f.bits() as u64);
             check(&mut model, &prefix, stages, f, &tuples);
         }
     }

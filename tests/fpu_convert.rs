@@ -9,7 +9,7 @@
 
 mod fp_rig;
 
-use fp_rig::unit::{lint, long, run, Vector};
+use fp_rig::unit::{lint, long, run_mixed, Check, Vector};
 use fp_rig::*;
 use generators::fpu::convert::{convert, encode, fmt_code, int, kind, ConvertParams};
 use hdl::Design;
@@ -68,6 +68,14 @@ impl Conv {
             Conv::Packed(s, d) => encode(kind::PACKED, code(s), code(d), 0),
             Conv::F2I(s, k) => encode(kind::F2I, code(s), 0, int_code(k)),
             Conv::I2F(k, d) => encode(kind::I2F, 0, code(d), int_code(k)),
+        }
+    }
+
+    /// The float formats it involves.
+    fn formats(self) -> Vec<Fmt> {
+        match self {
+            Conv::F2F(s, d) | Conv::Packed(s, d) => vec![s, d],
+            Conv::F2I(f, _) | Conv::I2F(_, f) => vec![f],
         }
     }
 
@@ -186,36 +194,39 @@ fn to_int_corners(f: Fmt) -> Vec<u64> {
     out
 }
 
-/// Runs `conv` on `xs` in every rounding mode and compares with the reference.
-fn check<S: Simulator>(sim: &mut S, latency: u32, conv: Conv, xs: &[u64]) {
+/// The checks of `conv` on `xs` in every rounding mode, as group `group`.
+fn checks(conv: Conv, group: usize, xs: &[u64]) -> Vec<Check> {
+    let mut out = Vec::new();
     for rm in 0..5u32 {
-        let vectors: Vec<Vector> = xs
-            .iter()
-            .map(|x| Vector {
+        let want = conv.expected(rm, xs);
+        out.extend(xs.iter().zip(want).map(|(x, want)| Check {
+            vector: Vector {
                 op: conv.op(),
                 rm: rm.into(),
                 operands: [*x, 0, 0],
-            })
-            .collect();
-        let got = run(sim, "", &["a"], latency, &vectors);
-        let want = conv.expected(rm, xs);
-        for ((x, g), w) in xs.iter().zip(&got).zip(&want) {
-            assert_eq!(
-                g,
-                w,
-                "{conv:?} rm {rm} a {x:#x}: got {:#x} {}, want {:#x} {}",
-                g.0,
-                flag_names(g.1),
-                w.0,
-                flag_names(w.1)
-            );
-        }
+            },
+            want,
+            group,
+        }));
     }
+    out
 }
 
-fn params(stages: u32) -> ConvertParams {
+/// Runs the checks of every conversion in `operands` (a conversion and its operands)
+/// mixed in one stream.
+fn check<S: Simulator>(sim: &mut S, latency: u32, operands: &[(Conv, Vec<u64>)], seed: u64) {
+    let all: Vec<Check> = operands
+        .iter()
+        .enumerate()
+        .flat_map(|(g, (conv, xs))| checks(*conv, g, xs))
+        .collect();
+    let describe = |g: usize| format!("{:?}", operands[g].0);
+    run_mixed(sim, "", &["a"], latency, all, seed, describe);
+}
+
+fn params(formats: &str, stages: u32) -> ConvertParams {
     ConvertParams {
-        formats: "hsd".into(),
+        formats: formats.into(),
         stages,
     }
 }
@@ -223,28 +234,55 @@ fn params(stages: u32) -> ConvertParams {
 #[test]
 fn every_depth_matches_softfloat_in_the_ir_simulator() {
     for stages in 0..=2 {
-        let top = convert(&params(stages)).expect("elaborates");
+        let top = convert(&params("hsd", stages)).expect("elaborates");
         let mut sim = hdl::sim::Sim::new(&Design::new(&top));
-        for (k, conv) in Conv::all().into_iter().enumerate() {
-            // Corners at the deepest pipeline (and on Verilator), random at every depth.
-            let xs = conv.operands(300, stages == 2, k as u64 * 3 + stages as u64);
-            check(&mut sim, stages, conv, &xs);
-        }
+        // Corners at the deepest pipeline (and on Verilator), random at every depth.
+        let operands: Vec<(Conv, Vec<u64>)> = Conv::all()
+            .into_iter()
+            .enumerate()
+            .map(|(k, c)| {
+                (
+                    c,
+                    c.operands(300, stages == 2, k as u64 * 3 + stages as u64),
+                )
+            })
+            .collect();
+        check(&mut sim, stages, &operands, stages.into());
+    }
+}
+
+#[test]
+fn units_of_fewer_formats_match_softfloat_in_the_ir_simulator() {
+    for formats in ["sd", "h"] {
+        let top = convert(&params(formats, 1)).expect("elaborates");
+        let mut sim = hdl::sim::Sim::new(&Design::new(&top));
+        let has = |f: Fmt| formats.contains(&format!("{f:?}").to_lowercase());
+        let operands: Vec<(Conv, Vec<u64>)> = Conv::all()
+            .into_iter()
+            .filter(|c| c.formats().iter().all(|f| has(*f)))
+            .enumerate()
+            .map(|(k, c)| (c, c.operands(200, true, k as u64)))
+            .collect();
+        check(&mut sim, 1, &operands, 7);
     }
 }
 
 #[test]
 fn verilator_matches_softfloat_on_corners_and_random_operands() {
     let stages = 2;
-    let top = convert(&params(stages)).expect("elaborates");
+    let top = convert(&params("hsd", stages)).expect("elaborates");
     let mut model = Model::of_design(&Design::new(&top), &Options::default()).expect("model");
-    for (k, conv) in Conv::all().into_iter().enumerate() {
-        let xs = conv.operands(3000, true, 0x5eed + k as u64);
-        check(&mut model, stages, conv, &xs);
-        // 10^7 random operations per conversion (2 * 10^6 per mode) in chunks.
-        for chunk in 0..if long() { 10 } else { 0 } {
-            let xs = conv.operands(200_000, false, (chunk << 16) + k as u64);
-            check(&mut model, stages, conv, &xs);
+    let operands: Vec<(Conv, Vec<u64>)> = Conv::all()
+        .into_iter()
+        .enumerate()
+        .map(|(k, c)| (c, c.operands(3000, true, 0x5eed + k as u64)))
+        .collect();
+    check(&mut model, stages, &operands, 1);
+    // 10^7 random operations per conversion (2 * 10^6 per mode) in chunks.
+    for chunk in 0..if long() { 20 } else { 0 } {
+        for (k, conv) in Conv::all().into_iter().enumerate() {
+            let xs = conv.operands(100_000, false, (chunk << 16) + k as u64);
+            check(&mut model, stages, &[(conv, xs)], chunk);
         }
     }
 }

@@ -54,6 +54,50 @@ pub fn run<S: Simulator>(
     out
 }
 
+/// An operation and its expected result and flags; `group` names what it is for
+/// messages (an index into the caller's list of operations).
+#[derive(Clone, Copy, Debug)]
+pub struct Check {
+    pub vector: Vector,
+    pub want: (u64, u8),
+    pub group: usize,
+}
+
+/// Runs `checks` in a random order (seeded), so that operations of every kind and
+/// rounding mode follow one another back to back, and asserts every result and flags;
+/// `describe` names a group in messages.
+pub fn run_mixed<S: Simulator>(
+    sim: &mut S,
+    prefix: &str,
+    operand_ports: &[&str],
+    latency: u32,
+    mut checks: Vec<Check>,
+    seed: u64,
+    describe: impl Fn(usize) -> String,
+) {
+    let mut rng = verification::rng::Rng::new(seed);
+    for i in (1..checks.len()).rev() {
+        checks.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let vectors: Vec<Vector> = checks.iter().map(|c| c.vector).collect();
+    let got = run(sim, prefix, operand_ports, latency, &vectors);
+    for (c, g) in checks.iter().zip(&got) {
+        let v = c.vector;
+        assert_eq!(
+            *g,
+            c.want,
+            "{} rm {} operands {:#x?}: got {:#x} {}, want {:#x} {}",
+            describe(c.group),
+            v.rm,
+            &v.operands[..operand_ports.len()],
+            g.0,
+            super::flag_names(g.1),
+            c.want.0,
+            super::flag_names(c.want.1)
+        );
+    }
+}
+
 /// Whether the long runs (`ACCELGEN_LONG=1`) are on.
 pub fn long() -> bool {
     std::env::var_os("ACCELGEN_LONG").is_some()
