@@ -22,6 +22,8 @@ struct Case {
     latency: u32,
     build: Box<dyn Fn() -> Rc<Module>>,
     operands: &'static [&'static str],
+    /// Width of the operands.
+    width: u32,
     random_op: fn(&mut Rng) -> u64,
 }
 
@@ -33,12 +35,14 @@ fn cases() -> Vec<Case> {
                 format: format.into(),
                 stages,
             };
+            let width = p.format().width();
             out.push(Case {
                 unit: "fcmp",
                 config: format!("{format} stages={stages}"),
                 latency: compare::latency(&p),
                 build: Box::new(move || compare::compare(&p).expect("elaborates")),
                 operands: &["a", "b"],
+                width,
                 random_op: |rng| rng.below(9),
             });
         }
@@ -55,6 +59,7 @@ fn cases() -> Vec<Case> {
                 latency: convert::latency(&p),
                 build: Box::new(move || convert::convert(&p).expect("elaborates")),
                 operands: &["a"],
+                width: 64,
                 random_op: |rng| rng.below(256),
             });
         }
@@ -114,7 +119,9 @@ fn speed(case: &Case, top: &Rc<Module>) -> Option<f64> {
         model.poke_u64("op", (case.random_op)(&mut rng)).ok()?;
         model.poke_u64("rm", rng.below(5)).ok()?;
         for port in case.operands {
-            model.poke_u64(port, rng.next_u64()).ok()?;
+            model
+                .poke_u64(port, rng.next_u64() >> (64 - case.width))
+                .ok()?;
         }
         model.peek_u64("result").ok()?;
         model.step();

@@ -157,6 +157,8 @@ fn generate_is_deterministic() {
         "rocket",
         "rocket_accumulator",
         "rocket-hwacha",
+        "fpu-convert",
+        "fpu-compare",
     ] {
         let (a, b) = (
             tmp.path().join(format!("{design}_a")),
@@ -319,7 +321,7 @@ fn bad_designs_and_parameters_are_clear_errors() {
         &["generate", "fifo"],
         &[
             "unknown design `fifo`",
-            "available: banked_rf, queue, rocket, rocket_accumulator, rocket-hwacha",
+            "available: banked_rf, queue, rocket, rocket_accumulator, rocket-hwacha, fpu-convert, fpu-compare",
         ],
     );
     fails(

@@ -268,7 +268,7 @@ fn list_of_an_unknown_design_is_an_error() {
         (
             1,
             "error: unknown design `fifo` (available: banked_rf, queue, rocket, \
-             rocket_accumulator, rocket-hwacha)\n",
+             rocket_accumulator, rocket-hwacha, fpu-convert, fpu-compare)\n",
             ""
         )
     );
@@ -298,7 +298,9 @@ fn list_json_describes_every_parameter() {
             "queue",
             "rocket",
             "rocket_accumulator",
-            "rocket-hwacha"
+            "rocket-hwacha",
+            "fpu-convert",
+            "fpu-compare"
         ]
     );
     let one = list_json(&["queue"]);
