@@ -194,11 +194,18 @@ fn to_int_corners(f: Fmt) -> Vec<u64> {
     out
 }
 
-/// The checks of `conv` on `xs` in every rounding mode, as group `group`.
+/// The checks of `conv` on `xs` in every rounding mode, as group `group`; the reserved
+/// and dynamic encodings 5..=7 (every fourth operand) round as RNE.
 fn checks(conv: Conv, group: usize, xs: &[u64]) -> Vec<Check> {
     let mut out = Vec::new();
-    for rm in 0..5u32 {
-        let want = conv.expected(rm, xs);
+    for rm in 0..8u32 {
+        let xs: Vec<u64> = xs
+            .iter()
+            .step_by(if rm < 5 { 1 } else { 4 })
+            .copied()
+            .collect();
+        let xs = &xs[..];
+        let want = conv.expected(if rm < 5 { rm } else { 0 }, xs);
         out.extend(xs.iter().zip(want).map(|(x, want)| Check {
             vector: Vector {
                 op: conv.op(),
