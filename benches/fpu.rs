@@ -104,7 +104,7 @@ fn area(top: &Rc<Module>, text: &str) -> Option<f64> {
     log.lines()
         .filter_map(|l| l.trim().strip_prefix("Chip area for module "))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .last()
+        .next_back()
 }
 
 /// Operations per second of a Verilator model of `top`, one random operation a cycle.
