@@ -81,6 +81,7 @@ pub fn run_mixed<S: Simulator>(
     }
     let vectors: Vec<Vector> = checks.iter().map(|c| c.vector).collect();
     let got = run(sim, prefix, operand_ports, latency, &vectors);
+    eprintln!("{} operations checked, latency {latency}", vectors.len());
     for (c, g) in checks.iter().zip(&got) {
         let v = c.vector;
         assert_eq!(
