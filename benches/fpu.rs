@@ -1,4 +1,5 @@
-//! The floating-point units: per unit, format and pipeline depth, the latency, the
+//! The fixed-latency floating-point units (FMA, compare, convert; the iterative divider
+//! has `benches/fpu_divsqrt.rs`): per unit, format and pipeline depth, the latency, the
 //! elaboration time, the size of the emitted Verilog, the Verilator model's speed in
 //! operations per second (random operands, one per cycle, through the `Simulator` poke
 //! and peek of the tests), and the cell area after Yosys synthesis onto nangate45
@@ -11,6 +12,8 @@
 //! published HardFloat area figures were found (the `search` tool's pages, documents
 //! and code turned up none for `MulAddRecFN`).
 
+use generators::fpu::compare::{self, CompareParams};
+use generators::fpu::convert::{self, ConvertParams};
 use generators::fpu::fma::latency;
 use generators::output::{render, OutputOptions};
 use hdl::Design;
@@ -68,6 +71,38 @@ fn units() -> Vec<Unit> {
             ],
             measure: stages == 3,
         });
+    }
+    for (format, width) in [("binary16", 16), ("binary32", 32), ("binary64", 64)] {
+        for stages in 0..=2 {
+            let p = CompareParams {
+                format: format.into(),
+                stages,
+            };
+            out.push(Unit {
+                design: "fpu-compare",
+                label: format!("fcmp {format} s{stages}"),
+                params: format!("format = \"{format}\"\nstages = {stages}"),
+                latency: compare::latency(&p),
+                inputs: vec![("rm", 3), ("op", 4), ("a", width), ("b", width)],
+                measure: true,
+            });
+        }
+    }
+    for formats in ["h", "s", "d", "hsd"] {
+        for stages in [0, 2] {
+            let p = ConvertParams {
+                formats: formats.into(),
+                stages,
+            };
+            out.push(Unit {
+                design: "fpu-convert",
+                label: format!("fconv {formats} s{stages}"),
+                params: format!("formats = \"{formats}\"\nstages = {stages}"),
+                latency: convert::latency(&p),
+                inputs: vec![("rm", 3), ("op", 8), ("a", 64)],
+                measure: true,
+            });
+        }
     }
     out
 }

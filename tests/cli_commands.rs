@@ -157,6 +157,8 @@ fn generate_is_deterministic() {
         "rocket",
         "rocket_accumulator",
         "rocket-hwacha",
+        "fpu-compare",
+        "fpu-convert",
         "fpu-divsqrt",
         "fpu-fma",
     ] {
@@ -321,8 +323,8 @@ fn bad_designs_and_parameters_are_clear_errors() {
         &["generate", "fifo"],
         &[
             "unknown design `fifo`",
-            "available: banked_rf, queue, rocket, rocket_accumulator, rocket-hwacha, fpu-divsqrt, \
-             fpu-fma",
+            "available: banked_rf, queue, rocket, rocket_accumulator, rocket-hwacha, fpu-compare, \
+             fpu-convert, fpu-divsqrt, fpu-fma",
         ],
     );
     fails(

@@ -268,7 +268,7 @@ fn list_of_an_unknown_design_is_an_error() {
         (
             1,
             "error: unknown design `fifo` (available: banked_rf, queue, rocket, \
-             rocket_accumulator, rocket-hwacha, fpu-divsqrt, fpu-fma)\n",
+             rocket_accumulator, rocket-hwacha, fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma)\n",
             ""
         )
     );
@@ -299,6 +299,8 @@ fn list_json_describes_every_parameter() {
             "rocket",
             "rocket_accumulator",
             "rocket-hwacha",
+            "fpu-compare",
+            "fpu-convert",
             "fpu-divsqrt",
             "fpu-fma"
         ]

@@ -2,8 +2,7 @@
 //! and elaboration from a TOML table of parameter overrides.
 
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
-use crate::fpu::divsqrt::DivSqrt;
-use crate::fpu::fma::FmaDesign;
+use crate::fpu::{compare::Compare, convert::Convert, divsqrt::DivSqrt, fma::FmaDesign};
 use crate::hwacha::soc::RocketHwacha;
 use crate::rocket::Rocket;
 use crate::schema::{self, Invalid, Kind, Param};
@@ -94,6 +93,8 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<Rocket>(),
         DesignInfo::of::<RocketAccumulator>(),
         DesignInfo::of::<RocketHwacha>(),
+        DesignInfo::of::<Compare>(),
+        DesignInfo::of::<Convert>(),
         DesignInfo::of::<DivSqrt>(),
         DesignInfo::of::<FmaDesign>(),
     ]
@@ -193,7 +194,9 @@ mod tests {
         describes_its_struct::<RocketHwacha>();
         describes_its_struct::<DivSqrt>();
         describes_its_struct::<FmaDesign>();
-        assert_eq!(designs().len(), 7);
+        describes_its_struct::<Convert>();
+        describes_its_struct::<Compare>();
+        assert_eq!(designs().len(), 9);
     }
 
     /// `{a = {b = value}}` for dotted path `a.b`.

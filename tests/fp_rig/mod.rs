@@ -741,3 +741,5 @@ pub fn fma_operands(rng: &mut Rng, f: Fmt) -> [u64; 3] {
     });
     triple.unwrap_or_else(|| [special(rng, f), special(rng, f), special(rng, f)])
 }
+
+pub mod unit;

@@ -3,11 +3,14 @@
 //! five flags out of every unit), after Berkeley HardFloat. Shared blocks: the format
 //! description, operand unpacking and rounding; one file per unit.
 
+pub mod compare;
+pub mod convert;
 pub mod divsqrt;
 pub mod fma;
 pub mod format;
 pub mod packed_fma;
 pub mod round;
+pub mod stage;
 pub mod unpack;
 
 pub use format::{FloatFormat, BFLOAT16, DOUBLE, HALF, SINGLE};
