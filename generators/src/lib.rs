@@ -2,6 +2,7 @@
 //! parameter struct, validation and an independent Rust golden model, plus the registry
 //! the `accelgen` CLI uses to list and elaborate them by name.
 
+pub mod arith;
 pub mod examples;
 pub mod hwacha;
 pub mod output;

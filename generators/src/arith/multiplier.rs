@@ -1,0 +1,293 @@
+//! The multiplier: Booth partial products, the Wallace tree, and a final carry-propagate
+//! adder, with `stages` pipeline cuts placed along that path by logic depth.
+//!
+//! The path is a list of steps, each with a depth in gate delays (a full adder counts
+//! two, an XOR one): the Booth recoding and selection (4), each tree level (2), and the
+//! final adder, split into `k` chunks, each adding its slice of the two rows and the
+//! carry out of the chunk below (2 + log2 of its width, a prefix adder's depth). For
+//! every `k` up to `stages + 1` the steps are packed greedily into `stages + 1`
+//! segments under the smallest depth bound that fits; the `k` with the lowest bound (the
+//! fewest chunks on a tie) wins. A cut registers everything the next step reads: the
+//! operands, the rows (the Booth constant is kept aside until the tree takes it in), or
+//! the adder's finished low bits, carry and remaining high row bits. Cuts left over when
+//! there are fewer steps than stages (narrow operands) register the product at the end.
+//! Every register loads when `advance` is high, so a stalled pipeline holds its contents.
+
+use super::booth::{self, Row};
+use super::wallace;
+use hdl::{cat, Bits, ModuleBuilder, Value};
+
+/// Gate delays of the Booth recoding and selection, and of one tree level.
+const BOOTH_DEPTH: u32 = 4;
+const LEVEL_DEPTH: u32 = 2;
+
+/// Gate delays of a `width`-bit adder.
+fn adder_depth(width: u32) -> u32 {
+    2 + (32 - (width.max(1) - 1).leading_zeros())
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Booth,
+    Level,
+    /// Adds columns `lo..hi` of the two rows (with the carry from below, if `lo > 0`).
+    Chunk {
+        lo: u32,
+        hi: u32,
+    },
+}
+
+/// The steps between operands and product, and the number of cuts before each
+/// (`cuts[i]` before step `i`, `cuts[steps.len()]` after the last).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Plan {
+    steps: Vec<Step>,
+    cuts: Vec<u32>,
+    /// The largest depth between two cuts.
+    pub depth: u32,
+}
+
+fn depth(step: Step) -> u32 {
+    match step {
+        Step::Booth => BOOTH_DEPTH,
+        Step::Level => LEVEL_DEPTH,
+        Step::Chunk { lo, hi } => adder_depth(hi - lo),
+    }
+}
+
+/// The steps with the final adder in `k` chunks of near-equal width.
+fn steps(levels: u32, width: u32, k: u32) -> Vec<Step> {
+    let mut s = vec![Step::Booth];
+    s.extend((0..levels).map(|_| Step::Level));
+    s.extend((0..k).map(|j| Step::Chunk {
+        lo: width * j / k,
+        hi: width * (j + 1) / k,
+    }));
+    s
+}
+
+/// Segment starts of a greedy packing under `bound`, or `None` if it needs more than
+/// `segments`.
+fn pack(steps: &[Step], bound: u32, segments: u32) -> Option<Vec<u32>> {
+    let mut cuts = vec![0; steps.len() + 1];
+    let (mut used, mut fill) = (1, 0);
+    for (i, &s) in steps.iter().enumerate() {
+        if fill > 0 && fill + depth(s) > bound {
+            cuts[i] += 1;
+            used += 1;
+            fill = 0;
+        }
+        fill += depth(s);
+    }
+    let spare = segments.checked_sub(used)?;
+    cuts[steps.len()] += spare;
+    Some(cuts)
+}
+
+/// Booth recodes the narrower operand (fewer rows): `(multiplicand, multiplier)`.
+fn order<T>(a: T, b: T, a_width: u32, b_width: u32) -> (T, T) {
+    if b_width > a_width {
+        (b, a)
+    } else {
+        (a, b)
+    }
+}
+
+/// The pipeline of an `a` x `b` multiply (width and signedness of each) cut `stages`
+/// times.
+pub fn plan(a: (u32, bool), b: (u32, bool), stages: u32) -> Plan {
+    let width = a.0 + b.0;
+    let (x, y) = order(a, b, a.0, b.0);
+    let levels = wallace::levels(booth::row_count(x, y));
+    (1..=(stages + 1).min(width))
+        .filter_map(|k| {
+            let s = steps(levels, width, k);
+            let lo = s.iter().map(|&x| depth(x)).max().unwrap_or(0);
+            let hi: u32 = s.iter().map(|&x| depth(x)).sum();
+            let bound = (lo..=hi).find(|&b| pack(&s, b, stages + 1).is_some())?;
+            let cuts = pack(&s, bound, stages + 1)?;
+            Some(Plan {
+                steps: s,
+                cuts,
+                depth: bound,
+            })
+        })
+        .min_by_key(|p| p.depth)
+        .expect("one chunk always fits")
+}
+
+/// What flows between steps.
+enum Flow {
+    Operands(Value, Value),
+    Rows(Vec<Row>, Option<Bits>),
+    /// The adder's finished low bits and carry, and the rows' columns above them.
+    Sum {
+        low: Option<Value>,
+        carry: Option<Value>,
+        x: Value,
+        y: Value,
+    },
+    Product(Value),
+}
+
+impl Flow {
+    fn values(&mut self) -> Vec<&mut Value> {
+        match self {
+            Flow::Operands(a, b) => vec![a, b],
+            Flow::Rows(rows, _) => rows.iter_mut().map(|r| &mut r.bits).collect(),
+            Flow::Sum { low, carry, x, y } => {
+                let mut v: Vec<&mut Value> = vec![x, y];
+                v.extend(low.as_mut());
+                v.extend(carry.as_mut());
+                v
+            }
+            Flow::Product(p) => vec![p],
+        }
+    }
+}
+
+/// Registers every value of `flow` (one register, loaded when `advance` is high).
+fn cut(m: &mut ModuleBuilder, flow: &mut Flow, advance: &Value, name: &str) {
+    let mut values = flow.values();
+    let packed = cat(&values.iter().map(|v| &**v).collect::<Vec<_>>());
+    let reg = m.reg_en(name, packed.width(), 0u64, advance);
+    m.connect(&reg, &packed);
+    let mut top = packed.width();
+    for v in values.iter_mut() {
+        let w = v.width();
+        let bits = reg.slice(top - 1, top - w);
+        **v = if v.is_signed() {
+            bits.as_signed()
+        } else {
+            bits
+        };
+        top -= w;
+    }
+}
+
+/// The two rows as full-width values (a missing one is zero).
+fn two_rows(rows: Vec<Row>, constant: Option<Bits>, width: u32) -> (Value, Value) {
+    let first = rows.first().expect("a product has partial products");
+    let mut all: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let top = r.off + r.bits.width();
+            let mut parts = vec![];
+            if top < width {
+                parts.push(r.bits.konst(Bits::zero(width - top)));
+            }
+            parts.push(r.bits.clone());
+            if r.off > 0 {
+                parts.push(r.bits.konst(Bits::zero(r.off)));
+            }
+            cat(&parts.iter().collect::<Vec<_>>())
+        })
+        .collect();
+    all.extend(constant.map(|c| first.bits.konst(c)));
+    all.resize_with(2, || first.bits.konst(Bits::zero(width)));
+    let y = all.pop().expect("two rows");
+    (all.pop().expect("two rows"), y)
+}
+
+/// Applies `step` to `flow`.
+fn apply(step: Step, flow: Flow, width: u32) -> Flow {
+    match (step, flow) {
+        (Step::Booth, Flow::Operands(a, b)) => {
+            let pp = booth::partial_products(&a, &b, width);
+            Flow::Rows(pp.rows, pp.constant)
+        }
+        (Step::Level, Flow::Rows(mut rows, constant)) => {
+            if let Some(c) = constant {
+                let bits = rows[0].bits.konst(c);
+                rows.push(Row { off: 0, bits });
+                rows.sort_by_key(|r| r.off);
+            }
+            Flow::Rows(wallace::level(rows, width), None)
+        }
+        (Step::Chunk { lo, hi }, Flow::Rows(rows, constant)) => {
+            let (x, y) = two_rows(rows, constant, width);
+            let sum = Flow::Sum {
+                low: None,
+                carry: None,
+                x,
+                y,
+            };
+            apply(Step::Chunk { lo, hi }, sum, width)
+        }
+        (Step::Chunk { lo, hi }, Flow::Sum { low, carry, x, y }) => {
+            chunk(low, carry, &x, &y, hi - lo, hi == width)
+        }
+        _ => unreachable!("steps come in order"),
+    }
+}
+
+/// Adds the low `w` columns of `x` and `y` and `carry`; `last` when nothing is above.
+fn chunk(
+    low: Option<Value>,
+    carry: Option<Value>,
+    x: &Value,
+    y: &Value,
+    w: u32,
+    last: bool,
+) -> Flow {
+    let (xc, yc) = (x.slice(w - 1, 0), y.slice(w - 1, 0));
+    // With a carry in: {x, 1} + {y, cin} carries cin into bit 1.
+    let (xs, ys) = match &carry {
+        Some(c) => (cat(&[&xc, &c.konst(Bits::ones(1))]), cat(&[&yc, c])),
+        None => (xc, yc),
+    };
+    let skip = u32::from(carry.is_some());
+    let total = if last { &xs + &ys } else { xs.addc(&ys) };
+    let sum = total.slice(skip + w - 1, skip);
+    let low = match low {
+        Some(l) => cat(&[&sum, &l]),
+        None => sum,
+    };
+    if last {
+        return Flow::Product(low);
+    }
+    Flow::Sum {
+        low: Some(low),
+        carry: Some(total.msb()),
+        x: x.slice(x.width() - 1, w),
+        y: y.slice(y.width() - 1, w),
+    }
+}
+
+/// `a * b`, `a.width() + b.width()` bits (signed if either operand is), `stages` cycles
+/// later; the registers are named `<name>_<i>`.
+pub fn build(
+    m: &mut ModuleBuilder,
+    a: &Value,
+    b: &Value,
+    stages: u32,
+    advance: &Value,
+    name: &str,
+) -> Value {
+    let width = a.width() + b.width();
+    let plan = plan(
+        (a.width(), a.is_signed()),
+        (b.width(), b.is_signed()),
+        stages,
+    );
+    let (x, y) = order(a, b, a.width(), b.width());
+    let mut flow = Flow::Operands(x.clone(), y.clone());
+    let mut n = 0;
+    for (i, &c) in plan.cuts.iter().enumerate() {
+        for _ in 0..c {
+            cut(m, &mut flow, advance, &format!("{name}_{n}"));
+            n += 1;
+        }
+        if let Some(&step) = plan.steps.get(i) {
+            flow = apply(step, flow, width);
+        }
+    }
+    let Flow::Product(p) = flow else {
+        unreachable!("the last step is the adder's last chunk")
+    };
+    if a.is_signed() || b.is_signed() {
+        p.as_signed()
+    } else {
+        p
+    }
+}
