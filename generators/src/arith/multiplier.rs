@@ -146,22 +146,12 @@ impl Flow {
     }
 }
 
-/// Registers every value of `flow` (one register, loaded when `advance` is high).
+/// Registers every value of `flow` (a register each, loaded when `advance` is high).
 fn cut(m: &mut ModuleBuilder, flow: &mut Flow, advance: &Value, name: &str) {
-    let mut values = flow.values();
-    let packed = cat(&values.iter().map(|v| &**v).collect::<Vec<_>>());
-    let reg = m.reg_en(name, packed.width(), 0u64, advance);
-    m.connect(&reg, &packed);
-    let mut top = packed.width();
-    for v in values.iter_mut() {
-        let w = v.width();
-        let bits = reg.slice(top - 1, top - w);
-        **v = if v.is_signed() {
-            bits.as_signed()
-        } else {
-            bits
-        };
-        top -= w;
+    for v in flow.values() {
+        let reg = m.reg_en(name, v.width(), 0u64, advance);
+        m.connect(&reg, v);
+        *v = if v.is_signed() { reg.as_signed() } else { reg };
     }
 }
 
