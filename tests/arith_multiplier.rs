@@ -224,3 +224,37 @@ fn multiplier_design_rejects_bad_parameters() {
         .expect("toml");
     assert!(generators::elaborate("multiplier", &table).is_ok());
 }
+
+/// The planner's count of register bits (from the rows' spans, not the built rows) is
+/// the module's, and more stages never make the depth between cuts larger.
+#[test]
+fn multiplier_plan_matches_the_built_registers() {
+    use generators::arith::multiplier::plan;
+    use hdl::ir::SigKind;
+    for &(wa, wb, sa, sb) in &[
+        (65, 65, true, true),
+        (64, 64, false, false),
+        (7, 30, true, false),
+        (1, 5, false, true),
+    ] {
+        let mut last = u32::MAX;
+        for stages in 0..=6 {
+            let top = multiplier_module(&params(wa, wb, sa, sb, stages)).expect("valid");
+            let bits: u32 = top
+                .body
+                .signals
+                .iter()
+                .filter(|s| matches!(s.kind, SigKind::Reg { .. }))
+                .map(|s| s.width)
+                .sum();
+            let pl = plan((wa, sa), (wb, sb), stages);
+            assert_eq!(bits, pl.register_bits, "{wa}x{wb} {stages} stages");
+            assert!(pl.depth <= last, "{wa}x{wb}: deeper with {stages} stages");
+            last = pl.depth;
+            eprintln!(
+                "{wa}x{wb} s{sa}{sb} stages {stages}: depth {}, {bits} register bits",
+                pl.depth
+            );
+        }
+    }
+}

@@ -15,6 +15,9 @@
 
 use hdl::{cat, Bits, Value};
 
+/// A row's columns: (offset, width).
+pub type Span = (u32, u32);
+
 /// A partial-product row: the unsigned `bits` weighted from 2^`off`.
 #[derive(Clone)]
 pub struct Row {
@@ -34,13 +37,21 @@ fn digits(width: u32, signed: bool) -> u32 {
     (width + u32::from(!signed)).div_ceil(2)
 }
 
-/// The number of rows `partial_products` gives (one per digit, the last digit's
-/// negation, and the constant if it is not zero), without building them.
-pub fn row_count(a: (u32, bool), b: (u32, bool)) -> u32 {
-    // The lowest sign weight, 2^(k-1), is below the product's top unless b is one
-    // unsigned bit.
-    let constant = a.0 + u32::from(!a.1) < a.0 + b.0;
-    digits(b.0, b.1) + 1 + u32::from(constant)
+/// The rows `partial_products` gives for an `a` x `b` multiply (width and signedness
+/// of each), as (offset, width), without building them, and the constant's (from its
+/// lowest one to the product's top) if it is not zero.
+pub fn layout(a: (u32, bool), b: (u32, bool)) -> (Vec<Span>, Option<Span>) {
+    let width = a.0 + b.0;
+    let k = a.0 + u32::from(!a.1) + 1;
+    let n = digits(b.0, b.1);
+    let rows = (0..n)
+        .map(|i| if i == 0 { (0, k) } else { (2 * i - 2, k + 2) })
+        .chain([(2 * (n - 1), 1)])
+        .filter(|r| r.0 < width)
+        .map(|(off, w)| (off, w.min(width - off)))
+        .collect();
+    // The lowest sign weight, 2^(k-1), is the constant's lowest one.
+    (rows, (k - 1 < width).then(|| (k - 1, width - (k - 1))))
 }
 
 /// The partial products of `a * b` modulo 2^`width`, `b` Booth-recoded; each operand's
@@ -93,7 +104,7 @@ pub fn partial_products(a: &Value, b: &Value, width: u32) -> PartialProducts {
 }
 
 /// The row without its bits at 2^`width` and above (`None` if nothing is left).
-pub fn truncate(row: Row, width: u32) -> Option<Row> {
+fn truncate(row: Row, width: u32) -> Option<Row> {
     if row.off >= width {
         return None;
     }

@@ -4,18 +4,22 @@
 //! The path is a list of steps, each with a depth in gate delays (a full adder counts
 //! two, an XOR one): the Booth recoding and selection (4), each tree level (2), and the
 //! final adder, split into `k` chunks, each adding its slice of the two rows and the
-//! carry out of the chunk below (2 + log2 of its width, a prefix adder's depth). For
-//! every `k` up to `stages + 1` the steps are packed greedily into `stages + 1`
-//! segments under the smallest depth bound that fits; the `k` with the lowest bound (the
-//! fewest chunks on a tie) wins. A cut registers everything the next step reads: the
-//! operands, the rows (the Booth constant is kept aside until the tree takes it in), or
-//! the adder's finished low bits, carry and remaining high row bits. Cuts left over when
-//! there are fewer steps than stages (narrow operands) register the product at the end.
-//! Every register loads when `advance` is high, so a stalled pipeline holds its contents.
+//! carry out of the chunk below (2 + log2 of its width, a prefix adder's depth). A cut
+//! at a boundary between steps registers everything the next step reads: the operands,
+//! the rows (the Booth constant is kept aside until the tree takes it in), or the
+//! adder's finished low bits, carry and the rows' columns above them; the planner knows
+//! each boundary's register bits from the rows' spans without building them. For every
+//! `k` up to `stages + 1` it finds the smallest bound on the depth between cuts that
+//! `stages` cuts can meet, and among the placements meeting it the one with the fewest
+//! register bits (a dynamic program over the boundaries); the `k` with the smallest
+//! bound wins, then the fewest bits. The cuts therefore sit inside the tree and the
+//! adder, where the rows are few (a cut early in the tree registers many rows). With
+//! more stages than steps (narrow operands) several cuts share a boundary. Every
+//! register loads when `advance` is high, so a stalled pipeline holds its contents.
 
-use super::booth::{self, Row};
+use super::booth::{self, Row, Span};
 use super::wallace;
-use hdl::{cat, Bits, ModuleBuilder, Value};
+use hdl::{cat, Bits, ModuleBuilder, Ty, Value};
 
 /// Gate delays of the Booth recoding and selection, and of one tree level.
 const BOOTH_DEPTH: u32 = 4;
@@ -45,6 +49,8 @@ pub struct Plan {
     cuts: Vec<u32>,
     /// The largest depth between two cuts.
     pub depth: u32,
+    /// Register bits over all cuts.
+    pub register_bits: u32,
 }
 
 fn depth(step: Step) -> u32 {
@@ -55,33 +61,68 @@ fn depth(step: Step) -> u32 {
     }
 }
 
-/// The steps with the final adder in `k` chunks of near-equal width.
-fn steps(levels: u32, width: u32, k: u32) -> Vec<Step> {
+/// The steps from the Booth rows `rows` and `constant` (spans) with the final adder in
+/// `k` chunks of near-equal width, and the bits a cut registers before each step and
+/// after the last.
+fn steps(rows: &[Span], constant: Option<Span>, width: u32, k: u32) -> (Vec<Step>, Vec<u32>) {
+    let bits = |rows: &[Span]| rows.iter().map(|r| r.1).sum::<u32>();
+    // The constant is not registered before the first level takes it in.
+    let mut cut_bits = vec![width, bits(rows)];
     let mut s = vec![Step::Booth];
-    s.extend((0..levels).map(|_| Step::Level));
-    s.extend((0..k).map(|j| Step::Chunk {
-        lo: width * j / k,
-        hi: width * (j + 1) / k,
-    }));
-    s
+    let mut rows: Vec<Span> = rows.iter().copied().chain(constant).collect();
+    while rows.len() > 2 {
+        rows.sort_by_key(|r| r.0);
+        rows = wallace::level_spans(rows, width);
+        s.push(Step::Level);
+        cut_bits.push(bits(&rows));
+    }
+    for j in 0..k {
+        let (lo, hi) = (width * j / k, width * (j + 1) / k);
+        s.push(Step::Chunk { lo, hi });
+        // The low bits, the carry and both rows above them.
+        cut_bits.push(if hi == width {
+            width
+        } else {
+            2 * width - hi + 1
+        });
+    }
+    (s, cut_bits)
 }
 
-/// Segment starts of a greedy packing under `bound`, or `None` if it needs more than
-/// `segments`.
-fn pack(steps: &[Step], bound: u32, segments: u32) -> Option<Vec<u32>> {
-    let mut cuts = vec![0; steps.len() + 1];
-    let (mut used, mut fill) = (1, 0);
-    for (i, &s) in steps.iter().enumerate() {
-        if fill > 0 && fill + depth(s) > bound {
-            cuts[i] += 1;
-            used += 1;
-            fill = 0;
+/// The cuts with the fewest register bits that put at most `bound` depth between two
+/// cuts, or `None` if `cuts` cuts cannot: a dynamic program over (cuts placed, boundary
+/// of the last), several cuts at one boundary allowed.
+fn place(steps: &[Step], cut_bits: &[u32], bound: u32, cuts: u32) -> Option<(Vec<u32>, u32)> {
+    let n = steps.len();
+    let prefix: Vec<u32> = std::iter::once(0)
+        .chain(steps.iter().scan(0, |acc, &s| {
+            *acc += depth(s);
+            Some(*acc)
+        }))
+        .collect();
+    let fits = |i: usize, j: usize| prefix[j] - prefix[i] <= bound;
+    // best[c][j]: the fewest bits of `c` cuts, the last at boundary j, and the boundary
+    // of the cut before it.
+    let mut best = vec![vec![None::<(u32, usize)>; n + 1]; cuts as usize + 1];
+    best[0][0] = Some((0, 0));
+    for c in 1..=cuts as usize {
+        for j in 0..=n {
+            best[c][j] = (0..=j)
+                .filter(|&i| fits(i, j))
+                .filter_map(|i| best[c - 1][i].map(|(b, _)| (b + cut_bits[j], i)))
+                .min();
         }
-        fill += depth(s);
     }
-    let spare = segments.checked_sub(used)?;
-    cuts[steps.len()] += spare;
-    Some(cuts)
+    let (total, mut at) = (0..=n)
+        .filter(|&i| fits(i, n))
+        .filter_map(|i| best[cuts as usize][i].map(|(b, _)| (b, i)))
+        .min()?;
+    let mut placed = vec![0; n + 1];
+    for c in (1..=cuts as usize).rev() {
+        placed[at] += 1;
+        at = best[c][at].map_or(0, |(_, parent)| parent);
+    }
+    Some((placed, total))
 }
 
 /// Booth recodes the narrower operand (fewer rows): `(multiplicand, multiplier)`.
@@ -94,25 +135,28 @@ fn order<T>(a: T, b: T, a_width: u32, b_width: u32) -> (T, T) {
 }
 
 /// The pipeline of an `a` x `b` multiply (width and signedness of each) cut `stages`
-/// times.
+/// times: the smallest depth between cuts, then the fewest register bits, then the
+/// fewest adder chunks.
 pub fn plan(a: (u32, bool), b: (u32, bool), stages: u32) -> Plan {
     let width = a.0 + b.0;
     let (x, y) = order(a, b, a.0, b.0);
-    let levels = wallace::levels(booth::row_count(x, y));
+    let (rows, constant) = booth::layout(x, y);
     (1..=(stages + 1).min(width))
         .filter_map(|k| {
-            let s = steps(levels, width, k);
+            let (s, cut_bits) = steps(&rows, constant, width, k);
             let lo = s.iter().map(|&x| depth(x)).max().unwrap_or(0);
             let hi: u32 = s.iter().map(|&x| depth(x)).sum();
-            let bound = (lo..=hi).find(|&b| pack(&s, b, stages + 1).is_some())?;
-            let cuts = pack(&s, bound, stages + 1)?;
-            Some(Plan {
-                steps: s,
-                cuts,
-                depth: bound,
+            (lo..=hi).find_map(|bound| {
+                let (cuts, register_bits) = place(&s, &cut_bits, bound, stages)?;
+                Some(Plan {
+                    steps: s.clone(),
+                    cuts,
+                    depth: bound,
+                    register_bits,
+                })
             })
         })
-        .min_by_key(|p| p.depth)
+        .min_by_key(|p| (p.depth, p.register_bits))
         .expect("one chunk always fits")
 }
 
@@ -149,9 +193,14 @@ impl Flow {
 /// Registers every value of `flow` (a register each, loaded when `advance` is high).
 fn cut(m: &mut ModuleBuilder, flow: &mut Flow, advance: &Value, name: &str) {
     for v in flow.values() {
-        let reg = m.reg_en(name, v.width(), 0u64, advance);
+        let ty = if v.is_signed() {
+            Ty::S(v.width())
+        } else {
+            Ty::U(v.width())
+        };
+        let reg = m.reg_en(name, ty, 0u64, advance);
         m.connect(&reg, v);
-        *v = if v.is_signed() { reg.as_signed() } else { reg };
+        *v = reg;
     }
 }
 
@@ -188,8 +237,10 @@ fn apply(step: Step, flow: Flow, width: u32) -> Flow {
         }
         (Step::Level, Flow::Rows(mut rows, constant)) => {
             if let Some(c) = constant {
-                let bits = rows[0].bits.konst(c);
-                rows.push(Row { off: 0, bits });
+                // The row of the constant starts at its lowest one.
+                let off = (0..width).find(|&i| c.bit(i)).unwrap_or(0);
+                let bits = rows[0].bits.konst(c.slice(width - 1, off));
+                rows.push(Row { off, bits });
                 rows.sort_by_key(|r| r.off);
             }
             Flow::Rows(wallace::level(rows, width), None)
