@@ -6,11 +6,13 @@
 //! - [`booth`]: radix-4 Booth recoding of the narrower operand, one partial-product row
 //!   per two of its bits, rows kept free of sign extension by a single constant;
 //! - [`wallace`]: a Wallace tree of carry-save adders taking the rows down to two;
-//! - [`multiplier`]: the final carry-propagate adder and the pipelining: the path from
+//! - [`adder`]: the final carry-propagate adder, Brent-Kung;
+//! - [`multiplier`]: the assembly and the pipelining: the path from
 //!   operands to product (Booth, each tree level, the adder in chunks) is cut `stages`
 //!   times where the logic depth between cuts is smallest, so the registers sit inside
 //!   the tree and the adder, not in front of or behind a combinational multiplier.
 
+pub mod adder;
 pub mod booth;
 pub mod multiplier;
 pub mod wallace;

@@ -3,8 +3,8 @@
 //!
 //! The path is a list of steps, each with a depth in gate delays (a full adder counts
 //! two, an XOR one): the Booth recoding and selection (4), each tree level (2), and the
-//! final adder, split into `k` chunks, each adding its slice of the two rows and the
-//! carry out of the chunk below (2 + log2 of its width, a prefix adder's depth). A cut
+//! final adder (`adder`, Brent-Kung), split into `k` chunks, each adding its slice of
+//! the two rows and the carry out of the chunk below (2 + 2 log2 of its width). A cut
 //! at a boundary between steps registers everything the next step reads: the operands,
 //! the rows (the Booth constant is kept aside until the tree takes it in), or the
 //! adder's finished low bits, carry and the rows' columns above them; the planner knows
@@ -17,6 +17,7 @@
 //! more stages than steps (narrow operands) several cuts share a boundary. Every
 //! register loads when `advance` is high, so a stalled pipeline holds its contents.
 
+use super::adder;
 use super::booth::{self, Row, Span};
 use super::wallace;
 use hdl::{cat, Bits, ModuleBuilder, Ty, Value};
@@ -25,9 +26,9 @@ use hdl::{cat, Bits, ModuleBuilder, Ty, Value};
 const BOOTH_DEPTH: u32 = 4;
 const LEVEL_DEPTH: u32 = 2;
 
-/// Gate delays of a `width`-bit adder.
+/// Gate delays of a `width`-bit adder: its prefix levels, the propagate and the sum.
 fn adder_depth(width: u32) -> u32 {
-    2 + (32 - (width.max(1) - 1).leading_zeros())
+    2 + adder::levels(width)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -278,7 +279,7 @@ fn chunk(
         None => (xc, yc),
     };
     let skip = u32::from(carry.is_some());
-    let total = if last { &xs + &ys } else { xs.addc(&ys) };
+    let total = adder::add(&xs, &ys);
     let sum = total.slice(skip + w - 1, skip);
     let low = match low {
         Some(l) => cat(&[&sum, &l]),
