@@ -208,21 +208,7 @@ fn cut(m: &mut ModuleBuilder, flow: &mut Flow, advance: &Value, name: &str) {
 /// The two rows as full-width values (a missing one is zero).
 fn two_rows(rows: Vec<Row>, constant: Option<Bits>, width: u32) -> (Value, Value) {
     let first = rows.first().expect("a product has partial products");
-    let mut all: Vec<Value> = rows
-        .iter()
-        .map(|r| {
-            let top = r.off + r.bits.width();
-            let mut parts = vec![];
-            if top < width {
-                parts.push(r.bits.konst(Bits::zero(width - top)));
-            }
-            parts.push(r.bits.clone());
-            if r.off > 0 {
-                parts.push(r.bits.konst(Bits::zero(r.off)));
-            }
-            cat(&parts.iter().collect::<Vec<_>>())
-        })
-        .collect();
+    let mut all: Vec<Value> = rows.iter().map(|r| wallace::align(r, 0, width)).collect();
     all.extend(constant.map(|c| first.bits.konst(c)));
     all.resize_with(2, || first.bits.konst(Bits::zero(width)));
     let y = all.pop().expect("two rows");

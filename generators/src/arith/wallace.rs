@@ -55,7 +55,7 @@ pub fn level_spans(spans: Vec<Span>, width: u32) -> Vec<Span> {
 }
 
 /// The columns `lo..hi` of `row`, zero elsewhere.
-fn align(row: &Row, lo: u32, hi: u32) -> Value {
+pub fn align(row: &Row, lo: u32, hi: u32) -> Value {
     let mut parts = Vec::new();
     let top = row.off + row.bits.width();
     if hi > top {
