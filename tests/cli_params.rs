@@ -267,8 +267,8 @@ fn list_of_an_unknown_design_is_an_error() {
         (r.code, r.stderr.as_str(), r.stdout.as_str()),
         (
             1,
-            "error: unknown design `fifo` (available: banked_rf, queue, rocket, \
-             rocket_accumulator, rocket-hwacha)\n",
+            "error: unknown design `fifo` (available: banked_rf, queue, multiplier, \
+             rocket, rocket_accumulator, rocket-hwacha)\n",
             ""
         )
     );

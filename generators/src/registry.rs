@@ -190,7 +190,7 @@ mod tests {
         describes_its_struct::<Rocket>();
         describes_its_struct::<RocketAccumulator>();
         describes_its_struct::<RocketHwacha>();
-        assert_eq!(designs().len(), 5);
+        assert_eq!(designs().len(), 6);
     }
 
     /// `{a = {b = value}}` for dotted path `a.b`.
