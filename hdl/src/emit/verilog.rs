@@ -3,6 +3,12 @@
 //! every expression has the exact width of its operands, operators whose Verilog meaning
 //! depends on context signedness are isolated, and bits nothing reads are collected in one
 //! `_unused` sink (Verilator's documented idiom) instead of tripping UNUSED warnings.
+//! A full-width product (`Value::mul` extends both operands to the product's width) is
+//! written as one multiply of the operands before extension, `$signed` on both when one
+//! is sign-extended (a zero-extended one then gets a 0 on top), so every tool sees one
+//! multiplier of the real operand widths; it gets a named wire of the product's width
+//! (its context), and its operands are names or primaries, whose width no context
+//! changes.
 //!
 //! Lines stay short at any parameter value: an expression whose text would exceed
 //! [`EXPR_BUDGET`] bytes gets its largest subexpressions as named wires (`_GEN_<k>`,
