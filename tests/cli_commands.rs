@@ -154,6 +154,7 @@ fn generate_is_deterministic() {
     for design in [
         "banked_rf",
         "queue",
+        "multiplier",
         "rocket",
         "rocket_accumulator",
         "rocket-hwacha",

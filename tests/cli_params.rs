@@ -296,6 +296,7 @@ fn list_json_describes_every_parameter() {
         [
             "banked_rf",
             "queue",
+            "multiplier",
             "rocket",
             "rocket_accumulator",
             "rocket-hwacha"
@@ -318,7 +319,7 @@ fn list_json_describes_every_parameter() {
             "description": "an empty queue passes enq to deq in the same cycle"
         })
     );
-    let hwacha = &designs[4]["parameters"];
+    let hwacha = &designs[5]["parameters"];
     let param = |name: &str| {
         hwacha
             .as_array()
