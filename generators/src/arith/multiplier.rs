@@ -4,7 +4,9 @@
 //! The path is a list of steps, each with a depth in gate delays (a full adder counts
 //! two, an XOR one): the Booth recoding and selection (4), each tree level (2), and the
 //! final adder (`adder`, Brent-Kung), split into `k` chunks, each adding its slice of
-//! the two rows and the carry out of the chunk below (2 + 2 log2 of its width). A cut
+//! the two rows and the carry out of the chunk below (2 + 2 per prefix level, about
+//! 4 log2 of its width: measured on nangate45, a prefix level maps to as many cells as
+//! a tree level). A cut
 //! at a boundary between steps registers everything the next step reads: the operands,
 //! the rows (the Booth constant is kept aside until the tree takes it in), or the
 //! adder's finished low bits, carry and the rows' columns above them; the planner knows
@@ -26,9 +28,11 @@ use hdl::{cat, Bits, ModuleBuilder, Ty, Value};
 const BOOTH_DEPTH: u32 = 4;
 const LEVEL_DEPTH: u32 = 2;
 
-/// Gate delays of a `width`-bit adder: its prefix levels, the propagate and the sum.
+/// Gate delays of a `width`-bit adder: its prefix levels, the propagate and the sum. A
+/// prefix level (an AND-OR) counts two, as much as a tree level: mapped for area (Yosys
+/// and ABC on nangate45) it takes two to three cells, as a full adder's sum does.
 fn adder_depth(width: u32) -> u32 {
-    2 + adder::levels(width)
+    2 + 2 * adder::levels(width)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
