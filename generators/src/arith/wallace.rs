@@ -10,16 +10,6 @@
 use super::booth::{Row, Span};
 use hdl::{cat, Bits, Value};
 
-/// The number of levels that take `rows` rows down to two.
-pub fn levels(mut rows: u32) -> u32 {
-    let mut n = 0;
-    while rows > 2 {
-        rows = 2 * (rows / 3) + rows % 3;
-        n += 1;
-    }
-    n
-}
-
 /// Groups `rows` (sorted by offset) in threes, replaces each group by what `compress`
 /// makes of it, and sorts the result by offset.
 fn level_by<T: Clone>(
