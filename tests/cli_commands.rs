@@ -154,6 +154,7 @@ fn generate_is_deterministic() {
     for design in [
         "banked_rf",
         "queue",
+        "multiplier",
         "rocket",
         "rocket_accumulator",
         "rocket-hwacha",
@@ -323,8 +324,8 @@ fn bad_designs_and_parameters_are_clear_errors() {
         &["generate", "fifo"],
         &[
             "unknown design `fifo`",
-            "available: banked_rf, queue, rocket, rocket_accumulator, rocket-hwacha, fpu-compare, \
-             fpu-convert, fpu-divsqrt, fpu-fma",
+            "available: banked_rf, queue, multiplier, rocket, rocket_accumulator, rocket-hwacha, \
+             fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma",
         ],
     );
     fails(

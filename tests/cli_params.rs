@@ -267,7 +267,7 @@ fn list_of_an_unknown_design_is_an_error() {
         (r.code, r.stderr.as_str(), r.stdout.as_str()),
         (
             1,
-            "error: unknown design `fifo` (available: banked_rf, queue, rocket, \
+            "error: unknown design `fifo` (available: banked_rf, queue, multiplier, rocket, \
              rocket_accumulator, rocket-hwacha, fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma)\n",
             ""
         )
@@ -296,6 +296,7 @@ fn list_json_describes_every_parameter() {
         [
             "banked_rf",
             "queue",
+            "multiplier",
             "rocket",
             "rocket_accumulator",
             "rocket-hwacha",
@@ -322,7 +323,7 @@ fn list_json_describes_every_parameter() {
             "description": "an empty queue passes enq to deq in the same cycle"
         })
     );
-    let hwacha = &designs[4]["parameters"];
+    let hwacha = &designs[5]["parameters"];
     let param = |name: &str| {
         hwacha
             .as_array()

@@ -95,6 +95,39 @@ fn queue_is_lint_clean() {
 }
 
 #[test]
+fn multiplier_is_lint_clean() {
+    // The extremes of each parameter, and the shapes the designs use.
+    let mut shapes = vec![
+        (1, 1, false, false, 0),
+        (1, 1, true, true, 16),
+        (256, 3, true, false, 16),
+        (256, 1, false, true, 0),
+        (1, 256, true, true, 5),
+        (65, 65, true, true, 3),
+        (64, 64, false, false, 1),
+        (53, 24, false, true, 2),
+    ];
+    if long() {
+        shapes.push((256, 256, true, false, 16));
+        for w in [2, 3, 8, 33, 113, 255] {
+            for stages in [0, 1, 4, 8] {
+                shapes.push((w, w + 1, w % 2 == 0, w % 3 == 0, stages));
+            }
+        }
+    }
+    let configs: Vec<(String, OutputOptions)> = shapes
+        .into_iter()
+        .map(|(a, b, sa, sb, stages)| {
+            let p = format!(
+                "a_width = {a}\nb_width = {b}\na_signed = {sa}\nb_signed = {sb}\nstages = {stages}"
+            );
+            (p, OutputOptions::default())
+        })
+        .collect();
+    lint_all("multiplier", &configs);
+}
+
+#[test]
 fn banked_rf_is_lint_clean() {
     let widths: &[u32] = if long() {
         &[1, 8, 32, 64, 100, 128]

@@ -18,6 +18,9 @@ fn minimizer_shrinks_an_injected_discrepancy() {
     let cfg = Config {
         circuits: 12,
         batch: 12,
+        // A seed whose circuits put a multiplier before an output (which circuits do
+        // depends on the generator's random stream).
+        seed: 1,
         workers: 1,
         sims: vec![SimKind::Ir, SimKind::Icarus],
         lint: false,

@@ -1,6 +1,7 @@
 //! The design registry: every design by name, with its parameters (for `accelgen list`),
 //! and elaboration from a TOML table of parameter overrides.
 
+use crate::arith::Multiplier;
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
 use crate::fpu::{compare::Compare, convert::Convert, divsqrt::DivSqrt, fma::FmaDesign};
 use crate::hwacha::soc::RocketHwacha;
@@ -90,6 +91,7 @@ pub fn designs() -> Vec<DesignInfo> {
     vec![
         DesignInfo::of::<BankedRf>(),
         DesignInfo::of::<Queue>(),
+        DesignInfo::of::<Multiplier>(),
         DesignInfo::of::<Rocket>(),
         DesignInfo::of::<RocketAccumulator>(),
         DesignInfo::of::<RocketHwacha>(),
@@ -188,6 +190,7 @@ mod tests {
     #[test]
     fn every_parameter_is_described_once() {
         describes_its_struct::<Queue>();
+        describes_its_struct::<Multiplier>();
         describes_its_struct::<BankedRf>();
         describes_its_struct::<Rocket>();
         describes_its_struct::<RocketAccumulator>();
@@ -196,7 +199,7 @@ mod tests {
         describes_its_struct::<FmaDesign>();
         describes_its_struct::<Convert>();
         describes_its_struct::<Compare>();
-        assert_eq!(designs().len(), 9);
+        assert_eq!(designs().len(), 10);
     }
 
     /// `{a = {b = value}}` for dotted path `a.b`.

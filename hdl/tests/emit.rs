@@ -430,3 +430,36 @@ fn icarus_run(e: &emit::Emitted, tb: &str) -> Vec<String> {
     assert!(ok, "vvp:\n{log}");
     log.lines().map(str::to_string).collect()
 }
+
+/// A full-width product is one multiply of the operands' real widths, in a wire of the
+/// product's width: signed, unsigned, and signed by unsigned (a zero on top of the
+/// unsigned factor); an operand that is an expression is named first, so the product's
+/// width does not reach into it.
+#[test]
+fn full_width_products_multiply_the_real_operands() {
+    let mut m = ModuleBuilder::new("Products");
+    let a = m.input("a", Ty::S(65));
+    let b = m.input("b", Ty::S(65));
+    let c = m.input("c", 7);
+    let d = m.input("d", 9);
+    let signed = m.output("signed", Ty::S(130));
+    let unsigned = m.output("unsigned", 16);
+    let mixed = m.output("mixed", Ty::S(75));
+    let sum = m.output("sum", 16);
+    m.connect(&signed, &a.mul(&b));
+    m.connect(&unsigned, &c.mul(&d));
+    m.connect(&mixed, &a.mul(&d.zext(10).as_signed()));
+    m.connect(&sum, &(&c + &c).mul(&d));
+    let e = emit(&Design::new(&m.finish().unwrap()), &EmitOptions::default());
+    let text = &e.modules[0].1;
+    for line in [
+        "wire [129:0] _GEN_0 = $signed(a) * $signed(b);",
+        "wire [15:0] _GEN_1 = c * d;",
+        "wire [74:0] _GEN_2 = $signed(a) * $signed({1'b0, d});",
+        "wire [6:0] _GEN_3 = c + c;",
+        "wire [15:0] _GEN_4 = _GEN_3 * d;",
+    ] {
+        assert!(text.contains(line), "no `{line}` in:\n{text}");
+    }
+    assert_lint_clean(&e);
+}

@@ -18,16 +18,15 @@
 //! stages register the product, with the aligned addend and the special cases beside it;
 //! 3 also register the normalized sum before rounding; 4 also the sum before
 //! normalization; 5 give the product two cycles. The product comes from one function,
-//! `significand_product`: today the IR's `*` followed by its registers (so its second
-//! register only balances the logic under retiming), to become the pipelined
-//! Booth/Wallace multiplier of `arith::multiplier`, which places its registers inside
-//! the tree.
+//! `significand_product`: the pipelined radix-4 Booth / Wallace multiplier of
+//! `arith`, which places its registers inside the tree and the final adder.
 
 mod datapath;
 mod special;
 
 use super::format::FloatFormat;
 use super::round::round;
+use crate::arith::{multiply, MulConfig};
 use crate::schema::{self, Param};
 use crate::{Generator, ParamError};
 use hdl::{HdlErrors, Module, ModuleBuilder, Ty, Value};
@@ -220,7 +219,8 @@ impl Beside {
 /// multiplier is chosen: today the IR's `*` followed by `stages` registers, to become the
 /// pipelined Booth/Wallace multiplier of `arith::multiplier` (issue 15).
 fn significand_product(m: &mut ModuleBuilder, a: &Value, b: &Value, stages: u32) -> Value {
-    delay(m, stages, "product", &a.mul(b))
+    let always = a.konst(hdl::Bits::from_u64(1, 1));
+    multiply(m, a, b, &MulConfig { stages }, &always)
 }
 
 /// Registers `vals` (named `stage_name`) when `on`.

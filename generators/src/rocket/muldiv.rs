@@ -1,15 +1,16 @@
 //! `MulDiv`: the RISC-V M extension's multiply and divide unit.
 //!
-//! Both organisations work on magnitudes and fix the sign once at the end (a negated
+//! The iterative engine works on magnitudes and fixes the sign once at the end (a negated
 //! 128-bit product for MULH*, negated quotient/remainder for DIV/REM), so one unsigned
-//! datapath serves every signedness:
+//! datapath serves every signedness. Two organisations:
 //! - iterative (`mul = "iterative"`): one engine for multiply (shift-and-add,
 //!   `mul_bits_per_cycle` multiplier bits per cycle) and divide (restoring,
 //!   `div_bits_per_cycle` quotient bits per cycle), one operation at a time; *W forms run
 //!   half the iterations.
 //! - pipelined (`mul = "pipelined"`): a multiplier taking one operation per cycle whose
-//!   result leaves after `mul_stages` cycles (the product is formed from the first
-//!   stage's registers; the later stages leave retiming to synthesis), beside the
+//!   result leaves after `mul_stages` cycles (the first stage's registers hold the
+//!   operands, the other stages are pipeline registers inside one 65 x 65 signed
+//!   multiplier, `arith::multiply`, that serves every function), beside the
 //!   iterative engine used for divides only. A divide waits until the multiplier is
 //!   empty and multiplies wait while a divide is in flight, so results leave in order.
 //!
@@ -19,6 +20,7 @@
 
 use super::bus::{muldiv_request, muldiv_response};
 use super::params::{MulDivParams, MulKind};
+use crate::arith::{multiply, MulConfig};
 use hdl::{cat, mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, Value};
 use std::rc::Rc;
 
@@ -281,8 +283,8 @@ struct Pipe {
 }
 
 /// The pipelined multiplier: stage 1 holds the operands, the product is formed from them
-/// and then travels through `stages - 1` result registers. The whole pipeline stalls
-/// while its last stage holds a result that is not taken.
+/// by `arith::multiply` with its `stages - 1` pipeline registers inside. The whole
+/// pipeline stalls while its last stage holds a result that is not taken.
 fn pipeline(
     m: &mut ModuleBuilder,
     stages: u32,
@@ -308,17 +310,32 @@ fn pipeline(
     ] {
         m.connect(reg, input);
     }
-    // Unsigned product; a signed operand's weight of -2^64 on its sign bit is taken off
-    // the high half: MULH (1) and MULHSU (2) treat rs1 as signed, MULH rs2 too.
-    let f3_is = |v: u64| f3.eq(&f3.konst(Bits::from_u64(3, v)));
-    let product = in1.mul(&in2);
-    let zero64 = in1.konst(Bits::zero(64));
-    let s1 = &(&f3_is(1) | &f3_is(2)) & &in1.bit(63);
-    let s2 = &f3_is(1) & &in2.bit(63);
-    let high = &(&product.slice(127, 64) - &mux(&s1, &in2, &zero64)) - &mux(&s2, &in1, &zero64);
+    // One 65 x 65 signed product serves every function: MULH (1) and MULHSU (2) extend
+    // rs1 by its sign, MULH rs2 too, the others by a zero. It takes the other
+    // `stages - 1` cycles, its registers inside the multiplier; funct3 and word follow.
+    let f3_is = |v: &Value, f: u64| v.eq(&v.konst(Bits::from_u64(3, f)));
+    let ext = |x: &Value, signed: &Value| {
+        mux(signed, &x.as_signed().sext(65).as_unsigned(), &x.zext(65)).as_signed()
+    };
+    let in1_signed = &f3_is(&f3, 1) | &f3_is(&f3, 2);
+    let cfg = MulConfig { stages: stages - 1 };
+    let product = multiply(
+        m,
+        &ext(&in1, &in1_signed),
+        &ext(&in2, &f3_is(&f3, 1)),
+        &cfg,
+        &advance,
+    );
+    let (f3, word) = (1..stages).fold((f3, word), |(f3, word), i| {
+        let f3_next = m.reg_en(&format!("mul_funct3_{}", i + 1), 3, 0u64, &advance);
+        let word_next = m.reg_en(&format!("mul_word_{}", i + 1), 1, false, &advance);
+        m.connect(&f3_next, &f3);
+        m.connect(&word_next, &word);
+        (f3_next, word_next)
+    });
     let low = product.slice(63, 0);
-    let full = mux(&f3.eq(&f3.konst(Bits::from_u64(3, MUL))), &low, &high);
-    let mut data = word_result(&mux(&word, &low, &full), &word);
+    let full = mux(&f3_is(&f3, MUL), &low, &product.slice(127, 64));
+    let data = word_result(&mux(&word, &low, &full), &word);
     let mut prev_valid = valid[0].clone();
     let zero = r.kill.konst(Bits::zero(1));
     m.when(&r.kill, |m| {
@@ -327,12 +344,9 @@ fn pipeline(
         }
     });
     m.when(&advance, |m| m.connect(&valid[0], &fire));
-    for (i, v) in valid.iter().enumerate().skip(1) {
-        let stage = m.reg_en(&format!("mul_data{}", i + 1), 64, 0u64, &advance);
-        m.connect(&stage, &data);
+    for v in valid.iter().skip(1) {
         let kill = r.kill.clone();
         m.when(&advance, |m| m.connect(v, &(&prev_valid & &!&kill)));
-        data = stage;
         prev_valid = v.clone();
     }
     let busy = valid[1..].iter().fold(valid[0].clone(), |acc, v| &acc | v);

@@ -3,6 +3,12 @@
 //! every expression has the exact width of its operands, operators whose Verilog meaning
 //! depends on context signedness are isolated, and bits nothing reads are collected in one
 //! `_unused` sink (Verilator's documented idiom) instead of tripping UNUSED warnings.
+//! A full-width product (`Value::mul` extends both operands to the product's width) is
+//! written as one multiply of the operands before extension, `$signed` on both when one
+//! is sign-extended (a zero-extended one then gets a 0 on top), so every tool sees one
+//! multiplier of the real operand widths; it gets a named wire of the product's width
+//! (its context), and its operands are names or primaries, whose width no context
+//! changes.
 //!
 //! Lines stay short at any parameter value: an expression whose text would exceed
 //! [`EXPR_BUDGET`] bytes gets its largest subexpressions as named wires (`_GEN_<k>`,
@@ -186,6 +192,54 @@ fn wrap_long_lines(text: String) -> String {
     out
 }
 
+/// How a multiply operand extends to the product's width.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ext {
+    Sign,
+    Zero,
+    /// Not an extension: the operand has the product's width.
+    None,
+}
+
+/// A multiply operand as the narrower node it extends (looking through nested
+/// extensions: a sign extension of a zero extension is a zero extension), so that a
+/// full-width product is written as one multiplier of the operands' real widths.
+fn extension_of(n: NodeId, b: &Body) -> (NodeId, Ext) {
+    let Op::Concat(parts) = &b.nodes[n as usize].op else {
+        return (n, Ext::None);
+    };
+    let [fill, x] = parts[..] else {
+        return (n, Ext::None);
+    };
+    let xw = b.nodes[x as usize].width;
+    // The builder's msb of a 1-bit value is the value itself.
+    let is_msb = |s: NodeId| {
+        (s == x && xw == 1)
+            || matches!(b.nodes[s as usize].op,
+                Op::Slice { value, hi, lo } if value == x && hi == xw - 1 && lo == hi)
+    };
+    let ext = match &b.nodes[fill as usize].op {
+        Op::Const(v) if v.is_zero() => Ext::Zero,
+        Op::Repeat(s, _) if is_msb(*s) => Ext::Sign,
+        _ if is_msb(fill) => Ext::Sign,
+        _ => return (n, Ext::None),
+    };
+    match extension_of(x, b) {
+        (y, Ext::Zero) => (y, Ext::Zero),
+        (y, Ext::Sign) if ext == Ext::Sign => (y, Ext::Sign),
+        _ => (x, ext),
+    }
+}
+
+/// The operands of a multiply whose operands are extensions, with how each extends.
+fn narrow_product(op: &Op, b: &Body) -> Option<[(NodeId, Ext); 2]> {
+    let Op::Bin(BinOp::Mul, x, y) = op else {
+        return None;
+    };
+    let ops = [extension_of(*x, b), extension_of(*y, b)];
+    ops.iter().any(|o| o.1 != Ext::None).then_some(ops)
+}
+
 fn literal(b: &Bits) -> String {
     format!("{}'h{}", b.width(), b.to_hex())
 }
@@ -277,6 +331,9 @@ impl<'a> ModuleEmitter<'a> {
         if constant_compare(op, b).is_some() {
             return vec![];
         }
+        if let Some([(x, _), (y, _)]) = narrow_product(op, b) {
+            return vec![x, y];
+        }
         match op {
             Op::Sig(_) | Op::Const(_) => vec![],
             Op::Not(a) | Op::Reduce(_, a) | Op::Repeat(a, _) => vec![*a],
@@ -344,6 +401,17 @@ impl<'a> ModuleEmitter<'a> {
             if !is_live {
                 self.uses[n] = 0;
                 continue;
+            }
+            // A product of narrower operands needs the product's width as its context,
+            // which must not reach into its operands: they are names or primaries.
+            if let Some(factors) = narrow_product(&b.nodes[n].op, b) {
+                self.named[n] = true;
+                for (x, _) in factors {
+                    let op = &b.nodes[x as usize].op;
+                    if !matches!(op, Op::Sig(_) | Op::Const(_)) && !Self::self_delimiting(op) {
+                        self.named[x as usize] = true;
+                    }
+                }
             }
             let trivially_inline = match b.nodes[n].op {
                 Op::Sig(_) => true,
@@ -526,6 +594,17 @@ impl<'a> ModuleEmitter<'a> {
     fn expr_with(&self, n: NodeId, operand: &dyn Fn(NodeId) -> String) -> String {
         let b = &self.m.body;
         let o = |x: &NodeId| operand(*x);
+        if let Some(ops) = narrow_product(&b.nodes[n as usize].op, b) {
+            // `$signed` on both factors (a zero-extended one gets a 0 on top) makes the
+            // multiply signed; its named wire gives it the product's width.
+            let signed = ops.iter().any(|f| f.1 == Ext::Sign);
+            let factor = |(x, ext): (NodeId, Ext)| match (signed, ext) {
+                (false, _) => o(&x),
+                (true, Ext::Zero) => format!("$signed({{1'b0, {}}})", o(&x)),
+                (true, _) => format!("$signed({})", o(&x)),
+            };
+            return format!("{} * {}", factor(ops[0]), factor(ops[1]));
+        }
         match &b.nodes[n as usize].op {
             Op::Sig(_) => self.operand(n),
             Op::Const(v) => literal(v),

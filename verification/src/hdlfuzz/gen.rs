@@ -272,7 +272,14 @@ impl<'a> ModGen<'a> {
                 let a = self.value_upto(150);
                 let t = self.ty(a);
                 let wb = self.rng.range(1, (MAX_W - t.width).min(150));
-                let b = self.operand(FTy::new(wb, t.signed));
+                let b = if t.signed && wb > 1 && self.rng.chance(33) {
+                    // Signed times unsigned: the unsigned factor zero-extended by a bit.
+                    let u = self.operand(FTy::u(wb - 1));
+                    let z = self.op(OpKind::Zext, vec![u], vec![wb], FTy::u(wb));
+                    self.op(OpKind::AsSigned, vec![z], vec![], FTy::new(wb, true))
+                } else {
+                    self.operand(FTy::new(wb, t.signed))
+                };
                 (vec![a, b], vec![], FTy::new(t.width + wb, t.signed))
             }
             Neg | Not => {

@@ -1,0 +1,62 @@
+//! A Brent-Kung parallel-prefix adder, written out so its depth does not depend on how a
+//! synthesis flow maps `+` (Yosys without timing-driven mapping makes `+` a ripple).
+//!
+//! With generate g = x & y and propagate p = x ^ y per bit, the up-sweep combines, at
+//! distance d = 1, 2, 4, ..., each bit i with (i + 1) a multiple of 2d with bit i - d:
+//! g[i] |= p[i] & g[i-d], p[i] &= p[i-d]. The down-sweep, at d from the largest down to
+//! 1, completes the bits i with (i + 1) an odd multiple of d above d: g[i] |= p[i] &
+//! g[i-d]. Then g[i] is the carry out of bit i, and the sum is p ^ (g << 1): about
+//! 2 log2(width) AND-OR levels and 2 width of them, where a Kogge-Stone adder has
+//! width log2(width). The bits a level leaves alone are masked by constants, which
+//! synthesis folds.
+
+use hdl::{cat, Bits, Value};
+
+/// One prefix level at distance `d` on the bits selected by `mask`.
+fn combine(g: &Value, p: &Value, d: u32, mask: &[bool], update_p: bool) -> (Value, Value) {
+    let w = g.width();
+    let words: Vec<u64> = (0..hdl::bits::words_for(w))
+        .map(|k| {
+            (0..64)
+                .filter(|&j| mask.get(64 * k + j).copied().unwrap_or(false))
+                .fold(0u64, |acc, j| acc | 1 << j)
+        })
+        .collect();
+    let m = g.konst(Bits::from_words(w, &words));
+    let g = g | &(&(&m & p) & &g.shl(d));
+    let p = if update_p {
+        p & &(&!&m | &p.shl(d))
+    } else {
+        p.clone()
+    };
+    (g, p)
+}
+
+/// `x + y` (one width, unsigned) one bit wider: the carry out on top.
+pub fn add(x: &Value, y: &Value) -> Value {
+    let (x, y) = (x.as_unsigned(), y.as_unsigned());
+    let w = x.width();
+    let p0 = &x ^ &y;
+    let (mut g, mut p) = (&x & &y, p0.clone());
+    let mut d = 1;
+    while d < w {
+        let mask: Vec<bool> = (0..w).map(|i| (i + 1) % (2 * d) == 0).collect();
+        (g, p) = combine(&g, &p, d, &mask, true);
+        d *= 2;
+    }
+    while d > 1 {
+        d /= 2;
+        let mask: Vec<bool> = (0..w)
+            .map(|i| (i + 1) % (2 * d) == d && i + 1 > d)
+            .collect();
+        (g, p) = combine(&g, &p, d, &mask, false);
+    }
+    let zero = x.konst(Bits::zero(1));
+    &cat(&[&zero, &p0]) ^ &cat(&[&g, &zero])
+}
+
+/// The AND-OR levels of a `width`-bit `add`.
+pub fn levels(width: u32) -> u32 {
+    let log = 32 - (width.max(1) - 1).leading_zeros();
+    (2 * log).saturating_sub(1)
+}
