@@ -26,10 +26,11 @@ mod special;
 
 use super::format::FloatFormat;
 use super::round::round;
+use super::stage::Stage;
 use crate::arith::{multiply, MulConfig};
 use crate::schema::{self, Param};
 use crate::{Generator, ParamError};
-use hdl::{HdlErrors, Module, ModuleBuilder, Ty, Value};
+use hdl::{HdlErrors, Module, ModuleBuilder, Value};
 use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 
@@ -215,9 +216,8 @@ impl Beside {
     }
 }
 
-/// The full product of the significands, `stages` cycles later. The one place the
-/// multiplier is chosen: today the IR's `*` followed by `stages` registers, to become the
-/// pipelined Booth/Wallace multiplier of `arith::multiplier` (issue 15).
+/// The full product of the significands, `stages` cycles later: the pipelined radix-4
+/// Booth / Wallace multiplier of `arith`, its registers inside the tree and final adder.
 fn significand_product(m: &mut ModuleBuilder, a: &Value, b: &Value, stages: u32) -> Value {
     let always = a.konst(hdl::Bits::from_u64(1, 1));
     multiply(m, a, b, &MulConfig { stages }, &always)
@@ -230,19 +230,8 @@ fn cut<const N: usize>(
     stage: &str,
     vals: [(&str, &Value); N],
 ) -> [Value; N] {
-    vals.map(|(name, v)| {
-        if !on {
-            return v.clone();
-        }
-        let ty = if v.is_signed() {
-            Ty::S(v.width())
-        } else {
-            Ty::U(v.width())
-        };
-        let r = m.reg(&format!("{stage}_{name}"), ty, 0u64);
-        m.connect(&r, v);
-        r
-    })
+    let mut s = Stage::new(m, stage, on);
+    vals.map(|(name, v)| s.pass_as(name, v))
 }
 
 /// `v` delayed by `cycles` registers.

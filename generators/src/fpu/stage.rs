@@ -6,8 +6,8 @@
 
 use hdl::{ModuleBuilder, Value};
 
-/// One cut: values passed through it come out registered (`<name>_<k>`, the k-th value
-/// passed) when the cut is on, unchanged when it is off.
+/// One cut: values passed through it come out registered (`<name>_<k>` for the k-th
+/// value passed, or `<name>_<label>`) when the cut is on, unchanged when it is off.
 pub struct Stage<'a> {
     m: &'a mut ModuleBuilder,
     name: &'a str,
@@ -27,13 +27,19 @@ impl<'a> Stage<'a> {
 
     /// `v` after the cut, with its signedness.
     pub fn pass(&mut self, v: &Value) -> Value {
+        let label = self.passed.to_string();
+        self.passed += 1;
+        self.pass_as(&label, v)
+    }
+
+    /// `v` after the cut in a register named `<name>_<label>`, with its signedness.
+    pub fn pass_as(&mut self, label: &str, v: &Value) -> Value {
         if !self.on {
             return v.clone();
         }
         let r = self
             .m
-            .reg(&format!("{}_{}", self.name, self.passed), v.width(), 0u64);
-        self.passed += 1;
+            .reg(&format!("{}_{label}", self.name), v.width(), 0u64);
         self.m.connect(&r, &v.as_unsigned());
         if v.is_signed() {
             r.as_signed()
