@@ -18,7 +18,7 @@
 //!
 //! The constants (approximations, for floorplanning and first-order timing only; the cell
 //! sizes are published figures, the periphery and timing constants are this model's round
-//! numbers, chosen so that a 0.5 to 32 kbit macro comes out at 2 to 6 times its bits' plain
+//! numbers, chosen so that a 0.5 to 32 kbit macro comes out at 2 to 7 times its bits' plain
 //! 6T area, periphery weighing most in the smallest, as in compiled SRAMs):
 //! - nangate45: the 45 nm 6T cell of Intel's 45 nm process, 0.346 um^2 (Mistry et al.,
 //!   IEDM 2007), taken as 0.70 x 0.495 um (FreePDK45 itself has no SRAM cell; bsg_fakeram
@@ -31,7 +31,7 @@
 //!   1.2 x 1.58 um = 1.9 um^2; clock to Q 0.5 ns plus 90 ps per doubling (1.3 ns at 512
 //!   bits, 1.85 ns at 32 kbit; OpenRAM's sky130 macros such as the 1 kB
 //!   `sky130_sram_1kbyte_1rw1r_32x256_8` are specified at a few ns), setup 250 ps, hold
-//!   80 ps, 5 fF per input; pins on `met3` (horizontal, 0.68 um pitch) every two tracks;
+//!   80 ps, 5 fF per input; pins on `met3` (horizontal, 0.68 um pitch) on every track;
 //!   power stripes `VPWR`/`VGND` on `met4`; placement grid 0.46 x 2.72 um (site `unithd`).
 
 use super::{MacroShape, PinDir, Tech};
@@ -113,7 +113,7 @@ const SKY130HD: TechParams = TechParams {
     site_w_nm: 460,
     row_h_nm: 2_720,
     pin_layer: "met3",
-    pin_pitch_nm: 1_360,
+    pin_pitch_nm: 680,
     pin_w_nm: 300,
     pin_len_nm: 1_000,
     obs_layers: &["met1", "met2"],
