@@ -502,3 +502,289 @@ fn opensta_reads_each_fakeram_lib_with_the_technology_cells() {
         assert!(!report.contains("Error"), "{report}");
     }
 }
+
+/// Variables of OpenROAD-flow-scripts' design configs as its documentation lists them
+/// (`flow/scripts/variables.yaml`, rendered in docs/user/FlowVariables.md): the subset a
+/// generated `config.mk` may set.
+const ORFS_VARIABLES: &[&str] = &[
+    "DESIGN_NAME",
+    "DESIGN_NICKNAME",
+    "PLATFORM",
+    "VERILOG_FILES",
+    "VERILOG_INCLUDE_DIRS",
+    "SDC_FILE",
+    "CORE_UTILIZATION",
+    "CORE_ASPECT_RATIO",
+    "CORE_MARGIN",
+    "DIE_AREA",
+    "CORE_AREA",
+    "PLACE_DENSITY",
+    "PLACE_DENSITY_LB_ADDON",
+    "ADDITIONAL_LEFS",
+    "ADDITIONAL_LIBS",
+    "ADDITIONAL_GDS",
+    "MACRO_PLACE_HALO",
+    "MACRO_PLACEMENT",
+    "MACRO_PLACEMENT_TCL",
+    "SYNTH_HIERARCHICAL",
+    "ABC_AREA",
+    "TNS_END_PERCENT",
+    "PDN_TCL",
+];
+
+/// `config.mk` as GNU make evaluates it when included from another directory (as ORFS's
+/// Makefile does): every variable it defines with its value.
+fn make_variables(config: &Path, cwd: &Path) -> BTreeMap<String, String> {
+    let wrapper = cwd.join("print.mk");
+    fs::write(
+        &wrapper,
+        format!(
+            "include {}\n$(foreach v,$(sort $(.VARIABLES)),$(if $(filter file,$(origin $(v))),\
+             $(info $(v)=$($(v)))))\nall: ;\n",
+            s(config)
+        ),
+    )
+    .unwrap();
+    run(Command::new("make")
+        .args(["-s", "-f", "print.mk"])
+        .current_dir(cwd))
+    .lines()
+    .filter_map(|l| l.split_once('='))
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+/// The ORFS design directory: only documented variables exported, every file it names
+/// present, the Verilog without the macros' models but complete with the fakeram libs
+/// (Yosys elaborates it), the macros' views for the requested platform, and the SDC.
+#[test]
+fn orfs_config_names_documented_variables_and_existing_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hwacha = root().join("configs/hwacha-1lane.toml");
+    let cases = [
+        (
+            "rocket-hwacha",
+            vec!["--config", s(&hwacha)],
+            "nangate45",
+            "RocketHwacha",
+        ),
+        ("banked_rf", vec![], "sky130hd", "BankedRegFile"),
+        ("queue", vec![], "nangate45", "Queue"),
+    ];
+    for (i, (design, args, platform, top)) in cases.into_iter().enumerate() {
+        let dir = tmp.path().join(format!("d{i}"));
+        let mut all = args.clone();
+        all.extend(["--orfs", platform]);
+        generate(design, &all, &dir);
+        let config = dir.join("orfs/config.mk");
+        let text = fs::read_to_string(&config).unwrap();
+        let exported: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("export "))
+            .map(|l| l.split_whitespace().next().unwrap())
+            .collect();
+        for v in &exported {
+            assert!(ORFS_VARIABLES.contains(v), "{v} is not an ORFS variable");
+        }
+        let cwd = tmp.path().join(format!("flow{i}"));
+        fs::create_dir(&cwd).unwrap();
+        let vars = make_variables(&config, &cwd);
+        assert_eq!(vars["DESIGN_NAME"], top);
+        assert_eq!(vars["PLATFORM"], platform);
+        let util: f64 = vars["CORE_UTILIZATION"].parse().unwrap();
+        let density: f64 = vars["PLACE_DENSITY"].parse().unwrap();
+        assert!(util > 0.0 && util < 100.0 && density > util / 100.0 && density <= 1.0);
+        assert_eq!(
+            fs::read_to_string(&vars["SDC_FILE"]).unwrap(),
+            fs::read_to_string(dir.join(format!("{top}.sdc"))).unwrap()
+        );
+        let list = |v: &str| -> Vec<PathBuf> {
+            vars.get(v)
+                .map(|x| x.split_whitespace().map(PathBuf::from).collect())
+                .unwrap_or_default()
+        };
+        let verilog = list("VERILOG_FILES");
+        let (lefs, libs) = (list("ADDITIONAL_LEFS"), list("ADDITIONAL_LIBS"));
+        for f in verilog.iter().chain(&lefs).chain(&libs) {
+            assert!(f.is_absolute() && f.is_file(), "{f:?} missing");
+        }
+        let macros = macro_names(&dir);
+        assert_eq!(lefs.len(), macros.len());
+        assert_eq!(libs.len(), macros.len());
+        for m in &macros {
+            assert!(!verilog.iter().any(|f| f.ends_with(format!("{m}.v"))));
+            let view = dir.join(format!("fakeram/{platform}/{m}"));
+            assert!(lefs.contains(&view.with_extension("lef")), "{lefs:?}");
+            assert!(libs.contains(&view.with_extension("lib")), "{libs:?}");
+        }
+        assert_eq!(macros.is_empty(), !vars.contains_key("MACRO_PLACE_HALO"));
+        // What ORFS's synthesis reads: the Verilog and the macros as Liberty black boxes.
+        let mut script = String::new();
+        for lib in &libs {
+            script.push_str(&format!("read_liberty -lib {}; ", s(lib)));
+        }
+        script.push_str(&format!("hierarchy -check -top {top}"));
+        run(Command::new("yosys")
+            .args(["-q", "-p", &script])
+            .args(&verilog));
+    }
+}
+
+/// Runs `fusesoc run --target TARGET` on the core in `dir`, in `work`, hermetically.
+fn fusesoc(dir: &Path, work: &Path, target: &str, vlnv: &str) -> String {
+    let mut cmd = Command::new("fusesoc");
+    cmd.args(["--cores-root", s(dir), "run", "--target", target, vlnv])
+        .current_dir(work);
+    for v in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"] {
+        cmd.env(v, work.join(v));
+    }
+    run(&mut cmd)
+}
+
+/// The real FuseSoC (through edalize and Verilator) lints the Hwacha design from its
+/// generated core, and builds and runs the generated testbench of the register file.
+#[test]
+fn fusesoc_lints_and_simulates_the_generated_core() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hwacha = root().join("configs/hwacha-1lane.toml");
+    let h1 = tmp.path().join("h1");
+    generate("rocket-hwacha", &["--config", s(&hwacha), "--fusesoc"], &h1);
+    let rf = tmp.path().join("rf");
+    generate("banked_rf", &["--fusesoc"], &rf);
+    for (dir, vlnv, top) in [
+        (
+            &h1,
+            "accelgen:rocket-hwacha:RocketHwacha:0.1.0",
+            "RocketHwacha",
+        ),
+        (
+            &rf,
+            "accelgen:banked_rf:BankedRegFile:0.1.0",
+            "BankedRegFile",
+        ),
+    ] {
+        let core = fs::read_to_string(dir.join(format!("{top}.core"))).unwrap();
+        assert!(core.starts_with("CAPI=2:\n"), "{core}");
+        let work = tmp.path().join(format!("work-{top}"));
+        fs::create_dir(&work).unwrap();
+        let lint = fusesoc(dir, &work, "lint", vlnv);
+        assert!(
+            !lint.contains("%Warning") && !lint.contains("%Error"),
+            "{lint}"
+        );
+        if top == "BankedRegFile" {
+            let sim = fusesoc(dir, &work, "sim", vlnv);
+            assert!(
+                sim.contains("accelgen_tb: BankedRegFile ran 100 cycles"),
+                "{sim}"
+            );
+        }
+        assert!(work.join("build").is_dir(), "FuseSoC built in its work dir");
+        assert!(
+            !dir.join("build").exists(),
+            "nothing written into the output"
+        );
+    }
+}
+
+/// Bad hand-off options: a clear message, a non-zero exit, nothing written.
+#[test]
+fn bad_handoff_options_are_clear_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("out");
+    for (args, message) in [
+        (vec!["--orfs", "gf180"], "unknown technology \"gf180\""),
+        (vec!["--clock-period", "0"], "clock period 0 ns"),
+        (vec!["--clock-period=-2"], "clock period -2 ns"),
+        (vec!["--clock-period", "NaN"], "clock period NaN ns"),
+        (vec!["--clock-period", "fast"], "invalid value 'fast'"),
+    ] {
+        let mut all = vec!["generate", "banked_rf", "-o", s(&dir)];
+        all.extend(&args);
+        let r = accelgen(&all);
+        assert_ne!(r.code, 0, "{args:?}");
+        assert!(r.stderr.contains(message), "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+        assert!(!dir.exists(), "{args:?} wrote output");
+    }
+    // The library's own checks: a missing directory, a corrupt macro list, a bad shape.
+    use asic_flow::fakeram::{read_macros, FakeramError};
+    let err = read_macros(&tmp.path().join("nowhere")).unwrap_err();
+    assert!(matches!(err, FakeramError::Read { .. }), "{err}");
+    assert!(err.to_string().contains("sram_macros.json"), "{err}");
+    fs::create_dir(&dir).unwrap();
+    fs::write(dir.join("sram_macros.json"), "[{\"name\": 3}]").unwrap();
+    assert!(matches!(
+        read_macros(&dir).unwrap_err(),
+        FakeramError::Parse { .. }
+    ));
+    let bad = r#"[{"name":"m","depth":8,"width":12,"ports":[{"kind":"write","mask_gran":5}]}]"#;
+    fs::write(dir.join("sram_macros.json"), bad).unwrap();
+    let err = read_macros(&dir).unwrap_err();
+    assert!(
+        err.to_string().contains("does not divide the width 12"),
+        "{err}"
+    );
+}
+
+/// The technology of each PDK Liberty file, from its own `library (...)` name.
+#[test]
+fn liberty_names_map_to_technologies() {
+    use asic_flow::fakeram::Tech;
+    let tmp = tempfile::tempdir().unwrap();
+    for (tech, want) in [("nangate45", Tech::Nangate45), ("sky130hd", Tech::Sky130hd)] {
+        let lib = fs::read_to_string(pdk_lib(tech, tmp.path())).unwrap();
+        let line = lib
+            .lines()
+            .find(|l| l.trim_start().starts_with("library"))
+            .unwrap();
+        let name = line[line.find('(').unwrap() + 1..line.find(')').unwrap()].trim();
+        assert_eq!(Tech::from_liberty_name(name), Some(want), "{name}");
+        assert_eq!(tech.parse::<Tech>().unwrap(), want);
+        assert_eq!(want.to_string(), tech);
+    }
+    assert_eq!(Tech::from_liberty_name("gscl45nm"), None);
+}
+
+/// The hand-off files are byte-identical across runs, replace their own earlier output
+/// (subdirectories included), and never a user's file put among them.
+#[test]
+fn handoffs_are_deterministic_and_only_replace_their_own_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = ["--orfs", "nangate45", "--fusesoc"];
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    generate("banked_rf", &args, &a);
+    generate("banked_rf", &args, &b);
+    assert_eq!(tree(&a), tree(&b));
+    generate("banked_rf", &args, &a);
+    generate("queue", &[], &a);
+    assert!(!a.join("fakeram").exists() && !a.join("orfs").exists());
+    generate("banked_rf", &args, &a);
+    let mine = a.join("fakeram/nangate45/notes.txt");
+    fs::write(&mine, "mine").unwrap();
+    let r = accelgen(&["generate", "queue", "-o", s(&a)]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("fakeram/nangate45/notes.txt"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(fs::read_to_string(&mine).unwrap(), "mine");
+}
+
+/// Every file under `dir` by relative path.
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut all = BTreeMap::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.file_type().unwrap().is_dir() {
+            for (sub, bytes) in tree(&e.path()) {
+                all.insert(format!("{name}/{sub}"), bytes);
+            }
+        } else {
+            all.insert(name, fs::read(e.path()).unwrap());
+        }
+    }
+    all
+}
