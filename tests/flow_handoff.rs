@@ -457,8 +457,7 @@ fn opensta_reads_each_fakeram_lib_with_the_technology_cells() {
             .iter()
             .map(|(p, (_, w))| match p.as_str() {
                 "clock" => ".clock(clock)".to_string(),
-                "R0_data" => format!(".R0_data({{dangling, q}})")
-                    .replace("dangling", &format!("nc[{}:0]", w - 2)),
+                "R0_data" => format!(".R0_data({{nc[{}:0], q}})", w - 2),
                 "R0_addr" => format!(".R0_addr({{{}}})", vec!["a"; *w as usize].join(", ")),
                 _ => format!(".{p}({w}'b0)"),
             })
@@ -787,4 +786,56 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         }
     }
     all
+}
+
+/// A read-write port (which no design emits yet) gets Chisel's pin names in both views,
+/// and OpenSTA and KLayout read them.
+#[test]
+fn read_write_ports_have_chisel_pin_names_in_both_views() {
+    use asic_flow::fakeram::{lef, liberty, MacroShape, Tech};
+    let tmp = tempfile::tempdir().unwrap();
+    let shape: MacroShape = serde_json::from_str(
+        r#"{"name":"sram_1024x32_1rw_m8","depth":1024,"width":32,
+            "ports":[{"kind":"readwrite","mask_gran":8}]}"#,
+    )
+    .unwrap();
+    let port = |n: &str, d: &str, w| (n.to_string(), (d.to_string(), w));
+    let want: Ports = [
+        port("clock", "input", 1),
+        port("RW0_en", "input", 1),
+        port("RW0_wmode", "input", 1),
+        port("RW0_addr", "input", 10),
+        port("RW0_wdata", "input", 32),
+        port("RW0_rdata", "output", 32),
+        port("RW0_wmask", "input", 4),
+    ]
+    .into_iter()
+    .collect();
+    for tech in Tech::ALL {
+        let lib_text = liberty(&shape, tech);
+        assert_eq!(liberty_pins(&lib_text).0, want, "{tech}");
+        check_lef(
+            &parse_lef(&lef(&shape, tech)),
+            &want,
+            &tech.to_string(),
+            "rw",
+        );
+        let (lib, lef_path) = (tmp.path().join("rw.lib"), tmp.path().join("rw.lef"));
+        fs::write(&lib, &lib_text).unwrap();
+        fs::write(&lef_path, lef(&shape, tech)).unwrap();
+        let tcl = tmp.path().join("rw.tcl");
+        fs::write(
+            &tcl,
+            format!(
+                "read_liberty {}\nreport_lib_cell {}\nexit\n",
+                s(&lib),
+                shape.name
+            ),
+        )
+        .unwrap();
+        let report = run(Command::new("sta").args(["-no_splash", "-exit", s(&tcl)]));
+        assert!(report.contains("RW0_rdata[31:0] output"), "{report}");
+        let got = klayout_read(&[lef_path]);
+        assert!(got[0].3.is_superset(&bits(&want)), "{tech}: KLayout pins");
+    }
 }
