@@ -436,6 +436,60 @@ fn opensta_times_the_netlist_with_the_sdc_and_the_fakeram_lib() {
     }
 }
 
+/// A top without a clock port (a combinational multiplier): the SDC's virtual clock
+/// constrains the input-to-output paths with both external delays.
+#[test]
+fn opensta_times_a_combinational_top_with_the_virtual_clock() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("mul");
+    let params = [
+        "--set",
+        "stages=0",
+        "--set",
+        "a_width=4",
+        "--set",
+        "b_width=4",
+    ];
+    let mut args = params.to_vec();
+    args.extend(["--clock-period", "4"]);
+    generate("multiplier", &args, &dir);
+    let cells = pdk_lib("nangate45", tmp.path());
+    let netlist = tmp.path().join("net.v");
+    let script = format!(
+        "read_verilog Multiplier.v; synth -top Multiplier; abc -liberty {}; opt_clean; \
+         write_verilog -noattr {}",
+        s(&cells),
+        s(&netlist)
+    );
+    run(Command::new("yosys")
+        .args(["-q", "-p", &script])
+        .current_dir(&dir));
+    let tcl = tmp.path().join("sta.tcl");
+    fs::write(
+        &tcl,
+        format!(
+            "read_liberty {}\nread_verilog {}\nlink_design Multiplier\nread_sdc {}\n\
+             report_checks -digits 3\nexit\n",
+            s(&cells),
+            s(&netlist),
+            s(&dir.join("Multiplier.sdc"))
+        ),
+    )
+    .unwrap();
+    let report = run(Command::new("sta").args(["-no_splash", "-exit", s(&tcl)]));
+    assert!(report.contains("(input port clocked by clock)"), "{report}");
+    assert!(
+        report.contains("(output port clocked by clock)"),
+        "{report}"
+    );
+    // 20 % of the 4 ns period on each side.
+    assert!((report_time(&report, "input external delay") - 0.8).abs() < 1e-6);
+    assert!(
+        report.contains("-0.800    3.200   output external delay"),
+        "{report}"
+    );
+}
+
 /// A netlist with one macro between two standard-cell flops, per technology, for the
 /// Hwacha bank macro: OpenSTA links it with the two libraries and reports the
 /// flop-to-flop path through the macro.
@@ -525,6 +579,7 @@ const ORFS_VARIABLES: &[&str] = &[
     "MACRO_PLACE_HALO",
     "MACRO_PLACEMENT",
     "MACRO_PLACEMENT_TCL",
+    "GDS_ALLOW_EMPTY",
     "SYNTH_HIERARCHICAL",
     "ABC_AREA",
     "TNS_END_PERCENT",
@@ -617,6 +672,10 @@ fn orfs_config_names_documented_variables_and_existing_files() {
             assert!(libs.contains(&view.with_extension("lib")), "{libs:?}");
         }
         assert_eq!(macros.is_empty(), !vars.contains_key("MACRO_PLACE_HALO"));
+        // The fakeram macros have no GDS: ORFS is to accept them without one.
+        if !macros.is_empty() {
+            assert_eq!(vars["GDS_ALLOW_EMPTY"], macros.join("|"));
+        }
         // What ORFS's synthesis reads: the Verilog and the macros as Liberty black boxes.
         let mut script = String::new();
         for lib in &libs {

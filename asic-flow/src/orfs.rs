@@ -4,7 +4,8 @@
 //! relative to itself (`ACCELGEN_HOME`, the output directory), so it is used in place:
 //! `make -C flow DESIGN_CONFIG=/abs/path/orfs/config.mk` in an ORFS checkout. The
 //! Verilog excludes the SRAM macros' behavioural models: the macros are black boxes whose
-//! fakeram views come in through `ADDITIONAL_LEFS`/`ADDITIONAL_LIBS`.
+//! fakeram views come in through `ADDITIONAL_LEFS`/`ADDITIONAL_LIBS` (and, having no
+//! layout, are named in `GDS_ALLOW_EMPTY`).
 
 use crate::fakeram::{view_path, Tech};
 use std::fmt::Write;
@@ -88,10 +89,13 @@ fn config_mk(d: &OrfsDesign) -> String {
             "\n# The SRAM macros: black boxes with accelgen's fakeram views.\n\
              export ADDITIONAL_LEFS = {}\n\
              export ADDITIONAL_LIBS = {}\n\
-             export MACRO_PLACE_HALO = {}\n",
+             export MACRO_PLACE_HALO = {}\n\
+             # Fakeram macros have no layout: the final GDS merge is to accept that.\n\
+             export GDS_ALLOW_EMPTY = {}\n",
             continued(&views("lef")),
             continued(&views("lib")),
-            halo(d.platform)
+            halo(d.platform),
+            d.macros.join("|"),
         );
     }
     s
