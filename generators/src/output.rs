@@ -80,8 +80,6 @@ pub struct Rendered<'a> {
     pub top: &'a str,
     /// The top module's ports, `clock` and `reset` first when it is clocked.
     pub top_ports: &'a [PortInfo],
-    /// The files so far (Verilog, `filelist.f`, `sram_macros.json`).
-    pub files: &'a [(String, String)],
     /// The Verilog files in compilation order (children first).
     pub verilog: &'a [&'a str],
     /// The SRAM macros; their behavioural models are the Verilog files `<name>.v`.
@@ -134,7 +132,6 @@ pub fn render_with<E: From<GenError>>(
             design: info.name,
             top: &emitted.top,
             top_ports: &top_ports,
-            files: &files,
             verilog: &verilog,
             macros: &emitted.macros,
         })?

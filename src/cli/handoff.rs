@@ -22,6 +22,7 @@ pub fn files(r: &Rendered, h: &Handoffs) -> anyhow::Result<Vec<(String, String)>
     let clocked = r.top_ports.iter().any(|p| p.name == "clock");
     let sdc_text = sdc::sdc(r.top, clocked, &h.sdc)?;
     let mut files = vec![(format!("{}.sdc", r.top), sdc_text.clone())];
+    // The macros read as `sram_macros.json` lists them, the fakeram model's input.
     let shapes: Vec<MacroShape> = serde_json::from_value(serde_json::to_value(r.macros)?)?;
     for tech in Tech::ALL {
         for m in &shapes {
