@@ -19,7 +19,9 @@
 //! The constants (approximations, for floorplanning and first-order timing only; the cell
 //! sizes are published figures, the periphery and timing constants are this model's round
 //! numbers, chosen so that a 0.5 to 32 kbit macro comes out at 2 to 7 times its bits' plain
-//! 6T area, periphery weighing most in the smallest, as in compiled SRAMs):
+//! 6T area, periphery weighing most in the smallest, as in compiled SRAMs; a wide, shallow
+//! macro is larger, its height set by its pins: `sram_4x128_1r1w_m8`, 279 pin bits, is 64
+//! times its bits' 6T area on nangate45):
 //! - nangate45: the 45 nm 6T cell of Intel's 45 nm process, 0.346 um^2 (Mistry et al.,
 //!   IEDM 2007), taken as 0.70 x 0.495 um (FreePDK45 itself has no SRAM cell; bsg_fakeram
 //!   sizes ORFS's `fakeram45_*` macros with CACTI at 45 nm instead); clock to Q 0.1 ns plus
