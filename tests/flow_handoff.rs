@@ -217,22 +217,51 @@ fn legal_layer(tech: &str, layer: &str) -> bool {
     }
 }
 
-/// KLayout's view of LEF files: per file, the cell's name, width, height and pin labels.
-fn klayout_read(lefs: &[PathBuf]) -> Vec<(String, f64, f64, BTreeSet<String>)> {
+/// Minimum width and spacing (um) of the layers fakeram pins may use, from the
+/// technologies' design rules: FreePDK45 metal3 (intermediate) and metal4 (semi-global),
+/// sky130 met3 and met4.
+const PIN_RULES: &str = r#"{"metal3": [0.07, 0.07], "metal4": [0.14, 0.14],
+    "met3": [0.3, 0.3], "met4": [0.3, 0.3]}"#;
+
+/// What KLayout reads from one LEF file.
+#[derive(serde::Deserialize)]
+struct KlayoutView {
+    cell: String,
+    width: f64,
+    height: f64,
+    labels: BTreeSet<String>,
+    /// Per pin layer: shapes, shapes after merging, and width and spacing violations.
+    pin_layers: Vec<(String, usize, usize, usize, usize)>,
+}
+
+/// KLayout's view of LEF files: the cell's name, size and pin labels, and per pin layer a
+/// width and spacing check against `PIN_RULES`.
+fn klayout_read(lefs: &[PathBuf]) -> Vec<KlayoutView> {
     let script = "import sys, json, klayout.db as db\n\
-        out = []\n\
-        for f in sys.argv[1:]:\n\
+        rules = json.loads(sys.argv[1]); out = []\n\
+        for f in sys.argv[2:]:\n\
         \x20   ly = db.Layout(); ly.read(f)\n\
         \x20   cells = list(ly.each_cell()); assert len(cells) == 1, f\n\
-        \x20   c = cells[0]; b = c.dbbox()\n\
+        \x20   c = cells[0]; b = c.dbbox(); layers = []\n\
         \x20   labels = sorted({sh.text.string for li in ly.layer_indexes() \
                  for sh in c.shapes(li).each() if sh.is_text()})\n\
-        \x20   out.append([c.name, b.width(), b.height(), labels])\n\
+        \x20   for li in ly.layer_indexes():\n\
+        \x20       name = ly.get_info(li).name\n\
+        \x20       if not name.endswith('.PIN'): continue\n\
+        \x20       w, s = rules[name[:-4]]\n\
+        \x20       r = db.Region(c.begin_shapes_rec(li))\n\
+        \x20       layers.append([name, r.count(), r.merged().count(), \
+                 r.width_check(round(w / ly.dbu)).count(), \
+                 r.space_check(round(s / ly.dbu)).count()])\n\
+        \x20   out.append(dict(cell=c.name, width=b.width(), height=b.height(), \
+                 labels=labels, pin_layers=layers))\n\
         print(json.dumps(out))\n";
-    let text = run(Command::new("python3").arg("-c").arg(script).args(lefs));
-    let v: Vec<(String, f64, f64, BTreeSet<String>)> =
-        serde_json::from_str(text.trim()).expect("KLayout JSON");
-    v
+    let text = run(Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(PIN_RULES)
+        .args(lefs));
+    serde_json::from_str(text.trim()).expect("KLayout JSON")
 }
 
 /// Every fakeram view of a generated design agrees with the macro's Verilog model, the
@@ -287,11 +316,21 @@ fn fakeram_views_match_the_verilog_and_each_other() {
         }
     }
     assert!(lefs.len() >= 6, "macros in every design: {lefs:?}");
+    // KLayout's outline is the union of every shape: equal to SIZE, no pin sticks out.
     for (got, want) in klayout_read(&lefs).into_iter().zip(expected) {
-        assert_eq!(got.0, want.0);
-        assert!((got.1 - want.1).abs() < 1e-6 && (got.2 - want.2).abs() < 1e-6);
-        let signal: BTreeSet<String> = got.3.into_iter().filter(|l| want.3.contains(l)).collect();
+        assert_eq!(got.cell, want.0);
+        assert!((got.width - want.1).abs() < 1e-6 && (got.height - want.2).abs() < 1e-6);
+        let signal: BTreeSet<String> = got
+            .labels
+            .into_iter()
+            .filter(|l| want.3.contains(l))
+            .collect();
         assert_eq!(signal, want.3, "{}: KLayout's pin labels", want.0);
+        // Pins and stripes apart (no two merge) and legal in width and spacing.
+        for (layer, shapes, merged, width, space) in got.pin_layers {
+            assert_eq!(shapes, merged, "{} {layer}: pin shapes touch", want.0);
+            assert_eq!((width, space), (0, 0), "{} {layer}: design rules", want.0);
+        }
     }
 }
 
@@ -895,6 +934,9 @@ fn read_write_ports_have_chisel_pin_names_in_both_views() {
         let report = run(Command::new("sta").args(["-no_splash", "-exit", s(&tcl)]));
         assert!(report.contains("RW0_rdata[31:0] output"), "{report}");
         let got = klayout_read(&[lef_path]);
-        assert!(got[0].3.is_superset(&bits(&want)), "{tech}: KLayout pins");
+        assert!(
+            got[0].labels.is_superset(&bits(&want)),
+            "{tech}: KLayout pins"
+        );
     }
 }
