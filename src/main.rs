@@ -30,6 +30,8 @@ enum Command {
     Sim(cli::sim::SimArgs),
     /// Assemble and link a mixed RV64 + Hwacha assembly program into an ELF.
     Asm(cli::asm::AsmArgs),
+    /// Run a parameter sweep (locally or on Slurm) and write results and plots.
+    Sweep(cli::sweep::SweepArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +43,7 @@ fn main() -> ExitCode {
         Command::Iss(args) => cli::iss::run(args),
         Command::Sim(args) => cli::sim::run(args),
         Command::Asm(args) => cli::asm::run(args),
+        Command::Sweep(args) => cli::sweep::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

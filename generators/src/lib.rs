@@ -7,6 +7,7 @@ pub mod examples;
 pub mod fpu;
 pub mod hwacha;
 pub mod output;
+pub mod overrides;
 mod registry;
 pub mod rocket;
 pub mod schema;

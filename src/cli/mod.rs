@@ -9,3 +9,4 @@ mod outdir;
 mod params;
 mod progress;
 pub mod sim;
+pub mod sweep;

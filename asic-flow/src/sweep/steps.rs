@@ -1,0 +1,234 @@
+//! The steps of a point: each kind's options, tools and metrics, and running a point's
+//! steps in order with the cache. A failed step ends the point: its later steps are
+//! recorded as skipped.
+
+use super::cache::{self, file_hash, tool_version, KeyInput, Metrics};
+use super::points::Point;
+use super::program;
+use super::results::{PointResult, StepRecord, StepStatus};
+use super::spec::{Plan, ProgramSpec};
+use super::{write_file, SweepError};
+use crate::lint::{self, LintTarget, Tool};
+use generators::output::{render, OutputOptions};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// One step of a sweep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum StepKind {
+    /// Elaborate and emit: Verilog bytes, modules, SRAM macros, elaboration time.
+    Generate,
+    /// Verilator, Yosys and Icarus Verilog lint: warnings per tool and in all.
+    Lint,
+    /// A program run on the RTL.
+    Program(ProgramSpec),
+}
+
+impl StepKind {
+    /// The names of the built-in steps, as specs write them.
+    pub const BUILTIN: [&'static str; 2] = ["generate", "lint"];
+
+    pub fn builtin(name: &str) -> Option<StepKind> {
+        match name {
+            "generate" => Some(StepKind::Generate),
+            "lint" => Some(StepKind::Lint),
+            _ => None,
+        }
+    }
+
+    /// The step's name: its column prefix in results.
+    pub fn name(&self) -> &str {
+        match self {
+            StepKind::Generate => "generate",
+            StepKind::Lint => "lint",
+            StepKind::Program(p) => &p.name,
+        }
+    }
+
+    /// The versions of the tools the step runs.
+    fn tools(&self) -> Vec<String> {
+        match self {
+            StepKind::Generate => vec![],
+            StepKind::Lint => vec![
+                tool_version("verilator", "--version"),
+                tool_version("yosys", "-V"),
+                tool_version("iverilog", "-V"),
+            ],
+            StepKind::Program(_) => vec![
+                tool_version("verilator", "--version"),
+                tool_version(toolchain_gcc(), "--version"),
+            ],
+        }
+    }
+
+    /// The step's options as they enter its cache key: a program's content included.
+    fn options(&self) -> Result<Value, String> {
+        match self {
+            StepKind::Program(p) => Ok(json!({
+                "program": file_hash(&p.path)?,
+                "is_source": p.is_source,
+                "max_cycles": p.max_cycles,
+                "elements": p.elements,
+            })),
+            _ => Ok(Value::Null),
+        }
+    }
+}
+
+fn toolchain_gcc() -> &'static str {
+    verification::toolchain::GCC
+}
+
+/// A point being run: its directory and, once written, its generated RTL.
+struct PointRun<'a> {
+    plan: &'a Plan,
+    point: &'a Point,
+    params: &'a toml::Table,
+    work: PathBuf,
+    rtl: Option<PathBuf>,
+}
+
+impl PointRun<'_> {
+    /// Renders the point's output into `work/rtl` (replacing earlier output there).
+    fn generate(&mut self) -> Result<Metrics, String> {
+        let start = Instant::now();
+        let out = render(
+            &self.plan.design,
+            &self.point.overrides,
+            &OutputOptions::default(),
+        )
+        .map_err(|e| e.to_string())?;
+        let elab_s = start.elapsed().as_secs_f64();
+        let rtl = self.work.join("rtl");
+        let io = |e: std::io::Error| format!("{}: {e}", rtl.display());
+        if rtl.exists() {
+            std::fs::remove_dir_all(&rtl).map_err(io)?;
+        }
+        std::fs::create_dir_all(&rtl).map_err(io)?;
+        for (name, text) in &out.files {
+            std::fs::write(rtl.join(name), text).map_err(io)?;
+        }
+        self.rtl = Some(rtl);
+        let bytes: usize = out
+            .files
+            .iter()
+            .filter(|(n, _)| n.ends_with(".v"))
+            .map(|(_, t)| t.len())
+            .sum();
+        let mut m = Metrics::new();
+        m.insert("verilog_bytes".into(), json!(bytes));
+        m.insert("modules".into(), json!(out.modules));
+        let macros: usize = out.macros.iter().map(|(_, n)| n).sum();
+        m.insert("sram_macros".into(), json!(macros));
+        m.insert("elab_s".into(), json!((elab_s * 1e3).round() / 1e3));
+        Ok(m)
+    }
+
+    /// The point's generated RTL directory, generating it first if this run has not.
+    fn rtl(&mut self) -> Result<PathBuf, String> {
+        if self.rtl.is_none() {
+            self.generate()?;
+        }
+        Ok(self.rtl.clone().expect("generated above"))
+    }
+
+    fn lint(&mut self) -> Result<Metrics, String> {
+        let target = LintTarget::from_dir(&self.rtl()?).map_err(|e| e.to_string())?;
+        let mut m = Metrics::new();
+        let mut total = 0;
+        for tool in Tool::ALL {
+            let v = lint::run(tool, &target).map_err(|e| e.to_string())?;
+            total += v.messages.len();
+            m.insert(format!("{tool}_warnings"), json!(v.messages.len()));
+        }
+        m.insert("warnings".into(), json!(total));
+        Ok(m)
+    }
+
+    fn run(&mut self, step: &StepKind) -> Result<Metrics, String> {
+        match step {
+            StepKind::Generate => self.generate(),
+            StepKind::Lint => self.lint(),
+            StepKind::Program(p) => {
+                let elf = program::elf(p, &self.work)?;
+                program::run(p, &elf, &self.plan.design, self.params)
+            }
+        }
+    }
+}
+
+/// Runs every step of `point` (cached results reused) with `work` as its scratch
+/// directory, and reports each finished step to `done(step, status)`.
+pub fn run_point(
+    dir: &Path,
+    plan: &Plan,
+    point: &Point,
+    done: &dyn Fn(&str, StepStatus),
+) -> PointResult {
+    let mut records = Vec::new();
+    let mut failed: Option<String> = point.params.as_ref().err().cloned();
+    let mut run = point.params.as_ref().ok().map(|params| PointRun {
+        plan,
+        point,
+        params,
+        work: dir.join("points").join(point.index.to_string()),
+        rtl: None,
+    });
+    for step in &plan.steps {
+        let record = match (&mut run, &failed) {
+            (Some(run), None) => run_step(dir, run, step),
+            (None, Some(e)) if records.is_empty() => StepRecord::failed(step.name(), e.clone()),
+            _ => StepRecord::skipped(step.name()),
+        };
+        if record.status == StepStatus::Failed {
+            failed = record.error.clone();
+        }
+        done(step.name(), record.status);
+        records.push(record);
+    }
+    PointResult {
+        index: point.index,
+        values: point.values.clone(),
+        steps: records,
+    }
+}
+
+/// One step, from the cache or run (and then cached).
+fn run_step(dir: &Path, run: &mut PointRun, step: &StepKind) -> StepRecord {
+    let key = step.options().map(|options| {
+        KeyInput {
+            design: &run.plan.design,
+            params: run.params,
+            step: step.name(),
+            options,
+            tools: step.tools(),
+            accelgen: &run.plan.accelgen,
+        }
+        .hash()
+    });
+    let key = match key {
+        Ok(k) => k,
+        Err(e) => return StepRecord::failed(step.name(), e),
+    };
+    if let Some(metrics) = cache::get(dir, &key) {
+        return StepRecord::ok(step.name(), metrics, true);
+    }
+    match run.run(step) {
+        Ok(metrics) => {
+            if let Err(e) = cache::put(dir, &key, &metrics) {
+                return StepRecord::failed(step.name(), e.to_string());
+            }
+            StepRecord::ok(step.name(), metrics, false)
+        }
+        Err(e) => StepRecord::failed(step.name(), e),
+    }
+}
+
+/// Writes `result` as `DIR/results/<index>.json`.
+pub fn write_result(dir: &Path, result: &PointResult) -> Result<(), SweepError> {
+    let path = dir.join("results").join(format!("{}.json", result.index));
+    write_file(&path, super::to_json(result).as_bytes())
+}
