@@ -8,12 +8,12 @@
 //! 18x18 multipliers (`MULT18X18D`). User I/O per package from the same datasheets' pinout
 //! tables.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
 /// An FPGA family accelgen targets, each with its Yosys `synth_*` script and nextpnr.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Family {
     Ice40,
@@ -27,6 +27,15 @@ impl Family {
         match self {
             Family::Ice40 => "ice40",
             Family::Ecp5 => "ecp5",
+        }
+    }
+
+    /// The clock asked of place and route when none is given: the oscillator of the
+    /// family's common boards (iCEBreaker and iCEstick 12 MHz, ULX3S 25 MHz).
+    pub fn default_freq_mhz(self) -> f64 {
+        match self {
+            Family::Ice40 => 12.0,
+            Family::Ecp5 => 25.0,
         }
     }
 

@@ -2,3 +2,11 @@
 //! the bitstream packers), with utilization and Fmax against the device's capacity.
 
 pub mod device;
+mod ecp5;
+pub mod flow;
+mod ice40;
+mod netlist;
+mod pnr;
+pub mod report;
+mod tool;
+pub mod wrapper;
