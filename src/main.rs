@@ -30,6 +30,8 @@ enum Command {
     Sim(cli::sim::SimArgs),
     /// Assemble and link a mixed RV64 + Hwacha assembly program into an ELF.
     Asm(cli::asm::AsmArgs),
+    /// Put a design on an iCE40 or ECP5 FPGA: utilization, Fmax and a bitstream.
+    Fpga(cli::fpga::FpgaArgs),
     /// Run a parameter sweep (locally or on Slurm) and write results and plots.
     Sweep(cli::sweep::SweepArgs),
 }
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         Command::Iss(args) => cli::iss::run(args),
         Command::Sim(args) => cli::sim::run(args),
         Command::Asm(args) => cli::asm::run(args),
+        Command::Fpga(args) => cli::fpga::run(args),
         Command::Sweep(args) => cli::sweep::run(args),
     };
     match result {

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod asm;
+pub mod fpga;
 pub mod generate;
 pub mod iss;
 pub mod lint;
