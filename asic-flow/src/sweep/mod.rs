@@ -25,7 +25,7 @@ pub use cache::file_hash;
 pub use local::{run_local, Progress};
 pub use points::Point;
 pub use results::{collect, status, PointResult, StepRecord, StepStatus, Summary};
-pub use spec::{Axis, InvalidPoints, Plan, ProgramSpec};
+pub use spec::{Axis, FpgaSpec, InvalidPoints, Plan, ProgramSpec};
 pub use steps::StepKind;
 
 use std::path::{Path, PathBuf};

@@ -6,8 +6,9 @@
 //! or an inclusive integer range `{ from, to, step }` (arithmetic) or
 //! `{ from, to, times }` (geometric: 1, 2, 4...). Beside them: `invalid_points =
 //! "error"|"row"` (a point whose parameters the design refuses is an error before
-//! anything runs, the default, or a failed row), and `[[programs]]` entries, each a step
-//! named by its `name` (see [`ProgramSpec`]). Everything is checked before any point runs,
+//! anything runs, the default, or a failed row), `[fpga]` (`family`, `device`,
+//! `freq_mhz`: the `fpga` step's target), and `[[programs]]` entries, each a step named by
+//! its `name` (see [`ProgramSpec`]). Everything is checked before any point runs,
 //! and each error names its spec key.
 
 use super::steps::StepKind;
@@ -28,6 +29,7 @@ struct RawSpec {
     invalid_points: InvalidPoints,
     #[serde(default)]
     programs: Vec<RawProgram>,
+    fpga: Option<FpgaSpec>,
 }
 
 /// A `[[programs]]` entry as written.
@@ -64,6 +66,17 @@ pub struct ProgramSpec {
     pub is_source: bool,
     pub elements: Option<u64>,
     pub max_cycles: u64,
+}
+
+/// The `[fpga]` table: the target of the `fpga` step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FpgaSpec {
+    pub family: fpga::device::Family,
+    /// accelgen's device name (`up5k`, `85k`); the family's largest if none.
+    pub device: Option<String>,
+    /// The clock asked of place and route; the family's default if none.
+    pub freq_mhz: Option<f64>,
 }
 
 /// One axis: a parameter's dotted name and its values, in order.
@@ -129,7 +142,17 @@ impl Plan {
             .enumerate()
             .map(|(i, p)| program(spec_dir, p).map_err(|m| err(&format!("programs[{i}]"), m)))
             .collect::<Result<Vec<_>, _>>()?;
-        let steps = steps(&info, &raw.steps, &programs).map_err(|m| err("steps", m))?;
+        if let Some(f) = &raw.fpga {
+            if let Some(d) = &f.device {
+                f.family
+                    .device(d)
+                    .map_err(|e| err("fpga.device", e.to_string()))?;
+            }
+            if f.freq_mhz.is_some_and(|m| !(m.is_finite() && m > 0.0)) {
+                return Err(err("fpga.freq_mhz", "must be a positive number".into()));
+            }
+        }
+        let steps = steps(&info, &raw, &programs).map_err(|m| err("steps", m))?;
         Ok(Plan {
             design: raw.design,
             base,
@@ -261,9 +284,10 @@ fn program(spec_dir: &Path, p: &RawProgram) -> Result<ProgramSpec, String> {
 /// The steps named in `names`, in order: built-in steps and `[[programs]]` by name.
 fn steps(
     info: &DesignInfo,
-    names: &[String],
+    raw: &RawSpec,
     programs: &[ProgramSpec],
 ) -> Result<Vec<StepKind>, String> {
+    let names = &raw.steps;
     if names.is_empty() {
         return Err("lists no step".into());
     }
@@ -271,10 +295,15 @@ fn steps(
     for name in names {
         let step = match StepKind::builtin(name) {
             Some(s) => s,
+            None if name == "fpga" => StepKind::Fpga(
+                raw.fpga
+                    .clone()
+                    .ok_or("step `fpga` needs an [fpga] table (family, device, freq_mhz)")?,
+            ),
             None => {
                 let p = programs.iter().find(|p| &p.name == name).ok_or_else(|| {
                     format!(
-                        "unknown step `{name}` (steps: {}, or a [[programs]] name)",
+                        "unknown step `{name}` (steps: {}, fpga, or a [[programs]] name)",
                         StepKind::BUILTIN.join(", ")
                     )
                 })?;

