@@ -101,7 +101,7 @@ fn series(plan: &Plan, a: usize, x: &XAxis, metric: &str, rows: &[Row]) -> Vec<S
         let xv = match &x.categories {
             Some(c) => c
                 .iter()
-                .position(|s| *s == value(a).to_string())
+                .position(|s| value(a).to_string() == *s)
                 .map(|i| i as f64),
             None => value(a).as_f64(),
         };

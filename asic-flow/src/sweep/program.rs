@@ -24,8 +24,12 @@ pub fn elf(spec: &ProgramSpec, work: &Path) -> Result<PathBuf, String> {
     }
     std::fs::create_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
     let out = work.join(format!("{}.elf", spec.name));
-    toolchain::build_elf(&[spec.path.clone()], &out, &BuildOptions::new(Kind::C))
-        .map_err(|e| format!("building {}: {e}", spec.path.display()))
+    toolchain::build_elf(
+        std::slice::from_ref(&spec.path),
+        &out,
+        &BuildOptions::new(Kind::C),
+    )
+    .map_err(|e| format!("building {}: {e}", spec.path.display()))
 }
 
 /// Runs program `spec` (its ELF at `elf`) on `design` with full parameters `params`.
