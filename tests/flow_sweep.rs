@@ -257,7 +257,7 @@ fn a_program_step_counts_what_sim_counts() {
         "p.toml",
         &format!(
             "design = \"rocket\"\nconfig = {:?}\nsteps = [\"sum\"]\n[axes]\npredictor = [\"none\"]\n\
-             [[programs]]\nname = \"sum\"\nsource = \"sum.c\"\nelements = 256\n",
+             [[programs]]\nname = \"sum\"\nsources = [\"sum.c\"]\nelements = 256\n",
             s(&config)
         ),
     );

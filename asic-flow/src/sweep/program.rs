@@ -1,5 +1,5 @@
-//! The program step: an RV64 program (an ELF, or a C source built with the project's
-//! runtime) run to its exit on the point's RTL as an in-process Verilator model, as
+//! The program step: an RV64 program (an ELF, or C and assembly sources built with the
+//! project's runtime and Hwacha assembler) run to its exit on the point's RTL as an in-process Verilator model, as
 //! `accelgen sim --program` runs it. Metrics: cycles, instructions (commits), CPI, and
 //! elements per cycle when the spec gives the program's element count.
 
@@ -8,28 +8,27 @@ use super::spec::ProgramSpec;
 use hdl::Design;
 use serde_json::json;
 use std::path::{Path, PathBuf};
+use verification::hwacha::asm::{build_sources, AsmOptions};
 use verification::tb::lockstep::IssGolden;
 use verification::tb::memory::MemConfig;
 use verification::tb::program as tb;
 use verification::tb::{soc, Capture};
-use verification::toolchain::{self, BuildOptions, Kind};
 use verification::verilator::{Model, Options};
 
 pub use tb::runs_programs;
 
-/// The ELF of `spec`: the given one, or its C source built into `work`.
+/// The ELF of `spec`: the given one, or its sources built into `work`.
 pub fn elf(spec: &ProgramSpec, work: &Path) -> Result<PathBuf, String> {
-    if !spec.is_source {
-        return Ok(spec.path.clone());
+    if let Some(elf) = &spec.elf {
+        return Ok(elf.clone());
     }
     std::fs::create_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
     let out = work.join(format!("{}.elf", spec.name));
-    toolchain::build_elf(
-        std::slice::from_ref(&spec.path),
-        &out,
-        &BuildOptions::new(Kind::C),
-    )
-    .map_err(|e| format!("building {}: {e}", spec.path.display()))
+    let opts = AsmOptions {
+        defines: spec.defines.clone(),
+        ..AsmOptions::default()
+    };
+    build_sources(&spec.sources, &out, &opts).map_err(|e| format!("building the program: {e}"))
 }
 
 /// Runs program `spec` (its ELF at `elf`) on `design` with full parameters `params`.

@@ -39,8 +39,13 @@ struct RawProgram {
     name: String,
     /// An RV64 ELF, relative to the spec.
     elf: Option<PathBuf>,
-    /// A C source built with the project's runtime, relative to the spec.
-    source: Option<PathBuf>,
+    /// C and assembly sources (Hwacha mnemonics allowed) built into one ELF with the
+    /// project's runtime, relative to the spec.
+    #[serde(default)]
+    sources: Vec<PathBuf>,
+    /// Preprocessor definitions for the sources (`NAME` or `NAME=VALUE`).
+    #[serde(default)]
+    defines: Vec<String>,
     /// Elements the program processes: gives the `elements_per_cycle` metric.
     elements: Option<u64>,
     max_cycles: Option<u64>,
@@ -61,9 +66,10 @@ pub enum InvalidPoints {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProgramSpec {
     pub name: String,
-    /// An ELF, or a C source to build into one (absolute paths).
-    pub path: PathBuf,
-    pub is_source: bool,
+    /// An ELF, or the sources to build into one (absolute paths), with `defines`.
+    pub elf: Option<PathBuf>,
+    pub sources: Vec<PathBuf>,
+    pub defines: Vec<String>,
     pub elements: Option<u64>,
     pub max_cycles: u64,
 }
@@ -255,27 +261,23 @@ fn axis_values(spec: &toml::Value) -> Result<Vec<toml::Value>, String> {
 }
 
 fn program(spec_dir: &Path, p: &RawProgram) -> Result<ProgramSpec, String> {
-    let (path, is_source) = match (&p.elf, &p.source) {
-        (Some(elf), None) => (elf, false),
-        (None, Some(src)) => (src, true),
-        _ => {
-            return Err(format!(
-                "program `{}`: give one of `elf` or `source`",
-                p.name
-            ))
-        }
+    let what = format!("program `{}`", p.name);
+    if p.elf.is_some() == !p.sources.is_empty() {
+        return Err(format!("{what}: give one of `elf` or `sources`"));
+    }
+    let resolve = |path: &PathBuf| {
+        let path = spec_dir.join(path);
+        path.canonicalize()
+            .map_err(|e| format!("{what}: {}: {e}", path.display()))
     };
-    let path = spec_dir.join(path);
-    let path = path
-        .canonicalize()
-        .map_err(|e| format!("program `{}`: {}: {e}", p.name, path.display()))?;
     if p.elements == Some(0) {
-        return Err(format!("program `{}`: `elements` must be positive", p.name));
+        return Err(format!("{what}: `elements` must be positive"));
     }
     Ok(ProgramSpec {
         name: p.name.clone(),
-        path,
-        is_source,
+        elf: p.elf.as_ref().map(resolve).transpose()?,
+        sources: p.sources.iter().map(resolve).collect::<Result<_, _>>()?,
+        defines: p.defines.clone(),
         elements: p.elements,
         max_cycles: p.max_cycles.unwrap_or(50_000_000),
     })

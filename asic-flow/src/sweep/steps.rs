@@ -85,8 +85,8 @@ impl StepKind {
     fn options(&self) -> Result<Value, String> {
         match self {
             StepKind::Program(p) => Ok(json!({
-                "program": file_hash(&p.path)?,
-                "is_source": p.is_source,
+                "files": p.elf.iter().chain(&p.sources).map(|f| file_hash(f)).collect::<Result<Vec<_>, _>>()?,
+                "defines": p.defines,
                 "max_cycles": p.max_cycles,
                 "elements": p.elements,
             })),
