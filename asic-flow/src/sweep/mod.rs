@@ -68,6 +68,13 @@ pub(crate) fn write_file(path: &Path, text: &[u8]) -> Result<(), SweepError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| SweepError::io(dir, e))?;
     tmp.write_all(text).map_err(|e| SweepError::io(path, e))?;
+    // Temporary files are private; results are ordinary files.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::Permissions::from_mode(0o644);
+        std::fs::set_permissions(tmp.path(), mode).map_err(|e| SweepError::io(path, e))?;
+    }
     tmp.persist(path).map_err(|e| SweepError::io(path, e))?;
     Ok(())
 }
