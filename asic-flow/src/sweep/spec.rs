@@ -325,3 +325,31 @@ fn steps(
     }
     Ok(steps)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::axis_values;
+
+    fn values(spec: &str) -> Result<Vec<i64>, String> {
+        let v: toml::Table = format!("a = {spec}").parse().unwrap();
+        axis_values(&v["a"]).map(|vs| vs.iter().map(|v| v.as_integer().unwrap()).collect())
+    }
+
+    #[test]
+    fn ranges_are_inclusive_arithmetic_or_geometric() {
+        assert_eq!(
+            values("{ from = 8, to = 32, step = 8 }"),
+            Ok(vec![8, 16, 24, 32])
+        );
+        assert_eq!(
+            values("{ from = 1, to = 10, times = 2 }"),
+            Ok(vec![1, 2, 4, 8])
+        );
+        assert_eq!(values("{ values = [3, 1] }"), Ok(vec![3, 1]));
+        assert_eq!(values("[5]"), Ok(vec![5]));
+        assert!(values("{ from = 1, to = 4, times = 1 }").is_err());
+        assert!(values("{ from = 1, to = 4 }")
+            .unwrap_err()
+            .contains("got keys"));
+    }
+}

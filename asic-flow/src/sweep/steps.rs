@@ -212,8 +212,8 @@ impl PointRun<'_> {
     }
 }
 
-/// Runs every step of `point` (cached results reused) with `work` as its scratch
-/// directory, and reports each finished step to `done(step, status)`.
+/// Runs every step of `point` of the sweep in `dir` (cached results reused; files in
+/// `dir/points/<index>/`), and reports each finished step to `done(step, status)`.
 pub fn run_point(
     dir: &Path,
     plan: &Plan,
