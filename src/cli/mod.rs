@@ -9,3 +9,5 @@ mod outdir;
 mod params;
 mod progress;
 pub mod sim;
+pub mod sta;
+pub mod synth;
