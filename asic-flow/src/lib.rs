@@ -1,6 +1,7 @@
 //! `asic-flow`: runners for the external EDA tools that check generated Verilog, and the
 //! ASIC flow steps: synthesis (Yosys) and static timing analysis (OpenSTA).
 
+pub mod fakeram;
 pub mod liberty;
 pub mod lint;
 pub mod measured;

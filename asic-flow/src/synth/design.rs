@@ -3,6 +3,7 @@
 //! (the SRAM macros, which synthesis keeps as black boxes).
 
 use super::SynthError;
+use crate::fakeram::{self, MacroShape};
 use crate::lint::LintTarget;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -43,16 +44,10 @@ pub struct GenDir {
     pub dir: PathBuf,
     /// Verilog files (relative to `dir`) in compilation order.
     pub files: Vec<String>,
-    /// The SRAM macro names: their behavioural models are read but kept as black boxes.
-    pub macros: Vec<String>,
+    /// The SRAM macros: their behavioural models are read but kept as black boxes.
+    pub macros: Vec<MacroShape>,
     /// The synthesis top and its instance tree.
     pub top: Node,
-}
-
-/// The name fields of one `sram_macros.json` entry.
-#[derive(Deserialize)]
-struct MacroName {
-    name: String,
 }
 
 impl GenDir {
@@ -71,12 +66,7 @@ impl GenDir {
             .map_err(|e| not_gen(e.to_string()))?;
         let manifest: Manifest = serde_json::from_str(&text)
             .map_err(|e| not_gen(format!("manifest.json has no instance hierarchy: {e}")))?;
-        let macros_path = dir.join("sram_macros.json");
-        let macros: Vec<MacroName> = std::fs::read_to_string(&macros_path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
-            .map_err(|e| not_gen(format!("sram_macros.json: {e}")))?;
-        let macros: Vec<String> = macros.into_iter().map(|m| m.name).collect();
+        let macros = fakeram::read_macros(dir).map_err(|e| not_gen(e.to_string()))?;
         let root = manifest.hierarchy;
         let top = match top {
             None => root,
@@ -85,7 +75,7 @@ impl GenDir {
                 dir: dir.to_path_buf(),
             })?,
         };
-        if macros.contains(&top.module) {
+        if macros.iter().any(|m| m.name == top.module) {
             return Err(SynthError::UnknownTop {
                 top: format!("{} (an SRAM macro, not synthesized)", top.module),
                 dir: dir.to_path_buf(),

@@ -17,6 +17,7 @@ mod stats;
 pub use design::{GenDir, Node};
 pub use stats::InstanceArea;
 
+use crate::fakeram::{self, Tech};
 use crate::liberty::{self, Library, LibertyError};
 use crate::measured;
 use serde::{Deserialize, Serialize};
@@ -39,6 +40,8 @@ pub enum SynthError {
     Liberty(#[from] LibertyError),
     #[error("{0}: the Liberty has no single-input buffer cell (needed for timing-driven mapping)")]
     NoBuffer(String),
+    #[error("no fakeram SRAM model for cell library {0} (known: nangate45, sky130hd)")]
+    NoFakeram(String),
     #[error("invalid clock period {0} ns (must be a positive number)")]
     Period(f64),
     #[error("yosys failed ({status}); the end of its log:\n{log_tail}")]
@@ -120,17 +123,12 @@ pub fn synth(opts: &SynthOptions) -> Result<SynthReport, SynthError> {
         return Err(SynthError::Period(period));
     }
     let constr = script::abc_constr(&lib).ok_or_else(|| SynthError::NoBuffer(lib.name.clone()))?;
-    let macros = macro_models(&gen, &lib);
+    let macros = macro_models(&gen, &lib)?;
     let work = tempfile::Builder::new().prefix("accelgen-synth-").tempdir()?;
     let w = |name: &str| work.path().join(name);
     std::fs::write(w("cells.lib"), &lib_text)?;
     std::fs::write(w("abc.constr"), constr)?;
-    let used: Vec<String> = gen
-        .macros
-        .iter()
-        .filter(|m| gen.top.count(m) > 0)
-        .cloned()
-        .collect();
+    let used: Vec<String> = macros.keys().cloned().collect();
     let input = script::ScriptInput {
         top: &gen.top.module,
         macros: &used,
@@ -178,7 +176,7 @@ pub fn synth(opts: &SynthOptions) -> Result<SynthReport, SynthError> {
         netlist: read("netlist.v")?,
         macro_liberty: used
             .iter()
-            .filter_map(|m| macros[m].1.clone().map(|t| (m.clone(), t)))
+            .map(|m| (m.clone(), macros[m].1.clone()))
             .collect(),
         wall_s: run.wall_s,
         peak_rss_mb: run.peak_rss_mb,
@@ -211,10 +209,22 @@ fn run_yosys(gen: &GenDir, work: &Path) -> Result<measured::Measured, SynthError
     Ok(run)
 }
 
-/// Area and Liberty text of each SRAM macro's model (zero area and no Liberty until
-/// fakeram models exist).
-fn macro_models(gen: &GenDir, _lib: &Library) -> BTreeMap<String, (f64, Option<String>)> {
-    gen.macros.iter().map(|m| (m.clone(), (0.0, None))).collect()
+/// Area and fakeram Liberty text of each SRAM macro the top instantiates, in the
+/// technology of the cell library `lib`.
+fn macro_models(gen: &GenDir, lib: &Library) -> Result<BTreeMap<String, (f64, String)>, SynthError> {
+    let mut models = BTreeMap::new();
+    for shape in gen.macros.iter().filter(|m| gen.top.count(&m.name) > 0) {
+        let tech = Tech::from_liberty_name(&lib.name)
+            .ok_or_else(|| SynthError::NoFakeram(lib.name.clone()))?;
+        let text = fakeram::liberty(shape, tech);
+        let model = Library::parse(&text)
+            .map_err(|e| SynthError::Stat(format!("fakeram model of {}: {e}", shape.name)))?;
+        let area = model.cells.get(&shape.name).map(|c| c.area).ok_or_else(|| {
+            SynthError::Stat(format!("fakeram model has no cell {}", shape.name))
+        })?;
+        models.insert(shape.name.clone(), (area, text));
+    }
+    Ok(models)
 }
 
 /// The clock period of the SDC `generate` wrote for `top` (`DIR/<top>.sdc`), if any.
