@@ -147,7 +147,10 @@ impl Library {
 
 /// A function without quotes, blanks and outer parentheses.
 fn strip(f: &str) -> String {
-    let mut s: String = f.chars().filter(|c| !c.is_whitespace() && *c != '"').collect();
+    let mut s: String = f
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '"')
+        .collect();
     while s.starts_with('(') && s.ends_with(')') {
         s = s[1..s.len() - 1].to_string();
     }
@@ -166,10 +169,19 @@ fn to_cell(g: &Group) -> Result<Cell, String> {
     for p in &g.groups {
         let names: Vec<String> = match p.kind.as_str() {
             "pin" => p.args.clone(),
-            "bus" => p.groups.iter().filter(|q| q.kind == "pin").flat_map(|q| q.args.clone()).collect(),
+            "bus" => p
+                .groups
+                .iter()
+                .filter(|q| q.kind == "pin")
+                .flat_map(|q| q.args.clone())
+                .collect(),
             _ => continue,
         };
-        let names = if names.is_empty() { p.args.clone() } else { names };
+        let names = if names.is_empty() {
+            p.args.clone()
+        } else {
+            names
+        };
         for n in names {
             pins.push(Pin {
                 name: n,
@@ -403,7 +415,10 @@ library (tiny) {
         assert_eq!(lib.cells["DFF"].area, 4.5);
         let (buf, a, z) = lib.buffer().unwrap();
         assert_eq!((buf.name.as_str(), a, z), ("BUF_X1", "A", "Z"));
-        assert_eq!(lib.tie("1").map(|(c, p)| (c.name.as_str(), p)), Some(("TIEH", "H")));
+        assert_eq!(
+            lib.tie("1").map(|(c, p)| (c.name.as_str(), p)),
+            Some(("TIEH", "H"))
+        );
         assert!(lib.tie("0").is_none());
     }
 

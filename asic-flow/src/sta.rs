@@ -5,7 +5,8 @@
 //! and end points named by hierarchical instance (`core/_123_`, `tile/core/...`).
 
 use crate::measured;
-use crate::synth::SynthReport;
+use crate::synth::MacroUse;
+use serde::Deserialize;
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -17,14 +18,19 @@ pub const IO_DELAY_FRACTION: f64 = 0.2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StaError {
-    #[error("`sta` (OpenSTA) is not installed or not on PATH (Debian/Ubuntu: apt-get install opensta)")]
+    #[error(
+        "`sta` (OpenSTA) is not installed or not on PATH (Debian/Ubuntu: apt-get install opensta)"
+    )]
     ToolMissing,
     #[error("{}: not an `accelgen synth` output directory: {message}", dir.display())]
     NotSynthDir { dir: PathBuf, message: String },
     #[error("invalid clock period {0} ns (must be a positive number)")]
     Period(f64),
     #[error("cannot read Liberty file {}: {err}", path.display())]
-    Liberty { path: PathBuf, err: crate::liberty::LibertyError },
+    Liberty {
+        path: PathBuf,
+        err: crate::liberty::LibertyError,
+    },
     #[error("OpenSTA failed: {0}")]
     Sta(String),
     #[error("timing I/O: {0}")]
@@ -166,16 +172,23 @@ fn tcl_quote(p: &Path) -> String {
     format!("{{{}}}", p.display())
 }
 
+/// What `sta` needs of a synth `report.json`.
+#[derive(Deserialize)]
+struct SynthOut {
+    top: String,
+    macros: Vec<MacroUse>,
+}
+
 /// The synth report of `dir` and the fakeram Liberty files of its macros.
-fn read_synth_dir(dir: &Path) -> Result<(SynthReport, Vec<PathBuf>), StaError> {
+fn read_synth_dir(dir: &Path) -> Result<(SynthOut, Vec<PathBuf>), StaError> {
     let not_synth = |message: String| StaError::NotSynthDir {
         dir: dir.to_path_buf(),
         message,
     };
     let text = std::fs::read_to_string(dir.join("report.json"))
         .map_err(|e| not_synth(format!("report.json: {e}")))?;
-    let report: SynthReport = serde_json::from_str(&text)
-        .map_err(|e| not_synth(format!("report.json: {e}")))?;
+    let report: SynthOut =
+        serde_json::from_str(&text).map_err(|e| not_synth(format!("report.json: {e}")))?;
     if !dir.join("netlist.v").is_file() {
         return Err(not_synth("no netlist.v".into()));
     }

@@ -44,8 +44,14 @@ fn text(r: &StaReport) -> String {
     let mut s = format!(
         "{} at {} ns: worst slack {:.3} ns, Fmax {:.1} MHz\n  critical path: {} -> {} \
          ({:.3} ns, {} cells)\n",
-        r.top, r.period_ns, r.worst_slack_ns, r.fmax_mhz, r.startpoint, r.endpoint,
-        r.path_delay_ns, r.levels
+        r.top,
+        r.period_ns,
+        r.worst_slack_ns,
+        r.fmax_mhz,
+        r.startpoint,
+        r.endpoint,
+        r.path_delay_ns,
+        r.levels
     );
     for p in &r.paths {
         s += &format!(

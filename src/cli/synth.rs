@@ -148,11 +148,21 @@ fn table(r: &SynthReport) -> String {
         s,
         "{} on {} (clock period {} ns): area {:.1} um2 = logic {:.1} + macros {:.1}; \
          {} flops, {} cells",
-        r.top, r.library, r.clock_period_ns, r.area_um2, r.logic_area_um2, r.macro_area_um2,
-        r.flops, r.cells
+        r.top,
+        r.library,
+        r.clock_period_ns,
+        r.area_um2,
+        r.logic_area_um2,
+        r.macro_area_um2,
+        r.flops,
+        r.cells
     );
     for m in &r.macros {
-        let _ = writeln!(s, "  macro {}: {} x {:.1} um2", m.name, m.instances, m.area_um2);
+        let _ = writeln!(
+            s,
+            "  macro {}: {} x {:.1} um2",
+            m.name, m.instances, m.area_um2
+        );
     }
     let _ = writeln!(
         s,

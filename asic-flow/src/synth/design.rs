@@ -70,10 +70,13 @@ impl GenDir {
         let root = manifest.hierarchy;
         let top = match top {
             None => root,
-            Some(t) => root.find(t).cloned().ok_or_else(|| SynthError::UnknownTop {
-                top: t.to_string(),
-                dir: dir.to_path_buf(),
-            })?,
+            Some(t) => root
+                .find(t)
+                .cloned()
+                .ok_or_else(|| SynthError::UnknownTop {
+                    top: t.to_string(),
+                    dir: dir.to_path_buf(),
+                })?,
         };
         if macros.iter().any(|m| m.name == top.module) {
             return Err(SynthError::UnknownTop {

@@ -18,7 +18,7 @@ pub use design::{GenDir, Node};
 pub use stats::InstanceArea;
 
 use crate::fakeram::{self, Tech};
-use crate::liberty::{self, Library, LibertyError};
+use crate::liberty::{self, LibertyError, Library};
 use crate::measured;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -78,7 +78,7 @@ pub struct MacroUse {
 }
 
 /// The result of a synthesis run.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct SynthReport {
     pub top: String,
     /// The Liberty's `library (...)` name.
@@ -124,7 +124,9 @@ pub fn synth(opts: &SynthOptions) -> Result<SynthReport, SynthError> {
     }
     let constr = script::abc_constr(&lib).ok_or_else(|| SynthError::NoBuffer(lib.name.clone()))?;
     let macros = macro_models(&gen, &lib)?;
-    let work = tempfile::Builder::new().prefix("accelgen-synth-").tempdir()?;
+    let work = tempfile::Builder::new()
+        .prefix("accelgen-synth-")
+        .tempdir()?;
     let w = |name: &str| work.path().join(name);
     std::fs::write(w("cells.lib"), &lib_text)?;
     std::fs::write(w("abc.constr"), constr)?;
@@ -144,8 +146,7 @@ pub fn synth(opts: &SynthOptions) -> Result<SynthReport, SynthError> {
     let read = |n: &str| std::fs::read_to_string(w(n));
     let generic = stats::CellCounts::parse(&read("generic.json")?).map_err(SynthError::Stat)?;
     let mapped = stats::CellCounts::parse(&read("mapped.json")?).map_err(SynthError::Stat)?;
-    let areas: BTreeMap<String, f64> =
-        macros.iter().map(|(n, (a, _))| (n.clone(), *a)).collect();
+    let areas: BTreeMap<String, f64> = macros.iter().map(|(n, (a, _))| (n.clone(), *a)).collect();
     let mut rollup = stats::Rollup {
         counts: &mapped,
         lib: &lib,
@@ -211,7 +212,10 @@ fn run_yosys(gen: &GenDir, work: &Path) -> Result<measured::Measured, SynthError
 
 /// Area and fakeram Liberty text of each SRAM macro the top instantiates, in the
 /// technology of the cell library `lib`.
-fn macro_models(gen: &GenDir, lib: &Library) -> Result<BTreeMap<String, (f64, String)>, SynthError> {
+fn macro_models(
+    gen: &GenDir,
+    lib: &Library,
+) -> Result<BTreeMap<String, (f64, String)>, SynthError> {
     let mut models = BTreeMap::new();
     for shape in gen.macros.iter().filter(|m| gen.top.count(&m.name) > 0) {
         let tech = Tech::from_liberty_name(&lib.name)
@@ -219,9 +223,11 @@ fn macro_models(gen: &GenDir, lib: &Library) -> Result<BTreeMap<String, (f64, St
         let text = fakeram::liberty(shape, tech);
         let model = Library::parse(&text)
             .map_err(|e| SynthError::Stat(format!("fakeram model of {}: {e}", shape.name)))?;
-        let area = model.cells.get(&shape.name).map(|c| c.area).ok_or_else(|| {
-            SynthError::Stat(format!("fakeram model has no cell {}", shape.name))
-        })?;
+        let area = model
+            .cells
+            .get(&shape.name)
+            .map(|c| c.area)
+            .ok_or_else(|| SynthError::Stat(format!("fakeram model has no cell {}", shape.name)))?;
         models.insert(shape.name.clone(), (area, text));
     }
     Ok(models)

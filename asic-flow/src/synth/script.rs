@@ -51,9 +51,7 @@ pub fn script(i: &ScriptInput, lib: &Library) -> String {
     let _ = writeln!(
         s,
         "abc -D {} -constr {} -liberty {}",
-        i.period_ps,
-        i.constr,
-        i.liberty
+        i.period_ps, i.constr, i.liberty
     );
     s.push_str("opt_clean -purge\nsetundef -zero\nsplitnets\n");
     if let (Some((hi, hp)), Some((lo, lp))) = (lib.tie("1"), lib.tie("0")) {
@@ -68,6 +66,10 @@ pub fn script(i: &ScriptInput, lib: &Library) -> String {
     }
     s.push_str("opt_clean -purge\n");
     let _ = writeln!(s, "tee -q -o {} stat -json -top {}", i.mapped_stat, i.top);
-    let _ = writeln!(s, "write_verilog -noattr -noexpr -nohex -nodec {}", i.netlist);
+    let _ = writeln!(
+        s,
+        "write_verilog -noattr -noexpr -nohex -nodec {}",
+        i.netlist
+    );
     s
 }

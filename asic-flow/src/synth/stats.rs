@@ -93,7 +93,10 @@ impl Rollup<'_> {
             return Ok(t);
         }
         let cells = self.counts.0.get(&node.module).ok_or_else(|| {
-            SynthError::Stat(format!("module {} of the hierarchy is not in the netlist", node.module))
+            SynthError::Stat(format!(
+                "module {} of the hierarchy is not in the netlist",
+                node.module
+            ))
         })?;
         let mut own = Totals::default();
         for (ty, &n) in cells {
@@ -101,7 +104,10 @@ impl Rollup<'_> {
                 continue;
             }
             let cell = self.lib.cells.get(ty).ok_or_else(|| {
-                SynthError::Stat(format!("module {}: cell {ty} is not in the Liberty", node.module))
+                SynthError::Stat(format!(
+                    "module {}: cell {ty} is not in the Liberty",
+                    node.module
+                ))
             })?;
             own.area += cell.area * n as f64;
             own.cells += n;
