@@ -34,6 +34,10 @@ enum Command {
     Fpga(cli::fpga::FpgaArgs),
     /// Run a parameter sweep (locally or on Slurm) and write results and plots.
     Sweep(cli::sweep::SweepArgs),
+    /// Synthesize generated output with Yosys onto a Liberty library; area per instance.
+    Synth(cli::synth::SynthArgs),
+    /// Static timing analysis (OpenSTA) of a synthesized netlist: slack, Fmax, critical path.
+    Sta(cli::sta::StaArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +51,8 @@ fn main() -> ExitCode {
         Command::Asm(args) => cli::asm::run(args),
         Command::Fpga(args) => cli::fpga::run(args),
         Command::Sweep(args) => cli::sweep::run(args),
+        Command::Synth(args) => cli::synth::run(args),
+        Command::Sta(args) => cli::sta::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

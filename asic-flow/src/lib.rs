@@ -1,4 +1,10 @@
-//! `asic-flow`: runners for the external EDA tools that check generated Verilog.
+//! `asic-flow`: runners for the external EDA tools that check generated Verilog, and the
+//! ASIC flow steps: synthesis (Yosys) and static timing analysis (OpenSTA).
 
+pub mod fakeram;
+pub mod liberty;
 pub mod lint;
 pub mod sweep;
+pub mod measured;
+pub mod sta;
+pub mod synth;

@@ -11,3 +11,5 @@ mod params;
 mod progress;
 pub mod sim;
 pub mod sweep;
+pub mod sta;
+pub mod synth;
