@@ -287,3 +287,77 @@ fn a_program_step_counts_what_sim_counts() {
         .unwrap();
     assert!((epc - 256.0 / c).abs() < 1e-5);
 }
+
+#[test]
+fn synth_and_sta_steps_report_what_the_commands_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("asic-flow/pdk/nangate45_typ.lib.gz");
+    let spec = write_spec(
+        tmp.path(),
+        "syn.toml",
+        &format!(
+            "design = \"banked_rf\"\nsteps = [\"synth\", \"sta\"]\nliberty = {:?}\n\
+             period_ns = 2.0\n[axes]\nbanks = [1, 2]\nwidth = [16]\n",
+            s(&lib)
+        ),
+    );
+    let out = tmp.path().join("out");
+    let run = accelgen(&["sweep", s(&spec), "-j", "2", "-o", s(&out)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (header, rows) = csv(&out.join("results.csv"));
+    for (row, banks) in rows.iter().zip(["1", "2"]) {
+        let num = |name: &str| -> f64 { cell(&header, row, name).parse().unwrap() };
+        let total = num("synth.area_um2");
+        let parts = num("synth.logic_area_um2") + num("synth.macro_area_um2");
+        assert!((total - parts).abs() < 0.2, "{total} vs {parts}");
+        // The same point through `accelgen generate`, `synth` and `sta`.
+        let g = tmp.path().join(format!("gen{banks}"));
+        let gen = accelgen(&[
+            "generate",
+            "banked_rf",
+            "--set",
+            &format!("banks={banks}"),
+            "--set",
+            "width=16",
+            "-o",
+            s(&g),
+        ]);
+        assert_eq!(gen.code, 0, "{}", gen.stderr);
+        let syn = tmp.path().join(format!("syn{banks}"));
+        let r = accelgen(&[
+            "synth",
+            s(&g),
+            "--liberty",
+            s(&lib),
+            "--clock-period",
+            "2",
+            "-o",
+            s(&syn),
+            "--json",
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        assert!((report["area_um2"].as_f64().unwrap() - total).abs() < 0.1);
+        assert_eq!(
+            report["flops"].to_string(),
+            cell(&header, row, "synth.flops")
+        );
+        let t = accelgen(&[
+            "sta",
+            s(&syn),
+            "--liberty",
+            s(&lib),
+            "--period",
+            "2",
+            "--json",
+        ]);
+        assert_eq!(t.code, 0, "{}", t.stderr);
+        let timing: serde_json::Value = serde_json::from_str(&t.stdout).unwrap();
+        let slack = timing["worst_slack_ns"].as_f64().unwrap();
+        assert!((slack - num("sta.worst_slack_ns")).abs() < 1e-3, "{slack}");
+        assert_eq!(
+            timing["endpoint"].as_str().unwrap(),
+            cell(&header, row, "sta.endpoint")
+        );
+    }
+}

@@ -4,7 +4,7 @@
 pub mod fakeram;
 pub mod liberty;
 pub mod lint;
-pub mod sweep;
 pub mod measured;
 pub mod sta;
+pub mod sweep;
 pub mod synth;

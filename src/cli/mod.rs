@@ -10,6 +10,6 @@ mod outdir;
 mod params;
 mod progress;
 pub mod sim;
-pub mod sweep;
 pub mod sta;
+pub mod sweep;
 pub mod synth;

@@ -9,6 +9,7 @@
 //! (each point's generated RTL), `results/<i>.json`, `cache/<hash>.json`, and the merged
 //! outputs.
 
+mod asic;
 mod cache;
 pub mod dir;
 mod local;
@@ -25,7 +26,7 @@ pub use cache::file_hash;
 pub use local::{run_local, Progress};
 pub use points::Point;
 pub use results::{collect, status, PointResult, StepRecord, StepStatus, Summary};
-pub use spec::{Axis, FpgaSpec, InvalidPoints, Plan, ProgramSpec};
+pub use spec::{AsicSpec, Axis, FpgaSpec, InvalidPoints, Plan, ProgramSpec};
 pub use steps::StepKind;
 
 use std::path::{Path, PathBuf};

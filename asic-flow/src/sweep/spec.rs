@@ -30,6 +30,12 @@ struct RawSpec {
     #[serde(default)]
     programs: Vec<RawProgram>,
     fpga: Option<FpgaSpec>,
+    /// The Liberty of the `synth` and `sta` steps, relative to the spec.
+    liberty: Option<PathBuf>,
+    /// The clock period `synth` aims at and `sta` times, in ns.
+    period_ns: Option<f64>,
+    /// Deepest instance level whose area `synth` reports (the top is 0; default 1).
+    synth_depth: Option<usize>,
 }
 
 /// A `[[programs]]` entry as written.
@@ -85,6 +91,16 @@ pub struct FpgaSpec {
     pub freq_mhz: Option<f64>,
 }
 
+/// The Liberty and clock of the `synth` and `sta` steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AsicSpec {
+    /// An absolute path.
+    pub liberty: PathBuf,
+    /// Required by `sta`; `synth` aims at the generated SDC's period without it.
+    pub period_ns: Option<f64>,
+    pub depth: usize,
+}
+
 /// One axis: a parameter's dotted name and its values, in order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Axis {
@@ -117,10 +133,17 @@ impl Plan {
             key: key.to_string(),
             message,
         };
-        let raw: RawSpec = toml::from_str(&read_text(path)?)
+        let mut raw: RawSpec = toml::from_str(&read_text(path)?)
             .map_err(|e| err("(spec)", e.message().to_string()))?;
         let info = generators::design(&raw.design).map_err(|e| err("design", e.to_string()))?;
         let spec_dir = path.parent().unwrap_or(Path::new("."));
+        if let Some(lib) = &raw.liberty {
+            let lib = spec_dir.join(lib);
+            let lib = lib
+                .canonicalize()
+                .map_err(|e| err("liberty", format!("{}: {e}", lib.display())))?;
+            raw.liberty = Some(lib);
+        }
         let base = match &raw.config {
             Some(c) => {
                 let file = spec_dir.join(c);
@@ -260,8 +283,33 @@ fn axis_values(spec: &toml::Value) -> Result<Vec<toml::Value>, String> {
     }
 }
 
+/// The `synth`/`sta` options: `liberty` (made absolute by [`Plan::load`]), `period_ns`
+/// and `synth_depth`.
+fn asic(raw: &RawSpec) -> Result<AsicSpec, String> {
+    let liberty = raw
+        .liberty
+        .clone()
+        .ok_or("steps `synth` and `sta` need `liberty` (a .lib or .lib.gz file)")?;
+    if raw.period_ns.is_some_and(|p| !(p.is_finite() && p > 0.0)) {
+        return Err("`period_ns` must be a positive number".into());
+    }
+    Ok(AsicSpec {
+        liberty,
+        period_ns: raw.period_ns,
+        depth: raw.synth_depth.unwrap_or(1),
+    })
+}
+
 fn program(spec_dir: &Path, p: &RawProgram) -> Result<ProgramSpec, String> {
     let what = format!("program `{}`", p.name);
+    if p.name.is_empty()
+        || !p
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(format!("{what}: a name is letters, digits, `_` and `-`"));
+    }
     if p.elf.is_some() == !p.sources.is_empty() {
         return Err(format!("{what}: give one of `elf` or `sources`"));
     }
@@ -297,6 +345,18 @@ fn steps(
     for name in names {
         let step = match StepKind::builtin(name) {
             Some(s) => s,
+            None if name == "synth" || name == "sta" => {
+                let asic = asic(raw)?;
+                if name == "synth" {
+                    StepKind::Synth(asic)
+                } else if asic.period_ns.is_none() {
+                    return Err("step `sta` needs `period_ns`".into());
+                } else if !steps.iter().any(|s| matches!(s, StepKind::Synth(_))) {
+                    return Err("step `sta` times the netlist of a `synth` step before it".into());
+                } else {
+                    StepKind::Sta(asic)
+                }
+            }
             None if name == "fpga" => StepKind::Fpga(
                 raw.fpga
                     .clone()
@@ -305,7 +365,8 @@ fn steps(
             None => {
                 let p = programs.iter().find(|p| &p.name == name).ok_or_else(|| {
                     format!(
-                        "unknown step `{name}` (steps: {}, fpga, or a [[programs]] name)",
+                        "unknown step `{name}` (steps: {}, synth, sta, fpga, or a [[programs]] \
+                         name)",
                         StepKind::BUILTIN.join(", ")
                     )
                 })?;

@@ -2,11 +2,12 @@
 //! steps in order with the cache. A failed step ends the point: its later steps are
 //! recorded as skipped.
 
+use super::asic;
 use super::cache::{self, file_hash, tool_version, KeyInput, Metrics};
 use super::points::Point;
 use super::program;
 use super::results::{PointResult, StepRecord, StepStatus};
-use super::spec::{FpgaSpec, Plan, ProgramSpec};
+use super::spec::{AsicSpec, FpgaSpec, Plan, ProgramSpec};
 use super::{write_file, SweepError};
 use crate::lint::{self, LintTarget, Tool};
 use fpga::device::Family;
@@ -25,6 +26,11 @@ pub enum StepKind {
     Generate,
     /// Verilator, Yosys and Icarus Verilog lint: warnings per tool and in all.
     Lint,
+    /// Yosys onto a Liberty: total, logic and macro area, flops, cells, each instance's
+    /// area down to the spec's depth, wall time and peak memory.
+    Synth(AsicSpec),
+    /// OpenSTA on the synth step's netlist: worst slack, Fmax, the critical path.
+    Sta(AsicSpec),
     /// The FPGA flow on the design with inferred memories: LUTs, flops, BRAM, DSP
     /// (used and available), Fmax.
     Fpga(FpgaSpec),
@@ -49,6 +55,8 @@ impl StepKind {
         match self {
             StepKind::Generate => "generate",
             StepKind::Lint => "lint",
+            StepKind::Synth(_) => "synth",
+            StepKind::Sta(_) => "sta",
             StepKind::Fpga(_) => "fpga",
             StepKind::Program(p) => &p.name,
         }
@@ -63,6 +71,8 @@ impl StepKind {
                 tool_version("yosys", "-V"),
                 tool_version("iverilog", "-V"),
             ],
+            StepKind::Synth(_) => vec![tool_version("yosys", "-V")],
+            StepKind::Sta(_) => vec![tool_version("yosys", "-V"), tool_version("sta", "-version")],
             StepKind::Fpga(f) => {
                 let (nextpnr, packer) = match f.family {
                     Family::Ice40 => ("nextpnr-ice40", "icepack"),
@@ -91,6 +101,11 @@ impl StepKind {
                 "elements": p.elements,
             })),
             StepKind::Fpga(f) => Ok(serde_json::to_value(f).expect("fpga options serialize")),
+            StepKind::Synth(a) | StepKind::Sta(a) => Ok(json!({
+                "liberty": file_hash(&a.liberty)?,
+                "period_ns": a.period_ns,
+                "depth": a.depth,
+            })),
             _ => Ok(Value::Null),
         }
     }
@@ -199,10 +214,43 @@ impl PointRun<'_> {
         Ok(m)
     }
 
+    /// The cache key of `step` at this point.
+    fn key(&self, step: &StepKind) -> Result<String, String> {
+        Ok(KeyInput {
+            design: &self.plan.design,
+            params: self.params,
+            step: step.name(),
+            options: step.options()?,
+            tools: step.tools(),
+            accelgen: &self.plan.accelgen,
+        }
+        .hash())
+    }
+
     fn run(&mut self, step: &StepKind) -> Result<Metrics, String> {
         match step {
             StepKind::Generate => self.generate(),
             StepKind::Lint => self.lint(),
+            StepKind::Synth(a) => {
+                let key = self.key(step)?;
+                asic::synth(a, &self.rtl()?, &self.work.join("synth"), &key)
+            }
+            StepKind::Sta(a) => {
+                // The netlist of the plan's synth step (validation requires one), from
+                // this or an earlier run when its key still matches, else made anew.
+                let (synth, opts) = (self.plan.steps.iter())
+                    .find_map(|s| match s {
+                        StepKind::Synth(o) => Some((s, o)),
+                        _ => None,
+                    })
+                    .ok_or("no synth step")?;
+                let key = self.key(synth)?;
+                let dir = self.work.join("synth");
+                if !asic::has_netlist(&dir, &key) {
+                    asic::synth(opts, &self.rtl()?, &dir, &key)?;
+                }
+                asic::sta(a, &dir)
+            }
             StepKind::Fpga(f) => self.fpga(f),
             StepKind::Program(p) => {
                 let elf = program::elf(p, &self.work)?;
@@ -250,18 +298,7 @@ pub fn run_point(
 
 /// One step, from the cache or run (and then cached).
 fn run_step(dir: &Path, run: &mut PointRun, step: &StepKind) -> StepRecord {
-    let key = step.options().map(|options| {
-        KeyInput {
-            design: &run.plan.design,
-            params: run.params,
-            step: step.name(),
-            options,
-            tools: step.tools(),
-            accelgen: &run.plan.accelgen,
-        }
-        .hash()
-    });
-    let key = match key {
+    let key = match run.key(step) {
         Ok(k) => k,
         Err(e) => return StepRecord::failed(step.name(), e),
     };
