@@ -99,10 +99,10 @@ fn series(plan: &Plan, a: usize, x: &XAxis, metric: &str, rows: &[Row]) -> Vec<S
             others.join(", ")
         };
         let xv = match &x.categories {
-            Some(c) => c
-                .iter()
-                .position(|s| value(a).to_string() == *s)
-                .map(|i| i as f64),
+            Some(c) => {
+                let label = value(a).to_string();
+                c.iter().position(|s| *s == label).map(|i| i as f64)
+            }
             None => value(a).as_f64(),
         };
         let yv = row

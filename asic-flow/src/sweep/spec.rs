@@ -310,7 +310,7 @@ fn program(spec_dir: &Path, p: &RawProgram) -> Result<ProgramSpec, String> {
     {
         return Err(format!("{what}: a name is letters, digits, `_` and `-`"));
     }
-    if p.elf.is_some() == !p.sources.is_empty() {
+    if p.elf.is_some() != p.sources.is_empty() {
         return Err(format!("{what}: give one of `elf` or `sources`"));
     }
     let resolve = |path: &PathBuf| {
