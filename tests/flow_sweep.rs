@@ -201,6 +201,15 @@ fn bad_specs_are_errors_naming_their_key_before_anything_runs() {
         "{}",
         run.stderr
     );
+    let spec = write_spec(
+        tmp.path(),
+        "sta.toml",
+        "design = \"queue\"\nsteps = [\"sta\"]\nliberty = \"sta.toml\"\nperiod_ns = 1.0\n\
+         [axes]\ndepth = [2]\n",
+    );
+    let run = accelgen(&["sweep", s(&spec)]);
+    let why = "`steps`: step `sta` times the netlist of a `synth` step before it";
+    assert!(run.stderr.contains(why), "{}", run.stderr);
     // A directory that is not a sweep's is never written into.
     let spec = write_spec(
         tmp.path(),
