@@ -167,7 +167,7 @@ struct Bars {
     multi: MultiProgress,
     points: ProgressBar,
     steps: Vec<(String, ProgressBar)>,
-    counts: Mutex<BTreeMap<String, (usize, usize)>>,
+    counts: Mutex<BTreeMap<String, [usize; 3]>>,
     terminal: bool,
 }
 
@@ -216,14 +216,14 @@ impl Progress for Bars {
     fn step(&self, step: &str, status: StepStatus) {
         let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
         let c = counts.entry(step.to_string()).or_default();
-        match status {
-            StepStatus::Ok => c.0 += 1,
-            StepStatus::Failed => c.1 += 1,
-            StepStatus::Skipped => {}
-        }
+        c[match status {
+            StepStatus::Ok => 0,
+            StepStatus::Failed => 1,
+            StepStatus::Skipped => 2,
+        }] += 1;
         if let Some((_, b)) = self.steps.iter().find(|(n, _)| n == step) {
             b.inc(1);
-            b.set_message(format!("{} done, {} failed", c.0, c.1));
+            b.set_message(format!("{} done, {} failed, {} skipped", c[0], c[1], c[2]));
         }
     }
 
