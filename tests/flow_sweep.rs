@@ -370,3 +370,25 @@ fn synth_and_sta_steps_report_what_the_commands_report() {
         );
     }
 }
+
+#[test]
+fn the_example_specs_are_valid() {
+    let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let mut n = 0;
+    for entry in fs::read_dir(&configs).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("sweep-") {
+            continue;
+        }
+        let run = accelgen(&["sweep", s(&path), "--dry-run"]);
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+        assert!(
+            run.stdout.contains(" points, steps "),
+            "{name}: {}",
+            run.stdout
+        );
+        n += 1;
+    }
+    assert!(n >= 2, "expected sweep specs in configs/");
+}

@@ -37,6 +37,9 @@ pub struct SweepArgs {
     /// With --slurm: array tasks running at once.
     #[arg(long, value_name = "K", requires = "slurm")]
     max_parallel: Option<usize>,
+    /// Validate the spec and list its points; run and write nothing.
+    #[arg(long, conflicts_with = "slurm")]
+    dry_run: bool,
 }
 
 #[derive(Subcommand)]
@@ -73,6 +76,23 @@ pub fn run(args: SweepArgs) -> anyhow::Result<u8> {
         let stem = spec.file_stem().unwrap_or_default().to_string_lossy();
         PathBuf::from(format!("{stem}-sweep"))
     });
+    if args.dry_run {
+        let (plan, points) = dir::validate(&spec, &version()?)?;
+        let steps: Vec<&str> = plan.steps.iter().map(|s| s.name()).collect();
+        println!(
+            "{}: {} points, steps {}",
+            plan.design,
+            points.len(),
+            steps.join(", ")
+        );
+        for p in &points {
+            match &p.params {
+                Ok(_) => println!("  point {}: {}", p.index, p.label(&plan)),
+                Err(e) => println!("  point {}: {} (refused: {e})", p.index, p.label(&plan)),
+            }
+        }
+        return Ok(0);
+    }
     let (plan, points) = dir::prepare(&spec, &out, &version()?)?;
     if args.slurm {
         let out = out.canonicalize()?;

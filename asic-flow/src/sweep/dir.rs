@@ -12,12 +12,18 @@ use std::path::Path;
 /// The file that marks a directory as a sweep directory.
 pub const PLAN_FILE: &str = "sweep.json";
 
-/// Validates the spec at `spec` and every point, then writes the plan and points into
-/// `dir`, which must be new, empty or an earlier sweep directory (whose cache and result
-/// files stay: a rerun resumes). Nothing is written when the spec is bad.
-pub fn prepare(spec: &Path, dir: &Path, accelgen: &str) -> Result<(Plan, Vec<Point>), SweepError> {
+/// Reads and validates the spec at `spec` and every point's parameters, writing nothing.
+pub fn validate(spec: &Path, accelgen: &str) -> Result<(Plan, Vec<Point>), SweepError> {
     let plan = Plan::load(spec, accelgen)?;
     let points = expand(&plan, spec)?;
+    Ok((plan, points))
+}
+
+/// Validates the spec at `spec` and every point, then writes the plan and points into
+/// `dir`, which must be new, empty or an earlier sweep directory (whose cache stays, so a
+/// rerun resumes; its point results are removed). Nothing is written when the spec is bad.
+pub fn prepare(spec: &Path, dir: &Path, accelgen: &str) -> Result<(Plan, Vec<Point>), SweepError> {
+    let (plan, points) = validate(spec, accelgen)?;
     if dir.exists() {
         let mut entries = std::fs::read_dir(dir).map_err(|e| SweepError::io(dir, e))?;
         if entries.next().is_some() && !dir.join(PLAN_FILE).is_file() {
@@ -34,9 +40,27 @@ pub fn prepare(spec: &Path, dir: &Path, accelgen: &str) -> Result<(Plan, Vec<Poi
         let d = dir.join(sub);
         std::fs::create_dir_all(&d).map_err(|e| SweepError::io(&d, e))?;
     }
+    clear_results(&dir.join("results"))?;
     write_file(&dir.join("points.json"), to_json(&points).as_bytes())?;
     write_file(&dir.join(PLAN_FILE), to_json(&plan).as_bytes())?;
     Ok((plan, points))
+}
+
+/// Removes the point results (`<index>.json`) of an earlier run, so that none is taken
+/// for this run's (the cache keeps what they computed).
+fn clear_results(results: &Path) -> Result<(), SweepError> {
+    let entries = std::fs::read_dir(results).map_err(|e| SweepError::io(results, e))?;
+    for e in entries {
+        let path = e.map_err(|e| SweepError::io(results, e))?.path();
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        let ours = path.extension().is_some_and(|x| x == "json")
+            && !stem.is_empty()
+            && stem.chars().all(|c| c.is_ascii_digit());
+        if ours {
+            std::fs::remove_file(&path).map_err(|e| SweepError::io(&path, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// The plan and points of sweep directory `dir`.

@@ -23,6 +23,7 @@ mod spec;
 mod steps;
 
 pub use cache::file_hash;
+pub use dir::validate;
 pub use local::{run_local, Progress};
 pub use points::Point;
 pub use results::{collect, status, PointResult, StepRecord, StepStatus, Summary};
