@@ -266,6 +266,20 @@ fn sram_macros_are_black_boxes_with_fakeram_area() {
 }
 
 #[test]
+fn same_input_gives_byte_identical_output() {
+    let a = synthesize("queue", &["--set", "depth=8"], &[]);
+    let b = synthesize("queue", &["--set", "depth=8"], &[]);
+    for f in ["netlist.v", "report.json", "report.txt", "manifest.json"] {
+        let read = |x: &Synthesized| std::fs::read(x.out.join(f)).unwrap();
+        assert!(read(&a) == read(&b), "{f} differs between two runs");
+    }
+    // Only the measurements vary; they are in run.json.
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(a.out.join("run.json")).unwrap()).unwrap();
+    assert!(f(&run, "wall_s") > 0.0 && f(&run, "peak_rss_mb") > 1.0);
+}
+
+#[test]
 fn hwacha_unit_and_rocket_default_long() {
     if !long() {
         return;
