@@ -2,8 +2,11 @@
 //! ASIC flow steps: synthesis (Yosys) and static timing analysis (OpenSTA).
 
 pub mod fakeram;
+pub mod fusesoc;
 pub mod liberty;
 pub mod lint;
 pub mod measured;
+pub mod orfs;
+pub mod sdc;
 pub mod sta;
 pub mod synth;

@@ -1,20 +1,17 @@
 //! Static timing analysis of a `synth` netlist with OpenSTA (Debian's `sta`, a 2019
 //! build): the cell Liberty plus every SRAM macro's fakeram Liberty, the hierarchical
-//! netlist, and an SDC with the clock on port `clock` and I/O delays as a fraction of the
-//! period. Reports the worst slack, the Fmax it implies, and the worst paths with start
+//! netlist, and the SDC `generate` writes (`sdc::sdc`: clock on port `clock`, I/O delays
+//! a fraction of the period) at the period asked for. Reports the worst slack, the Fmax it implies, and the worst paths with start
 //! and end points named by hierarchical instance (`core/_123_`, `tile/core/...`).
 
 use crate::measured;
+use crate::sdc::{self, SdcOptions};
 use crate::synth::MacroUse;
 use serde::Deserialize;
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Input and output delays, each this fraction of the clock period: the logic outside the
-/// block is assumed to use a fifth of the cycle on each side.
-pub const IO_DELAY_FRACTION: f64 = 0.2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StaError {
@@ -73,7 +70,7 @@ impl TimingPath {
             .iter()
             .filter(|k| k.contains("port"))
             .count();
-        1.0 - IO_DELAY_FRACTION * ports as f64
+        1.0 - sdc::DEFAULT_IO_FRACTION * ports as f64
     }
 }
 
@@ -97,17 +94,6 @@ pub struct StaReport {
     pub peak_rss_mb: f64,
 }
 
-/// The SDC for `top` at `period_ns`: clock `clock` on port `clock`, I/O delays
-/// [`IO_DELAY_FRACTION`] of the period on every other port.
-pub fn sdc(period_ns: f64) -> String {
-    let io = period_ns * IO_DELAY_FRACTION;
-    format!(
-        "create_clock -name clock -period {period_ns} [get_ports clock]\n\
-         set_input_delay {io} -clock clock [delete_from_list [all_inputs] [get_ports clock]]\n\
-         set_output_delay {io} -clock clock [all_outputs]\n"
-    )
-}
-
 /// Refinements of the Fmax search (each one OpenSTA run) before giving up on convergence.
 const FMAX_RUNS: usize = 6;
 
@@ -128,6 +114,7 @@ pub fn sta(opts: &StaOptions) -> Result<StaReport, StaError> {
         work: work.path(),
         netlist: opts.dir.join("netlist.v"),
         top: &report.top,
+        clocked: report.clocked,
         macro_libs: &macro_libs,
     };
     std::fs::write(work.path().join("cells.lib"), text)?;
@@ -164,6 +151,7 @@ struct Session<'a> {
     work: &'a Path,
     netlist: PathBuf,
     top: &'a str,
+    clocked: bool,
     macro_libs: &'a [PathBuf],
 }
 
@@ -172,7 +160,12 @@ impl Session<'_> {
     /// memory.
     fn run(&self, period: f64, count: usize) -> Result<(Vec<TimingPath>, f64, f64), StaError> {
         let w = |n: &str| self.work.join(n);
-        std::fs::write(w("constraint.sdc"), sdc(period))?;
+        let opts = SdcOptions {
+            period_ns: period,
+            io_fraction: sdc::DEFAULT_IO_FRACTION,
+        };
+        let text = sdc::sdc(self.top, self.clocked, &opts).map_err(|_| StaError::Period(period))?;
+        std::fs::write(w("constraint.sdc"), text)?;
         let q = |p: &Path| tcl_quote(p);
         let mut tcl = format!("read_liberty {}\n", q(&w("cells.lib")));
         for lib in self.macro_libs {
@@ -218,6 +211,7 @@ fn tcl_quote(p: &Path) -> String {
 #[derive(Deserialize)]
 struct SynthOut {
     top: String,
+    clocked: bool,
     macros: Vec<MacroUse>,
 }
 

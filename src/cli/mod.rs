@@ -2,6 +2,7 @@
 
 pub mod asm;
 pub mod generate;
+mod handoff;
 pub mod iss;
 pub mod lint;
 pub mod list;
