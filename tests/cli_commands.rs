@@ -19,20 +19,6 @@ fn ok(args: &[&str]) -> Run {
     r
 }
 
-/// Every file of a directory (non-recursive), by name.
-fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fs::read_dir(dir)
-        .expect("read output dir")
-        .map(|e| {
-            let e = e.expect("dir entry");
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                fs::read(e.path()).expect("read"),
-            )
-        })
-        .collect()
-}
-
 fn manifest(dir: &Path) -> serde_json::Value {
     let text = fs::read_to_string(dir.join("manifest.json")).expect("manifest.json");
     serde_json::from_str(&text).expect("manifest is JSON")
@@ -67,7 +53,7 @@ fn generate_writes_verilog_macros_and_manifest() {
         "{}",
         r.stdout
     );
-    let files = contents(&dir);
+    let files = tree(&dir);
     let filelist = String::from_utf8(files["filelist.f"].clone()).unwrap();
     let listed: Vec<&str> = filelist.lines().collect();
     for f in &listed {
@@ -134,7 +120,7 @@ fn sixteen_banks_share_one_bank_module() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("rf16");
     ok(&["generate", "banked_rf", "--set", "banks=16", "-o", s(&dir)]);
-    let files = contents(&dir);
+    let files = tree(&dir);
     let banks: Vec<&String> = files
         .keys()
         .filter(|f| f.starts_with("Bank") && !f.starts_with("BankedRegFile"))
@@ -159,7 +145,7 @@ fn generate_is_deterministic() {
         );
         ok(&["generate", design, "-o", s(&a)]);
         ok(&["generate", design, "-o", s(&b)]);
-        assert_eq!(contents(&a), contents(&b), "{design}: two runs differ");
+        assert_eq!(tree(&a), tree(&b), "{design}: two runs differ");
     }
 }
 
@@ -241,10 +227,11 @@ fn single_file_and_all_inferred() {
         "-o",
         s(&dir),
     ]);
-    let names: Vec<String> = contents(&dir).into_keys().collect();
+    let names: Vec<String> = tree(&dir).into_keys().collect();
     assert_eq!(
         names,
         [
+            "BankedRegFile.sdc",
             "BankedRegFile.v",
             "filelist.f",
             "manifest.json",
@@ -272,10 +259,16 @@ fn regenerating_replaces_earlier_output() {
     let dir = tmp.path().join("out");
     ok(&["generate", "banked_rf", "-o", s(&dir)]);
     ok(&["generate", "queue", "-o", s(&dir)]);
-    let names: Vec<String> = contents(&dir).into_keys().collect();
+    let names: Vec<String> = tree(&dir).into_keys().collect();
     assert_eq!(
         names,
-        ["Queue.v", "filelist.f", "manifest.json", "sram_macros.json"]
+        [
+            "Queue.sdc",
+            "Queue.v",
+            "filelist.f",
+            "manifest.json",
+            "sram_macros.json"
+        ]
     );
     let leftovers: Vec<_> = fs::read_dir(tmp.path())
         .unwrap()
@@ -448,10 +441,7 @@ fn unwritable_or_occupied_output_is_a_clear_error() {
     let r = accelgen(&["generate", "queue", "-o", s(&theirs)]);
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("refusing to overwrite"), "{}", r.stderr);
-    assert_eq!(
-        contents(&theirs).into_keys().collect::<Vec<_>>(),
-        ["notes.txt"]
-    );
+    assert_eq!(tree(&theirs).into_keys().collect::<Vec<_>>(), ["notes.txt"]);
     let names: Vec<_> = fs::read_dir(tmp.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -800,8 +790,10 @@ fn generate_reports_what_it_wrote_and_can_lint_it() {
     assert_eq!(
         r.stdout,
         format!(
-            "banked_rf: wrote 8 files to {0}\n  top module BankedRegFile (4 modules, Verilog \
+            "banked_rf: wrote 13 files to {0}\n  top module BankedRegFile (4 modules, Verilog \
              files in filelist.f)\n  SRAM macros: 4 x sram_16x32_1r1w (sram_macros.json)\n  \
+             timing constraints: BankedRegFile.sdc (clock period 5 ns)\n  fakeram macro views \
+             (.lib, .lef): fakeram/nangate45/, fakeram/sky130hd/\n  \
              parameters and hierarchy: manifest.json\nverilator: clean\nyosys: clean\n\
              iverilog: clean\n{0}: lint clean (top BankedRegFile)\n",
             s(&dir)

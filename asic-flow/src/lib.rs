@@ -2,9 +2,12 @@
 //! ASIC flow steps: synthesis (Yosys) and static timing analysis (OpenSTA).
 
 pub mod fakeram;
+pub mod fusesoc;
 pub mod liberty;
 pub mod lint;
 pub mod measured;
+pub mod orfs;
+pub mod sdc;
 pub mod sta;
 pub mod sweep;
 pub mod synth;

@@ -1,20 +1,17 @@
 //! Static timing analysis of a `synth` netlist with OpenSTA (Debian's `sta`, a 2019
 //! build): the cell Liberty plus every SRAM macro's fakeram Liberty, the hierarchical
-//! netlist, and an SDC with the clock on port `clock` and I/O delays as a fraction of the
-//! period. Reports the worst slack, the Fmax it implies, and the worst paths with start
+//! netlist, and the SDC `generate` writes (`sdc::sdc`: clock on port `clock`, I/O delays
+//! a fraction of the period) at the period asked for. Reports the worst slack, the Fmax it implies, and the worst paths with start
 //! and end points named by hierarchical instance (`core/_123_`, `tile/core/...`).
 
 use crate::measured;
+use crate::sdc::{self, SdcOptions};
 use crate::synth::MacroUse;
 use serde::Deserialize;
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Input and output delays, each this fraction of the clock period: the logic outside the
-/// block is assumed to use a fifth of the cycle on each side.
-pub const IO_DELAY_FRACTION: f64 = 0.2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StaError {
@@ -73,7 +70,7 @@ impl TimingPath {
             .iter()
             .filter(|k| k.contains("port"))
             .count();
-        1.0 - IO_DELAY_FRACTION * ports as f64
+        1.0 - sdc::DEFAULT_IO_FRACTION * ports as f64
     }
 }
 
@@ -81,31 +78,28 @@ impl TimingPath {
 pub struct StaReport {
     pub top: String,
     pub period_ns: f64,
+    /// Worst slack at `period_ns`.
     pub worst_slack_ns: f64,
-    /// The clock frequency at which the worst path has zero slack.
+    /// The highest clock frequency at which no path has negative slack.
     pub fmax_mhz: f64,
+    /// The critical path: the one with zero slack at Fmax.
     pub startpoint: String,
     pub endpoint: String,
-    /// Data arrival time of the critical path.
+    /// Data arrival time of the critical path (at Fmax: I/O delays scale with the period).
     pub path_delay_ns: f64,
     pub levels: usize,
+    /// The worst paths at `period_ns`, to distinct endpoints, worst first.
     pub paths: Vec<TimingPath>,
     pub wall_s: f64,
     pub peak_rss_mb: f64,
 }
 
-/// The SDC for `top` at `period_ns`: clock `clock` on port `clock`, I/O delays
-/// [`IO_DELAY_FRACTION`] of the period on every other port.
-pub fn sdc(period_ns: f64) -> String {
-    let io = period_ns * IO_DELAY_FRACTION;
-    format!(
-        "create_clock -name clock -period {period_ns} [get_ports clock]\n\
-         set_input_delay {io} -clock clock [delete_from_list [all_inputs] [get_ports clock]]\n\
-         set_output_delay {io} -clock clock [all_outputs]\n"
-    )
-}
+/// Refinements of the Fmax search (each one OpenSTA run) before giving up on convergence.
+const FMAX_RUNS: usize = 6;
 
-/// Times `opts.dir`'s netlist.
+/// Times `opts.dir`'s netlist at `opts.period_ns`, then finds Fmax: the period at which
+/// the worst path has zero slack, re-timed until no other path is worse there (a path's
+/// required time grows with the period by its `period_factor`).
 pub fn sta(opts: &StaOptions) -> Result<StaReport, StaError> {
     if !(opts.period_ns.is_finite() && opts.period_ns > 0.0) {
         return Err(StaError::Period(opts.period_ns));
@@ -116,55 +110,96 @@ pub fn sta(opts: &StaOptions) -> Result<StaReport, StaError> {
         err,
     })?;
     let work = tempfile::Builder::new().prefix("accelgen-sta-").tempdir()?;
-    let w = |n: &str| work.path().join(n);
-    std::fs::write(w("cells.lib"), text)?;
-    std::fs::write(w("constraint.sdc"), sdc(opts.period_ns))?;
-    let q = |p: PathBuf| tcl_quote(&p);
-    let mut tcl = format!("read_liberty {}\n", q(w("cells.lib")));
-    for lib in &macro_libs {
-        let _ = writeln!(tcl, "read_liberty {}", q(lib.clone()));
+    let session = Session {
+        work: work.path(),
+        netlist: opts.dir.join("netlist.v"),
+        top: &report.top,
+        clocked: report.clocked,
+        macro_libs: &macro_libs,
+    };
+    std::fs::write(work.path().join("cells.lib"), text)?;
+    let (paths, mut wall_s, mut peak) = session.run(opts.period_ns, opts.paths)?;
+    let mut limiting = paths[0].clone();
+    let mut min_period = opts.period_ns - limiting.slack_ns / limiting.period_factor();
+    for _ in 0..FMAX_RUNS {
+        let (at, w, p) = session.run(min_period, 1)?;
+        wall_s += w;
+        peak = peak.max(p);
+        if at[0].slack_ns >= -0.0005 {
+            break;
+        }
+        min_period -= at[0].slack_ns / at[0].period_factor();
+        limiting = at[0].clone();
     }
-    let _ = write!(
-        tcl,
-        "read_verilog {}\nlink_design {}\nread_sdc {}\n\
-         report_checks -path_delay max -group_count {} -endpoint_count 1 -digits 4\nexit\n",
-        q(opts.dir.join("netlist.v")),
-        report.top,
-        q(w("constraint.sdc")),
-        opts.paths.max(1)
-    );
-    std::fs::write(w("sta.tcl"), tcl)?;
-    let mut cmd = Command::new("sta");
-    cmd.arg("-no_splash").arg("-exit").arg(w("sta.tcl"));
-    let run = measured::run(&mut cmd, &w("sta.log")).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => StaError::ToolMissing,
-        _ => StaError::Io(e),
-    })?;
-    let log = std::fs::read_to_string(w("sta.log"))?;
-    if let Some(err) = log.lines().find(|l| l.starts_with("Error")) {
-        return Err(StaError::Sta(err.to_string()));
-    }
-    if !run.status.success() {
-        return Err(StaError::Sta(format!("exited with {}", run.status)));
-    }
-    let paths = parse_paths(&log);
-    let worst = paths
-        .first()
-        .ok_or_else(|| StaError::Sta("no constrained timing path found".into()))?;
-    let min_period = opts.period_ns - worst.slack_ns / worst.period_factor();
     Ok(StaReport {
-        top: report.top,
+        top: report.top.clone(),
         period_ns: opts.period_ns,
-        worst_slack_ns: worst.slack_ns,
+        worst_slack_ns: paths[0].slack_ns,
         fmax_mhz: 1000.0 / min_period,
-        startpoint: worst.startpoint.clone(),
-        endpoint: worst.endpoint.clone(),
-        path_delay_ns: worst.arrival_ns,
-        levels: worst.levels,
-        paths: paths.clone(),
-        wall_s: run.wall_s,
-        peak_rss_mb: run.peak_rss_mb,
+        startpoint: limiting.startpoint,
+        endpoint: limiting.endpoint,
+        path_delay_ns: limiting.arrival_ns,
+        levels: limiting.levels,
+        paths,
+        wall_s,
+        peak_rss_mb: peak,
     })
+}
+
+/// One design for OpenSTA runs, in work directory `work` (which holds `cells.lib`).
+struct Session<'a> {
+    work: &'a Path,
+    netlist: PathBuf,
+    top: &'a str,
+    clocked: bool,
+    macro_libs: &'a [PathBuf],
+}
+
+impl Session<'_> {
+    /// The `count` worst paths at `period` (at least one), OpenSTA's wall time and peak
+    /// memory.
+    fn run(&self, period: f64, count: usize) -> Result<(Vec<TimingPath>, f64, f64), StaError> {
+        let w = |n: &str| self.work.join(n);
+        let opts = SdcOptions {
+            period_ns: period,
+            io_fraction: sdc::DEFAULT_IO_FRACTION,
+        };
+        let text = sdc::sdc(self.top, self.clocked, &opts).map_err(|_| StaError::Period(period))?;
+        std::fs::write(w("constraint.sdc"), text)?;
+        let q = |p: &Path| tcl_quote(p);
+        let mut tcl = format!("read_liberty {}\n", q(&w("cells.lib")));
+        for lib in self.macro_libs {
+            let _ = writeln!(tcl, "read_liberty {}", q(lib));
+        }
+        let _ = write!(
+            tcl,
+            "read_verilog {}\nlink_design {}\nread_sdc {}\n\
+             report_checks -path_delay max -group_count {} -endpoint_count 1 -digits 4\nexit\n",
+            q(&self.netlist),
+            self.top,
+            q(&w("constraint.sdc")),
+            count.max(1)
+        );
+        std::fs::write(w("sta.tcl"), tcl)?;
+        let mut cmd = Command::new("sta");
+        cmd.arg("-no_splash").arg("-exit").arg(w("sta.tcl"));
+        let run = measured::run(&mut cmd, &w("sta.log")).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => StaError::ToolMissing,
+            _ => StaError::Io(e),
+        })?;
+        let log = std::fs::read_to_string(w("sta.log"))?;
+        if let Some(err) = log.lines().find(|l| l.starts_with("Error")) {
+            return Err(StaError::Sta(err.to_string()));
+        }
+        if !run.status.success() {
+            return Err(StaError::Sta(format!("exited with {}", run.status)));
+        }
+        let paths = parse_paths(&log);
+        if paths.is_empty() {
+            return Err(StaError::Sta("no constrained timing path found".into()));
+        }
+        Ok((paths, run.wall_s, run.peak_rss_mb))
+    }
 }
 
 /// A path as a Tcl word: braces keep spaces and brackets literal.
@@ -176,6 +211,7 @@ fn tcl_quote(p: &Path) -> String {
 #[derive(Deserialize)]
 struct SynthOut {
     top: String,
+    clocked: bool,
     macros: Vec<MacroUse>,
 }
 

@@ -64,11 +64,28 @@ struct ModuleInfo {
     ports: Vec<PortInfo>,
 }
 
-#[derive(Serialize)]
-struct PortInfo {
-    name: String,
-    direction: &'static str,
-    width: u32,
+/// A port of a module as its Verilog declares it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PortInfo {
+    pub name: String,
+    /// `input` or `output`.
+    pub direction: &'static str,
+    pub width: u32,
+}
+
+/// The rendered design that `render_with`'s extra files are made from.
+pub struct Rendered<'a> {
+    /// The design's registry name.
+    pub design: &'a str,
+    pub top: &'a str,
+    /// The top module's ports, `clock` and `reset` first when it is clocked.
+    pub top_ports: &'a [PortInfo],
+    /// The files so far (Verilog, `filelist.f`, `sram_macros.json`).
+    pub files: &'a [(String, String)],
+    /// The Verilog files in compilation order (children first).
+    pub verilog: &'a [&'a str],
+    /// The SRAM macros; their behavioural models are the Verilog files `<name>.v`.
+    pub macros: &'a [SramMacro],
 }
 
 /// Elaborates design `name` with `overrides` and renders its output files.
@@ -77,6 +94,18 @@ pub fn render(
     overrides: &toml::Table,
     opts: &OutputOptions,
 ) -> Result<Output, GenError> {
+    render_with(name, overrides, opts, |_| Ok::<_, GenError>(Vec::new()))
+}
+
+/// Like `render`, with the files `extra` makes from the rendered design added to the output
+/// (their names may hold `/`: files in subdirectories) and listed in the manifest's
+/// `outputs` like the others; an error of `extra` is the result.
+pub fn render_with<E: From<GenError>>(
+    name: &str,
+    overrides: &toml::Table,
+    opts: &OutputOptions,
+    extra: impl FnOnce(&Rendered) -> Result<Vec<(String, String)>, E>,
+) -> Result<Output, E> {
     let info = registry::design(name)?;
     let elab = info.elaborate(overrides)?;
     let design = Design::new(&elab.top);
@@ -98,14 +127,27 @@ pub fn render(
         emitted.files()
     };
     files.push(("sram_macros.json".into(), json(&emitted.macros)));
-    let verilog: Vec<&str> = files
+    let top_ports = ports(design.top());
+    let added = {
+        let verilog = verilog_files(&files);
+        extra(&Rendered {
+            design: info.name,
+            top: &emitted.top,
+            top_ports: &top_ports,
+            files: &files,
+            verilog: &verilog,
+            macros: &emitted.macros,
+        })?
+    };
+    let verilog = verilog_files(&files);
+    let outputs = files
         .iter()
+        .chain(&added)
         .map(|(f, _)| f.as_str())
-        .filter(|f| f.ends_with(".v"))
         .collect();
     let manifest = Manifest {
         generator: MANIFEST_GENERATOR,
-        outputs: files.iter().map(|(f, _)| f.as_str()).collect(),
+        outputs,
         design: info.name,
         parameters: &elab.params,
         top: &emitted.top,
@@ -128,6 +170,7 @@ pub fn render(
         .collect();
     let modules = manifest.modules.len();
     let manifest = json(&manifest);
+    files.extend(added);
     files.push((MANIFEST.into(), manifest));
     Ok(Output {
         top: emitted.top,
@@ -135,6 +178,15 @@ pub fn render(
         modules,
         macros,
     })
+}
+
+/// The Verilog files among `files`, in their order.
+fn verilog_files(files: &[(String, String)]) -> Vec<&str> {
+    files
+        .iter()
+        .map(|(f, _)| f.as_str())
+        .filter(|f| f.ends_with(".v"))
+        .collect()
 }
 
 /// Instances of `module` in the tree under `node` (the node itself included).

@@ -3,6 +3,7 @@
 pub mod asm;
 pub mod fpga;
 pub mod generate;
+mod handoff;
 pub mod iss;
 pub mod lint;
 pub mod list;

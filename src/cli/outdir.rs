@@ -1,7 +1,7 @@
 //! Writing an output directory all or nothing, and replacing one only when it is
 //! accelgen's own: the files are staged in a temporary directory next to the destination,
 //! then renamed into place, so a failure never leaves partial output and a user's files
-//! are never deleted.
+//! are never deleted. File names may hold `/`: files in subdirectories of the output.
 
 use anyhow::{anyhow, bail, Context};
 use generators::output::{MANIFEST, MANIFEST_GENERATOR};
@@ -39,6 +39,9 @@ pub fn write_atomically<C: AsRef<[u8]>>(dest: &Path, files: &[(String, C)]) -> a
         .with_context(|| format!("cannot write into {}", parent.display()))?;
     for (name, text) in files {
         let path = staged.path().join(name);
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        }
         fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
     }
     // Temporary directories are private; the output is an ordinary directory.
@@ -86,16 +89,8 @@ fn resolve_link(path: &Path) -> anyhow::Result<PathBuf> {
 /// filled (it is empty); an error naming the first foreign file when it is not
 /// accelgen's own output.
 fn check_replaceable(dir: &Path) -> anyhow::Result<bool> {
-    let mut names: Vec<(String, fs::FileType)> = fs::read_dir(dir)
-        .and_then(|entries| {
-            entries
-                .map(|e| {
-                    e.and_then(|e| {
-                        Ok((e.file_name().to_string_lossy().into_owned(), e.file_type()?))
-                    })
-                })
-                .collect()
-        })
+    let mut names = Vec::new();
+    list_tree(dir, "", &mut names)
         .with_context(|| format!("cannot read output directory {}", dir.display()))?;
     if names.is_empty() {
         return Ok(false);
@@ -122,13 +117,38 @@ fn check_replaceable(dir: &Path) -> anyhow::Result<bool> {
             "holds a {MANIFEST} that accelgen did not write"
         )));
     };
-    let foreign = names.iter().find(|(name, ty)| {
-        !ty.is_file() || (name != MANIFEST && !owner.outputs.iter().any(|o| o == name))
-    });
-    if let Some((name, _)) = foreign {
+    // A subdirectory is accelgen's when a listed output lies in it.
+    let listed = |name: &str, ty: &fs::FileType| {
+        if ty.is_dir() {
+            let prefix = format!("{name}/");
+            owner.outputs.iter().any(|o| o.starts_with(&prefix))
+        } else {
+            ty.is_file() && (name == MANIFEST || owner.outputs.iter().any(|o| o == name))
+        }
+    };
+    if let Some((name, _)) = names.iter().find(|(name, ty)| !listed(name, ty)) {
         return Err(refuse(format!(
             "holds {name}, which is not part of the accelgen output its manifest lists"
         )));
     }
     Ok(true)
+}
+
+/// Every entry under `dir` (subdirectories and their contents, not following links) as a
+/// path relative to the output directory, `/`-separated, with its type.
+fn list_tree(
+    dir: &Path,
+    prefix: &str,
+    out: &mut Vec<(String, fs::FileType)>,
+) -> std::io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
+        let ty = entry.file_type()?;
+        if ty.is_dir() {
+            list_tree(&entry.path(), &format!("{name}/"), out)?;
+        }
+        out.push((name, ty));
+    }
+    Ok(())
 }

@@ -48,17 +48,18 @@ pub fn lef(shape: &MacroShape, tech: Tech) -> String {
         &alternate(1),
     ));
     s.push_str("  OBS\n");
+    let z = um(0);
     for layer in p.obs_layers {
         let _ = writeln!(
             s,
-            "    LAYER {layer} ;\n      RECT 0 0 {} {} ;",
+            "    LAYER {layer} ;\n      RECT {z} {z} {} {} ;",
             um(w),
             um(h)
         );
     }
     let _ = writeln!(
         s,
-        "    LAYER {} ;\n      RECT {} 0 {} {} ;",
+        "    LAYER {} ;\n      RECT {} {z} {} {} ;",
         p.pin_layer,
         um(p.pin_len_nm + p.pin_pitch_nm),
         um(w),

@@ -223,6 +223,12 @@ impl MacroShape {
     }
 }
 
+/// Where `accelgen generate` writes a macro's view in its output directory:
+/// `fakeram/<tech>/<name>.<ext>` (`ext` is `lib` or `lef`).
+pub fn view_path(name: &str, tech: Tech, ext: &str) -> String {
+    format!("fakeram/{tech}/{name}.{ext}")
+}
+
 /// The SRAM macros of a generated design: `DIR/sram_macros.json`, checked.
 pub fn read_macros(dir: &Path) -> Result<Vec<MacroShape>, FakeramError> {
     let path = dir.join("sram_macros.json");

@@ -189,14 +189,6 @@ impl Geometry {
         }
     }
 
-    pub fn width_um(&self) -> f64 {
-        self.width_nm as f64 / 1000.0
-    }
-
-    pub fn height_um(&self) -> f64 {
-        self.height_nm as f64 / 1000.0
-    }
-
     /// Width times height, the area both views state.
     pub fn area_um2(&self) -> f64 {
         (self.width_nm * self.height_nm) as f64 / 1e6

@@ -36,6 +36,18 @@ impl Node {
 #[derive(Deserialize)]
 struct Manifest {
     hierarchy: Node,
+    modules: Vec<ModuleInfo>,
+}
+
+#[derive(Deserialize)]
+struct ModuleInfo {
+    name: String,
+    ports: Vec<PortInfo>,
+}
+
+#[derive(Deserialize)]
+struct PortInfo {
+    name: String,
 }
 
 /// A generated design ready for synthesis.
@@ -48,6 +60,10 @@ pub struct GenDir {
     pub macros: Vec<MacroShape>,
     /// The synthesis top and its instance tree.
     pub top: Node,
+    /// The design's own top module (whose SDC `generate` wrote).
+    pub design_top: String,
+    /// The synthesis top has a `clock` port.
+    pub clocked: bool,
 }
 
 impl GenDir {
@@ -68,6 +84,7 @@ impl GenDir {
             .map_err(|e| not_gen(format!("manifest.json has no instance hierarchy: {e}")))?;
         let macros = fakeram::read_macros(dir).map_err(|e| not_gen(e.to_string()))?;
         let root = manifest.hierarchy;
+        let design_top = root.module.clone();
         let top = match top {
             None => root,
             Some(t) => root
@@ -84,11 +101,18 @@ impl GenDir {
                 dir: dir.to_path_buf(),
             });
         }
+        let clocked = manifest
+            .modules
+            .iter()
+            .find(|m| m.name == top.module)
+            .is_some_and(|m| m.ports.iter().any(|p| p.name == "clock"));
         Ok(GenDir {
             dir: dir.to_path_buf(),
             files: target.files,
             macros,
             top,
+            design_top,
+            clocked,
         })
     }
 }

@@ -19,14 +19,11 @@ pub use stats::InstanceArea;
 
 use crate::fakeram::{self, Tech};
 use crate::liberty::{self, LibertyError, Library};
-use crate::measured;
+use crate::{measured, sdc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The clock period when neither the option nor a generated SDC gives one, in ns.
-pub const DEFAULT_PERIOD_NS: f64 = 5.0;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SynthError {
@@ -63,8 +60,8 @@ pub struct SynthOptions {
     pub top: Option<String>,
     /// Deepest instance level listed in the report (the top is level 0).
     pub depth: usize,
-    /// Clock period the mapping aims at, in ns; default: the generated SDC's, else
-    /// [`DEFAULT_PERIOD_NS`].
+    /// Clock period the mapping aims at, in ns; default: that of the SDC `generate` wrote
+    /// for the design's top, else [`sdc::DEFAULT_PERIOD_NS`].
     pub clock_period_ns: Option<f64>,
 }
 
@@ -81,6 +78,8 @@ pub struct MacroUse {
 #[derive(Clone, Debug, Serialize)]
 pub struct SynthReport {
     pub top: String,
+    /// The top has a `clock` port (else `sta` times it with a virtual clock).
+    pub clocked: bool,
     /// The Liberty's `library (...)` name.
     pub library: String,
     pub clock_period_ns: f64,
@@ -117,7 +116,7 @@ pub fn synth(opts: &SynthOptions) -> Result<SynthReport, SynthError> {
     })?;
     let period = match opts.clock_period_ns {
         Some(p) => p,
-        None => sdc_period(&opts.dir, &gen.top.module).unwrap_or(DEFAULT_PERIOD_NS),
+        None => sdc_period(&opts.dir, &gen.design_top).unwrap_or(sdc::DEFAULT_PERIOD_NS),
     };
     if !(period.is_finite() && period > 0.0) {
         return Err(SynthError::Period(period));
@@ -157,6 +156,7 @@ pub fn synth(opts: &SynthOptions) -> Result<SynthReport, SynthError> {
     let total = rollup.walk(&gen.top, &gen.top.module, 0)?;
     Ok(SynthReport {
         top: gen.top.module.clone(),
+        clocked: gen.clocked,
         library: lib.name.clone(),
         clock_period_ns: period,
         area_um2: stats::round(total.area),
@@ -233,14 +233,15 @@ fn macro_models(
     Ok(models)
 }
 
-/// The clock period of the SDC `generate` wrote for `top` (`DIR/<top>.sdc`), if any.
+/// The clock period of the SDC `generate` wrote for `top` (`DIR/<top>.sdc`, which sets
+/// `clk_period`), if any.
 pub fn sdc_period(dir: &Path, top: &str) -> Option<f64> {
     let text = std::fs::read_to_string(dir.join(format!("{top}.sdc"))).ok()?;
-    text.lines()
-        .filter(|l| l.trim_start().starts_with("create_clock"))
-        .find_map(|l| {
-            let mut words = l.split_whitespace();
-            words.find(|w| *w == "-period")?;
-            words.next()?.parse().ok()
-        })
+    text.lines().find_map(|l| {
+        let mut words = l.split_whitespace();
+        match (words.next(), words.next(), words.next()) {
+            (Some("set"), Some("clk_period"), Some(p)) => p.parse().ok(),
+            _ => None,
+        }
+    })
 }
