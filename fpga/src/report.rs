@@ -29,7 +29,8 @@ impl Resource {
     /// Its name on `family`, as errors and tables say it.
     pub fn name(self, family: Family) -> &'static str {
         match (self, family) {
-            (Resource::Lut, _) => "LUT4",
+            (Resource::Lut, Family::Ice40) => "LUT4 logic cells",
+            (Resource::Lut, Family::Ecp5) => "LUT4",
             (Resource::Flop, _) => "flip-flops",
             (Resource::Bram, Family::Ice40) => "SB_RAM40_4K block RAMs",
             (Resource::Bram, Family::Ecp5) => "DP16KD block RAMs",
