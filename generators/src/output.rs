@@ -90,10 +90,12 @@ pub fn render(
     let mut files = if opts.single_file {
         // The file list, like the multi-file output's: paths relative to the list.
         let name = format!("{}.v", emitted.top);
-        vec![
+        let mut files = vec![
             (name.clone(), emitted.single_file()),
             ("filelist.f".to_string(), format!("{name}\n")),
-        ]
+        ];
+        files.extend(emitted.init_files.iter().cloned());
+        files
     } else {
         emitted.files()
     };
