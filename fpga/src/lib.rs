@@ -1,1 +1,4 @@
-//! fpga
+//! `fpga`: FPGA prototyping of generated designs on iCE40 and ECP5 (Yosys, nextpnr and
+//! the bitstream packers), with utilization and Fmax against the device's capacity.
+
+pub mod device;
