@@ -79,7 +79,19 @@ pub fn render(
 ) -> Result<Output, GenError> {
     let info = registry::design(name)?;
     let elab = info.elaborate(overrides)?;
-    let design = Design::new(&elab.top);
+    Ok(render_top(info.name, &elab.params, &elab.top, opts))
+}
+
+/// Renders the output files of `top`, elaborated from design `name` with every
+/// parameter `params` (for a caller that builds a design's top itself, with contents
+/// the registry's parameters do not carry, such as a preloaded program).
+pub fn render_top(
+    name: &str,
+    params: &toml::Table,
+    top: &Rc<Module>,
+    opts: &OutputOptions,
+) -> Output {
+    let design = Design::new(top);
     let emitted = emit::emit(
         &design,
         &EmitOptions {
@@ -90,10 +102,12 @@ pub fn render(
     let mut files = if opts.single_file {
         // The file list, like the multi-file output's: paths relative to the list.
         let name = format!("{}.v", emitted.top);
-        vec![
+        let mut files = vec![
             (name.clone(), emitted.single_file()),
             ("filelist.f".to_string(), format!("{name}\n")),
-        ]
+        ];
+        files.extend(emitted.init_files.iter().cloned());
+        files
     } else {
         emitted.files()
     };
@@ -106,8 +120,8 @@ pub fn render(
     let manifest = Manifest {
         generator: MANIFEST_GENERATOR,
         outputs: files.iter().map(|(f, _)| f.as_str()).collect(),
-        design: info.name,
-        parameters: &elab.params,
+        design: name,
+        parameters: params,
         top: &emitted.top,
         single_file: opts.single_file,
         all_inferred: opts.all_inferred,
@@ -129,12 +143,12 @@ pub fn render(
     let modules = manifest.modules.len();
     let manifest = json(&manifest);
     files.push((MANIFEST.into(), manifest));
-    Ok(Output {
+    Output {
         top: emitted.top,
         files,
         modules,
         macros,
-    })
+    }
 }
 
 /// Instances of `module` in the tree under `node` (the node itself included).
