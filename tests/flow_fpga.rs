@@ -163,19 +163,20 @@ fn cli_writes_the_same_bitstream_and_report_twice_and_replaces_its_own_output() 
     assert_eq!((r.luts.available, r.bram.available), (1280, 16));
 }
 
-#[test]
-fn ecp5_rocket_small_places_with_a_bitstream_and_the_report_matches_the_netlist() {
-    let tmp = tempfile::tempdir().unwrap();
-    let config = fs::read_to_string("configs/rocket-small.toml").unwrap();
-    generate(&tmp.path().join("verilog"), "rocket", &config);
-    let r = run(&options(tmp.path(), Family::Ecp5, "85k", 25.0)).expect("ecp5 flow");
-    let pnr = json(&tmp.path().join("work/nextpnr-report.json"));
-    let (lut4, ccu2c) = (cells(&r, "LUT4"), cells(&r, "CCU2C"));
-    let ff = cells(&r, "TRELLIS_FF");
-    assert!(lut4 > 1000 && ff > 1000, "{r:?}");
-    // nextpnr packs each LUT4 into one TRELLIS_COMB and each CCU2C into two.
+/// Whether the slow runs are on (`ACCELGEN_LONG=1`).
+fn long() -> bool {
+    std::env::var_os("ACCELGEN_LONG").is_some()
+}
+
+/// Checks an ECP5 report against nextpnr's report and Yosys's netlist: each LUT4 takes a
+/// `TRELLIS_COMB`, each `CCU2C` two; flip-flops are not repacked; the device table
+/// equals nextpnr's chip database; the bitstream is a Lattice one.
+fn check_ecp5(r: &FpgaReport, work: &Path) {
+    let pnr = json(&work.join("nextpnr-report.json"));
+    let (lut4, ccu2c) = (cells(r, "LUT4"), cells(r, "CCU2C"));
     assert!(r.luts.used >= lut4 + 2 * ccu2c, "{r:?}");
-    assert_eq!(r.flops.used, ff);
+    assert_eq!(r.flops.used, cells(r, "TRELLIS_FF"));
+    assert_eq!(r.bram.used, cells(r, "DP16KD"));
     for (bel, cap) in [
         ("TRELLIS_COMB", r.luts.available),
         ("TRELLIS_FF", r.flops.available),
@@ -185,11 +186,48 @@ fn ecp5_rocket_small_places_with_a_bitstream_and_the_report_matches_the_netlist(
         assert_eq!(self::bel(&pnr, bel).1, cap, "{bel}");
     }
     let fmax = r.fmax_mhz.expect("Fmax");
-    assert!(fmax > 1.0 && fmax < 400.0, "{fmax}");
-    assert_eq!(r.timing_met, fmax >= 25.0);
+    assert!(fmax > 1.0 && fmax < 500.0, "{fmax}");
+    assert_eq!(r.timing_met, fmax >= r.freq_mhz);
     // A Lattice bitstream: the sync word (FPGA-TN-02039, 0xFFFFBDB3) after the header.
-    let bit = fs::read(tmp.path().join("work").join(&r.bitstream)).unwrap();
+    let bit = fs::read(work.join(&r.bitstream)).unwrap();
     assert!(bit.windows(4).any(|w| w == [0xFF, 0xFF, 0xBD, 0xB3]));
+}
+
+/// A 1024 x 18 queue is exactly one DP16KD (18 kbit, 1024 x 18 per port).
+#[test]
+fn ecp5_queue_fills_one_block_ram() {
+    let tmp = tempfile::tempdir().unwrap();
+    generate(
+        &tmp.path().join("verilog"),
+        "queue",
+        "depth = 1024\nwidth = 18",
+    );
+    let r = run(&options(tmp.path(), Family::Ecp5, "25k", 25.0)).expect("ecp5 flow");
+    check_ecp5(&r, &tmp.path().join("work"));
+    assert_eq!(r.bram.used, 1, "{r:?}");
+    assert_eq!(
+        (r.luts.available, r.bram.available, r.dsp.available),
+        (24288, 56, 28)
+    );
+}
+
+/// `ACCELGEN_LONG=1` only: nextpnr-ecp5 (WebAssembly) places and routes rocket-small in
+/// 10 to 25 minutes on this machine.
+#[test]
+fn ecp5_rocket_small_places_with_a_bitstream_and_the_report_matches_the_netlist() {
+    if !long() {
+        eprintln!("skipped: set ACCELGEN_LONG=1 to place rocket-small on an ECP5-85F");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let config = fs::read_to_string("configs/rocket-small.toml").unwrap();
+    generate(&tmp.path().join("verilog"), "rocket", &config);
+    let r = run(&options(tmp.path(), Family::Ecp5, "85k", 25.0)).expect("ecp5 flow");
+    check_ecp5(&r, &tmp.path().join("work"));
+    // rocket-small has no memory (no caches; the register file is 31 registers).
+    assert!(cells(&r, "LUT4") > 5000 && r.flops.used > 2000, "{r:?}");
+    assert_eq!(r.bram.used, 0);
+    assert!(r.luts.used < r.luts.available);
 }
 
 #[test]
