@@ -107,7 +107,7 @@ fn ice40_queue_packs_yosys_cells_into_logic_cells_and_block_ram() {
     // The wrapper: clock, din, dout; the queue's own ports would not fit the sg48.
     assert!(r.wrapped);
     assert_eq!(r.io.used, 3);
-    assert!(r.design_io_bits > r.io.available);
+    assert!(r.design_io_bits.unwrap() > r.io.available);
     let fmax = r.fmax_mhz.expect("a clocked design has an Fmax");
     assert!(fmax > 0.0);
     assert_eq!(r.timing_met, fmax >= r.freq_mhz);

@@ -10,7 +10,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use fpga::board::{self, Board, BoardBuild};
 use fpga::device::Family;
-use fpga::flow::{self, FpgaOptions};
+use fpga::flow::{self, FpgaError, FpgaOptions};
 use fpga::report::FpgaReport;
 use fpga::wrapper;
 use generators::output::{render, OutputOptions, MANIFEST, MANIFEST_GENERATOR};
@@ -117,7 +117,15 @@ pub fn run(args: FpgaArgs) -> anyhow::Result<u8> {
         }
         _ => bail!("give --family, or --board with --program"),
     };
-    let report = flow::run(&opts)?;
+    let report = match flow::run(&opts) {
+        Ok(report) => report,
+        Err(e @ FpgaError::ToolFailed { .. }) => {
+            // Kept for the log the error names.
+            let _ = tmp.keep();
+            return Err(e.into());
+        }
+        Err(e) => return Err(e.into()),
+    };
     if let Some(dir) = &args.output {
         write_output(dir, &args, &params, &opts, &report)?;
     }
