@@ -311,7 +311,7 @@ fn bad_designs_and_parameters_are_clear_errors() {
         &["generate", "fifo"],
         &[
             "unknown design `fifo`",
-            "available: banked_rf, queue, multiplier, rocket, rocket_accumulator, rocket-hwacha, \
+            "available: banked_rf, queue, multiplier, rocket, rocket_accumulator, rocket-hwacha, rocket-board, \
              fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma",
         ],
     );

@@ -137,12 +137,21 @@ pub fn run(opts: &FpgaOptions) -> Result<FpgaReport, FpgaError> {
         .transpose()?;
     let work = absolute(&opts.work_dir)?;
     fs::create_dir_all(&work).map_err(|e| FpgaError::io(&work, e))?;
+    // Copied into the work directory, which is all the WebAssembly nextpnr can read.
+    let constraints = match constraints {
+        Some(c) => {
+            let name = PathBuf::from(c.file_name().expect("a file has a name"));
+            fs::copy(&c, work.join(&name)).map_err(|e| FpgaError::io(&c, e))?;
+            Some(name)
+        }
+        None => None,
+    };
     let ports = manifest
         .modules
         .iter()
         .find(|m| m.name == manifest.top)
         .map(|m| m.ports.as_slice());
-    let design_io_bits = ports.map(wrapper::io_bits).unwrap_or(0);
+    let design_io_bits = ports.map(wrapper::io_bits);
     let mut files: Vec<PathBuf> = manifest.files.iter().map(PathBuf::from).collect();
     let top = if constraints.is_some() {
         manifest.top.clone()
@@ -172,14 +181,8 @@ pub fn run(opts: &FpgaOptions) -> Result<FpgaReport, FpgaError> {
     for r in [Resource::Lut, Resource::Flop, Resource::Bram, Resource::Dsp] {
         check_fit(opts.family, device, r, need(r), capacity(r))?;
     }
-    if constraints.is_some() {
-        check_fit(
-            opts.family,
-            device,
-            Resource::Io,
-            design_io_bits,
-            package_io,
-        )?;
+    if let (Some(_), Some(bits)) = (&constraints, design_io_bits) {
+        check_fit(opts.family, device, Resource::Io, bits, package_io)?;
     }
     let placed = pnr::place_and_route(
         t,
@@ -283,7 +286,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest, FpgaError> {
     Ok(m)
 }
 
-/// The constraints file as an absolute path, if it exists and has the family's extension.
+/// The constraints file, if it exists and has the family's extension.
 fn check_constraints(path: &Path, family: Family) -> Result<PathBuf, FpgaError> {
     let ext = match family {
         Family::Ice40 => "pcf",
@@ -301,7 +304,7 @@ fn check_constraints(path: &Path, family: Family) -> Result<PathBuf, FpgaError> 
             message: "constraints file not found".into(),
         });
     }
-    absolute(path)
+    Ok(path.to_path_buf())
 }
 
 fn absolute(path: &Path) -> Result<PathBuf, FpgaError> {

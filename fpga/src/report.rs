@@ -29,7 +29,8 @@ impl Resource {
     /// Its name on `family`, as errors and tables say it.
     pub fn name(self, family: Family) -> &'static str {
         match (self, family) {
-            (Resource::Lut, _) => "LUT4",
+            (Resource::Lut, Family::Ice40) => "LUT4 logic cells",
+            (Resource::Lut, Family::Ecp5) => "LUT4",
             (Resource::Flop, _) => "flip-flops",
             (Resource::Bram, Family::Ice40) => "SB_RAM40_4K block RAMs",
             (Resource::Bram, Family::Ecp5) => "DP16KD block RAMs",
@@ -73,8 +74,9 @@ pub struct FpgaReport {
     /// Whether the estimate wrapper was used (no constraints file): its cost, one
     /// flip-flop per design input bit plus one and the output XOR tree, is included.
     pub wrapped: bool,
-    /// The design top's I/O bits, which a package would have to carry without the wrapper.
-    pub design_io_bits: u64,
+    /// The design top's I/O bits, which a package would have to carry without the
+    /// wrapper (none when the manifest does not list the top's ports).
+    pub design_io_bits: Option<u64>,
     /// LUT4s: iCE40 logic cells (`ICESTORM_LC`, LUT4 + flip-flop + carry), ECP5 LUT4s
     /// (`TRELLIS_COMB`, carry halves included), after packing.
     pub luts: Usage,
@@ -150,13 +152,13 @@ impl FpgaReport {
             "  Fmax {fmax} (requested {:.1} MHz: {verdict})",
             self.freq_mhz
         );
-        if self.wrapped {
+        if let (true, Some(bits)) = (self.wrapped, self.design_io_bits) {
             let _ = writeln!(
                 t,
                 "  no constraints: estimate wrapper {} around {} ({} I/O bits, the package has {})",
                 self.top,
                 self.design_top,
-                thousands(self.design_io_bits),
+                thousands(bits),
                 self.io.available
             );
         }

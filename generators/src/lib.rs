@@ -3,6 +3,7 @@
 //! the `accelgen` CLI uses to list and elaborate them by name.
 
 pub mod arith;
+pub mod board;
 pub mod examples;
 pub mod fpu;
 pub mod hwacha;

@@ -2,6 +2,7 @@
 //! and elaboration from a TOML table of parameter overrides.
 
 use crate::arith::Multiplier;
+use crate::board::RocketBoard;
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
 use crate::fpu::{compare::Compare, convert::Convert, divsqrt::DivSqrt, fma::FmaDesign};
 use crate::hwacha::soc::RocketHwacha;
@@ -103,6 +104,7 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<Rocket>(),
         DesignInfo::of::<RocketAccumulator>(),
         DesignInfo::of::<RocketHwacha>(),
+        DesignInfo::of::<RocketBoard>(),
         DesignInfo::of::<Compare>(),
         DesignInfo::of::<Convert>(),
         DesignInfo::of::<DivSqrt>(),
@@ -217,11 +219,12 @@ mod tests {
         describes_its_struct::<Rocket>();
         describes_its_struct::<RocketAccumulator>();
         describes_its_struct::<RocketHwacha>();
+        describes_its_struct::<RocketBoard>();
         describes_its_struct::<DivSqrt>();
         describes_its_struct::<FmaDesign>();
         describes_its_struct::<Convert>();
         describes_its_struct::<Compare>();
-        assert_eq!(designs().len(), 10);
+        assert_eq!(designs().len(), 11);
     }
 
     /// Every value a parameter's description accepts at its extremes (each integer's

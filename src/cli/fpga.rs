@@ -1,13 +1,16 @@
-//! `accelgen fpga`: generate a design with every memory an inferred array, run the FPGA
-//! flow on it (`fpga::flow`: Yosys, nextpnr, the bitstream packer) and print its
-//! utilization and Fmax against the device; with `-o`, write the bitstream and the report.
+//! `accelgen fpga`: generate a design with every memory an inferred array (or, with
+//! `--board` and `--program`, its board top with the program preloaded: `fpga::board`),
+//! run the FPGA flow on it (`fpga::flow`: Yosys, nextpnr, the bitstream packer) and print
+//! its utilization and Fmax against the device; with `-o`, write the bitstream and the
+//! report.
 
 use super::outdir::write_atomically;
 use super::params::ParamArgs;
-use anyhow::Context;
+use anyhow::{bail, Context};
 use clap::Args;
+use fpga::board::{self, Board, BoardBuild};
 use fpga::device::Family;
-use fpga::flow::{self, FpgaOptions};
+use fpga::flow::{self, FpgaError, FpgaOptions};
 use fpga::report::FpgaReport;
 use fpga::wrapper;
 use generators::output::{render, OutputOptions, MANIFEST, MANIFEST_GENERATOR};
@@ -21,16 +24,23 @@ pub struct FpgaArgs {
     design: String,
     #[command(flatten)]
     params: ParamArgs,
-    /// FPGA family: ice40 or ecp5.
-    #[arg(long)]
-    family: Family,
+    /// FPGA family: ice40 or ecp5 (with --board: the board's).
+    #[arg(long, required_unless_present = "board", conflicts_with = "board")]
+    family: Option<Family>,
     /// Device: hx1k, up5k, hx8k (ice40); 25k, 45k, 85k (ecp5). Default: the largest.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "board")]
     device: Option<String>,
     /// Package (e.g. sg48, ct256, CABGA381). Default: the device's first.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "board")]
     package: Option<String>,
-    /// Clock frequency asked of place and route, in MHz (default: 12 on ice40, 25 on ecp5).
+    /// Build the design's board top for this board (ulx3s), with --program in its RAM.
+    #[arg(long, requires = "program", conflicts_with = "constraints")]
+    board: Option<Board>,
+    /// RV64 ELF program preloaded into the board top's block RAM (with --board).
+    #[arg(long, value_name = "ELF", requires = "board")]
+    program: Option<PathBuf>,
+    /// Clock frequency asked of place and route, in MHz (default: the board's clock, or 12
+    /// on ice40 and 25 on ecp5).
     #[arg(long, value_name = "MHZ")]
     freq: Option<f64>,
     /// Pin constraints (.pcf for ice40, .lpf for ecp5) binding the top's ports; without
@@ -54,6 +64,10 @@ struct Manifest<'a> {
     design: &'a str,
     parameters: &'a toml::Table,
     family: Family,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    board: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    program: Option<&'a Path>,
     device: &'a str,
     package: &'a str,
     freq_mhz: f64,
@@ -61,36 +75,59 @@ struct Manifest<'a> {
 
 pub fn run(args: FpgaArgs) -> anyhow::Result<u8> {
     let params = args.params.table()?;
-    let out = render(
-        &args.design,
-        &params,
-        &OutputOptions {
-            single_file: false,
-            all_inferred: true,
-        },
-    )?;
     let tmp = tempfile::Builder::new()
         .prefix("accelgen-fpga-")
         .tempdir()
         .context("cannot create a temporary directory")?;
     let verilog = tmp.path().join("verilog");
-    fs::create_dir(&verilog).context("cannot create a temporary directory")?;
-    for (name, text) in &out.files {
-        let path = verilog.join(name);
-        fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    let opts = FpgaOptions {
-        dir: verilog,
-        work_dir: tmp.path().join("work"),
-        family: args.family,
-        device: args.device.clone(),
-        package: args.package.clone(),
-        freq_mhz: args.freq.unwrap_or(args.family.default_freq_mhz()),
-        constraints: args.constraints.clone(),
+    let work_dir = tmp.path().join("work");
+    let opts = match (args.board, &args.program, args.family) {
+        (Some(board), Some(program), _) => {
+            let build = board::build(&args.design, &params, program, board)?;
+            let constraints = write_board(&verilog, &build)?;
+            FpgaOptions {
+                dir: verilog,
+                work_dir,
+                family: build.family,
+                device: Some(build.device),
+                package: Some(build.package),
+                freq_mhz: args.freq.unwrap_or(build.clock_mhz),
+                constraints: Some(constraints),
+            }
+        }
+        (_, _, Some(family)) => {
+            let out = render(
+                &args.design,
+                &params,
+                &OutputOptions {
+                    single_file: false,
+                    all_inferred: true,
+                },
+            )?;
+            write_files(&verilog, &out.files)?;
+            FpgaOptions {
+                dir: verilog,
+                work_dir,
+                family,
+                device: args.device.clone(),
+                package: args.package.clone(),
+                freq_mhz: args.freq.unwrap_or(family.default_freq_mhz()),
+                constraints: args.constraints.clone(),
+            }
+        }
+        _ => bail!("give --family, or --board with --program"),
     };
-    let report = flow::run(&opts)?;
+    let report = match flow::run(&opts) {
+        Ok(report) => report,
+        Err(e @ FpgaError::ToolFailed { .. }) => {
+            // Kept for the log the error names.
+            let _ = tmp.keep();
+            return Err(e.into());
+        }
+        Err(e) => return Err(e.into()),
+    };
     if let Some(dir) = &args.output {
-        write_output(dir, &args, &params, &opts.work_dir, &report)?;
+        write_output(dir, &args, &params, &opts, &report)?;
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -100,14 +137,48 @@ pub fn run(args: FpgaArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
+/// Writes `files` into a new directory `dir`.
+fn write_files(dir: &Path, files: &[(String, String)]) -> anyhow::Result<()> {
+    fs::create_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for (name, text) in files {
+        let path = dir.join(name);
+        fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Writes a board build's files and constraints into `dir`, its manifest's top made the
+/// board's pin-level wrapper (with its file); returns the constraints file's path.
+fn write_board(dir: &Path, build: &BoardBuild) -> anyhow::Result<PathBuf> {
+    let mut files = build.files.clone();
+    let manifest = files
+        .iter_mut()
+        .find(|(name, _)| name == MANIFEST)
+        .context("the board build has no manifest.json")?;
+    let mut m: serde_json::Value = serde_json::from_str(&manifest.1)?;
+    let listed: Vec<serde_json::Value> = build
+        .files
+        .iter()
+        .filter(|(name, _)| name.ends_with(".v"))
+        .map(|(name, _)| name.as_str().into())
+        .collect();
+    m["top"] = build.top.as_str().into();
+    m["files"] = listed.into();
+    manifest.1 = serde_json::to_string_pretty(&m)?;
+    files.push(build.constraints.clone());
+    write_files(dir, &files)?;
+    Ok(dir.join(&build.constraints.0))
+}
+
 /// Writes the bitstream, the reports, the wrapper (if used) and a manifest to `dir`.
 fn write_output(
     dir: &Path,
     args: &FpgaArgs,
     params: &toml::Table,
-    work: &Path,
+    opts: &FpgaOptions,
     report: &FpgaReport,
 ) -> anyhow::Result<()> {
+    let work = &opts.work_dir;
     let mut names = vec![report.bitstream.clone()];
     if report.wrapped {
         names.push(format!("{}.v", wrapper::TOP));
@@ -126,7 +197,9 @@ fn write_output(
         outputs: files.iter().map(|(n, _)| n.as_str()).collect(),
         design: &args.design,
         parameters: params,
-        family: args.family,
+        family: report.family,
+        board: args.board.map(|b| b.name()),
+        program: args.program.as_deref(),
         device: &report.device,
         package: &report.package,
         freq_mhz: report.freq_mhz,
