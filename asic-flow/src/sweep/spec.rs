@@ -365,8 +365,7 @@ fn steps(
             None => {
                 let p = programs.iter().find(|p| &p.name == name).ok_or_else(|| {
                     format!(
-                        "unknown step `{name}` (steps: {}, synth, sta, fpga, or a [[programs]] \
-                         name)",
+                        "unknown step `{name}` (steps: {}, or a [[programs]] name)",
                         StepKind::BUILTIN.join(", ")
                     )
                 })?;

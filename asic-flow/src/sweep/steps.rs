@@ -40,8 +40,9 @@ pub enum StepKind {
 
 impl StepKind {
     /// The names of the built-in steps, as specs write them.
-    pub const BUILTIN: [&'static str; 2] = ["generate", "lint"];
+    pub const BUILTIN: [&'static str; 5] = ["generate", "lint", "synth", "sta", "fpga"];
 
+    /// The built-in step `name` if it takes no options from the spec.
     pub fn builtin(name: &str) -> Option<StepKind> {
         match name {
             "generate" => Some(StepKind::Generate),
@@ -94,12 +95,17 @@ impl StepKind {
     /// The step's options as they enter its cache key: a program's content included.
     fn options(&self) -> Result<Value, String> {
         match self {
-            StepKind::Program(p) => Ok(json!({
-                "files": p.elf.iter().chain(&p.sources).map(|f| file_hash(f)).collect::<Result<Vec<_>, _>>()?,
-                "defines": p.defines,
-                "max_cycles": p.max_cycles,
-                "elements": p.elements,
-            })),
+            StepKind::Program(p) => {
+                let files: Vec<String> = (p.elf.iter().chain(&p.sources))
+                    .map(|f| file_hash(f))
+                    .collect::<Result<_, _>>()?;
+                Ok(json!({
+                    "files": files,
+                    "defines": p.defines,
+                    "max_cycles": p.max_cycles,
+                    "elements": p.elements,
+                }))
+            }
             StepKind::Fpga(f) => Ok(serde_json::to_value(f).expect("fpga options serialize")),
             StepKind::Synth(a) | StepKind::Sta(a) => Ok(json!({
                 "liberty": file_hash(&a.liberty)?,
