@@ -30,6 +30,14 @@ enum Command {
     Sim(cli::sim::SimArgs),
     /// Assemble and link a mixed RV64 + Hwacha assembly program into an ELF.
     Asm(cli::asm::AsmArgs),
+    /// Put a design on an iCE40 or ECP5 FPGA: utilization, Fmax and a bitstream.
+    Fpga(cli::fpga::FpgaArgs),
+    /// Run a parameter sweep (locally or on Slurm) and write results and plots.
+    Sweep(cli::sweep::SweepArgs),
+    /// Synthesize generated output with Yosys onto a Liberty library; area per instance.
+    Synth(cli::synth::SynthArgs),
+    /// Static timing analysis (OpenSTA) of a synthesized netlist: slack, Fmax, critical path.
+    Sta(cli::sta::StaArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +49,10 @@ fn main() -> ExitCode {
         Command::Iss(args) => cli::iss::run(args),
         Command::Sim(args) => cli::sim::run(args),
         Command::Asm(args) => cli::asm::run(args),
+        Command::Fpga(args) => cli::fpga::run(args),
+        Command::Sweep(args) => cli::sweep::run(args),
+        Command::Synth(args) => cli::synth::run(args),
+        Command::Sta(args) => cli::sta::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -268,7 +268,7 @@ fn list_of_an_unknown_design_is_an_error() {
         (
             1,
             "error: unknown design `fifo` (available: banked_rf, queue, multiplier, rocket, \
-             rocket_accumulator, rocket-hwacha, fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma)\n",
+             rocket_accumulator, rocket-hwacha, rocket-board, fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma)\n",
             ""
         )
     );
@@ -300,6 +300,7 @@ fn list_json_describes_every_parameter() {
             "rocket",
             "rocket_accumulator",
             "rocket-hwacha",
+            "rocket-board",
             "fpu-compare",
             "fpu-convert",
             "fpu-divsqrt",

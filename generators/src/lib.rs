@@ -3,10 +3,12 @@
 //! the `accelgen` CLI uses to list and elaborate them by name.
 
 pub mod arith;
+pub mod board;
 pub mod examples;
 pub mod fpu;
 pub mod hwacha;
 pub mod output;
+pub mod overrides;
 mod registry;
 pub mod rocket;
 pub mod schema;

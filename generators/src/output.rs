@@ -106,7 +106,33 @@ pub fn render_with<E: From<GenError>>(
 ) -> Result<Output, E> {
     let info = registry::design(name)?;
     let elab = info.elaborate(overrides)?;
-    let design = Design::new(&elab.top);
+    render_top_with(info.name, &elab.params, &elab.top, opts, extra)
+}
+
+/// Renders the output files of `top`, elaborated from design `name` with every
+/// parameter `params` (for a caller that builds a design's top itself, with contents
+/// the registry's parameters do not carry, such as a preloaded program).
+pub fn render_top(
+    name: &str,
+    params: &toml::Table,
+    top: &Rc<Module>,
+    opts: &OutputOptions,
+) -> Output {
+    let Ok(out) = render_top_with(name, params, top, opts, |_| {
+        Ok::<_, std::convert::Infallible>(Vec::new())
+    });
+    out
+}
+
+/// [`render_top`] with the files `extra` makes (see [`render_with`]).
+fn render_top_with<E>(
+    name: &str,
+    params: &toml::Table,
+    top: &Rc<Module>,
+    opts: &OutputOptions,
+    extra: impl FnOnce(&Rendered) -> Result<Vec<(String, String)>, E>,
+) -> Result<Output, E> {
+    let design = Design::new(top);
     let emitted = emit::emit(
         &design,
         &EmitOptions {
@@ -117,10 +143,12 @@ pub fn render_with<E: From<GenError>>(
     let mut files = if opts.single_file {
         // The file list, like the multi-file output's: paths relative to the list.
         let name = format!("{}.v", emitted.top);
-        vec![
+        let mut files = vec![
             (name.clone(), emitted.single_file()),
             ("filelist.f".to_string(), format!("{name}\n")),
-        ]
+        ];
+        files.extend(emitted.init_files.iter().cloned());
+        files
     } else {
         emitted.files()
     };
@@ -129,7 +157,7 @@ pub fn render_with<E: From<GenError>>(
     let added = {
         let verilog = verilog_files(&files);
         extra(&Rendered {
-            design: info.name,
+            design: name,
             top: &emitted.top,
             top_ports: &top_ports,
             verilog: &verilog,
@@ -145,8 +173,8 @@ pub fn render_with<E: From<GenError>>(
     let manifest = Manifest {
         generator: MANIFEST_GENERATOR,
         outputs,
-        design: info.name,
-        parameters: &elab.params,
+        design: name,
+        parameters: params,
         top: &emitted.top,
         single_file: opts.single_file,
         all_inferred: opts.all_inferred,

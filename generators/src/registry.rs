@@ -2,6 +2,7 @@
 //! and elaboration from a TOML table of parameter overrides.
 
 use crate::arith::Multiplier;
+use crate::board::RocketBoard;
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
 use crate::fpu::{compare::Compare, convert::Convert, divsqrt::DivSqrt, fma::FmaDesign};
 use crate::hwacha::soc::RocketHwacha;
@@ -36,6 +37,7 @@ pub struct DesignInfo {
     /// In declaration order, each table followed by its parameters.
     pub params: Vec<ParamInfo>,
     elaborate: fn(&toml::Table) -> Result<Elaboration, GenError>,
+    validate: fn(&toml::Table) -> Result<toml::Table, GenError>,
 }
 
 impl DesignInfo {
@@ -47,6 +49,7 @@ impl DesignInfo {
             description: G::DESCRIPTION,
             params,
             elaborate: elaborate_as::<G>,
+            validate: validate_as::<G>,
         }
     }
 
@@ -54,6 +57,12 @@ impl DesignInfo {
     /// parameters are errors naming the parameter.
     pub fn elaborate(&self, overrides: &toml::Table) -> Result<Elaboration, GenError> {
         (self.elaborate)(overrides)
+    }
+
+    /// Every parameter after `overrides` on top of the defaults, checked as
+    /// [`DesignInfo::elaborate`] checks them, without building the design: cheap.
+    pub fn validate(&self, overrides: &toml::Table) -> Result<toml::Table, GenError> {
+        (self.validate)(overrides)
     }
 }
 
@@ -95,6 +104,7 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<Rocket>(),
         DesignInfo::of::<RocketAccumulator>(),
         DesignInfo::of::<RocketHwacha>(),
+        DesignInfo::of::<RocketBoard>(),
         DesignInfo::of::<Compare>(),
         DesignInfo::of::<Convert>(),
         DesignInfo::of::<DivSqrt>(),
@@ -123,7 +133,8 @@ fn defaults<G: Generator>() -> toml::Table {
         .unwrap_or_else(|e| panic!("{}: default parameters are not a TOML table: {e}", G::NAME))
 }
 
-fn elaborate_as<G: Generator>(overrides: &toml::Table) -> Result<Elaboration, GenError> {
+/// The parameters of `G` with `overrides` on top of the defaults, every value checked.
+fn checked_params<G: Generator>(overrides: &toml::Table) -> Result<G::Params, GenError> {
     let invalid = |e: ParamError| GenError::InvalidParameter {
         design: G::NAME.to_string(),
         param: e.param,
@@ -147,12 +158,25 @@ fn elaborate_as<G: Generator>(overrides: &toml::Table) -> Result<Elaboration, Ge
         .try_into()
         .unwrap_or_else(|e| panic!("{}: checked parameters do not deserialize: {e}", G::NAME));
     G::validate(&params).map_err(invalid)?;
+    Ok(params)
+}
+
+fn as_table<P: serde::Serialize>(params: &P) -> toml::Table {
+    toml::Table::try_from(params).expect("parameters serialize as they deserialize")
+}
+
+fn validate_as<G: Generator>(overrides: &toml::Table) -> Result<toml::Table, GenError> {
+    checked_params::<G>(overrides).map(|p| as_table(&p))
+}
+
+fn elaborate_as<G: Generator>(overrides: &toml::Table) -> Result<Elaboration, GenError> {
+    let params = checked_params::<G>(overrides)?;
     let top = G::build(&params).map_err(|errors| GenError::Elaboration {
         design: G::NAME.to_string(),
         errors,
     })?;
     Ok(Elaboration {
-        params: toml::Table::try_from(&params).expect("parameters serialize as they deserialize"),
+        params: as_table(&params),
         top,
     })
 }
@@ -195,23 +219,12 @@ mod tests {
         describes_its_struct::<Rocket>();
         describes_its_struct::<RocketAccumulator>();
         describes_its_struct::<RocketHwacha>();
+        describes_its_struct::<RocketBoard>();
         describes_its_struct::<DivSqrt>();
         describes_its_struct::<FmaDesign>();
         describes_its_struct::<Convert>();
         describes_its_struct::<Compare>();
-        assert_eq!(designs().len(), 10);
-    }
-
-    /// `{a = {b = value}}` for dotted path `a.b`.
-    fn override_of(path: &str, value: toml::Value) -> toml::Table {
-        let mut table = toml::Table::new();
-        match path.split_once('.') {
-            Some((outer, rest)) => {
-                table.insert(outer.into(), toml::Value::Table(override_of(rest, value)))
-            }
-            None => table.insert(path.into(), value),
-        };
-        table
+        assert_eq!(designs().len(), 11);
     }
 
     /// Every value a parameter's description accepts at its extremes (each integer's
@@ -233,7 +246,7 @@ mod tests {
                 };
                 for v in values {
                     let what = format!("{} {} = {v}", d.name, p.name);
-                    match d.elaborate(&override_of(&p.name, v)) {
+                    match d.elaborate(&crate::overrides::dotted(&p.name, v)) {
                         Ok(_) | Err(GenError::InvalidParameter { .. }) => tried += 1,
                         Err(e) => panic!("{what}: {e}"),
                     }

@@ -180,7 +180,7 @@ pub(crate) fn check_and_package(
     // Without initial contents, a memory nobody writes has no defined value (and Yosys
     // rejects its undriven words).
     for (i, mem) in st.body.mems.iter().enumerate() {
-        if mem.writes.is_empty() {
+        if mem.writes.is_empty() && mem.init.is_none() {
             let (name, loc) = (mem.name.clone(), st.locs.mems[i]);
             let msg = format!("memory `{name}` is never written");
             st.errors.push(crate::error::HdlError {

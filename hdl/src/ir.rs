@@ -187,6 +187,29 @@ pub struct Memory {
     pub style: MemStyle,
     pub reads: Vec<ReadPort>,
     pub writes: Vec<WritePort>,
+    /// Initial contents, loaded at time zero.
+    pub init: Option<MemInit>,
+}
+
+/// A memory's initial contents and the hex file (`$readmemh` format, one word per line)
+/// the emitted Verilog loads them from, named relative to where the tool runs (the
+/// emitter writes the file beside the Verilog).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MemInit {
+    pub file: String,
+    /// Words from address 0 (at most the memory's depth; the rest start at zero).
+    pub words: Rc<Vec<u64>>,
+}
+
+impl MemInit {
+    /// The hex file's text for a memory of `width` bits: every word, zeros included.
+    pub fn hex(&self, depth: u64, width: u32) -> String {
+        let digits = width.div_ceil(4) as usize;
+        let zero = 0u64;
+        (0..depth as usize)
+            .map(|i| format!("{:0digits$x}\n", self.words.get(i).unwrap_or(&zero)))
+            .collect()
+    }
 }
 
 impl Memory {

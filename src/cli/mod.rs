@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod asm;
+pub mod fpga;
 pub mod generate;
 mod handoff;
 pub mod iss;
@@ -10,3 +11,6 @@ mod outdir;
 mod params;
 mod progress;
 pub mod sim;
+pub mod sta;
+pub mod sweep;
+pub mod synth;

@@ -19,7 +19,7 @@ struct Ownership {
 /// Writes `files` as directory `dest`, all or nothing. An existing `dest` is replaced only
 /// if it is empty or earlier accelgen output holding nothing but the files its manifest
 /// lists. A symbolic link is followed: its target is the output directory.
-pub fn write_atomically(dest: &Path, files: &[(String, String)]) -> anyhow::Result<()> {
+pub fn write_atomically<C: AsRef<[u8]>>(dest: &Path, files: &[(String, C)]) -> anyhow::Result<()> {
     let dest = resolve_link(dest)?;
     let dest = dest.as_path();
     let parent = match dest.parent() {

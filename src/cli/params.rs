@@ -4,6 +4,7 @@
 //! the rest of `[hwacha]` as the config file and the defaults have it).
 
 use anyhow::{anyhow, bail, Context};
+use generators::overrides::merge;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -95,18 +96,6 @@ fn parse_set(s: &str) -> anyhow::Result<toml::Table> {
                 "--set {name}={value}: `{name}` is not a parameter name (e.g. depth, hwacha.lanes)"
             )
         })
-}
-
-/// Merges `from` into `into`: tables recursively, any other value replaces.
-fn merge(into: &mut toml::Table, from: toml::Table) {
-    for (key, value) in from {
-        match (into.get_mut(&key), value) {
-            (Some(toml::Value::Table(old)), toml::Value::Table(new)) => merge(old, new),
-            (_, value) => {
-                into.insert(key, value);
-            }
-        }
-    }
 }
 
 #[cfg(test)]

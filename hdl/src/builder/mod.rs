@@ -848,12 +848,50 @@ impl ModuleBuilder {
             style,
             reads: vec![],
             writes: vec![],
+            init: None,
         });
         st.locs.mems.push(loc);
         Mem {
             index: (st.body.mems.len() - 1) as u32,
             width,
             depth: depth.max(1),
+        }
+    }
+
+    /// Preloads `mem` with `words` (from address 0; the rest start at zero), through the
+    /// hex file `file` the emitter writes beside the Verilog and the Verilog loads with
+    /// `$readmemh` at time zero: simulators, FPGA synthesis and the IR simulator honour
+    /// it, ASIC synthesis ignores it. Inferred memories of at most 64-bit words only (an
+    /// SRAM macro has no initial contents).
+    #[track_caller]
+    pub fn mem_init(&mut self, mem: &Mem, file: &str, words: Vec<u64>) {
+        let loc = Location::caller();
+        let mut st = self.ctx.borrow_mut();
+        let m = &st.body.mems[mem.index as usize];
+        let fits = words.len() as u64 <= m.depth
+            && (m.width >= 64 || words.iter().all(|w| w >> m.width == 0));
+        let problem = if m.style == MemStyle::Sram {
+            Some("SRAM macros cannot be preloaded; use an inferred memory")
+        } else if m.width > 64 {
+            Some("only memories of at most 64-bit words can be preloaded")
+        } else if !fits {
+            Some("the initial words do not fit the memory's depth and width")
+        } else if file.is_empty() || file.contains(['"', '\\', '\n', '/']) {
+            Some("the init file name must be a plain non-empty file name (no quotes, slashes, backslashes or newlines)")
+        } else {
+            None
+        };
+        match problem {
+            Some(msg) => {
+                let name = m.name.clone();
+                st.error(ErrorKind::InvalidParameter, &name, loc, msg.into());
+            }
+            None => {
+                st.body.mems[mem.index as usize].init = Some(MemInit {
+                    file: file.to_string(),
+                    words: Rc::new(words),
+                })
+            }
         }
     }
 

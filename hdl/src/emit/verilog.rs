@@ -38,6 +38,9 @@ pub struct Emitted {
     pub top: String,
     pub modules: Vec<(String, String)>,
     pub macros: Vec<SramMacro>,
+    /// The hex files preloaded memories read (name, text), by name; they belong beside
+    /// the Verilog.
+    pub init_files: Vec<(String, String)>,
 }
 
 /// No line of the emitted Verilog is longer than this many bytes (Verilator refuses a
@@ -74,6 +77,7 @@ impl Emitted {
         );
         let list: String = files.iter().map(|(f, _)| format!("{f}\n")).collect();
         files.push(("filelist.f".to_string(), list));
+        files.extend(self.init_files.iter().cloned());
         files
     }
 
@@ -95,9 +99,18 @@ impl Emitted {
 
 pub fn emit(design: &Design, opts: &EmitOptions) -> Emitted {
     let mut macros: BTreeMap<String, SramMacro> = BTreeMap::new();
+    let mut init_files: BTreeMap<String, String> = BTreeMap::new();
     let modules = design
         .modules()
         .map(|(name, m)| {
+            for mem in &m.body.mems {
+                if let Some(init) = &mem.init {
+                    let hex = init.hex(mem.depth, mem.width);
+                    let prior = init_files.entry(init.file.clone()).or_insert(hex.clone());
+                    // Two memories may share a file only with the same contents.
+                    assert_eq!(*prior, hex, "init file `{}` with two contents", init.file);
+                }
+            }
             let mut e = ModuleEmitter::new(design, m, opts);
             let text = e.emit(name);
             for mac in e.macros {
@@ -110,6 +123,7 @@ pub fn emit(design: &Design, opts: &EmitOptions) -> Emitted {
         top: design.top_name().to_string(),
         modules,
         macros: macros.into_values().collect(),
+        init_files: init_files.into_iter().collect(),
     }
 }
 
@@ -874,7 +888,9 @@ impl<'a> ModuleEmitter<'a> {
             }
             let _ = writeln!(out, "  end");
         }
-        if self.opts.sim_mem_init {
+        if let Some(init) = &mem.init {
+            let _ = writeln!(out, "  initial $readmemh(\"{}\", {});", init.file, mem.name);
+        } else if self.opts.sim_mem_init {
             let i = format!("_{}_i", mem.name);
             let _ = writeln!(out, "`ifndef SYNTHESIS");
             let _ = writeln!(out, "  integer {i};");

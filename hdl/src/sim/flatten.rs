@@ -31,6 +31,7 @@ pub(crate) struct WriteDef {
 pub(crate) struct MemDef {
     pub depth: u64,
     pub width: u32,
+    pub init: Option<std::rc::Rc<Vec<u64>>>,
     pub sync_reads: Vec<SyncReadDef>,
     pub writes: Vec<WriteDef>,
 }
@@ -89,6 +90,7 @@ impl Builder {
             self.mems.push(MemDef {
                 depth: mem.depth,
                 width: mem.width,
+                init: mem.init.as_ref().map(|i| i.words.clone()),
                 sync_reads: vec![],
                 writes: vec![],
             });

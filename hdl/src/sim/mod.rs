@@ -47,7 +47,14 @@ impl Sim {
             mems: flat
                 .mems
                 .iter()
-                .map(|d| vec![0; d.depth as usize * crate::bits::words_for(d.width)])
+                .map(|d| {
+                    let mut words = vec![0; d.depth as usize * crate::bits::words_for(d.width)];
+                    // Preloaded memories have words of at most 64 bits: one word each.
+                    if let Some(init) = &d.init {
+                        words[..init.len()].copy_from_slice(init);
+                    }
+                    words
+                })
                 .collect(),
             mem_words: flat
                 .mems

@@ -5,12 +5,13 @@ mod program;
 
 use super::params::ParamArgs;
 use super::progress::Phase;
-use anyhow::{anyhow, bail, Context};
+use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use hdl::{Design, Dir};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use verification::simulator::{exercise, OutputStats, Stimulus};
+use verification::tb::program as tb_program;
 use verification::verilator::{Model, Options, PortSpec, TraceFormat, MAX_THREADS};
 
 #[derive(Args)]
@@ -111,16 +112,15 @@ enum StimulusArg {
 pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     let params = args.params.table()?;
     let info = generators::design(&args.design)?;
-    let accel = match &args.program {
-        Some(p) => Some(program::accelerator(info.name).ok_or_else(|| {
-            anyhow!(
+    if let Some(p) = &args.program {
+        if !tb_program::runs_programs(info.name) {
+            bail!(
                 "design {} takes no program (got --program {})",
                 info.name,
                 p.display()
-            )
-        })?),
-        None => None,
-    };
+            );
+        }
+    }
     if !(1..=MAX_THREADS).contains(&args.threads) {
         bail!(
             "--threads must be in 1..={MAX_THREADS}, got {}",
@@ -141,7 +141,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     }
     let elaboration = info.elaborate(&params)?;
     let loaded = match &args.program {
-        Some(path) => Some(program::load(path, &elaboration.params)?),
+        Some(path) => Some(tb_program::load(path, &elaboration.params)?),
         None => None,
     };
     let design = Design::new(&elaboration.top);
@@ -161,6 +161,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     if let Some((_, path)) = wave {
         model.trace(path)?;
     }
+    let accel = tb_program::accelerator(info.name, &elaboration.params);
     if let (Some(program), Some(accel)) = (&loaded, accel) {
         let code = program::run(&mut model, program, &args, accel, &elaboration.params)?;
         model.close_trace();

@@ -8,64 +8,15 @@ use anyhow::Context;
 use generators::hwacha::soc::RocketHwachaParams;
 use std::path::Path;
 use std::time::Instant;
-use verification::elf::{self, Program, Ram};
+use verification::elf::Program;
 use verification::exit::explain;
 use verification::hwacha::model::{Hwacha, HwachaParams as HwachaModelParams};
 use verification::iss::rocc::Accumulator;
-use verification::iss::Xlen;
 use verification::tb::lockstep::IssGolden;
 use verification::tb::memory::MemConfig;
-use verification::tb::soc::{self, SocConfig};
+use verification::tb::program::{soc_config, Accelerator};
+use verification::tb::soc;
 use verification::verilator::Model;
-
-/// What sits on a processor design's RoCC port.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Accelerator {
-    /// Nothing: the bench holds the port idle.
-    None,
-    Accumulator,
-    Hwacha,
-}
-
-/// Designs that run programs (those with a commit trace and the tile's memory port).
-const PROCESSORS: [(&str, Accelerator); 3] = [
-    ("rocket", Accelerator::None),
-    ("rocket_accumulator", Accelerator::Accumulator),
-    ("rocket-hwacha", Accelerator::Hwacha),
-];
-
-/// What sits on design `name`'s RoCC port, if it runs programs.
-pub fn accelerator(name: &str) -> Option<Accelerator> {
-    PROCESSORS.iter().find(|(n, _)| *n == name).map(|p| p.1)
-}
-
-/// Loads the program at `path` for a design with elaborated parameters `params`: its
-/// segments must lie in the design's RAM (`ram_base`, `ram_size`, at the top level or in
-/// the `[rocket]` table), as the ISS requires.
-pub fn load(path: &Path, params: &toml::Table) -> anyhow::Result<Program> {
-    let tile = params
-        .get("rocket")
-        .and_then(|v| v.as_table())
-        .unwrap_or(params);
-    let field = |name: &str| {
-        tile.get(name)
-            .and_then(|v| v.as_integer())
-            .map(|v| v as u64)
-    };
-    let ram = match (field("ram_base"), field("ram_size")) {
-        (Some(base), Some(size)) => Ram { base, size },
-        _ => Ram::DEFAULT,
-    };
-    let program =
-        elf::load_file_in(path, ram).with_context(|| format!("loading {}", path.display()))?;
-    if program.xlen != Xlen::Rv64 {
-        anyhow::bail!(
-            "loading {}: a 32-bit (RV32) program; the processor designs are RV64",
-            path.display()
-        );
-    }
-    Ok(program)
-}
 
 /// Runs `program` (`args.program`) on a processor design; prints cycles, instructions
 /// and CPI to stderr (stdout is the program's), explains a failing exit, and returns
@@ -78,7 +29,7 @@ pub fn run(
     params: &toml::Table,
 ) -> anyhow::Result<u8> {
     let hwacha: Option<RocketHwachaParams> = match accel {
-        Accelerator::Hwacha => Some(params.clone().try_into()?),
+        Accelerator::Hwacha { .. } => Some(params.clone().try_into()?),
         _ => None,
     };
     let mem = MemConfig {
@@ -88,18 +39,7 @@ pub fn run(
         seed: args.seed,
         ..MemConfig::default()
     };
-    let config = match &hwacha {
-        Some(p) => soc::hwacha_config(p.hwacha.lanes, mem),
-        None => SocConfig {
-            mem,
-            idle_rocc: accel == Accelerator::None,
-            ..SocConfig::default()
-        },
-    };
-    let config = SocConfig {
-        max_cycles: args.max_cycles,
-        ..config
-    };
+    let config = soc_config(accel, mem, args.max_cycles);
     let golden = if args.lockstep {
         Some(golden(program, accel, hwacha.as_ref())?)
     } else {

@@ -8,6 +8,7 @@
 
 pub mod lockstep;
 pub mod memory;
+pub mod program;
 pub mod soc;
 
 use std::cell::RefCell;

@@ -1,0 +1,321 @@
+//! The FPGA board top (`rocket-board`, built by `fpga::board::build`) in Verilator: C
+//! programs built with the project's toolchain run from the preloaded block RAM, and a
+//! bench-side 8N1 receiver decoding the `uart_tx` pin (start-bit edge, mid-bit sampling,
+//! stop-bit check) must see the console text and exit code the golden model (ISS) gives
+//! for the same ELF. Also: the ULX3S wrapper lints with the board top, and bad builds are
+//! clear errors.
+
+use fpga::board::{build, Board, BoardBuild, BoardError};
+use std::cell::RefCell;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Mutex;
+use verification::iss::{Iss, IssConfig, Stop};
+use verification::toolchain::{build_elf, BuildOptions, Kind};
+use verification::verilator::{Interface, Model, Options, Part};
+
+/// Clock cycles per UART bit in the bench (the board's default is 217, for 115200 baud
+/// at 25 MHz); small so that the console costs few simulated cycles.
+const BAUD_DIV: u64 = 8;
+
+const HELLO: &str = r#"
+#include <stdio.h>
+int main(void) {
+    unsigned long f = 1;
+    for (int i = 1; i <= 3; i++)
+        printf("hello %d from the board\n", i);
+    for (int i = 1; i <= 15; i++)
+        f *= i;
+    printf("15! = %lu, 15!/7 = %lu\n", f, f / 7);
+    return 3;
+}
+"#;
+
+/// Sorting, a longer buffered line, stderr, and `exit` from a callee.
+const SORT: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+static void finish(int sum) {
+    fprintf(stderr, "sum %d\n", sum);
+    exit(sum % 200);
+}
+int main(void) {
+    int v[40];
+    unsigned x = 12345;
+    for (int i = 0; i < 40; i++) { x = x * 1103515245u + 12345u; v[i] = (x >> 16) % 1000; }
+    qsort(v, 40, sizeof v[0], cmp);
+    int sum = 0;
+    for (int i = 0; i < 40; i++) { printf("%d ", v[i]); sum += v[i]; }
+    printf("\n");
+    finish(sum);
+    return 0;
+}
+"#;
+
+/// A `Write` many handles share, so that stdout and stderr interleave as on the UART.
+#[derive(Clone, Default)]
+struct Console(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Console {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn build_c(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, source).unwrap();
+    build_elf(
+        &[src],
+        &dir.join(format!("{name}.elf")),
+        &BuildOptions::new(Kind::C),
+    )
+    .unwrap()
+}
+
+/// The golden model's console (stdout and stderr in order) and exit code.
+fn golden(elf: &Path) -> (String, u64) {
+    let program = verification::elf::load_file(elf).unwrap();
+    let console = Console::default();
+    let config = IssConfig {
+        stdout: Box::new(console.clone()),
+        stderr: Box::new(console.clone()),
+        ..IssConfig::default()
+    };
+    let mut iss = Iss::new(&program, config).unwrap();
+    let Stop::Exit(code) = iss.run(Some(10_000_000), None).unwrap() else {
+        panic!("the ISS did not exit");
+    };
+    let text = String::from_utf8(console.0.borrow().clone()).unwrap();
+    (text, code)
+}
+
+/// Bytes of an 8N1 line sampled once per clock, `div` clocks per bit: each frame starts
+/// at a falling edge; bits are sampled mid-bit; a start bit that is not low there or a
+/// stop bit that is not high is an error.
+fn decode_8n1(line: &[bool], div: usize) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let mut i = 0;
+    while i < line.len() {
+        if line[i] {
+            i += 1;
+            continue;
+        }
+        let mid = |bit: usize| i + bit * div + div / 2;
+        if mid(9) >= line.len() {
+            return Err(format!("frame at cycle {i} cut short"));
+        }
+        if line[mid(0)] {
+            return Err(format!("glitch at cycle {i}: start bit high mid-bit"));
+        }
+        let byte = (1..=8).fold(0u8, |b, k| b | (u8::from(line[mid(k)]) << (k - 1)));
+        if !line[mid(9)] {
+            return Err(format!("framing error at cycle {i}: stop bit low"));
+        }
+        bytes.push(byte);
+        i = mid(9);
+    }
+    Ok(bytes)
+}
+
+/// The bench's board parameters: rocket-small's tile, 32 KiB of RAM, a fast UART.
+fn params() -> toml::Table {
+    let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/rocket-small.toml");
+    let mut t: toml::Table = std::fs::read_to_string(preset).unwrap().parse().unwrap();
+    t.insert("ram_kib".into(), 32.into());
+    t.insert("baud_div".into(), (BAUD_DIV as i64).into());
+    t
+}
+
+/// The working directory Verilator's `$readmemh` reads the hex files from: one per
+/// process, taken by one model at a time.
+static WORKDIR: Mutex<()> = Mutex::new(());
+
+/// Runs `b`'s board top until it raises `exit_valid` (and its UART has drained), and
+/// returns the UART's bytes, `exit_code` and the cycles run.
+fn run_board(b: &BoardBuild) -> (Vec<u8>, u64, u64) {
+    let _one_at_a_time = WORKDIR.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("board_uart");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in &b.files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    std::env::set_current_dir(&dir).unwrap();
+    let verilog = &b
+        .files
+        .iter()
+        .find(|(n, _)| n == "RocketBoard.v")
+        .unwrap()
+        .1;
+    let top = generators::elaborate("rocket-board", &params()).unwrap();
+    let part = Part {
+        verilog,
+        interface: Interface::of(&top),
+        prefix: String::new(),
+    };
+    let mut model = Model::build(&[part], &Options::default()).unwrap();
+    let (tx, exit_valid) = (
+        model.port("uart_tx").unwrap(),
+        model.port("exit_valid").unwrap(),
+    );
+    model.poke_u64("reset", 1).unwrap();
+    model.step_n(4);
+    model.poke_u64("reset", 0).unwrap();
+    let mut line = Vec::new();
+    let mut drain: Option<u64> = None;
+    for cycle in 0..5_000_000u64 {
+        model.step();
+        line.push(model.peek_id_u64(tx).unwrap() == 1);
+        if drain.is_none() && model.peek_id_u64(exit_valid).unwrap() == 1 {
+            // The UART still sends the frame's last byte.
+            drain = Some(cycle + 12 * BAUD_DIV);
+        }
+        if drain == Some(cycle) {
+            let bytes = decode_8n1(&line, BAUD_DIV as usize).unwrap();
+            return (bytes, model.peek_u64("exit_code").unwrap(), cycle);
+        }
+    }
+    panic!("no exit within 5M cycles");
+}
+
+/// The console and the exit code from the UART's bytes: the exit frame (NUL and eight
+/// hex digits) ends them.
+fn split_exit_frame(bytes: &[u8]) -> (String, u64) {
+    assert!(bytes.len() >= 9, "{bytes:?}");
+    let (console, frame) = bytes.split_at(bytes.len() - 9);
+    assert_eq!(frame[0], 0, "exit frame {frame:?}");
+    let code = u64::from_str_radix(std::str::from_utf8(&frame[1..]).unwrap(), 16).unwrap();
+    (String::from_utf8(console.to_vec()).unwrap(), code)
+}
+
+#[test]
+fn programs_print_and_exit_over_the_uart_as_on_the_iss() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, source) in [("hello", HELLO), ("sort", SORT)] {
+        let elf = build_c(dir.path(), name, source);
+        let (text, code) = golden(&elf);
+        assert!(
+            !text.is_empty() && code != 0,
+            "{name}: a test needs output and a code"
+        );
+        let b = build("rocket", &params(), &elf, Board::Ulx3s).unwrap();
+        let (bytes, exit_code, cycles) = run_board(&b);
+        let (console, frame_code) = split_exit_frame(&bytes);
+        eprintln!("{name}: {cycles} cycles, {} UART bytes", bytes.len());
+        assert_eq!(console, text, "{name}: console");
+        assert_eq!(frame_code, code, "{name}: exit frame");
+        assert_eq!(exit_code, code, "{name}: exit_code pins");
+    }
+}
+
+fn tool(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().expect("the tool runs (scripts/install-tools)");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{cmd:?}:\n{log}");
+    log
+}
+
+/// The build's files: the board top, its hex images (the program's bytes at their
+/// addresses), the wrapper and the LPF naming every wrapper port; Verilator -Wall and
+/// Yosys accept the wrapper with the board top.
+#[test]
+fn the_ulx3s_build_is_complete_and_lint_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build_c(dir.path(), "hello", HELLO);
+    let b = build("rocket", &params(), &elf, Board::Ulx3s).unwrap();
+    let file = |n: &str| &b.files.iter().find(|(f, _)| f == n).unwrap().1;
+    let program = verification::elf::load_file(&elf).unwrap();
+    let ram: Vec<u64> = file("program.hex")
+        .lines()
+        .map(|l| u64::from_str_radix(l, 16).unwrap())
+        .collect();
+    assert_eq!(ram.len(), 32 * 1024 / 8);
+    for seg in &program.segments {
+        for (i, byte) in seg.data.iter().enumerate() {
+            let at = (seg.addr - 0x8000_0000) as usize + i;
+            assert_eq!((ram[at / 8] >> (8 * (at % 8))) as u8, *byte, "byte {at:#x}");
+        }
+    }
+    let boot: Vec<u64> = file("boot.hex")
+        .lines()
+        .map(|l| u64::from_str_radix(l, 16).unwrap())
+        .collect();
+    assert_eq!(
+        boot[3], program.entry,
+        "the boot ROM jumps to the entry point"
+    );
+    let (name, lpf) = &b.constraints;
+    assert_eq!(name, "ulx3s.lpf");
+    for port in ["clk_25mhz", "btn[1]", "ftdi_rxd", "led[7]", "wifi_gpio0"] {
+        assert!(
+            lpf.contains(&format!("LOCATE COMP \"{port}\"")),
+            "{port}:\n{lpf}"
+        );
+    }
+    assert!(
+        lpf.contains("FREQUENCY PORT \"clk_25mhz\" 25 MHZ;"),
+        "{lpf}"
+    );
+    assert_eq!(
+        (b.top.as_str(), b.device.as_str(), b.clock_mhz),
+        ("ulx3s_top", "85k", 25.0)
+    );
+    for (n, text) in &b.files {
+        std::fs::write(dir.path().join(n), text).unwrap();
+    }
+    let sources = ["ulx3s_top.v", "RocketBoard.v"];
+    let log = tool(
+        std::process::Command::new("verilator")
+            .current_dir(dir.path())
+            .args(["--lint-only", "-Wall", "--top-module", "ulx3s_top"])
+            .args(sources),
+    );
+    assert!(log.trim().is_empty(), "{log}");
+    tool(std::process::Command::new("yosys").current_dir(dir.path()).args([
+        "-q",
+        "-p",
+        "read_verilog ulx3s_top.v RocketBoard.v; hierarchy -check -top ulx3s_top; proc; check -assert",
+    ]));
+}
+
+#[test]
+fn bad_builds_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build_c(dir.path(), "hello", HELLO);
+    let mut small = params();
+    small.insert("ram_kib".into(), 4.into());
+    let err = build("rocket", &small, &elf, Board::Ulx3s).unwrap_err();
+    assert!(
+        matches!(&err, BoardError::Program { .. }) && err.to_string().contains("outside"),
+        "{err}"
+    );
+    let err = build("rocket-hwacha", &params(), &elf, Board::Ulx3s).unwrap_err();
+    assert!(err.to_string().contains("no board top"), "{err}");
+    let mut rocc = params();
+    rocc.insert("rocc".into(), true.into());
+    let err = build("rocket", &rocc, &elf, Board::Ulx3s).unwrap_err();
+    assert!(err.to_string().contains("rocc"), "{err}");
+    let mut tohost = params();
+    tohost.insert("tohost".into(), 0x8000_0000i64.into());
+    assert!(build("rocket", &tohost, &elf, Board::Ulx3s).is_err());
+    let mut unknown = params();
+    unknown.insert("lanes".into(), 2.into());
+    let err = build("rocket", &unknown, &elf, Board::Ulx3s).unwrap_err();
+    assert!(err.to_string().contains("lanes"), "{err}");
+    let not_elf = dir.path().join("hello.c");
+    let err = build("rocket", &params(), &not_elf, Board::Ulx3s).unwrap_err();
+    assert!(err.to_string().contains("not an ELF"), "{err}");
+    let err = "de10".parse::<Board>().unwrap_err();
+    assert_eq!(err.to_string(), "unknown board `de10` (known: ulx3s)");
+    assert_eq!("ULX3S".parse::<Board>().unwrap(), Board::Ulx3s);
+}

@@ -1,0 +1,99 @@
+//! Running a program on a processor design: which designs run programs and what sits on
+//! their RoCC port, loading an ELF into a design's RAM, and the SoC bench configuration
+//! for the design. `accelgen sim --program` and sweep program steps share these.
+
+use crate::elf::{self, ElfError, Program, Ram};
+use crate::iss::Xlen;
+use crate::tb::memory::MemConfig;
+use crate::tb::soc::{self, SocConfig};
+use std::path::{Path, PathBuf};
+
+/// What sits on a processor design's RoCC port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accelerator {
+    /// Nothing: the bench holds the port idle.
+    None,
+    Accumulator,
+    /// A Hwacha vector unit with this many lanes.
+    Hwacha {
+        lanes: u32,
+    },
+}
+
+/// Designs that run programs (those with a commit trace and the tile's memory port).
+const PROCESSORS: [&str; 3] = ["rocket", "rocket_accumulator", "rocket-hwacha"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProgramError {
+    #[error("loading {}: {err}", path.display())]
+    Load { path: PathBuf, err: ElfError },
+    #[error("loading {}: a 32-bit (RV32) program; the processor designs are RV64", path.display())]
+    Rv32 { path: PathBuf },
+}
+
+/// Whether design `name` runs programs.
+pub fn runs_programs(name: &str) -> bool {
+    PROCESSORS.contains(&name)
+}
+
+/// What sits on the RoCC port of design `name` with elaborated parameters `params`, if
+/// it runs programs.
+pub fn accelerator(name: &str, params: &toml::Table) -> Option<Accelerator> {
+    let lanes = params
+        .get("hwacha")
+        .and_then(|h| h.get("lanes"))
+        .and_then(|l| l.as_integer());
+    match name {
+        "rocket" => Some(Accelerator::None),
+        "rocket_accumulator" => Some(Accelerator::Accumulator),
+        "rocket-hwacha" => Some(Accelerator::Hwacha {
+            lanes: lanes.unwrap_or(1) as u32,
+        }),
+        _ => None,
+    }
+}
+
+/// Loads the program at `path` for a design with elaborated parameters `params`: its
+/// segments must lie in the design's RAM (`ram_base`, `ram_size`, at the top level or in
+/// the `[rocket]` table), as the ISS requires.
+pub fn load(path: &Path, params: &toml::Table) -> Result<Program, ProgramError> {
+    let tile = params
+        .get("rocket")
+        .and_then(|v| v.as_table())
+        .unwrap_or(params);
+    let field = |name: &str| {
+        tile.get(name)
+            .and_then(|v| v.as_integer())
+            .map(|v| v as u64)
+    };
+    let ram = match (field("ram_base"), field("ram_size")) {
+        (Some(base), Some(size)) => Ram { base, size },
+        _ => Ram::DEFAULT,
+    };
+    let program = elf::load_file_in(path, ram).map_err(|err| ProgramError::Load {
+        path: path.to_path_buf(),
+        err,
+    })?;
+    if program.xlen != Xlen::Rv64 {
+        return Err(ProgramError::Rv32 {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(program)
+}
+
+/// The SoC bench configuration for a design with `accel` on its RoCC port.
+pub fn soc_config(accel: Accelerator, mem: MemConfig, max_cycles: u64) -> SocConfig {
+    let config = match accel {
+        Accelerator::Hwacha { lanes } => soc::hwacha_config(lanes, mem),
+        _ => SocConfig {
+            mem,
+            idle_rocc: accel == Accelerator::None,
+            ..SocConfig::default()
+        },
+    };
+    SocConfig {
+        max_cycles,
+        ..config
+    }
+}
