@@ -340,6 +340,44 @@ fn bad_input_is_refused_before_any_tool_runs() {
         assert_ne!(r.code, 0, "{args:?}");
         assert!(r.stderr.contains(message), "{args:?}: {}", r.stderr);
     }
+    // Board builds: the board gives family, device and package; a program is needed.
+    let board_cases: [(&[&str], &str); 4] = [
+        (&["--board", "ulx3s"], "--program <ELF>"),
+        (
+            &[
+                "--board",
+                "ulx3s",
+                "--program",
+                "p.elf",
+                "--family",
+                "ice40",
+            ],
+            "cannot be used with",
+        ),
+        (
+            &["--board", "de0", "--program", "p.elf"],
+            "unknown board `de0`",
+        ),
+        (
+            &["--board", "ulx3s", "--program", "missing.elf"],
+            "design `queue` has no board top",
+        ),
+    ];
+    for (args, message) in board_cases {
+        let r = fpga(args);
+        assert_ne!(r.code, 0, "{args:?}");
+        assert!(r.stderr.contains(message), "{args:?}: {}", r.stderr);
+    }
+    let r = accelgen(&[
+        "fpga",
+        "rocket",
+        "--board",
+        "ulx3s",
+        "--program",
+        "missing.elf",
+    ]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("program missing.elf"), "{}", r.stderr);
     // A directory of the user's is never overwritten.
     let mine = tmp.path().join("mine");
     fs::create_dir(&mine).unwrap();
@@ -377,4 +415,60 @@ fn a_directory_that_is_not_generated_output_is_an_error() {
             .contains("expected an output directory of `accelgen generate --all-inferred`"),
         "{e}"
     );
+}
+
+/// `ACCELGEN_LONG=1` only (Yosys and the WebAssembly nextpnr-ecp5 on the whole board
+/// top: 20 to 40 minutes here): part `board`'s ULX3S build of rocket-small with a C
+/// program in its 32 KiB of RAM, through `accelgen fpga --board`. The RAM (4,096 64-bit
+/// words) takes ceil(4096 / 1024) x ceil(64 / 18) = 16 DP16KD (1024 x 18 each); the
+/// pins are the LPF's 18.
+#[test]
+fn ulx3s_board_top_with_a_program_places_its_ram_in_block_ram() {
+    if !long() {
+        eprintln!("skipped: set ACCELGEN_LONG=1 to place the ULX3S board top");
+        return;
+    }
+    use verification::toolchain::{build_elf, BuildOptions, Kind};
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("hello.c");
+    fs::write(
+        &src,
+        "#include <stdio.h>\nint main(void) { printf(\"hello\\n\"); return 3; }\n",
+    )
+    .unwrap();
+    let elf = build_elf(
+        &[src],
+        &tmp.path().join("hello.elf"),
+        &BuildOptions::new(Kind::C),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let r = accelgen(&[
+        "fpga",
+        "rocket",
+        "--config",
+        "configs/rocket-small.toml",
+        "--set",
+        "ram_kib=32",
+        "--board",
+        "ulx3s",
+        "--program",
+        s(&elf),
+        "-o",
+        s(&out),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let report: FpgaReport =
+        serde_json::from_str(&fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(
+        (report.family, report.device.as_str()),
+        (Family::Ecp5, "85k")
+    );
+    assert_eq!(report.package, "CABGA381");
+    assert!(!report.wrapped);
+    assert_eq!(report.bram.used, 16, "{report:?}");
+    assert_eq!(report.io.used, 18, "{report:?}");
+    assert_eq!(report.freq_mhz, 25.0);
+    let bit = fs::read(out.join(&report.bitstream)).unwrap();
+    assert!(bit.windows(4).any(|w| w == [0xFF, 0xFF, 0xBD, 0xB3]));
 }
