@@ -55,6 +55,9 @@ pub struct TimingPath {
     /// `input port`, `output port`, ...).
     pub start_kind: String,
     pub end_kind: String,
+    /// The net the startpoint drives: for a register, its name in the design
+    /// (`core/_GEN_1[1]`), as the mapped cell's own name is Yosys's.
+    pub start_net: String,
     pub slack_ns: f64,
     /// Data arrival time at the endpoint.
     pub arrival_ns: f64,
@@ -84,6 +87,8 @@ pub struct StaReport {
     pub fmax_mhz: f64,
     /// The critical path: the one with zero slack at Fmax.
     pub startpoint: String,
+    /// The net its startpoint drives (a register's name in the design).
+    pub start_net: String,
     pub endpoint: String,
     /// Data arrival time of the critical path (at Fmax: I/O delays scale with the period).
     pub path_delay_ns: f64,
@@ -137,6 +142,7 @@ pub fn sta(opts: &StaOptions) -> Result<StaReport, StaError> {
         worst_slack_ns: paths[0].slack_ns,
         fmax_mhz: 1000.0 / min_period,
         startpoint: limiting.startpoint,
+        start_net: limiting.start_net,
         endpoint: limiting.endpoint,
         path_delay_ns: limiting.arrival_ns,
         levels: limiting.levels,
@@ -174,7 +180,7 @@ impl Session<'_> {
         let _ = write!(
             tcl,
             "read_verilog {}\nlink_design {}\nread_sdc {}\n\
-             report_checks -path_delay max -group_count {} -endpoint_count 1 -digits 4\nexit\n",
+             report_checks -path_delay max -group_count {} -endpoint_count 1 -fields {{nets}} -digits 4\nexit\n",
             q(&self.netlist),
             self.top,
             q(&w("constraint.sdc")),
@@ -253,6 +259,7 @@ fn parse_paths(log: &str) -> Vec<TimingPath> {
                 endpoint: String::new(),
                 start_kind: kind,
                 end_kind: String::new(),
+                start_net: String::new(),
                 slack_ns: 0.0,
                 arrival_ns: 0.0,
                 levels: 0,
@@ -268,6 +275,10 @@ fn parse_paths(log: &str) -> Vec<TimingPath> {
             } else if t.contains("slack (") {
                 p.slack_ns = first_number(t);
                 paths.extend(cur.take());
+            } else if let Some(net) = t.strip_suffix(" (net)") {
+                if p.start_net.is_empty() {
+                    p.start_net = net.split_whitespace().last().unwrap_or("").to_string();
+                }
             } else if p.arrival_ns == 0.0 && (t.contains(" ^ ") || t.contains(" v ")) {
                 pins += 1;
             }
