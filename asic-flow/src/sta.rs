@@ -268,6 +268,14 @@ fn parse_paths(log: &str) -> Vec<TimingPath> {
         } else if let Some(p) = cur.as_mut() {
             if let Some(rest) = t.strip_prefix("Endpoint: ") {
                 (p.endpoint, p.end_kind) = point(rest);
+            } else if t.starts_with('(') && p.arrival_ns == 0.0 {
+                // OpenSTA puts the kind on a line of its own after a long name.
+                let (_, kind) = point(&format!("x {t}"));
+                if p.endpoint.is_empty() {
+                    p.start_kind = kind;
+                } else if p.end_kind.is_empty() {
+                    p.end_kind = kind;
+                }
             } else if t.ends_with("data arrival time") && p.arrival_ns == 0.0 {
                 p.arrival_ns = first_number(t);
                 // Pins seen: the launching clock pin (or input port) ... the endpoint.
@@ -307,4 +315,45 @@ fn first_number(t: &str) -> f64 {
         .next()
         .and_then(|w| w.parse().ok())
         .unwrap_or(f64::NAN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// OpenSTA's layout, with a long startpoint whose kind wraps onto the next line.
+    const REPORT: &str = "\
+Startpoint: lane0/memory/vmu/_40916_
+            (rising edge-triggered flip-flop clocked by clock)
+Endpoint: out[3] (output port clocked by clock)
+Path Group: clock
+
+Fanout     Delay      Time   Description
+   0.0000    0.0000   clock clock (rise edge)
+   0.0000    0.0000 ^ lane0/memory/vmu/_40916_/CK (DFF_X1)
+   0.0800    0.0800 v lane0/memory/vmu/_40916_/Q (DFF_X1)
+     2                    lane0/memory/vmu/seq_k[1] (net)
+   0.0400    0.1200 v _389_/Z (BUF_X1)
+   0.0000    0.1200 v out[3] (out)
+             0.1200   data arrival time
+             0.8000   data required time
+-------------------------------------------------------------
+             0.6800   slack (MET)
+";
+
+    #[test]
+    fn paths_are_parsed_with_wrapped_kinds() {
+        let p = parse_paths(REPORT);
+        assert_eq!(p.len(), 1);
+        let p = &p[0];
+        assert_eq!(p.startpoint, "lane0/memory/vmu/_40916_");
+        assert_eq!(p.start_kind, "rising edge-triggered flip-flop");
+        assert_eq!(
+            (p.endpoint.as_str(), p.end_kind.as_str()),
+            ("out[3]", "output port")
+        );
+        assert_eq!(p.start_net, "lane0/memory/vmu/seq_k[1]");
+        assert_eq!((p.arrival_ns, p.slack_ns, p.levels), (0.12, 0.68, 2));
+        assert!((p.period_factor() - 0.8).abs() < 1e-12);
+    }
 }
