@@ -39,14 +39,21 @@ impl CellCounts {
         ))
     }
 
-    /// Flip-flops and latches of Yosys's generic cell library in the whole design.
-    pub fn generic_flops(&self) -> u64 {
-        self.0
-            .values()
-            .flat_map(|m| m.iter())
-            .filter(|(t, _)| t.starts_with("$_") && (t.contains("DFF") || t.contains("DLATCH")))
-            .map(|(_, n)| n)
-            .sum()
+    /// Flip-flops and latches of Yosys's generic cell library in the subtree at `node`,
+    /// each module counted once per instance.
+    pub fn generic_flops(&self, node: &Node) -> u64 {
+        let own: u64 = self.0.get(&node.module).map_or(0, |cells| {
+            cells
+                .iter()
+                .filter(|(t, _)| t.starts_with("$_") && (t.contains("DFF") || t.contains("DLATCH")))
+                .map(|(_, n)| n)
+                .sum()
+        });
+        own + node
+            .children
+            .iter()
+            .map(|c| self.generic_flops(c))
+            .sum::<u64>()
     }
 }
 
