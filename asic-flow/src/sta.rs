@@ -55,6 +55,9 @@ pub struct TimingPath {
     /// `input port`, `output port`, ...).
     pub start_kind: String,
     pub end_kind: String,
+    /// The net the startpoint drives: for a register, its name in the design
+    /// (`core/_GEN_1[1]`), as the mapped cell's own name is Yosys's.
+    pub start_net: String,
     pub slack_ns: f64,
     /// Data arrival time at the endpoint.
     pub arrival_ns: f64,
@@ -84,6 +87,8 @@ pub struct StaReport {
     pub fmax_mhz: f64,
     /// The critical path: the one with zero slack at Fmax.
     pub startpoint: String,
+    /// The net its startpoint drives (a register's name in the design).
+    pub start_net: String,
     pub endpoint: String,
     /// Data arrival time of the critical path (at Fmax: I/O delays scale with the period).
     pub path_delay_ns: f64,
@@ -137,6 +142,7 @@ pub fn sta(opts: &StaOptions) -> Result<StaReport, StaError> {
         worst_slack_ns: paths[0].slack_ns,
         fmax_mhz: 1000.0 / min_period,
         startpoint: limiting.startpoint,
+        start_net: limiting.start_net,
         endpoint: limiting.endpoint,
         path_delay_ns: limiting.arrival_ns,
         levels: limiting.levels,
@@ -174,7 +180,7 @@ impl Session<'_> {
         let _ = write!(
             tcl,
             "read_verilog {}\nlink_design {}\nread_sdc {}\n\
-             report_checks -path_delay max -group_count {} -endpoint_count 1 -digits 4\nexit\n",
+             report_checks -path_delay max -group_count {} -endpoint_count 1 -fields {{nets}} -digits 4\nexit\n",
             q(&self.netlist),
             self.top,
             q(&w("constraint.sdc")),
@@ -253,6 +259,7 @@ fn parse_paths(log: &str) -> Vec<TimingPath> {
                 endpoint: String::new(),
                 start_kind: kind,
                 end_kind: String::new(),
+                start_net: String::new(),
                 slack_ns: 0.0,
                 arrival_ns: 0.0,
                 levels: 0,
@@ -261,6 +268,14 @@ fn parse_paths(log: &str) -> Vec<TimingPath> {
         } else if let Some(p) = cur.as_mut() {
             if let Some(rest) = t.strip_prefix("Endpoint: ") {
                 (p.endpoint, p.end_kind) = point(rest);
+            } else if t.starts_with('(') && p.arrival_ns == 0.0 {
+                // OpenSTA puts the kind on a line of its own after a long name.
+                let (_, kind) = point(&format!("x {t}"));
+                if p.endpoint.is_empty() {
+                    p.start_kind = kind;
+                } else if p.end_kind.is_empty() {
+                    p.end_kind = kind;
+                }
             } else if t.ends_with("data arrival time") && p.arrival_ns == 0.0 {
                 p.arrival_ns = first_number(t);
                 // Pins seen: the launching clock pin (or input port) ... the endpoint.
@@ -268,6 +283,10 @@ fn parse_paths(log: &str) -> Vec<TimingPath> {
             } else if t.contains("slack (") {
                 p.slack_ns = first_number(t);
                 paths.extend(cur.take());
+            } else if let Some(net) = t.strip_suffix(" (net)") {
+                if p.start_net.is_empty() {
+                    p.start_net = net.split_whitespace().last().unwrap_or("").to_string();
+                }
             } else if p.arrival_ns == 0.0 && (t.contains(" ^ ") || t.contains(" v ")) {
                 pins += 1;
             }
@@ -296,4 +315,45 @@ fn first_number(t: &str) -> f64 {
         .next()
         .and_then(|w| w.parse().ok())
         .unwrap_or(f64::NAN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// OpenSTA's layout, with a long startpoint whose kind wraps onto the next line.
+    const REPORT: &str = "\
+Startpoint: lane0/memory/vmu/_40916_
+            (rising edge-triggered flip-flop clocked by clock)
+Endpoint: out[3] (output port clocked by clock)
+Path Group: clock
+
+Fanout     Delay      Time   Description
+   0.0000    0.0000   clock clock (rise edge)
+   0.0000    0.0000 ^ lane0/memory/vmu/_40916_/CK (DFF_X1)
+   0.0800    0.0800 v lane0/memory/vmu/_40916_/Q (DFF_X1)
+     2                    lane0/memory/vmu/seq_k[1] (net)
+   0.0400    0.1200 v _389_/Z (BUF_X1)
+   0.0000    0.1200 v out[3] (out)
+             0.1200   data arrival time
+             0.8000   data required time
+-------------------------------------------------------------
+             0.6800   slack (MET)
+";
+
+    #[test]
+    fn paths_are_parsed_with_wrapped_kinds() {
+        let p = parse_paths(REPORT);
+        assert_eq!(p.len(), 1);
+        let p = &p[0];
+        assert_eq!(p.startpoint, "lane0/memory/vmu/_40916_");
+        assert_eq!(p.start_kind, "rising edge-triggered flip-flop");
+        assert_eq!(
+            (p.endpoint.as_str(), p.end_kind.as_str()),
+            ("out[3]", "output port")
+        );
+        assert_eq!(p.start_net, "lane0/memory/vmu/seq_k[1]");
+        assert_eq!((p.arrival_ns, p.slack_ns, p.levels), (0.12, 0.68, 2));
+        assert!((p.period_factor() - 0.8).abs() < 1e-12);
+    }
 }

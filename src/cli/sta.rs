@@ -42,21 +42,22 @@ pub fn run(args: StaArgs) -> anyhow::Result<u8> {
 
 fn text(r: &StaReport) -> String {
     let mut s = format!(
-        "{} at {} ns: worst slack {:.3} ns, Fmax {:.1} MHz\n  critical path: {} -> {} \
-         ({:.3} ns, {} cells)\n",
+        "{} at {} ns: worst slack {:.3} ns, Fmax {:.1} MHz\n  critical path: {} (drives {}) \
+         -> {} ({:.3} ns, {} cells)\n",
         r.top,
         r.period_ns,
         r.worst_slack_ns,
         r.fmax_mhz,
         r.startpoint,
+        r.start_net,
         r.endpoint,
         r.path_delay_ns,
         r.levels
     );
     for p in &r.paths {
         s += &format!(
-            "  slack {:>8.3}  {} ({}) -> {} ({})\n",
-            p.slack_ns, p.startpoint, p.start_kind, p.endpoint, p.end_kind
+            "  slack {:>8.3}  {} ({}, drives {}) -> {} ({})\n",
+            p.slack_ns, p.startpoint, p.start_kind, p.start_net, p.endpoint, p.end_kind
         );
     }
     s

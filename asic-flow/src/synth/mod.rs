@@ -163,7 +163,7 @@ pub fn synth(opts: &SynthOptions) -> Result<SynthReport, SynthError> {
         logic_area_um2: stats::round(total.area - total.macro_area),
         macro_area_um2: stats::round(total.macro_area),
         flops: total.flops,
-        generic_flops: generic.generic_flops(),
+        generic_flops: generic.generic_flops(&gen.top),
         cells: total.cells,
         macros: used
             .iter()

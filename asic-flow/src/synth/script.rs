@@ -41,10 +41,11 @@ pub fn abc_constr(lib: &Library) -> Option<String> {
 /// The Yosys script (the Verilog files are read before it runs).
 pub fn script(i: &ScriptInput, lib: &Library) -> String {
     let mut s = String::new();
+    // Modules are elaborated by `hierarchy`: only then can they be made black boxes.
+    let _ = writeln!(s, "hierarchy -check -top {}", i.top);
     for m in i.macros {
         let _ = writeln!(s, "blackbox {m}");
     }
-    let _ = writeln!(s, "hierarchy -check -top {}", i.top);
     let _ = writeln!(s, "synth -top {}", i.top);
     let _ = writeln!(s, "tee -q -o {} stat -json", i.generic_stat);
     let _ = writeln!(s, "dfflibmap -liberty {}", i.liberty);

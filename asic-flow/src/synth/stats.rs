@@ -14,34 +14,46 @@ struct ModuleStat {
     num_cells_by_type: BTreeMap<String, u64>,
 }
 
-#[derive(Deserialize)]
-struct Stat {
-    modules: BTreeMap<String, ModuleStat>,
-}
-
 /// Cell counts by type per module (names without Yosys's leading `\`).
 pub struct CellCounts(BTreeMap<String, BTreeMap<String, u64>>);
 
 impl CellCounts {
-    /// Parses the output of `stat -json`.
+    /// Parses the `modules` object of `stat -json`'s output. Only that object: Yosys 0.23
+    /// leaves a trailing comma after it when no top module is set, and prints the text
+    /// hierarchy into the JSON when one is.
     pub fn parse(json: &str) -> Result<CellCounts, String> {
-        let stat: Stat = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        let start = json
+            .find("\"modules\":")
+            .ok_or("no \"modules\" in the statistics")?;
+        let rest = &json[start + "\"modules\":".len()..];
+        let modules: BTreeMap<String, ModuleStat> = serde_json::Deserializer::from_str(rest)
+            .into_iter()
+            .next()
+            .ok_or("no module statistics")?
+            .map_err(|e| e.to_string())?;
         Ok(CellCounts(
-            stat.modules
+            modules
                 .into_iter()
                 .map(|(m, s)| (m.trim_start_matches('\\').to_string(), s.num_cells_by_type))
                 .collect(),
         ))
     }
 
-    /// Flip-flops and latches of Yosys's generic cell library in the whole design.
-    pub fn generic_flops(&self) -> u64 {
-        self.0
-            .values()
-            .flat_map(|m| m.iter())
-            .filter(|(t, _)| t.starts_with("$_") && (t.contains("DFF") || t.contains("DLATCH")))
-            .map(|(_, n)| n)
-            .sum()
+    /// Flip-flops and latches of Yosys's generic cell library in the subtree at `node`,
+    /// each module counted once per instance.
+    pub fn generic_flops(&self, node: &Node) -> u64 {
+        let own: u64 = self.0.get(&node.module).map_or(0, |cells| {
+            cells
+                .iter()
+                .filter(|(t, _)| t.starts_with("$_") && (t.contains("DFF") || t.contains("DLATCH")))
+                .map(|(_, n)| n)
+                .sum()
+        });
+        own + node
+            .children
+            .iter()
+            .map(|c| self.generic_flops(c))
+            .sum::<u64>()
     }
 }
 
