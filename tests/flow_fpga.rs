@@ -418,7 +418,7 @@ fn a_directory_that_is_not_generated_output_is_an_error() {
 }
 
 /// `ACCELGEN_LONG=1` only (Yosys and the WebAssembly nextpnr-ecp5 on the whole board
-/// top: 20 to 40 minutes here): part `board`'s ULX3S build of rocket-small with a C
+/// top: 20 to 40 minutes here): the ULX3S board build of rocket-small with a C
 /// program in its 32 KiB of RAM, through `accelgen fpga --board`. The RAM (4,096 64-bit
 /// words) takes ceil(4096 / 1024) x ceil(64 / 18) = 16 DP16KD (1024 x 18 each); the
 /// pins are the LPF's 18.
