@@ -45,12 +45,7 @@ fn main() {
         let top = generators::elaborate("rocket", &table).expect("elaborates");
         let elaboration = start.elapsed();
         let out = render("rocket", &table, &OutputOptions::default()).expect("renders");
-        let bytes: usize = out
-            .files
-            .iter()
-            .filter(|(n, _)| n.ends_with(".v"))
-            .map(|(_, t)| t.len())
-            .sum();
+        let bytes = out.verilog_bytes();
         println!(
             "{preset:15} {:>8.2} ms  {bytes:>15}  {}",
             elaboration.as_secs_f64() * 1e3,

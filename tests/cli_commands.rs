@@ -4,8 +4,7 @@
 mod cli_run;
 
 use assert_cmd::cargo::cargo_bin_cmd;
-use cli_run::{accelgen, s, Run};
-use std::collections::BTreeMap;
+use cli_run::{accelgen, s, tree, Run};
 use std::fs;
 use std::path::Path;
 
@@ -503,23 +502,6 @@ fn lint_errors_are_clear() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("`verilator` is not installed"), "{stderr}");
-}
-
-/// Every file under `dir`, recursively, by relative path.
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut all = BTreeMap::new();
-    for e in fs::read_dir(dir).unwrap() {
-        let e = e.unwrap();
-        let name = e.file_name().to_string_lossy().into_owned();
-        if e.file_type().unwrap().is_dir() {
-            for (sub, bytes) in tree(&e.path()) {
-                all.insert(format!("{name}/{sub}"), bytes);
-            }
-        } else {
-            all.insert(name, fs::read(e.path()).unwrap());
-        }
-    }
-    all
 }
 
 /// `generate queue -o dir` fails with exactly `message` (the output path substituted

@@ -6,7 +6,7 @@
 
 mod cli_run;
 
-use cli_run::{accelgen, s, Run};
+use cli_run::{accelgen, s, tree, Run};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -867,23 +867,6 @@ fn handoffs_are_deterministic_and_only_replace_their_own_files() {
         r.stderr
     );
     assert_eq!(fs::read_to_string(&mine).unwrap(), "mine");
-}
-
-/// Every file under `dir` by relative path.
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut all = BTreeMap::new();
-    for e in fs::read_dir(dir).unwrap() {
-        let e = e.unwrap();
-        let name = e.file_name().to_string_lossy().into_owned();
-        if e.file_type().unwrap().is_dir() {
-            for (sub, bytes) in tree(&e.path()) {
-                all.insert(format!("{name}/{sub}"), bytes);
-            }
-        } else {
-            all.insert(name, fs::read(e.path()).unwrap());
-        }
-    }
-    all
 }
 
 /// A read-write port (which no design emits yet) gets Chisel's pin names in both views,

@@ -117,7 +117,7 @@ pub fn sta(opts: &StaOptions) -> Result<StaReport, StaError> {
     let work = tempfile::Builder::new().prefix("accelgen-sta-").tempdir()?;
     let session = Session {
         work: work.path(),
-        netlist: opts.dir.join("netlist.v"),
+        netlist: opts.dir.join(crate::synth::NETLIST),
         top: &report.top,
         clocked: report.clocked,
         macro_libs: &macro_libs,
@@ -227,11 +227,11 @@ fn read_synth_dir(dir: &Path) -> Result<(SynthOut, Vec<PathBuf>), StaError> {
         dir: dir.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(dir.join("report.json"))
+    let text = std::fs::read_to_string(dir.join(crate::synth::REPORT))
         .map_err(|e| not_synth(format!("report.json: {e}")))?;
     let report: SynthOut =
         serde_json::from_str(&text).map_err(|e| not_synth(format!("report.json: {e}")))?;
-    if !dir.join("netlist.v").is_file() {
+    if !dir.join(crate::synth::NETLIST).is_file() {
         return Err(not_synth("no netlist.v".into()));
     }
     let mut libs = Vec::new();

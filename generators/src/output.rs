@@ -26,6 +26,17 @@ pub struct Output {
     pub macros: Vec<(String, usize)>,
 }
 
+impl Output {
+    /// Bytes of Verilog in the output (every `.v` file).
+    pub fn verilog_bytes(&self) -> usize {
+        self.files
+            .iter()
+            .filter(|(n, _)| n.ends_with(".v"))
+            .map(|(_, t)| t.len())
+            .sum()
+    }
+}
+
 /// The `generator` field of every manifest accelgen writes: what marks a directory as
 /// accelgen's own output, which `accelgen generate -o` may replace.
 pub const MANIFEST_GENERATOR: &str = "accelgen";

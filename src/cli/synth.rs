@@ -35,9 +35,6 @@ pub struct SynthArgs {
     json: bool,
 }
 
-/// The report file's name in the output directory; `sta` reads it.
-pub const REPORT: &str = "report.json";
-
 pub fn run(args: SynthArgs) -> anyhow::Result<u8> {
     let out = match &args.output {
         Some(o) => o.clone(),
@@ -111,22 +108,10 @@ pub fn check_outside(out: &Path, dir: &Path) -> anyhow::Result<()> {
 /// every macro, the run's measurements (`run.json`, the one file that varies between
 /// runs) and a manifest marking the directory as accelgen's.
 fn files(r: &SynthReport, table: &str) -> anyhow::Result<Vec<(String, String)>> {
-    let mut report = serde_json::to_value(r)?;
-    let mut measured = serde_json::Map::new();
-    for key in ["wall_s", "peak_rss_mb"] {
-        if let Some(v) = report.as_object_mut().and_then(|o| o.remove(key)) {
-            measured.insert(key.into(), v);
-        }
-    }
-    let mut files = vec![
-        ("netlist.v".to_string(), r.netlist.clone()),
-        (REPORT.to_string(), json(&report)?),
-        ("report.txt".to_string(), table.to_string()),
-        ("run.json".to_string(), json(&measured)?),
-    ];
-    for (name, text) in &r.macro_liberty {
-        files.push((format!("{name}.lib"), text.clone()));
-    }
+    let measured = serde_json::json!({ "wall_s": r.wall_s, "peak_rss_mb": r.peak_rss_mb });
+    let mut files = r.dir_files();
+    files.push(("report.txt".to_string(), table.to_string()));
+    files.push(("run.json".to_string(), json(&measured)?));
     let manifest = serde_json::json!({
         "generator": MANIFEST_GENERATOR,
         "kind": "synth",

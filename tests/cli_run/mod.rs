@@ -2,6 +2,8 @@
 #![allow(dead_code)] // Each test file uses its own part.
 
 use assert_cmd::cargo::cargo_bin_cmd;
+use std::collections::BTreeMap;
+use std::fs;
 use std::path::Path;
 
 /// What one run of `accelgen` did.
@@ -33,4 +35,21 @@ pub fn accelgen(args: &[&str]) -> Run {
 /// A temporary path as an argument.
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
+}
+
+/// Every file under `dir`, recursively, by relative path.
+pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut all = BTreeMap::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.file_type().unwrap().is_dir() {
+            for (sub, bytes) in tree(&e.path()) {
+                all.insert(format!("{name}/{sub}"), bytes);
+            }
+        } else {
+            all.insert(name, fs::read(e.path()).unwrap());
+        }
+    }
+    all
 }

@@ -39,16 +39,7 @@ pub fn synth(a: &AsicSpec, rtl: &Path, dir: &Path, key: &str) -> Result<Metrics,
         std::fs::remove_dir_all(dir).map_err(io)?;
     }
     std::fs::create_dir_all(dir).map_err(io)?;
-    let report = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
-    let mut files = vec![
-        ("netlist.v".to_string(), r.netlist.clone()),
-        ("report.json".into(), report),
-    ];
-    files.extend(
-        r.macro_liberty
-            .iter()
-            .map(|(name, text)| (format!("{name}.lib"), text.clone())),
-    );
+    let mut files = r.dir_files();
     files.push((KEY_FILE.into(), key.to_string()));
     for (name, text) in &files {
         std::fs::write(dir.join(name), text).map_err(io)?;

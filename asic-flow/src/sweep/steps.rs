@@ -150,12 +150,7 @@ impl PointRun<'_> {
     fn generate(&mut self) -> Result<Metrics, String> {
         let (out, elab_s) = self.render_into("rtl", &OutputOptions::default())?;
         self.rtl = Some(self.work.join("rtl"));
-        let bytes: usize = out
-            .files
-            .iter()
-            .filter(|(n, _)| n.ends_with(".v"))
-            .map(|(_, t)| t.len())
-            .sum();
+        let bytes = out.verilog_bytes();
         let mut m = Metrics::new();
         m.insert("verilog_bytes".into(), json!(bytes));
         m.insert("modules".into(), json!(out.modules));

@@ -106,6 +106,34 @@ pub struct SynthReport {
     pub peak_rss_mb: f64,
 }
 
+/// The netlist's file name in a synth output directory.
+pub const NETLIST: &str = "netlist.v";
+/// The report's file name in a synth output directory (without the run's measurements,
+/// `wall_s` and `peak_rss_mb`, so that it is the same on every run).
+pub const REPORT: &str = "report.json";
+
+impl SynthReport {
+    /// The files of a synth output directory that [`crate::sta::sta`] reads: the netlist,
+    /// the report (measurements left out) and each macro's fakeram Liberty view.
+    pub fn dir_files(&self) -> Vec<(String, String)> {
+        let mut report = serde_json::to_value(self).expect("reports serialize");
+        if let Some(o) = report.as_object_mut() {
+            o.remove("wall_s");
+            o.remove("peak_rss_mb");
+        }
+        let mut text = serde_json::to_string_pretty(&report).expect("reports serialize");
+        text.push('\n');
+        let mut files = vec![
+            (NETLIST.to_string(), self.netlist.clone()),
+            (REPORT.to_string(), text),
+        ];
+        for (name, lib) in &self.macro_liberty {
+            files.push((format!("{name}.lib"), lib.clone()));
+        }
+        files
+    }
+}
+
 /// Synthesizes `opts.dir` onto `opts.liberty`.
 pub fn synth(opts: &SynthOptions) -> Result<SynthReport, SynthError> {
     let gen = GenDir::read(&opts.dir, opts.top.as_deref())?;
