@@ -41,6 +41,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Like other Unix tools, end quietly when the reader of stdout goes away
+    // (`accelgen list | head`): Rust ignores SIGPIPE, which turns every later print into
+    // a panic on the broken pipe.
+    // SAFETY: setting a signal's disposition to the default before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List(args) => cli::list::run(args),

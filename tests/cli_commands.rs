@@ -782,3 +782,27 @@ fn generate_reports_what_it_wrote_and_can_lint_it() {
         )
     );
 }
+
+/// A reader that goes away (`accelgen list | head -1`) ends the command quietly, as it
+/// ends other Unix tools: no panic on the broken pipe.
+#[test]
+fn a_closed_stdout_ends_the_command_without_a_panic() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    const SIGPIPE: i32 = 13;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_accelgen"))
+        .arg("list")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        out.status.success() || out.status.signal() == Some(SIGPIPE),
+        "{:?}",
+        out.status
+    );
+}
