@@ -5,7 +5,7 @@
 //! for the same ELF. Also: the ULX3S wrapper lints with the board top, and bad builds are
 //! clear errors.
 
-use fpga::board::{build, Board, BoardBuild, BoardError};
+use fpga::board::{Board, BoardBuild, BoardError};
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -54,6 +54,37 @@ int main(void) {
 }
 "#;
 
+/// Console putchar (HTIF device 1, command 1), waiting for the host to clear `tohost`
+/// after each byte, then exit 5 straight through `tohost`: no C library.
+const PUTCHAR: &str = r#"
+    .section .text.init
+    .globl _start
+_start:
+    la t0, tohost
+    la t3, text
+    li t4, 0x0101000000000000
+1:  lbu t1, 0(t3)
+    beqz t1, 3f
+    or t1, t1, t4
+    sd t1, 0(t0)
+2:  ld t2, 0(t0)
+    bnez t2, 2b
+    addi t3, t3, 1
+    j 1b
+3:  li t1, 11
+    sd t1, 0(t0)
+4:  j 4b
+    .section .rodata
+text: .asciz "putchar: ok\n"
+    .section .tohost, "aw"
+    .align 6
+    .globl tohost
+tohost: .dword 0
+    .align 6
+    .globl fromhost
+fromhost: .dword 0
+"#;
+
 /// A `Write` many handles share, so that stdout and stderr interleave as on the UART.
 #[derive(Clone, Default)]
 struct Console(Rc<RefCell<Vec<u8>>>);
@@ -69,14 +100,15 @@ impl Write for Console {
 }
 
 fn build_c(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let src = dir.join(format!("{name}.c"));
+    build_program(dir, name, source, Kind::C)
+}
+
+fn build_program(dir: &Path, name: &str, source: &str, kind: Kind) -> PathBuf {
+    let ext = if kind == Kind::C { "c" } else { "S" };
+    let src = dir.join(format!("{name}.{ext}"));
     std::fs::write(&src, source).unwrap();
-    build_elf(
-        &[src],
-        &dir.join(format!("{name}.elf")),
-        &BuildOptions::new(Kind::C),
-    )
-    .unwrap()
+    let opts = BuildOptions::new(kind);
+    build_elf(&[src], &dir.join(format!("{name}.elf")), &opts).unwrap()
 }
 
 /// The golden model's console (stdout and stderr in order) and exit code.
@@ -181,7 +213,10 @@ fn run_board(b: &BoardBuild) -> (Vec<u8>, u64, u64) {
             return (bytes, model.peek_u64("exit_code").unwrap(), cycle);
         }
     }
-    panic!("no exit within 5M cycles");
+    panic!(
+        "no exit within 5M cycles; the UART sent {:?}",
+        decode_8n1(&line, BAUD_DIV as usize).map(|b| String::from_utf8_lossy(&b).into_owned())
+    );
 }
 
 /// The console and the exit code from the UART's bytes: the exit frame (NUL and eight
@@ -197,14 +232,18 @@ fn split_exit_frame(bytes: &[u8]) -> (String, u64) {
 #[test]
 fn programs_print_and_exit_over_the_uart_as_on_the_iss() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, source) in [("hello", HELLO), ("sort", SORT)] {
-        let elf = build_c(dir.path(), name, source);
+    for (name, source, kind) in [
+        ("hello", HELLO, Kind::C),
+        ("sort", SORT, Kind::C),
+        ("putchar", PUTCHAR, Kind::BareAsm),
+    ] {
+        let elf = build_program(dir.path(), name, source, kind);
         let (text, code) = golden(&elf);
         assert!(
             !text.is_empty() && code != 0,
             "{name}: a test needs output and a code"
         );
-        let b = build("rocket", &params(), &elf, Board::Ulx3s).unwrap();
+        let b = fpga::board::build("rocket", &params(), &elf, Board::Ulx3s).unwrap();
         let (bytes, exit_code, cycles) = run_board(&b);
         let (console, frame_code) = split_exit_frame(&bytes);
         eprintln!("{name}: {cycles} cycles, {} UART bytes", bytes.len());
@@ -232,7 +271,7 @@ fn tool(cmd: &mut std::process::Command) -> String {
 fn the_ulx3s_build_is_complete_and_lint_clean() {
     let dir = tempfile::tempdir().unwrap();
     let elf = build_c(dir.path(), "hello", HELLO);
-    let b = build("rocket", &params(), &elf, Board::Ulx3s).unwrap();
+    let b = fpga::board::build("rocket", &params(), &elf, Board::Ulx3s).unwrap();
     let file = |n: &str| &b.files.iter().find(|(f, _)| f == n).unwrap().1;
     let program = verification::elf::load_file(&elf).unwrap();
     let ram: Vec<u64> = file("program.hex")
@@ -294,26 +333,26 @@ fn bad_builds_are_clear_errors() {
     let elf = build_c(dir.path(), "hello", HELLO);
     let mut small = params();
     small.insert("ram_kib".into(), 4.into());
-    let err = build("rocket", &small, &elf, Board::Ulx3s).unwrap_err();
+    let err = fpga::board::build("rocket", &small, &elf, Board::Ulx3s).unwrap_err();
     assert!(
         matches!(&err, BoardError::Program { .. }) && err.to_string().contains("outside"),
         "{err}"
     );
-    let err = build("rocket-hwacha", &params(), &elf, Board::Ulx3s).unwrap_err();
+    let err = fpga::board::build("rocket-hwacha", &params(), &elf, Board::Ulx3s).unwrap_err();
     assert!(err.to_string().contains("no board top"), "{err}");
     let mut rocc = params();
     rocc.insert("rocc".into(), true.into());
-    let err = build("rocket", &rocc, &elf, Board::Ulx3s).unwrap_err();
+    let err = fpga::board::build("rocket", &rocc, &elf, Board::Ulx3s).unwrap_err();
     assert!(err.to_string().contains("rocc"), "{err}");
     let mut tohost = params();
     tohost.insert("tohost".into(), 0x8000_0000i64.into());
-    assert!(build("rocket", &tohost, &elf, Board::Ulx3s).is_err());
+    assert!(fpga::board::build("rocket", &tohost, &elf, Board::Ulx3s).is_err());
     let mut unknown = params();
     unknown.insert("lanes".into(), 2.into());
-    let err = build("rocket", &unknown, &elf, Board::Ulx3s).unwrap_err();
+    let err = fpga::board::build("rocket", &unknown, &elf, Board::Ulx3s).unwrap_err();
     assert!(err.to_string().contains("lanes"), "{err}");
     let not_elf = dir.path().join("hello.c");
-    let err = build("rocket", &params(), &not_elf, Board::Ulx3s).unwrap_err();
+    let err = fpga::board::build("rocket", &params(), &not_elf, Board::Ulx3s).unwrap_err();
     assert!(err.to_string().contains("not an ELF"), "{err}");
     let err = "de10".parse::<Board>().unwrap_err();
     assert_eq!(err.to_string(), "unknown board `de10` (known: ulx3s)");
