@@ -167,23 +167,7 @@ pub fn htif_bridge(tohost: u64, fromhost: u64) -> Result<Rc<Module>, HdlErrors> 
         goto(m, S::Send);
     });
 
-    // Bytes to the UART: the buffer's, a putchar's, the exit frame's.
-    let shift = ptr.slice(2, 0).zext(6).shl(3);
-    let buf_byte = dword.dshr(&shift).slice(7, 0);
-    let nibble = code
-        .dshr(&(&k(&digit, 8) - &digit).zext(5).shl(2))
-        .slice(3, 0);
-    let ascii = mux(
-        &nibble.lt(&k(&nibble, 10)),
-        &(&nibble.zext(8) + &k(&buf_byte, u64::from(b'0'))),
-        &(&nibble.zext(8) + &k(&buf_byte, u64::from(b'a') - 10)),
-    );
-    let frame_byte = mux(&digit.eq(&k(&digit, 0)), &k(&buf_byte, 0), &ascii);
-    let byte = mux(
-        &is(S::Send),
-        &buf_byte,
-        &mux(&is(S::Putc), &cmd.slice(7, 0), &frame_byte),
-    );
+    let byte = uart_byte(&is, &cmd, &dword, ptr, &digit, &code);
     m.connect(tx.valid(), &(&(&is(S::Send) | &is(S::Putc)) | &is(S::Exit)));
     m.connect(tx.bits().value(), &byte);
     let sent = tx.fire();
@@ -203,6 +187,35 @@ pub fn htif_bridge(tohost: u64, fromhost: u64) -> Result<Rc<Module>, HdlErrors> 
     m.connect(&exit_valid, &is(S::Done));
     m.connect(&exit_code, &code);
     m.finish()
+}
+
+/// The byte for the UART: the buffer's (byte `ptr % 8` of `dword`), a putchar's (in
+/// `cmd`), or the exit frame's `digit`-th (NUL, then `code` in hexadecimal).
+fn uart_byte(
+    is: &dyn Fn(S) -> Value,
+    cmd: &Value,
+    dword: &Value,
+    ptr: &Value,
+    digit: &Value,
+    code: &Value,
+) -> Value {
+    let k = |v: &Value, x: u64| v.konst(Bits::from_u64(v.width(), x));
+    let shift = ptr.slice(2, 0).zext(6).shl(3);
+    let buf_byte = dword.dshr(&shift).slice(7, 0);
+    let nibble = code
+        .dshr(&(&k(digit, 8) - digit).zext(5).shl(2))
+        .slice(3, 0);
+    let ascii = mux(
+        &nibble.lt(&k(&nibble, 10)),
+        &(&nibble.zext(8) + &k(&buf_byte, u64::from(b'0'))),
+        &(&nibble.zext(8) + &k(&buf_byte, u64::from(b'a') - 10)),
+    );
+    let frame_byte = mux(&digit.eq(&k(digit, 0)), &k(&buf_byte, 0), &ascii);
+    mux(
+        &is(S::Send),
+        &buf_byte,
+        &mux(&is(S::Putc), &cmd.slice(7, 0), &frame_byte),
+    )
 }
 
 /// Decode: the command in `cmd` picks exit, a system call or putchar.
