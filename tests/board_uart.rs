@@ -170,12 +170,13 @@ fn params() -> toml::Table {
 static WORKDIR: Mutex<()> = Mutex::new(());
 
 /// Runs `b`'s board top until it raises `exit_valid` (and its UART has drained), and
-/// returns the UART's bytes, `exit_code` and the cycles run.
+/// returns the UART's bytes, `exit_code` and the cycles run. The build's files and
+/// constraints stay in `target/tmp/board_uart/` (the last program's, for the FPGA tools).
 fn run_board(b: &BoardBuild) -> (Vec<u8>, u64, u64) {
     let _one_at_a_time = WORKDIR.lock().unwrap_or_else(|e| e.into_inner());
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("board_uart");
     std::fs::create_dir_all(&dir).unwrap();
-    for (name, text) in &b.files {
+    for (name, text) in b.files.iter().chain([&b.constraints]) {
         std::fs::write(dir.join(name), text).unwrap();
     }
     std::env::set_current_dir(&dir).unwrap();
