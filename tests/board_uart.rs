@@ -294,6 +294,21 @@ fn the_ulx3s_build_is_complete_and_lint_clean() {
         boot[3], program.entry,
         "the boot ROM jumps to the entry point"
     );
+    // The manifest lists every other file, so that `accelgen`'s output directories
+    // holding a board build can be replaced by the next one.
+    let manifest: serde_json::Value = serde_json::from_str(file("manifest.json")).unwrap();
+    let mut listed: Vec<&str> = manifest["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let mut names: Vec<&str> = b.files.iter().map(|(n, _)| n.as_str()).collect();
+    names.retain(|n| *n != "manifest.json");
+    listed.sort_unstable();
+    names.sort_unstable();
+    assert_eq!(listed, names);
+    assert_eq!(file("ulx3s.lpf"), &b.constraints.1);
     let (name, lpf) = &b.constraints;
     assert_eq!(name, "ulx3s.lpf");
     for port in ["clk_25mhz", "btn[1]", "ftdi_rxd", "led[7]", "wifi_gpio0"] {

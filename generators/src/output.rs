@@ -79,17 +79,19 @@ pub fn render(
 ) -> Result<Output, GenError> {
     let info = registry::design(name)?;
     let elab = info.elaborate(overrides)?;
-    Ok(render_top(info.name, &elab.params, &elab.top, opts))
+    Ok(render_top(info.name, &elab.params, &elab.top, opts, vec![]))
 }
 
 /// Renders the output files of `top`, elaborated from design `name` with every
 /// parameter `params` (for a caller that builds a design's top itself, with contents
-/// the registry's parameters do not carry, such as a preloaded program).
+/// the registry's parameters do not carry, such as a preloaded program), plus `extra`
+/// files of the caller's, listed in the manifest like the others.
 pub fn render_top(
     name: &str,
     params: &toml::Table,
     top: &Rc<Module>,
     opts: &OutputOptions,
+    extra: Vec<(String, String)>,
 ) -> Output {
     let design = Design::new(top);
     let emitted = emit::emit(
@@ -112,6 +114,7 @@ pub fn render_top(
         emitted.files()
     };
     files.push(("sram_macros.json".into(), json(&emitted.macros)));
+    files.extend(extra);
     let verilog: Vec<&str> = files
         .iter()
         .map(|(f, _)| f.as_str())
