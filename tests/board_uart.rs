@@ -399,3 +399,27 @@ fn bad_builds_are_clear_errors() {
     assert_eq!(err.to_string(), "unknown board `de10` (known: ulx3s)");
     assert_eq!("ULX3S".parse::<Board>().unwrap(), Board::Ulx3s);
 }
+
+/// `accelgen generate rocket-board` writes the hex files beside the Verilog, and
+/// `accelgen lint` (Verilator -Wall, Yosys, Icarus) passes, as for every design.
+#[test]
+fn the_generated_board_top_is_lint_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("board");
+    let accelgen = || assert_cmd::Command::cargo_bin("accelgen").unwrap();
+    accelgen()
+        .args(["generate", "rocket-board", "--set", "ram_kib=8", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let ram = std::fs::read_to_string(out.join("program.hex")).unwrap();
+    assert_eq!(ram.lines().count(), 8 * 1024 / 8);
+    assert!(
+        ram.lines().all(|l| l == "0000000000000000"),
+        "no program: zeros"
+    );
+    let lint = accelgen().arg("lint").arg(&out).output().unwrap();
+    let log =
+        String::from_utf8_lossy(&lint.stdout).into_owned() + &String::from_utf8_lossy(&lint.stderr);
+    assert!(lint.status.success() && log.contains("lint clean"), "{log}");
+}
