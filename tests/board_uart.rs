@@ -2,8 +2,8 @@
 //! programs built with the project's toolchain run from the preloaded block RAM, and a
 //! bench-side 8N1 receiver decoding the `uart_tx` pin (start-bit edge, mid-bit sampling,
 //! stop-bit check) must see the console text and exit code the golden model (ISS) gives
-//! for the same ELF. Also: the ULX3S wrapper lints with the board top, and bad builds are
-//! clear errors.
+//! for the same ELF. Also: the ULX3S build is complete and lints with the board top,
+//! `accelgen generate` + `lint` of `rocket-board` pass, and bad builds are clear errors.
 
 use fpga::board::{Board, BoardBuild, BoardError};
 use std::cell::RefCell;
