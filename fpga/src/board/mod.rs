@@ -54,9 +54,9 @@ impl FromStr for Board {
 }
 
 /// What a board build produced: every file (the board top's Verilog in one file, its
-/// preloaded memories' hex files, `manifest.json` as `accelgen generate` writes it, and
-/// the pin-level wrapper), the wrapper's module name, the constraints file, the FPGA
-/// and the clock.
+/// preloaded memories' hex files, the pin-level wrapper, the constraints file and
+/// `manifest.json` as `accelgen generate` writes it, listing them all), the wrapper's
+/// module name, the constraints file again, the FPGA and the clock.
 #[derive(Clone, Debug)]
 pub struct BoardBuild {
     pub files: Vec<(String, String)>,
@@ -141,22 +141,23 @@ pub fn build(
         single_file: true,
         all_inferred: true,
     };
-    let mut out = render_top(board_design.name, &elab.params, &top, &opts);
-    match board {
-        Board::Ulx3s => {
-            out.files
-                .push((format!("{}.v", ulx3s::TOP), ulx3s::wrapper(&out.top)));
-            Ok(BoardBuild {
-                files: out.files,
-                top: ulx3s::TOP.to_string(),
-                constraints: ("ulx3s.lpf".into(), ulx3s::lpf(ULX3S_MHZ)),
-                family: Family::Ecp5,
-                device: "85k".into(),
-                package: "CABGA381".into(),
-                clock_mhz: ULX3S_MHZ,
-            })
-        }
-    }
+    let (wrapper, constraints) = match board {
+        Board::Ulx3s => (
+            (format!("{}.v", ulx3s::TOP), ulx3s::wrapper(&top.name)),
+            ("ulx3s.lpf".to_string(), ulx3s::lpf(ULX3S_MHZ)),
+        ),
+    };
+    let extra = vec![wrapper, constraints.clone()];
+    let out = render_top(board_design.name, &elab.params, &top, &opts, extra);
+    Ok(BoardBuild {
+        files: out.files,
+        top: ulx3s::TOP.to_string(),
+        constraints,
+        family: Family::Ecp5,
+        device: "85k".into(),
+        package: "CABGA381".into(),
+        clock_mhz: ULX3S_MHZ,
+    })
 }
 
 /// The ULX3S's oscillator.

@@ -2,8 +2,7 @@
 //! in the golden model, with the UART as the console.
 //!
 //! It watches the tile's memory requests (`snoop_*`) for a store to `tohost` (outside
-//! the D$: the tile's uncached region) and, while idle, takes its value: it clears
-//! `tohost` in RAM, then
+//! the D$: the tile's uncached region) and, while idle, takes its value and serves it:
 //! - device 0, command 0, payload odd: exit with code `payload >> 1` (low 32 bits);
 //! - device 0, command 0, payload even: a system call whose block `[n, a0, a1, a2]` is at
 //!   `payload`: `write` (64) to fd 1 or 2 sends the buffer's bytes out of the UART and
@@ -11,6 +10,10 @@
 //!   call -ENOSYS; the result goes to block[0] and 1 to `fromhost`;
 //! - device 1, command 1: the payload's low byte to the UART (console putchar);
 //! - anything else is ignored.
+//!
+//! When done (but for exit) it clears `tohost` in RAM (the acknowledgement a program
+//! polls for between putchars), then writes `fromhost` after a system call: it is idle
+//! again before the program can have seen either, so no command is missed.
 //!
 //! It reads and writes RAM through `host_req`/`host_resp` (the RAM answers the next
 //! cycle). On exit it sends the exit frame over the UART, NUL then the exit code's 32
@@ -90,7 +93,7 @@ pub fn htif_bridge(tohost: u64, fromhost: u64) -> Result<Rc<Module>, HdlErrors> 
             .eq(&k(&snoop_addr.slice(31, 3), tohost >> 3));
     m.when(&(&(&is(S::Idle) & &hit) & &snoop_data.or_r()), |m| {
         m.connect(&cmd, &snoop_data);
-        goto(m, S::Clear);
+        goto(m, S::Decode);
     });
 
     // Memory requests: which state asks for what.
@@ -132,8 +135,20 @@ pub fn htif_bridge(tohost: u64, fromhost: u64) -> Result<Rc<Module>, HdlErrors> 
     }
     let answered = resp.valid().clone();
     let rdata = resp.bits().get("data").value().clone();
-    m.when(&(&is(S::ClearWait) & &answered), |m| goto(m, S::Decode));
-    m.when(&(&is(S::ResultWait) & &answered), |m| goto(m, S::Fromhost));
+    // Clearing tohost acknowledges a command; a system call's result then follows in
+    // fromhost.
+    let reply = m.reg("reply", 1, 0u64);
+    m.when(&(&is(S::ClearWait) & &answered), |m| {
+        let zero = m.lit(0, 1);
+        m.connect(&reply, &zero);
+        m.when(&reply, |m| goto(m, S::Fromhost))
+            .otherwise(|m| goto(m, S::Idle));
+    });
+    m.when(&(&is(S::ResultWait) & &answered), |m| {
+        let one = m.lit(1, 1);
+        m.connect(&reply, &one);
+        goto(m, S::Clear);
+    });
     m.when(&(&is(S::FromhostWait) & &answered), |m| goto(m, S::Idle));
 
     decode(&mut m, &is, &goto, &cmd, &idx, &code);
@@ -152,23 +167,7 @@ pub fn htif_bridge(tohost: u64, fromhost: u64) -> Result<Rc<Module>, HdlErrors> 
         goto(m, S::Send);
     });
 
-    // Bytes to the UART: the buffer's, a putchar's, the exit frame's.
-    let shift = ptr.slice(2, 0).zext(6).shl(3);
-    let buf_byte = dword.dshr(&shift).slice(7, 0);
-    let nibble = code
-        .dshr(&(&k(&digit, 8) - &digit).zext(5).shl(2))
-        .slice(3, 0);
-    let ascii = mux(
-        &nibble.lt(&k(&nibble, 10)),
-        &(&nibble.zext(8) + &k(&buf_byte, u64::from(b'0'))),
-        &(&nibble.zext(8) + &k(&buf_byte, u64::from(b'a') - 10)),
-    );
-    let frame_byte = mux(&digit.eq(&k(&digit, 0)), &k(&buf_byte, 0), &ascii);
-    let byte = mux(
-        &is(S::Send),
-        &buf_byte,
-        &mux(&is(S::Putc), &cmd.slice(7, 0), &frame_byte),
-    );
+    let byte = uart_byte(&is, &cmd, &dword, ptr, &digit, &code);
     m.connect(tx.valid(), &(&(&is(S::Send) | &is(S::Putc)) | &is(S::Exit)));
     m.connect(tx.bits().value(), &byte);
     let sent = tx.fire();
@@ -180,7 +179,7 @@ pub fn htif_bridge(tohost: u64, fromhost: u64) -> Result<Rc<Module>, HdlErrors> 
         m.when(&last, |m| goto(m, S::Result))
             .elsewhen(&next_word, |m| goto(m, S::Buf));
     });
-    m.when(&(&is(S::Putc) & &sent), |m| goto(m, S::Idle));
+    m.when(&(&is(S::Putc) & &sent), |m| goto(m, S::Clear));
     m.when(&(&is(S::Exit) & &sent), |m| {
         m.connect(&digit, &(&digit + &k(&digit, 1)));
         m.when(&digit.eq(&k(&digit, 8)), |m| goto(m, S::Done));
@@ -188,6 +187,35 @@ pub fn htif_bridge(tohost: u64, fromhost: u64) -> Result<Rc<Module>, HdlErrors> 
     m.connect(&exit_valid, &is(S::Done));
     m.connect(&exit_code, &code);
     m.finish()
+}
+
+/// The byte for the UART: the buffer's (byte `ptr % 8` of `dword`), a putchar's (in
+/// `cmd`), or the exit frame's `digit`-th (NUL, then `code` in hexadecimal).
+fn uart_byte(
+    is: &dyn Fn(S) -> Value,
+    cmd: &Value,
+    dword: &Value,
+    ptr: &Value,
+    digit: &Value,
+    code: &Value,
+) -> Value {
+    let k = |v: &Value, x: u64| v.konst(Bits::from_u64(v.width(), x));
+    let shift = ptr.slice(2, 0).zext(6).shl(3);
+    let buf_byte = dword.dshr(&shift).slice(7, 0);
+    let nibble = code
+        .dshr(&(&k(digit, 8) - digit).zext(5).shl(2))
+        .slice(3, 0);
+    let ascii = mux(
+        &nibble.lt(&k(&nibble, 10)),
+        &(&nibble.zext(8) + &k(&buf_byte, u64::from(b'0'))),
+        &(&nibble.zext(8) + &k(&buf_byte, u64::from(b'a') - 10)),
+    );
+    let frame_byte = mux(&digit.eq(&k(digit, 0)), &k(&buf_byte, 0), &ascii);
+    mux(
+        &is(S::Send),
+        &buf_byte,
+        &mux(&is(S::Putc), &cmd.slice(7, 0), &frame_byte),
+    )
 }
 
 /// Decode: the command in `cmd` picks exit, a system call or putchar.
@@ -216,7 +244,7 @@ fn decode(
             goto(m, S::Block);
         })
         .elsewhen(&putchar, |m| goto(m, S::Putc))
-        .otherwise(|m| goto(m, S::Idle));
+        .otherwise(|m| goto(m, S::Clear));
     });
 }
 
