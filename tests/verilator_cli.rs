@@ -97,11 +97,17 @@ fn the_initial_state_follows_the_init_seed() {
         let r = accelgen(&[&args[..], &["--init-seed", seed]].concat(), &[]);
         assert_eq!(r.code, 0, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
         let rows = table(&r.stdout);
-        rows.into_iter().find(|row| row.0 == "deq_bits").expect("deq_bits").1
+        rows.into_iter()
+            .find(|row| row.0 == "deq_bits")
+            .expect("deq_bits")
+            .1
     };
     let (zero, three, four) = (deq_bits("0"), deq_bits("3"), deq_bits("4"));
     assert_eq!(zero, "0x00000000");
-    assert!(three != zero && four != zero && three != four, "{three} {four}");
+    assert!(
+        three != zero && four != zero && three != four,
+        "{three} {four}"
+    );
     assert_eq!(deq_bits("3"), three, "a seed gives one state");
 }
 
