@@ -4,7 +4,7 @@
 use generators::examples::banked_rf::{banked_rf, BankedRfModel, BankedRfParams, RfIn, RfWrite};
 use generators::examples::queue::{queue, QueueIn, QueueModel, QueueParams};
 use generators::memory;
-use hdl::sim::Sim;
+use hdl::sim::{Init, Sim};
 use hdl::{Bits, Design};
 
 /// SplitMix64: deterministic, so a failure reproduces from the printed configuration.
@@ -66,7 +66,9 @@ fn reset(sim: &mut Sim) {
 
 fn run_queue(p: &QueueParams, seed: u64, n: u64) {
     let top = queue(p).unwrap_or_else(|e| panic!("{p:?}: {e}"));
-    let mut sim = Sim::new(&Design::new(&top));
+    // Random initial state: the entries, the macro's read data and the forwarding
+    // register have no reset, and nothing unwritten may reach `deq`.
+    let mut sim = Sim::with_init(&Design::new(&top), Init::Random { seed });
     let mut model = QueueModel::new(p);
     let mut rng = Rng(seed);
     reset(&mut sim);

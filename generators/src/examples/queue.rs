@@ -15,7 +15,9 @@ use crate::memory::{self, ArrayPorts};
 use crate::schema::{self, Param};
 use crate::{Generator, ParamError};
 use hdl::ir::addr_width;
-use hdl::{mux, Bits, Dir, HdlErrors, Mem, MemStyle, Module, ModuleBuilder, Shape, Value};
+use hdl::{
+    mux, Bits, Dir, HdlErrors, Mem, MemStyle, Module, ModuleBuilder, ResetValue, Shape, Value,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -109,7 +111,8 @@ fn sram_head(
     let read = m.read_sync(ram, &next_head, &one);
     let hit = do_enq & &enq_ptr.eq(&next_head);
     let forwarded = m.reg("fwd_valid", 1, false);
-    let fwd_data = m.reg("fwd_data", enq_bits.width(), 0u64);
+    // Data without reset: observed only while `fwd_valid`, which is written with it.
+    let fwd_data = m.reg("fwd_data", enq_bits.width(), ResetValue::None);
     m.connect(&forwarded, &hit);
     m.when(&hit, |m| m.connect(&fwd_data, enq_bits));
     mux(&forwarded, &fwd_data, &read)

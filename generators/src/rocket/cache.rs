@@ -16,7 +16,7 @@ use super::bus::{mem_request, mem_response};
 use super::params::CacheParams;
 use crate::memory::{self, ArrayPorts};
 use hdl::ir::addr_width;
-use hdl::{cat, mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, Value};
+use hdl::{cat, mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
 
 /// `values[idx]` for `values` of one width: each bit position gathered across the
@@ -69,13 +69,15 @@ pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
     let set_w = idx_bits.max(1);
     let word_w = word_bits.max(1);
 
-    // Stage 1: the request being looked up or served.
+    // Stage 1: the request being looked up or served. Its fields are datapath registers
+    // without reset: every use is gated by `s1_valid` (a lookup) or a state that only a
+    // lookup enters, and `fire` writes them all with `s1_valid`.
     let s1_valid = m.reg("s1_valid", 1, false);
-    let s1_addr = m.reg("s1_addr", 32, 0u64);
-    let s1_write = m.reg("s1_write", 1, false);
-    let s1_data = m.reg("s1_data", 64, 0u64);
-    let s1_mask = m.reg("s1_mask", 8, 0u64);
-    let s1_size = m.reg("s1_size", 3, 0u64);
+    let s1_addr = m.reg("s1_addr", 32, ResetValue::None);
+    let s1_write = m.reg("s1_write", 1, ResetValue::None);
+    let s1_data = m.reg("s1_data", 64, ResetValue::None);
+    let s1_mask = m.reg("s1_mask", 8, ResetValue::None);
+    let s1_size = m.reg("s1_size", 3, ResetValue::None);
     // 0 lookup, 1 refill, 2 single memory access, 3 answer from the refill.
     let state = m.reg("state", 2, 0u64);
     let st = |v: u64| state.eq(&k(v, 2));
@@ -148,7 +150,8 @@ pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
     let round_robin = m.reg("round_robin", way_bits, 0u64);
     let sent = m.reg("refill_sent", word_w + 1, 0u64);
     let got = m.reg("refill_got", word_w + 1, 0u64);
-    let captured = m.reg("captured", 64, 0u64);
+    // The refill word answered in state 3, written during the refill: no reset.
+    let captured = m.reg("captured", 64, ResetValue::None);
     let dropped = m.reg("refill_dropped", 1, false);
     let issued = m.reg("single_issued", 1, false);
     let mut first_invalid = k(0, way_bits);
