@@ -80,6 +80,6 @@ pub fn threshold_param() -> Param {
         "sram_threshold_bits",
         0,
         NEVER_SRAM_BITS,
-        "arrays of more bits than this are SRAM macros where a 1R1W macro with synchronous reads serves their ports; the others are flops",
+        "arrays of more bits are SRAM macros where a 1R1W macro serves their ports",
     )
 }
