@@ -53,11 +53,12 @@ fn generated_parameters(args: &[&str]) -> serde_json::Map<String, Value> {
 const HWACHA_PARAMS: &str = "lanes, seq_entries, banks, bank_entries, bank_width, \
     pred_entries, stages_alu, stages_plu, stages_imul, idiv_bits_per_cycle, bwq_entries, \
     brq_entries, vvaq_entries, vpaq_entries, vsdq_entries, vldq_entries, vlt_entries, \
-    vcmdq_entries, vrcmdq_entries, icache_sets, icache_ways, icache_line_bytes";
+    vcmdq_entries, vrcmdq_entries, icache_sets, icache_ways, icache_line_bytes, \
+    sram_threshold_bits";
 
 /// The rocket tile's parameters, without `rocc` (the designs built around a fixed
 /// accelerator take these).
-const TILE_PARAMS: [&str; 18] = [
+const TILE_PARAMS: [&str; 19] = [
     "predictor",
     "bht_entries",
     "btb_entries",
@@ -76,6 +77,7 @@ const TILE_PARAMS: [&str; 18] = [
     "ram_size",
     "uncached_base",
     "uncached_size",
+    "sram_threshold_bits",
 ];
 
 #[test]
@@ -225,11 +227,15 @@ fn list_of_one_design_is_a_table() {
         r.stdout,
         "\
 queue: ready/valid FIFO queue (Chisel Queue semantics) with optional flow and pipe modes
-  NAME   TYPE     DEFAULT  RANGE      DESCRIPTION
-  depth  integer  4        1..=65536  number of entries
-  width  integer  32       1..=4096   data bits per entry
-  flow   boolean  false               an empty queue passes enq to deq in the same cycle
-  pipe   boolean  false               a full queue accepts enq in a cycle where deq fires
+  NAME                 TYPE     DEFAULT  RANGE              DESCRIPTION
+  depth                integer  4        1..=65536          number of entries
+  width                integer  32       1..=4096           data bits per entry
+  flow                 boolean  false                       an empty queue passes enq to deq in the
+                                                            same cycle
+  pipe                 boolean  false                       a full queue accepts enq in a cycle
+                                                            where deq fires
+  sram_threshold_bits  integer  4096     0..=1099511627776  arrays of more bits are SRAM macros
+                                                            where a 1R1W macro serves their ports
 
 Generate with: accelgen generate <design> [--set name=value ...] -o <dir>
 "

@@ -5,6 +5,7 @@
 
 use asic_flow::lint::{run_all, LintTarget};
 use generators::hwacha::params::HwachaParams;
+use generators::memory::NEVER_SRAM_BITS;
 use generators::output::{render, OutputOptions};
 use hdl::emit::MAX_LINE;
 use std::fs;
@@ -86,11 +87,18 @@ fn queue_is_lint_clean() {
                 vec![widths[(k + m) % widths.len()]]
             };
             for width in ws {
-                let p = format!("depth = {depth}\nwidth = {width}\nflow = {flow}\npipe = {pipe}");
+                // The memory policy's extremes: the entries an SRAM macro, or flops.
+                let sram = [0, NEVER_SRAM_BITS][(k + m) % 2];
+                let p = format!(
+                    "depth = {depth}\nwidth = {width}\nflow = {flow}\npipe = {pipe}\n\
+                     sram_threshold_bits = {sram}"
+                );
                 configs.push((p, OutputOptions::default()));
             }
         }
     }
+    // The VPAQ's shape: 24 (not a power of two) x 243 bits, a macro at the default.
+    configs.push(("depth = 24\nwidth = 243".into(), OutputOptions::default()));
     lint_all("queue", &configs);
 }
 
@@ -200,9 +208,11 @@ fn rocket_is_lint_clean() {
         "icache_sets = 1\nicache_ways = 1\nicache_line_bytes = 8\n\
          dcache_sets = 1\ndcache_ways = 1\ndcache_line_bytes = 8",
         "icache_sets = 16\nicache_ways = 4\nicache_line_bytes = 16\n\
-         dcache_sets = 64\ndcache_ways = 2\ndcache_line_bytes = 32\nuncached_size = 0",
+         dcache_sets = 64\ndcache_ways = 2\ndcache_line_bytes = 32\nuncached_size = 0\n\
+         sram_threshold_bits = 0",
         "icache_sets = 4\nicache_ways = 8\nicache_line_bytes = 256\n\
-         dcache_sets = 256\ndcache_ways = 3\ndcache_line_bytes = 64",
+         dcache_sets = 256\ndcache_ways = 3\ndcache_line_bytes = 64\n\
+         sram_threshold_bits = 1099511627776",
     ];
     let muldivs = [
         "mul = \"iterative\"\nmul_bits_per_cycle = 1\ndiv_bits_per_cycle = 1",
@@ -386,6 +396,11 @@ fn rocket_hwacha_extremes_are_lint_clean() {
         }
     }
     configs.extend(ROCKET_EXTREMES.iter().map(|r| format!("[rocket]\n{r}")));
+    // The memory policy's extremes (beyond `HWACHA_EXTREMES`' u32 range).
+    for t in [0, NEVER_SRAM_BITS] {
+        configs.push(format!("[hwacha]\nsram_threshold_bits = {t}"));
+        configs.push(format!("[rocket]\nsram_threshold_bits = {t}"));
+    }
     let configs: Vec<(String, OutputOptions)> = configs
         .into_iter()
         .map(|c| (c, OutputOptions::default()))

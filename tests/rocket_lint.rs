@@ -16,6 +16,7 @@ use asic_flow::lint::{run_all, LintTarget};
 use generators::hwacha::lane::expander::expander;
 use generators::hwacha::lane::sequencer::lane_sequencer;
 use generators::hwacha::params::HwachaParams;
+use generators::memory;
 use generators::rocket::bpred::{bht_module, btb_module};
 use generators::rocket::cache::cache;
 use generators::rocket::mem_arbiter::mem_arbiter;
@@ -86,6 +87,8 @@ fn cache_shapes() -> Vec<CacheParams> {
                 uncached_base: 0x8000_0000,
                 // Half without an uncached region (the I$ has none).
                 uncached_size: if (i + j) % 2 == 0 { 0x1000 } else { 0 },
+                // The memory policy's extremes: every array a macro, or none.
+                sram_threshold_bits: [0, memory::NEVER_SRAM_BITS][j % 2],
             });
         }
     }
@@ -98,6 +101,7 @@ fn cache_shapes() -> Vec<CacheParams> {
         line_bytes: 8,
         uncached_base: 0x8000_0000,
         uncached_size: 0x1000,
+        sram_threshold_bits: memory::DEFAULT_SRAM_THRESHOLD_BITS,
     });
     shapes
 }

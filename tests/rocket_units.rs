@@ -490,6 +490,7 @@ fn bht_matches_its_reference() {
 
 // ---------------------------------------------------------------- L1 cache
 
+use generators::memory;
 use generators::rocket::cache::cache;
 use generators::rocket::params::CacheParams;
 use std::collections::HashMap;
@@ -501,13 +502,15 @@ const BASE: u64 = 0x8000_0000;
 const WINDOW: u64 = 2048;
 const UNCACHED: u64 = 64;
 
-fn cache_params(sets: u32, ways: u32, line_bytes: u32) -> CacheParams {
+/// `sram_threshold_bits` 0 makes every array an SRAM macro (the behavioural model).
+fn cache_params(sets: u32, ways: u32, line_bytes: u32, sram_threshold_bits: u64) -> CacheParams {
     CacheParams {
         sets,
         ways,
         line_bytes,
         uncached_base: BASE,
         uncached_size: UNCACHED,
+        sram_threshold_bits,
     }
 }
 
@@ -659,7 +662,9 @@ fn random_cache_traffic(b: &mut CacheBench, seed: u64, n: usize, hot: u64) -> (u
 fn cache_matches_a_flat_memory() {
     let shapes = [(4, 2, 16), (1, 1, 8), (8, 4, 64), (2, 1, 32)];
     for (i, &(sets, ways, line)) in shapes.iter().enumerate() {
-        let top = cache("Cache", &cache_params(sets, ways, line)).unwrap();
+        // Alternately every array an SRAM macro and every array flops.
+        let threshold = [0, memory::NEVER_SRAM_BITS][i % 2];
+        let top = cache("Cache", &cache_params(sets, ways, line, threshold)).unwrap();
         let hot = ((sets * ways * line) as u64).min(512);
         let mut checked = Vec::new();
         for (j, (latency, stall)) in [(1, 0), (10, 30), (100, 20)].into_iter().enumerate() {
@@ -686,7 +691,7 @@ fn cache_matches_a_flat_memory() {
 /// Read hits answer the cycle after they are accepted, one per cycle back to back.
 #[test]
 fn cache_hits_take_one_cycle_back_to_back() {
-    let top = cache("Cache", &cache_params(4, 2, 64)).unwrap();
+    let top = cache("Cache", &cache_params(4, 2, 64, 0)).unwrap();
     let config = MemConfig {
         latency: 10,
         ..MemConfig::default()

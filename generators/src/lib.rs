@@ -7,6 +7,7 @@ pub mod board;
 pub mod examples;
 pub mod fpu;
 pub mod hwacha;
+pub mod memory;
 pub mod output;
 pub mod overrides;
 mod registry;

@@ -1,6 +1,7 @@
 //! The files `accelgen generate` writes for a design, built in memory so the caller can
 //! write them all or nothing: Verilog (one file per module plus `filelist.f`, or a single
-//! file), `sram_macros.json` and `manifest.json`. Same input, byte-identical output.
+//! file), `sram_macros.json` and `manifest.json` (parameters, files, the instance tree and
+//! every module's ports and arrays). Same input, byte-identical output.
 
 use crate::{registry, GenError};
 use hdl::emit::{self, EmitOptions, SramMacro};
@@ -73,6 +74,45 @@ struct Node {
 struct ModuleInfo {
     name: String,
     ports: Vec<PortInfo>,
+    /// The module's arrays, as emitted (`crate::memory`'s policy made each one's style).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    memories: Vec<MemInfo>,
+}
+
+/// An array of a module: its shape, its ports and how it is emitted.
+#[derive(Serialize)]
+struct MemInfo {
+    name: String,
+    depth: u64,
+    width: u32,
+    bits: u64,
+    sync_reads: usize,
+    comb_reads: usize,
+    writes: usize,
+    /// The SRAM macro it is an instance of; absent: an inferred array (flops, LUT RAM).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sram_macro: Option<String>,
+}
+
+fn memories(m: &Module, opts: &OutputOptions) -> Vec<MemInfo> {
+    m.body
+        .mems
+        .iter()
+        .map(|mem| {
+            let ports = crate::memory::ports_of(mem);
+            let sram = mem.style == MemStyle::Sram && !opts.all_inferred;
+            MemInfo {
+                name: mem.name.clone(),
+                depth: mem.depth,
+                width: mem.width,
+                bits: mem.depth * mem.width as u64,
+                sync_reads: ports.sync_reads,
+                comb_reads: ports.comb_reads,
+                writes: ports.writes,
+                sram_macro: sram.then(|| SramMacro::for_memory(mem).name),
+            }
+        })
+        .collect()
 }
 
 /// A port of a module as its Verilog declares it.
@@ -201,6 +241,7 @@ fn render_top_with<E>(
             .map(|(name, m)| ModuleInfo {
                 name: name.to_string(),
                 ports: ports(m),
+                memories: memories(m, opts),
             })
             .collect(),
     };

@@ -3,7 +3,8 @@
 
 use generators::examples::banked_rf::{banked_rf, BankedRfModel, BankedRfParams, RfIn, RfWrite};
 use generators::examples::queue::{queue, QueueIn, QueueModel, QueueParams};
-use hdl::sim::Sim;
+use generators::memory;
+use hdl::sim::{Init, Sim};
 use hdl::{Bits, Design};
 
 /// SplitMix64: deterministic, so a failure reproduces from the printed configuration.
@@ -65,7 +66,9 @@ fn reset(sim: &mut Sim) {
 
 fn run_queue(p: &QueueParams, seed: u64, n: u64) {
     let top = queue(p).unwrap_or_else(|e| panic!("{p:?}: {e}"));
-    let mut sim = Sim::new(&Design::new(&top));
+    // Random initial state: the entries, the macro's read data and the forwarding
+    // register have no reset, and nothing unwritten may reach `deq`.
+    let mut sim = Sim::with_init(&Design::new(&top), Init::Random { seed });
     let mut model = QueueModel::new(p);
     let mut rng = Rng(seed);
     reset(&mut sim);
@@ -117,16 +120,21 @@ fn run_queue(p: &QueueParams, seed: u64, n: u64) {
 fn queue_matches_golden_model() {
     let widths = [1, 5, 32, 64, 65, 128];
     let mut k = 0;
-    for depth in [1, 2, 3, 4, 7, 8, 16] {
+    for depth in [1, 2, 3, 4, 7, 8, 16, 24] {
         for (flow, pipe) in [(false, false), (true, false), (false, true), (true, true)] {
-            let p = QueueParams {
-                depth,
-                width: widths[k % widths.len()],
-                flow,
-                pipe,
-            };
-            run_queue(&p, k as u64, cycles(3000));
-            k += 1;
+            // Threshold 0: the entries are an SRAM macro (synchronous read, prefetch and
+            // forwarding); the largest: a flop array read combinationally.
+            for sram_threshold_bits in [0, memory::NEVER_SRAM_BITS] {
+                let p = QueueParams {
+                    depth,
+                    width: widths[k % widths.len()],
+                    flow,
+                    pipe,
+                    sram_threshold_bits,
+                };
+                run_queue(&p, k as u64, cycles(3000));
+                k += 1;
+            }
         }
     }
 }

@@ -102,6 +102,10 @@ pub struct SynthReport {
     /// Fakeram Liberty text per SRAM macro, for timing.
     #[serde(skip)]
     pub macro_liberty: Vec<(String, String)>,
+    /// Yosys's warnings (`Warning: ...` lines of its log), e.g. signals used but driven by
+    /// nothing.
+    #[serde(skip)]
+    pub yosys_warnings: Vec<String>,
     pub wall_s: f64,
     pub peak_rss_mb: f64,
 }
@@ -206,6 +210,11 @@ pub fn synth(opts: &SynthOptions) -> Result<SynthReport, SynthError> {
         macro_liberty: used
             .iter()
             .map(|m| (m.clone(), macros[m].1.clone()))
+            .collect(),
+        yosys_warnings: read("yosys.log")?
+            .lines()
+            .filter(|l| l.starts_with("Warning:"))
+            .map(str::to_string)
             .collect(),
         wall_s: run.wall_s,
         peak_rss_mb: run.peak_rss_mb,

@@ -51,7 +51,11 @@ pub struct RocketBoardParams {
 impl Default for RocketBoardParams {
     fn default() -> Self {
         RocketBoardParams {
-            tile: RocketParams::default(),
+            // An FPGA has no SRAM macros: every array is inferred (block or LUT RAM).
+            tile: RocketParams {
+                sram_threshold_bits: crate::memory::NEVER_SRAM_BITS,
+                ..RocketParams::default()
+            },
             ram_kib: 64,
             baud_div: DEFAULT_BAUD_DIV,
             tohost: 0x8000_0000,

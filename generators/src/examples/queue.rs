@@ -2,11 +2,22 @@
 //! a memory addressed by wrapping enqueue/dequeue pointers, with optional `flow`
 //! (an empty queue passes `enq` to `deq` combinationally) and `pipe` (a full queue accepts
 //! an enqueue in a cycle where a dequeue fires).
+//!
+//! The memory follows the generator-wide policy (`crate::memory`, `sram_threshold_bits`):
+//! a small queue's entries are a flop array read combinationally at the dequeue pointer; a
+//! queue of more bits is an SRAM macro with one synchronous read port, read every cycle
+//! at the *next* head (the dequeue pointer after this cycle's dequeue), so that the head's
+//! data is in the macro's output register when it becomes the head: `deq` behaves as in
+//! the flop mode, cycle for cycle (the same [`QueueModel`]). An enqueue into the slot read
+//! in the same cycle (the macro returns the old word) is forwarded by a one-word register.
 
+use crate::memory::{self, ArrayPorts};
 use crate::schema::{self, Param};
 use crate::{Generator, ParamError};
 use hdl::ir::addr_width;
-use hdl::{mux, Bits, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, Shape, Value};
+use hdl::{
+    mux, Bits, Dir, HdlErrors, Mem, MemStyle, Module, ModuleBuilder, ResetValue, Shape, Value,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -18,6 +29,8 @@ pub struct QueueParams {
     pub width: u32,
     pub flow: bool,
     pub pipe: bool,
+    /// The memory policy's threshold (`crate::memory::style`).
+    pub sram_threshold_bits: u64,
 }
 
 impl Default for QueueParams {
@@ -27,6 +40,7 @@ impl Default for QueueParams {
             width: 32,
             flow: false,
             pipe: false,
+            sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
         }
     }
 }
@@ -56,6 +70,7 @@ impl Generator for Queue {
                 "pipe",
                 "a full queue accepts enq in a cycle where deq fires",
             ),
+            crate::memory::threshold_param(),
         ]
     }
 
@@ -80,6 +95,29 @@ fn wrap_inc(ptr: &Value, depth: u32) -> Value {
     mux(&ptr.eq(&last), &ptr.konst(Bits::zero(w)), &(ptr + &one))
 }
 
+/// The head entry of an SRAM-backed queue: the macro's registered read of the next head,
+/// or the word written into that slot in the same cycle (forwarded through a register).
+fn sram_head(
+    m: &mut ModuleBuilder,
+    ram: &Mem,
+    deq_ptr: &Value,
+    enq_ptr: &Value,
+    do_enq: &Value,
+    do_deq: &Value,
+    enq_bits: &Value,
+) -> Value {
+    let next_head = mux(do_deq, &wrap_inc(deq_ptr, ram.depth() as u32), deq_ptr);
+    let one = do_enq.konst(Bits::from_u64(1, 1));
+    let read = m.read_sync(ram, &next_head, &one);
+    let hit = do_enq & &enq_ptr.eq(&next_head);
+    let forwarded = m.reg("fwd_valid", 1, false);
+    // Data without reset: observed only while `fwd_valid`, which is written with it.
+    let fwd_data = m.reg("fwd_data", enq_bits.width(), ResetValue::None);
+    m.connect(&forwarded, &hit);
+    m.when(&hit, |m| m.connect(&fwd_data, enq_bits));
+    mux(&forwarded, &fwd_data, &read)
+}
+
 /// The queue module; ports `enq` (decoupled, in), `deq` (decoupled, out) and `count`.
 pub fn queue(p: &QueueParams) -> Result<Rc<Module>, HdlErrors> {
     let depth = p.depth as u64;
@@ -90,10 +128,18 @@ pub fn queue(p: &QueueParams) -> Result<Rc<Module>, HdlErrors> {
     let cw = addr_width(depth + 1);
     let count = m.output("count", cw);
 
-    let ram = m.mem("ram", depth, p.width, MemStyle::Inferred);
+    let ports = ArrayPorts {
+        sync_reads: 1,
+        comb_reads: 0,
+        writes: 1,
+    };
+    let style = memory::style(depth, p.width, ports, p.sram_threshold_bits);
+    let ram = m.mem("ram", depth, p.width, style);
     let aw = ram.addr_width();
     let enq_ptr = m.reg("enq_ptr", aw, 0u64);
     let deq_ptr = m.reg("deq_ptr", aw, 0u64);
+    let do_enq = m.wire("do_enq", 1);
+    let do_deq = m.wire("do_deq", 1);
     let maybe_full = m.reg("maybe_full", 1, false);
     let ptr_match = enq_ptr.eq(&deq_ptr);
     let empty = &ptr_match & &!&maybe_full;
@@ -107,7 +153,10 @@ pub fn queue(p: &QueueParams) -> Result<Rc<Module>, HdlErrors> {
         !&full
     };
     m.connect(enq.ready(), &enq_ready);
-    let stored = m.read(&ram, &deq_ptr);
+    let stored = match style {
+        MemStyle::Inferred => m.read(&ram, &deq_ptr),
+        MemStyle::Sram => sram_head(&mut m, &ram, &deq_ptr, &enq_ptr, &do_enq, &do_deq, enq_bits),
+    };
     if p.flow {
         m.connect(deq.valid(), &(!&empty | enq_valid.clone()));
         m.connect(deq.bits().value(), &mux(&empty, enq_bits, &stored));
@@ -122,8 +171,6 @@ pub fn queue(p: &QueueParams) -> Result<Rc<Module>, HdlErrors> {
     } else {
         empty.konst(Bits::zero(1))
     };
-    let do_enq = m.wire("do_enq", 1);
-    let do_deq = m.wire("do_deq", 1);
     m.connect(&do_enq, &(&enq.fire() & &!(&bypass & deq_ready)));
     m.connect(&do_deq, &(&deq.fire() & &!&bypass));
 

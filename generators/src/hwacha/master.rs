@@ -214,7 +214,7 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let full = (&count.zext(cw) + &taking.zext(cw)).gt(&count.konst(Bits::from_u64(cw, n as u64)));
     // Reductions: the kind and destination of each in flight, in program order (the
     // lanes' reducers answer in that order).
-    let redq = Fifo::new(&mut m, "redq", n, 2 + 6)?;
+    let redq = Fifo::new(&mut m, p, "redq", n, 2 + 6)?;
     let red_kind = issue.bits().get("red").value().clone();
     let is_red = red_kind.ne(&red_kind.konst(Bits::zero(2)));
     let mem_ready = lane_mem_ready.iter().fold(m.lit(1, 1), |a, r| &a & r);

@@ -56,6 +56,9 @@ pub struct HwachaParams {
     pub icache_sets: u32,
     pub icache_ways: u32,
     pub icache_line_bytes: u32,
+    /// Arrays above this many bits are SRAM macros where a macro serves their ports
+    /// (`crate::memory`): the vector I$'s data arrays and the VPAQ at the default.
+    pub sram_threshold_bits: u64,
 }
 
 impl Default for HwachaParams {
@@ -84,6 +87,7 @@ impl Default for HwachaParams {
             icache_sets: 32,
             icache_ways: 2,
             icache_line_bytes: 64,
+            sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
         }
     }
 }
@@ -160,6 +164,7 @@ pub fn params() -> Vec<Param> {
             "vector instruction cache line bytes",
         ],
     ));
+    v.push(crate::memory::threshold_param());
     v
 }
 

@@ -187,6 +187,7 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             width: 72 + vb,
             flow: false,
             pipe: false,
+            sram_threshold_bits: p.sram_threshold_bits,
         };
         Ok::<_, HdlErrors>(m.instance(name, &queue(&params)?))
     };

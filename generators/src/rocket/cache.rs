@@ -14,8 +14,9 @@
 
 use super::bus::{mem_request, mem_response};
 use super::params::CacheParams;
+use crate::memory::{self, ArrayPorts};
 use hdl::ir::addr_width;
-use hdl::{cat, mux, Bits, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, Value};
+use hdl::{cat, mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
 
 /// `values[idx]` for `values` of one width: each bit position gathered across the
@@ -68,13 +69,15 @@ pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
     let set_w = idx_bits.max(1);
     let word_w = word_bits.max(1);
 
-    // Stage 1: the request being looked up or served.
+    // Stage 1: the request being looked up or served. Its fields are datapath registers
+    // without reset: every use is gated by `s1_valid` (a lookup) or a state that only a
+    // lookup enters, and `fire` writes them all with `s1_valid`.
     let s1_valid = m.reg("s1_valid", 1, false);
-    let s1_addr = m.reg("s1_addr", 32, 0u64);
-    let s1_write = m.reg("s1_write", 1, false);
-    let s1_data = m.reg("s1_data", 64, 0u64);
-    let s1_mask = m.reg("s1_mask", 8, 0u64);
-    let s1_size = m.reg("s1_size", 3, 0u64);
+    let s1_addr = m.reg("s1_addr", 32, ResetValue::None);
+    let s1_write = m.reg("s1_write", 1, ResetValue::None);
+    let s1_data = m.reg("s1_data", 64, ResetValue::None);
+    let s1_mask = m.reg("s1_mask", 8, ResetValue::None);
+    let s1_size = m.reg("s1_size", 3, ResetValue::None);
     // 0 lookup, 1 refill, 2 single memory access, 3 answer from the refill.
     let state = m.reg("state", 2, 0u64);
     let st = |v: u64| state.eq(&k(v, 2));
@@ -92,19 +95,17 @@ pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
     };
     let depth = (p.sets * words) as u64;
 
-    // Arrays: per way a tag array and a data array, both read at acceptance.
+    // Arrays: per way a tag array and a data array, both read at acceptance, each with
+    // one read and one write port, so the memory policy makes the large ones macros.
+    let array = |m: &mut ModuleBuilder, name: String, depth: u64, width: u32| {
+        let style = memory::style(depth, width, ArrayPorts::SYNC_1R1W, p.sram_threshold_bits);
+        m.mem(&name, depth, width, style)
+    };
     let tags: Vec<_> = (0..p.ways)
-        .map(|w| {
-            m.mem(
-                &format!("tag{w}"),
-                p.sets as u64,
-                tag_bits,
-                MemStyle::Inferred,
-            )
-        })
+        .map(|w| array(&mut m, format!("tag{w}"), p.sets as u64, tag_bits))
         .collect();
     let datas: Vec<_> = (0..p.ways)
-        .map(|w| m.mem(&format!("data{w}"), depth, 64, MemStyle::Inferred))
+        .map(|w| array(&mut m, format!("data{w}"), depth, 64))
         .collect();
     let read_set = set_of(&req_addr);
     let read_index = array_addr(&read_set, &word_of(&req_addr));
@@ -149,7 +150,8 @@ pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
     let round_robin = m.reg("round_robin", way_bits, 0u64);
     let sent = m.reg("refill_sent", word_w + 1, 0u64);
     let got = m.reg("refill_got", word_w + 1, 0u64);
-    let captured = m.reg("captured", 64, 0u64);
+    // The refill word answered in state 3, written during the refill: no reset.
+    let captured = m.reg("captured", 64, ResetValue::None);
     let dropped = m.reg("refill_dropped", 1, false);
     let issued = m.reg("single_issued", 1, false);
     let mut first_invalid = k(0, way_bits);
@@ -220,11 +222,6 @@ pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
     // Write hits update the line now (nothing reads the arrays until the write is done).
     let write_hit = &(&(&lookup & &s1_write) & &cacheable) & &hit;
     let s1_index = array_addr(&s1_set, &word_of(&s1_addr));
-    for (w, d) in datas.iter().enumerate() {
-        m.when(&(&write_hit & &hits[w]), |m| {
-            m.write_masked(d, &s1_index, &s1_data, &s1_mask)
-        });
-    }
 
     m.when(&single, |m| {
         m.connect(&state, &k(2, 2));
@@ -248,11 +245,15 @@ pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
     let got_word = got.slice(word_w - 1, 0);
     let refill_index = array_addr(&s1_set, &got_word.slice(word_bits.max(1) - 1, 0));
     let refill_resp = &refilling & &mresp;
+    // One write port per data array: a write hit (byte-masked) or a refill word (whole).
+    // They never coincide: a write hit is a lookup, a refill response comes in state 1.
+    let wr_index = mux(&write_hit, &s1_index, &refill_index);
+    let wr_data = mux(&write_hit, &s1_data, &mdata);
+    let wr_mask = mux(&write_hit, &s1_mask, &k(0xff, 8));
     for (w, d) in datas.iter().enumerate() {
         let mine = victim.eq(&k(w as u64, way_bits));
-        m.when(&(&refill_resp & &mine), |m| {
-            m.write(d, &refill_index, &mdata)
-        });
+        let wen = &(&write_hit & &hits[w]) | &(&refill_resp & &mine);
+        m.when(&wen, |m| m.write_masked(d, &wr_index, &wr_data, &wr_mask));
     }
     let wanted = if word_bits == 0 {
         k(1, 1)

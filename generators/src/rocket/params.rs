@@ -63,6 +63,9 @@ pub struct RocketParams {
     /// core's back; the linker script puts `.tohost` at the start of RAM).
     pub uncached_base: u64,
     pub uncached_size: u64,
+    /// Arrays above this many bits are SRAM macros where a macro serves their ports
+    /// (`crate::memory`): the caches' data arrays at the default.
+    pub sram_threshold_bits: u64,
 }
 
 impl Default for RocketParams {
@@ -87,6 +90,7 @@ impl Default for RocketParams {
             ram_size: 0x8000_0000,
             uncached_base: 0x8000_0000,
             uncached_size: 0x1000,
+            sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
         }
     }
 }
@@ -202,6 +206,7 @@ pub fn params() -> Vec<Param> {
             "size of the uncached region in bytes (0 for none), inside RAM",
         )
         .hex(),
+        crate::memory::threshold_param(),
     ]);
     v
 }
@@ -225,6 +230,8 @@ pub struct CacheParams {
     /// `[base, base + size)` bypasses the cache: reads and writes go straight through.
     pub uncached_base: u64,
     pub uncached_size: u64,
+    /// The memory policy's threshold (`crate::memory::style`).
+    pub sram_threshold_bits: u64,
 }
 
 /// Shape of the multiply/divide unit.
@@ -244,6 +251,7 @@ impl RocketParams {
             line_bytes: self.icache_line_bytes,
             uncached_base: 0,
             uncached_size: 0,
+            sram_threshold_bits: self.sram_threshold_bits,
         }
     }
 
@@ -254,6 +262,7 @@ impl RocketParams {
             line_bytes: self.dcache_line_bytes,
             uncached_base: self.uncached_base,
             uncached_size: self.uncached_size,
+            sram_threshold_bits: self.sram_threshold_bits,
         }
     }
 

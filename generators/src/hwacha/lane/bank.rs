@@ -189,7 +189,7 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(xb.get("word").value(), &f("word"));
 
     // fop-brq: a readout for the VMU. The sequencer has reserved the entry.
-    let brq_q = Fifo::new(&mut m, "brq_q", p.brq_entries, brq_bits(p))?;
+    let brq_q = Fifo::new(&mut m, p, "brq_q", p.brq_entries, brq_bits(p))?;
     m.connect(
         &brq_q.enq_valid(),
         &(&f("valid") & &is_unit(&f("unit"), unit::MEM)),
@@ -229,7 +229,7 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     // sram-write / pred-write: the unit's result, or (when the schedule leaves the port
     // free) the bank write queue's head; narrowed to the register's width and
     // sign-extended (narrow registers read back sign-extended).
-    let bwq_q = Fifo::new(&mut m, "bwq_q", p.bwq_entries, bwq_bits(p))?;
+    let bwq_q = Fifo::new(&mut m, p, "bwq_q", p.bwq_entries, bwq_bits(p))?;
     m.connect(&bwq_q.enq_valid(), bwq_in.valid());
     m.connect(bwq_in.ready(), &bwq_q.enq_ready());
     let packed = cat(&[

@@ -84,7 +84,7 @@ pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         ("word", 1),
         ("entries", EIDX_BITS),
     ];
-    let cmdq = Fifo::new(&mut m, "cmdq", n, fields.iter().map(|f| f.1).sum())?;
+    let cmdq = Fifo::new(&mut m, p, "cmdq", n, fields.iter().map(|f| f.1).sum())?;
     let slot = hdl::helpers::onehot_encode(&alloc);
     m.connect(
         &cmdq.enq_bits(),

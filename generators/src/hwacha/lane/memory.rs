@@ -182,7 +182,7 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     // finish it; a reduction is, as every lane answers).
     let fields = cmd_fields(p);
     let width: u32 = fields.iter().map(|f| f.1).sum();
-    let cmdq = Fifo::new(&mut m, "cmdq", n, width)?;
+    let cmdq = Fifo::new(&mut m, p, "cmdq", n, width)?;
     let g = |f: &str| new.get(f).value().clone();
     let lvlen = lane_vlen(p, &g("vlen"), &lane);
     let slot = hdl::helpers::onehot_encode(&alloc);
@@ -213,7 +213,7 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let head_slot = onehot_decode(get(&head, "slot"), n);
     let cleared = (&head_slot & &deps_clear).or_r();
     // Load and AMO results go back one command at a time, in command order.
-    let loadq = Fifo::new(&mut m, "loadq", n, sb + row_bits(p) + 2)?;
+    let loadq = Fifo::new(&mut m, p, "loadq", n, sb + row_bits(p) + 2)?;
     let cmd = unit.io("cmd");
     // Reductions go to the reducer instead, once it is free.
     let head_red = get(&head, "red").ne(&m.lit(0, 2));

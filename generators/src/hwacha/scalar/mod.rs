@@ -160,6 +160,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
                 line_bytes: p.icache_line_bytes,
                 uncached_base: 0,
                 uncached_size: 0,
+                sram_threshold_bits: p.sram_threshold_bits,
             },
         )?,
     );

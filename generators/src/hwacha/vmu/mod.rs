@@ -182,8 +182,10 @@ pub(crate) struct Fifo {
 }
 
 impl Fifo {
+    /// `p` supplies the memory policy's threshold (`sram_threshold_bits`).
     pub fn new(
         m: &mut ModuleBuilder,
+        p: &HwachaParams,
         name: &str,
         depth: u32,
         width: u32,
@@ -193,6 +195,7 @@ impl Fifo {
             width,
             flow: false,
             pipe: false,
+            sram_threshold_bits: p.sram_threshold_bits,
         })?;
         Ok(Fifo {
             inst: m.instance(name, &module),
@@ -248,9 +251,9 @@ pub fn vmu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
 
     // The lane-side queues (the VPQ has no thesis parameter: it shares the VVAQ's).
-    let vpq_q = Fifo::new(&mut m, "vpq_q", p.vvaq_entries, s)?;
-    let vvaq_q = Fifo::new(&mut m, "vvaq_q", p.vvaq_entries, 64)?;
-    let vsdq_q = Fifo::new(&mut m, "vsdq_q", p.vsdq_entries, 64 * s)?;
+    let vpq_q = Fifo::new(&mut m, p, "vpq_q", p.vvaq_entries, s)?;
+    let vvaq_q = Fifo::new(&mut m, p, "vvaq_q", p.vvaq_entries, 64)?;
+    let vsdq_q = Fifo::new(&mut m, p, "vsdq_q", p.vsdq_entries, 64 * s)?;
     for (q, port, data) in [
         (&vpq_q, &vpq, "pred"),
         (&vvaq_q, &vvaq, "offset"),
@@ -260,9 +263,10 @@ pub fn vmu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&q.enq_bits(), field(port, data));
         m.connect(port.ready(), &q.enq_ready());
     }
-    let vpaq_q = Fifo::new(&mut m, "vpaq_q", p.vpaq_entries, addr::Element::width(s))?;
+    let vpaq_q = Fifo::new(&mut m, p, "vpaq_q", p.vpaq_entries, addr::Element::width(s))?;
     let vldq_q = Fifo::new(
         &mut m,
+        p,
         "vldq_q",
         p.vldq_entries,
         8 * BEAT_BYTES + addr_width(p.vlt_entries as u64),
