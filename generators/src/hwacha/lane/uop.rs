@@ -177,11 +177,23 @@ pub fn read_uop(p: &HwachaParams) -> Shape {
     ])
 }
 
+/// Fields of [`compute_fields`] that only the expander and the memory side use: the
+/// write's destination (the write micro-op carries it) and the VMU command's (the lane's
+/// command queue has them). The fop leaves them out, since every bank and every expander
+/// slot registers it.
+const NOT_IN_FOP: [&str; 7] = [
+    "wr", "rd_pred", "rd_width", "mem", "amo_fn", "width", "unsigned",
+];
+
 /// The fop micro-op (with pred-read, pdl, sreg and xbar folded in): start the operation
 /// on the latched or scalar operands.
 pub fn fop_uop(p: &HwachaParams) -> Shape {
     let mut fields = vec![uint("valid", 1)];
-    fields.extend(compute_fields());
+    fields.extend(
+        compute_fields()
+            .into_iter()
+            .filter(|f| !NOT_IN_FOP.contains(&f.name.as_str())),
+    );
     let prow = prow_bits(p);
     fields.extend(["pred", "ps1", "ps2", "ps3"].map(|n| uint(n, prow)));
     fields.extend(strip_fields(p));

@@ -132,8 +132,11 @@ pub(super) fn build(
     let width = m.reg("seq_width", 2, 0u64);
     let unsigned = m.reg("seq_unsigned", 1, false);
     let base = m.reg("seq_base", 64, 0u64);
-    let vlen = m.reg("seq_vlen", 32, 0u64);
+    // The command has no elements; `left` is vlen - k, kept beside k so that no
+    // subtraction sits between k and the next address.
+    let empty = m.reg("seq_empty", 1, false);
     let k = m.reg("seq_k", 32, 0u64);
+    let left = m.reg("seq_left", 32, 0u64);
     let addr = m.reg("seq_addr", 64, 0u64);
     let stride = m.reg("seq_stride", 64, 0u64);
     let jump = m.reg("seq_jump", 64, 0u64);
@@ -166,8 +169,10 @@ pub(super) fn build(
         m.connect(&width, c_width);
         m.connect(&unsigned, field(cmd, "unsigned"));
         m.connect(&base, field(cmd, "base"));
-        m.connect(&vlen, field(cmd, "vlen"));
+        let c_vlen = field(cmd, "vlen");
+        m.connect(&empty, &c_vlen.eq(&lit(c_vlen, 0, 32)));
         m.connect(&k, &lit(&k, 0, 32));
+        m.connect(&left, c_vlen);
         m.connect(&addr, &start);
         m.connect(&stride, &c_stride);
         m.connect(&jump, &c_jump);
@@ -178,8 +183,7 @@ pub(super) fn build(
     let is_amo = op.eq(&lit(&op, OP_AMO, 2));
     let uses_vvaq = &is_amo | &mode.eq(&lit(&mode, MODE_INDEXED, 2));
     let needs_data = op.ne(&lit(&op, OP_LOAD, 2));
-    let empty = vlen.eq(&lit(&vlen, 0, 32));
-    let last = &empty | &k.eq(&(&vlen - &lit(&vlen, 1, 32)));
+    let last = &empty | &left.eq(&lit(&left, 1, 32));
     // The element's slot in its group and whether it ends its group or lane strip.
     let slot = if s == 1 {
         lit(&k, 0, 1)
@@ -201,18 +205,17 @@ pub(super) fn build(
 
     // Slots of the group below vlen; a unit-stride group, or a constant-stride one of no
     // live active element, goes whole.
-    let remaining = &vlen - &k;
     let live: Vec<Value> = (0..s)
         .rev()
-        .map(|j| remaining.gt(&lit(&k, j as u64, 32)))
+        .map(|j| left.gt(&lit(&k, j as u64, 32)))
         .collect();
     let live = cat(&live.iter().collect::<Vec<_>>());
     let at_group = slot.eq(&lit(&slot, 0, slot.width()));
     let on_slots = &vpq.deq_bits() & &live;
     let unit = &mode.eq(&lit(&mode, MODE_UNIT, 2)) & &!&is_amo;
     let whole_group = &(&at_group & &(&unit | &!&on_slots.or_r())) & &!&(&uses_vvaq | &empty);
-    let partial = remaining.lt(&lit(&k, s as u64, 32));
-    let group_count = mux(&partial, &remaining.trunc(4), &lit(&k, s as u64, 4));
+    let partial = left.lt(&lit(&k, s as u64, 32));
+    let group_count = mux(&partial, &left.trunc(4), &lit(&k, s as u64, 4));
     let group_strip_end = ends_strip(log_s);
 
     let inputs_ready =
@@ -242,7 +245,7 @@ pub(super) fn build(
         addr: elem_addr.clone(),
         active: &ons & &(!&misaligned).repeat(s),
         data: mux(&whole_group, &vsdq.deq_bits(), &data.zext(64 * s)),
-        last: mux(&whole_group, &!&remaining.gt(&lit(&k, s as u64, 32)), &last),
+        last: mux(&whole_group, &!&left.gt(&lit(&k, s as u64, 32)), &last),
         count: mux(&whole_group, &group_count, &lit(&k, 1, 4)),
         empty: empty.clone(),
         strip_end: mux(&whole_group, &group_strip_end, &strip_end),
@@ -262,6 +265,7 @@ pub(super) fn build(
     let item_last = e.last.clone();
     m.when(&fire, |m| {
         m.connect(&k, &(&k + &e.count.zext(32)));
+        m.connect(&left, &(&left - &e.count.zext(32)));
         m.connect(&addr, &(&addr + &step));
         m.when(&fault, |m| {
             m.connect(&faulted, &lit(&faulted, 1, 1));
