@@ -109,9 +109,10 @@ pub fn split(instances: &[InstanceArea], table: &[(&str, Category)]) -> Vec<Cate
         slot.area_um2 += area;
         slot.macro_area_um2 += macros;
     }
+    // Rounded; `+ 0.0` turns a rounded -0.0 (a difference of equal areas) into 0.0.
     for s in &mut sums {
-        s.area_um2 = super::stats::round(s.area_um2);
-        s.macro_area_um2 = super::stats::round(s.macro_area_um2);
+        s.area_um2 = super::stats::round(s.area_um2) + 0.0;
+        s.macro_area_um2 = super::stats::round(s.macro_area_um2) + 0.0;
     }
     sums
 }
