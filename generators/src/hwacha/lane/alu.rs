@@ -48,7 +48,7 @@ pub fn alu(fn_: &Value, word: &Value, a: &Value, b: &Value, eidx: &Value) -> Val
     let left_in = is_eidx.mux(&eidx.zext(64), a);
     let shift_in = left.mux(&reverse(&left_in), &right_in);
     let fill = &(&is(rv::SRA) & &!&left) & &shift_in.bit(63);
-    let amount = (&(word & &!&is_eidx)).mux(&b.slice(4, 0).zext(6), &b.slice(5, 0));
+    let amount = (word & &!&is_eidx).mux(&b.slice(4, 0).zext(6), &b.slice(5, 0));
     let shifted = cat(&[&fill, &shift_in])
         .as_signed()
         .dshr(&amount)

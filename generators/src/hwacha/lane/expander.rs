@@ -21,7 +21,7 @@
 //!   destination happens at or after its write (WAR), for the vector and predicate
 //!   register files alike (an SRAM read and write of one row in one cycle is avoided).
 
-use super::uop::{fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, write_uop};
+use super::uop::{fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, uop_regs, write_uop};
 use crate::hwacha::params::HwachaParams;
 use hdl::{Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
 use std::rc::Rc;
@@ -192,7 +192,7 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
     let n = slots(p) as usize;
     let regs = |m: &mut ModuleBuilder, name: &str, s: &Shape, len: usize| -> Vec<Bundle> {
         (0..len)
-            .map(|t| m.reg_bundle(&format!("{name}{t}"), s))
+            .map(|t| uop_regs(m, &format!("{name}{t}"), s))
             .collect()
     };
     let reads = regs(&mut m, "read", &read_s, READ_SLOTS as usize);
@@ -263,7 +263,7 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
     m.connect(new_write.get("row").value(), &chosen.dest);
     m.connect(new_write.get("src").value(), &o("unit"));
     m.connect(new_write.get("width").value(), &o("rd_width"));
-    for t in 0..n {
+    for (t, write_reg) in writes.iter().enumerate() {
         let tt = slot_no(&chosen.f, t as u64);
         if let Some(reg) = reads.get(t) {
             let at_j1 = &(&fire & &chosen.rs1_v) & &m.lit((t == 0) as u64, 1);
@@ -281,7 +281,7 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
         }
         let place = &(&fire & &chosen.writes) & &tt.eq(&chosen.w);
         let wr = Bundle::mux(&place, &new_write, &view.write[t]);
-        m.connect_bundle(&writes[t], &wr);
+        m.connect_bundle(write_reg, &wr);
     }
     let claim = xbar_claim(p, &chosen, xbar_len);
     let none = m.lit(0, xbar_len);

@@ -15,7 +15,7 @@
 use super::{field, lit, Fifo, MODE_INDEXED, MODE_UNIT, OP_AMO, OP_LOAD};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::priority_encode;
-use hdl::{cat, mux, Bundle, ModuleBuilder, Value};
+use hdl::{cat, mux, Bundle, ModuleBuilder, ResetValue, Value};
 
 /// Elements `k..k + count` on their way to the issue unit (an entry of the VPAQ): one
 /// element in slot 0, or a group of S in slots 0..S.
@@ -125,26 +125,30 @@ pub(super) fn build(
     let log_s = s.trailing_zeros();
     let log_strip = strip.trailing_zeros();
 
+    // The command and walk registers are datapath: loaded when a command is accepted
+    // and read only while it is (`busy`); the exception's address and kind only under
+    // `xcpt_valid`.
+    let none = || ResetValue::None;
     let busy = m.reg("seq_busy", 1, false);
-    let op = m.reg("seq_op", 2, 0u64);
-    let amo_fn = m.reg("seq_amo_fn", 4, 0u64);
-    let mode = m.reg("seq_mode", 2, 0u64);
-    let width = m.reg("seq_width", 2, 0u64);
-    let unsigned = m.reg("seq_unsigned", 1, false);
-    let base = m.reg("seq_base", 64, 0u64);
+    let op = m.reg("seq_op", 2, none());
+    let amo_fn = m.reg("seq_amo_fn", 4, none());
+    let mode = m.reg("seq_mode", 2, none());
+    let width = m.reg("seq_width", 2, none());
+    let unsigned = m.reg("seq_unsigned", 1, none());
+    let base = m.reg("seq_base", 64, none());
     // The command has no elements; `left` is vlen - k, kept beside k so that no
     // subtraction sits between k and the next address.
-    let empty = m.reg("seq_empty", 1, false);
-    let k = m.reg("seq_k", 32, 0u64);
-    let left = m.reg("seq_left", 32, 0u64);
-    let addr = m.reg("seq_addr", 64, 0u64);
-    let stride = m.reg("seq_stride", 64, 0u64);
-    let jump = m.reg("seq_jump", 64, 0u64);
-    let group_stride = m.reg("seq_group_stride", 64, 0u64);
-    let faulted = m.reg("seq_faulted", 1, false);
+    let empty = m.reg("seq_empty", 1, none());
+    let k = m.reg("seq_k", 32, none());
+    let left = m.reg("seq_left", 32, none());
+    let addr = m.reg("seq_addr", 64, none());
+    let stride = m.reg("seq_stride", 64, none());
+    let jump = m.reg("seq_jump", 64, none());
+    let group_stride = m.reg("seq_group_stride", 64, none());
+    let faulted = m.reg("seq_faulted", 1, none());
     let xcpt_valid = m.reg("xcpt_valid", 1, false);
-    let xcpt_addr = m.reg("xcpt_addr", 64, 0u64);
-    let xcpt_store = m.reg("xcpt_store", 1, false);
+    let xcpt_addr = m.reg("xcpt_addr", 64, none());
+    let xcpt_store = m.reg("xcpt_store", 1, none());
 
     // Accept a command when the previous one has sent all its elements.
     m.connect(cmd.ready(), &!&busy);
