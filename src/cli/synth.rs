@@ -33,6 +33,11 @@ pub struct SynthArgs {
     /// Print the report as JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Also group the instance areas into thesis Figure 9.5's categories (banks,
+    /// functional units, control, VMU, other) by Hwacha module name; use with
+    /// `--top VectorUnit --depth 3` or deeper.
+    #[arg(long)]
+    hwacha_split: bool,
 }
 
 pub fn run(args: SynthArgs) -> anyhow::Result<u8> {
@@ -49,7 +54,10 @@ pub fn run(args: SynthArgs) -> anyhow::Result<u8> {
         clock_period_ns: args.clock_period,
     })
     .with_context(|| format!("synthesizing {}", args.dir.display()))?;
-    let table = table(&report);
+    let mut table = table(&report);
+    if args.hwacha_split {
+        table.push_str(&split_table(&report));
+    }
     write_atomically(&out, &files(&report, &table)?)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -124,6 +132,28 @@ fn files(r: &SynthReport, table: &str) -> anyhow::Result<Vec<(String, String)>> 
 
 fn json<T: serde::Serialize>(v: &T) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(v)? + "\n")
+}
+
+/// The Hwacha split (`synth::split` with its module table): area, share and macro area
+/// per thesis Figure 9.5 category.
+fn split_table(r: &SynthReport) -> String {
+    let mut s = String::from("area by thesis Figure 9.5 category (um2, share, of it macros):\n");
+    for c in synth::split(&r.instances, synth::HWACHA_CATEGORIES) {
+        let share = if r.area_um2 > 0.0 {
+            100.0 * c.area_um2 / r.area_um2
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            s,
+            "  {:<18} {:>12.1} {:>5.1}% {:>12.1}",
+            c.category.name(),
+            c.area_um2,
+            share,
+            c.macro_area_um2
+        );
+    }
+    s
 }
 
 /// The report as a text table: totals, then one row per instance, indented by depth.

@@ -12,9 +12,11 @@
 
 mod design;
 mod script;
+mod split;
 mod stats;
 
 pub use design::{GenDir, Node};
+pub use split::{split, Category, CategoryArea, HWACHA_CATEGORIES};
 pub use stats::InstanceArea;
 
 use crate::fakeram::{self, Tech};

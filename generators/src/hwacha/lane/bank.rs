@@ -12,24 +12,21 @@
 
 use super::alu::alu;
 use super::plu::plu;
-use super::uop::{fop_uop, read_uop, result, unit, write_trace, write_uop, xbar};
+use super::uop::{fop_uop, read_uop, result, unit, uop_regs, write_trace, write_uop, xbar};
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::Fifo;
 use hdl::ir::addr_width;
-use hdl::{cat, Bits, Bundle, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, Shape, Value};
+use hdl::{
+    cat, Bits, Bundle, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, ResetValue, Shape, Value,
+};
 use std::rc::Rc;
 
-/// `b` delayed by `stages` registers.
-pub(super) fn delay(
-    m: &mut ModuleBuilder,
-    name: &str,
-    shape: &Shape,
-    b: &Bundle,
-    stages: u32,
-) -> Bundle {
+/// `b` delayed by `stages` registers without reset: a unit's result, written only by a
+/// valid write micro-op, which comes after the unit's valid fop.
+fn delay(m: &mut ModuleBuilder, name: &str, shape: &Shape, b: &Bundle, stages: u32) -> Bundle {
     let mut cur = b.clone();
     for i in 0..stages {
-        let r = m.reg_bundle(&format!("{name}_{i}"), shape);
+        let r = m.reg_bundle_no_reset(&format!("{name}_{i}"), shape);
         m.connect_bundle(&r, &cur);
         cur = r;
     }
@@ -106,7 +103,8 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         ("next_write", &write_s, &write),
     ] {
         let out = m.io(name, Dir::Out, shape);
-        let r = delay(&mut m, name, shape, b, 1);
+        let r = uop_regs(&mut m, name, shape);
+        m.connect_bundle(&r, b);
         m.connect_bundle(&out, &r);
     }
     let xbar_out = m.io("xbar", Dir::Out, &xbar(p));
@@ -124,12 +122,14 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let vrf = m.mem("vrf", p.bank_entries as u64, p.bank_width, MemStyle::Sram);
     let rdata = m.read_sync(&vrf, read.get("row").value(), read.get("valid").value());
     let latch_valid = m.reg("latch_valid", 1, 0u64);
-    let latch_idx = m.reg("latch_idx", 1, 0u64);
+    // The latches and their index are datapath: a fop reads a latch only after the
+    // valid read it scheduled into it.
+    let latch_idx = m.reg("latch_idx", 1, ResetValue::None);
     m.connect(&latch_valid, read.get("valid").value());
     m.connect(&latch_idx, read.get("idx").value());
     let opl: Vec<Value> = (0..2)
         .map(|i| {
-            let r = m.reg(&format!("opl{i}"), p.bank_width, 0u64);
+            let r = m.reg(&format!("opl{i}"), p.bank_width, ResetValue::None);
             let this = &latch_valid & &latch_idx.eq(&latch_idx.konst(Bits::from_u64(1, i)));
             m.when(&this, |m| m.connect(&r, &rdata));
             r

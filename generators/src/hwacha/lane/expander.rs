@@ -21,15 +21,21 @@
 //!   destination happens at or after its write (WAR), for the vector and predicate
 //!   register files alike (an SRAM read and write of one row in one cycle is avoided).
 
-use super::uop::{fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, write_uop};
+use super::uop::{fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, uop_regs, write_uop};
 use crate::hwacha::params::HwachaParams;
 use hdl::{Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
 use std::rc::Rc;
 
 /// Slots: the latest write is at `f + latency` with `f` at most 3.
 pub fn slots(p: &HwachaParams) -> u32 {
-    4 + p.stages_alu.max(p.stages_plu).max(p.stages_imul)
+    FOP_SLOTS + p.stages_alu.max(p.stages_plu).max(p.stages_imul)
 }
+
+/// Slots that can hold a read: operand 1 reads at slot 0, operand 2 at slot 0 or 1.
+/// Later slots are always empty, so they have no registers.
+const READ_SLOTS: u32 = 2;
+/// Slots that can hold a fop: `f = 1 + vector operands` is at most 3.
+const FOP_SLOTS: u32 = 4;
 
 /// Where an operation's micro-ops go, as 8-bit slot numbers.
 struct Plan {
@@ -184,14 +190,14 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
     let busy = m.output("busy", 1);
 
     let n = slots(p) as usize;
-    let regs = |m: &mut ModuleBuilder, name: &str, s: &Shape| -> Vec<Bundle> {
-        (0..n)
-            .map(|t| m.reg_bundle(&format!("{name}{t}"), s))
+    let regs = |m: &mut ModuleBuilder, name: &str, s: &Shape, len: usize| -> Vec<Bundle> {
+        (0..len)
+            .map(|t| uop_regs(m, &format!("{name}{t}"), s))
             .collect()
     };
-    let reads = regs(&mut m, "read", &read_s);
-    let fops = regs(&mut m, "fop", &fop_s);
-    let writes = regs(&mut m, "write", &write_s);
+    let reads = regs(&mut m, "read", &read_s, READ_SLOTS as usize);
+    let fops = regs(&mut m, "fop", &fop_s, FOP_SLOTS as usize);
+    let writes = regs(&mut m, "write", &write_s, n);
     // The crossbar is taken from the fop slot of bank 0 to that of the last bank.
     let xbar_len = (n + p.banks as usize) as u32;
     let xbar = m.reg("xbar_busy", xbar_len, 0u64);
@@ -199,7 +205,8 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
     m.connect_bundle(&out_fop, &fops[0]);
     m.connect_bundle(&out_write, &writes[0]);
 
-    // Next cycle's view: slot t then holds what slot t + 1 holds now.
+    // Next cycle's view of all n slots: slot t then holds what slot t + 1 holds now
+    // (empty past the registers).
     let shifted = |m: &mut ModuleBuilder, regs: &[Bundle], s: &Shape, name: &str| {
         let empty = m.wire_bundle(name, s);
         for (leaf, _) in empty.leaves() {
@@ -207,7 +214,7 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
             m.connect(leaf, &z);
         }
         let mut v: Vec<Bundle> = regs[1..].to_vec();
-        v.push(empty);
+        v.resize(n, empty);
         v
     };
     let view = View {
@@ -256,21 +263,25 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
     m.connect(new_write.get("row").value(), &chosen.dest);
     m.connect(new_write.get("src").value(), &o("unit"));
     m.connect(new_write.get("width").value(), &o("rd_width"));
-    for t in 0..n {
+    for (t, write_reg) in writes.iter().enumerate() {
         let tt = slot_no(&chosen.f, t as u64);
-        let at_j1 = &(&fire & &chosen.rs1_v) & &m.lit((t == 0) as u64, 1);
-        let at_j2 = &(&fire & &chosen.rs2_v) & &tt.eq(&chosen.j2);
-        let r = Bundle::mux(
-            &at_j1,
-            &new_r1,
-            &Bundle::mux(&at_j2, &new_r2, &view.read[t]),
-        );
-        m.connect_bundle(&reads[t], &r);
-        let fo = Bundle::mux(&(&fire & &tt.eq(&chosen.f)), &new_fop, &view.fop[t]);
-        m.connect_bundle(&fops[t], &fo);
+        if let Some(reg) = reads.get(t) {
+            let at_j1 = &(&fire & &chosen.rs1_v) & &m.lit((t == 0) as u64, 1);
+            let at_j2 = &(&fire & &chosen.rs2_v) & &tt.eq(&chosen.j2);
+            let r = Bundle::mux(
+                &at_j1,
+                &new_r1,
+                &Bundle::mux(&at_j2, &new_r2, &view.read[t]),
+            );
+            m.connect_bundle(reg, &r);
+        }
+        if let Some(reg) = fops.get(t) {
+            let fo = Bundle::mux(&(&fire & &tt.eq(&chosen.f)), &new_fop, &view.fop[t]);
+            m.connect_bundle(reg, &fo);
+        }
         let place = &(&fire & &chosen.writes) & &tt.eq(&chosen.w);
         let wr = Bundle::mux(&place, &new_write, &view.write[t]);
-        m.connect_bundle(&writes[t], &wr);
+        m.connect_bundle(write_reg, &wr);
     }
     let claim = xbar_claim(p, &chosen, xbar_len);
     let none = m.lit(0, xbar_len);

@@ -9,7 +9,7 @@
 use super::uop::{imul_fn, result, unit, xbar};
 use crate::arith::{multiply, MulConfig};
 use crate::hwacha::params::HwachaParams;
-use hdl::{Bits, Dir, HdlErrors, Module, ModuleBuilder, Value};
+use hdl::{Bits, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
 
 /// `fn_ == v`.
@@ -37,10 +37,10 @@ fn select(fn_: &Value, word: &Value, product: &Value) -> Value {
     is(fn_, imul_fn::MUL).mux(&low, &product.slice(127, 64))
 }
 
-/// `v` delayed by `n` registers named `<name>_<i>`.
-fn delay(m: &mut ModuleBuilder, name: &str, v: &Value, n: u32) -> Value {
+/// `v` delayed by `n` registers named `<name>_<i>`, with reset `reset`.
+fn delay(m: &mut ModuleBuilder, name: &str, v: &Value, n: u32, reset: fn() -> ResetValue) -> Value {
     (0..n).fold(v.clone(), |prev, i| {
-        let r = m.reg(&format!("{name}_{i}"), v.width(), 0u64);
+        let r = m.reg(&format!("{name}_{i}"), v.width(), reset());
         m.connect(&r, &prev);
         r
     })
@@ -69,8 +69,10 @@ pub fn imul(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             multiply(&mut m, &a, &b, &cfg, &always)
         })
         .collect();
-    let fn_late = delay(&mut m, "fn", fn_, p.stages_imul);
-    let word_late = delay(&mut m, "word", word, p.stages_imul);
+    // The function travels without reset (datapath: a result is used only under its
+    // mask), the mask with its reset (it is the result's valid).
+    let fn_late = delay(&mut m, "fn", fn_, p.stages_imul, || ResetValue::None);
+    let word_late = delay(&mut m, "word", word, p.stages_imul, || ResetValue::None);
     let slices: Vec<Value> = products
         .iter()
         .map(|pr| select(&fn_late, &word_late, pr))
@@ -81,7 +83,7 @@ pub fn imul(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mine = x.valid() & &u.eq(&u.konst(hdl::Bits::from_u64(unit::WIDTH, unit::IMUL)));
     let mask = &mine.repeat(p.slices()) & bits.get("mask").value();
     m.connect(out.get("data").value(), &data);
-    let mask_late = delay(&mut m, "mask", &mask, p.stages_imul);
+    let mask_late = delay(&mut m, "mask", &mask, p.stages_imul, || ResetValue::Int(0));
     m.connect(out.get("mask").value(), &mask_late);
     m.finish()
 }

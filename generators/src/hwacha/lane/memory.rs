@@ -28,7 +28,7 @@ use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::{self, Fifo};
 use hdl::helpers::onehot_decode;
 use hdl::ir::addr_width;
-use hdl::{cat, Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
+use hdl::{cat, Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value};
 use std::rc::Rc;
 
 /// A lane's reduction result: whether every / any element is active, and the first
@@ -369,16 +369,22 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     });
     // The reducer: the guard's all/any and vfirst's first active element, over this
     // lane's elements in order (lane-local element `count`, global index by the layout).
-    let left = m.reg("red_left", 32, 0u64);
-    let count = m.reg("red_count", 32, 0u64);
-    let scalar = m.reg("red_scalar", 1, 0u64);
-    let scalar_value = m.reg("red_value_scalar", 64, 0u64);
+    // Its registers are datapath: set when a reduction arms it and read only while it
+    // is busy or its result valid.
+    let none = || ResetValue::None;
+    let left = m.reg("red_left", 32, none());
+    let count = m.reg("red_count", 32, none());
+    let scalar = m.reg("red_scalar", 1, none());
+    let scalar_value = m.reg("red_value_scalar", 64, none());
     let (all, any, found) = (
-        m.reg("red_all", 1, 0u64),
-        m.reg("red_any", 1, 0u64),
-        m.reg("red_found", 1, 0u64),
+        m.reg("red_all", 1, none()),
+        m.reg("red_any", 1, none()),
+        m.reg("red_found", 1, none()),
     );
-    let (index, value) = (m.reg("red_index", 32, 0u64), m.reg("red_value", 64, 0u64));
+    let (index, value) = (
+        m.reg("red_index", 32, none()),
+        m.reg("red_value", 64, none()),
+    );
     let strip_log = p.strip().trailing_zeros();
     let global = |k: &Value| {
         let strip_no = k.shr(strip_log).shl(strip_log + p.lanes.trailing_zeros());

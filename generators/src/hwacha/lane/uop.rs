@@ -4,7 +4,7 @@
 
 use crate::hwacha::params::HwachaParams;
 use hdl::ir::addr_width;
-use hdl::{Field, Shape};
+use hdl::{Bundle, Field, ModuleBuilder, ResetValue, Shape};
 
 /// Functional unit of a sequencer operation (`unit` field).
 pub mod unit {
@@ -177,11 +177,23 @@ pub fn read_uop(p: &HwachaParams) -> Shape {
     ])
 }
 
+/// Fields of [`compute_fields`] that only the expander and the memory side use: the
+/// write's destination (the write micro-op carries it) and the VMU command's (the lane's
+/// command queue has them). The fop leaves them out, since every bank and every expander
+/// slot registers it.
+const NOT_IN_FOP: [&str; 7] = [
+    "wr", "rd_pred", "rd_width", "mem", "amo_fn", "width", "unsigned",
+];
+
 /// The fop micro-op (with pred-read, pdl, sreg and xbar folded in): start the operation
 /// on the latched or scalar operands.
 pub fn fop_uop(p: &HwachaParams) -> Shape {
     let mut fields = vec![uint("valid", 1)];
-    fields.extend(compute_fields());
+    fields.extend(
+        compute_fields()
+            .into_iter()
+            .filter(|f| !NOT_IN_FOP.contains(&f.name.as_str())),
+    );
     let prow = prow_bits(p);
     fields.extend(["pred", "ps1", "ps2", "ps3"].map(|n| uint(n, prow)));
     fields.extend(strip_fields(p));
@@ -198,6 +210,31 @@ pub fn write_uop(p: &HwachaParams) -> Shape {
         uint("src", unit::WIDTH),
         uint("width", 2),
     ])
+}
+
+/// Registers holding a micro-op of `shape` (flat fields, one of them `valid`): `valid`
+/// keeps its reset; the other fields are datapath registers without reset, since banks
+/// and the expander read them only under `valid`.
+pub fn uop_regs(m: &mut ModuleBuilder, name: &str, shape: &Shape) -> Bundle {
+    let Shape::Bundle(fields) = shape else {
+        unreachable!("micro-ops are flat bundles")
+    };
+    let leaves = fields
+        .iter()
+        .map(|f| {
+            let Shape::UInt(w) = f.shape else {
+                unreachable!("micro-op fields are plain bits")
+            };
+            let n = format!("{name}_{}", f.name);
+            let reg = if f.name == "valid" {
+                m.reg(&n, w, 0u64)
+            } else {
+                m.reg(&n, w, ResetValue::None)
+            };
+            (f.name.clone(), false, Bundle::Leaf(reg))
+        })
+        .collect();
+    Bundle::Fields(leaves)
 }
 
 /// A functional unit's result for one bank entry: S elements and their write mask.

@@ -15,7 +15,7 @@
 use super::{field, lit, Fifo, MODE_INDEXED, MODE_UNIT, OP_AMO, OP_LOAD};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::priority_encode;
-use hdl::{cat, mux, Bundle, ModuleBuilder, Value};
+use hdl::{cat, mux, Bundle, ModuleBuilder, ResetValue, Value};
 
 /// Elements `k..k + count` on their way to the issue unit (an entry of the VPAQ): one
 /// element in slot 0, or a group of S in slots 0..S.
@@ -125,23 +125,30 @@ pub(super) fn build(
     let log_s = s.trailing_zeros();
     let log_strip = strip.trailing_zeros();
 
+    // The command and walk registers are datapath: loaded when a command is accepted
+    // and read only while it is (`busy`); the exception's address and kind only under
+    // `xcpt_valid`.
+    let none = || ResetValue::None;
     let busy = m.reg("seq_busy", 1, false);
-    let op = m.reg("seq_op", 2, 0u64);
-    let amo_fn = m.reg("seq_amo_fn", 4, 0u64);
-    let mode = m.reg("seq_mode", 2, 0u64);
-    let width = m.reg("seq_width", 2, 0u64);
-    let unsigned = m.reg("seq_unsigned", 1, false);
-    let base = m.reg("seq_base", 64, 0u64);
-    let vlen = m.reg("seq_vlen", 32, 0u64);
-    let k = m.reg("seq_k", 32, 0u64);
-    let addr = m.reg("seq_addr", 64, 0u64);
-    let stride = m.reg("seq_stride", 64, 0u64);
-    let jump = m.reg("seq_jump", 64, 0u64);
-    let group_stride = m.reg("seq_group_stride", 64, 0u64);
-    let faulted = m.reg("seq_faulted", 1, false);
+    let op = m.reg("seq_op", 2, none());
+    let amo_fn = m.reg("seq_amo_fn", 4, none());
+    let mode = m.reg("seq_mode", 2, none());
+    let width = m.reg("seq_width", 2, none());
+    let unsigned = m.reg("seq_unsigned", 1, none());
+    let base = m.reg("seq_base", 64, none());
+    // The command has no elements; `left` is vlen - k, kept beside k so that no
+    // subtraction sits between k and the next address.
+    let empty = m.reg("seq_empty", 1, none());
+    let k = m.reg("seq_k", 32, none());
+    let left = m.reg("seq_left", 32, none());
+    let addr = m.reg("seq_addr", 64, none());
+    let stride = m.reg("seq_stride", 64, none());
+    let jump = m.reg("seq_jump", 64, none());
+    let group_stride = m.reg("seq_group_stride", 64, none());
+    let faulted = m.reg("seq_faulted", 1, none());
     let xcpt_valid = m.reg("xcpt_valid", 1, false);
-    let xcpt_addr = m.reg("xcpt_addr", 64, 0u64);
-    let xcpt_store = m.reg("xcpt_store", 1, false);
+    let xcpt_addr = m.reg("xcpt_addr", 64, none());
+    let xcpt_store = m.reg("xcpt_store", 1, none());
 
     // Accept a command when the previous one has sent all its elements.
     m.connect(cmd.ready(), &!&busy);
@@ -166,8 +173,10 @@ pub(super) fn build(
         m.connect(&width, c_width);
         m.connect(&unsigned, field(cmd, "unsigned"));
         m.connect(&base, field(cmd, "base"));
-        m.connect(&vlen, field(cmd, "vlen"));
+        let c_vlen = field(cmd, "vlen");
+        m.connect(&empty, &c_vlen.eq(&lit(c_vlen, 0, 32)));
         m.connect(&k, &lit(&k, 0, 32));
+        m.connect(&left, c_vlen);
         m.connect(&addr, &start);
         m.connect(&stride, &c_stride);
         m.connect(&jump, &c_jump);
@@ -178,8 +187,7 @@ pub(super) fn build(
     let is_amo = op.eq(&lit(&op, OP_AMO, 2));
     let uses_vvaq = &is_amo | &mode.eq(&lit(&mode, MODE_INDEXED, 2));
     let needs_data = op.ne(&lit(&op, OP_LOAD, 2));
-    let empty = vlen.eq(&lit(&vlen, 0, 32));
-    let last = &empty | &k.eq(&(&vlen - &lit(&vlen, 1, 32)));
+    let last = &empty | &left.eq(&lit(&left, 1, 32));
     // The element's slot in its group and whether it ends its group or lane strip.
     let slot = if s == 1 {
         lit(&k, 0, 1)
@@ -201,18 +209,17 @@ pub(super) fn build(
 
     // Slots of the group below vlen; a unit-stride group, or a constant-stride one of no
     // live active element, goes whole.
-    let remaining = &vlen - &k;
     let live: Vec<Value> = (0..s)
         .rev()
-        .map(|j| remaining.gt(&lit(&k, j as u64, 32)))
+        .map(|j| left.gt(&lit(&k, j as u64, 32)))
         .collect();
     let live = cat(&live.iter().collect::<Vec<_>>());
     let at_group = slot.eq(&lit(&slot, 0, slot.width()));
     let on_slots = &vpq.deq_bits() & &live;
     let unit = &mode.eq(&lit(&mode, MODE_UNIT, 2)) & &!&is_amo;
     let whole_group = &(&at_group & &(&unit | &!&on_slots.or_r())) & &!&(&uses_vvaq | &empty);
-    let partial = remaining.lt(&lit(&k, s as u64, 32));
-    let group_count = mux(&partial, &remaining.trunc(4), &lit(&k, s as u64, 4));
+    let partial = left.lt(&lit(&k, s as u64, 32));
+    let group_count = mux(&partial, &left.trunc(4), &lit(&k, s as u64, 4));
     let group_strip_end = ends_strip(log_s);
 
     let inputs_ready =
@@ -242,7 +249,7 @@ pub(super) fn build(
         addr: elem_addr.clone(),
         active: &ons & &(!&misaligned).repeat(s),
         data: mux(&whole_group, &vsdq.deq_bits(), &data.zext(64 * s)),
-        last: mux(&whole_group, &!&remaining.gt(&lit(&k, s as u64, 32)), &last),
+        last: mux(&whole_group, &!&left.gt(&lit(&k, s as u64, 32)), &last),
         count: mux(&whole_group, &group_count, &lit(&k, 1, 4)),
         empty: empty.clone(),
         strip_end: mux(&whole_group, &group_strip_end, &strip_end),
@@ -262,6 +269,7 @@ pub(super) fn build(
     let item_last = e.last.clone();
     m.when(&fire, |m| {
         m.connect(&k, &(&k + &e.count.zext(32)));
+        m.connect(&left, &(&left - &e.count.zext(32)));
         m.connect(&addr, &(&addr + &step));
         m.when(&fault, |m| {
             m.connect(&faulted, &lit(&faulted, 1, 1));
