@@ -21,6 +21,7 @@ mod hwacha_trap_cases;
 use asic_flow::lint::{run_all, LintTarget};
 use assert_cmd::Command;
 use generators::hwacha::soc::RocketHwachaParams;
+use hdl::sim::Init;
 use hdl::Design;
 use std::path::{Path, PathBuf};
 use verification::elf::{self, Program};
@@ -38,7 +39,7 @@ use verification::tb::lockstep::{
 use verification::tb::memory::{amo, AmoRecord, MemConfig, SparseMemory};
 use verification::tb::soc::{self, SocConfig, SocOutcome};
 use verification::tb::Capture;
-use verification::verilator::{Model, Options};
+use verification::verilator::{Model, Options, INIT_SEEDS};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -93,8 +94,8 @@ struct HostRun {
 
 /// Runs `kernel`'s host-data `program` on `dut` (rocket-hwacha with `params`) in
 /// lockstep with the golden model, with vector-length caps `caps` (from maxvl) on
-/// memory timing `timing` (index into [`TIMINGS`]), its data and the memory's timing
-/// from `seed`.
+/// memory timing `timing` (index into [`TIMINGS`]), its data, the memory's timing and
+/// the design's initial state from `seed`.
 fn run_host(
     dut: &mut Model,
     params: &RocketHwachaParams,
@@ -117,8 +118,12 @@ fn run_host(
         seed,
         ..MemConfig::default()
     };
+    // Runs alternate the design's two random initial states by their seed.
     let config = SocConfig {
         max_cycles: 200_000_000,
+        init: Init::Random {
+            seed: INIT_SEEDS[(seed % 2) as usize],
+        },
         ..soc::hwacha_config(params.hwacha.lanes, mem)
     };
     let mut golden = soc::golden(&program, u64::MAX).unwrap();
