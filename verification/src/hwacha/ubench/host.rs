@@ -45,11 +45,6 @@ impl Kernel {
         }
     }
 
-    /// The kernel named `name` (as [`Kernel::name`] gives it).
-    pub fn from_name(name: &str) -> Option<Kernel> {
-        Kernel::ALL.into_iter().find(|k| k.name() == name)
-    }
-
     /// Builds the benchmark in host-data mode into `dir`, with further `defines` (such
     /// as `UBENCH_DROP_LAST`), and loads it.
     pub fn build(self, dir: &Path, defines: &[&str]) -> Result<Program, UbenchError> {
