@@ -2,10 +2,15 @@
 //! (`verification/programs/hwacha/ubench/`, `-DPREC_I`) on the Verilator model of the
 //! tile with its vector unit, in lockstep with the ISS carrying the Hwacha golden model,
 //! for the presets `configs/hwacha-{1,2,4}lane.toml` and a 4-slot sequencer, some runs
-//! with capped vector lengths. Memory timings (latency 1, 20, 100 with jitter and
-//! refused cycles) and benchmarks are spread over the configurations rather than
-//! covering every combination, which keeps the file to a few minutes; `ACCELGEN_LONG=1`
-//! runs every benchmark on every configuration.
+//! with capped vector lengths. The benchmarks run in host-data mode
+//! (`ubench::host`): the bench writes their inputs into the image, each run computes
+//! into its own copy of the output, and the bench checks every copy in the simulated
+//! memory against its own model of the benchmark, so the simulated control processor
+//! spends its cycles on the kernels rather than on data, reference and check. Memory
+//! timings (latency 1, 20, 100 with jitter and refused cycles) and benchmarks are
+//! spread over the configurations rather than covering every combination, which keeps
+//! the file to a few minutes; `ACCELGEN_LONG=1` runs every benchmark on every
+//! configuration.
 //! Also: `accelgen sim rocket-hwacha --program` exits with the program's code (vector
 //! divides checked against the core's; an instruction the RTL does not execute traps),
 //! every exception the RTL raises traps the control processor in lockstep with the model,
@@ -16,20 +21,25 @@ mod hwacha_trap_cases;
 use asic_flow::lint::{run_all, LintTarget};
 use assert_cmd::Command;
 use generators::hwacha::soc::RocketHwachaParams;
+use hdl::sim::Init;
 use hdl::Design;
 use std::path::{Path, PathBuf};
 use verification::elf::{self, Program};
 use verification::hwacha::asm::{build_sources, AsmOptions};
 use verification::hwacha::model::{Hwacha, HwachaParams as ModelParams};
-use verification::hwacha::ubench;
+use verification::hwacha::ubench::{
+    self,
+    host::{self, Kernel, Prepared, WrongElement},
+};
+use verification::iss::{Iss, IssConfig, Stop};
 use verification::tb::lockstep::{
     CommitRecord, Divergence, Field, GoldenModel, IssGolden, Lockstep, LockstepError, Mismatch,
     TracePort,
 };
-use verification::tb::memory::{amo, AmoRecord, MemConfig};
-use verification::tb::soc::{self, SocConfig};
+use verification::tb::memory::{amo, AmoRecord, MemConfig, SparseMemory};
+use verification::tb::soc::{self, SocConfig, SocOutcome};
 use verification::tb::Capture;
-use verification::verilator::{Model, Options};
+use verification::verilator::{Model, Options, INIT_SEEDS};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -42,15 +52,6 @@ fn preset(name: &str) -> toml::Table {
         .parse()
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
-
-/// The integer microbenchmarks: name (as the program prints it), family, defines.
-const UBENCH: [(&str, &str, &[&str]); 5] = [
-    ("iaxpy", "axpy", &["PREC_I"]),
-    ("igemm", "gemm", &["PREC_I"]),
-    ("igemm-opt", "gemm_opt", &["PREC_I"]),
-    ("ifilter", "filter", &["PREC_I"]),
-    ("mask-ifilter", "filter", &["PREC_I", "MASK"]),
-];
 
 /// The golden model of the unit with the RTL's parameters.
 fn model_params(p: &RocketHwachaParams) -> ModelParams {
@@ -81,9 +82,93 @@ fn long() -> bool {
     std::env::var("ACCELGEN_LONG").is_ok_and(|v| v == "1")
 }
 
+/// One lockstep run of a host-data benchmark: what the run did and left in memory.
+struct HostRun {
+    what: String,
+    outcome: SocOutcome,
+    stdout: String,
+    memory: SparseMemory,
+    prepared: Prepared,
+    maxvl: u64,
+}
+
+/// Runs `kernel`'s host-data `program` on `dut` (rocket-hwacha with `params`) in
+/// lockstep with the golden model, with vector-length caps `caps` (from maxvl) on
+/// memory timing `timing` (index into [`TIMINGS`]), its data, the memory's timing and
+/// the design's initial state from `seed`.
+fn run_host(
+    dut: &mut Model,
+    params: &RocketHwachaParams,
+    (kernel, program): (Kernel, &Program),
+    caps: Caps,
+    timing: usize,
+    seed: u64,
+) -> HostRun {
+    let mut program = program.clone();
+    let maxvl = maxvl(&program, params);
+    let caps = caps(maxvl);
+    let caps32: Vec<u32> = caps.iter().map(|&c| u32::try_from(c).unwrap()).collect();
+    ubench::set_caps(&mut program, &caps32).unwrap();
+    let prepared = host::prepare(&mut program, kernel, maxvl, caps.len(), seed).unwrap();
+    let (latency, jitter, stall_percent) = TIMINGS[timing];
+    let mem = MemConfig {
+        latency,
+        jitter,
+        stall_percent,
+        seed,
+        ..MemConfig::default()
+    };
+    // Runs alternate the design's two random initial states by their seed.
+    let config = SocConfig {
+        max_cycles: 200_000_000,
+        init: Init::Random {
+            seed: INIT_SEEDS[(seed % 2) as usize],
+        },
+        ..soc::hwacha_config(params.hwacha.lanes, mem)
+    };
+    let mut golden = soc::golden(&program, u64::MAX).unwrap();
+    let mut unit = Hwacha::new(model_params(params)).unwrap();
+    unit.follow_memory_order(&soc::hwacha_lane_ports(params.hwacha.lanes));
+    golden.iss_mut().attach_rocc(Box::new(unit));
+    let stdout = Capture::default();
+    let what = format!(
+        "{} caps {caps:?} on {} lanes, {} sequencer slots, latency {latency} jitter \
+         {jitter} stall {stall_percent}%",
+        kernel.name(),
+        params.hwacha.lanes,
+        params.hwacha.seq_entries
+    );
+    let start = std::time::Instant::now();
+    let (outcome, memory) = soc::run_with_memory(
+        dut,
+        &program,
+        &config,
+        Box::new(stdout.clone()),
+        Box::new(std::io::sink()),
+        Some(golden),
+    )
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    eprintln!(
+        "{what}: {} cycles in {:.1} s",
+        outcome.cycles,
+        start.elapsed().as_secs_f64()
+    );
+    // Every commit was checked: the run ends at the exit store's commit.
+    assert_eq!(outcome.matched, outcome.instret, "{what}");
+    HostRun {
+        what,
+        outcome,
+        stdout: stdout.text(),
+        memory,
+        prepared,
+        maxvl,
+    }
+}
+
 /// Runs microbenchmarks on rocket-hwacha with parameters `table` in lockstep: `runs`
-/// lists (name, index into [`TIMINGS`], caps). `ACCELGEN_LONG=1` adds an uncapped run of
-/// every benchmark, the timings rotating from `rotation`.
+/// lists (name, index into [`TIMINGS`], caps); the bench checks every run's output.
+/// `ACCELGEN_LONG=1` adds an uncapped run of every benchmark, the timings rotating from
+/// `rotation`.
 fn check(table: toml::Table, rotation: usize, runs: &[(&str, usize, Caps)]) {
     let params: RocketHwachaParams = table.clone().try_into().unwrap();
     let top = generators::elaborate("rocket-hwacha", &table).unwrap();
@@ -92,84 +177,54 @@ fn check(table: toml::Table, rotation: usize, runs: &[(&str, usize, Caps)]) {
     let mut runs = runs.to_vec();
     if long() {
         runs.extend(
-            (UBENCH.iter().enumerate())
-                .map(|(i, u)| (u.0, (rotation + i) % TIMINGS.len(), UNCAPPED)),
+            (Kernel::ALL.iter().enumerate())
+                .map(|(i, k)| (k.name(), (rotation + i) % TIMINGS.len(), UNCAPPED)),
         );
     }
-    let programs: Vec<(&str, Program)> = UBENCH
-        .iter()
-        .filter(|(name, ..)| runs.iter().any(|r| r.0 == *name))
-        .map(|(name, family, defines)| {
-            let program = ubench::build(dir.path(), family, defines)
-                .unwrap_or_else(|e| panic!("building {name}: {e}"));
-            (*name, program)
+    let programs: Vec<(Kernel, Program)> = Kernel::ALL
+        .into_iter()
+        .filter(|k| runs.iter().any(|r| r.0 == k.name()))
+        .map(|k| {
+            let program =
+                (k.build(dir.path(), &[])).unwrap_or_else(|e| panic!("building {}: {e}", k.name()));
+            (k, program)
         })
         .collect();
     for (i, &(name, timing, caps)) in runs.iter().enumerate() {
-        let mut program = programs.iter().find(|p| p.0 == name).unwrap().1.clone();
-        let maxvl = maxvl(&program, &params);
-        let caps = caps(maxvl);
-        let caps32: Vec<u32> = caps.iter().map(|&c| u32::try_from(c).unwrap()).collect();
-        ubench::set_caps(&mut program, &caps32).unwrap();
-        let (latency, jitter, stall_percent) = TIMINGS[timing];
-        let mem = MemConfig {
-            latency,
-            jitter,
-            stall_percent,
-            seed: i as u64 + 1,
-            ..MemConfig::default()
-        };
-        let config = SocConfig {
-            max_cycles: 200_000_000,
-            ..soc::hwacha_config(params.hwacha.lanes, mem)
-        };
-        let mut golden = soc::golden(&program, u64::MAX).unwrap();
-        let mut unit = Hwacha::new(model_params(&params)).unwrap();
-        unit.follow_memory_order(&soc::hwacha_lane_ports(params.hwacha.lanes));
-        golden.iss_mut().attach_rocc(Box::new(unit));
-        let stdout = Capture::default();
-        let what = format!(
-            "{name} caps {caps:?} on {} lanes, {} sequencer slots, latency {latency} \
-             jitter {jitter} stall {stall_percent}%",
-            params.hwacha.lanes, params.hwacha.seq_entries
-        );
-        let start = std::time::Instant::now();
-        let out = soc::run(
+        let (kernel, program) = programs.iter().find(|p| p.0.name() == name).unwrap();
+        let run = run_host(
             &mut dut,
-            &program,
-            &config,
-            Box::new(stdout.clone()),
-            Box::new(std::io::sink()),
-            Some(golden),
-        )
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
-        let stdout = stdout.text();
-        eprintln!(
-            "{what}: {} cycles in {:.1} s",
-            out.cycles,
-            start.elapsed().as_secs_f64()
+            &params,
+            (*kernel, program),
+            caps,
+            timing,
+            i as u64 + 1,
         );
-        assert_eq!(out.exit_code, 0, "{what}: {stdout}");
-        // Every commit was checked: the run ends at the exit store's commit.
-        assert_eq!(out.matched, out.instret, "{what}");
+        let what = &run.what;
+        assert_eq!(run.outcome.exit_code, 0, "{what}: {}", run.stdout);
         assert!(
-            stdout.starts_with(&format!("{name}: maxvl {maxvl}, size ")),
-            "{what}: {stdout}"
+            run.stdout
+                .starts_with(&format!("{name}: maxvl {}, size ", run.maxvl)),
+            "{what}: {}",
+            run.stdout
         );
         assert!(
-            stdout.ends_with(&format!(
-                ": {} run(s) match the scalar reference\n",
-                caps.len().max(1)
+            run.stdout.ends_with(&format!(
+                ": {} run(s) left in memory for the host's check\n",
+                caps(run.maxvl).len().max(1)
             )),
-            "{what}: {stdout}"
+            "{what}: {}",
+            run.stdout
         );
+        if let Err(e) = run.prepared.check(|a| run.memory.read_u64(a)) {
+            panic!("{what}: {e}");
+        }
     }
 }
 
 // Every benchmark runs on at least one configuration and every timing at least once.
-// Runs cost: the problem grows with maxvl (lanes), and at latency 100 the core's scalar
-// reference, missing in its caches, dominates (2-lane iaxpy: 12.5 M cycles, 206 s), so
-// the latency-100 run is on one lane; about 60k simulated cycles/s in lockstep.
+// Runs cost: the problem grows with maxvl (lanes); in lockstep the bench simulates a
+// few tens of thousands of cycles a second.
 
 #[test]
 fn one_lane() {
@@ -211,6 +266,72 @@ fn four_sequencer_slots() {
             ("igemm-opt", 0, |maxvl| vec![maxvl - 1]),
         ],
     );
+}
+
+/// The host's model of every benchmark agrees with the golden model (the ISS with the
+/// Hwacha model, no RTL) on 1, 2, 4 and 8 lanes, uncapped and (1 and 4 lanes) with four
+/// capped runs: the lockstep runs above compare the RTL with that model at every commit
+/// and its outputs with the host's.
+#[test]
+fn the_host_model_agrees_with_the_golden_model() {
+    let dir = tempfile::tempdir().unwrap();
+    for kernel in Kernel::ALL {
+        let program = kernel.build(dir.path(), &[]).unwrap();
+        for (i, lanes) in [1, 2, 4, 8].into_iter().enumerate() {
+            let unit = ModelParams {
+                lanes,
+                ..ModelParams::default()
+            };
+            let maxvl = unit.maxvl(&ubench::vcfg(&program).unwrap());
+            let caps = [vec![], vec![1, 3, maxvl - 1, maxvl]][i % 2].clone();
+            let what = format!("{} on {lanes} lanes, caps {caps:?}", kernel.name());
+            let mut program = program.clone();
+            let caps32: Vec<u32> = caps.iter().map(|&c| c as u32).collect();
+            ubench::set_caps(&mut program, &caps32).unwrap();
+            let prepared = host::prepare(&mut program, kernel, maxvl, caps.len(), lanes as u64)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let stdout = Capture::default();
+            let config = IssConfig {
+                stdout: Box::new(stdout.clone()),
+                ..IssConfig::default()
+            };
+            let mut iss = Iss::new(&program, config).unwrap();
+            iss.attach_rocc(Box::new(Hwacha::new(unit).unwrap()));
+            let stop = iss.run(Some(100_000_000), None).unwrap();
+            assert_eq!(stop, Stop::Exit(0), "{what}: {}", stdout.text());
+            if let Err(e) = prepared.check(|a| iss.mem.read(a, 8).unwrap()) {
+                panic!("{what}: {e}");
+            }
+        }
+    }
+}
+
+/// The bench's check catches a wrong element in any run's output: built with
+/// UBENCH_DROP_LAST, axpy never computes its last element, which keeps its initial
+/// value in both runs' copies (the golden model, running the same program, agrees);
+/// with run 0's element set right in memory, run 1's is reported.
+#[test]
+fn a_wrong_output_element_fails_the_host_check() {
+    let table = preset("hwacha-1lane");
+    let params: RocketHwachaParams = table.clone().try_into().unwrap();
+    let top = generators::elaborate("rocket-hwacha", &table).unwrap();
+    let mut dut = Model::of_design(&Design::new(&top), &Options::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let program = Kernel::Axpy
+        .build(dir.path(), &["UBENCH_DROP_LAST"])
+        .unwrap();
+    let caps: Caps = |maxvl| vec![maxvl, 5];
+    let mut run = run_host(&mut dut, &params, (Kernel::Axpy, &program), caps, 0, 7);
+    assert_eq!(run.outcome.exit_code, 0, "{}: {}", run.what, run.stdout);
+    let n = ubench::size(&program, run.maxvl).unwrap() as usize;
+    let wrong = run.prepared.check(|a| run.memory.read_u64(a)).unwrap_err();
+    assert_eq!((wrong.run, wrong.index), (0, n - 1), "{wrong}");
+    assert_ne!(wrong.got, wrong.want);
+    let at = run.prepared.element(0, n - 1).unwrap();
+    run.memory.write(at, &wrong.want.to_le_bytes());
+    let WrongElement { run: r, index, .. } =
+        run.prepared.check(|a| run.memory.read_u64(a)).unwrap_err();
+    assert_eq!((r, index), (1, n - 1));
 }
 
 fn accelgen() -> Command {

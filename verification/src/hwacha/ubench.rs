@@ -1,7 +1,11 @@
 //! The Hwacha microbenchmarks (`programs/hwacha/ubench/`, thesis Table 9.1) as tests and
 //! benches run them: building one (its control-thread C and worker assembly), reading
 //! its symbols and constants from the loaded image, and setting the host's list of
-//! vector-length caps there before it starts (`ubench.h`).
+//! vector-length caps there before it starts (`ubench.h`). [`host`]: the integer
+//! benchmarks in host-data mode, their inputs written and their outputs checked by the
+//! host.
+
+pub mod host;
 
 use super::asm::{build_sources, AsmOptions, BuildError};
 use super::model::Vcfg;
@@ -19,6 +23,8 @@ pub enum UbenchError {
     NoSymbol(String),
     #[error("{len} bytes at {addr:#x} are not in the program's image")]
     NotLoaded { addr: u64, len: usize },
+    #[error("{runs} runs, but the program keeps {copies} copies of its output")]
+    TooManyRuns { runs: usize, copies: u64 },
 }
 
 /// The benchmarks' sources.
@@ -61,7 +67,9 @@ fn locate(program: &Program, addr: u64, len: usize) -> Result<(usize, usize), Ub
         .ok_or(UbenchError::NotLoaded { addr, len })
 }
 
-fn write(program: &mut Program, addr: u64, bytes: &[u8]) -> Result<(), UbenchError> {
+/// Writes `bytes` at `addr` into the loaded image (which covers the `.noinit` arrays:
+/// the one segment's zero-filled tail).
+pub fn write(program: &mut Program, addr: u64, bytes: &[u8]) -> Result<(), UbenchError> {
     let (seg, at) = locate(program, addr, bytes.len())?;
     program.segments[seg].data[at..at + bytes.len()].copy_from_slice(bytes);
     Ok(())
@@ -78,6 +86,13 @@ pub fn read_u64(program: &Program, name: &str) -> Result<u64, UbenchError> {
 /// The benchmark's configuration (its `ubench_vcfg` constant).
 pub fn vcfg(program: &Program) -> Result<Vcfg, UbenchError> {
     Ok(Vcfg::from_bits(read_u64(program, "ubench_vcfg")?))
+}
+
+/// The problem size the program chooses on a unit of maximum vector length `maxvl`
+/// (`ubench_setup`): past maxvl and not a multiple of it, capped at its arrays'
+/// `ubench_capacity`.
+pub fn size(program: &Program, maxvl: u64) -> Result<u64, UbenchError> {
+    Ok((maxvl + maxvl / 2 + 3).min(read_u64(program, "ubench_capacity")?))
 }
 
 /// Sets the program's list of vector-length caps (one kernel run each; none: one run

@@ -522,6 +522,11 @@ impl MemoryModel {
         &mut self.store
     }
 
+    /// The memory's contents, the model done with.
+    pub fn into_memory(self) -> SparseMemory {
+        self.store
+    }
+
     pub fn stats(&self) -> MemStats {
         self.stats
     }

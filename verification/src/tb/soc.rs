@@ -13,7 +13,7 @@
 //! ([`super::lockstep::GoldenModel::memory_amos`]).
 
 use super::lockstep::{GoldenModel, IssGolden, Lockstep, LockstepError, TracePort};
-use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel};
+use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel, SparseMemory};
 use super::{peek_u64 as signal_u64, poke_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::exit::{trap_report, TrapReport};
@@ -192,6 +192,20 @@ pub fn run<S: Simulator, G: GoldenModel>(
     stderr: Box<dyn Write>,
     golden: Option<G>,
 ) -> Result<SocOutcome, SocError> {
+    run_with_memory(dut, program, config, stdout, stderr, golden).map(|(outcome, _)| outcome)
+}
+
+/// [`run`], also returning the memory as the program left it at its exit, for the host
+/// to inspect what it stored (the tile's data cache is write-through: every store the
+/// design performed is there).
+pub fn run_with_memory<S: Simulator, G: GoldenModel>(
+    dut: &mut S,
+    program: &Program,
+    config: &SocConfig,
+    stdout: Box<dyn Write>,
+    stderr: Box<dyn Write>,
+    golden: Option<G>,
+) -> Result<(SocOutcome, SparseMemory), SocError> {
     let mut ports = vec![mem_port()];
     ports.extend(config.extra_ports.iter().map(|(p, _)| p.clone()));
     let mut memory = MemoryModel::new(config.mem.clone(), ports)?;
@@ -247,7 +261,7 @@ pub fn run<S: Simulator, G: GoldenModel>(
                             return Err(SocError::EarlyExit { code });
                         }
                     }
-                    return Ok(SocOutcome {
+                    let outcome = SocOutcome {
                         exit_code: code,
                         cycles: cycle + 1,
                         instret,
@@ -256,7 +270,8 @@ pub fn run<S: Simulator, G: GoldenModel>(
                         last_accelerator_trap,
                         trap: trap_report(program, |a| memory.memory().read_u64(a)),
                         mem: memory.stats(),
-                    });
+                    };
+                    return Ok((outcome, memory.into_memory()));
                 }
             }
         }

@@ -24,10 +24,16 @@ const uint64_t ubench_vcfg = VCFG(14, 1);
 /* Interior width for up to 8 lanes: maxvl = 1152 there. */
 #define CAPACITY 1740
 #define MAX_W (CAPACITY + 2)
-static store_t src[H * MAX_W] UBENCH_ARRAY, dst[H * MAX_W] UBENCH_ARRAY,
-    dst_init[H * MAX_W] UBENCH_ARRAY, ref[H * MAX_W] UBENCH_ARRAY;
+const uint64_t ubench_capacity = CAPACITY;
+static store_t src[H * MAX_W] UBENCH_ARRAY(src),
+    dst[UBENCH_COPIES * H * MAX_W] UBENCH_ARRAY(dst),
+    dst_init[H * MAX_W] UBENCH_ARRAY(dst_init), ref[H * MAX_W] UBENCH_ARRAY(ref);
 #ifdef MASK
-static int16_t mask[H * MAX_W] UBENCH_ARRAY;
+static int16_t mask[H * MAX_W] UBENCH_ARRAY(mask);
+#endif
+#ifdef UBENCH_HOST_DATA
+/* The bits of the nine weights (compute precision), row by row. */
+uint64_t ubench_weights[9] UBENCH_HOST_SET;
 #endif
 
 /* The normalised Gaussian of standard deviation 1: corners, edges, centre. */
@@ -48,8 +54,12 @@ static const double gauss[9] = {
 
 int main(void)
 {
-    unsigned long w = ubench_setup(CAPACITY) + 2;
+    unsigned long w = ubench_setup() + 2;
     comp_t m[9];
+#ifdef UBENCH_HOST_DATA
+    for (int k = 0; k < 9; k++)
+        m[k] = comp_of_bits(ubench_weights[k]);
+#else
     for (int k = 0; k < 9; k++)
         m[k] = (comp_t)gauss[k];
     fill_random(src, w * H);
@@ -75,6 +85,7 @@ int main(void)
             }
             ref[x + y * w] = to_store(acc);
         }
+#endif
 
     VMCS(vs1, comp_bits(m[0]));
     VMCS(vs2, comp_bits(m[1]));
@@ -86,7 +97,7 @@ int main(void)
     VMCS(vs8, comp_bits(m[7]));
     VMCS(vs9, comp_bits(m[8]));
     for (unsigned long r = 0; ubench_run(r); r++) {
-        ubench_copy(dst, dst_init, w * H);
+        store_t *out = ubench_output(dst, dst_init, r, w * H);
         unsigned long vl;
         for (unsigned long x = 1; x < w - 1; x += vl) {
             vl = ubench_strip(w - 1 - x);
@@ -95,8 +106,8 @@ int main(void)
                 SRC_ROW(1, va3, va4, va5);
                 SRC_ROW(2, va6, va7, va8);
                 SRC_ROW(3, va9, va10, va11);
-                VMCA(va12, &dst[x + y * w]);
-                VMCA(va13, &dst[x + (y + 1) * w]);
+                VMCA(va12, &out[x + y * w]);
+                VMCA(va13, &out[x + (y + 1) * w]);
 #ifdef MASK
                 VMCA(va14, &mask[x + y * w]);
                 VMCA(va15, &mask[x + (y + 1) * w]);
@@ -104,7 +115,7 @@ int main(void)
                 VF(filter_block);
             }
         }
-        ubench_check(dst, ref, w * H);
+        ubench_check(out, ref, w * H);
     }
     return ubench_finish();
 }

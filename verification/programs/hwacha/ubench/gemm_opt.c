@@ -14,9 +14,10 @@ const uint64_t ubench_vcfg = VCFG(13, 1);
 #define J 8
 /* Rows for up to 8 lanes: maxvl = 1216 there. */
 #define CAPACITY 1830
-static store_t a[CAPACITY * J] UBENCH_ARRAY, b[CAPACITY * K] UBENCH_ARRAY,
-    c[CAPACITY * J] UBENCH_ARRAY, c_init[CAPACITY * J] UBENCH_ARRAY,
-    ref[CAPACITY * J] UBENCH_ARRAY;
+const uint64_t ubench_capacity = CAPACITY;
+static store_t a[CAPACITY * J] UBENCH_ARRAY(a), b[CAPACITY * K] UBENCH_ARRAY(b),
+    c[UBENCH_COPIES * CAPACITY * J] UBENCH_ARRAY(c),
+    c_init[CAPACITY * J] UBENCH_ARRAY(c_init), ref[CAPACITY * J] UBENCH_ARRAY(ref);
 
 /* A[k + kk, 0..7] into vs(8 kk + 1) .. vs(8 kk + 8), as gemm_opt.S expects them. */
 #define A_ROW(first, s0, s1, s2, s3, s4, s5, s6, s7)                                    \
@@ -34,7 +35,8 @@ static store_t a[CAPACITY * J] UBENCH_ARRAY, b[CAPACITY * K] UBENCH_ARRAY,
 
 int main(void)
 {
-    unsigned long m = ubench_setup(CAPACITY), ldc = m;
+    unsigned long m = ubench_setup(), ldc = m;
+#ifndef UBENCH_HOST_DATA
     for (unsigned long jj = 0; jj < J; jj++)
         fill_random(&a[jj * ldc], K);
     fill_random(b, m * K);
@@ -46,20 +48,21 @@ int main(void)
                 acc = acc + to_comp(a[k + j * ldc]) * to_comp(b[i + k * ldc]);
             ref[i + j * ldc] = to_store(acc);
         }
+#endif
 
     for (unsigned long r = 0; ubench_run(r); r++) {
-        ubench_copy(c, c_init, m * J);
+        store_t *out = ubench_output(c, c_init, r, m * J);
         unsigned long vl;
         for (unsigned long i = 0; i < m; i += vl) {
             vl = ubench_strip(m - i);
-            VMCA(va4, &c[i]);
-            VMCA(va5, &c[i + ldc]);
-            VMCA(va6, &c[i + 2 * ldc]);
-            VMCA(va7, &c[i + 3 * ldc]);
-            VMCA(va8, &c[i + 4 * ldc]);
-            VMCA(va9, &c[i + 5 * ldc]);
-            VMCA(va10, &c[i + 6 * ldc]);
-            VMCA(va11, &c[i + 7 * ldc]);
+            VMCA(va4, &out[i]);
+            VMCA(va5, &out[i + ldc]);
+            VMCA(va6, &out[i + 2 * ldc]);
+            VMCA(va7, &out[i + 3 * ldc]);
+            VMCA(va8, &out[i + 4 * ldc]);
+            VMCA(va9, &out[i + 5 * ldc]);
+            VMCA(va10, &out[i + 6 * ldc]);
+            VMCA(va11, &out[i + 7 * ldc]);
             VF(gemm_opt_load);
             for (unsigned long k = 0; k < K; k += 4) {
                 VMCA(va0, &b[i + k * ldc]);
@@ -74,7 +77,7 @@ int main(void)
             }
             VF(gemm_opt_store);
         }
-        ubench_check(c, ref, m * J);
+        ubench_check(out, ref, m * J);
     }
     return ubench_finish();
 }

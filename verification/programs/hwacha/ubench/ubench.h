@@ -3,10 +3,19 @@
    vector-length cap each), strip mining, deterministic data, and the bit-exact check
    against the scalar reference that sets the exit code.
 
-   A benchmark defines UBENCH_NAME and ubench_vcfg (its vsetcfg value) and includes this
-   header once, in its one C file. Exit codes: 0 when every run matched the reference;
-   1 + i when output element i of some run differs (the message names the run's cap and
-   both values); UBENCH_SETUP_ERROR when the run list or the unit misbehaves. */
+   A benchmark defines UBENCH_NAME, ubench_vcfg (its vsetcfg value) and ubench_capacity
+   (the problem size its arrays hold) and includes this header once, in its one C file.
+   Exit codes: 0 when every run matched the reference; 1 + i when output element i of
+   some run differs (the message names the run's cap and both values);
+   UBENCH_SETUP_ERROR when the run list or the unit misbehaves.
+
+   Host-data mode (-DUBENCH_HOST_DATA): the host writes the inputs, the problem size it
+   prepared them for (ubench_host_size) and every run's output array with its initial
+   values into the image before start; the program runs the kernels only (no data, no
+   scalar reference, no copy, no check), each run into its own copy of the output
+   (UBENCH_COPIES of them), and the host checks every copy in memory afterwards against
+   its own model of the benchmark. The host finds the arrays by their symbols,
+   ubench_<array> (UBENCH_ARRAY). */
 #ifndef UBENCH_H
 #define UBENCH_H
 
@@ -44,9 +53,11 @@ static inline void ubench_fence(void)
     asm volatile("fence" : : : "memory");
 }
 
-/* The benchmarks' arrays: every element is written before it is read, so they skip
-   crt0's clearing of .bss (which would cost more cycles than the vector work). */
-#define UBENCH_ARRAY __attribute__((section(".noinit")))
+/* A benchmark's array `name`, symbol ubench_<name> for the host: every element is
+   written (by the program, or by the host in host-data mode) before it is read, so the
+   arrays skip crt0's clearing of .bss (which would cost more cycles than the vector
+   work). */
+#define UBENCH_ARRAY(name) __asm__("ubench_" #name) __attribute__((section(".noinit")))
 
 /* Set by the host before the program starts (through the ELF symbols): the runs' vector
    length caps, one full run of the kernel each; no runs means one run without a cap.
@@ -56,11 +67,22 @@ static inline void ubench_fence(void)
 uint32_t ubench_caps[UBENCH_MAX_RUNS] UBENCH_HOST_SET;
 uint64_t ubench_runs UBENCH_HOST_SET;
 
+#ifdef UBENCH_HOST_DATA
+/* Copies of the output array, one per run, so each run's output stays for the host
+   (which reads the count from ubench_copies). */
+#define UBENCH_COPIES 4
+const uint64_t ubench_copies = UBENCH_COPIES;
+/* The problem size the host prepared the data for. */
+uint64_t ubench_host_size UBENCH_HOST_SET;
+#else
+#define UBENCH_COPIES 1
+#endif
+
 /* Read by the host afterwards: the unit's maximum vector length, the problem size and
    how many runs matched the reference. */
 uint64_t ubench_maxvl, ubench_size, ubench_done;
 
-extern const uint64_t ubench_vcfg;
+extern const uint64_t ubench_vcfg, ubench_capacity;
 
 /* The current run's cap. */
 static unsigned long ubench_cap;
@@ -73,20 +95,29 @@ static void ubench_setup_error(const char *what, unsigned long value)
 
 /* Checks the run list, configures the unit and learns maxvl, and returns the problem
    size: past maxvl and not a multiple of it, so that both full and tail strips run
-   (capped at the arrays' `capacity`, which covers machines of up to 8 lanes). */
-static unsigned long ubench_setup(unsigned long capacity)
+   (capped at the arrays' ubench_capacity, which covers machines of up to 8 lanes). */
+static unsigned long ubench_setup(void)
 {
     if (ubench_runs > UBENCH_MAX_RUNS)
         ubench_setup_error("more runs than the list holds", ubench_runs);
+#ifdef UBENCH_HOST_DATA
+    if (ubench_runs > *(volatile const uint64_t *)&ubench_copies)
+        ubench_setup_error("more runs than output copies", ubench_runs);
+#endif
     for (unsigned long r = 0; r < ubench_runs; r++)
         if (ubench_caps[r] == 0)
             ubench_setup_error("vector length cap 0 in run", r);
-    /* Read from memory: the host reads the constant too, and the linker drops sections
-       nothing refers to (picolibc links with --gc-sections). */
+    /* Constants read from memory: the host reads them too, and the linker drops
+       sections nothing refers to (picolibc links with --gc-sections). */
     VSETCFG(*(volatile const uint64_t *)&ubench_vcfg);
+    unsigned long capacity = *(volatile const uint64_t *)&ubench_capacity;
     ubench_maxvl = vsetvl(~0ul);
     unsigned long n = ubench_maxvl + ubench_maxvl / 2 + 3;
     ubench_size = n < capacity ? n : capacity;
+#ifdef UBENCH_HOST_DATA
+    if (ubench_host_size != ubench_size)
+        ubench_setup_error("the host's data is for another size", ubench_host_size);
+#endif
     return ubench_size;
 }
 
@@ -122,6 +153,25 @@ static unsigned long ubench_strip(unsigned long remaining)
     return vl;
 }
 
+#ifdef UBENCH_HOST_DATA
+/* Run r's output array of `len` elements at `out`: the run's own copy, which the host
+   initialised. */
+static store_t *ubench_output(store_t *out, const store_t *init, unsigned long r,
+                              unsigned long len)
+{
+    (void)init;
+    return out + r * len;
+}
+
+/* The host checks the run's output. */
+static void ubench_check(const store_t *got, const store_t *want, unsigned long n)
+{
+    (void)got, (void)want, (void)n;
+    ubench_done++;
+}
+
+#define UBENCH_VERDICT "left in memory for the host's check"
+#else
 /* Copies n elements: a loop of whole elements, where picolibc's memcpy (built for size)
    moves one byte at a time, which cost the benchmarks more cycles than their vector
    work. Kept a loop: GCC would otherwise turn it back into a memcpy call. */
@@ -130,6 +180,15 @@ ubench_copy(store_t *dst, const store_t *src, unsigned long n)
 {
     for (unsigned long i = 0; i < n; i++)
         dst[i] = src[i];
+}
+
+/* Run r's output array of `len` elements at `out`, set to its initial values `init`. */
+static store_t *ubench_output(store_t *out, const store_t *init, unsigned long r,
+                              unsigned long len)
+{
+    (void)r;
+    ubench_copy(out, init, len);
+    return out;
 }
 
 /* Compares a run's n output elements bit for bit with the reference. */
@@ -149,14 +208,20 @@ static void ubench_check(const store_t *got, const store_t *want, unsigned long 
     ubench_done++;
 }
 
+#define UBENCH_VERDICT "match the scalar reference"
+#endif
+
+/* Reports the runs, after every store of theirs reached memory. */
 static int ubench_finish(void)
 {
-    printf("%s: maxvl %lu, size %lu: %lu run(s) match the scalar reference\n", UBENCH_NAME,
+    ubench_fence();
+    printf("%s: maxvl %lu, size %lu: %lu run(s) " UBENCH_VERDICT "\n", UBENCH_NAME,
            (unsigned long)ubench_maxvl, (unsigned long)ubench_size,
            (unsigned long)ubench_done);
     return 0;
 }
 
+#ifndef UBENCH_HOST_DATA
 /* xorshift64 (Marsaglia): deterministic data, the same on every run, from shifts and
    xors alone; the control processor's multiplier and divider are iterative, and the
    data took it longer to make than the vector unit took to process. */
@@ -200,5 +265,7 @@ static void fill_random(store_t *p, unsigned long n)
     for (unsigned long i = 0; i < n; i++)
         p[i] = random_store();
 }
+
+#endif
 
 #endif /* UBENCH_H */
