@@ -114,6 +114,9 @@ impl Simulator for LaneWindow<'_> {
     fn cycle(&self) -> u64 {
         self.dut.cycle()
     }
+    fn reinit(&mut self, init: hdl::sim::Init) -> Result<(), Self::Error> {
+        self.dut.reinit(init)
+    }
 }
 
 /// Elaboration time, Verilog bytes and module count of `build`'s module.

@@ -5,6 +5,7 @@
 //! register write, memory write), and the program's exit code and console output must
 //! be the ISS's.
 
+use hdl::sim::Init;
 use hdl::Design;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -13,7 +14,7 @@ use verification::tb::lockstep::IssGolden;
 use verification::tb::memory::MemConfig;
 use verification::tb::soc::{self, SocConfig, SocOutcome};
 use verification::toolchain::{build_elf, BuildOptions, Kind};
-use verification::verilator::{Model, Options};
+use verification::verilator::{Model, Options, INIT_SEEDS};
 
 /// The configurations: both presets, and the default one with the decode-stage BHT, a
 /// pipelined multiplier and a 2-bit divider instead.
@@ -91,7 +92,11 @@ fn run(dut: &mut Model, elf: &Path, mem: MemConfig) -> Result<(SocOutcome, Strin
     let program = elf::load_file(elf).map_err(|e| e.to_string())?;
     let golden: IssGolden = soc::golden(&program, 50_000_000).map_err(|e| e.to_string())?;
     let console = Console::default();
+    // Runs alternate the two random initial states by their memory seed.
     let config = SocConfig {
+        init: Init::Random {
+            seed: INIT_SEEDS[(mem.seed % 2) as usize],
+        },
         mem,
         max_cycles: 20_000_000,
         ..SocConfig::default()

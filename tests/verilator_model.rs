@@ -2,7 +2,8 @@
 //! ports of every C++ type Verilator uses, waveforms, the build cache and its races, and
 //! typed errors.
 
-use hdl::{Bits, Design, Dir, MemStyle, ModuleBuilder};
+use hdl::sim::{Init, Sim};
+use hdl::{Bits, Design, Dir, MemStyle, ModuleBuilder, ResetValue};
 use std::ops::Range;
 use std::path::Path;
 use verification::simulator::Simulator;
@@ -86,6 +87,14 @@ fn run<S: Simulator>(sim: &mut S, iface: &Interface, cycles: u64, seed: u64) -> 
     trace
 }
 
+/// A model of `design` starting from zeros, as the IR simulator's `Sim::new`, for tests
+/// that compare the two from cycle 0.
+fn zeroed(design: &Design, opts: &Options) -> Model {
+    let mut model = Model::of_design(design, opts).expect("model builds");
+    model.reinit(Init::Zero).expect("model restarts");
+    model
+}
+
 fn options(cache: &Path) -> Options {
     Options {
         cache_dir: Some(cache.to_path_buf()),
@@ -98,7 +107,8 @@ fn options(cache: &Path) -> Options {
 fn widths_match_the_ir_simulator(name: &str, opts: &Options) {
     let design = widths_design(name);
     let iface = Interface::of(design.top());
-    let mut model = Model::of_design(&design, opts).expect("model builds");
+    // Outputs are compared from cycle 0, before the first reset: both start at zeros.
+    let mut model = zeroed(&design, opts);
     let mut sim = hdl::sim::Sim::new(&design);
     let expected = run(&mut sim, &iface, 300, 7);
     let got = run(&mut model, &iface, 300, 7);
@@ -145,6 +155,86 @@ fn a_multithreaded_unoptimized_model_matches_the_ir_simulator() {
     widths_match_the_ir_simulator("WidthsThreads", &opts);
 }
 
+/// A register without reset (`r`, written when `en`), one reset to 5 (`c`, counting) and
+/// an inferred memory read synchronously from address 0.
+fn init_design() -> Design {
+    let mut m = ModuleBuilder::new("InitStates");
+    let d = m.input("d", 40);
+    let en = m.input("en", 1);
+    let r = m.reg_en("r", 40, ResetValue::None, &en);
+    m.connect(&r, &d);
+    let c = m.reg("c", 8, 5u64);
+    let one8 = m.lit(1, 8);
+    m.connect(&c, &(&c + &one8));
+    let mem = m.mem("mem", 4, 70, MemStyle::Inferred);
+    let (zero, one) = (m.lit(0, 2), m.lit(1, 1));
+    let rdata = m.read_sync(&mem, &zero, &one);
+    m.when(&en, |m| m.write(&mem, &zero, &d.zext(70)));
+    for (name, v) in [("r_out", &r), ("c_out", &c)] {
+        let o = m.output(name, v.width());
+        m.connect(&o, v);
+    }
+    let o = m.output("rdata", 70);
+    m.connect(&o, &rdata);
+    Design::new(&m.finish().expect("the test design elaborates"))
+}
+
+/// What a simulator shows before any edge, then after one clock edge in reset (`r`, `c`,
+/// `rdata`), then after a write of `d` and one more edge.
+fn init_trace<S: Simulator>(s: &mut S) -> [u64; 6] {
+    let r0 = s.peek_u64("r_out").expect("peek");
+    s.poke_u64("reset", 1).expect("poke");
+    s.step();
+    let (r1, c1) = (s.peek_u64("r_out").unwrap(), s.peek_u64("c_out").unwrap());
+    let m1 = s.peek("rdata").unwrap().slice(63, 0).to_u64();
+    s.poke_u64("reset", 0).unwrap();
+    s.poke_u64("en", 1).unwrap();
+    s.poke_u64("d", 0xab_cdef_0123).unwrap();
+    s.step();
+    s.poke_u64("en", 0).unwrap();
+    s.step();
+    let m2 = s.peek("rdata").unwrap().slice(63, 0).to_u64();
+    [r0, r1, c1, m1, s.peek_u64("r_out").unwrap(), m2]
+}
+
+/// Random initial states in Verilator and the IR simulator: zeros with `Init::Zero`,
+/// distinct states for distinct seeds and equal ones for equal seeds, registers without
+/// reset keep their value through reset while the others reset, and once written both
+/// simulators agree whatever the seed.
+#[test]
+fn initial_states_are_zero_or_seeded_random_in_both_simulators() {
+    let design = init_design();
+    let mut model = Model::of_design(&design, &Options::default()).expect("model builds");
+    model.reinit(Init::Zero).unwrap();
+    let zero = init_trace(&mut model);
+    assert_eq!(zero, init_trace(&mut Sim::new(&design)));
+    assert_eq!(zero[..4], [0, 0, 5, 0]);
+    let mut seen = Vec::new();
+    for seed in verification::verilator::INIT_SEEDS {
+        model.reinit(Init::Random { seed }).unwrap();
+        let v = init_trace(&mut model);
+        model.reinit(Init::Random { seed }).unwrap();
+        assert_eq!(v, init_trace(&mut model), "Verilator seed {seed} repeats");
+        let init = Init::Random { seed };
+        let s = init_trace(&mut Sim::with_init(&design, init));
+        assert_eq!(s, init_trace(&mut Sim::with_init(&design, init)));
+        for t in [v, s] {
+            assert_ne!(t[0], 0, "seed {seed}: a random start is not zero");
+            assert_eq!(t[1], t[0], "seed {seed}: reset leaves `r` alone");
+            assert_eq!(t[2], 5, "seed {seed}: reset sets `c`");
+            assert_eq!(
+                t[4..],
+                [0xab_cdef_0123, 0xab_cdef_0123],
+                "seed {seed}: written"
+            );
+            seen.push(t[0]);
+        }
+    }
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), 4, "every seed and simulator starts elsewhere");
+}
+
 /// A small design for the cache and error tests: an accumulator of a 70-bit input.
 fn accumulator(name: &str) -> Design {
     let mut m = ModuleBuilder::new(name);
@@ -181,7 +271,7 @@ fn concurrent_builds_share_one_cache_entry() {
             .map(|_| {
                 s.spawn(|| {
                     let design = accumulator("RaceAcc");
-                    let mut model = Model::of_design(&design, &opts).expect("model builds");
+                    let mut model = zeroed(&design, &opts);
                     assert_eq!(run(&mut model, &iface, 50, 3), expected);
                     model.build_info().dir.clone()
                 })
@@ -282,7 +372,7 @@ fn impossible_interfaces_are_typed_errors() {
 #[test]
 fn bad_ports_and_values_are_errors_as_in_the_ir_simulator() {
     let design = accumulator("BadPokes");
-    let mut model = Model::of_design(&design, &Options::default()).expect("model builds");
+    let mut model = zeroed(&design, &Options::default());
     let mut sim = hdl::sim::Sim::new(&design);
     let too_wide = Bits::from_words(71, &[0, 1 << 6]);
     let fits = Bits::from_words(200, &[5, 1 << 5, 0, 0]);
@@ -380,7 +470,7 @@ fn vcd_waveform_matches_the_ir_simulator() {
         trace: Some(TraceFormat::Vcd),
         ..Options::default()
     };
-    let mut model = Model::of_design(&design, &opts).expect("model builds");
+    let mut model = zeroed(&design, &opts);
     let dir = tempfile::tempdir().expect("temporary directory");
     let vcd = dir.path().join("run.vcd");
     model.trace(&vcd).expect("trace opens");
@@ -404,7 +494,7 @@ fn fst_waveform_is_written_and_untraced_models_refuse() {
         trace: Some(TraceFormat::Fst),
         ..Options::default()
     };
-    let mut model = Model::of_design(&design, &opts).expect("model builds");
+    let mut model = zeroed(&design, &opts);
     let fst = dir.path().join("run.fst");
     model.trace(&fst).expect("trace opens");
     model.poke_u64("x", 3).expect("poke");
@@ -413,7 +503,7 @@ fn fst_waveform_is_written_and_untraced_models_refuse() {
     let bytes = std::fs::read(&fst).expect("FST written");
     // An FST file opens with its header block (type 0) of 329 bytes.
     assert!(bytes.len() > 329 && bytes[0] == 0, "{} bytes", bytes.len());
-    let mut plain = Model::of_design(&design, &Options::default()).expect("model builds");
+    let mut plain = zeroed(&design, &Options::default());
     assert!(matches!(
         plain.trace(&dir.path().join("x.vcd")),
         Err(Error::TraceNotBuilt)
@@ -428,7 +518,7 @@ fn a_waveform_can_be_reopened() {
         trace: Some(TraceFormat::Vcd),
         ..Options::default()
     };
-    let mut model = Model::of_design(&design, &opts).expect("model builds");
+    let mut model = zeroed(&design, &opts);
     let mut sim = hdl::sim::Sim::new(&design);
     let dir = tempfile::tempdir().expect("temporary directory");
     for (k, name) in ["first.vcd", "second.vcd"].into_iter().enumerate() {

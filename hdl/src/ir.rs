@@ -101,9 +101,11 @@ pub enum SigKind {
     Input,
     Output,
     Wire,
-    /// Synchronous-reset register; `enable` gates updates (not reset).
+    /// A register: with `reset`, a synchronous reset to that value; without, a datapath
+    /// register whose value is arbitrary until it is first written. `enable` gates updates
+    /// (not reset).
     Reg {
-        reset: Bits,
+        reset: Option<Bits>,
         enable: Option<NodeId>,
     },
     /// An input port of a submodule instance, driven by this module.

@@ -77,7 +77,22 @@ pub(crate) fn finish(mut st: State) -> Result<Rc<Module>, HdlErrors> {
             }
         };
     }
+    never_written_without_reset(&mut st);
     crate::check::check_and_package(st, &partly_driven)
+}
+
+/// A register without reset that nothing ever writes would hold garbage forever.
+fn never_written_without_reset(st: &mut State) {
+    for s in 0..st.body.signals.len() {
+        let sig = &st.body.signals[s];
+        if matches!(sig.kind, SigKind::Reg { reset: None, .. })
+            && st.body.drivers[s] == Some(st.sig_nodes[s])
+        {
+            let (name, loc) = (sig.name.clone(), st.locs.signals[s]);
+            let msg = format!("register `{name}` has no reset and is never written");
+            st.error(ErrorKind::Undriven, &name, loc, msg);
+        }
+    }
 }
 
 /// Lowers `stmts` given the drivers before them (`before`); returns the signals whose

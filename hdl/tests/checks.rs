@@ -327,3 +327,19 @@ fn onehot_decode_takes_a_signed_index() {
         assert_eq!(s.peek_u64("y").unwrap(), expect);
     }
 }
+
+#[test]
+fn a_register_without_reset_must_be_written() {
+    let mut m = ModuleBuilder::new("M");
+    let y = m.output("y", 4);
+    let line = line!() + 1;
+    let r = m.reg("r", 4, ResetValue::None);
+    m.connect(&y, &r);
+    assert_eq!(
+        only_error(m.finish()),
+        format!(
+            "{}: undriven at M.r: register `r` has no reset and is never written",
+            at(line)
+        )
+    );
+}

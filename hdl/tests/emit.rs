@@ -552,3 +552,30 @@ fn bad_preloads_are_errors() {
         assert!(errs.contains(message), "{errs}");
     }
 }
+
+/// Registers without reset: no reset branch (with and without enable), the module's
+/// `reset` unused when nothing else takes it, lint clean.
+#[test]
+fn registers_without_reset_have_no_reset_branch() {
+    let mut m = ModuleBuilder::new("NoReset");
+    let d = m.input("d", 8);
+    let en = m.input("en", 1);
+    let q = m.reg("q", 8, ResetValue::None);
+    let qe = m.reg_en("qe", 8, ResetValue::None, &en);
+    m.connect(&q, &d);
+    m.connect(&qe, &q);
+    let o = m.output("o", 8);
+    m.connect(&o, &qe);
+    let e = emit::emit(
+        &Design::new(&m.finish().unwrap()),
+        &emit::EmitOptions::default(),
+    );
+    let v = e.single_file();
+    assert!(v.contains("always @(posedge clock) q <= d;"), "{v}");
+    assert!(
+        v.contains("always @(posedge clock) if (en) qe <= q;"),
+        "{v}"
+    );
+    assert!(!v.contains("if (reset)"), "{v}");
+    assert_lint_clean(&e);
+}

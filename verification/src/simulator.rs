@@ -3,6 +3,7 @@
 
 use crate::rng::Rng;
 use crate::verilator::PortSpec;
+use hdl::sim::Init;
 use hdl::{Bits, Dir};
 
 pub trait Simulator {
@@ -24,6 +25,9 @@ pub trait Simulator {
 
     /// Rising clock edges so far.
     fn cycle(&self) -> u64;
+
+    /// Starts over from `init` (registers and memories; inputs at zero; cycle 0).
+    fn reinit(&mut self, init: Init) -> Result<(), Self::Error>;
 }
 
 impl Simulator for hdl::sim::Sim {
@@ -51,6 +55,11 @@ impl Simulator for hdl::sim::Sim {
 
     fn cycle(&self) -> u64 {
         hdl::sim::Sim::cycle(self)
+    }
+
+    fn reinit(&mut self, init: Init) -> Result<(), Self::Error> {
+        hdl::sim::Sim::reinit(self, init);
+        Ok(())
     }
 }
 
@@ -86,6 +95,10 @@ impl Simulator for crate::verilator::Model {
     #[inline]
     fn cycle(&self) -> u64 {
         crate::verilator::Model::cycle(self)
+    }
+
+    fn reinit(&mut self, init: Init) -> Result<(), Self::Error> {
+        crate::verilator::Model::reinit(self, init)
     }
 }
 

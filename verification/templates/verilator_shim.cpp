@@ -15,6 +15,7 @@ typedef VerilatedFstC Tracer;
 #define ACCELGEN_TRACE 0
 {%- endmatch %}
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <type_traits>
 
@@ -89,7 +90,11 @@ EXPORT uint32_t model_port_width(uint32_t index) {
     return index < {{ ports.len() }} ? widths[index] : 0;
 }
 
-EXPORT void* model_new() {
+// A model whose state (verilated with `--x-initial unique`) starts at zeros
+// (`rand_reset` 0) or at pseudo-random values from `seed` (`rand_reset` 2, seed non-zero:
+// Verilator seeds zero from the time of day), as `+verilator+rand+reset+2
+// +verilator+seed+SEED` would set them. Ports start at zero either way.
+EXPORT void* model_new(uint32_t rand_reset, uint64_t seed) {
     Model* m = new (std::nothrow) Model;
     if (!m) return nullptr;
     m->ctx = new VerilatedContext;
@@ -100,7 +105,15 @@ EXPORT void* model_new() {
     // Must precede the model's construction.
     m->ctx->traceEverOn(true);
 #endif
+    // Initial values come from the constructing thread's context; setting the seed
+    // reseeds that thread's generator, so equal seeds give equal states.
+    Verilated::threadContextp(m->ctx);
+    m->ctx->randReset(static_cast<int>(rand_reset));
+    m->ctx->randSeed(static_cast<int>(seed % 0x7ffffffeu + 1));
     m->top = new V{{ module }}{m->ctx};
+{%- for p in ports %}
+    std::memset(&m->top->p{{ loop.index0 }}, 0, sizeof m->top->p{{ loop.index0 }});
+{%- endfor %}
     return m;
 }
 

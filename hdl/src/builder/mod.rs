@@ -519,13 +519,28 @@ impl ModuleBuilder {
     /// Registers for every leaf of `shape`, reset to zero (pipeline stages of bundles).
     #[track_caller]
     pub fn reg_bundle(&mut self, name: &str, shape: &Shape) -> Bundle {
-        let loc = Location::caller();
+        self.bundle_of_regs(name, shape, || ResetValue::Int(0), Location::caller())
+    }
+
+    /// A bundle of datapath registers without reset ([`ResetValue::None`]).
+    #[track_caller]
+    pub fn reg_bundle_no_reset(&mut self, name: &str, shape: &Shape) -> Bundle {
+        self.bundle_of_regs(name, shape, || ResetValue::None, Location::caller())
+    }
+
+    fn bundle_of_regs(
+        &mut self,
+        name: &str,
+        shape: &Shape,
+        reset: impl Fn() -> ResetValue,
+        loc: SrcLoc,
+    ) -> Bundle {
         let leaves: Vec<Value> = shape
             .leaves(name)
             .into_iter()
             .map(|(n, w, s, _)| {
                 let ty = if s { Ty::S(w) } else { Ty::U(w) };
-                self.make_reg(&n, ty, ResetValue::Int(0), None, loc)
+                self.make_reg(&n, ty, reset(), None, loc)
             })
             .collect();
         Bundle::from_leaves(shape, &mut leaves.into_iter())
@@ -561,6 +576,7 @@ impl ModuleBuilder {
     ) -> Value {
         let width = ty.width().clamp(1, MAX_WIDTH);
         let reset = match reset {
+            ResetValue::None => None,
             ResetValue::Int(v) => {
                 let b = Bits::from_u64(width, v as u64);
                 let fits = if ty.signed() {
@@ -576,13 +592,13 @@ impl ModuleBuilder {
                         format!("reset value {v} does not fit in {width} bits"),
                     );
                 }
-                if v < 0 {
+                Some(if v < 0 {
                     let mut words = vec![u64::MAX; crate::bits::words_for(width)];
                     words[0] = v as u64;
                     Bits::from_words(width, &words)
                 } else {
                     b
-                }
+                })
             }
             ResetValue::Bits(b) => {
                 if b.width() != width {
@@ -593,7 +609,7 @@ impl ModuleBuilder {
                         format!("reset value is {} bits, register is {width}", b.width()),
                     );
                 }
-                Bits::from_words(width, b.words())
+                Some(Bits::from_words(width, b.words()))
             }
         };
         self.signal(name, ty, SigKind::Reg { reset, enable }, loc)
@@ -1093,10 +1109,13 @@ impl ModuleBuilder {
     }
 }
 
-/// A register's reset value: an integer (negative for signed registers) or explicit bits.
+/// A register's reset value: an integer (negative for signed registers), explicit bits,
+/// or none: a datapath register (pipeline data, queue entries, read data) that holds an
+/// arbitrary value until it is first written, for state only observed under a valid bit.
 pub enum ResetValue {
     Int(i128),
     Bits(Bits),
+    None,
 }
 
 impl From<u64> for ResetValue {

@@ -773,27 +773,25 @@ impl<'a> ModuleEmitter<'a> {
         // Registers.
         for (s, sig) in b.signals.iter().enumerate() {
             if let SigKind::Reg { reset, enable } = &sig.kind {
-                let _ = writeln!(out, "  always @(posedge clock) begin");
-                let _ = writeln!(out, "    if (reset) {} <= {};", sig.name, literal(reset));
                 let next = b.drivers[s].expect("registers always have a next state");
                 let holds = matches!(b.nodes[next as usize].op, Op::Sig(x) if x as usize == s);
-                if !holds {
-                    match enable {
-                        Some(e) => {
-                            let _ = writeln!(
-                                out,
-                                "    else if ({}) {} <= {};",
-                                self.rhs(*e),
-                                sig.name,
-                                self.rhs(next)
-                            );
+                let update = (!holds).then(|| match enable {
+                    Some(e) => format!("if ({}) {} <= {};", self.rhs(*e), sig.name, self.rhs(next)),
+                    None => format!("{} <= {};", sig.name, self.rhs(next)),
+                });
+                let _ = match (reset, update) {
+                    (Some(r), update) => {
+                        let _ = writeln!(out, "  always @(posedge clock) begin");
+                        let _ = writeln!(out, "    if (reset) {} <= {};", sig.name, literal(r));
+                        if let Some(u) = update {
+                            let _ = writeln!(out, "    else {u}");
                         }
-                        None => {
-                            let _ = writeln!(out, "    else {} <= {};", sig.name, self.rhs(next));
-                        }
+                        writeln!(out, "  end")
                     }
-                }
-                let _ = writeln!(out, "  end");
+                    (None, Some(u)) => writeln!(out, "  always @(posedge clock) {u}"),
+                    // The checker refuses a register without reset that is never written.
+                    (None, None) => Ok(()),
+                };
             }
         }
         // Memories.
@@ -832,21 +830,15 @@ impl<'a> ModuleEmitter<'a> {
         let b = &self.m.body;
         for r in &mem.reads {
             if let Some(sync) = &r.sync {
+                // Read data has no reset, as in an SRAM macro (`sram.rs`).
                 let data = &b.signals[sync.data as usize].name;
-                let _ = writeln!(out, "  always @(posedge clock) begin");
                 let _ = writeln!(
                     out,
-                    "    if (reset) {data} <= {};",
-                    literal(&Bits::zero(mem.width))
-                );
-                let _ = writeln!(
-                    out,
-                    "    else if ({}) {data} <= {}[{}];",
+                    "  always @(posedge clock) if ({}) {data} <= {}[{}];",
                     self.rhs(sync.en),
                     mem.name,
                     self.operand(r.addr)
                 );
-                let _ = writeln!(out, "  end");
             }
         }
         if !mem.writes.is_empty() {
@@ -943,16 +935,13 @@ impl<'a> ModuleEmitter<'a> {
         self.macros.push(mac);
     }
 
-    /// Registers, inferred synchronous reads and clocked children read `reset`; memory
-    /// writes and SRAM macros do not.
+    /// Registers with a reset and clocked children read `reset`; registers without
+    /// reset, memories and SRAM macros do not.
     fn reset_used(&self) -> bool {
         let b = &self.m.body;
         b.signals
             .iter()
-            .any(|s| matches!(s.kind, SigKind::Reg { .. }))
-            || b.mems
-                .iter()
-                .any(|m| !self.is_sram(m) && m.reads.iter().any(|r| r.sync.is_some()))
+            .any(|s| matches!(s.kind, SigKind::Reg { reset: Some(_), .. }))
             || b.instances.iter().any(|i| i.module.body.clocked)
     }
 

@@ -10,7 +10,8 @@ use std::collections::HashMap;
 pub(crate) struct RegDef {
     pub slot: Slot,
     pub next: Slot,
-    pub reset: Bits,
+    /// None: a register without reset keeps its value while reset is high.
+    pub reset: Option<Bits>,
     pub enable: Option<Slot>,
 }
 

@@ -30,6 +30,32 @@ pub enum SimError {
     Io(String),
 }
 
+/// The state a simulation starts from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Init {
+    /// Every register, read-data register and memory word at zero.
+    #[default]
+    Zero,
+    /// Every register, read-data register and memory word (but preloaded ones) at
+    /// pseudo-random values from `seed`, as Verilator's `--x-initial unique` with
+    /// `+verilator+rand+reset+2`: a design that observes nothing before writing it (or
+    /// resetting it) behaves the same under every seed.
+    Random { seed: u64 },
+}
+
+/// SplitMix64 (Steele, Lea and Flood): a stream of well-mixed words from one seed.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
 pub struct Sim {
     flat: Flat,
     m: Machine,
@@ -40,32 +66,15 @@ pub struct Sim {
 }
 
 impl Sim {
+    /// A simulation starting from zeros ([`Init::Zero`]).
     pub fn new(design: &Design) -> Sim {
+        Sim::with_init(design, Init::Zero)
+    }
+
+    /// A simulation starting from `init`.
+    pub fn with_init(design: &Design, init: Init) -> Sim {
         let flat = flatten::flatten(design.top());
-        let mut m = Machine {
-            vals: vec![0; flat.n_words],
-            mems: flat
-                .mems
-                .iter()
-                .map(|d| {
-                    let mut words = vec![0; d.depth as usize * crate::bits::words_for(d.width)];
-                    // Preloaded memories have words of at most 64 bits: one word each.
-                    if let Some(init) = &d.init {
-                        words[..init.len()].copy_from_slice(init);
-                    }
-                    words
-                })
-                .collect(),
-            mem_words: flat
-                .mems
-                .iter()
-                .map(|d| crate::bits::words_for(d.width))
-                .collect(),
-            mem_depth: flat.mems.iter().map(|d| d.depth).collect(),
-        };
-        for (slot, bits) in &flat.consts {
-            m.store_words(*slot, bits.words());
-        }
+        let m = machine(&flat, init);
         Sim {
             flat,
             m,
@@ -74,6 +83,14 @@ impl Sim {
             vcd: None,
             reg_next: Vec::new(),
         }
+    }
+
+    /// Starts over from `init`: every value, register and memory word as `init` says
+    /// (inputs at zero), cycle 0.
+    pub fn reinit(&mut self, init: Init) {
+        self.m = machine(&self.flat, init);
+        self.dirty = true;
+        self.cycle = 0;
     }
 
     /// Rising clock edges so far.
@@ -151,9 +168,11 @@ impl Sim {
         let mut next = std::mem::take(&mut self.reg_next);
         next.clear();
         for r in &self.flat.regs {
-            let src = if reset {
-                next.extend_from_slice(r.reset.words());
+            let src = if let (true, Some(value)) = (reset, &r.reset) {
+                next.extend_from_slice(value.words());
                 continue;
+            } else if reset {
+                r.slot
             } else if r.enable.is_none_or(|e| self.m.is_true(e)) {
                 r.next
             } else {
@@ -166,9 +185,7 @@ impl Sim {
         let mut read_data: Vec<(Slot, Vec<u64>)> = Vec::new();
         for (mi, mem) in self.flat.mems.iter().enumerate() {
             for r in &mem.sync_reads {
-                if reset {
-                    read_data.push((r.data, vec![0; crate::bits::words_for(r.data.w)]));
-                } else if self.m.is_true(r.en) {
+                if self.m.is_true(r.en) {
                     let addr = self.m.words(r.addr);
                     let idx = if addr[1..].iter().any(|&w| w != 0) {
                         u64::MAX
@@ -239,5 +256,71 @@ impl Sim {
             v.flush().map_err(|e| SimError::Io(e.to_string()))?;
         }
         Ok(())
+    }
+}
+
+/// The state of a new simulation of `flat`.
+fn machine(flat: &Flat, init: Init) -> Machine {
+    let mut m = Machine {
+        vals: vec![0; flat.n_words],
+        mems: flat
+            .mems
+            .iter()
+            .map(|d| {
+                let mut words = vec![0; d.depth as usize * crate::bits::words_for(d.width)];
+                // Preloaded memories have words of at most 64 bits: one word each.
+                if let Some(init) = &d.init {
+                    words[..init.len()].copy_from_slice(init);
+                }
+                words
+            })
+            .collect(),
+        mem_words: flat
+            .mems
+            .iter()
+            .map(|d| crate::bits::words_for(d.width))
+            .collect(),
+        mem_depth: flat.mems.iter().map(|d| d.depth).collect(),
+    };
+    if let Init::Random { seed } = init {
+        randomize(flat, &mut m, &mut SplitMix(seed));
+    }
+    for (slot, bits) in &flat.consts {
+        m.store_words(*slot, bits.words());
+    }
+    m
+}
+
+/// Random values in every register, read-data register and memory word not preloaded.
+fn randomize(flat: &Flat, m: &mut Machine, rng: &mut SplitMix) {
+    let mut fill = |m: &mut Machine, slot: Slot| {
+        let words: Vec<u64> = (0..crate::bits::words_for(slot.w))
+            .map(|_| rng.next())
+            .collect();
+        m.store_words(slot, &words);
+    };
+    for r in &flat.regs {
+        fill(m, r.slot);
+    }
+    for mem in &flat.mems {
+        for r in &mem.sync_reads {
+            fill(m, r.data);
+        }
+    }
+    // Preloaded memories are wholly defined (their hex files list every word).
+    for (mi, d) in flat
+        .mems
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.init.is_none())
+    {
+        let per = crate::bits::words_for(d.width);
+        let top = match d.width % 64 {
+            0 => u64::MAX,
+            w => (1u64 << w) - 1,
+        };
+        for (i, word) in m.mems[mi].iter_mut().enumerate() {
+            *word = rng.next() & if i % per == per - 1 { top } else { u64::MAX };
+        }
     }
 }

@@ -20,6 +20,7 @@ use crate::exit::{trap_report, TrapReport};
 use crate::iss::htif::{Htif, HtifError};
 use crate::iss::mem::{reset_rom, RESET_VECTOR};
 use crate::iss::{IssConfig, IssError};
+use hdl::sim::Init;
 use std::io::Write;
 
 /// How to run.
@@ -42,6 +43,9 @@ pub struct SocConfig {
     pub xcpt: Option<String>,
     /// With lockstep: cycles without a commit before the run counts as hung.
     pub max_idle: u64,
+    /// The design's state before reset (registers without reset, memories): a run
+    /// starts over from it.
+    pub init: Init,
 }
 
 impl Default for SocConfig {
@@ -53,6 +57,9 @@ impl Default for SocConfig {
             extra_ports: Vec::new(),
             xcpt: None,
             max_idle: Lockstep::<IssGolden>::MAX_IDLE,
+            init: Init::Random {
+                seed: crate::verilator::INIT_SEEDS[0],
+            },
         }
     }
 }
@@ -204,6 +211,7 @@ pub fn run<S: Simulator, G: GoldenModel>(
     let trace = TracePort::new("trace");
     let signal = |r: Result<(), S::Error>| r.map_err(|e| SignalError(Box::new(e)));
 
+    signal(dut.reinit(config.init))?;
     if config.idle_rocc {
         for port in [
             "rocc_cmd_ready",

@@ -232,9 +232,10 @@ pub fn args(opts: &Options) -> Vec<String> {
         opts.threads.to_string(),
         // Warnings stay in the log; the emitter's output is linted elsewhere.
         "-Wno-fatal".into(),
-        // All state starts at zero, as in the IR simulator.
+        // State starts at zeros or random values, chosen when the model is created
+        // (`hdl::sim::Init`), as the IR simulator's.
         "--x-initial".into(),
-        "0".into(),
+        "unique".into(),
         // Waveform times count half cycles in nanoseconds, as the IR simulator's do.
         "--timescale".into(),
         "1ns/1ns".into(),

@@ -26,6 +26,10 @@ pub use model::{BuildInfo, Model, PortId};
 use hdl::{Dir, Module};
 use std::path::PathBuf;
 
+/// The random initial states tests use: a model starts from the first; tests of several
+/// runs alternate them (`Model::reinit`), so the fast suite covers two seeds.
+pub const INIT_SEEDS: [u64; 2] = [1, 2];
+
 /// Waveform formats a model can be built to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TraceFormat {

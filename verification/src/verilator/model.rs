@@ -2,8 +2,9 @@
 
 use super::build::{self, LIBRARY};
 use super::source::{self, ABI_VERSION};
-use super::{Error, Interface, Options, Part, PortSpec};
+use super::{Error, Interface, Options, Part, PortSpec, INIT_SEEDS};
 use hdl::bits::words_for;
+use hdl::sim::Init;
 use hdl::{Bits, Design, Dir};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CString};
@@ -14,7 +15,7 @@ use std::sync::Mutex;
 /// The shim's functions (see `templates/verilator_shim.cpp`).
 #[derive(Clone, Copy)]
 struct Abi {
-    new: unsafe extern "C" fn() -> *mut c_void,
+    new: unsafe extern "C" fn(u32, u64) -> *mut c_void,
     free: unsafe extern "C" fn(*mut c_void),
     port_data: unsafe extern "C" fn(*mut c_void, u32) -> *mut c_void,
     eval: unsafe extern "C" fn(*mut c_void),
@@ -202,8 +203,10 @@ impl PortData {
 }
 
 /// A Verilator model in this process. Semantics match `hdl::sim::Sim`: poked inputs
-/// settle combinationally before a peek, `step` is one rising clock edge, all state starts
-/// at zero and `reset` is an ordinary input.
+/// settle combinationally before a peek, `step` is one rising clock edge, and `reset` is
+/// an ordinary input. State starts at pseudo-random values ([`Init::Random`] with the
+/// first of [`super::INIT_SEEDS`]; [`Model::reinit`] chooses another start), so a test
+/// proves the design observes nothing before writing or resetting it; ports start at zero.
 ///
 /// Pokes and peeks access the model's port variables directly; only evaluation and clock
 /// edges cross into C++, so that driving a model costs little more than a C++ testbench.
@@ -227,21 +230,13 @@ impl Model {
         let src = source::generate(parts, opts.trace, opts.threads)?;
         let built = build::build(&src, opts)?;
         let abi = load(&built.dir, &src.ports)?;
-        // SAFETY: `new` takes nothing and returns an owned model or null.
-        let handle = unsafe { (abi.new)() };
-        if handle.is_null() {
-            return Err(Error::Create);
-        }
-        let data = src
-            .ports
-            .iter()
-            .enumerate()
-            .map(|(i, p)| PortData {
-                // SAFETY: `handle` is live and `i` indexes its ports, as `load` checked.
-                ptr: unsafe { (abi.port_data)(handle, i as u32) },
-                width: p.width,
-            })
-            .collect();
+        let (handle, data) = create(
+            &abi,
+            &src.ports,
+            Init::Random {
+                seed: INIT_SEEDS[0],
+            },
+        )?;
         let by_name = src
             .ports
             .iter()
@@ -284,6 +279,20 @@ impl Model {
             }],
             opts,
         )
+    }
+
+    /// Starts over from `init`: a new instance of the model (every register, memory and
+    /// port as `init` says; cycle 0; an open waveform is closed).
+    pub fn reinit(&mut self, init: Init) -> Result<(), Error> {
+        let (handle, data) = create(&self.abi, &self.ports, init)?;
+        self.close_trace();
+        // SAFETY: the old handle came from `new` and is freed once; it is replaced below.
+        unsafe { (self.abi.free)(self.handle) }
+        self.handle = handle;
+        self.data = data;
+        self.cycle = 0;
+        self.dirty = true;
+        Ok(())
     }
 
     pub fn build_info(&self) -> &BuildInfo {
@@ -443,6 +452,33 @@ impl Model {
         // SAFETY: `handle` is a live model.
         unsafe { (self.abi.trace_close)(self.handle) }
     }
+}
+
+/// A new instance of a loaded model, starting from `init`, and where its ports live.
+fn create(
+    abi: &Abi,
+    ports: &[PortSpec],
+    init: Init,
+) -> Result<(*mut c_void, Vec<PortData>), Error> {
+    let (rand_reset, seed) = match init {
+        Init::Zero => (0, 0),
+        Init::Random { seed } => (2, seed),
+    };
+    // SAFETY: `new` takes two integers and returns an owned model or null.
+    let handle = unsafe { (abi.new)(rand_reset, seed) };
+    if handle.is_null() {
+        return Err(Error::Create);
+    }
+    let data = ports
+        .iter()
+        .enumerate()
+        .map(|(i, p)| PortData {
+            // SAFETY: `handle` is live and `i` indexes its ports, as `load` checked.
+            ptr: unsafe { (abi.port_data)(handle, i as u32) },
+            width: p.width,
+        })
+        .collect();
+    Ok((handle, data))
 }
 
 // Errors are built out of line, keeping pokes and peeks small enough to inline.

@@ -11,7 +11,7 @@ pub const TOP: &str = "accelgen_model";
 
 /// Bumped whenever the shim's exported functions change, so that a stale library from
 /// the cache is never called with the wrong signatures.
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
 pub struct Source {
     pub verilog: String,
