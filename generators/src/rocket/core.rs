@@ -31,7 +31,7 @@ use super::decode::{decode, Ctrl};
 use super::params::{Predictor, RocketParams};
 use super::trace::trace_shape;
 use hdl::helpers::priority_mux;
-use hdl::{cat, mux, Bits, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, Value};
+use hdl::{cat, mux, Bits, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
 
 /// Where execution starts (the reset ROM).
@@ -57,7 +57,9 @@ struct Predictors {
     bht: Option<Bht>,
 }
 
-/// A pipeline register holding one instruction and its pending exception.
+/// A pipeline register holding one instruction and its pending exception: `valid` and
+/// `exc` have a reset, the instruction's data (pc, word, cause, tval) is only observed
+/// under `valid` and has none.
 struct Stage {
     valid: Value,
     pc: Value,
@@ -71,11 +73,11 @@ impl Stage {
     fn new(m: &mut ModuleBuilder, name: &str) -> Stage {
         Stage {
             valid: m.reg(&format!("{name}_valid"), 1, false),
-            pc: m.reg(&format!("{name}_pc"), 64, 0u64),
-            insn: m.reg(&format!("{name}_insn"), 32, 0u64),
+            pc: m.reg(&format!("{name}_pc"), 64, ResetValue::None),
+            insn: m.reg(&format!("{name}_insn"), 32, ResetValue::None),
             exc: m.reg(&format!("{name}_exc"), 1, false),
-            cause: m.reg(&format!("{name}_cause"), 4, 0u64),
-            tval: m.reg(&format!("{name}_tval"), 64, 0u64),
+            cause: m.reg(&format!("{name}_cause"), 4, ResetValue::None),
+            tval: m.reg(&format!("{name}_tval"), 64, ResetValue::None),
         }
     }
 
@@ -267,7 +269,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let enq = &(&resp_live | &fault_enq) & &!&squash;
     let enq_pc = mux(&resp_live, &resp_pc, &pc_f);
     let q_pred: Vec<Value> = (0..2)
-        .map(|i| m.reg(&format!("fq{i}_pred"), 64, 0u64))
+        .map(|i| m.reg(&format!("fq{i}_pred"), 64, ResetValue::None))
         .collect();
     let enq_pred = match p.predictor {
         Predictor::Btb => {
@@ -334,24 +336,26 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let rf = m.mem("rf", 32, 64, MemStyle::Inferred);
 
     // ---- stage registers ---------------------------------------------------------------
+    // Operands, results, addresses and WB's record are only observed under their stage's
+    // valid bit (WB's: `wb_valid`): no reset.
     let ex = Stage::new(&mut m, "ex");
-    let ex_rs1 = m.reg("ex_rs1", 64, 0u64);
-    let ex_rs2 = m.reg("ex_rs2", 64, 0u64);
+    let ex_rs1 = m.reg("ex_rs1", 64, ResetValue::None);
+    let ex_rs2 = m.reg("ex_rs2", 64, ResetValue::None);
     // The next pc fetch went on to after this instruction.
-    let ex_pred = m.reg("ex_pred", 64, 0u64);
+    let ex_pred = m.reg("ex_pred", 64, ResetValue::None);
     let mem = Stage::new(&mut m, "mem");
-    let mem_result = m.reg("mem_result", 64, 0u64);
-    let mem_addr = m.reg("mem_addr", 64, 0u64);
-    let mem_rs1 = m.reg("mem_rs1", 64, 0u64);
-    let mem_rs2 = m.reg("mem_rs2", 64, 0u64);
+    let mem_result = m.reg("mem_result", 64, ResetValue::None);
+    let mem_addr = m.reg("mem_addr", 64, ResetValue::None);
+    let mem_rs1 = m.reg("mem_rs1", 64, ResetValue::None);
+    let mem_rs2 = m.reg("mem_rs2", 64, ResetValue::None);
     let wb_valid = m.reg("wb_valid", 1, false);
-    let wb_pc = m.reg("wb_pc", 64, 0u64);
-    let wb_insn = m.reg("wb_insn", 32, 0u64);
-    let wb_rd = m.reg("wb_rd", 5, 0u64);
-    let wb_value = m.reg("wb_value", 64, 0u64);
-    let wb_mem_addr = m.reg("wb_mem_addr", 64, 0u64);
-    let wb_mem_data = m.reg("wb_mem_data", 64, 0u64);
-    let wb_mem_mask = m.reg("wb_mem_mask", 8, 0u64);
+    let wb_pc = m.reg("wb_pc", 64, ResetValue::None);
+    let wb_insn = m.reg("wb_insn", 32, ResetValue::None);
+    let wb_rd = m.reg("wb_rd", 5, ResetValue::None);
+    let wb_value = m.reg("wb_value", 64, ResetValue::None);
+    let wb_mem_addr = m.reg("wb_mem_addr", 64, ResetValue::None);
+    let wb_mem_data = m.reg("wb_mem_data", 64, ResetValue::None);
+    let wb_mem_mask = m.reg("wb_mem_mask", 8, ResetValue::None);
 
     let csrs = CsrFile::new(&mut m, &wb_valid);
 
@@ -509,7 +513,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     // keeps the branch comparison and the target adder off fetch's paths; the instruction
     // that entered EX behind it meanwhile is flushed (`flush_ex`).
     let mispredict = m.reg("mispredict", 1, false);
-    let mispredict_target = m.reg("mispredict_target", 64, 0u64);
+    let mispredict_target = m.reg("mispredict_target", 64, ResetValue::None);
     m.connect(&mispredict, &(&resolved & &next_pc.ne(&ex_pred)));
     m.when(&resolved, |m| m.connect(&mispredict_target, &next_pc));
     m.connect(&ex_redirect, &mispredict);
@@ -562,9 +566,9 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     // ---- MEM ---------------------------------------------------------------------------
     // Access state: 0 issue, 1 await response, 2 issue the AMO's write, 3 await it.
     let state = m.reg("mem_state", 2, 0u64);
-    let amo_old = m.reg("amo_old", 64, 0u64);
+    let amo_old = m.reg("amo_old", 64, ResetValue::None);
     let resv_valid = m.reg("reservation_valid", 1, false);
-    let resv_addr = m.reg("reservation_addr", 64, 0u64);
+    let resv_addr = m.reg("reservation_addr", 64, ResetValue::None);
     let st = |v: u64| state.eq(&k(&state, v, 2));
     let mf3 = mem.insn.slice(14, 12);
     let msize = mf3.slice(1, 0);
@@ -614,7 +618,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     );
     // The AMO's new value goes through a register: its write waits one cycle in state 2
     // for it (a cycle per AMO), which keeps the AMO ALU off the store data's path.
-    let amo_store = m.reg("amo_store", 64, 0u64);
+    let amo_store = m.reg("amo_store", 64, ResetValue::None);
     let amo_computed = m.reg("amo_computed", 1, false);
     m.connect(&amo_computed, &st(2));
     m.when(&st(2), |m| m.connect(&amo_store, &amo_new));
