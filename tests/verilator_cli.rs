@@ -65,6 +65,9 @@ fn random_run_of_a_queue_matches_the_ir_simulator() {
             "400",
             "--seed",
             "5",
+            // The IR simulator's `Sim::new` starts from zeros.
+            "--init-seed",
+            "0",
         ],
         &[],
     );
@@ -85,6 +88,23 @@ fn random_run_of_a_queue_matches_the_ir_simulator() {
     assert_eq!(table(&r.stdout), expected, "{}", r.stdout);
 }
 
+/// `--init-seed`: the queue's never-written storage shows on `deq_bits` after reset:
+/// zeros with seed 0, and a different random word for each other seed.
+#[test]
+fn the_initial_state_follows_the_init_seed() {
+    let deq_bits = |seed: &str| {
+        let args = ["sim", "queue", "--cycles", "1", "--stimulus", "idle"];
+        let r = accelgen(&[&args[..], &["--init-seed", seed]].concat(), &[]);
+        assert_eq!(r.code, 0, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+        let rows = table(&r.stdout);
+        rows.into_iter().find(|row| row.0 == "deq_bits").expect("deq_bits").1
+    };
+    let (zero, three, four) = (deq_bits("0"), deq_bits("3"), deq_bits("4"));
+    assert_eq!(zero, "0x00000000");
+    assert!(three != zero && four != zero && three != four, "{three} {four}");
+    assert_eq!(deq_bits("3"), three, "a seed gives one state");
+}
+
 #[test]
 fn idle_run_of_a_register_file_writes_a_waveform() {
     let dir = tempfile::tempdir().expect("temporary directory");
@@ -100,6 +120,8 @@ fn idle_run_of_a_register_file_writes_a_waveform() {
             "50",
             "--stimulus",
             "idle",
+            "--init-seed",
+            "0",
             "--vcd",
             vcd_arg,
         ],

@@ -222,6 +222,7 @@ fn initial_states_are_zero_or_seeded_random_in_both_simulators() {
             assert_ne!(t[0], 0, "seed {seed}: a random start is not zero");
             assert_eq!(t[1], t[0], "seed {seed}: reset leaves `r` alone");
             assert_eq!(t[2], 5, "seed {seed}: reset sets `c`");
+            assert_ne!(t[3], 0, "seed {seed}: memory words start random");
             assert_eq!(
                 t[4..],
                 [0xab_cdef_0123, 0xab_cdef_0123],

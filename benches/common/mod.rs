@@ -133,13 +133,7 @@ pub fn plain_main(
 ) -> Option<(f64, u64)> {
     let dir = tempfile::tempdir().ok()?;
     // Emitted as `verification::verilator::Model::of_design` emits it.
-    let emitted = hdl::emit::emit(
-        design,
-        &hdl::emit::EmitOptions {
-            sim_mem_init: true,
-            ..Default::default()
-        },
-    );
+    let emitted = hdl::emit::emit(design, &hdl::emit::EmitOptions::default());
     std::fs::write(dir.path().join("design.v"), emitted.single_file()).ok()?;
     let main = BenchMain {
         top: emitted.top.clone(),

@@ -7,6 +7,7 @@ use super::params::ParamArgs;
 use super::progress::Phase;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
+use hdl::sim::Init;
 use hdl::{Design, Dir};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -26,9 +27,13 @@ pub struct SimArgs {
     /// What drives the inputs after reset.
     #[arg(long, value_enum, default_value_t = StimulusArg::Random)]
     stimulus: StimulusArg,
-    /// Seed of the random stimulus.
+    /// Seed of the random stimulus (and, with --program, of the memory's timing).
     #[arg(long, value_name = "S", default_value_t = 1)]
     seed: u64,
+    /// Seed of the design's random initial state (registers without reset, memories),
+    /// as Verilator's +verilator+seed; 0 starts from zeros.
+    #[arg(long, value_name = "S", default_value_t = verification::verilator::INIT_SEEDS[0])]
+    init_seed: u64,
     /// Write a VCD waveform of every signal.
     #[arg(long, value_name = "FILE", conflicts_with = "fst")]
     vcd: Option<PathBuf>,
@@ -62,6 +67,14 @@ pub struct SimArgs {
         requires = "program"
     )]
     max_cycles: u64,
+}
+
+/// The initial state `--init-seed` asks for.
+pub fn init(seed: u64) -> Init {
+    match seed {
+        0 => Init::Zero,
+        seed => Init::Random { seed },
+    }
 }
 
 /// Refuses an output file that cannot be written (a missing or unwritable directory, a
@@ -158,6 +171,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     } else {
         "built"
     });
+    model.reinit(init(args.init_seed))?;
     if let Some((_, path)) = wave {
         model.trace(path)?;
     }

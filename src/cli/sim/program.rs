@@ -15,7 +15,7 @@ use verification::iss::rocc::Accumulator;
 use verification::tb::lockstep::IssGolden;
 use verification::tb::memory::MemConfig;
 use verification::tb::program::{soc_config, Accelerator};
-use verification::tb::soc;
+use verification::tb::soc::{self, SocConfig};
 use verification::verilator::Model;
 
 /// Runs `program` (`args.program`) on a processor design; prints cycles, instructions
@@ -39,7 +39,10 @@ pub fn run(
         seed: args.seed,
         ..MemConfig::default()
     };
-    let config = soc_config(accel, mem, args.max_cycles);
+    let config = SocConfig {
+        init: super::init(args.init_seed),
+        ..soc_config(accel, mem, args.max_cycles)
+    };
     let golden = if args.lockstep {
         Some(golden(program, accel, hwacha.as_ref())?)
     } else {

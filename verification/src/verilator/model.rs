@@ -222,6 +222,9 @@ pub struct Model {
     dirty: bool,
     /// Limbs of the widest port, reused by every poke and peek.
     scratch: Vec<u64>,
+    /// The state the model started from, and whether an input changed since.
+    init: Init,
+    poked: bool,
 }
 
 impl Model {
@@ -230,13 +233,10 @@ impl Model {
         let src = source::generate(parts, opts.trace, opts.threads)?;
         let built = build::build(&src, opts)?;
         let abi = load(&built.dir, &src.ports)?;
-        let (handle, data) = create(
-            &abi,
-            &src.ports,
-            Init::Random {
-                seed: INIT_SEEDS[0],
-            },
-        )?;
+        let init = Init::Random {
+            seed: INIT_SEEDS[0],
+        };
+        let (handle, data) = create(&abi, &src.ports, init)?;
         let by_name = src
             .ports
             .iter()
@@ -258,18 +258,14 @@ impl Model {
             dirty: true,
             scratch: vec![0; words_for(widest)],
             ports: src.ports,
+            init,
+            poked: false,
         })
     }
 
     /// A model of an elaborated design, its ports named as on its top module.
     pub fn of_design(design: &Design, opts: &Options) -> Result<Model, Error> {
-        let emitted = hdl::emit::emit(
-            design,
-            &hdl::emit::EmitOptions {
-                sim_mem_init: true,
-                ..Default::default()
-            },
-        );
+        let emitted = hdl::emit::emit(design, &hdl::emit::EmitOptions::default());
         let verilog = emitted.single_file();
         Model::build(
             &[Part {
@@ -284,14 +280,21 @@ impl Model {
     /// Starts over from `init`: a new instance of the model (every register, memory and
     /// port as `init` says; cycle 0; an open waveform is closed).
     pub fn reinit(&mut self, init: Init) -> Result<(), Error> {
+        // A model untouched since it started from `init` is already there (and keeps an
+        // open waveform).
+        if self.init == init && self.cycle == 0 && !self.poked {
+            return Ok(());
+        }
         let (handle, data) = create(&self.abi, &self.ports, init)?;
         self.close_trace();
         // SAFETY: the old handle came from `new` and is freed once; it is replaced below.
         unsafe { (self.abi.free)(self.handle) }
         self.handle = handle;
         self.data = data;
+        self.init = init;
         self.cycle = 0;
         self.dirty = true;
+        self.poked = false;
         Ok(())
     }
 
@@ -345,6 +348,7 @@ impl Model {
         // SAFETY: `data` holds the live ports of this model; `scratch` has the limbs.
         unsafe { self.data[id.0 as usize].store(&self.scratch[..n]) };
         self.dirty = true;
+        self.poked = true;
         Ok(())
     }
 
@@ -367,6 +371,7 @@ impl Model {
             unsafe { port.store(&self.scratch[..n]) };
         }
         self.dirty = true;
+        self.poked = true;
         Ok(())
     }
 
