@@ -2,8 +2,8 @@
 //! computed on the low word and sign-extended).
 
 use super::decode::alu_fn;
-use hdl::helpers::priority_mux;
-use hdl::{Bits, Value};
+use hdl::helpers::{onehot_mux, priority_mux};
+use hdl::{cat, Bits, Value};
 
 /// `fn_` is one of `alu_fn::*`; `word` selects the 32-bit forms.
 pub fn alu(fn_: &Value, a: &Value, b: &Value, word: &Value) -> Value {
@@ -16,23 +16,30 @@ pub fn alu(fn_: &Value, a: &Value, b: &Value, word: &Value) -> Value {
     let sum = a + b;
     let diff = a - b;
     let one = |c: Value| c.zext(64);
-    let result = priority_mux(
-        &[
-            (is(alu_fn::SUB), diff),
-            (is(alu_fn::SLL), a.dshl(&amount)),
-            (is(alu_fn::SLT), one(a.as_signed().lt(&b.as_signed()))),
-            (is(alu_fn::SLTU), one(a.lt(b))),
-            (is(alu_fn::XOR), a ^ b),
-            (is(alu_fn::SRL), a_srl.dshr(&amount)),
-            (
-                is(alu_fn::SRA),
-                a_sra.as_signed().dshr(&amount).as_unsigned(),
-            ),
-            (is(alu_fn::OR), a | b),
-            (is(alu_fn::AND), a & b),
-        ],
-        &sum,
-    );
+    // The functions are exclusive: an AND-OR selection, not a chain of multiplexers
+    // (ADD when none of the others, as the decoder's default).
+    let cases = [
+        (is(alu_fn::SUB), diff),
+        (is(alu_fn::SLL), a.dshl(&amount)),
+        (is(alu_fn::SLT), one(a.as_signed().lt(&b.as_signed()))),
+        (is(alu_fn::SLTU), one(a.lt(b))),
+        (is(alu_fn::XOR), a ^ b),
+        (is(alu_fn::SRL), a_srl.dshr(&amount)),
+        (
+            is(alu_fn::SRA),
+            a_sra.as_signed().dshr(&amount).as_unsigned(),
+        ),
+        (is(alu_fn::OR), a | b),
+        (is(alu_fn::AND), a & b),
+    ];
+    let others = cases[1..]
+        .iter()
+        .fold(cases[0].0.clone(), |acc, (c, _)| &acc | c);
+    let sel: Vec<&Value> = cases.iter().map(|(c, _)| c).rev().collect();
+    let sel = cat(&[&!&others, &cat(&sel)]);
+    let mut values: Vec<Value> = cases.iter().map(|(_, v)| v.clone()).collect();
+    values.push(sum);
+    let result = onehot_mux(&sel, &values);
     word.mux(
         &result.slice(31, 0).as_signed().sext(64).as_unsigned(),
         &result,

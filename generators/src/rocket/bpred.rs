@@ -10,7 +10,7 @@
 //! Both are trained from execute, where branches resolve; a wrong prediction costs the
 //! same redirect as no prediction.
 
-use hdl::{cat, mux, Bits, HdlErrors, Module, ModuleBuilder, Value};
+use hdl::{cat, mux, Bits, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
 
 /// Saturating 2-bit counter step.
@@ -42,17 +42,19 @@ pub struct Btb {
 
 impl Btb {
     pub fn new(m: &mut ModuleBuilder, entries: u32) -> Btb {
-        let reg = |m: &mut ModuleBuilder, n: &str, w: u32| -> Vec<Value> {
+        // An entry's tag, target, counter and kind are only observed while it is valid:
+        // no reset.
+        let reg = |m: &mut ModuleBuilder, n: &str, w: u32, reset: fn() -> ResetValue| {
             (0..entries)
-                .map(|i| m.reg(&format!("btb_{n}{i}"), w, 0u64))
-                .collect()
+                .map(|i| m.reg(&format!("btb_{n}{i}"), w, reset()))
+                .collect::<Vec<Value>>()
         };
         Btb {
-            valid: reg(m, "valid", 1),
-            tag: reg(m, "tag", 62),
-            target: reg(m, "target", 64),
-            counter: reg(m, "counter", 2),
-            jump: reg(m, "jump", 1),
+            valid: reg(m, "valid", 1, || ResetValue::Int(0)),
+            tag: reg(m, "tag", 62, || ResetValue::None),
+            target: reg(m, "target", 64, || ResetValue::None),
+            counter: reg(m, "counter", 2, || ResetValue::None),
+            jump: reg(m, "jump", 1, || ResetValue::None),
             next: m.reg("btb_next", hdl::ir::addr_width(entries as u64), 0u64),
         }
     }

@@ -7,7 +7,8 @@
 //!   fetch from here; decode, register read with bypasses from EX, MEM and WB,
 //!   interlocks on results not yet available (loads, CSR reads, AMOs and RoCC responses
 //!   until they reach WB; multiply/divide until it leaves EX).
-//! - EX: ALU, branch and jump resolution (a taken one redirects fetch and squashes ID),
+//! - EX: ALU, branch and jump resolution (a mispredicted one redirects fetch the next
+//!   cycle, from MEM, and squashes ID and EX),
 //!   address generation with the misaligned and access-fault checks of the memory map,
 //!   multiply/divide through the `muldiv_*` ports (EX waits for the result).
 //! - MEM: the oldest unretired instruction, so nothing here is speculative: exceptions
@@ -16,8 +17,8 @@
 //!   read then a write), LR/SC, fences, and RoCC commands.
 //! - WB: register write and the commit trace.
 //!
-//! Every stage register is re-decoded from the instruction bits rather than carrying
-//! control signals, which keeps the stage registers small and the decoder in one place.
+//! ID decodes once; EX and MEM hold the decoded control in registers (`Ctrl::registers`)
+//! beside the instruction word, which keeps the decoder off their paths.
 
 use super::alu::{alu, branch_taken};
 use super::bpred::{Bht, Btb, Resolution};
@@ -30,7 +31,7 @@ use super::decode::{decode, Ctrl};
 use super::params::{Predictor, RocketParams};
 use super::trace::trace_shape;
 use hdl::helpers::priority_mux;
-use hdl::{cat, mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, Value};
+use hdl::{cat, mux, Bits, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
 
 /// Where execution starts (the reset ROM).
@@ -56,7 +57,9 @@ struct Predictors {
     bht: Option<Bht>,
 }
 
-/// A pipeline register holding one instruction and its pending exception.
+/// A pipeline register holding one instruction and its pending exception: `valid` and
+/// `exc` have a reset, the instruction's data (pc, word, cause, tval) is only observed
+/// under `valid` and has none.
 struct Stage {
     valid: Value,
     pc: Value,
@@ -70,11 +73,11 @@ impl Stage {
     fn new(m: &mut ModuleBuilder, name: &str) -> Stage {
         Stage {
             valid: m.reg(&format!("{name}_valid"), 1, false),
-            pc: m.reg(&format!("{name}_pc"), 64, 0u64),
-            insn: m.reg(&format!("{name}_insn"), 32, 0u64),
+            pc: m.reg(&format!("{name}_pc"), 64, ResetValue::None),
+            insn: m.reg(&format!("{name}_insn"), 32, ResetValue::None),
             exc: m.reg(&format!("{name}_exc"), 1, false),
-            cause: m.reg(&format!("{name}_cause"), 4, 0u64),
-            tval: m.reg(&format!("{name}_tval"), 64, 0u64),
+            cause: m.reg(&format!("{name}_cause"), 4, ResetValue::None),
+            tval: m.reg(&format!("{name}_tval"), 64, ResetValue::None),
         }
     }
 
@@ -86,20 +89,6 @@ impl Stage {
         m.connect(&self.cause, exc.1);
         m.connect(&self.tval, exc.2);
     }
-}
-
-/// `values[idx]` as a tree of multiplexers.
-fn select(idx: &Value, values: &[Value]) -> Value {
-    fn go(idx: &Value, bit: u32, values: &[Value]) -> Value {
-        if values.len() == 1 {
-            return values[0].clone();
-        }
-        let half = values.len() / 2;
-        let (lo, hi) = values.split_at(half);
-        let b = bit - 1;
-        mux(&idx.bit(b), &go(idx, b, hi), &go(idx, b, lo))
-    }
-    go(idx, idx.width(), values)
 }
 
 fn k(v: &Value, value: u64, width: u32) -> Value {
@@ -250,8 +239,12 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let resp_valid = imem_resp.valid().clone();
     let resp_live = &resp_valid & &drop.eq(&k(&drop, 0, 2));
     // The oldest live request was for pc_f - 4 * live (requests after a redirect are
-    // sequential).
-    let resp_pc = &pc_f - &cat(&[&zero64.slice(59, 0), &live, &m.lit(0, 2)]);
+    // sequential): three decrements of pc_f side by side, chosen by `live` (0 to 2).
+    let resp_pc = mux(
+        &live.bit(1),
+        &(&pc_f - &k(&pc_f, 8, 64)),
+        &mux(&live.bit(0), &(&pc_f - &four), &pc_f),
+    );
     let resp_data = imem_resp.bits().get("data").value().clone();
     let resp_insn = mux(
         &resp_pc.bit(2),
@@ -276,7 +269,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let enq = &(&resp_live | &fault_enq) & &!&squash;
     let enq_pc = mux(&resp_live, &resp_pc, &pc_f);
     let q_pred: Vec<Value> = (0..2)
-        .map(|i| m.reg(&format!("fq{i}_pred"), 64, 0u64))
+        .map(|i| m.reg(&format!("fq{i}_pred"), 64, ResetValue::None))
         .collect();
     let enq_pred = match p.predictor {
         Predictor::Btb => {
@@ -285,7 +278,13 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
             m.connect(&btb_redirect, &(&(&resp_live & &!&squash) & &taken));
             m.connect(&btb_target, &to);
             predictors.btb = Some(btb);
-            mux(&btb_redirect, &to, &(&enq_pc + &four))
+            // (As mux(btb_redirect, to, enq_pc + 4) where an entry is enqueued, with
+            // the response's valid last.)
+            mux(
+                &resp_live,
+                &mux(&taken, &to, &(&resp_pc + &four)),
+                &(&pc_f + &four),
+            )
         }
         _ => {
             m.connect(&btb_redirect, &zero1);
@@ -329,37 +328,42 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     });
 
     // ---- register file -----------------------------------------------------------------
-    let regs: Vec<Value> = (1..32).map(|i| m.reg(&format!("x{i}"), 64, 0u64)).collect();
-    let mut reg_values = vec![zero64.clone()];
-    reg_values.extend(regs.iter().cloned());
+    // x1..x31 are words 1..31 of an inferred 32 x 64 memory, read combinationally twice
+    // in decode and written once in WB, so FPGA flows map it to LUT RAM and ASIC
+    // synthesis to a flop array with a balanced read tree; word 0 is never written, and
+    // x0 reads as zero outside it. Like any architectural register, its contents are
+    // arbitrary until written (no reset).
+    let rf = m.mem("rf", 32, 64, MemStyle::Inferred);
 
     // ---- stage registers ---------------------------------------------------------------
+    // Operands, results, addresses and WB's record are only observed under their stage's
+    // valid bit (WB's: `wb_valid`): no reset.
     let ex = Stage::new(&mut m, "ex");
-    let ex_rs1 = m.reg("ex_rs1", 64, 0u64);
-    let ex_rs2 = m.reg("ex_rs2", 64, 0u64);
+    let ex_rs1 = m.reg("ex_rs1", 64, ResetValue::None);
+    let ex_rs2 = m.reg("ex_rs2", 64, ResetValue::None);
     // The next pc fetch went on to after this instruction.
-    let ex_pred = m.reg("ex_pred", 64, 0u64);
+    let ex_pred = m.reg("ex_pred", 64, ResetValue::None);
     let mem = Stage::new(&mut m, "mem");
-    let mem_result = m.reg("mem_result", 64, 0u64);
-    let mem_addr = m.reg("mem_addr", 64, 0u64);
-    let mem_rs1 = m.reg("mem_rs1", 64, 0u64);
-    let mem_rs2 = m.reg("mem_rs2", 64, 0u64);
+    let mem_result = m.reg("mem_result", 64, ResetValue::None);
+    let mem_addr = m.reg("mem_addr", 64, ResetValue::None);
+    let mem_rs1 = m.reg("mem_rs1", 64, ResetValue::None);
+    let mem_rs2 = m.reg("mem_rs2", 64, ResetValue::None);
     let wb_valid = m.reg("wb_valid", 1, false);
-    let wb_pc = m.reg("wb_pc", 64, 0u64);
-    let wb_insn = m.reg("wb_insn", 32, 0u64);
-    let wb_rd = m.reg("wb_rd", 5, 0u64);
-    let wb_value = m.reg("wb_value", 64, 0u64);
-    let wb_mem_addr = m.reg("wb_mem_addr", 64, 0u64);
-    let wb_mem_data = m.reg("wb_mem_data", 64, 0u64);
-    let wb_mem_mask = m.reg("wb_mem_mask", 8, 0u64);
+    let wb_pc = m.reg("wb_pc", 64, ResetValue::None);
+    let wb_insn = m.reg("wb_insn", 32, ResetValue::None);
+    let wb_rd = m.reg("wb_rd", 5, ResetValue::None);
+    let wb_value = m.reg("wb_value", 64, ResetValue::None);
+    let wb_mem_addr = m.reg("wb_mem_addr", 64, ResetValue::None);
+    let wb_mem_data = m.reg("wb_mem_data", 64, ResetValue::None);
+    let wb_mem_mask = m.reg("wb_mem_mask", 8, ResetValue::None);
 
     let csrs = CsrFile::new(&mut m, &wb_valid);
 
     // ---- ID ----------------------------------------------------------------------------
     let id = &q[0];
     let id_ctrl = decode(&id.insn, rocc);
-    let ex_ctrl = decode(&ex.insn, rocc);
-    let mem_ctrl = decode(&mem.insn, rocc);
+    let ex_ctrl = id_ctrl.registers(&mut m, "ex_ctrl");
+    let mem_ctrl = id_ctrl.registers(&mut m, "mem_ctrl");
     let rd_of = |insn: &Value| insn.slice(11, 7);
     let writes = |valid: &Value, ctrl: &Ctrl, insn: &Value| {
         &(valid & &ctrl.wxd) & &!&rd_of(insn).eq(&k(insn, 0, 5))
@@ -392,7 +396,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
                 (in_mem, mem_result.clone()),
                 (in_wb, wb_value.clone()),
             ],
-            &select(&idx, &reg_values),
+            &mux(&nonzero, &m.read(&rf, &idx), &zero64),
         ));
     }
     let (id_rs1, id_rs2) = (operands[0].clone(), operands[1].clone());
@@ -416,7 +420,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let ex_go = m.wire("ex_go", 1);
     let mem_go = m.wire("mem_go", 1);
     let mem_free = &!&mem.valid | &mem_go;
-    let flush_ex = mem_redirect.clone();
+    let flush_ex = &mem_redirect | &ex_redirect;
     let imm = ex_ctrl.imm.clone();
     let a = priority_mux(
         &[
@@ -486,7 +490,8 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
 
     // Multiply/divide: one request per instruction; EX holds until the result is taken.
     let md_sent = m.reg("md_sent", 1, false);
-    let ex_md = &(&ex.valid & &ex_ctrl.muldiv) & &!&ex_exc.0;
+    // (A multiply/divide raises no exception in EX: only ID's count, off the adders.)
+    let ex_md = &(&ex.valid & &ex_ctrl.muldiv) & &!&ex.exc;
     m.connect(md_req.valid(), &(&(&ex_md & &!&md_sent) & &!&flush_ex));
     let mb = md_req.bits();
     m.connect(mb.get("funct3").value(), &funct3);
@@ -504,7 +509,15 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     m.when(&(&ex_go | &flush_ex), |m| m.connect(&md_sent, &zero1));
     let next_pc = mux(&taken, &jump_target, &link);
     let resolved = &ex_go & &!&ex_exc.0;
-    m.connect(&ex_redirect, &(&resolved & &next_pc.ne(&ex_pred)));
+    // A misprediction redirects fetch the cycle after it leaves EX, from registers, which
+    // keeps the branch comparison and the target adder off fetch's paths; the instruction
+    // that entered EX behind it meanwhile is flushed (`flush_ex`).
+    let mispredict = m.reg("mispredict", 1, false);
+    let mispredict_target = m.reg("mispredict_target", 64, ResetValue::None);
+    m.connect(&mispredict, &(&resolved & &next_pc.ne(&ex_pred)));
+    m.when(&resolved, |m| m.connect(&mispredict_target, &next_pc));
+    m.connect(&ex_redirect, &mispredict);
+    m.connect(&ex_target, &mispredict_target);
     let resolution = Resolution {
         valid: &(&resolved & &(&ex_ctrl.branch | &ex_ctrl.jal)),
         pc: &ex.pc,
@@ -518,7 +531,6 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     if let Some(bht) = &predictors.bht {
         bht.train(&mut m, &resolution);
     }
-    m.connect(&ex_target, &next_pc);
 
     // ID advances into a free (or freeing) EX unless squashed this cycle.
     let ex_free = &!&ex.valid | &ex_go;
@@ -544,6 +556,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     m.when(&ex_free, |m| {
         m.connect(&ex.valid, &id_go);
         ex.load(m, &id.pc, &id.insn, (&id_exc.0, &id_exc.1, &id_exc.2));
+        ex_ctrl.load(m, &id_ctrl);
         m.connect(&ex_rs1, &id_rs1);
         m.connect(&ex_rs2, &id_rs2);
         m.connect(&ex_pred, &mux(&id_redirect, &id_target, &q_pred[0]));
@@ -553,9 +566,9 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     // ---- MEM ---------------------------------------------------------------------------
     // Access state: 0 issue, 1 await response, 2 issue the AMO's write, 3 await it.
     let state = m.reg("mem_state", 2, 0u64);
-    let amo_old = m.reg("amo_old", 64, 0u64);
+    let amo_old = m.reg("amo_old", 64, ResetValue::None);
     let resv_valid = m.reg("reservation_valid", 1, false);
-    let resv_addr = m.reg("reservation_addr", 64, 0u64);
+    let resv_addr = m.reg("reservation_addr", 64, ResetValue::None);
     let st = |v: u64| state.eq(&k(&state, v, 2));
     let mf3 = mem.insn.slice(14, 12);
     let msize = mf3.slice(1, 0);
@@ -603,7 +616,13 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         ],
         &mux(&old.gt(&src), &old, &src),
     );
-    let store_value = mux(&mem_ctrl.amo, &amo_new, &mem_rs2);
+    // The AMO's new value goes through a register: its write waits one cycle in state 2
+    // for it (a cycle per AMO), which keeps the AMO ALU off the store data's path.
+    let amo_store = m.reg("amo_store", 64, ResetValue::None);
+    let amo_computed = m.reg("amo_computed", 1, false);
+    m.connect(&amo_computed, &st(2));
+    m.when(&st(2), |m| m.connect(&amo_store, &amo_new));
+    let store_value = mux(&mem_ctrl.amo, &amo_store, &mem_rs2);
     let store_data = store_value.dshl(&lane_shift(&mem_addr));
     let mask = lane_mask(&mem_addr, &msize);
     let is_write_phase = &(&mem_ctrl.store | &mem_ctrl.sc) | &(&mem_ctrl.amo & &state.bit(1));
@@ -611,7 +630,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     // nothing (`bus::rocc_exception`), ahead of its own exceptions.
     let acc_trap = &(&mem.valid & &st(0)) & rocc_xcpt.valid();
     m.connect(rocc_xcpt.ready(), &acc_trap);
-    let issue = &(&(&live_mem & &accesses) & &(&st(0) | &st(2))) & &!&acc_trap;
+    let issue = &(&(&live_mem & &accesses) & &(&st(0) | &(&st(2) & &amo_computed))) & &!&acc_trap;
     m.connect(dmem_req.valid(), &issue);
     let db = dmem_req.bits();
     m.connect(db.get("addr").value(), &mem_addr.slice(31, 0));
@@ -755,6 +774,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     m.when(&mem_free, |m| {
         m.connect(&mem.valid, &ex_go);
         mem.load(m, &ex.pc, &ex.insn, (&ex_exc.0, &ex_exc.1, &ex_exc.2));
+        mem_ctrl.load(m, &ex_ctrl);
         m.connect(&mem_result, &ex_result);
         m.connect(&mem_addr, &addr);
         m.connect(&mem_rs1, &ex_rs1);
@@ -777,10 +797,10 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&wb_mem_data, &mux(&stores, &store_data, &zero64));
         m.connect(&wb_mem_mask, &mux(&stores, &mask, &k(&mask, 0, 8)));
     });
-    for (i, r) in regs.iter().enumerate() {
-        let hit = &wb_valid & &wb_rd.eq(&k(&wb_rd, i as u64 + 1, 5));
-        m.when(&hit, |m| m.connect(r, &wb_value));
-    }
+    // wb_rd is 0 for an instruction that writes no register.
+    m.when(&(&wb_valid & &!&wb_rd.eq(&k(&wb_rd, 0, 5))), |m| {
+        m.write(&rf, &wb_rd, &wb_value)
+    });
     m.connect(trace.valid(), &wb_valid);
     let tb = trace.bits();
     for (name, value) in [

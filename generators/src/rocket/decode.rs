@@ -3,7 +3,7 @@
 //! (`verification/src/iss/exec.rs`), so both raise illegal-instruction traps on exactly
 //! the same words; CSR numbers are checked later, when the CSR file is accessed.
 
-use hdl::{Bits, Value};
+use hdl::{Bits, ModuleBuilder, Value};
 
 /// Opcodes (bits 6:0).
 mod opcode {
@@ -87,6 +87,84 @@ impl Ctrl {
         let late =
             &(&(&self.load | &self.amo) | &(&self.lr | &self.sc)) | &(&self.csr | &self.rocc);
         !&late
+    }
+
+    /// Every signal with its name, in declaration order.
+    fn fields(&self) -> [(&'static str, &Value); 26] {
+        [
+            ("legal", &self.legal),
+            ("wxd", &self.wxd),
+            ("uses_rs1", &self.uses_rs1),
+            ("uses_rs2", &self.uses_rs2),
+            ("alu_fn", &self.alu_fn),
+            ("a_pc", &self.a_pc),
+            ("a_zero", &self.a_zero),
+            ("b_imm", &self.b_imm),
+            ("imm", &self.imm),
+            ("word", &self.word),
+            ("branch", &self.branch),
+            ("jal", &self.jal),
+            ("jalr", &self.jalr),
+            ("load", &self.load),
+            ("store", &self.store),
+            ("amo", &self.amo),
+            ("lr", &self.lr),
+            ("sc", &self.sc),
+            ("muldiv", &self.muldiv),
+            ("csr", &self.csr),
+            ("ecall", &self.ecall),
+            ("ebreak", &self.ebreak),
+            ("mret", &self.mret),
+            ("fence", &self.fence),
+            ("fence_i", &self.fence_i),
+            ("rocc", &self.rocc),
+        ]
+    }
+
+    /// A pipeline register per signal (`<prefix>_<signal>`), reset to 0 (no instruction:
+    /// every flag clear); load it with `load`. A stage holding its decoded control
+    /// instead of re-decoding its instruction word keeps the decoder off its paths.
+    pub fn registers(&self, m: &mut ModuleBuilder, prefix: &str) -> Ctrl {
+        let mut regs = self
+            .fields()
+            .map(|(name, v)| m.reg(&format!("{prefix}_{name}"), v.width(), 0u64))
+            .into_iter();
+        let mut next = || regs.next().expect("one register per field");
+        Ctrl {
+            legal: next(),
+            wxd: next(),
+            uses_rs1: next(),
+            uses_rs2: next(),
+            alu_fn: next(),
+            a_pc: next(),
+            a_zero: next(),
+            b_imm: next(),
+            imm: next(),
+            word: next(),
+            branch: next(),
+            jal: next(),
+            jalr: next(),
+            load: next(),
+            store: next(),
+            amo: next(),
+            lr: next(),
+            sc: next(),
+            muldiv: next(),
+            csr: next(),
+            ecall: next(),
+            ebreak: next(),
+            mret: next(),
+            fence: next(),
+            fence_i: next(),
+            rocc: next(),
+        }
+    }
+
+    /// Connects every signal of these registers to `from`'s (under the enclosing `when`).
+    pub fn load(&self, m: &mut ModuleBuilder, from: &Ctrl) {
+        for ((_, r), (_, v)) in self.fields().iter().zip(from.fields().iter()) {
+            m.connect(r, v);
+        }
     }
 
     /// Accesses data memory.

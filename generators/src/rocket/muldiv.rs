@@ -21,7 +21,7 @@
 use super::bus::{muldiv_request, muldiv_response};
 use super::params::{MulDivParams, MulKind};
 use crate::arith::{multiply, MulConfig};
-use hdl::{cat, mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, Value};
+use hdl::{cat, mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
 
 /// funct3 values of the M extension.
@@ -142,9 +142,10 @@ fn engine(
     // bottom as product bits shift in at its top), `b` the multiplicand.
     // Divide: `acc` the partial remainder, `a` the dividend shifting out at the top as
     // quotient bits shift in at the bottom, `b` the divisor.
-    let acc = m.reg("acc", 64, 0u64);
-    let a = m.reg("a", 64, 0u64);
-    let b = m.reg("b", 64, 0u64);
+    // Datapath registers, written at `fire` before any use: no reset.
+    let acc = m.reg("acc", 64, ResetValue::None);
+    let a = m.reg("a", 64, ResetValue::None);
+    let b = m.reg("b", 64, ResetValue::None);
 
     let f3 = &r.funct3;
     let req_mul = if with_mul { !&f3.bit(2) } else { m.lit(0, 1) };
