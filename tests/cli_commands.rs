@@ -29,8 +29,9 @@ fn list_shows_designs_parameters_and_defaults() {
     for fragment in [
         "banked_rf: banked register file",
         "queue: ready/valid FIFO",
-        "  depth  integer  4        1..=65536  number of entries",
-        "  flow   boolean  false               an empty queue passes enq to deq",
+        "  depth                integer  4        1..=65536          number of entries",
+        "  flow                 boolean  false                       an empty queue passes enq",
+        "  sram_threshold_bits  integer  4096     0..=1099511627776  arrays of more bits are SRAM",
         "  sram         boolean  true                        banks are SRAM macros",
         "  mask_gran    integer  0        0..=1024           data bits per write-mask bit",
     ] {
