@@ -830,8 +830,14 @@ impl<'a> ModuleEmitter<'a> {
         let b = &self.m.body;
         for r in &mem.reads {
             if let Some(sync) = &r.sync {
-                // Read data has no reset, as in an SRAM macro (`sram.rs`).
+                // Read data has no reset, as in an SRAM macro (`sram.rs`). A port that
+                // never reads holds its initial value: a flop on itself, so that tools
+                // folding the constant enable still see it driven.
                 let data = &b.signals[sync.data as usize].name;
+                if self.never_reads(sync) {
+                    let _ = writeln!(out, "  always @(posedge clock) {data} <= {data};");
+                    continue;
+                }
                 let _ = writeln!(
                     out,
                     "  always @(posedge clock) if ({}) {data} <= {}[{}];",
@@ -945,6 +951,11 @@ impl<'a> ModuleEmitter<'a> {
             || b.instances.iter().any(|i| i.module.body.clocked)
     }
 
+    /// A synchronous read port whose enable is constant zero.
+    fn never_reads(&self, sync: &SyncRead) -> bool {
+        matches!(&self.m.body.nodes[sync.en as usize].op, Op::Const(v) if v.is_zero())
+    }
+
     /// Collects never-read bits into one sink so `-Wall` stays quiet about them.
     fn emit_unused_sink(&self, out: &mut String) {
         let b = &self.m.body;
@@ -974,7 +985,10 @@ impl<'a> ModuleEmitter<'a> {
         // An inferred memory nothing reads (no live read port) is kept but unread.
         let mut unread_mems: Vec<String> = Vec::new();
         for (mi, mem) in b.mems.iter().enumerate() {
-            let read = mem.reads.iter().any(|r| r.sync.is_some())
+            let read = mem
+                .reads
+                .iter()
+                .any(|r| r.sync.as_ref().is_some_and(|s| !self.never_reads(s)))
                 || b.nodes.iter().enumerate().any(|(n, nd)| {
                     self.uses[n] > 0
                         && matches!(nd.op, Op::MemRead { mem, .. } if mem as usize == mi)
