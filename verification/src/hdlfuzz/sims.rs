@@ -180,6 +180,8 @@ pub fn run_in_process(jobs: &[Job]) -> Result<Vec<Result<Trace, String>>, String
     };
     let err = |e: crate::verilator::Error| format!("verilator-lib: {e}");
     let mut model = Model::build(&parts, &opts).map_err(err)?;
+    // The other simulators start from zeros.
+    model.reinit(hdl::sim::Init::Zero).map_err(err)?;
     let id = |slot: usize, name: &str| model.port(&format!("s{slot}_{name}"));
     let mut ins = Vec::new();
     let mut outs = Vec::new();
