@@ -7,16 +7,16 @@ use generators::memory;
 use hdl::sim::{Init, Sim};
 use hdl::{Bits, Design};
 
-/// SplitMix64: deterministic, so a failure reproduces from the printed configuration.
+/// SplitMix64 (`hdl::sim::SplitMix`): deterministic, so a failure reproduces from the
+/// printed configuration.
 struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        let mut g = hdl::sim::SplitMix(self.0);
+        let v = g.next_u64();
+        self.0 = g.0;
+        v
     }
 
     fn below(&mut self, n: u64) -> u64 {

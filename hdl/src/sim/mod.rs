@@ -43,11 +43,12 @@ pub enum Init {
     Random { seed: u64 },
 }
 
-/// SplitMix64 (Steele, Lea and Flood): a stream of well-mixed words from one seed.
-struct SplitMix(u64);
+/// SplitMix64 (Steele, Lea and Flood): a stream of well-mixed words from one seed (the
+/// random initial states; tests use it for reproducible stimulus).
+pub struct SplitMix(pub u64);
 
 impl SplitMix {
-    fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -295,7 +296,7 @@ fn machine(flat: &Flat, init: Init) -> Machine {
 fn randomize(flat: &Flat, m: &mut Machine, rng: &mut SplitMix) {
     let mut fill = |m: &mut Machine, slot: Slot| {
         let words: Vec<u64> = (0..crate::bits::words_for(slot.w))
-            .map(|_| rng.next())
+            .map(|_| rng.next_u64())
             .collect();
         m.store_words(slot, &words);
     };
@@ -320,7 +321,7 @@ fn randomize(flat: &Flat, m: &mut Machine, rng: &mut SplitMix) {
             w => (1u64 << w) - 1,
         };
         for (i, word) in m.mems[mi].iter_mut().enumerate() {
-            *word = rng.next() & if i % per == per - 1 { top } else { u64::MAX };
+            *word = rng.next_u64() & if i % per == per - 1 { top } else { u64::MAX };
         }
     }
 }
