@@ -134,16 +134,21 @@ fn json<T: serde::Serialize>(v: &T) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(v)? + "\n")
 }
 
+/// `part` as a percentage of `total` (0 for an empty design).
+fn percent(part: f64, total: f64) -> f64 {
+    if total > 0.0 {
+        100.0 * part / total
+    } else {
+        0.0
+    }
+}
+
 /// The Hwacha split (`synth::split` with its module table): area, share and macro area
 /// per thesis Figure 9.5 category.
 fn split_table(r: &SynthReport) -> String {
     let mut s = String::from("area by thesis Figure 9.5 category (um2, share, of it macros):\n");
     for c in synth::split(&r.instances, synth::HWACHA_CATEGORIES) {
-        let share = if r.area_um2 > 0.0 {
-            100.0 * c.area_um2 / r.area_um2
-        } else {
-            0.0
-        };
+        let share = percent(c.area_um2, r.area_um2);
         let _ = writeln!(
             s,
             "  {:<18} {:>12.1} {:>5.1}% {:>12.1}",
@@ -186,11 +191,7 @@ fn table(r: &SynthReport) -> String {
     );
     for i in &r.instances {
         let name = i.path.rsplit('/').next().unwrap_or(&i.path);
-        let share = if r.area_um2 > 0.0 {
-            100.0 * i.subtree_area_um2 / r.area_um2
-        } else {
-            0.0
-        };
+        let share = percent(i.subtree_area_um2, r.area_um2);
         let _ = writeln!(
             s,
             "{:<40} {:<20} {:>12.1} {:>12.1} {:>5.1}% {:>8}",

@@ -1,4 +1,5 @@
-//! SplitMix64, the one seedable RNG of the random-test generators. Hand-written rather
+//! SplitMix64, the one seedable RNG of the random-test generators (the IR simulator's
+//! `hdl::sim::SplitMix`, which also draws the random initial states). Hand-written rather
 //! than taken from `rand` so that a seed names the same test forever, whatever crate
 //! versions are in use.
 
@@ -17,11 +18,10 @@ impl Rng {
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        let mut g = hdl::sim::SplitMix(self.0);
+        let v = g.next_u64();
+        self.0 = g.0;
+        v
     }
 
     /// Uniform in `0..n` (`n > 0`).
