@@ -14,19 +14,18 @@
 //! a VLT entry, and its response, the old value, is written back by the VLU.
 
 use super::addr::Element;
-use super::vlu::{Retire, VltEntry};
+use super::vlu::{Retire, VltEntry, K0_BITS};
 use super::{field, lit, vsu, Fifo, BEAT_BYTES, OP_AMO, OP_STORE};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::{onehot_decode, popcount, priority_encode};
 use hdl::ir::addr_width;
-use hdl::{cat, mux, Bundle, Mem, MemStyle, ModuleBuilder, Value};
+use hdl::{cat, mux, Bundle, MemStyle, ModuleBuilder, Value};
 
 /// States: collecting elements, sending the beat.
 const COLLECT: u64 = 0;
 const SEND: u64 = 1;
 
 pub struct Issue {
-    pub vlt: Mem,
     /// Driven by the VLU: it releases entry `vlt_free_idx`.
     pub vlt_free_valid: Value,
     pub vlt_free_idx: Value,
@@ -73,7 +72,12 @@ pub(super) fn build(
     let vlt_valid = m.reg("vlt_valid", n, 0u64);
     let done_store = m.reg("done_store_r", 1, false);
 
-    let vlt = m.mem("vlt", n as u64, VltEntry::WIDTH, MemStyle::Inferred);
+    let vlt = m.mem(
+        "vlt",
+        n as u64,
+        VltEntry::width(K0_BITS),
+        MemStyle::Inferred,
+    );
     let free_valid = m.wire("vlt_free_valid", 1);
     let free_idx = m.wire("vlt_free_idx", aw);
 
@@ -96,9 +100,13 @@ pub(super) fn build(
     let ack = resp_tag.eq(&write_tag);
     m.connect(resp.ready(), &(&ack | &vldq.enq_ready()));
     m.connect(&vldq.enq_valid(), &(resp.valid() & &!&ack));
+    // Each read response takes its VLT entry along, `k0` made whole, so that the VLU
+    // reads everything from the VLDQ's head.
+    let mut looked_up = VltEntry::unpack(&m.read(&vlt, &resp_tag.trunc(aw)), K0_BITS);
+    looked_up.k0 = retire.k0(&looked_up.k0);
     m.connect(
         &vldq.enq_bits(),
-        &cat(&[field(resp, "data"), &resp_tag.trunc(aw)]),
+        &cat(&[&looked_up.pack(), field(resp, "data"), &resp_tag.trunc(aw)]),
     );
 
     // Loads and AMOs retire in command order: one writes back at a time.
@@ -146,7 +154,7 @@ pub(super) fn build(
         m.when(&write, |m| m.connect(&state, &lit(&state, COLLECT, 2)))
             .otherwise(|m| {
                 let entry = VltEntry {
-                    k0: k0.clone(),
+                    k0: k0.trunc(K0_BITS),
                     active: active.clone(),
                     high: high.clone(),
                     offset: offset.clone(),
@@ -288,7 +296,6 @@ pub(super) fn build(
     .into_iter()
     .fold(writes.or_r(), |a, b| &a | b);
     Issue {
-        vlt,
         vlt_free_valid: free_valid,
         vlt_free_idx: free_idx,
         busy,

@@ -269,13 +269,13 @@ pub fn vmu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         p,
         "vldq_q",
         p.vldq_entries,
-        8 * BEAT_BYTES + addr_width(p.vlt_entries as u64),
+        vlu::VltEntry::width(32) + 8 * BEAT_BYTES + addr_width(p.vlt_entries as u64),
     )?;
 
     let seq = addr::build(&mut m, p, &lane_id, &cmd, &vpq_q, &vvaq_q, &vsdq_q, &vpaq_q);
     let retire = vlu::Retire::build(&mut m, p);
     let iss = issue::build(&mut m, p, &vpaq_q, &req, &resp, &vldq_q, &retire);
-    let vl = vlu::build(&mut m, p, &vldq_q, &iss.vlt, &vlu_out, &retire);
+    let vl = vlu::build(&mut m, p, &vldq_q, &vlu_out, &retire);
     m.connect(&retired, &retire.retired);
     m.connect(&iss.vlt_free_valid, &vl.free_valid);
     m.connect(&iss.vlt_free_idx, &vl.free_idx);

@@ -16,10 +16,12 @@ use super::{field, lit, Fifo, BEAT_BYTES};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::priority_encode;
 use hdl::ir::addr_width;
-use hdl::{cat, mux, Bundle, Mem, ModuleBuilder, Value};
+use hdl::{cat, mux, Bundle, ModuleBuilder, Value};
 
 /// What an outstanding load request carries: elements `k0 + i` for the set bits `i` of
-/// `active` (the highest being `high`), element `i` at byte `offset + i << width`.
+/// `active` (the highest being `high`), element `i` at byte `offset + i << width`. In the
+/// VLT `k0` keeps only its low [`K0_BITS`] bits ([`Retire::k0`] restores it); in the
+/// VLDQ, where the issue unit puts it beside the response, it is whole (32 bits).
 pub struct VltEntry {
     pub k0: Value,
     pub active: Value,
@@ -30,7 +32,10 @@ pub struct VltEntry {
 }
 
 impl VltEntry {
-    pub const WIDTH: u32 = 32 + BEAT_BYTES + 4 + 4 + 2 + 1;
+    /// Bits of an entry whose `k0` has `k0_bits` bits.
+    pub const fn width(k0_bits: u32) -> u32 {
+        k0_bits + BEAT_BYTES + 4 + 4 + 2 + 1
+    }
 
     pub fn pack(&self) -> Value {
         cat(&[
@@ -43,14 +48,15 @@ impl VltEntry {
         ])
     }
 
-    pub fn unpack(v: &Value) -> VltEntry {
-        let mut hi = Self::WIDTH;
+    /// The entry packed in `v` with a `k0` of `k0_bits` bits.
+    pub fn unpack(v: &Value, k0_bits: u32) -> VltEntry {
+        let mut hi = Self::width(k0_bits);
         let mut take = |w: u32| {
             hi -= w;
             v.slice(hi + w - 1, hi)
         };
         VltEntry {
-            k0: take(32),
+            k0: take(k0_bits),
             active: take(BEAT_BYTES),
             high: take(4),
             offset: take(4),
@@ -73,6 +79,16 @@ pub fn extend(raw: &Value, width: &Value, unsigned: &Value) -> Value {
 /// Elements the retired-element bit vector covers (at least the 16 of a byte beat, so
 /// that the beat holding the oldest unfinished element always fits).
 pub const RETIRE_WINDOW: u32 = 64;
+
+/// Low bits of `k0` the VLT keeps. An outstanding load's `k0` lies in `[retired -
+/// (BEAT_BYTES - 1), retired + RETIRE_WINDOW)`: the issue unit takes no element beyond
+/// the window, and `retired` passes no active element before it is written back, the
+/// lowest of which is at most `BEAT_BYTES - 1` after `k0`; all outstanding loads belong
+/// to the command `retired` counts (one writes back at a time). Those are fewer than
+/// `2^K0_BITS` values, so the low bits and `retired` give `k0` back.
+pub const K0_BITS: u32 = (RETIRE_WINDOW + BEAT_BYTES)
+    .next_power_of_two()
+    .trailing_zeros();
 
 /// The retired-element bit vector, with the wires that mark its elements.
 pub struct Retire {
@@ -138,6 +154,14 @@ impl Retire {
         }
     }
 
+    /// The whole `k0` of an outstanding load whose low [`K0_BITS`] bits are `low`: the
+    /// value with those low bits in the range [`K0_BITS`] describes.
+    pub fn k0(&self, low: &Value) -> Value {
+        let base = &self.retired - &lit(&self.retired, (BEAT_BYTES - 1) as u64, 32);
+        let ahead = (low - &base.trunc(K0_BITS)).trunc(K0_BITS);
+        &base + &ahead.zext(32)
+    }
+
     /// Whether the `count` elements from `k` on (of the command writing back, not yet
     /// retired) are inside the window.
     pub fn covers(&self, k: &Value, count: &Value) -> Value {
@@ -156,7 +180,6 @@ pub(super) fn build(
     m: &mut ModuleBuilder,
     p: &HwachaParams,
     vldq: &Fifo,
-    vlt: &Mem,
     out: &Bundle,
     retire: &Retire,
 ) -> Vlu {
@@ -166,7 +189,7 @@ pub(super) fn build(
     let head = vldq.deq_bits();
     let data = head.slice(8 * BEAT_BYTES + aw - 1, aw);
     let tag = head.trunc(aw);
-    let e = VltEntry::unpack(&m.read(vlt, &tag));
+    let e = VltEntry::unpack(&head.slice(head.width() - 1, 8 * BEAT_BYTES + aw), 32);
 
     // The group being written: a response's groups go out one after the other.
     let started = m.reg("vlu_started", 1, false);
