@@ -9,8 +9,9 @@
 //! (veidx). There are eight of these per lane, so the sharing is a lane's worth of area.
 
 use super::uop::alu_fn;
+use crate::arith::adder::add;
 use crate::rocket::decode::alu_fn as rv;
-use hdl::helpers::priority_mux;
+use hdl::helpers::onehot_mux;
 use hdl::{cat, Bits, Value};
 
 /// `v` with its bits in the reverse order.
@@ -29,8 +30,11 @@ pub fn alu(fn_: &Value, word: &Value, a: &Value, b: &Value, eidx: &Value) -> Val
 
     // The adder: a + b, or a - b = a + !b + 1.
     let subtract = &(&is(rv::SUB) | &is(rv::SLT)) | &is(rv::SLTU);
+    // One parallel-prefix adder (`arith::adder`, whose depth does not depend on how the
+    // flow maps `+`) with the carry in: {a, 1} + {b_in, subtract} carries it into bit 1.
     let b_in = subtract.mux(&!b, b);
-    let sum = &(a + &b_in) + &subtract.zext(64);
+    let one = subtract.konst(Bits::ones(1));
+    let sum = add(&cat(&[a, &one]), &cat(&[&b_in, &subtract])).slice(64, 1);
     // a < b: the difference's sign when the signs agree (no overflow), else the sign
     // of the operand that is negative (signed) or of b (unsigned).
     let same_sign = a.bit(63).eq(&b.bit(63));
@@ -56,22 +60,40 @@ pub fn alu(fn_: &Value, word: &Value, a: &Value, b: &Value, eidx: &Value) -> Val
         .slice(63, 0);
     let shifted_left = reverse(&shifted);
 
-    let result = priority_mux(
-        &[
-            (is(rv::SLL), shifted_left.clone()),
-            (&is(rv::SLT) | &is(rv::SLTU), lt.zext(64)),
-            (is(rv::XOR), a ^ b),
-            (&is(rv::SRL) | &is(rv::SRA), shifted),
-            (is(rv::OR), a | b),
-            (is(rv::AND), a & b),
-        ],
-        &sum,
-    );
-    let result = word.mux(
-        &result.slice(31, 0).as_signed().sext(64).as_unsigned(),
-        &result,
-    );
-    is_eq.mux(&a.eq(b).zext(64), &is_eidx.mux(&shifted_left, &result))
+    // The result: an AND-OR of the candidates, each selected by a decode of `fn_` alone
+    // (one-hot: EQ and EIDX before the 4-bit functions, the adder for the rest), so the
+    // late operands pass one select level instead of a chain of muxes.
+    let narrow = !&(&is_eq | &is_eidx);
+    let shifts = &is(rv::SRL) | &is(rv::SRA);
+    let compares = &is(rv::SLT) | &is(rv::SLTU);
+    let others = [
+        is(rv::SLL),
+        compares,
+        is(rv::XOR),
+        shifts,
+        is(rv::OR),
+        is(rv::AND),
+    ];
+    let adds = !&others
+        .iter()
+        .fold(f.konst(Bits::zero(1)), |acc, c| &acc | c);
+    let cases = [
+        (&narrow & &others[0], shifted_left.clone()),
+        (&narrow & &others[1], lt.zext(64)),
+        (&narrow & &others[2], a ^ b),
+        (&narrow & &others[3], shifted),
+        (&narrow & &others[4], a | b),
+        (&narrow & &others[5], a & b),
+        (&narrow & &adds, sum),
+    ];
+    let sel = cat(&cases.iter().rev().map(|c| &c.0).collect::<Vec<_>>());
+    let values: Vec<Value> = cases.iter().map(|c| c.1.clone()).collect();
+    let result = onehot_mux(&sel, &values);
+    // Word forms take the low word's sign above it.
+    let high = word.mux(&result.bit(31).repeat(32), &result.slice(63, 32));
+    let result = cat(&[&high, &result.slice(31, 0)]);
+    let special = onehot_mux(&cat(&[&is_eidx, &is_eq]), &[a.eq(b).zext(64), shifted_left]);
+    &result | &special
 }
 
 #[cfg(test)]
