@@ -60,3 +60,60 @@ pub fn levels(width: u32) -> u32 {
     let log = 32 - (width.max(1) - 1).leading_zeros();
     (2 * log).saturating_sub(1)
 }
+
+/// `x + y` wrapped to their width (as `+`), through [`add`]'s prefix tree.
+pub fn wrapping_add(x: &Value, y: &Value) -> Value {
+    add(x, y).trunc(x.width())
+}
+
+/// `x - y` wrapped to their width (as `-`): `{x, 1} + {!y, 1}` carries the one in.
+pub fn wrapping_sub(x: &Value, y: &Value) -> Value {
+    let one = x.konst(Bits::ones(1));
+    add(
+        &cat(&[&x.as_unsigned(), &one]),
+        &cat(&[&!&y.as_unsigned(), &one]),
+    )
+    .slice(x.width(), 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hdl::sim::{Sim, SplitMix};
+    use hdl::{Design, ModuleBuilder};
+
+    /// `wrapping_add` and `wrapping_sub` against Rust's wrapping arithmetic, at the widths
+    /// where the prefix tree is ragged (not a power of two) and full.
+    #[test]
+    fn wrapping_add_and_sub_match_rust() {
+        for w in [1u32, 7, 32, 33, 64] {
+            let mut m = ModuleBuilder::new("AddSub");
+            let (x, y) = (m.input("x", w), m.input("y", w));
+            let (s, d) = (m.output("s", w), m.output("d", w));
+            m.connect(&s, &wrapping_add(&x, &y));
+            m.connect(&d, &wrapping_sub(&x, &y));
+            let mut sim = Sim::new(&Design::new(&m.finish().unwrap()));
+            let mask = if w == 64 { u64::MAX } else { (1 << w) - 1 };
+            let mut rng = SplitMix(u64::from(w));
+            let corners = [0, 1, mask, mask >> 1, (mask >> 1) + 1];
+            let pairs = corners
+                .iter()
+                .flat_map(|&a| corners.iter().map(move |&b| (a, b)))
+                .chain((0..300).map(|_| (rng.next_u64() & mask, rng.next_u64() & mask)));
+            for (a, b) in pairs.collect::<Vec<_>>() {
+                sim.poke_u64("x", a).unwrap();
+                sim.poke_u64("y", b).unwrap();
+                assert_eq!(
+                    sim.peek_u64("s").unwrap(),
+                    a.wrapping_add(b) & mask,
+                    "{w}: {a:#x} + {b:#x}"
+                );
+                assert_eq!(
+                    sim.peek_u64("d").unwrap(),
+                    a.wrapping_sub(b) & mask,
+                    "{w}: {a:#x} - {b:#x}"
+                );
+            }
+        }
+    }
+}

@@ -13,6 +13,7 @@
 //! all off goes in one cycle too, as one item of no active element.
 
 use super::{field, lit, Fifo, MODE_INDEXED, MODE_UNIT, OP_AMO, OP_LOAD};
+use crate::arith::adder::{wrapping_add, wrapping_sub};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::priority_encode;
 use hdl::{cat, mux, Bundle, ModuleBuilder, ResetValue, Value};
@@ -264,13 +265,17 @@ pub(super) fn build(
 
     m.connect(&xcpt_valid, &(&fire & &fault));
     // Past a whole group: S strides, the last one a lane strip hop if it ends a strip.
-    let group_step = &group_stride + &mux(&group_strip_end, &(&jump - &stride), &lit(&addr, 0, 64));
+    // The adders are prefix trees (`arith::adder`): `count` and `step` arrive late.
+    let group_step = wrapping_add(
+        &group_stride,
+        &mux(&group_strip_end, &(&jump - &stride), &lit(&addr, 0, 64)),
+    );
     let step = mux(&whole_group, &group_step, &mux(&strip_end, &jump, &stride));
     let item_last = e.last.clone();
     m.when(&fire, |m| {
-        m.connect(&k, &(&k + &e.count.zext(32)));
-        m.connect(&left, &(&left - &e.count.zext(32)));
-        m.connect(&addr, &(&addr + &step));
+        m.connect(&k, &wrapping_add(&k, &e.count.zext(32)));
+        m.connect(&left, &wrapping_sub(&left, &e.count.zext(32)));
+        m.connect(&addr, &wrapping_add(&addr, &step));
         m.when(&fault, |m| {
             m.connect(&faulted, &lit(&faulted, 1, 1));
             m.connect(&xcpt_addr, &fault_addr);
