@@ -31,6 +31,7 @@ use asic_flow::lint::{run_all, LintTarget};
 use generators::hwacha::params::HwachaParams as RtlParams;
 use generators::hwacha::rocc::vrcmd;
 use generators::hwacha::scalar::{frontend, RamWindow};
+use hdl::sim::Init;
 use hdl::Design;
 use std::collections::{HashMap, VecDeque};
 use verification::hwacha::encoding::{table, Field, Thread};
@@ -42,7 +43,7 @@ use verification::iss::rocc::{self, RoccCommand};
 use verification::iss::Xlen;
 use verification::rng::Rng;
 use verification::tb::memory::{MemConfig, MemPort, MemoryModel};
-use verification::verilator::{Model, Options};
+use verification::verilator::{Model, Options, INIT_SEEDS};
 use Field::*;
 
 const BASE: u64 = 0x8000_0000;
@@ -428,6 +429,11 @@ impl Bench {
             mem.memory_mut().write(*addr, bytes);
         }
         let m = &mut self.dut;
+        // Runs alternate the design's two random initial states (the same model).
+        let init = Init::Random {
+            seed: INIT_SEEDS[(seed % 2) as usize],
+        };
+        m.reinit(init).unwrap();
         m.poke_u64("reset", 1).unwrap();
         m.step();
         m.poke_u64("reset", 0).unwrap();
@@ -1014,7 +1020,16 @@ impl Gen<'_> {
     }
 }
 
-/// A session: configuration, pointer and address registers, then `blocks` blocks with
+/// vmcs of every shared register vs1-vs63 to a random value from `seed`: the scalar
+/// register files have no reset, so a session sets every register a block may read
+/// before its first block (from a stream of its own, so that the blocks drawn after
+/// it stay as they were).
+fn set_shared(seed: u64) -> Vec<RoccCommand> {
+    let mut values = Rng::new(seed ^ 0x5ca1a_5eed);
+    (1..64).map(|r| vmcs(r, values.next_u64())).collect()
+}
+
+/// A session: configuration, shared registers, pointer and address registers, then `blocks` blocks with
 /// vsetvl/vgetvl/vgetcfg/vmcs/vmca between them, occasional reconfiguration, vuncfg,
 /// illegal commands, a vf of vlen 0 and bad vf addresses.
 fn session(seed: u64, blocks: usize, len: usize, mix: Mix, control_noise: bool) -> Session {
@@ -1036,6 +1051,7 @@ fn session(seed: u64, blocks: usize, len: usize, mix: Mix, control_noise: bool) 
     };
     let (mut vv64, mut vp, vv32, vv16) = pick_cfg(&mut rng);
     cmds.push(vsetcfg(cfg(vv64, vp, vv32, vv16)));
+    cmds.extend(set_shared(seed));
     for r in 48..=55 {
         cmds.push(vmcs(r, (DATA + rng.below(DATA_SIZE / 2)) & !7));
     }
@@ -1394,6 +1410,7 @@ fn check_warm_throughput(bench: &mut Bench, p: &RtlParams) {
     let bytes: Vec<u8> = code.iter().flat_map(|i| i.to_le_bytes()).collect();
     let runs = |k: usize| {
         let mut cmds = vec![vsetcfg(cfg(4, 2, 0, 0)), vsetvl(8)];
+        cmds.extend(set_shared(3));
         cmds.extend((0..k).map(|_| vf(BASE)));
         Session {
             cmds,
