@@ -1025,7 +1025,7 @@ impl Gen<'_> {
 /// before its first block (from a stream of its own, so that the blocks drawn after
 /// it stay as they were).
 fn set_shared(seed: u64) -> Vec<RoccCommand> {
-    let mut values = Rng::new(seed ^ 0x5ca1a_5eed);
+    let mut values = Rng::new(seed ^ 0x5eed_0000);
     (1..64).map(|r| vmcs(r, values.next_u64())).collect()
 }
 
