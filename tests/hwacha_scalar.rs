@@ -13,7 +13,10 @@
 //! vector side is played by the testbench from the model's own effects: it answers
 //! `vfirst` and scalar FP on `vresp` and consensual jumps on `vbranch`, after random
 //! delays, and drops `vidle` for a while after each issue. Responses, vissue and memory
-//! are back-pressured at random; memory latencies are 1, 20 and 100 cycles.
+//! are back-pressured at random; memory latencies are 1, 20 and 100 cycles. The vs/va
+//! files have no reset: every session sets vs1-vs63 (and the va registers it uses) by
+//! vmcs/vmca first, and the runs alternate the model's random initial states
+//! (`INIT_SEEDS`).
 //!
 //! Sessions: every scalar int/imm/multiply/divide op on corner operands, the control
 //! thread alone (maxvl of 60 random configurations, illegal and unconfigured commands),
