@@ -255,8 +255,12 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&outstanding, &outstanding_next);
     let drop_dec = &resp_valid & &!&drop.eq(&k(&drop, 0, 2));
     m.connect(&drop, &(&drop - &drop_dec.zext(2)));
-    m.when(&(&fetch_fire | &fault_enq), |m| m.connect(&pc_f, &pc_f_plus4));
-    m.when(&(&resp_live | &fault_enq), |m| m.connect(&resp_pc, &resp_next));
+    m.when(&(&fetch_fire | &fault_enq), |m| {
+        m.connect(&pc_f, &pc_f_plus4)
+    });
+    m.when(&(&resp_live | &fault_enq), |m| {
+        m.connect(&resp_pc, &resp_next)
+    });
     m.when(&any_redirect, |m| {
         m.connect(&drop, &outstanding_next);
         m.connect(&pc_f, &fetch_target);

@@ -91,11 +91,7 @@ impl CsrAccess {
     pub fn decode(insn: &Value) -> CsrAccess {
         let addr = insn.slice(31, 20);
         let is = |v: u64| addr.eq(&addr.konst(Bits::from_u64(12, v)));
-        let any = |nums: &[u64]| {
-            nums[1..]
-                .iter()
-                .fold(is(nums[0]), |acc, n| &acc | &is(*n))
-        };
+        let any = |nums: &[u64]| nums[1..].iter().fold(is(nums[0]), |acc, n| &acc | &is(*n));
         let bits: Vec<Value> = GROUPS.iter().rev().map(|g| any(g)).collect();
         let refs: Vec<&Value> = bits.iter().collect();
         let sel = hdl::cat(&refs);
@@ -103,8 +99,7 @@ impl CsrAccess {
         let read_only = addr.slice(11, 10).eq(&addr.konst(Bits::from_u64(2, 3)));
         let op = insn.slice(13, 12);
         let rs1 = insn.slice(19, 15);
-        let writes =
-            &op.eq(&op.konst(Bits::from_u64(2, 1))) | &!&rs1.eq(&rs1.konst(Bits::zero(5)));
+        let writes = &op.eq(&op.konst(Bits::from_u64(2, 1))) | &!&rs1.eq(&rs1.konst(Bits::zero(5)));
         CsrAccess {
             illegal: &!&exists | &(&writes & &read_only),
             sel,
@@ -116,7 +111,11 @@ impl CsrAccess {
     /// observed while the stage holds a valid CSR instruction: no reset.
     pub fn registers(m: &mut ModuleBuilder, prefix: &str) -> CsrAccess {
         CsrAccess {
-            sel: m.reg(&format!("{prefix}_sel"), GROUPS.len() as u32, ResetValue::None),
+            sel: m.reg(
+                &format!("{prefix}_sel"),
+                GROUPS.len() as u32,
+                ResetValue::None,
+            ),
             illegal: m.reg(&format!("{prefix}_illegal"), 1, ResetValue::None),
             writes: m.reg(&format!("{prefix}_writes"), 1, ResetValue::None),
         }
@@ -160,7 +159,9 @@ impl CsrFile {
     /// so sees every older instruction counted, without an adder.
     pub fn retire(&self, m: &mut ModuleBuilder, done: &Value) {
         let one = self.minstret.konst(Bits::from_u64(64, 1));
-        m.when(done, |m| m.connect(&self.minstret, &(&self.minstret + &one)));
+        m.when(done, |m| {
+            m.connect(&self.minstret, &(&self.minstret + &one))
+        });
     }
 
     fn mstatus(&self) -> Value {
