@@ -520,7 +520,8 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&ex_redirect, &mispredict);
     m.connect(&ex_target, &mispredict_target);
     // The predictors train the cycle after, from registers, like the redirect: the
-    // target adder and the branch comparison stay off their tag compares.
+    // target adder and the branch comparison stay off their tag compares. The
+    // resolution's data is only observed under `train_valid`: no reset.
     let (train_valid, train_pc, train_target, train_taken, train_jump) = (
         m.reg("train_valid", 1, false),
         m.reg("train_pc", 64, ResetValue::None),
