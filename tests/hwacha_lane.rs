@@ -83,16 +83,26 @@ fn strip_ops(p: &HwachaParams, setup: &Setup, insn: &Insn) -> Vec<Fields> {
 struct Bench {
     p: HwachaParams,
     dut: Model,
+    /// Cases run so far (each restarts the model, alternating its initial state).
+    cases: u64,
 }
 
 impl Bench {
     fn new(p: &HwachaParams) -> Bench {
         let top = vxu(p, 1).unwrap();
         let mut dut = Model::of_design(&Design::new(&top), &Options::quick_build()).unwrap();
-        dut.poke_u64("reset", 1).unwrap();
-        dut.step();
-        dut.poke_u64("reset", 0).unwrap();
-        Bench { p: p.clone(), dut }
+        restart(&mut dut, 0);
+        Bench {
+            p: p.clone(),
+            dut,
+            cases: 0,
+        }
+    }
+
+    /// A fresh start for the next case, from the other random initial state.
+    fn next_case(&mut self) {
+        self.cases += 1;
+        restart(&mut self.dut, self.cases);
     }
 
     /// Runs `ops` in order; returns the writes in cycle order and the cycles taken.
@@ -140,6 +150,7 @@ impl Bench {
 fn check(bench: &mut Bench, setup: &Setup, lines: &[String]) {
     let p = bench.p.clone();
     let gold = golden(&p, setup, lines);
+    bench.next_case();
     // The reset state vsetcfg gives (zeroes, vp0 set), through the datapath itself.
     let cfg = setup.cfg;
     let strip = p.strip() as u64;

@@ -13,7 +13,10 @@
 //! vector side is played by the testbench from the model's own effects: it answers
 //! `vfirst` and scalar FP on `vresp` and consensual jumps on `vbranch`, after random
 //! delays, and drops `vidle` for a while after each issue. Responses, vissue and memory
-//! are back-pressured at random; memory latencies are 1, 20 and 100 cycles.
+//! are back-pressured at random; memory latencies are 1, 20 and 100 cycles. The vs/va
+//! files have no reset: every session sets vs1-vs63 (and the va registers it uses) by
+//! vmcs/vmca first, and the runs alternate the model's random initial states
+//! (`INIT_SEEDS`).
 //!
 //! Sessions: every scalar int/imm/multiply/divide op on corner operands, the control
 //! thread alone (maxvl of 60 random configurations, illegal and unconfigured commands),
@@ -31,6 +34,7 @@ use asic_flow::lint::{run_all, LintTarget};
 use generators::hwacha::params::HwachaParams as RtlParams;
 use generators::hwacha::rocc::vrcmd;
 use generators::hwacha::scalar::{frontend, RamWindow};
+use hdl::sim::Init;
 use hdl::Design;
 use std::collections::{HashMap, VecDeque};
 use verification::hwacha::encoding::{table, Field, Thread};
@@ -42,7 +46,7 @@ use verification::iss::rocc::{self, RoccCommand};
 use verification::iss::Xlen;
 use verification::rng::Rng;
 use verification::tb::memory::{MemConfig, MemPort, MemoryModel};
-use verification::verilator::{Model, Options};
+use verification::verilator::{Model, Options, INIT_SEEDS};
 use Field::*;
 
 const BASE: u64 = 0x8000_0000;
@@ -428,6 +432,11 @@ impl Bench {
             mem.memory_mut().write(*addr, bytes);
         }
         let m = &mut self.dut;
+        // Runs alternate the design's two random initial states (the same model).
+        let init = Init::Random {
+            seed: INIT_SEEDS[(seed % 2) as usize],
+        };
+        m.reinit(init).unwrap();
         m.poke_u64("reset", 1).unwrap();
         m.step();
         m.poke_u64("reset", 0).unwrap();
@@ -1014,7 +1023,16 @@ impl Gen<'_> {
     }
 }
 
-/// A session: configuration, pointer and address registers, then `blocks` blocks with
+/// vmcs of every shared register vs1-vs63 to a random value from `seed`: the scalar
+/// register files have no reset, so a session sets every register a block may read
+/// before its first block (from a stream of its own, so that the blocks drawn after
+/// it stay as they were).
+fn set_shared(seed: u64) -> Vec<RoccCommand> {
+    let mut values = Rng::new(seed ^ 0x5eed_0000);
+    (1..64).map(|r| vmcs(r, values.next_u64())).collect()
+}
+
+/// A session: configuration, shared registers, pointer and address registers, then `blocks` blocks with
 /// vsetvl/vgetvl/vgetcfg/vmcs/vmca between them, occasional reconfiguration, vuncfg,
 /// illegal commands, a vf of vlen 0 and bad vf addresses.
 fn session(seed: u64, blocks: usize, len: usize, mix: Mix, control_noise: bool) -> Session {
@@ -1036,6 +1054,7 @@ fn session(seed: u64, blocks: usize, len: usize, mix: Mix, control_noise: bool) 
     };
     let (mut vv64, mut vp, vv32, vv16) = pick_cfg(&mut rng);
     cmds.push(vsetcfg(cfg(vv64, vp, vv32, vv16)));
+    cmds.extend(set_shared(seed));
     for r in 48..=55 {
         cmds.push(vmcs(r, (DATA + rng.below(DATA_SIZE / 2)) & !7));
     }
@@ -1394,6 +1413,7 @@ fn check_warm_throughput(bench: &mut Bench, p: &RtlParams) {
     let bytes: Vec<u8> = code.iter().flat_map(|i| i.to_le_bytes()).collect();
     let runs = |k: usize| {
         let mut cmds = vec![vsetcfg(cfg(4, 2, 0, 0)), vsetvl(8)];
+        cmds.extend(set_shared(3));
         cmds.extend((0..k).map(|_| vf(BASE)));
         Session {
             cmds,

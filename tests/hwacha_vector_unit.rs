@@ -44,6 +44,8 @@ struct Bench {
     mem: MemoryModel,
     /// The answers to the scalar unit seen so far (`vresp`, `vbranch`).
     answers: Vec<Answer>,
+    /// Cases run so far (each restarts the model, alternating its initial state).
+    cases: u64,
 }
 
 /// Memory timings: (latency, jitter, stall percent).
@@ -77,15 +79,14 @@ impl Bench {
     fn new(p: &HwachaParams) -> Bench {
         let top = vector_unit(p).unwrap();
         let mut dut = Model::of_design(&Design::new(&top), &Options::quick_build()).unwrap();
-        dut.poke_u64("reset", 1).unwrap();
-        dut.step();
-        dut.poke_u64("reset", 0).unwrap();
+        restart(&mut dut, 0);
         let mem = memory(p, TIMINGS[0], 0);
         Bench {
             p: p.clone(),
             dut,
             mem,
             answers: Vec::new(),
+            cases: 0,
         }
     }
 
@@ -191,6 +192,9 @@ fn check(
         .collect();
     bench.mem = memory(&bench.p, timing, seed);
     bench.answers.clear();
+    // A fresh start from the other random initial state than the last case's.
+    bench.cases += 1;
+    restart(&mut bench.dut, bench.cases);
     let (writes, cycles) = bench.run(&setup.cfg, &issues);
     compare(&gold, &writes, setup, lines);
     assert_eq!(

@@ -4,15 +4,20 @@
 
 use generators::rocket::muldiv::muldiv;
 use generators::rocket::params::{MulDivParams, MulKind};
+use hdl::sim::Init;
 use hdl::Design;
 use verification::rng::Rng;
-use verification::verilator::{Model, Options};
+use verification::verilator::{Model, Options, INIT_SEEDS};
 
 fn model(top: &std::rc::Rc<hdl::Module>) -> Model {
     Model::of_design(&Design::new(top), &Options::default()).unwrap()
 }
 
-fn reset(m: &mut Model) {
+/// Restarts `m` for test case `case` from a random initial state, the cases alternating
+/// `INIT_SEEDS` (both covered without extra runs), then resets it.
+fn restart(m: &mut Model, case: u64) {
+    let seed = INIT_SEEDS[(case % 2) as usize];
+    m.reinit(Init::Random { seed }).unwrap();
     m.poke_u64("reset", 1).unwrap();
     m.step();
     m.poke_u64("reset", 0).unwrap();
@@ -125,7 +130,7 @@ struct Stress {
 /// operations killed).
 fn drive_muldiv(m: &mut Model, seed: u64, n: usize, s: Stress) -> (usize, usize) {
     let mut rng = Rng::new(seed);
-    reset(m);
+    restart(m, seed);
     // Accepted and not yet answered (nor killed), oldest first.
     let mut expected: std::collections::VecDeque<(MOp, u64)> = Default::default();
     let mut offered: Option<MOp> = None;
@@ -183,7 +188,7 @@ fn drive_muldiv(m: &mut Model, seed: u64, n: usize, s: Stress) -> (usize, usize)
 
 /// Cycles from a request firing to its result being valid, with results always taken.
 fn latency(m: &mut Model, op: MOp) -> u64 {
-    reset(m);
+    restart(m, op.0);
     m.poke_u64("kill", 0).unwrap();
     m.poke_u64("resp_ready", 1).unwrap();
     m.poke_u64("req_valid", 1).unwrap();
@@ -279,7 +284,7 @@ fn pipelined_multiplier_takes_one_per_cycle() {
             div_bits_per_cycle: 1,
         };
         let mut m = model(&muldiv(&p).unwrap());
-        reset(&mut m);
+        restart(&mut m, stages as u64);
         m.poke_u64("kill", 0).unwrap();
         m.poke_u64("resp_ready", 1).unwrap();
         m.poke_u64("req_valid", 1).unwrap();
@@ -396,7 +401,7 @@ fn btb_matches_its_reference() {
     use generators::rocket::bpred::btb_module;
     for entries in [1u32, 2, 5, 16] {
         let mut m = model(&btb_module(entries).unwrap());
-        reset(&mut m);
+        restart(&mut m, entries as u64);
         let mut r = BtbRef::new(entries as usize);
         let mut rng = Rng::new(entries as u64);
         let pool = entries as u64 * 2 + 1;
@@ -449,9 +454,9 @@ fn btb_matches_its_reference() {
 #[test]
 fn bht_matches_its_reference() {
     use generators::rocket::bpred::bht_module;
-    for entries in [2u32, 64, 512] {
+    for (i, entries) in [2u32, 64, 512].into_iter().enumerate() {
         let mut m = model(&bht_module(entries).unwrap());
-        reset(&mut m);
+        restart(&mut m, i as u64);
         // Counters start weakly not taken.
         let mut counters = vec![1u8; entries as usize];
         let index = |pc: u64| ((pc >> 2) % entries as u64) as usize;
@@ -538,6 +543,7 @@ impl CacheBench {
             resp_ready: None,
             ..MemPort::decoupled("mem", false)
         };
+        let seed = config.seed;
         let mut mem = MemoryModel::new(config, vec![port]).unwrap();
         let mut rng = Rng::new(7);
         let mut flat = HashMap::new();
@@ -547,7 +553,7 @@ impl CacheBench {
             mem.memory_mut().write(a, &[b]);
         }
         let mut b = CacheBench { m, mem, flat };
-        reset(&mut b.m);
+        restart(&mut b.m, seed);
         b
     }
 
@@ -762,7 +768,7 @@ fn arbiter_routes_by_tag_and_is_fair() {
     const CLIENTS: usize = 3;
     let mut m = model(&mem_arbiter(CLIENTS as u32).unwrap());
     for (seed, latency, stall) in [(1u64, 1u32, 0u32), (2, 10, 30), (3, 100, 20)] {
-        reset(&mut m);
+        restart(&mut m, seed);
         let port = MemPort {
             resp_ready: None,
             ..MemPort::decoupled("mem", true)

@@ -50,8 +50,8 @@ use crate::rocket::decode::alu_fn;
 use crate::rocket::muldiv::muldiv;
 use crate::rocket::params::{CacheParams, MulDivParams, MulKind};
 use decode::{decode, Config};
-use hdl::helpers::{onehot_decode, onehot_mux, priority_mux};
-use hdl::{cat, mux, Bits, Dir, Field, HdlErrors, Module, ModuleBuilder, Shape, Value};
+use hdl::helpers::{onehot_decode, priority_mux};
+use hdl::{cat, mux, Bits, Dir, Field, HdlErrors, MemStyle, Module, ModuleBuilder, Shape, Value};
 use smu::{reg_write, smu};
 use std::rc::Rc;
 
@@ -183,18 +183,17 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     m.connect_bundle(&smu.io("mem_resp"), &dmem_resp);
 
     // Architectural state: vs1-63 (vs0 reads 0), va0-31, the block's vcfg and vlen.
-    let vs: Vec<Value> = (0..64)
-        .map(|i| {
-            if i == 0 {
-                k(0, 64)
-            } else {
-                m.reg(&format!("vs{i}"), 64, 0u64)
-            }
-        })
-        .collect();
-    let va: Vec<Value> = (0..32)
-        .map(|i| m.reg(&format!("va{i}"), 64, 0u64))
-        .collect();
+    // The register files are inferred memories (issue 17): vs, 64 x 64 bits, read
+    // combinationally four times (three operands and the SMU's store data) and written
+    // by five ports (ALU, MulDiv, SMU, `vresp`, vmcs); va, 32 x 64, read twice and
+    // written by vmca. Combinational reads keep them off SRAM macros whatever
+    // `sram_threshold_bits` says (`crate::memory`), so FPGA flows map them to LUT RAM
+    // and ASIC synthesis to flop arrays with balanced read trees. Word 0 of vs may be
+    // written but vs0 reads as zero outside the memory. Like any architectural
+    // register, their contents are arbitrary until written (no reset): programs set
+    // the registers they read (vmcs/vmca or a worker write) first.
+    let vs_file = m.mem("vs", 64, 64, MemStyle::Inferred);
+    let va_file = m.mem("va", 32, 64, MemStyle::Inferred);
     let vcfg = m.reg("vcfg_q", 32, 0u64);
     let vlen = m.reg("vlen", vb, 0u64);
     let running = m.reg("running", 1, false);
@@ -205,8 +204,10 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     // one destination register suffices.
     let md_busy = m.reg("md_busy", 1, false);
     let md_rd = m.reg("md_rd", 6, 0u64);
-    let read_vs = |idx: &Value| onehot_mux(&onehot_decode(idx, 64), &vs);
-    let read_va = |idx: &Value| onehot_mux(&onehot_decode(idx, 32), &va);
+    let zero64 = k(0, 64);
+    let read_vs = |m: &mut ModuleBuilder, idx: &Value| {
+        mux(&idx.eq(&k(0, 6)), &zero64, &m.read(&vs_file, idx))
+    };
 
     // F and D: the fetch pointer, the outstanding fetch, and two instruction slots: the
     // instruction register X works on and a fetch buffer behind it.
@@ -249,8 +250,15 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
         ir.slice(38, 33),
         ir.slice(46, 41),
     );
-    let (v1, v2, v3) = (read_vs(&rs1), read_vs(&rs2), read_vs(&rs3));
-    let (a1, a2) = (read_va(&ir.slice(28, 24)), read_va(&ir.slice(37, 33)));
+    let (v1, v2, v3) = (
+        read_vs(&mut m, &rs1),
+        read_vs(&mut m, &rs2),
+        read_vs(&mut m, &rs3),
+    );
+    let (a1, a2) = (
+        m.read(&va_file, &ir.slice(28, 24)),
+        m.read(&va_file, &ir.slice(37, 33)),
+    );
     let none = k(0, 3);
     let smem_store = &d.smem & &!&d.load;
     let src_mask = [
@@ -398,7 +406,8 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     m.connect(sb.get("seglen").value(), &d.seglen);
     m.connect(sb.get("reg").value(), &mux(&d.load, &rd, &rs2));
     m.connect(sb.get("addr").value(), &base);
-    m.connect(&smu.port("sdata"), &read_vs(&smu.port("sreg")));
+    let sdata = read_vs(&mut m, &smu.port("sreg"));
+    m.connect(&smu.port("sdata"), &sdata);
     m.connect(vissue.valid(), &vissue_now);
     let vi = vissue.bits();
     let only = |used: &Value, v: &Value| &used.repeat(64) & v;
@@ -510,18 +519,13 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     m.connect(vcfg_out.valid(), &cfg_fire);
     m.connect(vcfg_out.bits().get("vcfg").value(), &c_value.slice(31, 0));
     m.when(&cfg_fire, |m| m.connect(&vcfg, &c_value.slice(31, 0)));
-    for (i, r) in vs.iter().enumerate().skip(1) {
-        let me = |idx: &Value| idx.eq(&k(i as u64, 6));
-        for (v, idx, data) in &writers {
-            m.when(&(v & &me(idx)), |m| m.connect(r, data));
-        }
-        m.when(&(&vmcs & &me(&c_reg)), |m| m.connect(r, &c_value));
+    // One write port per writer; the scoreboard keeps two of them from writing one
+    // register in a cycle (vmcs comes only while no block runs).
+    for (v, idx, data) in &writers {
+        m.when(v, |m| m.write(&vs_file, idx, data));
     }
-    for (i, r) in va.iter().enumerate() {
-        m.when(&(&vmca & &c_reg.slice(4, 0).eq(&k(i as u64, 5))), |m| {
-            m.connect(r, &c_value)
-        });
-    }
+    m.when(&vmcs, |m| m.write(&vs_file, &c_reg, &c_value));
+    m.when(&vmca, |m| m.write(&va_file, &c_reg.slice(4, 0), &c_value));
 
     // Fetch: sequential from `pc`, or X's jump target as it executes the jump. A request
     // needs room for its answer in the two slots once X has taken its instruction.
