@@ -7,9 +7,10 @@
 //! - `Bht`: a table of 2-bit counters indexed by pc[2..], consulted in decode; a jal, or
 //!   a branch predicted taken, redirects fetch from decode (one bubble).
 //!
-//! Both are trained from execute, where branches resolve; a wrong prediction costs the
-//! same redirect as no prediction.
+//! Both are trained from registers holding the resolution of execute, where branches
+//! resolve, a cycle later; a wrong prediction costs the same redirect as no prediction.
 
+use hdl::helpers::onehot_mux;
 use hdl::{cat, mux, Bits, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
 
@@ -21,7 +22,7 @@ fn count(c: &Value, taken: &Value) -> Value {
     mux(taken, &up, &down)
 }
 
-/// A resolved branch or jump, from execute.
+/// A resolved branch or jump, from execute (through registers in the core).
 pub struct Resolution<'a> {
     pub valid: &'a Value,
     pub pc: &'a Value,
@@ -76,15 +77,16 @@ impl Btb {
 
     /// (predicted taken, target) for the instruction at `pc`.
     pub fn predict(&self, pc: &Value) -> (Value, Value) {
+        // At most one entry holds a pc (an entry is allocated only on a miss): an
+        // AND-OR selection, not a chain of multiplexers as deep as the table.
         let hits = self.hits(pc);
-        let mut taken = pc.konst(Bits::zero(1));
-        let mut target = pc.konst(Bits::zero(64));
-        for (i, h) in hits.iter().enumerate() {
-            let t = &self.jump[i] | &self.counter[i].bit(1);
-            taken = mux(h, &t, &taken);
-            target = mux(h, &self.target[i], &target);
-        }
-        (taken, target)
+        let refs: Vec<&Value> = hits.iter().rev().collect();
+        let sel = cat(&refs);
+        let says: Vec<Value> = (0..hits.len())
+            .map(|i| &self.jump[i] | &self.counter[i].bit(1))
+            .collect();
+        let taken = onehot_mux(&sel, &says);
+        (taken, onehot_mux(&sel, &self.target))
     }
 
     pub fn train(&self, m: &mut ModuleBuilder, r: &Resolution) {

@@ -42,6 +42,9 @@ pub fn mem_response(tag_bits: u32) -> Shape {
 }
 
 /// RoCC command (core to accelerator): the instruction's fields and the source values.
+/// The accelerator's `busy` (a separate 1-bit port) is high in every cycle after a
+/// command's acceptance until its work is done, and never rises without a command; the
+/// core reads it through a register.
 pub fn rocc_command() -> Shape {
     Shape::decoupled(Shape::bundle(vec![
         uint("funct7", 7),

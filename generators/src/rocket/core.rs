@@ -20,13 +20,13 @@
 //! ID decodes once; EX and MEM hold the decoded control in registers (`Ctrl::registers`)
 //! beside the instruction word, which keeps the decoder off their paths.
 
-use super::alu::{alu, branch_taken};
+use super::alu::{alu, branch_taken, prefix_add, prefix_sub};
 use super::bpred::{Bht, Btb, Resolution};
 use super::bus::{
     mem_request, mem_response, muldiv_request, muldiv_response, rocc_command, rocc_exception,
     rocc_response,
 };
-use super::csr::CsrFile;
+use super::csr::{CsrAccess, CsrFile};
 use super::decode::{decode, Ctrl};
 use super::params::{Predictor, RocketParams};
 use super::trace::trace_shape;
@@ -51,7 +51,7 @@ mod cause {
     pub const ECALL_M: u64 = 11;
 }
 
-/// The predictors the configuration has, trained from EX.
+/// The predictors the configuration has, trained from EX's resolution a cycle later.
 struct Predictors {
     btb: Option<Btb>,
     bht: Option<Bht>,
@@ -177,10 +177,8 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let four = m.lit(4, 64);
 
     // Memory map: the reset ROM (readable, executable) and RAM.
-    let in_rom =
-        |a: &Value| &a.ge(&k(a, RESET_VECTOR, 64)) & &a.lt(&k(a, RESET_VECTOR + ROM_SIZE, 64));
-    let ram_end = p.ram_base + p.ram_size;
-    let in_ram = |a: &Value| &a.ge(&k(a, p.ram_base, 64)) & &a.lt(&k(a, ram_end, 64));
+    let in_rom = |a: &Value| in_region(a, RESET_VECTOR, ROM_SIZE);
+    let in_ram = |a: &Value| in_region(a, p.ram_base, p.ram_size);
 
     // Redirects (fetch restarts at the target; younger instructions are squashed).
     let mem_redirect = m.wire("mem_redirect", 1);
@@ -239,12 +237,13 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let resp_valid = imem_resp.valid().clone();
     let resp_live = &resp_valid & &drop.eq(&k(&drop, 0, 2));
     // The oldest live request was for pc_f - 4 * live (requests after a redirect are
-    // sequential): three decrements of pc_f side by side, chosen by `live` (0 to 2).
-    let resp_pc = mux(
-        &live.bit(1),
-        &(&pc_f - &k(&pc_f, 8, 64)),
-        &mux(&live.bit(0), &(&pc_f - &four), &pc_f),
-    );
+    // sequential), held in a register of its own (`resp_pc`, pc_f while none is live, so
+    // also the pc of a fault entry): it advances by 4 as a live response (or a fault
+    // entry) arrives, and restarts at the target on a redirect, which keeps any
+    // arithmetic off the BTB lookup and the queue's pc.
+    let pc_f_plus4 = add(&pc_f, &four);
+    let resp_pc = m.reg("fetch_resp_pc", 64, RESET_VECTOR);
+    let resp_next = add(&resp_pc, &four);
     let resp_data = imem_resp.bits().get("data").value().clone();
     let resp_insn = mux(
         &resp_pc.bit(2),
@@ -257,17 +256,21 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let drop_dec = &resp_valid & &!&drop.eq(&k(&drop, 0, 2));
     m.connect(&drop, &(&drop - &drop_dec.zext(2)));
     m.when(&(&fetch_fire | &fault_enq), |m| {
-        m.connect(&pc_f, &(&pc_f + &four))
+        m.connect(&pc_f, &pc_f_plus4)
+    });
+    m.when(&(&resp_live | &fault_enq), |m| {
+        m.connect(&resp_pc, &resp_next)
     });
     m.when(&any_redirect, |m| {
         m.connect(&drop, &outstanding_next);
         m.connect(&pc_f, &fetch_target);
+        m.connect(&resp_pc, &fetch_target);
     });
 
     // Queue: entries shift towards q[0] on dequeue; a new entry goes to the first free.
     let squash = &redirect | &id_redirect;
     let enq = &(&resp_live | &fault_enq) & &!&squash;
-    let enq_pc = mux(&resp_live, &resp_pc, &pc_f);
+    let enq_pc = resp_pc.clone();
     let q_pred: Vec<Value> = (0..2)
         .map(|i| m.reg(&format!("fq{i}_pred"), 64, ResetValue::None))
         .collect();
@@ -280,16 +283,12 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
             predictors.btb = Some(btb);
             // (As mux(btb_redirect, to, enq_pc + 4) where an entry is enqueued, with
             // the response's valid last.)
-            mux(
-                &resp_live,
-                &mux(&taken, &to, &(&resp_pc + &four)),
-                &(&pc_f + &four),
-            )
+            mux(&(&resp_live & &taken), &to, &resp_next)
         }
         _ => {
             m.connect(&btb_redirect, &zero1);
             m.connect(&btb_target, &zero64);
-            &enq_pc + &four
+            resp_next.clone()
         }
     };
     let enq_insn = mux(&resp_live, &resp_insn, &zero64.slice(31, 0));
@@ -357,7 +356,8 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let wb_mem_data = m.reg("wb_mem_data", 64, ResetValue::None);
     let wb_mem_mask = m.reg("wb_mem_mask", 8, ResetValue::None);
 
-    let csrs = CsrFile::new(&mut m, &wb_valid);
+    let csrs = CsrFile::new(&mut m);
+    let mem_csr = CsrAccess::registers(&mut m, "mem_csr");
 
     // ---- ID ----------------------------------------------------------------------------
     let id = &q[0];
@@ -431,12 +431,13 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     );
     let b = mux(&ex_ctrl.b_imm, &imm, &ex_rs2);
     let alu_out = alu(&ex_ctrl.alu_fn, &a, &b, &ex_ctrl.word);
-    let link = &ex.pc + &four;
+    let link = add(&ex.pc, &four);
     let funct3 = ex.insn.slice(14, 12);
     let taken = &(&ex_ctrl.jal | &ex_ctrl.jalr)
         | &(&ex_ctrl.branch & &branch_taken(&funct3, &ex_rs1, &ex_rs2));
-    let jalr_target = &(&ex_rs1 + &imm) & &k(&imm, !1, 64);
-    let jump_target = mux(&ex_ctrl.jalr, &jalr_target, &(&ex.pc + &imm));
+    let (rs1_plus_imm, pc_plus_imm) = (add(&ex_rs1, &imm), add(&ex.pc, &imm));
+    let jalr_target = &rs1_plus_imm & &k(&imm, !1, 64);
+    let jump_target = mux(&ex_ctrl.jalr, &jalr_target, &pc_plus_imm);
     let jumps = &ex_ctrl.jal | &ex_ctrl.jalr;
     let md_result = md_resp.bits().get("data").value().clone();
     m.connect(
@@ -451,7 +452,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     );
 
     let amo_like = &(&ex_ctrl.amo | &ex_ctrl.lr) | &ex_ctrl.sc;
-    let addr = mux(&amo_like, &ex_rs1, &(&ex_rs1 + &imm));
+    let addr = mux(&amo_like, &ex_rs1, &rs1_plus_imm);
     let size = funct3.slice(1, 0);
     let misaligned = priority_mux(
         &[
@@ -518,12 +519,32 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     m.when(&resolved, |m| m.connect(&mispredict_target, &next_pc));
     m.connect(&ex_redirect, &mispredict);
     m.connect(&ex_target, &mispredict_target);
+    // The predictors train the cycle after, from registers, like the redirect: the
+    // target adder and the branch comparison stay off their tag compares. The
+    // resolution's data is only observed under `train_valid`: no reset.
+    let (train_valid, train_pc, train_target, train_taken, train_jump) = (
+        m.reg("train_valid", 1, false),
+        m.reg("train_pc", 64, ResetValue::None),
+        m.reg("train_target", 64, ResetValue::None),
+        m.reg("train_taken", 1, ResetValue::None),
+        m.reg("train_jump", 1, ResetValue::None),
+    );
+    m.connect(
+        &train_valid,
+        &(&resolved & &(&ex_ctrl.branch | &ex_ctrl.jal)),
+    );
+    m.when(&resolved, |m| {
+        m.connect(&train_pc, &ex.pc);
+        m.connect(&train_target, &jump_target);
+        m.connect(&train_taken, &taken);
+        m.connect(&train_jump, &ex_ctrl.jal);
+    });
     let resolution = Resolution {
-        valid: &(&resolved & &(&ex_ctrl.branch | &ex_ctrl.jal)),
-        pc: &ex.pc,
-        target: &jump_target,
-        taken: &taken,
-        jump: &ex_ctrl.jal,
+        valid: &train_valid,
+        pc: &train_pc,
+        target: &train_target,
+        taken: &train_taken,
+        jump: &train_jump,
     };
     if let Some(btb) = &predictors.btb {
         btb.train(&mut m, &resolution);
@@ -597,24 +618,26 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let (old, src) = (sext_w(&amo_old), sext_w(&mem_rs2));
     let funct5 = mem.insn.slice(31, 27);
     let f5 = |v: u64| funct5.eq(&k(&funct5, v, 5));
+    // min/max compare by the sign of one 65-bit subtraction (which cannot overflow),
+    // sign- (amomin/max) or zero-extended (amominu/maxu, funct5 bit 3); for equal values
+    // either operand is the answer.
+    let ext = |v: &Value| cat(&[&(&!&funct5.bit(3) & &v.bit(63)), v]);
+    let (difference, _) = prefix_sub(&ext(&old), &ext(&src));
+    let below = difference.bit(64);
+    let old_plus_src = add(&old, &src);
+    let (lesser, greater) = (mux(&below, &old, &src), mux(&below, &src, &old));
     let amo_new = priority_mux(
         &[
-            (f5(0x00), &old + &src),
+            (f5(0x00), old_plus_src),
             (f5(0x01), src.clone()),
             (f5(0x04), &old ^ &src),
             (f5(0x08), &old | &src),
             (f5(0x0c), &old & &src),
-            (
-                f5(0x10),
-                mux(&old.as_signed().lt(&src.as_signed()), &old, &src),
-            ),
-            (
-                f5(0x14),
-                mux(&old.as_signed().gt(&src.as_signed()), &old, &src),
-            ),
-            (f5(0x18), mux(&old.lt(&src), &old, &src)),
+            (f5(0x10), lesser.clone()),
+            (f5(0x14), greater.clone()),
+            (f5(0x18), lesser),
         ],
-        &mux(&old.gt(&src), &old, &src),
+        &greater,
     );
     // The AMO's new value goes through a register: its write waits one cycle in state 2
     // for it (a cycle per AMO), which keeps the AMO ALU off the store data's path.
@@ -648,20 +671,18 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     });
 
     // CSRs: legal if the register exists and a write does not target a read-only one.
-    let csr_addr = mem.insn.slice(31, 20);
-    let csr_read = csrs.read(&mut m, &csr_addr, &wb_valid);
+    let csr_read = csrs.read(&mut m, &mem_csr);
     let rs1_field = mem.insn.slice(19, 15);
     let csr_src = mux(&mf3.bit(2), &rs1_field.zext(64), &mem_rs1);
     let csr_op = mf3.slice(1, 0);
-    let csr_writes = &csr_op.eq(&k(&csr_op, 1, 2)) | &!&rs1_field.eq(&k(&rs1_field, 0, 5));
     let csr_new = priority_mux(
         &[
             (csr_op.eq(&k(&csr_op, 1, 2)), csr_src.clone()),
-            (csr_op.eq(&k(&csr_op, 2, 2)), &csr_read.value | &csr_src),
+            (csr_op.eq(&k(&csr_op, 2, 2)), &csr_read | &csr_src),
         ],
-        &(&csr_read.value & &!&csr_src),
+        &(&csr_read & &!&csr_src),
     );
-    let csr_illegal = &mem_ctrl.csr & &(&!&csr_read.exists | &(&csr_writes & &csr_read.read_only));
+    let csr_illegal = &mem_ctrl.csr & &mem_csr.illegal;
 
     // RoCC: the command leaves from here; with xd the response comes back here.
     let xd = mem.insn.bit(14);
@@ -690,7 +711,18 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     // fence waits for the accelerator, then drops the D$ so its writes are seen; fence.i
     // waits for the fetches in flight, then drops the I$ and refetches.
     m.connect(&fetch_hold, &(&live_mem & &mem_ctrl.fence_i));
-    let fence_done = &(&live_mem & &mem_ctrl.fence) & &!&rocc_busy;
+    // `rocc_busy` is taken through a register, which keeps the accelerator's busy logic
+    // off MEM's completion path. Safe: busy in a cycle covers every command accepted
+    // before it (`bus::rocc_command`), so the registered value covers all but one
+    // accepted in the cycle before, which `rocc_fired` covers; a fence can be in MEM no
+    // earlier than the cycle after the last command before it fired.
+    let (busy_q, fired_q) = (
+        m.reg("rocc_busy_q", 1, false),
+        m.reg("rocc_fired", 1, false),
+    );
+    m.connect(&busy_q, &rocc_busy);
+    m.connect(&fired_q, &rocc_cmd.fire());
+    let fence_done = &(&(&live_mem & &mem_ctrl.fence) & &!&busy_q) & &!&fired_q;
     let fence_i_done = &(&live_mem & &mem_ctrl.fence_i) & &outstanding.eq(&k(&outstanding, 0, 2));
     m.connect(&dcache_inv, &fence_done);
     m.connect(&icache_inv, &fence_i_done);
@@ -738,7 +770,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
                 (trap.clone(), csrs.trap_vector()),
                 (mret.clone(), csrs.mepc.clone()),
             ],
-            &(&mem.pc + &four),
+            &add(&mem.pc, &four),
         ),
     );
     m.when(&trap, |m| {
@@ -746,8 +778,11 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&resv_valid, &zero1);
     });
     m.when(&mret, |m| csrs.mret(m));
-    m.when(&(&(&mem_done & &mem_ctrl.csr) & &csr_writes), |m| {
-        csrs.write(m, &csr_addr, &csr_new)
+    csrs.retire(&mut m, &mem_done);
+    // (`mem_done` of a CSR instruction, without the other kinds' completion terms.)
+    let csr_write = &(&(&live_mem & &mem_ctrl.csr) & &mem_csr.writes) & &!&mem_csr.illegal;
+    m.when(&(&csr_write & &!&acc_trap), |m| {
+        csrs.write(m, &mem_csr, &csr_new)
     });
     m.when(&(&mem_done & &mem_ctrl.lr), |m| {
         m.connect(&resv_valid, &one1);
@@ -762,7 +797,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
             (&mem_ctrl.load | &mem_ctrl.lr, loaded.clone()),
             (mem_ctrl.amo.clone(), sext_w(&amo_old)),
             (mem_ctrl.sc.clone(), sc_fail.zext(64)),
-            (mem_ctrl.csr.clone(), csr_read.value.clone()),
+            (mem_ctrl.csr.clone(), csr_read.clone()),
             (
                 mem_ctrl.rocc.clone(),
                 rocc_resp.bits().get("data").value().clone(),
@@ -775,6 +810,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&mem.valid, &ex_go);
         mem.load(m, &ex.pc, &ex.insn, (&ex_exc.0, &ex_exc.1, &ex_exc.2));
         mem_ctrl.load(m, &ex_ctrl);
+        mem_csr.load(m, &CsrAccess::decode(&ex.insn));
         m.connect(&mem_result, &ex_result);
         m.connect(&mem_addr, &addr);
         m.connect(&mem_rs1, &ex_rs1);
@@ -815,6 +851,23 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         m.connect(tb.get(name).value(), value);
     }
     m.finish()
+}
+
+/// `a + b` (64 bits) by the parallel-prefix adder: the core's pc and address sums.
+fn add(a: &Value, b: &Value) -> Value {
+    prefix_add(a, b, &a.konst(Bits::zero(1))).0
+}
+
+/// Whether address `a` lies in `[base, base + size)`: a compare of the bits above the
+/// offset when `size` is a power of two dividing `base` (the ROM, and RAM by its
+/// parameters' rule), else two magnitude compares.
+fn in_region(a: &Value, base: u64, size: u64) -> Value {
+    let lo = size.trailing_zeros();
+    if size.is_power_of_two() && base.is_multiple_of(size) && lo < 64 {
+        a.slice(63, lo).eq(&k(a, base >> lo, 64 - lo))
+    } else {
+        &a.ge(&k(a, base, 64)) & &a.lt(&k(a, base.wrapping_add(size), 64))
+    }
 }
 
 fn any_of(vs: &[Value]) -> Value {

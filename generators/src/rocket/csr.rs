@@ -2,14 +2,14 @@
 //! (`verification/src/iss/csr.rs`): M is the only privilege level, so `mstatus` holds
 //! just MIE and MPIE (MPP reads as M) and there are no delegation or counter-enable
 //! registers. Accessed from the memory stage, where instructions are no longer
-//! speculative.
+//! speculative; which CSR an instruction accesses is decoded in execute (`CsrAccess`).
 //!
 //! Counters: `mcycle` counts clock cycles (`cycle` and `time` read it too; a bench that
 //! compares with the ISS takes the design's value for them); `minstret` counts retired
-//! instructions exactly as the ISS does.
+//! instructions exactly as the ISS does, counting them as they leave the memory stage.
 
-use hdl::helpers::priority_mux;
-use hdl::{Bits, ModuleBuilder, Value};
+use hdl::helpers::onehot_mux;
+use hdl::{Bits, ModuleBuilder, ResetValue, Value};
 
 mod num {
     pub const MSTATUS: u64 = 0x300;
@@ -50,12 +50,83 @@ pub struct CsrFile {
     minstret: Value,
 }
 
-/// The outcome of reading a CSR number.
-pub struct CsrRead {
-    pub exists: Value,
-    /// Bits 11:10 are 0b11: writes are illegal.
-    pub read_only: Value,
-    pub value: Value,
+/// The CSR numbers of each register an access can select (`CsrAccess::sel`, bit i for
+/// entry i): the user counters read their machine counterparts, and (being read-only)
+/// never write them.
+const GROUPS: [&[u64]; 10] = [
+    &[num::MSTATUS],
+    &[num::MISA],
+    &[num::MIE],
+    &[num::MTVEC],
+    &[num::MSCRATCH],
+    &[num::MEPC],
+    &[num::MCAUSE],
+    &[num::MTVAL],
+    &[num::MCYCLE, num::CYCLE, num::TIME],
+    &[num::MINSTRET, num::INSTRET],
+];
+/// The CSRs that exist and read as zero.
+const ZEROS: [u64; 5] = [
+    num::MIP,
+    num::MVENDORID,
+    num::MARCHID,
+    num::MIMPID,
+    num::MHARTID,
+];
+
+/// A CSR instruction's access, decoded from its word: computed in execute and held in
+/// registers for the memory stage, which keeps the 12-bit number compares, the write
+/// condition and the legality check off the memory stage's paths into the CSRs.
+pub struct CsrAccess {
+    /// One bit per `GROUPS` entry; zero for a CSR that reads as zero or does not exist.
+    pub sel: Value,
+    /// No such CSR, or a write to a read-only one (number bits 11:10 are 0b11).
+    pub illegal: Value,
+    /// The access writes: csrrw(i), or csrrs/c(i) with a nonzero rs1 field.
+    pub writes: Value,
+}
+
+impl CsrAccess {
+    /// Decodes the CSR instruction `insn` (meaningless for other instructions).
+    pub fn decode(insn: &Value) -> CsrAccess {
+        let addr = insn.slice(31, 20);
+        let is = |v: u64| addr.eq(&addr.konst(Bits::from_u64(12, v)));
+        let any = |nums: &[u64]| nums[1..].iter().fold(is(nums[0]), |acc, n| &acc | &is(*n));
+        let bits: Vec<Value> = GROUPS.iter().rev().map(|g| any(g)).collect();
+        let refs: Vec<&Value> = bits.iter().collect();
+        let sel = hdl::cat(&refs);
+        let exists = &sel.or_r() | &any(&ZEROS);
+        let read_only = addr.slice(11, 10).eq(&addr.konst(Bits::from_u64(2, 3)));
+        let op = insn.slice(13, 12);
+        let rs1 = insn.slice(19, 15);
+        let writes = &op.eq(&op.konst(Bits::from_u64(2, 1))) | &!&rs1.eq(&rs1.konst(Bits::zero(5)));
+        CsrAccess {
+            illegal: &!&exists | &(&writes & &read_only),
+            sel,
+            writes,
+        }
+    }
+
+    /// Registers holding an access (`<prefix>_sel`, ...), loaded with `load`. Only
+    /// observed while the stage holds a valid CSR instruction: no reset.
+    pub fn registers(m: &mut ModuleBuilder, prefix: &str) -> CsrAccess {
+        CsrAccess {
+            sel: m.reg(
+                &format!("{prefix}_sel"),
+                GROUPS.len() as u32,
+                ResetValue::None,
+            ),
+            illegal: m.reg(&format!("{prefix}_illegal"), 1, ResetValue::None),
+            writes: m.reg(&format!("{prefix}_writes"), 1, ResetValue::None),
+        }
+    }
+
+    /// Connects these registers to `from` (under the enclosing `when`).
+    pub fn load(&self, m: &mut ModuleBuilder, from: &CsrAccess) {
+        m.connect(&self.sel, &from.sel);
+        m.connect(&self.illegal, &from.illegal);
+        m.connect(&self.writes, &from.writes);
+    }
 }
 
 fn k(m: &mut ModuleBuilder, v: u64, w: u32) -> Value {
@@ -63,9 +134,8 @@ fn k(m: &mut ModuleBuilder, v: u64, w: u32) -> Value {
 }
 
 impl CsrFile {
-    /// The registers; `retiring` is high in a cycle where an instruction retires (it
-    /// advances `minstret`).
-    pub fn new(m: &mut ModuleBuilder, retiring: &Value) -> CsrFile {
+    /// The registers; `mcycle` counts every cycle.
+    pub fn new(m: &mut ModuleBuilder) -> CsrFile {
         let f = CsrFile {
             mstatus_mie: m.reg("csr_mstatus_mie", 1, false),
             mstatus_mpie: m.reg("csr_mstatus_mpie", 1, false),
@@ -80,8 +150,18 @@ impl CsrFile {
         };
         let one = k(m, 1, 64);
         m.connect(&f.mcycle, &(&f.mcycle + &one));
-        m.connect(&f.minstret, &(&f.minstret + &retiring.zext(64)));
         f
+    }
+
+    /// Counts in `minstret` an instruction completing the memory stage (`done`: it
+    /// retires), before any CSR write of the same cycle (which wins: a write of
+    /// `minstret` does not count the writing instruction). A CSR read in the memory stage
+    /// so sees every older instruction counted, without an adder.
+    pub fn retire(&self, m: &mut ModuleBuilder, done: &Value) {
+        let one = self.minstret.konst(Bits::from_u64(64, 1));
+        m.when(done, |m| {
+            m.connect(&self.minstret, &(&self.minstret + &one))
+        });
     }
 
     fn mstatus(&self) -> Value {
@@ -97,63 +177,40 @@ impl CsrFile {
         ])
     }
 
-    /// Reads CSR `addr` (12 bits). `retiring`: an older instruction retires this cycle,
-    /// which `minstret` has not counted yet.
-    pub fn read(&self, m: &mut ModuleBuilder, addr: &Value, retiring: &Value) -> CsrRead {
-        let is = |v: u64| addr.eq(&addr.konst(Bits::from_u64(12, v)));
-        let zero = k(m, 0, 64);
-        let instret = &self.minstret + &retiring.zext(64);
-        let table = [
-            (num::MSTATUS, self.mstatus()),
-            (num::MISA, k(m, MISA_VALUE, 64)),
-            (num::MIE, self.mie.clone()),
-            (num::MTVEC, self.mtvec.clone()),
-            (num::MSCRATCH, self.mscratch.clone()),
-            (num::MEPC, self.mepc.clone()),
-            (num::MCAUSE, self.mcause.clone()),
-            (num::MTVAL, self.mtval.clone()),
-            (num::MIP, zero.clone()),
-            (num::MCYCLE, self.mcycle.clone()),
-            (num::MINSTRET, instret.clone()),
-            (num::CYCLE, self.mcycle.clone()),
-            (num::TIME, self.mcycle.clone()),
-            (num::INSTRET, instret),
-            (num::MVENDORID, zero.clone()),
-            (num::MARCHID, zero.clone()),
-            (num::MIMPID, zero.clone()),
-            (num::MHARTID, zero.clone()),
+    /// The value `access` reads: an AND-OR of the registers by its one-hot select.
+    pub fn read(&self, m: &mut ModuleBuilder, access: &CsrAccess) -> Value {
+        let values = [
+            self.mstatus(),
+            k(m, MISA_VALUE, 64),
+            self.mie.clone(),
+            self.mtvec.clone(),
+            self.mscratch.clone(),
+            self.mepc.clone(),
+            self.mcause.clone(),
+            self.mtval.clone(),
+            self.mcycle.clone(),
+            self.minstret.clone(),
         ];
-        let cases: Vec<(Value, Value)> = table.iter().map(|(n, v)| (is(*n), v.clone())).collect();
-        let exists = cases[1..]
-            .iter()
-            .fold(cases[0].0.clone(), |acc, (c, _)| &acc | c);
-        CsrRead {
-            exists,
-            read_only: addr.slice(11, 10).eq(&addr.konst(Bits::from_u64(2, 3))),
-            value: priority_mux(&cases, &zero),
-        }
+        onehot_mux(&access.sel, &values)
     }
 
-    /// Writes `value` to CSR `addr` (call under the condition of a legal write). Counter
-    /// writes account for the writing instruction itself, which retires next cycle.
-    pub fn write(&self, m: &mut ModuleBuilder, addr: &Value, value: &Value) {
-        let is = |v: u64| addr.eq(&addr.konst(Bits::from_u64(12, v)));
-        m.when(&is(num::MSTATUS), |m| {
+    /// Writes `value` through `access` (call under the condition of a legal write;
+    /// writes to `misa` are ignored).
+    pub fn write(&self, m: &mut ModuleBuilder, access: &CsrAccess, value: &Value) {
+        let masked = |mask: u64| value & &value.konst(Bits::from_u64(64, mask));
+        let sel = |i: usize| access.sel.bit(i as u32);
+        m.when(&sel(0), |m| {
             m.connect(&self.mstatus_mie, &value.bit(3));
             m.connect(&self.mstatus_mpie, &value.bit(7));
         });
-        let masked = |mask: u64| value & &value.konst(Bits::from_u64(64, mask));
-        m.when(&is(num::MIE), |m| m.connect(&self.mie, &masked(MIE_MASK)));
-        m.when(&is(num::MTVEC), |m| m.connect(&self.mtvec, &masked(!2)));
-        m.when(&is(num::MSCRATCH), |m| m.connect(&self.mscratch, value));
-        m.when(&is(num::MEPC), |m| m.connect(&self.mepc, &masked(!3)));
-        m.when(&is(num::MCAUSE), |m| m.connect(&self.mcause, value));
-        m.when(&is(num::MTVAL), |m| m.connect(&self.mtval, value));
-        m.when(&is(num::MCYCLE), |m| m.connect(&self.mcycle, value));
-        let one = value.konst(Bits::from_u64(64, 1));
-        m.when(&is(num::MINSTRET), |m| {
-            m.connect(&self.minstret, &(value - &one))
-        });
+        m.when(&sel(2), |m| m.connect(&self.mie, &masked(MIE_MASK)));
+        m.when(&sel(3), |m| m.connect(&self.mtvec, &masked(!2)));
+        m.when(&sel(4), |m| m.connect(&self.mscratch, value));
+        m.when(&sel(5), |m| m.connect(&self.mepc, &masked(!3)));
+        m.when(&sel(6), |m| m.connect(&self.mcause, value));
+        m.when(&sel(7), |m| m.connect(&self.mtval, value));
+        m.when(&sel(8), |m| m.connect(&self.mcycle, value));
+        m.when(&sel(9), |m| m.connect(&self.minstret, value));
     }
 
     /// Trap entry (call under the trap condition); returns the handler address.
