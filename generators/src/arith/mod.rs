@@ -7,6 +7,7 @@
 //!   per two of its bits, rows kept free of sign extension by a single constant;
 //! - [`wallace`]: a Wallace tree of carry-save adders taking the rows down to two;
 //! - [`adder`]: the final carry-propagate adder, Brent-Kung;
+//! - [`kogge_stone`]: the faster, larger prefix adder the Rocket core uses;
 //! - [`lzc`]: leading-zero count and normalization (floating-point significands);
 //! - [`multiplier`]: the assembly and the pipelining: the path from
 //!   operands to product (Booth, each tree level, the adder in chunks) is cut `stages`
@@ -15,6 +16,7 @@
 
 pub mod adder;
 pub mod booth;
+pub mod kogge_stone;
 pub mod lzc;
 pub mod multiplier;
 pub mod wallace;

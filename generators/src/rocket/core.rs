@@ -20,7 +20,7 @@
 //! ID decodes once; EX and MEM hold the decoded control in registers (`Ctrl::registers`)
 //! beside the instruction word, which keeps the decoder off their paths.
 
-use super::alu::{alu, branch_taken, prefix_add, prefix_sub};
+use super::alu::{alu, branch_taken};
 use super::bpred::{Bht, Btb, Resolution};
 use super::bus::{
     mem_request, mem_response, muldiv_request, muldiv_response, rocc_command, rocc_exception,
@@ -30,6 +30,7 @@ use super::csr::{CsrAccess, CsrFile};
 use super::decode::{decode, Ctrl};
 use super::params::{Predictor, RocketParams};
 use super::trace::trace_shape;
+use crate::arith::kogge_stone::{prefix_add, prefix_sub};
 use hdl::helpers::priority_mux;
 use hdl::{cat, mux, Bits, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
