@@ -28,7 +28,9 @@ use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::{self, Fifo};
 use hdl::helpers::onehot_decode;
 use hdl::ir::addr_width;
-use hdl::{cat, Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value};
+use hdl::{
+    cat, Bits, Bundle, Dir, HdlErrors, Inst, Module, ModuleBuilder, ResetValue, Shape, Value,
+};
 use std::rc::Rc;
 
 /// A lane's reduction result: whether every / any element is active, and the first
@@ -95,7 +97,7 @@ fn cmd_fields(p: &HwachaParams) -> Vec<(&'static str, u32)> {
 }
 
 /// Splits a packed entry into its fields.
-fn unpack<'a>(v: &Value, fields: &'a [(&'static str, u32)]) -> Vec<(&'a str, Value)> {
+fn unpack(v: &Value, fields: &[(&'static str, u32)]) -> Vec<(&'static str, Value)> {
     let mut at = 0;
     fields
         .iter()
@@ -111,6 +113,61 @@ fn get<'a>(fields: &'a [(&str, Value)], name: &str) -> &'a Value {
     &fields.iter().find(|(n, _)| *n == name).expect("field").1
 }
 
+/// The lane memory's ports and its VMU instance (typed bundle of its interface).
+struct MemoryIo {
+    lane: Value,
+    new: Bundle,
+    alloc: Value,
+    nvv: Value,
+    deps_clear: Value,
+    readout: Value,
+    brq_space: Value,
+    wb_done: Value,
+    mem_ready: Value,
+    brqs: Vec<Bundle>,
+    bwqs: Vec<Bundle>,
+    /// The VMU.
+    unit: Inst,
+    busy: Value,
+    red_out: Bundle,
+    red_ack: Value,
+}
+
+/// The command stage's outputs: the head command, the load queue and the reducer's
+/// handshake registers.
+struct Commands {
+    head: Vec<(&'static str, Value)>,
+    loadq: Fifo,
+    /// Slot field width.
+    sb: u32,
+    reducer_busy: Value,
+    result_valid: Value,
+    to_reducer: Value,
+}
+
+/// The feeder's signals the reducer and the credits read.
+struct Feed {
+    here: Vec<Value>,
+    pop: Value,
+    indices: Value,
+    pred: Value,
+    exists: Value,
+    reduced: Value,
+}
+
+/// The reducer's registers (datapath: set when a reduction arms it).
+struct ReducerRegs {
+    left: Value,
+    count: Value,
+    scalar: Value,
+    scalar_value: Value,
+    all: Value,
+    any: Value,
+    found: Value,
+    index: Value,
+    value: Value,
+}
+
 /// Ports: `lane_id`, the master's `new`/`alloc`/`nvv`; the sequencer's `deps_clear`
 /// (slots whose older dependences are done here) and `readout` (a readout strip was
 /// sequenced) in, `brq_space` and `wb_done` (one-hot: the slot whose load finished) out;
@@ -119,8 +176,19 @@ fn get<'a>(fields: &'a [(&str, Value)], name: &str) -> &'a Value {
 /// the VMU's `mem_req`/`mem_resp`, `xcpt` and `busy`.
 pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("LaneMemory");
+    let io = memory_io(&mut m, p)?;
+    let div = lane_divider(&mut m, p, &io)?;
+    let cmds = commands(&mut m, p, &io, &div)?;
+    writeback(&mut m, p, &io, &div, &cmds);
+    let feed = feeder(&mut m, p, &io, &div, &cmds);
+    reducer(&mut m, p, &io, &div, &cmds, &feed);
+    brq_credits(&mut m, p, &io, &feed);
+    m.finish()
+}
+
+/// The module's ports and the VMU instance (Figure 8.6), wired to the memory ports.
+fn memory_io(m: &mut ModuleBuilder, p: &HwachaParams) -> Result<MemoryIo, HdlErrors> {
     let n = p.seq_entries;
-    let s = p.slices();
     let lane = m.input("lane_id", super::sequencer::lane_id_bits(p));
     let new = m.io("new", Dir::In, &vinsn());
     let alloc = m.input("alloc", n);
@@ -166,26 +234,58 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let busy = m.output("busy", 1);
     let red_out = m.io("red", Dir::Out, &reduction_shape());
     let red_ack = m.input("red_ack", 1);
+    Ok(MemoryIo {
+        lane,
+        new,
+        alloc,
+        nvv,
+        deps_clear,
+        readout,
+        brq_space,
+        wb_done,
+        mem_ready,
+        brqs,
+        bwqs,
+        unit,
+        busy,
+        red_out,
+        red_ack,
+    })
+}
 
+/// The lane's divider instance (`idiv.rs`), fed the master's allocations.
+fn lane_divider(m: &mut ModuleBuilder, p: &HwachaParams, io: &MemoryIo) -> Result<Inst, HdlErrors> {
     let div = m.instance("idiv", &idiv(p)?);
-    m.connect(&div.port("lane_id"), &lane);
-    m.connect_bundle(&div.io("new"), &new);
+    m.connect(&div.port("lane_id"), &io.lane);
+    m.connect_bundle(&div.io("new"), &io.new);
     for (name, v) in [
-        ("alloc", &alloc),
-        ("nvv", &nvv),
-        ("deps_clear", &deps_clear),
+        ("alloc", &io.alloc),
+        ("nvv", &io.nvv),
+        ("deps_clear", &io.deps_clear),
     ] {
         m.connect(&div.port(name), v);
     }
+    Ok(div)
+}
 
+/// The command queue: commands queued at allocation, released to the VMU (stores at
+/// once, loads and AMOs once their dependences clear) or to the reducer.
+fn commands(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &MemoryIo,
+    div: &Inst,
+) -> Result<Commands, HdlErrors> {
+    let n = p.seq_entries;
+    let (new, lane, unit) = (&io.new, &io.lane, &io.unit);
     // Commands, queued at allocation (an empty memory command is not: nothing would
     // finish it; a reduction is, as every lane answers).
     let fields = cmd_fields(p);
     let width: u32 = fields.iter().map(|f| f.1).sum();
-    let cmdq = Fifo::new(&mut m, p, "cmdq", n, width)?;
+    let cmdq = Fifo::new(m, p, "cmdq", n, width)?;
     let g = |f: &str| new.get(f).value().clone();
-    let lvlen = lane_vlen(p, &g("vlen"), &lane);
-    let slot = hdl::helpers::onehot_encode(&alloc);
+    let lvlen = lane_vlen(p, &g("vlen"), lane);
+    let slot = hdl::helpers::onehot_encode(&io.alloc);
     let sb = fields[0].1;
     let entry = cat(&[
         &!&g("rs1_v"),
@@ -205,15 +305,15 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let zero32 = m.lit(0, 32);
     let is_red = g("red").ne(&m.lit(0, 2));
     let queued = &(&g("mem") & &lvlen.ne(&zero32)) | &is_red;
-    m.connect(&cmdq.enq_valid(), &(&alloc.or_r() & &queued));
+    m.connect(&cmdq.enq_valid(), &(&io.alloc.or_r() & &queued));
     m.connect(&cmdq.enq_bits(), &entry);
-    m.connect(&mem_ready, &(&cmdq.enq_ready() & &div.port("ready")));
+    m.connect(&io.mem_ready, &(&cmdq.enq_ready() & &div.port("ready")));
     let head = unpack(&cmdq.deq_bits(), &fields);
     let is_store = get(&head, "op").eq(&m.lit(vmu::OP_STORE, 2));
     let head_slot = onehot_decode(get(&head, "slot"), n);
-    let cleared = (&head_slot & &deps_clear).or_r();
+    let cleared = (&head_slot & &io.deps_clear).or_r();
     // Load and AMO results go back one command at a time, in command order.
-    let loadq = Fifo::new(&mut m, p, "loadq", n, sb + row_bits(p) + 2)?;
+    let loadq = Fifo::new(m, p, "loadq", n, sb + row_bits(p) + 2)?;
     let cmd = unit.io("cmd");
     // Reductions go to the reducer instead, once it is free.
     let head_red = get(&head, "red").ne(&m.lit(0, 2));
@@ -236,19 +336,33 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&loadq.enq_valid(), &sent_load);
     let load_entry = cat(&[get(&head, "rd_width"), get(&head, "rd"), get(&head, "slot")]);
     m.connect(&loadq.enq_bits(), &load_entry);
+    Ok(Commands {
+        head,
+        loadq,
+        sb,
+        reducer_busy,
+        result_valid,
+        to_reducer,
+    })
+}
 
+/// Writeback (the VLU, Figure 8.10): the divider's and the VMU's results into the
+/// banks' write queues, and `wb_done` once they have drained.
+fn writeback(m: &mut ModuleBuilder, p: &HwachaParams, io: &MemoryIo, div: &Inst, cmds: &Commands) {
+    let n = p.seq_entries;
+    let (unit, loadq) = (&io.unit, &cmds.loadq);
     // Writeback: the VLU's group to its bank's write queue.
-    let wb_fields = [("slot", sb), ("rd", row_bits(p)), ("rd_width", 2)];
+    let wb_fields = [("slot", cmds.sb), ("rd", row_bits(p)), ("rd_width", 2)];
     let wb = unpack(&loadq.deq_bits(), &wb_fields);
     let vlu = unit.io("vlu");
     let group = vlu.bits().get("group").value().clone();
-    let (vlu_bank, row) = group_row(p, &nvv, &group, get(&wb, "rd"));
+    let (vlu_bank, row) = group_row(p, &io.nvv, &group, get(&wb, "rd"));
     // The divider's results go first; the VLU takes the banks it leaves.
     let dwb = div.io("wb");
     let div_bank = dwb.bits().get("bank").value().clone();
     let mut vlu_ready = m.lit(0, 1);
     let mut div_ready = m.lit(0, 1);
-    for (b, q) in bwqs.iter().enumerate() {
+    for (b, q) in io.bwqs.iter().enumerate() {
         let id = vlu_bank.konst(Bits::from_u64(vlu_bank.width(), b as u64));
         let mine = vlu_bank.eq(&id);
         let div_here = dwb.valid() & &div_bank.eq(&id);
@@ -286,10 +400,23 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         &acc & &empty
     });
     let done_wait = m.reg("done_wait", n, 0u64);
-    m.connect(&wb_done, &all_empty.mux(&done_wait, &none));
+    m.connect(&io.wb_done, &all_empty.mux(&done_wait, &none));
     let kept = all_empty.mux(&none, &done_wait);
     m.connect(&done_wait, &(&(&kept | &load_done) | &div.port("done")));
+}
 
+/// The feeder (the VPU, VGU and VSU side, Figure 8.10): drains the banks' read queues
+/// in order into the VMU's VPQ, VSDQ and VVAQ, the divider and the reducer.
+fn feeder(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &MemoryIo,
+    div: &Inst,
+    cmds: &Commands,
+) -> Feed {
+    let s = p.slices();
+    let (brqs, unit) = (&io.brqs, &io.unit);
+    let reducer_busy = &cmds.reducer_busy;
     // The feeder: bank by bank, one BRQ entry per cycle (indices one element a cycle).
     let bank_log = p.banks.trailing_zeros();
     let bank = m.reg("feed_bank", bank_log.max(1), 0u64);
@@ -340,7 +467,7 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let more = &next_elem.lt(&m.lit(s as u64, elem.width() + 1)) & &exists.dshr(&next_elem).bit(0);
     let index_fire = &second & vvaq.ready();
     // The reducer takes an entry a cycle, once the reduction's command has armed it.
-    let reduced = &(&valid & &for_reducer) & &reducer_busy;
+    let reduced = &(&valid & &for_reducer) & reducer_busy;
     let pop = &(&valid
         & &!&for_div
         & &(&(&(&!&exists.or_r() | &reduced) | &(&first_done & &!&index_v))
@@ -367,10 +494,104 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     .elsewhen(&index_fire, |m| {
         m.connect(&elem, &next_elem.slice(elem.width() - 1, 0));
     });
+    Feed {
+        here,
+        pop,
+        indices,
+        pred,
+        exists,
+        reduced,
+    }
+}
+
+/// The reducer (guard all/any and vfirst over this lane's elements), its result port
+/// and the module's `busy`.
+fn reducer(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &MemoryIo,
+    div: &Inst,
+    cmds: &Commands,
+    feed: &Feed,
+) {
+    let head = &cmds.head;
+    let (reducer_busy, result_valid) = (&cmds.reducer_busy, &cmds.result_valid);
+    let reduced = &feed.reduced;
     // The reducer: the guard's all/any and vfirst's first active element, over this
     // lane's elements in order (lane-local element `count`, global index by the layout).
     // Its registers are datapath: set when a reduction arms it and read only while it
     // is busy or its result valid.
+    let r = reducer_regs(m);
+    let (n_all, n_any, n_found, n_index, n_value, taken) = reducer_step(m, p, &io.lane, &r, feed);
+    let ReducerRegs {
+        left,
+        count,
+        scalar,
+        scalar_value,
+        all,
+        any,
+        found,
+        index,
+        value,
+    } = &r;
+    let head_lvlen = get(head, "vlen").clone();
+    let zero32 = m.lit(0, 32);
+    m.when(&cmds.to_reducer, |m| {
+        m.connect(left, &head_lvlen);
+        m.connect(count, &zero32);
+        m.connect(scalar, get(head, "red_scalar"));
+        m.connect(scalar_value, get(head, "base"));
+        let (one, zero) = (m.lit(1, 1), m.lit(0, 1));
+        m.connect(all, &one);
+        m.connect(any, &zero);
+        m.connect(found, &zero);
+        m.connect(index, &zero32);
+        let z64 = m.lit(0, 64);
+        m.connect(value, &z64);
+        // A lane with no elements has its (vacuous) result at once.
+        let nothing = head_lvlen.eq(&zero32);
+        m.connect(reducer_busy, &!&nothing);
+        m.connect(result_valid, &nothing);
+    })
+    .elsewhen(&(reduced & reducer_busy), |m| {
+        m.connect(all, &n_all);
+        m.connect(any, &n_any);
+        m.connect(found, &n_found);
+        m.connect(index, &n_index);
+        m.connect(value, &n_value);
+        m.connect(count, &(count + &taken));
+        let rest = left - &taken;
+        m.connect(left, &rest);
+        let last = rest.eq(&zero32);
+        m.when(&last, |m| {
+            let (one, zero) = (m.lit(1, 1), m.lit(0, 1));
+            m.connect(reducer_busy, &zero);
+            m.connect(result_valid, &one);
+        });
+    })
+    .elsewhen(&(result_valid & &io.red_ack), |m| {
+        let zero = m.lit(0, 1);
+        m.connect(result_valid, &zero);
+    });
+    m.connect(io.red_out.valid(), result_valid);
+    let rb = io.red_out.bits();
+    for (f, v) in [
+        ("all", all),
+        ("any", any),
+        ("found", found),
+        ("index", index),
+        ("value", value),
+    ] {
+        m.connect(rb.get(f).value(), v);
+    }
+    m.connect(
+        &io.busy,
+        &(&(&(&io.unit.port("busy") | reducer_busy) | result_valid) | &div.port("busy")),
+    );
+}
+
+/// The reducer's registers, in declaration order.
+fn reducer_regs(m: &mut ModuleBuilder) -> ReducerRegs {
     let none = || ResetValue::None;
     let left = m.reg("red_left", 32, none());
     let count = m.reg("red_count", 32, none());
@@ -385,6 +606,30 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.reg("red_index", 32, none()),
         m.reg("red_value", 64, none()),
     );
+    ReducerRegs {
+        left,
+        count,
+        scalar,
+        scalar_value,
+        all,
+        any,
+        found,
+        index,
+        value,
+    }
+}
+
+/// One reducer step over the feeder's entry: the next all/any/found/index/value and
+/// the number of elements taken.
+fn reducer_step(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    lane: &Value,
+    r: &ReducerRegs,
+    feed: &Feed,
+) -> (Value, Value, Value, Value, Value, Value) {
+    let s = p.slices();
+    let (exists, pred, indices) = (&feed.exists, &feed.pred, &feed.indices);
     let strip_log = p.strip().trailing_zeros();
     let global = |k: &Value| {
         let strip_no = k.shr(strip_log).shl(strip_log + p.lanes.trailing_zeros());
@@ -395,11 +640,11 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         };
         &(&strip_no | &lane.zext(32).shl(strip_log)) | &within
     };
-    let mut n_all = all.clone();
-    let mut n_any = any.clone();
-    let mut n_found = found.clone();
-    let mut n_index = index.clone();
-    let mut n_value = value.clone();
+    let mut n_all = r.all.clone();
+    let mut n_any = r.any.clone();
+    let mut n_found = r.found.clone();
+    let mut n_index = r.index.clone();
+    let mut n_value = r.value.clone();
     let mut taken = m.lit(0, 32);
     for j in 0..s {
         let here_exists = exists.bit(j);
@@ -407,77 +652,30 @@ pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         n_all = &n_all & &(!&here_exists | &pred.bit(j));
         n_any = &n_any | &active;
         let new_first = &active & &!&n_found;
-        let k = &count + &m.lit(j as u64, 32);
+        let k = &r.count + &m.lit(j as u64, 32);
         n_index = new_first.mux(&global(&k), &n_index);
-        let v = scalar.mux(&scalar_value, &indices.slice(64 * j + 63, 64 * j));
+        let v = r
+            .scalar
+            .mux(&r.scalar_value, &indices.slice(64 * j + 63, 64 * j));
         n_value = new_first.mux(&v, &n_value);
         n_found = &n_found | &active;
         taken = &taken + &here_exists.zext(32);
     }
-    let head_lvlen = get(&head, "vlen").clone();
-    let zero32 = m.lit(0, 32);
-    m.when(&to_reducer, |m| {
-        m.connect(&left, &head_lvlen);
-        m.connect(&count, &zero32);
-        m.connect(&scalar, get(&head, "red_scalar"));
-        m.connect(&scalar_value, get(&head, "base"));
-        let (one, zero) = (m.lit(1, 1), m.lit(0, 1));
-        m.connect(&all, &one);
-        m.connect(&any, &zero);
-        m.connect(&found, &zero);
-        m.connect(&index, &zero32);
-        let z64 = m.lit(0, 64);
-        m.connect(&value, &z64);
-        // A lane with no elements has its (vacuous) result at once.
-        let nothing = head_lvlen.eq(&zero32);
-        m.connect(&reducer_busy, &!&nothing);
-        m.connect(&result_valid, &nothing);
-    })
-    .elsewhen(&(&reduced & &reducer_busy), |m| {
-        m.connect(&all, &n_all);
-        m.connect(&any, &n_any);
-        m.connect(&found, &n_found);
-        m.connect(&index, &n_index);
-        m.connect(&value, &n_value);
-        m.connect(&count, &(&count + &taken));
-        let rest = &left - &taken;
-        m.connect(&left, &rest);
-        let last = rest.eq(&zero32);
-        m.when(&last, |m| {
-            let (one, zero) = (m.lit(1, 1), m.lit(0, 1));
-            m.connect(&reducer_busy, &zero);
-            m.connect(&result_valid, &one);
-        });
-    })
-    .elsewhen(&(&result_valid & &red_ack), |m| {
-        let zero = m.lit(0, 1);
-        m.connect(&result_valid, &zero);
-    });
-    m.connect(red_out.valid(), &result_valid);
-    let rb = red_out.bits();
-    for (f, v) in [
-        ("all", &all),
-        ("any", &any),
-        ("found", &found),
-        ("index", &index),
-        ("value", &value),
-    ] {
-        m.connect(rb.get(f).value(), v);
-    }
-    m.connect(
-        &busy,
-        &(&(&(&unit.port("busy") | &reducer_busy) | &result_valid) | &div.port("busy")),
-    );
+    (n_all, n_any, n_found, n_index, n_value, taken)
+}
 
+/// Credits: strips read out and not yet drained from the last bank's BRQ
+/// (`brq_space` to the sequencer).
+fn brq_credits(m: &mut ModuleBuilder, p: &HwachaParams, io: &MemoryIo, feed: &Feed) {
+    let (pop, here) = (&feed.pop, &feed.here);
     // Credits: strips read out and not yet drained from the last bank's BRQ.
     let last_bank = here[p.banks as usize - 1].clone();
-    let strip_done = &pop & &last_bank;
+    let strip_done = pop & &last_bank;
     let cw = addr_width(p.brq_entries as u64 + 1);
     let credits = m.reg("brq_strips", cw, 0u64);
     let one = m.lit(1, cw);
-    let up = readout.mux(&(&credits + &one), &credits);
+    let up = io.readout.mux(&(&credits + &one), &credits);
     m.connect(&credits, &strip_done.mux(&(&up - &one), &up));
     let limit = m.lit(p.brq_entries as u64, cw);
-    m.connect(&brq_space, &credits.lt(&limit));
-    m.finish()
+    m.connect(&io.brq_space, &credits.lt(&limit));
 }
