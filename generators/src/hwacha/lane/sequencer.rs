@@ -48,11 +48,114 @@ pub(super) fn lane_vlen(p: &HwachaParams, vlen: &Value, lane: &Value) -> Value {
     &full.shl(strip_log) + &part
 }
 
+/// The lane sequencer's ports (typed bundle of its interface).
+struct SeqIo {
+    lane: Value,
+    slots: Vec<Bundle>,
+    new: Bundle,
+    valid: Value,
+    deps: Vec<Value>,
+    alloc: Value,
+    head: Value,
+    nvv: Value,
+    nvp: Value,
+    clear: Value,
+    cands: Vec<Bundle>,
+    ok: Value,
+    pick: Value,
+    done: Value,
+    clearing_out: Value,
+    mdeps: Vec<Value>,
+    brq_space: Value,
+    wb_done: Value,
+    deps_clear: Value,
+    readout: Value,
+}
+
+/// Per-slot progress in this lane.
+struct Progress {
+    left: Value,
+    issued: Value,
+    eidx: Value,
+    rows: Vec<(&'static str, Value)>,
+    /// A load, AMO or divide whose results are not all written back yet.
+    pending_wb: Value,
+    /// Cycles until the last strip's micro-ops have left the banks.
+    drain: Value,
+}
+
+/// Widths and constants shared by the sequencer's sub-blocks.
+struct SeqDims {
+    row_w: u32,
+    prow_w: u32,
+    strip: u64,
+    drain_cycles: u64,
+    drain_w: u32,
+    issued_w: u32,
+}
+
+impl SeqDims {
+    fn new(p: &HwachaParams) -> Self {
+        let (row_w, prow_w) = (row_bits(p), prow_bits(p));
+        // The expander's slots plus the banks: the longest a strip's micro-ops stay.
+        let drain_cycles = (expander::slots(p) + p.banks + 1) as u64;
+        SeqDims {
+            row_w,
+            prow_w,
+            strip: p.strip() as u64,
+            drain_cycles,
+            drain_w: addr_width(drain_cycles + 1),
+            issued_w: row_w.max(prow_w) + 1,
+        }
+    }
+}
+
+/// The clear state's registers: rows of the data file, then of the predicate file.
+struct ClearRegs {
+    clearing: Value,
+    clear_pred: Value,
+    clear_row: Value,
+    clear_preg: Value,
+}
+
+/// Bits, lowest first, as one value.
+fn as_vec(bits: &[Value]) -> Value {
+    cat(&bits.iter().rev().collect::<Vec<_>>())
+}
+
 /// Ports: `lane_id`; the master's `slot_<k>`, `new`, `valid`, `dep_<k>`, `alloc`, `head`,
 /// `nvv`, `nvp`, `clear`; the expander's `cand_<i>` out, `ok` in and `pick` out;
 /// `done` (slots with no strips left here) and `clearing` out.
 pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("LaneSequencer");
+    let io = sequencer_io(&mut m, p);
+    let d = SeqDims::new(p);
+    // Rows advance by the register count per strip (at least 1: thesis 7.1's n < 2).
+    let at_least_one = |v: &Value, w: u32| {
+        let z = v.eq(&v.konst(Bits::zero(v.width())));
+        z.mux(&v.konst(Bits::from_u64(v.width(), 1)), v)
+            .slice(w - 1, 0)
+    };
+    let row_step = at_least_one(&io.nvv.zext(d.row_w.max(NVV_BITS)), d.row_w);
+    let prow_step = at_least_one(&io.nvp.zext(d.prow_w.max(NVP_BITS)), d.prow_w);
+
+    let progress = slot_progress(&mut m, p, &d);
+    let has_left = slot_status(&mut m, p, &io, &d, &progress);
+    let cl = clear_regs(&mut m, &io, &d);
+
+    // Candidates: every slot's next strip.
+    let strip_lit = m.lit(d.strip, EIDX_BITS);
+    slot_candidates(&mut m, p, &io, &progress, &has_left, &cl, &strip_lit);
+    clear_candidate(&mut m, p, &io, &d, &cl);
+    let (chosen, clear_ok) = age_pick(&mut m, p, &io);
+    let steps = (&row_step, &prow_step);
+    progress_updates(&mut m, p, &io, &d, &progress, &chosen, &strip_lit, steps);
+    clear_sequencing(&mut m, p, &io, &cl, &clear_ok);
+    m.finish()
+}
+
+/// The module's ports.
+fn sequencer_io(m: &mut ModuleBuilder, p: &HwachaParams) -> SeqIo {
     let n = p.seq_entries;
     let sb = addr_width(n as u64).max(1);
     let lane = m.input("lane_id", lane_id_bits(p));
@@ -84,37 +187,37 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let wb_done = m.input("wb_done", n);
     let deps_clear = m.output("deps_clear", n);
     let readout = m.output("readout", 1);
-
-    let (row_w, prow_w) = (row_bits(p), prow_bits(p));
-    let strip = p.strip() as u64;
-    // Rows advance by the register count per strip (at least 1: thesis 7.1's n < 2).
-    let at_least_one = |v: &Value, w: u32| {
-        let z = v.eq(&v.konst(Bits::zero(v.width())));
-        z.mux(&v.konst(Bits::from_u64(v.width(), 1)), v)
-            .slice(w - 1, 0)
-    };
-    let row_step = at_least_one(&nvv.zext(row_w.max(NVV_BITS)), row_w);
-    let prow_step = at_least_one(&nvp.zext(prow_w.max(NVP_BITS)), prow_w);
-
-    // Per-slot progress in this lane.
-    struct Progress {
-        left: Value,
-        issued: Value,
-        eidx: Value,
-        rows: Vec<(&'static str, Value)>,
-        /// A load, AMO or divide whose results are not all written back yet.
-        pending_wb: Value,
-        /// Cycles until the last strip's micro-ops have left the banks.
-        drain: Value,
+    SeqIo {
+        lane,
+        slots,
+        new,
+        valid,
+        deps,
+        alloc,
+        head,
+        nvv,
+        nvp,
+        clear,
+        cands,
+        ok,
+        pick,
+        done,
+        clearing_out,
+        mdeps,
+        brq_space,
+        wb_done,
+        deps_clear,
+        readout,
     }
-    // The expander's slots plus the banks: the longest a strip's micro-ops stay.
-    let drain_cycles = (expander::slots(p) + p.banks + 1) as u64;
-    let drain_w = addr_width(drain_cycles + 1);
-    let issued_w = row_w.max(prow_w) + 1;
-    let progress: Vec<Progress> = (0..n)
+}
+
+/// Every slot's progress registers.
+fn slot_progress(m: &mut ModuleBuilder, p: &HwachaParams, d: &SeqDims) -> Vec<Progress> {
+    let (row_w, prow_w) = (d.row_w, d.prow_w);
+    (0..p.seq_entries)
         .map(|k| Progress {
             left: m.reg(&format!("left{k}"), EIDX_BITS, 0u64),
-            issued: m.reg(&format!("issued{k}"), issued_w, 0u64),
+            issued: m.reg(&format!("issued{k}"), d.issued_w, 0u64),
             eidx: m.reg(&format!("eidx{k}"), EIDX_BITS, 0u64),
             rows: ["rs1", "rs2", "rd", "pred", "ps1", "ps2", "ps3", "prd"]
                 .into_iter()
@@ -128,9 +231,20 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
                 })
                 .collect(),
             pending_wb: m.reg(&format!("pending_wb{k}"), 1, 0u64),
-            drain: m.reg(&format!("drain{k}"), drain_w, 0u64),
+            drain: m.reg(&format!("drain{k}"), d.drain_w, 0u64),
         })
-        .collect();
+        .collect()
+}
+
+/// Slot status: `done` and `deps_clear`. Returns whether each slot has strips left here.
+fn slot_status(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &SeqIo,
+    d: &SeqDims,
+    progress: &[Progress],
+) -> Vec<Value> {
+    let n = p.seq_entries;
     let zero32 = m.lit(0, EIDX_BITS);
     let has_left: Vec<Value> = progress.iter().map(|pr| pr.left.ne(&zero32)).collect();
     // Done here: sequenced, drained, and (loads) written back.
@@ -138,56 +252,75 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         .iter()
         .zip(&has_left)
         .map(|(pr, left)| {
-            let drained = pr.drain.eq(&pr.drain.konst(Bits::zero(drain_w)));
+            let drained = pr.drain.eq(&pr.drain.konst(Bits::zero(d.drain_w)));
             &(&!left & &drained) & &!&pr.pending_wb
         })
         .collect();
-    let as_vec = |bits: &[Value]| cat(&bits.iter().rev().collect::<Vec<_>>());
     let done_bits: Vec<Value> = (0..n as usize)
-        .map(|k| &valid.bit(k as u32) & &finished[k])
+        .map(|k| &io.valid.bit(k as u32) & &finished[k])
         .collect();
-    m.connect(&done, &as_vec(&done_bits));
+    m.connect(&io.done, &as_vec(&done_bits));
     let clear_bits: Vec<Value> = (0..n as usize)
         .map(|k| {
             (0..n as usize)
                 .filter(|&j| j != k)
                 .fold(m.lit(1, 1), |a, j| {
-                    &a & &(!&deps[k].bit(j as u32) | &finished[j])
+                    &a & &(!&io.deps[k].bit(j as u32) | &finished[j])
                 })
         })
         .collect();
-    m.connect(&deps_clear, &as_vec(&clear_bits));
+    m.connect(&io.deps_clear, &as_vec(&clear_bits));
+    has_left
+}
 
+/// The clear state's registers (and the `clearing` port).
+fn clear_regs(m: &mut ModuleBuilder, io: &SeqIo, d: &SeqDims) -> ClearRegs {
     // The clear state: rows of the data file, then of the predicate file.
     let clearing = m.reg("clearing", 1, 0u64);
     let clear_pred = m.reg("clear_pred", 1, 0u64);
-    let clear_row = m.reg("clear_row", row_w.max(prow_w), 0u64);
+    let clear_row = m.reg("clear_row", d.row_w.max(d.prow_w), 0u64);
     // The predicate register a cleared predicate row belongs to: the row modulo #vp.
     let clear_preg = m.reg("clear_preg", NVP_BITS, 0u64);
-    m.connect(&clearing_out, &clearing);
+    m.connect(&io.clearing_out, &clearing);
+    ClearRegs {
+        clearing,
+        clear_pred,
+        clear_row,
+        clear_preg,
+    }
+}
 
-    // Candidates: every slot's next strip.
-    let strip_lit = m.lit(strip, EIDX_BITS);
+/// The slots' candidates: every slot's next strip, offered when its dependences allow.
+fn slot_candidates(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &SeqIo,
+    progress: &[Progress],
+    has_left: &[Value],
+    cl: &ClearRegs,
+    strip_lit: &Value,
+) {
+    let n = p.seq_entries;
     let count_w = count_bits(p);
     for k in 0..n as usize {
-        let (c, pr, s) = (&cands[k], &progress[k], &slots[k]);
-        let mut allowed = &valid.bit(k as u32) & &has_left[k];
+        let (c, pr, s) = (&io.cands[k], &progress[k], &io.slots[k]);
+        let mut allowed = &io.valid.bit(k as u32) & &has_left[k];
         for (j, other) in progress.iter().enumerate() {
             if j == k {
                 continue;
             }
             // A load's (or divide's) strips count only once written back: no chaining
             // from them.
-            let waits = &deps[k].bit(j as u32) & &(&has_left[j] | &other.pending_wb);
+            let waits = &io.deps[k].bit(j as u32) & &(&has_left[j] | &other.pending_wb);
             let behind = &other.issued.gt(&pr.issued) & &!&other.pending_wb;
             allowed = &allowed & &!&(&waits & &!&behind);
             // Memory readouts go to the VMU in program order, whole instructions at a time.
-            allowed = &allowed & &!&(&mdeps[k].bit(j as u32) & &has_left[j]);
+            allowed = &allowed & &!&(&io.mdeps[k].bit(j as u32) & &has_left[j]);
         }
         let unit_ = s.get("unit").value();
         let is_readout = unit_.eq(&unit_.konst(Bits::from_u64(unit::WIDTH, unit::MEM)));
-        allowed = &allowed & &(!&is_readout | &brq_space);
-        m.connect(c.valid(), &(&allowed & &!&clearing));
+        allowed = &allowed & &(!&is_readout | &io.brq_space);
+        m.connect(c.valid(), &(&allowed & &!&cl.clearing));
         let b = c.bits();
         for (name, ..) in seq_op_compute_fields(p) {
             m.connect(b.get(&name).value(), s.get(&name).value());
@@ -195,55 +328,88 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         for (f, r) in &pr.rows {
             m.connect(b.get(f).value(), r);
         }
-        let count = pr.left.gt(&strip_lit).mux(&strip_lit, &pr.left);
+        let count = pr.left.gt(strip_lit).mux(strip_lit, &pr.left);
         m.connect(b.get("count").value(), &count.slice(count_w - 1, 0));
         m.connect(b.get("eidx").value(), &pr.eidx);
     }
-    // The clear candidate.
-    {
-        let c = &cands[n as usize];
-        m.connect(c.valid(), &clearing);
-        let b = c.bits();
-        for (leaf, _) in b.leaves() {
-            let z = leaf.konst(Bits::zero(leaf.width()));
-            m.connect(leaf, &z);
-        }
-        let plu = m.lit(unit::PLU, unit::WIDTH);
-        let alu = m.lit(unit::ALU, unit::WIDTH);
-        m.connect(b.get("unit").value(), &clear_pred.mux(&plu, &alu));
-        let vp0 = clear_preg.eq(&clear_preg.konst(Bits::zero(NVP_BITS)));
-        let ones = m.lit(0xff, 8);
-        let zeros = m.lit(0, 8);
-        m.connect(b.get("table").value(), &vp0.mux(&ones, &zeros));
-        let one = m.lit(1, 1);
-        m.connect(b.get("wr").value(), &one);
-        m.connect(b.get("rd_pred").value(), &clear_pred);
-        m.connect(b.get("rd").value(), &clear_row.slice(row_w - 1, 0));
-        m.connect(b.get("prd").value(), &clear_row.slice(prow_w - 1, 0));
-        let full = m.lit(strip, count_w);
-        m.connect(b.get("count").value(), &full);
-    }
+}
 
+/// The clear candidate: a full strip writing the clear row (ones in vp0's rows).
+fn clear_candidate(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &SeqIo,
+    d: &SeqDims,
+    cl: &ClearRegs,
+) {
+    let count_w = count_bits(p);
+    let (clear_pred, clear_row, clear_preg) = (&cl.clear_pred, &cl.clear_row, &cl.clear_preg);
+    // The clear candidate.
+    let c = &io.cands[p.seq_entries as usize];
+    m.connect(c.valid(), &cl.clearing);
+    let b = c.bits();
+    for (leaf, _) in b.leaves() {
+        let z = leaf.konst(Bits::zero(leaf.width()));
+        m.connect(leaf, &z);
+    }
+    let plu = m.lit(unit::PLU, unit::WIDTH);
+    let alu = m.lit(unit::ALU, unit::WIDTH);
+    m.connect(b.get("unit").value(), &clear_pred.mux(&plu, &alu));
+    let vp0 = clear_preg.eq(&clear_preg.konst(Bits::zero(NVP_BITS)));
+    let ones = m.lit(0xff, 8);
+    let zeros = m.lit(0, 8);
+    m.connect(b.get("table").value(), &vp0.mux(&ones, &zeros));
+    let one = m.lit(1, 1);
+    m.connect(b.get("wr").value(), &one);
+    m.connect(b.get("rd_pred").value(), clear_pred);
+    m.connect(b.get("rd").value(), &clear_row.slice(d.row_w - 1, 0));
+    m.connect(b.get("prd").value(), &clear_row.slice(d.prow_w - 1, 0));
+    let full = m.lit(d.strip, count_w);
+    m.connect(b.get("count").value(), &full);
+}
+
+/// The age-based pick (`pick`). Returns the chosen slots and whether the clear candidate
+/// goes.
+fn age_pick(m: &mut ModuleBuilder, p: &HwachaParams, io: &SeqIo) -> (Value, Value) {
+    let n = p.seq_entries;
+    let (ok, head) = (&io.ok, &io.head);
     // Age-based pick among the acceptable candidates: rotate so that `head` comes
     // first, take the lowest, rotate back. The clear candidate is alone when valid.
     let slots_ok = ok.slice(n - 1, 0);
     let double = cat(&[&slots_ok, &slots_ok]);
-    let rotated = double.dshr(&head).slice(n - 1, 0);
+    let rotated = double.dshr(head).slice(n - 1, 0);
     let first = lowest_one(&rotated);
-    let back = cat(&[&first, &first]).dshl(&head).slice(2 * n - 1, n);
+    let back = cat(&[&first, &first]).dshl(head).slice(2 * n - 1, n);
     let clear_ok = ok.bit(n);
     let none = m.lit(0, n);
     let chosen = clear_ok.mux(&none, &back);
-    m.connect(&pick, &cat(&[&clear_ok, &chosen]));
+    m.connect(&io.pick, &cat(&[&clear_ok, &chosen]));
+    (chosen, clear_ok)
+}
 
+/// Progress updates: allocation loads a slot, a picked strip advances it; and the
+/// `readout` port.
+#[allow(clippy::too_many_arguments)]
+fn progress_updates(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &SeqIo,
+    d: &SeqDims,
+    progress: &[Progress],
+    chosen: &Value,
+    strip_lit: &Value,
+    (row_step, prow_step): (&Value, &Value),
+) {
+    let (drain_w, issued_w) = (d.drain_w, d.issued_w);
+    let (new, lane) = (&io.new, &io.lane);
     // Progress updates: allocation loads a slot, a picked strip advances it.
     let lanes_log = p.lanes.trailing_zeros();
-    let eidx_step = m.lit(strip << lanes_log, EIDX_BITS);
+    let eidx_step = m.lit(d.strip << lanes_log, EIDX_BITS);
     let g = |f: &str| new.get(f).value().clone();
     for (k, pr) in progress.iter().enumerate() {
         let bit = k as u32;
-        m.when(&alloc.bit(bit), |m| {
-            let lvlen = lane_vlen(p, &g("vlen"), &lane);
+        m.when(&io.alloc.bit(bit), |m| {
+            let lvlen = lane_vlen(p, &g("vlen"), lane);
             m.connect(&pr.left, &lvlen);
             let is_load = &g("mem") & &g("mem_op").ne(&g("mem_op").konst(Bits::from_u64(2, 1)));
             let late = &is_load | &g("div");
@@ -264,18 +430,18 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             }
         })
         .elsewhen(&chosen.bit(bit), |m| {
-            let count = pr.left.gt(&strip_lit).mux(&strip_lit, &pr.left);
+            let count = pr.left.gt(strip_lit).mux(strip_lit, &pr.left);
             m.connect(&pr.left, &(&pr.left - &count));
-            let full = m.lit(drain_cycles, drain_w);
+            let full = m.lit(d.drain_cycles, drain_w);
             m.connect(&pr.drain, &full);
             let one = m.lit(1, issued_w);
             m.connect(&pr.issued, &(&pr.issued + &one));
             m.connect(&pr.eidx, &(&pr.eidx + &eidx_step));
             for (f, r) in &pr.rows {
                 let step = if matches!(*f, "rs1" | "rs2" | "rd") {
-                    &row_step
+                    row_step
                 } else {
-                    &prow_step
+                    prow_step
                 };
                 m.connect(r, &(r + step));
             }
@@ -285,51 +451,67 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             let one = m.lit(1, drain_w);
             m.when(&counting, |m| m.connect(&pr.drain, &(&pr.drain - &one)));
         });
-        m.when(&wb_done.bit(bit), |m| {
+        m.when(&io.wb_done.bit(bit), |m| {
             let zero = m.lit(0, 1);
             m.connect(&pr.pending_wb, &zero);
         });
     }
-    let mem_bits: Vec<Value> = slots
+    let mem_bits: Vec<Value> = io
+        .slots
         .iter()
         .map(|s| {
             let u = s.get("unit").value();
             u.eq(&u.konst(Bits::from_u64(unit::WIDTH, unit::MEM)))
         })
         .collect();
-    m.connect(&readout, &(&chosen & &as_vec(&mem_bits)).or_r());
+    m.connect(&io.readout, &(chosen & &as_vec(&mem_bits)).or_r());
+}
 
+/// Clearing: every data row, then every predicate row.
+fn clear_sequencing(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &SeqIo,
+    cl: &ClearRegs,
+    clear_ok: &Value,
+) {
+    let ClearRegs {
+        clearing,
+        clear_pred,
+        clear_row,
+        clear_preg,
+    } = cl;
+    let nvp = &io.nvp;
     // Clearing: every data row, then every predicate row.
     let last_row = m.lit(p.bank_entries as u64 - 1, clear_row.width());
     let last_prow = m.lit(p.pred_entries as u64 - 1, clear_row.width());
-    let step = &clear_row + &m.lit(1, clear_row.width());
-    let preg_last = &clear_preg + &m.lit(1, NVP_BITS);
-    let preg_next = preg_last.ge(&nvp).mux(&m.lit(0, NVP_BITS), &preg_last);
-    m.when(&clear, |m| {
+    let step = clear_row + &m.lit(1, clear_row.width());
+    let preg_last = clear_preg + &m.lit(1, NVP_BITS);
+    let preg_next = preg_last.ge(nvp).mux(&m.lit(0, NVP_BITS), &preg_last);
+    m.when(&io.clear, |m| {
         let one = m.lit(1, 1);
         let zero = m.lit(0, 1);
-        m.connect(&clearing, &one);
-        m.connect(&clear_pred, &zero);
+        m.connect(clearing, &one);
+        m.connect(clear_pred, &zero);
         let r0 = m.lit(0, clear_row.width());
-        m.connect(&clear_row, &r0);
+        m.connect(clear_row, &r0);
         let p0 = m.lit(0, NVP_BITS);
-        m.connect(&clear_preg, &p0);
+        m.connect(clear_preg, &p0);
     })
-    .elsewhen(&clear_ok, |m| {
-        m.connect(&clear_row, &step);
-        m.when(&clear_pred, |m| m.connect(&clear_preg, &preg_next));
-        m.when(&(&!&clear_pred & &clear_row.eq(&last_row)), |m| {
+    .elsewhen(clear_ok, |m| {
+        m.connect(clear_row, &step);
+        m.when(clear_pred, |m| m.connect(clear_preg, &preg_next));
+        m.when(&(&!clear_pred & &clear_row.eq(&last_row)), |m| {
             let one = m.lit(1, 1);
             let r0 = m.lit(0, clear_row.width());
-            m.connect(&clear_pred, &one);
-            m.connect(&clear_row, &r0);
+            m.connect(clear_pred, &one);
+            m.connect(clear_row, &r0);
         });
-        m.when(&(&clear_pred & &clear_row.eq(&last_prow)), |m| {
+        m.when(&(clear_pred & &clear_row.eq(&last_prow)), |m| {
             let zero = m.lit(0, 1);
-            m.connect(&clearing, &zero);
+            m.connect(clearing, &zero);
         });
     });
-    m.finish()
 }
 
 /// The fields a slot's candidate copies from the master slot as they are.
