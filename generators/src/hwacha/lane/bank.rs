@@ -17,7 +17,8 @@ use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::Fifo;
 use hdl::ir::addr_width;
 use hdl::{
-    cat, Bits, Bundle, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, ResetValue, Shape, Value,
+    cat, Bits, Bundle, Dir, HdlErrors, Mem, MemStyle, Module, ModuleBuilder, ResetValue, Shape,
+    Value,
 };
 use std::rc::Rc;
 
@@ -88,8 +89,62 @@ fn bwq_bits(p: &HwachaParams) -> u32 {
     addr_width(p.bank_entries as u64) + p.bank_width + p.slices() + 2
 }
 
+/// The bank's ports (typed bundle of its interface).
+struct BankIo {
+    bank_id: Value,
+    read: Bundle,
+    fop: Bundle,
+    write: Bundle,
+    xbar_out: Bundle,
+    imul_result: Bundle,
+    vrf_trace: Bundle,
+    brq_out: Bundle,
+    bwq_in: Bundle,
+    bwq_empty: Value,
+    prf_trace: Bundle,
+}
+
+/// The fop stage's operands and results.
+struct FopStage {
+    a: Value,
+    b: Value,
+    prf: Mem,
+    mask: Value,
+    present: Value,
+    alu_res: Bundle,
+    plu_res: Bundle,
+}
+
+/// The bank write queue's head, split into its fields.
+struct QueuedWrite {
+    /// The head is written this cycle (the schedule leaves the port free).
+    from_bwq: Value,
+    q_row: Value,
+    q_data: Value,
+    q_mask: Value,
+    q_width: Value,
+}
+
+/// Whether unit field `u` names unit `v`.
+fn is_unit(u: &Value, v: u64) -> Value {
+    u.eq(&u.konst(Bits::from_u64(unit::WIDTH, v)))
+}
+
+/// One bank: the read, fop and write stages of Figure 8.7 around its SRAM slice.
 pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Bank");
+    let io = bank_io(&mut m, p);
+    let (vrf, opl) = sram_read(&mut m, p, &io);
+    let fs = fop_stage(&mut m, p, &io, &opl);
+    crossbar_port(&mut m, &io, &fs);
+    readout_queue(&mut m, p, &io, &fs, &opl)?;
+    let qw = write_queue(&mut m, p, &io)?;
+    write_back(&mut m, p, &io, &vrf, &fs, &qw);
+    m.finish()
+}
+
+/// The bank's ports, and the micro-op registers passing each stage on to the next bank.
+fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams) -> BankIo {
     let s = p.slices();
     let id_bits = addr_width(p.banks as u64).max(1);
     let bank_id = m.input("bank_id", id_bits);
@@ -103,7 +158,7 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         ("next_write", &write_s, &write),
     ] {
         let out = m.io(name, Dir::Out, shape);
-        let r = uop_regs(&mut m, name, shape);
+        let r = uop_regs(m, name, shape);
         m.connect_bundle(&r, b);
         m.connect_bundle(&out, &r);
     }
@@ -117,7 +172,25 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     // Every queued write is in the SRAM.
     let bwq_empty = m.output("bwq_empty", 1);
     let prf_trace = m.io("prf_w", Dir::Out, &write_trace(prow_w, s, s));
+    BankIo {
+        bank_id,
+        read,
+        fop,
+        write,
+        xbar_out,
+        imul_result,
+        vrf_trace,
+        brq_out,
+        bwq_in,
+        bwq_empty,
+        prf_trace,
+    }
+}
 
+/// The read stage: the SRAM slice and its two operand latches. Returns the SRAM and the
+/// latches.
+fn sram_read(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo) -> (Mem, Vec<Value>) {
+    let read = &io.read;
     // sram-read, then opl into latch `idx` the next cycle.
     let vrf = m.mem("vrf", p.bank_entries as u64, p.bank_width, MemStyle::Sram);
     let rdata = m.read_sync(&vrf, read.get("row").value(), read.get("valid").value());
@@ -135,9 +208,15 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             r
         })
         .collect();
+    (vrf, opl)
+}
 
+/// The fop stage: operands, the predicate file's reads, the guard mask, and the local
+/// ALU and PLU with their pipeline registers.
+fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]) -> FopStage {
+    let s = p.slices();
     // fop: operands (latched, or the scalar in every slice), predicates, mask.
-    let f = |n: &str| fop.get(n).value().clone();
+    let f = |n: &str| io.fop.get(n).value().clone();
     let a = f("rs1_v").mux(&opl[0], &f("s1").repeat(s));
     let b = f("rs2_v").mux(&opl[1], &f("s2").repeat(s));
     let prf = m.mem("prf", p.pred_entries as u64, s, MemStyle::Inferred);
@@ -146,7 +225,7 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         .iter()
         .map(|n| m.read(&prf, &f(n)))
         .collect();
-    let first = bank_id.zext(32).shl(s.trailing_zeros());
+    let first = io.bank_id.zext(32).shl(s.trailing_zeros());
     let (mut alu_out, mut plu_out, mut mask, mut present) = (vec![], vec![], vec![], vec![]);
     for (i, (ai, bi)) in slices(&a, s).iter().zip(slices(&b, s)).enumerate() {
         let element = &first + &m.lit(i as u64, 32);
@@ -172,24 +251,49 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(w.get("mask").value(), &mask);
         delay(m, name, &res_s, &w, stages)
     };
-    let alu_res = unit_result(&mut m, "alu", &alu_out, p.stages_alu);
-    let plu_res = unit_result(&mut m, "plu", &plu_out, p.stages_plu);
+    let alu_res = unit_result(m, "alu", &alu_out, p.stages_alu);
+    let plu_res = unit_result(m, "plu", &plu_out, p.stages_plu);
+    FopStage {
+        a,
+        b,
+        prf,
+        mask,
+        present,
+        alu_res,
+        plu_res,
+    }
+}
 
-    let is_unit = |u: &Value, v: u64| u.eq(&u.konst(Bits::from_u64(unit::WIDTH, v)));
+/// The bank's port onto the operand crossbar (to the shared functional units).
+fn crossbar_port(m: &mut ModuleBuilder, io: &BankIo, fs: &FopStage) {
+    let f = |n: &str| io.fop.get(n).value().clone();
+    let xbar_out = &io.xbar_out;
     let xb = xbar_out.bits();
     let on_crossbar = (0..1u64 << unit::WIDTH)
         .filter(|&u| unit::on_crossbar(u))
         .fold(m.lit(0, 1), |acc, u| &acc | &is_unit(&f("unit"), u));
     m.connect(xbar_out.valid(), &(&f("valid") & &on_crossbar));
     m.connect(xb.get("unit").value(), &f("unit"));
-    m.connect(xb.get("a").value(), &a);
-    m.connect(xb.get("b").value(), &b);
-    m.connect(xb.get("mask").value(), &mask);
+    m.connect(xb.get("a").value(), &fs.a);
+    m.connect(xb.get("b").value(), &fs.b);
+    m.connect(xb.get("mask").value(), &fs.mask);
     m.connect(xb.get("fn").value(), &f("fn"));
     m.connect(xb.get("word").value(), &f("word"));
+}
 
+/// The bank read queue (BRQ): fop-stage readouts for the VMU, the divider and the
+/// reducer.
+fn readout_queue(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &BankIo,
+    fs: &FopStage,
+    opl: &[Value],
+) -> Result<(), HdlErrors> {
+    let f = |n: &str| io.fop.get(n).value().clone();
+    let (a, b, brq_out) = (&fs.a, &fs.b, &io.brq_out);
     // fop-brq: a readout for the VMU. The sequencer has reserved the entry.
-    let brq_q = Fifo::new(&mut m, p, "brq_q", p.brq_entries, brq_bits(p))?;
+    let brq_q = Fifo::new(m, p, "brq_q", p.brq_entries, brq_bits(p))?;
     m.connect(
         &brq_q.enq_valid(),
         &(&f("valid") & &is_unit(&f("unit"), unit::MEM)),
@@ -198,7 +302,7 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     // the whole address); store and AMO data from operand 2, register or scalar.
     // A divide's dividend (register or scalar) travels as the indices do.
     let zero = m.lit(0, p.bank_width);
-    let indices = f("div").mux(&a, &f("rs1_v").mux(&opl[0], &zero));
+    let indices = f("div").mux(a, &f("rs1_v").mux(&opl[0], &zero));
     // A reduction's operand (vfirst's source) travels as the indices do.
     let store_data = f("mem_op").ne(&m.lit(0, 2));
     let indexed = f("mode").eq(&m.lit(2, 2));
@@ -208,9 +312,9 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         &reduction,
         &indexed,
         &store_data,
-        &present,
-        &mask,
-        &b,
+        &fs.present,
+        &fs.mask,
+        b,
         &indices,
     ]);
     m.connect(&brq_q.enq_bits(), &entry);
@@ -225,11 +329,19 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     }
     m.connect(brq_out.valid(), &brq_q.deq_valid());
     m.connect(&brq_q.deq_ready(), brq_out.ready());
+    Ok(())
+}
 
-    // sram-write / pred-write: the unit's result, or (when the schedule leaves the port
-    // free) the bank write queue's head; narrowed to the register's width and
-    // sign-extended (narrow registers read back sign-extended).
-    let bwq_q = Fifo::new(&mut m, p, "bwq_q", p.bwq_entries, bwq_bits(p))?;
+/// The bank write queue (BWQ): load results waiting for a free write port.
+fn write_queue(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &BankIo,
+) -> Result<QueuedWrite, HdlErrors> {
+    let s = p.slices();
+    let row_w = addr_width(p.bank_entries as u64);
+    let (bwq_in, write) = (&io.bwq_in, &io.write);
+    let bwq_q = Fifo::new(m, p, "bwq_q", p.bwq_entries, bwq_bits(p))?;
     m.connect(&bwq_q.enq_valid(), bwq_in.valid());
     m.connect(bwq_in.ready(), &bwq_q.enq_ready());
     let packed = cat(&[
@@ -242,13 +354,39 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let queued = bwq_q.deq_bits();
     let from_bwq = &bwq_q.deq_valid() & &!write.get("valid").value();
     m.connect(&bwq_q.deq_ready(), &from_bwq);
-    m.connect(&bwq_empty, &!&bwq_q.deq_valid());
+    m.connect(&io.bwq_empty, &!&bwq_q.deq_valid());
     let q_row = queued.slice(row_w - 1, 0);
     let q_data = queued.slice(row_w + p.bank_width - 1, row_w);
     let q_mask = queued.slice(row_w + p.bank_width + s - 1, row_w + p.bank_width);
     let q_width = queued.slice(row_w + p.bank_width + s + 1, row_w + p.bank_width + s);
+    Ok(QueuedWrite {
+        from_bwq,
+        q_row,
+        q_data,
+        q_mask,
+        q_width,
+    })
+}
 
-    let w = |n: &str| write.get(n).value().clone();
+/// The write stage (sram-write / pred-write): the write-back mux, narrowing, and the
+/// register files' write ports and traces.
+fn write_back(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &BankIo,
+    vrf: &Mem,
+    fs: &FopStage,
+    qw: &QueuedWrite,
+) {
+    let s = p.slices();
+    let row_w = addr_width(p.bank_entries as u64);
+    let prow_w = addr_width(p.pred_entries as u64);
+    let (imul_result, alu_res, plu_res) = (&io.imul_result, &fs.alu_res, &fs.plu_res);
+    let from_bwq = &qw.from_bwq;
+    // sram-write / pred-write: the unit's result, or (when the schedule leaves the port
+    // free) the bank write queue's head; narrowed to the register's width and
+    // sign-extended (narrow registers read back sign-extended).
+    let w = |n: &str| io.write.get(n).value().clone();
     let src = w("src");
     let pick = |field: &str| {
         is_unit(&src, unit::IMUL).mux(
@@ -257,10 +395,10 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         )
     };
     let (data, wmask) = (
-        from_bwq.mux(&q_data, &pick("data")),
-        from_bwq.mux(&q_mask, &pick("mask")),
+        from_bwq.mux(&qw.q_data, &pick("data")),
+        from_bwq.mux(&qw.q_mask, &pick("mask")),
     );
-    let width = from_bwq.mux(&q_width, &w("width"));
+    let width = from_bwq.mux(&qw.q_width, &w("width"));
     let narrowed: Vec<Value> = slices(&data, s)
         .iter()
         .map(|d| {
@@ -276,23 +414,22 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             .map(|d| d.bit(0))
             .collect::<Vec<_>>(),
     );
-    let to_vrf = &(&w("valid") & &!&w("pred")) | &from_bwq;
+    let to_vrf = &(&w("valid") & &!&w("pred")) | from_bwq;
     let to_prf = &w("valid") & &w("pred");
-    let row = from_bwq.mux(&q_row.zext(w("row").width()), &w("row"));
+    let row = from_bwq.mux(&qw.q_row.zext(w("row").width()), &w("row"));
     m.when(&to_vrf, |m| {
-        m.write_masked(&vrf, &row.slice(row_w - 1, 0), &data, &wmask)
+        m.write_masked(vrf, &row.slice(row_w - 1, 0), &data, &wmask)
     });
     m.when(&to_prf, |m| {
-        m.write_masked(&prf, &row.slice(prow_w - 1, 0), &bits, &wmask)
+        m.write_masked(&fs.prf, &row.slice(prow_w - 1, 0), &bits, &wmask)
     });
     for (t, en, r, d) in [
-        (&vrf_trace, &to_vrf, row.slice(row_w - 1, 0), &data),
-        (&prf_trace, &to_prf, row.slice(prow_w - 1, 0), &bits),
+        (&io.vrf_trace, &to_vrf, row.slice(row_w - 1, 0), &data),
+        (&io.prf_trace, &to_prf, row.slice(prow_w - 1, 0), &bits),
     ] {
         m.connect(t.valid(), en);
         m.connect(t.bits().get("row").value(), &r);
         m.connect(t.bits().get("data").value(), d);
         m.connect(t.bits().get("mask").value(), &wmask);
     }
-    m.finish()
 }
