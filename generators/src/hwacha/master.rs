@@ -116,6 +116,52 @@ fn slots_taken(op: &Bundle) -> Value {
     g("mem").mux(&mem, &g("div").mux(&k(2), &k(1)))
 }
 
+/// The master sequencer's ports (`master_sequencer`'s doc comment lists them).
+struct MasterPorts {
+    issue: Bundle,
+    cfg: Bundle,
+    done: Vec<Value>,
+    lane_busy: Vec<Value>,
+    lane_clearing: Vec<Value>,
+    lane_mem_ready: Vec<Value>,
+    idle: Value,
+    reds: Vec<Bundle>,
+    red_ack: Value,
+    vresp: Bundle,
+    vbranch: Bundle,
+    valid_out: Value,
+    alloc_out: Value,
+    head_out: Value,
+    clear: Value,
+}
+
+/// The slot ring: each slot's static state, valid bit and dependences, and the ring's
+/// head, tail and count.
+struct SlotRegs {
+    slots: Vec<Bundle>,
+    valid: Vec<Value>,
+    deps: Vec<Value>,
+    mdeps: Vec<Value>,
+    head: Value,
+    tail: Value,
+    count: Value,
+    valid_v: Value,
+}
+
+/// This cycle's issue and retirement: which slots the issued instruction fills, which
+/// retires, and the reduction queue.
+struct IssueCtl {
+    retire: Value,
+    retiring: Value,
+    taking: Value,
+    fire: Value,
+    alloc: Value,
+    companions: Value,
+    redq: Fifo,
+    red_kind: Value,
+    is_red: Value,
+}
+
 /// Ports: `issue` (decoupled decoded vector instruction) and `cfg` in; to the lanes
 /// `slot_<k>` (static state), `valid`, `dep_<k>` (older slots slot k waits for), `alloc`
 /// (one-hot: the slot filled this cycle, with `new`, the instruction it gets), `mdep_<k>`
@@ -129,6 +175,20 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("MasterSequencer");
     let n = p.seq_entries;
     let sb = slot_bits(p);
+    let io = master_ports(&mut m, p, n, sb);
+    let (nvv, nvp) = cfg_regs(&mut m);
+    let sr = slot_regs(&mut m, n, sb, &io);
+    let ic = issue_control(&mut m, p, &io, &sr, &nvv, &nvp)?;
+    reductions(&mut m, &io, &ic);
+    m.connect(&io.alloc_out, &ic.alloc);
+    slot_updates(&mut m, n, &io, &sr, &ic);
+    ring_pointers(&mut m, n, &sr, &ic);
+    m.finish()
+}
+
+/// The ports, in the order of the module's port list (but `nvv`/`nvp`, `new` and the
+/// per-slot outputs).
+fn master_ports(m: &mut ModuleBuilder, p: &HwachaParams, n: u32, sb: u32) -> MasterPorts {
     let issue = m.io("issue", Dir::In, &Shape::decoupled(vinsn()));
     let cfg = m.io("cfg", Dir::In, &cfg_shape());
     let done: Vec<Value> = (0..p.lanes)
@@ -154,13 +214,39 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let alloc_out = m.output("alloc", n);
     let head_out = m.output("head", sb);
     let clear = m.output("clear", 1);
+    MasterPorts {
+        issue,
+        cfg,
+        done,
+        lane_busy,
+        lane_clearing,
+        lane_mem_ready,
+        idle,
+        reds,
+        red_ack,
+        vresp,
+        vbranch,
+        valid_out,
+        alloc_out,
+        head_out,
+        clear,
+    }
+}
+
+/// The configuration registers (`nvv`, `nvp`) and their outputs.
+fn cfg_regs(m: &mut ModuleBuilder) -> (Value, Value) {
     let nvv = m.reg("cfg_nvv", NVV_BITS, 0u64);
     let nvp = m.reg("cfg_nvp", NVP_BITS, 0u64);
     for (name, r) in [("nvv", &nvv), ("nvp", &nvp)] {
         let out = m.output(name, r.width());
         m.connect(&out, r);
     }
+    (nvv, nvp)
+}
 
+/// The slot ring's registers and their outputs to the lanes (`slot_<k>`, `dep_<k>`,
+/// `mdep_<k>`, `valid`, `head`, and `new`).
+fn slot_regs(m: &mut ModuleBuilder, n: u32, sb: u32, io: &MasterPorts) -> SlotRegs {
     let shape = vinsn();
     let slots: Vec<Bundle> = (0..n)
         .map(|k| m.reg_bundle(&format!("slot{k}"), &shape))
@@ -179,7 +265,7 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let count = m.reg("count", addr_width(n as u64 + 1), 0u64);
     // The instruction being allocated, for the lanes to load their progress from.
     let new = m.io("new", Dir::Out, &shape);
-    m.connect_bundle(&new, issue.bits());
+    m.connect_bundle(&new, io.issue.bits());
     for k in 0..n as usize {
         let out = m.io(&format!("slot_{k}"), Dir::Out, &shape);
         m.connect_bundle(&out, &slots[k]);
@@ -189,24 +275,47 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&mdep_out, &mdeps[k]);
     }
     let valid_v = hdl::cat(&valid.iter().rev().collect::<Vec<_>>());
-    m.connect(&valid_out, &valid_v);
-    m.connect(&head_out, &head);
+    m.connect(&io.valid_out, &valid_v);
+    m.connect(&io.head_out, &head);
+    SlotRegs {
+        slots,
+        valid,
+        deps,
+        mdeps,
+        head,
+        tail,
+        count,
+        valid_v,
+    }
+}
 
+/// Retirement, configuration, the issue handshake (room, memory and reduction
+/// back-pressure, `idle`), and the slots an issued instruction fills.
+fn issue_control(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &MasterPorts,
+    sr: &SlotRegs,
+    nvv: &Value,
+    nvp: &Value,
+) -> Result<IssueCtl, HdlErrors> {
+    let n = p.seq_entries;
+    let (issue, cfg, done, count, tail) = (&io.issue, &io.cfg, &io.done, &sr.count, &sr.tail);
     let all_done = done.iter().skip(1).fold(done[0].clone(), |a, d| &a & d);
-    let any_busy = lane_busy.iter().fold(m.lit(0, 1), |a, b| &a | b);
-    let clearing = lane_clearing.iter().fold(m.lit(0, 1), |a, b| &a | b);
-    let head_onehot = hdl::helpers::onehot_decode(&head, n);
-    let retire = &(&head_onehot & &all_done) & &valid_v;
+    let any_busy = io.lane_busy.iter().fold(m.lit(0, 1), |a, b| &a | b);
+    let clearing = io.lane_clearing.iter().fold(m.lit(0, 1), |a, b| &a | b);
+    let head_onehot = hdl::helpers::onehot_decode(&sr.head, n);
+    let retire = &(&head_onehot & &all_done) & &sr.valid_v;
     let retiring = retire.or_r();
 
     let empty = count.eq(&count.konst(Bits::zero(count.width())));
     // A new configuration comes only while `idle` (the scalar unit waits for it) and
     // clears the lanes.
     let take_cfg = cfg.valid().clone();
-    m.connect(&clear, &take_cfg);
+    m.connect(&io.clear, &take_cfg);
     m.when(&take_cfg, |m| {
-        m.connect(&nvv, cfg.bits().get("nvv").value());
-        m.connect(&nvp, cfg.bits().get("nvp").value());
+        m.connect(nvv, cfg.bits().get("nvv").value());
+        m.connect(nvp, cfg.bits().get("nvp").value());
     });
     // Room for every slot the instruction takes.
     let taking = slots_taken(issue.bits());
@@ -214,32 +323,50 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let full = (&count.zext(cw) + &taking.zext(cw)).gt(&count.konst(Bits::from_u64(cw, n as u64)));
     // Reductions: the kind and destination of each in flight, in program order (the
     // lanes' reducers answer in that order).
-    let redq = Fifo::new(&mut m, p, "redq", n, 2 + 6)?;
+    let redq = Fifo::new(m, p, "redq", n, 2 + 6)?;
     let red_kind = issue.bits().get("red").value().clone();
     let is_red = red_kind.ne(&red_kind.konst(Bits::zero(2)));
-    let mem_ready = lane_mem_ready.iter().fold(m.lit(1, 1), |a, r| &a & r);
+    let mem_ready = io.lane_mem_ready.iter().fold(m.lit(1, 1), |a, r| &a & r);
     let mem_blocked = &(&readout(issue.bits()) & &!&mem_ready) | &(&is_red & &!&redq.enq_ready());
     m.connect(
         issue.ready(),
         &!&(&(&(&full | &clearing) | cfg.valid()) | &mem_blocked),
     );
-    m.connect(&idle, &(&empty & &!&(&any_busy | &clearing)));
+    m.connect(&io.idle, &(&empty & &!&(&any_busy | &clearing)));
     let fire = issue.fire();
-    let alloc = fire.repeat(n) & hdl::helpers::onehot_decode(&tail, n);
+    let alloc = fire.repeat(n) & hdl::helpers::onehot_decode(tail, n);
     // The bookkeeping slots after it: valid, with no registers and no strips.
     let mut companions = m.lit(0, n);
     for i in 1..MAX_SLOTS_PER_OP.min(n) {
-        let at = advance(&tail, &m.lit(i as u64, 3), n);
+        let at = advance(tail, &m.lit(i as u64, 3), n);
         let wanted = &fire & &taking.gt(&m.lit(i as u64, 3));
         companions = &companions | &(wanted.repeat(n) & hdl::helpers::onehot_decode(&at, n));
     }
-    m.connect(&redq.enq_valid(), &(&fire & &is_red));
-    let rd = issue.bits().get("rd").value().slice(5, 0);
-    m.connect(&redq.enq_bits(), &hdl::cat(&[&rd, &red_kind]));
+    Ok(IssueCtl {
+        retire,
+        retiring,
+        taking,
+        fire,
+        alloc,
+        companions,
+        redq,
+        red_kind,
+        is_red,
+    })
+}
+
+/// Reductions: queue each issued one; once every lane has its part, combine, answer
+/// the scalar unit (`vresp` for vfirst, `vbranch` for a consensual jump) and release
+/// the lanes.
+fn reductions(m: &mut ModuleBuilder, io: &MasterPorts, ic: &IssueCtl) {
+    let (redq, fire, reds, vresp, vbranch) = (&ic.redq, &ic.fire, &io.reds, &io.vresp, &io.vbranch);
+    m.connect(&redq.enq_valid(), &(fire & &ic.is_red));
+    let rd = io.issue.bits().get("rd").value().slice(5, 0);
+    m.connect(&redq.enq_bits(), &hdl::cat(&[&rd, &ic.red_kind]));
     // Every lane has its part: combine, answer the scalar unit, release the lanes.
     let all_valid = reds.iter().fold(m.lit(1, 1), |a, r| &a & r.valid());
     let done = &all_valid & &redq.deq_valid();
-    m.connect(&red_ack, &done);
+    m.connect(&io.red_ack, &done);
     m.connect(&redq.deq_ready(), &done);
     let red_head = redq.deq_bits();
     let (kind, dest) = (red_head.slice(1, 0), red_head.slice(7, 2));
@@ -248,7 +375,7 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let some = reds.iter().fold(m.lit(0, 1), |a, r| &a | &g(r, "any"));
     let (mut best_found, mut best_index, mut best_value) =
         (m.lit(0, 1), m.lit(0, 32), m.lit(0, 64));
-    for r in &reds {
+    for r in reds {
         let better = &g(r, "found") & &(!&best_found | &g(r, "index").lt(&best_index));
         best_index = better.mux(&g(r, "index"), &best_index);
         best_value = better.mux(&g(r, "value"), &best_value);
@@ -261,11 +388,16 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(vbranch.valid(), &(&done & &!&first));
     let taken = kind.eq(&m.lit(red::ALL, 2)).mux(&every, &some);
     m.connect(vbranch.bits().get("taken").value(), &taken);
-    m.connect(&alloc_out, &alloc);
+}
 
-    let still = &valid_v & &!&retire;
+/// Each slot: filled by the issued instruction (with its dependences on the older
+/// slots still in flight), made a bookkeeping slot, or dropping retired dependences.
+fn slot_updates(m: &mut ModuleBuilder, n: u32, io: &MasterPorts, sr: &SlotRegs, ic: &IssueCtl) {
+    let (issue, slots, deps, mdeps, retire) =
+        (&io.issue, &sr.slots, &sr.deps, &sr.mdeps, &ic.retire);
+    let still = &sr.valid_v & &!retire;
     for k in 0..n as usize {
-        let mine = alloc.bit(k as u32);
+        let mine = ic.alloc.bit(k as u32);
         // Older operations still in flight that this one conflicts with.
         let (mut dep_bits, mut mdep_bits) = (Vec::new(), Vec::new());
         let is_mem = readout(issue.bits());
@@ -281,7 +413,7 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         }
         let as_vec = |bits: &[Value]| hdl::cat(&bits.iter().rev().collect::<Vec<_>>());
         let (new_dep, new_mdep) = (as_vec(&dep_bits), as_vec(&mdep_bits));
-        let bookkeeping = companions.bit(k as u32);
+        let bookkeeping = ic.companions.bit(k as u32);
         m.when(&mine, |m| {
             m.connect_bundle(&slots[k], issue.bits());
             m.connect(&deps[k], &new_dep);
@@ -297,20 +429,26 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             m.connect(&mdeps[k], &none);
         })
         .otherwise(|m| {
-            m.connect(&deps[k], &(&deps[k] & &!&retire));
-            m.connect(&mdeps[k], &(&mdeps[k] & &!&retire));
+            m.connect(&deps[k], &(&deps[k] & &!retire));
+            m.connect(&mdeps[k], &(&mdeps[k] & &!retire));
         });
-        let v = &(&mine | &bookkeeping) | &(&valid[k] & &!&retire.bit(k as u32));
-        m.connect(&valid[k], &v);
+        let v = &(&mine | &bookkeeping) | &(&sr.valid[k] & &!&retire.bit(k as u32));
+        m.connect(&sr.valid[k], &v);
     }
-    m.when(&fire, |m| m.connect(&tail, &advance(&tail, &taking, n)));
+}
+
+/// The ring's tail (past the issued instruction's slots), head (past the retired
+/// slot) and count.
+fn ring_pointers(m: &mut ModuleBuilder, n: u32, sr: &SlotRegs, ic: &IssueCtl) {
+    let (tail, head, count, taking) = (&sr.tail, &sr.head, &sr.count, &ic.taking);
+    let (fire, retiring) = (&ic.fire, &ic.retiring);
+    m.when(fire, |m| m.connect(tail, &advance(tail, taking, n)));
     let one = count.konst(Bits::from_u64(count.width(), 1));
-    m.when(&retiring, |m| m.connect(&head, &advance(&head, &one, n)));
+    m.when(retiring, |m| m.connect(head, &advance(head, &one, n)));
     let taken = taking
         .zext(count.width().max(3))
         .slice(count.width() - 1, 0);
-    let counted = fire.mux(&(&count + &taken), &count);
+    let counted = fire.mux(&(count + &taken), count);
     let counted = retiring.mux(&(&counted - &one), &counted);
-    m.connect(&count, &counted);
-    m.finish()
+    m.connect(count, &counted);
 }

@@ -20,7 +20,9 @@ use crate::examples::queue::{queue, QueueParams};
 use crate::rocket::bus::{rocc_command, rocc_response};
 use hdl::helpers::priority_mux;
 use hdl::ir::addr_width;
-use hdl::{cat, mux, Bits, Dir, Field, HdlErrors, Module, ModuleBuilder, Shape, Value};
+use hdl::{
+    cat, mux, Bits, Bundle, Dir, Field, HdlErrors, Inst, Module, ModuleBuilder, Shape, Value,
+};
 use std::rc::Rc;
 
 /// The control-thread encoding file (shared with the assembler and the golden model).
@@ -116,21 +118,106 @@ pub fn maxvl(p: &HwachaParams, vcfg: &Value) -> Value {
     e.shl((p.lanes * p.strip()).trailing_zeros()).trunc(vb)
 }
 
+/// The RoCC unit's ports (`rocc_unit`'s doc comment lists them).
+struct RoccPorts {
+    cmd: Bundle,
+    resp: Bundle,
+    busy: Value,
+    vcmd: Bundle,
+    vrcmd: Bundle,
+    scalar_busy: Value,
+    halt: Value,
+    xcpt: Bundle,
+}
+
+/// The RoCC command as a control-thread instruction: the word, rs1's value, rd, and
+/// which Table 7.1 instruction it is.
+struct ControlInsn {
+    insn: Value,
+    rs1: Value,
+    rd: Value,
+    vsetcfg: Value,
+    vsetvl: Value,
+    vgetcfg: Value,
+    vgetvl: Value,
+    vuncfg: Value,
+    vmcs: Value,
+    vmca: Value,
+    vf: Value,
+}
+
+impl ControlInsn {
+    /// A constant of the unit.
+    fn k(&self, v: u64, w: u32) -> Value {
+        self.insn.konst(Bits::from_u64(w, v))
+    }
+}
+
+/// The architectural configuration the unit holds (and `vlen`'s width).
+struct RoccState {
+    vb: u32,
+    configured: Value,
+    vcfg: Value,
+    vlen: Value,
+    cur_maxvl: Value,
+}
+
+/// What the command does: its new configuration and vs index, its legality, and where
+/// it goes (an answer, the VCMDQ, the VRCMDQ).
+struct Class {
+    new_cfg: Value,
+    vs_index: Value,
+    illegal: Value,
+    answers: Value,
+    enqueues: Value,
+    runahead: Value,
+}
+
+/// The two command queues, the response register, and the command handshake.
+struct Queues {
+    q: Inst,
+    rq: Inst,
+    resp_valid: Value,
+    resp_rd: Value,
+    resp_data: Value,
+    queued: Value,
+    all_idle: Value,
+    fire: Value,
+}
+
 /// Ports: `cmd`/`resp` (RoCC), `busy`, `vcmd` and `vrcmd` (decoupled VCMDQ and VRCMDQ
 /// outputs), `scalar_busy` (the scalar unit or the vector side is working), `halt`,
 /// `xcpt`.
 pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("HwachaRocc");
-    let cmd = m.io("cmd", Dir::In, &rocc_command());
-    let resp = m.io("resp", Dir::Out, &rocc_response());
-    let busy = m.output("busy", 1);
-    let vcmd_out = m.io("vcmd", Dir::Out, &Shape::decoupled(vcmd_entry(p)));
-    let vrcmd_out = m.io("vrcmd", Dir::Out, &Shape::decoupled(vcmd_entry(p)));
-    let scalar_busy = m.input("scalar_busy", 1);
-    let halt = m.input("halt", 1);
-    let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
+    let io = rocc_ports(&mut m, p);
     let vb = vlen_bits(p);
+    let ci = control_insn(&io.cmd);
+    let st = rocc_state(&mut m, p, vb);
+    let cl = classify(&ci, &st);
+    let qs = queues(&mut m, p, &io, &cl, vb)?;
+    let new_vlen = enqueue(&mut m, &io, &ci, &cl, &st, &qs);
+    respond(&mut m, &io, &ci, &cl, &st, &qs, &new_vlen);
+    m.finish()
+}
 
+/// The ports, in the order of the module's port list.
+fn rocc_ports(m: &mut ModuleBuilder, p: &HwachaParams) -> RoccPorts {
+    RoccPorts {
+        cmd: m.io("cmd", Dir::In, &rocc_command()),
+        resp: m.io("resp", Dir::Out, &rocc_response()),
+        busy: m.output("busy", 1),
+        vcmd: m.io("vcmd", Dir::Out, &Shape::decoupled(vcmd_entry(p))),
+        vrcmd: m.io("vrcmd", Dir::Out, &Shape::decoupled(vcmd_entry(p))),
+        scalar_busy: m.input("scalar_busy", 1),
+        halt: m.input("halt", 1),
+        xcpt: m.io("xcpt", Dir::Out, &xcpt_shape()),
+    }
+}
+
+/// Decode: the command's fields put back into the instruction word and matched
+/// against the Table 7.1 lines of `opcodes-hwacha`.
+fn control_insn(cmd: &Bundle) -> ControlInsn {
     let c = cmd.bits();
     let f = |n: &str| c.get(n).value().clone();
     let insn = cat(&[
@@ -157,30 +244,82 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         "vsetcfg", "vsetvl", "vgetcfg", "vgetvl", "vuncfg", "vmcs", "vmca", "vf",
     ]
     .map(is);
+    ControlInsn {
+        rd: f("rd"),
+        insn,
+        rs1,
+        vsetcfg,
+        vsetvl,
+        vgetcfg,
+        vgetvl,
+        vuncfg,
+        vmcs,
+        vmca,
+        vf,
+    }
+}
 
+/// The architectural state: configured, vcfg, vlen, and the maxvl of vcfg.
+fn rocc_state(m: &mut ModuleBuilder, p: &HwachaParams, vb: u32) -> RoccState {
     let configured = m.reg("configured", 1, false);
     // The reset configuration (256 vv64, 16 vp), reported once configured the same way.
     let vcfg = m.reg("vcfg", 32, 256 | 16 << 9);
     let vlen = m.reg("vlen", vb, 0u64);
     let cur_maxvl = maxvl(p, &vcfg);
+    RoccState {
+        vb,
+        configured,
+        vcfg,
+        vlen,
+        cur_maxvl,
+    }
+}
 
-    let new_cfg = (&rs1 | &insn.slice(31, 20).zext(64)).slice(31, 0);
+/// Legality (the configuration's bounds, vmcs's register) and the command's routes.
+fn classify(ci: &ControlInsn, st: &RoccState) -> Class {
+    let k = |v: u64, w: u32| ci.k(v, w);
+    let (insn, rs1, vb) = (&ci.insn, &ci.rs1, st.vb);
+    let new_cfg = (rs1 | &insn.slice(31, 20).zext(64)).slice(31, 0);
     let total = &(&new_cfg.slice(8, 0).zext(10) + &new_cfg.slice(22, 14).zext(10))
         + &new_cfg.slice(31, 23).zext(10);
     let bad_cfg = &total.gt(&k(256, 10)) | &new_cfg.slice(13, 9).gt(&k(16, 5));
     let vs_index = cat(&[&insn.slice(22, 20), &insn.slice(11, 7)]);
     let known = [
-        &vsetcfg, &vsetvl, &vgetcfg, &vgetvl, &vuncfg, &vmcs, &vmca, &vf,
+        &ci.vsetcfg,
+        &ci.vsetvl,
+        &ci.vgetcfg,
+        &ci.vgetvl,
+        &ci.vuncfg,
+        &ci.vmcs,
+        &ci.vmca,
+        &ci.vf,
     ]
     .into_iter()
     .fold(k(0, 1), |a, b| &a | b);
-    let illegal = &(&(&!&known | &(&!&configured & &!&vsetcfg)) | &(&vsetcfg & &bad_cfg))
-        | &(&vmcs & &vs_index.ge(&k(64, 8)));
-    let answers = &(&vsetvl | &vgetcfg) | &vgetvl;
-    let vf_live = &vf & &vlen.ne(&k(0, vb));
-    let enqueues = &(&(&vsetcfg | &vuncfg) | &(&vmcs | &vmca)) | &vf_live;
-    let runahead = &(&(&vsetcfg | &vsetvl) | &vmca) | &vf_live;
+    let illegal = &(&(&!&known | &(&!&st.configured & &!&ci.vsetcfg)) | &(&ci.vsetcfg & &bad_cfg))
+        | &(&ci.vmcs & &vs_index.ge(&k(64, 8)));
+    let answers = &(&ci.vsetvl | &ci.vgetcfg) | &ci.vgetvl;
+    let vf_live = &ci.vf & &st.vlen.ne(&k(0, vb));
+    let enqueues = &(&(&ci.vsetcfg | &ci.vuncfg) | &(&ci.vmcs | &ci.vmca)) | &vf_live;
+    let runahead = &(&(&ci.vsetcfg | &ci.vsetvl) | &ci.vmca) | &vf_live;
+    Class {
+        new_cfg,
+        vs_index,
+        illegal,
+        answers,
+        enqueues,
+        runahead,
+    }
+}
 
+/// The VCMDQ and VRCMDQ, the response register, and the command handshake.
+fn queues(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &RoccPorts,
+    cl: &Class,
+    vb: u32,
+) -> Result<Queues, HdlErrors> {
     let command_queue = |m: &mut ModuleBuilder, name: &str, depth: u32| {
         let params = QueueParams {
             depth,
@@ -191,24 +330,50 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         };
         Ok::<_, HdlErrors>(m.instance(name, &queue(&params)?))
     };
-    let q = command_queue(&mut m, "vcmdq", p.vcmdq_entries)?;
-    let rq = command_queue(&mut m, "vrcmdq", p.vrcmdq_entries)?;
+    let q = command_queue(m, "vcmdq", p.vcmdq_entries)?;
+    let rq = command_queue(m, "vrcmdq", p.vrcmdq_entries)?;
     let resp_valid = m.reg("resp_valid", 1, false);
     let resp_rd = m.reg("resp_rd", 5, 0u64);
     let resp_data = m.reg("resp_data", 64, 0u64);
     let queued = q
         .port("count")
         .ne(&q.port("count").konst(Bits::zero(q.port("count").width())));
-    let all_idle = &(&(&!&queued & &!&scalar_busy) & &!&resp_valid) & &!&halt;
-    let slot_free = &!&resp_valid | resp.ready();
+    let all_idle = &(&(&!&queued & &!&io.scalar_busy) & &!&resp_valid) & &!&io.halt;
+    let slot_free = &!&resp_valid | io.resp.ready();
     // An answered command waits for the response register, a queued one for room in its
     // queues; a dropped vf goes at once, an illegal one never.
     let room = |needs: &Value, q: &hdl::Inst| &!needs | &q.port("enq_ready");
-    let ready = &(&(&!&answers | &slot_free) & &room(&enqueues, &q)) & &room(&runahead, &rq);
-    m.connect(cmd.ready(), &(&(&ready & &!&illegal) & &!&halt));
-    let fire = cmd.fire();
-    let accept = |c: &Value| &fire & c;
+    let ready =
+        &(&(&!&cl.answers | &slot_free) & &room(&cl.enqueues, &q)) & &room(&cl.runahead, &rq);
+    m.connect(io.cmd.ready(), &(&(&ready & &!&cl.illegal) & &!&io.halt));
+    let fire = io.cmd.fire();
+    Ok(Queues {
+        q,
+        rq,
+        resp_valid,
+        resp_rd,
+        resp_data,
+        queued,
+        all_idle,
+        fire,
+    })
+}
 
+/// The VCMDQ and VRCMDQ entries of the command, and the queues' outputs; returns the
+/// vlen a `vsetvl` sets.
+fn enqueue(
+    m: &mut ModuleBuilder,
+    io: &RoccPorts,
+    ci: &ControlInsn,
+    cl: &Class,
+    st: &RoccState,
+    qs: &Queues,
+) -> Value {
+    let k = |v: u64, w: u32| ci.k(v, w);
+    let accept = |c: &Value| &qs.fire & c;
+    let (insn, rs1, vb, vlen) = (&ci.insn, &ci.rs1, st.vb, &st.vlen);
+    let (vsetvl, vmcs, vmca, vf) = (&ci.vsetvl, &ci.vmcs, &ci.vmca, &ci.vf);
+    let (q, rq) = (&qs.q, &qs.rq);
     // The VCMDQ entry of the command.
     let kind = priority_mux(
         &[
@@ -218,21 +383,21 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         ],
         &k(vcmd::CFG, 2),
     );
-    let reg = mux(&vmcs, &vs_index.slice(5, 0), &insn.slice(11, 7).zext(6));
+    let reg = mux(vmcs, &cl.vs_index.slice(5, 0), &insn.slice(11, 7).zext(6));
     let offset = cat(&[&insn.slice(31, 25), &insn.slice(11, 7)])
         .as_signed()
         .sext(64)
         .as_unsigned();
     let value = priority_mux(
         &[
-            (vsetcfg.clone(), new_cfg.zext(64)),
-            (vuncfg.clone(), k(0, 64)),
-            (vf.clone(), &rs1 + &offset),
+            (ci.vsetcfg.clone(), cl.new_cfg.zext(64)),
+            (ci.vuncfg.clone(), k(0, 64)),
+            (vf.clone(), rs1 + &offset),
         ],
-        &rs1,
+        rs1,
     );
-    m.connect(&q.port("enq_valid"), &accept(&enqueues));
-    m.connect(&q.port("enq_bits"), &cat(&[&kind, &reg, &value, &vlen]));
+    m.connect(&q.port("enq_valid"), &accept(&cl.enqueues));
+    m.connect(&q.port("enq_bits"), &cat(&[&kind, &reg, &value, vlen]));
     let rkind = priority_mux(
         &[
             (vsetvl.clone(), k(vrcmd::VSETVL, 2)),
@@ -241,11 +406,15 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         ],
         &k(vrcmd::CFG, 2),
     );
-    let new_vlen = mux(&rs1.lt(&cur_maxvl.zext(64)), &rs1.trunc(vb), &cur_maxvl);
-    let rvalue = mux(&vsetvl, &new_vlen.zext(64), &value);
-    m.connect(&rq.port("enq_valid"), &accept(&runahead));
-    m.connect(&rq.port("enq_bits"), &cat(&[&rkind, &reg, &rvalue, &vlen]));
-    for (out, q) in [(&vcmd_out, &q), (&vrcmd_out, &rq)] {
+    let new_vlen = mux(
+        &rs1.lt(&st.cur_maxvl.zext(64)),
+        &rs1.trunc(vb),
+        &st.cur_maxvl,
+    );
+    let rvalue = mux(vsetvl, &new_vlen.zext(64), &value);
+    m.connect(&rq.port("enq_valid"), &accept(&cl.runahead));
+    m.connect(&rq.port("enq_bits"), &cat(&[&rkind, &reg, &rvalue, vlen]));
+    for (out, q) in [(&io.vcmd, q), (&io.vrcmd, rq)] {
         let deq = q.port("deq_bits");
         let ob = out.bits();
         m.connect(ob.get("cmd").value(), &deq.slice(71 + vb, 70 + vb));
@@ -255,39 +424,58 @@ pub fn rocc_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(out.valid(), &q.port("deq_valid"));
         m.connect(&q.port("deq_ready"), out.ready());
     }
+    new_vlen
+}
 
+/// The state changes at acceptance, the answer of `vsetvl`/`vgetcfg`/`vgetvl`, the
+/// illegal-instruction exception, and `busy`.
+fn respond(
+    m: &mut ModuleBuilder,
+    io: &RoccPorts,
+    ci: &ControlInsn,
+    cl: &Class,
+    st: &RoccState,
+    qs: &Queues,
+    new_vlen: &Value,
+) {
+    let k = |v: u64, w: u32| ci.k(v, w);
+    let accept = |c: &Value| &qs.fire & c;
+    let (configured, vcfg, vlen, vb) = (&st.configured, &st.vcfg, &st.vlen, st.vb);
+    let (resp, resp_valid) = (&io.resp, &qs.resp_valid);
     // Architectural state changes at acceptance, in command order.
-    m.when(&accept(&vsetcfg), |m| {
-        m.connect(&configured, &k(1, 1));
-        m.connect(&vcfg, &new_cfg);
-        m.connect(&vlen, &k(0, vb));
+    m.when(&accept(&ci.vsetcfg), |m| {
+        m.connect(configured, &k(1, 1));
+        m.connect(vcfg, &cl.new_cfg);
+        m.connect(vlen, &k(0, vb));
     });
-    m.when(&accept(&vuncfg), |m| {
-        m.connect(&configured, &k(0, 1));
-        m.connect(&vcfg, &k(0, 32));
-        m.connect(&vlen, &k(0, vb));
+    m.when(&accept(&ci.vuncfg), |m| {
+        m.connect(configured, &k(0, 1));
+        m.connect(vcfg, &k(0, 32));
+        m.connect(vlen, &k(0, vb));
     });
-    m.when(&accept(&vsetvl), |m| m.connect(&vlen, &new_vlen));
+    m.when(&accept(&ci.vsetvl), |m| m.connect(vlen, new_vlen));
     let answer = priority_mux(
         &[
-            (vsetvl.clone(), new_vlen.zext(64)),
-            (vgetcfg.clone(), vcfg.zext(64)),
+            (ci.vsetvl.clone(), new_vlen.zext(64)),
+            (ci.vgetcfg.clone(), vcfg.zext(64)),
         ],
         &vlen.zext(64),
     );
-    m.when(resp.ready(), |m| m.connect(&resp_valid, &k(0, 1)));
-    m.when(&accept(&answers), |m| {
-        m.connect(&resp_valid, &k(1, 1));
-        m.connect(&resp_rd, &f("rd"));
-        m.connect(&resp_data, &answer);
+    m.when(resp.ready(), |m| m.connect(resp_valid, &k(0, 1)));
+    m.when(&accept(&cl.answers), |m| {
+        m.connect(resp_valid, &k(1, 1));
+        m.connect(&qs.resp_rd, &ci.rd);
+        m.connect(&qs.resp_data, &answer);
     });
-    m.connect(resp.valid(), &resp_valid);
-    m.connect(resp.bits().get("rd").value(), &resp_rd);
-    m.connect(resp.bits().get("data").value(), &resp_data);
+    m.connect(resp.valid(), resp_valid);
+    m.connect(resp.bits().get("rd").value(), &qs.resp_rd);
+    m.connect(resp.bits().get("data").value(), &qs.resp_data);
 
-    m.connect(xcpt.valid(), &(&(cmd.valid() & &illegal) & &all_idle));
-    m.connect(xcpt.bits().get("cause").value(), &k(cause::ILLEGAL, 4));
-    m.connect(xcpt.bits().get("tval").value(), &insn.zext(64));
-    m.connect(&busy, &(&(&queued | &scalar_busy) | &resp_valid));
-    m.finish()
+    m.connect(
+        io.xcpt.valid(),
+        &(&(io.cmd.valid() & &cl.illegal) & &qs.all_idle),
+    );
+    m.connect(io.xcpt.bits().get("cause").value(), &k(cause::ILLEGAL, 4));
+    m.connect(io.xcpt.bits().get("tval").value(), &ci.insn.zext(64));
+    m.connect(&io.busy, &(&(&qs.queued | &io.scalar_busy) | resp_valid));
 }

@@ -1,5 +1,5 @@
 //! `HwachaScalar`: the scalar unit (thesis Figure 8.4, Table 8.2). `frontend.rs` joins it
-//! to the RoCC unit (`HwachaFrontend`).
+//! to the RoCC unit (`HwachaFrontend`); `fetch.rs` builds its F and D stages.
 //!
 //! The scalar unit takes VCMDQ commands in order while no block runs: `vmcs`/`vmca`
 //! write vs/va, `vsetcfg`/`vuncfg` wait for the vector side to go idle and announce the
@@ -36,6 +36,7 @@
 //! writes are the testbench's own) for lockstep checking.
 
 pub mod decode;
+mod fetch;
 mod frontend;
 pub mod smu;
 
@@ -49,9 +50,13 @@ use crate::rocket::cache::cache;
 use crate::rocket::decode::alu_fn;
 use crate::rocket::muldiv::muldiv;
 use crate::rocket::params::{CacheParams, MulDivParams, MulKind};
-use decode::{decode, Config};
+use decode::{decode, Config, Decoded};
+use fetch::{fetch, fetch_regs, refill_slots, FetchRegs};
 use hdl::helpers::{onehot_decode, priority_mux};
-use hdl::{cat, mux, Bits, Dir, Field, HdlErrors, MemStyle, Module, ModuleBuilder, Shape, Value};
+use hdl::{
+    cat, mux, Bits, Bundle, Dir, Field, HdlErrors, Inst, Mem, MemStyle, Module, ModuleBuilder,
+    Shape, Value,
+};
 use smu::{reg_write, smu};
 use std::rc::Rc;
 
@@ -102,28 +107,138 @@ pub fn trace_shape() -> Shape {
     ])
 }
 
-/// An instruction slot of F/D: the word, its vpc, and the fetch fault in its place (1
-/// misaligned vpc, 2 outside memory).
-struct Slot {
-    valid: Value,
-    bits: Value,
-    pc: Value,
-    fault: Value,
-}
-
-impl Slot {
-    fn load(&self, m: &mut ModuleBuilder, from: &Slot) {
-        m.connect(&self.valid, &from.valid);
-        m.connect(&self.bits, &from.bits);
-        m.connect(&self.pc, &from.pc);
-        m.connect(&self.fault, &from.fault);
-    }
-}
-
 /// `count + 1` ones from bit `first` up (a register range), 64 bits.
 fn range_mask(first: &Value, count: &Value) -> Value {
     let ones = &first.konst(Bits::from_u64(9, 2)).dshl(count) - &first.konst(Bits::from_u64(9, 1));
     ones.zext(64).dshl(first)
+}
+
+/// `k(value, width)`: a constant of the unit.
+type K<'a> = &'a dyn Fn(u64, u32) -> Value;
+
+/// The constants every block uses: `k` and the 1-bit one and zero.
+struct Consts<'a> {
+    k: K<'a>,
+    one: Value,
+    zero: Value,
+}
+
+/// The unit's ports (`scalar_unit`'s doc comment lists them).
+struct Ports {
+    cmd: Bundle,
+    busy: Value,
+    imem_req: Bundle,
+    imem_resp: Bundle,
+    dmem_req: Bundle,
+    dmem_resp: Bundle,
+    vissue: Bundle,
+    vresp: Bundle,
+    vbranch: Bundle,
+    vidle: Value,
+    halt: Value,
+    vcfg: Bundle,
+    xcpt: Bundle,
+    trace: Bundle,
+}
+
+/// The blocks of Figure 8.4 the unit instantiates: the vector I$, the MulDiv, the SMU.
+struct Blocks {
+    icache: Inst,
+    md: Inst,
+    smu: Inst,
+}
+
+/// Architectural state (vs, va, vcfg, vlen), the run flag, and the registers that
+/// track long-latency writers (the scoreboard, the SMU's store sources, the MulDiv's
+/// destination).
+struct ArchState {
+    vs_file: Mem,
+    va_file: Mem,
+    vcfg: Value,
+    vlen: Value,
+    running: Value,
+    scoreboard: Value,
+    store_regs: Value,
+    md_busy: Value,
+    md_rd: Value,
+    zero64: Value,
+}
+
+impl ArchState {
+    /// A combinational read of vs (vs0 reads 0).
+    fn read_vs(&self, m: &mut ModuleBuilder, k: K, idx: &Value) -> Value {
+        mux(&idx.eq(&k(0, 6)), &self.zero64, &m.read(&self.vs_file, idx))
+    }
+}
+
+/// Everything declared before the pipeline's logic: ports, blocks and registers.
+struct Unit {
+    io: Ports,
+    blocks: Blocks,
+    arch: ArchState,
+    f: FetchRegs,
+    /// A consensual jump of X has been issued and waits for `vbranch`.
+    x_issued: Value,
+}
+
+/// X's instruction, decoded, with its operands and its hazards.
+struct XOperands {
+    d: Decoded,
+    rd: Value,
+    rs2: Value,
+    v1: Value,
+    v2: Value,
+    v3: Value,
+    a1: Value,
+    a2: Value,
+    smem_store: Value,
+    src_mask: Value,
+    dst_mask: Value,
+    hazard: Value,
+    smu_busy: Value,
+    drained: Value,
+}
+
+/// X's access address and size, and its exception.
+struct XExcept {
+    base: Value,
+    size: Value,
+    xcpt: Value,
+    cause: Value,
+    tval: Value,
+}
+
+/// X's issue control: when the instruction leaves the stage, and the block's end.
+struct XControl {
+    alu_op: Value,
+    cj: Value,
+    go: Value,
+    md_req: Bundle,
+    smu_req: Bundle,
+    vissue_now: Value,
+    branch_done: Value,
+    taken: Value,
+    seg_k: Value,
+    seg_last: Value,
+    x_fire: Value,
+    xcpt_fire: Value,
+    abort: Value,
+}
+
+/// The ALU's result and write enable, and the vpc after X's instruction.
+struct AluOut {
+    out: Value,
+    we: Value,
+    next_pc: Value,
+}
+
+/// A vs write port: valid, register, data.
+type Writer = (Value, Value, Value);
+
+/// The VCMDQ command taken this cycle that matters past `commands`.
+struct Command {
+    vf: Value,
+    value: Value,
 }
 
 /// Ports: `vcmd` (VCMDQ, in), `busy`, `imem_*`/`dmem_*` (I$ refill and SMU memory),
@@ -131,25 +246,67 @@ fn range_mask(first: &Value, count: &Value) -> Value {
 pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("HwachaScalar");
     let vb = vlen_bits(p);
-    let cmd = m.io("vcmd", Dir::In, &Shape::decoupled(vcmd_entry(p)));
-    let busy = m.output("busy", 1);
-    let imem_req = m.io("imem_req", Dir::Out, &mem_request(0));
-    let imem_resp = m.io("imem_resp", Dir::In, &mem_response(0));
-    let dmem_req = m.io("dmem_req", Dir::Out, &mem_request(0));
-    let dmem_resp = m.io("dmem_resp", Dir::In, &mem_response(0));
-    let vissue = m.io("vissue", Dir::Out, &vissue_shape(p));
-    let vresp = m.io("vresp", Dir::In, &reg_write());
-    let vbranch = m.io("vbranch", Dir::In, &vbranch_shape());
-    let vidle = m.input("vidle", 1);
-    let halt = m.input("halt", 1);
-    let vcfg_out = m.io("vcfg", Dir::Out, &vcfg_shape());
-    let xcpt = m.io("xcpt", Dir::Out, &xcpt_shape());
-    let trace = m.io("trace", Dir::Out, &trace_shape());
+    let io = ports(&mut m, p);
+    let vidle = io.vidle.clone();
     let k = |v: u64, w: u32| vidle.konst(Bits::from_u64(w, v));
-    let one = k(1, 1);
-    let zero = k(0, 1);
+    let c = Consts {
+        k: &k,
+        one: k(1, 1),
+        zero: k(0, 1),
+    };
+    let blocks = blocks(&mut m, p, &io, &c.zero)?;
+    let arch = arch_state(&mut m, vb, c.k);
+    let f = fetch_regs(&mut m);
+    let x_issued = m.reg("x_issued", 1, false);
+    let u = Unit {
+        io,
+        blocks,
+        arch,
+        f,
+        x_issued,
+    };
 
-    // Blocks: the vector I$, the MulDiv, the SMU.
+    let x = x_operands(&mut m, c.k, &u);
+    let xe = x_exceptions(&c, ram, &u, &x);
+    let ctl = x_control(&mut m, &c, &u, &x, &xe);
+    let alu = alu_stage(c.k, &u, &x, &ctl);
+    dispatch_units(&mut m, &c, &u, &x, &xe, &ctl);
+    dispatch_vissue(&mut m, &c, &u, &x, &xe, &ctl);
+    let writers = writeback(&mut m, &c, &u, &x, &ctl, &alu);
+    let cmd = commands(&mut m, c.k, &u, &writers);
+    let fo = fetch(&mut m, &c, ram, &u, &ctl, &alu.next_pc, &cmd.vf);
+    refill_slots(&mut m, c.k, &u, &fo, &ctl.x_fire);
+    block_control(&mut m, &c, &u, &x, &xe, &ctl, &cmd);
+    m.finish()
+}
+
+/// The ports, in the order of the module's port list.
+fn ports(m: &mut ModuleBuilder, p: &HwachaParams) -> Ports {
+    Ports {
+        cmd: m.io("vcmd", Dir::In, &Shape::decoupled(vcmd_entry(p))),
+        busy: m.output("busy", 1),
+        imem_req: m.io("imem_req", Dir::Out, &mem_request(0)),
+        imem_resp: m.io("imem_resp", Dir::In, &mem_response(0)),
+        dmem_req: m.io("dmem_req", Dir::Out, &mem_request(0)),
+        dmem_resp: m.io("dmem_resp", Dir::In, &mem_response(0)),
+        vissue: m.io("vissue", Dir::Out, &vissue_shape(p)),
+        vresp: m.io("vresp", Dir::In, &reg_write()),
+        vbranch: m.io("vbranch", Dir::In, &vbranch_shape()),
+        vidle: m.input("vidle", 1),
+        halt: m.input("halt", 1),
+        vcfg: m.io("vcfg", Dir::Out, &vcfg_shape()),
+        xcpt: m.io("xcpt", Dir::Out, &xcpt_shape()),
+        trace: m.io("trace", Dir::Out, &trace_shape()),
+    }
+}
+
+/// Blocks: the vector I$, the MulDiv, the SMU, with their memory ports.
+fn blocks(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &Ports,
+    zero: &Value,
+) -> Result<Blocks, HdlErrors> {
     let icache = m.instance(
         "icache",
         &cache(
@@ -164,11 +321,11 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
             },
         )?,
     );
-    m.connect_bundle(&imem_req, &icache.io("mem_req"));
-    m.connect_bundle(&icache.io("mem_resp"), &imem_resp);
+    m.connect_bundle(&io.imem_req, &icache.io("mem_req"));
+    m.connect_bundle(&icache.io("mem_resp"), &io.imem_resp);
     // Worker code is not written while blocks run (the control thread writes a block
     // before its vf), so the I$ is never invalidated.
-    m.connect(&icache.port("invalidate"), &zero);
+    m.connect(&icache.port("invalidate"), zero);
     let md = m.instance(
         "muldiv",
         &muldiv(&MulDivParams {
@@ -179,10 +336,14 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
         })?,
     );
     let smu = m.instance("smu", &smu()?);
-    m.connect_bundle(&dmem_req, &smu.io("mem_req"));
-    m.connect_bundle(&smu.io("mem_resp"), &dmem_resp);
+    m.connect_bundle(&io.dmem_req, &smu.io("mem_req"));
+    m.connect_bundle(&smu.io("mem_resp"), &io.dmem_resp);
+    Ok(Blocks { icache, md, smu })
+}
 
-    // Architectural state: vs1-63 (vs0 reads 0), va0-31, the block's vcfg and vlen.
+/// Architectural state: vs1-63 (vs0 reads 0), va0-31, the block's vcfg and vlen, and
+/// the scoreboard's registers.
+fn arch_state(m: &mut ModuleBuilder, vb: u32, k: K) -> ArchState {
     // The register files are inferred memories (issue 17): vs, 64 x 64 bits, read
     // combinationally four times (three operands and the SMU's store data) and written
     // by five ports (ALU, MulDiv, SMU, `vresp`, vmcs); va, 32 x 64, read twice and
@@ -205,45 +366,30 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let md_busy = m.reg("md_busy", 1, false);
     let md_rd = m.reg("md_rd", 6, 0u64);
     let zero64 = k(0, 64);
-    let read_vs = |m: &mut ModuleBuilder, idx: &Value| {
-        mux(&idx.eq(&k(0, 6)), &zero64, &m.read(&vs_file, idx))
-    };
+    ArchState {
+        vs_file,
+        va_file,
+        vcfg,
+        vlen,
+        running,
+        scoreboard,
+        store_regs,
+        md_busy,
+        md_rd,
+        zero64,
+    }
+}
 
-    // F and D: the fetch pointer, the outstanding fetch, and two instruction slots: the
-    // instruction register X works on and a fetch buffer behind it.
-    let pc = m.reg("pc", 64, 0u64);
-    let f_out = m.reg("f_out", 1, false);
-    let f_pc = m.reg("f_pc", 64, 0u64);
-    // The outstanding fetch belongs to a block an exception ended: its answer is dropped.
-    let f_drop = m.reg("f_drop", 1, false);
-    // Fetch waits after a control instruction (jump, vstop) or a fault: the vpc
-    // after it is known only when X executes it, so fetch never needs squashing.
-    let hold = m.reg("hold", 1, false);
-    let slot = |name: &str, m: &mut ModuleBuilder| Slot {
-        valid: m.reg(&format!("{name}_valid"), 1, false),
-        bits: m.reg(name, 64, 0u64),
-        pc: m.reg(&format!("{name}_pc"), 64, 0u64),
-        fault: m.reg(&format!("{name}_fault"), 2, 0u64),
-    };
-    let d_slot = slot("ir", &mut m);
-    let fb = slot("fb", &mut m);
-    let (ir_valid, ir, ir_pc, ir_fault) = (
-        d_slot.valid.clone(),
-        d_slot.bits.clone(),
-        d_slot.pc.clone(),
-        d_slot.fault.clone(),
-    );
-    // A consensual jump of X has been issued and waits for `vbranch`.
-    let x_issued = m.reg("x_issued", 1, false);
-
-    // X: decode and operands.
+/// X: decode and operands, and the scoreboard check.
+fn x_operands(m: &mut ModuleBuilder, k: K, u: &Unit) -> XOperands {
+    let (arch, ir) = (&u.arch, &u.f.d_slot.bits);
     let cfg = Config {
-        vv64: vcfg.slice(8, 0).zext(10),
-        vv32: vcfg.slice(22, 14).zext(10),
-        vv16: vcfg.slice(31, 23).zext(10),
-        vp: vcfg.slice(13, 9).zext(10),
+        vv64: arch.vcfg.slice(8, 0).zext(10),
+        vv32: arch.vcfg.slice(22, 14).zext(10),
+        vv16: arch.vcfg.slice(31, 23).zext(10),
+        vp: arch.vcfg.slice(13, 9).zext(10),
     };
-    let d = decode(&ir, &cfg);
+    let d = decode(ir, &cfg);
     let (rd, rs1, rs2, rs3) = (
         ir.slice(21, 16),
         ir.slice(29, 24),
@@ -251,13 +397,13 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
         ir.slice(46, 41),
     );
     let (v1, v2, v3) = (
-        read_vs(&mut m, &rs1),
-        read_vs(&mut m, &rs2),
-        read_vs(&mut m, &rs3),
+        arch.read_vs(m, k, &rs1),
+        arch.read_vs(m, k, &rs2),
+        arch.read_vs(m, k, &rs3),
     );
     let (a1, a2) = (
-        m.read(&va_file, &ir.slice(28, 24)),
-        m.read(&va_file, &ir.slice(37, 33)),
+        m.read(&arch.va_file, &ir.slice(28, 24)),
+        m.read(&arch.va_file, &ir.slice(37, 33)),
     );
     let none = k(0, 3);
     let smem_store = &d.smem & &!&d.load;
@@ -275,13 +421,33 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
         &acc | &(&used.repeat(64) & &range_mask(r, n))
     });
     let dst_mask = &d.rd_shared.repeat(64) & &range_mask(&rd, &mux(&d.load, &d.seglen, &none));
-    let hazard =
-        &(&(&src_mask | &dst_mask) & &scoreboard).or_r() | &(&dst_mask & &store_regs).or_r();
-    let smu_busy = smu.port("busy");
-    let drained = &!&scoreboard.or_r() & &!&smu_busy;
+    let hazard = &(&(&src_mask | &dst_mask) & &arch.scoreboard).or_r()
+        | &(&dst_mask & &arch.store_regs).or_r();
+    let smu_busy = u.blocks.smu.port("busy");
+    let drained = &!&arch.scoreboard.or_r() & &!&smu_busy;
+    XOperands {
+        d,
+        rd,
+        rs2,
+        v1,
+        v2,
+        v3,
+        a1,
+        a2,
+        smem_store,
+        src_mask,
+        dst_mask,
+        hazard,
+        smu_busy,
+        drained,
+    }
+}
 
-    // Exceptions of X, in the golden model's order: fetch, legality, the access checks.
-    let base = mux(&d.amode, &a1, &v1);
+/// Exceptions of X, in the golden model's order: fetch, legality, the access checks.
+fn x_exceptions(c: &Consts, ram: RamWindow, u: &Unit, x: &XOperands) -> XExcept {
+    let (k, d) = (c.k, &x.d);
+    let (ir, ir_pc, ir_fault) = (&u.f.d_slot.bits, &u.f.d_slot.pc, &u.f.d_slot.fault);
+    let base = mux(&d.amode, &x.a1, &x.v1);
     let size = d.size.clone();
     let bytes_m1 = &k(1, 64).dshl(&size) - &k(1, 64);
     let misaligned = (&base & &bytes_m1).or_r();
@@ -291,7 +457,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let base_in = off.lt(&k(ram.size, 64));
     let all_in = &base_in & &(&k(ram.size, 64) - &off).ge(&len);
     let load_store = |load: u64, store: u64| mux(&d.load, &k(load, 4), &k(store, 4));
-    let (x_xcpt, x_cause, x_tval) = {
+    let (xcpt, cause, tval) = {
         let cases = [
             (
                 ir_fault.eq(&k(1, 2)),
@@ -315,7 +481,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
                 mux(&base_in, &end, &base),
             ),
         ];
-        let any = cases.iter().fold(zero.clone(), |a, (c, _, _)| &a | c);
+        let any = cases.iter().fold(c.zero.clone(), |a, (c, _, _)| &a | c);
         let pick = |i: usize| {
             let v: Vec<(Value, Value)> = cases
                 .iter()
@@ -329,20 +495,31 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
             priority_mux(&pick(1), &k(0, 64)),
         )
     };
+    XExcept {
+        base,
+        size,
+        xcpt,
+        cause,
+        tval,
+    }
+}
 
-    // X: what the instruction needs to leave the stage.
+/// X: what the instruction needs to leave the stage, and the block's end.
+fn x_control(m: &mut ModuleBuilder, c: &Consts, u: &Unit, x: &XOperands, xe: &XExcept) -> XControl {
+    let (d, io, x_issued) = (&x.d, &u.io, &u.x_issued);
+    let ir_valid = &u.f.d_slot.valid;
     let alu_op = &(&d.alu | &d.lui) | &d.auipc;
     let cj = &d.cjal | &d.cjalr;
     let local = [&alu_op, &d.muldiv, &d.smem, &d.stop, &d.fence, &cj]
         .into_iter()
-        .fold(zero.clone(), |a, b| &a | b);
+        .fold(c.zero.clone(), |a, b| &a | b);
     let issue = !&local;
-    let go = &(&(&ir_valid & &!&x_xcpt) & &!&hazard) & &!&halt;
-    let md_req = md.io("req");
-    let smu_req = smu.io("req");
-    let vissue_now = &go & &(&issue | &(&cj & &!&x_issued));
-    let branch_done = &(&(&go & &cj) & &x_issued) & vbranch.valid();
-    let taken = &branch_done & vbranch.bits().get("taken").value();
+    let go = &(&(ir_valid & &!&xe.xcpt) & &!&x.hazard) & &!&io.halt;
+    let md_req = u.blocks.md.io("req");
+    let smu_req = u.blocks.smu.io("req");
+    let vissue_now = &go & &(&issue | &(&cj & &!x_issued));
+    let branch_done = &(&(&go & &cj) & x_issued) & io.vbranch.valid();
+    let taken = &branch_done & io.vbranch.bits().get("taken").value();
     // A segment access of n registers goes to the vector side as n accesses of one, part
     // k moving register rd + k at k element widths past the base; a unit-stride one
     // becomes strided by the whole segment (rd + k keeps the model's register order and
@@ -352,25 +529,44 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let x_fire = &go
         & &priority_mux(
             &[
-                (alu_op.clone(), one.clone()),
-                (d.muldiv.clone(), md_req.ready() & &!&md_busy),
+                (alu_op.clone(), c.one.clone()),
+                (d.muldiv.clone(), md_req.ready() & &!&u.arch.md_busy),
                 (d.smem.clone(), smu_req.ready().clone()),
-                (d.stop.clone(), drained.clone()),
-                (d.fence.clone(), &drained & &vidle),
+                (d.stop.clone(), x.drained.clone()),
+                (d.fence.clone(), &x.drained & &io.vidle),
                 (cj.clone(), branch_done.clone()),
             ],
-            &(vissue.ready() & &seg_last),
+            &(io.vissue.ready() & &seg_last),
         );
-    let xcpt_fire = &(&(&ir_valid & &x_xcpt) & &drained) & &!&halt;
+    let xcpt_fire = &(&(ir_valid & &xe.xcpt) & &x.drained) & &!&io.halt;
     // The block ends at an exception, its own or (`halt`) one elsewhere in the unit.
-    let abort = &xcpt_fire | &halt;
+    let abort = &xcpt_fire | &io.halt;
+    XControl {
+        alu_op,
+        cj,
+        go,
+        md_req,
+        smu_req,
+        vissue_now,
+        branch_done,
+        taken,
+        seg_k,
+        seg_last,
+        x_fire,
+        xcpt_fire,
+        abort,
+    }
+}
 
-    // The ALU: scalar int/imm ops, vlui/vauipc (immediate in the upper 32 bits), links.
+/// The ALU: scalar int/imm ops, vlui/vauipc (immediate in the upper 32 bits), links;
+/// and the target of a consensual jump.
+fn alu_stage(k: K, u: &Unit, x: &XOperands, ctl: &XControl) -> AluOut {
+    let (d, ir, ir_pc) = (&x.d, &u.f.d_slot.bits, &u.f.d_slot.pc);
     let imm = ir.slice(63, 32).as_signed().sext(64).as_unsigned();
     let upper = imm.shl(32);
     let a = priority_mux(
         &[(d.lui.clone(), k(0, 64)), (d.auipc.clone(), ir_pc.clone())],
-        &v1,
+        &x.v1,
     );
     let b = priority_mux(
         &[
@@ -378,37 +574,67 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
             (d.shamt.clone(), ir.slice(37, 32).zext(64)),
             (&d.lui | &d.auipc, upper),
         ],
-        &v2,
+        &x.v2,
     );
-    let fn_ = mux(&alu_op, &d.alu_fn, &k(alu_fn::ADD, alu_fn::WIDTH));
-    let link = &ir_pc + &k(8, 64);
-    let alu_out = mux(&cj, &link, &alu(&fn_, &a, &b, &d.word));
-    let alu_we = &(&x_fire & &alu_op) | &taken;
-    let cj_base = mux(&d.cjal, &ir_pc, &v1);
+    let fn_ = mux(&ctl.alu_op, &d.alu_fn, &k(alu_fn::ADD, alu_fn::WIDTH));
+    let link = ir_pc + &k(8, 64);
+    let out = mux(&ctl.cj, &link, &alu(&fn_, &a, &b, &d.word));
+    let we = &(&ctl.x_fire & &ctl.alu_op) | &ctl.taken;
+    let cj_base = mux(&d.cjal, ir_pc, &x.v1);
     let cj_off = ir.slice(63, 35).as_signed().sext(64).as_unsigned().shl(3);
     let target = &(&cj_base + &cj_off) & &k(!7, 64);
-    let next_pc = mux(&taken, &target, &link);
+    let next_pc = mux(&ctl.taken, &target, &link);
+    AluOut { out, we, next_pc }
+}
 
-    // Dispatch.
-    m.connect(md_req.valid(), &(&(&go & &d.muldiv) & &!&md_busy));
+/// Dispatch to the MulDiv and the SMU (with the SMU's store-data read of vs).
+fn dispatch_units(
+    m: &mut ModuleBuilder,
+    c: &Consts,
+    u: &Unit,
+    x: &XOperands,
+    xe: &XExcept,
+    ctl: &XControl,
+) {
+    let (d, ir, md, smu) = (&x.d, &u.f.d_slot.bits, &u.blocks.md, &u.blocks.smu);
+    let (md_req, smu_req) = (&ctl.md_req, &ctl.smu_req);
+    m.connect(
+        md_req.valid(),
+        &(&(&ctl.go & &d.muldiv) & &!&u.arch.md_busy),
+    );
     let mb = md_req.bits();
     m.connect(mb.get("funct3").value(), &ir.slice(52, 50));
     m.connect(mb.get("word").value(), &d.word);
-    m.connect(mb.get("in1").value(), &v1);
-    m.connect(mb.get("in2").value(), &v2);
-    m.connect(&md.port("kill"), &zero);
-    m.connect(md.io("resp").ready(), &one);
-    m.connect(smu_req.valid(), &(&go & &d.smem));
+    m.connect(mb.get("in1").value(), &x.v1);
+    m.connect(mb.get("in2").value(), &x.v2);
+    m.connect(&md.port("kill"), &c.zero);
+    m.connect(md.io("resp").ready(), &c.one);
+    m.connect(smu_req.valid(), &(&ctl.go & &d.smem));
     let sb = smu_req.bits();
     m.connect(sb.get("load").value(), &d.load);
     m.connect(sb.get("unsigned").value(), &d.unsigned);
-    m.connect(sb.get("size").value(), &size);
+    m.connect(sb.get("size").value(), &xe.size);
     m.connect(sb.get("seglen").value(), &d.seglen);
-    m.connect(sb.get("reg").value(), &mux(&d.load, &rd, &rs2));
-    m.connect(sb.get("addr").value(), &base);
-    let sdata = read_vs(&mut m, &smu.port("sreg"));
+    m.connect(sb.get("reg").value(), &mux(&d.load, &x.rd, &x.rs2));
+    m.connect(sb.get("addr").value(), &xe.base);
+    let sdata = u.arch.read_vs(m, c.k, &smu.port("sreg"));
     m.connect(&smu.port("sdata"), &sdata);
-    m.connect(vissue.valid(), &vissue_now);
+}
+
+/// Dispatch to the vector-issue port: the instruction with its operand values, a
+/// segment access split into its one-register parts.
+fn dispatch_vissue(
+    m: &mut ModuleBuilder,
+    c: &Consts,
+    u: &Unit,
+    x: &XOperands,
+    xe: &XExcept,
+    ctl: &XControl,
+) {
+    let (k, d, size) = (c.k, &x.d, &xe.size);
+    let (ir, ir_pc) = (&u.f.d_slot.bits, &u.f.d_slot.pc);
+    let (vissue, halt, seg_k) = (&u.io.vissue, &u.io.halt, &ctl.seg_k);
+    m.connect(vissue.valid(), &ctl.vissue_now);
     let vi = vissue.bits();
     let only = |used: &Value, v: &Value| &used.repeat(64) & v;
     let segmented = d.seglen.ne(&k(0, 3));
@@ -422,7 +648,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let first = mux(&(&into_index & &after_index.ne(&n)), &after_index, &k(0, 4));
     let sum = &first + &seg_k.zext(4);
     let part = mux(&sum.ge(&n), &(&sum - &n), &sum).trunc(3);
-    let seg_offset = part.zext(64).dshl(&size);
+    let seg_offset = part.zext(64).dshl(size);
     // Unit stride (no as2): strided (bit 41) by the segment's bytes.
     let unit_seg = &(&segmented & &!&d.has_ars2) & &d.has_ars1;
     let part_bits = cat(&[
@@ -434,36 +660,50 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
         &(&ir.slice(23, 16) + &part.zext(8)),
         &ir.slice(15, 0),
     ]);
-    let seg_bytes = (&d.seglen.zext(64) + &k(1, 64)).dshl(&size);
-    let (s1, a1_part) = (only(&d.rs_shared[0], &v1), only(&d.has_ars1, &a1));
+    let seg_bytes = (&d.seglen.zext(64) + &k(1, 64)).dshl(size);
+    let (s1, a1_part) = (only(&d.rs_shared[0], &x.v1), only(&d.has_ars1, &x.a1));
     for (name, v) in [
-        ("bits", mux(&segmented, &part_bits, &ir)),
+        ("bits", mux(&segmented, &part_bits, ir)),
         ("pc", ir_pc.clone()),
         // An indexed segment's base is a shared register.
         ("s1", mux(&d.has_ars1, &s1, &(&s1 + &seg_offset))),
-        ("s2", only(&d.rs_shared[1], &v2)),
-        ("s3", only(&d.rs_shared[2], &v3)),
+        ("s2", only(&d.rs_shared[1], &x.v2)),
+        ("s3", only(&d.rs_shared[2], &x.v3)),
         ("a1", &a1_part + &seg_offset),
-        ("a2", mux(&unit_seg, &seg_bytes, &only(&d.has_ars2, &a2))),
+        ("a2", mux(&unit_seg, &seg_bytes, &only(&d.has_ars2, &x.a2))),
     ] {
         m.connect(vi.get(name).value(), &v);
     }
     m.when(&vissue.fire(), |m| {
-        m.connect(&seg_k, &mux(&seg_last, &k(0, 3), &(&seg_k + &k(1, 3))))
+        m.connect(seg_k, &mux(&ctl.seg_last, &k(0, 3), &(seg_k + &k(1, 3))))
     });
-    m.when(&halt, |m| m.connect(&seg_k, &k(0, 3)));
-    m.connect(vi.get("vlen").value(), &vlen);
-    m.when(&vissue.fire(), |m| m.connect(&x_issued, &cj));
-    m.when(&(&branch_done | &halt), |m| m.connect(&x_issued, &zero));
+    m.when(halt, |m| m.connect(seg_k, &k(0, 3)));
+    m.connect(vi.get("vlen").value(), &u.arch.vlen);
+    m.when(&vissue.fire(), |m| m.connect(&u.x_issued, &ctl.cj));
+    m.when(&(&ctl.branch_done | halt), |m| {
+        m.connect(&u.x_issued, &c.zero)
+    });
+}
 
-    // W: register writes and the scoreboard.
+/// W: register writes (their trace) and the scoreboard; returns the vs write ports
+/// (ALU, MulDiv, SMU, `vresp`).
+fn writeback(
+    m: &mut ModuleBuilder,
+    c: &Consts,
+    u: &Unit,
+    x: &XOperands,
+    ctl: &XControl,
+    alu: &AluOut,
+) -> [Writer; 4] {
+    let (k, d, arch, md) = (c.k, &x.d, &u.arch, &u.blocks.md);
+    let (vresp, scoreboard, store_regs) = (&u.io.vresp, &arch.scoreboard, &arch.store_regs);
     let md_resp = md.io("resp");
-    let smu_wb = smu.io("wb");
+    let smu_wb = u.blocks.smu.io("wb");
     let writers = [
-        (alu_we.clone(), rd.clone(), alu_out.clone()),
+        (alu.we.clone(), x.rd.clone(), alu.out.clone()),
         (
             md_resp.valid().clone(),
-            md_rd.clone(),
+            arch.md_rd.clone(),
             md_resp.bits().get("data").value().clone(),
         ),
         (
@@ -478,7 +718,7 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
         ),
     ];
     for (name, (valid, r, data)) in ["alu", "muldiv", "smu"].iter().zip(&writers) {
-        let t = trace.get(name);
+        let t = u.io.trace.get(name);
         m.connect(t.valid(), valid);
         m.connect(t.bits().get("rd").value(), r);
         m.connect(t.bits().get("data").value(), data);
@@ -486,131 +726,79 @@ pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlEr
     let clear = writers[1..].iter().fold(k(0, 64), |acc, (v, r, _)| {
         &acc | &(&v.repeat(64) & &onehot_decode(r, 64))
     });
-    let sets_rd = &(&x_fire & &d.rd_shared) & &!&alu_op & &!&cj;
-    let set = &sets_rd.repeat(64) & &dst_mask;
-    m.connect(&scoreboard, &(&(&scoreboard & &!&clear) | &set));
-    m.when(md.io("resp").valid(), |m| m.connect(&md_busy, &zero));
-    m.when(&md_req.fire(), |m| {
-        m.connect(&md_rd, &rd);
-        m.connect(&md_busy, &one);
+    let sets_rd = &(&ctl.x_fire & &d.rd_shared) & &!&ctl.alu_op & &!&ctl.cj;
+    let set = &sets_rd.repeat(64) & &x.dst_mask;
+    m.connect(scoreboard, &(&(scoreboard & &!&clear) | &set));
+    m.when(md.io("resp").valid(), |m| m.connect(&arch.md_busy, &c.zero));
+    m.when(&ctl.md_req.fire(), |m| {
+        m.connect(&arch.md_rd, &x.rd);
+        m.connect(&arch.md_busy, &c.one);
     });
-    m.when(&!&smu_busy, |m| m.connect(&store_regs, &k(0, 64)));
-    m.when(&smu_req.fire(), |m| {
-        m.connect(&store_regs, &(&smem_store.repeat(64) & &src_mask))
+    m.when(&!&x.smu_busy, |m| m.connect(store_regs, &k(0, 64)));
+    m.when(&ctl.smu_req.fire(), |m| {
+        m.connect(store_regs, &(&x.smem_store.repeat(64) & &x.src_mask))
     });
+    writers
+}
 
-    // VCMDQ commands, taken while no block runs.
+/// VCMDQ commands, taken while no block runs, and the register-file write ports.
+fn commands(m: &mut ModuleBuilder, k: K, u: &Unit, writers: &[Writer; 4]) -> Command {
+    let (cmd, halt, arch) = (&u.io.cmd, &u.io.halt, &u.arch);
     let c = cmd.bits();
     let c_kind = c.get("cmd").value().clone();
     let c_value = c.get("value").value().clone();
     let c_reg = c.get("reg").value().clone();
     let is_cfg = c_kind.eq(&k(vcmd::CFG, 2));
-    m.connect(cmd.ready(), &(&!&running & &(&!&is_cfg | &vidle)));
+    m.connect(cmd.ready(), &(&!&arch.running & &(&!&is_cfg | &u.io.vidle)));
     let take = |kind: u64| &cmd.fire() & &c_kind.eq(&k(kind, 2));
     // While halted, vmcs, vmca and vf are dropped (the golden model's imprecise mode);
     // configurations still apply, so the vector side keeps the RoCC unit's.
-    let live = |kind: u64| &take(kind) & &!&halt;
+    let live = |kind: u64| &take(kind) & &!halt;
     let (vmcs, vmca, vf, cfg_fire) = (
         live(vcmd::VMCS),
         live(vcmd::VMCA),
         live(vcmd::VF),
         take(vcmd::CFG),
     );
-    m.connect(vcfg_out.valid(), &cfg_fire);
-    m.connect(vcfg_out.bits().get("vcfg").value(), &c_value.slice(31, 0));
-    m.when(&cfg_fire, |m| m.connect(&vcfg, &c_value.slice(31, 0)));
+    m.connect(u.io.vcfg.valid(), &cfg_fire);
+    m.connect(u.io.vcfg.bits().get("vcfg").value(), &c_value.slice(31, 0));
+    m.when(&cfg_fire, |m| m.connect(&arch.vcfg, &c_value.slice(31, 0)));
     // One write port per writer; the scoreboard keeps two of them from writing one
     // register in a cycle (vmcs comes only while no block runs).
-    for (v, idx, data) in &writers {
-        m.when(v, |m| m.write(&vs_file, idx, data));
+    for (v, idx, data) in writers {
+        m.when(v, |m| m.write(&arch.vs_file, idx, data));
     }
-    m.when(&vmcs, |m| m.write(&vs_file, &c_reg, &c_value));
-    m.when(&vmca, |m| m.write(&va_file, &c_reg.slice(4, 0), &c_value));
+    m.when(&vmcs, |m| m.write(&arch.vs_file, &c_reg, &c_value));
+    m.when(&vmca, |m| {
+        m.write(&arch.va_file, &c_reg.slice(4, 0), &c_value)
+    });
+    Command { vf, value: c_value }
+}
 
-    // Fetch: sequential from `pc`, or X's jump target as it executes the jump. A request
-    // needs room for its answer in the two slots once X has taken its instruction.
-    let ic_req = icache.io("cpu_req");
-    let ic_resp = icache.io("cpu_resp");
-    let resp_now = ic_resp.valid().clone();
-    let resp_data = ic_resp.bits().get("data").value().clone();
-    let arrived = &(&resp_now & &!&f_drop) & &!&abort;
-    let ctl_op = resp_data.slice(11, 7);
-    // vcjalr 0x19, vcjal 0x1b, vstop 0x18 (vfence, also 0x18, has bit 53 set).
-    let stop_like = &ctl_op.eq(&k(0x18, 5)) & &!&resp_data.bit(53);
-    let resp_ctl = &resp_data.slice(6, 0).eq(&k(0x3f, 7))
-        & &(&(&ctl_op.eq(&k(0x19, 5)) | &ctl_op.eq(&k(0x1b, 5))) | &stop_like);
-    let redirect = &x_fire & &cj;
-    let holding = &(&hold & &!&redirect) | &(&arrived & &resp_ctl);
-    let queued = &(&ir_valid.zext(2) + &fb.valid.zext(2)) + &f_out.zext(2);
-    let room = (&queued - &x_fire.zext(2)).lt(&k(2, 2));
-    let fetching = &(&(&running & &!&holding) & &room) & &(&(&!&f_out | &resp_now) & &!&abort);
-    let fetch_pc = mux(&redirect, &next_pc, &pc);
-    let fetch_off = &fetch_pc - &k(ram.base, 64);
-    let fetch_ok_addr = fetch_off.lt(&k(ram.size & !7, 64));
-    let fetch_fault = mux(
-        &fetch_pc.slice(2, 0).or_r(),
-        &k(1, 2),
-        &mux(&fetch_ok_addr, &k(0, 2), &k(2, 2)),
-    );
-    let bad = fetch_fault.ne(&k(0, 2));
-    // A fault takes a slot in place of an answer, so only while none can arrive.
-    let fault_now = &(&fetching & &bad) & &!&f_out;
-    let icq = ic_req.bits();
-    m.connect(ic_req.valid(), &(&fetching & &!&bad));
-    m.connect(icq.get("addr").value(), &fetch_pc.slice(31, 0));
-    m.connect(icq.get("write").value(), &zero);
-    m.connect(icq.get("data").value(), &k(0, 64));
-    m.connect(icq.get("mask").value(), &k(0xff, 8));
-    m.connect(icq.get("size").value(), &k(3, 3));
-    m.when(&redirect, |m| m.connect(&pc, &next_pc));
-    m.when(&resp_now, |m| {
-        m.connect(&f_out, &zero);
-        m.connect(&f_drop, &zero);
+/// Block start and end (`vf`, vstop, exceptions), the exception port and `busy`.
+fn block_control(
+    m: &mut ModuleBuilder,
+    c: &Consts,
+    u: &Unit,
+    x: &XOperands,
+    xe: &XExcept,
+    ctl: &XControl,
+    cmd: &Command,
+) {
+    let (io, running) = (&u.io, &u.arch.running);
+    m.when(&cmd.vf, |m| {
+        m.connect(running, &c.one);
+        m.connect(&u.f.pc, &cmd.value);
+        m.connect(&u.arch.vlen, io.cmd.bits().get("vlen").value());
     });
-    m.when(&ic_req.fire(), |m| {
-        m.connect(&f_out, &one);
-        m.connect(&f_pc, &fetch_pc);
-        m.connect(&pc, &(&fetch_pc + &k(8, 64)));
+    m.when(&(&ctl.x_fire & &x.d.stop), |m| m.connect(running, &c.zero));
+    m.when(&ctl.abort, |m| {
+        m.connect(running, &c.zero);
+        m.connect(&u.f.d_slot.valid, &c.zero);
+        m.connect(&u.f.fb.valid, &c.zero);
     });
-    m.when(&(&abort & &(&f_out & &!&resp_now)), |m| {
-        m.connect(&f_drop, &one)
-    });
-    m.connect(&hold, &holding);
-    m.when(&fault_now, |m| m.connect(&hold, &one));
-    m.when(&(&vf | &abort), |m| m.connect(&hold, &zero));
-
-    // The slots: what arrives goes to the first free one; X's slot refills from the buffer.
-    let arrival = Slot {
-        valid: &arrived | &fault_now,
-        bits: resp_data.clone(),
-        pc: mux(&arrived, &f_pc, &fetch_pc),
-        fault: mux(&arrived, &k(0, 2), &fetch_fault),
-    };
-    let ir_free = &!&ir_valid | &x_fire;
-    m.when(&ir_free, |m| {
-        m.when(&fb.valid, |m| {
-            d_slot.load(m, &fb);
-            fb.load(m, &arrival);
-        })
-        .otherwise(|m| d_slot.load(m, &arrival));
-    })
-    .otherwise(|m| {
-        m.when(&arrival.valid, |m| fb.load(m, &arrival));
-    });
-    m.when(&vf, |m| {
-        m.connect(&running, &one);
-        m.connect(&pc, &c_value);
-        m.connect(&vlen, c.get("vlen").value());
-    });
-    m.when(&(&x_fire & &d.stop), |m| m.connect(&running, &zero));
-    m.when(&abort, |m| {
-        m.connect(&running, &zero);
-        m.connect(&d_slot.valid, &zero);
-        m.connect(&fb.valid, &zero);
-    });
-    m.connect(xcpt.valid(), &xcpt_fire);
-    m.connect(xcpt.bits().get("cause").value(), &x_cause);
-    m.connect(xcpt.bits().get("tval").value(), &x_tval);
-    m.connect(&busy, &(&running | &!&vidle));
-    m.finish()
+    m.connect(io.xcpt.valid(), &ctl.xcpt_fire);
+    m.connect(io.xcpt.bits().get("cause").value(), &xe.cause);
+    m.connect(io.xcpt.bits().get("tval").value(), &xe.tval);
+    m.connect(&io.busy, &(running | &!&io.vidle));
 }
