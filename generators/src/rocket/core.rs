@@ -28,11 +28,14 @@ use super::bus::{
 };
 use super::csr::{CsrAccess, CsrFile};
 use super::decode::{decode, Ctrl};
+use super::fetch::{fetch, Fetch};
 use super::params::{Predictor, RocketParams};
 use super::trace::trace_shape;
 use crate::arith::kogge_stone::{prefix_add, prefix_sub};
 use hdl::helpers::priority_mux;
-use hdl::{cat, mux, Bits, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, ResetValue, Value};
+use hdl::{
+    cat, mux, Bits, Bundle, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, ResetValue, Value,
+};
 use std::rc::Rc;
 
 /// Where execution starts (the reset ROM).
@@ -40,7 +43,7 @@ pub const RESET_VECTOR: u64 = 0x1000;
 /// The reset ROM's size in bytes.
 pub const ROM_SIZE: u64 = 32;
 
-mod cause {
+pub(super) mod cause {
     pub const INSN_MISALIGNED: u64 = 0;
     pub const INSN_ACCESS_FAULT: u64 = 1;
     pub const ILLEGAL_INSN: u64 = 2;
@@ -53,25 +56,25 @@ mod cause {
 }
 
 /// The predictors the configuration has, trained from EX's resolution a cycle later.
-struct Predictors {
-    btb: Option<Btb>,
-    bht: Option<Bht>,
+pub(super) struct Predictors {
+    pub btb: Option<Btb>,
+    pub bht: Option<Bht>,
 }
 
 /// A pipeline register holding one instruction and its pending exception: `valid` and
 /// `exc` have a reset, the instruction's data (pc, word, cause, tval) is only observed
 /// under `valid` and has none.
-struct Stage {
-    valid: Value,
-    pc: Value,
-    insn: Value,
-    exc: Value,
-    cause: Value,
-    tval: Value,
+pub(super) struct Stage {
+    pub valid: Value,
+    pub pc: Value,
+    pub insn: Value,
+    pub exc: Value,
+    pub cause: Value,
+    pub tval: Value,
 }
 
 impl Stage {
-    fn new(m: &mut ModuleBuilder, name: &str) -> Stage {
+    pub(super) fn new(m: &mut ModuleBuilder, name: &str) -> Stage {
         Stage {
             valid: m.reg(&format!("{name}_valid"), 1, false),
             pc: m.reg(&format!("{name}_pc"), 64, ResetValue::None),
@@ -83,7 +86,13 @@ impl Stage {
     }
 
     /// Loads the instruction of `from` with exception state (`exc`, `cause`, `tval`).
-    fn load(&self, m: &mut ModuleBuilder, pc: &Value, insn: &Value, exc: (&Value, &Value, &Value)) {
+    pub(super) fn load(
+        &self,
+        m: &mut ModuleBuilder,
+        pc: &Value,
+        insn: &Value,
+        exc: (&Value, &Value, &Value),
+    ) {
         m.connect(&self.pc, pc);
         m.connect(&self.insn, insn);
         m.connect(&self.exc, exc.0);
@@ -92,7 +101,7 @@ impl Stage {
     }
 }
 
-fn k(v: &Value, value: u64, width: u32) -> Value {
+pub(super) fn k(v: &Value, value: u64, width: u32) -> Value {
     v.konst(Bits::from_u64(width, value))
 }
 
@@ -155,177 +164,180 @@ fn extend(v: &Value, size: &Value, unsigned: &Value) -> Value {
 }
 
 /// `rocc`: an accelerator is attached (else custom-0..3 are illegal instructions).
+/// The core's ports (shapes in `bus.rs` and `trace.rs`).
+struct Ports {
+    imem_req: Bundle,
+    imem_resp: Bundle,
+    dmem_req: Bundle,
+    dmem_resp: Bundle,
+    md_req: Bundle,
+    md_resp: Bundle,
+    md_kill: Value,
+    icache_inv: Value,
+    dcache_inv: Value,
+    rocc_cmd: Bundle,
+    rocc_resp: Bundle,
+    rocc_busy: Value,
+    rocc_xcpt: Bundle,
+    trace: Bundle,
+}
+
+impl Ports {
+    fn new(m: &mut ModuleBuilder) -> Ports {
+        Ports {
+            imem_req: m.io("imem_req", Dir::Out, &mem_request(0)),
+            imem_resp: m.io("imem_resp", Dir::In, &mem_response(0)),
+            dmem_req: m.io("dmem_req", Dir::Out, &mem_request(0)),
+            dmem_resp: m.io("dmem_resp", Dir::In, &mem_response(0)),
+            md_req: m.io("muldiv_req", Dir::Out, &muldiv_request()),
+            md_resp: m.io("muldiv_resp", Dir::In, &muldiv_response()),
+            md_kill: m.output("muldiv_kill", 1),
+            icache_inv: m.output("icache_invalidate", 1),
+            dcache_inv: m.output("dcache_invalidate", 1),
+            rocc_cmd: m.io("rocc_cmd", Dir::Out, &rocc_command()),
+            rocc_resp: m.io("rocc_resp", Dir::In, &rocc_response()),
+            rocc_busy: m.input("rocc_busy", 1),
+            rocc_xcpt: m.io("rocc_xcpt", Dir::In, &rocc_exception()),
+            trace: m.io("trace", Dir::Out, &trace_shape()),
+        }
+    }
+}
+
+/// The literals the stages share.
+pub(super) struct Lits {
+    pub zero1: Value,
+    pub one1: Value,
+    pub zero64: Value,
+    pub four: Value,
+}
+
+impl Lits {
+    fn new(m: &mut ModuleBuilder) -> Lits {
+        Lits {
+            zero1: m.lit(0, 1),
+            one1: m.lit(1, 1),
+            zero64: m.lit(0, 64),
+            four: m.lit(4, 64),
+        }
+    }
+}
+
+/// Redirects (fetch restarts at the target; younger instructions are squashed): from MEM
+/// (traps, mret, fence.i), from EX (mispredictions), and predicted-taken ones from decode
+/// (BHT) or from an arriving instruction (BTB).
+pub(super) struct Redirects {
+    pub mem_redirect: Value,
+    pub mem_target: Value,
+    pub ex_redirect: Value,
+    pub ex_target: Value,
+    /// `mem_redirect | ex_redirect`.
+    pub redirect: Value,
+    pub id_redirect: Value,
+    pub id_target: Value,
+    pub btb_redirect: Value,
+    pub btb_target: Value,
+    pub any_redirect: Value,
+    pub fetch_target: Value,
+    /// fence.i in MEM holds fetch.
+    pub fetch_hold: Value,
+}
+
+impl Redirects {
+    fn new(m: &mut ModuleBuilder) -> Redirects {
+        // Redirects (fetch restarts at the target; younger instructions are squashed).
+        let mem_redirect = m.wire("mem_redirect", 1);
+        let mem_target = m.wire("mem_target", 64);
+        let ex_redirect = m.wire("ex_redirect", 1);
+        let ex_target = m.wire("ex_target", 64);
+        let redirect = &mem_redirect | &ex_redirect;
+        let target = mux(&mem_redirect, &mem_target, &ex_target);
+        // Predicted-taken redirects from decode (BHT) or from an arriving instruction (BTB).
+        let id_redirect = m.wire("id_redirect", 1);
+        let id_target = m.wire("id_target", 64);
+        let btb_redirect = m.wire("btb_redirect", 1);
+        let btb_target = m.wire("btb_target", 64);
+        let any_redirect = &(&redirect | &id_redirect) | &btb_redirect;
+        let fetch_target = priority_mux(
+            &[
+                (redirect.clone(), target.clone()),
+                (id_redirect.clone(), id_target.clone()),
+            ],
+            &btb_target,
+        );
+        let fetch_hold = m.wire("fetch_hold", 1);
+        Redirects {
+            mem_redirect,
+            mem_target,
+            ex_redirect,
+            ex_target,
+            redirect,
+            id_redirect,
+            id_target,
+            btb_redirect,
+            btb_target,
+            any_redirect,
+            fetch_target,
+            fetch_hold,
+        }
+    }
+}
+
+/// `rocc`: an accelerator is attached (else custom-0..3 are illegal instructions).
 pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketCore");
-    let imem_req = m.io("imem_req", Dir::Out, &mem_request(0));
-    let imem_resp = m.io("imem_resp", Dir::In, &mem_response(0));
-    let dmem_req = m.io("dmem_req", Dir::Out, &mem_request(0));
-    let dmem_resp = m.io("dmem_resp", Dir::In, &mem_response(0));
-    let md_req = m.io("muldiv_req", Dir::Out, &muldiv_request());
-    let md_resp = m.io("muldiv_resp", Dir::In, &muldiv_response());
-    let md_kill = m.output("muldiv_kill", 1);
-    let icache_inv = m.output("icache_invalidate", 1);
-    let dcache_inv = m.output("dcache_invalidate", 1);
-    let rocc_cmd = m.io("rocc_cmd", Dir::Out, &rocc_command());
-    let rocc_resp = m.io("rocc_resp", Dir::In, &rocc_response());
-    let rocc_busy = m.input("rocc_busy", 1);
-    let rocc_xcpt = m.io("rocc_xcpt", Dir::In, &rocc_exception());
-    let trace = m.io("trace", Dir::Out, &trace_shape());
+    let ports = Ports::new(&mut m);
+    let Ports {
+        imem_req,
+        imem_resp,
+        dmem_req,
+        dmem_resp,
+        md_req,
+        md_resp,
+        md_kill,
+        icache_inv,
+        dcache_inv,
+        rocc_cmd,
+        rocc_resp,
+        rocc_busy,
+        rocc_xcpt,
+        trace,
+    } = ports;
 
-    let zero1 = m.lit(0, 1);
-    let one1 = m.lit(1, 1);
-    let zero64 = m.lit(0, 64);
-    let four = m.lit(4, 64);
+    let lits = Lits::new(&mut m);
+    let (zero1, one1, zero64, four) = (
+        lits.zero1.clone(),
+        lits.one1.clone(),
+        lits.zero64.clone(),
+        lits.four.clone(),
+    );
 
     // Memory map: the reset ROM (readable, executable) and RAM.
     let in_rom = |a: &Value| in_region(a, RESET_VECTOR, ROM_SIZE);
     let in_ram = |a: &Value| in_region(a, p.ram_base, p.ram_size);
 
-    // Redirects (fetch restarts at the target; younger instructions are squashed).
-    let mem_redirect = m.wire("mem_redirect", 1);
-    let mem_target = m.wire("mem_target", 64);
-    let ex_redirect = m.wire("ex_redirect", 1);
-    let ex_target = m.wire("ex_target", 64);
-    let redirect = &mem_redirect | &ex_redirect;
-    let target = mux(&mem_redirect, &mem_target, &ex_target);
-    // Predicted-taken redirects from decode (BHT) or from an arriving instruction (BTB).
-    let id_redirect = m.wire("id_redirect", 1);
-    let id_target = m.wire("id_target", 64);
-    let btb_redirect = m.wire("btb_redirect", 1);
-    let btb_target = m.wire("btb_target", 64);
-    let any_redirect = &(&redirect | &id_redirect) | &btb_redirect;
-    let fetch_target = priority_mux(
-        &[
-            (redirect.clone(), target.clone()),
-            (id_redirect.clone(), id_target.clone()),
-        ],
-        &btb_target,
+    let redirects = Redirects::new(&mut m);
+    let r = &redirects;
+    let (mem_redirect, mem_target, ex_redirect, ex_target) = (
+        r.mem_redirect.clone(),
+        r.mem_target.clone(),
+        r.ex_redirect.clone(),
+        r.ex_target.clone(),
     );
-    let fetch_hold = m.wire("fetch_hold", 1);
+    let (redirect, id_redirect, id_target, fetch_hold) = (
+        r.redirect.clone(),
+        r.id_redirect.clone(),
+        r.id_target.clone(),
+        r.fetch_hold.clone(),
+    );
 
     // ---- IF: fetch queue -------------------------------------------------------------
-    let pc_f = m.reg("pc_f", 64, RESET_VECTOR);
-    let mut predictors = Predictors {
-        btb: None,
-        bht: None,
-    };
-    let outstanding = m.reg("fetch_outstanding", 2, 0u64);
-    let drop = m.reg("fetch_drop", 2, 0u64);
-    let q: Vec<Stage> = (0..2)
-        .map(|i| Stage::new(&mut m, &format!("fq{i}")))
-        .collect();
-    let occupancy = &q[0].valid.zext(2) + &q[1].valid.zext(2);
-    let live = &outstanding - &drop;
-    let id_go = m.wire("id_go", 1);
-
-    let pc_ok = &in_rom(&pc_f) | &in_ram(&pc_f);
-    let room = (&occupancy + &live).lt(&k(&live, 2, 2));
-    let may_fetch = &(&room & &!&any_redirect) & &!&fetch_hold;
-    m.connect(
-        imem_req.valid(),
-        &(&(&may_fetch & &pc_ok) & &outstanding.lt(&k(&live, 2, 2))),
-    );
-    let ib = imem_req.bits();
-    m.connect(ib.get("addr").value(), &pc_f.slice(31, 0));
-    m.connect(ib.get("write").value(), &zero1);
-    m.connect(ib.get("data").value(), &zero64);
-    let fetch_mask = mux(&pc_f.bit(2), &k(&pc_f, 0xf0, 8), &k(&pc_f, 0x0f, 8));
-    m.connect(ib.get("mask").value(), &fetch_mask);
-    m.connect(ib.get("size").value(), &k(&pc_f, 2, 3));
-    let fetch_fire = imem_req.fire();
-    // A fetch outside memory enqueues an access fault once the live fetches are in.
-    let fault_enq = &(&may_fetch & &!&pc_ok) & &live.eq(&k(&live, 0, 2));
-    let resp_valid = imem_resp.valid().clone();
-    let resp_live = &resp_valid & &drop.eq(&k(&drop, 0, 2));
-    // The oldest live request was for pc_f - 4 * live (requests after a redirect are
-    // sequential), held in a register of its own (`resp_pc`, pc_f while none is live, so
-    // also the pc of a fault entry): it advances by 4 as a live response (or a fault
-    // entry) arrives, and restarts at the target on a redirect, which keeps any
-    // arithmetic off the BTB lookup and the queue's pc.
-    let pc_f_plus4 = add(&pc_f, &four);
-    let resp_pc = m.reg("fetch_resp_pc", 64, RESET_VECTOR);
-    let resp_next = add(&resp_pc, &four);
-    let resp_data = imem_resp.bits().get("data").value().clone();
-    let resp_insn = mux(
-        &resp_pc.bit(2),
-        &resp_data.slice(63, 32),
-        &resp_data.slice(31, 0),
-    );
-
-    let outstanding_next = &(&outstanding + &fetch_fire.zext(2)) - &resp_valid.zext(2);
-    m.connect(&outstanding, &outstanding_next);
-    let drop_dec = &resp_valid & &!&drop.eq(&k(&drop, 0, 2));
-    m.connect(&drop, &(&drop - &drop_dec.zext(2)));
-    m.when(&(&fetch_fire | &fault_enq), |m| {
-        m.connect(&pc_f, &pc_f_plus4)
-    });
-    m.when(&(&resp_live | &fault_enq), |m| {
-        m.connect(&resp_pc, &resp_next)
-    });
-    m.when(&any_redirect, |m| {
-        m.connect(&drop, &outstanding_next);
-        m.connect(&pc_f, &fetch_target);
-        m.connect(&resp_pc, &fetch_target);
-    });
-
-    // Queue: entries shift towards q[0] on dequeue; a new entry goes to the first free.
-    let squash = &redirect | &id_redirect;
-    let enq = &(&resp_live | &fault_enq) & &!&squash;
-    let enq_pc = resp_pc.clone();
-    let q_pred: Vec<Value> = (0..2)
-        .map(|i| m.reg(&format!("fq{i}_pred"), 64, ResetValue::None))
-        .collect();
-    let enq_pred = match p.predictor {
-        Predictor::Btb => {
-            let btb = Btb::new(&mut m, p.btb_entries);
-            let (taken, to) = btb.predict(&resp_pc);
-            m.connect(&btb_redirect, &(&(&resp_live & &!&squash) & &taken));
-            m.connect(&btb_target, &to);
-            predictors.btb = Some(btb);
-            // (As mux(btb_redirect, to, enq_pc + 4) where an entry is enqueued, with
-            // the response's valid last.)
-            mux(&(&resp_live & &taken), &to, &resp_next)
-        }
-        _ => {
-            m.connect(&btb_redirect, &zero1);
-            m.connect(&btb_target, &zero64);
-            resp_next.clone()
-        }
-    };
-    let enq_insn = mux(&resp_live, &resp_insn, &zero64.slice(31, 0));
-    let enq_fault = !&resp_live;
-    let fault_cause = k(&zero64, cause::INSN_ACCESS_FAULT, 4);
-    let q1_to_q0 = &id_go & &q[1].valid;
-    // After a dequeue q[0] takes q[1] (if any), and a new entry lands behind it.
-    let after_deq0 = mux(&id_go, &q[1].valid, &q[0].valid);
-    let after_deq1 = &q[1].valid & &!&id_go;
-    m.when(&q1_to_q0, |m| {
-        q[0].load(
-            m,
-            &q[1].pc,
-            &q[1].insn,
-            (&q[1].exc, &q[1].cause, &q[1].tval),
-        );
-        m.connect(&q_pred[0], &q_pred[1]);
-    });
-    m.connect(&q[0].valid, &after_deq0);
-    m.connect(&q[1].valid, &after_deq1);
-    m.when(&enq, |m| {
-        m.when(&!&after_deq0, |m| {
-            m.connect(&q[0].valid, &one1);
-            q[0].load(m, &enq_pc, &enq_insn, (&enq_fault, &fault_cause, &enq_pc));
-            m.connect(&q_pred[0], &enq_pred);
-        })
-        .otherwise(|m| {
-            m.connect(&q[1].valid, &one1);
-            q[1].load(m, &enq_pc, &enq_insn, (&enq_fault, &fault_cause, &enq_pc));
-            m.connect(&q_pred[1], &enq_pred);
-        });
-    });
-    m.when(&squash, |m| {
-        m.connect(&q[0].valid, &zero1);
-        m.connect(&q[1].valid, &zero1);
-    });
+    let Fetch {
+        q,
+        q_pred,
+        outstanding,
+        id_go,
+        mut predictors,
+    } = fetch(&mut m, p, &imem_req, &imem_resp, &lits, &redirects);
 
     // ---- register file -----------------------------------------------------------------
     // x1..x31 are words 1..31 of an inferred 32 x 64 memory, read combinationally twice
@@ -855,14 +867,14 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
 }
 
 /// `a + b` (64 bits) by the parallel-prefix adder: the core's pc and address sums.
-fn add(a: &Value, b: &Value) -> Value {
+pub(super) fn add(a: &Value, b: &Value) -> Value {
     prefix_add(a, b, &a.konst(Bits::zero(1))).0
 }
 
 /// Whether address `a` lies in `[base, base + size)`: a compare of the bits above the
 /// offset when `size` is a power of two dividing `base` (the ROM, and RAM by its
 /// parameters' rule), else two magnitude compares.
-fn in_region(a: &Value, base: u64, size: u64) -> Value {
+pub(super) fn in_region(a: &Value, base: u64, size: u64) -> Value {
     let lo = size.trailing_zeros();
     if size.is_power_of_two() && base.is_multiple_of(size) && lo < 64 {
         a.slice(63, lo).eq(&k(a, base >> lo, 64 - lo))

@@ -18,6 +18,7 @@ pub mod cache;
 pub mod core;
 pub mod csr;
 pub mod decode;
+mod fetch;
 pub mod mem_arbiter;
 pub mod muldiv;
 pub mod params;
