@@ -34,7 +34,7 @@ use super::trace::trace_shape;
 use crate::arith::kogge_stone::{prefix_add, prefix_sub};
 use hdl::helpers::priority_mux;
 use hdl::{
-    cat, mux, Bits, Bundle, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, ResetValue, Value,
+    cat, mux, Bits, Bundle, Dir, HdlErrors, Mem, MemStyle, Module, ModuleBuilder, ResetValue, Value,
 };
 use std::rc::Rc;
 
@@ -163,7 +163,6 @@ fn extend(v: &Value, size: &Value, unsigned: &Value) -> Value {
     )
 }
 
-/// `rocc`: an accelerator is attached (else custom-0..3 are illegal instructions).
 /// The core's ports (shapes in `bus.rs` and `trace.rs`).
 struct Ports {
     imem_req: Bundle,
@@ -282,53 +281,102 @@ impl Redirects {
     }
 }
 
+/// EX's pipeline registers: the instruction, its operands and the next pc fetch went on
+/// to after it.
+struct ExRegs {
+    stage: Stage,
+    rs1: Value,
+    rs2: Value,
+    pred: Value,
+}
+
+/// MEM's pipeline registers: the instruction, EX's result, the data address and the
+/// operands.
+struct MemRegs {
+    stage: Stage,
+    result: Value,
+    addr: Value,
+    rs1: Value,
+    rs2: Value,
+}
+
+/// WB's record: the register write and the commit trace's fields.
+struct WbRegs {
+    valid: Value,
+    pc: Value,
+    insn: Value,
+    rd: Value,
+    value: Value,
+    mem_addr: Value,
+    mem_data: Value,
+    mem_mask: Value,
+}
+
+/// The register file, the stage registers behind ID, and the CSRs.
+struct Regs {
+    rf: Mem,
+    ex: ExRegs,
+    mem: MemRegs,
+    wb: WbRegs,
+    csrs: CsrFile,
+    mem_csr: CsrAccess,
+}
+
+/// What ID produces: the decoded control (with EX's and MEM's registers of it), the
+/// operands after the bypasses, the interlock and the exceptions known at decode.
+struct Id {
+    ctrl: Ctrl,
+    ex_ctrl: Ctrl,
+    mem_ctrl: Ctrl,
+    /// MEM's instruction writes a register other than x0.
+    mem_writes: Value,
+    rs1: Value,
+    rs2: Value,
+    hazard: Value,
+    exc: (Value, Value, Value),
+    /// EX's result (driven by EX), bypassed to ID.
+    ex_result: Value,
+}
+
+/// What EX produces for its control, resolution and MEM.
+struct Ex {
+    go: Value,
+    mem_go: Value,
+    mem_free: Value,
+    flush: Value,
+    funct3: Value,
+    link: Value,
+    taken: Value,
+    jump_target: Value,
+    addr: Value,
+    exc: (Value, Value, Value),
+}
+
+/// MEM's data access state and values.
+struct MemAccess {
+    state: Value,
+    amo_old: Value,
+    resv_valid: Value,
+    resv_addr: Value,
+    mf3: Value,
+    word_op: Value,
+    live_mem: Value,
+    sc_ok: Value,
+    sc_fail: Value,
+    accesses: Value,
+    loaded: Value,
+    store_data: Value,
+    mask: Value,
+    acc_trap: Value,
+    access_done: Value,
+}
+
 /// `rocc`: an accelerator is attached (else custom-0..3 are illegal instructions).
 pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketCore");
     let ports = Ports::new(&mut m);
-    let Ports {
-        imem_req,
-        imem_resp,
-        dmem_req,
-        dmem_resp,
-        md_req,
-        md_resp,
-        md_kill,
-        icache_inv,
-        dcache_inv,
-        rocc_cmd,
-        rocc_resp,
-        rocc_busy,
-        rocc_xcpt,
-        trace,
-    } = ports;
-
     let lits = Lits::new(&mut m);
-    let (zero1, one1, zero64, four) = (
-        lits.zero1.clone(),
-        lits.one1.clone(),
-        lits.zero64.clone(),
-        lits.four.clone(),
-    );
-
-    // Memory map: the reset ROM (readable, executable) and RAM.
-    let in_rom = |a: &Value| in_region(a, RESET_VECTOR, ROM_SIZE);
-    let in_ram = |a: &Value| in_region(a, p.ram_base, p.ram_size);
-
     let redirects = Redirects::new(&mut m);
-    let r = &redirects;
-    let (mem_redirect, mem_target, ex_redirect, ex_target) = (
-        r.mem_redirect.clone(),
-        r.mem_target.clone(),
-        r.ex_redirect.clone(),
-        r.ex_target.clone(),
-    );
-    let (redirect, id_redirect, id_target, fetch_hold) = (
-        r.redirect.clone(),
-        r.id_redirect.clone(),
-        r.id_target.clone(),
-        r.fetch_hold.clone(),
-    );
 
     // ---- IF: fetch queue -------------------------------------------------------------
     let Fetch {
@@ -337,8 +385,79 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         outstanding,
         id_go,
         mut predictors,
-    } = fetch(&mut m, p, &imem_req, &imem_resp, &lits, &redirects);
+    } = fetch(
+        &mut m,
+        p,
+        &ports.imem_req,
+        &ports.imem_resp,
+        &lits,
+        &redirects,
+    );
 
+    let regs = stage_registers(&mut m);
+
+    // ---- ID ----------------------------------------------------------------------------
+    let id = decode_stage(&mut m, rocc, &q[0], &regs, &lits);
+
+    // ---- EX ----------------------------------------------------------------------------
+    let ex = execute(&mut m, p, &regs, &id, &ports, &lits, &redirects);
+    muldiv_port(&mut m, &ports, &regs.ex, &id.ex_ctrl, &ex, &lits);
+    resolve(&mut m, &regs.ex, &id.ex_ctrl, &ex, &redirects, &predictors);
+    issue(
+        &mut m,
+        p,
+        (&q[0], &q_pred[0], &id_go),
+        &id,
+        &ex,
+        &regs.ex,
+        &lits,
+        &redirects,
+        &mut predictors,
+    );
+
+    // ---- MEM ---------------------------------------------------------------------------
+    let acc = mem_access(&mut m, &ports, &regs.mem, &id.mem_ctrl);
+    let (csr_read, csr_new, csr_illegal, rs1_field) = csr_access(&mut m, &regs, &id.mem_ctrl, &acc);
+    let rocc_done = rocc_port(
+        &mut m,
+        &ports,
+        &regs.mem,
+        &id.mem_ctrl,
+        &acc,
+        &rs1_field,
+        &lits,
+    );
+    let fence = fences(&mut m, &ports, &id.mem_ctrl, &acc, &outstanding, &redirects);
+    let mem_done = commit(
+        &mut m,
+        &ports,
+        &regs,
+        &id.mem_ctrl,
+        &acc,
+        (&csr_new, &csr_illegal),
+        (rocc_done, fence),
+        &ex.mem_go,
+        &lits,
+        &redirects,
+    );
+    let result = mem_advance(&mut m, &ports, &regs, &id, &ex, &acc, &csr_read);
+
+    // ---- WB ----------------------------------------------------------------------------
+    writeback(
+        &mut m,
+        &ports,
+        &regs,
+        &id,
+        &acc,
+        (&mem_done, &result),
+        &lits,
+    );
+    m.finish()
+}
+
+/// The register file and the EX, MEM and WB pipeline registers, then the CSR file and
+/// MEM's decoded CSR access.
+fn stage_registers(m: &mut ModuleBuilder) -> Regs {
     // ---- register file -----------------------------------------------------------------
     // x1..x31 are words 1..31 of an inferred 32 x 64 memory, read combinationally twice
     // in decode and written once in WB, so FPGA flows map it to LUT RAM and ASIC
@@ -350,34 +469,63 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     // ---- stage registers ---------------------------------------------------------------
     // Operands, results, addresses and WB's record are only observed under their stage's
     // valid bit (WB's: `wb_valid`): no reset.
-    let ex = Stage::new(&mut m, "ex");
-    let ex_rs1 = m.reg("ex_rs1", 64, ResetValue::None);
-    let ex_rs2 = m.reg("ex_rs2", 64, ResetValue::None);
-    // The next pc fetch went on to after this instruction.
-    let ex_pred = m.reg("ex_pred", 64, ResetValue::None);
-    let mem = Stage::new(&mut m, "mem");
-    let mem_result = m.reg("mem_result", 64, ResetValue::None);
-    let mem_addr = m.reg("mem_addr", 64, ResetValue::None);
-    let mem_rs1 = m.reg("mem_rs1", 64, ResetValue::None);
-    let mem_rs2 = m.reg("mem_rs2", 64, ResetValue::None);
-    let wb_valid = m.reg("wb_valid", 1, false);
-    let wb_pc = m.reg("wb_pc", 64, ResetValue::None);
-    let wb_insn = m.reg("wb_insn", 32, ResetValue::None);
-    let wb_rd = m.reg("wb_rd", 5, ResetValue::None);
-    let wb_value = m.reg("wb_value", 64, ResetValue::None);
-    let wb_mem_addr = m.reg("wb_mem_addr", 64, ResetValue::None);
-    let wb_mem_data = m.reg("wb_mem_data", 64, ResetValue::None);
-    let wb_mem_mask = m.reg("wb_mem_mask", 8, ResetValue::None);
+    let ex = ExRegs {
+        stage: Stage::new(m, "ex"),
+        rs1: m.reg("ex_rs1", 64, ResetValue::None),
+        rs2: m.reg("ex_rs2", 64, ResetValue::None),
+        // The next pc fetch went on to after this instruction.
+        pred: m.reg("ex_pred", 64, ResetValue::None),
+    };
+    let mem = MemRegs {
+        stage: Stage::new(m, "mem"),
+        result: m.reg("mem_result", 64, ResetValue::None),
+        addr: m.reg("mem_addr", 64, ResetValue::None),
+        rs1: m.reg("mem_rs1", 64, ResetValue::None),
+        rs2: m.reg("mem_rs2", 64, ResetValue::None),
+    };
+    let wb = WbRegs {
+        valid: m.reg("wb_valid", 1, false),
+        pc: m.reg("wb_pc", 64, ResetValue::None),
+        insn: m.reg("wb_insn", 32, ResetValue::None),
+        rd: m.reg("wb_rd", 5, ResetValue::None),
+        value: m.reg("wb_value", 64, ResetValue::None),
+        mem_addr: m.reg("wb_mem_addr", 64, ResetValue::None),
+        mem_data: m.reg("wb_mem_data", 64, ResetValue::None),
+        mem_mask: m.reg("wb_mem_mask", 8, ResetValue::None),
+    };
 
-    let csrs = CsrFile::new(&mut m);
-    let mem_csr = CsrAccess::registers(&mut m, "mem_csr");
+    let csrs = CsrFile::new(m);
+    let mem_csr = CsrAccess::registers(m, "mem_csr");
+    Regs {
+        rf,
+        ex,
+        mem,
+        wb,
+        csrs,
+        mem_csr,
+    }
+}
 
-    // ---- ID ----------------------------------------------------------------------------
-    let id = &q[0];
+/// The destination register field.
+fn rd_of(insn: &Value) -> Value {
+    insn.slice(11, 7)
+}
+
+/// ID (the fetch queue's head, `id`): decode, register read with bypasses from EX, MEM
+/// and WB, interlocks on results not yet available (loads, CSR reads, AMOs and RoCC
+/// responses until they reach WB; multiply/divide until it leaves EX), and the
+/// exceptions known at decode.
+fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &Lits) -> Id {
+    let (ex, mem) = (&regs.ex.stage, &regs.mem.stage);
+    let (wb_valid, wb_rd, wb_value) = (
+        regs.wb.valid.clone(),
+        regs.wb.rd.clone(),
+        regs.wb.value.clone(),
+    );
+    let (zero1, zero64) = (l.zero1.clone(), l.zero64.clone());
     let id_ctrl = decode(&id.insn, rocc);
-    let ex_ctrl = id_ctrl.registers(&mut m, "ex_ctrl");
-    let mem_ctrl = id_ctrl.registers(&mut m, "mem_ctrl");
-    let rd_of = |insn: &Value| insn.slice(11, 7);
+    let ex_ctrl = id_ctrl.registers(m, "ex_ctrl");
+    let mem_ctrl = id_ctrl.registers(m, "mem_ctrl");
     let writes = |valid: &Value, ctrl: &Ctrl, insn: &Value| {
         &(valid & &ctrl.wxd) & &!&rd_of(insn).eq(&k(insn, 0, 5))
     };
@@ -406,10 +554,10 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         operands.push(priority_mux(
             &[
                 (in_ex, ex_result.clone()),
-                (in_mem, mem_result.clone()),
+                (in_mem, regs.mem.result.clone()),
                 (in_wb, wb_value.clone()),
             ],
-            &mux(&nonzero, &m.read(&rf, &idx), &zero64),
+            &mux(&nonzero, &m.read(&regs.rf, &idx), &zero64),
         ));
     }
     let (id_rs1, id_rs2) = (operands[0].clone(), operands[1].clone());
@@ -428,12 +576,40 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
             (id_ctrl.ebreak.clone(), cause::BREAKPOINT, id.pc.clone()),
         ],
     );
+    Id {
+        ctrl: id_ctrl,
+        ex_ctrl,
+        mem_ctrl,
+        mem_writes,
+        rs1: id_rs1,
+        rs2: id_rs2,
+        hazard,
+        exc: id_exc,
+        ex_result,
+    }
+}
 
-    // ---- EX ----------------------------------------------------------------------------
+/// EX's datapath: ALU, branch and jump evaluation, address generation with the
+/// misaligned and access-fault checks of the memory map.
+fn execute(
+    m: &mut ModuleBuilder,
+    p: &RocketParams,
+    regs: &Regs,
+    id: &Id,
+    ports: &Ports,
+    l: &Lits,
+    r: &Redirects,
+) -> Ex {
+    // Memory map: the reset ROM (readable, executable) and RAM.
+    let in_rom = |a: &Value| in_region(a, RESET_VECTOR, ROM_SIZE);
+    let in_ram = |a: &Value| in_region(a, p.ram_base, p.ram_size);
+    let (ex, mem, ex_ctrl) = (&regs.ex.stage, &regs.mem.stage, &id.ex_ctrl);
+    let (ex_rs1, ex_rs2) = (regs.ex.rs1.clone(), regs.ex.rs2.clone());
+    let (zero1, zero64, four) = (l.zero1.clone(), l.zero64.clone(), l.four.clone());
     let ex_go = m.wire("ex_go", 1);
     let mem_go = m.wire("mem_go", 1);
     let mem_free = &!&mem.valid | &mem_go;
-    let flush_ex = &mem_redirect | &ex_redirect;
+    let flush_ex = &r.mem_redirect | &r.ex_redirect;
     let imm = ex_ctrl.imm.clone();
     let a = priority_mux(
         &[
@@ -452,9 +628,9 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let jalr_target = &rs1_plus_imm & &k(&imm, !1, 64);
     let jump_target = mux(&ex_ctrl.jalr, &jalr_target, &pc_plus_imm);
     let jumps = &ex_ctrl.jal | &ex_ctrl.jalr;
-    let md_result = md_resp.bits().get("data").value().clone();
+    let md_result = ports.md_resp.bits().get("data").value().clone();
     m.connect(
-        &ex_result,
+        &id.ex_result,
         &priority_mux(
             &[
                 (jumps.clone(), link.clone()),
@@ -501,37 +677,75 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
             ),
         ],
     );
+    Ex {
+        go: ex_go,
+        mem_go,
+        mem_free,
+        flush: flush_ex,
+        funct3,
+        link,
+        taken,
+        jump_target,
+        addr,
+        exc: ex_exc,
+    }
+}
 
+/// EX's multiply/divide through the `muldiv_*` ports, and when EX advances (`ex_go`).
+fn muldiv_port(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    ex_regs: &ExRegs,
+    ex_ctrl: &Ctrl,
+    e: &Ex,
+    l: &Lits,
+) {
+    let (ex, md_req, md_resp) = (&ex_regs.stage, &ports.md_req, &ports.md_resp);
+    let (mem_free, flush_ex, ex_go) = (e.mem_free.clone(), e.flush.clone(), e.go.clone());
     // Multiply/divide: one request per instruction; EX holds until the result is taken.
     let md_sent = m.reg("md_sent", 1, false);
     // (A multiply/divide raises no exception in EX: only ID's count, off the adders.)
     let ex_md = &(&ex.valid & &ex_ctrl.muldiv) & &!&ex.exc;
     m.connect(md_req.valid(), &(&(&ex_md & &!&md_sent) & &!&flush_ex));
     let mb = md_req.bits();
-    m.connect(mb.get("funct3").value(), &funct3);
+    m.connect(mb.get("funct3").value(), &e.funct3);
     m.connect(mb.get("word").value(), &ex_ctrl.word);
-    m.connect(mb.get("in1").value(), &ex_rs1);
-    m.connect(mb.get("in2").value(), &ex_rs2);
+    m.connect(mb.get("in1").value(), &ex_regs.rs1);
+    m.connect(mb.get("in2").value(), &ex_regs.rs2);
     m.connect(md_resp.ready(), &(&(&ex_md & &mem_free) & &!&flush_ex));
-    m.connect(&md_kill, &flush_ex);
+    m.connect(&ports.md_kill, &flush_ex);
     let ex_ready = &!&ex_md | md_resp.valid();
     m.connect(
         &ex_go,
         &(&(&(&ex.valid & &ex_ready) & &mem_free) & &!&flush_ex),
     );
-    m.when(&md_req.fire(), |m| m.connect(&md_sent, &one1));
-    m.when(&(&ex_go | &flush_ex), |m| m.connect(&md_sent, &zero1));
-    let next_pc = mux(&taken, &jump_target, &link);
-    let resolved = &ex_go & &!&ex_exc.0;
+    m.when(&md_req.fire(), |m| m.connect(&md_sent, &l.one1));
+    m.when(&(&ex_go | &flush_ex), |m| m.connect(&md_sent, &l.zero1));
+}
+
+/// EX's branch and jump resolution: a misprediction redirects fetch the next cycle
+/// (from MEM) through registers, and the predictors train from registers too.
+fn resolve(
+    m: &mut ModuleBuilder,
+    ex_regs: &ExRegs,
+    ex_ctrl: &Ctrl,
+    e: &Ex,
+    r: &Redirects,
+    predictors: &Predictors,
+) {
+    let ex = &ex_regs.stage;
+    let (taken, jump_target) = (e.taken.clone(), e.jump_target.clone());
+    let next_pc = mux(&taken, &jump_target, &e.link);
+    let resolved = &e.go & &!&e.exc.0;
     // A misprediction redirects fetch the cycle after it leaves EX, from registers, which
     // keeps the branch comparison and the target adder off fetch's paths; the instruction
     // that entered EX behind it meanwhile is flushed (`flush_ex`).
     let mispredict = m.reg("mispredict", 1, false);
     let mispredict_target = m.reg("mispredict_target", 64, ResetValue::None);
-    m.connect(&mispredict, &(&resolved & &next_pc.ne(&ex_pred)));
+    m.connect(&mispredict, &(&resolved & &next_pc.ne(&ex_regs.pred)));
     m.when(&resolved, |m| m.connect(&mispredict_target, &next_pc));
-    m.connect(&ex_redirect, &mispredict);
-    m.connect(&ex_target, &mispredict_target);
+    m.connect(&r.ex_redirect, &mispredict);
+    m.connect(&r.ex_target, &mispredict_target);
     // The predictors train the cycle after, from registers, like the redirect: the
     // target adder and the branch comparison stay off their tag compares. The
     // resolution's data is only observed under `train_valid`: no reset.
@@ -560,50 +774,91 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         jump: &train_jump,
     };
     if let Some(btb) = &predictors.btb {
-        btb.train(&mut m, &resolution);
+        btb.train(m, &resolution);
     }
     if let Some(bht) = &predictors.bht {
-        bht.train(&mut m, &resolution);
+        bht.train(m, &resolution);
     }
+}
 
+/// ID -> EX: decode-stage prediction (jal always, branches by the BHT), `id_go`, and EX's
+/// registers loaded from ID.
+#[allow(clippy::too_many_arguments)]
+fn issue(
+    m: &mut ModuleBuilder,
+    p: &RocketParams,
+    (id, q_pred0, id_go): (&Stage, &Value, &Value),
+    d: &Id,
+    e: &Ex,
+    ex_regs: &ExRegs,
+    l: &Lits,
+    r: &Redirects,
+    predictors: &mut Predictors,
+) {
+    let (ex, id_ctrl, id_exc) = (&ex_regs.stage, &d.ctrl, &d.exc);
+    let (id_redirect, id_target) = (r.id_redirect.clone(), r.id_target.clone());
     // ID advances into a free (or freeing) EX unless squashed this cycle.
-    let ex_free = &!&ex.valid | &ex_go;
+    let ex_free = &!&ex.valid | &e.go;
     // Decode-stage prediction: jal always, branches by the BHT.
     match p.predictor {
         Predictor::Bht => {
-            let bht = Bht::new(&mut m, p.bht_entries);
+            let bht = Bht::new(m, p.bht_entries);
             let predicted = &id_ctrl.jal | &(&id_ctrl.branch & &bht.predict(&id.pc));
-            let taken = &(&predicted & &!&id_exc.0) & &id_go;
+            let taken = &(&predicted & &!&id_exc.0) & id_go;
             m.connect(&id_redirect, &taken);
             m.connect(&id_target, &(&id.pc + &id_ctrl.imm));
             predictors.bht = Some(bht);
         }
         _ => {
-            m.connect(&id_redirect, &zero1);
-            m.connect(&id_target, &zero64);
+            m.connect(&id_redirect, &l.zero1);
+            m.connect(&id_target, &l.zero64);
         }
     }
     m.connect(
-        &id_go,
-        &(&(&(&id.valid & &!&hazard) & &ex_free) & &!&redirect),
+        id_go,
+        &(&(&(&id.valid & &!&d.hazard) & &ex_free) & &!&r.redirect),
     );
     m.when(&ex_free, |m| {
-        m.connect(&ex.valid, &id_go);
+        m.connect(&ex.valid, id_go);
         ex.load(m, &id.pc, &id.insn, (&id_exc.0, &id_exc.1, &id_exc.2));
-        ex_ctrl.load(m, &id_ctrl);
-        m.connect(&ex_rs1, &id_rs1);
-        m.connect(&ex_rs2, &id_rs2);
-        m.connect(&ex_pred, &mux(&id_redirect, &id_target, &q_pred[0]));
+        d.ex_ctrl.load(m, id_ctrl);
+        m.connect(&ex_regs.rs1, &d.rs1);
+        m.connect(&ex_regs.rs2, &d.rs2);
+        m.connect(&ex_regs.pred, &mux(&id_redirect, &id_target, q_pred0));
     });
-    m.when(&flush_ex, |m| m.connect(&ex.valid, &zero1));
+    m.when(&e.flush, |m| m.connect(&ex.valid, &l.zero1));
+}
 
-    // ---- MEM ---------------------------------------------------------------------------
+/// `state == v` for MEM's access state.
+fn state_is(state: &Value, v: u64) -> Value {
+    state.eq(&k(state, v, 2))
+}
+
+/// Sign-extends the low word of `v` for the .w AMOs (`word_op`).
+fn sext_w(word_op: &Value, v: &Value) -> Value {
+    mux(
+        word_op,
+        &v.slice(31, 0).as_signed().sext(64).as_unsigned(),
+        v,
+    )
+}
+
+/// MEM's data access: blocking loads and stores, AMOs as a read then a write (with the
+/// AMO ALU), the LR/SC reservation's check, and the accelerator's exception port.
+fn mem_access(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    mem_regs: &MemRegs,
+    mem_ctrl: &Ctrl,
+) -> MemAccess {
+    let (mem, mem_addr) = (&mem_regs.stage, mem_regs.addr.clone());
+    let (dmem_req, dmem_resp, rocc_xcpt) = (&ports.dmem_req, &ports.dmem_resp, &ports.rocc_xcpt);
     // Access state: 0 issue, 1 await response, 2 issue the AMO's write, 3 await it.
     let state = m.reg("mem_state", 2, 0u64);
     let amo_old = m.reg("amo_old", 64, ResetValue::None);
     let resv_valid = m.reg("reservation_valid", 1, false);
     let resv_addr = m.reg("reservation_addr", 64, ResetValue::None);
-    let st = |v: u64| state.eq(&k(&state, v, 2));
+    let st = |v: u64| state_is(&state, v);
     let mf3 = mem.insn.slice(14, 12);
     let msize = mf3.slice(1, 0);
     let live_mem = &mem.valid & &!&mem.exc;
@@ -619,46 +874,14 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         &mf3.bit(2),
     );
 
-    // AMO arithmetic on the (sign-extended, for .w) old value and rs2.
-    let word_op = msize.eq(&k(&msize, 2, 2));
-    let sext_w = |v: &Value| {
-        mux(
-            &word_op,
-            &v.slice(31, 0).as_signed().sext(64).as_unsigned(),
-            v,
-        )
-    };
-    let (old, src) = (sext_w(&amo_old), sext_w(&mem_rs2));
-    let funct5 = mem.insn.slice(31, 27);
-    let f5 = |v: u64| funct5.eq(&k(&funct5, v, 5));
-    // min/max compare by the sign of one 65-bit subtraction (which cannot overflow),
-    // sign- (amomin/max) or zero-extended (amominu/maxu, funct5 bit 3); for equal values
-    // either operand is the answer.
-    let ext = |v: &Value| cat(&[&(&!&funct5.bit(3) & &v.bit(63)), v]);
-    let (difference, _) = prefix_sub(&ext(&old), &ext(&src));
-    let below = difference.bit(64);
-    let old_plus_src = add(&old, &src);
-    let (lesser, greater) = (mux(&below, &old, &src), mux(&below, &src, &old));
-    let amo_new = priority_mux(
-        &[
-            (f5(0x00), old_plus_src),
-            (f5(0x01), src.clone()),
-            (f5(0x04), &old ^ &src),
-            (f5(0x08), &old | &src),
-            (f5(0x0c), &old & &src),
-            (f5(0x10), lesser.clone()),
-            (f5(0x14), greater.clone()),
-            (f5(0x18), lesser),
-        ],
-        &greater,
-    );
+    let (word_op, amo_new) = amo_alu(&mem.insn, &msize, &amo_old, &mem_regs.rs2);
     // The AMO's new value goes through a register: its write waits one cycle in state 2
     // for it (a cycle per AMO), which keeps the AMO ALU off the store data's path.
     let amo_store = m.reg("amo_store", 64, ResetValue::None);
     let amo_computed = m.reg("amo_computed", 1, false);
     m.connect(&amo_computed, &st(2));
     m.when(&st(2), |m| m.connect(&amo_store, &amo_new));
-    let store_value = mux(&mem_ctrl.amo, &amo_store, &mem_rs2);
+    let store_value = mux(&mem_ctrl.amo, &amo_store, &mem_regs.rs2);
     let store_data = store_value.dshl(&lane_shift(&mem_addr));
     let mask = lane_mask(&mem_addr, &msize);
     let is_write_phase = &(&mem_ctrl.store | &mem_ctrl.sc) | &(&mem_ctrl.amo & &state.bit(1));
@@ -682,11 +905,70 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&amo_old, &dresp_data.dshr(&lane_shift(&mem_addr)));
         m.connect(&state, &k(&state, 2, 2));
     });
+    MemAccess {
+        state,
+        amo_old,
+        resv_valid,
+        resv_addr,
+        mf3,
+        word_op,
+        live_mem,
+        sc_ok,
+        sc_fail,
+        accesses,
+        loaded,
+        store_data,
+        mask,
+        acc_trap,
+        access_done,
+    }
+}
 
+/// The AMO ALU (MEM): the new value from the old one and rs2. Returns `word_op` (a .w
+/// AMO) and the new value.
+fn amo_alu(insn: &Value, msize: &Value, amo_old: &Value, mem_rs2: &Value) -> (Value, Value) {
+    // AMO arithmetic on the (sign-extended, for .w) old value and rs2.
+    let word_op = msize.eq(&k(msize, 2, 2));
+    let (old, src) = (sext_w(&word_op, amo_old), sext_w(&word_op, mem_rs2));
+    let funct5 = insn.slice(31, 27);
+    let f5 = |v: u64| funct5.eq(&k(&funct5, v, 5));
+    // min/max compare by the sign of one 65-bit subtraction (which cannot overflow),
+    // sign- (amomin/max) or zero-extended (amominu/maxu, funct5 bit 3); for equal values
+    // either operand is the answer.
+    let ext = |v: &Value| cat(&[&(&!&funct5.bit(3) & &v.bit(63)), v]);
+    let (difference, _) = prefix_sub(&ext(&old), &ext(&src));
+    let below = difference.bit(64);
+    let old_plus_src = add(&old, &src);
+    let (lesser, greater) = (mux(&below, &old, &src), mux(&below, &src, &old));
+    let amo_new = priority_mux(
+        &[
+            (f5(0x00), old_plus_src),
+            (f5(0x01), src.clone()),
+            (f5(0x04), &old ^ &src),
+            (f5(0x08), &old | &src),
+            (f5(0x0c), &old & &src),
+            (f5(0x10), lesser.clone()),
+            (f5(0x14), greater.clone()),
+            (f5(0x18), lesser),
+        ],
+        &greater,
+    );
+    (word_op, amo_new)
+}
+
+/// MEM's CSR access: the read, the new value and the legality check. Returns
+/// `(csr_read, csr_new, csr_illegal, rs1_field)`.
+fn csr_access(
+    m: &mut ModuleBuilder,
+    regs: &Regs,
+    mem_ctrl: &Ctrl,
+    acc: &MemAccess,
+) -> (Value, Value, Value, Value) {
+    let (mem, mf3, mem_csr) = (&regs.mem.stage, &acc.mf3, &regs.mem_csr);
     // CSRs: legal if the register exists and a write does not target a read-only one.
-    let csr_read = csrs.read(&mut m, &mem_csr);
+    let csr_read = regs.csrs.read(m, mem_csr);
     let rs1_field = mem.insn.slice(19, 15);
-    let csr_src = mux(&mf3.bit(2), &rs1_field.zext(64), &mem_rs1);
+    let csr_src = mux(&mf3.bit(2), &rs1_field.zext(64), &regs.mem.rs1);
     let csr_op = mf3.slice(1, 0);
     let csr_new = priority_mux(
         &[
@@ -696,10 +978,26 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         &(&csr_read & &!&csr_src),
     );
     let csr_illegal = &mem_ctrl.csr & &mem_csr.illegal;
+    (csr_read, csr_new, csr_illegal, rs1_field)
+}
 
+/// MEM's RoCC command port: the command leaves from here; with xd the response comes
+/// back here. Returns when the RoCC instruction is done.
+fn rocc_port(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    mem_regs: &MemRegs,
+    mem_ctrl: &Ctrl,
+    acc: &MemAccess,
+    rs1_field: &Value,
+    l: &Lits,
+) -> Value {
+    let (mem, state) = (&mem_regs.stage, &acc.state);
+    let (rocc_cmd, rocc_resp, zero64) = (&ports.rocc_cmd, &ports.rocc_resp, &l.zero64);
+    let st = |v: u64| state_is(state, v);
     // RoCC: the command leaves from here; with xd the response comes back here.
     let xd = mem.insn.bit(14);
-    let rocc_live = &live_mem & &mem_ctrl.rocc;
+    let rocc_live = &acc.live_mem & &mem_ctrl.rocc;
     m.connect(rocc_cmd.valid(), &(&rocc_live & &st(0)));
     let rc = rocc_cmd.bits();
     for (name, value) in [
@@ -711,19 +1009,32 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         ("xs2", mem.insn.bit(12)),
         ("rd", rd_of(&mem.insn)),
         ("opcode", mem.insn.slice(6, 0)),
-        ("rs1_val", mux(&mem.insn.bit(13), &mem_rs1, &zero64)),
-        ("rs2_val", mux(&mem.insn.bit(12), &mem_rs2, &zero64)),
+        ("rs1_val", mux(&mem.insn.bit(13), &mem_regs.rs1, zero64)),
+        ("rs2_val", mux(&mem.insn.bit(12), &mem_regs.rs2, zero64)),
     ] {
         m.connect(rc.get(name).value(), &value);
     }
-    m.when(&rocc_cmd.fire(), |m| m.connect(&state, &k(&state, 1, 2)));
+    m.when(&rocc_cmd.fire(), |m| m.connect(state, &k(state, 1, 2)));
     let rocc_wait = &(&rocc_live & &xd) & &st(1);
     m.connect(rocc_resp.ready(), &rocc_wait);
-    let rocc_done = &(&rocc_cmd.fire() & &!&xd) | &rocc_resp.fire();
+    &(&rocc_cmd.fire() & &!&xd) | &rocc_resp.fire()
+}
 
+/// MEM's fences: fence waits for the accelerator, then drops the D$; fence.i waits for
+/// the fetches in flight, then drops the I$ (and refetches, `commit`). Returns
+/// `(fence_done, fence_i_done)`.
+fn fences(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    mem_ctrl: &Ctrl,
+    access: &MemAccess,
+    outstanding: &Value,
+    r: &Redirects,
+) -> (Value, Value) {
+    let live_mem = access.live_mem.clone();
     // fence waits for the accelerator, then drops the D$ so its writes are seen; fence.i
     // waits for the fetches in flight, then drops the I$ and refetches.
-    m.connect(&fetch_hold, &(&live_mem & &mem_ctrl.fence_i));
+    m.connect(&r.fetch_hold, &(&live_mem & &mem_ctrl.fence_i));
     // `rocc_busy` is taken through a register, which keeps the accelerator's busy logic
     // off MEM's completion path. Safe: busy in a cycle covers every command accepted
     // before it (`bus::rocc_command`), so the registered value covers all but one
@@ -733,29 +1044,50 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         m.reg("rocc_busy_q", 1, false),
         m.reg("rocc_fired", 1, false),
     );
-    m.connect(&busy_q, &rocc_busy);
-    m.connect(&fired_q, &rocc_cmd.fire());
+    m.connect(&busy_q, &ports.rocc_busy);
+    m.connect(&fired_q, &ports.rocc_cmd.fire());
     let fence_done = &(&(&live_mem & &mem_ctrl.fence) & &!&busy_q) & &!&fired_q;
-    let fence_i_done = &(&live_mem & &mem_ctrl.fence_i) & &outstanding.eq(&k(&outstanding, 0, 2));
-    m.connect(&dcache_inv, &fence_done);
-    m.connect(&icache_inv, &fence_i_done);
+    let fence_i_done = &(&live_mem & &mem_ctrl.fence_i) & &outstanding.eq(&k(outstanding, 0, 2));
+    m.connect(&ports.dcache_inv, &fence_done);
+    m.connect(&ports.icache_inv, &fence_i_done);
+    (fence_done, fence_i_done)
+}
 
+/// MEM's completion: whether MEM's instruction is done, its trap (an accelerator's
+/// exception first, `bus::rocc_exception`), the trap, mret and fence.i redirects, the
+/// CSR file's updates and the LR/SC reservation. Returns `mem_done`.
+#[allow(clippy::too_many_arguments)]
+fn commit(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    regs: &Regs,
+    mem_ctrl: &Ctrl,
+    access: &MemAccess,
+    (csr_new, csr_illegal): (&Value, &Value),
+    (rocc_done, (fence_done, fence_i_done)): (Value, (Value, Value)),
+    mem_go: &Value,
+    l: &Lits,
+    r: &Redirects,
+) -> Value {
+    let (mem, csrs, mem_csr) = (&regs.mem.stage, &regs.csrs, &regs.mem_csr);
+    let (live_mem, acc_trap) = (access.live_mem.clone(), access.acc_trap.clone());
+    let (resv_valid, resv_addr) = (access.resv_valid.clone(), access.resv_addr.clone());
     let waits = any_of(&[
-        accesses.clone(),
+        access.accesses.clone(),
         mem_ctrl.rocc.clone(),
         mem_ctrl.fence.clone(),
         mem_ctrl.fence_i.clone(),
     ]);
     let done = any_of(&[
-        &!&waits & &!&csr_illegal,
-        access_done.clone(),
+        &!&waits & &!csr_illegal,
+        access.access_done.clone(),
         rocc_done,
         fence_done,
         fence_i_done.clone(),
     ]);
     let mem_done = &(&live_mem & &done) & &!&acc_trap;
-    let trap = &acc_trap | &(&mem.valid & &(&mem.exc | &csr_illegal));
-    let acc = rocc_xcpt.bits();
+    let trap = &acc_trap | &(&mem.valid & &(&mem.exc | csr_illegal));
+    let acc = ports.rocc_xcpt.bits();
     let trap_cause = priority_mux(
         &[
             (acc_trap.clone(), acc.get("cause").value().clone()),
@@ -770,100 +1102,130 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         ],
         &mem.insn.zext(64),
     );
-    m.connect(&mem_go, &(&mem_done | &trap));
+    m.connect(mem_go, &(&mem_done | &trap));
     let mret = &mem_done & &mem_ctrl.mret;
     m.connect(
-        &mem_redirect,
+        &r.mem_redirect,
         &any_of(&[trap.clone(), mret.clone(), fence_i_done]),
     );
     m.connect(
-        &mem_target,
+        &r.mem_target,
         &priority_mux(
             &[
                 (trap.clone(), csrs.trap_vector()),
                 (mret.clone(), csrs.mepc.clone()),
             ],
-            &add(&mem.pc, &four),
+            &add(&mem.pc, &l.four),
         ),
     );
     m.when(&trap, |m| {
         csrs.trap(m, &mem.pc, &trap_cause.zext(64), &trap_tval);
-        m.connect(&resv_valid, &zero1);
+        m.connect(&resv_valid, &l.zero1);
     });
     m.when(&mret, |m| csrs.mret(m));
-    csrs.retire(&mut m, &mem_done);
+    csrs.retire(m, &mem_done);
     // (`mem_done` of a CSR instruction, without the other kinds' completion terms.)
     let csr_write = &(&(&live_mem & &mem_ctrl.csr) & &mem_csr.writes) & &!&mem_csr.illegal;
     m.when(&(&csr_write & &!&acc_trap), |m| {
-        csrs.write(m, &mem_csr, &csr_new)
+        csrs.write(m, mem_csr, csr_new)
     });
     m.when(&(&mem_done & &mem_ctrl.lr), |m| {
-        m.connect(&resv_valid, &one1);
-        m.connect(&resv_addr, &mem_addr);
+        m.connect(&resv_valid, &l.one1);
+        m.connect(&resv_addr, &regs.mem.addr);
     });
     m.when(&(&mem_done & &mem_ctrl.sc), |m| {
-        m.connect(&resv_valid, &zero1)
+        m.connect(&resv_valid, &l.zero1)
     });
+    mem_done
+}
 
+/// MEM's result (what its instruction writes back), the access state's reset as it
+/// leaves, and EX -> MEM: MEM's registers loaded from EX. Returns the result.
+fn mem_advance(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    regs: &Regs,
+    id: &Id,
+    e: &Ex,
+    access: &MemAccess,
+    csr_read: &Value,
+) -> Value {
+    let (mem_ctrl, mem, ex, state) = (&id.mem_ctrl, &regs.mem.stage, &regs.ex.stage, &access.state);
     let result = priority_mux(
         &[
-            (&mem_ctrl.load | &mem_ctrl.lr, loaded.clone()),
-            (mem_ctrl.amo.clone(), sext_w(&amo_old)),
-            (mem_ctrl.sc.clone(), sc_fail.zext(64)),
+            (&mem_ctrl.load | &mem_ctrl.lr, access.loaded.clone()),
+            (
+                mem_ctrl.amo.clone(),
+                sext_w(&access.word_op, &access.amo_old),
+            ),
+            (mem_ctrl.sc.clone(), access.sc_fail.zext(64)),
             (mem_ctrl.csr.clone(), csr_read.clone()),
             (
                 mem_ctrl.rocc.clone(),
-                rocc_resp.bits().get("data").value().clone(),
+                ports.rocc_resp.bits().get("data").value().clone(),
             ),
         ],
-        &mem_result,
+        &regs.mem.result,
     );
-    m.when(&mem_go, |m| m.connect(&state, &k(&state, 0, 2)));
-    m.when(&mem_free, |m| {
-        m.connect(&mem.valid, &ex_go);
-        mem.load(m, &ex.pc, &ex.insn, (&ex_exc.0, &ex_exc.1, &ex_exc.2));
-        mem_ctrl.load(m, &ex_ctrl);
-        mem_csr.load(m, &CsrAccess::decode(&ex.insn));
-        m.connect(&mem_result, &ex_result);
-        m.connect(&mem_addr, &addr);
-        m.connect(&mem_rs1, &ex_rs1);
-        m.connect(&mem_rs2, &ex_rs2);
+    m.when(&e.mem_go, |m| m.connect(state, &k(state, 0, 2)));
+    m.when(&e.mem_free, |m| {
+        m.connect(&mem.valid, &e.go);
+        mem.load(m, &ex.pc, &ex.insn, (&e.exc.0, &e.exc.1, &e.exc.2));
+        mem_ctrl.load(m, &id.ex_ctrl);
+        regs.mem_csr.load(m, &CsrAccess::decode(&ex.insn));
+        m.connect(&regs.mem.result, &id.ex_result);
+        m.connect(&regs.mem.addr, &e.addr);
+        m.connect(&regs.mem.rs1, &regs.ex.rs1);
+        m.connect(&regs.mem.rs2, &regs.ex.rs2);
     });
+    result
+}
 
-    // ---- WB ----------------------------------------------------------------------------
-    let stores = &(&mem_ctrl.store | &mem_ctrl.amo) | &sc_ok;
-    m.connect(&wb_valid, &mem_done);
-    m.when(&mem_done, |m| {
-        m.connect(&wb_pc, &mem.pc);
-        m.connect(&wb_insn, &mem.insn);
+/// WB: the register write and the commit trace (`trace.rs`).
+fn writeback(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    regs: &Regs,
+    id: &Id,
+    access: &MemAccess,
+    (mem_done, result): (&Value, &Value),
+    l: &Lits,
+) {
+    let (mem, wb, mem_ctrl) = (&regs.mem.stage, &regs.wb, &id.mem_ctrl);
+    let (mem_addr, mask, zero64) = (regs.mem.addr.clone(), access.mask.clone(), l.zero64.clone());
+    let wb_rd = wb.rd.clone();
+    let stores = &(&mem_ctrl.store | &mem_ctrl.amo) | &access.sc_ok;
+    m.connect(&wb.valid, mem_done);
+    m.when(mem_done, |m| {
+        m.connect(&wb.pc, &mem.pc);
+        m.connect(&wb.insn, &mem.insn);
         m.connect(
             &wb_rd,
-            &mux(&mem_writes, &rd_of(&mem.insn), &k(&wb_rd, 0, 5)),
+            &mux(&id.mem_writes, &rd_of(&mem.insn), &k(&wb_rd, 0, 5)),
         );
-        m.connect(&wb_value, &result);
+        m.connect(&wb.value, result);
         let aligned = &mem_addr & &k(&mem_addr, !7, 64);
-        m.connect(&wb_mem_addr, &mux(&stores, &aligned, &zero64));
-        m.connect(&wb_mem_data, &mux(&stores, &store_data, &zero64));
-        m.connect(&wb_mem_mask, &mux(&stores, &mask, &k(&mask, 0, 8)));
+        m.connect(&wb.mem_addr, &mux(&stores, &aligned, &zero64));
+        m.connect(&wb.mem_data, &mux(&stores, &access.store_data, &zero64));
+        m.connect(&wb.mem_mask, &mux(&stores, &mask, &k(&mask, 0, 8)));
     });
     // wb_rd is 0 for an instruction that writes no register.
-    m.when(&(&wb_valid & &!&wb_rd.eq(&k(&wb_rd, 0, 5))), |m| {
-        m.write(&rf, &wb_rd, &wb_value)
+    m.when(&(&wb.valid & &!&wb_rd.eq(&k(&wb_rd, 0, 5))), |m| {
+        m.write(&regs.rf, &wb_rd, &wb.value)
     });
-    m.connect(trace.valid(), &wb_valid);
-    let tb = trace.bits();
+    m.connect(ports.trace.valid(), &wb.valid);
+    let tb = ports.trace.bits();
     for (name, value) in [
-        ("pc", &wb_pc),
-        ("insn", &wb_insn),
-        ("rd", &wb_rd),
-        ("value", &wb_value),
-        ("mem_addr", &wb_mem_addr),
-        ("mem_data", &wb_mem_data),
-        ("mem_mask", &wb_mem_mask),
+        ("pc", &wb.pc),
+        ("insn", &wb.insn),
+        ("rd", &wb.rd),
+        ("value", &wb.value),
+        ("mem_addr", &wb.mem_addr),
+        ("mem_data", &wb.mem_data),
+        ("mem_mask", &wb.mem_mask),
     ] {
         m.connect(tb.get(name).value(), value);
     }
-    m.finish()
 }
 
 /// `a + b` (64 bits) by the parallel-prefix adder: the core's pc and address sums.
