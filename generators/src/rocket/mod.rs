@@ -20,6 +20,7 @@ pub mod csr;
 pub mod decode;
 mod fetch;
 pub mod mem_arbiter;
+mod mem_stage;
 pub mod muldiv;
 pub mod params;
 pub mod tile;
