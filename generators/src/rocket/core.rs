@@ -19,6 +19,9 @@
 //!
 //! ID decodes once; EX and MEM hold the decoded control in registers (`Ctrl::registers`)
 //! beside the instruction word, which keeps the decoder off their paths.
+//!
+//! `core` assembles the stages from one function per block: IF is in `fetch.rs`, MEM in
+//! `mem_stage.rs`, ID, EX and WB here.
 
 use super::alu::{alu, branch_taken};
 use super::bpred::{Bht, Btb, Resolution};
@@ -28,11 +31,15 @@ use super::bus::{
 };
 use super::csr::{CsrAccess, CsrFile};
 use super::decode::{decode, Ctrl};
+use super::fetch::{fetch, Fetch};
+use super::mem_stage::{commit, csr_access, fences, mem_access, mem_advance, rocc_port, MemAccess};
 use super::params::{Predictor, RocketParams};
 use super::trace::trace_shape;
-use crate::arith::kogge_stone::{prefix_add, prefix_sub};
+use crate::arith::kogge_stone::prefix_add;
 use hdl::helpers::priority_mux;
-use hdl::{cat, mux, Bits, Dir, HdlErrors, MemStyle, Module, ModuleBuilder, ResetValue, Value};
+use hdl::{
+    mux, Bits, Bundle, Dir, HdlErrors, Mem, MemStyle, Module, ModuleBuilder, ResetValue, Value,
+};
 use std::rc::Rc;
 
 /// Where execution starts (the reset ROM).
@@ -40,7 +47,7 @@ pub const RESET_VECTOR: u64 = 0x1000;
 /// The reset ROM's size in bytes.
 pub const ROM_SIZE: u64 = 32;
 
-mod cause {
+pub(super) mod cause {
     pub const INSN_MISALIGNED: u64 = 0;
     pub const INSN_ACCESS_FAULT: u64 = 1;
     pub const ILLEGAL_INSN: u64 = 2;
@@ -53,25 +60,25 @@ mod cause {
 }
 
 /// The predictors the configuration has, trained from EX's resolution a cycle later.
-struct Predictors {
-    btb: Option<Btb>,
-    bht: Option<Bht>,
+pub(super) struct Predictors {
+    pub btb: Option<Btb>,
+    pub bht: Option<Bht>,
 }
 
 /// A pipeline register holding one instruction and its pending exception: `valid` and
 /// `exc` have a reset, the instruction's data (pc, word, cause, tval) is only observed
 /// under `valid` and has none.
-struct Stage {
-    valid: Value,
-    pc: Value,
-    insn: Value,
-    exc: Value,
-    cause: Value,
-    tval: Value,
+pub(super) struct Stage {
+    pub valid: Value,
+    pub pc: Value,
+    pub insn: Value,
+    pub exc: Value,
+    pub cause: Value,
+    pub tval: Value,
 }
 
 impl Stage {
-    fn new(m: &mut ModuleBuilder, name: &str) -> Stage {
+    pub(super) fn new(m: &mut ModuleBuilder, name: &str) -> Stage {
         Stage {
             valid: m.reg(&format!("{name}_valid"), 1, false),
             pc: m.reg(&format!("{name}_pc"), 64, ResetValue::None),
@@ -83,7 +90,13 @@ impl Stage {
     }
 
     /// Loads the instruction of `from` with exception state (`exc`, `cause`, `tval`).
-    fn load(&self, m: &mut ModuleBuilder, pc: &Value, insn: &Value, exc: (&Value, &Value, &Value)) {
+    pub(super) fn load(
+        &self,
+        m: &mut ModuleBuilder,
+        pc: &Value,
+        insn: &Value,
+        exc: (&Value, &Value, &Value),
+    ) {
         m.connect(&self.pc, pc);
         m.connect(&self.insn, insn);
         m.connect(&self.exc, exc.0);
@@ -92,7 +105,7 @@ impl Stage {
     }
 }
 
-fn k(v: &Value, value: u64, width: u32) -> Value {
+pub(super) fn k(v: &Value, value: u64, width: u32) -> Value {
     v.konst(Bits::from_u64(width, value))
 }
 
@@ -117,216 +130,282 @@ fn first_exception(
     )
 }
 
-/// Byte-lane mask of an access of `2^size` bytes at `addr` within its doubleword.
-fn lane_mask(addr: &Value, size: &Value) -> Value {
-    let bytes = priority_mux(
-        &[
-            (size.eq(&k(size, 0, 2)), k(size, 0x01, 8)),
-            (size.eq(&k(size, 1, 2)), k(size, 0x03, 8)),
-            (size.eq(&k(size, 2, 2)), k(size, 0x0f, 8)),
-        ],
-        &k(size, 0xff, 8),
-    );
-    bytes.dshl(&addr.slice(2, 0))
+/// The core's ports (shapes in `bus.rs` and `trace.rs`).
+pub(super) struct Ports {
+    pub(super) imem_req: Bundle,
+    pub(super) imem_resp: Bundle,
+    pub(super) dmem_req: Bundle,
+    pub(super) dmem_resp: Bundle,
+    pub(super) md_req: Bundle,
+    pub(super) md_resp: Bundle,
+    pub(super) md_kill: Value,
+    pub(super) icache_inv: Value,
+    pub(super) dcache_inv: Value,
+    pub(super) rocc_cmd: Bundle,
+    pub(super) rocc_resp: Bundle,
+    pub(super) rocc_busy: Value,
+    pub(super) rocc_xcpt: Bundle,
+    pub(super) trace: Bundle,
 }
 
-/// Byte offset within the doubleword, in bits (for shifting data into its lanes).
-fn lane_shift(addr: &Value) -> Value {
-    cat(&[&addr.slice(2, 0), &k(addr, 0, 3)])
+impl Ports {
+    fn new(m: &mut ModuleBuilder) -> Ports {
+        Ports {
+            imem_req: m.io("imem_req", Dir::Out, &mem_request(0)),
+            imem_resp: m.io("imem_resp", Dir::In, &mem_response(0)),
+            dmem_req: m.io("dmem_req", Dir::Out, &mem_request(0)),
+            dmem_resp: m.io("dmem_resp", Dir::In, &mem_response(0)),
+            md_req: m.io("muldiv_req", Dir::Out, &muldiv_request()),
+            md_resp: m.io("muldiv_resp", Dir::In, &muldiv_response()),
+            md_kill: m.output("muldiv_kill", 1),
+            icache_inv: m.output("icache_invalidate", 1),
+            dcache_inv: m.output("dcache_invalidate", 1),
+            rocc_cmd: m.io("rocc_cmd", Dir::Out, &rocc_command()),
+            rocc_resp: m.io("rocc_resp", Dir::In, &rocc_response()),
+            rocc_busy: m.input("rocc_busy", 1),
+            rocc_xcpt: m.io("rocc_xcpt", Dir::In, &rocc_exception()),
+            trace: m.io("trace", Dir::Out, &trace_shape()),
+        }
+    }
 }
 
-/// Sign- or zero-extends the low `2^size` bytes of `v`.
-fn extend(v: &Value, size: &Value, unsigned: &Value) -> Value {
-    let ext = |w: u32| {
-        mux(
-            unsigned,
-            &v.slice(w - 1, 0).zext(64),
-            &v.slice(w - 1, 0).as_signed().sext(64).as_unsigned(),
-        )
-    };
-    priority_mux(
-        &[
-            (size.eq(&k(size, 0, 2)), ext(8)),
-            (size.eq(&k(size, 1, 2)), ext(16)),
-            (size.eq(&k(size, 2, 2)), ext(32)),
-        ],
-        v,
-    )
+/// The literals the stages share.
+pub(super) struct Lits {
+    pub zero1: Value,
+    pub one1: Value,
+    pub zero64: Value,
+    pub four: Value,
+}
+
+impl Lits {
+    fn new(m: &mut ModuleBuilder) -> Lits {
+        Lits {
+            zero1: m.lit(0, 1),
+            one1: m.lit(1, 1),
+            zero64: m.lit(0, 64),
+            four: m.lit(4, 64),
+        }
+    }
+}
+
+/// Redirects (fetch restarts at the target; younger instructions are squashed): from MEM
+/// (traps, mret, fence.i), from EX (mispredictions), and predicted-taken ones from decode
+/// (BHT) or from an arriving instruction (BTB).
+pub(super) struct Redirects {
+    pub mem_redirect: Value,
+    pub mem_target: Value,
+    pub ex_redirect: Value,
+    pub ex_target: Value,
+    /// `mem_redirect | ex_redirect`.
+    pub redirect: Value,
+    pub id_redirect: Value,
+    pub id_target: Value,
+    pub btb_redirect: Value,
+    pub btb_target: Value,
+    pub any_redirect: Value,
+    pub fetch_target: Value,
+    /// fence.i in MEM holds fetch.
+    pub fetch_hold: Value,
+}
+
+impl Redirects {
+    fn new(m: &mut ModuleBuilder) -> Redirects {
+        // Redirects (fetch restarts at the target; younger instructions are squashed).
+        let mem_redirect = m.wire("mem_redirect", 1);
+        let mem_target = m.wire("mem_target", 64);
+        let ex_redirect = m.wire("ex_redirect", 1);
+        let ex_target = m.wire("ex_target", 64);
+        let redirect = &mem_redirect | &ex_redirect;
+        let target = mux(&mem_redirect, &mem_target, &ex_target);
+        // Predicted-taken redirects from decode (BHT) or from an arriving instruction (BTB).
+        let id_redirect = m.wire("id_redirect", 1);
+        let id_target = m.wire("id_target", 64);
+        let btb_redirect = m.wire("btb_redirect", 1);
+        let btb_target = m.wire("btb_target", 64);
+        let any_redirect = &(&redirect | &id_redirect) | &btb_redirect;
+        let fetch_target = priority_mux(
+            &[
+                (redirect.clone(), target.clone()),
+                (id_redirect.clone(), id_target.clone()),
+            ],
+            &btb_target,
+        );
+        let fetch_hold = m.wire("fetch_hold", 1);
+        Redirects {
+            mem_redirect,
+            mem_target,
+            ex_redirect,
+            ex_target,
+            redirect,
+            id_redirect,
+            id_target,
+            btb_redirect,
+            btb_target,
+            any_redirect,
+            fetch_target,
+            fetch_hold,
+        }
+    }
+}
+
+/// EX's pipeline registers: the instruction, its operands and the next pc fetch went on
+/// to after it.
+pub(super) struct ExRegs {
+    pub(super) stage: Stage,
+    pub(super) rs1: Value,
+    pub(super) rs2: Value,
+    pub(super) pred: Value,
+}
+
+/// MEM's pipeline registers: the instruction, EX's result, the data address and the
+/// operands.
+pub(super) struct MemRegs {
+    pub(super) stage: Stage,
+    pub(super) result: Value,
+    pub(super) addr: Value,
+    pub(super) rs1: Value,
+    pub(super) rs2: Value,
+}
+
+/// WB's record: the register write and the commit trace's fields.
+pub(super) struct WbRegs {
+    pub(super) valid: Value,
+    pub(super) pc: Value,
+    pub(super) insn: Value,
+    pub(super) rd: Value,
+    pub(super) value: Value,
+    pub(super) mem_addr: Value,
+    pub(super) mem_data: Value,
+    pub(super) mem_mask: Value,
+}
+
+/// The register file, the stage registers behind ID, and the CSRs.
+pub(super) struct Regs {
+    pub(super) rf: Mem,
+    pub(super) ex: ExRegs,
+    pub(super) mem: MemRegs,
+    pub(super) wb: WbRegs,
+    pub(super) csrs: CsrFile,
+    pub(super) mem_csr: CsrAccess,
+}
+
+/// What ID produces: the decoded control (with EX's and MEM's registers of it), the
+/// operands after the bypasses, the interlock and the exceptions known at decode.
+pub(super) struct Id {
+    pub(super) ctrl: Ctrl,
+    pub(super) ex_ctrl: Ctrl,
+    pub(super) mem_ctrl: Ctrl,
+    /// MEM's instruction writes a register other than x0.
+    pub(super) mem_writes: Value,
+    pub(super) rs1: Value,
+    pub(super) rs2: Value,
+    pub(super) hazard: Value,
+    pub(super) exc: (Value, Value, Value),
+    /// EX's result (driven by EX), bypassed to ID.
+    pub(super) ex_result: Value,
+}
+
+/// What EX produces for its control, resolution and MEM.
+pub(super) struct Ex {
+    pub(super) go: Value,
+    pub(super) mem_go: Value,
+    pub(super) mem_free: Value,
+    pub(super) flush: Value,
+    pub(super) funct3: Value,
+    pub(super) link: Value,
+    pub(super) taken: Value,
+    pub(super) jump_target: Value,
+    pub(super) addr: Value,
+    pub(super) exc: (Value, Value, Value),
 }
 
 /// `rocc`: an accelerator is attached (else custom-0..3 are illegal instructions).
 pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketCore");
-    let imem_req = m.io("imem_req", Dir::Out, &mem_request(0));
-    let imem_resp = m.io("imem_resp", Dir::In, &mem_response(0));
-    let dmem_req = m.io("dmem_req", Dir::Out, &mem_request(0));
-    let dmem_resp = m.io("dmem_resp", Dir::In, &mem_response(0));
-    let md_req = m.io("muldiv_req", Dir::Out, &muldiv_request());
-    let md_resp = m.io("muldiv_resp", Dir::In, &muldiv_response());
-    let md_kill = m.output("muldiv_kill", 1);
-    let icache_inv = m.output("icache_invalidate", 1);
-    let dcache_inv = m.output("dcache_invalidate", 1);
-    let rocc_cmd = m.io("rocc_cmd", Dir::Out, &rocc_command());
-    let rocc_resp = m.io("rocc_resp", Dir::In, &rocc_response());
-    let rocc_busy = m.input("rocc_busy", 1);
-    let rocc_xcpt = m.io("rocc_xcpt", Dir::In, &rocc_exception());
-    let trace = m.io("trace", Dir::Out, &trace_shape());
-
-    let zero1 = m.lit(0, 1);
-    let one1 = m.lit(1, 1);
-    let zero64 = m.lit(0, 64);
-    let four = m.lit(4, 64);
-
-    // Memory map: the reset ROM (readable, executable) and RAM.
-    let in_rom = |a: &Value| in_region(a, RESET_VECTOR, ROM_SIZE);
-    let in_ram = |a: &Value| in_region(a, p.ram_base, p.ram_size);
-
-    // Redirects (fetch restarts at the target; younger instructions are squashed).
-    let mem_redirect = m.wire("mem_redirect", 1);
-    let mem_target = m.wire("mem_target", 64);
-    let ex_redirect = m.wire("ex_redirect", 1);
-    let ex_target = m.wire("ex_target", 64);
-    let redirect = &mem_redirect | &ex_redirect;
-    let target = mux(&mem_redirect, &mem_target, &ex_target);
-    // Predicted-taken redirects from decode (BHT) or from an arriving instruction (BTB).
-    let id_redirect = m.wire("id_redirect", 1);
-    let id_target = m.wire("id_target", 64);
-    let btb_redirect = m.wire("btb_redirect", 1);
-    let btb_target = m.wire("btb_target", 64);
-    let any_redirect = &(&redirect | &id_redirect) | &btb_redirect;
-    let fetch_target = priority_mux(
-        &[
-            (redirect.clone(), target.clone()),
-            (id_redirect.clone(), id_target.clone()),
-        ],
-        &btb_target,
-    );
-    let fetch_hold = m.wire("fetch_hold", 1);
+    let ports = Ports::new(&mut m);
+    let lits = Lits::new(&mut m);
+    let redirects = Redirects::new(&mut m);
 
     // ---- IF: fetch queue -------------------------------------------------------------
-    let pc_f = m.reg("pc_f", 64, RESET_VECTOR);
-    let mut predictors = Predictors {
-        btb: None,
-        bht: None,
-    };
-    let outstanding = m.reg("fetch_outstanding", 2, 0u64);
-    let drop = m.reg("fetch_drop", 2, 0u64);
-    let q: Vec<Stage> = (0..2)
-        .map(|i| Stage::new(&mut m, &format!("fq{i}")))
-        .collect();
-    let occupancy = &q[0].valid.zext(2) + &q[1].valid.zext(2);
-    let live = &outstanding - &drop;
-    let id_go = m.wire("id_go", 1);
-
-    let pc_ok = &in_rom(&pc_f) | &in_ram(&pc_f);
-    let room = (&occupancy + &live).lt(&k(&live, 2, 2));
-    let may_fetch = &(&room & &!&any_redirect) & &!&fetch_hold;
-    m.connect(
-        imem_req.valid(),
-        &(&(&may_fetch & &pc_ok) & &outstanding.lt(&k(&live, 2, 2))),
-    );
-    let ib = imem_req.bits();
-    m.connect(ib.get("addr").value(), &pc_f.slice(31, 0));
-    m.connect(ib.get("write").value(), &zero1);
-    m.connect(ib.get("data").value(), &zero64);
-    let fetch_mask = mux(&pc_f.bit(2), &k(&pc_f, 0xf0, 8), &k(&pc_f, 0x0f, 8));
-    m.connect(ib.get("mask").value(), &fetch_mask);
-    m.connect(ib.get("size").value(), &k(&pc_f, 2, 3));
-    let fetch_fire = imem_req.fire();
-    // A fetch outside memory enqueues an access fault once the live fetches are in.
-    let fault_enq = &(&may_fetch & &!&pc_ok) & &live.eq(&k(&live, 0, 2));
-    let resp_valid = imem_resp.valid().clone();
-    let resp_live = &resp_valid & &drop.eq(&k(&drop, 0, 2));
-    // The oldest live request was for pc_f - 4 * live (requests after a redirect are
-    // sequential), held in a register of its own (`resp_pc`, pc_f while none is live, so
-    // also the pc of a fault entry): it advances by 4 as a live response (or a fault
-    // entry) arrives, and restarts at the target on a redirect, which keeps any
-    // arithmetic off the BTB lookup and the queue's pc.
-    let pc_f_plus4 = add(&pc_f, &four);
-    let resp_pc = m.reg("fetch_resp_pc", 64, RESET_VECTOR);
-    let resp_next = add(&resp_pc, &four);
-    let resp_data = imem_resp.bits().get("data").value().clone();
-    let resp_insn = mux(
-        &resp_pc.bit(2),
-        &resp_data.slice(63, 32),
-        &resp_data.slice(31, 0),
+    let Fetch {
+        q,
+        q_pred,
+        outstanding,
+        id_go,
+        mut predictors,
+    } = fetch(
+        &mut m,
+        p,
+        &ports.imem_req,
+        &ports.imem_resp,
+        &lits,
+        &redirects,
     );
 
-    let outstanding_next = &(&outstanding + &fetch_fire.zext(2)) - &resp_valid.zext(2);
-    m.connect(&outstanding, &outstanding_next);
-    let drop_dec = &resp_valid & &!&drop.eq(&k(&drop, 0, 2));
-    m.connect(&drop, &(&drop - &drop_dec.zext(2)));
-    m.when(&(&fetch_fire | &fault_enq), |m| {
-        m.connect(&pc_f, &pc_f_plus4)
-    });
-    m.when(&(&resp_live | &fault_enq), |m| {
-        m.connect(&resp_pc, &resp_next)
-    });
-    m.when(&any_redirect, |m| {
-        m.connect(&drop, &outstanding_next);
-        m.connect(&pc_f, &fetch_target);
-        m.connect(&resp_pc, &fetch_target);
-    });
+    let regs = stage_registers(&mut m);
 
-    // Queue: entries shift towards q[0] on dequeue; a new entry goes to the first free.
-    let squash = &redirect | &id_redirect;
-    let enq = &(&resp_live | &fault_enq) & &!&squash;
-    let enq_pc = resp_pc.clone();
-    let q_pred: Vec<Value> = (0..2)
-        .map(|i| m.reg(&format!("fq{i}_pred"), 64, ResetValue::None))
-        .collect();
-    let enq_pred = match p.predictor {
-        Predictor::Btb => {
-            let btb = Btb::new(&mut m, p.btb_entries);
-            let (taken, to) = btb.predict(&resp_pc);
-            m.connect(&btb_redirect, &(&(&resp_live & &!&squash) & &taken));
-            m.connect(&btb_target, &to);
-            predictors.btb = Some(btb);
-            // (As mux(btb_redirect, to, enq_pc + 4) where an entry is enqueued, with
-            // the response's valid last.)
-            mux(&(&resp_live & &taken), &to, &resp_next)
-        }
-        _ => {
-            m.connect(&btb_redirect, &zero1);
-            m.connect(&btb_target, &zero64);
-            resp_next.clone()
-        }
-    };
-    let enq_insn = mux(&resp_live, &resp_insn, &zero64.slice(31, 0));
-    let enq_fault = !&resp_live;
-    let fault_cause = k(&zero64, cause::INSN_ACCESS_FAULT, 4);
-    let q1_to_q0 = &id_go & &q[1].valid;
-    // After a dequeue q[0] takes q[1] (if any), and a new entry lands behind it.
-    let after_deq0 = mux(&id_go, &q[1].valid, &q[0].valid);
-    let after_deq1 = &q[1].valid & &!&id_go;
-    m.when(&q1_to_q0, |m| {
-        q[0].load(
-            m,
-            &q[1].pc,
-            &q[1].insn,
-            (&q[1].exc, &q[1].cause, &q[1].tval),
-        );
-        m.connect(&q_pred[0], &q_pred[1]);
-    });
-    m.connect(&q[0].valid, &after_deq0);
-    m.connect(&q[1].valid, &after_deq1);
-    m.when(&enq, |m| {
-        m.when(&!&after_deq0, |m| {
-            m.connect(&q[0].valid, &one1);
-            q[0].load(m, &enq_pc, &enq_insn, (&enq_fault, &fault_cause, &enq_pc));
-            m.connect(&q_pred[0], &enq_pred);
-        })
-        .otherwise(|m| {
-            m.connect(&q[1].valid, &one1);
-            q[1].load(m, &enq_pc, &enq_insn, (&enq_fault, &fault_cause, &enq_pc));
-            m.connect(&q_pred[1], &enq_pred);
-        });
-    });
-    m.when(&squash, |m| {
-        m.connect(&q[0].valid, &zero1);
-        m.connect(&q[1].valid, &zero1);
-    });
+    // ---- ID ----------------------------------------------------------------------------
+    let id = decode_stage(&mut m, rocc, &q[0], &regs, &lits);
 
+    // ---- EX ----------------------------------------------------------------------------
+    let ex = execute(&mut m, p, &regs, &id, &ports, &lits, &redirects);
+    muldiv_port(&mut m, &ports, &regs.ex, &id.ex_ctrl, &ex, &lits);
+    resolve(&mut m, &regs.ex, &id.ex_ctrl, &ex, &redirects, &predictors);
+    issue(
+        &mut m,
+        p,
+        (&q[0], &q_pred[0], &id_go),
+        &id,
+        &ex,
+        &regs.ex,
+        &lits,
+        &redirects,
+        &mut predictors,
+    );
+
+    // ---- MEM ---------------------------------------------------------------------------
+    let acc = mem_access(&mut m, &ports, &regs.mem, &id.mem_ctrl);
+    let (csr_read, csr_new, csr_illegal, rs1_field) = csr_access(&mut m, &regs, &id.mem_ctrl, &acc);
+    let rocc_done = rocc_port(
+        &mut m,
+        &ports,
+        &regs.mem,
+        &id.mem_ctrl,
+        &acc,
+        &rs1_field,
+        &lits,
+    );
+    let fence = fences(&mut m, &ports, &id.mem_ctrl, &acc, &outstanding, &redirects);
+    let mem_done = commit(
+        &mut m,
+        &ports,
+        &regs,
+        &id.mem_ctrl,
+        &acc,
+        (&csr_new, &csr_illegal),
+        (rocc_done, fence),
+        &ex.mem_go,
+        &lits,
+        &redirects,
+    );
+    let result = mem_advance(&mut m, &ports, &regs, &id, &ex, &acc, &csr_read);
+
+    // ---- WB ----------------------------------------------------------------------------
+    writeback(
+        &mut m,
+        &ports,
+        &regs,
+        &id,
+        &acc,
+        (&mem_done, &result),
+        &lits,
+    );
+    m.finish()
+}
+
+/// The register file and the EX, MEM and WB pipeline registers, then the CSR file and
+/// MEM's decoded CSR access.
+fn stage_registers(m: &mut ModuleBuilder) -> Regs {
     // ---- register file -----------------------------------------------------------------
     // x1..x31 are words 1..31 of an inferred 32 x 64 memory, read combinationally twice
     // in decode and written once in WB, so FPGA flows map it to LUT RAM and ASIC
@@ -338,34 +417,63 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     // ---- stage registers ---------------------------------------------------------------
     // Operands, results, addresses and WB's record are only observed under their stage's
     // valid bit (WB's: `wb_valid`): no reset.
-    let ex = Stage::new(&mut m, "ex");
-    let ex_rs1 = m.reg("ex_rs1", 64, ResetValue::None);
-    let ex_rs2 = m.reg("ex_rs2", 64, ResetValue::None);
-    // The next pc fetch went on to after this instruction.
-    let ex_pred = m.reg("ex_pred", 64, ResetValue::None);
-    let mem = Stage::new(&mut m, "mem");
-    let mem_result = m.reg("mem_result", 64, ResetValue::None);
-    let mem_addr = m.reg("mem_addr", 64, ResetValue::None);
-    let mem_rs1 = m.reg("mem_rs1", 64, ResetValue::None);
-    let mem_rs2 = m.reg("mem_rs2", 64, ResetValue::None);
-    let wb_valid = m.reg("wb_valid", 1, false);
-    let wb_pc = m.reg("wb_pc", 64, ResetValue::None);
-    let wb_insn = m.reg("wb_insn", 32, ResetValue::None);
-    let wb_rd = m.reg("wb_rd", 5, ResetValue::None);
-    let wb_value = m.reg("wb_value", 64, ResetValue::None);
-    let wb_mem_addr = m.reg("wb_mem_addr", 64, ResetValue::None);
-    let wb_mem_data = m.reg("wb_mem_data", 64, ResetValue::None);
-    let wb_mem_mask = m.reg("wb_mem_mask", 8, ResetValue::None);
+    let ex = ExRegs {
+        stage: Stage::new(m, "ex"),
+        rs1: m.reg("ex_rs1", 64, ResetValue::None),
+        rs2: m.reg("ex_rs2", 64, ResetValue::None),
+        // The next pc fetch went on to after this instruction.
+        pred: m.reg("ex_pred", 64, ResetValue::None),
+    };
+    let mem = MemRegs {
+        stage: Stage::new(m, "mem"),
+        result: m.reg("mem_result", 64, ResetValue::None),
+        addr: m.reg("mem_addr", 64, ResetValue::None),
+        rs1: m.reg("mem_rs1", 64, ResetValue::None),
+        rs2: m.reg("mem_rs2", 64, ResetValue::None),
+    };
+    let wb = WbRegs {
+        valid: m.reg("wb_valid", 1, false),
+        pc: m.reg("wb_pc", 64, ResetValue::None),
+        insn: m.reg("wb_insn", 32, ResetValue::None),
+        rd: m.reg("wb_rd", 5, ResetValue::None),
+        value: m.reg("wb_value", 64, ResetValue::None),
+        mem_addr: m.reg("wb_mem_addr", 64, ResetValue::None),
+        mem_data: m.reg("wb_mem_data", 64, ResetValue::None),
+        mem_mask: m.reg("wb_mem_mask", 8, ResetValue::None),
+    };
 
-    let csrs = CsrFile::new(&mut m);
-    let mem_csr = CsrAccess::registers(&mut m, "mem_csr");
+    let csrs = CsrFile::new(m);
+    let mem_csr = CsrAccess::registers(m, "mem_csr");
+    Regs {
+        rf,
+        ex,
+        mem,
+        wb,
+        csrs,
+        mem_csr,
+    }
+}
 
-    // ---- ID ----------------------------------------------------------------------------
-    let id = &q[0];
+/// The destination register field.
+pub(super) fn rd_of(insn: &Value) -> Value {
+    insn.slice(11, 7)
+}
+
+/// ID (the fetch queue's head, `id`): decode, register read with bypasses from EX, MEM
+/// and WB, interlocks on results not yet available (loads, CSR reads, AMOs and RoCC
+/// responses until they reach WB; multiply/divide until it leaves EX), and the
+/// exceptions known at decode.
+fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &Lits) -> Id {
+    let (ex, mem) = (&regs.ex.stage, &regs.mem.stage);
+    let (wb_valid, wb_rd, wb_value) = (
+        regs.wb.valid.clone(),
+        regs.wb.rd.clone(),
+        regs.wb.value.clone(),
+    );
+    let (zero1, zero64) = (l.zero1.clone(), l.zero64.clone());
     let id_ctrl = decode(&id.insn, rocc);
-    let ex_ctrl = id_ctrl.registers(&mut m, "ex_ctrl");
-    let mem_ctrl = id_ctrl.registers(&mut m, "mem_ctrl");
-    let rd_of = |insn: &Value| insn.slice(11, 7);
+    let ex_ctrl = id_ctrl.registers(m, "ex_ctrl");
+    let mem_ctrl = id_ctrl.registers(m, "mem_ctrl");
     let writes = |valid: &Value, ctrl: &Ctrl, insn: &Value| {
         &(valid & &ctrl.wxd) & &!&rd_of(insn).eq(&k(insn, 0, 5))
     };
@@ -394,10 +502,10 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         operands.push(priority_mux(
             &[
                 (in_ex, ex_result.clone()),
-                (in_mem, mem_result.clone()),
+                (in_mem, regs.mem.result.clone()),
                 (in_wb, wb_value.clone()),
             ],
-            &mux(&nonzero, &m.read(&rf, &idx), &zero64),
+            &mux(&nonzero, &m.read(&regs.rf, &idx), &zero64),
         ));
     }
     let (id_rs1, id_rs2) = (operands[0].clone(), operands[1].clone());
@@ -416,12 +524,40 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
             (id_ctrl.ebreak.clone(), cause::BREAKPOINT, id.pc.clone()),
         ],
     );
+    Id {
+        ctrl: id_ctrl,
+        ex_ctrl,
+        mem_ctrl,
+        mem_writes,
+        rs1: id_rs1,
+        rs2: id_rs2,
+        hazard,
+        exc: id_exc,
+        ex_result,
+    }
+}
 
-    // ---- EX ----------------------------------------------------------------------------
+/// EX's datapath: ALU, branch and jump evaluation, address generation with the
+/// misaligned and access-fault checks of the memory map.
+fn execute(
+    m: &mut ModuleBuilder,
+    p: &RocketParams,
+    regs: &Regs,
+    id: &Id,
+    ports: &Ports,
+    l: &Lits,
+    r: &Redirects,
+) -> Ex {
+    // Memory map: the reset ROM (readable, executable) and RAM.
+    let in_rom = |a: &Value| in_region(a, RESET_VECTOR, ROM_SIZE);
+    let in_ram = |a: &Value| in_region(a, p.ram_base, p.ram_size);
+    let (ex, mem, ex_ctrl) = (&regs.ex.stage, &regs.mem.stage, &id.ex_ctrl);
+    let (ex_rs1, ex_rs2) = (regs.ex.rs1.clone(), regs.ex.rs2.clone());
+    let (zero1, zero64, four) = (l.zero1.clone(), l.zero64.clone(), l.four.clone());
     let ex_go = m.wire("ex_go", 1);
     let mem_go = m.wire("mem_go", 1);
     let mem_free = &!&mem.valid | &mem_go;
-    let flush_ex = &mem_redirect | &ex_redirect;
+    let flush_ex = &r.mem_redirect | &r.ex_redirect;
     let imm = ex_ctrl.imm.clone();
     let a = priority_mux(
         &[
@@ -440,9 +576,9 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let jalr_target = &rs1_plus_imm & &k(&imm, !1, 64);
     let jump_target = mux(&ex_ctrl.jalr, &jalr_target, &pc_plus_imm);
     let jumps = &ex_ctrl.jal | &ex_ctrl.jalr;
-    let md_result = md_resp.bits().get("data").value().clone();
+    let md_result = ports.md_resp.bits().get("data").value().clone();
     m.connect(
-        &ex_result,
+        &id.ex_result,
         &priority_mux(
             &[
                 (jumps.clone(), link.clone()),
@@ -489,37 +625,75 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
             ),
         ],
     );
+    Ex {
+        go: ex_go,
+        mem_go,
+        mem_free,
+        flush: flush_ex,
+        funct3,
+        link,
+        taken,
+        jump_target,
+        addr,
+        exc: ex_exc,
+    }
+}
 
+/// EX's multiply/divide through the `muldiv_*` ports, and when EX advances (`ex_go`).
+fn muldiv_port(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    ex_regs: &ExRegs,
+    ex_ctrl: &Ctrl,
+    e: &Ex,
+    l: &Lits,
+) {
+    let (ex, md_req, md_resp) = (&ex_regs.stage, &ports.md_req, &ports.md_resp);
+    let (mem_free, flush_ex, ex_go) = (e.mem_free.clone(), e.flush.clone(), e.go.clone());
     // Multiply/divide: one request per instruction; EX holds until the result is taken.
     let md_sent = m.reg("md_sent", 1, false);
     // (A multiply/divide raises no exception in EX: only ID's count, off the adders.)
     let ex_md = &(&ex.valid & &ex_ctrl.muldiv) & &!&ex.exc;
     m.connect(md_req.valid(), &(&(&ex_md & &!&md_sent) & &!&flush_ex));
     let mb = md_req.bits();
-    m.connect(mb.get("funct3").value(), &funct3);
+    m.connect(mb.get("funct3").value(), &e.funct3);
     m.connect(mb.get("word").value(), &ex_ctrl.word);
-    m.connect(mb.get("in1").value(), &ex_rs1);
-    m.connect(mb.get("in2").value(), &ex_rs2);
+    m.connect(mb.get("in1").value(), &ex_regs.rs1);
+    m.connect(mb.get("in2").value(), &ex_regs.rs2);
     m.connect(md_resp.ready(), &(&(&ex_md & &mem_free) & &!&flush_ex));
-    m.connect(&md_kill, &flush_ex);
+    m.connect(&ports.md_kill, &flush_ex);
     let ex_ready = &!&ex_md | md_resp.valid();
     m.connect(
         &ex_go,
         &(&(&(&ex.valid & &ex_ready) & &mem_free) & &!&flush_ex),
     );
-    m.when(&md_req.fire(), |m| m.connect(&md_sent, &one1));
-    m.when(&(&ex_go | &flush_ex), |m| m.connect(&md_sent, &zero1));
-    let next_pc = mux(&taken, &jump_target, &link);
-    let resolved = &ex_go & &!&ex_exc.0;
+    m.when(&md_req.fire(), |m| m.connect(&md_sent, &l.one1));
+    m.when(&(&ex_go | &flush_ex), |m| m.connect(&md_sent, &l.zero1));
+}
+
+/// EX's branch and jump resolution: a misprediction redirects fetch the next cycle
+/// (from MEM) through registers, and the predictors train from registers too.
+fn resolve(
+    m: &mut ModuleBuilder,
+    ex_regs: &ExRegs,
+    ex_ctrl: &Ctrl,
+    e: &Ex,
+    r: &Redirects,
+    predictors: &Predictors,
+) {
+    let ex = &ex_regs.stage;
+    let (taken, jump_target) = (e.taken.clone(), e.jump_target.clone());
+    let next_pc = mux(&taken, &jump_target, &e.link);
+    let resolved = &e.go & &!&e.exc.0;
     // A misprediction redirects fetch the cycle after it leaves EX, from registers, which
     // keeps the branch comparison and the target adder off fetch's paths; the instruction
     // that entered EX behind it meanwhile is flushed (`flush_ex`).
     let mispredict = m.reg("mispredict", 1, false);
     let mispredict_target = m.reg("mispredict_target", 64, ResetValue::None);
-    m.connect(&mispredict, &(&resolved & &next_pc.ne(&ex_pred)));
+    m.connect(&mispredict, &(&resolved & &next_pc.ne(&ex_regs.pred)));
     m.when(&resolved, |m| m.connect(&mispredict_target, &next_pc));
-    m.connect(&ex_redirect, &mispredict);
-    m.connect(&ex_target, &mispredict_target);
+    m.connect(&r.ex_redirect, &mispredict);
+    m.connect(&r.ex_target, &mispredict_target);
     // The predictors train the cycle after, from registers, like the redirect: the
     // target adder and the branch comparison stay off their tag compares. The
     // resolution's data is only observed under `train_valid`: no reset.
@@ -548,321 +722,117 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         jump: &train_jump,
     };
     if let Some(btb) = &predictors.btb {
-        btb.train(&mut m, &resolution);
+        btb.train(m, &resolution);
     }
     if let Some(bht) = &predictors.bht {
-        bht.train(&mut m, &resolution);
+        bht.train(m, &resolution);
     }
+}
 
+/// ID -> EX: decode-stage prediction (jal always, branches by the BHT), `id_go`, and EX's
+/// registers loaded from ID.
+#[allow(clippy::too_many_arguments)]
+fn issue(
+    m: &mut ModuleBuilder,
+    p: &RocketParams,
+    (id, q_pred0, id_go): (&Stage, &Value, &Value),
+    d: &Id,
+    e: &Ex,
+    ex_regs: &ExRegs,
+    l: &Lits,
+    r: &Redirects,
+    predictors: &mut Predictors,
+) {
+    let (ex, id_ctrl, id_exc) = (&ex_regs.stage, &d.ctrl, &d.exc);
+    let (id_redirect, id_target) = (r.id_redirect.clone(), r.id_target.clone());
     // ID advances into a free (or freeing) EX unless squashed this cycle.
-    let ex_free = &!&ex.valid | &ex_go;
+    let ex_free = &!&ex.valid | &e.go;
     // Decode-stage prediction: jal always, branches by the BHT.
     match p.predictor {
         Predictor::Bht => {
-            let bht = Bht::new(&mut m, p.bht_entries);
+            let bht = Bht::new(m, p.bht_entries);
             let predicted = &id_ctrl.jal | &(&id_ctrl.branch & &bht.predict(&id.pc));
-            let taken = &(&predicted & &!&id_exc.0) & &id_go;
+            let taken = &(&predicted & &!&id_exc.0) & id_go;
             m.connect(&id_redirect, &taken);
             m.connect(&id_target, &(&id.pc + &id_ctrl.imm));
             predictors.bht = Some(bht);
         }
         _ => {
-            m.connect(&id_redirect, &zero1);
-            m.connect(&id_target, &zero64);
+            m.connect(&id_redirect, &l.zero1);
+            m.connect(&id_target, &l.zero64);
         }
     }
     m.connect(
-        &id_go,
-        &(&(&(&id.valid & &!&hazard) & &ex_free) & &!&redirect),
+        id_go,
+        &(&(&(&id.valid & &!&d.hazard) & &ex_free) & &!&r.redirect),
     );
     m.when(&ex_free, |m| {
-        m.connect(&ex.valid, &id_go);
+        m.connect(&ex.valid, id_go);
         ex.load(m, &id.pc, &id.insn, (&id_exc.0, &id_exc.1, &id_exc.2));
-        ex_ctrl.load(m, &id_ctrl);
-        m.connect(&ex_rs1, &id_rs1);
-        m.connect(&ex_rs2, &id_rs2);
-        m.connect(&ex_pred, &mux(&id_redirect, &id_target, &q_pred[0]));
+        d.ex_ctrl.load(m, id_ctrl);
+        m.connect(&ex_regs.rs1, &d.rs1);
+        m.connect(&ex_regs.rs2, &d.rs2);
+        m.connect(&ex_regs.pred, &mux(&id_redirect, &id_target, q_pred0));
     });
-    m.when(&flush_ex, |m| m.connect(&ex.valid, &zero1));
+    m.when(&e.flush, |m| m.connect(&ex.valid, &l.zero1));
+}
 
-    // ---- MEM ---------------------------------------------------------------------------
-    // Access state: 0 issue, 1 await response, 2 issue the AMO's write, 3 await it.
-    let state = m.reg("mem_state", 2, 0u64);
-    let amo_old = m.reg("amo_old", 64, ResetValue::None);
-    let resv_valid = m.reg("reservation_valid", 1, false);
-    let resv_addr = m.reg("reservation_addr", 64, ResetValue::None);
-    let st = |v: u64| state.eq(&k(&state, v, 2));
-    let mf3 = mem.insn.slice(14, 12);
-    let msize = mf3.slice(1, 0);
-    let live_mem = &mem.valid & &!&mem.exc;
-    let sc_ok = &(&resv_valid & &resv_addr.eq(&mem_addr)) & &mem_ctrl.sc;
-    let sc_fail = &mem_ctrl.sc & &!&sc_ok;
-    let accesses =
-        &(&(&mem_ctrl.load | &mem_ctrl.store) | &(&mem_ctrl.amo | &mem_ctrl.lr)) | &sc_ok;
-    let dresp = dmem_resp.valid().clone();
-    let dresp_data = dmem_resp.bits().get("data").value().clone();
-    let loaded = extend(
-        &dresp_data.dshr(&lane_shift(&mem_addr)),
-        &msize,
-        &mf3.bit(2),
-    );
-
-    // AMO arithmetic on the (sign-extended, for .w) old value and rs2.
-    let word_op = msize.eq(&k(&msize, 2, 2));
-    let sext_w = |v: &Value| {
-        mux(
-            &word_op,
-            &v.slice(31, 0).as_signed().sext(64).as_unsigned(),
-            v,
-        )
-    };
-    let (old, src) = (sext_w(&amo_old), sext_w(&mem_rs2));
-    let funct5 = mem.insn.slice(31, 27);
-    let f5 = |v: u64| funct5.eq(&k(&funct5, v, 5));
-    // min/max compare by the sign of one 65-bit subtraction (which cannot overflow),
-    // sign- (amomin/max) or zero-extended (amominu/maxu, funct5 bit 3); for equal values
-    // either operand is the answer.
-    let ext = |v: &Value| cat(&[&(&!&funct5.bit(3) & &v.bit(63)), v]);
-    let (difference, _) = prefix_sub(&ext(&old), &ext(&src));
-    let below = difference.bit(64);
-    let old_plus_src = add(&old, &src);
-    let (lesser, greater) = (mux(&below, &old, &src), mux(&below, &src, &old));
-    let amo_new = priority_mux(
-        &[
-            (f5(0x00), old_plus_src),
-            (f5(0x01), src.clone()),
-            (f5(0x04), &old ^ &src),
-            (f5(0x08), &old | &src),
-            (f5(0x0c), &old & &src),
-            (f5(0x10), lesser.clone()),
-            (f5(0x14), greater.clone()),
-            (f5(0x18), lesser),
-        ],
-        &greater,
-    );
-    // The AMO's new value goes through a register: its write waits one cycle in state 2
-    // for it (a cycle per AMO), which keeps the AMO ALU off the store data's path.
-    let amo_store = m.reg("amo_store", 64, ResetValue::None);
-    let amo_computed = m.reg("amo_computed", 1, false);
-    m.connect(&amo_computed, &st(2));
-    m.when(&st(2), |m| m.connect(&amo_store, &amo_new));
-    let store_value = mux(&mem_ctrl.amo, &amo_store, &mem_rs2);
-    let store_data = store_value.dshl(&lane_shift(&mem_addr));
-    let mask = lane_mask(&mem_addr, &msize);
-    let is_write_phase = &(&mem_ctrl.store | &mem_ctrl.sc) | &(&mem_ctrl.amo & &state.bit(1));
-    // An accelerator's exception traps before MEM's instruction while it has started
-    // nothing (`bus::rocc_exception`), ahead of its own exceptions.
-    let acc_trap = &(&mem.valid & &st(0)) & rocc_xcpt.valid();
-    m.connect(rocc_xcpt.ready(), &acc_trap);
-    let issue = &(&(&live_mem & &accesses) & &(&st(0) | &(&st(2) & &amo_computed))) & &!&acc_trap;
-    m.connect(dmem_req.valid(), &issue);
-    let db = dmem_req.bits();
-    m.connect(db.get("addr").value(), &mem_addr.slice(31, 0));
-    m.connect(db.get("write").value(), &is_write_phase);
-    m.connect(db.get("data").value(), &store_data);
-    m.connect(db.get("mask").value(), &mask);
-    m.connect(db.get("size").value(), &msize.zext(3));
-    let access_done = &(&accesses & &dresp) & &(&st(3) | &(&st(1) & &!&mem_ctrl.amo));
-    m.when(&dmem_req.fire(), |m| {
-        m.connect(&state, &(&state + &k(&state, 1, 2)))
-    });
-    m.when(&(&(&dresp & &st(1)) & &mem_ctrl.amo), |m| {
-        m.connect(&amo_old, &dresp_data.dshr(&lane_shift(&mem_addr)));
-        m.connect(&state, &k(&state, 2, 2));
-    });
-
-    // CSRs: legal if the register exists and a write does not target a read-only one.
-    let csr_read = csrs.read(&mut m, &mem_csr);
-    let rs1_field = mem.insn.slice(19, 15);
-    let csr_src = mux(&mf3.bit(2), &rs1_field.zext(64), &mem_rs1);
-    let csr_op = mf3.slice(1, 0);
-    let csr_new = priority_mux(
-        &[
-            (csr_op.eq(&k(&csr_op, 1, 2)), csr_src.clone()),
-            (csr_op.eq(&k(&csr_op, 2, 2)), &csr_read | &csr_src),
-        ],
-        &(&csr_read & &!&csr_src),
-    );
-    let csr_illegal = &mem_ctrl.csr & &mem_csr.illegal;
-
-    // RoCC: the command leaves from here; with xd the response comes back here.
-    let xd = mem.insn.bit(14);
-    let rocc_live = &live_mem & &mem_ctrl.rocc;
-    m.connect(rocc_cmd.valid(), &(&rocc_live & &st(0)));
-    let rc = rocc_cmd.bits();
-    for (name, value) in [
-        ("funct7", mem.insn.slice(31, 25)),
-        ("rs2", mem.insn.slice(24, 20)),
-        ("rs1", rs1_field.clone()),
-        ("xd", xd.clone()),
-        ("xs1", mem.insn.bit(13)),
-        ("xs2", mem.insn.bit(12)),
-        ("rd", rd_of(&mem.insn)),
-        ("opcode", mem.insn.slice(6, 0)),
-        ("rs1_val", mux(&mem.insn.bit(13), &mem_rs1, &zero64)),
-        ("rs2_val", mux(&mem.insn.bit(12), &mem_rs2, &zero64)),
-    ] {
-        m.connect(rc.get(name).value(), &value);
-    }
-    m.when(&rocc_cmd.fire(), |m| m.connect(&state, &k(&state, 1, 2)));
-    let rocc_wait = &(&rocc_live & &xd) & &st(1);
-    m.connect(rocc_resp.ready(), &rocc_wait);
-    let rocc_done = &(&rocc_cmd.fire() & &!&xd) | &rocc_resp.fire();
-
-    // fence waits for the accelerator, then drops the D$ so its writes are seen; fence.i
-    // waits for the fetches in flight, then drops the I$ and refetches.
-    m.connect(&fetch_hold, &(&live_mem & &mem_ctrl.fence_i));
-    // `rocc_busy` is taken through a register, which keeps the accelerator's busy logic
-    // off MEM's completion path. Safe: busy in a cycle covers every command accepted
-    // before it (`bus::rocc_command`), so the registered value covers all but one
-    // accepted in the cycle before, which `rocc_fired` covers; a fence can be in MEM no
-    // earlier than the cycle after the last command before it fired.
-    let (busy_q, fired_q) = (
-        m.reg("rocc_busy_q", 1, false),
-        m.reg("rocc_fired", 1, false),
-    );
-    m.connect(&busy_q, &rocc_busy);
-    m.connect(&fired_q, &rocc_cmd.fire());
-    let fence_done = &(&(&live_mem & &mem_ctrl.fence) & &!&busy_q) & &!&fired_q;
-    let fence_i_done = &(&live_mem & &mem_ctrl.fence_i) & &outstanding.eq(&k(&outstanding, 0, 2));
-    m.connect(&dcache_inv, &fence_done);
-    m.connect(&icache_inv, &fence_i_done);
-
-    let waits = any_of(&[
-        accesses.clone(),
-        mem_ctrl.rocc.clone(),
-        mem_ctrl.fence.clone(),
-        mem_ctrl.fence_i.clone(),
-    ]);
-    let done = any_of(&[
-        &!&waits & &!&csr_illegal,
-        access_done.clone(),
-        rocc_done,
-        fence_done,
-        fence_i_done.clone(),
-    ]);
-    let mem_done = &(&live_mem & &done) & &!&acc_trap;
-    let trap = &acc_trap | &(&mem.valid & &(&mem.exc | &csr_illegal));
-    let acc = rocc_xcpt.bits();
-    let trap_cause = priority_mux(
-        &[
-            (acc_trap.clone(), acc.get("cause").value().clone()),
-            (mem.exc.clone(), mem.cause.clone()),
-        ],
-        &k(&mem.cause, cause::ILLEGAL_INSN, 4),
-    );
-    let trap_tval = priority_mux(
-        &[
-            (acc_trap.clone(), acc.get("tval").value().clone()),
-            (mem.exc.clone(), mem.tval.clone()),
-        ],
-        &mem.insn.zext(64),
-    );
-    m.connect(&mem_go, &(&mem_done | &trap));
-    let mret = &mem_done & &mem_ctrl.mret;
-    m.connect(
-        &mem_redirect,
-        &any_of(&[trap.clone(), mret.clone(), fence_i_done]),
-    );
-    m.connect(
-        &mem_target,
-        &priority_mux(
-            &[
-                (trap.clone(), csrs.trap_vector()),
-                (mret.clone(), csrs.mepc.clone()),
-            ],
-            &add(&mem.pc, &four),
-        ),
-    );
-    m.when(&trap, |m| {
-        csrs.trap(m, &mem.pc, &trap_cause.zext(64), &trap_tval);
-        m.connect(&resv_valid, &zero1);
-    });
-    m.when(&mret, |m| csrs.mret(m));
-    csrs.retire(&mut m, &mem_done);
-    // (`mem_done` of a CSR instruction, without the other kinds' completion terms.)
-    let csr_write = &(&(&live_mem & &mem_ctrl.csr) & &mem_csr.writes) & &!&mem_csr.illegal;
-    m.when(&(&csr_write & &!&acc_trap), |m| {
-        csrs.write(m, &mem_csr, &csr_new)
-    });
-    m.when(&(&mem_done & &mem_ctrl.lr), |m| {
-        m.connect(&resv_valid, &one1);
-        m.connect(&resv_addr, &mem_addr);
-    });
-    m.when(&(&mem_done & &mem_ctrl.sc), |m| {
-        m.connect(&resv_valid, &zero1)
-    });
-
-    let result = priority_mux(
-        &[
-            (&mem_ctrl.load | &mem_ctrl.lr, loaded.clone()),
-            (mem_ctrl.amo.clone(), sext_w(&amo_old)),
-            (mem_ctrl.sc.clone(), sc_fail.zext(64)),
-            (mem_ctrl.csr.clone(), csr_read.clone()),
-            (
-                mem_ctrl.rocc.clone(),
-                rocc_resp.bits().get("data").value().clone(),
-            ),
-        ],
-        &mem_result,
-    );
-    m.when(&mem_go, |m| m.connect(&state, &k(&state, 0, 2)));
-    m.when(&mem_free, |m| {
-        m.connect(&mem.valid, &ex_go);
-        mem.load(m, &ex.pc, &ex.insn, (&ex_exc.0, &ex_exc.1, &ex_exc.2));
-        mem_ctrl.load(m, &ex_ctrl);
-        mem_csr.load(m, &CsrAccess::decode(&ex.insn));
-        m.connect(&mem_result, &ex_result);
-        m.connect(&mem_addr, &addr);
-        m.connect(&mem_rs1, &ex_rs1);
-        m.connect(&mem_rs2, &ex_rs2);
-    });
-
-    // ---- WB ----------------------------------------------------------------------------
-    let stores = &(&mem_ctrl.store | &mem_ctrl.amo) | &sc_ok;
-    m.connect(&wb_valid, &mem_done);
-    m.when(&mem_done, |m| {
-        m.connect(&wb_pc, &mem.pc);
-        m.connect(&wb_insn, &mem.insn);
+/// WB: the register write and the commit trace (`trace.rs`).
+fn writeback(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    regs: &Regs,
+    id: &Id,
+    access: &MemAccess,
+    (mem_done, result): (&Value, &Value),
+    l: &Lits,
+) {
+    let (mem, wb, mem_ctrl) = (&regs.mem.stage, &regs.wb, &id.mem_ctrl);
+    let (mem_addr, mask, zero64) = (regs.mem.addr.clone(), access.mask.clone(), l.zero64.clone());
+    let wb_rd = wb.rd.clone();
+    let stores = &(&mem_ctrl.store | &mem_ctrl.amo) | &access.sc_ok;
+    m.connect(&wb.valid, mem_done);
+    m.when(mem_done, |m| {
+        m.connect(&wb.pc, &mem.pc);
+        m.connect(&wb.insn, &mem.insn);
         m.connect(
             &wb_rd,
-            &mux(&mem_writes, &rd_of(&mem.insn), &k(&wb_rd, 0, 5)),
+            &mux(&id.mem_writes, &rd_of(&mem.insn), &k(&wb_rd, 0, 5)),
         );
-        m.connect(&wb_value, &result);
+        m.connect(&wb.value, result);
         let aligned = &mem_addr & &k(&mem_addr, !7, 64);
-        m.connect(&wb_mem_addr, &mux(&stores, &aligned, &zero64));
-        m.connect(&wb_mem_data, &mux(&stores, &store_data, &zero64));
-        m.connect(&wb_mem_mask, &mux(&stores, &mask, &k(&mask, 0, 8)));
+        m.connect(&wb.mem_addr, &mux(&stores, &aligned, &zero64));
+        m.connect(&wb.mem_data, &mux(&stores, &access.store_data, &zero64));
+        m.connect(&wb.mem_mask, &mux(&stores, &mask, &k(&mask, 0, 8)));
     });
     // wb_rd is 0 for an instruction that writes no register.
-    m.when(&(&wb_valid & &!&wb_rd.eq(&k(&wb_rd, 0, 5))), |m| {
-        m.write(&rf, &wb_rd, &wb_value)
+    m.when(&(&wb.valid & &!&wb_rd.eq(&k(&wb_rd, 0, 5))), |m| {
+        m.write(&regs.rf, &wb_rd, &wb.value)
     });
-    m.connect(trace.valid(), &wb_valid);
-    let tb = trace.bits();
+    m.connect(ports.trace.valid(), &wb.valid);
+    let tb = ports.trace.bits();
     for (name, value) in [
-        ("pc", &wb_pc),
-        ("insn", &wb_insn),
-        ("rd", &wb_rd),
-        ("value", &wb_value),
-        ("mem_addr", &wb_mem_addr),
-        ("mem_data", &wb_mem_data),
-        ("mem_mask", &wb_mem_mask),
+        ("pc", &wb.pc),
+        ("insn", &wb.insn),
+        ("rd", &wb.rd),
+        ("value", &wb.value),
+        ("mem_addr", &wb.mem_addr),
+        ("mem_data", &wb.mem_data),
+        ("mem_mask", &wb.mem_mask),
     ] {
         m.connect(tb.get(name).value(), value);
     }
-    m.finish()
 }
 
 /// `a + b` (64 bits) by the parallel-prefix adder: the core's pc and address sums.
-fn add(a: &Value, b: &Value) -> Value {
+pub(super) fn add(a: &Value, b: &Value) -> Value {
     prefix_add(a, b, &a.konst(Bits::zero(1))).0
 }
 
 /// Whether address `a` lies in `[base, base + size)`: a compare of the bits above the
 /// offset when `size` is a power of two dividing `base` (the ROM, and RAM by its
 /// parameters' rule), else two magnitude compares.
-fn in_region(a: &Value, base: u64, size: u64) -> Value {
+pub(super) fn in_region(a: &Value, base: u64, size: u64) -> Value {
     let lo = size.trailing_zeros();
     if size.is_power_of_two() && base.is_multiple_of(size) && lo < 64 {
         a.slice(63, lo).eq(&k(a, base >> lo, 64 - lo))
@@ -871,6 +841,6 @@ fn in_region(a: &Value, base: u64, size: u64) -> Value {
     }
 }
 
-fn any_of(vs: &[Value]) -> Value {
+pub(super) fn any_of(vs: &[Value]) -> Value {
     vs[1..].iter().fold(vs[0].clone(), |a, b| &a | b)
 }

@@ -190,8 +190,41 @@ fn sext64(v: &Value) -> Value {
     v.as_signed().sext(64).as_unsigned()
 }
 
-/// `rocc`: an accelerator is attached (else custom opcodes are illegal).
-pub fn decode(insn: &Value, rocc: bool) -> Ctrl {
+/// The instruction classes decode tells apart (RV64I, M, A, Zicsr, Zifencei, the
+/// system instructions and custom-0..3), each for its legal encodings only.
+struct Classes {
+    f3: Value,
+    f7_20: Value,
+    lui: Value,
+    auipc: Value,
+    jal: Value,
+    jalr: Value,
+    branch: Value,
+    load: Value,
+    store: Value,
+    op_imm: Value,
+    op_imm_32: Value,
+    op_is_op: Value,
+    op_reg: Value,
+    op_mul: Value,
+    op_is_op32: Value,
+    op_reg32: Value,
+    op_mul32: Value,
+    fence: Value,
+    fence_i: Value,
+    lr: Value,
+    sc: Value,
+    amo_rmw: Value,
+    ecall: Value,
+    ebreak: Value,
+    mret: Value,
+    wfi: Value,
+    csr: Value,
+    rocc: Value,
+}
+
+/// Classifies `insn` by its opcode and function fields.
+fn classify(insn: &Value, rocc: bool) -> Classes {
     let op = insn.slice(6, 0);
     let f3 = insn.slice(14, 12);
     let f7 = insn.slice(31, 25);
@@ -255,7 +288,68 @@ pub fn decode(insn: &Value, rocc: bool) -> Ctrl {
     ]);
     let rocc = &custom & &k(insn, rocc as u64, 1);
 
-    let legal = any(&[
+    Classes {
+        f3,
+        f7_20,
+        lui,
+        auipc,
+        jal,
+        jalr,
+        branch,
+        load,
+        store,
+        op_imm,
+        op_imm_32,
+        op_is_op,
+        op_reg,
+        op_mul,
+        op_is_op32,
+        op_reg32,
+        op_mul32,
+        fence,
+        fence_i,
+        lr,
+        sc,
+        amo_rmw,
+        ecall,
+        ebreak,
+        mret,
+        wfi,
+        csr,
+        rocc,
+    }
+}
+
+/// Any legal instruction.
+fn legal(c: &Classes) -> Value {
+    let Classes {
+        lui,
+        auipc,
+        jal,
+        jalr,
+        branch,
+        load,
+        store,
+        op_imm,
+        op_imm_32,
+        op_reg,
+        op_mul,
+        op_reg32,
+        op_mul32,
+        fence,
+        fence_i,
+        lr,
+        sc,
+        amo_rmw,
+        ecall,
+        ebreak,
+        mret,
+        wfi,
+        csr,
+        rocc,
+        ..
+    } = c;
+    any(&[
         lui.clone(),
         auipc.clone(),
         jal.clone(),
@@ -277,11 +371,22 @@ pub fn decode(insn: &Value, rocc: bool) -> Ctrl {
         ecall.clone(),
         ebreak.clone(),
         mret.clone(),
-        wfi,
+        wfi.clone(),
         csr.clone(),
         rocc.clone(),
-    ]);
+    ])
+}
 
+/// The immediate of `insn`'s format (I, S, B, U or J).
+fn immediate(insn: &Value, c: &Classes) -> Value {
+    let Classes {
+        store,
+        branch,
+        lui,
+        auipc,
+        jal,
+        ..
+    } = c;
     // Immediates of the formats.
     let imm_i = sext64(&insn.slice(31, 20));
     let imm_s = sext64(&hdl::cat(&[&insn.slice(31, 25), &insn.slice(11, 7)]));
@@ -302,21 +407,27 @@ pub fn decode(insn: &Value, rocc: bool) -> Ctrl {
         &zero1,
     ]));
     let s_type = &store.clone();
-    let imm = hdl::helpers::priority_mux(
+    hdl::helpers::priority_mux(
         &[
             (s_type.clone(), imm_s),
             (branch.clone(), imm_b),
-            (&lui | &auipc, imm_u),
+            (lui | auipc, imm_u),
             (jal.clone(), imm_j),
         ],
         &imm_i,
-    );
+    )
+}
 
+/// The ALU function of a register-register or immediate ALU instruction (ADD
+/// otherwise). Returns `(alu_reg, alu_any, alu_fn)`.
+fn alu_function(insn: &Value, c: &Classes) -> (Value, Value, Value) {
+    let (f3, f7_20) = (&c.f3, &c.f7_20);
+    let f3_is = |v: u64| is(f3, v);
     // ALU function: register-register and immediate forms share funct3.
-    let alu_reg = any(&[op_reg.clone(), op_reg32.clone()]);
-    let alu_imm = any(&[op_imm.clone(), op_imm_32.clone()]);
+    let alu_reg = any(&[c.op_reg.clone(), c.op_reg32.clone()]);
+    let alu_imm = any(&[c.op_imm.clone(), c.op_imm_32.clone()]);
     let alu_any = &alu_reg | &alu_imm;
-    let sub = &alu_reg & &f7_20 & f3_is(0);
+    let sub = &alu_reg & f7_20 & f3_is(0);
     let sra = &f3_is(5) & &insn.bit(30);
     let f = |v: u64| k(insn, v, alu_fn::WIDTH);
     let by_f3 = hdl::helpers::priority_mux(
@@ -335,6 +446,41 @@ pub fn decode(insn: &Value, rocc: bool) -> Ctrl {
     );
     let alu_fn = alu_any.mux(&by_f3, &f(alu_fn::ADD));
 
+    (alu_reg, alu_any, alu_fn)
+}
+
+/// `rocc`: an accelerator is attached (else custom opcodes are illegal).
+pub fn decode(insn: &Value, rocc: bool) -> Ctrl {
+    let c = classify(insn, rocc);
+    let legal = legal(&c);
+    let imm = immediate(insn, &c);
+    let (alu_reg, alu_any, alu_fn) = alu_function(insn, &c);
+    let Classes {
+        lui,
+        auipc,
+        jal,
+        jalr,
+        branch,
+        load,
+        store,
+        op_imm_32,
+        op_is_op,
+        op_mul,
+        op_is_op32,
+        op_reg32,
+        op_mul32,
+        fence,
+        fence_i,
+        lr,
+        sc,
+        amo_rmw,
+        ecall,
+        ebreak,
+        mret,
+        csr,
+        rocc,
+        ..
+    } = c;
     let muldiv = &op_mul | &op_mul32;
     let word = any(&[op_imm_32.clone(), op_reg32.clone(), op_mul32.clone()]);
     let amo_like = any(&[amo_rmw.clone(), lr.clone(), sc.clone()]);

@@ -1,0 +1,214 @@
+//! The core's IF stage: the fetch requests with their response tracking, and the
+//! two-entry fetch queue whose head is ID (`core.rs`, module comment: IF). Fetch predicts
+//! fall-through, or follows the BTB (`bpred.rs`) for the instruction that just arrived.
+
+use super::bpred::Btb;
+use super::core::{add, cause, in_region, k, Lits, Predictors, Redirects, Stage};
+use super::core::{RESET_VECTOR, ROM_SIZE};
+use super::params::{Predictor, RocketParams};
+use hdl::{mux, Bundle, ModuleBuilder, ResetValue, Value};
+
+/// What the rest of the pipeline sees of IF.
+pub(super) struct Fetch {
+    /// The fetch queue; `q[0]` is the instruction in ID.
+    pub q: Vec<Stage>,
+    /// The next pc fetch went on to after each queue entry.
+    pub q_pred: Vec<Value>,
+    /// I-side requests in flight (fence.i waits for none).
+    pub outstanding: Value,
+    /// ID's instruction advances into EX (driven by the core).
+    pub id_go: Value,
+    pub predictors: Predictors,
+}
+
+/// The I-side request side of IF and what its responses carry to the queue.
+struct Requests {
+    q: Vec<Stage>,
+    outstanding: Value,
+    id_go: Value,
+    fault_enq: Value,
+    resp_live: Value,
+    resp_pc: Value,
+    resp_next: Value,
+    resp_insn: Value,
+}
+
+/// IF: the fetch requests and the fetch queue, with the BTB's lookup when configured.
+pub(super) fn fetch(
+    m: &mut ModuleBuilder,
+    p: &RocketParams,
+    imem_req: &Bundle,
+    imem_resp: &Bundle,
+    l: &Lits,
+    r: &Redirects,
+) -> Fetch {
+    let pc_f = m.reg("pc_f", 64, RESET_VECTOR);
+    let mut predictors = Predictors {
+        btb: None,
+        bht: None,
+    };
+    let req = requests(m, p, &pc_f, (imem_req, imem_resp), l, r);
+    let q_pred = queue(m, p, &req, l, r, &mut predictors);
+    Fetch {
+        q: req.q,
+        q_pred,
+        outstanding: req.outstanding,
+        id_go: req.id_go,
+        predictors,
+    }
+}
+
+/// Up to two outstanding I-side requests from `pc_f`; after a redirect the responses
+/// still in flight are dropped. Also creates the queue's entries (they bound the fetches).
+fn requests(
+    m: &mut ModuleBuilder,
+    p: &RocketParams,
+    pc_f: &Value,
+    (imem_req, imem_resp): (&Bundle, &Bundle),
+    l: &Lits,
+    r: &Redirects,
+) -> Requests {
+    // Memory map: the reset ROM (readable, executable) and RAM.
+    let in_rom = |a: &Value| in_region(a, RESET_VECTOR, ROM_SIZE);
+    let in_ram = |a: &Value| in_region(a, p.ram_base, p.ram_size);
+    let outstanding = m.reg("fetch_outstanding", 2, 0u64);
+    let drop = m.reg("fetch_drop", 2, 0u64);
+    let q: Vec<Stage> = (0..2).map(|i| Stage::new(m, &format!("fq{i}"))).collect();
+    let occupancy = &q[0].valid.zext(2) + &q[1].valid.zext(2);
+    let live = &outstanding - &drop;
+    let id_go = m.wire("id_go", 1);
+
+    let pc_ok = &in_rom(pc_f) | &in_ram(pc_f);
+    let room = (&occupancy + &live).lt(&k(&live, 2, 2));
+    let may_fetch = &(&room & &!&r.any_redirect) & &!&r.fetch_hold;
+    m.connect(
+        imem_req.valid(),
+        &(&(&may_fetch & &pc_ok) & &outstanding.lt(&k(&live, 2, 2))),
+    );
+    let ib = imem_req.bits();
+    m.connect(ib.get("addr").value(), &pc_f.slice(31, 0));
+    m.connect(ib.get("write").value(), &l.zero1);
+    m.connect(ib.get("data").value(), &l.zero64);
+    let fetch_mask = mux(&pc_f.bit(2), &k(pc_f, 0xf0, 8), &k(pc_f, 0x0f, 8));
+    m.connect(ib.get("mask").value(), &fetch_mask);
+    m.connect(ib.get("size").value(), &k(pc_f, 2, 3));
+    let fetch_fire = imem_req.fire();
+    // A fetch outside memory enqueues an access fault once the live fetches are in.
+    let fault_enq = &(&may_fetch & &!&pc_ok) & &live.eq(&k(&live, 0, 2));
+    let resp_valid = imem_resp.valid().clone();
+    let resp_live = &resp_valid & &drop.eq(&k(&drop, 0, 2));
+    // The oldest live request was for pc_f - 4 * live (requests after a redirect are
+    // sequential), held in a register of its own (`resp_pc`, pc_f while none is live, so
+    // also the pc of a fault entry): it advances by 4 as a live response (or a fault
+    // entry) arrives, and restarts at the target on a redirect, which keeps any
+    // arithmetic off the BTB lookup and the queue's pc.
+    let four = &l.four;
+    let pc_f_plus4 = add(pc_f, four);
+    let resp_pc = m.reg("fetch_resp_pc", 64, RESET_VECTOR);
+    let resp_next = add(&resp_pc, four);
+    let resp_data = imem_resp.bits().get("data").value().clone();
+    let resp_insn = mux(
+        &resp_pc.bit(2),
+        &resp_data.slice(63, 32),
+        &resp_data.slice(31, 0),
+    );
+
+    let outstanding_next = &(&outstanding + &fetch_fire.zext(2)) - &resp_valid.zext(2);
+    m.connect(&outstanding, &outstanding_next);
+    let drop_dec = &resp_valid & &!&drop.eq(&k(&drop, 0, 2));
+    m.connect(&drop, &(&drop - &drop_dec.zext(2)));
+    m.when(&(&fetch_fire | &fault_enq), |m| {
+        m.connect(pc_f, &pc_f_plus4)
+    });
+    m.when(&(&resp_live | &fault_enq), |m| {
+        m.connect(&resp_pc, &resp_next)
+    });
+    m.when(&r.any_redirect, |m| {
+        m.connect(&drop, &outstanding_next);
+        m.connect(pc_f, &r.fetch_target);
+        m.connect(&resp_pc, &r.fetch_target);
+    });
+    Requests {
+        q,
+        outstanding,
+        id_go,
+        fault_enq,
+        resp_live,
+        resp_pc,
+        resp_next,
+        resp_insn,
+    }
+}
+
+/// The fetch queue: entries shift towards q[0] on dequeue; a new entry goes to the first
+/// free. Returns each entry's predicted next pc (the BTB's, when configured).
+fn queue(
+    m: &mut ModuleBuilder,
+    p: &RocketParams,
+    req: &Requests,
+    l: &Lits,
+    r: &Redirects,
+    predictors: &mut Predictors,
+) -> Vec<Value> {
+    let (q, resp_live, resp_next) = (&req.q, &req.resp_live, &req.resp_next);
+    let (zero1, one1, zero64) = (&l.zero1, &l.one1, &l.zero64);
+    let squash = &r.redirect | &r.id_redirect;
+    let enq = &(resp_live | &req.fault_enq) & &!&squash;
+    let enq_pc = req.resp_pc.clone();
+    let q_pred: Vec<Value> = (0..2)
+        .map(|i| m.reg(&format!("fq{i}_pred"), 64, ResetValue::None))
+        .collect();
+    let enq_pred = match p.predictor {
+        Predictor::Btb => {
+            let btb = Btb::new(m, p.btb_entries);
+            let (taken, to) = btb.predict(&req.resp_pc);
+            m.connect(&r.btb_redirect, &(&(resp_live & &!&squash) & &taken));
+            m.connect(&r.btb_target, &to);
+            predictors.btb = Some(btb);
+            // (As mux(btb_redirect, to, enq_pc + 4) where an entry is enqueued, with
+            // the response's valid last.)
+            mux(&(resp_live & &taken), &to, resp_next)
+        }
+        _ => {
+            m.connect(&r.btb_redirect, zero1);
+            m.connect(&r.btb_target, zero64);
+            resp_next.clone()
+        }
+    };
+    let enq_insn = mux(resp_live, &req.resp_insn, &zero64.slice(31, 0));
+    let enq_fault = !resp_live;
+    let fault_cause = k(zero64, cause::INSN_ACCESS_FAULT, 4);
+    let id_go = &req.id_go;
+    let q1_to_q0 = id_go & &q[1].valid;
+    // After a dequeue q[0] takes q[1] (if any), and a new entry lands behind it.
+    let after_deq0 = mux(id_go, &q[1].valid, &q[0].valid);
+    let after_deq1 = &q[1].valid & &!id_go;
+    m.when(&q1_to_q0, |m| {
+        q[0].load(
+            m,
+            &q[1].pc,
+            &q[1].insn,
+            (&q[1].exc, &q[1].cause, &q[1].tval),
+        );
+        m.connect(&q_pred[0], &q_pred[1]);
+    });
+    m.connect(&q[0].valid, &after_deq0);
+    m.connect(&q[1].valid, &after_deq1);
+    m.when(&enq, |m| {
+        m.when(&!&after_deq0, |m| {
+            m.connect(&q[0].valid, one1);
+            q[0].load(m, &enq_pc, &enq_insn, (&enq_fault, &fault_cause, &enq_pc));
+            m.connect(&q_pred[0], &enq_pred);
+        })
+        .otherwise(|m| {
+            m.connect(&q[1].valid, one1);
+            q[1].load(m, &enq_pc, &enq_insn, (&enq_fault, &fault_cause, &enq_pc));
+            m.connect(&q_pred[1], &enq_pred);
+        });
+    });
+    m.when(&squash, |m| {
+        m.connect(&q[0].valid, zero1);
+        m.connect(&q[1].valid, zero1);
+    });
+    q_pred
+}

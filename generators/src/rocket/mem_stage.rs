@@ -1,0 +1,420 @@
+//! The core's MEM stage (`core.rs`, module comment: MEM): the oldest unretired
+//! instruction, so nothing here is speculative. Blocking data accesses (AMOs as a read
+//! then a write, with the AMO ALU), LR/SC, CSRs, RoCC commands, fences, and the
+//! instruction's completion or trap (an accelerator's exception first,
+//! `bus::rocc_exception`) with MEM's redirects.
+
+use super::core::{add, any_of, cause, k, rd_of, Ex, Id, Lits, MemRegs, Ports, Redirects, Regs};
+use super::csr::CsrAccess;
+use super::decode::Ctrl;
+use crate::arith::kogge_stone::prefix_sub;
+use hdl::helpers::priority_mux;
+use hdl::{cat, mux, ModuleBuilder, ResetValue, Value};
+
+/// Byte-lane mask of an access of `2^size` bytes at `addr` within its doubleword.
+fn lane_mask(addr: &Value, size: &Value) -> Value {
+    let bytes = priority_mux(
+        &[
+            (size.eq(&k(size, 0, 2)), k(size, 0x01, 8)),
+            (size.eq(&k(size, 1, 2)), k(size, 0x03, 8)),
+            (size.eq(&k(size, 2, 2)), k(size, 0x0f, 8)),
+        ],
+        &k(size, 0xff, 8),
+    );
+    bytes.dshl(&addr.slice(2, 0))
+}
+
+/// Byte offset within the doubleword, in bits (for shifting data into its lanes).
+fn lane_shift(addr: &Value) -> Value {
+    cat(&[&addr.slice(2, 0), &k(addr, 0, 3)])
+}
+
+/// Sign- or zero-extends the low `2^size` bytes of `v`.
+fn extend(v: &Value, size: &Value, unsigned: &Value) -> Value {
+    let ext = |w: u32| {
+        mux(
+            unsigned,
+            &v.slice(w - 1, 0).zext(64),
+            &v.slice(w - 1, 0).as_signed().sext(64).as_unsigned(),
+        )
+    };
+    priority_mux(
+        &[
+            (size.eq(&k(size, 0, 2)), ext(8)),
+            (size.eq(&k(size, 1, 2)), ext(16)),
+            (size.eq(&k(size, 2, 2)), ext(32)),
+        ],
+        v,
+    )
+}
+
+/// MEM's data access state and values.
+pub(super) struct MemAccess {
+    pub(super) state: Value,
+    pub(super) amo_old: Value,
+    pub(super) resv_valid: Value,
+    pub(super) resv_addr: Value,
+    pub(super) mf3: Value,
+    pub(super) word_op: Value,
+    pub(super) live_mem: Value,
+    pub(super) sc_ok: Value,
+    pub(super) sc_fail: Value,
+    pub(super) accesses: Value,
+    pub(super) loaded: Value,
+    pub(super) store_data: Value,
+    pub(super) mask: Value,
+    pub(super) acc_trap: Value,
+    pub(super) access_done: Value,
+}
+
+/// `state == v` for MEM's access state.
+fn state_is(state: &Value, v: u64) -> Value {
+    state.eq(&k(state, v, 2))
+}
+
+/// Sign-extends the low word of `v` for the .w AMOs (`word_op`).
+fn sext_w(word_op: &Value, v: &Value) -> Value {
+    mux(
+        word_op,
+        &v.slice(31, 0).as_signed().sext(64).as_unsigned(),
+        v,
+    )
+}
+
+/// MEM's data access: blocking loads and stores, AMOs as a read then a write (with the
+/// AMO ALU), the LR/SC reservation's check, and the accelerator's exception port.
+pub(super) fn mem_access(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    mem_regs: &MemRegs,
+    mem_ctrl: &Ctrl,
+) -> MemAccess {
+    let (mem, mem_addr) = (&mem_regs.stage, mem_regs.addr.clone());
+    let (dmem_req, dmem_resp, rocc_xcpt) = (&ports.dmem_req, &ports.dmem_resp, &ports.rocc_xcpt);
+    // Access state: 0 issue, 1 await response, 2 issue the AMO's write, 3 await it.
+    let state = m.reg("mem_state", 2, 0u64);
+    let amo_old = m.reg("amo_old", 64, ResetValue::None);
+    let resv_valid = m.reg("reservation_valid", 1, false);
+    let resv_addr = m.reg("reservation_addr", 64, ResetValue::None);
+    let st = |v: u64| state_is(&state, v);
+    let mf3 = mem.insn.slice(14, 12);
+    let msize = mf3.slice(1, 0);
+    let live_mem = &mem.valid & &!&mem.exc;
+    let sc_ok = &(&resv_valid & &resv_addr.eq(&mem_addr)) & &mem_ctrl.sc;
+    let sc_fail = &mem_ctrl.sc & &!&sc_ok;
+    let accesses =
+        &(&(&mem_ctrl.load | &mem_ctrl.store) | &(&mem_ctrl.amo | &mem_ctrl.lr)) | &sc_ok;
+    let dresp = dmem_resp.valid().clone();
+    let dresp_data = dmem_resp.bits().get("data").value().clone();
+    let loaded = extend(
+        &dresp_data.dshr(&lane_shift(&mem_addr)),
+        &msize,
+        &mf3.bit(2),
+    );
+
+    let (word_op, amo_new) = amo_alu(&mem.insn, &msize, &amo_old, &mem_regs.rs2);
+    // The AMO's new value goes through a register: its write waits one cycle in state 2
+    // for it (a cycle per AMO), which keeps the AMO ALU off the store data's path.
+    let amo_store = m.reg("amo_store", 64, ResetValue::None);
+    let amo_computed = m.reg("amo_computed", 1, false);
+    m.connect(&amo_computed, &st(2));
+    m.when(&st(2), |m| m.connect(&amo_store, &amo_new));
+    let store_value = mux(&mem_ctrl.amo, &amo_store, &mem_regs.rs2);
+    let store_data = store_value.dshl(&lane_shift(&mem_addr));
+    let mask = lane_mask(&mem_addr, &msize);
+    let is_write_phase = &(&mem_ctrl.store | &mem_ctrl.sc) | &(&mem_ctrl.amo & &state.bit(1));
+    // An accelerator's exception traps before MEM's instruction while it has started
+    // nothing (`bus::rocc_exception`), ahead of its own exceptions.
+    let acc_trap = &(&mem.valid & &st(0)) & rocc_xcpt.valid();
+    m.connect(rocc_xcpt.ready(), &acc_trap);
+    let issue = &(&(&live_mem & &accesses) & &(&st(0) | &(&st(2) & &amo_computed))) & &!&acc_trap;
+    m.connect(dmem_req.valid(), &issue);
+    let db = dmem_req.bits();
+    m.connect(db.get("addr").value(), &mem_addr.slice(31, 0));
+    m.connect(db.get("write").value(), &is_write_phase);
+    m.connect(db.get("data").value(), &store_data);
+    m.connect(db.get("mask").value(), &mask);
+    m.connect(db.get("size").value(), &msize.zext(3));
+    let access_done = &(&accesses & &dresp) & &(&st(3) | &(&st(1) & &!&mem_ctrl.amo));
+    m.when(&dmem_req.fire(), |m| {
+        m.connect(&state, &(&state + &k(&state, 1, 2)))
+    });
+    m.when(&(&(&dresp & &st(1)) & &mem_ctrl.amo), |m| {
+        m.connect(&amo_old, &dresp_data.dshr(&lane_shift(&mem_addr)));
+        m.connect(&state, &k(&state, 2, 2));
+    });
+    MemAccess {
+        state,
+        amo_old,
+        resv_valid,
+        resv_addr,
+        mf3,
+        word_op,
+        live_mem,
+        sc_ok,
+        sc_fail,
+        accesses,
+        loaded,
+        store_data,
+        mask,
+        acc_trap,
+        access_done,
+    }
+}
+
+/// The AMO ALU (MEM): the new value from the old one and rs2. Returns `word_op` (a .w
+/// AMO) and the new value.
+fn amo_alu(insn: &Value, msize: &Value, amo_old: &Value, mem_rs2: &Value) -> (Value, Value) {
+    // AMO arithmetic on the (sign-extended, for .w) old value and rs2.
+    let word_op = msize.eq(&k(msize, 2, 2));
+    let (old, src) = (sext_w(&word_op, amo_old), sext_w(&word_op, mem_rs2));
+    let funct5 = insn.slice(31, 27);
+    let f5 = |v: u64| funct5.eq(&k(&funct5, v, 5));
+    // min/max compare by the sign of one 65-bit subtraction (which cannot overflow),
+    // sign- (amomin/max) or zero-extended (amominu/maxu, funct5 bit 3); for equal values
+    // either operand is the answer.
+    let ext = |v: &Value| cat(&[&(&!&funct5.bit(3) & &v.bit(63)), v]);
+    let (difference, _) = prefix_sub(&ext(&old), &ext(&src));
+    let below = difference.bit(64);
+    let old_plus_src = add(&old, &src);
+    let (lesser, greater) = (mux(&below, &old, &src), mux(&below, &src, &old));
+    let amo_new = priority_mux(
+        &[
+            (f5(0x00), old_plus_src),
+            (f5(0x01), src.clone()),
+            (f5(0x04), &old ^ &src),
+            (f5(0x08), &old | &src),
+            (f5(0x0c), &old & &src),
+            (f5(0x10), lesser.clone()),
+            (f5(0x14), greater.clone()),
+            (f5(0x18), lesser),
+        ],
+        &greater,
+    );
+    (word_op, amo_new)
+}
+
+/// MEM's CSR access: the read, the new value and the legality check. Returns
+/// `(csr_read, csr_new, csr_illegal, rs1_field)`.
+pub(super) fn csr_access(
+    m: &mut ModuleBuilder,
+    regs: &Regs,
+    mem_ctrl: &Ctrl,
+    acc: &MemAccess,
+) -> (Value, Value, Value, Value) {
+    let (mem, mf3, mem_csr) = (&regs.mem.stage, &acc.mf3, &regs.mem_csr);
+    // CSRs: legal if the register exists and a write does not target a read-only one.
+    let csr_read = regs.csrs.read(m, mem_csr);
+    let rs1_field = mem.insn.slice(19, 15);
+    let csr_src = mux(&mf3.bit(2), &rs1_field.zext(64), &regs.mem.rs1);
+    let csr_op = mf3.slice(1, 0);
+    let csr_new = priority_mux(
+        &[
+            (csr_op.eq(&k(&csr_op, 1, 2)), csr_src.clone()),
+            (csr_op.eq(&k(&csr_op, 2, 2)), &csr_read | &csr_src),
+        ],
+        &(&csr_read & &!&csr_src),
+    );
+    let csr_illegal = &mem_ctrl.csr & &mem_csr.illegal;
+    (csr_read, csr_new, csr_illegal, rs1_field)
+}
+
+/// MEM's RoCC command port: the command leaves from here; with xd the response comes
+/// back here. Returns when the RoCC instruction is done.
+pub(super) fn rocc_port(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    mem_regs: &MemRegs,
+    mem_ctrl: &Ctrl,
+    acc: &MemAccess,
+    rs1_field: &Value,
+    l: &Lits,
+) -> Value {
+    let (mem, state) = (&mem_regs.stage, &acc.state);
+    let (rocc_cmd, rocc_resp, zero64) = (&ports.rocc_cmd, &ports.rocc_resp, &l.zero64);
+    let st = |v: u64| state_is(state, v);
+    // RoCC: the command leaves from here; with xd the response comes back here.
+    let xd = mem.insn.bit(14);
+    let rocc_live = &acc.live_mem & &mem_ctrl.rocc;
+    m.connect(rocc_cmd.valid(), &(&rocc_live & &st(0)));
+    let rc = rocc_cmd.bits();
+    for (name, value) in [
+        ("funct7", mem.insn.slice(31, 25)),
+        ("rs2", mem.insn.slice(24, 20)),
+        ("rs1", rs1_field.clone()),
+        ("xd", xd.clone()),
+        ("xs1", mem.insn.bit(13)),
+        ("xs2", mem.insn.bit(12)),
+        ("rd", rd_of(&mem.insn)),
+        ("opcode", mem.insn.slice(6, 0)),
+        ("rs1_val", mux(&mem.insn.bit(13), &mem_regs.rs1, zero64)),
+        ("rs2_val", mux(&mem.insn.bit(12), &mem_regs.rs2, zero64)),
+    ] {
+        m.connect(rc.get(name).value(), &value);
+    }
+    m.when(&rocc_cmd.fire(), |m| m.connect(state, &k(state, 1, 2)));
+    let rocc_wait = &(&rocc_live & &xd) & &st(1);
+    m.connect(rocc_resp.ready(), &rocc_wait);
+    &(&rocc_cmd.fire() & &!&xd) | &rocc_resp.fire()
+}
+
+/// MEM's fences: fence waits for the accelerator, then drops the D$; fence.i waits for
+/// the fetches in flight, then drops the I$ (and refetches, `commit`). Returns
+/// `(fence_done, fence_i_done)`.
+pub(super) fn fences(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    mem_ctrl: &Ctrl,
+    access: &MemAccess,
+    outstanding: &Value,
+    r: &Redirects,
+) -> (Value, Value) {
+    let live_mem = access.live_mem.clone();
+    // fence waits for the accelerator, then drops the D$ so its writes are seen; fence.i
+    // waits for the fetches in flight, then drops the I$ and refetches.
+    m.connect(&r.fetch_hold, &(&live_mem & &mem_ctrl.fence_i));
+    // `rocc_busy` is taken through a register, which keeps the accelerator's busy logic
+    // off MEM's completion path. Safe: busy in a cycle covers every command accepted
+    // before it (`bus::rocc_command`), so the registered value covers all but one
+    // accepted in the cycle before, which `rocc_fired` covers; a fence can be in MEM no
+    // earlier than the cycle after the last command before it fired.
+    let (busy_q, fired_q) = (
+        m.reg("rocc_busy_q", 1, false),
+        m.reg("rocc_fired", 1, false),
+    );
+    m.connect(&busy_q, &ports.rocc_busy);
+    m.connect(&fired_q, &ports.rocc_cmd.fire());
+    let fence_done = &(&(&live_mem & &mem_ctrl.fence) & &!&busy_q) & &!&fired_q;
+    let fence_i_done = &(&live_mem & &mem_ctrl.fence_i) & &outstanding.eq(&k(outstanding, 0, 2));
+    m.connect(&ports.dcache_inv, &fence_done);
+    m.connect(&ports.icache_inv, &fence_i_done);
+    (fence_done, fence_i_done)
+}
+
+/// MEM's completion: whether MEM's instruction is done, its trap (an accelerator's
+/// exception first, `bus::rocc_exception`), the trap, mret and fence.i redirects, the
+/// CSR file's updates and the LR/SC reservation. Returns `mem_done`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn commit(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    regs: &Regs,
+    mem_ctrl: &Ctrl,
+    access: &MemAccess,
+    (csr_new, csr_illegal): (&Value, &Value),
+    (rocc_done, (fence_done, fence_i_done)): (Value, (Value, Value)),
+    mem_go: &Value,
+    l: &Lits,
+    r: &Redirects,
+) -> Value {
+    let (mem, csrs, mem_csr) = (&regs.mem.stage, &regs.csrs, &regs.mem_csr);
+    let (live_mem, acc_trap) = (access.live_mem.clone(), access.acc_trap.clone());
+    let (resv_valid, resv_addr) = (access.resv_valid.clone(), access.resv_addr.clone());
+    let waits = any_of(&[
+        access.accesses.clone(),
+        mem_ctrl.rocc.clone(),
+        mem_ctrl.fence.clone(),
+        mem_ctrl.fence_i.clone(),
+    ]);
+    let done = any_of(&[
+        &!&waits & &!csr_illegal,
+        access.access_done.clone(),
+        rocc_done,
+        fence_done,
+        fence_i_done.clone(),
+    ]);
+    let mem_done = &(&live_mem & &done) & &!&acc_trap;
+    let trap = &acc_trap | &(&mem.valid & &(&mem.exc | csr_illegal));
+    let acc = ports.rocc_xcpt.bits();
+    let trap_cause = priority_mux(
+        &[
+            (acc_trap.clone(), acc.get("cause").value().clone()),
+            (mem.exc.clone(), mem.cause.clone()),
+        ],
+        &k(&mem.cause, cause::ILLEGAL_INSN, 4),
+    );
+    let trap_tval = priority_mux(
+        &[
+            (acc_trap.clone(), acc.get("tval").value().clone()),
+            (mem.exc.clone(), mem.tval.clone()),
+        ],
+        &mem.insn.zext(64),
+    );
+    m.connect(mem_go, &(&mem_done | &trap));
+    let mret = &mem_done & &mem_ctrl.mret;
+    m.connect(
+        &r.mem_redirect,
+        &any_of(&[trap.clone(), mret.clone(), fence_i_done]),
+    );
+    m.connect(
+        &r.mem_target,
+        &priority_mux(
+            &[
+                (trap.clone(), csrs.trap_vector()),
+                (mret.clone(), csrs.mepc.clone()),
+            ],
+            &add(&mem.pc, &l.four),
+        ),
+    );
+    m.when(&trap, |m| {
+        csrs.trap(m, &mem.pc, &trap_cause.zext(64), &trap_tval);
+        m.connect(&resv_valid, &l.zero1);
+    });
+    m.when(&mret, |m| csrs.mret(m));
+    csrs.retire(m, &mem_done);
+    // (`mem_done` of a CSR instruction, without the other kinds' completion terms.)
+    let csr_write = &(&(&live_mem & &mem_ctrl.csr) & &mem_csr.writes) & &!&mem_csr.illegal;
+    m.when(&(&csr_write & &!&acc_trap), |m| {
+        csrs.write(m, mem_csr, csr_new)
+    });
+    m.when(&(&mem_done & &mem_ctrl.lr), |m| {
+        m.connect(&resv_valid, &l.one1);
+        m.connect(&resv_addr, &regs.mem.addr);
+    });
+    m.when(&(&mem_done & &mem_ctrl.sc), |m| {
+        m.connect(&resv_valid, &l.zero1)
+    });
+    mem_done
+}
+
+/// MEM's result (what its instruction writes back), the access state's reset as it
+/// leaves, and EX -> MEM: MEM's registers loaded from EX. Returns the result.
+pub(super) fn mem_advance(
+    m: &mut ModuleBuilder,
+    ports: &Ports,
+    regs: &Regs,
+    id: &Id,
+    e: &Ex,
+    access: &MemAccess,
+    csr_read: &Value,
+) -> Value {
+    let (mem_ctrl, mem, ex, state) = (&id.mem_ctrl, &regs.mem.stage, &regs.ex.stage, &access.state);
+    let result = priority_mux(
+        &[
+            (&mem_ctrl.load | &mem_ctrl.lr, access.loaded.clone()),
+            (
+                mem_ctrl.amo.clone(),
+                sext_w(&access.word_op, &access.amo_old),
+            ),
+            (mem_ctrl.sc.clone(), access.sc_fail.zext(64)),
+            (mem_ctrl.csr.clone(), csr_read.clone()),
+            (
+                mem_ctrl.rocc.clone(),
+                ports.rocc_resp.bits().get("data").value().clone(),
+            ),
+        ],
+        &regs.mem.result,
+    );
+    m.when(&e.mem_go, |m| m.connect(state, &k(state, 0, 2)));
+    m.when(&e.mem_free, |m| {
+        m.connect(&mem.valid, &e.go);
+        mem.load(m, &ex.pc, &ex.insn, (&e.exc.0, &e.exc.1, &e.exc.2));
+        mem_ctrl.load(m, &id.ex_ctrl);
+        regs.mem_csr.load(m, &CsrAccess::decode(&ex.insn));
+        m.connect(&regs.mem.result, &id.ex_result);
+        m.connect(&regs.mem.addr, &e.addr);
+        m.connect(&regs.mem.rs1, &regs.ex.rs1);
+        m.connect(&regs.mem.rs2, &regs.ex.rs2);
+    });
+    result
+}
