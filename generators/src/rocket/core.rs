@@ -350,6 +350,10 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     // ---- EX ----------------------------------------------------------------------------
     let ex = execute(&mut m, p, &regs, &id, &ports, &lits, &redirects);
     muldiv_port(&mut m, &ports, &regs.ex, &id.ex_ctrl, &ex, &lits);
+    // The decode-stage BHT exists before `resolve` trains it (`issue` predicts with it).
+    if p.predictor == Predictor::Bht {
+        predictors.bht = Some(Bht::new(&mut m, p.bht_entries));
+    }
     resolve(&mut m, &regs.ex, &id.ex_ctrl, &ex, &redirects, &predictors);
     issue(
         &mut m,
@@ -360,7 +364,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         &regs.ex,
         &lits,
         &redirects,
-        &mut predictors,
+        &predictors,
     );
 
     // ---- MEM ---------------------------------------------------------------------------
@@ -741,7 +745,7 @@ fn issue(
     ex_regs: &ExRegs,
     l: &Lits,
     r: &Redirects,
-    predictors: &mut Predictors,
+    predictors: &Predictors,
 ) {
     let (ex, id_ctrl, id_exc) = (&ex_regs.stage, &d.ctrl, &d.exc);
     let (id_redirect, id_target) = (r.id_redirect.clone(), r.id_target.clone());
@@ -750,12 +754,11 @@ fn issue(
     // Decode-stage prediction: jal always, branches by the BHT.
     match p.predictor {
         Predictor::Bht => {
-            let bht = Bht::new(m, p.bht_entries);
+            let bht = predictors.bht.as_ref().expect("built before resolve");
             let predicted = &id_ctrl.jal | &(&id_ctrl.branch & &bht.predict(&id.pc));
             let taken = &(&predicted & &!&id_exc.0) & id_go;
             m.connect(&id_redirect, &taken);
             m.connect(&id_target, &(&id.pc + &id_ctrl.imm));
-            predictors.bht = Some(bht);
         }
         _ => {
             m.connect(&id_redirect, &l.zero1);
