@@ -125,11 +125,6 @@ struct QueuedWrite {
     q_width: Value,
 }
 
-/// Whether unit field `u` names unit `v`.
-fn is_unit(u: &Value, v: u64) -> Value {
-    u.eq(&u.konst(Bits::from_u64(unit::WIDTH, v)))
-}
-
 /// One bank: the read, fop and write stages of Figure 8.7 around its SRAM slice.
 pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Bank");
@@ -271,7 +266,7 @@ fn crossbar_port(m: &mut ModuleBuilder, io: &BankIo, fs: &FopStage) {
     let xb = xbar_out.bits();
     let on_crossbar = (0..1u64 << unit::WIDTH)
         .filter(|&u| unit::on_crossbar(u))
-        .fold(m.lit(0, 1), |acc, u| &acc | &is_unit(&f("unit"), u));
+        .fold(m.lit(0, 1), |acc, u| &acc | &unit::is(&f("unit"), u));
     m.connect(xbar_out.valid(), &(&f("valid") & &on_crossbar));
     m.connect(xb.get("unit").value(), &f("unit"));
     m.connect(xb.get("a").value(), &fs.a);
@@ -296,7 +291,7 @@ fn readout_queue(
     let brq_q = Fifo::new(m, p, "brq_q", p.brq_entries, brq_bits(p))?;
     m.connect(
         &brq_q.enq_valid(),
-        &(&f("valid") & &is_unit(&f("unit"), unit::MEM)),
+        &(&f("valid") & &unit::is(&f("unit"), unit::MEM)),
     );
     // Indices come from operand 1 when it is a register, else they are 0 (the base is
     // the whole address); store and AMO data from operand 2, register or scalar.
@@ -389,9 +384,9 @@ fn write_back(
     let w = |n: &str| io.write.get(n).value().clone();
     let src = w("src");
     let pick = |field: &str| {
-        is_unit(&src, unit::IMUL).mux(
+        unit::is(&src, unit::IMUL).mux(
             imul_result.get(field).value(),
-            &is_unit(&src, unit::PLU).mux(plu_res.get(field).value(), alu_res.get(field).value()),
+            &unit::is(&src, unit::PLU).mux(plu_res.get(field).value(), alu_res.get(field).value()),
         )
     };
     let (data, wmask) = (

@@ -56,10 +56,6 @@ struct Plan {
     plu: Value,
 }
 
-fn is_unit(u: &Value, v: u64) -> Value {
-    u.eq(&u.konst(Bits::from_u64(unit::WIDTH, v)))
-}
-
 fn slot_no(v: &Value, n: u64) -> Value {
     v.konst(Bits::from_u64(8, n))
 }
@@ -70,8 +66,8 @@ fn plan(p: &HwachaParams, op: &Bundle) -> Plan {
     let j2 = rs1_v.zext(8);
     let f = &(&rs1_v.zext(8) + &rs2_v.zext(8)) + &slot_no(&j2, 1);
     let (imul, plu) = (
-        is_unit(&o("unit"), unit::IMUL),
-        is_unit(&o("unit"), unit::PLU),
+        unit::is(&o("unit"), unit::IMUL),
+        unit::is(&o("unit"), unit::PLU),
     );
     let latency = imul.mux(
         &slot_no(&f, p.stages_imul as u64),
@@ -84,7 +80,7 @@ fn plan(p: &HwachaParams, op: &Bundle) -> Plan {
     let row_w = row_bits(p).max(prow_bits(p));
     let rd_pred = o("rd_pred");
     let dest = rd_pred.mux(&o("prd").zext(row_w), &o("rd").zext(row_w));
-    let writes = &o("wr") & &!&is_unit(&o("unit"), unit::MEM);
+    let writes = &o("wr") & &!&unit::is(&o("unit"), unit::MEM);
     Plan {
         writes,
         op: op.clone(),
@@ -113,7 +109,7 @@ fn reads_pred(fop: &Bundle, row: &Value) -> Value {
     let g = |n: &str| fop.get(n).value().clone();
     let guard = &g("pred_on") & &g("pred").eq(row);
     let sources = &(&g("ps1").eq(row) | &g("ps2").eq(row)) | &g("ps3").eq(row);
-    &g("valid") & &(&guard | &(&is_unit(&g("unit"), unit::PLU) & &sources))
+    &g("valid") & &(&guard | &(&unit::is(&g("unit"), unit::PLU) & &sources))
 }
 
 /// The crossbar cycles an operation takes: B from its fop slot, for crossbar units.

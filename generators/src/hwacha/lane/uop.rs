@@ -32,6 +32,11 @@ pub mod unit {
     pub fn on_crossbar(unit: u64) -> bool {
         unit == IMUL || unit >= FMA
     }
+
+    /// Whether the unit field `u` (a value) names unit `v`.
+    pub fn is(u: &hdl::Value, v: u64) -> hdl::Value {
+        u.eq(&u.konst(hdl::Bits::from_u64(WIDTH, v)))
+    }
 }
 
 /// Bank ALU functions (`fn` of a VIU operation): the Rocket ALU's functions
