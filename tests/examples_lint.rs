@@ -227,6 +227,15 @@ fn rocket_is_lint_clean() {
                      icache_line_bytes = 16";
     third.extend(overrides.parse::<toml::Table>().expect("overrides"));
     configs.push((third.to_string(), OutputOptions::default()));
+    // The presets as `accelgen fpga` builds them: inferred adders and memories.
+    let fpga = OutputOptions {
+        all_inferred: true,
+        ..OutputOptions::default()
+    };
+    for preset in 0..2 {
+        let text = format!("{}\nadders = \"inferred\"", configs[preset].0);
+        configs.push((text, fpga));
+    }
     // Every predictor, memory shape and multiplier shows up; long runs cross them all.
     let n = predictors.len() * memories.len() * muldivs.len();
     for i in 0..n {
@@ -326,6 +335,7 @@ const ROCKET_EXTREMES: &[&str] = &[
     "ram_base = 0x2000\nram_size = 0x2000\nuncached_base = 0x2000",
     "uncached_size = 0",
     "uncached_size = 0x80000000",
+    "adders = \"inferred\"",
 ];
 
 /// Lanes of the all-maximum configuration. With 64 lanes (of 16 banks of 4096 x 512
