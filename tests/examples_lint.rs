@@ -224,7 +224,7 @@ fn rocket_is_lint_clean() {
     let mut third: toml::Table = configs[1].0.parse().expect("preset");
     let overrides = "predictor = \"bht\"\nbht_entries = 32\nmul = \"pipelined\"\n\
                      mul_stages = 2\ndiv_bits_per_cycle = 2\ndcache_ways = 1\n\
-                     icache_line_bytes = 16";
+                     icache_line_bytes = 16\nadders = \"inferred\"";
     third.extend(overrides.parse::<toml::Table>().expect("overrides"));
     configs.push((third.to_string(), OutputOptions::default()));
     // The presets as `accelgen fpga` builds them: inferred adders and memories.

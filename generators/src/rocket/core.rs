@@ -695,16 +695,19 @@ fn resolve(
     let resolved = &e.go & &!&e.exc.0;
     // A misprediction redirects fetch the cycle after it leaves EX, from registers, which
     // keeps the branch comparison and the target adder off fetch's paths; the instruction
-    // that entered EX behind it meanwhile is flushed (`flush_ex`).
+    // that entered EX behind it meanwhile is flushed (`flush_ex`). It does not wait for
+    // EX's exceptions (the address adder and the region checks): an instruction that
+    // leaves EX with one traps in MEM the next cycle, and MEM's redirect overrides
+    // (`Redirects`). The target, observed only under `mispredict`, loads every cycle.
     let mispredict = m.reg("mispredict", 1, false);
     let mispredict_target = m.reg("mispredict_target", 64, ResetValue::None);
-    m.connect(&mispredict, &(&resolved & &next_pc.ne(&ex_regs.pred)));
-    m.when(&resolved, |m| m.connect(&mispredict_target, &next_pc));
+    m.connect(&mispredict, &(&e.go & &next_pc.ne(&ex_regs.pred)));
+    m.connect(&mispredict_target, &next_pc);
     m.connect(&r.ex_redirect, &mispredict);
     m.connect(&r.ex_target, &mispredict_target);
     // The predictors train the cycle after, from registers, like the redirect: the
     // target adder and the branch comparison stay off their tag compares. The
-    // resolution's data is only observed under `train_valid`: no reset.
+    // resolution's data is only observed under `train_valid`: no reset, and no enable.
     let (train_valid, train_pc, train_target, train_taken, train_jump) = (
         m.reg("train_valid", 1, false),
         m.reg("train_pc", 64, ResetValue::None),
@@ -716,12 +719,10 @@ fn resolve(
         &train_valid,
         &(&resolved & &(&ex_ctrl.branch | &ex_ctrl.jal)),
     );
-    m.when(&resolved, |m| {
-        m.connect(&train_pc, &ex.pc);
-        m.connect(&train_target, &jump_target);
-        m.connect(&train_taken, &taken);
-        m.connect(&train_jump, &ex_ctrl.jal);
-    });
+    m.connect(&train_pc, &ex.pc);
+    m.connect(&train_target, &jump_target);
+    m.connect(&train_taken, &taken);
+    m.connect(&train_jump, &ex_ctrl.jal);
     let resolution = Resolution {
         valid: &train_valid,
         pc: &train_pc,

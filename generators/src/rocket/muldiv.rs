@@ -14,6 +14,11 @@
 //!   iterative engine used for divides only. A divide waits until the multiplier is
 //!   empty and multiplies wait while a divide is in flight, so results leave in order.
 //!
+//! The engine's result (the sign fix: a 64-bit negation or increment, and the word
+//! forms' selection) is registered in one more cycle after the last iteration, so the
+//! response leaves from a register: a cycle per multiply or divide that keeps the
+//! negation off the core's bypass and writeback paths.
+//!
 //! `kill` aborts every operation accepted in an earlier cycle (a request firing in the
 //! same cycle is accepted): the core raises it when an older instruction traps or
 //! redirects. Results wait in place while `resp.ready` is low.
@@ -124,8 +129,10 @@ fn engine(
     let mb = p.mul_bits_per_cycle;
     let db = p.div_bits_per_cycle;
     let busy = m.reg("busy", 1, false);
+    // The cycle after the last iteration, when the result register loads.
+    let fixing = m.reg("fixing", 1, false);
     let done = m.reg("done", 1, false);
-    let idle = !&(&busy | &done);
+    let idle = !&(&(&busy | &fixing) | &done);
     let fire = &r.valid & &idle;
     // Latched request: multiply or divide, high half / remainder, word, negate result.
     // Only an engine that multiplies needs to remember which it is doing.
@@ -146,6 +153,8 @@ fn engine(
     let acc = m.reg("acc", 64, ResetValue::None);
     let a = m.reg("a", 64, ResetValue::None);
     let b = m.reg("b", 64, ResetValue::None);
+    // Loaded in the `fixing` cycle, observed only under `done`: no reset.
+    let result_q = m.reg("result", 64, ResetValue::None);
 
     let f3 = &r.funct3;
     let req_mul = if with_mul { !&f3.bit(2) } else { m.lit(0, 1) };
@@ -191,6 +200,7 @@ fn engine(
     })
     .elsewhen(&r.kill, |m| {
         m.connect(&busy, &zero);
+        m.connect(&fixing, &zero);
         m.connect(&done, &zero);
     })
     .elsewhen(&busy, |m| {
@@ -198,7 +208,7 @@ fn engine(
         m.connect(&count, &(&count - &k(1, 7)));
         m.when(&last, |m| {
             m.connect(&busy, &zero);
-            m.connect(&done, &one);
+            m.connect(&fixing, &one);
         });
         let (d_acc, d_a) = divide_steps(&acc, &a, &b, db);
         if with_mul {
@@ -209,6 +219,10 @@ fn engine(
             m.connect(&acc, &d_acc);
             m.connect(&a, &d_a);
         }
+    })
+    .elsewhen(&fixing, |m| {
+        m.connect(&fixing, &zero);
+        m.connect(&done, &one);
     })
     .elsewhen(&(&done & resp_ready), |m| m.connect(&done, &zero));
 
@@ -244,7 +258,12 @@ fn engine(
     } else {
         div_result
     };
-    Engine { idle, done, result }
+    m.when(&fixing, |m| m.connect(&result_q, &result));
+    Engine {
+        idle,
+        done,
+        result: result_q,
+    }
 }
 
 /// One shift-and-add step retiring `bits` multiplier bits from the bottom of `a`.
