@@ -251,6 +251,8 @@ pub struct MulDivParams {
     pub mul_bits_per_cycle: u32,
     pub mul_stages: u32,
     pub div_bits_per_cycle: u32,
+    /// The iterative engine's adders, subtractors and negations.
+    pub adders: AdderStyle,
 }
 
 impl RocketParams {
@@ -282,6 +284,7 @@ impl RocketParams {
             mul_bits_per_cycle: self.mul_bits_per_cycle,
             mul_stages: self.mul_stages,
             div_bits_per_cycle: self.div_bits_per_cycle,
+            adders: self.adders,
         }
     }
 

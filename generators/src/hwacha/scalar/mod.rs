@@ -334,6 +334,7 @@ fn blocks(
             mul_bits_per_cycle: 1,
             mul_stages: p.stages_imul,
             div_bits_per_cycle: p.idiv_bits_per_cycle,
+            adders: Style::Inferred,
         })?,
     );
     let smu = m.instance("smu", &smu()?);
