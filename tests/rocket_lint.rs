@@ -64,6 +64,7 @@ fn muldiv_shapes() -> Vec<MulDivParams> {
                     mul_stages: 1,
                     div_bits_per_cycle: div,
                     adders,
+                    registered_result: adders == Style::Prefix,
                 });
             }
         }
@@ -74,6 +75,7 @@ fn muldiv_shapes() -> Vec<MulDivParams> {
                 mul_stages: stages,
                 div_bits_per_cycle: div,
                 adders: Style::Prefix,
+                registered_result: true,
             });
         }
     }

@@ -219,7 +219,8 @@ fn latency(m: &mut Model, op: MOp) -> u64 {
 }
 
 /// The shapes checked, each adder style among them (`adders`: the engine's Wallace tree
-/// and prefix adders, or Yosys's `*`, `+` and `-`).
+/// and prefix adders, or Yosys's `*`, `+` and `-`), the prefix ones with the result
+/// registered (as the Rocket tile builds it), the inferred ones without (as Hwacha does).
 fn shapes() -> Vec<MulDivParams> {
     let it = |mb, db, adders| MulDivParams {
         mul: MulKind::Iterative,
@@ -227,6 +228,7 @@ fn shapes() -> Vec<MulDivParams> {
         mul_stages: 1,
         div_bits_per_cycle: db,
         adders,
+        registered_result: adders == Style::Prefix,
     };
     let pipe = |stages, db, adders| MulDivParams {
         mul: MulKind::Pipelined,
@@ -234,6 +236,7 @@ fn shapes() -> Vec<MulDivParams> {
         mul_stages: stages,
         div_bits_per_cycle: db,
         adders,
+        registered_result: adders == Style::Prefix,
     };
     let (prefix, inferred) = (Style::Prefix, Style::Inferred);
     vec![
@@ -295,6 +298,7 @@ fn pipelined_multiplier_takes_one_per_cycle() {
             mul_stages: stages,
             div_bits_per_cycle: 1,
             adders: Style::Prefix,
+            registered_result: true,
         };
         let mut m = model(&muldiv(&p).unwrap());
         restart(&mut m, stages as u64);

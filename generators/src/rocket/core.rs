@@ -311,8 +311,6 @@ pub(super) struct Id {
 /// What EX produces for its control, resolution and MEM.
 pub(super) struct Ex {
     pub(super) go: Value,
-    /// The registered multiply/divide result.
-    pub(super) md_data: Value,
     pub(super) mem_go: Value,
     pub(super) mem_free: Value,
     pub(super) flush: Value,
@@ -353,7 +351,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let id = decode_stage(&mut m, rocc, &q[0], &regs, &lits);
 
     // ---- EX ----------------------------------------------------------------------------
-    let ex = execute(&mut m, p, &regs, &id, &lits, &redirects);
+    let ex = execute(&mut m, p, &regs, &id, &ports, &lits, &redirects);
     muldiv_port(&mut m, &ports, &regs.ex, &id.ex_ctrl, &ex, &lits);
     // The decode-stage BHT exists before `resolve` trains it (`issue` predicts with it).
     if p.predictor == Predictor::Bht {
@@ -553,6 +551,7 @@ fn execute(
     p: &RocketParams,
     regs: &Regs,
     id: &Id,
+    ports: &Ports,
     l: &Lits,
     r: &Redirects,
 ) -> Ex {
@@ -585,15 +584,13 @@ fn execute(
     let jalr_target = &rs1_plus_imm & &k(&imm, !1, 64);
     let jump_target = mux(&ex_ctrl.jalr, &jalr_target, &pc_plus_imm);
     let jumps = &ex_ctrl.jal | &ex_ctrl.jalr;
-    // The multiply/divide response, registered (`muldiv_port`); no reset: observed only
-    // under `md_done`.
-    let md_data = m.reg("md_data", 64, ResetValue::None);
+    let md_result = ports.md_resp.bits().get("data").value().clone();
     m.connect(
         &id.ex_result,
         &priority_mux(
             &[
                 (jumps.clone(), link.clone()),
-                (ex_ctrl.muldiv.clone(), md_data.clone()),
+                (ex_ctrl.muldiv.clone(), md_result.clone()),
             ],
             &alu_out,
         ),
@@ -641,7 +638,6 @@ fn execute(
         mem_go,
         mem_free,
         flush: flush_ex,
-        md_data,
         funct3,
         link,
         taken,
@@ -652,9 +648,6 @@ fn execute(
 }
 
 /// EX's multiply/divide through the `muldiv_*` ports, and when EX advances (`ex_go`).
-/// The response is taken into a register (`md_data`, valid under `md_done`) and leaves
-/// EX the cycle after: a cycle per multiply or divide that keeps the unit's result
-/// logic off the core's bypass and writeback paths.
 fn muldiv_port(
     m: &mut ModuleBuilder,
     ports: &Ports,
@@ -667,7 +660,6 @@ fn muldiv_port(
     let (mem_free, flush_ex, ex_go) = (e.mem_free.clone(), e.flush.clone(), e.go.clone());
     // Multiply/divide: one request per instruction; EX holds until the result is taken.
     let md_sent = m.reg("md_sent", 1, false);
-    let md_done = m.reg("md_done", 1, false);
     // (A multiply/divide raises no exception in EX: only ID's count, off the adders.)
     let ex_md = &(&ex.valid & &ex_ctrl.muldiv) & &!&ex.exc;
     m.connect(md_req.valid(), &(&(&ex_md & &!&md_sent) & &!&flush_ex));
@@ -676,22 +668,15 @@ fn muldiv_port(
     m.connect(mb.get("word").value(), &ex_ctrl.word);
     m.connect(mb.get("in1").value(), &ex_regs.rs1);
     m.connect(mb.get("in2").value(), &ex_regs.rs2);
-    m.connect(md_resp.ready(), &(&(&ex_md & &!&md_done) & &!&flush_ex));
+    m.connect(md_resp.ready(), &(&(&ex_md & &mem_free) & &!&flush_ex));
     m.connect(&ports.md_kill, &flush_ex);
-    let ex_ready = &!&ex_md | &md_done;
+    let ex_ready = &!&ex_md | md_resp.valid();
     m.connect(
         &ex_go,
         &(&(&(&ex.valid & &ex_ready) & &mem_free) & &!&flush_ex),
     );
     m.when(&md_req.fire(), |m| m.connect(&md_sent, &l.one1));
-    m.when(&md_resp.fire(), |m| {
-        m.connect(&md_done, &l.one1);
-        m.connect(&e.md_data, md_resp.bits().get("data").value());
-    });
-    m.when(&(&ex_go | &flush_ex), |m| {
-        m.connect(&md_sent, &l.zero1);
-        m.connect(&md_done, &l.zero1);
-    });
+    m.when(&(&ex_go | &flush_ex), |m| m.connect(&md_sent, &l.zero1));
 }
 
 /// EX's branch and jump resolution: a misprediction redirects fetch the next cycle

@@ -18,6 +18,11 @@
 //! ([`crate::arith::adder::Style`]): with `prefix` a multiply step's rows go through a
 //! Wallace tree ([`crate::arith::wallace`]) and Kogge-Stone adders, for ASICs.
 //!
+//! With `registered_result` the engine's result (the sign fix: a negation or increment,
+//! the word forms' selection) is registered in one more cycle after the last iteration,
+//! so the response leaves from a register: a cycle per operation that keeps the sign fix
+//! off the receiver's paths (the Rocket core's bypass and writeback).
+//!
 //! `kill` aborts every operation accepted in an earlier cycle (a request firing in the
 //! same cycle is accepted): the core raises it when an older instruction traps or
 //! redirects. Results wait in place while `resp.ready` is low.
@@ -139,8 +144,13 @@ fn engine(
     let mb = p.mul_bits_per_cycle;
     let db = p.div_bits_per_cycle;
     let busy = m.reg("busy", 1, false);
+    // With a registered result: the cycle after the last iteration, when it loads.
+    let fixing = p.registered_result.then(|| m.reg("fixing", 1, false));
     let done = m.reg("done", 1, false);
-    let idle = !&(&busy | &done);
+    let idle = match &fixing {
+        Some(f) => !&(&(&busy | f) | &done),
+        None => !&(&busy | &done),
+    };
     let fire = &r.valid & &idle;
     // Latched request: multiply or divide, high half / remainder, word, negate result.
     // Only an engine that multiplies needs to remember which it is doing.
@@ -189,43 +199,54 @@ fn engine(
     let div_iters = mux(&r.word, &iterations(db, 32), &iterations(db, 64));
     let zero64 = k(0, 64);
 
-    m.when(&fire, |m| {
-        m.connect(&busy, &one);
-        if with_mul {
-            m.connect(&mul_op, &req_mul);
-        }
-        m.connect(&upper, &req_upper);
-        m.connect(&word, &r.word);
-        m.connect(&negate, &mux(&req_mul, &mul_negate, &div_negate));
-        m.connect(&count, &mux(&req_mul, &mul_iters, &div_iters));
-        m.connect(&acc, &zero64);
-        // A *W dividend starts in the upper half so its bits leave first.
-        let dividend = mux(&r.word, &mag1.shl(32), &mag1);
-        m.connect(&a, &mux(&req_mul, &mag1, &dividend));
-        m.connect(&b, &mag2);
-    })
-    .elsewhen(&r.kill, |m| {
-        m.connect(&busy, &zero);
-        m.connect(&done, &zero);
-    })
-    .elsewhen(&busy, |m| {
-        let last = count.eq(&k(1, 7));
-        m.connect(&count, &(&count - &k(1, 7)));
-        m.when(&last, |m| {
+    let chain = m
+        .when(&fire, |m| {
+            m.connect(&busy, &one);
+            if with_mul {
+                m.connect(&mul_op, &req_mul);
+            }
+            m.connect(&upper, &req_upper);
+            m.connect(&word, &r.word);
+            m.connect(&negate, &mux(&req_mul, &mul_negate, &div_negate));
+            m.connect(&count, &mux(&req_mul, &mul_iters, &div_iters));
+            m.connect(&acc, &zero64);
+            // A *W dividend starts in the upper half so its bits leave first.
+            let dividend = mux(&r.word, &mag1.shl(32), &mag1);
+            m.connect(&a, &mux(&req_mul, &mag1, &dividend));
+            m.connect(&b, &mag2);
+        })
+        .elsewhen(&r.kill, |m| {
             m.connect(&busy, &zero);
-            m.connect(&done, &one);
+            if let Some(f) = &fixing {
+                m.connect(f, &zero);
+            }
+            m.connect(&done, &zero);
+        })
+        .elsewhen(&busy, |m| {
+            let last = count.eq(&k(1, 7));
+            m.connect(&count, &(&count - &k(1, 7)));
+            m.when(&last, |m| {
+                m.connect(&busy, &zero);
+                m.connect(fixing.as_ref().unwrap_or(&done), &one);
+            });
+            let (d_acc, d_a) = divide_steps(p.adders, &acc, &a, &b, db);
+            if with_mul {
+                let (m_acc, m_a) = multiply_step(p.adders, &acc, &a, &b, mb);
+                m.connect(&acc, &mux(&mul_op, &m_acc, &d_acc));
+                m.connect(&a, &mux(&mul_op, &m_a, &d_a));
+            } else {
+                m.connect(&acc, &d_acc);
+                m.connect(&a, &d_a);
+            }
         });
-        let (d_acc, d_a) = divide_steps(p.adders, &acc, &a, &b, db);
-        if with_mul {
-            let (m_acc, m_a) = multiply_step(p.adders, &acc, &a, &b, mb);
-            m.connect(&acc, &mux(&mul_op, &m_acc, &d_acc));
-            m.connect(&a, &mux(&mul_op, &m_a, &d_a));
-        } else {
-            m.connect(&acc, &d_acc);
-            m.connect(&a, &d_a);
-        }
-    })
-    .elsewhen(&(&done & resp_ready), |m| m.connect(&done, &zero));
+    let chain = match &fixing {
+        Some(f) => chain.elsewhen(f, |m| {
+            m.connect(f, &zero);
+            m.connect(&done, &one);
+        }),
+        None => chain,
+    };
+    chain.elsewhen(&(&done & resp_ready), |m| m.connect(&done, &zero));
 
     // Divide result: quotient in `a`, remainder in `acc` (the low halves for *W).
     let div_value = mux(&upper, &acc, &a);
@@ -262,6 +283,15 @@ fn engine(
         mux(&mul_op, &mul_result, &div_result)
     } else {
         div_result
+    };
+    let result = match &fixing {
+        Some(f) => {
+            // Loaded in the `fixing` cycle, observed only under `done`: no reset.
+            let q = m.reg("result", 64, ResetValue::None);
+            m.when(f, |m| m.connect(&q, &result));
+            q
+        }
+        None => result,
     };
     Engine { idle, done, result }
 }

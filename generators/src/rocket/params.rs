@@ -253,6 +253,8 @@ pub struct MulDivParams {
     pub div_bits_per_cycle: u32,
     /// The iterative engine's adders, subtractors and negations.
     pub adders: AdderStyle,
+    /// The iterative engine's result leaves from a register, a cycle later (`muldiv`).
+    pub registered_result: bool,
 }
 
 impl RocketParams {
@@ -285,6 +287,7 @@ impl RocketParams {
             mul_stages: self.mul_stages,
             div_bits_per_cycle: self.div_bits_per_cycle,
             adders: self.adders,
+            registered_result: true,
         }
     }
 

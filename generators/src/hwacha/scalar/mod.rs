@@ -335,6 +335,7 @@ fn blocks(
             mul_stages: p.stages_imul,
             div_bits_per_cycle: p.idiv_bits_per_cycle,
             adders: Style::Inferred,
+            registered_result: false,
         })?,
     );
     let smu = m.instance("smu", &smu()?);
