@@ -6,8 +6,14 @@
 //! `e(k) = ((k / strip) * lanes + lane_id) * strip + k % strip`,
 //! so a unit-stride or strided address is base + e(k) * stride: the walk
 //! starts at base + lane_id * strip * stride and adds the stride within a strip and
-//! `((lanes - 1) * strip + 1) * stride` across a lane strip boundary (both products taken
-//! once per command). Indexed and AMO addresses are base + the element's VVAQ offset.
+//! `((lanes - 1) * strip + 1) * stride` across a lane strip boundary; a whole group that
+//! ends a strip adds `((lanes - 1) * strip + S) * stride` (the products taken once per
+//! command). Indexed and AMO addresses are base + the element's VVAQ offset.
+//!
+//! Timing: the walk's next address is one Kogge-Stone sum of `addr` and a step selected
+//! from registers, and the comparisons of `left` (the elements not yet walked) with
+//! 0..=S are registered beside it (`left_gt`), so no 32-bit compare or subtraction sits
+//! on the path from one address to the next.
 //!
 //! Density-time skipping (thesis 8.6): a constant-stride group whose live predicates are
 //! all off goes in one cycle too, as one item of no active element.
