@@ -18,7 +18,8 @@
 //! Density-time skipping (thesis 8.6): a constant-stride group whose live predicates are
 //! all off goes in one cycle too, as one item of no active element.
 
-use super::{add, field, lit, sub, Fifo, MODE_INDEXED, MODE_UNIT, OP_AMO, OP_LOAD};
+use super::{field, lit, Fifo, MODE_INDEXED, MODE_UNIT, OP_AMO, OP_LOAD};
+use crate::arith::adder::Style::Prefix;
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::priority_encode;
 use hdl::{cat, mux, Bundle, ModuleBuilder, ResetValue, Value};
@@ -175,7 +176,7 @@ pub(super) fn build(
     );
     let lane_w = lane_id.width() + log_strip;
     let lane_first = lane_id.zext(lane_w).shl(log_strip);
-    let start = add(field(cmd, "base"), &c_stride.mul(&lane_first).trunc(64));
+    let start = Prefix.add(field(cmd, "base"), &c_stride.mul(&lane_first).trunc(64));
     let hop = (p.lanes as u64 - 1) * strip as u64 + 1;
     let hop_w = 64 - hop.leading_zeros();
     let c_jump = c_stride.mul(&lit(&c_stride, hop, hop_w)).trunc(64);
@@ -255,7 +256,7 @@ pub(super) fn build(
 
     let pred = vpq.deq_bits().dshr(&slot).bit(0);
     let data = vsdq.deq_bits().dshr(&slot.zext(log_s + 7).shl(6)).trunc(64);
-    let elem_addr = mux(&uses_vvaq, &add(&base, &vvaq.deq_bits()), &addr);
+    let elem_addr = mux(&uses_vvaq, &Prefix.add(&base, &vvaq.deq_bits()), &addr);
     let align = (elem_bytes(&width) - lit(&width, 1, 64)).trunc(3);
     // A group's elements share the alignment of its first.
     let misaligned = (elem_addr.trunc(3) & align).or_r();
@@ -264,7 +265,7 @@ pub(super) fn build(
     let ons = mux(&whole_group, &group_on, &(&pred & &go).zext(s));
     let ons = &ons & &go.repeat(s);
     let fault = &ons.or_r() & &misaligned;
-    let fault_addr = add(&elem_addr, &priority_encode(&ons).zext(64).dshl(&width));
+    let fault_addr = Prefix.add(&elem_addr, &priority_encode(&ons).zext(64).dshl(&width));
 
     let e = Element {
         k: k.clone(),
@@ -298,17 +299,17 @@ pub(super) fn build(
     // An item counts S elements or 1, unless it is a partial group, the command's last
     // (after it `k` and `left` are not read): both differences come straight from
     // registers, the item's kind only selects.
-    let left_s = sub(&left, &lit(&left, s as u64, 32));
-    let left_1 = sub(&left, &lit(&left, 1, 32));
+    let left_s = Prefix.sub(&left, &lit(&left, s as u64, 32)).0;
+    let left_1 = Prefix.sub(&left, &lit(&left, 1, 32)).0;
     m.when(&fire, |m| {
         let count = mux(&whole_group, &lit(&k, s as u64, 32), &lit(&k, 1, 32));
-        m.connect(&k, &add(&k, &count));
+        m.connect(&k, &Prefix.add(&k, &count));
         m.connect(&left, &mux(&whole_group, &left_s, &left_1));
         m.connect(
             &left_gt,
             &mux(&whole_group, &gt_flags(&left_s), &gt_flags(&left_1)),
         );
-        m.connect(&addr, &add(&addr, &step));
+        m.connect(&addr, &Prefix.add(&addr, &step));
         m.when(&fault, |m| {
             m.connect(&faulted, &lit(&faulted, 1, 1));
             m.connect(&xcpt_addr, &fault_addr);
