@@ -22,7 +22,7 @@ use crate::rocket::muldiv::muldiv;
 use crate::rocket::params::{MulDivParams, MulKind};
 use hdl::helpers::onehot_decode;
 use hdl::ir::addr_width;
-use hdl::{cat, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
+use hdl::{cat, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value};
 use std::rc::Rc;
 
 /// A divide's operands for one bank entry: both operands' S elements, the elements to
@@ -116,14 +116,17 @@ pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
 
     // The entry in work: operands, elements left to divide, results so far.
     let have = m.reg("have", 1, 0u64);
+    // Operands and results are datapath without reset: the operands are read only
+    // under `have`, which is set with them, and a result leaves only under `mask`, its
+    // element's bit, once the divider has answered for it.
     let (ea, eb) = (
-        m.reg("a", p.bank_width, 0u64),
-        m.reg("b", p.bank_width, 0u64),
+        m.reg("a", p.bank_width, ResetValue::None),
+        m.reg("b", p.bank_width, ResetValue::None),
     );
     let todo = m.reg("todo", s, 0u64);
     let mask = m.reg("mask", s, 0u64);
     let results: Vec<Value> = (0..s)
-        .map(|j| m.reg(&format!("result{j}"), 64, 0u64))
+        .map(|j| m.reg(&format!("result{j}"), 64, ResetValue::None))
         .collect();
     // The element in the divider, one-hot (0: none).
     let in_flight = m.reg("in_flight", s, 0u64);
