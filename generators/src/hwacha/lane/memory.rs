@@ -324,7 +324,9 @@ fn commands(
     let release =
         &(&cmdq.deq_valid() & &!&head_red) & &(&is_store | &(&cleared & &loadq.enq_ready()));
     m.connect(cmd.valid(), &release);
-    for f in ["op", "amo_fn", "mode", "width", "unsigned", "base", "stride"] {
+    for f in [
+        "op", "amo_fn", "mode", "width", "unsigned", "base", "stride",
+    ] {
         m.connect(cmd.bits().get(f).value(), get(&head, f));
     }
     let vlen = cmd.bits().get("vlen").value().clone();

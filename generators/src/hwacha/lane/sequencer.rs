@@ -425,10 +425,7 @@ fn progress_updates(
             m.connect(&pr.drain, &d0);
             let zero = m.lit(0, issued_w);
             m.connect(&pr.issued, &zero);
-            m.connect(
-                &pr.eidx,
-                &lane.zext(eb).shl(p.strip().trailing_zeros()),
-            );
+            m.connect(&pr.eidx, &lane.zext(eb).shl(p.strip().trailing_zeros()));
             for (f, r) in &pr.rows {
                 m.connect(r, &g(f).zext(r.width().max(8)).slice(r.width() - 1, 0));
             }
