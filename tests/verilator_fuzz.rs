@@ -33,9 +33,9 @@ fn a_corrupted_harness_result_is_caught() {
         }),
         // Minimizing would rebuild the model for every candidate.
         max_repros: 0,
-        // A seed whose circuits put a multiplier before an output (the default seed's
-        // twelve stopped doing so when the generator learned mixed-sign products).
-        seed: 1,
+        // A seed whose circuits put a multiplier before an output (which circuits do
+        // depends on the generator's random stream, as in `hdl_fuzz`).
+        seed: 3,
         ..Config::default()
     };
     let report = hdlfuzz::run(&cfg);

@@ -77,19 +77,28 @@ pub(crate) fn finish(mut st: State) -> Result<Rc<Module>, HdlErrors> {
             }
         };
     }
-    never_written_without_reset(&mut st);
+    never_written(&mut st);
     crate::check::check_and_package(st, &partly_driven)
 }
 
-/// A register without reset that nothing ever writes would hold garbage forever.
-fn never_written_without_reset(st: &mut State) {
+/// A register whose next state is always itself: without reset it would hold garbage
+/// forever, with one its reset value (a constant, or a generator bug: a register built
+/// after the logic meant to write it).
+fn never_written(st: &mut State) {
     for s in 0..st.body.signals.len() {
         let sig = &st.body.signals[s];
-        if matches!(sig.kind, SigKind::Reg { reset: None, .. })
-            && st.body.drivers[s] == Some(st.sig_nodes[s])
-        {
+        let SigKind::Reg { reset, .. } = &sig.kind else {
+            continue;
+        };
+        if st.body.drivers[s] == Some(st.sig_nodes[s]) {
             let (name, loc) = (sig.name.clone(), st.locs.signals[s]);
-            let msg = format!("register `{name}` has no reset and is never written");
+            let msg = match reset {
+                None => format!("register `{name}` has no reset and is never written"),
+                Some(_) => format!(
+                    "register `{name}` is never written: it holds its reset value forever \
+                     (a constant, or logic that looks for it before it exists)"
+                ),
+            };
             st.error(ErrorKind::Undriven, &name, loc, msg);
         }
     }

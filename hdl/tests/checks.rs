@@ -343,3 +343,35 @@ fn a_register_without_reset_must_be_written() {
         )
     );
 }
+
+#[test]
+fn a_register_with_reset_must_be_written_with_something_else() {
+    for self_driven in [false, true] {
+        let mut m = ModuleBuilder::new("M");
+        let y = m.output("y", 4);
+        let c = m.input("c", Ty::U(1));
+        let line = line!() + 1;
+        let r = m.reg("r", 4, 0u64);
+        if self_driven {
+            m.when(&c, |m| m.connect(&r, &r));
+        }
+        m.connect(&y, &r);
+        assert_eq!(
+            only_error(m.finish()),
+            format!(
+                "{}: undriven at M.r: register `r` is never written: it holds its reset value \
+                 forever (a constant, or logic that looks for it before it exists)",
+                at(line)
+            )
+        );
+    }
+    // Written under a condition, it is a register.
+    let mut m = ModuleBuilder::new("M");
+    let y = m.output("y", 4);
+    let c = m.input("c", Ty::U(1));
+    let r = m.reg("r", 4, 0u64);
+    let one = m.lit(1, 4);
+    m.when(&c, |m| m.connect(&r, &(&r + &one)));
+    m.connect(&y, &r);
+    assert!(m.finish().is_ok());
+}

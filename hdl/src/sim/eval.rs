@@ -207,53 +207,11 @@ impl Machine {
                     self.store_words(*dst, &v);
                 }
             }
-            Instr::Reduce { op, dst, a } if a.w <= 128 => {
-                let x = self.load(*a);
-                let r = match op {
-                    RedOp::Or => x != 0,
-                    RedOp::Xor => x.count_ones() % 2 == 1,
-                    RedOp::And => x == mask128(a.w),
-                };
-                self.store(*dst, r as u128);
-            }
             Instr::Reduce { op, dst, a } => {
-                let words = self.words(*a);
-                let r = match op {
-                    RedOp::Or => words.iter().any(|&w| w != 0),
-                    RedOp::Xor => words.iter().map(|w| w.count_ones()).sum::<u32>() % 2 == 1,
-                    RedOp::And => {
-                        let n = words.len();
-                        words[..n - 1].iter().all(|&w| w == u64::MAX)
-                            && words[n - 1] == top_mask(a.w)
-                    }
-                };
+                let r = self.reduce(*op, *a);
                 self.store(*dst, r as u128);
             }
-            Instr::Bin { op, dst, a, b } => {
-                if dst.w <= 128 {
-                    let (x, y) = (self.load(*a), self.load(*b));
-                    let v = match op {
-                        BinOp::Add => x.wrapping_add(y),
-                        BinOp::Sub => x.wrapping_sub(y),
-                        BinOp::Mul => x.wrapping_mul(y),
-                        BinOp::And => x & y,
-                        BinOp::Or => x | y,
-                        BinOp::Xor => x ^ y,
-                    };
-                    self.store(*dst, v);
-                } else {
-                    let (x, y) = (self.words(*a), self.words(*b));
-                    let v = match op {
-                        BinOp::Add => wide::add(&x, &y),
-                        BinOp::Sub => wide::sub(&x, &y),
-                        BinOp::Mul => wide::mul(&x, &y),
-                        BinOp::And => x.iter().zip(&y).map(|(p, q)| p & q).collect(),
-                        BinOp::Or => x.iter().zip(&y).map(|(p, q)| p | q).collect(),
-                        BinOp::Xor => x.iter().zip(&y).map(|(p, q)| p ^ q).collect(),
-                    };
-                    self.store_words(*dst, &v);
-                }
-            }
+            Instr::Bin { op, dst, a, b } => self.bin(*op, *dst, *a, *b),
             Instr::Cmp {
                 op,
                 signed,
@@ -280,45 +238,13 @@ impl Machine {
                 };
                 self.store(*dst, r as u128);
             }
-            Instr::Shl { dst, a, amount } => {
-                let n = self.index(*amount);
-                if dst.w <= 128 {
-                    let v = if n >= dst.w as u64 {
-                        0
-                    } else {
-                        self.load(*a) << n
-                    };
-                    self.store(*dst, v);
-                } else {
-                    let v = wide::shl(&self.words(*a), n.min(dst.w as u64) as u32);
-                    self.store_words(*dst, &v);
-                }
-            }
+            Instr::Shl { dst, a, amount } => self.shl(*dst, *a, *amount),
             Instr::Shr {
                 arith,
                 dst,
                 a,
                 amount,
-            } => {
-                let n = self.index(*amount).min(dst.w as u64) as u32;
-                let negative = *arith && self.bit(*a, a.w - 1);
-                if dst.w <= 128 {
-                    let x = self.load(*a);
-                    let mut v = if n >= 128 { 0 } else { x >> n };
-                    if negative && n > 0 {
-                        v |= mask128(dst.w) & !mask128(dst.w - n);
-                    }
-                    self.store(*dst, v);
-                } else {
-                    let mut v = wide::shr(&self.words(*a), n);
-                    if negative {
-                        for i in dst.w - n..dst.w {
-                            v[(i / 64) as usize] |= 1 << (i % 64);
-                        }
-                    }
-                    self.store_words(*dst, &v);
-                }
-            }
+            } => self.shr(*arith, *dst, *a, *amount),
             Instr::Slice { dst, a, lo } => {
                 if a.w <= 128 {
                     let v = self.load(*a) >> lo;
@@ -328,36 +254,8 @@ impl Machine {
                     self.store_words(*dst, &v);
                 }
             }
-            Instr::Concat { dst, parts } => {
-                if dst.w <= 128 {
-                    let mut v = 0u128;
-                    for p in parts {
-                        v = if p.w >= 128 { 0 } else { v << p.w } | self.load(*p);
-                    }
-                    self.store(*dst, v);
-                } else {
-                    let mut out = vec![0u64; dst.words()];
-                    let mut at = 0;
-                    for p in parts.iter().rev() {
-                        wide::insert(&mut out, at, &self.words(*p), p.w);
-                        at += p.w;
-                    }
-                    self.store_words(*dst, &out);
-                }
-            }
-            Instr::Repeat { dst, a, n } if dst.w <= 128 => {
-                let x = self.load(*a);
-                let v = (0..*n).fold(0u128, |acc, _| if a.w >= 128 { x } else { acc << a.w | x });
-                self.store(*dst, v);
-            }
-            Instr::Repeat { dst, a, n } => {
-                let words = self.words(*a);
-                let mut out = vec![0u64; dst.words()];
-                for i in 0..*n {
-                    wide::insert(&mut out, i * a.w, &words, a.w);
-                }
-                self.store_words(*dst, &out);
-            }
+            Instr::Concat { dst, parts } => self.concat(*dst, parts),
+            Instr::Repeat { dst, a, n } => self.repeat(*dst, *a, *n),
             Instr::Mux { dst, c, a, b } => {
                 let src = if self.is_true(*c) { *a } else { *b };
                 self.exec(&Instr::Copy { dst: *dst, src });
@@ -367,6 +265,127 @@ impl Machine {
                 let v = self.mem_word(*mem, i);
                 self.store_words(*dst, &v);
             }
+        }
+    }
+
+    #[inline]
+    fn reduce(&self, op: RedOp, a: Slot) -> bool {
+        if a.w <= 128 {
+            let x = self.load(a);
+            return match op {
+                RedOp::Or => x != 0,
+                RedOp::Xor => x.count_ones() % 2 == 1,
+                RedOp::And => x == mask128(a.w),
+            };
+        }
+        let words = self.words(a);
+        match op {
+            RedOp::Or => words.iter().any(|&w| w != 0),
+            RedOp::Xor => words.iter().map(|w| w.count_ones()).sum::<u32>() % 2 == 1,
+            RedOp::And => {
+                let n = words.len();
+                words[..n - 1].iter().all(|&w| w == u64::MAX) && words[n - 1] == top_mask(a.w)
+            }
+        }
+    }
+
+    #[inline]
+    fn bin(&mut self, op: BinOp, dst: Slot, a: Slot, b: Slot) {
+        if dst.w <= 128 {
+            let (x, y) = (self.load(a), self.load(b));
+            let v = match op {
+                BinOp::Add => x.wrapping_add(y),
+                BinOp::Sub => x.wrapping_sub(y),
+                BinOp::Mul => x.wrapping_mul(y),
+                BinOp::And => x & y,
+                BinOp::Or => x | y,
+                BinOp::Xor => x ^ y,
+            };
+            self.store(dst, v);
+        } else {
+            let (x, y) = (self.words(a), self.words(b));
+            let v = match op {
+                BinOp::Add => wide::add(&x, &y),
+                BinOp::Sub => wide::sub(&x, &y),
+                BinOp::Mul => wide::mul(&x, &y),
+                BinOp::And => x.iter().zip(&y).map(|(p, q)| p & q).collect(),
+                BinOp::Or => x.iter().zip(&y).map(|(p, q)| p | q).collect(),
+                BinOp::Xor => x.iter().zip(&y).map(|(p, q)| p ^ q).collect(),
+            };
+            self.store_words(dst, &v);
+        }
+    }
+
+    #[inline]
+    fn shl(&mut self, dst: Slot, a: Slot, amount: Slot) {
+        let n = self.index(amount);
+        if dst.w <= 128 {
+            let v = if n >= dst.w as u64 {
+                0
+            } else {
+                self.load(a) << n
+            };
+            self.store(dst, v);
+        } else {
+            let v = wide::shl(&self.words(a), n.min(dst.w as u64) as u32);
+            self.store_words(dst, &v);
+        }
+    }
+
+    #[inline]
+    fn shr(&mut self, arith: bool, dst: Slot, a: Slot, amount: Slot) {
+        let n = self.index(amount).min(dst.w as u64) as u32;
+        let negative = arith && self.bit(a, a.w - 1);
+        if dst.w <= 128 {
+            let x = self.load(a);
+            let mut v = if n >= 128 { 0 } else { x >> n };
+            if negative && n > 0 {
+                v |= mask128(dst.w) & !mask128(dst.w - n);
+            }
+            self.store(dst, v);
+        } else {
+            let mut v = wide::shr(&self.words(a), n);
+            if negative {
+                for i in dst.w - n..dst.w {
+                    v[(i / 64) as usize] |= 1 << (i % 64);
+                }
+            }
+            self.store_words(dst, &v);
+        }
+    }
+
+    #[inline]
+    fn concat(&mut self, dst: Slot, parts: &[Slot]) {
+        if dst.w <= 128 {
+            let mut v = 0u128;
+            for p in parts {
+                v = if p.w >= 128 { 0 } else { v << p.w } | self.load(*p);
+            }
+            self.store(dst, v);
+        } else {
+            let mut out = vec![0u64; dst.words()];
+            let mut at = 0;
+            for p in parts.iter().rev() {
+                wide::insert(&mut out, at, &self.words(*p), p.w);
+                at += p.w;
+            }
+            self.store_words(dst, &out);
+        }
+    }
+
+    #[inline]
+    fn repeat(&mut self, dst: Slot, a: Slot, n: u32) {
+        if dst.w <= 128 {
+            let x = self.load(a);
+            let v = (0..n).fold(0u128, |acc, _| if a.w >= 128 { x } else { acc << a.w | x });
+            self.store(dst, v);
+        } else {
+            let words = self.words(a);
+            let mut out = vec![0u64; dst.words()];
+            for i in 0..n {
+                wide::insert(&mut out, i * a.w, &words, a.w);
+            }
+            self.store_words(dst, &out);
         }
     }
 

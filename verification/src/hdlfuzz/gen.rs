@@ -9,6 +9,9 @@ use super::spec::*;
 use hdl::ir::addr_width;
 
 /// Circuit `index` of the run with `seed`.
+/// An operation's arguments, immediates and result type.
+type Operands = (Vec<usize>, Vec<u32>, FTy);
+
 pub fn generate(seed: u64, index: u64) -> Circuit {
     let mut rng = Rng::new(mix(seed, index));
     let mut modules: Vec<ModuleSpec> = Vec::new();
@@ -256,7 +259,26 @@ impl<'a> ModGen<'a> {
             *self.rng.pick(OPS)
         };
         use OpKind::*;
-        let (args, imm, ty) = match op {
+        let operands = match op {
+            Add | Sub | And | Or | Xor | Addc | Subc | Mul | Neg | Not | Eq | Ne | Lt | Le | Gt
+            | Ge => self.arith_operands(op),
+            Shl | Shr | Dshl | Dshr | AndR | OrR | XorR | Msb | Slice | Bit => {
+                self.bit_operands(op)
+            }
+            Cat | Repeat | Zext | Sext | Ext | Trunc | AsSigned | AsUnsigned => {
+                self.width_operands(op)
+            }
+            _ => self.helper_operands(op),
+        };
+        if let Some((args, imm, ty)) = operands {
+            self.op(op, args, imm, ty);
+        }
+    }
+
+    /// Arithmetic and comparisons.
+    fn arith_operands(&mut self, op: OpKind) -> Option<Operands> {
+        use OpKind::*;
+        Some(match op {
             Add | Sub | And | Or | Xor => {
                 let a = self.any_value();
                 let t = self.ty(a);
@@ -291,6 +313,14 @@ impl<'a> ModGen<'a> {
                 let t = self.ty(a);
                 (vec![a, self.operand(t)], vec![], FTy::u(1))
             }
+            _ => unreachable!("{op:?} is not handled by arith_operands"),
+        })
+    }
+
+    /// Shifts, reductions and bit selects.
+    fn bit_operands(&mut self, op: OpKind) -> Option<Operands> {
+        use OpKind::*;
+        Some(match op {
             Shl | Shr => {
                 let a = self.any_value();
                 let t = self.ty(a);
@@ -325,6 +355,14 @@ impl<'a> ModGen<'a> {
                 let i = self.rng.below(self.ty(a).width as u64) as u32;
                 (vec![a], vec![i], FTy::u(1))
             }
+            _ => unreachable!("{op:?} is not handled by bit_operands"),
+        })
+    }
+
+    /// Concatenation, repetition and width or sign changes.
+    fn width_operands(&mut self, op: OpKind) -> Option<Operands> {
+        use OpKind::*;
+        Some(match op {
             Cat => {
                 let mut parts = vec![self.value_upto(MAX_W - 1)];
                 let mut total = self.ty(parts[0]).width;
@@ -337,7 +375,7 @@ impl<'a> ModGen<'a> {
                     parts.push(p);
                 }
                 if parts.len() < 2 {
-                    return;
+                    return None;
                 }
                 (parts, vec![], FTy::u(total))
             }
@@ -368,6 +406,14 @@ impl<'a> ModGen<'a> {
                 let a = self.any_value();
                 (vec![a], vec![], FTy::new(self.ty(a).width, op == AsSigned))
             }
+            _ => unreachable!("{op:?} is not handled by width_operands"),
+        })
+    }
+
+    /// The `hdl::helpers` operations.
+    fn helper_operands(&mut self, op: OpKind) -> Option<Operands> {
+        use OpKind::*;
+        Some(match op {
             Mux => {
                 let c = self.operand(FTy::u(1));
                 let t = self.any_value();
@@ -418,8 +464,9 @@ impl<'a> ModGen<'a> {
                 let n = self.rng.range(1, (1u32 << w).min(40));
                 (vec![a], vec![n], FTy::u(n))
             }
-        };
-        self.op(op, args, imm, ty);
+
+            _ => unreachable!("{op:?} is not handled by helper_operands"),
+        })
     }
 
     fn reg(&mut self) {
@@ -523,7 +570,7 @@ impl<'a> ModGen<'a> {
         let regs: Vec<usize> = self.regs();
         for r in regs {
             if self.rng.chance(60) {
-                let src = self.operand(self.ty(r));
+                let src = self.next_state(r);
                 self.m.stmts.push(Stmt::Connect {
                     target: Target::Item(r),
                     src,
@@ -556,12 +603,59 @@ impl<'a> ModGen<'a> {
         let regs = self.regs();
         if !regs.is_empty() && self.rng.chance(20) {
             let r = *self.rng.pick(&regs);
-            let src = self.operand(self.ty(r));
+            let src = self.next_state(r);
             self.m.stmts.push(Stmt::Connect {
                 target: Target::Item(r),
                 src,
             });
         }
+        // A register never written is a constant the checker refuses: such a one gets a
+        // next state first. (No register is written with itself: see `next_state`.)
+        for r in self.regs() {
+            let mut written = false;
+            walk(&self.m.stmts, &mut vec![], &mut |s, _| {
+                written |= matches!(s, Stmt::Connect { target: Target::Item(t), .. } if *t == r);
+            });
+            if !written {
+                let src = self.next_state(r);
+                self.m.stmts.insert(
+                    0,
+                    Stmt::Connect {
+                        target: Target::Item(r),
+                        src,
+                    },
+                );
+            }
+        }
+    }
+
+    /// A value of register `r`'s type other than `r` itself: a register whose every write
+    /// is itself never changes, which the checker refuses.
+    fn next_state(&mut self, r: usize) -> usize {
+        let ty = self.ty(r);
+        for _ in 0..8 {
+            let v = self.operand(ty);
+            if self.same_bits_as(v) != r {
+                return v;
+            }
+        }
+        self.konst(ty)
+    }
+
+    /// The item `v` is a same-width cast of (a chain of `AsSigned`, `AsUnsigned` and
+    /// extensions to the same width), or `v` itself: the same bits under another type.
+    fn same_bits_as(&self, mut v: usize) -> usize {
+        while let Kind::Op { op, args, .. } = &self.m.items[v].kind {
+            let casts = matches!(
+                op,
+                OpKind::AsSigned | OpKind::AsUnsigned | OpKind::Zext | OpKind::Sext | OpKind::Ext
+            );
+            if !casts || self.ty(args[0]).width != self.ty(v).width {
+                break;
+            }
+            v = args[0];
+        }
+        v
     }
 
     fn regs(&self) -> Vec<usize> {
@@ -634,7 +728,7 @@ impl<'a> ModGen<'a> {
                 }
                 55..=74 if !regs.is_empty() => {
                     let r = *self.rng.pick(&regs);
-                    let src = self.operand(self.ty(r));
+                    let src = self.next_state(r);
                     Some(Stmt::Connect {
                         target: Target::Item(r),
                         src,

@@ -439,6 +439,14 @@ fn prune_module(m: &ModuleSpec, is_top: bool) -> ModuleSpec {
             break;
         }
     }
+    let mut new_mem = vec![usize::MAX; m.mems.len()];
+    let mut mems = Vec::new();
+    for (k, ms) in m.mems.iter().enumerate() {
+        if live_mem[k] {
+            new_mem[k] = mems.len();
+            mems.push(*ms);
+        }
+    }
     let mut new_item = vec![usize::MAX; n];
     let mut items = Vec::new();
     for i in 0..n {
@@ -446,15 +454,10 @@ fn prune_module(m: &ModuleSpec, is_top: bool) -> ModuleSpec {
             new_item[i] = items.len();
             let mut it = m.items[i].clone();
             it.kind.map_refs(&|r| new_item[r]);
+            if let Kind::MemRead { mem, .. } | Kind::MemReadSync { mem, .. } = &mut it.kind {
+                *mem = new_mem[*mem];
+            }
             items.push(it);
-        }
-    }
-    let mut new_mem = vec![usize::MAX; m.mems.len()];
-    let mut mems = Vec::new();
-    for (k, ms) in m.mems.iter().enumerate() {
-        if live_mem[k] {
-            new_mem[k] = mems.len();
-            mems.push(*ms);
         }
     }
     let stmts = prune_block(&m.stmts, m, &live, &live_mem);
