@@ -9,7 +9,7 @@
 //! (veidx). There are eight of these per lane, so the sharing is a lane's worth of area.
 
 use super::uop::alu_fn;
-use crate::arith::adder::add;
+use crate::arith::kogge_stone::prefix_add;
 use crate::rocket::decode::alu_fn as rv;
 use hdl::helpers::onehot_mux;
 use hdl::{cat, Bits, Value};
@@ -30,11 +30,10 @@ pub fn alu(fn_: &Value, word: &Value, a: &Value, b: &Value, eidx: &Value) -> Val
 
     // The adder: a + b, or a - b = a + !b + 1.
     let subtract = &(&is(rv::SUB) | &is(rv::SLT)) | &is(rv::SLTU);
-    // One parallel-prefix adder (`arith::adder`, whose depth does not depend on how the
-    // flow maps `+`) with the carry in: {a, 1} + {b_in, subtract} carries it into bit 1.
+    // One Kogge-Stone adder (`arith::kogge_stone`, whose depth does not depend on how
+    // the flow maps `+`) with `subtract` as its carry in.
     let b_in = subtract.mux(&!b, b);
-    let one = subtract.konst(Bits::ones(1));
-    let sum = add(&cat(&[a, &one]), &cat(&[&b_in, &subtract])).slice(64, 1);
+    let sum = prefix_add(a, &b_in, &subtract).0;
     // a < b: the difference's sign when the signs agree (no overflow), else the sign
     // of the operand that is negative (signed) or of b (unsigned).
     let same_sign = a.bit(63).eq(&b.bit(63));

@@ -6,14 +6,19 @@
 //! `e(k) = ((k / strip) * lanes + lane_id) * strip + k % strip`,
 //! so a unit-stride or strided address is base + e(k) * stride: the walk
 //! starts at base + lane_id * strip * stride and adds the stride within a strip and
-//! `((lanes - 1) * strip + 1) * stride` across a lane strip boundary (both products taken
-//! once per command). Indexed and AMO addresses are base + the element's VVAQ offset.
+//! `((lanes - 1) * strip + 1) * stride` across a lane strip boundary; a whole group that
+//! ends a strip adds `((lanes - 1) * strip + S) * stride` (the products taken once per
+//! command). Indexed and AMO addresses are base + the element's VVAQ offset.
+//!
+//! Timing: the walk's next address is one Kogge-Stone sum of `addr` and a step selected
+//! from registers, and the comparisons of `left` (the elements not yet walked) with
+//! 0..=S are registered beside it (`left_gt`), so no 32-bit compare or subtraction sits
+//! on the path from one address to the next.
 //!
 //! Density-time skipping (thesis 8.6): a constant-stride group whose live predicates are
 //! all off goes in one cycle too, as one item of no active element.
 
-use super::{field, lit, Fifo, MODE_INDEXED, MODE_UNIT, OP_AMO, OP_LOAD};
-use crate::arith::adder::{wrapping_add, wrapping_sub};
+use super::{add, field, lit, sub, Fifo, MODE_INDEXED, MODE_UNIT, OP_AMO, OP_LOAD};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::priority_encode;
 use hdl::{cat, mux, Bundle, ModuleBuilder, ResetValue, Value};
@@ -138,14 +143,22 @@ pub(super) fn build(
     let unsigned = m.reg("seq_unsigned", 1, none());
     let base = m.reg("seq_base", 64, none());
     // The command has no elements; `left` is vlen - k, kept beside k so that no
-    // subtraction sits between k and the next address.
+    // subtraction sits between k and the next address, and `left_gt` its comparisons
+    // with 0..=S, registered beside it so that no 32-bit compare sits between `left`
+    // and the step to the next address.
     let empty = m.reg("seq_empty", 1, none());
     let k = m.reg("seq_k", 32, none());
     let left = m.reg("seq_left", 32, none());
+    let left_gt = m.reg("seq_left_gt", s + 1, none());
+    let gt_flags = |v: &Value| {
+        let flags: Vec<Value> = (0..=s).rev().map(|j| v.gt(&lit(v, j as u64, 32))).collect();
+        cat(&flags.iter().collect::<Vec<_>>())
+    };
     let addr = m.reg("seq_addr", 64, none());
     let stride = m.reg("seq_stride", 64, none());
     let jump = m.reg("seq_jump", 64, none());
     let group_stride = m.reg("seq_group_stride", 64, none());
+    let group_hop = m.reg("seq_group_hop", 64, none());
     let faulted = m.reg("seq_faulted", 1, none());
     let xcpt_valid = m.reg("xcpt_valid", 1, false);
     let xcpt_addr = m.reg("xcpt_addr", 64, none());
@@ -162,10 +175,19 @@ pub(super) fn build(
     );
     let lane_w = lane_id.width() + log_strip;
     let lane_first = lane_id.zext(lane_w).shl(log_strip);
-    let start = field(cmd, "base") + &c_stride.mul(&lane_first).trunc(64);
+    let start = add(field(cmd, "base"), &c_stride.mul(&lane_first).trunc(64));
     let hop = (p.lanes as u64 - 1) * strip as u64 + 1;
     let hop_w = 64 - hop.leading_zeros();
     let c_jump = c_stride.mul(&lit(&c_stride, hop, hop_w)).trunc(64);
+    // A group that ends a lane strip: S - 1 strides and a hop.
+    let group_hop_x = hop + s as u64 - 1;
+    let c_group_hop = c_stride
+        .mul(&lit(
+            &c_stride,
+            group_hop_x,
+            64 - group_hop_x.leading_zeros(),
+        ))
+        .trunc(64);
     m.when(&cmd.fire(), |m| {
         m.connect(&busy, &lit(&busy, 1, 1));
         m.connect(&op, field(cmd, "op"));
@@ -178,17 +200,20 @@ pub(super) fn build(
         m.connect(&empty, &c_vlen.eq(&lit(c_vlen, 0, 32)));
         m.connect(&k, &lit(&k, 0, 32));
         m.connect(&left, c_vlen);
+        m.connect(&left_gt, &gt_flags(c_vlen));
         m.connect(&addr, &start);
         m.connect(&stride, &c_stride);
         m.connect(&jump, &c_jump);
         m.connect(&group_stride, &c_stride.shl(log_s));
+        m.connect(&group_hop, &c_group_hop);
         m.connect(&faulted, &lit(&faulted, 0, 1));
     });
 
     let is_amo = op.eq(&lit(&op, OP_AMO, 2));
     let uses_vvaq = &is_amo | &mode.eq(&lit(&mode, MODE_INDEXED, 2));
     let needs_data = op.ne(&lit(&op, OP_LOAD, 2));
-    let last = &empty | &left.eq(&lit(&left, 1, 32));
+    // left == 1: left > 0 and not left > 1.
+    let last = &empty | &(&left_gt.bit(0) & &!&left_gt.bit(1));
     // The element's slot in its group and whether it ends its group or lane strip.
     let slot = if s == 1 {
         lit(&k, 0, 1)
@@ -210,16 +235,12 @@ pub(super) fn build(
 
     // Slots of the group below vlen; a unit-stride group, or a constant-stride one of no
     // live active element, goes whole.
-    let live: Vec<Value> = (0..s)
-        .rev()
-        .map(|j| left.gt(&lit(&k, j as u64, 32)))
-        .collect();
-    let live = cat(&live.iter().collect::<Vec<_>>());
+    let live = left_gt.trunc(s);
     let at_group = slot.eq(&lit(&slot, 0, slot.width()));
     let on_slots = &vpq.deq_bits() & &live;
     let unit = &mode.eq(&lit(&mode, MODE_UNIT, 2)) & &!&is_amo;
     let whole_group = &(&at_group & &(&unit | &!&on_slots.or_r())) & &!&(&uses_vvaq | &empty);
-    let partial = left.lt(&lit(&k, s as u64, 32));
+    let partial = !&left_gt.bit(s - 1);
     let group_count = mux(&partial, &left.trunc(4), &lit(&k, s as u64, 4));
     let group_strip_end = ends_strip(log_s);
 
@@ -234,7 +255,7 @@ pub(super) fn build(
 
     let pred = vpq.deq_bits().dshr(&slot).bit(0);
     let data = vsdq.deq_bits().dshr(&slot.zext(log_s + 7).shl(6)).trunc(64);
-    let elem_addr = mux(&uses_vvaq, &(&base + &vvaq.deq_bits()), &addr);
+    let elem_addr = mux(&uses_vvaq, &add(&base, &vvaq.deq_bits()), &addr);
     let align = (elem_bytes(&width) - lit(&width, 1, 64)).trunc(3);
     // A group's elements share the alignment of its first.
     let misaligned = (elem_addr.trunc(3) & align).or_r();
@@ -243,14 +264,14 @@ pub(super) fn build(
     let ons = mux(&whole_group, &group_on, &(&pred & &go).zext(s));
     let ons = &ons & &go.repeat(s);
     let fault = &ons.or_r() & &misaligned;
-    let fault_addr = &elem_addr + &priority_encode(&ons).zext(64).dshl(&width);
+    let fault_addr = add(&elem_addr, &priority_encode(&ons).zext(64).dshl(&width));
 
     let e = Element {
         k: k.clone(),
         addr: elem_addr.clone(),
         active: &ons & &(!&misaligned).repeat(s),
         data: mux(&whole_group, &vsdq.deq_bits(), &data.zext(64 * s)),
-        last: mux(&whole_group, &!&left.gt(&lit(&k, s as u64, 32)), &last),
+        last: mux(&whole_group, &!&left_gt.bit(s), &last),
         count: mux(&whole_group, &group_count, &lit(&k, 1, 4)),
         empty: empty.clone(),
         strip_end: mux(&whole_group, &group_strip_end, &strip_end),
@@ -264,18 +285,30 @@ pub(super) fn build(
     m.connect(&vpaq.enq_bits(), &e.pack());
 
     m.connect(&xcpt_valid, &(&fire & &fault));
-    // Past a whole group: S strides, the last one a lane strip hop if it ends a strip.
-    // The adders are prefix trees (`arith::adder`): `count` and `step` arrive late.
-    let group_step = wrapping_add(
-        &group_stride,
-        &mux(&group_strip_end, &(&jump - &stride), &lit(&addr, 0, 64)),
+    // Past a whole group: S strides, the last one a lane strip hop if it ends a strip
+    // (`group_hop`, a product taken with the command); past an element: a stride or a
+    // hop. No adder sits before the one into `addr` (a Kogge-Stone: `whole_group`
+    // arrives late).
+    let step = mux(
+        &whole_group,
+        &mux(&group_strip_end, &group_hop, &group_stride),
+        &mux(&strip_end, &jump, &stride),
     );
-    let step = mux(&whole_group, &group_step, &mux(&strip_end, &jump, &stride));
     let item_last = e.last.clone();
+    // An item counts S elements or 1, unless it is a partial group, the command's last
+    // (after it `k` and `left` are not read): both differences come straight from
+    // registers, the item's kind only selects.
+    let left_s = sub(&left, &lit(&left, s as u64, 32));
+    let left_1 = sub(&left, &lit(&left, 1, 32));
     m.when(&fire, |m| {
-        m.connect(&k, &wrapping_add(&k, &e.count.zext(32)));
-        m.connect(&left, &wrapping_sub(&left, &e.count.zext(32)));
-        m.connect(&addr, &wrapping_add(&addr, &step));
+        let count = mux(&whole_group, &lit(&k, s as u64, 32), &lit(&k, 1, 32));
+        m.connect(&k, &add(&k, &count));
+        m.connect(&left, &mux(&whole_group, &left_s, &left_1));
+        m.connect(
+            &left_gt,
+            &mux(&whole_group, &gt_flags(&left_s), &gt_flags(&left_1)),
+        );
+        m.connect(&addr, &add(&addr, &step));
         m.when(&fault, |m| {
             m.connect(&faulted, &lit(&faulted, 1, 1));
             m.connect(&xcpt_addr, &fault_addr);

@@ -71,6 +71,7 @@ pub mod vlu;
 pub mod vsu;
 
 use super::params::HwachaParams;
+use crate::arith::kogge_stone::{prefix_add, prefix_sub};
 use crate::examples::queue::{queue, QueueParams};
 use hdl::ir::addr_width;
 use hdl::{Bits, Bundle, Dir, Field, HdlErrors, Inst, Module, ModuleBuilder, Shape, Value};
@@ -224,6 +225,19 @@ impl Fifo {
     pub fn nonempty(&self) -> Value {
         self.inst.port("count").or_r()
     }
+}
+
+/// `a + b` wrapped to their (equal) width, by a Kogge-Stone adder
+/// (`arith::kogge_stone`): its log2(width) levels survive synthesis, where a
+/// Brent-Kung tree (`arith::adder`) comes out of Yosys 0.23 and abc as a 4-bit-block
+/// ripple (about 50 cells for 64 bits).
+pub(crate) fn add(a: &Value, b: &Value) -> Value {
+    prefix_add(a, b, &lit(a, 0, 1)).0
+}
+
+/// `a - b` wrapped to their (equal) width, by the Kogge-Stone adder as [`add`].
+pub(crate) fn sub(a: &Value, b: &Value) -> Value {
+    prefix_sub(a, b).0
 }
 
 /// A constant of `width` bits in the module of `like`.

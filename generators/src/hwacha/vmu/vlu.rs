@@ -12,8 +12,7 @@
 //! takes no element of the command beyond the window.
 
 use super::vsu::by_width;
-use super::{field, lit, Fifo, BEAT_BYTES};
-use crate::arith::adder::{wrapping_add, wrapping_sub};
+use super::{add, field, lit, sub, Fifo, BEAT_BYTES};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::priority_encode;
 use hdl::ir::addr_width;
@@ -166,8 +165,8 @@ impl Retire {
     /// Whether the `count` elements from `k` on (of the command writing back, not yet
     /// retired) are inside the window.
     pub fn covers(&self, k: &Value, count: &Value) -> Value {
-        // Prefix-tree adders (`arith::adder`): `k` and `count` come from the VPAQ's head.
-        let end = wrapping_add(&wrapping_sub(k, &self.retired), &count.zext(32));
+        // Kogge-Stone adders (`vmu::add`): `k` and `count` come from the VPAQ's head.
+        let end = add(&sub(k, &self.retired), &count.zext(32));
         end.le(&lit(k, RETIRE_WINDOW as u64, 32))
     }
 }
