@@ -224,9 +224,18 @@ fn rocket_is_lint_clean() {
     let mut third: toml::Table = configs[1].0.parse().expect("preset");
     let overrides = "predictor = \"bht\"\nbht_entries = 32\nmul = \"pipelined\"\n\
                      mul_stages = 2\ndiv_bits_per_cycle = 2\ndcache_ways = 1\n\
-                     icache_line_bytes = 16";
+                     icache_line_bytes = 16\nadders = \"inferred\"";
     third.extend(overrides.parse::<toml::Table>().expect("overrides"));
     configs.push((third.to_string(), OutputOptions::default()));
+    // The presets as `accelgen fpga` builds them: inferred adders and memories.
+    let fpga = OutputOptions {
+        all_inferred: true,
+        ..OutputOptions::default()
+    };
+    for preset in 0..2 {
+        let text = format!("{}\nadders = \"inferred\"", configs[preset].0);
+        configs.push((text, fpga));
+    }
     // Every predictor, memory shape and multiplier shows up; long runs cross them all.
     let n = predictors.len() * memories.len() * muldivs.len();
     for i in 0..n {
@@ -326,6 +335,7 @@ const ROCKET_EXTREMES: &[&str] = &[
     "ram_base = 0x2000\nram_size = 0x2000\nuncached_base = 0x2000",
     "uncached_size = 0",
     "uncached_size = 0x80000000",
+    "adders = \"inferred\"",
 ];
 
 /// Lanes of the all-maximum configuration. With 64 lanes (of 16 banks of 4096 x 512

@@ -13,6 +13,7 @@
 //! `rocket-hwacha` at those sizes and at every parameter's extremes in long runs.
 
 use asic_flow::lint::{run_all, LintTarget};
+use generators::arith::adder::Style;
 use generators::hwacha::lane::expander::expander;
 use generators::hwacha::lane::sequencer::lane_sequencer;
 use generators::hwacha::params::HwachaParams;
@@ -56,12 +57,16 @@ fn muldiv_shapes() -> Vec<MulDivParams> {
     let mut shapes = Vec::new();
     for div in [1, 2, 4] {
         for bits in [1, 8, 64] {
-            shapes.push(MulDivParams {
-                mul: MulKind::Iterative,
-                mul_bits_per_cycle: bits,
-                mul_stages: 1,
-                div_bits_per_cycle: div,
-            });
+            for adders in [Style::Prefix, Style::Inferred] {
+                shapes.push(MulDivParams {
+                    mul: MulKind::Iterative,
+                    mul_bits_per_cycle: bits,
+                    mul_stages: 1,
+                    div_bits_per_cycle: div,
+                    adders,
+                    registered_result: adders == Style::Prefix,
+                });
+            }
         }
         for stages in [1, 3] {
             shapes.push(MulDivParams {
@@ -69,6 +74,8 @@ fn muldiv_shapes() -> Vec<MulDivParams> {
                 mul_bits_per_cycle: 1,
                 mul_stages: stages,
                 div_bits_per_cycle: div,
+                adders: Style::Prefix,
+                registered_result: true,
             });
         }
     }

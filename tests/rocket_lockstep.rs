@@ -17,14 +17,15 @@ use verification::toolchain::{build_elf, BuildOptions, Kind};
 use verification::verilator::{Model, Options, INIT_SEEDS};
 
 /// The configurations: both presets, and the default one with the decode-stage BHT, a
-/// pipelined multiplier and a 2-bit divider instead.
+/// pipelined multiplier, a 2-bit divider and the FPGA's inferred adders instead.
 const CONFIGS: [(&str, &str); 3] = [
     ("rocket-small", ""),
     ("rocket-default", ""),
     (
         "rocket-default",
         "predictor = \"bht\"\nbht_entries = 32\nmul = \"pipelined\"\nmul_stages = 2\n\
-         div_bits_per_cycle = 2\ndcache_ways = 1\nicache_line_bytes = 16",
+         div_bits_per_cycle = 2\ndcache_ways = 1\nicache_line_bytes = 16\n\
+         adders = \"inferred\"",
     ),
 ];
 

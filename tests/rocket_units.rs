@@ -2,6 +2,7 @@
 //! the specification: the multiply/divide unit (RISC-V M arithmetic), the branch
 //! predictors (2-bit counter tables) and the L1 cache (a flat memory).
 
+use generators::arith::adder::Style;
 use generators::rocket::muldiv::muldiv;
 use generators::rocket::params::{MulDivParams, MulKind};
 use hdl::sim::Init;
@@ -217,20 +218,34 @@ fn latency(m: &mut Model, op: MOp) -> u64 {
     panic!("no result for {op:?}");
 }
 
+/// The shapes checked, each adder style among them (`adders`: the engine's Wallace tree
+/// and prefix adders, or Yosys's `*`, `+` and `-`), the prefix ones with the result
+/// registered (as the Rocket tile builds it), the inferred ones without (as Hwacha does).
 fn shapes() -> Vec<MulDivParams> {
-    let it = |mb, db| MulDivParams {
+    let it = |mb, db, adders| MulDivParams {
         mul: MulKind::Iterative,
         mul_bits_per_cycle: mb,
         mul_stages: 1,
         div_bits_per_cycle: db,
+        adders,
+        registered_result: adders == Style::Prefix,
     };
-    let pipe = |stages, db| MulDivParams {
+    let pipe = |stages, db, adders| MulDivParams {
         mul: MulKind::Pipelined,
         mul_bits_per_cycle: 1,
         mul_stages: stages,
         div_bits_per_cycle: db,
+        adders,
+        registered_result: adders == Style::Prefix,
     };
-    vec![it(1, 1), it(8, 2), it(64, 4), pipe(1, 1), pipe(3, 4)]
+    let (prefix, inferred) = (Style::Prefix, Style::Inferred);
+    vec![
+        it(1, 1, prefix),
+        it(8, 2, prefix),
+        it(64, 4, inferred),
+        pipe(1, 1, inferred),
+        pipe(3, 4, prefix),
+    ]
 }
 
 #[test]
@@ -282,6 +297,8 @@ fn pipelined_multiplier_takes_one_per_cycle() {
             mul_bits_per_cycle: 1,
             mul_stages: stages,
             div_bits_per_cycle: 1,
+            adders: Style::Prefix,
+            registered_result: true,
         };
         let mut m = model(&muldiv(&p).unwrap());
         restart(&mut m, stages as u64);

@@ -3,6 +3,11 @@
 //! run the FPGA flow on it (`fpga::flow`: Yosys, nextpnr, the bitstream packer) and print
 //! its utilization and Fmax against the device; with `-o`, write the bitstream and the
 //! report.
+//!
+//! A design with an `adders` parameter (the Rocket core's, also `rocket.adders` of
+//! `rocket-hwacha`) is built with `adders = "inferred"` unless the parameters set it:
+//! Yosys maps `+` and `-` to the FPGA's carry chain, which beats the ASIC's prefix
+//! networks built of LUTs; the choice is printed and kept in the manifest.
 
 use super::outdir::write_atomically;
 use super::params::ParamArgs;
@@ -14,6 +19,7 @@ use fpga::flow::{self, FpgaError, FpgaOptions};
 use fpga::report::FpgaReport;
 use fpga::wrapper;
 use generators::output::{render, OutputOptions, MANIFEST, MANIFEST_GENERATOR};
+use generators::overrides::{dotted, merge};
 use serde::Serialize;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -74,7 +80,10 @@ struct Manifest<'a> {
 }
 
 pub fn run(args: FpgaArgs) -> anyhow::Result<u8> {
-    let params = args.params.table()?;
+    let (params, chosen) = fpga_defaults(&args.design, args.params.table()?)?;
+    for name in chosen {
+        eprintln!("accelgen fpga: {name} = \"inferred\" (the carry chain; --set {name}='\"prefix\"' for the ASIC's prefix adders)");
+    }
     let tmp = tempfile::Builder::new()
         .prefix("accelgen-fpga-")
         .tempdir()
@@ -135,6 +144,30 @@ pub fn run(args: FpgaArgs) -> anyhow::Result<u8> {
         print!("{}", report.table());
     }
     Ok(0)
+}
+
+/// `params` with every `adders` parameter of `design` (dotted path) that they leave
+/// unset set to `"inferred"`; returns them and the paths so set.
+fn fpga_defaults(design: &str, params: toml::Table) -> anyhow::Result<(toml::Table, Vec<String>)> {
+    let mut out = toml::Table::new();
+    let mut chosen = Vec::new();
+    for p in generators::design(design)?.params {
+        let adders = p.name == "adders" || p.name.ends_with(".adders");
+        if adders && lookup(&params, &p.name).is_none() {
+            merge(&mut out, dotted(&p.name, "inferred".into()));
+            chosen.push(p.name);
+        }
+    }
+    merge(&mut out, params);
+    Ok((out, chosen))
+}
+
+/// The value at dotted `path` in `table`, if there is one.
+fn lookup<'a>(table: &'a toml::Table, path: &str) -> Option<&'a toml::Value> {
+    match path.split_once('.') {
+        Some((outer, rest)) => lookup(table.get(outer)?.as_table()?, rest),
+        None => table.get(path),
+    }
 }
 
 /// Writes `files` into a new directory `dir`.

@@ -9,8 +9,53 @@
 //! 2 log2(width) AND-OR levels and 2 width of them, where a Kogge-Stone adder has
 //! width log2(width). The bits a level leaves alone are masked by constants, which
 //! synthesis folds.
+//!
+//! [`Style`] is a design's choice (parameter `adders`) between written-out prefix adders
+//! and the `+` and `-` a flow maps itself: FPGAs have carry chains that beat any prefix
+//! network built of LUTs.
 
+use super::kogge_stone::{prefix_add, prefix_sub};
 use hdl::{cat, Bits, Value};
+use serde::{Deserialize, Serialize};
+
+/// How a design builds its carry-propagate sums and magnitude compares (its `adders`
+/// parameter).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Style {
+    /// Written-out parallel-prefix networks (the Rocket core's Kogge-Stone,
+    /// [`super::kogge_stone`]): shallow whatever the flow does with `+`, for ASICs.
+    #[default]
+    Prefix,
+    /// Verilog `+` and `-`, which FPGA flows map to the device's carry chain (ECP5
+    /// `CCU2C`, iCE40 `SB_CARRY`).
+    Inferred,
+}
+
+impl Style {
+    /// The values of the `adders` parameter, in [`Style`]'s order.
+    pub const NAMES: &'static [&'static str] = &["prefix", "inferred"];
+
+    /// `a + b` wrapped to their (equal) width.
+    pub fn add(self, a: &Value, b: &Value) -> Value {
+        match self {
+            Style::Prefix => prefix_add(a, b, &a.konst(Bits::zero(1))).0,
+            Style::Inferred => &a.as_unsigned() + &b.as_unsigned(),
+        }
+    }
+
+    /// `a - b` wrapped to their (equal) width, and whether `a < b` unsigned.
+    pub fn sub(self, a: &Value, b: &Value) -> (Value, Value) {
+        match self {
+            Style::Prefix => prefix_sub(a, b),
+            Style::Inferred => {
+                let w = a.width();
+                let wide = a.as_unsigned().subc(&b.as_unsigned());
+                (wide.trunc(w), wide.bit(w))
+            }
+        }
+    }
+}
 
 /// One prefix level at distance `d` on the bits selected by `mask`.
 fn combine(g: &Value, p: &Value, d: u32, mask: &[bool], update_p: bool) -> (Value, Value) {
@@ -113,6 +158,55 @@ mod tests {
                     a.wrapping_sub(b) & mask,
                     "{w}: {a:#x} - {b:#x}"
                 );
+            }
+        }
+    }
+
+    /// [`Style::add`] and [`Style::sub`] of both styles against Rust's wrapping
+    /// arithmetic and unsigned compare, exhaustively at 1 and 4 bits and at random (with
+    /// the corners) at 33 and 64.
+    #[test]
+    fn both_styles_match_rust() {
+        for style in [Style::Prefix, Style::Inferred] {
+            for w in [1u32, 4, 33, 64] {
+                let mut m = ModuleBuilder::new("Style");
+                let (x, y) = (m.input("x", w), m.input("y", w));
+                let (s, d, lt) = (m.output("s", w), m.output("d", w), m.output("lt", 1));
+                let (diff, ltu) = style.sub(&x, &y);
+                m.connect(&s, &style.add(&x, &y));
+                m.connect(&d, &diff);
+                m.connect(&lt, &ltu);
+                let mut sim = Sim::new(&Design::new(&m.finish().unwrap()));
+                let mask = u64::MAX >> (64 - w);
+                let mut rng = SplitMix(u64::from(w));
+                let pairs: Vec<(u64, u64)> = if w <= 4 {
+                    (0..=mask)
+                        .flat_map(|a| (0..=mask).map(move |b| (a, b)))
+                        .collect()
+                } else {
+                    let corners = [0, 1, mask, mask >> 1, (mask >> 1) + 1];
+                    corners
+                        .iter()
+                        .flat_map(|&a| corners.iter().map(move |&b| (a, b)))
+                        .chain((0..500).map(|_| (rng.next_u64() & mask, rng.next_u64() & mask)))
+                        .collect()
+                };
+                for (a, b) in pairs {
+                    sim.poke_u64("x", a).unwrap();
+                    sim.poke_u64("y", b).unwrap();
+                    let case = format!("{style:?} {w}: {a:#x}, {b:#x}");
+                    assert_eq!(
+                        sim.peek_u64("s").unwrap(),
+                        a.wrapping_add(b) & mask,
+                        "{case}"
+                    );
+                    assert_eq!(
+                        sim.peek_u64("d").unwrap(),
+                        a.wrapping_sub(b) & mask,
+                        "{case}"
+                    );
+                    assert_eq!(sim.peek_u64("lt").unwrap(), u64::from(a < b), "{case}");
+                }
             }
         }
     }

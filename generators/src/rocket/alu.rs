@@ -1,9 +1,9 @@
 //! The integer ALU and branch comparator of the execute stage (RV64I, with the *W forms
 //! computed on the low word and sign-extended); its sums and comparisons go through the
-//! Kogge-Stone adder of [`crate::arith::kogge_stone`].
+//! design's adder style ([`crate::arith::adder::Style`]: Kogge-Stone or inferred).
 
 use super::decode::alu_fn;
-use crate::arith::kogge_stone::{prefix_add, prefix_sub};
+use crate::arith::adder::Style;
 use hdl::helpers::{onehot_mux, priority_mux};
 use hdl::{cat, Bits, Value};
 
@@ -15,16 +15,15 @@ fn signed_lt(a: &Value, b: &Value, diff: &Value) -> Value {
 }
 
 /// `fn_` is one of `alu_fn::*`; `word` selects the 32-bit forms.
-pub fn alu(fn_: &Value, a: &Value, b: &Value, word: &Value) -> Value {
+pub fn alu(adders: Style, fn_: &Value, a: &Value, b: &Value, word: &Value) -> Value {
     let is = |v: u64| fn_.eq(&fn_.konst(Bits::from_u64(alu_fn::WIDTH, v)));
     // Word shifts see the low word, zero- or sign-extended, and a 5-bit amount.
     let low = a.slice(31, 0);
     let a_srl = word.mux(&low.zext(64), a);
     let a_sra = word.mux(&low.as_signed().sext(64).as_unsigned(), a);
     let amount = word.mux(&b.slice(4, 0).zext(6), &b.slice(5, 0));
-    let zero = a.konst(Bits::zero(1));
-    let (sum, _) = prefix_add(a, b, &zero);
-    let (diff, ltu) = prefix_sub(a, b);
+    let sum = adders.add(a, b);
+    let (diff, ltu) = adders.sub(a, b);
     let lt = signed_lt(a, b, &diff);
     let one = |c: Value| c.zext(64);
     // The functions are exclusive: an AND-OR selection, not a chain of multiplexers
@@ -58,9 +57,9 @@ pub fn alu(fn_: &Value, a: &Value, b: &Value, word: &Value) -> Value {
 }
 
 /// Whether a conditional branch with this funct3 is taken.
-pub fn branch_taken(funct3: &Value, a: &Value, b: &Value) -> Value {
+pub fn branch_taken(adders: Style, funct3: &Value, a: &Value, b: &Value) -> Value {
     let eq = a.eq(b);
-    let (diff, ltu) = prefix_sub(a, b);
+    let (diff, ltu) = adders.sub(a, b);
     let lt = signed_lt(a, b, &diff);
     let base = priority_mux(
         &[

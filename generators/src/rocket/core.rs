@@ -35,7 +35,7 @@ use super::fetch::{fetch, Fetch};
 use super::mem_stage::{commit, csr_access, fences, mem_access, mem_advance, rocc_port, MemAccess};
 use super::params::{Predictor, RocketParams};
 use super::trace::trace_shape;
-use crate::arith::kogge_stone::prefix_add;
+use crate::arith::adder::Style as AdderStyle;
 use hdl::helpers::priority_mux;
 use hdl::{
     mux, Bits, Bundle, Dir, HdlErrors, Mem, MemStyle, Module, ModuleBuilder, ResetValue, Value,
@@ -169,21 +169,24 @@ impl Ports {
     }
 }
 
-/// The literals the stages share.
+/// The literals the stages share, and how their adders are built.
 pub(super) struct Lits {
     pub zero1: Value,
     pub one1: Value,
     pub zero64: Value,
     pub four: Value,
+    /// The `adders` parameter: every sum and compare of the core's datapath.
+    pub adders: AdderStyle,
 }
 
 impl Lits {
-    fn new(m: &mut ModuleBuilder) -> Lits {
+    fn new(m: &mut ModuleBuilder, adders: AdderStyle) -> Lits {
         Lits {
             zero1: m.lit(0, 1),
             one1: m.lit(1, 1),
             zero64: m.lit(0, 64),
             four: m.lit(4, 64),
+            adders,
         }
     }
 }
@@ -323,7 +326,7 @@ pub(super) struct Ex {
 pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketCore");
     let ports = Ports::new(&mut m);
-    let lits = Lits::new(&mut m);
+    let lits = Lits::new(&mut m, p.adders);
     let redirects = Redirects::new(&mut m);
 
     // ---- IF: fetch queue -------------------------------------------------------------
@@ -368,7 +371,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     );
 
     // ---- MEM ---------------------------------------------------------------------------
-    let acc = mem_access(&mut m, &ports, &regs.mem, &id.mem_ctrl);
+    let acc = mem_access(&mut m, &ports, &regs.mem, &id.mem_ctrl, &lits);
     let (csr_read, csr_new, csr_illegal, rs1_field) = csr_access(&mut m, &regs, &id.mem_ctrl, &acc);
     let rocc_done = rocc_port(
         &mut m,
@@ -571,12 +574,13 @@ fn execute(
         &ex_rs1,
     );
     let b = mux(&ex_ctrl.b_imm, &imm, &ex_rs2);
-    let alu_out = alu(&ex_ctrl.alu_fn, &a, &b, &ex_ctrl.word);
-    let link = add(&ex.pc, &four);
+    let adders = l.adders;
+    let alu_out = alu(adders, &ex_ctrl.alu_fn, &a, &b, &ex_ctrl.word);
+    let link = adders.add(&ex.pc, &four);
     let funct3 = ex.insn.slice(14, 12);
     let taken = &(&ex_ctrl.jal | &ex_ctrl.jalr)
-        | &(&ex_ctrl.branch & &branch_taken(&funct3, &ex_rs1, &ex_rs2));
-    let (rs1_plus_imm, pc_plus_imm) = (add(&ex_rs1, &imm), add(&ex.pc, &imm));
+        | &(&ex_ctrl.branch & &branch_taken(adders, &funct3, &ex_rs1, &ex_rs2));
+    let (rs1_plus_imm, pc_plus_imm) = (adders.add(&ex_rs1, &imm), adders.add(&ex.pc, &imm));
     let jalr_target = &rs1_plus_imm & &k(&imm, !1, 64);
     let jump_target = mux(&ex_ctrl.jalr, &jalr_target, &pc_plus_imm);
     let jumps = &ex_ctrl.jal | &ex_ctrl.jalr;
@@ -691,16 +695,19 @@ fn resolve(
     let resolved = &e.go & &!&e.exc.0;
     // A misprediction redirects fetch the cycle after it leaves EX, from registers, which
     // keeps the branch comparison and the target adder off fetch's paths; the instruction
-    // that entered EX behind it meanwhile is flushed (`flush_ex`).
+    // that entered EX behind it meanwhile is flushed (`flush_ex`). It does not wait for
+    // EX's exceptions (the address adder and the region checks): an instruction that
+    // leaves EX with one traps in MEM the next cycle, and MEM's redirect overrides
+    // (`Redirects`). The target, observed only under `mispredict`, loads every cycle.
     let mispredict = m.reg("mispredict", 1, false);
     let mispredict_target = m.reg("mispredict_target", 64, ResetValue::None);
-    m.connect(&mispredict, &(&resolved & &next_pc.ne(&ex_regs.pred)));
-    m.when(&resolved, |m| m.connect(&mispredict_target, &next_pc));
+    m.connect(&mispredict, &(&e.go & &next_pc.ne(&ex_regs.pred)));
+    m.connect(&mispredict_target, &next_pc);
     m.connect(&r.ex_redirect, &mispredict);
     m.connect(&r.ex_target, &mispredict_target);
     // The predictors train the cycle after, from registers, like the redirect: the
     // target adder and the branch comparison stay off their tag compares. The
-    // resolution's data is only observed under `train_valid`: no reset.
+    // resolution's data is only observed under `train_valid`: no reset, and no enable.
     let (train_valid, train_pc, train_target, train_taken, train_jump) = (
         m.reg("train_valid", 1, false),
         m.reg("train_pc", 64, ResetValue::None),
@@ -712,12 +719,10 @@ fn resolve(
         &train_valid,
         &(&resolved & &(&ex_ctrl.branch | &ex_ctrl.jal)),
     );
-    m.when(&resolved, |m| {
-        m.connect(&train_pc, &ex.pc);
-        m.connect(&train_target, &jump_target);
-        m.connect(&train_taken, &taken);
-        m.connect(&train_jump, &ex_ctrl.jal);
-    });
+    m.connect(&train_pc, &ex.pc);
+    m.connect(&train_target, &jump_target);
+    m.connect(&train_taken, &taken);
+    m.connect(&train_jump, &ex_ctrl.jal);
     let resolution = Resolution {
         valid: &train_valid,
         pc: &train_pc,
@@ -825,11 +830,6 @@ fn writeback(
     ] {
         m.connect(tb.get(name).value(), value);
     }
-}
-
-/// `a + b` (64 bits) by the parallel-prefix adder: the core's pc and address sums.
-pub(super) fn add(a: &Value, b: &Value) -> Value {
-    prefix_add(a, b, &a.konst(Bits::zero(1))).0
 }
 
 /// Whether address `a` lies in `[base, base + size)`: a compare of the bits above the

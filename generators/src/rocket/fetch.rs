@@ -3,7 +3,7 @@
 //! fall-through, or follows the BTB (`bpred.rs`) for the instruction that just arrived.
 
 use super::bpred::Btb;
-use super::core::{add, cause, in_region, k, Lits, Predictors, Redirects, Stage};
+use super::core::{cause, in_region, k, Lits, Predictors, Redirects, Stage};
 use super::core::{RESET_VECTOR, ROM_SIZE};
 use super::params::{Predictor, RocketParams};
 use hdl::{mux, Bundle, ModuleBuilder, ResetValue, Value};
@@ -103,9 +103,9 @@ fn requests(
     // entry) arrives, and restarts at the target on a redirect, which keeps any
     // arithmetic off the BTB lookup and the queue's pc.
     let four = &l.four;
-    let pc_f_plus4 = add(pc_f, four);
+    let pc_f_plus4 = l.adders.add(pc_f, four);
     let resp_pc = m.reg("fetch_resp_pc", 64, RESET_VECTOR);
-    let resp_next = add(&resp_pc, four);
+    let resp_next = l.adders.add(&resp_pc, four);
     let resp_data = imem_resp.bits().get("data").value().clone();
     let resp_insn = mux(
         &resp_pc.bit(2),

@@ -4,10 +4,9 @@
 //! instruction's completion or trap (an accelerator's exception first,
 //! `bus::rocc_exception`) with MEM's redirects.
 
-use super::core::{add, any_of, cause, k, rd_of, Ex, Id, Lits, MemRegs, Ports, Redirects, Regs};
+use super::core::{any_of, cause, k, rd_of, Ex, Id, Lits, MemRegs, Ports, Redirects, Regs};
 use super::csr::CsrAccess;
 use super::decode::Ctrl;
-use crate::arith::kogge_stone::prefix_sub;
 use hdl::helpers::priority_mux;
 use hdl::{cat, mux, ModuleBuilder, ResetValue, Value};
 
@@ -88,6 +87,7 @@ pub(super) fn mem_access(
     ports: &Ports,
     mem_regs: &MemRegs,
     mem_ctrl: &Ctrl,
+    l: &Lits,
 ) -> MemAccess {
     let (mem, mem_addr) = (&mem_regs.stage, mem_regs.addr.clone());
     let (dmem_req, dmem_resp, rocc_xcpt) = (&ports.dmem_req, &ports.dmem_resp, &ports.rocc_xcpt);
@@ -112,7 +112,7 @@ pub(super) fn mem_access(
         &mf3.bit(2),
     );
 
-    let (word_op, amo_new) = amo_alu(&mem.insn, &msize, &amo_old, &mem_regs.rs2);
+    let (word_op, amo_new) = amo_alu(l, &mem.insn, &msize, &amo_old, &mem_regs.rs2);
     // The AMO's new value goes through a register: its write waits one cycle in state 2
     // for it (a cycle per AMO), which keeps the AMO ALU off the store data's path.
     let amo_store = m.reg("amo_store", 64, ResetValue::None);
@@ -164,7 +164,13 @@ pub(super) fn mem_access(
 
 /// The AMO ALU (MEM): the new value from the old one and rs2. Returns `word_op` (a .w
 /// AMO) and the new value.
-fn amo_alu(insn: &Value, msize: &Value, amo_old: &Value, mem_rs2: &Value) -> (Value, Value) {
+fn amo_alu(
+    l: &Lits,
+    insn: &Value,
+    msize: &Value,
+    amo_old: &Value,
+    mem_rs2: &Value,
+) -> (Value, Value) {
     // AMO arithmetic on the (sign-extended, for .w) old value and rs2.
     let word_op = msize.eq(&k(msize, 2, 2));
     let (old, src) = (sext_w(&word_op, amo_old), sext_w(&word_op, mem_rs2));
@@ -174,9 +180,9 @@ fn amo_alu(insn: &Value, msize: &Value, amo_old: &Value, mem_rs2: &Value) -> (Va
     // sign- (amomin/max) or zero-extended (amominu/maxu, funct5 bit 3); for equal values
     // either operand is the answer.
     let ext = |v: &Value| cat(&[&(&!&funct5.bit(3) & &v.bit(63)), v]);
-    let (difference, _) = prefix_sub(&ext(&old), &ext(&src));
+    let (difference, _) = l.adders.sub(&ext(&old), &ext(&src));
     let below = difference.bit(64);
-    let old_plus_src = add(&old, &src);
+    let old_plus_src = l.adders.add(&old, &src);
     let (lesser, greater) = (mux(&below, &old, &src), mux(&below, &src, &old));
     let amo_new = priority_mux(
         &[
@@ -353,7 +359,7 @@ pub(super) fn commit(
                 (trap.clone(), csrs.trap_vector()),
                 (mret.clone(), csrs.mepc.clone()),
             ],
-            &add(&mem.pc, &l.four),
+            &l.adders.add(&mem.pc, &l.four),
         ),
     );
     m.when(&trap, |m| {

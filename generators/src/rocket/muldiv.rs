@@ -14,12 +14,24 @@
 //!   iterative engine used for divides only. A divide waits until the multiplier is
 //!   empty and multiplies wait while a divide is in flight, so results leave in order.
 //!
+//! The engine's sums, differences and negations follow `adders`
+//! ([`crate::arith::adder::Style`]): with `prefix` a multiply step's rows go through a
+//! Wallace tree ([`crate::arith::wallace`]) and Kogge-Stone adders, for ASICs.
+//!
+//! With `registered_result` the engine's result (the sign fix: a negation or increment,
+//! the word forms' selection) is registered in one more cycle after the last iteration,
+//! so the response leaves from a register: a cycle per operation that keeps the sign fix
+//! off the receiver's paths (the Rocket core's bypass and writeback).
+//!
 //! `kill` aborts every operation accepted in an earlier cycle (a request firing in the
 //! same cycle is accepted): the core raises it when an older instruction traps or
 //! redirects. Results wait in place while `resp.ready` is low.
 
 use super::bus::{muldiv_request, muldiv_response};
 use super::params::{MulDivParams, MulKind};
+use crate::arith::adder::Style;
+use crate::arith::booth::Row;
+use crate::arith::wallace;
 use crate::arith::{multiply, MulConfig};
 use hdl::{cat, mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
@@ -97,13 +109,21 @@ struct Engine {
     result: Value,
 }
 
+/// `-x`, built in `style`.
+fn negated(style: Style, x: &Value) -> Value {
+    match style {
+        Style::Prefix => style.sub(&x.konst(Bits::zero(x.width())), x).0,
+        Style::Inferred => x.neg(),
+    }
+}
+
 /// |x| of a 64-bit operand (the low 32 bits when `word`), and whether x < 0 when `signed`.
-fn magnitude(x: &Value, word: &Value, signed: &Value) -> (Value, Value) {
+fn magnitude(style: Style, x: &Value, word: &Value, signed: &Value) -> (Value, Value) {
     let neg64 = signed & &x.bit(63);
     let neg32 = signed & &x.bit(31);
     let low = x.slice(31, 0);
-    let mag32 = mux(&neg32, &low.neg(), &low).zext(64);
-    let mag64 = mux(&neg64, &x.neg(), x);
+    let mag32 = mux(&neg32, &negated(style, &low), &low).zext(64);
+    let mag64 = mux(&neg64, &negated(style, x), x);
     (mux(word, &mag32, &mag64), mux(word, &neg32, &neg64))
 }
 
@@ -124,8 +144,13 @@ fn engine(
     let mb = p.mul_bits_per_cycle;
     let db = p.div_bits_per_cycle;
     let busy = m.reg("busy", 1, false);
+    // With a registered result: the cycle after the last iteration, when it loads.
+    let fixing = p.registered_result.then(|| m.reg("fixing", 1, false));
     let done = m.reg("done", 1, false);
-    let idle = !&(&busy | &done);
+    let idle = match &fixing {
+        Some(f) => !&(&(&busy | f) | &done),
+        None => !&(&busy | &done),
+    };
     let fire = &r.valid & &idle;
     // Latched request: multiply or divide, high half / remainder, word, negate result.
     // Only an engine that multiplies needs to remember which it is doing.
@@ -153,8 +178,8 @@ fn engine(
     let f3_is = |v: u64| f3.eq(&f3.konst(Bits::from_u64(3, v)));
     let s1 = &(&f3_is(1) | &f3_is(2)) | &(&f3.bit(2) & &!&f3.bit(0));
     let s2 = &f3_is(1) | &(&f3.bit(2) & &!&f3.bit(0));
-    let (mag1, neg1) = magnitude(&r.in1, &r.word, &s1);
-    let (mag2, neg2) = magnitude(&r.in2, &r.word, &s2);
+    let (mag1, neg1) = magnitude(p.adders, &r.in1, &r.word, &s1);
+    let (mag2, neg2) = magnitude(p.adders, &r.in2, &r.word, &s2);
     let in2_zero = mux(
         &r.word,
         &r.in2.slice(31, 0).eq(&m.lit(0, 32)),
@@ -174,43 +199,54 @@ fn engine(
     let div_iters = mux(&r.word, &iterations(db, 32), &iterations(db, 64));
     let zero64 = k(0, 64);
 
-    m.when(&fire, |m| {
-        m.connect(&busy, &one);
-        if with_mul {
-            m.connect(&mul_op, &req_mul);
-        }
-        m.connect(&upper, &req_upper);
-        m.connect(&word, &r.word);
-        m.connect(&negate, &mux(&req_mul, &mul_negate, &div_negate));
-        m.connect(&count, &mux(&req_mul, &mul_iters, &div_iters));
-        m.connect(&acc, &zero64);
-        // A *W dividend starts in the upper half so its bits leave first.
-        let dividend = mux(&r.word, &mag1.shl(32), &mag1);
-        m.connect(&a, &mux(&req_mul, &mag1, &dividend));
-        m.connect(&b, &mag2);
-    })
-    .elsewhen(&r.kill, |m| {
-        m.connect(&busy, &zero);
-        m.connect(&done, &zero);
-    })
-    .elsewhen(&busy, |m| {
-        let last = count.eq(&k(1, 7));
-        m.connect(&count, &(&count - &k(1, 7)));
-        m.when(&last, |m| {
+    let chain = m
+        .when(&fire, |m| {
+            m.connect(&busy, &one);
+            if with_mul {
+                m.connect(&mul_op, &req_mul);
+            }
+            m.connect(&upper, &req_upper);
+            m.connect(&word, &r.word);
+            m.connect(&negate, &mux(&req_mul, &mul_negate, &div_negate));
+            m.connect(&count, &mux(&req_mul, &mul_iters, &div_iters));
+            m.connect(&acc, &zero64);
+            // A *W dividend starts in the upper half so its bits leave first.
+            let dividend = mux(&r.word, &mag1.shl(32), &mag1);
+            m.connect(&a, &mux(&req_mul, &mag1, &dividend));
+            m.connect(&b, &mag2);
+        })
+        .elsewhen(&r.kill, |m| {
             m.connect(&busy, &zero);
-            m.connect(&done, &one);
+            if let Some(f) = &fixing {
+                m.connect(f, &zero);
+            }
+            m.connect(&done, &zero);
+        })
+        .elsewhen(&busy, |m| {
+            let last = count.eq(&k(1, 7));
+            m.connect(&count, &(&count - &k(1, 7)));
+            m.when(&last, |m| {
+                m.connect(&busy, &zero);
+                m.connect(fixing.as_ref().unwrap_or(&done), &one);
+            });
+            let (d_acc, d_a) = divide_steps(p.adders, &acc, &a, &b, db);
+            if with_mul {
+                let (m_acc, m_a) = multiply_step(p.adders, &acc, &a, &b, mb);
+                m.connect(&acc, &mux(&mul_op, &m_acc, &d_acc));
+                m.connect(&a, &mux(&mul_op, &m_a, &d_a));
+            } else {
+                m.connect(&acc, &d_acc);
+                m.connect(&a, &d_a);
+            }
         });
-        let (d_acc, d_a) = divide_steps(&acc, &a, &b, db);
-        if with_mul {
-            let (m_acc, m_a) = multiply_step(&acc, &a, &b, mb);
-            m.connect(&acc, &mux(&mul_op, &m_acc, &d_acc));
-            m.connect(&a, &mux(&mul_op, &m_a, &d_a));
-        } else {
-            m.connect(&acc, &d_acc);
-            m.connect(&a, &d_a);
-        }
-    })
-    .elsewhen(&(&done & resp_ready), |m| m.connect(&done, &zero));
+    let chain = match &fixing {
+        Some(f) => chain.elsewhen(f, |m| {
+            m.connect(f, &zero);
+            m.connect(&done, &one);
+        }),
+        None => chain,
+    };
+    chain.elsewhen(&(&done & resp_ready), |m| m.connect(&done, &zero));
 
     // Divide result: quotient in `a`, remainder in `acc` (the low halves for *W).
     let div_value = mux(&upper, &acc, &a);
@@ -218,16 +254,20 @@ fn engine(
         &word,
         &mux(
             &negate,
-            &div_value.slice(31, 0).neg(),
+            &negated(p.adders, &div_value.slice(31, 0)),
             &div_value.slice(31, 0),
         )
         .zext(64),
-        &mux(&negate, &div_value.neg(), &div_value),
+        &mux(&negate, &negated(p.adders, &div_value), &div_value),
     );
     let div_result = word_result(&div_value, &word);
     let result = if with_mul {
         // High half of the negated product: ~hi plus the carry out of -lo (lo == 0).
-        let hi = mux(&negate, &(&!&acc + &a.eq(&zero64).zext(64)), &acc);
+        let hi = mux(
+            &negate,
+            &p.adders.add(&!&acc, &a.eq(&zero64).zext(64)),
+            &acc,
+        );
         // *W ran 32 bits of multiplier (all of them at 64 per cycle): the low word of
         // the product sits where the shifting left it.
         let low_word = if mb == 64 {
@@ -244,13 +284,43 @@ fn engine(
     } else {
         div_result
     };
+    let result = match &fixing {
+        Some(f) => {
+            // Loaded in the `fixing` cycle, observed only under `done`: no reset.
+            let q = m.reg("result", 64, ResetValue::None);
+            m.when(f, |m| m.connect(&q, &result));
+            q
+        }
+        None => result,
+    };
     Engine { idle, done, result }
 }
 
 /// One shift-and-add step retiring `bits` multiplier bits from the bottom of `a`.
-fn multiply_step(acc: &Value, a: &Value, b: &Value, bits: u32) -> (Value, Value) {
+fn multiply_step(style: Style, acc: &Value, a: &Value, b: &Value, bits: u32) -> (Value, Value) {
     let chunk = a.slice(bits - 1, 0);
-    let sum = &acc.zext(64 + bits) + &b.mul(&chunk);
+    let w = 64 + bits;
+    let sum = match style {
+        Style::Inferred => &acc.zext(w) + &b.mul(&chunk),
+        Style::Prefix => {
+            // acc and one row of b per multiplier bit, carry-save down to two rows.
+            let zero = b.konst(Bits::zero(64));
+            let mut rows = vec![Row {
+                off: 0,
+                bits: acc.clone(),
+            }];
+            rows.extend((0..bits).map(|j| Row {
+                off: j,
+                bits: mux(&chunk.bit(j), b, &zero),
+            }));
+            rows.sort_by_key(|r| r.off);
+            while rows.len() > 2 {
+                rows = wallace::level(rows, w);
+            }
+            let [x, y] = [&rows[0], &rows[1]].map(|r| wallace::align(r, 0, w));
+            style.add(&x, &y)
+        }
+    };
     let new_a = if bits == 64 {
         sum.slice(63, 0)
     } else {
@@ -261,13 +331,20 @@ fn multiply_step(acc: &Value, a: &Value, b: &Value, bits: u32) -> (Value, Value)
 
 /// `bits` restoring-division steps: shift the next dividend bit into the remainder and
 /// subtract the divisor when it fits, shifting the quotient bit into `a`.
-fn divide_steps(acc: &Value, a: &Value, b: &Value, bits: u32) -> (Value, Value) {
+fn divide_steps(style: Style, acc: &Value, a: &Value, b: &Value, bits: u32) -> (Value, Value) {
     let (mut acc, mut a) = (acc.clone(), a.clone());
     let divisor = b.zext(65);
     for _ in 0..bits {
         let shifted = cat(&[&acc, &a.bit(63)]);
-        let diff = shifted.subc(&divisor);
-        let fits = !&diff.bit(65);
+        let (diff, below) = match style {
+            Style::Prefix => style.sub(&shifted, &divisor),
+            Style::Inferred => {
+                let diff = shifted.subc(&divisor);
+                let below = diff.bit(65);
+                (diff, below)
+            }
+        };
+        let fits = !&below;
         acc = mux(&fits, &diff.slice(63, 0), &shifted.slice(63, 0));
         a = cat(&[&a.slice(62, 0), &fits]);
     }

@@ -3,6 +3,7 @@
 //! views for the blocks that take a subset of them, and design `rocket`'s parameters (the
 //! tile's plus `rocc`).
 
+use crate::arith::adder::Style as AdderStyle;
 use crate::schema::{self, Param};
 use crate::ParamError;
 use serde::{Deserialize, Serialize};
@@ -66,6 +67,9 @@ pub struct RocketParams {
     /// Arrays above this many bits are SRAM macros where a macro serves their ports
     /// (`crate::memory`): the caches' data arrays at the default.
     pub sram_threshold_bits: u64,
+    /// The core's adders and compares: parallel-prefix networks (ASIC) or `+`/`-` for
+    /// the FPGA's carry chain (`accelgen fpga` picks `inferred` unless told otherwise).
+    pub adders: AdderStyle,
 }
 
 impl Default for RocketParams {
@@ -91,6 +95,7 @@ impl Default for RocketParams {
             uncached_base: 0x8000_0000,
             uncached_size: 0x1000,
             sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
+            adders: AdderStyle::Prefix,
         }
     }
 }
@@ -207,6 +212,11 @@ pub fn params() -> Vec<Param> {
         )
         .hex(),
         crate::memory::threshold_param(),
+        Param::choice(
+            "adders",
+            AdderStyle::NAMES,
+            "the core's adders: Kogge-Stone prefix networks (ASIC) or inferred +/- (FPGA carry chains)",
+        ),
     ]);
     v
 }
@@ -241,6 +251,10 @@ pub struct MulDivParams {
     pub mul_bits_per_cycle: u32,
     pub mul_stages: u32,
     pub div_bits_per_cycle: u32,
+    /// The iterative engine's adders, subtractors and negations.
+    pub adders: AdderStyle,
+    /// The iterative engine's result leaves from a register, a cycle later (`muldiv`).
+    pub registered_result: bool,
 }
 
 impl RocketParams {
@@ -272,6 +286,8 @@ impl RocketParams {
             mul_bits_per_cycle: self.mul_bits_per_cycle,
             mul_stages: self.mul_stages,
             div_bits_per_cycle: self.div_bits_per_cycle,
+            adders: self.adders,
+            registered_result: true,
         }
     }
 

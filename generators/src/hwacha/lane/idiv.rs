@@ -147,6 +147,8 @@ pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             mul_bits_per_cycle: 1,
             mul_stages: 1,
             div_bits_per_cycle: p.idiv_bits_per_cycle,
+            adders: crate::arith::adder::Style::Inferred,
+            registered_result: false,
         })?,
     );
     let zero1 = m.lit(0, 1);

@@ -44,6 +44,7 @@ pub use frontend::frontend;
 
 use super::params::HwachaParams;
 use super::rocc::{cause, vcmd, vcmd_entry, vlen_bits, xcpt_shape};
+use crate::arith::adder::Style;
 use crate::rocket::alu::alu;
 use crate::rocket::bus::{mem_request, mem_response};
 use crate::rocket::cache::cache;
@@ -333,6 +334,8 @@ fn blocks(
             mul_bits_per_cycle: 1,
             mul_stages: p.stages_imul,
             div_bits_per_cycle: p.idiv_bits_per_cycle,
+            adders: Style::Inferred,
+            registered_result: false,
         })?,
     );
     let smu = m.instance("smu", &smu()?);
@@ -578,7 +581,7 @@ fn alu_stage(k: K, u: &Unit, x: &XOperands, ctl: &XControl) -> AluOut {
     );
     let fn_ = mux(&ctl.alu_op, &d.alu_fn, &k(alu_fn::ADD, alu_fn::WIDTH));
     let link = ir_pc + &k(8, 64);
-    let out = mux(&ctl.cj, &link, &alu(&fn_, &a, &b, &d.word));
+    let out = mux(&ctl.cj, &link, &alu(Style::Prefix, &fn_, &a, &b, &d.word));
     let we = &(&ctl.x_fire & &ctl.alu_op) | &ctl.taken;
     let cj_base = mux(&d.cjal, ir_pc, &x.v1);
     let cj_off = ir.slice(63, 35).as_signed().sext(64).as_unsigned().shl(3);
