@@ -2,7 +2,8 @@
 //! here on 64-bit words (independent of the generator): corner operands (0, 1, -1, MIN,
 //! MAX, alternating bits) and random ones, streamed back to back with random stalls of
 //! `advance`, at operand widths 1..=65 and a few wider, signed, unsigned and mixed, with
-//! 0..=4 stages in the IR simulator and a few configurations in Verilator.
+//! 0..=4 stages in the IR simulator and a few configurations in Verilator, both from
+//! random initial register values (the cut registers have no reset).
 //! `ACCELGEN_LONG=1` crosses every pair of widths 1..=65.
 
 use generators::arith::{multiplier_module, MultiplierParams};
@@ -146,7 +147,8 @@ fn params(
 
 fn check_ir(p: &MultiplierParams, seed: u64, n: usize) {
     let top = multiplier_module(p).unwrap_or_else(|e| panic!("{p:?}: {e}"));
-    let mut sim = hdl::sim::Sim::new(&Design::new(&top));
+    let init = hdl::sim::Init::Random { seed };
+    let mut sim = hdl::sim::Sim::with_init(&Design::new(&top), init);
     stream(&mut sim, p, seed, n, p.stages > 0);
 }
 

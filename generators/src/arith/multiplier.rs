@@ -18,11 +18,14 @@
 //! adder, where the rows are few (a cut early in the tree registers many rows). With
 //! more stages than steps (narrow operands) several cuts share a boundary. Every
 //! register loads when `advance` is high, so a stalled pipeline holds its contents.
+//! The cut registers are datapath without reset (the reset policy): a product is
+//! observed only `stages` advances after its operands, which every user tracks with
+//! its own valid bits (`tests/arith_multiplier.rs` streams from random initial state).
 
 use super::adder;
 use super::booth::{self, Row, Span};
 use super::wallace;
-use hdl::{cat, Bits, ModuleBuilder, Ty, Value};
+use hdl::{cat, Bits, ModuleBuilder, ResetValue, Ty, Value};
 
 /// Gate delays of the Booth recoding and selection, and of one tree level.
 const BOOTH_DEPTH: u32 = 4;
@@ -195,7 +198,8 @@ impl Flow {
     }
 }
 
-/// Registers every value of `flow` (a register each, loaded when `advance` is high).
+/// Registers every value of `flow` (a register each without reset, loaded when
+/// `advance` is high).
 fn cut(m: &mut ModuleBuilder, flow: &mut Flow, advance: &Value, name: &str) {
     for v in flow.values() {
         let ty = if v.is_signed() {
@@ -203,7 +207,7 @@ fn cut(m: &mut ModuleBuilder, flow: &mut Flow, advance: &Value, name: &str) {
         } else {
             Ty::U(v.width())
         };
-        let reg = m.reg_en(name, ty, 0u64, advance);
+        let reg = m.reg_en(name, ty, ResetValue::None, advance);
         m.connect(&reg, v);
         *v = reg;
     }

@@ -228,7 +228,10 @@ fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]
         let guarded = &guard.bit(i as u32) ^ &f("pred_neg");
         mask.push(&exists & &(!&f("pred_on") | &guarded));
         present.push(exists);
-        alu_out.push(alu(&f("fn"), &f("word"), ai, &bi, &(&f("eidx") + &element)));
+        // The global index of an element that exists is below the vector length, so
+        // within the fop's `eidx` width (`uop::eidx_bits`).
+        let index = &f("eidx") + &element.slice(f("eidx").width() - 1, 0);
+        alu_out.push(alu(&f("fn"), &f("word"), ai, &bi, &index));
         let bit = plu(
             &f("table"),
             &ps[0].bit(i as u32),

@@ -23,6 +23,7 @@
 
 use super::uop::{fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, uop_regs, write_uop};
 use crate::hwacha::params::HwachaParams;
+use hdl::helpers::onehot_mux;
 use hdl::{Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
 use std::rc::Rc;
 
@@ -168,6 +169,23 @@ fn hazard(p: &HwachaParams, plan: &Plan, view: &View) -> Value {
     &hazard | &(&claim & &view.xbar).or_r()
 }
 
+/// The picked candidate's sequencer operation. `pick` is one-hot, or zero when nothing
+/// is placed (every placement is gated by its OR), so each field is an AND-OR of the
+/// candidates' rather than a chain of muxes.
+fn picked(m: &mut ModuleBuilder, p: &HwachaParams, pick: &Value, cands: &[Bundle]) -> Bundle {
+    let shape = seq_op(p);
+    let op = m.wire_bundle("picked", &shape);
+    for (name, ..) in shape.leaves("") {
+        let name = &name[1..];
+        let fields: Vec<Value> = cands
+            .iter()
+            .map(|c| c.bits().get(name).value().clone())
+            .collect();
+        m.connect(op.get(name).value(), &onehot_mux(pick, &fields));
+    }
+    op
+}
+
 /// Ports: `cand_<i>` (valid + sequencer operation) for `candidates` candidates and
 /// `pick` (one-hot, only among `ok`) in; `ok`, bank 0's micro-ops `read`/`fop`/`write`
 /// and `busy` (micro-ops still to be executed by some bank) out.
@@ -229,11 +247,7 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
     m.connect(&ok, &oks_v);
 
     // Placement of the picked candidate, merged into the shifted slots.
-    let mut chosen = cands[0].bits().clone();
-    for (i, c) in cands.iter().enumerate().skip(1) {
-        chosen = Bundle::mux(&pick.bit(i as u32), c.bits(), &chosen);
-    }
-    let chosen = plan(p, &chosen);
+    let chosen = plan(p, &picked(&mut m, p, &pick, &cands));
     let fire = pick.or_r();
     let o = |name: &str| chosen.op.get(name).value().clone();
     let one = m.lit(1, 1);

@@ -14,7 +14,7 @@
 use super::bank::bwq_shape;
 use super::memory::group_row;
 use super::sequencer::{lane_id_bits, lane_vlen};
-use super::uop::{row_bits, vinsn, EIDX_BITS};
+use super::uop::{eidx_bits, row_bits, vinsn};
 use crate::hwacha::master::NVV_BITS;
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::Fifo;
@@ -22,7 +22,7 @@ use crate::rocket::muldiv::muldiv;
 use crate::rocket::params::{MulDivParams, MulKind};
 use hdl::helpers::onehot_decode;
 use hdl::ir::addr_width;
-use hdl::{cat, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
+use hdl::{cat, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value};
 use std::rc::Rc;
 
 /// A divide's operands for one bank entry: both operands' S elements, the elements to
@@ -71,7 +71,8 @@ pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let g = |f: &str| new.get(f).value().clone();
     let lvlen = lane_vlen(p, &g("vlen"), &lane);
     let strip_log = p.strip().trailing_zeros();
-    let round = m.lit(p.strip() as u64 - 1, EIDX_BITS);
+    let ew = eidx_bits(p);
+    let round = m.lit(p.strip() as u64 - 1, ew);
     let entries = (&lvlen + &round)
         .shr(strip_log)
         .shl(p.banks.trailing_zeros());
@@ -82,7 +83,7 @@ pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         ("rd_width", 2),
         ("funct3", 3),
         ("word", 1),
-        ("entries", EIDX_BITS),
+        ("entries", ew),
     ];
     let cmdq = Fifo::new(&mut m, p, "cmdq", n, fields.iter().map(|f| f.1).sum())?;
     let slot = hdl::helpers::onehot_encode(&alloc);
@@ -97,8 +98,8 @@ pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             &slot.zext(sb.max(slot.width())).slice(sb - 1, 0),
         ]),
     );
-    let zero32 = m.lit(0, EIDX_BITS);
-    let is_div = &g("div") & &lvlen.ne(&zero32);
+    let zero = m.lit(0, ew);
+    let is_div = &g("div") & &lvlen.ne(&zero);
     m.connect(&cmdq.enq_valid(), &(&alloc.or_r() & &is_div));
     m.connect(&ready, &cmdq.enq_ready());
     let head = cmdq.deq_bits();
@@ -116,19 +117,22 @@ pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
 
     // The entry in work: operands, elements left to divide, results so far.
     let have = m.reg("have", 1, 0u64);
+    // Operands and results are datapath without reset: the operands are read only
+    // under `have`, which is set with them, and a result leaves only under `mask`, its
+    // element's bit, once the divider has answered for it.
     let (ea, eb) = (
-        m.reg("a", p.bank_width, 0u64),
-        m.reg("b", p.bank_width, 0u64),
+        m.reg("a", p.bank_width, ResetValue::None),
+        m.reg("b", p.bank_width, ResetValue::None),
     );
     let todo = m.reg("todo", s, 0u64);
     let mask = m.reg("mask", s, 0u64);
     let results: Vec<Value> = (0..s)
-        .map(|j| m.reg(&format!("result{j}"), 64, 0u64))
+        .map(|j| m.reg(&format!("result{j}"), 64, ResetValue::None))
         .collect();
     // The element in the divider, one-hot (0: none).
     let in_flight = m.reg("in_flight", s, 0u64);
     // Entries of the head command finished so far.
-    let group = m.reg("group", EIDX_BITS, 0u64);
+    let group = m.reg("group", ew, 0u64);
     let out_valid = m.reg("out_valid", 1, 0u64);
 
     let take = &(&cleared & &!&have) & &!&out_valid;
@@ -214,10 +218,10 @@ pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.when(&written, |m| m.connect(&out_valid, &zero1));
     // An entry retires when written (or at once when empty); the command with its last.
     let retired = &written | &retire_empty;
-    let next_group = &group + &m.lit(1, EIDX_BITS);
+    let next_group = &group + &m.lit(1, ew);
     let last = &retired & &next_group.eq(&hf("entries"));
     m.when(&retired, |m| {
-        m.connect(&group, &last.mux(&zero32, &next_group))
+        m.connect(&group, &last.mux(&zero, &next_group))
     });
     m.connect(&cmdq.deq_ready(), &last);
     let none_n = m.lit(0, n);

@@ -22,7 +22,7 @@
 use super::bank::{brq_shape, bwq_shape};
 use super::idiv::idiv;
 use super::sequencer::lane_vlen;
-use super::uop::{row_bits, vinsn};
+use super::uop::{eidx_bits, row_bits, vinsn};
 use crate::hwacha::master::NVV_BITS;
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::{self, Fifo};
@@ -87,7 +87,8 @@ fn cmd_fields(p: &HwachaParams) -> Vec<(&'static str, u32)> {
         ("unsigned", 1),
         ("base", 64),
         ("stride", 64),
-        ("vlen", 32),
+        // The lane's vector length (`lane_vlen`); the VMU takes it zero-extended.
+        ("vlen", eidx_bits(p)),
         ("rd", row_bits(p)),
         ("rd_width", 2),
         ("red", 2),
@@ -302,9 +303,9 @@ fn commands(
         &g("mem_op"),
         &slot.zext(sb.max(slot.width())).slice(sb - 1, 0),
     ]);
-    let zero32 = m.lit(0, 32);
+    let zero = m.lit(0, eidx_bits(p));
     let is_red = g("red").ne(&m.lit(0, 2));
-    let queued = &(&g("mem") & &lvlen.ne(&zero32)) | &is_red;
+    let queued = &(&g("mem") & &lvlen.ne(&zero)) | &is_red;
     m.connect(&cmdq.enq_valid(), &(&io.alloc.or_r() & &queued));
     m.connect(&cmdq.enq_bits(), &entry);
     m.connect(&io.mem_ready, &(&cmdq.enq_ready() & &div.port("ready")));
@@ -324,10 +325,12 @@ fn commands(
         &(&cmdq.deq_valid() & &!&head_red) & &(&is_store | &(&cleared & &loadq.enq_ready()));
     m.connect(cmd.valid(), &release);
     for f in [
-        "op", "amo_fn", "mode", "width", "unsigned", "base", "stride", "vlen",
+        "op", "amo_fn", "mode", "width", "unsigned", "base", "stride",
     ] {
         m.connect(cmd.bits().get(f).value(), get(&head, f));
     }
+    let vlen = cmd.bits().get("vlen").value().clone();
+    m.connect(&vlen, &get(&head, "vlen").zext(vlen.width()));
     m.connect(
         &cmdq.deq_ready(),
         &(&(&release & cmd.ready()) | &to_reducer),
@@ -534,7 +537,7 @@ fn reducer(
         index,
         value,
     } = &r;
-    let head_lvlen = get(head, "vlen").clone();
+    let head_lvlen = get(head, "vlen").zext(32);
     let zero32 = m.lit(0, 32);
     m.when(&cmds.to_reducer, |m| {
         m.connect(left, &head_lvlen);

@@ -15,7 +15,7 @@
 //! predicate rows (candidate `seq_entries`, ahead of every slot).
 
 use super::expander;
-use super::uop::{count_bits, prow_bits, row_bits, seq_op, unit, vinsn, EIDX_BITS};
+use super::uop::{count_bits, eidx_bits, prow_bits, row_bits, seq_op, unit, vinsn};
 use crate::hwacha::master::{NVP_BITS, NVV_BITS};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::lowest_one;
@@ -28,22 +28,25 @@ pub fn lane_id_bits(p: &HwachaParams) -> u32 {
     addr_width(p.lanes as u64).max(1)
 }
 
-/// Elements of a `vlen`-element vector that lane `lane` holds (strips dealt round-robin).
+/// Elements of a `vlen`-element vector that lane `lane` holds (strips dealt round-robin),
+/// `eidx_bits` wide (`vlen` is below the largest maxvl).
 pub(super) fn lane_vlen(p: &HwachaParams, vlen: &Value, lane: &Value) -> Value {
+    let eb = eidx_bits(p);
+    let vlen = vlen.slice(eb - 1, 0);
     let strip_log = p.strip().trailing_zeros();
     let chunk_log = strip_log + p.lanes.trailing_zeros();
     let full = vlen.shr(chunk_log);
-    let rest = vlen.slice(chunk_log.max(1) - 1, 0).zext(EIDX_BITS);
+    let rest = vlen.slice(chunk_log.max(1) - 1, 0).zext(eb);
     let rest = if chunk_log == 0 {
-        rest.konst(Bits::zero(EIDX_BITS))
+        rest.konst(Bits::zero(eb))
     } else {
         rest
     };
-    let before = lane.zext(EIDX_BITS).shl(strip_log);
-    let strip = rest.konst(Bits::from_u64(EIDX_BITS, p.strip() as u64));
+    let before = lane.zext(eb).shl(strip_log);
+    let strip = rest.konst(Bits::from_u64(eb, p.strip() as u64));
     let part = rest
         .gt(&before)
-        .mux(&(&rest - &before), &rest.konst(Bits::zero(EIDX_BITS)));
+        .mux(&(&rest - &before), &rest.konst(Bits::zero(eb)));
     let part = part.gt(&strip).mux(&strip, &part);
     &full.shl(strip_log) + &part
 }
@@ -144,7 +147,7 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let cl = clear_regs(&mut m, &io, &d);
 
     // Candidates: every slot's next strip.
-    let strip_lit = m.lit(d.strip, EIDX_BITS);
+    let strip_lit = m.lit(d.strip, eidx_bits(p));
     slot_candidates(&mut m, p, &io, &progress, &has_left, &cl, &strip_lit);
     clear_candidate(&mut m, p, &io, &d, &cl);
     let (chosen, clear_ok) = age_pick(&mut m, p, &io);
@@ -216,9 +219,9 @@ fn slot_progress(m: &mut ModuleBuilder, p: &HwachaParams, d: &SeqDims) -> Vec<Pr
     let (row_w, prow_w) = (d.row_w, d.prow_w);
     (0..p.seq_entries)
         .map(|k| Progress {
-            left: m.reg(&format!("left{k}"), EIDX_BITS, 0u64),
+            left: m.reg(&format!("left{k}"), eidx_bits(p), 0u64),
             issued: m.reg(&format!("issued{k}"), d.issued_w, 0u64),
-            eidx: m.reg(&format!("eidx{k}"), EIDX_BITS, 0u64),
+            eidx: m.reg(&format!("eidx{k}"), eidx_bits(p), 0u64),
             rows: ["rs1", "rs2", "rd", "pred", "ps1", "ps2", "ps3", "prd"]
                 .into_iter()
                 .map(|f| {
@@ -245,8 +248,8 @@ fn slot_status(
     progress: &[Progress],
 ) -> Vec<Value> {
     let n = p.seq_entries;
-    let zero32 = m.lit(0, EIDX_BITS);
-    let has_left: Vec<Value> = progress.iter().map(|pr| pr.left.ne(&zero32)).collect();
+    let zero = m.lit(0, eidx_bits(p));
+    let has_left: Vec<Value> = progress.iter().map(|pr| pr.left.ne(&zero)).collect();
     // Done here: sequenced, drained, and (loads) written back.
     let finished: Vec<Value> = progress
         .iter()
@@ -404,7 +407,8 @@ fn progress_updates(
     let (new, lane) = (&io.new, &io.lane);
     // Progress updates: allocation loads a slot, a picked strip advances it.
     let lanes_log = p.lanes.trailing_zeros();
-    let eidx_step = m.lit(d.strip << lanes_log, EIDX_BITS);
+    let eb = eidx_bits(p);
+    let eidx_step = m.lit(d.strip << lanes_log, eb);
     let g = |f: &str| new.get(f).value().clone();
     for (k, pr) in progress.iter().enumerate() {
         let bit = k as u32;
@@ -415,16 +419,13 @@ fn progress_updates(
             let late = &is_load | &g("div");
             m.connect(
                 &pr.pending_wb,
-                &(&late & &lvlen.ne(&lvlen.konst(Bits::zero(EIDX_BITS)))),
+                &(&late & &lvlen.ne(&lvlen.konst(Bits::zero(eb)))),
             );
             let d0 = m.lit(0, drain_w);
             m.connect(&pr.drain, &d0);
             let zero = m.lit(0, issued_w);
             m.connect(&pr.issued, &zero);
-            m.connect(
-                &pr.eidx,
-                &lane.zext(EIDX_BITS).shl(p.strip().trailing_zeros()),
-            );
+            m.connect(&pr.eidx, &lane.zext(eb).shl(p.strip().trailing_zeros()));
             for (f, r) in &pr.rows {
                 m.connect(r, &g(f).zext(r.width().max(8)).slice(r.width() - 1, 0));
             }

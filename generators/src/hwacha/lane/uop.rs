@@ -3,6 +3,7 @@
 //! 8.5), as bundle shapes whose widths follow the parameters.
 
 use crate::hwacha::params::HwachaParams;
+use crate::hwacha::rocc::vlen_bits;
 use hdl::ir::addr_width;
 use hdl::{Bundle, Field, ModuleBuilder, ResetValue, Shape};
 
@@ -67,8 +68,16 @@ pub mod red {
 
 /// Width of the `fn` field.
 pub const FN_BITS: u32 = 5;
-/// Element index width: global element indices of a lane's strips.
+/// Width of a decoded instruction's vector length (`vinsn`), and of the element counts
+/// and indices that leave the lane (the VMU's command, the reducer's index).
 pub const EIDX_BITS: u32 = 32;
+
+/// Bits of a global element index or of a lane's vector length inside the lane: both are
+/// below the vector length, which is at most the largest maxvl (`rocc::vlen_bits`), so
+/// the sequencer's counters, the micro-ops and the lane's command queues keep only these.
+pub fn eidx_bits(p: &HwachaParams) -> u32 {
+    vlen_bits(p)
+}
 
 fn uint(name: &str, width: u32) -> Field {
     Shape::field(name, Shape::UInt(width))
@@ -161,7 +170,7 @@ pub fn vinsn() -> Shape {
 /// The per-strip fields: elements of the strip that exist (the rest are masked off) and
 /// the global index of its first element.
 fn strip_fields(p: &HwachaParams) -> Vec<Field> {
-    vec![uint("count", count_bits(p)), uint("eidx", EIDX_BITS)]
+    vec![uint("count", count_bits(p)), uint("eidx", eidx_bits(p))]
 }
 
 /// A sequencer operation for one strip, as the lane sequencer hands it to the expander:
