@@ -58,7 +58,7 @@ const HWACHA_PARAMS: &str = "lanes, seq_entries, banks, bank_entries, bank_width
 
 /// The rocket tile's parameters, without `rocc` (the designs built around a fixed
 /// accelerator take these).
-const TILE_PARAMS: [&str; 19] = [
+const TILE_PARAMS: [&str; 20] = [
     "predictor",
     "bht_entries",
     "btb_entries",
@@ -78,6 +78,7 @@ const TILE_PARAMS: [&str; 19] = [
     "uncached_base",
     "uncached_size",
     "sram_threshold_bits",
+    "adders",
 ];
 
 #[test]

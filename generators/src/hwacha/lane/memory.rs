@@ -422,7 +422,12 @@ fn feeder(
     let reducer_busy = &cmds.reducer_busy;
     // The feeder: bank by bank, one BRQ entry per cycle (indices one element a cycle).
     let bank_log = p.banks.trailing_zeros();
-    let bank = m.reg("feed_bank", bank_log.max(1), 0u64);
+    // One bank: the pointer is a constant (a register never written is refused).
+    let bank = if p.banks > 1 {
+        m.reg("feed_bank", bank_log, 0u64)
+    } else {
+        m.lit(0, 1)
+    };
     let sent = m.reg("feed_sent", 1, 0u64);
     let elem = m.reg("feed_elem", addr_width(s as u64).max(1), 0u64);
     let here: Vec<Value> = (0..p.banks)
@@ -484,7 +489,7 @@ fn feeder(
         m.connect(&sent, &zero);
         let e0 = m.lit(0, elem.width());
         m.connect(&elem, &e0);
-        // Banks are a power of two: the pointer wraps by itself (and one bank stays 0).
+        // Banks are a power of two: the pointer wraps by itself.
         if p.banks > 1 {
             let nb = &bank + &m.lit(1, bank.width());
             m.connect(&bank, &nb);
