@@ -109,12 +109,34 @@ struct Engine {
     result: Value,
 }
 
-/// `-x`, built in `style`.
+/// `-x`, built in `style`: with `prefix`, bit i of `~x + 1` is `x[i] ^ |x[i-1:0]`, a
+/// prefix OR (log2(width) levels) and an XOR.
 fn negated(style: Style, x: &Value) -> Value {
     match style {
-        Style::Prefix => style.sub(&x.konst(Bits::zero(x.width())), x).0,
+        Style::Prefix => &x.as_unsigned() ^ &lower_or(x),
         Style::Inferred => x.neg(),
     }
+}
+
+/// `x + c` (`c` one bit) wrapped to `x`'s width, built in `style`: with `prefix`, bit i
+/// flips when `c` and every bit below it are set (a prefix OR of `!x`).
+fn incremented(style: Style, x: &Value, c: &Value) -> Value {
+    match style {
+        Style::Prefix => &x.as_unsigned() ^ &(&c.repeat(x.width()) & &!&lower_or(&!x)),
+        Style::Inferred => style.add(x, &c.zext(x.width())),
+    }
+}
+
+/// For each bit i, the OR of `x`'s bits below it (0 for bit 0): log2(width) levels of a
+/// Kogge-Stone prefix OR.
+fn lower_or(x: &Value) -> Value {
+    let mut o = x.as_unsigned();
+    let mut d = 1;
+    while d < x.width() {
+        o = &o | &o.shl(d);
+        d *= 2;
+    }
+    o.shl(1)
 }
 
 /// |x| of a 64-bit operand (the low 32 bits when `word`), and whether x < 0 when `signed`.
@@ -249,23 +271,28 @@ fn engine(
     chain.elsewhen(&(&done & resp_ready), |m| m.connect(&done, &zero));
 
     // Divide result: quotient in `a`, remainder in `acc` (the low halves for *W).
+    // With `prefix`, both candidates are negated before `upper` selects one, so no
+    // negation waits on the select (two prefix ORs more); `inferred` negates once.
     let div_value = mux(&upper, &acc, &a);
+    let neg = |x: &Value| negated(p.adders, x);
+    let (div_neg64, div_neg32) = match p.adders {
+        Style::Prefix => (
+            mux(&upper, &neg(&acc), &neg(&a)),
+            mux(&upper, &neg(&acc.slice(31, 0)), &neg(&a.slice(31, 0))),
+        ),
+        Style::Inferred => (neg(&div_value), neg(&div_value.slice(31, 0))),
+    };
     let div_value = mux(
         &word,
-        &mux(
-            &negate,
-            &negated(p.adders, &div_value.slice(31, 0)),
-            &div_value.slice(31, 0),
-        )
-        .zext(64),
-        &mux(&negate, &negated(p.adders, &div_value), &div_value),
+        &mux(&negate, &div_neg32, &div_value.slice(31, 0)).zext(64),
+        &mux(&negate, &div_neg64, &div_value),
     );
     let div_result = word_result(&div_value, &word);
     let result = if with_mul {
         // High half of the negated product: ~hi plus the carry out of -lo (lo == 0).
         let hi = mux(
             &negate,
-            &p.adders.add(&!&acc, &a.eq(&zero64).zext(64)),
+            &incremented(p.adders, &!&acc, &a.eq(&zero64)),
             &acc,
         );
         // *W ran 32 bits of multiplier (all of them at 64 per cycle): the low word of
