@@ -16,7 +16,7 @@ use super::bus::{mem_request, mem_response};
 use super::params::CacheParams;
 use crate::memory::{self, ArrayPorts};
 use hdl::ir::addr_width;
-use hdl::{cat, mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
+use hdl::{cat, mux, Bits, Bundle, Dir, HdlErrors, Mem, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
 
 /// `values[idx]` for `values` of one width: each bit position gathered across the
@@ -35,94 +35,173 @@ fn select(idx: &Value, values: &[Value]) -> Value {
     cat(&refs)
 }
 
-pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
-    let mut m = ModuleBuilder::new(name);
-    let cpu_req = m.io("cpu_req", Dir::In, &mem_request(0));
-    let cpu_resp = m.io("cpu_resp", Dir::Out, &mem_response(0));
-    let mem_req = m.io("mem_req", Dir::Out, &mem_request(0));
-    let mem_resp = m.io("mem_resp", Dir::In, &mem_response(0));
-    let invalidate = m.input("invalidate", 1);
+/// The address fields of a cache's geometry: `[tag | set | word | byte]` of a 32-bit
+/// address (a field is 0 bits wide when there is a single set or word).
+struct Geometry {
+    words: u32,
+    off_bits: u32,
+    idx_bits: u32,
+    word_bits: u32,
+    tag_lo: u32,
+    tag_bits: u32,
+    way_bits: u32,
+    /// The set and word fields' widths as values (at least 1).
+    set_w: u32,
+    word_w: u32,
+    /// A value of the module, for constants.
+    anchor: Value,
+}
 
-    let words = p.line_bytes / 8;
-    // Field widths of the address (0 when there is a single set or word).
-    let off_bits = p.line_bytes.trailing_zeros();
-    let idx_bits = p.sets.trailing_zeros();
-    let word_bits = words.trailing_zeros();
-    let tag_lo = off_bits + idx_bits;
-    let tag_bits = 32 - tag_lo;
-    let way_bits = addr_width(p.ways as u64).max(1);
-    let k = |v: u64, w: u32| Value::konst(&invalidate, Bits::from_u64(w, v));
-    let set_of = |a: &Value| {
-        if idx_bits == 0 {
-            k(0, 1)
-        } else {
-            a.slice(tag_lo - 1, off_bits)
+impl Geometry {
+    fn new(p: &CacheParams, anchor: &Value) -> Geometry {
+        let words = p.line_bytes / 8;
+        let off_bits = p.line_bytes.trailing_zeros();
+        let idx_bits = p.sets.trailing_zeros();
+        let word_bits = words.trailing_zeros();
+        let tag_lo = off_bits + idx_bits;
+        Geometry {
+            words,
+            off_bits,
+            idx_bits,
+            word_bits,
+            tag_lo,
+            tag_bits: 32 - tag_lo,
+            way_bits: addr_width(p.ways as u64).max(1),
+            set_w: idx_bits.max(1),
+            word_w: word_bits.max(1),
+            anchor: anchor.clone(),
         }
-    };
-    let word_of = |a: &Value| {
-        if word_bits == 0 {
-            k(0, 1)
+    }
+
+    /// The constant `v` of `w` bits.
+    fn k(&self, v: u64, w: u32) -> Value {
+        self.anchor.konst(Bits::from_u64(w, v))
+    }
+
+    fn set_of(&self, a: &Value) -> Value {
+        if self.idx_bits == 0 {
+            self.k(0, 1)
         } else {
-            a.slice(off_bits - 1, 3)
+            a.slice(self.tag_lo - 1, self.off_bits)
         }
-    };
-    let set_w = idx_bits.max(1);
-    let word_w = word_bits.max(1);
+    }
 
-    // Stage 1: the request being looked up or served. Its fields are datapath registers
-    // without reset: every use is gated by `s1_valid` (a lookup) or a state that only a
-    // lookup enters, and `fire` writes them all with `s1_valid`.
-    let s1_valid = m.reg("s1_valid", 1, false);
-    let s1_addr = m.reg("s1_addr", 32, ResetValue::None);
-    let s1_write = m.reg("s1_write", 1, ResetValue::None);
-    let s1_data = m.reg("s1_data", 64, ResetValue::None);
-    let s1_mask = m.reg("s1_mask", 8, ResetValue::None);
-    let s1_size = m.reg("s1_size", 3, ResetValue::None);
-    // 0 lookup, 1 refill, 2 single memory access, 3 answer from the refill.
-    let state = m.reg("state", 2, 0u64);
-    let st = |v: u64| state.eq(&k(v, 2));
+    fn word_of(&self, a: &Value) -> Value {
+        if self.word_bits == 0 {
+            self.k(0, 1)
+        } else {
+            a.slice(self.off_bits - 1, 3)
+        }
+    }
 
-    let req = cpu_req.bits();
-    let fire = cpu_req.fire();
-    let req_addr = req.get("addr").value().clone();
-    let array_addr = |set: &Value, word: &Value| -> Value {
-        match (idx_bits, word_bits) {
-            (0, 0) => k(0, 1),
+    /// The data arrays' index of word `word` of set `set`.
+    fn array_addr(&self, set: &Value, word: &Value) -> Value {
+        match (self.idx_bits, self.word_bits) {
+            (0, 0) => self.k(0, 1),
             (0, _) => word.clone(),
             (_, 0) => set.clone(),
             _ => cat(&[set, word]),
         }
-    };
-    let depth = (p.sets * words) as u64;
+    }
+}
 
-    // Arrays: per way a tag array and a data array, both read at acceptance, each with
-    // one read and one write port, so the memory policy makes the large ones macros.
+/// Stage 1: the request being looked up or served. Its fields are datapath registers
+/// without reset: every use is gated by `s1_valid` (a lookup) or a state that only a
+/// lookup enters, and `fire` writes them all with `s1_valid`.
+struct Stage1 {
+    valid: Value,
+    addr: Value,
+    write: Value,
+    data: Value,
+    mask: Value,
+    size: Value,
+    /// 0 lookup, 1 refill, 2 single memory access, 3 answer from the refill.
+    state: Value,
+}
+
+impl Stage1 {
+    fn new(m: &mut ModuleBuilder) -> Stage1 {
+        Stage1 {
+            valid: m.reg("s1_valid", 1, false),
+            addr: m.reg("s1_addr", 32, ResetValue::None),
+            write: m.reg("s1_write", 1, ResetValue::None),
+            data: m.reg("s1_data", 64, ResetValue::None),
+            mask: m.reg("s1_mask", 8, ResetValue::None),
+            size: m.reg("s1_size", 3, ResetValue::None),
+            state: m.reg("state", 2, 0u64),
+        }
+    }
+
+    /// `state == v`.
+    fn st(&self, v: u64) -> Value {
+        self.state.eq(&self.state.konst(Bits::from_u64(2, v)))
+    }
+}
+
+/// The arrays: per way a tag array and a data array, both read at acceptance (`fire`,
+/// at `req_addr`), each with one read and one write port, so the memory policy makes
+/// the large ones macros. Returns the arrays and their read data.
+fn arrays(
+    m: &mut ModuleBuilder,
+    p: &CacheParams,
+    g: &Geometry,
+    req_addr: &Value,
+    fire: &Value,
+) -> (Vec<Mem>, Vec<Mem>, Vec<Value>, Vec<Value>) {
+    let depth = (p.sets * g.words) as u64;
     let array = |m: &mut ModuleBuilder, name: String, depth: u64, width: u32| {
         let style = memory::style(depth, width, ArrayPorts::SYNC_1R1W, p.sram_threshold_bits);
         m.mem(&name, depth, width, style)
     };
     let tags: Vec<_> = (0..p.ways)
-        .map(|w| array(&mut m, format!("tag{w}"), p.sets as u64, tag_bits))
+        .map(|w| array(m, format!("tag{w}"), p.sets as u64, g.tag_bits))
         .collect();
     let datas: Vec<_> = (0..p.ways)
-        .map(|w| array(&mut m, format!("data{w}"), depth, 64))
+        .map(|w| array(m, format!("data{w}"), depth, 64))
         .collect();
-    let read_set = set_of(&req_addr);
-    let read_index = array_addr(&read_set, &word_of(&req_addr));
+    let read_set = g.set_of(req_addr);
+    let read_index = g.array_addr(&read_set, &g.word_of(req_addr));
     let tag_out: Vec<Value> = tags
         .iter()
-        .map(|t| m.read_sync(t, &read_set.slice(set_w - 1, 0), &fire))
+        .map(|t| m.read_sync(t, &read_set.slice(g.set_w - 1, 0), fire))
         .collect();
     let data_out: Vec<Value> = datas
         .iter()
-        .map(|d| m.read_sync(d, &read_index, &fire))
+        .map(|d| m.read_sync(d, &read_index, fire))
         .collect();
+    (tags, datas, tag_out, data_out)
+}
+
+/// Stage 1's lookup: the valid bits (registers, per set), the hit per way and its data,
+/// the uncached region, and what the request turns out to be.
+struct Lookup {
+    valid: Vec<Value>,
+    /// Stage 1's set and tag fields.
+    set: Value,
+    tag: Value,
+    set_valid: Value,
+    hits: Vec<Value>,
+    hit: Value,
+    hit_data: Value,
+    lookup: Value,
+    cacheable: Value,
+    read_hit: Value,
+    read_miss: Value,
+    single: Value,
+}
+
+fn lookup(
+    m: &mut ModuleBuilder,
+    p: &CacheParams,
+    g: &Geometry,
+    s1: &Stage1,
+    (tag_out, data_out): (&[Value], &[Value]),
+) -> Lookup {
     let valid: Vec<Value> = (0..p.sets)
         .map(|s| m.reg(&format!("valid{s}"), p.ways, 0u64))
         .collect();
-
-    let s1_set = set_of(&s1_addr);
-    let s1_tag = s1_addr.slice(31, tag_lo);
+    let s1_set = g.set_of(&s1.addr);
+    let s1_tag = s1.addr.slice(31, g.tag_lo);
     let set_valid = select(&s1_set, &valid);
     let hits: Vec<Value> = (0..p.ways)
         .map(|w| &set_valid.bit(w) & &tag_out[w as usize].eq(&s1_tag))
@@ -132,167 +211,313 @@ pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
     for w in 1..p.ways as usize {
         hit_data = mux(&hits[w], &data_out[w], &hit_data);
     }
-    let addr64 = s1_addr.zext(64);
+    let addr64 = s1.addr.zext(64);
     let cacheable = if p.uncached_size == 0 {
-        k(1, 1)
+        g.k(1, 1)
     } else {
         let lo = addr64.ge(&addr64.konst(Bits::from_u64(64, p.uncached_base)));
         let hi = addr64.lt(&addr64.konst(Bits::from_u64(64, p.uncached_base + p.uncached_size)));
         !&(&lo & &hi)
     };
-    let lookup = &s1_valid & &st(0);
-    let read_hit = &(&(&lookup & &!&s1_write) & &cacheable) & &hit;
-    let read_miss = &(&(&lookup & &!&s1_write) & &cacheable) & &!&hit;
-    let single = &lookup & &(&s1_write | &!&cacheable);
+    let lookup = &s1.valid & &s1.st(0);
+    let read_hit = &(&(&lookup & &!&s1.write) & &cacheable) & &hit;
+    let read_miss = &(&(&lookup & &!&s1.write) & &cacheable) & &!&hit;
+    let single = &lookup & &(&s1.write | &!&cacheable);
+    Lookup {
+        valid,
+        set: s1_set,
+        tag: s1_tag,
+        set_valid,
+        hits,
+        hit,
+        hit_data,
+        lookup,
+        cacheable,
+        read_hit,
+        read_miss,
+        single,
+    }
+}
 
-    // Refill bookkeeping.
+/// Refill bookkeeping: the victim way (an invalid way first, else round-robin), the
+/// words sent and received, the wanted word, and the single access's issue flag.
+struct Refill {
+    victim: Value,
+    round_robin: Value,
+    sent: Value,
+    got: Value,
+    /// The refill word answered in state 3, written during the refill: no reset.
+    captured: Value,
+    dropped: Value,
+    issued: Value,
+    first_invalid: Value,
+    any_invalid: Value,
+    rr_next: Value,
+}
+
+fn refill_regs(m: &mut ModuleBuilder, p: &CacheParams, g: &Geometry, set_valid: &Value) -> Refill {
+    let (way_bits, word_w) = (g.way_bits, g.word_w);
     let victim = m.reg("victim", way_bits, 0u64);
     let round_robin = m.reg("round_robin", way_bits, 0u64);
     let sent = m.reg("refill_sent", word_w + 1, 0u64);
     let got = m.reg("refill_got", word_w + 1, 0u64);
-    // The refill word answered in state 3, written during the refill: no reset.
     let captured = m.reg("captured", 64, ResetValue::None);
     let dropped = m.reg("refill_dropped", 1, false);
     let issued = m.reg("single_issued", 1, false);
-    let mut first_invalid = k(0, way_bits);
-    let mut any_invalid = k(0, 1);
+    let mut first_invalid = g.k(0, way_bits);
+    let mut any_invalid = g.k(0, 1);
     for w in (0..p.ways).rev() {
         let inv = !&set_valid.bit(w);
-        first_invalid = mux(&inv, &k(w as u64, way_bits), &first_invalid);
+        first_invalid = mux(&inv, &g.k(w as u64, way_bits), &first_invalid);
         any_invalid = &any_invalid | &inv;
     }
-    let last_way = k((p.ways - 1) as u64, way_bits);
+    let last_way = g.k((p.ways - 1) as u64, way_bits);
     let rr_next = mux(
         &round_robin.eq(&last_way),
-        &k(0, way_bits),
-        &(&round_robin + &k(1, way_bits)),
+        &g.k(0, way_bits),
+        &(&round_robin + &g.k(1, way_bits)),
     );
+    Refill {
+        victim,
+        round_robin,
+        sent,
+        got,
+        captured,
+        dropped,
+        issued,
+        first_invalid,
+        any_invalid,
+        rr_next,
+    }
+}
 
-    // Memory side.
-    let line_base = cat(&[&s1_addr.slice(31, off_bits), &k(0, off_bits)]);
-    let refill_addr = &line_base + &cat(&[&sent.slice(word_w - 1, 0).zext(32 - 3), &k(0, 3)]);
-    let refilling = st(1);
-    let words_c = k(words as u64, word_w + 1);
-    let mreq_valid = &(&refilling & &sent.lt(&words_c)) | &(&st(2) & &!&issued);
+/// The memory side: the refill's sequential doubleword reads and the single access.
+/// Returns `refilling` (state 1).
+fn memory_side(
+    m: &mut ModuleBuilder,
+    g: &Geometry,
+    s1: &Stage1,
+    r: &Refill,
+    mem_req: &Bundle,
+) -> Value {
+    let (off_bits, word_w) = (g.off_bits, g.word_w);
+    let line_base = cat(&[&s1.addr.slice(31, off_bits), &g.k(0, off_bits)]);
+    let refill_addr = &line_base + &cat(&[&r.sent.slice(word_w - 1, 0).zext(32 - 3), &g.k(0, 3)]);
+    let refilling = s1.st(1);
+    let words_c = g.k(g.words as u64, word_w + 1);
+    let mreq_valid = &(&refilling & &r.sent.lt(&words_c)) | &(&s1.st(2) & &!&r.issued);
     m.connect(mem_req.valid(), &mreq_valid);
     let mb = mem_req.bits();
     m.connect(
         mb.get("addr").value(),
-        &mux(&refilling, &refill_addr, &s1_addr),
+        &mux(&refilling, &refill_addr, &s1.addr),
     );
-    m.connect(mb.get("write").value(), &(&st(2) & &s1_write));
-    m.connect(mb.get("data").value(), &s1_data);
+    m.connect(mb.get("write").value(), &(&s1.st(2) & &s1.write));
+    m.connect(mb.get("data").value(), &s1.data);
     m.connect(
         mb.get("mask").value(),
-        &mux(&refilling, &k(0xff, 8), &s1_mask),
+        &mux(&refilling, &g.k(0xff, 8), &s1.mask),
     );
-    m.connect(mb.get("size").value(), &mux(&refilling, &k(3, 3), &s1_size));
-    let mresp = mem_resp.valid().clone();
-    let mdata = mem_resp.bits().get("data").value().clone();
+    m.connect(
+        mb.get("size").value(),
+        &mux(&refilling, &g.k(3, 3), &s1.size),
+    );
+    refilling
+}
 
-    // CPU side: read hits answer from the arrays, single accesses when memory does,
-    // refills from the captured word.
-    let single_done = &st(2) & &mresp;
+/// The CPU side: read hits answer from the arrays, single accesses when memory does,
+/// refills from the captured word; stage 1 takes the accepted request. Returns
+/// `single_done`.
+fn cpu_side(
+    m: &mut ModuleBuilder,
+    g: &Geometry,
+    s1: &Stage1,
+    look: &Lookup,
+    captured: &Value,
+    (cpu_req, fire, cpu_resp): (&Bundle, &Value, &Bundle),
+    (mresp, mdata): (&Value, &Value),
+) -> Value {
+    let single_done = &s1.st(2) & mresp;
+    let read_hit = &look.read_hit;
     m.connect(
         cpu_resp.valid(),
-        &any(&[read_hit.clone(), single_done.clone(), st(3)]),
+        &any(&[read_hit.clone(), single_done.clone(), s1.st(3)]),
     );
     m.connect(
         cpu_resp.bits().get("data").value(),
-        &mux(&read_hit, &hit_data, &mux(&st(3), &captured, &mdata)),
+        &mux(read_hit, &look.hit_data, &mux(&s1.st(3), captured, mdata)),
     );
-    let finishing = any(&[read_hit.clone(), single_done.clone(), st(3)]);
-    m.connect(cpu_req.ready(), &(&st(0) & &(&!&s1_valid | &read_hit)));
+    let finishing = any(&[read_hit.clone(), single_done.clone(), s1.st(3)]);
+    m.connect(cpu_req.ready(), &(&s1.st(0) & &(&!&s1.valid | read_hit)));
 
-    // Stage-1 register.
-    m.when(&finishing, |m| m.connect(&s1_valid, &k(0, 1)));
-    m.when(&fire, |m| {
-        m.connect(&s1_valid, &k(1, 1));
+    let req = cpu_req.bits();
+    m.when(&finishing, |m| m.connect(&s1.valid, &g.k(0, 1)));
+    m.when(fire, |m| {
+        m.connect(&s1.valid, &g.k(1, 1));
         for (r, f) in [
-            (&s1_addr, "addr"),
-            (&s1_write, "write"),
-            (&s1_data, "data"),
-            (&s1_mask, "mask"),
-            (&s1_size, "size"),
+            (&s1.addr, "addr"),
+            (&s1.write, "write"),
+            (&s1.data, "data"),
+            (&s1.mask, "mask"),
+            (&s1.size, "size"),
         ] {
             m.connect(r, req.get(f).value());
         }
     });
+    single_done
+}
 
-    // Write hits update the line now (nothing reads the arrays until the write is done).
-    let write_hit = &(&(&lookup & &s1_write) & &cacheable) & &hit;
-    let s1_index = array_addr(&s1_set, &word_of(&s1_addr));
+/// A single access's issue, the refill (its array writes, the captured word, the tag
+/// write at its end), and write hits updating the line (nothing reads the arrays until
+/// the write is done). Returns `last`, the refill's last response.
+#[allow(clippy::too_many_arguments)]
+fn serve(
+    m: &mut ModuleBuilder,
+    g: &Geometry,
+    s1: &Stage1,
+    look: &Lookup,
+    r: &Refill,
+    (tags, datas): (&[Mem], &[Mem]),
+    mem_req: &Bundle,
+    (single_done, refilling, mresp, mdata): (&Value, &Value, &Value, &Value),
+) -> (Value, Value) {
+    let (way_bits, word_w, word_bits) = (g.way_bits, g.word_w, g.word_bits);
+    let write_hit = &(&(&look.lookup & &s1.write) & &look.cacheable) & &look.hit;
+    let s1_set = &look.set;
+    let s1_index = g.array_addr(s1_set, &g.word_of(&s1.addr));
 
-    m.when(&single, |m| {
-        m.connect(&state, &k(2, 2));
-        m.connect(&issued, &k(0, 1));
+    m.when(&look.single, |m| {
+        m.connect(&s1.state, &g.k(2, 2));
+        m.connect(&r.issued, &g.k(0, 1));
     });
-    m.when(&(&st(2) & mem_req.fire()), |m| m.connect(&issued, &k(1, 1)));
-    m.when(&single_done, |m| m.connect(&state, &k(0, 2)));
+    m.when(&(&s1.st(2) & mem_req.fire()), |m| {
+        m.connect(&r.issued, &g.k(1, 1))
+    });
+    m.when(single_done, |m| m.connect(&s1.state, &g.k(0, 2)));
 
-    let way_of_victim = mux(&any_invalid, &first_invalid, &round_robin);
-    m.when(&read_miss, |m| {
-        m.connect(&state, &k(1, 2));
-        m.connect(&victim, &way_of_victim);
-        m.when(&!&any_invalid, |m| m.connect(&round_robin, &rr_next));
-        m.connect(&sent, &k(0, word_w + 1));
-        m.connect(&got, &k(0, word_w + 1));
-        m.connect(&dropped, &k(0, 1));
+    let way_of_victim = mux(&r.any_invalid, &r.first_invalid, &r.round_robin);
+    m.when(&look.read_miss, |m| {
+        m.connect(&s1.state, &g.k(1, 2));
+        m.connect(&r.victim, &way_of_victim);
+        m.when(&!&r.any_invalid, |m| m.connect(&r.round_robin, &r.rr_next));
+        m.connect(&r.sent, &g.k(0, word_w + 1));
+        m.connect(&r.got, &g.k(0, word_w + 1));
+        m.connect(&r.dropped, &g.k(0, 1));
     });
-    m.when(&(&refilling & mem_req.fire()), |m| {
-        m.connect(&sent, &(&sent + &k(1, word_w + 1)))
+    m.when(&(refilling & mem_req.fire()), |m| {
+        m.connect(&r.sent, &(&r.sent + &g.k(1, word_w + 1)))
     });
-    let got_word = got.slice(word_w - 1, 0);
-    let refill_index = array_addr(&s1_set, &got_word.slice(word_bits.max(1) - 1, 0));
-    let refill_resp = &refilling & &mresp;
+    let got_word = r.got.slice(word_w - 1, 0);
+    let refill_index = g.array_addr(s1_set, &got_word.slice(word_bits.max(1) - 1, 0));
+    let refill_resp = refilling & mresp;
     // One write port per data array: a write hit (byte-masked) or a refill word (whole).
     // They never coincide: a write hit is a lookup, a refill response comes in state 1.
     let wr_index = mux(&write_hit, &s1_index, &refill_index);
-    let wr_data = mux(&write_hit, &s1_data, &mdata);
-    let wr_mask = mux(&write_hit, &s1_mask, &k(0xff, 8));
+    let wr_data = mux(&write_hit, &s1.data, mdata);
+    let wr_mask = mux(&write_hit, &s1.mask, &g.k(0xff, 8));
     for (w, d) in datas.iter().enumerate() {
-        let mine = victim.eq(&k(w as u64, way_bits));
-        let wen = &(&write_hit & &hits[w]) | &(&refill_resp & &mine);
+        let mine = r.victim.eq(&g.k(w as u64, way_bits));
+        let wen = &(&write_hit & &look.hits[w]) | &(&refill_resp & &mine);
         m.when(&wen, |m| m.write_masked(d, &wr_index, &wr_data, &wr_mask));
     }
     let wanted = if word_bits == 0 {
-        k(1, 1)
+        g.k(1, 1)
     } else {
-        got_word.eq(&word_of(&s1_addr))
+        got_word.eq(&g.word_of(&s1.addr))
     };
-    m.when(&(&refill_resp & &wanted), |m| m.connect(&captured, &mdata));
+    m.when(&(&refill_resp & &wanted), |m| m.connect(&r.captured, mdata));
     m.when(&refill_resp, |m| {
-        m.connect(&got, &(&got + &k(1, word_w + 1)))
+        m.connect(&r.got, &(&r.got + &g.k(1, word_w + 1)))
     });
-    let last = &refill_resp & &got.eq(&k((words - 1) as u64, word_w + 1));
+    let last = &refill_resp & &r.got.eq(&g.k((g.words - 1) as u64, word_w + 1));
     m.when(&last, |m| {
-        m.connect(&state, &k(3, 2));
+        m.connect(&s1.state, &g.k(3, 2));
         for (w, t) in tags.iter().enumerate() {
-            let mine = victim.eq(&k(w as u64, way_bits));
-            m.when(&mine, |m| m.write(t, &s1_set.slice(set_w - 1, 0), &s1_tag));
+            let mine = r.victim.eq(&g.k(w as u64, way_bits));
+            m.when(&mine, |m| {
+                m.write(t, &s1_set.slice(g.set_w - 1, 0), &look.tag)
+            });
         }
     });
-    m.when(&st(3), |m| m.connect(&state, &k(0, 2)));
+    m.when(&s1.st(3), |m| m.connect(&s1.state, &g.k(0, 2)));
+    (last, way_of_victim)
+}
 
-    // Valid bits: the victim's goes off when its refill starts and on when it ends
-    // (unless an invalidate came in between); invalidate clears them all.
+/// Valid bits: the victim's goes off when its refill starts and on when it ends
+/// (unless an invalidate came in between); invalidate clears them all.
+fn valid_bits(
+    m: &mut ModuleBuilder,
+    p: &CacheParams,
+    g: &Geometry,
+    look: &Lookup,
+    r: &Refill,
+    (last, way_of_victim, invalidate): (&Value, &Value, &Value),
+) {
+    let way_bits = g.way_bits;
     let victim_bit = |way: &Value| {
-        (0..p.ways).fold(k(0, p.ways), |acc, w| {
-            let one = k(1u64 << w, p.ways);
-            mux(&way.eq(&k(w as u64, way_bits)), &one, &acc)
+        (0..p.ways).fold(g.k(0, p.ways), |acc, w| {
+            let one = g.k(1u64 << w, p.ways);
+            mux(&way.eq(&g.k(w as u64, way_bits)), &one, &acc)
         })
     };
-    for (s, v) in valid.iter().enumerate() {
-        let this_set = s1_set.eq(&k(s as u64, set_w));
-        m.when(&(&read_miss & &this_set), |m| {
-            m.connect(v, &(v & &!&victim_bit(&way_of_victim)))
+    for (s, v) in look.valid.iter().enumerate() {
+        let this_set = look.set.eq(&g.k(s as u64, g.set_w));
+        m.when(&(&look.read_miss & &this_set), |m| {
+            m.connect(v, &(v & &!&victim_bit(way_of_victim)))
         });
-        m.when(&(&(&last & &this_set) & &!&dropped), |m| {
-            m.connect(v, &(v | &victim_bit(&victim)))
+        m.when(&(&(last & &this_set) & &!&r.dropped), |m| {
+            m.connect(v, &(v | &victim_bit(&r.victim)))
         });
-        m.when(&invalidate, |m| m.connect(v, &k(0, p.ways)));
+        m.when(invalidate, |m| m.connect(v, &g.k(0, p.ways)));
     }
-    m.when(&invalidate, |m| m.connect(&dropped, &k(1, 1)));
+    m.when(invalidate, |m| m.connect(&r.dropped, &g.k(1, 1)));
+}
+
+pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new(name);
+    let cpu_req = m.io("cpu_req", Dir::In, &mem_request(0));
+    let cpu_resp = m.io("cpu_resp", Dir::Out, &mem_response(0));
+    let mem_req = m.io("mem_req", Dir::Out, &mem_request(0));
+    let mem_resp = m.io("mem_resp", Dir::In, &mem_response(0));
+    let invalidate = m.input("invalidate", 1);
+    let g = Geometry::new(p, &invalidate);
+    let s1 = Stage1::new(&mut m);
+    let fire = cpu_req.fire();
+    let req_addr = cpu_req.bits().get("addr").value().clone();
+    let (tags, datas, tag_out, data_out) = arrays(&mut m, p, &g, &req_addr, &fire);
+    let look = lookup(&mut m, p, &g, &s1, (&tag_out, &data_out));
+    let r = refill_regs(&mut m, p, &g, &look.set_valid);
+    let refilling = memory_side(&mut m, &g, &s1, &r, &mem_req);
+    let mresp = mem_resp.valid().clone();
+    let mdata = mem_resp.bits().get("data").value().clone();
+    let resp = (&mresp, &mdata);
+    let single_done = cpu_side(
+        &mut m,
+        &g,
+        &s1,
+        &look,
+        &r.captured,
+        (&cpu_req, &fire, &cpu_resp),
+        resp,
+    );
+    let (last, way_of_victim) = serve(
+        &mut m,
+        &g,
+        &s1,
+        &look,
+        &r,
+        (&tags, &datas),
+        &mem_req,
+        (&single_done, &refilling, &mresp, &mdata),
+    );
+    valid_bits(
+        &mut m,
+        p,
+        &g,
+        &look,
+        &r,
+        (&last, &way_of_victim, &invalidate),
+    );
     m.finish()
 }
 
