@@ -253,17 +253,18 @@ fn rocket_small_does_not_fit_the_up5k_and_the_error_names_the_luts() {
     assert!(!out.exists());
 }
 
-/// A queue of 2 x 360 bits: Yosys's LUT4s and flip-flops each fit the hx1k's 1,280 logic
-/// cells, but a flip-flop fed straight from another (the storage, the input shift
-/// register) takes a cell of its own, so nextpnr's packing needs more: its failure is
-/// the same error.
+/// A queue of 2 x 314 bits: Yosys's LUT4s and flip-flops each fit the hx1k's 1,280 logic
+/// cells (the flip-flops: 628 of storage, the wrapper's 317 input and 318 output bits
+/// and a few more), but a flip-flop fed straight from another (the storage, the input
+/// shift register) takes a cell of its own, so nextpnr's packing needs more: its failure
+/// is the same error.
 #[test]
 fn nextpnr_running_out_of_logic_cells_is_the_does_not_fit_error() {
     let tmp = tempfile::tempdir().unwrap();
     generate(
         &tmp.path().join("verilog"),
         "queue",
-        "depth = 2\nwidth = 360",
+        "depth = 2\nwidth = 314",
     );
     let e = run(&options(tmp.path(), Family::Ice40, "hx1k", 12.0)).unwrap_err();
     let FpgaError::DoesNotFit {

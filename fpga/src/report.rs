@@ -72,7 +72,8 @@ pub struct FpgaReport {
     /// The design's top module.
     pub design_top: String,
     /// Whether the estimate wrapper was used (no constraints file): its cost, one
-    /// flip-flop per design input bit plus one and the output XOR tree, is included.
+    /// flip-flop per design input and output bit plus one and the output XOR tree, is
+    /// included.
     pub wrapped: bool,
     /// The design top's I/O bits, which a package would have to carry without the
     /// wrapper (none when the manifest does not list the top's ports).

@@ -1,9 +1,12 @@
 //! The estimate wrapper: a top around a design whose ports are not bound to pins (no
 //! constraints file), so that a core with hundreds of I/O bits fits any package and none
 //! of its logic is optimized away. Every input bit (but the clock) is a stage of one
-//! shift register fed from pin `din`; every output bit goes into one XOR, registered into
-//! pin `dout`; the clock comes from pin `clk`. Its cost is known: one flip-flop per input
-//! bit plus one, and the XOR tree (about one LUT4 per three output bits).
+//! shift register fed from pin `din`; every output bit is registered, as the memory or bus
+//! a real SoC puts behind a port registers what it receives (a block RAM its address and
+//! data), and the registered outputs go into one XOR, registered into pin `dout`; the
+//! clock comes from pin `clk`. So a path out of the design ends at a flip-flop, not in the
+//! XOR tree. Its cost is known: one flip-flop per input and per output bit plus one, and
+//! the XOR tree (about one LUT4 per three output bits).
 
 use std::fmt::Write;
 
@@ -37,7 +40,7 @@ pub fn verilog(top: &str, ports: &[Port]) -> String {
     let _ = writeln!(
         v,
         "// accelgen FPGA estimate wrapper around {top}: inputs from a shift register on\n\
-         // din, outputs XOR-folded into dout.\n\
+         // din, outputs registered and XOR-folded into dout.\n\
          module {TOP} (\n  input clk,\n  input din,\n  output reg dout\n);\n  \
          reg [{}:0] sr;\n  always @(posedge clk) sr <= {{sr[{}:0], din}};",
         in_bits - 1,
@@ -48,7 +51,11 @@ pub fn verilog(top: &str, ports: &[Port]) -> String {
         v = v.replace("{sr[0:0], din}", "din");
     }
     if out_bits > 0 {
-        let _ = writeln!(v, "  wire [{}:0] outs;", out_bits - 1);
+        let _ = writeln!(
+            v,
+            "  wire [{0}:0] outs;\n  reg [{0}:0] outs_q;\n  always @(posedge clk) outs_q <= outs;",
+            out_bits - 1
+        );
     }
     let mut conns = Vec::new();
     let (mut i, mut o) = (0, 0);
@@ -66,7 +73,7 @@ pub fn verilog(top: &str, ports: &[Port]) -> String {
         conns.push(format!("    .{}({expr})", p.name));
     }
     let _ = writeln!(v, "  {top} core (\n{}\n  );", conns.join(",\n"));
-    let folded = if out_bits > 0 { "^outs" } else { "^sr" };
+    let folded = if out_bits > 0 { "^outs_q" } else { "^sr" };
     let _ = writeln!(v, "  always @(posedge clk) dout <= {folded};\nendmodule");
     v
 }
@@ -97,12 +104,14 @@ mod tests {
             "reg [8:0] sr;",
             "sr <= {sr[7:0], din};",
             "wire [4:0] outs;",
+            "reg [4:0] outs_q;",
+            "outs_q <= outs;",
             ".clock(clk),",
             ".reset(sr[0:0]),",
             ".a(sr[8:1]),",
             ".y(outs[3:0]),",
             ".z(outs[4:4])",
-            "dout <= ^outs;",
+            "dout <= ^outs_q;",
         ] {
             assert!(v.contains(line), "{line} not in\n{v}");
         }

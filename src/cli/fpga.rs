@@ -1,8 +1,8 @@
 //! `accelgen fpga`: generate a design with every memory an inferred array (or, with
 //! `--board` and `--program`, its board top with the program preloaded: `fpga::board`),
 //! run the FPGA flow on it (`fpga::flow`: Yosys, nextpnr, the bitstream packer) and print
-//! its utilization and Fmax against the device; with `-o`, write the bitstream and the
-//! report.
+//! its utilization and Fmax against the device; with `-o`, write the bitstream, the
+//! report and nextpnr's log (its critical path report).
 //!
 //! A design with an `adders` parameter (the Rocket core's, also `rocket.adders` of
 //! `rocket-hwacha`) is built with `adders = "inferred"` unless the parameters set it:
@@ -53,8 +53,9 @@ pub struct FpgaArgs {
     /// them the design is placed in the estimate wrapper (two data pins and a clock).
     #[arg(long, value_name = "FILE")]
     constraints: Option<PathBuf>,
-    /// Output directory for the bitstream, report.json and report.txt (written all or
-    /// nothing; replaced only if it is earlier accelgen output).
+    /// Output directory for the bitstream, report.json, report.txt and nextpnr.log (with
+    /// its critical paths) (written all or nothing; replaced only if it is earlier
+    /// accelgen output).
     #[arg(short, long, value_name = "DIR")]
     output: Option<PathBuf>,
     /// Print the report as JSON instead of a table.
@@ -212,7 +213,7 @@ fn write_output(
     report: &FpgaReport,
 ) -> anyhow::Result<()> {
     let work = &opts.work_dir;
-    let mut names = vec![report.bitstream.clone()];
+    let mut names = vec![report.bitstream.clone(), "nextpnr.log".to_string()];
     if report.wrapped {
         names.push(format!("{}.v", wrapper::TOP));
     }
