@@ -56,6 +56,7 @@ pub(super) struct MemAccess {
     pub(super) mf3: Value,
     pub(super) word_op: Value,
     pub(super) live_mem: Value,
+    pub(super) sc_checked: Value,
     pub(super) sc_ok: Value,
     pub(super) sc_fail: Value,
     pub(super) accesses: Value,
@@ -100,8 +101,17 @@ pub(super) fn mem_access(
     let mf3 = mem.insn.slice(14, 12);
     let msize = mf3.slice(1, 0);
     let live_mem = &mem.valid & &!&mem.exc;
-    let sc_ok = &(&resv_valid & &resv_addr.eq(&mem_addr)) & &mem_ctrl.sc;
-    let sc_fail = &mem_ctrl.sc & &!&sc_ok;
+    // The SC's reservation check goes through a register, which keeps the 64-bit compare
+    // off the request and completion paths: an SC decides in its second cycle in MEM
+    // (`sc_checked`, cleared as MEM loads in `mem_advance`), a cycle per SC. The
+    // reservation does not change while an SC waits in MEM: only a completion or a trap,
+    // which ends the SC's stay, changes it.
+    let resv_match = m.reg("reservation_match", 1, false);
+    m.connect(&resv_match, &(&resv_valid & &resv_addr.eq(&mem_addr)));
+    let sc_checked = m.reg("sc_checked", 1, false);
+    m.connect(&sc_checked, &l.one1);
+    let sc_ok = &(&resv_match & &sc_checked) & &mem_ctrl.sc;
+    let sc_fail = &(&mem_ctrl.sc & &sc_checked) & &!&resv_match;
     let accesses =
         &(&(&mem_ctrl.load | &mem_ctrl.store) | &(&mem_ctrl.amo | &mem_ctrl.lr)) | &sc_ok;
     let dresp = dmem_resp.valid().clone();
@@ -151,6 +161,7 @@ pub(super) fn mem_access(
         mf3,
         word_op,
         live_mem,
+        sc_checked,
         sc_ok,
         sc_fail,
         accesses,
@@ -316,8 +327,10 @@ pub(super) fn commit(
     let (mem, csrs, mem_csr) = (&regs.mem.stage, &regs.csrs, &regs.mem_csr);
     let (live_mem, acc_trap) = (access.live_mem.clone(), access.acc_trap.clone());
     let (resv_valid, resv_addr) = (access.resv_valid.clone(), access.resv_addr.clone());
+    // An SC waits for its reservation check (`mem_access`); a failed one is done then.
     let waits = any_of(&[
         access.accesses.clone(),
+        mem_ctrl.sc.clone(),
         mem_ctrl.rocc.clone(),
         mem_ctrl.fence.clone(),
         mem_ctrl.fence_i.clone(),
@@ -325,6 +338,7 @@ pub(super) fn commit(
     let done = any_of(&[
         &!&waits & &!csr_illegal,
         access.access_done.clone(),
+        access.sc_fail.clone(),
         rocc_done,
         fence_done,
         fence_i_done.clone(),
@@ -413,6 +427,7 @@ pub(super) fn mem_advance(
     );
     m.when(&e.mem_go, |m| m.connect(state, &k(state, 0, 2)));
     m.when(&e.mem_free, |m| {
+        m.connect(&access.sc_checked, &k(&access.sc_checked, 0, 1));
         m.connect(&mem.valid, &e.go);
         mem.load(m, &ex.pc, &ex.insn, (&e.exc.0, &e.exc.1, &e.exc.2));
         mem_ctrl.load(m, &id.ex_ctrl);
