@@ -701,14 +701,7 @@ fn resolve(
     // (`Redirects`). The target, observed only under `mispredict`, loads every cycle.
     let mispredict = m.reg("mispredict", 1, false);
     let mispredict_target = m.reg("mispredict_target", 64, ResetValue::None);
-    // The prediction is compared with both candidates beside the branch comparison, and
-    // `taken` picks a result: the comparison is not in series with it.
-    let wrong = mux(
-        &taken,
-        &jump_target.ne(&ex_regs.pred),
-        &e.link.ne(&ex_regs.pred),
-    );
-    m.connect(&mispredict, &(&e.go & &wrong));
+    m.connect(&mispredict, &(&e.go & &next_pc.ne(&ex_regs.pred)));
     m.connect(&mispredict_target, &next_pc);
     m.connect(&r.ex_redirect, &mispredict);
     m.connect(&r.ex_target, &mispredict_target);
