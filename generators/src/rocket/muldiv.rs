@@ -18,10 +18,12 @@
 //! ([`crate::arith::adder::Style`]): with `prefix` a multiply step's rows go through a
 //! Wallace tree ([`crate::arith::wallace`]) and Kogge-Stone adders, for ASICs.
 //!
-//! With `registered_result` the engine's result (the sign fix: a negation or increment,
-//! the word forms' selection) is registered in one more cycle after the last iteration,
-//! so the response leaves from a register: a cycle per operation that keeps the sign fix
-//! off the receiver's paths (the Rocket core's bypass and writeback).
+//! With `registered_result` the engine's result is registered in one more cycle after
+//! the last iteration, so the response leaves (almost) from a register: a cycle per
+//! operation that keeps the sign fix (a negation or increment, the word forms'
+//! selection) off the receiver's paths (the Rocket core's bypass and writeback). With
+//! `prefix` the fix is split around those registers ([`prefix_result`]): a select, an
+//! XOR and the word form's sign extension follow them.
 //!
 //! `kill` aborts every operation accepted in an earlier cycle (a request firing in the
 //! same cycle is accepted): the core raises it when an older instruction traps or
@@ -109,42 +111,39 @@ struct Engine {
     result: Value,
 }
 
-/// `-x` when `c` (one bit), else `x`, built in `style`: with `prefix` by [`flip_select`]
-/// (bit i of `-x` is `x[i] ^ |x[i-1:0]`).
+/// `-x` when `c` (one bit), else `x`, built in `style`: with `prefix` by
+/// [`select_negated`].
 fn cond_negated(style: Style, x: &Value, c: &Value) -> Value {
     match style {
-        Style::Prefix => flip_select(x, c, x, true),
+        Style::Prefix => select_negated(x, c),
         Style::Inferred => mux(c, &x.neg(), x),
     }
 }
 
-/// Bits per block of [`flip_select`].
-const FLIP_BLOCK: u32 = 16;
+/// Bits per block of [`select_negated`].
+const NEG_BLOCK: u32 = 16;
 
-/// `x` with bit i flipped where `c` holds and some bit of `t` below i is set (`on_any`),
-/// or none is (`!on_any`). Carry-select over [`FLIP_BLOCK`]-bit blocks: inside a block a
-/// prefix OR of `t` ([`lower_or`]); whether a lower block holds a set bit of `t` then
-/// selects the block's flipped-where-`c` form (`on_any`) or `x` unchanged (`!on_any`). No
-/// OR spans more than a block: abc's area recovery maps a 64-bit prefix OR as a ripple
-/// chain of some 40 cells (2.3 ns on nangate45), a block's as at most a dozen.
-fn flip_select(x: &Value, c: &Value, t: &Value, on_any: bool) -> Value {
+/// `-x` when `c`, else `x`, carry-select over [`NEG_BLOCK`]-bit blocks: bit i of `-x` is
+/// `x[i] ^ |x[i-1:0]`; inside a block the OR runs over the block's bits ([`lower_or`]),
+/// and whether a lower block has a set bit selects the block's `x ^ c` instead. As one
+/// 64-bit prefix OR, abc's area recovery mapped it as a ripple chain of some 40 cells
+/// (the operand magnitudes at 2.6 ns on nangate45); carry-select, 2.0 ns.
+fn select_negated(x: &Value, c: &Value) -> Value {
     let x = x.as_unsigned();
     let mut blocks = Vec::new();
-    // Whether a block below the current one holds a set bit of `t`.
+    // Whether a block below the current one has a set bit.
     let mut below: Option<Value> = None;
     let mut lo = 0;
     while lo < x.width() {
-        let hi = (lo + FLIP_BLOCK).min(x.width()) - 1;
-        let (xb, tb) = (x.slice(hi, lo), t.slice(hi, lo));
+        let hi = (lo + NEG_BLOCK).min(x.width()) - 1;
+        let xb = x.slice(hi, lo);
         let cw = c.repeat(xb.width());
-        let local = lower_or(&tb);
-        let inside = &xb ^ &(&cw & &if on_any { local } else { !&local });
+        let inside = &xb ^ &(&cw & &lower_or(&xb));
         blocks.push(match &below {
             None => inside,
-            Some(b) if on_any => mux(b, &(&xb ^ &cw), &inside),
-            Some(b) => mux(b, &xb, &inside),
+            Some(b) => mux(b, &(&xb ^ &cw), &inside),
         });
-        let any = tb.or_r();
+        let any = xb.or_r();
         below = Some(match below {
             None => any,
             Some(b) => &b | &any,
@@ -433,11 +432,7 @@ fn inferred_result(
     }
     // High half of the negated product: ~hi plus the carry out of -lo (lo == 0).
     let style = Style::Inferred;
-    let hi = mux(
-        negate,
-        &style.add(&!acc, &a.eq(zero64).zext(64)),
-        acc,
-    );
+    let hi = mux(negate, &style.add(&!acc, &a.eq(zero64).zext(64)), acc);
     let mul_result = mux(
         word,
         &low_word(a, mb).sext(64).as_unsigned(),
