@@ -116,6 +116,92 @@ fn elem_bytes(width: &Value) -> Value {
     lit(width, 1, 64).dshl(width)
 }
 
+/// The sequencer's registers.
+#[derive(Clone)]
+struct Regs {
+    busy: Value,
+    op: Value,
+    amo_fn: Value,
+    mode: Value,
+    width: Value,
+    unsigned: Value,
+    base: Value,
+    empty: Value,
+    k: Value,
+    left: Value,
+    left_gt: Value,
+    addr: Value,
+    stride: Value,
+    jump: Value,
+    group_stride: Value,
+    group_hop: Value,
+    faulted: Value,
+    xcpt_valid: Value,
+    xcpt_addr: Value,
+    xcpt_store: Value,
+}
+
+impl Regs {
+    fn new(m: &mut ModuleBuilder, s: u32) -> Regs {
+        // The command and walk registers are datapath: loaded when a command is accepted
+        // and read only while it is (`busy`); the exception's address and kind only under
+        // `xcpt_valid`.
+        let none = || ResetValue::None;
+        let busy = m.reg("seq_busy", 1, false);
+        let op = m.reg("seq_op", 2, none());
+        let amo_fn = m.reg("seq_amo_fn", 4, none());
+        let mode = m.reg("seq_mode", 2, none());
+        let width = m.reg("seq_width", 2, none());
+        let unsigned = m.reg("seq_unsigned", 1, none());
+        let base = m.reg("seq_base", 64, none());
+        // The command has no elements; `left` is vlen - k, kept beside k so that no
+        // subtraction sits between k and the next address, and `left_gt` its comparisons
+        // with 0..=S, registered beside it so that no 32-bit compare sits between `left`
+        // and the step to the next address.
+        let empty = m.reg("seq_empty", 1, none());
+        let k = m.reg("seq_k", 32, none());
+        let left = m.reg("seq_left", 32, none());
+        let left_gt = m.reg("seq_left_gt", s + 1, none());
+        let addr = m.reg("seq_addr", 64, none());
+        let stride = m.reg("seq_stride", 64, none());
+        let jump = m.reg("seq_jump", 64, none());
+        let group_stride = m.reg("seq_group_stride", 64, none());
+        let group_hop = m.reg("seq_group_hop", 64, none());
+        let faulted = m.reg("seq_faulted", 1, none());
+        let xcpt_valid = m.reg("xcpt_valid", 1, false);
+        let xcpt_addr = m.reg("xcpt_addr", 64, none());
+        let xcpt_store = m.reg("xcpt_store", 1, none());
+        Regs {
+            busy,
+            op,
+            amo_fn,
+            mode,
+            width,
+            unsigned,
+            base,
+            empty,
+            k,
+            left,
+            left_gt,
+            addr,
+            stride,
+            jump,
+            group_stride,
+            group_hop,
+            faulted,
+            xcpt_valid,
+            xcpt_addr,
+            xcpt_store,
+        }
+    }
+}
+
+/// `v > j` for j = S..=0, MSB first.
+fn gt_flags(v: &Value, s: u32) -> Value {
+    let flags: Vec<Value> = (0..=s).rev().map(|j| v.gt(&lit(v, j as u64, 32))).collect();
+    cat(&flags.iter().collect::<Vec<_>>())
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn build(
     m: &mut ModuleBuilder,
@@ -128,44 +214,44 @@ pub(super) fn build(
     vpaq: &Fifo,
 ) -> Seq {
     let s = p.slices();
+    let r = Regs::new(m, s);
+    accept(m, p, lane_id, cmd, &r);
+    walk(m, p, &r, vpq, vvaq, vsdq, vpaq);
+    Seq {
+        busy: r.busy,
+        xcpt_valid: r.xcpt_valid,
+        xcpt_addr: r.xcpt_addr,
+        xcpt_store: r.xcpt_store,
+    }
+}
+
+/// Accepts a command when the previous one has sent all its elements, taking the
+/// per-command products of the stride.
+fn accept(m: &mut ModuleBuilder, p: &HwachaParams, lane_id: &Value, cmd: &Bundle, r: &Regs) {
+    let s = p.slices();
     let strip = p.strip();
     let log_s = s.trailing_zeros();
     let log_strip = strip.trailing_zeros();
-
-    // The command and walk registers are datapath: loaded when a command is accepted
-    // and read only while it is (`busy`); the exception's address and kind only under
-    // `xcpt_valid`.
-    let none = || ResetValue::None;
-    let busy = m.reg("seq_busy", 1, false);
-    let op = m.reg("seq_op", 2, none());
-    let amo_fn = m.reg("seq_amo_fn", 4, none());
-    let mode = m.reg("seq_mode", 2, none());
-    let width = m.reg("seq_width", 2, none());
-    let unsigned = m.reg("seq_unsigned", 1, none());
-    let base = m.reg("seq_base", 64, none());
-    // The command has no elements; `left` is vlen - k, kept beside k so that no
-    // subtraction sits between k and the next address, and `left_gt` its comparisons
-    // with 0..=S, registered beside it so that no 32-bit compare sits between `left`
-    // and the step to the next address.
-    let empty = m.reg("seq_empty", 1, none());
-    let k = m.reg("seq_k", 32, none());
-    let left = m.reg("seq_left", 32, none());
-    let left_gt = m.reg("seq_left_gt", s + 1, none());
-    let gt_flags = |v: &Value| {
-        let flags: Vec<Value> = (0..=s).rev().map(|j| v.gt(&lit(v, j as u64, 32))).collect();
-        cat(&flags.iter().collect::<Vec<_>>())
-    };
-    let addr = m.reg("seq_addr", 64, none());
-    let stride = m.reg("seq_stride", 64, none());
-    let jump = m.reg("seq_jump", 64, none());
-    let group_stride = m.reg("seq_group_stride", 64, none());
-    let group_hop = m.reg("seq_group_hop", 64, none());
-    let faulted = m.reg("seq_faulted", 1, none());
-    let xcpt_valid = m.reg("xcpt_valid", 1, false);
-    let xcpt_addr = m.reg("xcpt_addr", 64, none());
-    let xcpt_store = m.reg("xcpt_store", 1, none());
-
-    // Accept a command when the previous one has sent all its elements.
+    let Regs {
+        busy,
+        op,
+        amo_fn,
+        mode,
+        width,
+        unsigned,
+        base,
+        empty,
+        k,
+        left,
+        left_gt,
+        addr,
+        stride,
+        jump,
+        group_stride,
+        group_hop,
+        faulted,
+        ..
+    } = r.clone();
     m.connect(cmd.ready(), &!&busy);
     let c_mode = field(cmd, "mode");
     let c_width = field(cmd, "width");
@@ -201,7 +287,7 @@ pub(super) fn build(
         m.connect(&empty, &c_vlen.eq(&lit(c_vlen, 0, 32)));
         m.connect(&k, &lit(&k, 0, 32));
         m.connect(&left, c_vlen);
-        m.connect(&left_gt, &gt_flags(c_vlen));
+        m.connect(&left_gt, &gt_flags(c_vlen, s));
         m.connect(&addr, &start);
         m.connect(&stride, &c_stride);
         m.connect(&jump, &c_jump);
@@ -209,7 +295,44 @@ pub(super) fn build(
         m.connect(&group_hop, &c_group_hop);
         m.connect(&faulted, &lit(&faulted, 0, 1));
     });
+}
 
+/// Walks the accepted command's elements into the VPAQ, an item per cycle.
+fn walk(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    r: &Regs,
+    vpq: &Fifo,
+    vvaq: &Fifo,
+    vsdq: &Fifo,
+    vpaq: &Fifo,
+) {
+    let s = p.slices();
+    let strip = p.strip();
+    let log_s = s.trailing_zeros();
+    let log_strip = strip.trailing_zeros();
+    let Regs {
+        busy,
+        op,
+        amo_fn,
+        mode,
+        width,
+        unsigned,
+        base,
+        empty,
+        k,
+        left,
+        left_gt,
+        addr,
+        stride,
+        jump,
+        group_stride,
+        group_hop,
+        faulted,
+        xcpt_valid,
+        xcpt_addr,
+        xcpt_store,
+    } = r.clone();
     let is_amo = op.eq(&lit(&op, OP_AMO, 2));
     let uses_vvaq = &is_amo | &mode.eq(&lit(&mode, MODE_INDEXED, 2));
     let needs_data = op.ne(&lit(&op, OP_LOAD, 2));
@@ -307,7 +430,7 @@ pub(super) fn build(
         m.connect(&left, &mux(&whole_group, &left_s, &left_1));
         m.connect(
             &left_gt,
-            &mux(&whole_group, &gt_flags(&left_s), &gt_flags(&left_1)),
+            &mux(&whole_group, &gt_flags(&left_s, s), &gt_flags(&left_1, s)),
         );
         m.connect(&addr, &Prefix.add(&addr, &step));
         m.when(&fault, |m| {
@@ -317,11 +440,4 @@ pub(super) fn build(
         });
         m.when(&item_last, |m| m.connect(&busy, &lit(&busy, 0, 1)));
     });
-
-    Seq {
-        busy,
-        xcpt_valid,
-        xcpt_addr,
-        xcpt_store,
-    }
 }
