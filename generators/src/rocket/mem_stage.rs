@@ -361,9 +361,7 @@ pub(super) fn commit(
         &mem.insn.zext(64),
     );
     m.connect(mem_go, &(&mem_done | &trap));
-    // An mret waits for nothing (`waits` is low): it is done when live and not preceded
-    // by an accelerator's trap, which keeps the completion logic off the redirect's path.
-    let mret = &(&live_mem & &mem_ctrl.mret) & &!&acc_trap;
+    let mret = &mem_done & &mem_ctrl.mret;
     m.connect(
         &r.mem_redirect,
         &any_of(&[trap.clone(), mret.clone(), fence_i_done]),
