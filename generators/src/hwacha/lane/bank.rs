@@ -1,7 +1,8 @@
 //! One bank of the lane's systolic datapath (Figures 8.6, 8.7): a 1R1W SRAM slice of the
-//! vector register file, a slice of the predicate register file (one read port per
-//! predicate a micro-op needs, one write port), two operand latches, the local ALU and
-//! PLU, the bank's port onto the operand crossbar, and the write-back mux.
+//! vector register file, a slice of the predicate register file (three read ports: the
+//! guard, which vpop does not have, doubles as vpop's first source; one write port), two
+//! operand latches, the local ALU and PLU, the bank's port onto the operand crossbar, and
+//! the write-back mux.
 //!
 //! Micro-ops arrive from the expander (bank 0) or the previous bank and leave registered
 //! to the next bank, so bank `b` executes every micro-op `b` cycles after bank 0. Timing
@@ -214,11 +215,12 @@ fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]
     let f = |n: &str| io.fop.get(n).value().clone();
     let a = f("rs1_v").mux(&opl[0], &f("s1").repeat(s));
     let b = f("rs2_v").mux(&opl[1], &f("s2").repeat(s));
+    // Three read ports: the guard, which is the PLU's first source (`uop::fop_uop`),
+    // and the PLU's other two sources.
     let prf = m.mem("prf", p.pred_entries as u64, s, MemStyle::Inferred);
     let guard = m.read(&prf, &f("pred"));
-    let ps: Vec<Value> = ["ps1", "ps2", "ps3"]
-        .iter()
-        .map(|n| m.read(&prf, &f(n)))
+    let ps: Vec<Value> = std::iter::once(guard.clone())
+        .chain(["ps2", "ps3"].iter().map(|n| m.read(&prf, &f(n))))
         .collect();
     let first = io.bank_id.zext(32).shl(s.trailing_zeros());
     let (mut alu_out, mut plu_out, mut mask, mut present) = (vec![], vec![], vec![], vec![]);

@@ -105,12 +105,14 @@ struct View {
     xbar: Value,
 }
 
-/// Whether the fop micro-op `fop` reads predicate row `row`.
+/// Whether the fop micro-op `fop` reads predicate row `row` (a PLU fop's `pred` is its
+/// first source, `uop::fop_uop`).
 fn reads_pred(fop: &Bundle, row: &Value) -> Value {
     let g = |n: &str| fop.get(n).value().clone();
-    let guard = &g("pred_on") & &g("pred").eq(row);
-    let sources = &(&g("ps1").eq(row) | &g("ps2").eq(row)) | &g("ps3").eq(row);
-    &g("valid") & &(&guard | &(&unit::is(&g("unit"), unit::PLU) & &sources))
+    let plu = unit::is(&g("unit"), unit::PLU);
+    let first = &(&g("pred_on") | &plu) & &g("pred").eq(row);
+    let sources = &g("ps2").eq(row) | &g("ps3").eq(row);
+    &g("valid") & &(&first | &(&plu & &sources))
 }
 
 /// The crossbar cycles an operation takes: B from its fop slot, for crossbar units.
@@ -265,7 +267,11 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
     m.connect(new_fop.get("valid").value(), &one);
     for (name, ..) in fop_s.leaves("").iter().skip(1) {
         let name = &name[1..];
-        m.connect(new_fop.get(name).value(), &o(name));
+        let v = match name {
+            "pred" => chosen.plu.mux(&o("ps1"), &o("pred")),
+            _ => o(name),
+        };
+        m.connect(new_fop.get(name).value(), &v);
     }
     let new_write = m.wire_bundle("new_write", &write_s);
     m.connect(new_write.get("valid").value(), &one);
