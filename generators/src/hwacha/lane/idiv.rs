@@ -16,7 +16,7 @@
 //! cannot be overtaken by an older write to the same rows.
 
 use super::bank::bwq_shape;
-use super::memory::group_row;
+use super::memory::{cmdq_entries, group_row};
 use super::sequencer::{lane_id_bits, lane_vlen};
 use super::uop::{eidx_bits, row_bits, vinsn};
 use crate::hwacha::master::NVV_BITS;
@@ -145,7 +145,8 @@ fn commands(m: &mut ModuleBuilder, p: &HwachaParams, io: &DivIo) -> Result<Head,
         ("word", 1),
         ("entries", ew),
     ];
-    let cmdq = Fifo::new(m, p, "cmdq", n, fields.iter().map(|f| f.1).sum())?;
+    let width = fields.iter().map(|f| f.1).sum();
+    let cmdq = Fifo::new(m, p, "cmdq", cmdq_entries(p), width)?;
     let slot = hdl::helpers::onehot_encode(&io.alloc);
     m.connect(
         &cmdq.enq_bits(),

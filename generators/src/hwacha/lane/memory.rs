@@ -97,6 +97,14 @@ fn cmd_fields(p: &HwachaParams) -> Vec<(&'static str, u32)> {
     ]
 }
 
+/// Entries of the lane's command queues (this one, whose entry holds a 64-bit base and
+/// stride, and the divider's): half the sequencer slots. A memory instruction or divide
+/// beyond them waits in the master (`mem_ready`); the queues drain in order whatever
+/// the younger slots hold.
+pub(super) fn cmdq_entries(p: &HwachaParams) -> u32 {
+    (p.seq_entries / 2).max(2)
+}
+
 /// Splits a packed entry into its fields.
 fn unpack(v: &Value, fields: &[(&'static str, u32)]) -> Vec<(&'static str, Value)> {
     let mut at = 0;
@@ -283,7 +291,7 @@ fn commands(
     // finish it; a reduction is, as every lane answers).
     let fields = cmd_fields(p);
     let width: u32 = fields.iter().map(|f| f.1).sum();
-    let cmdq = Fifo::new(m, p, "cmdq", n, width)?;
+    let cmdq = Fifo::new(m, p, "cmdq", cmdq_entries(p), width)?;
     let g = |f: &str| new.get(f).value().clone();
     let lvlen = lane_vlen(p, &g("vlen"), lane);
     let slot = hdl::helpers::onehot_encode(&io.alloc);
