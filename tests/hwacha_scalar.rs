@@ -453,20 +453,7 @@ impl Bench {
             assert!(o.cycles < 300_000, "{}: no progress", ctx(&o));
             let now = o.cycles;
             if let Some(c) = cmds.front() {
-                for (port, v) in [
-                    ("funct7", c.funct7 as u64),
-                    ("rs2", c.rs2 as u64),
-                    ("rs1", c.rs1 as u64),
-                    ("xd", c.xd as u64),
-                    ("xs1", c.xs1 as u64),
-                    ("xs2", c.xs2 as u64),
-                    ("rd", c.rd as u64),
-                    ("opcode", CUSTOM[c.opcode as usize & 3]),
-                    ("rs1_val", c.rs1_value),
-                    ("rs2_val", c.rs2_value),
-                ] {
-                    m.poke_u64(&format!("cmd_bits_{port}"), v).unwrap();
-                }
+                poke_command(m, c);
             }
             m.poke_u64("cmd_valid", !cmds.is_empty() as u64).unwrap();
             let resp_ready = rng.chance(70);
@@ -547,59 +534,87 @@ impl Bench {
                 vector_busy = rng.range(0, 6);
             }
             o.xcpts.extend(xcpt);
-            if vrcmd_ready && m.peek_u64("vrcmd_valid").unwrap() == 1 {
-                let mut f = |n: &str| m.peek_u64(&format!("vrcmd_bits_{n}")).unwrap();
-                let kind = f("cmd");
-                let reg = if kind == vrcmd::VMCA { f("reg") } else { 0 };
-                let vlen = if kind == vrcmd::VF { f("vlen") } else { 0 };
-                o.vrcmds.push([kind, reg, f("value"), vlen]);
-            }
-            if m.peek_u64("vcfg_valid").unwrap() == 1 {
-                o.vcfgs.push(m.peek_u64("vcfg_bits_vcfg").unwrap());
-            }
-            for unit in ["alu", "muldiv", "smu"] {
-                if m.peek_u64(&format!("trace_{unit}_valid")).unwrap() == 1 {
-                    let rd = m.peek_u64(&format!("trace_{unit}_bits_rd")).unwrap();
-                    let data = m.peek_u64(&format!("trace_{unit}_bits_data")).unwrap();
-                    if rd != 0 {
-                        o.writes.entry(rd).or_default().push(data);
-                    }
-                }
-            }
-            if m.peek_u64("dmem_req_valid").unwrap() == 1
-                && m.peek_u64("dmem_req_ready").unwrap() == 1
-                && m.peek_u64("dmem_req_bits_write").unwrap() == 1
-            {
-                let addr = m.peek_u64("dmem_req_bits_addr").unwrap();
-                let size = 1u8 << m.peek_u64("dmem_req_bits_size").unwrap();
-                let data = m.peek_u64("dmem_req_bits_data").unwrap() >> (8 * (addr & 7));
-                let mask = u64::MAX >> (64 - 8 * size as u32);
-                o.stores.push((addr, size, data & mask));
-            }
+            observe(m, &mut o, vrcmd_ready);
             active |= m.peek_u64("busy").unwrap() == 1;
             quiet = if active { 0 } else { quiet + 1 };
             m.step();
         }
-        let c = ctx(&o);
-        assert_eq!(o.issues, e.issues.len(), "{c}: vissue count");
-        assert_eq!(o.responses, e.responses, "{c}: RoCC responses");
-        assert_eq!(o.xcpts, e.xcpts, "{c}: exceptions");
-        assert_eq!(o.vcfgs, e.vcfgs, "{c}: vcfg announcements");
-        assert_eq!(o.vrcmds, e.vrcmds, "{c}: VRCMDQ entries");
-        assert_eq!(o.stores, e.stores, "{c}: scalar stores");
-        let mut regs: Vec<_> = e.writes.keys().chain(o.writes.keys()).copied().collect();
-        regs.sort();
-        regs.dedup();
-        for r in regs {
-            assert_eq!(o.writes.get(&r), e.writes.get(&r), "{c}: writes of vs{r}");
-        }
-        for a in (DATA..DATA + DATA_SIZE).step_by(8) {
-            let mut buf = [0u8; 8];
-            mem.memory().read(a, &mut buf);
-            let want = e.memory.read(a, 8).unwrap();
-            assert_eq!(u64::from_le_bytes(buf), want, "{c}: memory at {a:#x}");
-        }
+        compare(&o, e, &mem, &ctx(&o));
         o.cycles
+    }
+}
+
+/// Drives the RoCC command `c` onto the unit's command port.
+fn poke_command(m: &mut Model, c: &RoccCommand) {
+    for (port, v) in [
+        ("funct7", c.funct7 as u64),
+        ("rs2", c.rs2 as u64),
+        ("rs1", c.rs1 as u64),
+        ("xd", c.xd as u64),
+        ("xs1", c.xs1 as u64),
+        ("xs2", c.xs2 as u64),
+        ("rd", c.rd as u64),
+        ("opcode", CUSTOM[c.opcode as usize & 3]),
+        ("rs1_val", c.rs1_value),
+        ("rs2_val", c.rs2_value),
+    ] {
+        m.poke_u64(&format!("cmd_bits_{port}"), v).unwrap();
+    }
+}
+
+/// Records this cycle's VRCMDQ entry (if `vrcmd_ready`), vcfg announcement, register
+/// writes and scalar stores.
+fn observe(m: &mut Model, o: &mut Observed, vrcmd_ready: bool) {
+    if vrcmd_ready && m.peek_u64("vrcmd_valid").unwrap() == 1 {
+        let mut f = |n: &str| m.peek_u64(&format!("vrcmd_bits_{n}")).unwrap();
+        let kind = f("cmd");
+        let reg = if kind == vrcmd::VMCA { f("reg") } else { 0 };
+        let vlen = if kind == vrcmd::VF { f("vlen") } else { 0 };
+        o.vrcmds.push([kind, reg, f("value"), vlen]);
+    }
+    if m.peek_u64("vcfg_valid").unwrap() == 1 {
+        o.vcfgs.push(m.peek_u64("vcfg_bits_vcfg").unwrap());
+    }
+    for unit in ["alu", "muldiv", "smu"] {
+        if m.peek_u64(&format!("trace_{unit}_valid")).unwrap() == 1 {
+            let rd = m.peek_u64(&format!("trace_{unit}_bits_rd")).unwrap();
+            let data = m.peek_u64(&format!("trace_{unit}_bits_data")).unwrap();
+            if rd != 0 {
+                o.writes.entry(rd).or_default().push(data);
+            }
+        }
+    }
+    if m.peek_u64("dmem_req_valid").unwrap() == 1
+        && m.peek_u64("dmem_req_ready").unwrap() == 1
+        && m.peek_u64("dmem_req_bits_write").unwrap() == 1
+    {
+        let addr = m.peek_u64("dmem_req_bits_addr").unwrap();
+        let size = 1u8 << m.peek_u64("dmem_req_bits_size").unwrap();
+        let data = m.peek_u64("dmem_req_bits_data").unwrap() >> (8 * (addr & 7));
+        let mask = u64::MAX >> (64 - 8 * size as u32);
+        o.stores.push((addr, size, data & mask));
+    }
+}
+
+/// Compares what the RTL did with what the golden model expects.
+fn compare(o: &Observed, e: &Expected, mem: &MemoryModel, c: &str) {
+    assert_eq!(o.issues, e.issues.len(), "{c}: vissue count");
+    assert_eq!(o.responses, e.responses, "{c}: RoCC responses");
+    assert_eq!(o.xcpts, e.xcpts, "{c}: exceptions");
+    assert_eq!(o.vcfgs, e.vcfgs, "{c}: vcfg announcements");
+    assert_eq!(o.vrcmds, e.vrcmds, "{c}: VRCMDQ entries");
+    assert_eq!(o.stores, e.stores, "{c}: scalar stores");
+    let mut regs: Vec<_> = e.writes.keys().chain(o.writes.keys()).copied().collect();
+    regs.sort();
+    regs.dedup();
+    for r in regs {
+        assert_eq!(o.writes.get(&r), e.writes.get(&r), "{c}: writes of vs{r}");
+    }
+    for a in (DATA..DATA + DATA_SIZE).step_by(8) {
+        let mut buf = [0u8; 8];
+        mem.memory().read(a, &mut buf);
+        let want = e.memory.read(a, 8).unwrap();
+        assert_eq!(u64::from_le_bytes(buf), want, "{c}: memory at {a:#x}");
     }
 }
 

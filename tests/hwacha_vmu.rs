@@ -494,21 +494,8 @@ fn run(
         if dut.peek_u64("mem_req_valid").unwrap() & dut.peek_u64("mem_req_ready").unwrap() == 1 {
             stats.requests += 1;
         }
-        if vlu_ready && dut.peek_u64("vlu_valid").unwrap() == 1 {
-            let g = dut.peek_u64("vlu_bits_group").unwrap();
-            let mask = dut.peek_u64("vlu_bits_mask").unwrap();
-            let data = dut.peek("vlu_bits_data").unwrap();
-            assert!(mask != 0, "a write of no element");
-            for j in 0..s {
-                if mask >> j & 1 == 1 {
-                    let key = (loads_done, g * s + j);
-                    let v = data.words()[j as usize];
-                    assert!(
-                        seen.insert(key, v).is_none(),
-                        "element {key:?} written twice"
-                    );
-                }
-            }
+        if vlu_ready {
+            take_vlu_write(dut, s, loads_done, &mut seen);
         }
         if dut.peek_u64("xcpt_valid").unwrap() == 1 {
             xcpts.push((
@@ -546,7 +533,44 @@ fn run(
         }
         assert!(stats.cycles < limit, "no progress after {limit} cycles");
     }
-    // Not busy means nothing is left to signal or send.
+    drain(dut, &mut mem);
+    assert_eq!(
+        (loads_done, stores_done),
+        (load_cmds, store_cmds),
+        "done pulses"
+    );
+    assert_eq!(xcpts, expect.xcpt, "exceptions");
+    assert_eq!(stats.requests, expect.requests, "requests");
+    compare_writes(&seen, &expect.vlu);
+    compare_memory(&mem, &golden);
+    stats.elements = expect.vlu.len();
+    stats.xcpts = expect.xcpt.len();
+    stats
+}
+
+/// Records the VLU's write of this cycle (to load command `load`) in `seen`.
+fn take_vlu_write(dut: &mut Model, s: u64, load: usize, seen: &mut BTreeMap<(usize, u64), u64>) {
+    if dut.peek_u64("vlu_valid").unwrap() == 0 {
+        return;
+    }
+    let g = dut.peek_u64("vlu_bits_group").unwrap();
+    let mask = dut.peek_u64("vlu_bits_mask").unwrap();
+    let data = dut.peek("vlu_bits_data").unwrap();
+    assert!(mask != 0, "a write of no element");
+    for j in 0..s {
+        if mask >> j & 1 == 1 {
+            let key = (load, g * s + j);
+            let v = data.words()[j as usize];
+            assert!(
+                seen.insert(key, v).is_none(),
+                "element {key:?} written twice"
+            );
+        }
+    }
+}
+
+/// After `busy` drops, nothing is left to signal or send.
+fn drain(dut: &mut Model, mem: &mut MemoryModel) {
     for _ in 0..4 {
         mem.tick(dut).unwrap_or_else(|e| panic!("{e}"));
         for port in [
@@ -560,20 +584,21 @@ fn run(
         }
         dut.step();
     }
-    assert_eq!(
-        (loads_done, stores_done),
-        (load_cmds, store_cmds),
-        "done pulses"
-    );
-    assert_eq!(xcpts, expect.xcpt, "exceptions");
-    assert_eq!(stats.requests, expect.requests, "requests");
-    for (key, want) in &expect.vlu {
+}
+
+/// Every expected element written with its value, and nothing else.
+fn compare_writes(seen: &BTreeMap<(usize, u64), u64>, want: &BTreeMap<(usize, u64), u64>) {
+    for (key, w) in want {
         let got = seen
             .get(key)
             .unwrap_or_else(|| panic!("element {key:?} not written"));
-        assert_eq!(*got, *want, "element {key:?}: {got:#x} != {want:#x}");
+        assert_eq!(*got, *w, "element {key:?}: {got:#x} != {w:#x}");
     }
-    assert_eq!(seen.len(), expect.vlu.len(), "writes of inactive elements");
+    assert_eq!(seen.len(), want.len(), "writes of inactive elements");
+}
+
+/// The memory region after the run equals the golden model's.
+fn compare_memory(mem: &MemoryModel, golden: &SparseMemory) {
     let mut got = vec![0u8; REGION_BYTES as usize];
     let mut want = got.clone();
     mem.memory().read(REGION, &mut got);
@@ -586,9 +611,6 @@ fn run(
             want[i]
         );
     }
-    stats.elements = expect.vlu.len();
-    stats.xcpts = expect.xcpt.len();
-    stats
 }
 
 fn model_of(p: &HwachaParams) -> Model {

@@ -107,78 +107,13 @@ impl Builder {
         }
         for (n, node) in b.nodes.iter().enumerate() {
             let dst = node_slots[n];
+            if let Op::Const(bits) = &node.op {
+                self.consts.push((dst, bits.clone()));
+            }
             let s = |x: &NodeId| node_slots[*x as usize];
-            let instr = match &node.op {
-                Op::Sig(_) => continue,
-                Op::Const(bits) => {
-                    self.consts.push((dst, bits.clone()));
-                    continue;
-                }
-                Op::Not(a) => Instr::Not { dst, a: s(a) },
-                Op::Reduce(op, a) => Instr::Reduce {
-                    op: *op,
-                    dst,
-                    a: s(a),
-                },
-                Op::Bin(op, a, c) => Instr::Bin {
-                    op: *op,
-                    dst,
-                    a: s(a),
-                    b: s(c),
-                },
-                Op::Cmp(op, signed, a, c) => Instr::Cmp {
-                    op: *op,
-                    signed: *signed,
-                    dst,
-                    a: s(a),
-                    b: s(c),
-                },
-                Op::Shl(a, c) => Instr::Shl {
-                    dst,
-                    a: s(a),
-                    amount: s(c),
-                },
-                Op::Shr {
-                    arith,
-                    value,
-                    amount,
-                } => Instr::Shr {
-                    arith: *arith,
-                    dst,
-                    a: s(value),
-                    amount: s(amount),
-                },
-                Op::Slice { value, lo, .. } => Instr::Slice {
-                    dst,
-                    a: s(value),
-                    lo: *lo,
-                },
-                Op::Concat(parts) => Instr::Concat {
-                    dst,
-                    parts: parts.iter().map(s).collect(),
-                },
-                Op::Repeat(a, k) => Instr::Repeat {
-                    dst,
-                    a: s(a),
-                    n: *k,
-                },
-                Op::Mux {
-                    cond,
-                    then,
-                    otherwise,
-                } => Instr::Mux {
-                    dst,
-                    c: s(cond),
-                    a: s(then),
-                    b: s(otherwise),
-                },
-                Op::MemRead { mem, port } => Instr::MemRead {
-                    dst,
-                    mem: mem_base + *mem as usize,
-                    addr: s(&b.mems[*mem as usize].reads[*port as usize].addr),
-                },
-            };
-            self.instrs.push(instr);
+            if let Some(instr) = node_instr(&node.op, dst, s, b, mem_base) {
+                self.instrs.push(instr);
+            }
         }
         for (i, sig) in b.signals.iter().enumerate() {
             let slot = sig_slots[i];
@@ -232,6 +167,83 @@ impl Builder {
             self.module(&inst.module, &child_scope, &ports);
         }
     }
+}
+
+/// The instruction computing node `op` into `dst` (`s` maps a node to its slot); `None`
+/// for signal reads (aliases of their signal's slot) and constants (preloaded).
+fn node_instr(
+    op: &Op,
+    dst: Slot,
+    s: impl Fn(&NodeId) -> Slot,
+    b: &Body,
+    mem_base: usize,
+) -> Option<Instr> {
+    Some(match op {
+        Op::Sig(_) | Op::Const(_) => return None,
+        Op::Not(a) => Instr::Not { dst, a: s(a) },
+        Op::Reduce(op, a) => Instr::Reduce {
+            op: *op,
+            dst,
+            a: s(a),
+        },
+        Op::Bin(op, a, c) => Instr::Bin {
+            op: *op,
+            dst,
+            a: s(a),
+            b: s(c),
+        },
+        Op::Cmp(op, signed, a, c) => Instr::Cmp {
+            op: *op,
+            signed: *signed,
+            dst,
+            a: s(a),
+            b: s(c),
+        },
+        Op::Shl(a, c) => Instr::Shl {
+            dst,
+            a: s(a),
+            amount: s(c),
+        },
+        Op::Shr {
+            arith,
+            value,
+            amount,
+        } => Instr::Shr {
+            arith: *arith,
+            dst,
+            a: s(value),
+            amount: s(amount),
+        },
+        Op::Slice { value, lo, .. } => Instr::Slice {
+            dst,
+            a: s(value),
+            lo: *lo,
+        },
+        Op::Concat(parts) => Instr::Concat {
+            dst,
+            parts: parts.iter().map(s).collect(),
+        },
+        Op::Repeat(a, k) => Instr::Repeat {
+            dst,
+            a: s(a),
+            n: *k,
+        },
+        Op::Mux {
+            cond,
+            then,
+            otherwise,
+        } => Instr::Mux {
+            dst,
+            c: s(cond),
+            a: s(then),
+            b: s(otherwise),
+        },
+        Op::MemRead { mem, port } => Instr::MemRead {
+            dst,
+            mem: mem_base + *mem as usize,
+            addr: s(&b.mems[*mem as usize].reads[*port as usize].addr),
+        },
+    })
 }
 
 /// Orders instructions so each runs after the producers of its operands.

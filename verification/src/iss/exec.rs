@@ -109,7 +109,6 @@ impl Iss {
         let rs1 = self.x[decode::rs1(insn)];
         let rs2 = self.x[decode::rs2(insn)];
         let f3 = decode::funct3(insn);
-        let f7 = decode::funct7(insn);
         let xlen = self.isa.xlen;
         let rv32 = xlen == Xlen::Rv32;
         let mut next = xlen.address(pc.wrapping_add(4));
@@ -175,71 +174,20 @@ impl Iss {
                 self.store::<LOG>(c, addr, 1 << f3, rs2)?;
             }
             opcode::OP_IMM => {
-                let imm = decode::imm_i(insn);
-                let shamt = (insn >> 20) & 0x3f;
-                // RV32's shift amounts have five bits: bit 25 belongs to funct7.
-                let shift_ok = |f6: u32| insn >> 26 == f6 && !(rv32 && shamt >= 32);
-                let v = match f3 {
-                    0 => rs1.wrapping_add(imm),
-                    2 => ((rs1 as i64) < (imm as i64)) as u64,
-                    3 => (rs1 < imm) as u64,
-                    4 => rs1 ^ imm,
-                    6 => rs1 | imm,
-                    7 => rs1 & imm,
-                    1 if shift_ok(0) => rs1 << shamt,
-                    5 if shift_ok(0) => xlen.address(rs1) >> shamt,
-                    5 if shift_ok(0x10) => ((rs1 as i64) >> shamt) as u64,
-                    _ => return Err(illegal()),
-                };
+                let v = op_imm(insn, rs1, xlen).ok_or_else(illegal)?;
                 self.set_x::<LOG>(c, rd, v);
             }
             opcode::OP_IMM_32 | opcode::OP_32 if rv32 => return Err(illegal()),
             opcode::OP_IMM_32 => {
-                let shamt = (insn >> 20) & 0x1f;
-                let a = rs1 as u32;
-                let v = match (f3, f7) {
-                    (0, _) => a.wrapping_add(decode::imm_i(insn) as u32) as i32,
-                    (1, 0) => (a << shamt) as i32,
-                    (5, 0) => (a >> shamt) as i32,
-                    (5, 0x20) => (a as i32) >> shamt,
-                    _ => return Err(illegal()),
-                };
+                let v = op_imm_32(insn, rs1).ok_or_else(illegal)?;
                 self.set_x::<LOG>(c, rd, v as i64 as u64);
             }
             opcode::OP => {
-                let shamt = rs2 & (xlen.bits() as u64 - 1);
-                let v = match (f7, f3) {
-                    (0, 0) => rs1.wrapping_add(rs2),
-                    (0x20, 0) => rs1.wrapping_sub(rs2),
-                    (0, 1) => rs1 << shamt,
-                    (0, 2) => ((rs1 as i64) < (rs2 as i64)) as u64,
-                    (0, 3) => (rs1 < rs2) as u64,
-                    (0, 4) => rs1 ^ rs2,
-                    (0, 5) => xlen.address(rs1) >> shamt,
-                    (0x20, 5) => ((rs1 as i64) >> shamt) as u64,
-                    (0, 6) => rs1 | rs2,
-                    (0, 7) => rs1 & rs2,
-                    (1, f3) if rv32 => mul_div_32(f3, rs1 as u32, rs2 as u32) as i32 as u64,
-                    (1, f3) => mul_div(f3, rs1, rs2),
-                    _ => return Err(illegal()),
-                };
+                let v = op(insn, rs1, rs2, xlen).ok_or_else(illegal)?;
                 self.set_x::<LOG>(c, rd, v);
             }
             opcode::OP_32 => {
-                let (a, b) = (rs1 as u32, rs2 as u32);
-                let v = match (f7, f3) {
-                    (0, 0) => a.wrapping_add(b) as i32,
-                    (0x20, 0) => a.wrapping_sub(b) as i32,
-                    (0, 1) => (a << (b & 31)) as i32,
-                    (0, 5) => (a >> (b & 31)) as i32,
-                    (0x20, 5) => (a as i32) >> (b & 31),
-                    (1, 0) => a.wrapping_mul(b) as i32,
-                    (1, 4) => div32(a as i32, b as i32),
-                    (1, 5) => divu32(a, b) as i32,
-                    (1, 6) => rem32(a as i32, b as i32),
-                    (1, 7) => remu32(a, b) as i32,
-                    _ => return Err(illegal()),
-                };
+                let v = op_32(insn, rs1, rs2).ok_or_else(illegal)?;
                 self.set_x::<LOG>(c, rd, v as i64 as u64);
             }
             opcode::MISC_MEM => {
@@ -267,50 +215,81 @@ impl Iss {
                 self.fp_fma::<LOG>(c, insn).ok_or_else(illegal)?
             }
             opcode::SYSTEM => {
-                if f3 == 0 {
-                    match insn {
-                        0x0000_0073 => return Err(trap(cause::ECALL_M, 0)),
-                        0x0010_0073 => return Err(trap(cause::BREAKPOINT, pc)),
-                        0x3020_0073 => {
-                            next = self.csrs.mret();
-                            if LOG {
-                                c.push_csr(num::MSTATUS, self.csrs.mstatus_value());
-                                // Spike's RV32 mstatus is two halves, both logged.
-                                if rv32 {
-                                    c.push_csr(num::MSTATUSH, 0);
-                                }
-                            }
-                        }
-                        // wfi: with no interrupt sources there is nothing to wait
-                        // for, and the spec allows a no-op.
-                        0x1050_0073 => {}
-                        _ => return Err(illegal()),
-                    }
-                } else {
-                    self.csr_op::<LOG>(c, insn, rd, rs1)
-                        .map_err(|_| illegal())?;
+                if let Some(target) = self
+                    .system::<LOG>(c, insn, rd, rs1)
+                    .map_err(|e| e.unwrap_or_else(illegal))?
+                {
+                    next = target;
                 }
             }
-            opcode::CUSTOM0 | opcode::CUSTOM1 | opcode::CUSTOM2 | opcode::CUSTOM3 => {
-                let mut cmd = rocc::decode(insn);
-                if cmd.xs1 {
-                    cmd.rs1_value = rs1;
-                }
-                if cmd.xs2 {
-                    cmd.rs2_value = rs2;
-                }
-                let Some(acc) = self.rocc.as_mut() else {
-                    return Err(illegal());
-                };
-                match acc.execute(&cmd, &mut self.mem) {
-                    Ok(v) if cmd.xd => self.set_x::<LOG>(c, rd, v),
-                    Ok(_) => {}
-                    Err(e) => return Err(rocc_event(e, insn)),
-                }
-            }
+            opcode::CUSTOM0 | opcode::CUSTOM1 | opcode::CUSTOM2 | opcode::CUSTOM3 => self
+                .custom::<LOG>(c, insn, rd, rs1, rs2)
+                .map_err(|e| e.unwrap_or_else(illegal))?,
             _ => return Err(illegal()),
         }
         self.pc = next;
+        Ok(())
+    }
+
+    /// SYSTEM: ecall, ebreak, mret (returning its target), wfi and the Zicsr
+    /// instructions. `Err(None)` is an illegal instruction.
+    #[inline(always)]
+    fn system<const LOG: bool>(
+        &mut self,
+        c: &mut Commit,
+        insn: u32,
+        rd: usize,
+        rs1: u64,
+    ) -> Result<Option<u64>, Option<Event>> {
+        if decode::funct3(insn) != 0 {
+            self.csr_op::<LOG>(c, insn, rd, rs1).map_err(|_| None)?;
+            return Ok(None);
+        }
+        match insn {
+            0x0000_0073 => Err(Some(trap(cause::ECALL_M, 0))),
+            0x0010_0073 => Err(Some(trap(cause::BREAKPOINT, self.pc))),
+            0x3020_0073 => {
+                let next = self.csrs.mret();
+                if LOG {
+                    c.push_csr(num::MSTATUS, self.csrs.mstatus_value());
+                    // Spike's RV32 mstatus is two halves, both logged.
+                    if self.isa.xlen == Xlen::Rv32 {
+                        c.push_csr(num::MSTATUSH, 0);
+                    }
+                }
+                Ok(Some(next))
+            }
+            // wfi: with no interrupt sources there is nothing to wait for, and the spec
+            // allows a no-op.
+            0x1050_0073 => Ok(None),
+            _ => Err(None),
+        }
+    }
+
+    /// A custom-0..3 instruction: a RoCC command to the accelerator. `Err(None)` is an
+    /// illegal instruction (no accelerator).
+    #[inline(always)]
+    fn custom<const LOG: bool>(
+        &mut self,
+        c: &mut Commit,
+        insn: u32,
+        rd: usize,
+        rs1: u64,
+        rs2: u64,
+    ) -> Result<(), Option<Event>> {
+        let mut cmd = rocc::decode(insn);
+        if cmd.xs1 {
+            cmd.rs1_value = rs1;
+        }
+        if cmd.xs2 {
+            cmd.rs2_value = rs2;
+        }
+        let acc = self.rocc.as_mut().ok_or(None)?;
+        match acc.execute(&cmd, &mut self.mem) {
+            Ok(v) if cmd.xd => self.set_x::<LOG>(c, rd, v),
+            Ok(_) => {}
+            Err(e) => return Err(Some(rocc_event(e, insn))),
+        }
         Ok(())
     }
 
@@ -454,6 +433,81 @@ pub(super) fn rocc_event(e: RoccError, insn: u32) -> Event {
         RoccError::Aborted { .. } => return Event::Abort(Box::new(e)),
     };
     trap(cause, tval)
+}
+
+/// OP-IMM: addi, slti, sltiu, xori, ori, andi and the shifts; `None` if illegal.
+#[inline(always)]
+fn op_imm(insn: u32, rs1: u64, xlen: Xlen) -> Option<u64> {
+    let imm = decode::imm_i(insn);
+    let shamt = (insn >> 20) & 0x3f;
+    // RV32's shift amounts have five bits: bit 25 belongs to funct7.
+    let shift_ok = |f6: u32| insn >> 26 == f6 && !(xlen == Xlen::Rv32 && shamt >= 32);
+    Some(match decode::funct3(insn) {
+        0 => rs1.wrapping_add(imm),
+        2 => ((rs1 as i64) < (imm as i64)) as u64,
+        3 => (rs1 < imm) as u64,
+        4 => rs1 ^ imm,
+        6 => rs1 | imm,
+        7 => rs1 & imm,
+        1 if shift_ok(0) => rs1 << shamt,
+        5 if shift_ok(0) => xlen.address(rs1) >> shamt,
+        5 if shift_ok(0x10) => ((rs1 as i64) >> shamt) as u64,
+        _ => return None,
+    })
+}
+
+/// OP-IMM-32 (RV64): addiw and the word shifts; `None` if illegal.
+#[inline(always)]
+fn op_imm_32(insn: u32, rs1: u64) -> Option<i32> {
+    let shamt = (insn >> 20) & 0x1f;
+    let a = rs1 as u32;
+    Some(match (decode::funct3(insn), decode::funct7(insn)) {
+        (0, _) => a.wrapping_add(decode::imm_i(insn) as u32) as i32,
+        (1, 0) => (a << shamt) as i32,
+        (5, 0) => (a >> shamt) as i32,
+        (5, 0x20) => (a as i32) >> shamt,
+        _ => return None,
+    })
+}
+
+/// OP: the register-register ALU operations and M; `None` if illegal.
+#[inline(always)]
+fn op(insn: u32, rs1: u64, rs2: u64, xlen: Xlen) -> Option<u64> {
+    let shamt = rs2 & (xlen.bits() as u64 - 1);
+    Some(match (decode::funct7(insn), decode::funct3(insn)) {
+        (0, 0) => rs1.wrapping_add(rs2),
+        (0x20, 0) => rs1.wrapping_sub(rs2),
+        (0, 1) => rs1 << shamt,
+        (0, 2) => ((rs1 as i64) < (rs2 as i64)) as u64,
+        (0, 3) => (rs1 < rs2) as u64,
+        (0, 4) => rs1 ^ rs2,
+        (0, 5) => xlen.address(rs1) >> shamt,
+        (0x20, 5) => ((rs1 as i64) >> shamt) as u64,
+        (0, 6) => rs1 | rs2,
+        (0, 7) => rs1 & rs2,
+        (1, f3) if xlen == Xlen::Rv32 => mul_div_32(f3, rs1 as u32, rs2 as u32) as i32 as u64,
+        (1, f3) => mul_div(f3, rs1, rs2),
+        _ => return None,
+    })
+}
+
+/// OP-32 (RV64): the word ALU operations and M's word forms; `None` if illegal.
+#[inline(always)]
+fn op_32(insn: u32, rs1: u64, rs2: u64) -> Option<i32> {
+    let (a, b) = (rs1 as u32, rs2 as u32);
+    Some(match (decode::funct7(insn), decode::funct3(insn)) {
+        (0, 0) => a.wrapping_add(b) as i32,
+        (0x20, 0) => a.wrapping_sub(b) as i32,
+        (0, 1) => (a << (b & 31)) as i32,
+        (0, 5) => (a >> (b & 31)) as i32,
+        (0x20, 5) => (a as i32) >> (b & 31),
+        (1, 0) => a.wrapping_mul(b) as i32,
+        (1, 4) => div32(a as i32, b as i32),
+        (1, 5) => divu32(a, b) as i32,
+        (1, 6) => rem32(a as i32, b as i32),
+        (1, 7) => remu32(a, b) as i32,
+        _ => return None,
+    })
 }
 
 /// RV64M register-register operations (funct7 = 1 on OP). Division by zero and

@@ -116,6 +116,91 @@ fn elem_bytes(width: &Value) -> Value {
     lit(width, 1, 64).dshl(width)
 }
 
+/// The sequencer's registers.
+struct Regs {
+    busy: Value,
+    op: Value,
+    amo_fn: Value,
+    mode: Value,
+    width: Value,
+    unsigned: Value,
+    base: Value,
+    empty: Value,
+    k: Value,
+    left: Value,
+    left_gt: Value,
+    addr: Value,
+    stride: Value,
+    jump: Value,
+    group_stride: Value,
+    group_hop: Value,
+    faulted: Value,
+    xcpt_valid: Value,
+    xcpt_addr: Value,
+    xcpt_store: Value,
+}
+
+impl Regs {
+    fn new(m: &mut ModuleBuilder, s: u32) -> Regs {
+        // The command and walk registers are datapath: loaded when a command is accepted
+        // and read only while it is (`busy`); the exception's address and kind only under
+        // `xcpt_valid`.
+        let none = || ResetValue::None;
+        let busy = m.reg("seq_busy", 1, false);
+        let op = m.reg("seq_op", 2, none());
+        let amo_fn = m.reg("seq_amo_fn", 4, none());
+        let mode = m.reg("seq_mode", 2, none());
+        let width = m.reg("seq_width", 2, none());
+        let unsigned = m.reg("seq_unsigned", 1, none());
+        let base = m.reg("seq_base", 64, none());
+        // The command has no elements; `left` is vlen - k, kept beside k so that no
+        // subtraction sits between k and the next address, and `left_gt` its comparisons
+        // with 0..=S, registered beside it so that no 32-bit compare sits between `left`
+        // and the step to the next address.
+        let empty = m.reg("seq_empty", 1, none());
+        let k = m.reg("seq_k", 32, none());
+        let left = m.reg("seq_left", 32, none());
+        let left_gt = m.reg("seq_left_gt", s + 1, none());
+        let addr = m.reg("seq_addr", 64, none());
+        let stride = m.reg("seq_stride", 64, none());
+        let jump = m.reg("seq_jump", 64, none());
+        let group_stride = m.reg("seq_group_stride", 64, none());
+        let group_hop = m.reg("seq_group_hop", 64, none());
+        let faulted = m.reg("seq_faulted", 1, none());
+        let xcpt_valid = m.reg("xcpt_valid", 1, false);
+        let xcpt_addr = m.reg("xcpt_addr", 64, none());
+        let xcpt_store = m.reg("xcpt_store", 1, none());
+        Regs {
+            busy,
+            op,
+            amo_fn,
+            mode,
+            width,
+            unsigned,
+            base,
+            empty,
+            k,
+            left,
+            left_gt,
+            addr,
+            stride,
+            jump,
+            group_stride,
+            group_hop,
+            faulted,
+            xcpt_valid,
+            xcpt_addr,
+            xcpt_store,
+        }
+    }
+}
+
+/// `v > j` for j = S..=0, MSB first.
+fn gt_flags(v: &Value, s: u32) -> Value {
+    let flags: Vec<Value> = (0..=s).rev().map(|j| v.gt(&lit(v, j as u64, 32))).collect();
+    cat(&flags.iter().collect::<Vec<_>>())
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn build(
     m: &mut ModuleBuilder,
@@ -128,45 +213,25 @@ pub(super) fn build(
     vpaq: &Fifo,
 ) -> Seq {
     let s = p.slices();
+    let r = Regs::new(m, s);
+    accept(m, p, lane_id, cmd, &r);
+    walk(m, p, &r, vpq, vvaq, vsdq, vpaq);
+    Seq {
+        busy: r.busy,
+        xcpt_valid: r.xcpt_valid,
+        xcpt_addr: r.xcpt_addr,
+        xcpt_store: r.xcpt_store,
+    }
+}
+
+/// Accepts a command when the previous one has sent all its elements, taking the
+/// per-command products of the stride.
+fn accept(m: &mut ModuleBuilder, p: &HwachaParams, lane_id: &Value, cmd: &Bundle, r: &Regs) {
+    let s = p.slices();
     let strip = p.strip();
     let log_s = s.trailing_zeros();
     let log_strip = strip.trailing_zeros();
-
-    // The command and walk registers are datapath: loaded when a command is accepted
-    // and read only while it is (`busy`); the exception's address and kind only under
-    // `xcpt_valid`.
-    let none = || ResetValue::None;
-    let busy = m.reg("seq_busy", 1, false);
-    let op = m.reg("seq_op", 2, none());
-    let amo_fn = m.reg("seq_amo_fn", 4, none());
-    let mode = m.reg("seq_mode", 2, none());
-    let width = m.reg("seq_width", 2, none());
-    let unsigned = m.reg("seq_unsigned", 1, none());
-    let base = m.reg("seq_base", 64, none());
-    // The command has no elements; `left` is vlen - k, kept beside k so that no
-    // subtraction sits between k and the next address, and `left_gt` its comparisons
-    // with 0..=S, registered beside it so that no 32-bit compare sits between `left`
-    // and the step to the next address.
-    let empty = m.reg("seq_empty", 1, none());
-    let k = m.reg("seq_k", 32, none());
-    let left = m.reg("seq_left", 32, none());
-    let left_gt = m.reg("seq_left_gt", s + 1, none());
-    let gt_flags = |v: &Value| {
-        let flags: Vec<Value> = (0..=s).rev().map(|j| v.gt(&lit(v, j as u64, 32))).collect();
-        cat(&flags.iter().collect::<Vec<_>>())
-    };
-    let addr = m.reg("seq_addr", 64, none());
-    let stride = m.reg("seq_stride", 64, none());
-    let jump = m.reg("seq_jump", 64, none());
-    let group_stride = m.reg("seq_group_stride", 64, none());
-    let group_hop = m.reg("seq_group_hop", 64, none());
-    let faulted = m.reg("seq_faulted", 1, none());
-    let xcpt_valid = m.reg("xcpt_valid", 1, false);
-    let xcpt_addr = m.reg("xcpt_addr", 64, none());
-    let xcpt_store = m.reg("xcpt_store", 1, none());
-
-    // Accept a command when the previous one has sent all its elements.
-    m.connect(cmd.ready(), &!&busy);
+    m.connect(cmd.ready(), &!&r.busy);
     let c_mode = field(cmd, "mode");
     let c_width = field(cmd, "width");
     let c_stride = mux(
@@ -190,65 +255,80 @@ pub(super) fn build(
         ))
         .trunc(64);
     m.when(&cmd.fire(), |m| {
-        m.connect(&busy, &lit(&busy, 1, 1));
-        m.connect(&op, field(cmd, "op"));
-        m.connect(&amo_fn, field(cmd, "amo_fn"));
-        m.connect(&mode, c_mode);
-        m.connect(&width, c_width);
-        m.connect(&unsigned, field(cmd, "unsigned"));
-        m.connect(&base, field(cmd, "base"));
+        m.connect(&r.busy, &lit(&r.busy, 1, 1));
+        m.connect(&r.op, field(cmd, "op"));
+        m.connect(&r.amo_fn, field(cmd, "amo_fn"));
+        m.connect(&r.mode, c_mode);
+        m.connect(&r.width, c_width);
+        m.connect(&r.unsigned, field(cmd, "unsigned"));
+        m.connect(&r.base, field(cmd, "base"));
         let c_vlen = field(cmd, "vlen");
-        m.connect(&empty, &c_vlen.eq(&lit(c_vlen, 0, 32)));
-        m.connect(&k, &lit(&k, 0, 32));
-        m.connect(&left, c_vlen);
-        m.connect(&left_gt, &gt_flags(c_vlen));
-        m.connect(&addr, &start);
-        m.connect(&stride, &c_stride);
-        m.connect(&jump, &c_jump);
-        m.connect(&group_stride, &c_stride.shl(log_s));
-        m.connect(&group_hop, &c_group_hop);
-        m.connect(&faulted, &lit(&faulted, 0, 1));
+        m.connect(&r.empty, &c_vlen.eq(&lit(c_vlen, 0, 32)));
+        m.connect(&r.k, &lit(&r.k, 0, 32));
+        m.connect(&r.left, c_vlen);
+        m.connect(&r.left_gt, &gt_flags(c_vlen, s));
+        m.connect(&r.addr, &start);
+        m.connect(&r.stride, &c_stride);
+        m.connect(&r.jump, &c_jump);
+        m.connect(&r.group_stride, &c_stride.shl(log_s));
+        m.connect(&r.group_hop, &c_group_hop);
+        m.connect(&r.faulted, &lit(&r.faulted, 0, 1));
     });
+}
 
-    let is_amo = op.eq(&lit(&op, OP_AMO, 2));
-    let uses_vvaq = &is_amo | &mode.eq(&lit(&mode, MODE_INDEXED, 2));
-    let needs_data = op.ne(&lit(&op, OP_LOAD, 2));
+/// Walks the accepted command's elements into the VPAQ, an item per cycle.
+fn walk(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    r: &Regs,
+    vpq: &Fifo,
+    vvaq: &Fifo,
+    vsdq: &Fifo,
+    vpaq: &Fifo,
+) {
+    let s = p.slices();
+    let strip = p.strip();
+    let log_s = s.trailing_zeros();
+    let log_strip = strip.trailing_zeros();
+    let is_amo = r.op.eq(&lit(&r.op, OP_AMO, 2));
+    let uses_vvaq = &is_amo | &r.mode.eq(&lit(&r.mode, MODE_INDEXED, 2));
+    let needs_data = r.op.ne(&lit(&r.op, OP_LOAD, 2));
     // left == 1: left > 0 and not left > 1.
-    let last = &empty | &(&left_gt.bit(0) & &!&left_gt.bit(1));
+    let last = &r.empty | &(&r.left_gt.bit(0) & &!&r.left_gt.bit(1));
     // The element's slot in its group and whether it ends its group or lane strip.
     let slot = if s == 1 {
-        lit(&k, 0, 1)
+        lit(&r.k, 0, 1)
     } else {
-        k.trunc(log_s)
+        r.k.trunc(log_s)
     };
     let group_end = &last | &slot.eq(&lit(&slot, (s - 1) as u64, slot.width()));
     // With one lane the strips are adjacent in memory: no boundary to break at.
     let ends_strip = |low: u32| {
         if p.lanes == 1 {
-            lit(&k, 0, 1)
+            lit(&r.k, 0, 1)
         } else if strip == 1 << low {
-            lit(&k, 1, 1)
+            lit(&r.k, 1, 1)
         } else {
-            k.slice(log_strip - 1, low).and_r()
+            r.k.slice(log_strip - 1, low).and_r()
         }
     };
     let strip_end = ends_strip(0);
 
-    // Slots of the group below vlen; a unit-stride group, or a constant-stride one of no
+    // Slots of the group below vlen; a unit-r.stride group, or a constant-r.stride one of no
     // live active element, goes whole.
-    let live = left_gt.trunc(s);
+    let live = r.left_gt.trunc(s);
     let at_group = slot.eq(&lit(&slot, 0, slot.width()));
     let on_slots = &vpq.deq_bits() & &live;
-    let unit = &mode.eq(&lit(&mode, MODE_UNIT, 2)) & &!&is_amo;
-    let whole_group = &(&at_group & &(&unit | &!&on_slots.or_r())) & &!&(&uses_vvaq | &empty);
-    let partial = !&left_gt.bit(s - 1);
-    let group_count = mux(&partial, &left.trunc(4), &lit(&k, s as u64, 4));
+    let unit = &r.mode.eq(&lit(&r.mode, MODE_UNIT, 2)) & &!&is_amo;
+    let whole_group = &(&at_group & &(&unit | &!&on_slots.or_r())) & &!&(&uses_vvaq | &r.empty);
+    let partial = !&r.left_gt.bit(s - 1);
+    let group_count = mux(&partial, &r.left.trunc(4), &lit(&r.k, s as u64, 4));
     let group_strip_end = ends_strip(log_s);
 
     let inputs_ready =
         &(vpq.deq_valid() & (!&needs_data | vsdq.deq_valid())) & &(!&uses_vvaq | vvaq.deq_valid());
-    let fire = &(&busy & &vpaq.enq_ready()) & &(&empty | &inputs_ready);
-    let consume = &fire & &!&empty;
+    let fire = &(&r.busy & &vpaq.enq_ready()) & &(&r.empty | &inputs_ready);
+    let consume = &fire & &!&r.empty;
     let whole = &consume & &(&group_end | &whole_group);
     m.connect(&vpq.deq_ready(), &whole);
     m.connect(&vsdq.deq_ready(), &(&whole & &needs_data));
@@ -256,72 +336,65 @@ pub(super) fn build(
 
     let pred = vpq.deq_bits().dshr(&slot).bit(0);
     let data = vsdq.deq_bits().dshr(&slot.zext(log_s + 7).shl(6)).trunc(64);
-    let elem_addr = mux(&uses_vvaq, &Prefix.add(&base, &vvaq.deq_bits()), &addr);
-    let align = (elem_bytes(&width) - lit(&width, 1, 64)).trunc(3);
+    let elem_addr = mux(&uses_vvaq, &Prefix.add(&r.base, &vvaq.deq_bits()), &r.addr);
+    let align = (elem_bytes(&r.width) - lit(&r.width, 1, 64)).trunc(3);
     // A group's elements share the alignment of its first.
     let misaligned = (elem_addr.trunc(3) & align).or_r();
-    let go = &!&faulted & &!&empty;
+    let go = &!&r.faulted & &!&r.empty;
     let group_on = mux(&unit, &on_slots, &lit(&on_slots, 0, s));
     let ons = mux(&whole_group, &group_on, &(&pred & &go).zext(s));
     let ons = &ons & &go.repeat(s);
     let fault = &ons.or_r() & &misaligned;
-    let fault_addr = Prefix.add(&elem_addr, &priority_encode(&ons).zext(64).dshl(&width));
+    let fault_addr = Prefix.add(&elem_addr, &priority_encode(&ons).zext(64).dshl(&r.width));
 
     let e = Element {
-        k: k.clone(),
+        k: r.k.clone(),
         addr: elem_addr.clone(),
         active: &ons & &(!&misaligned).repeat(s),
         data: mux(&whole_group, &vsdq.deq_bits(), &data.zext(64 * s)),
-        last: mux(&whole_group, &!&left_gt.bit(s), &last),
-        count: mux(&whole_group, &group_count, &lit(&k, 1, 4)),
-        empty: empty.clone(),
+        last: mux(&whole_group, &!&r.left_gt.bit(s), &last),
+        count: mux(&whole_group, &group_count, &lit(&r.k, 1, 4)),
+        empty: r.empty.clone(),
         strip_end: mux(&whole_group, &group_strip_end, &strip_end),
-        op: op.clone(),
-        amo_fn: amo_fn.clone(),
-        width: width.clone(),
+        op: r.op.clone(),
+        amo_fn: r.amo_fn.clone(),
+        width: r.width.clone(),
         unit,
-        unsigned: unsigned.clone(),
+        unsigned: r.unsigned.clone(),
     };
     m.connect(&vpaq.enq_valid(), &fire);
     m.connect(&vpaq.enq_bits(), &e.pack());
 
-    m.connect(&xcpt_valid, &(&fire & &fault));
+    m.connect(&r.xcpt_valid, &(&fire & &fault));
     // Past a whole group: S strides, the last one a lane strip hop if it ends a strip
-    // (`group_hop`, a product taken with the command); past an element: a stride or a
-    // hop. No adder sits before the one into `addr` (a Kogge-Stone: `whole_group`
+    // (`r.group_hop`, a product taken with the command); past an element: a r.stride or a
+    // hop. No adder sits before the one into `r.addr` (a Kogge-Stone: `whole_group`
     // arrives late).
     let step = mux(
         &whole_group,
-        &mux(&group_strip_end, &group_hop, &group_stride),
-        &mux(&strip_end, &jump, &stride),
+        &mux(&group_strip_end, &r.group_hop, &r.group_stride),
+        &mux(&strip_end, &r.jump, &r.stride),
     );
     let item_last = e.last.clone();
     // An item counts S elements or 1, unless it is a partial group, the command's last
-    // (after it `k` and `left` are not read): both differences come straight from
+    // (after it `r.k` and `r.left` are not read): both differences come straight from
     // registers, the item's kind only selects.
-    let left_s = Prefix.sub(&left, &lit(&left, s as u64, 32)).0;
-    let left_1 = Prefix.sub(&left, &lit(&left, 1, 32)).0;
+    let left_s = Prefix.sub(&r.left, &lit(&r.left, s as u64, 32)).0;
+    let left_1 = Prefix.sub(&r.left, &lit(&r.left, 1, 32)).0;
     m.when(&fire, |m| {
-        let count = mux(&whole_group, &lit(&k, s as u64, 32), &lit(&k, 1, 32));
-        m.connect(&k, &Prefix.add(&k, &count));
-        m.connect(&left, &mux(&whole_group, &left_s, &left_1));
+        let count = mux(&whole_group, &lit(&r.k, s as u64, 32), &lit(&r.k, 1, 32));
+        m.connect(&r.k, &Prefix.add(&r.k, &count));
+        m.connect(&r.left, &mux(&whole_group, &left_s, &left_1));
         m.connect(
-            &left_gt,
-            &mux(&whole_group, &gt_flags(&left_s), &gt_flags(&left_1)),
+            &r.left_gt,
+            &mux(&whole_group, &gt_flags(&left_s, s), &gt_flags(&left_1, s)),
         );
-        m.connect(&addr, &Prefix.add(&addr, &step));
+        m.connect(&r.addr, &Prefix.add(&r.addr, &step));
         m.when(&fault, |m| {
-            m.connect(&faulted, &lit(&faulted, 1, 1));
-            m.connect(&xcpt_addr, &fault_addr);
-            m.connect(&xcpt_store, &needs_data);
+            m.connect(&r.faulted, &lit(&r.faulted, 1, 1));
+            m.connect(&r.xcpt_addr, &fault_addr);
+            m.connect(&r.xcpt_store, &needs_data);
         });
-        m.when(&item_last, |m| m.connect(&busy, &lit(&busy, 0, 1)));
+        m.when(&item_last, |m| m.connect(&r.busy, &lit(&r.busy, 0, 1)));
     });
-
-    Seq {
-        busy,
-        xcpt_valid,
-        xcpt_addr,
-        xcpt_store,
-    }
 }

@@ -19,7 +19,7 @@ use super::{field, lit, vsu, Fifo, BEAT_BYTES, OP_AMO, OP_STORE};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::{onehot_decode, popcount, priority_encode};
 use hdl::ir::addr_width;
-use hdl::{cat, mux, Bundle, MemStyle, ModuleBuilder, Value};
+use hdl::{cat, mux, Bundle, Mem, MemStyle, ModuleBuilder, Value};
 
 /// States: collecting elements, sending the beat.
 const COLLECT: u64 = 0;
@@ -32,6 +32,92 @@ pub struct Issue {
     pub busy: Value,
     pub done_load: Value,
     pub done_store: Value,
+}
+
+/// The issue unit's registers: the beat being collected or sent, the command's progress,
+/// the writes outstanding and the VLT's valid bits.
+struct Regs {
+    state: Value,
+    open: Value,
+    k0: Value,
+    addr: Value,
+    offset: Value,
+    active: Value,
+    high: Value,
+    mask: Value,
+    data: Value,
+    write: Value,
+    unit: Value,
+    width: Value,
+    unsigned: Value,
+    op: Value,
+    amo_fn: Value,
+    last: Value,
+    src: Value,
+    consumed: Value,
+    load_pending: Value,
+    writes: Value,
+    vlt_valid: Value,
+    done_store: Value,
+}
+
+impl Regs {
+    fn new(m: &mut ModuleBuilder, vlt_entries: u32) -> Regs {
+        let cw = addr_width(vlt_entries as u64 + 1);
+        Regs {
+            state: m.reg("iss_state", 2, COLLECT),
+            open: m.reg("beat_open", 1, false),
+            k0: m.reg("beat_k0", 32, 0u64),
+            addr: m.reg("beat_addr", 64, 0u64),
+            offset: m.reg("beat_offset", 4, 0u64),
+            active: m.reg("beat_active", BEAT_BYTES, 0u64),
+            high: m.reg("beat_high", 4, 0u64),
+            mask: m.reg("beat_mask", BEAT_BYTES, 0u64),
+            data: m.reg("beat_data", 8 * BEAT_BYTES, 0u64),
+            write: m.reg("beat_write", 1, false),
+            unit: m.reg("beat_unit", 1, false),
+            width: m.reg("beat_width", 2, 0u64),
+            unsigned: m.reg("beat_unsigned", 1, false),
+            op: m.reg("beat_op", 2, 0u64),
+            amo_fn: m.reg("beat_amo_fn", 4, 0u64),
+            last: m.reg("beat_last", 1, false),
+            src: m.reg("beat_src", 64, 0u64),
+            consumed: m.reg("item_consumed", 4, 0u64),
+            load_pending: m.reg("load_pending", 1, false),
+            writes: m.reg("writes_out", cw, 0u64),
+            vlt_valid: m.reg("vlt_valid", vlt_entries, 0u64),
+            done_store: m.reg("done_store_r", 1, false),
+        }
+    }
+
+    fn in_state(&self, v: u64) -> Value {
+        self.state.eq(&lit(&self.state, v, 2))
+    }
+
+    /// A command's last beat is done: a store is complete, a load or AMO has to write
+    /// back what is still outstanding.
+    fn finish(&self, m: &mut ModuleBuilder, last: &Value, op: &Value) {
+        m.when(last, |m| {
+            m.when(&is_op(op, OP_STORE), |m| {
+                m.connect(&self.done_store, &lit(&self.done_store, 1, 1))
+            })
+            .otherwise(|m| m.connect(&self.load_pending, &lit(&self.load_pending, 1, 1)));
+        });
+    }
+}
+
+fn is_op(o: &Value, v: u64) -> Value {
+    o.eq(&lit(o, v, 2))
+}
+
+/// The VLT: the description of each outstanding load request, by tag.
+struct Vlt {
+    n: u32,
+    aw: u32,
+    mem: Mem,
+    valid: Value,
+    free_valid: Value,
+    free_idx: Value,
 }
 
 pub(super) fn build(
@@ -49,134 +135,186 @@ pub(super) fn build(
     let write_tag = lit(field(req, "tag"), n as u64, tb);
     let cw = addr_width(n as u64 + 1);
 
-    let state = m.reg("iss_state", 2, COLLECT);
-    let open = m.reg("beat_open", 1, false);
-    let k0 = m.reg("beat_k0", 32, 0u64);
-    let addr = m.reg("beat_addr", 64, 0u64);
-    let offset = m.reg("beat_offset", 4, 0u64);
-    let active = m.reg("beat_active", BEAT_BYTES, 0u64);
-    let high = m.reg("beat_high", 4, 0u64);
-    let mask = m.reg("beat_mask", BEAT_BYTES, 0u64);
-    let data = m.reg("beat_data", 8 * BEAT_BYTES, 0u64);
-    let write = m.reg("beat_write", 1, false);
-    let unit = m.reg("beat_unit", 1, false);
-    let width = m.reg("beat_width", 2, 0u64);
-    let unsigned = m.reg("beat_unsigned", 1, false);
-    let op = m.reg("beat_op", 2, 0u64);
-    let amo_fn = m.reg("beat_amo_fn", 4, 0u64);
-    let last = m.reg("beat_last", 1, false);
-    let src = m.reg("beat_src", 64, 0u64);
-    let consumed = m.reg("item_consumed", 4, 0u64);
-    let load_pending = m.reg("load_pending", 1, false);
-    let writes = m.reg("writes_out", cw, 0u64);
-    let vlt_valid = m.reg("vlt_valid", n, 0u64);
-    let done_store = m.reg("done_store_r", 1, false);
-
-    let vlt = m.mem(
-        "vlt",
-        n as u64,
-        VltEntry::width(K0_BITS),
-        MemStyle::Inferred,
-    );
-    let free_valid = m.wire("vlt_free_valid", 1);
-    let free_idx = m.wire("vlt_free_idx", aw);
-
-    let in_state = |v: u64| state.eq(&lit(&state, v, 2));
-    let is_op = |o: &Value, v: u64| o.eq(&lit(o, v, 2));
-
-    // A command's last beat is done: a store is complete, a load or AMO has to write
-    // back what is still outstanding.
-    let finish = |m: &mut ModuleBuilder, last: &Value, op: &Value| {
-        m.when(last, |m| {
-            m.when(&is_op(op, OP_STORE), |m| {
-                m.connect(&done_store, &lit(&done_store, 1, 1))
-            })
-            .otherwise(|m| m.connect(&load_pending, &lit(&load_pending, 1, 1)));
-        });
+    let b = Regs::new(m, n);
+    let writes = b.writes.clone();
+    let done_store = b.done_store.clone();
+    let vlt = Vlt {
+        n,
+        aw,
+        mem: m.mem(
+            "vlt",
+            n as u64,
+            VltEntry::width(K0_BITS),
+            MemStyle::Inferred,
+        ),
+        valid: b.vlt_valid.clone(),
+        free_valid: m.wire("vlt_free_valid", 1),
+        free_idx: m.wire("vlt_free_idx", aw),
     };
 
-    // Responses: writes are counted, reads go to the VLDQ.
+    let ack = responses(m, resp, vldq, &vlt, retire, &write_tag);
+
+    // Loads and AMOs retire in command order: one writes back at a time.
+    let vlt_empty = !&vlt.valid.or_r();
+    let done_load = &(&(&b.load_pending & &vlt_empty) & &!&vldq.nonempty()) & &retire.settled;
+    m.connect(&retire.clear, &done_load);
+    m.connect(&done_store, &lit(&done_store, 0, 1));
+    m.when(&done_load, |m| {
+        m.connect(&b.load_pending, &lit(&b.load_pending, 0, 1))
+    });
+
+    let (sent, alloc) = send(m, &b, req, &vlt, &writes, &write_tag);
+    collect(m, p, &b, vpaq, retire, &sent);
+
+    let wrote = (&sent & &b.write).zext(cw);
+    let acked = (&resp.fire() & &ack).zext(cw);
+    m.connect(&writes, &(&(&writes + &wrote) - &acked));
+
+    let set = mux(
+        &(&sent & &!&b.write),
+        &onehot_decode(&alloc, n),
+        &lit(&vlt.valid, 0, n),
+    );
+    let clear = mux(
+        &vlt.free_valid,
+        &onehot_decode(&vlt.free_idx, n),
+        &lit(&vlt.valid, 0, n),
+    );
+    m.connect(&vlt.valid, &(&(&vlt.valid | &set) & &!&clear));
+
+    // Busy until the last done is signalled (a store of no request ends with its pulse).
+    let busy = [
+        &b.open,
+        &!&b.in_state(COLLECT),
+        &b.load_pending,
+        &!&vlt_empty,
+        &done_store,
+    ]
+    .into_iter()
+    .fold(writes.or_r(), |a, b| &a | b);
+    Issue {
+        vlt_free_valid: vlt.free_valid,
+        vlt_free_idx: vlt.free_idx,
+        busy,
+        done_load,
+        done_store,
+    }
+}
+
+/// Responses: writes are counted, reads go to the VLDQ. Returns whether the response is
+/// a write's acknowledgement.
+fn responses(
+    m: &mut ModuleBuilder,
+    resp: &Bundle,
+    vldq: &Fifo,
+    vlt: &Vlt,
+    retire: &Retire,
+    write_tag: &Value,
+) -> Value {
     let resp_tag = field(resp, "tag");
-    let ack = resp_tag.eq(&write_tag);
+    let ack = resp_tag.eq(write_tag);
     m.connect(resp.ready(), &(&ack | &vldq.enq_ready()));
     m.connect(&vldq.enq_valid(), &(resp.valid() & &!&ack));
     // Each read response takes its VLT entry along, `k0` made whole, so that the VLU
     // reads everything from the VLDQ's head.
-    let mut looked_up = VltEntry::unpack(&m.read(&vlt, &resp_tag.trunc(aw)), K0_BITS);
+    let mut looked_up = VltEntry::unpack(&m.read(&vlt.mem, &resp_tag.trunc(vlt.aw)), K0_BITS);
     looked_up.k0 = retire.k0(&looked_up.k0);
     m.connect(
         &vldq.enq_bits(),
-        &cat(&[&looked_up.pack(), field(resp, "data"), &resp_tag.trunc(aw)]),
+        &cat(&[
+            &looked_up.pack(),
+            field(resp, "data"),
+            &resp_tag.trunc(vlt.aw),
+        ]),
     );
+    ack
+}
 
-    // Loads and AMOs retire in command order: one writes back at a time.
-    let vlt_empty = !&vlt_valid.or_r();
-    let done_load = &(&(&load_pending & &vlt_empty) & &!&vldq.nonempty()) & &retire.settled;
-    m.connect(&retire.clear, &done_load);
-    m.connect(&done_store, &lit(&done_store, 0, 1));
-    m.when(&done_load, |m| {
-        m.connect(&load_pending, &lit(&load_pending, 0, 1))
-    });
-
-    // Send.
-    let free = !&vlt_valid;
+/// Sends the collected beat; a load takes the lowest free VLT entry as its tag. Returns
+/// the request's fire and that entry.
+fn send(
+    m: &mut ModuleBuilder,
+    b: &Regs,
+    req: &Bundle,
+    vlt: &Vlt,
+    writes: &Value,
+    write_tag: &Value,
+) -> (Value, Value) {
+    let (n, tb, cw) = (vlt.n, write_tag.width(), writes.width());
+    let free = !&vlt.valid;
     let alloc = priority_encode(&free);
     let can = mux(
-        &write,
-        &writes.lt(&lit(&writes, n as u64, cw)),
+        &b.write,
+        &writes.lt(&lit(writes, n as u64, cw)),
         &free.or_r(),
     );
-    m.connect(req.valid(), &(&in_state(SEND) & &can));
-    let line = &addr & &!&lit(&addr, (BEAT_BYTES - 1) as u64, 64);
+    m.connect(req.valid(), &(&b.in_state(SEND) & &can));
+    let line = &b.addr & &!&lit(&b.addr, (BEAT_BYTES - 1) as u64, 64);
     m.connect(
         field(req, "addr"),
-        &mux(&unit, &line, &addr).trunc(field(req, "addr").width()),
+        &mux(&b.unit, &line, &b.addr).trunc(field(req, "addr").width()),
     );
-    let is_amo = is_op(&op, OP_AMO);
-    m.connect(field(req, "write"), &(&write | &is_amo));
-    let placed = vsu::place(&offset, &width, &src);
-    m.connect(field(req, "data"), &mux(&is_amo, &placed.data, &data));
-    m.connect(field(req, "mask"), &mux(&is_amo, &placed.mask, &mask));
-    let amo_code = &amo_fn.zext(4) + &lit(&amo_fn, 1, 4);
+    let is_amo = is_op(&b.op, OP_AMO);
+    m.connect(field(req, "write"), &(&b.write | &is_amo));
+    let placed = vsu::place(&b.offset, &b.width, &b.src);
+    m.connect(field(req, "data"), &mux(&is_amo, &placed.data, &b.data));
+    m.connect(field(req, "mask"), &mux(&is_amo, &placed.mask, &b.mask));
+    let amo_code = &b.amo_fn.zext(4) + &lit(&b.amo_fn, 1, 4);
     m.connect(
         field(req, "amo"),
-        &mux(&is_amo, &amo_code, &lit(&amo_fn, 0, 4)),
+        &mux(&is_amo, &amo_code, &lit(&b.amo_fn, 0, 4)),
     );
     let size_w = field(req, "size").width();
-    let beat_size = lit(&width, BEAT_BYTES.trailing_zeros() as u64, size_w);
+    let beat_size = lit(&b.width, BEAT_BYTES.trailing_zeros() as u64, size_w);
     m.connect(
         field(req, "size"),
-        &mux(&unit, &beat_size, &width.zext(size_w)),
+        &mux(&b.unit, &beat_size, &b.width.zext(size_w)),
     );
-    m.connect(field(req, "tag"), &mux(&write, &write_tag, &alloc.zext(tb)));
+    m.connect(
+        field(req, "tag"),
+        &mux(&b.write, write_tag, &alloc.zext(tb)),
+    );
     let sent = req.fire();
     m.when(&sent, |m| {
-        m.when(&write, |m| m.connect(&state, &lit(&state, COLLECT, 2)))
-            .otherwise(|m| {
-                let entry = VltEntry {
-                    k0: k0.trunc(K0_BITS),
-                    active: active.clone(),
-                    high: high.clone(),
-                    offset: offset.clone(),
-                    width: width.clone(),
-                    unsigned: unsigned.clone(),
-                };
-                m.write(&vlt, &alloc, &entry.pack());
-                m.connect(&state, &lit(&state, COLLECT, 2));
-            });
-        finish(m, &last, &op);
+        m.when(&b.write, |m| {
+            m.connect(&b.state, &lit(&b.state, COLLECT, 2))
+        })
+        .otherwise(|m| {
+            let entry = VltEntry {
+                k0: b.k0.trunc(K0_BITS),
+                active: b.active.clone(),
+                high: b.high.clone(),
+                offset: b.offset.clone(),
+                width: b.width.clone(),
+                unsigned: b.unsigned.clone(),
+            };
+            m.write(&vlt.mem, &alloc, &entry.pack());
+            m.connect(&b.state, &lit(&b.state, COLLECT, 2));
+        });
+        b.finish(m, &b.last, &b.op);
     });
+    (sent, alloc)
+}
 
-    // Collect: the slots of the head item that fall in the beat being collected; an item
-    // running on into the next beat stays for the rest (`consumed` slots are done).
+/// Collect: the slots of the head item that fall in the beat being collected; an item
+/// running on into the next beat stays for the rest (`consumed` slots are done).
+fn collect(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    b: &Regs,
+    vpaq: &Fifo,
+    retire: &Retire,
+    sent: &Value,
+) {
     let s = p.slices();
+    let consumed = &b.consumed;
     let e = Element::unpack(&vpaq.deq_bits(), s);
     let is_store = is_op(&e.op, OP_STORE);
     // A beat that is not its command's last makes way for the next in the cycle it is
     // sent (after a last one, the two might both complete commands in one cycle).
-    let next_beat = &sent & &!&last;
-    let may_step = &(&in_state(COLLECT) | &next_beat)
-        & &(&is_store | &(&!&load_pending & &retire.covers(&e.k, &e.count)));
+    let next_beat = sent & &!&b.last;
+    let may_step = &(&b.in_state(COLLECT) | &next_beat)
+        & &(&is_store | &(&!&b.load_pending & &retire.covers(&e.k, &e.count)));
     let step = &may_step & &vpaq.deq_valid();
     // Slot j's byte from the start of the first slot's beat: beat `rel >> 4`, byte `rel & 15`.
     let first_byte = e.addr.trunc(4).zext(7);
@@ -186,7 +324,7 @@ pub(super) fn build(
     let at_consumed = |vals: &[Value]| {
         (1..s).fold(vals[0].clone(), |acc, j| {
             mux(
-                &consumed.eq(&lit(&consumed, j as u64, 4)),
+                &consumed.eq(&lit(consumed, j as u64, 4)),
                 &vals[j as usize],
                 &acc,
             )
@@ -197,7 +335,7 @@ pub(super) fn build(
     let mut here = Vec::new();
     let mut beyond = lit(&current, 0, 1);
     for j in 0..s {
-        let jv = lit(&consumed, j as u64, 4);
+        let jv = lit(consumed, j as u64, 4);
         let valid = &e.count.gt(&jv) & &consumed.le(&jv);
         let same = &beat_of[j as usize].eq(&current) | &!&e.unit;
         beyond = &beyond | &(&valid & &!&same);
@@ -214,21 +352,21 @@ pub(super) fn build(
     m.connect(&retire.skip_k, &e.k);
     m.connect(&retire.skip_mask, &skip_mask);
 
-    let fresh = !&open;
+    let fresh = !&b.open;
     let zero = |v: &Value| lit(v, 0, v.width());
     let keep = |v: &Value| mux(&fresh, &zero(v), v);
-    let first = mux(&fresh, &(&e.k + &consumed.zext(32)), &k0);
-    let mut new_active = keep(&active);
-    let mut new_mask = keep(&mask);
-    let mut new_data = keep(&data);
-    let mut new_high = keep(&high);
+    let first = mux(&fresh, &(&e.k + &consumed.zext(32)), &b.k0);
+    let mut new_active = keep(&b.active);
+    let mut new_mask = keep(&b.mask);
+    let mut new_data = keep(&b.data);
+    let mut new_high = keep(&b.high);
     for j in 0..s {
         let act = &here[j as usize] & &e.active.bit(j);
         let idx = (&(&e.k + &lit(&e.k, j as u64, 32)) - &first).trunc(4);
         let slot_data = e.data.slice(64 * j + 63, 64 * j);
         let placed = vsu::place(&rel[j as usize].trunc(4), &e.width, &slot_data);
         let on = |v: &Value| &act.repeat(v.width()) & v;
-        new_active = &new_active | &on(&lit(&active, 1, BEAT_BYTES).dshl(&idx));
+        new_active = &new_active | &on(&lit(&b.active, 1, BEAT_BYTES).dshl(&idx));
         new_mask = &new_mask | &on(&placed.mask);
         new_data = &new_data | &on(&placed.data);
         new_high = mux(&act, &idx, &new_high);
@@ -241,65 +379,34 @@ pub(super) fn build(
         .into_iter()
         .fold(beat_end, |a, b| &a | b);
     m.when(&step, |m| {
-        m.connect(&open, &!&close);
-        m.connect(&k0, &first);
+        m.connect(&b.open, &!&close);
+        m.connect(&b.k0, &first);
         let consumed_addr = &e.addr + &consumed.zext(64).dshl(&e.width);
-        m.connect(&addr, &mux(&fresh, &consumed_addr, &addr));
-        m.connect(&offset, &mux(&fresh, &at_consumed(&rel).trunc(4), &offset));
-        m.connect(&active, &new_active);
-        m.connect(&high, &new_high);
-        m.connect(&mask, &new_mask);
-        m.connect(&data, &new_data);
-        m.connect(&write, &is_store);
-        m.connect(&unit, &e.unit);
-        m.connect(&width, &e.width);
-        m.connect(&unsigned, &e.unsigned);
-        m.connect(&op, &e.op);
-        m.connect(&amo_fn, &e.amo_fn);
-        m.connect(&last, &item_last);
-        m.connect(&src, &e.data.trunc(64));
+        m.connect(&b.addr, &mux(&fresh, &consumed_addr, &b.addr));
+        m.connect(
+            &b.offset,
+            &mux(&fresh, &at_consumed(&rel).trunc(4), &b.offset),
+        );
+        m.connect(&b.active, &new_active);
+        m.connect(&b.high, &new_high);
+        m.connect(&b.mask, &new_mask);
+        m.connect(&b.data, &new_data);
+        m.connect(&b.write, &is_store);
+        m.connect(&b.unit, &e.unit);
+        m.connect(&b.width, &e.width);
+        m.connect(&b.unsigned, &e.unsigned);
+        m.connect(&b.op, &e.op);
+        m.connect(&b.amo_fn, &e.amo_fn);
+        m.connect(&b.last, &item_last);
+        m.connect(&b.src, &e.data.trunc(64));
         let slots_here = popcount(&cat(&here.iter().rev().collect::<Vec<_>>()));
-        let after = &consumed + &slots_here.zext(4).trunc(4);
-        m.connect(&consumed, &mux(&beyond, &after, &zero(&consumed)));
+        let after = consumed + &slots_here.zext(4).trunc(4);
+        m.connect(consumed, &mux(&beyond, &after, &zero(consumed)));
         m.when(&close, |m| {
             m.when(&new_active.or_r(), |m| {
-                m.connect(&state, &lit(&state, SEND, 2))
+                m.connect(&b.state, &lit(&b.state, SEND, 2))
             })
-            .otherwise(|m| finish(m, &item_last, &e.op));
+            .otherwise(|m| b.finish(m, &item_last, &e.op));
         });
     });
-
-    let wrote = (&sent & &write).zext(cw);
-    let acked = (&resp.fire() & &ack).zext(cw);
-    m.connect(&writes, &(&(&writes + &wrote) - &acked));
-
-    let set = mux(
-        &(&sent & &!&write),
-        &onehot_decode(&alloc, n),
-        &lit(&vlt_valid, 0, n),
-    );
-    let clear = mux(
-        &free_valid,
-        &onehot_decode(&free_idx, n),
-        &lit(&vlt_valid, 0, n),
-    );
-    m.connect(&vlt_valid, &(&(&vlt_valid | &set) & &!&clear));
-
-    // Busy until the last done is signalled (a store of no request ends with its pulse).
-    let busy = [
-        &open,
-        &!&in_state(COLLECT),
-        &load_pending,
-        &!&vlt_empty,
-        &done_store,
-    ]
-    .into_iter()
-    .fold(writes.or_r(), |a, b| &a | b);
-    Issue {
-        vlt_free_valid: free_valid,
-        vlt_free_idx: free_idx,
-        busy,
-        done_load,
-        done_store,
-    }
 }
