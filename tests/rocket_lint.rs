@@ -64,7 +64,8 @@ fn muldiv_shapes() -> Vec<MulDivParams> {
                     mul_stages: 1,
                     div_bits_per_cycle: div,
                     adders,
-                    registered_result: adders == Style::Prefix,
+                    // Each style with and without the registered result.
+                    registered_result: (adders == Style::Prefix) != (div == 4),
                 });
             }
         }

@@ -219,8 +219,9 @@ fn latency(m: &mut Model, op: MOp) -> u64 {
 }
 
 /// The shapes checked, each adder style among them (`adders`: the engine's Wallace tree
-/// and prefix adders, or Yosys's `*`, `+` and `-`), the prefix ones with the result
-/// registered (as the Rocket tile builds it), the inferred ones without (as Hwacha does).
+/// and prefix adders, or Yosys's `*`, `+` and `-`), each with and without the result
+/// registered (the iterative ones with, as the Rocket tile builds them; the pipelined
+/// ones without, as Hwacha does).
 fn shapes() -> Vec<MulDivParams> {
     let it = |mb, db, adders| MulDivParams {
         mul: MulKind::Iterative,
@@ -228,7 +229,7 @@ fn shapes() -> Vec<MulDivParams> {
         mul_stages: 1,
         div_bits_per_cycle: db,
         adders,
-        registered_result: adders == Style::Prefix,
+        registered_result: true,
     };
     let pipe = |stages, db, adders| MulDivParams {
         mul: MulKind::Pipelined,
@@ -236,7 +237,7 @@ fn shapes() -> Vec<MulDivParams> {
         mul_stages: stages,
         div_bits_per_cycle: db,
         adders,
-        registered_result: adders == Style::Prefix,
+        registered_result: false,
     };
     let (prefix, inferred) = (Style::Prefix, Style::Inferred);
     vec![
