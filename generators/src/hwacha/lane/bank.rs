@@ -126,10 +126,12 @@ struct QueuedWrite {
     q_width: Value,
 }
 
-/// One bank: the read, fop and write stages of Figure 8.7 around its SRAM slice.
-pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
-    let mut m = ModuleBuilder::new("Bank");
-    let io = bank_io(&mut m, p);
+/// One bank: the read, fop and write stages of Figure 8.7 around its SRAM slice. The
+/// last bank (`last`, module `BankLast`) passes no micro-op on: it has no `next_*` ports
+/// and registers.
+pub fn bank(p: &HwachaParams, last: bool) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new(if last { "BankLast" } else { "Bank" });
+    let io = bank_io(&mut m, p, last);
     let (vrf, opl) = sram_read(&mut m, p, &io);
     let fs = fop_stage(&mut m, p, &io, &opl);
     crossbar_port(&mut m, &io, &fs);
@@ -139,8 +141,9 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.finish()
 }
 
-/// The bank's ports, and the micro-op registers passing each stage on to the next bank.
-fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams) -> BankIo {
+/// The bank's ports, and (unless `last`) the micro-op registers passing each stage on to
+/// the next bank.
+fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams, last: bool) -> BankIo {
     let s = p.slices();
     let id_bits = addr_width(p.banks as u64).max(1);
     let bank_id = m.input("bank_id", id_bits);
@@ -148,11 +151,12 @@ fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams) -> BankIo {
     let read = m.io("read", Dir::In, &read_s);
     let fop = m.io("fop", Dir::In, &fop_s);
     let write = m.io("write", Dir::In, &write_s);
-    for (name, shape, b) in [
+    let next = [
         ("next_read", &read_s, &read),
         ("next_fop", &fop_s, &fop),
         ("next_write", &write_s, &write),
-    ] {
+    ];
+    for (name, shape, b) in next.into_iter().filter(|_| !last) {
         let out = m.io(name, Dir::Out, shape);
         let r = uop_regs(m, name, shape);
         m.connect_bundle(&r, b);
