@@ -22,7 +22,8 @@ use verification::tb::memory::{MemConfig, MemPort, MemoryModel};
 use verification::verilator::{Model, Options};
 
 /// 1, 2 and 4 lanes with the thesis's 8 sequencer slots, and 2 lanes with a small
-/// 4-slot sequencer (with `ACCELGEN_LONG`, every lane count with both sizes).
+/// 4-slot sequencer and 3-entry read and 4-entry write queues per bank (with
+/// `ACCELGEN_LONG`, every lane count with both sizes).
 fn configs() -> Vec<HwachaParams> {
     let mut shapes = vec![(1, 8), (2, 8), (4, 8), (2, 4)];
     if long() {
@@ -34,6 +35,19 @@ fn configs() -> Vec<HwachaParams> {
             lanes,
             seq_entries,
             ..HwachaParams::default()
+        })
+        .map(|p| {
+            // The 4-slot shape keeps deeper bank queues than the defaults (2), the read
+            // queue not a power of two.
+            if p.seq_entries == 4 {
+                HwachaParams {
+                    brq_entries: 3,
+                    bwq_entries: 4,
+                    ..p
+                }
+            } else {
+                p
+            }
         })
         .collect()
 }

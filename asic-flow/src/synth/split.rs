@@ -51,6 +51,7 @@ impl Category {
 /// module not listed takes its parent's.
 pub const HWACHA_CATEGORIES: &[(&str, Category)] = &[
     ("Bank", Category::Banks),
+    ("BankLast", Category::Banks),
     ("IMul", Category::FunctionalUnits),
     ("IDiv", Category::FunctionalUnits),
     ("Expander", Category::Control),

@@ -1,7 +1,8 @@
 //! One bank of the lane's systolic datapath (Figures 8.6, 8.7): a 1R1W SRAM slice of the
-//! vector register file, a slice of the predicate register file (one read port per
-//! predicate a micro-op needs, one write port), two operand latches, the local ALU and
-//! PLU, the bank's port onto the operand crossbar, and the write-back mux.
+//! vector register file, a slice of the predicate register file (three read ports: the
+//! guard, which vpop does not have, doubles as vpop's first source; one write port), two
+//! operand latches, the local ALU and PLU, the bank's port onto the operand crossbar, and
+//! the write-back mux.
 //!
 //! Micro-ops arrive from the expander (bank 0) or the previous bank and leave registered
 //! to the next bank, so bank `b` executes every micro-op `b` cycles after bank 0. Timing
@@ -125,10 +126,12 @@ struct QueuedWrite {
     q_width: Value,
 }
 
-/// One bank: the read, fop and write stages of Figure 8.7 around its SRAM slice.
-pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
-    let mut m = ModuleBuilder::new("Bank");
-    let io = bank_io(&mut m, p);
+/// One bank: the read, fop and write stages of Figure 8.7 around its SRAM slice. The
+/// last bank (`last`, module `BankLast`) passes no micro-op on: it has no `next_*` ports
+/// and registers.
+pub fn bank(p: &HwachaParams, last: bool) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new(if last { "BankLast" } else { "Bank" });
+    let io = bank_io(&mut m, p, last);
     let (vrf, opl) = sram_read(&mut m, p, &io);
     let fs = fop_stage(&mut m, p, &io, &opl);
     crossbar_port(&mut m, &io, &fs);
@@ -138,8 +141,9 @@ pub fn bank(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.finish()
 }
 
-/// The bank's ports, and the micro-op registers passing each stage on to the next bank.
-fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams) -> BankIo {
+/// The bank's ports, and (unless `last`) the micro-op registers passing each stage on to
+/// the next bank.
+fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams, last: bool) -> BankIo {
     let s = p.slices();
     let id_bits = addr_width(p.banks as u64).max(1);
     let bank_id = m.input("bank_id", id_bits);
@@ -147,11 +151,12 @@ fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams) -> BankIo {
     let read = m.io("read", Dir::In, &read_s);
     let fop = m.io("fop", Dir::In, &fop_s);
     let write = m.io("write", Dir::In, &write_s);
-    for (name, shape, b) in [
+    let next = [
         ("next_read", &read_s, &read),
         ("next_fop", &fop_s, &fop),
         ("next_write", &write_s, &write),
-    ] {
+    ];
+    for (name, shape, b) in next.into_iter().filter(|_| !last) {
         let out = m.io(name, Dir::Out, shape);
         let r = uop_regs(m, name, shape);
         m.connect_bundle(&r, b);
@@ -214,11 +219,12 @@ fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]
     let f = |n: &str| io.fop.get(n).value().clone();
     let a = f("rs1_v").mux(&opl[0], &f("s1").repeat(s));
     let b = f("rs2_v").mux(&opl[1], &f("s2").repeat(s));
+    // Three read ports: the guard, which is the PLU's first source (`uop::fop_uop`),
+    // and the PLU's other two sources.
     let prf = m.mem("prf", p.pred_entries as u64, s, MemStyle::Inferred);
     let guard = m.read(&prf, &f("pred"));
-    let ps: Vec<Value> = ["ps1", "ps2", "ps3"]
-        .iter()
-        .map(|n| m.read(&prf, &f(n)))
+    let ps: Vec<Value> = std::iter::once(guard.clone())
+        .chain(["ps2", "ps3"].iter().map(|n| m.read(&prf, &f(n))))
         .collect();
     let first = io.bank_id.zext(32).shl(s.trailing_zeros());
     let (mut alu_out, mut plu_out, mut mask, mut present) = (vec![], vec![], vec![], vec![]);

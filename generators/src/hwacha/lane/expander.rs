@@ -24,7 +24,7 @@
 use super::uop::{fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, uop_regs, write_uop};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::onehot_mux;
-use hdl::{Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
+use hdl::{Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value};
 use std::rc::Rc;
 
 /// Slots: the latest write is at `f + latency` with `f` at most 3.
@@ -105,12 +105,14 @@ struct View {
     xbar: Value,
 }
 
-/// Whether the fop micro-op `fop` reads predicate row `row`.
+/// Whether the fop micro-op `fop` reads predicate row `row` (a PLU fop's `pred` is its
+/// first source, `uop::fop_uop`).
 fn reads_pred(fop: &Bundle, row: &Value) -> Value {
     let g = |n: &str| fop.get(n).value().clone();
-    let guard = &g("pred_on") & &g("pred").eq(row);
-    let sources = &(&g("ps1").eq(row) | &g("ps2").eq(row)) | &g("ps3").eq(row);
-    &g("valid") & &(&guard | &(&unit::is(&g("unit"), unit::PLU) & &sources))
+    let plu = unit::is(&g("unit"), unit::PLU);
+    let first = &(&g("pred_on") | &plu) & &g("pred").eq(row);
+    let sources = &g("ps2").eq(row) | &g("ps3").eq(row);
+    &g("valid") & &(&first | &(&plu & &sources))
 }
 
 /// The crossbar cycles an operation takes: B from its fop slot, for crossbar units.
@@ -186,6 +188,52 @@ fn picked(m: &mut ModuleBuilder, p: &HwachaParams, pick: &Value, cands: &[Bundle
     op
 }
 
+/// The registers of fop slot `t`, as `uop::uop_regs`'s but for the scalars: a fop is
+/// placed at slot `f = 1 + vector operands`, so one at slot 3 has no scalar operand (its
+/// `s1`/`s2` read zero, no registers) and one at slot 2 has one: a single register
+/// `fop2_s` holds it and reads as both `s1` and `s2` (a bank reads `s1` only for a
+/// scalar operand 1 and `s2` only for a scalar operand 2).
+fn fop_slot(m: &mut ModuleBuilder, shape: &Shape, t: u32) -> Bundle {
+    let Shape::Bundle(fields) = shape else {
+        unreachable!("micro-ops are flat bundles")
+    };
+    let shared = (t == 2).then(|| m.reg(&format!("fop{t}_s"), 64, ResetValue::None));
+    let leaves = fields
+        .iter()
+        .map(|f| {
+            let Shape::UInt(w) = f.shape else {
+                unreachable!("micro-op fields are plain bits")
+            };
+            let n = format!("fop{t}_{}", f.name);
+            let reg = match (f.name.as_str(), &shared) {
+                ("s1" | "s2", Some(s)) => s.clone(),
+                ("s1" | "s2", None) if t > 2 => m.lit(0, w),
+                ("valid", _) => m.reg(&n, w, 0u64),
+                _ => m.reg(&n, w, ResetValue::None),
+            };
+            (f.name.clone(), false, Bundle::Leaf(reg))
+        })
+        .collect();
+    Bundle::Fields(leaves)
+}
+
+/// Loads fop slot `t`'s registers (`fop_slot`) from `fo`.
+fn connect_fop(m: &mut ModuleBuilder, shape: &Shape, t: u32, reg: &Bundle, fo: &Bundle) {
+    for (name, ..) in shape.leaves("") {
+        let name = &name[1..];
+        let (r, v) = (reg.get(name).value(), fo.get(name).value());
+        match (name, t) {
+            ("s1" | "s2", 3..) | ("s2", 2) => {}
+            // The scalar operand: operand 2's when operand 1 is a vector register.
+            ("s1", 2) => {
+                let rs1_v = fo.get("rs1_v").value();
+                m.connect(r, &rs1_v.mux(fo.get("s2").value(), v));
+            }
+            _ => m.connect(r, v),
+        }
+    }
+}
+
 /// Ports: `cand_<i>` (valid + sequencer operation) for `candidates` candidates and
 /// `pick` (one-hot, only among `ok`) in; `ok`, bank 0's micro-ops `read`/`fop`/`write`
 /// and `busy` (micro-ops still to be executed by some bank) out.
@@ -210,7 +258,9 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
             .collect()
     };
     let reads = regs(&mut m, "read", &read_s, READ_SLOTS as usize);
-    let fops = regs(&mut m, "fop", &fop_s, FOP_SLOTS as usize);
+    let fops: Vec<Bundle> = (0..FOP_SLOTS)
+        .map(|t| fop_slot(&mut m, &fop_s, t))
+        .collect();
     let writes = regs(&mut m, "write", &write_s, n);
     // The crossbar is taken from the fop slot of bank 0 to that of the last bank.
     let xbar_len = (n + p.banks as usize) as u32;
@@ -265,7 +315,11 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
     m.connect(new_fop.get("valid").value(), &one);
     for (name, ..) in fop_s.leaves("").iter().skip(1) {
         let name = &name[1..];
-        m.connect(new_fop.get(name).value(), &o(name));
+        let v = match name {
+            "pred" => chosen.plu.mux(&o("ps1"), &o("pred")),
+            _ => o(name),
+        };
+        m.connect(new_fop.get(name).value(), &v);
     }
     let new_write = m.wire_bundle("new_write", &write_s);
     m.connect(new_write.get("valid").value(), &one);
@@ -287,7 +341,7 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
         }
         if let Some(reg) = fops.get(t) {
             let fo = Bundle::mux(&(&fire & &tt.eq(&chosen.f)), &new_fop, &view.fop[t]);
-            m.connect_bundle(reg, &fo);
+            connect_fop(&mut m, &fop_s, t as u32, reg, &fo);
         }
         let place = &(&fire & &chosen.writes) & &tt.eq(&chosen.w);
         let wr = Bundle::mux(&place, &new_write, &view.write[t]);

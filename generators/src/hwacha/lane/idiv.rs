@@ -7,12 +7,16 @@
 //! write queue, written whenever the bank's write port is free, as loads are. The lane
 //! sequencer keeps the slot pending until the last entry is written (`done`).
 //!
+//! An entry's operands stay in the read queue's head while it is divided (the feeder
+//! drains the queues in order, so nothing passes it): the unit keeps only the elements
+//! left, the write mask and the results.
+//!
 //! Commands are queued at allocation. A command takes entries only once every older
 //! operation it depends on is done in this lane (`deps_clear`): its late writes then
 //! cannot be overtaken by an older write to the same rows.
 
 use super::bank::bwq_shape;
-use super::memory::group_row;
+use super::memory::{cmdq_entries, group_row};
 use super::sequencer::{lane_id_bits, lane_vlen};
 use super::uop::{eidx_bits, row_bits, vinsn};
 use crate::hwacha::master::NVV_BITS;
@@ -22,7 +26,7 @@ use crate::rocket::muldiv::muldiv;
 use crate::rocket::params::{MulDivParams, MulKind};
 use hdl::helpers::onehot_decode;
 use hdl::ir::addr_width;
-use hdl::{cat, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value};
+use hdl::{cat, Bundle, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value};
 use std::rc::Rc;
 
 /// A divide's operands for one bank entry: both operands' S elements, the elements to
@@ -47,29 +51,85 @@ pub fn writeback_shape(p: &HwachaParams) -> Shape {
     Shape::bundle(fields)
 }
 
+/// The module's ports (typed bundle of its interface).
+struct DivIo {
+    lane: Value,
+    new: Bundle,
+    alloc: Value,
+    nvv: Value,
+    deps_clear: Value,
+    ready: Value,
+    opnd: Bundle,
+    wb: Bundle,
+    done: Value,
+    busy: Value,
+}
+
+/// The command queue's head: its fields, its slot (one-hot) and whether its older
+/// dependences are done in this lane.
+struct Head {
+    cmdq: Fifo,
+    fields: Vec<(&'static str, Value)>,
+    slot: Value,
+    cleared: Value,
+}
+
+impl Head {
+    fn get(&self, name: &str) -> &Value {
+        &self.fields.iter().find(|f| f.0 == name).expect("field").1
+    }
+}
+
+/// The entry in work (the head of the banks' read queues, left there until its results
+/// are out): the elements left to divide, the written ones, the element in the divider
+/// and the results so far.
+struct Entry {
+    have: Value,
+    todo: Value,
+    mask: Value,
+    in_flight: Value,
+    results: Vec<Value>,
+    out_valid: Value,
+    /// This cycle's request to the divider.
+    sent: Value,
+}
+
 /// Ports: `lane_id`, the master's `new`/`alloc`/`nvv`, the sequencer's `deps_clear`;
 /// `ready` (room for a command), `opnd` (decoupled entries in), `wb` (decoupled results
 /// out), `done` (one-hot: the slot whose last result was written) and `busy`.
 pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("IDiv");
-    let n = p.seq_entries;
-    let s = p.slices();
-    let lane = m.input("lane_id", lane_id_bits(p));
-    let new = m.io("new", Dir::In, &vinsn());
-    let alloc = m.input("alloc", n);
-    let nvv = m.input("nvv", NVV_BITS);
-    let deps_clear = m.input("deps_clear", n);
-    let ready = m.output("ready", 1);
-    let opnd = m.io("opnd", Dir::In, &Shape::decoupled(operand_shape(p)));
-    let wb = m.io("wb", Dir::Out, &Shape::decoupled(writeback_shape(p)));
-    let done = m.output("done", n);
-    let busy = m.output("busy", 1);
+    let io = div_io(&mut m, p);
+    let head = commands(&mut m, p, &io)?;
+    let entry = entry_state(&mut m, p, &io, &head);
+    divider(&mut m, p, &io, &head, &entry)?;
+    writeback(&mut m, p, &io, &head, &entry);
+    m.finish()
+}
 
-    // Commands: slot, destination, function, and the entries to expect (every bank's
-    // entry of each of the lane's strips).
+fn div_io(m: &mut ModuleBuilder, p: &HwachaParams) -> DivIo {
+    let n = p.seq_entries;
+    DivIo {
+        lane: m.input("lane_id", lane_id_bits(p)),
+        new: m.io("new", Dir::In, &vinsn()),
+        alloc: m.input("alloc", n),
+        nvv: m.input("nvv", NVV_BITS),
+        deps_clear: m.input("deps_clear", n),
+        ready: m.output("ready", 1),
+        opnd: m.io("opnd", Dir::In, &Shape::decoupled(operand_shape(p))),
+        wb: m.io("wb", Dir::Out, &Shape::decoupled(writeback_shape(p))),
+        done: m.output("done", n),
+        busy: m.output("busy", 1),
+    }
+}
+
+/// The command queue: slot, destination, function, and the entries to expect (every
+/// bank's entry of each of the lane's strips), queued at allocation.
+fn commands(m: &mut ModuleBuilder, p: &HwachaParams, io: &DivIo) -> Result<Head, HdlErrors> {
+    let n = p.seq_entries;
     let sb = addr_width(n as u64).max(1);
-    let g = |f: &str| new.get(f).value().clone();
-    let lvlen = lane_vlen(p, &g("vlen"), &lane);
+    let g = |f: &str| io.new.get(f).value().clone();
+    let lvlen = lane_vlen(p, &g("vlen"), &io.lane);
     let strip_log = p.strip().trailing_zeros();
     let ew = eidx_bits(p);
     let round = m.lit(p.strip() as u64 - 1, ew);
@@ -85,8 +145,9 @@ pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         ("word", 1),
         ("entries", ew),
     ];
-    let cmdq = Fifo::new(&mut m, p, "cmdq", n, fields.iter().map(|f| f.1).sum())?;
-    let slot = hdl::helpers::onehot_encode(&alloc);
+    let width = fields.iter().map(|f| f.1).sum();
+    let cmdq = Fifo::new(m, p, "cmdq", cmdq_entries(p), width)?;
+    let slot = hdl::helpers::onehot_encode(&io.alloc);
     m.connect(
         &cmdq.enq_bits(),
         &cat(&[
@@ -100,30 +161,34 @@ pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     );
     let zero = m.lit(0, ew);
     let is_div = &g("div") & &lvlen.ne(&zero);
-    m.connect(&cmdq.enq_valid(), &(&alloc.or_r() & &is_div));
-    m.connect(&ready, &cmdq.enq_ready());
-    let head = cmdq.deq_bits();
+    m.connect(&cmdq.enq_valid(), &(&io.alloc.or_r() & &is_div));
+    m.connect(&io.ready, &cmdq.enq_ready());
+    let bits = cmdq.deq_bits();
     let mut at = 0;
-    let h: Vec<(&str, Value)> = fields
+    let fields: Vec<(&'static str, Value)> = fields
         .iter()
         .map(|&(name, w)| {
             at += w;
-            (name, head.slice(at - 1, at - w))
+            (name, bits.slice(at - 1, at - w))
         })
         .collect();
-    let hf = |name: &str| h.iter().find(|f| f.0 == name).expect("field").1.clone();
-    let head_slot = onehot_decode(&hf("slot"), n);
-    let cleared = &cmdq.deq_valid() & &(&head_slot & &deps_clear).or_r();
+    let slot = onehot_decode(&fields[0].1, n);
+    let cleared = &cmdq.deq_valid() & &(&slot & &io.deps_clear).or_r();
+    Ok(Head {
+        cmdq,
+        fields,
+        slot,
+        cleared,
+    })
+}
 
-    // The entry in work: operands, elements left to divide, results so far.
+/// The entry's state. Its operands are not copied: they are read from the banks' read
+/// queue head, which stays until the entry completes (the feeder drains in order, so
+/// nothing passes it meanwhile). Results are datapath without reset: one leaves only
+/// under `mask`, its element's bit, once the divider has answered for it.
+fn entry_state(m: &mut ModuleBuilder, p: &HwachaParams, io: &DivIo, head: &Head) -> Entry {
+    let s = p.slices();
     let have = m.reg("have", 1, 0u64);
-    // Operands and results are datapath without reset: the operands are read only
-    // under `have`, which is set with them, and a result leaves only under `mask`, its
-    // element's bit, once the divider has answered for it.
-    let (ea, eb) = (
-        m.reg("a", p.bank_width, ResetValue::None),
-        m.reg("b", p.bank_width, ResetValue::None),
-    );
     let todo = m.reg("todo", s, 0u64);
     let mask = m.reg("mask", s, 0u64);
     let results: Vec<Value> = (0..s)
@@ -131,14 +196,42 @@ pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         .collect();
     // The element in the divider, one-hot (0: none).
     let in_flight = m.reg("in_flight", s, 0u64);
-    // Entries of the head command finished so far.
-    let group = m.reg("group", ew, 0u64);
     let out_valid = m.reg("out_valid", 1, 0u64);
+    let sent = m.wire("sent", 1);
+    let start = &(&(&head.cleared & &!&have) & &!&out_valid) & io.opnd.valid();
+    let pred = io.opnd.bits().get("pred").value().clone();
+    let next = hdl::helpers::lowest_one(&todo);
+    m.when(&start, |m| {
+        m.connect(&todo, &pred);
+        m.connect(&mask, &pred);
+        let one = m.lit(1, 1);
+        m.connect(&have, &one);
+    })
+    .elsewhen(&sent, |m| {
+        m.connect(&in_flight, &next);
+        m.connect(&todo, &(&todo & &!&next));
+    });
+    Entry {
+        have,
+        todo,
+        mask,
+        in_flight,
+        results,
+        out_valid,
+        sent,
+    }
+}
 
-    let take = &(&cleared & &!&have) & &!&out_valid;
-    m.connect(opnd.ready(), &take);
-    let taken = &take & opnd.valid();
-
+/// The iterative divider (Rocket's `MulDiv`): the lowest element still to divide goes
+/// next, its result back into its register.
+fn divider(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &DivIo,
+    head: &Head,
+    e: &Entry,
+) -> Result<(), HdlErrors> {
+    let s = p.slices();
     let unit = m.instance(
         "divider",
         &muldiv(&MulDivParams {
@@ -153,79 +246,84 @@ pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     );
     let zero1 = m.lit(0, 1);
     m.connect(&unit.port("kill"), &zero1);
-    // The lowest element still to divide goes next.
-    let next = hdl::helpers::lowest_one(&todo);
+    let next = hdl::helpers::lowest_one(&e.todo);
     let none_s = m.lit(0, s);
-    let idle = in_flight.eq(&none_s);
+    let idle = e.in_flight.eq(&none_s);
     let req = unit.io("req");
-    let pick = |v: &Value| {
+    let pick = |name: &str| {
+        let v = io.opnd.bits().get(name).value();
         let parts: Vec<Value> = (0..s).map(|j| v.slice(64 * j + 63, 64 * j)).collect();
         hdl::helpers::onehot_mux(&next, &parts)
     };
-    m.connect(req.valid(), &(&(&have & &idle) & &todo.ne(&none_s)));
-    m.connect(req.bits().get("funct3").value(), &hf("funct3"));
-    m.connect(req.bits().get("word").value(), &hf("word"));
-    m.connect(req.bits().get("in1").value(), &pick(&ea));
-    m.connect(req.bits().get("in2").value(), &pick(&eb));
+    m.connect(req.valid(), &(&(&e.have & &idle) & &e.todo.ne(&none_s)));
+    m.connect(req.bits().get("funct3").value(), head.get("funct3"));
+    m.connect(req.bits().get("word").value(), head.get("word"));
+    m.connect(req.bits().get("in1").value(), &pick("a"));
+    m.connect(req.bits().get("in2").value(), &pick("b"));
     let resp = unit.io("resp");
     let one1 = m.lit(1, 1);
     m.connect(resp.ready(), &one1);
-    let sent = req.fire();
-    let back = resp.fire();
-
-    m.when(&taken, |m| {
-        let b = opnd.bits();
-        m.connect(&ea, b.get("a").value());
-        m.connect(&eb, b.get("b").value());
-        m.connect(&todo, b.get("pred").value());
-        m.connect(&mask, b.get("pred").value());
-        m.connect(&have, &one1);
-    })
-    .elsewhen(&sent, |m| {
-        m.connect(&in_flight, &next);
-        m.connect(&todo, &(&todo & &!&next));
-    })
-    .elsewhen(&back, |m| {
-        for (j, r) in results.iter().enumerate() {
-            m.when(&in_flight.bit(j as u32), |m| {
+    m.connect(&e.sent, &req.fire());
+    m.when(&resp.fire(), |m| {
+        for (j, r) in e.results.iter().enumerate() {
+            m.when(&e.in_flight.bit(j as u32), |m| {
                 m.connect(r, resp.bits().get("data").value())
             });
         }
         let none = m.lit(0, s);
-        m.connect(&in_flight, &none);
+        m.connect(&e.in_flight, &none);
     });
-    // The entry is complete once nothing is left to divide: its results go out (an entry
-    // without active elements writes nothing).
-    let complete = &(&(&have & &todo.eq(&none_s)) & &idle) & &!&sent;
-    let empty = mask.eq(&none_s);
+    Ok(())
+}
+
+/// Completion: once nothing is left to divide the entry leaves the read queue and its
+/// results go to the bank's write queue (an entry without active elements writes
+/// nothing); the command retires with its last entry.
+fn writeback(m: &mut ModuleBuilder, p: &HwachaParams, io: &DivIo, head: &Head, e: &Entry) {
+    let s = p.slices();
+    let ew = eidx_bits(p);
+    // Entries of the head command finished so far.
+    let group = m.reg("group", ew, 0u64);
+    let none_s = m.lit(0, s);
+    let idle = e.in_flight.eq(&none_s);
+    let complete = &(&(&e.have & &e.todo.eq(&none_s)) & &idle) & &!&e.sent;
+    m.connect(io.opnd.ready(), &complete);
+    let empty = e.mask.eq(&none_s);
     let retire_empty = &complete & &empty;
     m.when(&complete, |m| {
-        m.connect(&have, &zero1);
-        m.connect(&out_valid, &!&empty);
+        let zero = m.lit(0, 1);
+        m.connect(&e.have, &zero);
+        m.connect(&e.out_valid, &!&empty);
     });
-    let (bank, row) = group_row(p, &nvv, &group, &hf("rd"));
-    m.connect(wb.valid(), &out_valid);
-    let wbits = wb.bits();
+    let (bank, row) = group_row(p, &io.nvv, &group, head.get("rd"));
+    m.connect(io.wb.valid(), &e.out_valid);
+    let wbits = io.wb.bits();
     m.connect(wbits.get("bank").value(), &bank);
     m.connect(wbits.get("row").value(), &row);
     m.connect(
         wbits.get("data").value(),
-        &cat(&results.iter().rev().collect::<Vec<_>>()),
+        &cat(&e.results.iter().rev().collect::<Vec<_>>()),
     );
-    m.connect(wbits.get("mask").value(), &mask);
-    m.connect(wbits.get("width").value(), &hf("rd_width"));
-    let written = wb.fire();
-    m.when(&written, |m| m.connect(&out_valid, &zero1));
+    m.connect(wbits.get("mask").value(), &e.mask);
+    m.connect(wbits.get("width").value(), head.get("rd_width"));
+    let written = io.wb.fire();
+    m.when(&written, |m| {
+        let zero = m.lit(0, 1);
+        m.connect(&e.out_valid, &zero)
+    });
     // An entry retires when written (or at once when empty); the command with its last.
     let retired = &written | &retire_empty;
     let next_group = &group + &m.lit(1, ew);
-    let last = &retired & &next_group.eq(&hf("entries"));
+    let last = &retired & &next_group.eq(head.get("entries"));
+    let zero = m.lit(0, ew);
     m.when(&retired, |m| {
         m.connect(&group, &last.mux(&zero, &next_group))
     });
-    m.connect(&cmdq.deq_ready(), &last);
-    let none_n = m.lit(0, n);
-    m.connect(&done, &last.mux(&head_slot, &none_n));
-    m.connect(&busy, &(&cmdq.nonempty() | &(&have | &out_valid)));
-    m.finish()
+    m.connect(&head.cmdq.deq_ready(), &last);
+    let none_n = m.lit(0, p.seq_entries);
+    m.connect(&io.done, &last.mux(&head.slot, &none_n));
+    m.connect(
+        &io.busy,
+        &(&head.cmdq.nonempty() | &(&e.have | &e.out_valid)),
+    );
 }

@@ -97,6 +97,14 @@ fn cmd_fields(p: &HwachaParams) -> Vec<(&'static str, u32)> {
     ]
 }
 
+/// Entries of the lane's command queues (this one, whose entry holds a 64-bit base and
+/// stride, and the divider's): half the sequencer slots. A memory instruction or divide
+/// beyond them waits in the master (`mem_ready`); the queues drain in order whatever
+/// the younger slots hold.
+pub(super) fn cmdq_entries(p: &HwachaParams) -> u32 {
+    (p.seq_entries / 2).max(2)
+}
+
 /// Splits a packed entry into its fields.
 fn unpack(v: &Value, fields: &[(&'static str, u32)]) -> Vec<(&'static str, Value)> {
     let mut at = 0;
@@ -283,7 +291,7 @@ fn commands(
     // finish it; a reduction is, as every lane answers).
     let fields = cmd_fields(p);
     let width: u32 = fields.iter().map(|f| f.1).sum();
-    let cmdq = Fifo::new(m, p, "cmdq", n, width)?;
+    let cmdq = Fifo::new(m, p, "cmdq", cmdq_entries(p), width)?;
     let g = |f: &str| new.get(f).value().clone();
     let lvlen = lane_vlen(p, &g("vlen"), lane);
     let slot = hdl::helpers::onehot_encode(&io.alloc);
@@ -529,7 +537,7 @@ fn reducer(
     // lane's elements in order (lane-local element `count`, global index by the layout).
     // Its registers are datapath: set when a reduction arms it and read only while it
     // is busy or its result valid.
-    let r = reducer_regs(m);
+    let r = reducer_regs(m, p);
     let (n_all, n_any, n_found, n_index, n_value, taken) = reducer_step(m, p, &io.lane, &r, feed);
     let ReducerRegs {
         left,
@@ -542,22 +550,23 @@ fn reducer(
         index,
         value,
     } = &r;
-    let head_lvlen = get(head, "vlen").zext(32);
-    let zero32 = m.lit(0, 32);
+    let head_lvlen = get(head, "vlen").clone();
+    let ew = eidx_bits(p);
+    let zero_e = m.lit(0, ew);
     m.when(&cmds.to_reducer, |m| {
         m.connect(left, &head_lvlen);
-        m.connect(count, &zero32);
+        m.connect(count, &zero_e);
         m.connect(scalar, get(head, "red_scalar"));
         m.connect(scalar_value, get(head, "base"));
         let (one, zero) = (m.lit(1, 1), m.lit(0, 1));
         m.connect(all, &one);
         m.connect(any, &zero);
         m.connect(found, &zero);
-        m.connect(index, &zero32);
+        m.connect(index, &zero_e);
         let z64 = m.lit(0, 64);
         m.connect(value, &z64);
         // A lane with no elements has its (vacuous) result at once.
-        let nothing = head_lvlen.eq(&zero32);
+        let nothing = head_lvlen.eq(&zero_e);
         m.connect(reducer_busy, &!&nothing);
         m.connect(result_valid, &nothing);
     })
@@ -570,7 +579,7 @@ fn reducer(
         m.connect(count, &(count + &taken));
         let rest = left - &taken;
         m.connect(left, &rest);
-        let last = rest.eq(&zero32);
+        let last = rest.eq(&zero_e);
         m.when(&last, |m| {
             let (one, zero) = (m.lit(1, 1), m.lit(0, 1));
             m.connect(reducer_busy, &zero);
@@ -583,11 +592,12 @@ fn reducer(
     });
     m.connect(io.red_out.valid(), result_valid);
     let rb = io.red_out.bits();
+    let index = index.zext(rb.get("index").value().width());
     for (f, v) in [
         ("all", all),
         ("any", any),
         ("found", found),
-        ("index", index),
+        ("index", &index),
         ("value", value),
     ] {
         m.connect(rb.get(f).value(), v);
@@ -598,11 +608,13 @@ fn reducer(
     );
 }
 
-/// The reducer's registers, in declaration order.
-fn reducer_regs(m: &mut ModuleBuilder) -> ReducerRegs {
+/// The reducer's registers, in declaration order: counts and the global index in
+/// `eidx_bits` (below the vector length).
+fn reducer_regs(m: &mut ModuleBuilder, p: &HwachaParams) -> ReducerRegs {
     let none = || ResetValue::None;
-    let left = m.reg("red_left", 32, none());
-    let count = m.reg("red_count", 32, none());
+    let ew = eidx_bits(p);
+    let left = m.reg("red_left", ew, none());
+    let count = m.reg("red_count", ew, none());
     let scalar = m.reg("red_scalar", 1, none());
     let scalar_value = m.reg("red_value_scalar", 64, none());
     let (all, any, found) = (
@@ -611,7 +623,7 @@ fn reducer_regs(m: &mut ModuleBuilder) -> ReducerRegs {
         m.reg("red_found", 1, none()),
     );
     let (index, value) = (
-        m.reg("red_index", 32, none()),
+        m.reg("red_index", ew, none()),
         m.reg("red_value", 64, none()),
     );
     ReducerRegs {
@@ -639,35 +651,38 @@ fn reducer_step(
     let s = p.slices();
     let (exists, pred, indices) = (&feed.exists, &feed.pred, &feed.indices);
     let strip_log = p.strip().trailing_zeros();
+    let ew = eidx_bits(p);
+    // The global index of an element that exists is below the vector length.
     let global = |k: &Value| {
+        let k = k.zext(32);
         let strip_no = k.shr(strip_log).shl(strip_log + p.lanes.trailing_zeros());
         let within = if strip_log == 0 {
             k.konst(Bits::zero(32))
         } else {
             k.slice(strip_log - 1, 0).zext(32)
         };
-        &(&strip_no | &lane.zext(32).shl(strip_log)) | &within
+        (&(&strip_no | &lane.zext(32).shl(strip_log)) | &within).slice(ew - 1, 0)
     };
     let mut n_all = r.all.clone();
     let mut n_any = r.any.clone();
     let mut n_found = r.found.clone();
     let mut n_index = r.index.clone();
     let mut n_value = r.value.clone();
-    let mut taken = m.lit(0, 32);
+    let mut taken = m.lit(0, ew);
     for j in 0..s {
         let here_exists = exists.bit(j);
         let active = &here_exists & &pred.bit(j);
         n_all = &n_all & &(!&here_exists | &pred.bit(j));
         n_any = &n_any | &active;
         let new_first = &active & &!&n_found;
-        let k = &r.count + &m.lit(j as u64, 32);
+        let k = &r.count + &m.lit(j as u64, ew);
         n_index = new_first.mux(&global(&k), &n_index);
         let v = r
             .scalar
             .mux(&r.scalar_value, &indices.slice(64 * j + 63, 64 * j));
         n_value = new_first.mux(&v, &n_value);
         n_found = &n_found | &active;
-        taken = &taken + &here_exists.zext(32);
+        taken = &taken + &here_exists.zext(ew);
     }
     (n_all, n_any, n_found, n_index, n_value, taken)
 }

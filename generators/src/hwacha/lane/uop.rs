@@ -208,8 +208,10 @@ pub fn fop_uop(p: &HwachaParams) -> Shape {
             .into_iter()
             .filter(|f| !NOT_IN_FOP.contains(&f.name.as_str())),
     );
+    // `pred` is the guard's row, or for the PLU (whose vpop has no guard) its first
+    // source's: the predicate file has three read ports.
     let prow = prow_bits(p);
-    fields.extend(["pred", "ps1", "ps2", "ps3"].map(|n| uint(n, prow)));
+    fields.extend(["pred", "ps2", "ps3"].map(|n| uint(n, prow)));
     fields.extend(strip_fields(p));
     Shape::bundle(fields)
 }

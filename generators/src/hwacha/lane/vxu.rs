@@ -28,7 +28,7 @@ pub fn vxu(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErrors> {
     let pick = m.input("pick", candidates);
     m.connect(&ok, &exp.port("ok"));
     m.connect(&exp.port("pick"), &pick);
-    let bank_mod = bank(p)?;
+    let (bank_mod, last_mod) = (bank(p, false)?, bank(p, true)?);
     let mul = m.instance("imul", &imul(p)?);
     let id_bits = addr_width(p.banks as u64).max(1);
     let (row_w, prow_w) = (
@@ -41,18 +41,22 @@ pub fn vxu(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErrors> {
     let mut in_flight = exp.port("busy");
     let mut xbars: Vec<Bundle> = Vec::new();
     for b in 0..p.banks {
-        let bank = m.instance(&format!("bank{b}"), &bank_mod);
+        let last = b + 1 == p.banks;
+        let bank = m.instance(
+            &format!("bank{b}"),
+            if last { &last_mod } else { &bank_mod },
+        );
         let id = m.lit(b as u64, id_bits);
         m.connect(&bank.port("bank_id"), &id);
         for (name, up) in ["read", "fop", "write"].iter().zip(&upstream) {
             m.connect_bundle(&bank.io(name), up);
         }
-        upstream = [
-            bank.io("next_read"),
-            bank.io("next_fop"),
-            bank.io("next_write"),
-        ];
-        if b + 1 < p.banks {
+        if !last {
+            upstream = [
+                bank.io("next_read"),
+                bank.io("next_fop"),
+                bank.io("next_write"),
+            ];
             for u in &upstream {
                 in_flight = &in_flight | u.get("valid").value();
             }

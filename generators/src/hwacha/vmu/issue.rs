@@ -19,7 +19,7 @@ use super::{field, lit, vsu, Fifo, BEAT_BYTES, OP_AMO, OP_STORE};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::{onehot_decode, popcount, priority_encode};
 use hdl::ir::addr_width;
-use hdl::{cat, mux, Bundle, Mem, MemStyle, ModuleBuilder, Value};
+use hdl::{cat, mux, Bundle, Mem, MemStyle, ModuleBuilder, ResetValue, Value};
 
 /// States: collecting elements, sending the beat.
 const COLLECT: u64 = 0;
@@ -64,24 +64,28 @@ struct Regs {
 impl Regs {
     fn new(m: &mut ModuleBuilder, vlt_entries: u32) -> Regs {
         let cw = addr_width(vlt_entries as u64 + 1);
+        // The beat's contents are datapath without reset: a fresh beat's first step
+        // writes every field it reads (`keep` zeroes the accumulated ones), and a beat
+        // is sent, and its fields read, only after a step.
+        let none = || ResetValue::None;
         Regs {
             state: m.reg("iss_state", 2, COLLECT),
             open: m.reg("beat_open", 1, false),
-            k0: m.reg("beat_k0", 32, 0u64),
-            addr: m.reg("beat_addr", 64, 0u64),
-            offset: m.reg("beat_offset", 4, 0u64),
-            active: m.reg("beat_active", BEAT_BYTES, 0u64),
-            high: m.reg("beat_high", 4, 0u64),
-            mask: m.reg("beat_mask", BEAT_BYTES, 0u64),
-            data: m.reg("beat_data", 8 * BEAT_BYTES, 0u64),
-            write: m.reg("beat_write", 1, false),
-            unit: m.reg("beat_unit", 1, false),
-            width: m.reg("beat_width", 2, 0u64),
-            unsigned: m.reg("beat_unsigned", 1, false),
-            op: m.reg("beat_op", 2, 0u64),
-            amo_fn: m.reg("beat_amo_fn", 4, 0u64),
-            last: m.reg("beat_last", 1, false),
-            src: m.reg("beat_src", 64, 0u64),
+            k0: m.reg("beat_k0", 32, none()),
+            addr: m.reg("beat_addr", 64, none()),
+            offset: m.reg("beat_offset", 4, none()),
+            active: m.reg("beat_active", BEAT_BYTES, none()),
+            high: m.reg("beat_high", 4, none()),
+            mask: m.reg("beat_mask", BEAT_BYTES, none()),
+            data: m.reg("beat_data", 8 * BEAT_BYTES, none()),
+            write: m.reg("beat_write", 1, none()),
+            unit: m.reg("beat_unit", 1, none()),
+            width: m.reg("beat_width", 2, none()),
+            unsigned: m.reg("beat_unsigned", 1, none()),
+            op: m.reg("beat_op", 2, none()),
+            amo_fn: m.reg("beat_amo_fn", 4, none()),
+            last: m.reg("beat_last", 1, none()),
+            src: m.reg("beat_src", 64, none()),
             consumed: m.reg("item_consumed", 4, 0u64),
             load_pending: m.reg("load_pending", 1, false),
             writes: m.reg("writes_out", cw, 0u64),
