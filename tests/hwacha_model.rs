@@ -255,23 +255,21 @@ fn vf_with_vlen_zero_does_nothing() {
     assert!(rig.run(&[0xffff_ffff_ffff_ffff]).is_err());
 }
 
-#[test]
-fn illegal_instruction_rules() {
-    let mut rig = Rig::new(HwachaParams::default());
-    // 4 x 64-bit, 2 x 32-bit and 2 x 16-bit data registers, 2 predicate registers.
-    rig.setcfg(cfg(4, 2, 2, 2));
-    rig.setvl(4);
-    rig.vmca(0, DATA);
-    let vadd = |rd, rs1, rs2| {
-        i("vadd")
-            .f(Vd, 1)
-            .f(Vs1, 1)
-            .f(Vs2, 1)
-            .f(Vrd, rd)
-            .f(Vrs1, rs1)
-            .f(Vrs2, rs2)
-    };
-    let cases = [
+/// `vadd vv<rd>, vv<rs1>, vv<rs2>` at full precision.
+fn vadd(rd: u64, rs1: u64, rs2: u64) -> I {
+    i("vadd")
+        .f(Vd, 1)
+        .f(Vs1, 1)
+        .f(Vs2, 1)
+        .f(Vrd, rd)
+        .f(Vrs1, rs1)
+        .f(Vrs2, rs2)
+}
+
+/// Encodings and whether (why) each is illegal under `cfg(4, 2, 2, 2)`: 4 x 64-bit,
+/// 2 x 32-bit and 2 x 16-bit data registers, 2 predicate registers.
+fn illegal_cases() -> Vec<(u64, Option<Illegal>)> {
+    vec![
         (vadd(1, 2, 3).enc(), None),
         (
             vadd(8, 1, 2).enc(),
@@ -391,8 +389,17 @@ fn illegal_instruction_rules() {
         ),
         (0x0123_4567_89ab_cd3f, Some(Illegal::Unknown)),
         (0x0000_0000_0000_0013, Some(Illegal::Unknown)),
-    ];
-    for (n, (bits, want)) in cases.into_iter().enumerate() {
+    ]
+}
+
+#[test]
+fn illegal_instruction_rules() {
+    let mut rig = Rig::new(HwachaParams::default());
+    // 4 x 64-bit, 2 x 32-bit and 2 x 16-bit data registers, 2 predicate registers.
+    rig.setcfg(cfg(4, 2, 2, 2));
+    rig.setvl(4);
+    rig.vmca(0, DATA);
+    for (n, (bits, want)) in illegal_cases().into_iter().enumerate() {
         assert_eq!(rig.hw.decode(bits).err(), want, "case {n}: {bits:#x}");
         // Executed, the same word raises the same illegal-instruction exception at its vpc.
         let result = rig.run(&[bits, stop()]);
