@@ -21,7 +21,9 @@
 //!   destination happens at or after its write (WAR), for the vector and predicate
 //!   register files alike (an SRAM read and write of one row in one cycle is avoided).
 
-use super::uop::{fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, uop_regs, write_uop};
+use super::uop::{
+    fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, uop_regs, uop_regs_with, write_uop,
+};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::onehot_mux;
 use hdl::{Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value};
@@ -194,27 +196,11 @@ fn picked(m: &mut ModuleBuilder, p: &HwachaParams, pick: &Value, cands: &[Bundle
 /// `fop2_s` holds it and reads as both `s1` and `s2` (a bank reads `s1` only for a
 /// scalar operand 1 and `s2` only for a scalar operand 2).
 fn fop_slot(m: &mut ModuleBuilder, shape: &Shape, t: u32) -> Bundle {
-    let Shape::Bundle(fields) = shape else {
-        unreachable!("micro-ops are flat bundles")
-    };
     let shared = (t == 2).then(|| m.reg(&format!("fop{t}_s"), 64, ResetValue::None));
-    let leaves = fields
-        .iter()
-        .map(|f| {
-            let Shape::UInt(w) = f.shape else {
-                unreachable!("micro-op fields are plain bits")
-            };
-            let n = format!("fop{t}_{}", f.name);
-            let reg = match (f.name.as_str(), &shared) {
-                ("s1" | "s2", Some(s)) => s.clone(),
-                ("s1" | "s2", None) if t > 2 => m.lit(0, w),
-                ("valid", _) => m.reg(&n, w, 0u64),
-                _ => m.reg(&n, w, ResetValue::None),
-            };
-            (f.name.clone(), false, Bundle::Leaf(reg))
-        })
-        .collect();
-    Bundle::Fields(leaves)
+    uop_regs_with(m, &format!("fop{t}"), shape, |m, name, w| match name {
+        "s1" | "s2" if t >= 2 => Some(shared.clone().unwrap_or_else(|| m.lit(0, w))),
+        _ => None,
+    })
 }
 
 /// Loads fop slot `t`'s registers (`fop_slot`) from `fo`.

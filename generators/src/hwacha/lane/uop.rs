@@ -5,7 +5,7 @@
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::rocc::vlen_bits;
 use hdl::ir::addr_width;
-use hdl::{Bundle, Field, ModuleBuilder, ResetValue, Shape};
+use hdl::{Bundle, Field, ModuleBuilder, ResetValue, Shape, Value};
 
 /// Functional unit of a sequencer operation (`unit` field).
 pub mod unit {
@@ -232,6 +232,17 @@ pub fn write_uop(p: &HwachaParams) -> Shape {
 /// keeps its reset; the other fields are datapath registers without reset, since banks
 /// and the expander read them only under `valid`.
 pub fn uop_regs(m: &mut ModuleBuilder, name: &str, shape: &Shape) -> Bundle {
+    uop_regs_with(m, name, shape, |_, _, _| None)
+}
+
+/// As `uop_regs`, but a field for which `given(m, field name, width)` returns a value
+/// reads that value instead of a register of its own.
+pub fn uop_regs_with(
+    m: &mut ModuleBuilder,
+    name: &str,
+    shape: &Shape,
+    mut given: impl FnMut(&mut ModuleBuilder, &str, u32) -> Option<Value>,
+) -> Bundle {
     let Shape::Bundle(fields) = shape else {
         unreachable!("micro-ops are flat bundles")
     };
@@ -242,10 +253,10 @@ pub fn uop_regs(m: &mut ModuleBuilder, name: &str, shape: &Shape) -> Bundle {
                 unreachable!("micro-op fields are plain bits")
             };
             let n = format!("{name}_{}", f.name);
-            let reg = if f.name == "valid" {
-                m.reg(&n, w, 0u64)
-            } else {
-                m.reg(&n, w, ResetValue::None)
+            let reg = match given(m, &f.name, w) {
+                Some(v) => v,
+                None if f.name == "valid" => m.reg(&n, w, 0u64),
+                None => m.reg(&n, w, ResetValue::None),
             };
             (f.name.clone(), false, Bundle::Leaf(reg))
         })
