@@ -16,6 +16,7 @@ use super::plu::plu;
 use super::uop::{fop_uop, read_uop, result, unit, uop_regs, write_trace, write_uop, xbar};
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::Fifo;
+use hdl::helpers::onehot_mux;
 use hdl::ir::addr_width;
 use hdl::{
     cat, Bits, Bundle, Dir, HdlErrors, Mem, MemStyle, Module, ModuleBuilder, ResetValue, Shape,
@@ -392,11 +393,12 @@ fn write_back(
     // sign-extended (narrow registers read back sign-extended).
     let w = |n: &str| io.write.get(n).value().clone();
     let src = w("src");
+    // The unit's result: an AND-OR by the one-hot source (the ALU's for any other unit).
+    let (imul, plu) = (unit::is(&src, unit::IMUL), unit::is(&src, unit::PLU));
+    let from = cat(&[&!&(&imul | &plu), &plu, &imul]);
     let pick = |field: &str| {
-        unit::is(&src, unit::IMUL).mux(
-            imul_result.get(field).value(),
-            &unit::is(&src, unit::PLU).mux(plu_res.get(field).value(), alu_res.get(field).value()),
-        )
+        let results = [imul_result, plu_res, alu_res].map(|r| r.get(field).value().clone());
+        onehot_mux(&from, &results)
     };
     let (data, wmask) = (
         from_bwq.mux(&qw.q_data, &pick("data")),

@@ -2,9 +2,11 @@
 //! 64-bit elements) per cycle, the result `stages` cycles later. Each element's product
 //! is one 65 x 65 signed multiply (`arith::multiply`): each operand extended by a bit,
 //! with its sign for the signed operands of the function and a zero otherwise, serves
-//! MUL, MULH, MULHSU and MULHU alike. The `stages` pipeline registers sit inside the
-//! multipliers' trees and final adders; the function and the mask travel beside them,
-//! and the result is selected after the last.
+//! MUL, MULH, MULHSU and MULHU alike. Of the `stages` pipeline registers (Table 8.7:
+//! 3), all but the last sit inside the multipliers' trees and final adders; the last
+//! holds the selected 64-bit results, not the 130-bit products (a cut inside the adder
+//! there would register more bits). The function travels beside the products, the mask
+//! to the end.
 
 use super::uop::{imul_fn, result, unit, xbar};
 use crate::arith::{multiply, MulConfig};
@@ -54,7 +56,7 @@ pub fn imul(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let bits = x.bits();
     let (fn_, word) = (bits.get("fn").value(), bits.get("word").value());
     let cfg = MulConfig {
-        stages: p.stages_imul,
+        stages: p.stages_imul - 1,
     };
     let always = m.lit(1, 1);
     let products: Vec<Value> = (0..p.slices())
@@ -71,13 +73,14 @@ pub fn imul(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         .collect();
     // The function travels without reset (datapath: a result is used only under its
     // mask), the mask with its reset (it is the result's valid).
-    let fn_late = delay(&mut m, "fn", fn_, p.stages_imul, || ResetValue::None);
-    let word_late = delay(&mut m, "word", word, p.stages_imul, || ResetValue::None);
+    let fn_late = delay(&mut m, "fn", fn_, cfg.stages, || ResetValue::None);
+    let word_late = delay(&mut m, "word", word, cfg.stages, || ResetValue::None);
     let slices: Vec<Value> = products
         .iter()
         .map(|pr| select(&fn_late, &word_late, pr))
         .collect();
-    let data = hdl::cat(&slices.iter().collect::<Vec<_>>());
+    let selected = hdl::cat(&slices.iter().collect::<Vec<_>>());
+    let data = delay(&mut m, "result", &selected, 1, || ResetValue::None);
     // Only a valid crossbar operation of this unit writes: its mask is the bank's.
     let u = bits.get("unit").value();
     let mine = x.valid() & &u.eq(&u.konst(hdl::Bits::from_u64(unit::WIDTH, unit::IMUL)));

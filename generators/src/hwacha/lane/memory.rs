@@ -26,7 +26,7 @@ use super::uop::{eidx_bits, row_bits, vinsn};
 use crate::hwacha::master::NVV_BITS;
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::{self, Fifo};
-use hdl::helpers::onehot_decode;
+use hdl::helpers::{onehot_decode, onehot_mux};
 use hdl::ir::addr_width;
 use hdl::{
     cat, Bits, Bundle, Dir, HdlErrors, Inst, Module, ModuleBuilder, ResetValue, Shape, Value,
@@ -441,12 +441,12 @@ fn feeder(
     let here: Vec<Value> = (0..p.banks)
         .map(|b| bank.eq(&bank.konst(Bits::from_u64(bank.width(), b as u64))))
         .collect();
+    // The pointed-at bank's read-queue head: an AND-OR of the banks' by the one-hot
+    // `here`, cheaper than a chain of muxes.
+    let here_v = cat(&here.iter().rev().collect::<Vec<_>>());
     let sel = |f: &dyn Fn(&Bundle) -> Value| {
-        let mut v = f(&brqs[0]);
-        for (b, q) in brqs.iter().enumerate().skip(1) {
-            v = here[b].mux(&f(q), &v);
-        }
-        v
+        let heads: Vec<Value> = brqs.iter().map(f).collect();
+        onehot_mux(&here_v, &heads)
     };
     let valid = sel(&|q| q.valid().clone());
     let field = |name: &str| sel(&|q| q.bits().get(name).value().clone());

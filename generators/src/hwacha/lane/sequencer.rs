@@ -20,7 +20,7 @@ use crate::hwacha::master::{NVP_BITS, NVV_BITS};
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::lowest_one;
 use hdl::ir::addr_width;
-use hdl::{cat, Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
+use hdl::{cat, Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value};
 use std::rc::Rc;
 
 /// Bits of the lane index port.
@@ -214,14 +214,18 @@ fn sequencer_io(m: &mut ModuleBuilder, p: &HwachaParams) -> SeqIo {
     }
 }
 
-/// Every slot's progress registers.
+/// Every slot's progress registers. `issued`, `eidx` and the rows are datapath without
+/// reset: the slot's allocation loads them, and they are read only for a valid slot
+/// (its candidate, gated by `valid`) or one some valid slot depends on (`issued`, with
+/// `left` or `pending_wb`, which keep their reset).
 fn slot_progress(m: &mut ModuleBuilder, p: &HwachaParams, d: &SeqDims) -> Vec<Progress> {
     let (row_w, prow_w) = (d.row_w, d.prow_w);
+    let none = || ResetValue::None;
     (0..p.seq_entries)
         .map(|k| Progress {
             left: m.reg(&format!("left{k}"), eidx_bits(p), 0u64),
-            issued: m.reg(&format!("issued{k}"), d.issued_w, 0u64),
-            eidx: m.reg(&format!("eidx{k}"), eidx_bits(p), 0u64),
+            issued: m.reg(&format!("issued{k}"), d.issued_w, none()),
+            eidx: m.reg(&format!("eidx{k}"), eidx_bits(p), none()),
             rows: ["rs1", "rs2", "rd", "pred", "ps1", "ps2", "ps3", "prd"]
                 .into_iter()
                 .map(|f| {
@@ -230,7 +234,7 @@ fn slot_progress(m: &mut ModuleBuilder, p: &HwachaParams, d: &SeqDims) -> Vec<Pr
                     } else {
                         prow_w
                     };
-                    (f, m.reg(&format!("{f}{k}"), w, 0u64))
+                    (f, m.reg(&format!("{f}{k}"), w, none()))
                 })
                 .collect(),
             pending_wb: m.reg(&format!("pending_wb{k}"), 1, 0u64),

@@ -32,6 +32,11 @@ pub struct Issue {
     pub busy: Value,
     pub done_load: Value,
     pub done_store: Value,
+    /// The element width and signedness of the load or AMO command writing back: its
+    /// requests set them (a load command's elements wait for the previous one's
+    /// `done_load`, so every outstanding request is this command's).
+    pub load_width: Value,
+    pub load_unsigned: Value,
 }
 
 /// The issue unit's registers: the beat being collected or sent, the command's progress,
@@ -43,7 +48,6 @@ struct Regs {
     addr: Value,
     offset: Value,
     active: Value,
-    high: Value,
     mask: Value,
     data: Value,
     write: Value,
@@ -53,12 +57,13 @@ struct Regs {
     op: Value,
     amo_fn: Value,
     last: Value,
-    src: Value,
     consumed: Value,
     load_pending: Value,
     writes: Value,
     vlt_valid: Value,
     done_store: Value,
+    load_width: Value,
+    load_unsigned: Value,
 }
 
 impl Regs {
@@ -75,7 +80,6 @@ impl Regs {
             addr: m.reg("beat_addr", 64, none()),
             offset: m.reg("beat_offset", 4, none()),
             active: m.reg("beat_active", BEAT_BYTES, none()),
-            high: m.reg("beat_high", 4, none()),
             mask: m.reg("beat_mask", BEAT_BYTES, none()),
             data: m.reg("beat_data", 8 * BEAT_BYTES, none()),
             write: m.reg("beat_write", 1, none()),
@@ -85,12 +89,13 @@ impl Regs {
             op: m.reg("beat_op", 2, none()),
             amo_fn: m.reg("beat_amo_fn", 4, none()),
             last: m.reg("beat_last", 1, none()),
-            src: m.reg("beat_src", 64, none()),
             consumed: m.reg("item_consumed", 4, 0u64),
             load_pending: m.reg("load_pending", 1, false),
             writes: m.reg("writes_out", cw, 0u64),
             vlt_valid: m.reg("vlt_valid", vlt_entries, 0u64),
             done_store: m.reg("done_store_r", 1, false),
+            load_width: m.reg("load_width", 2, none()),
+            load_unsigned: m.reg("load_unsigned", 1, none()),
         }
     }
 
@@ -202,6 +207,8 @@ pub(super) fn build(
         busy,
         done_load,
         done_store,
+        load_width: b.load_width.clone(),
+        load_unsigned: b.load_unsigned.clone(),
     }
 }
 
@@ -260,9 +267,9 @@ fn send(
     );
     let is_amo = is_op(&b.op, OP_AMO);
     m.connect(field(req, "write"), &(&b.write | &is_amo));
-    let placed = vsu::place(&b.offset, &b.width, &b.src);
-    m.connect(field(req, "data"), &mux(&is_amo, &placed.data, &b.data));
-    m.connect(field(req, "mask"), &mux(&is_amo, &placed.mask, &b.mask));
+    // An AMO's beat is its one element, placed at its offset as store data is.
+    m.connect(field(req, "data"), &b.data);
+    m.connect(field(req, "mask"), &b.mask);
     let amo_code = &b.amo_fn.zext(4) + &lit(&b.amo_fn, 1, 4);
     m.connect(
         field(req, "amo"),
@@ -287,12 +294,11 @@ fn send(
             let entry = VltEntry {
                 k0: b.k0.trunc(K0_BITS),
                 active: b.active.clone(),
-                high: b.high.clone(),
                 offset: b.offset.clone(),
-                width: b.width.clone(),
-                unsigned: b.unsigned.clone(),
             };
             m.write(&vlt.mem, &alloc, &entry.pack());
+            m.connect(&b.load_width, &b.width);
+            m.connect(&b.load_unsigned, &b.unsigned);
             m.connect(&b.state, &lit(&b.state, COLLECT, 2));
         });
         b.finish(m, &b.last, &b.op);
@@ -363,7 +369,6 @@ fn collect(
     let mut new_active = keep(&b.active);
     let mut new_mask = keep(&b.mask);
     let mut new_data = keep(&b.data);
-    let mut new_high = keep(&b.high);
     for j in 0..s {
         let act = &here[j as usize] & &e.active.bit(j);
         let idx = (&(&e.k + &lit(&e.k, j as u64, 32)) - &first).trunc(4);
@@ -373,7 +378,6 @@ fn collect(
         new_active = &new_active | &on(&lit(&b.active, 1, BEAT_BYTES).dshl(&idx));
         new_mask = &new_mask | &on(&placed.mask);
         new_data = &new_data | &on(&placed.data);
-        new_high = mux(&act, &idx, &new_high);
     }
     // The beat ends with the item's last slot, a lane strip, the command or a mode of one
     // element per request.
@@ -392,7 +396,6 @@ fn collect(
             &mux(&fresh, &at_consumed(&rel).trunc(4), &b.offset),
         );
         m.connect(&b.active, &new_active);
-        m.connect(&b.high, &new_high);
         m.connect(&b.mask, &new_mask);
         m.connect(&b.data, &new_data);
         m.connect(&b.write, &is_store);
@@ -402,7 +405,6 @@ fn collect(
         m.connect(&b.op, &e.op);
         m.connect(&b.amo_fn, &e.amo_fn);
         m.connect(&b.last, &item_last);
-        m.connect(&b.src, &e.data.trunc(64));
         let slots_here = popcount(&cat(&here.iter().rev().collect::<Vec<_>>()));
         let after = consumed + &slots_here.zext(4).trunc(4);
         m.connect(consumed, &mux(&beyond, &after, &zero(consumed)));

@@ -275,7 +275,8 @@ pub fn vmu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let seq = addr::build(&mut m, p, &lane_id, &cmd, &vpq_q, &vvaq_q, &vsdq_q, &vpaq_q);
     let retire = vlu::Retire::build(&mut m, p);
     let iss = issue::build(&mut m, p, &vpaq_q, &req, &resp, &vldq_q, &retire);
-    let vl = vlu::build(&mut m, p, &vldq_q, &vlu_out, &retire);
+    let load = (&iss.load_width, &iss.load_unsigned);
+    let vl = vlu::build(&mut m, p, &vldq_q, &vlu_out, &retire, load);
     m.connect(&retired, &retire.retired);
     m.connect(&iss.vlt_free_valid, &vl.free_valid);
     m.connect(&iss.vlt_free_idx, &vl.free_idx);

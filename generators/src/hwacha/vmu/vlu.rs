@@ -20,33 +20,25 @@ use hdl::ir::addr_width;
 use hdl::{cat, mux, Bundle, ModuleBuilder, Value};
 
 /// What an outstanding load request carries: elements `k0 + i` for the set bits `i` of
-/// `active` (the highest being `high`), element `i` at byte `offset + i << width`. In the
-/// VLT `k0` keeps only its low [`K0_BITS`] bits ([`Retire::k0`] restores it); in the
-/// VLDQ, where the issue unit puts it beside the response, it is whole (32 bits).
+/// `active`, element `i` at byte `offset + i << width`. In the VLT `k0` keeps only its
+/// low [`K0_BITS`] bits ([`Retire::k0`] restores it); in the VLDQ, where the issue unit
+/// puts it beside the response, it is whole (32 bits). The element width and signedness
+/// are the command's (`issue::Issue::load_width`): all outstanding loads belong to the
+/// command writing back.
 pub struct VltEntry {
     pub k0: Value,
     pub active: Value,
-    pub high: Value,
     pub offset: Value,
-    pub width: Value,
-    pub unsigned: Value,
 }
 
 impl VltEntry {
     /// Bits of an entry whose `k0` has `k0_bits` bits.
     pub const fn width(k0_bits: u32) -> u32 {
-        k0_bits + BEAT_BYTES + 4 + 4 + 2 + 1
+        k0_bits + BEAT_BYTES + 4
     }
 
     pub fn pack(&self) -> Value {
-        cat(&[
-            &self.k0,
-            &self.active,
-            &self.high,
-            &self.offset,
-            &self.width,
-            &self.unsigned,
-        ])
+        cat(&[&self.k0, &self.active, &self.offset])
     }
 
     /// The entry packed in `v` with a `k0` of `k0_bits` bits.
@@ -59,11 +51,16 @@ impl VltEntry {
         VltEntry {
             k0: take(k0_bits),
             active: take(BEAT_BYTES),
-            high: take(4),
             offset: take(4),
-            width: take(2),
-            unsigned: take(1),
         }
+    }
+
+    /// The last element's `i`: the highest set bit of `active` (a sent request has one).
+    pub fn high(&self) -> Value {
+        let w = addr_width(BEAT_BYTES as u64);
+        (0..BEAT_BYTES).fold(lit(&self.active, 0, w), |acc, i| {
+            mux(&self.active.bit(i), &lit(&acc, i as u64, w), &acc)
+        })
     }
 }
 
@@ -178,12 +175,15 @@ pub struct Vlu {
     pub free_idx: Value,
 }
 
+/// The VLU, writing back the VLDQ's head; `load` is the element width and signedness of
+/// the command writing back.
 pub(super) fn build(
     m: &mut ModuleBuilder,
     p: &HwachaParams,
     vldq: &Fifo,
     out: &Bundle,
     retire: &Retire,
+    load: (&Value, &Value),
 ) -> Vlu {
     let s = p.slices();
     let log_s = s.trailing_zeros();
@@ -192,6 +192,7 @@ pub(super) fn build(
     let data = head.slice(8 * BEAT_BYTES + aw - 1, aw);
     let tag = head.trunc(aw);
     let e = VltEntry::unpack(&head.slice(head.width() - 1, 8 * BEAT_BYTES + aw), 32);
+    let (width, unsigned) = load;
 
     // The group being written: a response's groups go out one after the other.
     let started = m.reg("vlu_started", 1, false);
@@ -206,12 +207,12 @@ pub(super) fn build(
         let in_beat = &!&diff.msb() & &!i.slice(31, 4).or_r();
         let i4 = i.trunc(4);
         sel.push(&in_beat & &e.active.dshr(&i4).bit(0));
-        let byte = &e.offset + &i4.dshl(&e.width);
+        let byte = &e.offset + &i4.dshl(width);
         let raw = data.dshr(&byte.zext(7).shl(3)).trunc(64);
-        vals.push(extend(&raw, &e.width, &e.unsigned));
+        vals.push(extend(&raw, width, unsigned));
     }
     let mask = cat(&sel.iter().collect::<Vec<_>>());
-    let last = group.eq(&(&e.k0 + &e.high.zext(32)).shr(log_s));
+    let last = group.eq(&(&e.k0 + &e.high().zext(32)).shr(log_s));
     m.connect(out.valid(), &(&vldq.deq_valid() & &mask.or_r()));
     m.connect(field(out, "group"), &group);
     m.connect(field(out, "data"), &cat(&vals.iter().collect::<Vec<_>>()));
