@@ -23,7 +23,7 @@
 //! `core` assembles the stages from one function per block: IF is in `fetch.rs`, MEM in
 //! `mem_stage.rs`, ID, EX and WB here.
 
-use super::alu::{alu, branch_taken};
+use super::alu::{alu, branch_taken, sum_equals};
 use super::bpred::{Bht, Btb, Resolution};
 use super::bus::{
     mem_request, mem_response, muldiv_request, muldiv_response, rocc_command, rocc_exception,
@@ -251,13 +251,17 @@ impl Redirects {
     }
 }
 
-/// EX's pipeline registers: the instruction, its operands and the next pc fetch went on
-/// to after it.
+/// EX's pipeline registers: the instruction, its operands, the next pc fetch went on to
+/// after it, and whether that pc is the instruction's `pc + imm` or its `pc + 4`
+/// (compared in ID, where the prediction is known, so EX resolves a branch or jal by
+/// picking one of the two bits with `taken`).
 pub(super) struct ExRegs {
     pub(super) stage: Stage,
     pub(super) rs1: Value,
     pub(super) rs2: Value,
     pub(super) pred: Value,
+    pub(super) pred_is_target: Value,
+    pub(super) pred_is_link: Value,
 }
 
 /// MEM's pipeline registers: the instruction, EX's result, the data address and the
@@ -430,6 +434,8 @@ fn stage_registers(m: &mut ModuleBuilder) -> Regs {
         rs2: m.reg("ex_rs2", 64, ResetValue::None),
         // The next pc fetch went on to after this instruction.
         pred: m.reg("ex_pred", 64, ResetValue::None),
+        pred_is_target: m.reg("ex_pred_is_target", 1, ResetValue::None),
+        pred_is_link: m.reg("ex_pred_is_link", 1, ResetValue::None),
     };
     let mem = MemRegs {
         stage: Stage::new(m, "mem"),
@@ -693,6 +699,17 @@ fn resolve(
     let (taken, jump_target) = (e.taken.clone(), e.jump_target.clone());
     let next_pc = mux(&taken, &jump_target, &e.link);
     let resolved = &e.go & &!&e.exc.0;
+    // Whether fetch went on to `next_pc`: branches and jal pick ID's compare with
+    // `taken`; jalr's `(rs1 + imm) & !1` is compared without its adder (`sum_equals`, on
+    // bits 63..1: bit 0 of `k` is the sum's own).
+    let (rs1, imm, pred) = (&ex_regs.rs1, &ex_ctrl.imm, &ex_regs.pred);
+    let sum0 = &rs1.bit(0) ^ &imm.bit(0);
+    let jalr_ok = &!&pred.bit(0) & &sum_equals(rs1, imm, &pred.slice(63, 1).cat(&sum0));
+    let pred_ok = mux(
+        &ex_ctrl.jalr,
+        &jalr_ok,
+        &mux(&taken, &ex_regs.pred_is_target, &ex_regs.pred_is_link),
+    );
     // A misprediction redirects fetch the cycle after it leaves EX, from registers, which
     // keeps the branch comparison and the target adder off fetch's paths; the instruction
     // that entered EX behind it meanwhile is flushed (`flush_ex`). It does not wait for
@@ -701,7 +718,7 @@ fn resolve(
     // (`Redirects`). The target, observed only under `mispredict`, loads every cycle.
     let mispredict = m.reg("mispredict", 1, false);
     let mispredict_target = m.reg("mispredict_target", 64, ResetValue::None);
-    m.connect(&mispredict, &(&e.go & &next_pc.ne(&ex_regs.pred)));
+    m.connect(&mispredict, &(&e.go & &!&pred_ok));
     m.connect(&mispredict_target, &next_pc);
     m.connect(&r.ex_redirect, &mispredict);
     m.connect(&r.ex_target, &mispredict_target);
@@ -774,8 +791,20 @@ fn issue(
         id_go,
         &(&(&(&id.valid & &!&d.hazard) & &ex_free) & &!&r.redirect),
     );
+    // The prediction against this instruction's two candidates, from registers and the
+    // decoded immediate: ID's own redirect goes to `pc + imm`, which is `pc + 4` when
+    // the immediate is 4.
+    let (pc, imm) = (&id.pc, &id_ctrl.imm);
+    let pred_is_target = &id_redirect | &sum_equals(pc, imm, q_pred0);
+    let pred_is_link = mux(
+        &id_redirect,
+        &imm.eq(&l.four),
+        &sum_equals(pc, &l.four, q_pred0),
+    );
     m.when(&ex_free, |m| {
         m.connect(&ex.valid, id_go);
+        m.connect(&ex_regs.pred_is_target, &pred_is_target);
+        m.connect(&ex_regs.pred_is_link, &pred_is_link);
         ex.load(m, &id.pc, &id.insn, (&id_exc.0, &id_exc.1, &id_exc.2));
         d.ex_ctrl.load(m, id_ctrl);
         m.connect(&ex_regs.rs1, &d.rs1);
