@@ -109,24 +109,25 @@ pub(super) fn k(v: &Value, value: u64, width: u32) -> Value {
     v.konst(Bits::from_u64(width, value))
 }
 
-/// The exception of the first of `checks` that holds, else `prior`.
+/// `prior` if it holds, else the cause of the first of `checks` that holds, with `tval`:
+/// the stage's value chosen by the instruction's kind (each kind has one), not by which
+/// check failed, which keeps the checks off the 64-bit value's path.
 fn first_exception(
     prior: (Value, Value, Value),
-    checks: &[(Value, u64, Value)],
+    checks: &[(Value, u64)],
+    tval: &Value,
 ) -> (Value, Value, Value) {
-    let (exc, cause, tval) = prior;
+    let (exc, cause, prior_tval) = prior;
     let mut cases_cause = vec![(exc.clone(), cause.clone())];
-    let mut cases_tval = vec![(exc.clone(), tval.clone())];
     let mut any = exc.clone();
-    for (cond, c, t) in checks {
+    for (cond, c) in checks {
         cases_cause.push((cond.clone(), k(&cause, *c, 4)));
-        cases_tval.push((cond.clone(), t.clone()));
         any = &any | cond;
     }
     (
         any,
         priority_mux(&cases_cause, &cause),
-        priority_mux(&cases_tval, &tval),
+        mux(&exc, &prior_tval, tval),
     )
 }
 
@@ -532,10 +533,17 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
     let id_exc = first_exception(
         (id.exc.clone(), id.cause.clone(), id.tval.clone()),
         &[
-            (!&id_ctrl.legal, cause::ILLEGAL_INSN, illegal_bits),
-            (id_ctrl.ecall.clone(), cause::ECALL_M, zero64.clone()),
-            (id_ctrl.ebreak.clone(), cause::BREAKPOINT, id.pc.clone()),
+            (!&id_ctrl.legal, cause::ILLEGAL_INSN),
+            (id_ctrl.ecall.clone(), cause::ECALL_M),
+            (id_ctrl.ebreak.clone(), cause::BREAKPOINT),
         ],
+        &priority_mux(
+            &[
+                (!&id_ctrl.legal, illegal_bits),
+                (id_ctrl.ebreak.clone(), id.pc.clone()),
+            ],
+            &zero64,
+        ),
     );
     Id {
         ctrl: id_ctrl,
@@ -617,27 +625,17 @@ fn execute(
     let writes_mem = &(&ex_ctrl.store | &ex_ctrl.amo) | &ex_ctrl.sc;
     let readable = &in_rom(&addr) | &in_ram(&addr);
     let writable = in_ram(&addr);
+    // A jump or branch faults on its target only, a memory access on its address only.
     let ex_exc = first_exception(
         (ex.exc.clone(), ex.cause.clone(), ex.tval.clone()),
         &[
-            (
-                &taken & &jump_target.bit(1),
-                cause::INSN_MISALIGNED,
-                jump_target.clone(),
-            ),
-            (&reads & &misaligned, cause::LOAD_MISALIGNED, addr.clone()),
-            (&reads & &!&readable, cause::LOAD_ACCESS_FAULT, addr.clone()),
-            (
-                &writes_mem & &misaligned,
-                cause::STORE_MISALIGNED,
-                addr.clone(),
-            ),
-            (
-                &writes_mem & &!&writable,
-                cause::STORE_ACCESS_FAULT,
-                addr.clone(),
-            ),
+            (&taken & &jump_target.bit(1), cause::INSN_MISALIGNED),
+            (&reads & &misaligned, cause::LOAD_MISALIGNED),
+            (&reads & &!&readable, cause::LOAD_ACCESS_FAULT),
+            (&writes_mem & &misaligned, cause::STORE_MISALIGNED),
+            (&writes_mem & &!&writable, cause::STORE_ACCESS_FAULT),
         ],
+        &mux(&(&jumps | &ex_ctrl.branch), &jump_target, &addr),
     );
     Ex {
         go: ex_go,
