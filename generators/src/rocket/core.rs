@@ -109,24 +109,19 @@ pub(super) fn k(v: &Value, value: u64, width: u32) -> Value {
     v.konst(Bits::from_u64(width, value))
 }
 
-/// `prior` if it holds, else the cause of the first of `checks` that holds, with `tval`:
-/// the stage's value chosen by the instruction's kind (each kind has one), not by which
-/// check failed, which keeps the checks off the 64-bit value's path.
+/// `prior` if it holds, else an exception if any of `checks` holds, with `cause` and
+/// `tval`: the stage's, chosen by the instruction's kind (each kind raises one, or one of
+/// two told apart by an early check), not by the checks, which keeps the late checks
+/// (the memory map's, on an address's upper bits) off all but the exception bit.
 fn first_exception(
     prior: (Value, Value, Value),
-    checks: &[(Value, u64)],
-    tval: &Value,
+    checks: &[Value],
+    (cause, tval): (&Value, &Value),
 ) -> (Value, Value, Value) {
-    let (exc, cause, prior_tval) = prior;
-    let mut cases_cause = vec![(exc.clone(), cause.clone())];
-    let mut any = exc.clone();
-    for (cond, c) in checks {
-        cases_cause.push((cond.clone(), k(&cause, *c, 4)));
-        any = &any | cond;
-    }
+    let (exc, prior_cause, prior_tval) = prior;
     (
-        any,
-        priority_mux(&cases_cause, &cause),
+        checks.iter().fold(exc.clone(), |acc, c| &acc | c),
+        mux(&exc, &prior_cause, cause),
         mux(&exc, &prior_tval, tval),
     )
 }
@@ -530,19 +525,22 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
         &id.insn.zext(64),
         &id.insn.slice(15, 0).zext(64),
     );
+    let (illegal, ecall, ebreak) = (!&id_ctrl.legal, &id_ctrl.ecall, &id_ctrl.ebreak);
     let id_exc = first_exception(
         (id.exc.clone(), id.cause.clone(), id.tval.clone()),
-        &[
-            (!&id_ctrl.legal, cause::ILLEGAL_INSN),
-            (id_ctrl.ecall.clone(), cause::ECALL_M),
-            (id_ctrl.ebreak.clone(), cause::BREAKPOINT),
-        ],
-        &priority_mux(
-            &[
-                (!&id_ctrl.legal, illegal_bits),
-                (id_ctrl.ebreak.clone(), id.pc.clone()),
-            ],
-            &zero64,
+        &[illegal.clone(), ecall.clone(), ebreak.clone()],
+        (
+            &priority_mux(
+                &[
+                    (illegal.clone(), k(&id.cause, cause::ILLEGAL_INSN, 4)),
+                    (ecall.clone(), k(&id.cause, cause::ECALL_M, 4)),
+                ],
+                &k(&id.cause, cause::BREAKPOINT, 4),
+            ),
+            &priority_mux(
+                &[(illegal, illegal_bits), (ebreak.clone(), id.pc.clone())],
+                &zero64,
+            ),
         ),
     );
     Id {
@@ -625,17 +623,35 @@ fn execute(
     let writes_mem = &(&ex_ctrl.store | &ex_ctrl.amo) | &ex_ctrl.sc;
     let readable = &in_rom(&addr) | &in_ram(&addr);
     let writable = in_ram(&addr);
-    // A jump or branch faults on its target only, a memory access on its address only.
+    // A jump or branch faults on its target only (misaligned); a memory access on its
+    // address only, misaligned first, else outside the memory map.
+    let c = |v: u64| k(&ex.cause, v, 4);
+    let mem_cause = mux(
+        &writes_mem,
+        &mux(
+            &misaligned,
+            &c(cause::STORE_MISALIGNED),
+            &c(cause::STORE_ACCESS_FAULT),
+        ),
+        &mux(
+            &misaligned,
+            &c(cause::LOAD_MISALIGNED),
+            &c(cause::LOAD_ACCESS_FAULT),
+        ),
+    );
+    let cti = &jumps | &ex_ctrl.branch;
     let ex_exc = first_exception(
         (ex.exc.clone(), ex.cause.clone(), ex.tval.clone()),
         &[
-            (&taken & &jump_target.bit(1), cause::INSN_MISALIGNED),
-            (&reads & &misaligned, cause::LOAD_MISALIGNED),
-            (&reads & &!&readable, cause::LOAD_ACCESS_FAULT),
-            (&writes_mem & &misaligned, cause::STORE_MISALIGNED),
-            (&writes_mem & &!&writable, cause::STORE_ACCESS_FAULT),
+            &taken & &jump_target.bit(1),
+            &(&reads | &writes_mem) & &misaligned,
+            &reads & &!&readable,
+            &writes_mem & &!&writable,
         ],
-        &mux(&(&jumps | &ex_ctrl.branch), &jump_target, &addr),
+        (
+            &mux(&cti, &c(cause::INSN_MISALIGNED), &mem_cause),
+            &mux(&cti, &jump_target, &addr),
+        ),
     );
     Ex {
         go: ex_go,
