@@ -76,6 +76,16 @@ j fail
 5: addi a3, a3, 10
 jalr x0, 0(ra)
 4: CHECK(a3, 11)
+# jalr to the instruction after it (fetch's fall-through was right: no redirect), the
+# immediate carrying into the upper bits; the second's sum is odd (bit 0 dropped).
+la t0, 8f
+addi t0, t0, -2047
+jalr t1, 2047(t0)
+8: la t0, 9f
+addi t0, t0, -2046
+jalr t1, 2047(t0)
+9: la t3, 9b
+bne t1, t3, fail
 
 # A trap behind a long divide: the younger instructions must not retire.
 li TESTNUM, 7

@@ -56,6 +56,18 @@ pub fn alu(adders: Style, fn_: &Value, a: &Value, b: &Value, word: &Value) -> Va
     )
 }
 
+/// Whether `a + b == k` (one width, wrapped), without propagating a carry (Cortadella
+/// and Llaberia, "Evaluation of A + B = K conditions without carry propagation", IEEE
+/// Trans. Computers 41(11), 1992): the sum equals `k` iff every bit i has
+/// a_i ^ b_i ^ k_i equal to the carry out of bit i - 1 given that its sum bit is
+/// k_{i-1}, i.e. (a_{i-1} & b_{i-1}) | ((a_{i-1} | b_{i-1}) & !k_{i-1}), with carry-in 0
+/// at bit 0. An AND-reduce of bitwise terms: a few LUT levels where `a + b` and a
+/// compare are a carry chain and a reduction after it.
+pub fn sum_equals(a: &Value, b: &Value, k: &Value) -> Value {
+    let carries = (&(a & b) | &(&(a | b) & &!k)).shl(1);
+    (!&(&(a ^ b) ^ &(k ^ &carries))).and_r()
+}
+
 /// Whether a conditional branch with this funct3 is taken.
 pub fn branch_taken(adders: Style, funct3: &Value, a: &Value, b: &Value) -> Value {
     let eq = a.eq(b);
@@ -76,4 +88,52 @@ pub fn branch_taken(adders: Style, funct3: &Value, a: &Value, b: &Value) -> Valu
     );
     // funct3 bit 0 inverts: bne, bge, bgeu.
     &base ^ &funct3.bit(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sum_equals;
+    use hdl::sim::{Sim, SplitMix};
+    use hdl::{Design, ModuleBuilder};
+
+    fn sim(w: u32) -> Sim {
+        let mut m = ModuleBuilder::new("SumEquals");
+        let (a, b, k) = (m.input("a", w), m.input("b", w), m.input("k", w));
+        let o = m.output("eq", 1);
+        m.connect(&o, &sum_equals(&a, &b, &k));
+        Sim::new(&Design::new(&m.finish().unwrap()))
+    }
+
+    fn check(s: &mut Sim, w: u32, a: u64, b: u64, k: u64) {
+        let mask = u64::MAX >> (64 - w);
+        for (name, v) in [("a", a), ("b", b), ("k", k)] {
+            s.poke_u64(name, v).unwrap();
+        }
+        let want = a.wrapping_add(b) & mask == k;
+        let case = format!("w {w} a {a:#x} b {b:#x} k {k:#x}");
+        assert_eq!(s.peek_u64("eq").unwrap(), want as u64, "{case}");
+    }
+
+    /// Exhaustive at 4 bits; at 64 bits random operands against their true sum, and that
+    /// sum with each single bit flipped.
+    #[test]
+    fn sum_equals_matches_integer_arithmetic() {
+        let mut s = sim(4);
+        for a in 0..16 {
+            for b in 0..16 {
+                for k in 0..16 {
+                    check(&mut s, 4, a, b, k);
+                }
+            }
+        }
+        let mut s = sim(64);
+        let mut rng = SplitMix(23);
+        for _ in 0..300 {
+            let (a, b) = (rng.next_u64(), rng.next_u64());
+            let sum = a.wrapping_add(b);
+            check(&mut s, 64, a, b, sum);
+            check(&mut s, 64, a, b, sum ^ 1 << (rng.next_u64() % 64));
+            check(&mut s, 64, a, b, rng.next_u64());
+        }
+    }
 }

@@ -23,7 +23,7 @@
 //! `core` assembles the stages from one function per block: IF is in `fetch.rs`, MEM in
 //! `mem_stage.rs`, ID, EX and WB here.
 
-use super::alu::{alu, branch_taken};
+use super::alu::{alu, branch_taken, sum_equals};
 use super::bpred::{Bht, Btb, Resolution};
 use super::bus::{
     mem_request, mem_response, muldiv_request, muldiv_response, rocc_command, rocc_exception,
@@ -109,24 +109,20 @@ pub(super) fn k(v: &Value, value: u64, width: u32) -> Value {
     v.konst(Bits::from_u64(width, value))
 }
 
-/// The exception of the first of `checks` that holds, else `prior`.
+/// `prior` if it holds, else an exception if any of `checks` holds, with `cause` and
+/// `tval`: the stage's, chosen by the instruction's kind (each kind raises one, or one of
+/// two told apart by an early check), not by the checks, which keeps the late checks
+/// (the memory map's, on an address's upper bits) off all but the exception bit.
 fn first_exception(
     prior: (Value, Value, Value),
-    checks: &[(Value, u64, Value)],
+    checks: &[Value],
+    (cause, tval): (&Value, &Value),
 ) -> (Value, Value, Value) {
-    let (exc, cause, tval) = prior;
-    let mut cases_cause = vec![(exc.clone(), cause.clone())];
-    let mut cases_tval = vec![(exc.clone(), tval.clone())];
-    let mut any = exc.clone();
-    for (cond, c, t) in checks {
-        cases_cause.push((cond.clone(), k(&cause, *c, 4)));
-        cases_tval.push((cond.clone(), t.clone()));
-        any = &any | cond;
-    }
+    let (exc, prior_cause, prior_tval) = prior;
     (
-        any,
-        priority_mux(&cases_cause, &cause),
-        priority_mux(&cases_tval, &tval),
+        checks.iter().fold(exc.clone(), |acc, c| &acc | c),
+        mux(&exc, &prior_cause, cause),
+        mux(&exc, &prior_tval, tval),
     )
 }
 
@@ -251,13 +247,17 @@ impl Redirects {
     }
 }
 
-/// EX's pipeline registers: the instruction, its operands and the next pc fetch went on
-/// to after it.
+/// EX's pipeline registers: the instruction, its operands, the next pc fetch went on to
+/// after it, and whether that pc is the instruction's `pc + imm` or its `pc + 4`
+/// (compared in ID, where the prediction is known, so EX resolves a branch or jal by
+/// picking one of the two bits with `taken`).
 pub(super) struct ExRegs {
     pub(super) stage: Stage,
     pub(super) rs1: Value,
     pub(super) rs2: Value,
     pub(super) pred: Value,
+    pub(super) pred_is_target: Value,
+    pub(super) pred_is_link: Value,
 }
 
 /// MEM's pipeline registers: the instruction, EX's result, the data address and the
@@ -430,6 +430,8 @@ fn stage_registers(m: &mut ModuleBuilder) -> Regs {
         rs2: m.reg("ex_rs2", 64, ResetValue::None),
         // The next pc fetch went on to after this instruction.
         pred: m.reg("ex_pred", 64, ResetValue::None),
+        pred_is_target: m.reg("ex_pred_is_target", 1, ResetValue::None),
+        pred_is_link: m.reg("ex_pred_is_link", 1, ResetValue::None),
     };
     let mem = MemRegs {
         stage: Stage::new(m, "mem"),
@@ -523,13 +525,23 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
         &id.insn.zext(64),
         &id.insn.slice(15, 0).zext(64),
     );
+    let (illegal, ecall, ebreak) = (!&id_ctrl.legal, &id_ctrl.ecall, &id_ctrl.ebreak);
     let id_exc = first_exception(
         (id.exc.clone(), id.cause.clone(), id.tval.clone()),
-        &[
-            (!&id_ctrl.legal, cause::ILLEGAL_INSN, illegal_bits),
-            (id_ctrl.ecall.clone(), cause::ECALL_M, zero64.clone()),
-            (id_ctrl.ebreak.clone(), cause::BREAKPOINT, id.pc.clone()),
-        ],
+        &[illegal.clone(), ecall.clone(), ebreak.clone()],
+        (
+            &priority_mux(
+                &[
+                    (illegal.clone(), k(&id.cause, cause::ILLEGAL_INSN, 4)),
+                    (ecall.clone(), k(&id.cause, cause::ECALL_M, 4)),
+                ],
+                &k(&id.cause, cause::BREAKPOINT, 4),
+            ),
+            &priority_mux(
+                &[(illegal, illegal_bits), (ebreak.clone(), id.pc.clone())],
+                &zero64,
+            ),
+        ),
     );
     Id {
         ctrl: id_ctrl,
@@ -611,27 +623,35 @@ fn execute(
     let writes_mem = &(&ex_ctrl.store | &ex_ctrl.amo) | &ex_ctrl.sc;
     let readable = &in_rom(&addr) | &in_ram(&addr);
     let writable = in_ram(&addr);
+    // A jump or branch faults on its target only (misaligned); a memory access on its
+    // address only, misaligned first, else outside the memory map.
+    let c = |v: u64| k(&ex.cause, v, 4);
+    let mem_cause = mux(
+        &writes_mem,
+        &mux(
+            &misaligned,
+            &c(cause::STORE_MISALIGNED),
+            &c(cause::STORE_ACCESS_FAULT),
+        ),
+        &mux(
+            &misaligned,
+            &c(cause::LOAD_MISALIGNED),
+            &c(cause::LOAD_ACCESS_FAULT),
+        ),
+    );
+    let cti = &jumps | &ex_ctrl.branch;
     let ex_exc = first_exception(
         (ex.exc.clone(), ex.cause.clone(), ex.tval.clone()),
         &[
-            (
-                &taken & &jump_target.bit(1),
-                cause::INSN_MISALIGNED,
-                jump_target.clone(),
-            ),
-            (&reads & &misaligned, cause::LOAD_MISALIGNED, addr.clone()),
-            (&reads & &!&readable, cause::LOAD_ACCESS_FAULT, addr.clone()),
-            (
-                &writes_mem & &misaligned,
-                cause::STORE_MISALIGNED,
-                addr.clone(),
-            ),
-            (
-                &writes_mem & &!&writable,
-                cause::STORE_ACCESS_FAULT,
-                addr.clone(),
-            ),
+            &taken & &jump_target.bit(1),
+            &(&reads | &writes_mem) & &misaligned,
+            &reads & &!&readable,
+            &writes_mem & &!&writable,
         ],
+        (
+            &mux(&cti, &c(cause::INSN_MISALIGNED), &mem_cause),
+            &mux(&cti, &jump_target, &addr),
+        ),
     );
     Ex {
         go: ex_go,
@@ -693,6 +713,17 @@ fn resolve(
     let (taken, jump_target) = (e.taken.clone(), e.jump_target.clone());
     let next_pc = mux(&taken, &jump_target, &e.link);
     let resolved = &e.go & &!&e.exc.0;
+    // Whether fetch went on to `next_pc`: branches and jal pick ID's compare with
+    // `taken`; jalr's `(rs1 + imm) & !1` is compared without its adder (`sum_equals`, on
+    // bits 63..1: bit 0 of `k` is the sum's own).
+    let (rs1, imm, pred) = (&ex_regs.rs1, &ex_ctrl.imm, &ex_regs.pred);
+    let sum0 = &rs1.bit(0) ^ &imm.bit(0);
+    let jalr_ok = &!&pred.bit(0) & &sum_equals(rs1, imm, &pred.slice(63, 1).cat(&sum0));
+    let pred_ok = mux(
+        &ex_ctrl.jalr,
+        &jalr_ok,
+        &mux(&taken, &ex_regs.pred_is_target, &ex_regs.pred_is_link),
+    );
     // A misprediction redirects fetch the cycle after it leaves EX, from registers, which
     // keeps the branch comparison and the target adder off fetch's paths; the instruction
     // that entered EX behind it meanwhile is flushed (`flush_ex`). It does not wait for
@@ -701,7 +732,7 @@ fn resolve(
     // (`Redirects`). The target, observed only under `mispredict`, loads every cycle.
     let mispredict = m.reg("mispredict", 1, false);
     let mispredict_target = m.reg("mispredict_target", 64, ResetValue::None);
-    m.connect(&mispredict, &(&e.go & &next_pc.ne(&ex_regs.pred)));
+    m.connect(&mispredict, &(&e.go & &!&pred_ok));
     m.connect(&mispredict_target, &next_pc);
     m.connect(&r.ex_redirect, &mispredict);
     m.connect(&r.ex_target, &mispredict_target);
@@ -774,8 +805,20 @@ fn issue(
         id_go,
         &(&(&(&id.valid & &!&d.hazard) & &ex_free) & &!&r.redirect),
     );
+    // The prediction against this instruction's two candidates, from registers and the
+    // decoded immediate: ID's own redirect goes to `pc + imm`, which is `pc + 4` when
+    // the immediate is 4.
+    let (pc, imm) = (&id.pc, &id_ctrl.imm);
+    let pred_is_target = &id_redirect | &sum_equals(pc, imm, q_pred0);
+    let pred_is_link = mux(
+        &id_redirect,
+        &imm.eq(&l.four),
+        &sum_equals(pc, &l.four, q_pred0),
+    );
     m.when(&ex_free, |m| {
         m.connect(&ex.valid, id_go);
+        m.connect(&ex_regs.pred_is_target, &pred_is_target);
+        m.connect(&ex_regs.pred_is_link, &pred_is_link);
         ex.load(m, &id.pc, &id.insn, (&id_exc.0, &id_exc.1, &id_exc.2));
         d.ex_ctrl.load(m, id_ctrl);
         m.connect(&ex_regs.rs1, &d.rs1);
