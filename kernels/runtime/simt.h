@@ -7,8 +7,8 @@
  * `tidx()`. `launch_kernel(n, kernel)` runs it on threads 0..n-1 and returns when all
  * have finished and their stores are visible.
  *
- * The instructions (custom-0, RoCC-style funct3 = {xd, xs1, xs2}), documented in
- * kernels/README.md:
+ * The instructions (custom-0, RoCC-style funct3 = {xd, xs1, xs2}), documented in the
+ * top-level README.md ("SPMD kernels"):
  *   tidx rd             .insn r CUSTOM_0, 4, 0, rd, x0, x0    in a kernel only
  *   launch rs1, rs2     .insn r CUSTOM_0, 3, 1, x0, rs1, rs2  n, entry; host only
  *   stack rs1, rs2      .insn r CUSTOM_0, 3, 2, x0, rs1, rs2  top, bytes per thread
