@@ -23,7 +23,7 @@ void launch_kernel(unsigned n, void (*kernel)(void))
   __asm__ volatile(".insn r CUSTOM_0, 3, 2, x0, %0, %1"
                    :
                    : "r"(top), "r"(SIMT_STACK_BYTES));
-  __asm__ volatile(".insn r CUSTOM_0, 3, 1, x0, %0, %1"
+  __asm__ volatile(".insn r CUSTOM_0, 7, 1, x0, %0, %1"
                    :
                    : "r"(n), "r"(kernel)
                    : "memory");

@@ -10,7 +10,7 @@
  * The instructions (custom-0, RoCC-style funct3 = {xd, xs1, xs2}), documented in the
  * top-level README.md ("SPMD kernels"):
  *   tidx rd             .insn r CUSTOM_0, 4, 0, rd, x0, x0    in a kernel only
- *   launch rs1, rs2     .insn r CUSTOM_0, 3, 1, x0, rs1, rs2  n, entry; host only
+ *   launch rs1, rs2     .insn r CUSTOM_0, 7, 1, x0, rs1, rs2  n, entry; host only
  *   stack rs1, rs2      .insn r CUSTOM_0, 3, 2, x0, rs1, rs2  top, bytes per thread
  *
  * A thread starts at the kernel's entry with every register zero except ra = 0 (a

@@ -3,8 +3,9 @@
 //!
 //! The instructions (custom-0, RoCC-style funct3 = {xd, xs1, xs2}):
 //! - `tidx rd` (funct7 0, funct3 4): the running thread's index; illegal on the host.
-//! - `launch rs1, rs2` (funct7 1, funct3 3): runs the kernel at address rs2 on threads
-//!   0..rs1-1 and retires when all have returned; illegal in a kernel.
+//! - `launch rs1, rs2` (funct7 1, funct3 7, rd x0): runs the kernel at address rs2 on
+//!   threads 0..rs1-1 and retires when all have returned; illegal in a kernel. xd is set
+//!   so that a RoCC-attached engine's response is what the control processor waits for.
 //! - `stack rs1, rs2` (funct7 2, funct3 3): thread `t` of later launches starts with
 //!   sp = rs1 - t * rs2; illegal in a kernel.
 //!
@@ -97,7 +98,7 @@ impl Iss {
                 simt.stack_bytes = self.isa.xlen.address(rs2);
                 Ok(())
             }
-            (funct7::LAUNCH, 3, false) if decode::rd(insn) == 0 => {
+            (funct7::LAUNCH, 7, false) if decode::rd(insn) == 0 => {
                 let launch = Launch {
                     n: rs1 as u32,
                     entry: self.isa.xlen.address(rs2),
