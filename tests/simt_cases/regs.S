@@ -6,7 +6,10 @@
 dump_regs:
   CUSTOM_TIDX(t0)
   slli t0, t0, 7
+  .option push
+  .option norelax
   la t1, regs
+  .option pop
   add t0, t0, t1
   .irp n, 1, 2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
   sw x\n, 4 * \n(t0)

@@ -8,9 +8,11 @@
 //!   so that a RoCC-attached engine's response is what the control processor waits for.
 //! - `stack rs1, rs2` (funct7 2, funct3 3): thread `t` of later launches starts with
 //!   sp = rs1 - t * rs2; illegal in a kernel.
+//! - `globals rs1, rs2` (funct7 3, funct3 3): threads of later launches start with gp =
+//!   rs1, tp = rs2; illegal in a kernel.
 //!
 //! A thread starts at the entry with every integer register zero except ra =
-//! [`EXIT_PC`] (returning ends the thread), sp as above and gp, tp as the host has them;
+//! [`EXIT_PC`] (returning ends the thread), sp, gp and tp as above;
 //! f registers +0.0 and fcsr 0 (flags a thread accrues are its own). In a kernel, CSR
 //! instructions other than those on fflags/frm/fcsr are illegal, and any trap is an error
 //! of the run ([`super::IssError::KernelTrap`]): kernels have no trap handler.
@@ -30,6 +32,7 @@ mod funct7 {
     pub const TIDX: u32 = 0;
     pub const LAUNCH: u32 = 1;
     pub const STACK: u32 = 2;
+    pub const GLOBALS: u32 = 3;
 }
 
 /// One launch: `n` threads of the kernel at `entry`.
@@ -39,12 +42,14 @@ pub struct Launch {
     pub entry: u64,
 }
 
-/// The launch state of the hart: the stack layout set by `stack` and the thread running
-/// now (none on the host).
+/// The launch state of the hart: the stack layout set by `stack`, the gp and tp set by
+/// `globals` and the thread running now (none on the host).
 #[derive(Debug, Default)]
 pub(super) struct Simt {
     stack_top: u64,
     stack_bytes: u64,
+    gp: u64,
+    tp: u64,
     thread: Option<u32>,
 }
 
@@ -98,6 +103,11 @@ impl Iss {
                 simt.stack_bytes = self.isa.xlen.address(rs2);
                 Ok(())
             }
+            (funct7::GLOBALS, 3, false) if decode::rd(insn) == 0 => {
+                simt.gp = rs1;
+                simt.tp = rs2;
+                Ok(())
+            }
             (funct7::LAUNCH, 7, false) if decode::rd(insn) == 0 => {
                 let launch = Launch {
                     n: rs1 as u32,
@@ -131,8 +141,8 @@ impl Iss {
         self.reservation = ctx.reservation;
     }
 
-    /// Thread `tid`'s initial state, from the host's registers `host`.
-    fn thread_context(&self, launch: Launch, tid: u32, host: &Context) -> Context {
+    /// Thread `tid`'s initial state.
+    fn thread_context(&self, launch: Launch, tid: u32) -> Context {
         let simt = self.simt.as_ref().expect("a launch needs SIMT on");
         let mut x = [0; 32];
         x[1] = EXIT_PC;
@@ -140,8 +150,8 @@ impl Iss {
             .stack_top
             .wrapping_sub((tid as u64).wrapping_mul(simt.stack_bytes));
         x[2] = self.isa.xlen.sext(sp);
-        x[3] = host.x[3];
-        x[4] = host.x[4];
+        x[3] = simt.gp;
+        x[4] = simt.tp;
         Context {
             x,
             // +0.0 in every f register, NaN-boxed as the hart keeps singles.
@@ -169,7 +179,7 @@ impl Iss {
         log: &mut dyn Write,
     ) -> Result<Option<u64>, IssError> {
         let host = self.save_context();
-        let result = self.run_threads::<LOG>(launch, &host, budget, log);
+        let result = self.run_threads::<LOG>(launch, budget, log);
         self.set_thread(None);
         self.restore_context(host);
         result
@@ -178,14 +188,13 @@ impl Iss {
     fn run_threads<const LOG: bool>(
         &mut self,
         launch: Launch,
-        host: &Context,
         mut budget: u64,
         log: &mut dyn Write,
     ) -> Result<Option<u64>, IssError> {
         let widths = self.log_widths();
         let mut commit = Commit::default();
         for tid in 0..launch.n {
-            self.restore_context(self.thread_context(launch, tid, host));
+            self.restore_context(self.thread_context(launch, tid));
             self.set_thread(Some(tid));
             if LOG {
                 writeln!(log, "core   0: >>>> simt thread {tid}").map_err(IssError::Log)?;
