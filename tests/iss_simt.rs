@@ -66,7 +66,11 @@ fn the_commit_log_names_each_thread() {
         .lines()
         .filter(|l| l.contains(">>>> simt thread"))
         .collect();
-    assert_eq!(starts.len(), 100 + 37 + 3, "launches of 100, 37, 0 and 3 threads");
+    assert_eq!(
+        starts.len(),
+        100 + 37 + 3,
+        "launches of 100, 37, 0 and 3 threads"
+    );
     assert_eq!(starts[99], "core   0: >>>> simt thread 99");
     assert_eq!(starts[100], "core   0: >>>> simt thread 0");
 }

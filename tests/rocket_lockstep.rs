@@ -268,6 +268,7 @@ fn iss_taken_branches(elf: &Path) -> u64 {
             }
             verification::iss::Step::Trapped { .. } => {}
             verification::iss::Step::Exited(_) => return taken,
+            verification::iss::Step::Launch(_) => unreachable!("RV64 programs launch nothing"),
         }
     }
 }

@@ -429,6 +429,7 @@ fn single_stepping_matches_run() {
                 }
                 Step::Trapped { .. } => traps += 1,
                 Step::Exited(code) => break code,
+                Step::Launch(_) => unreachable!("RV64 programs launch nothing"),
             }
         };
         assert_eq!(stepped_code, code, "seed {seed}");

@@ -2,6 +2,7 @@
 
 pub mod elf;
 pub mod exit;
+pub mod fgsimt;
 pub mod fp;
 pub mod hdlfuzz;
 pub mod hwacha;

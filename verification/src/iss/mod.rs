@@ -199,6 +199,9 @@ pub enum Step {
     Trapped { cause: u64, tval: u64 },
     /// The program exited through HTIF with this code (seen at a chunk boundary).
     Exited(u64),
+    /// A kernel launch, with launches deferred ([`Iss::defer_launches`]): the caller runs
+    /// its threads and retires it ([`Iss::finish_launch`]).
+    Launch(simt::Launch),
 }
 
 /// One hart with its memory, CSRs, HTIF host and optional RoCC accelerator.
@@ -375,6 +378,9 @@ impl Iss {
                 Step::Trapped { cause, tval }
             }
             Err(Event::Abort(source)) => return Err(self.abort(*source)),
+            Err(Event::Launch(launch)) if self.simt.as_ref().is_some_and(|s| s.deferred) => {
+                return Ok(Step::Launch(launch));
+            }
             Err(Event::Launch(launch)) => {
                 let limit = KERNEL_STEP_LIMIT;
                 self.launch_within::<true>(

@@ -43,7 +43,8 @@ pub struct Launch {
 }
 
 /// The launch state of the hart: the stack layout set by `stack`, the gp and tp set by
-/// `globals` and the thread running now (none on the host).
+/// `globals`, the thread running now (none on the host) and whether `step_one` hands
+/// launches to its caller ([`Iss::defer_launches`]).
 #[derive(Debug, Default)]
 pub(super) struct Simt {
     stack_top: u64,
@@ -51,9 +52,36 @@ pub(super) struct Simt {
     gp: u64,
     tp: u64,
     thread: Option<u32>,
+    pub(super) deferred: bool,
+}
+
+/// One thread of a launch, stepped by [`Iss::step_thread`] (for models that interleave
+/// threads, such as the SIMT engine's).
+#[derive(Clone)]
+pub struct Thread {
+    pub tid: u32,
+    ctx: Context,
+}
+
+impl Thread {
+    /// The thread's pc ([`EXIT_PC`] once it has returned).
+    pub fn pc(&self) -> u64 {
+        self.ctx.pc
+    }
+
+    /// Integer register `r`.
+    pub fn x(&self, r: usize) -> u64 {
+        self.ctx.x[r]
+    }
+
+    /// Whether the thread has returned.
+    pub fn exited(&self) -> bool {
+        self.ctx.pc == EXIT_PC
+    }
 }
 
 /// The architectural state a thread switch saves and restores.
+#[derive(Clone)]
 struct Context {
     x: [u64; 32],
     f: [u64; 32],
@@ -68,6 +96,74 @@ impl Iss {
     /// Turns on the SIMT instructions (custom-0 stops going to a RoCC accelerator).
     pub fn enable_simt(&mut self) {
         self.simt = Some(Simt::default());
+    }
+
+    /// Makes `step_one` return [`super::Step::Launch`] at a launch instead of running its
+    /// threads; the caller runs them ([`Iss::launch_thread`], [`Iss::step_thread`]) and
+    /// then retires the launch with [`Iss::finish_launch`].
+    pub fn defer_launches(&mut self) {
+        if let Some(simt) = self.simt.as_mut() {
+            simt.deferred = true;
+        }
+    }
+
+    /// Thread `tid` of `launch` at its start.
+    pub fn launch_thread(&self, launch: Launch, tid: u32) -> Thread {
+        Thread {
+            tid,
+            ctx: self.thread_context(launch, tid),
+        }
+    }
+
+    /// Executes one instruction of `thread` (which must not have exited): its commit
+    /// (pc, instruction, register write, memory access). A trap is a
+    /// [`IssError::KernelTrap`] of a launch of `n` threads.
+    pub fn step_thread(&mut self, thread: &mut Thread, n: u32) -> Result<Commit, IssError> {
+        let host = self.save_context();
+        self.restore_context(thread.ctx.clone());
+        self.set_thread(Some(thread.tid));
+        let mut commit = Commit::default();
+        let pc = self.pc;
+        let outcome = self.step::<true>(&mut commit);
+        thread.ctx = self.save_context();
+        self.set_thread(None);
+        self.restore_context(host);
+        match outcome {
+            Ok(()) => {
+                self.thread_retired += 1;
+                self.kernel_steps += 1;
+                Ok(commit)
+            }
+            Err(Event::Trap { cause, tval }) => Err(IssError::KernelTrap {
+                tid: thread.tid,
+                n,
+                pc,
+                cause,
+                tval,
+            }),
+            Err(Event::Abort(source)) => Err(self.abort(*source)),
+            Err(Event::Launch(_)) => unreachable!("launch is illegal in a kernel"),
+        }
+    }
+
+    /// Retires a launch `step_one` returned deferred, once its threads have run.
+    pub fn finish_launch(&mut self) -> Commit {
+        let mut commit = Commit {
+            pc: self.pc,
+            ..Commit::default()
+        };
+        if let Some(b) = self.mem.read_bytes::<4>(self.pc) {
+            commit.insn = u32::from_le_bytes(b);
+        }
+        self.chunk_left = self.chunk_left.saturating_sub(1);
+        self.pass_launch();
+        commit
+    }
+
+    /// Moves past a launch instruction whose threads have all run: it retires.
+    fn pass_launch(&mut self) {
+        self.pc = self.isa.xlen.address(self.pc.wrapping_add(4));
+        self.retired += 1;
     }
 
     /// The thread running now, if a kernel is.
@@ -245,8 +341,7 @@ impl Iss {
         commit: &Commit,
         log: &mut dyn Write,
     ) -> Result<(), IssError> {
-        self.pc = self.isa.xlen.address(self.pc.wrapping_add(4));
-        self.retired += 1;
+        self.pass_launch();
         if LOG {
             commit
                 .write_line(log, self.log_widths())

@@ -393,6 +393,7 @@ impl GoldenModel for IssGolden {
                 }
                 Step::Trapped { .. } => {}
                 Step::Exited(code) => self.exit = Some(code),
+                Step::Launch(_) => unreachable!("launches are deferred only on request"),
             }
         }
         Ok(None)

@@ -1,0 +1,94 @@
+//! The SIMT control-flow model (`verification::fgsimt`): programs give the exit code and
+//! per-thread instruction counts of the ISS running their threads one after another, at
+//! every warp size; divergence is seen and scheduled (fragments, PWFB); a divergent
+//! indirect jump is refused with the threads named.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use verification::fgsimt::program::{run, ProgramError};
+use verification::fgsimt::warp::SimtError;
+use verification::iss::{FpExt, Iss, IssConfig, Stop};
+
+fn build(dir: &Path, name: &str, sources: &[&str]) -> PathBuf {
+    let elf = dir.join(format!("{name}.elf"));
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/simt_cases");
+    Command::cargo_bin("accelgen")
+        .unwrap()
+        .args(["asm", "--target", "simt", "-o"])
+        .arg(&elf)
+        .args(sources.iter().map(|s| cases.join(s)))
+        .assert()
+        .success();
+    elf
+}
+
+/// The sequential ISS: (exit code, kernel instructions).
+fn sequential(elf: &Path) -> (u64, u64) {
+    let program = verification::elf::load_file(elf).unwrap();
+    let mut iss = Iss::new(
+        &program,
+        IssConfig {
+            fp: FpExt::F,
+            ..IssConfig::default()
+        },
+    )
+    .unwrap();
+    iss.enable_simt();
+    match iss.run(Some(100_000_000), None).unwrap() {
+        Stop::Exit(code) => (code, iss.thread_instret()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn divergent_kernels_match_the_sequential_iss_at_every_warp_size() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, sources) in [
+        ("diverge", &["diverge.c"][..]),
+        ("regs", &["regs_main.c", "regs.S"][..]),
+    ] {
+        let elf = build(dir.path(), name, sources);
+        let (exit, thread_instret) = sequential(&elf);
+        assert_eq!(exit, 0, "{name} passes its own check on the ISS");
+        let program = verification::elf::load_file(&elf).unwrap();
+        for warp in [1, 4, 8, 32] {
+            let r = run(&program, IssConfig::default(), warp, 100_000_000).unwrap();
+            assert_eq!(r.exit, 0, "{name}, warp {warp}");
+            let threads: u64 = r.launches.iter().map(|l| l.thread_instructions).sum();
+            assert_eq!(
+                threads, thread_instret,
+                "{name}, warp {warp}: same thread work"
+            );
+            if name == "diverge" {
+                let l = &r.launches[0];
+                assert_eq!(l.warps, 200u64.div_ceil(warp as u64));
+                if warp > 1 {
+                    assert!(l.divergent_branches > 0 && l.max_pending > 0, "{l:?}");
+                    assert!(l.warp_instructions < l.thread_instructions, "{l:?}");
+                } else {
+                    assert_eq!(l.divergent_branches, 0);
+                    assert_eq!(l.warp_instructions, l.thread_instructions);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_divergent_indirect_jump_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build(dir.path(), "jump", &["jump.c"]);
+    assert_eq!(sequential(&elf).0, 0, "fine when threads run alone");
+    let program = verification::elf::load_file(&elf).unwrap();
+    match run(&program, IssConfig::default(), 32, 10_000_000) {
+        Err(ProgramError::Simt(e @ SimtError::DivergentJump { .. })) => {
+            let text = e.to_string();
+            assert!(text.contains("for thread 0 and to"), "{text}");
+            assert!(
+                text.contains("for thread 1 of the same warp fragment"),
+                "{text}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -1,0 +1,7 @@
+//! The FG-SIMT engine's golden models (seed 000): the SIMT control-flow model (warps,
+//! fragments, the PWFB) over the per-thread RV32IMAF ISS, and whole programs run with
+//! their launches on it.
+
+pub mod program;
+pub mod pwfb;
+pub mod warp;

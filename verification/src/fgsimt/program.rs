@@ -1,0 +1,76 @@
+//! A whole SPMD program on the SIMT model: host code on the ISS, each launch's threads on
+//! [`KernelRun`] (the same exit code and memory as `accelgen iss`, which runs threads one
+//! after another, for any race-free kernel).
+
+use super::warp::{KernelRun, KernelStats, SimtError};
+use crate::elf::Program;
+use crate::iss::{FpExt, Iss, IssConfig, Step};
+
+/// What a program did on the SIMT model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgramRun {
+    pub exit: u64,
+    /// One entry per launch.
+    pub launches: Vec<KernelStats>,
+}
+
+/// Why a program did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum ProgramError {
+    #[error(transparent)]
+    Simt(#[from] SimtError),
+    #[error(
+        "step limit of {0} reached (host and kernel instructions) without the program exiting"
+    )]
+    StepLimit(u64),
+}
+
+impl From<crate::iss::IssError> for ProgramError {
+    fn from(e: crate::iss::IssError) -> Self {
+        ProgramError::Simt(e.into())
+    }
+}
+
+/// The ISS an SPMD program runs on: RV32IMAF with launches deferred to the caller.
+pub fn host(program: &Program, config: IssConfig) -> Result<Iss, ProgramError> {
+    let mut iss = Iss::new(
+        program,
+        IssConfig {
+            fp: FpExt::F,
+            ..config
+        },
+    )?;
+    iss.enable_simt();
+    iss.defer_launches();
+    Ok(iss)
+}
+
+/// Runs `program` to its exit with warps of `warp_size` threads, within `max_steps`.
+pub fn run(
+    program: &Program,
+    config: IssConfig,
+    warp_size: u32,
+    max_steps: u64,
+) -> Result<ProgramRun, ProgramError> {
+    let mut iss = host(program, config)?;
+    let mut launches = Vec::new();
+    loop {
+        if iss.steps() >= max_steps {
+            return Err(ProgramError::StepLimit(max_steps));
+        }
+        match iss.step_one()? {
+            Step::Exited(exit) => return Ok(ProgramRun { exit, launches }),
+            Step::Launch(launch) => {
+                let mut run = KernelRun::new(&iss, launch, warp_size);
+                while run.step(&mut iss)?.is_some() {
+                    if iss.steps() >= max_steps {
+                        return Err(ProgramError::StepLimit(max_steps));
+                    }
+                }
+                launches.push(run.stats);
+                iss.finish_launch();
+            }
+            Step::Retired(_) | Step::Trapped { .. } => {}
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The SIMT execution model of a kernel launch (seed 000, sections 3.1-3.2): warps of
+//! `warp_size` threads run one at a time, each warp instruction executed by the active
+//! fragment's threads in thread order, with the fragments of a divergent warp scheduled
+//! by the PWFB ([`super::pwfb`]). Each thread is the RV32IMAF ISS's
+//! ([`Iss::step_thread`]), so a thread's own instructions and results are exactly those
+//! of the ISS running it alone; only the interleaving of threads differs (memory races and
+//! atomics between threads are ordered by warp instruction, then thread index).
+//!
+//! Control flow, as the engine resolves it: a conditional branch splits the fragment by
+//! outcome; jal and jalr must agree across the fragment (jalr targets that differ are an
+//! error of the kernel: the CP resolves unconditional jumps alone); threads that return
+//! (jump to [`EXIT_PC`]) leave their fragment.
+
+use super::pwfb::{Fragment, Pwfb};
+use crate::iss::commitlog::Commit;
+use crate::iss::simt::{Launch, Thread, EXIT_PC};
+use crate::iss::{Iss, IssError};
+
+/// Why a kernel cannot run on the SIMT model.
+#[derive(Debug, thiserror::Error)]
+pub enum SimtError {
+    #[error(transparent)]
+    Iss(#[from] IssError),
+    #[error(
+        "the jump at pc {pc:#x} goes to {first:#x} for thread {first_tid} and to {other:#x} \
+         for thread {other_tid} of the same warp fragment; indirect jumps must agree across \
+         a fragment"
+    )]
+    DivergentJump {
+        pc: u64,
+        first_tid: u32,
+        first: u64,
+        other_tid: u32,
+        other: u64,
+    },
+}
+
+/// One warp instruction as it commits: the fragment's pc, instruction and mask, and
+/// each active thread's commit (in thread order).
+#[derive(Debug, Clone)]
+pub struct WarpCommit {
+    pub warp: u32,
+    pub pc: u64,
+    pub insn: u32,
+    pub mask: u32,
+    pub threads: Vec<Commit>,
+}
+
+/// Counts over a launch.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct KernelStats {
+    pub warps: u64,
+    pub warp_instructions: u64,
+    /// Thread instructions: the sum of active threads over warp instructions.
+    pub thread_instructions: u64,
+    /// Conditional branches whose threads split.
+    pub divergent_branches: u64,
+    /// The most fragments a warp had pending at once.
+    pub max_pending: usize,
+}
+
+/// A launch in progress on the SIMT model.
+pub struct KernelRun {
+    launch: Launch,
+    warp_size: u32,
+    warp: u32,
+    threads: Vec<Thread>,
+    pwfb: Pwfb,
+    pub stats: KernelStats,
+}
+
+impl KernelRun {
+    /// Starts `launch` on warps of `warp_size` (1..=32) threads.
+    pub fn new(iss: &Iss, launch: Launch, warp_size: u32) -> KernelRun {
+        assert!((1..=32).contains(&warp_size), "warp size {warp_size}");
+        let mut run = KernelRun {
+            launch,
+            warp_size,
+            warp: 0,
+            threads: Vec::new(),
+            pwfb: Pwfb::default(),
+            stats: KernelStats::default(),
+        };
+        run.start_warp(iss, 0);
+        run
+    }
+
+    /// Warps in the launch: ceil(n / warp size).
+    pub fn warps(&self) -> u32 {
+        self.launch.n.div_ceil(self.warp_size)
+    }
+
+    fn start_warp(&mut self, iss: &Iss, warp: u32) {
+        self.warp = warp;
+        if warp >= self.warps() {
+            return;
+        }
+        let first = warp * self.warp_size;
+        let count = (self.launch.n - first).min(self.warp_size);
+        self.threads = (0..count)
+            .map(|i| iss.launch_thread(self.launch, first + i))
+            .collect();
+        let mask = if count == 32 {
+            u32::MAX
+        } else {
+            (1 << count) - 1
+        };
+        self.pwfb = Pwfb::new(self.launch.entry, mask);
+        self.stats.warps += 1;
+    }
+
+    /// Executes the next warp instruction; `None` once every warp has finished.
+    pub fn step(&mut self, iss: &mut Iss) -> Result<Option<WarpCommit>, SimtError> {
+        let frag = loop {
+            if self.warp >= self.warps() {
+                return Ok(None);
+            }
+            match self.pwfb.select() {
+                Some(f) => break f,
+                None => self.start_warp(iss, self.warp + 1),
+            }
+        };
+        let mut commits = Vec::with_capacity(frag.mask.count_ones() as usize);
+        for i in (0..self.threads.len()).filter(|&i| frag.mask >> i & 1 != 0) {
+            commits.push(iss.step_thread(&mut self.threads[i], self.launch.n)?);
+        }
+        let insn = commits[0].insn;
+        self.resolve(frag, insn)?;
+        self.stats.warp_instructions += 1;
+        self.stats.thread_instructions += commits.len() as u64;
+        self.stats.max_pending = self.stats.max_pending.max(self.pwfb.pending());
+        Ok(Some(WarpCommit {
+            warp: self.warp,
+            pc: frag.pc,
+            insn,
+            mask: frag.mask,
+            threads: commits,
+        }))
+    }
+
+    /// Sets the AWFR after `frag` executed `insn`: the common next pc, a split at a
+    /// conditional branch, or the loss of threads that returned.
+    fn resolve(&mut self, frag: Fragment, insn: u32) -> Result<(), SimtError> {
+        let next = |i: usize| self.threads[i].pc();
+        let active: Vec<usize> = (0..self.threads.len())
+            .filter(|&i| frag.mask >> i & 1 != 0)
+            .collect();
+        let fall = frag.pc.wrapping_add(4) & 0xffff_ffff;
+        let first = next(active[0]);
+        if let Some(&i) = active.iter().find(|&&i| next(i) != first) {
+            if insn & 0x7f != crate::iss::decode::opcode::BRANCH {
+                return Err(SimtError::DivergentJump {
+                    pc: frag.pc,
+                    first_tid: self.threads[active[0]].tid,
+                    first,
+                    other_tid: self.threads[i].tid,
+                    other: next(i),
+                });
+            }
+            let target = if first == fall { next(i) } else { first };
+            let taken = active
+                .iter()
+                .filter(|&&i| next(i) == target)
+                .fold(0u32, |m, &i| m | 1 << i);
+            self.pwfb.push_taken(frag.pc, target, taken);
+            self.pwfb.awfr.pc = fall;
+            self.stats.divergent_branches += 1;
+        } else if first == EXIT_PC {
+            self.pwfb.awfr.mask = 0;
+        } else {
+            self.pwfb.awfr.pc = first;
+        }
+        Ok(())
+    }
+}
