@@ -5,6 +5,7 @@
 pub mod arith;
 pub mod board;
 pub mod examples;
+pub mod fgsimt;
 pub mod fpu;
 pub mod hwacha;
 pub mod memory;

@@ -1,0 +1,182 @@
+//! Parameters of the FG-SIMT engine (seed 000, Figure 3 and section 1): one flat serde
+//! struct (every knob sweepable with `--set name=value`), with its description (`params`)
+//! and typed views for the blocks that take a subset.
+
+use crate::schema::{self, Param};
+use crate::ParamError;
+use serde::{Deserialize, Serialize};
+
+/// Bytes in an L1 line, and so in a wide (256-bit) access: fixed by the paper.
+pub const LINE_BYTES: u32 = 32;
+
+/// Which of the paper's affine mechanisms are built (section 2): none, affine arithmetic
+/// with lazy expansion (+a), uniform branches in the CP (+b), affine unit-stride loads on
+/// the wide port (+m).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Affine {
+    None,
+    A,
+    Ab,
+    Abm,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FgsimtParams {
+    /// SIMT lanes (8 in the paper).
+    pub lanes: u32,
+    /// Threads per warp (32): each lane holds warp_size / lanes of them, so a warp
+    /// instruction occupies a functional unit that many cycles.
+    pub warp_size: u32,
+    pub affine: Affine,
+    /// L1 I$ bytes (16 KiB, direct-mapped, 32-byte lines).
+    pub icache_bytes: u32,
+    /// L1 D$ bytes over all banks (128 KiB, direct-mapped, 32-byte lines).
+    pub dcache_bytes: u32,
+    /// D$ banks, interleaved by line (8).
+    pub dcache_banks: u32,
+    /// Data accesses here bypass the D$ (the HTIF mailbox the host polls).
+    pub uncached_base: u64,
+    pub uncached_size: u64,
+    /// Arrays above this many bits are SRAM macros where a macro serves their ports.
+    pub sram_threshold_bits: u64,
+}
+
+impl Default for FgsimtParams {
+    /// The paper's engine (`configs/fgsimt.toml`).
+    fn default() -> Self {
+        FgsimtParams {
+            lanes: 8,
+            warp_size: 32,
+            affine: Affine::None,
+            icache_bytes: 16 * 1024,
+            dcache_bytes: 128 * 1024,
+            dcache_banks: 8,
+            uncached_base: 0x8000_0000,
+            uncached_size: 0x1000,
+            sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
+        }
+    }
+}
+
+/// The parameters (the fields of [`FgsimtParams`]), in declaration order.
+pub fn params() -> Vec<Param> {
+    vec![
+        Param::int("lanes", 1, 32, "SIMT lanes").pow2(),
+        Param::int(
+            "warp_size",
+            1,
+            32,
+            "threads per warp, a multiple of lanes (each lane runs warp_size / lanes per warp instruction)",
+        )
+        .pow2(),
+        Param::choice(
+            "affine",
+            &["none", "a", "ab", "abm"],
+            "affine mechanisms: arithmetic + lazy expansion (a), uniform branches (b), affine loads (m)",
+        ),
+        Param::int("icache_bytes", 1024, 1 << 20, "L1 I$ bytes (direct-mapped, 32-byte lines)").pow2(),
+        Param::int(
+            "dcache_bytes",
+            1024,
+            1 << 22,
+            "L1 D$ bytes over all banks (direct-mapped, 32-byte lines)",
+        )
+        .pow2(),
+        // 1 KiB over at most 32 banks leaves each bank at least one line.
+        Param::int("dcache_banks", 1, 32, "D$ banks, interleaved by line").pow2(),
+        Param::int(
+            "uncached_base",
+            0,
+            (1 << 32) - 1,
+            "start of the data region that bypasses the D$ (HTIF mailbox)",
+        )
+        .hex(),
+        Param::int(
+            "uncached_size",
+            0,
+            1 << 32,
+            "size of the uncached region in bytes (0 for none)",
+        )
+        .hex(),
+        crate::memory::threshold_param(),
+    ]
+}
+
+/// Shape of the banked L1 D$ and its port crossbar (`l1/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DcacheParams {
+    pub bytes: u32,
+    pub banks: u32,
+    /// Narrow (32-bit) ports: one per lane and one for the control processor.
+    pub narrow_ports: u32,
+    pub uncached_base: u64,
+    pub uncached_size: u64,
+    pub sram_threshold_bits: u64,
+}
+
+impl FgsimtParams {
+    /// Threads of a warp in each lane: cycles a warp instruction occupies a unit.
+    pub fn threads_per_lane(&self) -> u32 {
+        self.warp_size / self.lanes
+    }
+
+    pub fn dcache(&self) -> DcacheParams {
+        DcacheParams {
+            bytes: self.dcache_bytes,
+            banks: self.dcache_banks,
+            narrow_ports: self.lanes + 1,
+            uncached_base: self.uncached_base,
+            uncached_size: self.uncached_size,
+            sram_threshold_bits: self.sram_threshold_bits,
+        }
+    }
+
+    /// Checks every field against [`params`], then the rules across fields.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        schema::check_fields(&params(), self)?;
+        if self.warp_size < self.lanes {
+            return Err(ParamError::new(
+                "warp_size",
+                format!(
+                    "must be at least lanes ({}) so that every lane has a thread, got {}",
+                    self.lanes, self.warp_size
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_the_papers_engine_and_valid() {
+        let p = FgsimtParams::default();
+        p.validate().unwrap();
+        assert_eq!(
+            p.threads_per_lane(),
+            4,
+            "4 cycles of occupancy per warp instruction"
+        );
+        assert_eq!(p.dcache().narrow_ports, 9, "8 lanes + the CP");
+    }
+
+    #[test]
+    fn bad_shapes_are_refused_by_name() {
+        let bad = |p: FgsimtParams| p.validate().unwrap_err().to_string();
+        let p = FgsimtParams {
+            warp_size: 4,
+            ..FgsimtParams::default()
+        };
+        assert!(bad(p).contains("warp_size"));
+        let p = FgsimtParams {
+            lanes: 3,
+            ..FgsimtParams::default()
+        };
+        assert!(bad(p).contains("lanes"));
+    }
+}
