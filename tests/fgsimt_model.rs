@@ -1,13 +1,22 @@
 //! The SIMT control-flow model (`verification::fgsimt`): programs give the exit code and
 //! per-thread instruction counts of the ISS running their threads one after another, at
 //! every warp size; divergence is seen and scheduled (fragments, PWFB); a divergent
-//! indirect jump is refused with the threads named.
+//! indirect jump is refused with the threads named. The affine model (ASRF) checks its
+//! invariant against every thread's registers after every warp instruction, at every
+//! setting of the mechanisms, and each mechanism takes the instructions it should.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
-use verification::fgsimt::program::{run, ProgramError};
+use verification::fgsimt::affine::Mechanisms;
+use verification::fgsimt::program::{run, ProgramError, ProgramRun};
 use verification::fgsimt::warp::SimtError;
 use verification::iss::{FpExt, Iss, IssConfig, Stop};
+
+const ABM: Mechanisms = Mechanisms {
+    arith: true,
+    branches: true,
+    loads: true,
+};
 
 fn build(dir: &Path, name: &str, sources: &[&str]) -> PathBuf {
     let elf = dir.join(format!("{name}.elf"));
@@ -52,7 +61,7 @@ fn divergent_kernels_match_the_sequential_iss_at_every_warp_size() {
         assert_eq!(exit, 0, "{name} passes its own check on the ISS");
         let program = verification::elf::load_file(&elf).unwrap();
         for warp in [1, 4, 8, 32] {
-            let r = run(&program, IssConfig::default(), warp, 100_000_000).unwrap();
+            let r = run(&program, IssConfig::default(), (warp, ABM), 100_000_000).unwrap();
             assert_eq!(r.exit, 0, "{name}, warp {warp}");
             let threads: u64 = r.launches.iter().map(|l| l.thread_instructions).sum();
             assert_eq!(
@@ -80,7 +89,7 @@ fn a_divergent_indirect_jump_is_refused() {
     let elf = build(dir.path(), "jump", &["jump.c"]);
     assert_eq!(sequential(&elf).0, 0, "fine when threads run alone");
     let program = verification::elf::load_file(&elf).unwrap();
-    match run(&program, IssConfig::default(), 32, 10_000_000) {
+    match run(&program, IssConfig::default(), (32, ABM), 10_000_000) {
         Err(ProgramError::Simt(e @ SimtError::DivergentJump { .. })) => {
             let text = e.to_string();
             assert!(text.contains("for thread 0 and to"), "{text}");
@@ -91,4 +100,71 @@ fn a_divergent_indirect_jump_is_refused() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// Runs `elf` at warp 32 under `affine` ("none", "a", "ab", "abm").
+fn run_mode(elf: &Path, affine: &str) -> ProgramRun {
+    let program = verification::elf::load_file(elf).unwrap();
+    let mech = Mechanisms::parse(affine).unwrap();
+    run(&program, IssConfig::default(), (32, mech), 100_000_000).unwrap()
+}
+
+#[test]
+fn each_affine_mechanism_takes_its_instructions_without_changing_the_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build(dir.path(), "affine", &["affine.c"]);
+    let runs: Vec<ProgramRun> = ["none", "a", "ab", "abm"]
+        .iter()
+        .map(|m| run_mode(&elf, m))
+        .collect();
+    for (r, m) in runs.iter().zip(["none", "a", "ab", "abm"]) {
+        assert_eq!(r.exit, 0, "{m}");
+        let warp_insns: Vec<u64> = r.launches.iter().map(|l| l.warp_instructions).collect();
+        let base: Vec<u64> = runs[0]
+            .launches
+            .iter()
+            .map(|l| l.warp_instructions)
+            .collect();
+        assert_eq!(warp_insns, base, "{m}: the same control flow");
+    }
+    let total = |r: &ProgramRun, f: fn(&verification::fgsimt::affine::asrf::AffineStats) -> u64| {
+        r.launches.iter().map(|l| f(&l.affine)).sum::<u64>()
+    };
+    let [none, a, ab, abm] = &runs[..] else {
+        unreachable!()
+    };
+    assert_eq!(
+        total(none, |s| s.expanded + s.uniform_branches + s.affine_loads),
+        0
+    );
+    assert_eq!(total(none, |s| s.srf_writes_avoided), 0);
+    assert!(
+        total(a, |s| s.cp) > total(none, |s| s.cp),
+        "+a computes in the CP"
+    );
+    assert!(total(a, |s| s.srf_writes_avoided) > 0);
+    let lazy = &a.launches[3].affine;
+    assert!(
+        lazy.expanded > 0,
+        "the divergent write is expanded: {lazy:?}"
+    );
+    assert_eq!(total(a, |s| s.uniform_branches + s.affine_loads), 0);
+    assert!(
+        total(ab, |s| s.uniform_branches) > 0,
+        "the uniform loop's branches"
+    );
+    assert_eq!(total(ab, |s| s.affine_loads), 0);
+    let loads = &abm.launches[2].affine;
+    assert_eq!(
+        loads.affine_loads,
+        3 * 8,
+        "byte, half and word loads of 8 warps: {loads:?}"
+    );
+    // Per full warp: bytes at +3 span 2 lines, halves at +2 bytes 3, words at +4 bytes 5
+    // (unaligned); the partial last warp's 24 threads 1, 2 and 4.
+    assert_eq!(
+        loads.wide_requests,
+        7 * (2 + 3 + 5) + 1 + 2 + 4,
+        "{loads:?}"
+    );
 }

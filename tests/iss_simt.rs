@@ -1,8 +1,8 @@
 //! SPMD launches on the golden model (`kernels/runtime/simt.h`, `verification::iss::simt`):
 //! programs built by `accelgen asm --target simt` and run by `accelgen iss`. A thread's
 //! initial registers as the ABI defines them; launches of 0, partial and full thread
-//! counts; each rule break (a fault in a thread, a nested launch, a machine CSR in a
-//! kernel, `tidx` on the host, a thread that never returns) a clear error; bad build
+//! counts; each rule break (a fault in a thread, a nested launch, a machine or FP CSR in
+//! a kernel, `tidx` on the host, a thread that never returns) a clear error; bad build
 //! flags refused.
 
 use assert_cmd::Command;
@@ -78,7 +78,7 @@ fn the_commit_log_names_each_thread() {
 #[test]
 fn rule_breaks_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&str, &[&str]); 3] = [
+    let cases: [(&str, &[&str]); 4] = [
         (
             "CASE=1",
             &[
@@ -93,6 +93,10 @@ fn rule_breaks_are_clear_errors() {
         ),
         (
             "CASE=3",
+            &["kernel thread 0 of 8 trapped", "illegal instruction"],
+        ),
+        (
+            "CASE=5",
             &["kernel thread 0 of 8 trapped", "illegal instruction"],
         ),
     ];
@@ -115,14 +119,6 @@ fn rule_breaks_are_clear_errors() {
     let (code, stderr) = iss(&elf, &[]);
     assert_eq!(code, Some(130), "{stderr}");
     assert!(stderr.contains("illegal instruction"), "{stderr}");
-}
-
-#[test]
-fn fp_csrs_are_each_threads_own() {
-    let dir = tempfile::tempdir().unwrap();
-    let elf = build(dir.path(), "faults", &["faults.c"], &["CASE=5"]);
-    let (code, stderr) = iss(&elf, &[]);
-    assert_eq!(code, Some(0), "{stderr}");
 }
 
 #[test]

@@ -17,7 +17,7 @@
  * A thread starts at the kernel's entry with every register zero except ra = 0 (a
  * return ends the thread), sp = top - tidx * bytes (the last `stack` instruction's
  * values), gp and tp the last `globals` instruction's (launch_kernel passes the host's);
- * f registers +0.0, fcsr 0.
+ * f registers +0.0, fcsr 0 (round to nearest even). Kernels cannot access CSRs.
  */
 #ifndef SIMT_H
 #define SIMT_H

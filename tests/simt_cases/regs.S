@@ -18,6 +18,4 @@ dump_regs:
   sw t1, 0(t0)
   fmv.x.w t1, f31
   sw t1, 4 * 5(t0)
-  frcsr t1
-  sw t1, 4 * 6(t0)
   ret

@@ -2,6 +2,7 @@
 //! [`KernelRun`] (the same exit code and memory as `accelgen iss`, which runs threads one
 //! after another, for any race-free kernel).
 
+use super::affine::Mechanisms;
 use super::warp::{KernelRun, KernelStats, SimtError};
 use crate::elf::Program;
 use crate::iss::{FpExt, Iss, IssConfig, Step};
@@ -45,11 +46,12 @@ pub fn host(program: &Program, config: IssConfig) -> Result<Iss, ProgramError> {
     Ok(iss)
 }
 
-/// Runs `program` to its exit with warps of `warp_size` threads, within `max_steps`.
+/// Runs `program` to its exit with warps of `warp_size` threads and the affine
+/// mechanisms `mech`, within `max_steps`.
 pub fn run(
     program: &Program,
     config: IssConfig,
-    warp_size: u32,
+    (warp_size, mech): (u32, Mechanisms),
     max_steps: u64,
 ) -> Result<ProgramRun, ProgramError> {
     let mut iss = host(program, config)?;
@@ -61,7 +63,7 @@ pub fn run(
         match iss.step_one()? {
             Step::Exited(exit) => return Ok(ProgramRun { exit, launches }),
             Step::Launch(launch) => {
-                let mut run = KernelRun::new(&iss, launch, warp_size);
+                let mut run = KernelRun::new(&iss, launch, warp_size, mech);
                 while run.step(&mut iss)?.is_some() {
                     if iss.steps() >= max_steps {
                         return Err(ProgramError::StepLimit(max_steps));

@@ -11,6 +11,8 @@
 //! error of the kernel: the CP resolves unconditional jumps alone); threads that return
 //! (jump to [`EXIT_PC`]) leave their fragment.
 
+use super::affine::asrf::{AffineStats, Asrf, Class, Executed};
+use super::affine::Mechanisms;
 use super::pwfb::{Fragment, Pwfb};
 use crate::iss::commitlog::Commit;
 use crate::iss::simt::{Launch, Thread, EXIT_PC};
@@ -33,6 +35,9 @@ pub enum SimtError {
         other_tid: u32,
         other: u64,
     },
+    /// The affine model's invariant broke: a rule is unsound (a bug of the model).
+    #[error("after the warp instruction at pc {pc:#x}: {what}")]
+    Asrf { pc: u64, what: String },
 }
 
 /// One warp instruction as it commits: the fragment's pc, instruction and mask, and
@@ -43,6 +48,8 @@ pub struct WarpCommit {
     pub pc: u64,
     pub insn: u32,
     pub mask: u32,
+    /// What the engine does with it under the launch's affine mechanisms.
+    pub class: Class,
     pub threads: Vec<Commit>,
 }
 
@@ -57,6 +64,7 @@ pub struct KernelStats {
     pub divergent_branches: u64,
     /// The most fragments a warp had pending at once.
     pub max_pending: usize,
+    pub affine: AffineStats,
 }
 
 /// A launch in progress on the SIMT model.
@@ -65,20 +73,28 @@ pub struct KernelRun {
     warp_size: u32,
     warp: u32,
     threads: Vec<Thread>,
+    /// The warp's threads at its start (the converged test's mask).
+    full_mask: u32,
     pwfb: Pwfb,
+    mech: Mechanisms,
+    asrf: Option<Asrf>,
     pub stats: KernelStats,
 }
 
 impl KernelRun {
-    /// Starts `launch` on warps of `warp_size` (1..=32) threads.
-    pub fn new(iss: &Iss, launch: Launch, warp_size: u32) -> KernelRun {
+    /// Starts `launch` on warps of `warp_size` (1..=32) threads with the affine
+    /// mechanisms `mech`.
+    pub fn new(iss: &Iss, launch: Launch, warp_size: u32, mech: Mechanisms) -> KernelRun {
         assert!((1..=32).contains(&warp_size), "warp size {warp_size}");
         let mut run = KernelRun {
             launch,
             warp_size,
             warp: 0,
             threads: Vec::new(),
+            full_mask: 0,
             pwfb: Pwfb::default(),
+            mech,
+            asrf: None,
             stats: KernelStats::default(),
         };
         run.start_warp(iss, 0);
@@ -105,7 +121,9 @@ impl KernelRun {
         } else {
             (1 << count) - 1
         };
+        self.full_mask = mask;
         self.pwfb = Pwfb::new(self.launch.entry, mask);
+        self.asrf = Some(Asrf::warp_start(&self.threads, self.warp_size));
         self.stats.warps += 1;
     }
 
@@ -120,11 +138,13 @@ impl KernelRun {
                 None => self.start_warp(iss, self.warp + 1),
             }
         };
+        let converged = frag.mask == self.full_mask && self.pwfb.pending() == 0;
         let mut commits = Vec::with_capacity(frag.mask.count_ones() as usize);
         for i in (0..self.threads.len()).filter(|&i| frag.mask >> i & 1 != 0) {
             commits.push(iss.step_thread(&mut self.threads[i], self.launch.n)?);
         }
         let insn = commits[0].insn;
+        let class = self.affine(frag, insn, converged, &commits)?;
         self.resolve(frag, insn)?;
         self.stats.warp_instructions += 1;
         self.stats.thread_instructions += commits.len() as u64;
@@ -134,8 +154,33 @@ impl KernelRun {
             pc: frag.pc,
             insn,
             mask: frag.mask,
+            class,
             threads: commits,
         }))
+    }
+
+    /// Classifies the warp instruction and updates the ASRF, then checks the ASRF's
+    /// invariant against the threads' registers.
+    fn affine(
+        &mut self,
+        frag: Fragment,
+        insn: u32,
+        converged: bool,
+        commits: &[Commit],
+    ) -> Result<Class, SimtError> {
+        let asrf = self.asrf.as_mut().expect("a warp is running");
+        let executed = Executed {
+            pc: frag.pc,
+            insn,
+            mask: frag.mask,
+            converged,
+            commits,
+        };
+        let class = asrf.step(&executed, self.mech, &mut self.stats.affine);
+        match asrf.check(&self.threads) {
+            Some(what) => Err(SimtError::Asrf { pc: frag.pc, what }),
+            None => Ok(class),
+        }
     }
 
     /// Sets the AWFR after `frag` executed `insn`: the common next pc, a split at a

@@ -312,7 +312,7 @@ impl Iss {
         rs1: u64,
     ) -> Result<(), CsrFault> {
         let csr = decode::csr(insn);
-        if !self.csr_allowed(csr) {
+        if !self.csr_allowed() {
             return Err(CsrFault::Missing);
         }
         let f3 = decode::funct3(insn);

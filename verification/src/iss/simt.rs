@@ -13,12 +13,12 @@
 //!
 //! A thread starts at the entry with every integer register zero except ra =
 //! [`EXIT_PC`] (returning ends the thread), sp, gp and tp as above;
-//! f registers +0.0 and fcsr 0 (flags a thread accrues are its own). In a kernel, CSR
-//! instructions other than those on fflags/frm/fcsr are illegal, and any trap is an error
-//! of the run ([`super::IssError::KernelTrap`]): kernels have no trap handler.
+//! f registers +0.0 and fcsr 0 (dynamic rounding is to nearest even; the flags a thread
+//! accrues are not observable). In a kernel, CSR instructions are illegal (the engine
+//! keeps no per-thread CSRs), and any trap is an error of the run
+//! ([`super::IssError::KernelTrap`]): kernels have no trap handler.
 
 use super::commitlog::Commit;
-use super::csr::num;
 use super::decode::{self, opcode};
 use super::exec::Event;
 use super::{Iss, IssError, Stop};
@@ -72,6 +72,11 @@ impl Thread {
     /// Integer register `r`.
     pub fn x(&self, r: usize) -> u64 {
         self.ctx.x[r]
+    }
+
+    /// f register `r` (NaN-boxed as the hart keeps it).
+    pub fn f(&self, r: usize) -> u64 {
+        self.ctx.f[r]
     }
 
     /// Whether the thread has returned.
@@ -171,10 +176,9 @@ impl Iss {
         self.simt.as_ref().and_then(|s| s.thread)
     }
 
-    /// Whether a CSR instruction on `csr` is allowed where the hart is: in a kernel, only
-    /// the floating-point CSRs.
-    pub(super) fn csr_allowed(&self, csr: u16) -> bool {
-        self.current_thread().is_none() || matches!(csr, num::FFLAGS | num::FRM | num::FCSR)
+    /// Whether CSR instructions are allowed where the hart is: not in a kernel.
+    pub(super) fn csr_allowed(&self) -> bool {
+        self.current_thread().is_none()
     }
 
     /// A custom-0 instruction with SIMT on; `Err(None)` is an illegal instruction.
