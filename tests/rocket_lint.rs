@@ -12,7 +12,6 @@
 //! to 250 KB (issue 14 item 9; about 20 s); `examples_lint.rs` lints the whole
 //! `rocket-hwacha` at those sizes and at every parameter's extremes in long runs.
 
-use asic_flow::lint::{run_all, LintTarget};
 use generators::arith::adder::Style;
 use generators::hwacha::lane::expander::expander;
 use generators::hwacha::lane::sequencer::lane_sequencer;
@@ -23,35 +22,9 @@ use generators::rocket::cache::cache;
 use generators::rocket::mem_arbiter::mem_arbiter;
 use generators::rocket::muldiv::muldiv;
 use generators::rocket::params::{CacheParams, MulDivParams, MulKind};
-use hdl::emit::MAX_LINE;
-use hdl::{Design, Dir, Module, ModuleBuilder};
-use std::rc::Rc;
-use std::time::Instant;
 
-/// A top module instantiating every `blocks` module, each port brought out as a top
-/// port (`u<i>_<port>`), so that nothing is left unused or undriven.
-fn wrapper(blocks: &[Rc<Module>]) -> Rc<Module> {
-    let mut m = ModuleBuilder::new("RocketBlocks");
-    for (i, block) in blocks.iter().enumerate() {
-        let inst = m.instance(&format!("u{i}"), block);
-        for p in &block.body.ports {
-            let width = block.signal(p.sig).width;
-            let name = format!("u{i}_{}", p.name);
-            let child = inst.port(&p.name);
-            match p.dir {
-                Dir::In => {
-                    let top = m.input(&name, width);
-                    m.connect(&child, &top);
-                }
-                Dir::Out => {
-                    let top = m.output(&name, width);
-                    m.connect(&top, &child);
-                }
-            }
-        }
-    }
-    m.finish().expect("the wrapper elaborates")
-}
+mod lint_rig;
+use lint_rig::lint_blocks;
 
 fn muldiv_shapes() -> Vec<MulDivParams> {
     let mut shapes = Vec::new();
@@ -116,35 +89,6 @@ fn cache_shapes() -> Vec<CacheParams> {
 
 fn long() -> bool {
     std::env::var_os("ACCELGEN_LONG").is_some()
-}
-
-/// Lints one wrapper of `blocks`; returns the seconds taken.
-fn lint_blocks(group: &str, blocks: &[Rc<Module>]) -> f64 {
-    let start = Instant::now();
-    let design = Design::new(&wrapper(blocks));
-    let verilog = hdl::emit::emit(&design, &Default::default()).single_file();
-    let longest = verilog.lines().map(str::len).max().unwrap_or(0);
-    assert!(longest <= MAX_LINE, "{group}: a line of {longest} bytes");
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("blocks.v"), verilog).unwrap();
-    let target = LintTarget {
-        dir: dir.path().to_path_buf(),
-        files: vec!["blocks.v".into()],
-        top: design.top_name().to_string(),
-    };
-    let verdicts = run_all(&target).unwrap_or_else(|e| panic!("{e}"));
-    let problems: Vec<String> = verdicts
-        .iter()
-        .filter(|v| !v.clean)
-        .map(|v| format!("{group}: {}:\n{}", v.tool, v.output))
-        .collect();
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-    let seconds = start.elapsed().as_secs_f64();
-    println!(
-        "{group}: {} shapes lint clean in {seconds:.1} s",
-        blocks.len()
-    );
-    seconds
 }
 
 #[test]
