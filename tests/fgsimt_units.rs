@@ -1,11 +1,14 @@
 //! Blocks of the FG-SIMT engine under Verilator, each in lockstep with the golden model's
 //! version of it (`verification::fgsimt`): the AWFR and PWFB (`cp/pwfb.rs`) against the
 //! two-stack model on random divergence, merging, looping and returning threads at warp
-//! sizes 1 to 32. Every block is lint clean at the shapes it accepts.
+//! sizes 1 to 32; the affine ALU and stride unit (`cp/affine_alu.rs`) against the affine
+//! rules on random compact operands. Every block is lint clean at the shapes it accepts.
 
+use generators::fgsimt::cp::affine_alu::{affine_alu, op};
 use generators::fgsimt::cp::pwfb::pwfb;
 use hdl::sim::Init;
 use hdl::Design;
+use verification::fgsimt::affine::alu::{alu, Compact, Op};
 use verification::fgsimt::pwfb::Pwfb;
 use verification::rng::Rng;
 use verification::verilator::{Model, Options, INIT_SEEDS};
@@ -116,9 +119,84 @@ fn pwfb_matches_the_two_stack_model() {
 
 #[test]
 fn blocks_are_lint_clean() {
-    let pwfbs: Vec<_> = [1, 2, 4, 8, 16, 32]
+    let mut blocks: Vec<_> = [1, 2, 4, 8, 16, 32]
         .iter()
         .map(|&w| pwfb(w).unwrap())
         .collect();
-    lint_rig::lint_blocks("pwfb", &pwfbs);
+    blocks.extend([1, 8, 32].iter().map(|&w| affine_alu(w).unwrap()));
+    lint_rig::lint_blocks("fgsimt cp", &blocks);
+}
+
+/// The model's operation for each of the ALU's codes.
+const OPS: [(u64, Op); 11] = [
+    (op::ADD, Op::Add),
+    (op::SUB, Op::Sub),
+    (op::MUL, Op::Mul),
+    (op::SLL, Op::Sll),
+    (op::SRL, Op::Srl),
+    (op::SRA, Op::Sra),
+    (op::SLT, Op::Other(|a, b| ((a as i32) < (b as i32)) as u32)),
+    (op::SLTU, Op::Other(|a, b| (a < b) as u32)),
+    (op::XOR, Op::Other(|a, b| a ^ b)),
+    (op::OR, Op::Other(|a, b| a | b)),
+    (op::AND, Op::Other(|a, b| a & b)),
+];
+
+/// A compact operand biased to the cases the rules tell apart.
+fn operand(rng: &mut Rng, uniform: bool) -> Compact {
+    let base = match rng.below(4) {
+        0 => rng.below(64) as u32,
+        1 => (rng.below(64) as u32).wrapping_neg(),
+        2 => 0x7fff_fff0 + rng.below(32) as u32,
+        _ => rng.next_u64() as u32,
+    };
+    let stride = match rng.below(5) {
+        _ if uniform => 0,
+        0 => rng.next_u64() as i16,
+        1 => *rng.pick(&[1, 2, 4, -1, -4, -256, i16::MIN, i16::MAX]),
+        2 => (rng.below(64) as i16) << rng.below(10),
+        _ => rng.below(16) as i16 - 8,
+    };
+    Compact { base, stride }
+}
+
+#[test]
+fn affine_alu_matches_the_rules() {
+    for warp in [8, 32] {
+        let top = affine_alu(warp).unwrap();
+        let mut m = Model::of_design(&Design::new(&top), &Options::default()).unwrap();
+        let mut rng = Rng::new(warp as u64);
+        let mut compact = [0u32; 11];
+        for n in 0..40_000 {
+            let (code, model_op) = OPS[n % OPS.len()];
+            let a_uniform = rng.chance(30);
+            let a = operand(&mut rng, a_uniform);
+            let shift = (op::SLL..=op::SRA).contains(&code);
+            let b_uniform = shift || rng.chance(50);
+            let mut b = operand(&mut rng, b_uniform);
+            if shift && rng.chance(80) {
+                b.base = rng.below(32) as u32;
+            }
+            if rng.chance(3) {
+                b.stride = 1; // a shift by an affine amount, or an affine product
+            }
+            for (port, v) in [
+                ("op", code),
+                ("a_base", a.base as u64),
+                ("a_stride", a.stride as u16 as u64),
+                ("b_base", b.base as u64),
+                ("b_stride", b.stride as u16 as u64),
+            ] {
+                m.poke_u64(port, v).unwrap();
+            }
+            let rtl = (m.peek_u64("ok").unwrap() == 1).then(|| Compact {
+                base: m.peek_u64("base").unwrap() as u32,
+                stride: m.peek_u64("stride").unwrap() as u16 as i16,
+            });
+            let want = alu(model_op, a, b, warp);
+            assert_eq!(rtl, want, "{model_op:?} {a:?} {b:?} warp {warp}");
+            compact[n % OPS.len()] += want.is_some() as u32;
+        }
+        assert!(compact.iter().all(|&c| c > 300), "{compact:?}");
+    }
 }

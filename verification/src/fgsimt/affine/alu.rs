@@ -113,7 +113,7 @@ fn shift_right(arith: bool, a: Compact, k: u32, warp_size: u32) -> Option<Compac
     };
     Some(Compact {
         base,
-        stride: a.stride >> k,
+        stride: (a.stride as i32 >> k) as i16,
     })
 }
 
