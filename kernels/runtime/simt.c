@@ -23,7 +23,9 @@ void launch_kernel(unsigned n, void (*kernel)(void))
   __asm__ volatile(".insn r CUSTOM_0, 3, 2, x0, %0, %1"
                    :
                    : "r"(top), "r"(SIMT_STACK_BYTES));
-  __asm__ volatile(".insn r CUSTOM_0, 3, 1, x0, %0, %1"
+  /* The threads' gp and tp are the host's: globals by gp-relative addressing. */
+  __asm__ volatile(".insn r CUSTOM_0, 3, 3, x0, gp, tp");
+  __asm__ volatile(".insn r CUSTOM_0, 7, 1, x0, %0, %1"
                    :
                    : "r"(n), "r"(kernel)
                    : "memory");

@@ -7,15 +7,17 @@
  * `tidx()`. `launch_kernel(n, kernel)` runs it on threads 0..n-1 and returns when all
  * have finished and their stores are visible.
  *
- * The instructions (custom-0, RoCC-style funct3 = {xd, xs1, xs2}), documented in
- * kernels/README.md:
+ * The instructions (custom-0, RoCC-style funct3 = {xd, xs1, xs2}), documented in the
+ * top-level README.md ("SPMD kernels"):
  *   tidx rd             .insn r CUSTOM_0, 4, 0, rd, x0, x0    in a kernel only
- *   launch rs1, rs2     .insn r CUSTOM_0, 3, 1, x0, rs1, rs2  n, entry; host only
+ *   launch rs1, rs2     .insn r CUSTOM_0, 7, 1, x0, rs1, rs2  n, entry; host only
  *   stack rs1, rs2      .insn r CUSTOM_0, 3, 2, x0, rs1, rs2  top, bytes per thread
+ *   globals rs1, rs2    .insn r CUSTOM_0, 3, 3, x0, rs1, rs2  threads' gp, tp
  *
  * A thread starts at the kernel's entry with every register zero except ra = 0 (a
  * return ends the thread), sp = top - tidx * bytes (the last `stack` instruction's
- * values), gp and tp as the host has them at the launch; f registers +0.0, fcsr 0.
+ * values), gp and tp the last `globals` instruction's (launch_kernel passes the host's);
+ * f registers +0.0, fcsr 0.
  */
 #ifndef SIMT_H
 #define SIMT_H

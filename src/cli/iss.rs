@@ -1,5 +1,7 @@
 //! `accelgen iss`: run an RV64 or RV32 ELF (by its class) on the golden-model ISS with the
-//! F and D extensions, optionally with the Hwacha golden model on its RoCC port.
+//! F and D extensions, optionally with the Hwacha golden model on its RoCC port. RV32
+//! programs may launch SPMD kernels (`kernels/runtime/simt.h`), whose threads the ISS
+//! runs one after another.
 
 use anyhow::{bail, Context};
 use std::cell::RefCell;
@@ -9,18 +11,20 @@ use std::rc::Rc;
 use verification::exit::{cause_name, explain, trap_report};
 use verification::hwacha::asm::disassemble;
 use verification::hwacha::model::{Hwacha, HwachaError, HwachaParams};
-use verification::iss::{FpExt, Iss, IssConfig, Stop};
+use verification::iss::{FpExt, Iss, IssConfig, Stop, Xlen};
 
 #[derive(clap::Args)]
 pub struct IssArgs {
     /// RV64 or RV32 ELF executable (linked, with a `tohost` symbol for HTIF); the hart is
-    /// RV64IMAFD or RV32IMAFD as the ELF's class says.
+    /// RV64IMAFD or RV32IMAFD as the ELF's class says. On RV32, custom-0 holds the SIMT
+    /// instructions (`accelgen asm --target simt` programs).
     pub program: PathBuf,
     /// Print every retired instruction to stderr in Spike's `--log-commits` format.
     #[arg(long)]
     pub log_commits: bool,
     /// Stop with an error after this many steps: instructions retired (the reset ROM's
-    /// five included) plus traps taken.
+    /// five included) plus traps taken, and for kernel launches every thread's
+    /// instructions plus one a thread.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INSTRET)]
     pub max_instret: u64,
     /// Attach the Hwacha vector unit's golden model (default machine) to the RoCC port.
@@ -66,7 +70,15 @@ pub fn run(args: IssArgs) -> anyhow::Result<u8> {
     };
     let mut iss = Iss::new(&program, config)?;
     if let Some(unit) = &unit {
+        if program.xlen == Xlen::Rv32 {
+            bail!(
+                "--hwacha needs an RV64 program; {} is RV32",
+                args.program.display()
+            );
+        }
         iss.attach_rocc(Box::new(unit.clone()));
+    } else if program.xlen == Xlen::Rv32 {
+        iss.enable_simt();
     }
     let stop = if args.log_commits {
         // Buffered: the log is large and stderr is unbuffered.
@@ -90,13 +102,19 @@ pub fn run(args: IssArgs) -> anyhow::Result<u8> {
             }
             Ok(process_status(code))
         }
-        Stop::InstretLimit => bail!(
-            "step limit reached: {} instructions retired and {} traps taken without the \
-             program exiting (--max-instret {})",
-            iss.instret(),
-            iss.traps(),
-            args.max_instret
-        ),
+        Stop::InstretLimit => {
+            let threads = match iss.thread_instret() {
+                0 => String::new(),
+                n => format!(" ({n} more by kernel threads)"),
+            };
+            bail!(
+                "step limit reached: {} instructions retired and {} traps taken{threads} \
+                 without the program exiting (--max-instret {})",
+                iss.instret(),
+                iss.traps(),
+                args.max_instret
+            )
+        }
         Stop::TrapLoop { pc, cause, tval } => bail!(
             "trap loop: the trap handler's first instruction at pc {pc:#x} traps itself \
              ({}, mcause {cause}, mtval {tval:#x}), so the program can never continue",

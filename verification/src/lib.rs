@@ -6,6 +6,7 @@ pub mod fp;
 pub mod hdlfuzz;
 pub mod hwacha;
 pub mod iss;
+pub mod kernels;
 pub mod randgen;
 pub mod rng;
 pub mod simulator;

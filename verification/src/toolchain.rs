@@ -23,6 +23,18 @@ pub enum ToolchainError {
     Preprocess { input: PathBuf, stderr: String },
     #[error("{GCC} failed compiling {input}:\n{stderr}")]
     Compile { input: PathBuf, stderr: String },
+    #[error("{what} {}: {err}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        err: std::io::Error,
+    },
+    #[error("source {} {why}", path.display())]
+    BadSource { path: PathBuf, why: String },
+    #[error("output {} is also a source; refusing to overwrite it", .0.display())]
+    OutputIsSource(PathBuf),
+    #[error("output {} is a directory; name the ELF file to write", .0.display())]
+    OutputIsDirectory(PathBuf),
 }
 
 /// What kind of program to build.
@@ -207,4 +219,78 @@ pub fn build_elf(
         });
     }
     Ok(output.to_path_buf())
+}
+
+/// Refuses sources that are not readable regular files, and an output that is one of
+/// the sources (the ELF would replace it) or a directory, before anything runs.
+pub fn check_paths(sources: &[PathBuf], output: &Path) -> Result<(), ToolchainError> {
+    let output_id = std::fs::canonicalize(output).ok();
+    for source in sources {
+        let bad = |why: String| ToolchainError::BadSource {
+            path: source.clone(),
+            why,
+        };
+        let meta = std::fs::metadata(source).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => bad("does not exist".into()),
+            _ => bad(format!("cannot be read: {e}")),
+        })?;
+        if meta.is_dir() {
+            return Err(bad("is a directory, not an assembly or C file".into()));
+        }
+        if !meta.is_file() {
+            return Err(bad("is not a regular file".into()));
+        }
+        if output_id.is_some() && std::fs::canonicalize(source).ok() == output_id {
+            return Err(ToolchainError::OutputIsSource(output.to_path_buf()));
+        }
+    }
+    if output.is_dir() {
+        return Err(ToolchainError::OutputIsDirectory(output.to_path_buf()));
+    }
+    Ok(())
+}
+
+/// A temporary directory beside a build's output for its intermediate files; the
+/// finished ELF is renamed into place at the end, so a failed build leaves neither a
+/// partial ELF nor stray files, and an existing output stays as it was.
+pub struct Staging {
+    dir: tempfile::TempDir,
+    output: PathBuf,
+}
+
+impl Staging {
+    /// Creates the directory next to `output`.
+    pub fn beside(output: &Path) -> Result<Staging, ToolchainError> {
+        let parent = match output.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let dir = tempfile::Builder::new()
+            .prefix(".accelgen-asm-")
+            .tempdir_in(parent)
+            .map_err(|err| ToolchainError::Io {
+                what: "creating a temporary directory in",
+                path: parent.to_path_buf(),
+                err,
+            })?;
+        Ok(Staging {
+            dir,
+            output: output.to_path_buf(),
+        })
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Renames `elf` (built in the directory) to the output; the directory goes.
+    pub fn install(self, elf: &Path) -> Result<PathBuf, ToolchainError> {
+        std::fs::rename(elf, &self.output).map_err(|err| ToolchainError::Io {
+            what: "writing",
+            path: self.output.clone(),
+            err,
+        })?;
+        Ok(self.output)
+    }
 }

@@ -16,8 +16,13 @@ use super::{Iss, Xlen};
 /// accelerator model that cannot go on (which stops the simulation; boxed to keep the
 /// hot path's result small).
 pub enum Event {
-    Trap { cause: u64, tval: u64 },
+    Trap {
+        cause: u64,
+        tval: u64,
+    },
     Abort(Box<RoccError>),
+    /// A SIMT `launch` (`simt.rs`): its threads run before it retires.
+    Launch(super::simt::Launch),
 }
 
 #[inline(always)]
@@ -277,6 +282,9 @@ impl Iss {
         rs1: u64,
         rs2: u64,
     ) -> Result<(), Option<Event>> {
+        if self.simt.is_some() && super::simt::is_custom0(insn) {
+            return self.simt_op::<LOG>(c, insn, rs1, rs2);
+        }
         let mut cmd = rocc::decode(insn);
         if cmd.xs1 {
             cmd.rs1_value = rs1;
@@ -304,6 +312,9 @@ impl Iss {
         rs1: u64,
     ) -> Result<(), CsrFault> {
         let csr = decode::csr(insn);
+        if !self.csr_allowed(csr) {
+            return Err(CsrFault::Missing);
+        }
         let f3 = decode::funct3(insn);
         let src_field = decode::rs1(insn) as u64;
         let src = if f3 & 4 != 0 { src_field } else { rs1 };

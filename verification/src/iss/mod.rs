@@ -21,6 +21,7 @@ mod fp;
 pub mod htif;
 pub mod mem;
 pub mod rocc;
+pub mod simt;
 
 use crate::elf::Program;
 use commitlog::Commit;
@@ -29,10 +30,14 @@ use exec::Event;
 use htif::{Htif, HtifError};
 use mem::Memory;
 use rocc::{RoccAccelerator, RoccError};
+use simt::Simt;
 use std::io::{self, Write};
 
 /// Instructions per execution chunk (Spike's INTERLEAVE).
 pub const CHUNK: u64 = 5000;
+/// The most steps one kernel launch may take under [`Iss::step_one`] (which has no step
+/// limit of its own): about ten seconds of the ISS.
+pub const KERNEL_STEP_LIMIT: u64 = 1_000_000_000;
 /// Timer ticks per chunk (Spike: one tick per 100 instructions, applied per chunk).
 pub const TICKS_PER_CHUNK: u64 = CHUNK / 100;
 
@@ -52,6 +57,20 @@ pub enum IssError {
     Htif(#[from] HtifError),
     #[error("writing the commit log failed: {0}")]
     Log(io::Error),
+    #[error(
+        "kernel thread {tid} of {n} trapped at pc {pc:#x}: {} (mcause {cause}, mtval {tval:#x}); \
+         kernels have no trap handler",
+        crate::exit::cause_name(*cause)
+    )]
+    KernelTrap {
+        tid: u32,
+        n: u32,
+        pc: u64,
+        cause: u64,
+        tval: u64,
+    },
+    #[error("a kernel launch ran {limit} steps without all its threads returning")]
+    KernelStepLimit { limit: u64 },
     #[error("at pc {pc:#x}: {source}")]
     Accelerator {
         pc: u64,
@@ -206,6 +225,12 @@ pub struct Iss {
     keep_reservation: bool,
     /// Instructions left in the chunk `step_one` is in; 0 when the next step starts a chunk.
     chunk_left: u64,
+    /// SPMD launches (`enable_simt`); `None`: custom-0 goes to the RoCC port.
+    simt: Option<Simt>,
+    /// Instructions kernel threads retired, and steps launches took (those plus one a
+    /// thread for its start).
+    thread_retired: u64,
+    kernel_steps: u64,
 }
 
 impl Iss {
@@ -248,6 +273,9 @@ impl Iss {
             reservation: None,
             keep_reservation: false,
             chunk_left: 0,
+            simt: None,
+            thread_retired: 0,
+            kernel_steps: 0,
         })
     }
 
@@ -295,6 +323,17 @@ impl Iss {
         self.traps
     }
 
+    /// Instructions kernel threads retired so far (not in [`Iss::instret`]).
+    pub fn thread_instret(&self) -> u64 {
+        self.thread_retired
+    }
+
+    /// Steps so far, what the step limit of `run` counts: instructions retired and traps
+    /// taken by the host, and the steps of its kernel launches.
+    pub fn steps(&self) -> u64 {
+        self.retired + self.traps + self.kernel_steps
+    }
+
     /// Runs until the program exits, its trap handler traps itself, or `max_instret`
     /// steps (instructions retired plus traps taken) have been made. With `log`, every
     /// retired instruction is written there in Spike's commit-log format.
@@ -336,6 +375,18 @@ impl Iss {
                 Step::Trapped { cause, tval }
             }
             Err(Event::Abort(source)) => return Err(self.abort(*source)),
+            Err(Event::Launch(launch)) => {
+                let limit = KERNEL_STEP_LIMIT;
+                self.launch_within::<true>(
+                    launch,
+                    &commit,
+                    Some(self.steps() + limit),
+                    &mut io::sink(),
+                )?
+                .map_or(Ok(()), |_| Err(IssError::KernelStepLimit { limit }))?;
+                self.chunk_left -= 1;
+                Step::Retired(commit)
+            }
         };
         if self.chunk_left == 0 {
             if !self.keep_reservation || matches!(outcome, Step::Trapped { .. }) {
@@ -365,6 +416,7 @@ impl Iss {
                 Ok(Some((cause, tval)))
             }
             Event::Abort(source) => Err(self.abort(*source)),
+            Event::Launch(_) => unreachable!("accelerators do not launch kernels"),
         }
     }
 
@@ -379,13 +431,13 @@ impl Iss {
             }
             let mut budget = CHUNK;
             if let Some(max) = max_instret {
-                let steps = self.retired + self.traps;
+                let steps = self.steps();
                 if steps >= max {
                     return Ok(Stop::InstretLimit);
                 }
                 budget = budget.min(max - steps);
             }
-            if let Some(stop) = self.run_chunk::<LOG>(budget, log)? {
+            if let Some(stop) = self.run_chunk::<LOG>(budget, max_instret, log)? {
                 return Ok(stop);
             }
             self.reservation = None;
@@ -393,11 +445,13 @@ impl Iss {
         }
     }
 
-    /// Executes up to `budget` instructions, stopping early after a trap; a trap of the
-    /// handler's own first instruction is a [`Stop::TrapLoop`].
+    /// Executes up to `budget` instructions, stopping early after a trap or a kernel
+    /// launch (run within the step limit `max_instret`); a trap of the handler's own first
+    /// instruction is a [`Stop::TrapLoop`].
     fn run_chunk<const LOG: bool>(
         &mut self,
         budget: u64,
+        max_instret: Option<u64>,
         log: &mut dyn Write,
     ) -> Result<Option<Stop>, IssError> {
         let mut commit = Commit::default();
@@ -420,6 +474,9 @@ impl Iss {
                     return Ok(looping.then_some(Stop::TrapLoop { pc, cause, tval }));
                 }
                 Err(Event::Abort(source)) => return Err(self.abort(*source)),
+                Err(Event::Launch(launch)) => {
+                    return self.launch_within::<LOG>(launch, &commit, max_instret, log)
+                }
             }
         }
         Ok(None)

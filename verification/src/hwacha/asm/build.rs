@@ -6,7 +6,7 @@
 
 use super::error::{AsmError, AsmErrors};
 use super::translate::translate;
-use crate::toolchain::{self, ToolchainError};
+use crate::toolchain::{self, Staging, ToolchainError};
 use std::path::{Path, PathBuf};
 
 /// How to build.
@@ -32,18 +32,6 @@ pub enum BuildError {
     Toolchain(#[from] ToolchainError),
     #[error(transparent)]
     Asm(#[from] AsmErrors),
-    #[error("{what} {}: {err}", path.display())]
-    Io {
-        what: &'static str,
-        path: PathBuf,
-        err: std::io::Error,
-    },
-    #[error("source {} {why}", path.display())]
-    BadSource { path: PathBuf, why: String },
-    #[error("output {} is also a source; refusing to overwrite it", .0.display())]
-    OutputIsSource(PathBuf),
-    #[error("output {} is a directory; name the ELF file to write", .0.display())]
-    OutputIsDirectory(PathBuf),
     #[error(
         "the program defines no `{0}`: a --bare program brings its own `_start` and `tohost` \
          (without --bare, the C start-up code provides them and calls `main`)"
@@ -51,39 +39,10 @@ pub enum BuildError {
     MissingSymbol(&'static str),
 }
 
-/// Refuses sources that are not readable regular files, and an output that is one of
-/// the sources (the ELF would replace it) or a directory, before anything runs.
-fn check_paths(sources: &[PathBuf], output: &Path) -> Result<(), BuildError> {
-    let output_id = std::fs::canonicalize(output).ok();
-    for source in sources {
-        let bad = |why: String| BuildError::BadSource {
-            path: source.clone(),
-            why,
-        };
-        let meta = std::fs::metadata(source).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => bad("does not exist".into()),
-            _ => bad(format!("cannot be read: {e}")),
-        })?;
-        if meta.is_dir() {
-            return Err(bad("is a directory, not an assembly or C file".into()));
-        }
-        if !meta.is_file() {
-            return Err(bad("is not a regular file".into()));
-        }
-        if output_id.is_some() && std::fs::canonicalize(source).ok() == output_id {
-            return Err(BuildError::OutputIsSource(output.to_path_buf()));
-        }
-    }
-    if output.is_dir() {
-        return Err(BuildError::OutputIsDirectory(output.to_path_buf()));
-    }
-    Ok(())
-}
-
 /// Refuses a bare program that lacks its own entry point or HTIF mailbox (the linker
 /// only warns and picks an address).
 fn check_bare(elf: &Path) -> Result<(), BuildError> {
-    let bytes = std::fs::read(elf).map_err(|err| BuildError::Io {
+    let bytes = std::fs::read(elf).map_err(|err| ToolchainError::Io {
         what: "reading",
         path: elf.to_path_buf(),
         err,
@@ -121,7 +80,7 @@ pub fn build_sources(
     output: &Path,
     opts: &AsmOptions,
 ) -> Result<PathBuf, BuildError> {
-    check_paths(sources, output)?;
+    toolchain::check_paths(sources, output)?;
     let mut translated = Vec::with_capacity(sources.len());
     let mut errors: Vec<AsmError> = Vec::new();
     for source in sources {
@@ -138,25 +97,14 @@ pub fn build_sources(
     if !errors.is_empty() {
         return Err(AsmErrors(errors).into());
     }
-    let parent = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let tmp = tempfile::Builder::new()
-        .prefix(".accelgen-asm-")
-        .tempdir_in(parent)
-        .map_err(|err| BuildError::Io {
-            what: "creating a temporary directory in",
-            path: parent.to_path_buf(),
-            err,
-        })?;
+    let staging = Staging::beside(output)?;
     let mut asm_files = Vec::with_capacity(translated.len());
     for (i, (text, source)) in translated.iter().zip(sources).enumerate() {
         // Lower-case `.s`: already preprocessed, the driver hands it straight to GNU as.
         // The index keeps sources with the same stem apart.
         let stem = source.file_stem().unwrap_or_default().to_string_lossy();
-        let asm = tmp.path().join(format!("{i}-{stem}.s"));
-        std::fs::write(&asm, text).map_err(|err| BuildError::Io {
+        let asm = staging.path().join(format!("{i}-{stem}.s"));
+        std::fs::write(&asm, text).map_err(|err| ToolchainError::Io {
             what: "writing",
             path: asm.clone(),
             err,
@@ -168,15 +116,10 @@ pub fn build_sources(
     } else {
         toolchain::Kind::C
     };
-    let elf = tmp.path().join("program.elf");
+    let elf = staging.path().join("program.elf");
     toolchain::build_elf(&asm_files, &elf, &toolchain::BuildOptions::new(kind))?;
     if opts.bare {
         check_bare(&elf)?;
     }
-    std::fs::rename(&elf, output).map_err(|err| BuildError::Io {
-        what: "writing",
-        path: output.to_path_buf(),
-        err,
-    })?;
-    Ok(output.to_path_buf())
+    Ok(staging.install(&elf)?)
 }

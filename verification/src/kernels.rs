@@ -1,0 +1,43 @@
+//! SPMD kernel programs (`kernels/`): RV32IMAF C whose `main` runs on a control processor
+//! and launches kernels on the data-parallel machines (`kernels/runtime/simt.h`; the ISS
+//! side is [`crate::iss::simt`]). One build serves the golden model, the FG-SIMT engine
+//! and the CGRF: `accelgen asm --target simt`.
+
+use crate::iss::{FpExt, Isa, Xlen};
+use crate::toolchain::{self, BuildOptions, Kind, Staging, ToolchainError};
+use std::path::{Path, PathBuf};
+
+/// The machine kernels are built for: RV32IMAF with the ilp32f ABI.
+pub const ISA: Isa = Isa {
+    xlen: Xlen::Rv32,
+    fp: FpExt::F,
+};
+
+/// `kernels/runtime`: `simt.h` (on every kernel program's include path) and `simt.c`.
+pub fn runtime_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/runtime")
+}
+
+/// Builds `sources` (C and `.S` files) with the SIMT runtime into the ELF `output`, with
+/// `include_dirs` searched before the runtime and `defines` (`NAME` or `NAME=VALUE`) set.
+/// Nothing is written unless the whole build succeeds.
+pub fn build_program(
+    sources: &[PathBuf],
+    output: &Path,
+    include_dirs: &[PathBuf],
+    defines: &[String],
+) -> Result<PathBuf, ToolchainError> {
+    toolchain::check_paths(sources, output)?;
+    let staging = Staging::beside(output)?;
+    let rt = runtime_dir();
+    let mut opts = BuildOptions::new(Kind::C);
+    opts.isa = ISA;
+    for dir in include_dirs.iter().chain([&rt]) {
+        opts.extra.push(format!("-I{}", dir.display()));
+    }
+    opts.extra.extend(defines.iter().map(|d| format!("-D{d}")));
+    opts.extra.push(rt.join("simt.c").display().to_string());
+    let elf = staging.path().join("program.elf");
+    toolchain::build_elf(sources, &elf, &opts)?;
+    staging.install(&elf)
+}
