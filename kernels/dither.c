@@ -3,8 +3,8 @@
  * so that each thread works on a subset of the diagonal. A data-dependent conditional
  * allows threads to skip work if an input pixel is white"; Table 2, custom on FG-SIMT
  * only). Pixel (x, y) takes the errors of (x - 1, y), (x + 1, y - 1), (x, y - 1) and
- * (x - 1, y - 1) (weights 7, 3, 5, 1 / 16, each product shifted right by 4), so the pixels of a
- * step s = x + 2y depend only on earlier steps: one launch a step, 158 in all, a
+ * (x - 1, y - 1) (weights 7, 3, 5, 1 / 16, each product shifted right by 4), so the
+ * pixels of a step s = x + 2y depend only on earlier steps: one launch a step, 158, a
  * thread a (image, row) of the step's diagonal (at most 32 rows: a warp an image);
  * rows off the image return at once. Each pixel pulls its predecessors' errors (from
  * an error plane with a zero border) and writes only its own, so no two threads write
@@ -30,8 +30,9 @@ static struct plane planes[IMAGES], ref_planes[IMAGES];
 static unsigned step, first_row;
 static int work[H][W];
 
-/* Floyd-Steinberg's weights of the errors of (x - 1, y), (x + 1, y - 1), (x, y - 1) and
- * (x - 1, y - 1), in sixteenths, each product shifted on its own. */
+/* The error pixel (x, y) receives, `e` its place in the error plane: those of (x - 1, y),
+ * (x + 1, y - 1), (x, y - 1) and (x - 1, y - 1) times 7, 3, 5 and 1, each shifted right
+ * by 4. */
 static inline int diffused(const short *e)
 {
   return (7 * e[-1] >> 4) + (3 * e[1 - EW] >> 4) + (5 * e[-EW] >> 4) + (e[-1 - EW] >> 4);
