@@ -5,8 +5,9 @@
  * only). Pixel (x, y) takes the errors of (x - 1, y), (x + 1, y - 1), (x, y - 1) and
  * (x - 1, y - 1) (weights 7, 3, 5, 1 / 16, each product shifted right by 4), so the
  * pixels of a step s = x + 2y depend only on earlier steps: one launch a step, 158, a
- * thread a (image, row) of the step's diagonal (at most 32 rows: a warp an image);
- * rows off the image return at once. Each pixel pulls its predecessors' errors (from
+ * thread a (image, row) of the step's diagonal (at most 32 rows), image t % 8 and row
+ * first_row + t / 8, so the rows on the image are the first threads and whole warps
+ * past them return at once. Each pixel pulls its predecessors' errors (from
  * an error plane with a zero border) and writes only its own, so no two threads write
  * the same place. A white input pixel stays white and passes on no error. The host's
  * reference is the classic algorithm: raster order, errors pushed forward. */
@@ -40,7 +41,7 @@ static inline int diffused(const short *e)
 
 static void dither(void)
 {
-  unsigned t = tidx(), i = t / ROWS, y = first_row + t % ROWS;
+  unsigned t = tidx(), i = t % IMAGES, y = first_row + t / IMAGES;
   int x = (int)step - 2 * (int)y;
   if (y >= H || x < 0)
     return;

@@ -2,14 +2,17 @@
  * section 5: "During each iteration, individual threads build local histograms of the
  * data, and then a parallel reduction is performed to determine the mapping to a
  * global destination array. Atomic memory operations are necessary to build the global
- * histogram structure"; Table 2, custom). A pass is three launches:
- * - `rs_count`, 256 threads, a contiguous chunk of 16 keys each: the thread's
- *   histogram of the digit, then amoadd.w of its non-zero counts into the global one;
- * - `rs_scan`, 16 threads (a partial warp), one per digit: the digit's first place
- *   (the global histogram's sum below it) plus the counts of the threads before, turning
- *   each thread's count into its first place for the digit;
- * - `rs_scatter`, 256 threads: each moves its chunk, in order, to those places (stable,
- *   as an LSD sort needs).
+ * histogram structure"; Table 2, custom). A pass is four launches of 256 threads:
+ * - `rs_count`, a contiguous chunk of 16 keys a thread: the thread's histogram of the
+ *   digit, then amoadd.w of each of its 16 counts into the global histogram;
+ * - `rs_block_sums`, a thread a (block of 16 threads' histograms, digit) pair, digit
+ *   t % 16, block t / 16: the block's count of the digit;
+ * - `rs_places`, the same pairs: the block's first place for the digit (the global
+ *   histogram's counts of the digits below it plus the blocks before, summed over
+ *   uniform loops with masks), then each thread's count in the block turned into that
+ *   thread's first place;
+ * - `rs_scatter`, a thread a chunk again: its keys, in order, to their places (stable, as
+ *   an LSD sort needs).
  * The host clears the histograms between passes. */
 #include "program.h"
 
@@ -17,10 +20,11 @@
 #define THREADS 256
 #define CHUNK (KEYS / THREADS)
 #define DIGITS 16
+#define BLOCK 16
 #define PASSES 8
 
 static unsigned keys_a[KEYS], keys_b[KEYS], ref[KEYS], merge_tmp[KEYS];
-static unsigned local[THREADS][DIGITS], global[DIGITS];
+static unsigned local[THREADS][DIGITS], global[DIGITS], block_sum[THREADS / BLOCK][DIGITS];
 static unsigned *src, *dst, shift;
 
 static void rs_count(void)
@@ -31,18 +35,27 @@ static void rs_count(void)
   for (unsigned j = 0; j < CHUNK; j++)
     h[(k[j] >> shift) % DIGITS]++;
   for (unsigned d = 0; d < DIGITS; d++)
-    if (h[d] != 0)
-      __atomic_fetch_add(&global[d], h[d], __ATOMIC_RELAXED);
+    __atomic_fetch_add(&global[d], h[d], __ATOMIC_RELAXED);
 }
 
-static void rs_scan(void)
+static void rs_block_sums(void)
 {
-  unsigned d = tidx(), place = 0;
-  for (unsigned e = 0; e < d; e++)
-    place += global[e];
-  for (unsigned t = 0; t < THREADS; t++) {
-    unsigned n = local[t][d];
-    local[t][d] = place;
+  unsigned t = tidx(), d = t % DIGITS, b = t / DIGITS, sum = 0;
+  for (unsigned j = 0; j < BLOCK; j++)
+    sum += local[b * BLOCK + j][d];
+  block_sum[b][d] = sum;
+}
+
+static void rs_places(void)
+{
+  unsigned t = tidx(), d = t % DIGITS, b = t / DIGITS, place = 0;
+  for (unsigned e = 0; e < DIGITS; e++)
+    place += global[e] & -(unsigned)(e < d);
+  for (unsigned c = 0; c < THREADS / BLOCK; c++)
+    place += block_sum[c][d] & -(unsigned)(c < b);
+  for (unsigned j = 0; j < BLOCK; j++) {
+    unsigned n = local[b * BLOCK + j][d];
+    local[b * BLOCK + j][d] = place;
     place += n;
   }
 }
@@ -92,7 +105,8 @@ int main(void)
     for (unsigned d = 0; d < DIGITS; d++)
       global[d] = 0;
     launch(THREADS, rs_count);
-    launch(DIGITS, rs_scan);
+    launch(THREADS, rs_block_sums);
+    launch(THREADS, rs_places);
     launch(THREADS, rs_scatter);
     unsigned *swap = src;
     src = dst;

@@ -43,7 +43,8 @@ static void vit_acs(void)
     unsigned e = output[2 * j + b];
     unsigned from0 = m0 + weight[r ^ e], from1 = m1 + weight[r ^ e ^ 3];
     unsigned d = from1 < from0;
-    new_metric[f * STATES + 2 * j + b] = d ? from1 : from0;
+    /* The smaller by a mask, not a branch: the butterflies never diverge. */
+    new_metric[f * STATES + 2 * j + b] = from0 ^ ((from0 ^ from1) & -d);
     decision[f][stage][2 * j + b] = d;
   }
 }
