@@ -15,7 +15,7 @@
 
 static float in[(H + 2 * R) * PW], out[W * H], ref[W * H];
 static float spatial[2 * R * R + 1];
-static float inv_two_sigma2 = 12.5f;
+static float inv_two_sigma2;
 
 static void bilat(void)
 {
@@ -60,6 +60,7 @@ int main(void)
   for (unsigned y = 0; y < H + 2 * R; y++)
     for (unsigned x = 0; x < PW; x++)
       in[y * PW + x] = (float)((x * 2 + y * 3 + lcg() % 64) % 256) * (1.0f / 256);
+  inv_two_sigma2 = 12.5f;
   for (unsigned d2 = 0; d2 <= 2 * R * R; d2++)
     spatial[d2] = 1.0f / (1.0f + 0.25f * (float)d2);
   poison(out, sizeof out);

@@ -9,7 +9,7 @@
 #define K 32
 
 static float a[M * K], b[K * N], c[M * N], c_in[M * N];
-static float alpha = 1.5f, beta = -0.5f;
+static float alpha, beta;
 
 static void sgemm(void)
 {
@@ -29,6 +29,8 @@ static float input(void)
 
 int main(void)
 {
+  alpha = 1.5f;
+  beta = -0.5f;
   for (unsigned i = 0; i < M * K; i++)
     a[i] = input();
   for (unsigned i = 0; i < K * N; i++)
