@@ -1,5 +1,5 @@
-/* kmeans: k-means clustering of 1,024 points in 4 dimensions into 8 clusters, single
- * precision, 3 iterations (seed 000, section 5: "Assignment of objects to clusters is
+/* kmeans: k-means clustering of 2,048 points in 4 dimensions into 8 clusters, single
+ * precision, 2 iterations (seed 000, section 5: "Assignment of objects to clusters is
  * parallelized across objects. The minimum distance between an object and each cluster
  * is computed independently by each thread and an atomic memory operation updates a
  * shared data structure. Cluster centers are recomputed in parallel using one thread
@@ -10,9 +10,9 @@
  * members. The host checks every iteration against its reference. */
 #include "program.h"
 
-#define OBJECTS 1024
+#define OBJECTS 2048
 #define CLUSTERS 8
-#define ITERATIONS 3
+#define ITERATIONS 2
 
 struct point {
   float f[4];
