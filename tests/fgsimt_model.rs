@@ -168,3 +168,58 @@ fn each_affine_mechanism_takes_its_instructions_without_changing_the_results() {
         "{loads:?}"
     );
 }
+
+#[test]
+fn the_kernel_suite_runs_on_the_model_at_every_affine_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    let mut names: Vec<_> = std::fs::read_dir(&kernels)
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            (p.extension()? == "c").then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 13, "{names:?}");
+    for name in &names {
+        let elf = dir.path().join(format!("{name}.elf"));
+        Command::cargo_bin("accelgen")
+            .unwrap()
+            .args(["asm", "--target", "simt", "-o"])
+            .arg(&elf)
+            .arg(kernels.join(format!("{name}.c")))
+            .assert()
+            .success();
+        let runs: Vec<ProgramRun> = ["none", "a", "ab", "abm"]
+            .iter()
+            .map(|m| run_mode(&elf, m))
+            .collect();
+        let flow = |r: &ProgramRun| -> Vec<(u64, u64, u64, u64)> {
+            r.launches
+                .iter()
+                .map(|l| {
+                    (
+                        l.warps,
+                        l.warp_instructions,
+                        l.thread_instructions,
+                        l.divergent_branches,
+                    )
+                })
+                .collect()
+        };
+        for r in &runs {
+            assert_eq!(r.exit, 0, "{name}");
+            assert_eq!(
+                flow(r),
+                flow(&runs[0]),
+                "{name}: the same control flow at every setting"
+            );
+        }
+        let cp = |r: &ProgramRun| r.launches.iter().map(|l| l.affine.cp).sum::<u64>();
+        assert!(
+            cp(&runs[3]) > cp(&runs[0]),
+            "{name}: +abm takes instructions into the CP"
+        );
+    }
+}

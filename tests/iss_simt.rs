@@ -161,3 +161,45 @@ fn bad_builds_are_refused() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--hwacha needs an RV64 program"));
 }
+
+#[test]
+fn the_simt_model_runs_launches_and_reports_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build(dir.path(), "diverge", &["diverge.c"], &[]);
+    let (code, stderr) = iss(&elf, &["--affine", "abm"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.starts_with("simt model: warps of 32 threads, affine abm\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("launch 1: 7 warps,"),
+        "200 threads: {stderr}"
+    );
+    assert!(stderr.contains("divergent branches"), "{stderr}");
+    let (code, stderr) = iss(&elf, &["--warp-size", "8"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("launch 1: 25 warps,"), "{stderr}");
+    for (flags, needle) in [
+        (
+            &["--warp-size", "33"][..],
+            "--warp-size must be 1..=32, got 33",
+        ),
+        (
+            &["--affine", "bm"][..],
+            "--affine must be none, a, ab or abm, got `bm`",
+        ),
+        (
+            &["--affine", "a", "--log-commits"][..],
+            "cannot be used with",
+        ),
+    ] {
+        let (code, stderr) = iss(&elf, flags);
+        assert_eq!(
+            code,
+            Some(2).filter(|_| needle.starts_with("cannot")).or(Some(1)),
+            "{stderr}"
+        );
+        assert!(stderr.contains(needle), "{flags:?}: {stderr}");
+    }
+}

@@ -6,8 +6,9 @@
 use anyhow::{bail, Context};
 use std::cell::RefCell;
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use verification::elf::Program;
 use verification::exit::{cause_name, explain, trap_report};
 use verification::hwacha::asm::disassemble;
 use verification::hwacha::model::{Hwacha, HwachaError, HwachaParams};
@@ -35,6 +36,15 @@ pub struct IssArgs {
     /// `hwacha.lanes` range, see `accelgen list rocket-hwacha`); default 1.
     #[arg(long, value_name = "N", requires = "hwacha")]
     pub lanes: Option<u32>,
+    /// Run kernel launches on the SIMT model (warps of N threads, 1..=32, one warp at a
+    /// time, fragments as the FG-SIMT engine schedules them) instead of thread after
+    /// thread, and print each launch's counts (RV32 programs).
+    #[arg(long, value_name = "N", conflicts_with_all = ["hwacha", "log_commits"])]
+    pub warp_size: Option<u32>,
+    /// The FG-SIMT affine mechanisms the SIMT model classifies for: none, a, ab or abm
+    /// (implies --warp-size 32 unless given).
+    #[arg(long, value_name = "MODE", conflicts_with_all = ["hwacha", "log_commits"])]
+    pub affine: Option<String>,
 }
 
 /// The default step limit: about ten seconds of the ISS, far beyond any test program.
@@ -43,6 +53,9 @@ pub const DEFAULT_MAX_INSTRET: u64 = 1_000_000_000;
 /// Runs the program and returns its exit code (see [`process_status`]); a failing exit
 /// is explained on stderr.
 pub fn run(args: IssArgs) -> anyhow::Result<u8> {
+    if args.warp_size.is_some() || args.affine.is_some() {
+        return simt::run(&args);
+    }
     let unit = if args.hwacha {
         let lanes = args.lanes.unwrap_or(1);
         let max = generators::hwacha::params::MAX_LANES;
@@ -95,13 +108,7 @@ pub fn run(args: IssArgs) -> anyhow::Result<u8> {
         bail!("Hwacha exception: {}", describe(&e));
     }
     match stop {
-        Stop::Exit(code) => {
-            let report = trap_report(&program, |a| iss.mem.read(a, 8).unwrap_or(0));
-            if let Some(why) = explain(&program, code, report) {
-                eprintln!("{}: {why}", args.program.display());
-            }
-            Ok(process_status(code))
-        }
+        Stop::Exit(code) => Ok(exit_status(&args.program, &program, &iss, code)),
         Stop::InstretLimit => {
             let threads = match iss.thread_instret() {
                 0 => String::new(),
@@ -123,6 +130,16 @@ pub fn run(args: IssArgs) -> anyhow::Result<u8> {
     }
 }
 
+/// The process status for the program's exit `code`; a failing exit is explained on
+/// stderr (the C runtime's trap report when it left one).
+fn exit_status(path: &Path, program: &Program, iss: &Iss, code: u64) -> u8 {
+    let report = trap_report(program, |a| iss.mem.read(a, 8).unwrap_or(0));
+    if let Some(why) = explain(program, code, report) {
+        eprintln!("{}: {why}", path.display());
+    }
+    process_status(code)
+}
+
 /// A process keeps 8 bits of an exit code: codes above 255 become 255 (with a note)
 /// rather than a possibly zero remainder.
 pub fn process_status(code: u64) -> u8 {
@@ -142,5 +159,76 @@ fn describe(e: &HwachaError) -> String {
             Err(_) => e.to_string(),
         },
         _ => e.to_string(),
+    }
+}
+
+/// `--warp-size` / `--affine`: the program's launches on the SIMT model.
+mod simt {
+    use super::{exit_status, IssArgs};
+    use anyhow::{bail, Context};
+    use verification::fgsimt::affine::Mechanisms;
+    use verification::fgsimt::program::{host, run_on, ProgramError};
+    use verification::fgsimt::warp::KernelStats;
+    use verification::iss::{IssConfig, Xlen};
+
+    pub fn run(args: &IssArgs) -> anyhow::Result<u8> {
+        let warp = args.warp_size.unwrap_or(32);
+        if !(1..=32).contains(&warp) {
+            bail!("--warp-size must be 1..=32, got {warp}");
+        }
+        let mode = args.affine.as_deref().unwrap_or("none");
+        let Some(mech) = Mechanisms::parse(mode) else {
+            bail!("--affine must be none, a, ab or abm, got `{mode}`");
+        };
+        let program = verification::elf::load_file(&args.program)
+            .with_context(|| format!("loading {}", args.program.display()))?;
+        if program.xlen != Xlen::Rv32 {
+            bail!(
+                "--warp-size and --affine run SPMD kernels: {} is not an RV32 program",
+                args.program.display()
+            );
+        }
+        let mut iss = host(&program, IssConfig::default())?;
+        let run = match run_on(&mut iss, (warp, mech), args.max_instret) {
+            Ok(run) => run,
+            Err(ProgramError::StepLimit(n)) => bail!(
+                "step limit reached: {} host and {} kernel instructions without the program \
+                 exiting (--max-instret {n})",
+                iss.instret(),
+                iss.thread_instret()
+            ),
+            Err(e) => return Err(e.into()),
+        };
+        eprintln!("simt model: warps of {warp} threads, affine {mode}");
+        for (i, l) in run.launches.iter().enumerate() {
+            eprintln!("{}", describe(i + 1, l));
+        }
+        Ok(exit_status(&args.program, &program, &iss, run.exit))
+    }
+
+    /// One launch's counts, as Table 3 of seed 000 gives them where the model can.
+    fn describe(n: usize, l: &KernelStats) -> String {
+        let warp = l.warp_instructions.max(1) as f64;
+        let a = &l.affine;
+        format!(
+            "launch {n}: {} warps, {} warp instructions, {} thread instructions ({:.1} \
+             active threads), {} divergent branches, {} fragments pending at most\n  \
+             affine: {} in the CP ({:.1} %), {} expanded, {} uniform branches, {} affine \
+             loads ({} wide requests), SRF reads avoided {}, writes avoided {}",
+            l.warps,
+            l.warp_instructions,
+            l.thread_instructions,
+            l.thread_instructions as f64 / warp,
+            l.divergent_branches,
+            l.max_pending,
+            a.cp,
+            100.0 * a.cp as f64 / warp,
+            a.expanded,
+            a.uniform_branches,
+            a.affine_loads,
+            a.wide_requests,
+            a.srf_reads_avoided,
+            a.srf_writes_avoided
+        )
     }
 }

@@ -51,10 +51,18 @@ pub fn host(program: &Program, config: IssConfig) -> Result<Iss, ProgramError> {
 pub fn run(
     program: &Program,
     config: IssConfig,
+    shape: (u32, Mechanisms),
+    max_steps: u64,
+) -> Result<ProgramRun, ProgramError> {
+    run_on(&mut host(program, config)?, shape, max_steps)
+}
+
+/// [`run`] on a [`host`] built by the caller (which can read its memory afterwards).
+pub fn run_on(
+    iss: &mut Iss,
     (warp_size, mech): (u32, Mechanisms),
     max_steps: u64,
 ) -> Result<ProgramRun, ProgramError> {
-    let mut iss = host(program, config)?;
     let mut launches = Vec::new();
     loop {
         if iss.steps() >= max_steps {
@@ -63,8 +71,8 @@ pub fn run(
         match iss.step_one()? {
             Step::Exited(exit) => return Ok(ProgramRun { exit, launches }),
             Step::Launch(launch) => {
-                let mut run = KernelRun::new(&iss, launch, warp_size, mech);
-                while run.step(&mut iss)?.is_some() {
+                let mut run = KernelRun::new(iss, launch, warp_size, mech);
+                while run.step(iss)?.is_some() {
                     if iss.steps() >= max_steps {
                         return Err(ProgramError::StepLimit(max_steps));
                     }
