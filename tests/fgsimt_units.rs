@@ -139,7 +139,7 @@ const OPS: [(u64, Op); 11] = [
     (op::SLTU, Op::Other(|a, b| (a < b) as u32)),
     (op::XOR, Op::Other(|a, b| a ^ b)),
     (op::OR, Op::Other(|a, b| a | b)),
-    (op::AND, Op::Other(|a, b| a & b)),
+    (op::AND, Op::And),
 ];
 
 /// A compact operand biased to the cases the rules tell apart.
@@ -170,12 +170,18 @@ fn affine_alu_matches_the_rules() {
         for n in 0..40_000 {
             let (code, model_op) = OPS[n % OPS.len()];
             let a_uniform = rng.chance(30);
-            let a = operand(&mut rng, a_uniform);
+            let mut a = operand(&mut rng, a_uniform);
             let shift = (op::SLL..=op::SRA).contains(&code);
             let b_uniform = shift || rng.chance(50);
             let mut b = operand(&mut rng, b_uniform);
             if shift && rng.chance(80) {
                 b.base = rng.below(32) as u32;
+            }
+            if code == op::AND && rng.chance(60) {
+                b = Compact::uniform((1u32 << rng.below(32)).wrapping_sub(1));
+                if rng.chance(30) {
+                    (a, b) = (b, a);
+                }
             }
             if rng.chance(3) {
                 b.stride = 1; // a shift by an affine amount, or an affine product

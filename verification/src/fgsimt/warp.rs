@@ -145,7 +145,14 @@ impl KernelRun {
         }
         let insn = commits[0].insn;
         let class = self.affine(frag, insn, converged, &commits)?;
+        let splits = self.stats.divergent_branches;
         self.resolve(frag, insn)?;
+        if class == Class::UniformBranch && self.stats.divergent_branches != splits {
+            return Err(SimtError::Asrf {
+                pc: frag.pc,
+                what: "a branch the CP resolved for the whole warp split its threads".into(),
+            });
+        }
         self.stats.warp_instructions += 1;
         self.stats.thread_instructions += commits.len() as u64;
         self.stats.max_pending = self.stats.max_pending.max(self.pwfb.pending());

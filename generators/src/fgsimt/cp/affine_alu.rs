@@ -2,9 +2,11 @@
 //! and the stride unit, computing an operation on two compact operands (32-bit base,
 //! 16-bit signed stride; thread i's value is base + i * stride mod 2^32) and whether the
 //! result is compact, by the rules of the golden model (`verification::fgsimt::affine::
-//! alu`): add, sub, mul by a uniform, shifts by a uniform (right shifts only when exact:
-//! the stride's low bits zero and no thread of the `warp_size` wrapping), any other
-//! operation on two uniforms, and a result stride that fits 16 signed bits.
+//! alu`): add, sub, mul by a uniform, shifts by a uniform (right shifts only when no
+//! thread of the `warp_size` wraps, and then exact: the stride's low bits zero, or every
+//! thread's value the same above the shift), and with a uniform low mask when every
+//! thread's value lies in one aligned block, any other operation on two uniforms, and a
+//! result stride that fits 16 signed bits.
 //!
 //! Combinational; the CP registers around it.
 
@@ -37,22 +39,38 @@ fn fits16(s: &Value) -> Value {
     &top.eq(&lit(s, 0, 17)) | &top.eq(&lit(s, 0x1_ffff, 17))
 }
 
-/// The right shifts' exactness: the stride's low `k` bits are zero and the last thread's
-/// value, `base + (warp_size - 1) * stride`, stays in range for the signedness.
-fn shift_right_ok(arith: &Value, base: &Value, stride: &Value, k: &Value, warp: u32) -> Value {
-    let ones = lit(stride, 0xffff, 16);
-    let low_bits = !&ones.dshl(k);
-    let exact = (stride & &low_bits).eq(&lit(stride, 0, 16));
-    // 34-bit signed arithmetic: the start in the shift's signedness, the span exactly.
-    let start = mux(arith, &base.sext(34).as_unsigned(), &base.zext(34));
-    let span = stride
+/// The first and last threads' values of (`base`, `stride`) without wrapping, in 34-bit
+/// two's complement (`signed`: the base as signed), and whether the last is in range.
+struct Span {
+    start: Value,
+    end: Value,
+    in_range: Value,
+}
+
+fn span(signed: &Value, base: &Value, stride: &Value, warp: u32) -> Span {
+    let start = mux(signed, &base.sext(34).as_unsigned(), &base.zext(34));
+    let steps = stride
         .as_signed()
         .mul(&lit(stride, (warp - 1) as u64, 6).as_signed());
-    let end = &start + &span.sext(34).as_unsigned();
+    let end = &start + &steps.sext(34).as_unsigned();
     let top = end.slice(33, 31);
     let in_signed = &top.eq(&lit(&end, 0, 3)) | &top.eq(&lit(&end, 7, 3));
     let in_unsigned = end.slice(33, 32).eq(&lit(&end, 0, 2));
-    &exact & &mux(arith, &in_signed, &in_unsigned)
+    Span {
+        start,
+        end,
+        in_range: mux(signed, &in_signed, &in_unsigned),
+    }
+}
+
+/// Whether a right shift by `k` gives a compact result: the stride's low `k` bits are
+/// zero (then affine), or every value has the same bits above `k` (then uniform).
+fn shift_right_exact(stride: &Value, sp: &Span, k: &Value) -> (Value, Value) {
+    let ones = lit(stride, 0xffff, 16);
+    let low_bits = !&ones.dshl(k);
+    let exact = (stride & &low_bits).eq(&lit(stride, 0, 16));
+    let same = sp.start.as_signed().dshr(k).eq(&sp.end.as_signed().dshr(k));
+    (exact, same)
 }
 
 /// The affine ALU for warps of `warp_size` threads: inputs `op`, `a_base`, `a_stride`,
@@ -77,14 +95,31 @@ pub fn affine_alu(warp_size: u32) -> Result<Rc<Module>, HdlErrors> {
     let mul_s = mul_src.mul(&uni_base).slice(31, 0);
     let sll_s = a_s.dshl(&k);
     let arith = is(op::SRA);
+    // The operand whose threads' values are checked: `a`, or for and with `a` the mask,
+    // `b`.
+    let (x_base, x_stride) = (mux(&b_uni, &ab, &bb), mux(&b_uni, &as16, &bs16));
+    let sp = span(&arith, &x_base, &x_stride, warp_size);
     let sr_base = mux(&arith, &ab.as_signed().dshr(&k).as_unsigned(), &ab.dshr(&k));
-    let sr_s = as16
-        .as_signed()
-        .dshr(&k)
-        .as_unsigned()
-        .sext(32)
-        .as_unsigned();
-    let sr_ok = shift_right_ok(&arith, &ab, &as16, &k, warp_size);
+    let (exact, same) = shift_right_exact(&as16, &sp, &k);
+    let sr_s = mux(
+        &exact,
+        &as16
+            .as_signed()
+            .dshr(&k)
+            .as_unsigned()
+            .sext(32)
+            .as_unsigned(),
+        &lit(&ab, 0, 32),
+    );
+    let sr_ok = &(&b_uni & &sp.in_range) & &(&exact | &same);
+    // And with a low mask: the mask plus one is a power of two, and all values lie in
+    // one aligned block.
+    let mask = mux(&b_uni, &bb, &ab);
+    let low_mask = (&mask & &(&mask + &lit(&mask, 1, 32))).eq(&lit(&mask, 0, 32));
+    let diff = (&sp.start ^ &sp.end).slice(31, 0);
+    let one_block = (&diff & &!&mask).eq(&lit(&mask, 0, 32));
+    let masked = &(&(&a_uni | &b_uni) & &low_mask) & &(&one_block & &sp.in_range);
+    let and_ok = &both_uni | &masked;
 
     let lt = ab.as_signed().lt(&bb.as_signed()).zext(32);
     let ltu = ab.lt(&bb).zext(32);
@@ -103,13 +138,13 @@ pub fn affine_alu(warp_size: u32) -> Result<Rc<Module>, HdlErrors> {
             sll_s.clone(),
             &b_uni & &fits16(&sll_s),
         ),
-        (op::SRL, sr_base.clone(), sr_s.clone(), &b_uni & &sr_ok),
-        (op::SRA, sr_base, sr_s, &b_uni & &sr_ok),
+        (op::SRL, sr_base.clone(), sr_s.clone(), sr_ok.clone()),
+        (op::SRA, sr_base, sr_s, sr_ok),
         (op::SLT, lt, lit(&ab, 0, 32), both_uni.clone()),
         (op::SLTU, ltu, lit(&ab, 0, 32), both_uni.clone()),
         (op::XOR, &ab ^ &bb, lit(&ab, 0, 32), both_uni.clone()),
         (op::OR, &ab | &bb, lit(&ab, 0, 32), both_uni.clone()),
-        (op::AND, &ab & &bb, lit(&ab, 0, 32), both_uni),
+        (op::AND, &ab & &bb, mux(&b_uni, &a_s, &b_s), and_ok),
     ];
     let zero = lit(&ab, 0, 32);
     let (mut base, mut stride, mut ok) = (zero.clone(), zero, lit(&ab, 0, 1));

@@ -6,9 +6,14 @@
 //! y[i])` that the tests check on random operands):
 //! - add, sub: (b0 ± b1, s0 ± s1); mul with one operand uniform u: (b·u, s·u); shift left
 //!   by a uniform k: (b << k, s << k). All mod 2^32, so wrapping does not matter.
-//! - shift right by a uniform k (the paper leaves the condition open; ours): the stride's
-//!   low k bits are zero and no thread's value wraps, in the shift's signedness, over
-//!   the warp's `warp_size` threads; then (b >> k, s >> k).
+//! - shift right by a uniform k (the paper leaves the condition open; ours): if no
+//!   thread's value wraps, in the shift's signedness, over the warp's `warp_size` threads,
+//!   then (b >> k, s >> k) when the stride's low k bits are zero, or the uniform b >> k
+//!   when every thread's value has the same bits above k (e.g. `tidx() / 64` in a
+//!   32-thread warp, whose first thread is a multiple of 32).
+//! - and with a uniform low mask m = 2^k - 1: (b & m, s) when every thread's value, not
+//!   wrapping, lies in one aligned block of 2^k (e.g. `tidx() % 64`); any other and only on
+//!   uniforms.
 //! - any other integer operation only on uniforms: (op(u0, u1), 0).
 //! - a result whose stride does not fit 16 signed bits is not compact (the instruction
 //!   goes to the lanes and its destination becomes generic).
@@ -48,6 +53,11 @@ impl Compact {
     fn s32(self) -> u32 {
         self.stride as i32 as u32
     }
+
+    /// Whether no thread of a `warp_size` warp wraps (as signed values when `signed`).
+    pub fn no_wrap(self, signed: bool, warp_size: u32) -> bool {
+        span(self, signed, warp_size).is_some()
+    }
 }
 
 /// The integer operations the rules distinguish.
@@ -59,6 +69,7 @@ pub enum Op {
     Sll,
     Srl,
     Sra,
+    And,
     /// Any other operation of two operands: compact only on uniforms.
     Other(fn(u32, u32) -> u32),
 }
@@ -83,38 +94,58 @@ pub fn alu(op: Op, a: Compact, b: Compact, warp_size: u32) -> Option<Compact> {
         Op::Srl | Op::Sra if b.is_uniform() => {
             shift_right(matches!(op, Op::Sra), a, b.base & 31, warp_size)
         }
+        Op::And if both_uniform => Some(Compact::uniform(a.base & b.base)),
+        Op::And if b.is_uniform() => and_low_mask(a, b.base, warp_size),
+        Op::And if a.is_uniform() => and_low_mask(b, a.base, warp_size),
         Op::Other(f) if both_uniform => Some(Compact::uniform(f(a.base, b.base))),
         _ => None,
     }
 }
 
-/// `a >> k` (arithmetic if `arith`) under the safe rule.
-fn shift_right(arith: bool, a: Compact, k: u32, warp_size: u32) -> Option<Compact> {
-    let low_bits_clear = a.s32() & ((1u32 << k) - 1) == 0;
-    // The last thread's value without wrapping, in the shift's signedness.
-    let start = if arith {
+/// The last thread's value of `a` without wrapping (as signed when `signed`), with the
+/// first's, if no thread's value wraps.
+fn span(a: Compact, signed: bool, warp_size: u32) -> Option<(i64, i64)> {
+    let start = if signed {
         a.base as i32 as i64
     } else {
         a.base as i64
     };
     let end = start + (warp_size as i64 - 1) * a.stride as i64;
-    let range = if arith {
+    let range = if signed {
         i32::MIN as i64..=i32::MAX as i64
     } else {
         0..=u32::MAX as i64
     };
-    if !low_bits_clear || !range.contains(&end) {
-        return None;
-    }
+    range.contains(&end).then_some((start, end))
+}
+
+/// `a & m` for a low mask `m`, if every thread's value lies in one aligned block.
+fn and_low_mask(a: Compact, m: u32, warp_size: u32) -> Option<Compact> {
+    let (start, end) = span(a, false, warp_size)?;
+    let low_mask = m & m.wrapping_add(1) == 0;
+    let one_block = (start ^ end) & !(m as i64) == 0;
+    (low_mask && one_block).then_some(Compact {
+        base: a.base & m,
+        stride: a.stride,
+    })
+}
+
+/// `a >> k` (arithmetic if `arith`) under the safe rule.
+fn shift_right(arith: bool, a: Compact, k: u32, warp_size: u32) -> Option<Compact> {
+    let (start, end) = span(a, arith, warp_size)?;
     let base = if arith {
         ((a.base as i32) >> k) as u32
     } else {
         a.base >> k
     };
-    Some(Compact {
-        base,
-        stride: (a.stride as i32 >> k) as i16,
-    })
+    if a.s32() & ((1u32 << k) - 1) == 0 {
+        Some(Compact {
+            base,
+            stride: (a.stride as i32 >> k) as i16,
+        })
+    } else {
+        (start >> k == end >> k).then_some(Compact::uniform(base))
+    }
 }
 
 #[cfg(test)]
@@ -131,6 +162,7 @@ mod tests {
             Op::Sll => x << (y & 31),
             Op::Srl => x >> (y & 31),
             Op::Sra => ((x as i32) >> (y & 31)) as u32,
+            Op::And => x & y,
             Op::Other(f) => f(x, y),
         }
     }
@@ -157,19 +189,24 @@ mod tests {
             Op::Sll,
             Op::Srl,
             Op::Sra,
+            Op::And,
             Op::Other(|x, y| x ^ y),
             Op::Other(|x, y| ((x as i32) < (y as i32)) as u32),
         ];
-        let (mut compact, mut generic) = ([0; 8], 0);
+        let (mut compact, mut generic) = ([0; 9], 0);
         for n in 0..200_000 {
             let op = ops[n % ops.len()];
             let shift = matches!(op, Op::Sll | Op::Srl | Op::Sra);
+            let masking = matches!(op, Op::And) && rng.chance(60);
             let a_uniform = rng.below(4) == 0;
             let a = random_compact(&mut rng, a_uniform);
             let b_uniform = shift || rng.below(2) == 0;
             let mut b = random_compact(&mut rng, b_uniform);
             if shift {
                 b.base = rng.below(32) as u32 + if rng.below(8) == 0 { 32 } else { 0 };
+            }
+            if masking {
+                b = Compact::uniform((1u32 << rng.below(32)).wrapping_sub(1));
             }
             let warp = 1 << rng.below(6);
             match alu(op, a, b, warp) {

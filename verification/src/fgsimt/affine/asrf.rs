@@ -15,8 +15,12 @@
 //! - The ASRF is written only while the warp is converged (its first fragment's threads
 //!   all active, nothing pending); otherwise a compact result is expanded by the lanes
 //!   for the active threads and its register becomes generic (lazy expansion).
-//! - +b: a conditional branch on two uniform operands resolves in the CP. jal, and jalr
-//!   on a uniform target, resolve in the CP in every mode with +a.
+//! - +b: a conditional branch resolves in the CP when every thread takes the same way
+//!   by construction: two uniform operands (the paper's uniform branch), or two affine
+//!   operands of equal stride (their difference is uniform: beq/bne always, the ordered
+//!   compares when neither operand's threads wrap in the compare's signedness; our
+//!   extension, for loops that GCC ends on a pointer, as kmeans' and conv's). jal, and
+//!   jalr on a uniform target, resolve in the CP in every mode with +a.
 //! - +m: a load whose base is affine with stride = its element size (1, 2, 4) goes to the
 //!   wide port as the lines that cover the active threads' elements.
 
@@ -169,6 +173,22 @@ impl Asrf {
         uniform.then(|| e.commits[0].freg.map_or(0, |(_, v)| v as u32))
     }
 
+    /// Whether every thread of the warp takes a conditional branch the same way: compact
+    /// operands of equal stride that, for the ordered compares, do not wrap.
+    fn branch_agrees(&self, insn: u32, ops: &Operands) -> bool {
+        let src = |i: usize| ops.xs[i].map_or(Some(Compact::uniform(0)), |r| self.x(r));
+        let (Some(a), Some(b)) = (src(0), src(1)) else {
+            return false;
+        };
+        let w = self.warp_size;
+        a.stride == b.stride
+            && match decode::funct3(insn) {
+                0 | 1 => true,
+                4 | 5 => a.no_wrap(true, w) && b.no_wrap(true, w),
+                _ => a.no_wrap(false, w) && b.no_wrap(false, w),
+            }
+    }
+
     /// Source operands of `ops` that are compact.
     fn compact_sources(&self, ops: &Operands) -> u32 {
         let xs = ops.xs.iter().flatten().filter(|&&r| self.x(r).is_some());
@@ -214,7 +234,7 @@ impl Asrf {
             };
         }
         let op = e.insn & 0x7f;
-        if op == opcode::BRANCH && mech.branches && self.all_uniform(ops) {
+        if op == opcode::BRANCH && mech.branches && self.branch_agrees(e.insn, ops) {
             return Class::UniformBranch;
         }
         if matches!(op, opcode::LOAD | opcode::LOAD_FP) && mech.loads && !self.shared_load(ops) {
@@ -317,7 +337,7 @@ fn imm_op(insn: u32) -> Option<Op> {
         5 if insn >> 30 & 1 == 1 => Op::Sra,
         5 => Op::Srl,
         6 => Op::Other(|a, b| a | b),
-        _ => Op::Other(|a, b| a & b),
+        _ => Op::And,
     })
 }
 
