@@ -2,10 +2,13 @@
 //! version of it (`verification::fgsimt`): the AWFR and PWFB (`cp/pwfb.rs`) against the
 //! two-stack model on random divergence, merging, looping and returning threads at warp
 //! sizes 1 to 32; the affine ALU and stride unit (`cp/affine_alu.rs`) against the affine
-//! rules on random compact operands. Every block is lint clean at the shapes it accepts.
+//! rules on random compact operands; a lane's SRF bank (`lane/srf.rs`) against an array
+//! of optional values (unwritten registers read the ABI's initial values). Every block is
+//! lint clean at the shapes it accepts.
 
 use generators::fgsimt::cp::affine_alu::{affine_alu, op};
 use generators::fgsimt::cp::pwfb::pwfb;
+use generators::fgsimt::lane::srf::{srf, REGS};
 use hdl::sim::Init;
 use hdl::Design;
 use verification::fgsimt::affine::alu::{alu, Compact, Op};
@@ -124,6 +127,11 @@ fn blocks_are_lint_clean() {
         .map(|&w| pwfb(w).unwrap())
         .collect();
     blocks.extend([1, 8, 32].iter().map(|&w| affine_alu(w).unwrap()));
+    blocks.extend(
+        [(1, 1, 1), (4, 6, 3), (32, 2, 1)]
+            .iter()
+            .map(|&(t, r, w)| srf(t, r, w).unwrap()),
+    );
     lint_rig::lint_blocks("fgsimt cp", &blocks);
 }
 
@@ -204,5 +212,120 @@ fn affine_alu_matches_the_rules() {
             compact[n % OPS.len()] += want.is_some() as u32;
         }
         assert!(compact.iter().all(|&c| c > 300), "{compact:?}");
+    }
+}
+
+/// The SRF bank's reference: per slot and register, the value written since the warp
+/// started, if any.
+struct SrfRef {
+    cells: Vec<[Option<u32>; REGS as usize]>,
+    init: (Vec<u32>, u32, u32),
+}
+
+impl SrfRef {
+    fn read(&self, reg: usize, slot: usize) -> u32 {
+        match (reg, self.cells[slot][reg]) {
+            (0, _) => 0,
+            (_, Some(v)) => v,
+            (2, None) => self.init.0[slot],
+            (3, None) => self.init.1,
+            (4, None) => self.init.2,
+            _ => 0,
+        }
+    }
+}
+
+#[test]
+fn srf_bank_matches_an_array_with_initial_values() {
+    for (slots, reads, writes) in [(4, 6, 3), (1, 2, 1)] {
+        let top = srf(slots, reads, writes).unwrap();
+        let mut m = Model::of_design(&Design::new(&top), &Options::default()).unwrap();
+        m.reinit(Init::Random {
+            seed: INIT_SEEDS[slots as usize % 2],
+        })
+        .unwrap();
+        m.poke_u64("reset", 1).unwrap();
+        m.step();
+        m.poke_u64("reset", 0).unwrap();
+        let mut rng = Rng::new(slots as u64 * 7);
+        let s = slots as usize;
+        let mut r = SrfRef {
+            cells: vec![[None; REGS as usize]; s],
+            init: (vec![0; s], 0, 0),
+        };
+        // Registers 0-7 and 32-35 mostly, so reads often meet writes and initial values.
+        let reg = |rng: &mut Rng| {
+            if rng.chance(80) {
+                rng.below(8) as usize
+            } else {
+                rng.below(REGS as u64) as usize
+            }
+        };
+        let (mut initial_reads, mut written_reads) = (0, 0);
+        for cycle in 0..20_000 {
+            let start = cycle % 500 == 0;
+            if start {
+                r.init = (
+                    (0..s).map(|_| rng.next_u64() as u32).collect(),
+                    rng.next_u64() as u32,
+                    rng.next_u64() as u32,
+                );
+                for (c, v) in r.init.0.iter().enumerate() {
+                    m.poke_u64(&format!("init_sp{c}"), *v as u64).unwrap();
+                }
+                m.poke_u64("init_gp", r.init.1 as u64).unwrap();
+                m.poke_u64("init_tp", r.init.2 as u64).unwrap();
+            }
+            m.poke_u64("warp_start", start as u64).unwrap();
+            for i in 0..reads {
+                let (g, c) = (reg(&mut rng), rng.below(slots as u64) as usize);
+                m.poke_u64(&format!("r{i}_reg"), g as u64).unwrap();
+                m.poke_u64(&format!("r{i}_slot"), c as u64).unwrap();
+                let got = m.peek_u64(&format!("r{i}_data")).unwrap() as u32;
+                assert_eq!(
+                    got,
+                    r.read(g, c),
+                    "cycle {cycle}: read x/f{g} slot {c}: {:?} {:?}",
+                    r.cells[c][g],
+                    r.init
+                );
+                if g > 0 && r.cells[c][g].is_some() {
+                    written_reads += 1
+                } else {
+                    initial_reads += 1
+                }
+            }
+            let mut pending = Vec::new();
+            for i in 0..writes {
+                let en = !start && rng.chance(60);
+                let (g, c, v) = (
+                    reg(&mut rng),
+                    rng.below(slots as u64) as usize,
+                    rng.next_u64() as u32,
+                );
+                for (port, val) in [
+                    ("en", en as u64),
+                    ("reg", g as u64),
+                    ("slot", c as u64),
+                    ("data", v as u64),
+                ] {
+                    m.poke_u64(&format!("w{i}_{port}"), val).unwrap();
+                }
+                if en {
+                    pending.push((g, c, v));
+                }
+            }
+            m.step();
+            if start {
+                r.cells = vec![[None; REGS as usize]; s];
+            }
+            for (g, c, v) in pending {
+                r.cells[c][g] = Some(v); // in port order: the higher port wins
+            }
+        }
+        assert!(
+            initial_reads > 5_000 && written_reads > 5_000,
+            "{initial_reads} {written_reads}"
+        );
     }
 }
