@@ -3,4 +3,5 @@
 //! - `params.rs`: the parameters.
 //! - `l1/`: the L1 I$ and the banked D$ with its narrow/wide port crossbar (section 1.7).
 
+pub mod l1;
 pub mod params;

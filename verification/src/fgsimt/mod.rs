@@ -2,6 +2,7 @@
 //! fragments, the PWFB) over the per-thread RV32IMAF ISS, and whole programs run with
 //! their launches on it.
 
+pub mod l1;
 pub mod program;
 pub mod pwfb;
 pub mod warp;
