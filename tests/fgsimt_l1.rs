@@ -524,6 +524,11 @@ fn random_run(p: &DcacheParams, s: Stress, per_port: usize, seed: u64) -> u64 {
         tb.queue[w].push_back(r);
     }
     tb.run(2_000_000);
+    let s = tb.mem.stats();
+    eprintln!(
+        "  refills and uncached reads {}, write-backs and uncached writes {}, uncached AMOs {}",
+        s.reads, s.writes, s.amos
+    );
     tb.flush_and_compare();
     tb.cycle
 }
@@ -878,4 +883,105 @@ fn default_and_small_shapes_are_lint_clean() {
         let d = Design::new(&l1::icache(&fp).unwrap());
         lint(&d, &format!("icache {bytes}"));
     }
+}
+
+// ------------------------------------------------------------------ I$
+
+/// Fetches `addrs` through the I$, checking each answer against memory; returns the
+/// cycles at which the fetches were accepted.
+fn fetch(dut: &mut Model, mem: &mut MemoryModel, addrs: &[u64]) -> Vec<u64> {
+    let mut next = 0;
+    let mut expect: VecDeque<u64> = VecDeque::new();
+    let mut accepted = Vec::new();
+    let mut cycle = 0u64;
+    while next < addrs.len() || !expect.is_empty() {
+        let valid = next < addrs.len();
+        dut.poke_u64("cpu_req_valid", valid as u64).unwrap();
+        dut.poke_u64("cpu_req_bits_addr", addrs[next.min(addrs.len() - 1)])
+            .unwrap();
+        mem.tick(dut).unwrap_or_else(|e| panic!("{e}"));
+        if dut.peek_u64("cpu_resp_valid").unwrap() == 1 {
+            let a = expect.pop_front().expect("an answer to a fetch");
+            let want = mem.memory().read_u64(a & !7);
+            assert_eq!(
+                dut.peek_u64("cpu_resp_bits_data").unwrap(),
+                want,
+                "fetch at {a:#x}"
+            );
+        }
+        if valid && dut.peek_u64("cpu_req_ready").unwrap() == 1 {
+            expect.push_back(addrs[next]);
+            accepted.push(cycle);
+            next += 1;
+        }
+        dut.step();
+        cycle += 1;
+        assert!(cycle < 1_000_000, "fetches stuck");
+    }
+    accepted
+}
+
+#[test]
+fn icache_fetches_match_memory_and_hits_stream() {
+    let fp = FgsimtParams::default();
+    let top = l1::icache(&fp).unwrap();
+    let mut dut = Model::of_design(&Design::new(&top), &Options::quick_build()).unwrap();
+    let config = MemConfig {
+        data_bytes: 8,
+        latency: 20,
+        jitter: 3,
+        stall_percent: 20,
+        seed: 7,
+        ..MemConfig::default()
+    };
+    let port = MemPort {
+        resp_ready: None,
+        ..MemPort::decoupled("mem", false)
+    };
+    let mut mem = MemoryModel::new(config, vec![port]).unwrap();
+    let mut rng = Rng::new(7);
+    let span = 2 * fp.icache_bytes as u64;
+    let image: Vec<u8> = (0..span).map(|_| rng.next_u64() as u8).collect();
+    mem.memory_mut().write(REGION, &image);
+    dut.reinit(Init::Random {
+        seed: INIT_SEEDS[0],
+    })
+    .unwrap();
+    dut.poke_u64("reset", 1).unwrap();
+    dut.step();
+    dut.poke_u64("reset", 0).unwrap();
+    for f in ["write", "data", "mask", "size"] {
+        dut.poke_u64(&format!("cpu_req_bits_{f}"), 0).unwrap();
+    }
+    dut.poke_u64("invalidate", 0).unwrap();
+    // Runs of 1 to 24 instructions at random places of twice the cache: conflicts.
+    let mut addrs = Vec::new();
+    while addrs.len() < 3000 {
+        let start = REGION + 4 * rng.below(span / 4);
+        let run = 1 + rng.below(24);
+        addrs.extend(
+            (0..run)
+                .map(|i| start + 4 * i)
+                .filter(|&a| a < REGION + span),
+        );
+    }
+    fetch(&mut dut, &mut mem, &addrs);
+    // A loop body of 64 instructions, once to fill, then from the cache.
+    let body: Vec<u64> = (0..64).map(|i| REGION + 0x400 + 4 * i).collect();
+    fetch(&mut dut, &mut mem, &body);
+    let at = fetch(&mut dut, &mut mem, &body);
+    assert!(
+        at.windows(2).all(|w| w[1] == w[0] + 1),
+        "hits one per cycle: {at:?}"
+    );
+}
+
+#[test]
+fn memory_ports_have_the_memory_models_shapes() {
+    use generators::fgsimt::l1::xbar;
+    use verification::tb::memory::{amo_request_shape, request_shape};
+    let g = l1::Geometry::new(&params());
+    let tb = xbar::io_tag_bits(&g);
+    assert_eq!(xbar::line_mem_request(), request_shape(32, 32, 0));
+    assert_eq!(xbar::io_mem_request(tb), amo_request_shape(32, 4, tb));
 }

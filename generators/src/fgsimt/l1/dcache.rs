@@ -18,7 +18,7 @@
 //! bank performed this cycle, which ends their reservation here) and `resv_done` (the
 //! ports whose LR or SC this bank performed).
 
-use super::{any, cat_low_first, k, op, Geometry, OFFSET_BITS};
+use super::{any, cat_low_first, k, op, uint, Geometry, OFFSET_BITS};
 use crate::fgsimt::params::{DcacheParams, LINE_BYTES};
 use crate::memory::{self, ArrayPorts};
 use hdl::helpers::{onehot_decode, onehot_mux, priority_mux};
@@ -39,25 +39,23 @@ const FLUSHED: u64 = 7;
 
 /// The request a bank takes from the crossbar (decoupled).
 pub fn bank_request(g: &Geometry) -> Shape {
-    let u = |n: &str, w| Shape::field(n, Shape::UInt(w));
     Shape::decoupled(Shape::bundle(vec![
-        u("addr", 32),
-        u("op", op::BITS),
-        u("data", LINE_BITS),
-        u("mask", LINE_BYTES),
-        u("port", g.port_bits),
-        u("slot", g.slot_bits),
+        uint("addr", 32),
+        uint("op", op::BITS),
+        uint("data", LINE_BITS),
+        uint("mask", LINE_BYTES),
+        uint("port", g.port_bits),
+        uint("slot", g.slot_bits),
     ]))
 }
 
 /// The bank's answer (valid only): the line read, the word answered to a narrow port.
 pub fn bank_response(g: &Geometry) -> Shape {
-    let u = |n: &str, w| Shape::field(n, Shape::UInt(w));
     Shape::valid(Shape::bundle(vec![
-        u("line", LINE_BITS),
-        u("word", 32),
-        u("port", g.port_bits),
-        u("slot", g.slot_bits),
+        uint("line", LINE_BITS),
+        uint("word", 32),
+        uint("port", g.port_bits),
+        uint("slot", g.slot_bits),
     ]))
 }
 

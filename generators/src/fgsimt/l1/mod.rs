@@ -79,7 +79,7 @@ pub mod op {
     pub const AMO_BASE: u64 = 3;
 }
 
-fn uint(name: &str, width: u32) -> hdl::Field {
+pub(super) fn uint(name: &str, width: u32) -> hdl::Field {
     Shape::field(name, Shape::UInt(width))
 }
 

@@ -11,17 +11,13 @@
 
 use super::dcache::bank;
 use super::{any, cat_low_first, k, narrow_request, narrow_response, op, wide_request};
-use super::{wide_response, Geometry, OFFSET_BITS, PORT_ENTRIES};
+use super::{uint, wide_response, Geometry, OFFSET_BITS, PORT_ENTRIES};
 use crate::fgsimt::params::{DcacheParams, LINE_BYTES};
 use hdl::helpers::{onehot_decode, onehot_encode, onehot_mux};
 use hdl::ir::addr_width;
 use hdl::{cat, mux, Bits, Bundle, Dir, HdlErrors, Inst, Module, ModuleBuilder, ResetValue};
 use hdl::{Shape, Value};
 use std::rc::Rc;
-
-fn uint(name: &str, width: u32) -> hdl::Field {
-    Shape::field(name, Shape::UInt(width))
-}
 
 /// A bank's memory request: the memory model's `request_shape(32, 32, 0)`.
 pub fn line_mem_request() -> Shape {
@@ -345,7 +341,7 @@ fn bank_inst(m: &mut ModuleBuilder, module: &Rc<Module>, g: &Geometry, b: u32) -
 const BANK_FIELDS: [&str; 6] = ["addr", "op", "data", "mask", "port", "slot"];
 const IO_FIELDS: [&str; 7] = ["addr", "write", "data", "mask", "size", "tag", "amo"];
 
-/// The D$ of `p` with `tag_bits` of request tag on every port.
+/// The D$ of `p` with `tag_bits` (at least 1) of request tag on every port.
 pub fn dcache(p: &DcacheParams, tag_bits: u32) -> Result<Rc<Module>, HdlErrors> {
     let g = Geometry::new(p);
     let mut m = ModuleBuilder::new("FgsimtL1Dcache");
