@@ -564,6 +564,21 @@ fn random_traffic_matches_the_reference() {
     }
 }
 
+/// The edge shapes: one bank (no bank field), one line per bank (no set field).
+#[test]
+fn random_traffic_at_small_shapes() {
+    let small = |banks, narrow_ports| DcacheParams {
+        bytes: 1024,
+        banks,
+        narrow_ports,
+        ..params()
+    };
+    for (i, p) in [small(1, 1), small(32, 2)].iter().enumerate() {
+        let cycles = random_run(p, STRESSES[1], 200, 200 + i as u64);
+        eprintln!("{p:?}: 200 requests per port in {cycles} cycles");
+    }
+}
+
 /// Longer runs (ACCELGEN_LONG-sized, ignored by default: about a minute each).
 #[test]
 #[ignore]
