@@ -24,8 +24,8 @@
 //!   has nothing in flight, and the port accepts nothing else until they answer, so they
 //!   are ordered with every other access of that port.
 //! - LR/SC: one reservation per narrow port (the line of its last LR), broken by any
-//!   write to that line (store, AMO, successful SC, wide write, from any port) and by
-//!   another LR of that port. SC answers 0 on success, 1 on failure, as RISC-V.
+//!   write to that line (store, AMO, successful SC, wide write, from any port), ended
+//!   by the port's next LR or SC. SC answers 0 on success, 1 on failure, as RISC-V.
 //! - Uncached region `[uncached_base, +uncached_size)`: narrow accesses there bypass the
 //!   D$ through the `io_mem` port (the memory performs the AMOs); LR there is a load and
 //!   SC always fails (no reservation is kept outside the D$). Wide accesses are always
