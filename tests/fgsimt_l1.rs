@@ -886,7 +886,14 @@ fn default_and_small_shapes_are_lint_clean() {
         narrow_ports,
         ..params()
     };
-    for p in [params(), small(1, 1), small(2, 1), small(32, 2)] {
+    // 33 narrow ports: the most lanes (32) and the CP.
+    for p in [
+        params(),
+        small(1, 1),
+        small(2, 1),
+        small(32, 2),
+        small(4, 33),
+    ] {
         let d = Design::new(&l1::dcache(&p, TAG_BITS).unwrap());
         lint(&d, &format!("{p:?}"));
     }
