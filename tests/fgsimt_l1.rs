@@ -999,11 +999,16 @@ fn icache_fetches_match_memory_and_hits_stream() {
 }
 
 #[test]
-fn memory_ports_have_the_memory_models_shapes() {
+fn memory_ports_have_the_memory_models_shapes_and_output_is_deterministic() {
     use generators::fgsimt::l1::xbar;
     use verification::tb::memory::{amo_request_shape, request_shape};
     let g = l1::Geometry::new(&params());
     let tb = xbar::io_tag_bits(&g);
     assert_eq!(xbar::line_mem_request(), request_shape(32, 32, 0));
     assert_eq!(xbar::io_mem_request(tb), amo_request_shape(32, 4, tb));
+    let verilog = || {
+        let d = Design::new(&l1::dcache(&params(), TAG_BITS).unwrap());
+        hdl::emit::emit(&d, &Default::default()).single_file()
+    };
+    assert_eq!(verilog(), verilog(), "the same Verilog twice");
 }
