@@ -7,5 +7,6 @@
 //! - `l1/`: the L1 I$ and the banked D$ with its narrow/wide port crossbar (section 1.7).
 
 pub mod cp;
+pub mod l1;
 pub mod lane;
 pub mod params;

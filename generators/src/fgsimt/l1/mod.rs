@@ -1,0 +1,176 @@
+//! The FG-SIMT engine's L1 memory system (seed 000, section 1.7 and Figure 3): a blocking,
+//! direct-mapped I$ ([`icache`]) and a banked, blocking, direct-mapped, write-back D$
+//! with 32-byte lines behind a queued crossbar of `narrow_ports` 32-bit ports and one
+//! 256-bit port ([`dcache`]).
+//!
+//! D$ (`FgsimtL1Dcache`, top of `xbar.rs` with the banks of `dcache.rs`):
+//! - Lines are interleaved over the banks: bank = line address mod banks. Each bank is a
+//!   tag array and a 256-bit data array with byte-mask writes (SRAM macros above the
+//!   threshold, `crate::memory`), write-back write-allocate, blocking: a miss stalls its
+//!   bank until the refill, the other banks go on. A bank performs one 32-bit or one
+//!   256-bit access per cycle (the paper's "one 32 b or one 256 b read/write per cycle").
+//! - Narrow port request ([`narrow_request`]): `addr`, `op` ([`op`]), `data`, `mask`
+//!   (store byte enables), `size` (log2 bytes, used by uncached accesses), `tag`. The
+//!   response is the naturally aligned word holding `addr` (the old value for AMOs, 0 or
+//!   1 for SC) with the tag; the requester extracts and sign-extends sub-words.
+//! - Wide port request ([`wide_request`]): a line-aligned `addr`, `write`, 256-bit `data`
+//!   and 32-bit `mask`; the response carries the line (reads) with the tag.
+//! - Requests are decoupled, responses valid-only and always accepted (the convention of
+//!   `rocket/bus.rs`). Each port keeps [`PORT_ENTRIES`] requests in flight in a reorder
+//!   buffer, so it sees its responses in request order although banks answer out of
+//!   order; each bank grants the ports' requests round-robin.
+//! - Ordering: accesses of one port to one line are performed in request order (one bank,
+//!   granted in order). LR, SC and uncached accesses are accepted only when their port
+//!   has nothing in flight, and the port accepts nothing else until they answer, so they
+//!   are ordered with every other access of that port.
+//! - LR/SC: one reservation per narrow port (the line of its last LR), broken by any
+//!   write to that line (store, AMO, successful SC, wide write, from any port), ended
+//!   by the port's next LR or SC. SC answers 0 on success, 1 on failure, as RISC-V.
+//! - Uncached region `[uncached_base, +uncached_size)`: narrow accesses there bypass the
+//!   D$ through the `io_mem` port (the memory performs the AMOs); LR there is a load and
+//!   SC always fails (no reservation is kept outside the D$). Wide accesses are always
+//!   cached.
+//! - Memory side: one 32-byte port per bank (`b<i>_mem`, untagged, answered in order):
+//!   the banks are independent and blocking, so a port each lets one bank's refill
+//!   overlap another's with no arbiter in between, and the memory model's bandwidth and
+//!   stall settings stand for the contention an outer level would add. The `io_mem`
+//!   port is 4 bytes wide and tagged (port, slot, SC flag), so uncached accesses of
+//!   different ports may be answered in any order.
+//! - `flush` (held high until `flush_done`): the banks finish their current access, then
+//!   write back every dirty line (lines stay valid and become clean); `flush_done` is
+//!   high once every bank has and nothing is in flight. `idle`: nothing in flight.
+//! - `trace_valid`/`trace_port`: per bank, the port whose access it performed this
+//!   cycle, so that a bench applies accesses to a reference memory in the order the RTL
+//!   performed them.
+
+pub mod dcache;
+pub mod icache;
+pub mod xbar;
+
+pub use icache::icache;
+pub use xbar::dcache;
+
+use super::params::{DcacheParams, LINE_BYTES};
+use hdl::ir::addr_width;
+use hdl::Shape;
+
+/// Requests of each port in flight at once (its reorder buffer's entries).
+pub const PORT_ENTRIES: u32 = 4;
+
+/// The narrow request's `op` field (4 bits): load, store, LR.W, SC.W, then the AMOs in
+/// the memory model's order (`verification::tb::memory::amo`, code = op - 3).
+pub mod op {
+    pub const LOAD: u64 = 0;
+    pub const STORE: u64 = 1;
+    pub const LR: u64 = 2;
+    pub const SC: u64 = 3;
+    pub const SWAP: u64 = 4;
+    pub const ADD: u64 = 5;
+    pub const XOR: u64 = 6;
+    pub const AND: u64 = 7;
+    pub const OR: u64 = 8;
+    pub const MIN: u64 = 9;
+    pub const MAX: u64 = 10;
+    pub const MINU: u64 = 11;
+    pub const MAXU: u64 = 12;
+    /// Width of the field.
+    pub const BITS: u32 = 4;
+    /// `op` minus this is the memory model's AMO code.
+    pub const AMO_BASE: u64 = 3;
+}
+
+pub(super) fn uint(name: &str, width: u32) -> hdl::Field {
+    Shape::field(name, Shape::UInt(width))
+}
+
+/// Narrow port request (decoupled).
+pub fn narrow_request(tag_bits: u32) -> Shape {
+    Shape::decoupled(Shape::bundle(vec![
+        uint("addr", 32),
+        uint("op", op::BITS),
+        uint("data", 32),
+        uint("mask", 4),
+        uint("size", 2),
+        uint("tag", tag_bits),
+    ]))
+}
+
+/// Narrow port response (valid only).
+pub fn narrow_response(tag_bits: u32) -> Shape {
+    Shape::valid(Shape::bundle(vec![uint("data", 32), uint("tag", tag_bits)]))
+}
+
+/// Wide port request (decoupled).
+pub fn wide_request(tag_bits: u32) -> Shape {
+    Shape::decoupled(Shape::bundle(vec![
+        uint("addr", 32),
+        uint("write", 1),
+        uint("data", LINE_BYTES * 8),
+        uint("mask", LINE_BYTES),
+        uint("tag", tag_bits),
+    ]))
+}
+
+/// Wide port response (valid only).
+pub fn wide_response(tag_bits: u32) -> Shape {
+    Shape::valid(Shape::bundle(vec![
+        uint("data", LINE_BYTES * 8),
+        uint("tag", tag_bits),
+    ]))
+}
+
+/// The address fields and internal widths of a D$ shape: `[tag | set | bank | offset]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Geometry {
+    pub narrow_ports: u32,
+    pub bank_bits: u32,
+    pub set_bits: u32,
+    pub sets: u32,
+    /// Lowest bit of the tag.
+    pub tag_lo: u32,
+    /// Width of a port index (narrow ports, then the wide port).
+    pub port_bits: u32,
+    /// Width of a reorder-buffer slot index.
+    pub slot_bits: u32,
+}
+
+/// Bits of the line offset.
+pub const OFFSET_BITS: u32 = LINE_BYTES.trailing_zeros();
+
+impl Geometry {
+    pub fn new(p: &DcacheParams) -> Geometry {
+        let sets = p.bytes / LINE_BYTES / p.banks;
+        let bank_bits = p.banks.trailing_zeros();
+        let set_bits = sets.trailing_zeros();
+        Geometry {
+            narrow_ports: p.narrow_ports,
+            bank_bits,
+            set_bits,
+            sets,
+            tag_lo: OFFSET_BITS + bank_bits + set_bits,
+            port_bits: addr_width(p.narrow_ports as u64 + 1),
+            slot_bits: addr_width(PORT_ENTRIES as u64),
+        }
+    }
+
+    /// Width of a set index as a value (at least 1).
+    pub fn set_w(&self) -> u32 {
+        self.set_bits.max(1)
+    }
+}
+
+/// The constant `v` of `w` bits (at most 64), made next to `anchor`.
+fn k(anchor: &hdl::Value, v: u64, w: u32) -> hdl::Value {
+    anchor.konst(hdl::Bits::from_u64(w, v))
+}
+
+/// The OR of `vs` (at least one).
+fn any(vs: &[hdl::Value]) -> hdl::Value {
+    vs[1..].iter().fold(vs[0].clone(), |a, b| &a | b)
+}
+
+/// `vs` as one value, `vs[0]` in the low bits.
+fn cat_low_first(vs: &[hdl::Value]) -> hdl::Value {
+    let refs: Vec<&hdl::Value> = vs.iter().rev().collect();
+    hdl::cat(&refs)
+}
