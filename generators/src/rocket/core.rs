@@ -792,7 +792,11 @@ fn issue(
         Predictor::Bht => {
             let bht = predictors.bht.as_ref().expect("built before resolve");
             let predicted = &id_ctrl.jal | &(&id_ctrl.branch & &bht.predict(&id.pc));
-            let taken = &(&predicted & &!&id_exc.0) & id_go;
+            // A target off a word (pc is aligned, so the immediate's bit 1) is not
+            // followed: it would be fetched (the direct memory port refuses the access)
+            // before the instruction traps in EX on it.
+            let aligned = !&id_ctrl.imm.bit(1);
+            let taken = &(&(&predicted & &aligned) & &!&id_exc.0) & id_go;
             m.connect(&id_redirect, &taken);
             m.connect(&id_target, &(&id.pc + &id_ctrl.imm));
         }
