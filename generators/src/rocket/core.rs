@@ -78,14 +78,15 @@ pub(super) struct Stage {
 }
 
 impl Stage {
-    pub(super) fn new(m: &mut ModuleBuilder, name: &str) -> Stage {
+    /// The stage's registers, pc and tval `xlen` bits wide.
+    pub(super) fn new(m: &mut ModuleBuilder, name: &str, xlen: u32) -> Stage {
         Stage {
             valid: m.reg(&format!("{name}_valid"), 1, false),
-            pc: m.reg(&format!("{name}_pc"), 64, ResetValue::None),
+            pc: m.reg(&format!("{name}_pc"), xlen, ResetValue::None),
             insn: m.reg(&format!("{name}_insn"), 32, ResetValue::None),
             exc: m.reg(&format!("{name}_exc"), 1, false),
             cause: m.reg(&format!("{name}_cause"), 4, ResetValue::None),
-            tval: m.reg(&format!("{name}_tval"), 64, ResetValue::None),
+            tval: m.reg(&format!("{name}_tval"), xlen, ResetValue::None),
         }
     }
 
@@ -107,6 +108,12 @@ impl Stage {
 
 pub(super) fn k(v: &Value, value: u64, width: u32) -> Value {
     v.konst(Bits::from_u64(width, value))
+}
+
+/// `v` (at most 64 bits) sign-extended to 64 bits: an RV32 register value as the ISS
+/// and the 64-bit ports (trace, RoCC, multiply/divide) hold it.
+pub(super) fn sext64(v: &Value) -> Value {
+    v.as_signed().sext(64).as_unsigned()
 }
 
 /// `prior` if it holds, else an exception if any of `checks` holds, with `cause` and
@@ -165,23 +172,36 @@ impl Ports {
     }
 }
 
-/// The literals the stages share, and how their adders are built.
+/// The literals the stages share, the register width, and how their adders are built.
 pub(super) struct Lits {
     pub zero1: Value,
     pub one1: Value,
+    /// Zero as wide as the memory side's data (64 bits).
     pub zero64: Value,
+    /// Zero and four as wide as a register (`xlen`).
+    pub zero_x: Value,
     pub four: Value,
+    /// The `xlen` parameter: 32 or 64.
+    pub xlen: u32,
     /// The `adders` parameter: every sum and compare of the core's datapath.
     pub adders: AdderStyle,
 }
 
 impl Lits {
-    fn new(m: &mut ModuleBuilder, adders: AdderStyle) -> Lits {
+    fn new(m: &mut ModuleBuilder, xlen: u32, adders: AdderStyle) -> Lits {
+        let (zero1, one1, zero64) = (m.lit(0, 1), m.lit(1, 1), m.lit(0, 64));
+        let zero_x = if xlen == 64 {
+            zero64.clone()
+        } else {
+            m.lit(0, xlen)
+        };
         Lits {
-            zero1: m.lit(0, 1),
-            one1: m.lit(1, 1),
-            zero64: m.lit(0, 64),
-            four: m.lit(4, 64),
+            zero1,
+            one1,
+            zero64,
+            zero_x,
+            four: m.lit(4, xlen),
+            xlen,
             adders,
         }
     }
@@ -208,19 +228,19 @@ pub(super) struct Redirects {
 }
 
 impl Redirects {
-    fn new(m: &mut ModuleBuilder) -> Redirects {
+    fn new(m: &mut ModuleBuilder, xlen: u32) -> Redirects {
         // Redirects (fetch restarts at the target; younger instructions are squashed).
         let mem_redirect = m.wire("mem_redirect", 1);
-        let mem_target = m.wire("mem_target", 64);
+        let mem_target = m.wire("mem_target", xlen);
         let ex_redirect = m.wire("ex_redirect", 1);
-        let ex_target = m.wire("ex_target", 64);
+        let ex_target = m.wire("ex_target", xlen);
         let redirect = &mem_redirect | &ex_redirect;
         let target = mux(&mem_redirect, &mem_target, &ex_target);
         // Predicted-taken redirects from decode (BHT) or from an arriving instruction (BTB).
         let id_redirect = m.wire("id_redirect", 1);
-        let id_target = m.wire("id_target", 64);
+        let id_target = m.wire("id_target", xlen);
         let btb_redirect = m.wire("btb_redirect", 1);
-        let btb_target = m.wire("btb_target", 64);
+        let btb_target = m.wire("btb_target", xlen);
         let any_redirect = &(&redirect | &id_redirect) | &btb_redirect;
         let fetch_target = priority_mux(
             &[
@@ -326,8 +346,8 @@ pub(super) struct Ex {
 pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketCore");
     let ports = Ports::new(&mut m);
-    let lits = Lits::new(&mut m, p.adders);
-    let redirects = Redirects::new(&mut m);
+    let lits = Lits::new(&mut m, p.xlen, p.adders);
+    let redirects = Redirects::new(&mut m, p.xlen);
 
     // ---- IF: fetch queue -------------------------------------------------------------
     let Fetch {
@@ -345,7 +365,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         &redirects,
     );
 
-    let regs = stage_registers(&mut m);
+    let regs = stage_registers(&mut m, p.xlen);
 
     // ---- ID ----------------------------------------------------------------------------
     let id = decode_stage(&mut m, rocc, &q[0], &regs, &lits);
@@ -412,47 +432,47 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
 
 /// The register file and the EX, MEM and WB pipeline registers, then the CSR file and
 /// MEM's decoded CSR access.
-fn stage_registers(m: &mut ModuleBuilder) -> Regs {
+fn stage_registers(m: &mut ModuleBuilder, xlen: u32) -> Regs {
     // ---- register file -----------------------------------------------------------------
-    // x1..x31 are words 1..31 of an inferred 32 x 64 memory, read combinationally twice
+    // x1..x31 are words 1..31 of an inferred 32 x xlen memory, read combinationally twice
     // in decode and written once in WB, so FPGA flows map it to LUT RAM and ASIC
     // synthesis to a flop array with a balanced read tree; word 0 is never written, and
     // x0 reads as zero outside it. Like any architectural register, its contents are
     // arbitrary until written (no reset).
-    let rf = m.mem("rf", 32, 64, MemStyle::Inferred);
+    let rf = m.mem("rf", 32, xlen, MemStyle::Inferred);
 
     // ---- stage registers ---------------------------------------------------------------
     // Operands, results, addresses and WB's record are only observed under their stage's
     // valid bit (WB's: `wb_valid`): no reset.
     let ex = ExRegs {
-        stage: Stage::new(m, "ex"),
-        rs1: m.reg("ex_rs1", 64, ResetValue::None),
-        rs2: m.reg("ex_rs2", 64, ResetValue::None),
+        stage: Stage::new(m, "ex", xlen),
+        rs1: m.reg("ex_rs1", xlen, ResetValue::None),
+        rs2: m.reg("ex_rs2", xlen, ResetValue::None),
         // The next pc fetch went on to after this instruction.
-        pred: m.reg("ex_pred", 64, ResetValue::None),
+        pred: m.reg("ex_pred", xlen, ResetValue::None),
         pred_is_target: m.reg("ex_pred_is_target", 1, ResetValue::None),
         pred_is_link: m.reg("ex_pred_is_link", 1, ResetValue::None),
     };
     let mem = MemRegs {
-        stage: Stage::new(m, "mem"),
-        result: m.reg("mem_result", 64, ResetValue::None),
-        addr: m.reg("mem_addr", 64, ResetValue::None),
-        rs1: m.reg("mem_rs1", 64, ResetValue::None),
-        rs2: m.reg("mem_rs2", 64, ResetValue::None),
+        stage: Stage::new(m, "mem", xlen),
+        result: m.reg("mem_result", xlen, ResetValue::None),
+        addr: m.reg("mem_addr", xlen, ResetValue::None),
+        rs1: m.reg("mem_rs1", xlen, ResetValue::None),
+        rs2: m.reg("mem_rs2", xlen, ResetValue::None),
     };
     let wb = WbRegs {
         valid: m.reg("wb_valid", 1, false),
-        pc: m.reg("wb_pc", 64, ResetValue::None),
+        pc: m.reg("wb_pc", xlen, ResetValue::None),
         insn: m.reg("wb_insn", 32, ResetValue::None),
         rd: m.reg("wb_rd", 5, ResetValue::None),
-        value: m.reg("wb_value", 64, ResetValue::None),
+        value: m.reg("wb_value", xlen, ResetValue::None),
         mem_addr: m.reg("wb_mem_addr", 64, ResetValue::None),
         mem_data: m.reg("wb_mem_data", 64, ResetValue::None),
         mem_mask: m.reg("wb_mem_mask", 8, ResetValue::None),
     };
 
-    let csrs = CsrFile::new(m);
-    let mem_csr = CsrAccess::registers(m, "mem_csr");
+    let csrs = CsrFile::new(m, xlen);
+    let mem_csr = CsrAccess::registers(m, "mem_csr", xlen);
     Regs {
         rf,
         ex,
@@ -479,8 +499,8 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
         regs.wb.rd.clone(),
         regs.wb.value.clone(),
     );
-    let (zero1, zero64) = (l.zero1.clone(), l.zero64.clone());
-    let id_ctrl = decode(&id.insn, rocc);
+    let (zero1, zero_x) = (l.zero1.clone(), l.zero_x.clone());
+    let id_ctrl = decode(&id.insn, rocc, l.xlen);
     let ex_ctrl = id_ctrl.registers(m, "ex_ctrl");
     let mem_ctrl = id_ctrl.registers(m, "mem_ctrl");
     let writes = |valid: &Value, ctrl: &Ctrl, insn: &Value| {
@@ -490,7 +510,7 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
     let mem_writes = writes(&mem.valid, &mem_ctrl, &mem.insn);
     let ex_bypassable = &ex_ctrl.result_in_execute() & &!&ex_ctrl.muldiv;
     let mem_bypassable = mem_ctrl.result_in_execute();
-    let ex_result = m.wire("ex_result", 64);
+    let ex_result = m.wire("ex_result", l.xlen);
 
     let mut hazard = zero1.clone();
     let mut operands = vec![];
@@ -514,7 +534,7 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
                 (in_mem, regs.mem.result.clone()),
                 (in_wb, wb_value.clone()),
             ],
-            &mux(&nonzero, &m.read(&regs.rf, &idx), &zero64),
+            &mux(&nonzero, &m.read(&regs.rf, &idx), &zero_x),
         ));
     }
     let (id_rs1, id_rs2) = (operands[0].clone(), operands[1].clone());
@@ -522,8 +542,8 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
     // Exceptions known at decode: fetch faults first, then illegal, ecall, ebreak.
     let illegal_bits = mux(
         &id.insn.slice(1, 0).eq(&k(&id.insn, 3, 2)),
-        &id.insn.zext(64),
-        &id.insn.slice(15, 0).zext(64),
+        &id.insn.zext(l.xlen),
+        &id.insn.slice(15, 0).zext(l.xlen),
     );
     let (illegal, ecall, ebreak) = (!&id_ctrl.legal, &id_ctrl.ecall, &id_ctrl.ebreak);
     let id_exc = first_exception(
@@ -539,7 +559,7 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
             ),
             &priority_mux(
                 &[(illegal, illegal_bits), (ebreak.clone(), id.pc.clone())],
-                &zero64,
+                &zero_x,
             ),
         ),
     );
@@ -572,7 +592,7 @@ fn execute(
     let in_ram = |a: &Value| in_region(a, p.ram_base, p.ram_size);
     let (ex, mem, ex_ctrl) = (&regs.ex.stage, &regs.mem.stage, &id.ex_ctrl);
     let (ex_rs1, ex_rs2) = (regs.ex.rs1.clone(), regs.ex.rs2.clone());
-    let (zero1, zero64, four) = (l.zero1.clone(), l.zero64.clone(), l.four.clone());
+    let (zero1, zero_x, four) = (l.zero1.clone(), l.zero_x.clone(), l.four.clone());
     let ex_go = m.wire("ex_go", 1);
     let mem_go = m.wire("mem_go", 1);
     let mem_free = &!&mem.valid | &mem_go;
@@ -580,7 +600,7 @@ fn execute(
     let imm = ex_ctrl.imm.clone();
     let a = priority_mux(
         &[
-            (ex_ctrl.a_zero.clone(), zero64.clone()),
+            (ex_ctrl.a_zero.clone(), zero_x.clone()),
             (ex_ctrl.a_pc.clone(), ex.pc.clone()),
         ],
         &ex_rs1,
@@ -593,10 +613,10 @@ fn execute(
     let taken = &(&ex_ctrl.jal | &ex_ctrl.jalr)
         | &(&ex_ctrl.branch & &branch_taken(adders, &funct3, &ex_rs1, &ex_rs2));
     let (rs1_plus_imm, pc_plus_imm) = (adders.add(&ex_rs1, &imm), adders.add(&ex.pc, &imm));
-    let jalr_target = &rs1_plus_imm & &k(&imm, !1, 64);
+    let jalr_target = &rs1_plus_imm & &k(&imm, !1, l.xlen);
     let jump_target = mux(&ex_ctrl.jalr, &jalr_target, &pc_plus_imm);
     let jumps = &ex_ctrl.jal | &ex_ctrl.jalr;
-    let md_result = ports.md_resp.bits().get("data").value().clone();
+    let md_result = muldiv_result(ports, &funct3, l.xlen);
     m.connect(
         &id.ex_result,
         &priority_mux(
@@ -684,10 +704,11 @@ fn muldiv_port(
     let ex_md = &(&ex.valid & &ex_ctrl.muldiv) & &!&ex.exc;
     m.connect(md_req.valid(), &(&(&ex_md & &!&md_sent) & &!&flush_ex));
     let mb = md_req.bits();
-    m.connect(mb.get("funct3").value(), &e.funct3);
-    m.connect(mb.get("word").value(), &ex_ctrl.word);
-    m.connect(mb.get("in1").value(), &ex_regs.rs1);
-    m.connect(mb.get("in2").value(), &ex_regs.rs2);
+    let (funct3, word, in1, in2) = muldiv_operands(ex_regs, ex_ctrl, &e.funct3);
+    m.connect(mb.get("funct3").value(), &funct3);
+    m.connect(mb.get("word").value(), &word);
+    m.connect(mb.get("in1").value(), &in1);
+    m.connect(mb.get("in2").value(), &in2);
     m.connect(md_resp.ready(), &(&(&ex_md & &mem_free) & &!&flush_ex));
     m.connect(&ports.md_kill, &flush_ex);
     let ex_ready = &!&ex_md | md_resp.valid();
@@ -697,6 +718,50 @@ fn muldiv_port(
     );
     m.when(&md_req.fire(), |m| m.connect(&md_sent, &l.one1));
     m.when(&(&ex_go | &flush_ex), |m| m.connect(&md_sent, &l.zero1));
+}
+
+/// RV32's MULH, MULHSU and MULHU (funct3 1, 2, 3): the high word of a 64-bit product.
+fn mul_high(funct3: &Value) -> Value {
+    &!&funct3.bit(2) & &funct3.slice(1, 0).or_r()
+}
+
+/// The request to the (64-bit) multiply/divide unit: `(funct3, word, in1, in2)`. On RV32
+/// MUL, DIV[U] and REM[U] are its *W forms, and MULH[SU|U] its 64-bit MUL of the
+/// operands sign- or zero-extended as the instruction's signedness says, whose high
+/// word `muldiv_result` takes.
+fn muldiv_operands(
+    ex_regs: &ExRegs,
+    ex_ctrl: &Ctrl,
+    funct3: &Value,
+) -> (Value, Value, Value, Value) {
+    let (rs1, rs2) = (&ex_regs.rs1, &ex_regs.rs2);
+    if rs1.width() == 64 {
+        return (
+            funct3.clone(),
+            ex_ctrl.word.clone(),
+            rs1.clone(),
+            rs2.clone(),
+        );
+    }
+    let high = mul_high(funct3);
+    // rs1 is unsigned for MULHU (3), rs2 for MULHSU and MULHU (2, 3).
+    let unsigned1 = funct3.eq(&k(funct3, 3, 3));
+    let extend = |v: &Value, unsigned: &Value| mux(unsigned, &v.zext(64), &sext64(v));
+    (
+        mux(&high, &k(funct3, 0, 3), funct3),
+        !&high,
+        extend(rs1, &unsigned1),
+        extend(rs2, &funct3.bit(1)),
+    )
+}
+
+/// The multiply/divide unit's result as a register value (`muldiv_operands`).
+fn muldiv_result(ports: &Ports, funct3: &Value, xlen: u32) -> Value {
+    let data = ports.md_resp.bits().get("data").value().clone();
+    if xlen == 64 {
+        return data;
+    }
+    mux(&mul_high(funct3), &data.slice(63, 32), &data.slice(31, 0))
 }
 
 /// EX's branch and jump resolution: a misprediction redirects fetch the next cycle
@@ -718,7 +783,8 @@ fn resolve(
     // bits 63..1: bit 0 of `k` is the sum's own).
     let (rs1, imm, pred) = (&ex_regs.rs1, &ex_ctrl.imm, &ex_regs.pred);
     let sum0 = &rs1.bit(0) ^ &imm.bit(0);
-    let jalr_ok = &!&pred.bit(0) & &sum_equals(rs1, imm, &pred.slice(63, 1).cat(&sum0));
+    let msb = pred.width() - 1;
+    let jalr_ok = &!&pred.bit(0) & &sum_equals(rs1, imm, &pred.slice(msb, 1).cat(&sum0));
     let pred_ok = mux(
         &ex_ctrl.jalr,
         &jalr_ok,
@@ -731,7 +797,7 @@ fn resolve(
     // leaves EX with one traps in MEM the next cycle, and MEM's redirect overrides
     // (`Redirects`). The target, observed only under `mispredict`, loads every cycle.
     let mispredict = m.reg("mispredict", 1, false);
-    let mispredict_target = m.reg("mispredict_target", 64, ResetValue::None);
+    let mispredict_target = m.reg("mispredict_target", ex.pc.width(), ResetValue::None);
     m.connect(&mispredict, &(&e.go & &!&pred_ok));
     m.connect(&mispredict_target, &next_pc);
     m.connect(&r.ex_redirect, &mispredict);
@@ -741,8 +807,8 @@ fn resolve(
     // resolution's data is only observed under `train_valid`: no reset, and no enable.
     let (train_valid, train_pc, train_target, train_taken, train_jump) = (
         m.reg("train_valid", 1, false),
-        m.reg("train_pc", 64, ResetValue::None),
-        m.reg("train_target", 64, ResetValue::None),
+        m.reg("train_pc", ex.pc.width(), ResetValue::None),
+        m.reg("train_target", ex.pc.width(), ResetValue::None),
         m.reg("train_taken", 1, ResetValue::None),
         m.reg("train_jump", 1, ResetValue::None),
     );
@@ -802,7 +868,7 @@ fn issue(
         }
         _ => {
             m.connect(&id_redirect, &l.zero1);
-            m.connect(&id_target, &l.zero64);
+            m.connect(&id_target, &l.zero_x);
         }
     }
     m.connect(
@@ -855,7 +921,7 @@ fn writeback(
             &mux(&id.mem_writes, &rd_of(&mem.insn), &k(&wb_rd, 0, 5)),
         );
         m.connect(&wb.value, result);
-        let aligned = &mem_addr & &k(&mem_addr, !7, 64);
+        let aligned = (&mem_addr & &k(&mem_addr, !7, l.xlen)).zext(64);
         m.connect(&wb.mem_addr, &mux(&stores, &aligned, &zero64));
         m.connect(&wb.mem_data, &mux(&stores, &access.store_data, &zero64));
         m.connect(&wb.mem_mask, &mux(&stores, &mask, &k(&mask, 0, 8)));
@@ -866,11 +932,12 @@ fn writeback(
     });
     m.connect(ports.trace.valid(), &wb.valid);
     let tb = ports.trace.bits();
+    // On RV32 the trace shows the pc zero- and the value sign-extended, as the ISS.
     for (name, value) in [
-        ("pc", &wb.pc),
+        ("pc", &wb.pc.zext(64)),
         ("insn", &wb.insn),
         ("rd", &wb.rd),
-        ("value", &wb.value),
+        ("value", &sext64(&wb.value)),
         ("mem_addr", &wb.mem_addr),
         ("mem_data", &wb.mem_data),
         ("mem_mask", &wb.mem_mask),
@@ -883,11 +950,11 @@ fn writeback(
 /// offset when `size` is a power of two dividing `base` (the ROM, and RAM by its
 /// parameters' rule), else two magnitude compares.
 pub(super) fn in_region(a: &Value, base: u64, size: u64) -> Value {
-    let lo = size.trailing_zeros();
-    if size.is_power_of_two() && base.is_multiple_of(size) && lo < 64 {
-        a.slice(63, lo).eq(&k(a, base >> lo, 64 - lo))
+    let (lo, w) = (size.trailing_zeros(), a.width());
+    if size.is_power_of_two() && base.is_multiple_of(size) && lo < w {
+        a.slice(w - 1, lo).eq(&k(a, base >> lo, w - lo))
     } else {
-        &a.ge(&k(a, base, 64)) & &a.lt(&k(a, base.wrapping_add(size), 64))
+        &a.ge(&k(a, base, w)) & &a.lt(&k(a, base.wrapping_add(size), w))
     }
 }
 

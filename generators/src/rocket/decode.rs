@@ -1,7 +1,9 @@
-//! Instruction decode: the control signals of one RV64IMA + Zicsr + Zifencei + RoCC
-//! instruction, and whether its encoding is legal. The legality rules are the ISS's
-//! (`verification/src/iss/exec.rs`), so both raise illegal-instruction traps on exactly
-//! the same words; CSR numbers are checked later, when the CSR file is accessed.
+//! Instruction decode: the control signals of one RV64IMA (or RV32IMA) + Zicsr +
+//! Zifencei + RoCC instruction, and whether its encoding is legal. The legality rules
+//! are the ISS's (`verification/src/iss/exec.rs`), so both raise illegal-instruction
+//! traps on exactly the same words (on RV32: OP-32, OP-IMM-32, ld, lwu, sd, the .d AMOs
+//! and shift amounts of 32 and more are illegal); CSR numbers are checked later, when the
+//! CSR file is accessed.
 
 use hdl::{Bits, ModuleBuilder, Value};
 
@@ -57,7 +59,7 @@ pub struct Ctrl {
     pub a_zero: Value,
     /// Operand B is the immediate rather than rs2.
     pub b_imm: Value,
-    /// 64-bit sign-extended immediate of the instruction's format.
+    /// The immediate of the instruction's format, sign-extended to XLEN.
     pub imm: Value,
     /// 32-bit operation, result sign-extended (the *W forms).
     pub word: Value,
@@ -185,9 +187,9 @@ fn any(vs: &[Value]) -> Value {
     vs[1..].iter().fold(vs[0].clone(), |a, b| &a | b)
 }
 
-/// Sign-extends a value to 64 bits.
-fn sext64(v: &Value) -> Value {
-    v.as_signed().sext(64).as_unsigned()
+/// Sign-extends a value to `xlen` bits.
+fn sext_x(v: &Value, xlen: u32) -> Value {
+    v.as_signed().sext(xlen).as_unsigned()
 }
 
 /// The instruction classes decode tells apart (RV64I, M, A, Zicsr, Zifencei, the
@@ -223,8 +225,10 @@ struct Classes {
     rocc: Value,
 }
 
-/// Classifies `insn` by its opcode and function fields.
-fn classify(insn: &Value, rocc: bool) -> Classes {
+/// Classifies `insn` by its opcode and function fields; RV64's own encodings are legal
+/// at `xlen` 64 only.
+fn classify(insn: &Value, rocc: bool, xlen: u32) -> Classes {
+    let rv64 = xlen == 64;
     let op = insn.slice(6, 0);
     let f3 = insn.slice(14, 12);
     let f7 = insn.slice(31, 25);
@@ -237,34 +241,52 @@ fn classify(insn: &Value, rocc: bool) -> Classes {
     let jal = op_is(opcode::JAL);
     let jalr = &op_is(opcode::JALR) & &f3_is(0);
     let branch = &op_is(opcode::BRANCH) & &f3_in(&[0, 1, 4, 5, 6, 7]);
-    let load = &op_is(opcode::LOAD) & &!&f3_is(7);
-    let store = &op_is(opcode::STORE) & &!&insn.bit(14);
+    let (load, store) = if rv64 {
+        (
+            &op_is(opcode::LOAD) & &!&f3_is(7),
+            &op_is(opcode::STORE) & &!&insn.bit(14),
+        )
+    } else {
+        (
+            &op_is(opcode::LOAD) & &f3_in(&[0, 1, 2, 4, 5]),
+            &op_is(opcode::STORE) & &f3_in(&[0, 1, 2]),
+        )
+    };
 
-    let top6 = insn.slice(31, 26);
+    // Shifts by an immediate: funct6 with RV64's 6-bit amount, funct7 with RV32's.
+    let (top, srai) = if rv64 {
+        (insn.slice(31, 26), 0x10)
+    } else {
+        (insn.slice(31, 25), 0x20)
+    };
     let op_imm = op_is(opcode::OP_IMM);
     let op_imm_ok = any(&[
         f3_in(&[0, 2, 3, 4, 6, 7]),
-        &f3_is(1) & &is(&top6, 0),
-        &f3_is(5) & &(&is(&top6, 0) | &is(&top6, 0x10)),
+        &f3_is(1) & &is(&top, 0),
+        &f3_is(5) & &(&is(&top, 0) | &is(&top, srai)),
     ]);
     let op_imm = &op_imm & &op_imm_ok;
     let f7_0 = is(&f7, 0);
     let f7_20 = is(&f7, 0x20);
     let f7_1 = is(&f7, 1);
-    let op_imm_32 = &op_is(opcode::OP_IMM_32)
-        & &any(&[f3_is(0), &f3_is(1) & &f7_0, &f3_is(5) & &(&f7_0 | &f7_20)]);
+    let rv64_only = |v: Value| if rv64 { v } else { k(insn, 0, 1) };
+    let op_imm_32 = rv64_only(
+        &op_is(opcode::OP_IMM_32)
+            & &any(&[f3_is(0), &f3_is(1) & &f7_0, &f3_is(5) & &(&f7_0 | &f7_20)]),
+    );
     let op_is_op = op_is(opcode::OP);
     let op_reg = &op_is_op & &(&f7_0 | &(&f7_20 & &f3_in(&[0, 5])));
     let op_mul = &op_is_op & &f7_1;
     let op_is_op32 = op_is(opcode::OP_32);
-    let op_reg32 = &op_is_op32 & &(&(&f7_0 & &f3_in(&[0, 1, 5])) | &(&f7_20 & &f3_in(&[0, 5])));
-    let op_mul32 = &op_is_op32 & &(&f7_1 & &f3_in(&[0, 4, 5, 6, 7]));
+    let op_reg32 =
+        rv64_only(&op_is_op32 & &(&(&f7_0 & &f3_in(&[0, 1, 5])) | &(&f7_20 & &f3_in(&[0, 5]))));
+    let op_mul32 = rv64_only(&op_is_op32 & &(&f7_1 & &f3_in(&[0, 4, 5, 6, 7])));
 
     let misc = op_is(opcode::MISC_MEM);
     let fence = &misc & &f3_is(0);
     let fence_i = &misc & &f3_is(1);
 
-    let amo_op = &op_is(opcode::AMO) & &f3_in(&[2, 3]);
+    let amo_op = &op_is(opcode::AMO) & &f3_in(if rv64 { &[2, 3] } else { &[2] });
     let funct5 = insn.slice(31, 27);
     let lr = &(&amo_op & &is(&funct5, 0x02)) & &is(&insn.slice(24, 20), 0);
     let sc = &amo_op & &is(&funct5, 0x03);
@@ -378,7 +400,8 @@ fn legal(c: &Classes) -> Value {
 }
 
 /// The immediate of `insn`'s format (I, S, B, U or J).
-fn immediate(insn: &Value, c: &Classes) -> Value {
+fn immediate(insn: &Value, c: &Classes, xlen: u32) -> Value {
+    let sext = |v: &Value| sext_x(v, xlen);
     let Classes {
         store,
         branch,
@@ -388,18 +411,18 @@ fn immediate(insn: &Value, c: &Classes) -> Value {
         ..
     } = c;
     // Immediates of the formats.
-    let imm_i = sext64(&insn.slice(31, 20));
-    let imm_s = sext64(&hdl::cat(&[&insn.slice(31, 25), &insn.slice(11, 7)]));
+    let imm_i = sext(&insn.slice(31, 20));
+    let imm_s = sext(&hdl::cat(&[&insn.slice(31, 25), &insn.slice(11, 7)]));
     let zero1 = k(insn, 0, 1);
-    let imm_b = sext64(&hdl::cat(&[
+    let imm_b = sext(&hdl::cat(&[
         &insn.bit(31),
         &insn.bit(7),
         &insn.slice(30, 25),
         &insn.slice(11, 8),
         &zero1,
     ]));
-    let imm_u = sext64(&hdl::cat(&[&insn.slice(31, 12), &k(insn, 0, 12)]));
-    let imm_j = sext64(&hdl::cat(&[
+    let imm_u = sext(&hdl::cat(&[&insn.slice(31, 12), &k(insn, 0, 12)]));
+    let imm_j = sext(&hdl::cat(&[
         &insn.bit(31),
         &insn.slice(19, 12),
         &insn.bit(20),
@@ -449,11 +472,12 @@ fn alu_function(insn: &Value, c: &Classes) -> (Value, Value, Value) {
     (alu_reg, alu_any, alu_fn)
 }
 
-/// `rocc`: an accelerator is attached (else custom opcodes are illegal).
-pub fn decode(insn: &Value, rocc: bool) -> Ctrl {
-    let c = classify(insn, rocc);
+/// `rocc`: an accelerator is attached (else custom opcodes are illegal); `xlen`: 32 or
+/// 64.
+pub fn decode(insn: &Value, rocc: bool, xlen: u32) -> Ctrl {
+    let c = classify(insn, rocc, xlen);
     let legal = legal(&c);
-    let imm = immediate(insn, &c);
+    let imm = immediate(insn, &c, xlen);
     let (alu_reg, alu_any, alu_fn) = alu_function(insn, &c);
     let Classes {
         lui,

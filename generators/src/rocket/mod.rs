@@ -1,6 +1,7 @@
-//! `rocket`: a Rocket-like in-order five-stage RV64IMA control processor (machine mode,
-//! Zicsr, Zifencei) with a RoCC accelerator port, L1 caches or a direct memory port, and
-//! a commit trace port for lockstep checking against the ISS.
+//! `rocket`: a Rocket-like in-order five-stage RV64IMA (or, with `xlen = 32`, RV32IMA)
+//! control processor (machine mode, Zicsr, Zifencei) with a RoCC accelerator port, L1
+//! caches or a direct memory port, and a commit trace port for lockstep checking against
+//! the ISS.
 //!
 //! Block diagram, one file per block:
 //! - `tile.rs`: the top (design `rocket`): core, multiply/divide unit, caches or direct
@@ -38,7 +39,7 @@ impl Generator for Rocket {
     type Params = RocketDesignParams;
     const NAME: &'static str = "rocket";
     const DESCRIPTION: &'static str =
-        "Rocket-like 5-stage RV64IMA control processor with a RoCC port and a commit trace";
+        "Rocket-like 5-stage RV64IMA or RV32IMA control processor with a RoCC port and a commit trace";
 
     fn params() -> Vec<Param> {
         params::design_params()

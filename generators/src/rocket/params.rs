@@ -44,6 +44,9 @@ pub enum MemoryKind {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RocketParams {
+    /// Register width: 64 (RV64IMA) or 32 (RV32IMA: the register file, pc, ALU, CSRs and
+    /// bypasses are 32 bits wide; the memory side keeps its 64-bit lanes).
+    pub xlen: u32,
     pub predictor: Predictor,
     pub bht_entries: u32,
     pub btb_entries: u32,
@@ -76,6 +79,7 @@ impl Default for RocketParams {
     /// The `rocket-default` preset.
     fn default() -> Self {
         RocketParams {
+            xlen: 64,
             predictor: Predictor::Btb,
             bht_entries: 64,
             btb_entries: 16,
@@ -135,6 +139,13 @@ pub fn cache_params(names: [&'static str; 3], docs: [&'static str; 3]) -> Vec<Pa
 /// The tile's parameters (the fields of [`RocketParams`]), in declaration order.
 pub fn params() -> Vec<Param> {
     let mut v = vec![
+        Param::int(
+            "xlen",
+            32,
+            64,
+            "register width in bits: 64 (RV64IMA) or 32 (RV32IMA; the memory side stays 64 bits wide)",
+        )
+        .pow2(),
         Param::choice(
             "predictor",
             &["none", "bht", "btb"],
