@@ -11,18 +11,12 @@
 
 mod rocket_rig;
 
-use asic_flow::lint::{run_all, LintTarget};
-use hdl::sim::Init;
-use hdl::Design;
-use rocket_rig::{memory, root, sources};
+use rocket_rig::{iss_exit, memory, root, run_quiet, sources};
 use std::path::{Path, PathBuf};
-use verification::elf;
-use verification::iss::{FpExt, Isa, IssConfig, Stop, Xlen};
-use verification::tb::memory::MemConfig;
+use verification::iss::{FpExt, Isa, Xlen};
 use verification::tb::program::{self, ProgramError};
-use verification::tb::soc::{self, SocConfig, SocOutcome};
-use verification::toolchain::{build_elf, BuildOptions, Kind};
-use verification::verilator::{Model, INIT_SEEDS};
+use verification::toolchain::Kind;
+use verification::verilator::Model;
 
 const RV32IMA: Isa = Isa {
     xlen: Xlen::Rv32,
@@ -49,63 +43,17 @@ fn model(config: (&str, &str)) -> Model {
     rocket_rig::model(&params(config))
 }
 
-/// Runs `elf` on `dut` in lockstep with the ISS.
-fn run(dut: &mut Model, elf: &Path, mem: MemConfig) -> Result<SocOutcome, String> {
-    let program = elf::load_file(elf).map_err(|e| e.to_string())?;
-    assert_eq!(program.xlen, Xlen::Rv32, "{}", elf.display());
-    let golden = soc::golden(&program, 50_000_000).map_err(|e| e.to_string())?;
-    let config = SocConfig {
-        init: Init::Random {
-            seed: INIT_SEEDS[(mem.seed % 2) as usize],
-        },
-        mem,
-        max_cycles: 20_000_000,
-        ..SocConfig::default()
-    };
-    let sink = || Box::new(std::io::sink());
-    soc::run(dut, &program, &config, sink(), sink(), Some(golden))
-        .map_err(|e| format!("{}: {e}", elf.display()))
-}
-
-/// The exit code of `elf` on the ISS alone.
-fn iss_exit(elf: &Path) -> u64 {
-    let program = elf::load_file(elf).unwrap();
-    let config = IssConfig {
-        stdout: Box::new(std::io::sink()),
-        stderr: Box::new(std::io::sink()),
-        ..IssConfig::default()
-    };
-    match verification::iss::Iss::new(&program, config)
-        .unwrap()
-        .run(None, None)
-        .unwrap()
-    {
-        Stop::Exit(code) => code,
-        stop => panic!("{}: {stop:?}", elf.display()),
-    }
+/// The models of every configuration, named.
+fn models() -> Vec<(String, Model)> {
+    CONFIGS
+        .iter()
+        .map(|&c| (c.0.to_string(), model(c)))
+        .collect()
 }
 
 /// Builds `src` for RV32IMA; `None` if it does not assemble (RV64's own instructions).
 fn build(src: &Path, dir: &Path, kind: Kind) -> Option<PathBuf> {
-    let elf = dir.join(src.file_stem().unwrap()).with_extension("elf");
-    let opts = BuildOptions {
-        isa: RV32IMA,
-        ..BuildOptions::new(kind)
-    };
-    build_elf(std::slice::from_ref(&src.to_path_buf()), &elf, &opts).ok()
-}
-
-/// Runs every `elves` on every configuration, cycling through the memory timings; each
-/// must exit as on the ISS alone (`expected`, with the golden model in lockstep).
-fn run_everywhere(elves: &[(PathBuf, u64)]) {
-    for config in CONFIGS {
-        let mut dut = model(config);
-        for (i, (elf, expected)) in elves.iter().enumerate() {
-            let out = run(&mut dut, elf, memory(i, i as u64))
-                .unwrap_or_else(|e| panic!("{}: {e}", config.0));
-            assert_eq!(out.exit_code, *expected, "{}: {}", config.0, elf.display());
-        }
-    }
+    rocket_rig::build(src, dir, kind, RV32IMA).ok()
 }
 
 /// RV32's CSRs on an integer-only hart (misa, mstatus, mstatush, the counters' high
@@ -170,14 +118,22 @@ fn rv32_isa_tests_in_lockstep() {
         .map(|s| build(s, dir.path(), Kind::BareAsm).expect("an RV32 test assembles"))
         .collect();
     for elf in &own {
-        assert_eq!(iss_exit(elf), 0, "{} on the ISS", elf.display());
+        assert_eq!(
+            iss_exit(elf, FpExt::None),
+            0,
+            "{} on the ISS",
+            elf.display()
+        );
     }
     let shared: Vec<PathBuf> = sources("isa-tests", "S")
         .iter()
         .filter_map(|s| build(s, dir.path(), Kind::BareAsm))
         .collect();
     assert!(shared.len() >= 50, "{} ISA tests assemble", shared.len());
-    let passing = shared.iter().filter(|e| iss_exit(e) == 0).count();
+    let passing = shared
+        .iter()
+        .filter(|e| iss_exit(e, FpExt::None) == 0)
+        .count();
     assert!(passing >= 35, "{passing} ISA tests pass on RV32");
     let elves: Vec<(PathBuf, u64)> = own
         .into_iter()
@@ -188,12 +144,12 @@ fn rv32_isa_tests_in_lockstep() {
             let code = if e.ends_with("counters.elf") {
                 2
             } else {
-                iss_exit(&e)
+                iss_exit(&e, FpExt::None)
             };
             (e, code)
         }))
         .collect();
-    run_everywhere(&elves);
+    rocket_rig::run_everywhere(models(), &elves, FpExt::None);
 }
 
 /// The C programs built for RV32IM (ilp32, picolibc's multilib): console and exit code
@@ -207,11 +163,11 @@ fn rv32_c_programs_in_lockstep() {
         .iter()
         .map(|s| {
             let elf = build(s, dir.path(), Kind::C).expect("builds for RV32IM");
-            let code = iss_exit(&elf);
+            let code = iss_exit(&elf, FpExt::None);
             (elf, code)
         })
         .collect();
-    run_everywhere(&elves);
+    rocket_rig::run_everywhere(models(), &elves, FpExt::None);
 }
 
 /// Random RV32 instruction streams (`randgen::generate_for` with RV32IMA).
@@ -228,8 +184,13 @@ fn rv32_random_programs_in_lockstep() {
         .unwrap();
         let elf = build(&src, dir.path(), Kind::BareAsm).expect("assembles");
         let c = (seed % 2) as usize;
-        let out = run(&mut duts[c], &elf, memory((seed / 2) as usize, seed))
-            .unwrap_or_else(|e| panic!("{} seed {seed}: {e}", CONFIGS[c].0));
+        let out = run_quiet(
+            &mut duts[c],
+            &elf,
+            memory((seed / 2) as usize, seed),
+            FpExt::None,
+        )
+        .unwrap_or_else(|e| panic!("{} seed {seed}: {e}", CONFIGS[c].0));
         assert_eq!(out.exit_code, 0, "seed {seed}");
     }
 }
@@ -270,17 +231,6 @@ fn rv32_tiles_are_lint_clean() {
         .parse()
         .unwrap();
         table.insert("rocc".into(), (predictor == "bht").into());
-        let design = Design::new(&generators::elaborate("rocket", &table).unwrap());
-        let verilog = hdl::emit::emit(&design, &Default::default()).single_file();
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("tile.v"), verilog).unwrap();
-        let target = LintTarget {
-            dir: dir.path().to_path_buf(),
-            files: vec!["tile.v".into()],
-            top: design.top_name().to_string(),
-        };
-        for v in run_all(&target).unwrap() {
-            assert!(v.clean, "{predictor} {memory}: {}:\n{}", v.tool, v.output);
-        }
+        rocket_rig::lint_clean(&table);
     }
 }

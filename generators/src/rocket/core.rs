@@ -149,10 +149,12 @@ pub(super) struct Ports {
     pub(super) rocc_busy: Value,
     pub(super) rocc_xcpt: Bundle,
     pub(super) trace: Bundle,
+    /// The FPU's request, response and kill (`fpu.rs`), with the F extension.
+    pub(super) fpu: Option<(Bundle, Bundle, Value)>,
 }
 
 impl Ports {
-    fn new(m: &mut ModuleBuilder) -> Ports {
+    fn new(m: &mut ModuleBuilder, fpu: bool) -> Ports {
         Ports {
             imem_req: m.io("imem_req", Dir::Out, &mem_request(0)),
             imem_resp: m.io("imem_resp", Dir::In, &mem_response(0)),
@@ -168,6 +170,13 @@ impl Ports {
             rocc_busy: m.input("rocc_busy", 1),
             rocc_xcpt: m.io("rocc_xcpt", Dir::In, &rocc_exception()),
             trace: m.io("trace", Dir::Out, &trace_shape()),
+            fpu: fpu.then(|| {
+                (
+                    m.io("fpu_req", Dir::Out, &super::fpu::request()),
+                    m.io("fpu_resp", Dir::In, &super::fpu::response()),
+                    m.output("fpu_kill", 1),
+                )
+            }),
         }
     }
 }
@@ -275,6 +284,8 @@ pub(super) struct ExRegs {
     pub(super) stage: Stage,
     pub(super) rs1: Value,
     pub(super) rs2: Value,
+    /// The F extension's third operand.
+    pub(super) rs3: Option<Value>,
     pub(super) pred: Value,
     pub(super) pred_is_target: Value,
     pub(super) pred_is_link: Value,
@@ -285,6 +296,8 @@ pub(super) struct ExRegs {
 pub(super) struct MemRegs {
     pub(super) stage: Stage,
     pub(super) result: Value,
+    /// The F extension: the flags the FPU raised.
+    pub(super) fflags: Option<Value>,
     pub(super) addr: Value,
     pub(super) rs1: Value,
     pub(super) rs2: Value,
@@ -305,6 +318,8 @@ pub(super) struct WbRegs {
 /// The register file, the stage registers behind ID, and the CSRs.
 pub(super) struct Regs {
     pub(super) rf: Mem,
+    /// The F extension: which f registers have been written (`read_register`).
+    pub(super) f_written: Option<Value>,
     pub(super) ex: ExRegs,
     pub(super) mem: MemRegs,
     pub(super) wb: WbRegs,
@@ -322,6 +337,7 @@ pub(super) struct Id {
     pub(super) mem_writes: Value,
     pub(super) rs1: Value,
     pub(super) rs2: Value,
+    pub(super) rs3: Option<Value>,
     pub(super) hazard: Value,
     pub(super) exc: (Value, Value, Value),
     /// EX's result (driven by EX), bypassed to ID.
@@ -345,7 +361,7 @@ pub(super) struct Ex {
 /// `rocc`: an accelerator is attached (else custom-0..3 are illegal instructions).
 pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketCore");
-    let ports = Ports::new(&mut m);
+    let ports = Ports::new(&mut m, p.fpu);
     let lits = Lits::new(&mut m, p.xlen, p.adders);
     let redirects = Redirects::new(&mut m, p.xlen);
 
@@ -365,14 +381,15 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         &redirects,
     );
 
-    let regs = stage_registers(&mut m, p.xlen);
+    let regs = stage_registers(&mut m, p.xlen, p.fpu);
 
     // ---- ID ----------------------------------------------------------------------------
     let id = decode_stage(&mut m, rocc, &q[0], &regs, &lits);
 
     // ---- EX ----------------------------------------------------------------------------
     let ex = execute(&mut m, p, &regs, &id, &ports, &lits, &redirects);
-    muldiv_port(&mut m, &ports, &regs.ex, &id.ex_ctrl, &ex, &lits);
+    let fp_ready = fpu_port(&mut m, &regs, &id.ex_ctrl, &ex, &ports);
+    muldiv_port(&mut m, &ports, &regs.ex, &id.ex_ctrl, &ex, &lits, fp_ready);
     // The decode-stage BHT exists before `resolve` trains it (`issue` predicts with it).
     if p.predictor == Predictor::Bht {
         predictors.bht = Some(Bht::new(&mut m, p.bht_entries));
@@ -432,14 +449,15 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
 
 /// The register file and the EX, MEM and WB pipeline registers, then the CSR file and
 /// MEM's decoded CSR access.
-fn stage_registers(m: &mut ModuleBuilder, xlen: u32) -> Regs {
+fn stage_registers(m: &mut ModuleBuilder, xlen: u32, fpu: bool) -> Regs {
     // ---- register file -----------------------------------------------------------------
     // x1..x31 are words 1..31 of an inferred 32 x xlen memory, read combinationally twice
     // in decode and written once in WB, so FPGA flows map it to LUT RAM and ASIC
     // synthesis to a flop array with a balanced read tree; word 0 is never written, and
     // x0 reads as zero outside it. Like any architectural register, its contents are
     // arbitrary until written (no reset).
-    let rf = m.mem("rf", 32, xlen, MemStyle::Inferred);
+    // With the F extension f0..f31 are words 32..63.
+    let rf = m.mem("rf", if fpu { 64 } else { 32 }, xlen, MemStyle::Inferred);
 
     // ---- stage registers ---------------------------------------------------------------
     // Operands, results, addresses and WB's record are only observed under their stage's
@@ -448,6 +466,7 @@ fn stage_registers(m: &mut ModuleBuilder, xlen: u32) -> Regs {
         stage: Stage::new(m, "ex", xlen),
         rs1: m.reg("ex_rs1", xlen, ResetValue::None),
         rs2: m.reg("ex_rs2", xlen, ResetValue::None),
+        rs3: fpu.then(|| m.reg("ex_rs3", xlen, ResetValue::None)),
         // The next pc fetch went on to after this instruction.
         pred: m.reg("ex_pred", xlen, ResetValue::None),
         pred_is_target: m.reg("ex_pred_is_target", 1, ResetValue::None),
@@ -456,6 +475,7 @@ fn stage_registers(m: &mut ModuleBuilder, xlen: u32) -> Regs {
     let mem = MemRegs {
         stage: Stage::new(m, "mem", xlen),
         result: m.reg("mem_result", xlen, ResetValue::None),
+        fflags: fpu.then(|| m.reg("mem_fflags", 5, ResetValue::None)),
         addr: m.reg("mem_addr", xlen, ResetValue::None),
         rs1: m.reg("mem_rs1", xlen, ResetValue::None),
         rs2: m.reg("mem_rs2", xlen, ResetValue::None),
@@ -464,17 +484,18 @@ fn stage_registers(m: &mut ModuleBuilder, xlen: u32) -> Regs {
         valid: m.reg("wb_valid", 1, false),
         pc: m.reg("wb_pc", xlen, ResetValue::None),
         insn: m.reg("wb_insn", 32, ResetValue::None),
-        rd: m.reg("wb_rd", 5, ResetValue::None),
+        rd: m.reg("wb_rd", 5 + fpu as u32, ResetValue::None),
         value: m.reg("wb_value", xlen, ResetValue::None),
         mem_addr: m.reg("wb_mem_addr", 64, ResetValue::None),
         mem_data: m.reg("wb_mem_data", 64, ResetValue::None),
         mem_mask: m.reg("wb_mem_mask", 8, ResetValue::None),
     };
 
-    let csrs = CsrFile::new(m, xlen);
-    let mem_csr = CsrAccess::registers(m, "mem_csr", xlen);
+    let csrs = CsrFile::new(m, xlen, fpu);
+    let mem_csr = CsrAccess::registers(m, "mem_csr", xlen, fpu);
     Regs {
         rf,
+        f_written: fpu.then(|| m.reg("f_written", 32, 0u64)),
         ex,
         mem,
         wb,
@@ -488,10 +509,103 @@ pub(super) fn rd_of(insn: &Value) -> Value {
     insn.slice(11, 7)
 }
 
+/// The register-file index of an instruction's destination: `rd`, or with the F
+/// extension `{fp.wfd, rd}` (f registers are entries 32..63 of the register file).
+pub(super) fn rd_index(insn: &Value, ctrl: &Ctrl) -> Value {
+    match &ctrl.fp {
+        Some(fp) => fp.wfd.cat(&rd_of(insn)),
+        None => rd_of(insn),
+    }
+}
+
+/// A source operand's register-file index, whether it is read, and (F extension) whether
+/// it is read as raw bits.
+struct Source<'a> {
+    idx: Value,
+    uses: &'a Value,
+    raw: Option<&'a Value>,
+}
+
+/// The sources of ID's instruction: rs1 and rs2, with the F extension as f or x
+/// registers, and rs3.
+fn sources<'a>(insn: &Value, ctrl: &'a Ctrl, one: &Value) -> Vec<Source<'a>> {
+    let (rs1, rs2) = (insn.slice(19, 15), insn.slice(24, 20));
+    match &ctrl.fp {
+        None => vec![
+            Source {
+                idx: rs1,
+                uses: &ctrl.uses_rs1,
+                raw: None,
+            },
+            Source {
+                idx: rs2,
+                uses: &ctrl.uses_rs2,
+                raw: None,
+            },
+        ],
+        Some(fp) => vec![
+            Source {
+                idx: fp.f1.cat(&rs1),
+                uses: &ctrl.uses_rs1,
+                raw: Some(&fp.raw1),
+            },
+            Source {
+                idx: fp.f2.cat(&rs2),
+                uses: &ctrl.uses_rs2,
+                raw: Some(&fp.raw2),
+            },
+            Source {
+                idx: one.cat(&insn.slice(31, 27)),
+                uses: &fp.uses_rs3,
+                raw: None,
+            },
+        ],
+    }
+}
+
+/// The register file's value of entry `idx`; with the F extension an f register never
+/// written reads as the canonical NaN, or as zero when read `raw` (the ISS's reads).
+fn read_register(m: &mut ModuleBuilder, regs: &Regs, idx: &Value, raw: Option<&Value>) -> Value {
+    let value = m.read(&regs.rf, idx);
+    let Some(written) = &regs.f_written else {
+        return value;
+    };
+    let unwritten = &idx.bit(5) & &!&written.dshr(&idx.slice(4, 0)).bit(0);
+    let canonical = k(&value, CANONICAL_NAN, 32);
+    let fill = match raw {
+        Some(raw) => mux(raw, &k(&value, 0, 32), &canonical),
+        None => canonical,
+    };
+    mux(&unwritten, &fill, &value)
+}
+
+/// The F extension's checks in ID (`ctrl.fp`): its instructions are illegal while
+/// `mstatus.FS` is Off or with a bad rounding mode (5, 6, or 7 with `frm` above 4), and
+/// wait while a CSR instruction is in EX or MEM, so that FS and `frm` are current.
+/// Returns `(legal, hazard)`.
+fn fp_checks(regs: &Regs, id: &Stage, d: (&Ctrl, &Ctrl, &Ctrl)) -> Option<(Value, Value)> {
+    let (id_ctrl, ex_ctrl, mem_ctrl) = d;
+    let (fp, enabled, fcsrs) = (
+        id_ctrl.fp.as_ref()?,
+        regs.csrs.fp_enabled()?,
+        regs.csrs.fp.as_ref()?,
+    );
+    let rm = id.insn.slice(14, 12);
+    let below5 = |v: &Value| v.lt(&k(v, 5, 3));
+    let rm_ok = &(&!&fp.rm_used | &below5(&rm)) | &(&rm.eq(&k(&rm, 7, 3)) & &below5(&fcsrs.frm));
+    let legal = &id_ctrl.legal & &!&(&fp.any & &!&(&enabled & &rm_ok));
+    let (ex, mem) = (&regs.ex.stage, &regs.mem.stage);
+    let csr_busy = &(&ex.valid & &ex_ctrl.csr) | &(&mem.valid & &mem_ctrl.csr);
+    Some((legal, &fp.any & &csr_busy))
+}
+
+/// The canonical NaN of single precision.
+const CANONICAL_NAN: u64 = 0x7fc0_0000;
+
 /// ID (the fetch queue's head, `id`): decode, register read with bypasses from EX, MEM
 /// and WB, interlocks on results not yet available (loads, CSR reads, AMOs and RoCC
-/// responses until they reach WB; multiply/divide until it leaves EX), and the
-/// exceptions known at decode.
+/// responses until they reach WB; multiply/divide and FPU operations until they leave
+/// EX), and the exceptions known at decode.
 fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &Lits) -> Id {
     let (ex, mem) = (&regs.ex.stage, &regs.mem.stage);
     let (wb_valid, wb_rd, wb_value) = (
@@ -500,44 +614,54 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
         regs.wb.value.clone(),
     );
     let (zero1, zero_x) = (l.zero1.clone(), l.zero_x.clone());
-    let id_ctrl = decode(&id.insn, rocc, l.xlen);
+    let id_ctrl = decode(&id.insn, rocc, l.xlen, regs.f_written.is_some());
     let ex_ctrl = id_ctrl.registers(m, "ex_ctrl");
     let mem_ctrl = id_ctrl.registers(m, "mem_ctrl");
     let writes = |valid: &Value, ctrl: &Ctrl, insn: &Value| {
-        &(valid & &ctrl.wxd) & &!&rd_of(insn).eq(&k(insn, 0, 5))
+        let rd = rd_index(insn, ctrl);
+        &(valid & &ctrl.wxd) & &!&rd.eq(&k(insn, 0, rd.width()))
     };
     let ex_writes = writes(&ex.valid, &ex_ctrl, &ex.insn);
     let mem_writes = writes(&mem.valid, &mem_ctrl, &mem.insn);
-    let ex_bypassable = &ex_ctrl.result_in_execute() & &!&ex_ctrl.muldiv;
+    let ex_bypassable = match &ex_ctrl.fp {
+        Some(fp) => &(&ex_ctrl.result_in_execute() & &!&ex_ctrl.muldiv) & &!&fp.unit_op,
+        None => &ex_ctrl.result_in_execute() & &!&ex_ctrl.muldiv,
+    };
     let mem_bypassable = mem_ctrl.result_in_execute();
     let ex_result = m.wire("ex_result", l.xlen);
 
     let mut hazard = zero1.clone();
     let mut operands = vec![];
-    for (idx, uses) in [
-        (id.insn.slice(19, 15), &id_ctrl.uses_rs1),
-        (id.insn.slice(24, 20), &id_ctrl.uses_rs2),
-    ] {
+    for src in sources(&id.insn, &id_ctrl, &l.one1) {
+        let idx = src.idx;
         // x0 is never bypassed (WB shows rd 0 for instructions that write nothing).
-        let nonzero = !&idx.eq(&k(&idx, 0, 5));
-        let matches = |w: &Value, insn: &Value| &(w & &rd_of(insn).eq(&idx)) & &nonzero;
+        let nonzero = !&idx.eq(&k(&idx, 0, idx.width()));
+        let matches =
+            |w: &Value, insn: &Value, ctrl: &Ctrl| &(w & &rd_index(insn, ctrl).eq(&idx)) & &nonzero;
         let (in_ex, in_mem, in_wb) = (
-            matches(&ex_writes, &ex.insn),
-            matches(&mem_writes, &mem.insn),
+            matches(&ex_writes, &ex.insn, &ex_ctrl),
+            matches(&mem_writes, &mem.insn, &mem_ctrl),
             &(&wb_valid & &wb_rd.eq(&idx)) & &nonzero,
         );
         let wait = mux(&in_ex, &!&ex_bypassable, &(&in_mem & &!&mem_bypassable));
-        hazard = &hazard | &(&(uses & &nonzero) & &wait);
+        hazard = &hazard | &(&(src.uses & &nonzero) & &wait);
+        let file = read_register(m, regs, &idx, src.raw);
         operands.push(priority_mux(
             &[
                 (in_ex, ex_result.clone()),
                 (in_mem, regs.mem.result.clone()),
                 (in_wb, wb_value.clone()),
             ],
-            &mux(&nonzero, &m.read(&regs.rf, &idx), &zero_x),
+            &mux(&nonzero, &file, &zero_x),
         ));
     }
-    let (id_rs1, id_rs2) = (operands[0].clone(), operands[1].clone());
+    let legal = match fp_checks(regs, id, (&id_ctrl, &ex_ctrl, &mem_ctrl)) {
+        Some((legal, wait)) => {
+            hazard = &hazard | &wait;
+            legal
+        }
+        None => id_ctrl.legal.clone(),
+    };
 
     // Exceptions known at decode: fetch faults first, then illegal, ecall, ebreak.
     let illegal_bits = mux(
@@ -545,7 +669,7 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
         &id.insn.zext(l.xlen),
         &id.insn.slice(15, 0).zext(l.xlen),
     );
-    let (illegal, ecall, ebreak) = (!&id_ctrl.legal, &id_ctrl.ecall, &id_ctrl.ebreak);
+    let (illegal, ecall, ebreak) = (!&legal, &id_ctrl.ecall, &id_ctrl.ebreak);
     let id_exc = first_exception(
         (id.exc.clone(), id.cause.clone(), id.tval.clone()),
         &[illegal.clone(), ecall.clone(), ebreak.clone()],
@@ -568,8 +692,9 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
         ex_ctrl,
         mem_ctrl,
         mem_writes,
-        rs1: id_rs1,
-        rs2: id_rs2,
+        rs1: operands[0].clone(),
+        rs2: operands[1].clone(),
+        rs3: operands.get(2).cloned(),
         hazard,
         exc: id_exc,
         ex_result,
@@ -617,16 +742,15 @@ fn execute(
     let jump_target = mux(&ex_ctrl.jalr, &jalr_target, &pc_plus_imm);
     let jumps = &ex_ctrl.jal | &ex_ctrl.jalr;
     let md_result = muldiv_result(ports, &funct3, l.xlen);
-    m.connect(
-        &id.ex_result,
-        &priority_mux(
-            &[
-                (jumps.clone(), link.clone()),
-                (ex_ctrl.muldiv.clone(), md_result.clone()),
-            ],
-            &alu_out,
-        ),
-    );
+    let mut results = vec![
+        (jumps.clone(), link.clone()),
+        (ex_ctrl.muldiv.clone(), md_result.clone()),
+    ];
+    if let (Some(fp), Some((_, resp, _))) = (&ex_ctrl.fp, &ports.fpu) {
+        let data = resp.bits().get("data").value().clone();
+        results.push((fp.unit_op.clone(), data));
+    }
+    m.connect(&id.ex_result, &priority_mux(&results, &alu_out));
 
     let amo_like = &(&ex_ctrl.amo | &ex_ctrl.lr) | &ex_ctrl.sc;
     let addr = mux(&amo_like, &ex_rs1, &rs1_plus_imm);
@@ -687,7 +811,8 @@ fn execute(
     }
 }
 
-/// EX's multiply/divide through the `muldiv_*` ports, and when EX advances (`ex_go`).
+/// EX's multiply/divide through the `muldiv_*` ports, and when EX advances (`ex_go`:
+/// with the F extension also waiting for `fp_ready`, `fpu_port`).
 fn muldiv_port(
     m: &mut ModuleBuilder,
     ports: &Ports,
@@ -695,6 +820,7 @@ fn muldiv_port(
     ex_ctrl: &Ctrl,
     e: &Ex,
     l: &Lits,
+    fp_ready: Option<Value>,
 ) {
     let (ex, md_req, md_resp) = (&ex_regs.stage, &ports.md_req, &ports.md_resp);
     let (mem_free, flush_ex, ex_go) = (e.mem_free.clone(), e.flush.clone(), e.go.clone());
@@ -711,13 +837,52 @@ fn muldiv_port(
     m.connect(mb.get("in2").value(), &in2);
     m.connect(md_resp.ready(), &(&(&ex_md & &mem_free) & &!&flush_ex));
     m.connect(&ports.md_kill, &flush_ex);
-    let ex_ready = &!&ex_md | md_resp.valid();
+    let md_ready = &!&ex_md | md_resp.valid();
+    let ex_ready = match fp_ready {
+        Some(f) => &md_ready & &f,
+        None => md_ready,
+    };
     m.connect(
         &ex_go,
         &(&(&(&ex.valid & &ex_ready) & &mem_free) & &!&flush_ex),
     );
     m.when(&md_req.fire(), |m| m.connect(&md_sent, &l.one1));
     m.when(&(&ex_go | &flush_ex), |m| m.connect(&md_sent, &l.zero1));
+}
+
+/// EX's FPU operation through the `fpu_*` ports (`fpu.rs`): one request per
+/// instruction, with its rounding mode (funct3, or `frm` for 7: ID's interlock keeps
+/// `frm` from changing before it gets here); EX holds until the result is taken, as for
+/// a multiply. Returns whether EX's instruction has its result (`fp_ready`).
+fn fpu_port(
+    m: &mut ModuleBuilder,
+    regs: &Regs,
+    ex_ctrl: &Ctrl,
+    e: &Ex,
+    ports: &Ports,
+) -> Option<Value> {
+    let (fp, (req, resp, kill)) = (ex_ctrl.fp.as_ref()?, ports.fpu.as_ref()?);
+    let (ex, frm) = (&regs.ex.stage, &regs.csrs.fp.as_ref()?.frm);
+    let sent = m.reg("fpu_sent", 1, false);
+    let ex_fp = &(&ex.valid & &fp.unit_op) & &!&ex.exc;
+    m.connect(req.valid(), &(&(&ex_fp & &!&sent) & &!&e.flush));
+    let rm = ex.insn.slice(14, 12);
+    let bits = req.bits();
+    for (name, value) in [
+        ("unit", fp.unit.clone()),
+        ("op", fp.op.clone()),
+        ("rm", mux(&rm.eq(&k(&rm, 7, 3)), frm, &rm)),
+        ("in1", regs.ex.rs1.clone()),
+        ("in2", regs.ex.rs2.clone()),
+        ("in3", regs.ex.rs3.clone()?),
+    ] {
+        m.connect(bits.get(name).value(), &value);
+    }
+    m.connect(resp.ready(), &(&(&ex_fp & &e.mem_free) & &!&e.flush));
+    m.connect(kill, &e.flush);
+    m.when(&req.fire(), |m| m.connect(&sent, &k(&sent, 1, 1)));
+    m.when(&(&e.go | &e.flush), |m| m.connect(&sent, &k(&sent, 0, 1)));
+    Some(&!&ex_fp | resp.valid())
 }
 
 /// RV32's MULH, MULHSU and MULHU (funct3 1, 2, 3): the high word of a 64-bit product.
@@ -893,6 +1058,9 @@ fn issue(
         d.ex_ctrl.load(m, id_ctrl);
         m.connect(&ex_regs.rs1, &d.rs1);
         m.connect(&ex_regs.rs2, &d.rs2);
+        if let (Some(r), Some(v)) = (&ex_regs.rs3, &d.rs3) {
+            m.connect(r, v);
+        }
         m.connect(&ex_regs.pred, &mux(&id_redirect, &id_target, q_pred0));
     });
     m.when(&e.flush, |m| m.connect(&ex.valid, &l.zero1));
@@ -916,9 +1084,14 @@ fn writeback(
     m.when(mem_done, |m| {
         m.connect(&wb.pc, &mem.pc);
         m.connect(&wb.insn, &mem.insn);
+        let w = wb_rd.width();
         m.connect(
             &wb_rd,
-            &mux(&id.mem_writes, &rd_of(&mem.insn), &k(&wb_rd, 0, 5)),
+            &mux(
+                &id.mem_writes,
+                &rd_index(&mem.insn, mem_ctrl),
+                &k(&wb_rd, 0, w),
+            ),
         );
         m.connect(&wb.value, result);
         let aligned = (&mem_addr & &k(&mem_addr, !7, l.xlen)).zext(64);
@@ -927,16 +1100,25 @@ fn writeback(
         m.connect(&wb.mem_mask, &mux(&stores, &mask, &k(&mask, 0, 8)));
     });
     // wb_rd is 0 for an instruction that writes no register.
-    m.when(&(&wb.valid & &!&wb_rd.eq(&k(&wb_rd, 0, 5))), |m| {
-        m.write(&regs.rf, &wb_rd, &wb.value)
-    });
+    let writes = &wb.valid & &!&wb_rd.eq(&k(&wb_rd, 0, wb_rd.width()));
+    m.when(&writes, |m| m.write(&regs.rf, &wb_rd, &wb.value));
+    // The trace shows x registers' writes only (the ISS's commit records).
+    let trace_rd = match &regs.f_written {
+        Some(written) => {
+            let f = &writes & &wb_rd.bit(5);
+            let bit = k(written, 1, 32).dshl(&wb_rd.slice(4, 0));
+            m.when(&f, |m| m.connect(written, &(written | &bit)));
+            mux(&wb_rd.bit(5), &k(&wb_rd, 0, 5), &wb_rd.slice(4, 0))
+        }
+        None => wb_rd.clone(),
+    };
     m.connect(ports.trace.valid(), &wb.valid);
     let tb = ports.trace.bits();
     // On RV32 the trace shows the pc zero- and the value sign-extended, as the ISS.
     for (name, value) in [
         ("pc", &wb.pc.zext(64)),
         ("insn", &wb.insn),
-        ("rd", &wb.rd),
+        ("rd", &trace_rd),
         ("value", &sext64(&wb.value)),
         ("mem_addr", &wb.mem_addr),
         ("mem_data", &wb.mem_data),

@@ -12,11 +12,20 @@
 //! counters read and write by halves: `mcycleh`/`cycleh`/`timeh` and
 //! `minstreth`/`instreth` are their high words (a write sets one half alone), and
 //! `mstatush` exists and reads 0 (the ISS's RV32 CSRs, `verification/src/iss/csr.rs`).
+//!
+//! With the F extension (`fpu`): `misa` has F, `mstatus.FS` (bits 14:13, SD in the top
+//! bit when Dirty) is writable, `fflags`, `frm` and `fcsr` exist while FS is not Off
+//! (checked in the memory stage, `CsrFile::illegal`); writing them, or an instruction
+//! writing an f register or raising flags (`CsrFile::accrue`), makes FS Dirty, as the
+//! ISS models Spike.
 
 use hdl::helpers::onehot_mux;
 use hdl::{Bits, ModuleBuilder, ResetValue, Value};
 
 mod num {
+    pub const FFLAGS: u64 = 0x001;
+    pub const FRM: u64 = 0x002;
+    pub const FCSR: u64 = 0x003;
     pub const MSTATUS: u64 = 0x300;
     pub const MISA: u64 = 0x301;
     pub const MIE: u64 = 0x304;
@@ -46,15 +55,24 @@ mod num {
 /// Extensions A, I, M.
 const MISA_EXTENSIONS: u64 = 1 | (1 << 8) | (1 << 12);
 
-/// misa: MXL (1 for 32 bits, 2 for 64 in the top two bits) and the extensions.
-fn misa(xlen: u32) -> u64 {
+/// misa: MXL (1 for 32 bits, 2 for 64 in the top two bits) and the extensions (F with
+/// `fpu`).
+fn misa(xlen: u32, fpu: bool) -> u64 {
     let mxl = if xlen == 64 { 2 } else { 1 };
-    (mxl << (xlen - 2)) | MISA_EXTENSIONS
+    (mxl << (xlen - 2)) | MISA_EXTENSIONS | (fpu as u64) << 5
+}
+
+/// The F extension's state: `mstatus.FS`, `fflags`, `frm`.
+pub struct FpCsrs {
+    fs: Value,
+    fflags: Value,
+    pub frm: Value,
 }
 /// MSIE, MTIE, MEIE.
 const MIE_MASK: u64 = (1 << 3) | (1 << 7) | (1 << 11);
 
 pub struct CsrFile {
+    pub fp: Option<FpCsrs>,
     mstatus_mie: Value,
     mstatus_mpie: Value,
     mie: Value,
@@ -86,6 +104,8 @@ const RV32_GROUPS: [&[u64]; 2] = [
     &[num::MCYCLEH, num::CYCLEH, num::TIMEH],
     &[num::MINSTRETH, num::INSTRETH],
 ];
+/// The F extension's, after the others.
+const FP_GROUPS: [&[u64]; 3] = [&[num::FFLAGS], &[num::FRM], &[num::FCSR]];
 /// The CSRs that exist and read as zero (and on RV32 `mstatush` too).
 const ZEROS: [u64; 5] = [
     num::MIP,
@@ -95,10 +115,11 @@ const ZEROS: [u64; 5] = [
     num::MHARTID,
 ];
 
-/// The selectable groups at `xlen`.
-fn groups(xlen: u32) -> Vec<&'static [u64]> {
+/// The selectable groups at `xlen`, with `fpu`.
+fn groups(xlen: u32, fpu: bool) -> Vec<&'static [u64]> {
     let rv32: &[&[u64]] = if xlen == 32 { &RV32_GROUPS } else { &[] };
-    GROUPS.iter().chain(rv32).copied().collect()
+    let fp: &[&[u64]] = if fpu { &FP_GROUPS } else { &[] };
+    GROUPS.iter().chain(rv32).chain(fp).copied().collect()
 }
 
 /// The CSRs that read as zero at `xlen`.
@@ -121,12 +142,12 @@ pub struct CsrAccess {
 
 impl CsrAccess {
     /// Decodes the CSR instruction `insn` (meaningless for other instructions) of an
-    /// `xlen`-bit hart.
-    pub fn decode(insn: &Value, xlen: u32) -> CsrAccess {
+    /// `xlen`-bit hart, with `fpu`.
+    pub fn decode(insn: &Value, xlen: u32, fpu: bool) -> CsrAccess {
         let addr = insn.slice(31, 20);
         let is = |v: u64| addr.eq(&addr.konst(Bits::from_u64(12, v)));
         let any = |nums: &[u64]| nums[1..].iter().fold(is(nums[0]), |acc, n| &acc | &is(*n));
-        let bits: Vec<Value> = groups(xlen).iter().rev().map(|g| any(g)).collect();
+        let bits: Vec<Value> = groups(xlen, fpu).iter().rev().map(|g| any(g)).collect();
         let refs: Vec<&Value> = bits.iter().collect();
         let sel = hdl::cat(&refs);
         let exists = &sel.or_r() | &any(&zeros(xlen));
@@ -143,11 +164,11 @@ impl CsrAccess {
 
     /// Registers holding an access (`<prefix>_sel`, ...) of an `xlen`-bit hart, loaded
     /// with `load`. Only observed while the stage holds a valid CSR instruction: no reset.
-    pub fn registers(m: &mut ModuleBuilder, prefix: &str, xlen: u32) -> CsrAccess {
+    pub fn registers(m: &mut ModuleBuilder, prefix: &str, xlen: u32, fpu: bool) -> CsrAccess {
         CsrAccess {
             sel: m.reg(
                 &format!("{prefix}_sel"),
-                groups(xlen).len() as u32,
+                groups(xlen, fpu).len() as u32,
                 ResetValue::None,
             ),
             illegal: m.reg(&format!("{prefix}_illegal"), 1, ResetValue::None),
@@ -167,10 +188,20 @@ fn k(m: &mut ModuleBuilder, v: u64, w: u32) -> Value {
     m.lit(v, w)
 }
 
+fn any_of3(a: &Value, b: &Value, c: &Value) -> Value {
+    &(a | b) | c
+}
+
 impl CsrFile {
-    /// The registers (`xlen` bits wide, the counters 64); `mcycle` counts every cycle.
-    pub fn new(m: &mut ModuleBuilder, xlen: u32) -> CsrFile {
+    /// The registers (`xlen` bits wide, the counters 64; with `fpu` the F extension's);
+    /// `mcycle` counts every cycle.
+    pub fn new(m: &mut ModuleBuilder, xlen: u32, fpu: bool) -> CsrFile {
         let f = CsrFile {
+            fp: fpu.then(|| FpCsrs {
+                fs: m.reg("csr_mstatus_fs", 2, 0u64),
+                fflags: m.reg("csr_fflags", 5, 0u64),
+                frm: m.reg("csr_frm", 3, 0u64),
+            }),
             mstatus_mie: m.reg("csr_mstatus_mie", 1, false),
             mstatus_mpie: m.reg("csr_mstatus_mpie", 1, false),
             mie: m.reg("csr_mie", xlen, 0u64),
@@ -204,8 +235,13 @@ impl CsrFile {
 
     fn mstatus(&self) -> Value {
         let z = |n: u32| self.mie.konst(Bits::zero(n));
+        let top = match &self.fp {
+            // SD (Dirty), then FS at bits 14:13.
+            Some(fp) => hdl::cat(&[&fp.fs.and_r(), &z(self.xlen() - 16), &fp.fs]),
+            None => z(self.xlen() - 13),
+        };
         hdl::cat(&[
-            &z(self.xlen() - 13),
+            &top,
             &self.mie.konst(Bits::from_u64(2, 3)),
             &z(3),
             &self.mstatus_mpie,
@@ -220,7 +256,7 @@ impl CsrFile {
         let xlen = self.xlen();
         let mut values = vec![
             self.mstatus(),
-            k(m, misa(xlen), xlen),
+            k(m, misa(xlen, self.fp.is_some()), xlen),
             self.mie.clone(),
             self.mtvec.clone(),
             self.mscratch.clone(),
@@ -232,6 +268,13 @@ impl CsrFile {
         ];
         if xlen == 32 {
             values.extend([self.mcycle.slice(63, 32), self.minstret.slice(63, 32)]);
+        }
+        if let Some(fp) = &self.fp {
+            values.extend([
+                fp.fflags.zext(xlen),
+                fp.frm.zext(xlen),
+                fp.frm.cat(&fp.fflags).zext(xlen),
+            ]);
         }
         onehot_mux(&access.sel, &values)
     }
@@ -245,6 +288,19 @@ impl CsrFile {
             m.connect(&self.mstatus_mie, &value.bit(3));
             m.connect(&self.mstatus_mpie, &value.bit(7));
         });
+        if let Some(fp) = &self.fp {
+            m.when(&sel(0), |m| m.connect(&fp.fs, &value.slice(14, 13)));
+            // fflags, frm, fcsr: after the base's 12 groups (RV32).
+            let (fflags, frm, fcsr) = (sel(12), sel(13), sel(14));
+            m.when(&(&fflags | &fcsr), |m| {
+                m.connect(&fp.fflags, &value.slice(4, 0))
+            });
+            m.when(&frm, |m| m.connect(&fp.frm, &value.slice(2, 0)));
+            m.when(&fcsr, |m| m.connect(&fp.frm, &value.slice(7, 5)));
+            m.when(&any_of3(&fflags, &frm, &fcsr), |m| {
+                m.connect(&fp.fs, &fp.fs.konst(Bits::from_u64(2, 3)))
+            });
+        }
         m.when(&sel(2), |m| m.connect(&self.mie, &masked(MIE_MASK)));
         m.when(&sel(3), |m| m.connect(&self.mtvec, &masked(!2)));
         m.when(&sel(4), |m| m.connect(&self.mscratch, value));
@@ -271,6 +327,37 @@ impl CsrFile {
         m.connect(&self.mtval, tval);
         m.connect(&self.mstatus_mpie, &self.mstatus_mie);
         m.connect(&self.mstatus_mie, &self.mstatus_mie.konst(Bits::zero(1)));
+    }
+
+    /// Whether `access` (in the memory stage) is illegal: as decoded, or an F CSR while
+    /// `mstatus.FS` is Off.
+    pub fn illegal(&self, access: &CsrAccess) -> Value {
+        match &self.fp {
+            Some(fp) => {
+                let fp_csr = access.sel.slice(14, 12).or_r();
+                &access.illegal | &(&fp_csr & &!&fp.fs.or_r())
+            }
+            None => access.illegal.clone(),
+        }
+    }
+
+    /// F instructions may run: `mstatus.FS` is not Off.
+    pub fn fp_enabled(&self) -> Option<Value> {
+        self.fp.as_ref().map(|fp| fp.fs.or_r())
+    }
+
+    /// An F instruction's completion (under `done`): its `flags` accrue into `fflags`, and
+    /// FS becomes Dirty if it raised any or writes an f register (`writes_f`).
+    pub fn accrue(&self, m: &mut ModuleBuilder, done: &Value, flags: &Value, writes_f: &Value) {
+        let Some(fp) = &self.fp else {
+            return;
+        };
+        m.when(done, |m| {
+            m.connect(&fp.fflags, &(&fp.fflags | flags));
+            m.when(&(writes_f | &flags.or_r()), |m| {
+                m.connect(&fp.fs, &fp.fs.konst(Bits::from_u64(2, 3)))
+            });
+        });
     }
 
     /// Exceptions go to the base address, also in vectored mode.

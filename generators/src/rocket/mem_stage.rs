@@ -249,7 +249,7 @@ pub(super) fn csr_access(
         ],
         &(&csr_read & &!&csr_src),
     );
-    let csr_illegal = &mem_ctrl.csr & &mem_csr.illegal;
+    let csr_illegal = &mem_ctrl.csr & &regs.csrs.illegal(mem_csr);
     (csr_read, csr_new, csr_illegal, rs1_field)
 }
 
@@ -408,8 +408,12 @@ pub(super) fn commit(
     });
     m.when(&mret, |m| csrs.mret(m));
     csrs.retire(m, &mem_done);
+    if let (Some(fp), Some(fflags)) = (&mem_ctrl.fp, &regs.mem.fflags) {
+        let flags = mux(&fp.unit_op, fflags, &k(fflags, 0, 5));
+        csrs.accrue(m, &(&mem_done & &fp.any), &flags, &fp.wfd);
+    }
     // (`mem_done` of a CSR instruction, without the other kinds' completion terms.)
-    let csr_write = &(&(&live_mem & &mem_ctrl.csr) & &mem_csr.writes) & &!&mem_csr.illegal;
+    let csr_write = &(&(&live_mem & &mem_ctrl.csr) & &mem_csr.writes) & &!&csrs.illegal(mem_csr);
     m.when(&(&csr_write & &!&acc_trap), |m| {
         csrs.write(m, mem_csr, csr_new)
     });
@@ -435,7 +439,7 @@ pub(super) fn mem_advance(
     csr_read: &Value,
 ) -> Value {
     let (mem_ctrl, mem, ex, state) = (&id.mem_ctrl, &regs.mem.stage, &regs.ex.stage, &access.state);
-    let xlen = regs.mem.result.width();
+    let (xlen, fpu) = (regs.mem.result.width(), regs.mem.fflags.is_some());
     let result = priority_mux(
         &[
             (&mem_ctrl.load | &mem_ctrl.lr, access.loaded.clone()),
@@ -463,7 +467,11 @@ pub(super) fn mem_advance(
         m.connect(&mem.valid, &e.go);
         mem.load(m, &ex.pc, &ex.insn, (&e.exc.0, &e.exc.1, &e.exc.2));
         mem_ctrl.load(m, &id.ex_ctrl);
-        regs.mem_csr.load(m, &CsrAccess::decode(&ex.insn, xlen));
+        regs.mem_csr
+            .load(m, &CsrAccess::decode(&ex.insn, xlen, fpu));
+        if let (Some(r), Some((_, resp, _))) = (&regs.mem.fflags, &ports.fpu) {
+            m.connect(r, resp.bits().get("flags").value());
+        }
         m.connect(&regs.mem.result, &id.ex_result);
         m.connect(&regs.mem.addr, &e.addr);
         m.connect(&regs.mem.rs1, &regs.ex.rs1);
