@@ -58,7 +58,10 @@ const HWACHA_PARAMS: &str = "lanes, seq_entries, banks, bank_entries, bank_width
 
 /// The rocket tile's parameters, without `rocc` (the designs built around a fixed
 /// accelerator take these).
-const TILE_PARAMS: [&str; 20] = [
+const TILE_PARAMS: [&str; 23] = [
+    "xlen",
+    "fpu",
+    "fma_stages",
     "predictor",
     "bht_entries",
     "btb_entries",

@@ -5,8 +5,10 @@
 //! register write, memory write), and the program's exit code and console output must
 //! be the ISS's.
 
+mod rocket_rig;
+
 use hdl::sim::Init;
-use hdl::Design;
+use rocket_rig::{memory, root, sources};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use verification::elf;
@@ -14,7 +16,7 @@ use verification::tb::lockstep::IssGolden;
 use verification::tb::memory::MemConfig;
 use verification::tb::soc::{self, SocConfig, SocOutcome};
 use verification::toolchain::{build_elf, BuildOptions, Kind};
-use verification::verilator::{Model, Options, INIT_SEEDS};
+use verification::verilator::{Model, INIT_SEEDS};
 
 /// The configurations: both presets, and the default one with the decode-stage BHT, a
 /// pipelined multiplier, a 2-bit divider and the FPGA's inferred adders instead.
@@ -38,34 +40,13 @@ fn name(config: (&str, &str)) -> String {
     }
 }
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
-
 fn long() -> bool {
     std::env::var("ACCELGEN_LONG").is_ok_and(|v| v == "1")
 }
 
 /// The Verilator model of a preset with overrides.
 fn model((preset, overrides): (&str, &str)) -> Model {
-    let text = std::fs::read_to_string(root().join(format!("configs/{preset}.toml"))).unwrap();
-    let mut table: toml::Table = text.parse().unwrap();
-    table.extend(overrides.parse::<toml::Table>().unwrap());
-    let top = generators::elaborate("rocket", &table).unwrap();
-    Model::of_design(&Design::new(&top), &Options::default()).unwrap()
-}
-
-/// Memory timing number `i` of the three the tests cycle through.
-fn memory(i: usize, seed: u64) -> MemConfig {
-    let (latency, jitter, stall_percent) = [(1, 0, 10), (10, 3, 20), (100, 10, 30)][i % 3];
-    MemConfig {
-        latency,
-        jitter,
-        stall_percent,
-        seed,
-        max_outstanding: 4,
-        ..MemConfig::default()
-    }
+    rocket_rig::model(&rocket_rig::params(preset, overrides))
 }
 
 /// A shared buffer for console output.
@@ -112,16 +93,6 @@ fn run(dut: &mut Model, elf: &Path, mem: MemConfig) -> Result<(SocOutcome, Strin
     )
     .map_err(|e| format!("{}: {e}", elf.display()))?;
     Ok((out, console.text()))
-}
-
-fn sources(dir: &str, ext: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("verification").join(dir))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == ext))
-        .collect();
-    v.sort();
-    v
 }
 
 fn build(src: &Path, dir: &Path, kind: Kind) -> PathBuf {

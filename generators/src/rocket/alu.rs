@@ -1,5 +1,6 @@
 //! The integer ALU and branch comparator of the execute stage (RV64I, with the *W forms
-//! computed on the low word and sign-extended); its sums and comparisons go through the
+//! computed on the low word and sign-extended, or RV32I at 32-bit operands, which has no
+//! *W forms); its sums and comparisons go through the
 //! design's adder style ([`crate::arith::adder::Style`]: Kogge-Stone or inferred).
 
 use super::decode::alu_fn;
@@ -14,18 +15,26 @@ fn signed_lt(a: &Value, b: &Value, diff: &Value) -> Value {
     (&a.bit(w) ^ &b.bit(w)).mux(&a.bit(w), &diff.bit(w))
 }
 
-/// `fn_` is one of `alu_fn::*`; `word` selects the 32-bit forms.
+/// `fn_` is one of `alu_fn::*`; `word` selects the 32-bit forms of 64-bit operands (32-bit
+/// operands have none: `word` is ignored).
 pub fn alu(adders: Style, fn_: &Value, a: &Value, b: &Value, word: &Value) -> Value {
     let is = |v: u64| fn_.eq(&fn_.konst(Bits::from_u64(alu_fn::WIDTH, v)));
-    // Word shifts see the low word, zero- or sign-extended, and a 5-bit amount.
-    let low = a.slice(31, 0);
-    let a_srl = word.mux(&low.zext(64), a);
-    let a_sra = word.mux(&low.as_signed().sext(64).as_unsigned(), a);
-    let amount = word.mux(&b.slice(4, 0).zext(6), &b.slice(5, 0));
+    let w = a.width();
+    let (a_srl, a_sra, amount) = if w == 64 {
+        // Word shifts see the low word, zero- or sign-extended, and a 5-bit amount.
+        let low = a.slice(31, 0);
+        (
+            word.mux(&low.zext(64), a),
+            word.mux(&low.as_signed().sext(64).as_unsigned(), a),
+            word.mux(&b.slice(4, 0).zext(6), &b.slice(5, 0)),
+        )
+    } else {
+        (a.clone(), a.clone(), b.slice(4, 0))
+    };
     let sum = adders.add(a, b);
     let (diff, ltu) = adders.sub(a, b);
     let lt = signed_lt(a, b, &diff);
-    let one = |c: Value| c.zext(64);
+    let one = |c: Value| c.zext(w);
     // The functions are exclusive: an AND-OR selection, not a chain of multiplexers
     // (ADD when none of the others, as the decoder's default).
     let cases = [
@@ -50,6 +59,9 @@ pub fn alu(adders: Style, fn_: &Value, a: &Value, b: &Value, word: &Value) -> Va
     let mut values: Vec<Value> = cases.iter().map(|(_, v)| v.clone()).collect();
     values.push(sum);
     let result = onehot_mux(&sel, &values);
+    if w < 64 {
+        return result;
+    }
     word.mux(
         &result.slice(31, 0).as_signed().sext(64).as_unsigned(),
         &result,

@@ -42,7 +42,8 @@ pub struct Btb {
 }
 
 impl Btb {
-    pub fn new(m: &mut ModuleBuilder, entries: u32) -> Btb {
+    /// `entries` entries for pcs of `xlen` bits.
+    pub fn new(m: &mut ModuleBuilder, entries: u32, xlen: u32) -> Btb {
         // An entry's tag, target, counter and kind are only observed while it is valid:
         // no reset.
         let reg = |m: &mut ModuleBuilder, n: &str, w: u32, reset: fn() -> ResetValue| {
@@ -52,8 +53,8 @@ impl Btb {
         };
         Btb {
             valid: reg(m, "valid", 1, || ResetValue::Int(0)),
-            tag: reg(m, "tag", 62, || ResetValue::None),
-            target: reg(m, "target", 64, || ResetValue::None),
+            tag: reg(m, "tag", xlen - 2, || ResetValue::None),
+            target: reg(m, "target", xlen, || ResetValue::None),
             counter: reg(m, "counter", 2, || ResetValue::None),
             jump: reg(m, "jump", 1, || ResetValue::None),
             next: m.reg("btb_next", hdl::ir::addr_width(entries as u64), 0u64),
@@ -61,7 +62,7 @@ impl Btb {
     }
 
     fn hits(&self, pc: &Value) -> Vec<Value> {
-        let tag = pc.slice(63, 2);
+        let tag = pc.slice(pc.width() - 1, 2);
         self.valid
             .iter()
             .zip(&self.tag)
@@ -105,7 +106,7 @@ impl Btb {
             let here = self.next.eq(&self.next.konst(Bits::from_u64(w, i as u64)));
             m.when(&(&allocate & &here), |m| {
                 m.connect(&self.valid[i], &here.konst(Bits::from_u64(1, 1)));
-                m.connect(&self.tag[i], &r.pc.slice(63, 2));
+                m.connect(&self.tag[i], &r.pc.slice(r.pc.width() - 1, 2));
                 m.connect(&self.target[i], r.target);
                 m.connect(&self.counter[i], &here.konst(Bits::from_u64(2, 2)));
                 m.connect(&self.jump[i], r.jump);
@@ -175,7 +176,7 @@ pub fn btb_module(entries: u32) -> Result<Rc<Module>, HdlErrors> {
         m.output("taken", 1),
         m.output("target", 64),
     );
-    let btb = Btb::new(&mut m, entries);
+    let btb = Btb::new(&mut m, entries, 64);
     let (t, tgt) = btb.predict(&pc);
     m.connect(&hit, &btb.hit(&pc));
     m.connect(&taken, &t);

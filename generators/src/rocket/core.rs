@@ -78,14 +78,15 @@ pub(super) struct Stage {
 }
 
 impl Stage {
-    pub(super) fn new(m: &mut ModuleBuilder, name: &str) -> Stage {
+    /// The stage's registers, pc and tval `xlen` bits wide.
+    pub(super) fn new(m: &mut ModuleBuilder, name: &str, xlen: u32) -> Stage {
         Stage {
             valid: m.reg(&format!("{name}_valid"), 1, false),
-            pc: m.reg(&format!("{name}_pc"), 64, ResetValue::None),
+            pc: m.reg(&format!("{name}_pc"), xlen, ResetValue::None),
             insn: m.reg(&format!("{name}_insn"), 32, ResetValue::None),
             exc: m.reg(&format!("{name}_exc"), 1, false),
             cause: m.reg(&format!("{name}_cause"), 4, ResetValue::None),
-            tval: m.reg(&format!("{name}_tval"), 64, ResetValue::None),
+            tval: m.reg(&format!("{name}_tval"), xlen, ResetValue::None),
         }
     }
 
@@ -107,6 +108,12 @@ impl Stage {
 
 pub(super) fn k(v: &Value, value: u64, width: u32) -> Value {
     v.konst(Bits::from_u64(width, value))
+}
+
+/// `v` (at most 64 bits) sign-extended to 64 bits: an RV32 register value as the ISS
+/// and the 64-bit ports (trace, RoCC, multiply/divide) hold it.
+pub(super) fn sext64(v: &Value) -> Value {
+    v.as_signed().sext(64).as_unsigned()
 }
 
 /// `prior` if it holds, else an exception if any of `checks` holds, with `cause` and
@@ -142,10 +149,12 @@ pub(super) struct Ports {
     pub(super) rocc_busy: Value,
     pub(super) rocc_xcpt: Bundle,
     pub(super) trace: Bundle,
+    /// The FPU's request, response and kill (`fpu.rs`), with the F extension.
+    pub(super) fpu: Option<(Bundle, Bundle, Value)>,
 }
 
 impl Ports {
-    fn new(m: &mut ModuleBuilder) -> Ports {
+    fn new(m: &mut ModuleBuilder, fpu: bool) -> Ports {
         Ports {
             imem_req: m.io("imem_req", Dir::Out, &mem_request(0)),
             imem_resp: m.io("imem_resp", Dir::In, &mem_response(0)),
@@ -161,27 +170,47 @@ impl Ports {
             rocc_busy: m.input("rocc_busy", 1),
             rocc_xcpt: m.io("rocc_xcpt", Dir::In, &rocc_exception()),
             trace: m.io("trace", Dir::Out, &trace_shape()),
+            fpu: fpu.then(|| {
+                (
+                    m.io("fpu_req", Dir::Out, &super::fpu::request()),
+                    m.io("fpu_resp", Dir::In, &super::fpu::response()),
+                    m.output("fpu_kill", 1),
+                )
+            }),
         }
     }
 }
 
-/// The literals the stages share, and how their adders are built.
+/// The literals the stages share, the register width, and how their adders are built.
 pub(super) struct Lits {
     pub zero1: Value,
     pub one1: Value,
+    /// Zero as wide as the memory side's data (64 bits).
     pub zero64: Value,
+    /// Zero and four as wide as a register (`xlen`).
+    pub zero_x: Value,
     pub four: Value,
+    /// The `xlen` parameter: 32 or 64.
+    pub xlen: u32,
     /// The `adders` parameter: every sum and compare of the core's datapath.
     pub adders: AdderStyle,
 }
 
 impl Lits {
-    fn new(m: &mut ModuleBuilder, adders: AdderStyle) -> Lits {
+    fn new(m: &mut ModuleBuilder, xlen: u32, adders: AdderStyle) -> Lits {
+        let (zero1, one1, zero64) = (m.lit(0, 1), m.lit(1, 1), m.lit(0, 64));
+        let zero_x = if xlen == 64 {
+            zero64.clone()
+        } else {
+            m.lit(0, xlen)
+        };
         Lits {
-            zero1: m.lit(0, 1),
-            one1: m.lit(1, 1),
-            zero64: m.lit(0, 64),
-            four: m.lit(4, 64),
+            zero1,
+            one1,
+            zero64,
+            zero_x,
+            four: m.lit(4, xlen),
+            xlen,
             adders,
         }
     }
@@ -208,19 +237,19 @@ pub(super) struct Redirects {
 }
 
 impl Redirects {
-    fn new(m: &mut ModuleBuilder) -> Redirects {
+    fn new(m: &mut ModuleBuilder, xlen: u32) -> Redirects {
         // Redirects (fetch restarts at the target; younger instructions are squashed).
         let mem_redirect = m.wire("mem_redirect", 1);
-        let mem_target = m.wire("mem_target", 64);
+        let mem_target = m.wire("mem_target", xlen);
         let ex_redirect = m.wire("ex_redirect", 1);
-        let ex_target = m.wire("ex_target", 64);
+        let ex_target = m.wire("ex_target", xlen);
         let redirect = &mem_redirect | &ex_redirect;
         let target = mux(&mem_redirect, &mem_target, &ex_target);
         // Predicted-taken redirects from decode (BHT) or from an arriving instruction (BTB).
         let id_redirect = m.wire("id_redirect", 1);
-        let id_target = m.wire("id_target", 64);
+        let id_target = m.wire("id_target", xlen);
         let btb_redirect = m.wire("btb_redirect", 1);
-        let btb_target = m.wire("btb_target", 64);
+        let btb_target = m.wire("btb_target", xlen);
         let any_redirect = &(&redirect | &id_redirect) | &btb_redirect;
         let fetch_target = priority_mux(
             &[
@@ -255,6 +284,8 @@ pub(super) struct ExRegs {
     pub(super) stage: Stage,
     pub(super) rs1: Value,
     pub(super) rs2: Value,
+    /// The F extension's third operand.
+    pub(super) rs3: Option<Value>,
     pub(super) pred: Value,
     pub(super) pred_is_target: Value,
     pub(super) pred_is_link: Value,
@@ -265,6 +296,8 @@ pub(super) struct ExRegs {
 pub(super) struct MemRegs {
     pub(super) stage: Stage,
     pub(super) result: Value,
+    /// The F extension: the flags the FPU raised.
+    pub(super) fflags: Option<Value>,
     pub(super) addr: Value,
     pub(super) rs1: Value,
     pub(super) rs2: Value,
@@ -285,6 +318,8 @@ pub(super) struct WbRegs {
 /// The register file, the stage registers behind ID, and the CSRs.
 pub(super) struct Regs {
     pub(super) rf: Mem,
+    /// The F extension: which f registers have been written (`read_register`).
+    pub(super) f_written: Option<Value>,
     pub(super) ex: ExRegs,
     pub(super) mem: MemRegs,
     pub(super) wb: WbRegs,
@@ -302,6 +337,7 @@ pub(super) struct Id {
     pub(super) mem_writes: Value,
     pub(super) rs1: Value,
     pub(super) rs2: Value,
+    pub(super) rs3: Option<Value>,
     pub(super) hazard: Value,
     pub(super) exc: (Value, Value, Value),
     /// EX's result (driven by EX), bypassed to ID.
@@ -325,9 +361,9 @@ pub(super) struct Ex {
 /// `rocc`: an accelerator is attached (else custom-0..3 are illegal instructions).
 pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketCore");
-    let ports = Ports::new(&mut m);
-    let lits = Lits::new(&mut m, p.adders);
-    let redirects = Redirects::new(&mut m);
+    let ports = Ports::new(&mut m, p.fpu);
+    let lits = Lits::new(&mut m, p.xlen, p.adders);
+    let redirects = Redirects::new(&mut m, p.xlen);
 
     // ---- IF: fetch queue -------------------------------------------------------------
     let Fetch {
@@ -345,14 +381,15 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         &redirects,
     );
 
-    let regs = stage_registers(&mut m);
+    let regs = stage_registers(&mut m, p.xlen, p.fpu);
 
     // ---- ID ----------------------------------------------------------------------------
     let id = decode_stage(&mut m, rocc, &q[0], &regs, &lits);
 
     // ---- EX ----------------------------------------------------------------------------
     let ex = execute(&mut m, p, &regs, &id, &ports, &lits, &redirects);
-    muldiv_port(&mut m, &ports, &regs.ex, &id.ex_ctrl, &ex, &lits);
+    let fp_ready = fpu_port(&mut m, &regs, &id.ex_ctrl, &ex, &ports);
+    muldiv_port(&mut m, &ports, &regs.ex, &id.ex_ctrl, &ex, &lits, fp_ready);
     // The decode-stage BHT exists before `resolve` trains it (`issue` predicts with it).
     if p.predictor == Predictor::Bht {
         predictors.bht = Some(Bht::new(&mut m, p.bht_entries));
@@ -412,49 +449,53 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
 
 /// The register file and the EX, MEM and WB pipeline registers, then the CSR file and
 /// MEM's decoded CSR access.
-fn stage_registers(m: &mut ModuleBuilder) -> Regs {
+fn stage_registers(m: &mut ModuleBuilder, xlen: u32, fpu: bool) -> Regs {
     // ---- register file -----------------------------------------------------------------
-    // x1..x31 are words 1..31 of an inferred 32 x 64 memory, read combinationally twice
+    // x1..x31 are words 1..31 of an inferred 32 x xlen memory, read combinationally twice
     // in decode and written once in WB, so FPGA flows map it to LUT RAM and ASIC
     // synthesis to a flop array with a balanced read tree; word 0 is never written, and
     // x0 reads as zero outside it. Like any architectural register, its contents are
     // arbitrary until written (no reset).
-    let rf = m.mem("rf", 32, 64, MemStyle::Inferred);
+    // With the F extension f0..f31 are words 32..63.
+    let rf = m.mem("rf", if fpu { 64 } else { 32 }, xlen, MemStyle::Inferred);
 
     // ---- stage registers ---------------------------------------------------------------
     // Operands, results, addresses and WB's record are only observed under their stage's
     // valid bit (WB's: `wb_valid`): no reset.
     let ex = ExRegs {
-        stage: Stage::new(m, "ex"),
-        rs1: m.reg("ex_rs1", 64, ResetValue::None),
-        rs2: m.reg("ex_rs2", 64, ResetValue::None),
+        stage: Stage::new(m, "ex", xlen),
+        rs1: m.reg("ex_rs1", xlen, ResetValue::None),
+        rs2: m.reg("ex_rs2", xlen, ResetValue::None),
+        rs3: fpu.then(|| m.reg("ex_rs3", xlen, ResetValue::None)),
         // The next pc fetch went on to after this instruction.
-        pred: m.reg("ex_pred", 64, ResetValue::None),
+        pred: m.reg("ex_pred", xlen, ResetValue::None),
         pred_is_target: m.reg("ex_pred_is_target", 1, ResetValue::None),
         pred_is_link: m.reg("ex_pred_is_link", 1, ResetValue::None),
     };
     let mem = MemRegs {
-        stage: Stage::new(m, "mem"),
-        result: m.reg("mem_result", 64, ResetValue::None),
-        addr: m.reg("mem_addr", 64, ResetValue::None),
-        rs1: m.reg("mem_rs1", 64, ResetValue::None),
-        rs2: m.reg("mem_rs2", 64, ResetValue::None),
+        stage: Stage::new(m, "mem", xlen),
+        result: m.reg("mem_result", xlen, ResetValue::None),
+        fflags: fpu.then(|| m.reg("mem_fflags", 5, ResetValue::None)),
+        addr: m.reg("mem_addr", xlen, ResetValue::None),
+        rs1: m.reg("mem_rs1", xlen, ResetValue::None),
+        rs2: m.reg("mem_rs2", xlen, ResetValue::None),
     };
     let wb = WbRegs {
         valid: m.reg("wb_valid", 1, false),
-        pc: m.reg("wb_pc", 64, ResetValue::None),
+        pc: m.reg("wb_pc", xlen, ResetValue::None),
         insn: m.reg("wb_insn", 32, ResetValue::None),
-        rd: m.reg("wb_rd", 5, ResetValue::None),
-        value: m.reg("wb_value", 64, ResetValue::None),
+        rd: m.reg("wb_rd", 5 + fpu as u32, ResetValue::None),
+        value: m.reg("wb_value", xlen, ResetValue::None),
         mem_addr: m.reg("wb_mem_addr", 64, ResetValue::None),
         mem_data: m.reg("wb_mem_data", 64, ResetValue::None),
         mem_mask: m.reg("wb_mem_mask", 8, ResetValue::None),
     };
 
-    let csrs = CsrFile::new(m);
-    let mem_csr = CsrAccess::registers(m, "mem_csr");
+    let csrs = CsrFile::new(m, xlen, fpu);
+    let mem_csr = CsrAccess::registers(m, "mem_csr", xlen, fpu);
     Regs {
         rf,
+        f_written: fpu.then(|| m.reg("f_written", 32, 0u64)),
         ex,
         mem,
         wb,
@@ -468,10 +509,103 @@ pub(super) fn rd_of(insn: &Value) -> Value {
     insn.slice(11, 7)
 }
 
+/// The register-file index of an instruction's destination: `rd`, or with the F
+/// extension `{fp.wfd, rd}` (f registers are entries 32..63 of the register file).
+pub(super) fn rd_index(insn: &Value, ctrl: &Ctrl) -> Value {
+    match &ctrl.fp {
+        Some(fp) => fp.wfd.cat(&rd_of(insn)),
+        None => rd_of(insn),
+    }
+}
+
+/// A source operand's register-file index, whether it is read, and (F extension) whether
+/// it is read as raw bits.
+struct Source<'a> {
+    idx: Value,
+    uses: &'a Value,
+    raw: Option<&'a Value>,
+}
+
+/// The sources of ID's instruction: rs1 and rs2, with the F extension as f or x
+/// registers, and rs3.
+fn sources<'a>(insn: &Value, ctrl: &'a Ctrl, one: &Value) -> Vec<Source<'a>> {
+    let (rs1, rs2) = (insn.slice(19, 15), insn.slice(24, 20));
+    match &ctrl.fp {
+        None => vec![
+            Source {
+                idx: rs1,
+                uses: &ctrl.uses_rs1,
+                raw: None,
+            },
+            Source {
+                idx: rs2,
+                uses: &ctrl.uses_rs2,
+                raw: None,
+            },
+        ],
+        Some(fp) => vec![
+            Source {
+                idx: fp.f1.cat(&rs1),
+                uses: &ctrl.uses_rs1,
+                raw: Some(&fp.raw1),
+            },
+            Source {
+                idx: fp.f2.cat(&rs2),
+                uses: &ctrl.uses_rs2,
+                raw: Some(&fp.raw2),
+            },
+            Source {
+                idx: one.cat(&insn.slice(31, 27)),
+                uses: &fp.uses_rs3,
+                raw: None,
+            },
+        ],
+    }
+}
+
+/// The register file's value of entry `idx`; with the F extension an f register never
+/// written reads as the canonical NaN, or as zero when read `raw` (the ISS's reads).
+fn read_register(m: &mut ModuleBuilder, regs: &Regs, idx: &Value, raw: Option<&Value>) -> Value {
+    let value = m.read(&regs.rf, idx);
+    let Some(written) = &regs.f_written else {
+        return value;
+    };
+    let unwritten = &idx.bit(5) & &!&written.dshr(&idx.slice(4, 0)).bit(0);
+    let canonical = k(&value, CANONICAL_NAN, 32);
+    let fill = match raw {
+        Some(raw) => mux(raw, &k(&value, 0, 32), &canonical),
+        None => canonical,
+    };
+    mux(&unwritten, &fill, &value)
+}
+
+/// The F extension's checks in ID (`ctrl.fp`): its instructions are illegal while
+/// `mstatus.FS` is Off or with a bad rounding mode (5, 6, or 7 with `frm` above 4), and
+/// wait while a CSR instruction is in EX or MEM, so that FS and `frm` are current.
+/// Returns `(legal, hazard)`.
+fn fp_checks(regs: &Regs, id: &Stage, d: (&Ctrl, &Ctrl, &Ctrl)) -> Option<(Value, Value)> {
+    let (id_ctrl, ex_ctrl, mem_ctrl) = d;
+    let (fp, enabled, fcsrs) = (
+        id_ctrl.fp.as_ref()?,
+        regs.csrs.fp_enabled()?,
+        regs.csrs.fp.as_ref()?,
+    );
+    let rm = id.insn.slice(14, 12);
+    let below5 = |v: &Value| v.lt(&k(v, 5, 3));
+    let rm_ok = &(&!&fp.rm_used | &below5(&rm)) | &(&rm.eq(&k(&rm, 7, 3)) & &below5(&fcsrs.frm));
+    let legal = &id_ctrl.legal & &!&(&fp.any & &!&(&enabled & &rm_ok));
+    let (ex, mem) = (&regs.ex.stage, &regs.mem.stage);
+    let csr_busy = &(&ex.valid & &ex_ctrl.csr) | &(&mem.valid & &mem_ctrl.csr);
+    Some((legal, &fp.any & &csr_busy))
+}
+
+/// The canonical NaN of single precision.
+const CANONICAL_NAN: u64 = 0x7fc0_0000;
+
 /// ID (the fetch queue's head, `id`): decode, register read with bypasses from EX, MEM
 /// and WB, interlocks on results not yet available (loads, CSR reads, AMOs and RoCC
-/// responses until they reach WB; multiply/divide until it leaves EX), and the
-/// exceptions known at decode.
+/// responses until they reach WB; multiply/divide and FPU operations until they leave
+/// EX), and the exceptions known at decode.
 fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &Lits) -> Id {
     let (ex, mem) = (&regs.ex.stage, &regs.mem.stage);
     let (wb_valid, wb_rd, wb_value) = (
@@ -479,53 +613,63 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
         regs.wb.rd.clone(),
         regs.wb.value.clone(),
     );
-    let (zero1, zero64) = (l.zero1.clone(), l.zero64.clone());
-    let id_ctrl = decode(&id.insn, rocc);
+    let (zero1, zero_x) = (l.zero1.clone(), l.zero_x.clone());
+    let id_ctrl = decode(&id.insn, rocc, l.xlen, regs.f_written.is_some());
     let ex_ctrl = id_ctrl.registers(m, "ex_ctrl");
     let mem_ctrl = id_ctrl.registers(m, "mem_ctrl");
     let writes = |valid: &Value, ctrl: &Ctrl, insn: &Value| {
-        &(valid & &ctrl.wxd) & &!&rd_of(insn).eq(&k(insn, 0, 5))
+        let rd = rd_index(insn, ctrl);
+        &(valid & &ctrl.wxd) & &!&rd.eq(&k(insn, 0, rd.width()))
     };
     let ex_writes = writes(&ex.valid, &ex_ctrl, &ex.insn);
     let mem_writes = writes(&mem.valid, &mem_ctrl, &mem.insn);
-    let ex_bypassable = &ex_ctrl.result_in_execute() & &!&ex_ctrl.muldiv;
+    let ex_bypassable = match &ex_ctrl.fp {
+        Some(fp) => &(&ex_ctrl.result_in_execute() & &!&ex_ctrl.muldiv) & &!&fp.unit_op,
+        None => &ex_ctrl.result_in_execute() & &!&ex_ctrl.muldiv,
+    };
     let mem_bypassable = mem_ctrl.result_in_execute();
-    let ex_result = m.wire("ex_result", 64);
+    let ex_result = m.wire("ex_result", l.xlen);
 
     let mut hazard = zero1.clone();
     let mut operands = vec![];
-    for (idx, uses) in [
-        (id.insn.slice(19, 15), &id_ctrl.uses_rs1),
-        (id.insn.slice(24, 20), &id_ctrl.uses_rs2),
-    ] {
+    for src in sources(&id.insn, &id_ctrl, &l.one1) {
+        let idx = src.idx;
         // x0 is never bypassed (WB shows rd 0 for instructions that write nothing).
-        let nonzero = !&idx.eq(&k(&idx, 0, 5));
-        let matches = |w: &Value, insn: &Value| &(w & &rd_of(insn).eq(&idx)) & &nonzero;
+        let nonzero = !&idx.eq(&k(&idx, 0, idx.width()));
+        let matches =
+            |w: &Value, insn: &Value, ctrl: &Ctrl| &(w & &rd_index(insn, ctrl).eq(&idx)) & &nonzero;
         let (in_ex, in_mem, in_wb) = (
-            matches(&ex_writes, &ex.insn),
-            matches(&mem_writes, &mem.insn),
+            matches(&ex_writes, &ex.insn, &ex_ctrl),
+            matches(&mem_writes, &mem.insn, &mem_ctrl),
             &(&wb_valid & &wb_rd.eq(&idx)) & &nonzero,
         );
         let wait = mux(&in_ex, &!&ex_bypassable, &(&in_mem & &!&mem_bypassable));
-        hazard = &hazard | &(&(uses & &nonzero) & &wait);
+        hazard = &hazard | &(&(src.uses & &nonzero) & &wait);
+        let file = read_register(m, regs, &idx, src.raw);
         operands.push(priority_mux(
             &[
                 (in_ex, ex_result.clone()),
                 (in_mem, regs.mem.result.clone()),
                 (in_wb, wb_value.clone()),
             ],
-            &mux(&nonzero, &m.read(&regs.rf, &idx), &zero64),
+            &mux(&nonzero, &file, &zero_x),
         ));
     }
-    let (id_rs1, id_rs2) = (operands[0].clone(), operands[1].clone());
+    let legal = match fp_checks(regs, id, (&id_ctrl, &ex_ctrl, &mem_ctrl)) {
+        Some((legal, wait)) => {
+            hazard = &hazard | &wait;
+            legal
+        }
+        None => id_ctrl.legal.clone(),
+    };
 
     // Exceptions known at decode: fetch faults first, then illegal, ecall, ebreak.
     let illegal_bits = mux(
         &id.insn.slice(1, 0).eq(&k(&id.insn, 3, 2)),
-        &id.insn.zext(64),
-        &id.insn.slice(15, 0).zext(64),
+        &id.insn.zext(l.xlen),
+        &id.insn.slice(15, 0).zext(l.xlen),
     );
-    let (illegal, ecall, ebreak) = (!&id_ctrl.legal, &id_ctrl.ecall, &id_ctrl.ebreak);
+    let (illegal, ecall, ebreak) = (!&legal, &id_ctrl.ecall, &id_ctrl.ebreak);
     let id_exc = first_exception(
         (id.exc.clone(), id.cause.clone(), id.tval.clone()),
         &[illegal.clone(), ecall.clone(), ebreak.clone()],
@@ -539,7 +683,7 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
             ),
             &priority_mux(
                 &[(illegal, illegal_bits), (ebreak.clone(), id.pc.clone())],
-                &zero64,
+                &zero_x,
             ),
         ),
     );
@@ -548,8 +692,9 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
         ex_ctrl,
         mem_ctrl,
         mem_writes,
-        rs1: id_rs1,
-        rs2: id_rs2,
+        rs1: operands[0].clone(),
+        rs2: operands[1].clone(),
+        rs3: operands.get(2).cloned(),
         hazard,
         exc: id_exc,
         ex_result,
@@ -572,7 +717,7 @@ fn execute(
     let in_ram = |a: &Value| in_region(a, p.ram_base, p.ram_size);
     let (ex, mem, ex_ctrl) = (&regs.ex.stage, &regs.mem.stage, &id.ex_ctrl);
     let (ex_rs1, ex_rs2) = (regs.ex.rs1.clone(), regs.ex.rs2.clone());
-    let (zero1, zero64, four) = (l.zero1.clone(), l.zero64.clone(), l.four.clone());
+    let (zero1, zero_x, four) = (l.zero1.clone(), l.zero_x.clone(), l.four.clone());
     let ex_go = m.wire("ex_go", 1);
     let mem_go = m.wire("mem_go", 1);
     let mem_free = &!&mem.valid | &mem_go;
@@ -580,7 +725,7 @@ fn execute(
     let imm = ex_ctrl.imm.clone();
     let a = priority_mux(
         &[
-            (ex_ctrl.a_zero.clone(), zero64.clone()),
+            (ex_ctrl.a_zero.clone(), zero_x.clone()),
             (ex_ctrl.a_pc.clone(), ex.pc.clone()),
         ],
         &ex_rs1,
@@ -593,20 +738,19 @@ fn execute(
     let taken = &(&ex_ctrl.jal | &ex_ctrl.jalr)
         | &(&ex_ctrl.branch & &branch_taken(adders, &funct3, &ex_rs1, &ex_rs2));
     let (rs1_plus_imm, pc_plus_imm) = (adders.add(&ex_rs1, &imm), adders.add(&ex.pc, &imm));
-    let jalr_target = &rs1_plus_imm & &k(&imm, !1, 64);
+    let jalr_target = &rs1_plus_imm & &k(&imm, !1, l.xlen);
     let jump_target = mux(&ex_ctrl.jalr, &jalr_target, &pc_plus_imm);
     let jumps = &ex_ctrl.jal | &ex_ctrl.jalr;
-    let md_result = ports.md_resp.bits().get("data").value().clone();
-    m.connect(
-        &id.ex_result,
-        &priority_mux(
-            &[
-                (jumps.clone(), link.clone()),
-                (ex_ctrl.muldiv.clone(), md_result.clone()),
-            ],
-            &alu_out,
-        ),
-    );
+    let md_result = muldiv_result(ports, &funct3, l.xlen);
+    let mut results = vec![
+        (jumps.clone(), link.clone()),
+        (ex_ctrl.muldiv.clone(), md_result.clone()),
+    ];
+    if let (Some(fp), Some((_, resp, _))) = (&ex_ctrl.fp, &ports.fpu) {
+        let data = resp.bits().get("data").value().clone();
+        results.push((fp.unit_op.clone(), data));
+    }
+    m.connect(&id.ex_result, &priority_mux(&results, &alu_out));
 
     let amo_like = &(&ex_ctrl.amo | &ex_ctrl.lr) | &ex_ctrl.sc;
     let addr = mux(&amo_like, &ex_rs1, &rs1_plus_imm);
@@ -667,7 +811,8 @@ fn execute(
     }
 }
 
-/// EX's multiply/divide through the `muldiv_*` ports, and when EX advances (`ex_go`).
+/// EX's multiply/divide through the `muldiv_*` ports, and when EX advances (`ex_go`:
+/// with the F extension also waiting for `fp_ready`, `fpu_port`).
 fn muldiv_port(
     m: &mut ModuleBuilder,
     ports: &Ports,
@@ -675,6 +820,7 @@ fn muldiv_port(
     ex_ctrl: &Ctrl,
     e: &Ex,
     l: &Lits,
+    fp_ready: Option<Value>,
 ) {
     let (ex, md_req, md_resp) = (&ex_regs.stage, &ports.md_req, &ports.md_resp);
     let (mem_free, flush_ex, ex_go) = (e.mem_free.clone(), e.flush.clone(), e.go.clone());
@@ -684,19 +830,103 @@ fn muldiv_port(
     let ex_md = &(&ex.valid & &ex_ctrl.muldiv) & &!&ex.exc;
     m.connect(md_req.valid(), &(&(&ex_md & &!&md_sent) & &!&flush_ex));
     let mb = md_req.bits();
-    m.connect(mb.get("funct3").value(), &e.funct3);
-    m.connect(mb.get("word").value(), &ex_ctrl.word);
-    m.connect(mb.get("in1").value(), &ex_regs.rs1);
-    m.connect(mb.get("in2").value(), &ex_regs.rs2);
+    let (funct3, word, in1, in2) = muldiv_operands(ex_regs, ex_ctrl, &e.funct3);
+    m.connect(mb.get("funct3").value(), &funct3);
+    m.connect(mb.get("word").value(), &word);
+    m.connect(mb.get("in1").value(), &in1);
+    m.connect(mb.get("in2").value(), &in2);
     m.connect(md_resp.ready(), &(&(&ex_md & &mem_free) & &!&flush_ex));
     m.connect(&ports.md_kill, &flush_ex);
-    let ex_ready = &!&ex_md | md_resp.valid();
+    let md_ready = &!&ex_md | md_resp.valid();
+    let ex_ready = match fp_ready {
+        Some(f) => &md_ready & &f,
+        None => md_ready,
+    };
     m.connect(
         &ex_go,
         &(&(&(&ex.valid & &ex_ready) & &mem_free) & &!&flush_ex),
     );
     m.when(&md_req.fire(), |m| m.connect(&md_sent, &l.one1));
     m.when(&(&ex_go | &flush_ex), |m| m.connect(&md_sent, &l.zero1));
+}
+
+/// EX's FPU operation through the `fpu_*` ports (`fpu.rs`): one request per
+/// instruction, with its rounding mode (funct3, or `frm` for 7: ID's interlock keeps
+/// `frm` from changing before it gets here); EX holds until the result is taken, as for
+/// a multiply. Returns whether EX's instruction has its result (`fp_ready`).
+fn fpu_port(
+    m: &mut ModuleBuilder,
+    regs: &Regs,
+    ex_ctrl: &Ctrl,
+    e: &Ex,
+    ports: &Ports,
+) -> Option<Value> {
+    let (fp, (req, resp, kill)) = (ex_ctrl.fp.as_ref()?, ports.fpu.as_ref()?);
+    let (ex, frm) = (&regs.ex.stage, &regs.csrs.fp.as_ref()?.frm);
+    let sent = m.reg("fpu_sent", 1, false);
+    let ex_fp = &(&ex.valid & &fp.unit_op) & &!&ex.exc;
+    m.connect(req.valid(), &(&(&ex_fp & &!&sent) & &!&e.flush));
+    let rm = ex.insn.slice(14, 12);
+    let bits = req.bits();
+    for (name, value) in [
+        ("unit", fp.unit.clone()),
+        ("op", fp.op.clone()),
+        ("rm", mux(&rm.eq(&k(&rm, 7, 3)), frm, &rm)),
+        ("in1", regs.ex.rs1.clone()),
+        ("in2", regs.ex.rs2.clone()),
+        ("in3", regs.ex.rs3.clone()?),
+    ] {
+        m.connect(bits.get(name).value(), &value);
+    }
+    m.connect(resp.ready(), &(&(&ex_fp & &e.mem_free) & &!&e.flush));
+    m.connect(kill, &e.flush);
+    m.when(&req.fire(), |m| m.connect(&sent, &k(&sent, 1, 1)));
+    m.when(&(&e.go | &e.flush), |m| m.connect(&sent, &k(&sent, 0, 1)));
+    Some(&!&ex_fp | resp.valid())
+}
+
+/// RV32's MULH, MULHSU and MULHU (funct3 1, 2, 3): the high word of a 64-bit product.
+fn mul_high(funct3: &Value) -> Value {
+    &!&funct3.bit(2) & &funct3.slice(1, 0).or_r()
+}
+
+/// The request to the (64-bit) multiply/divide unit: `(funct3, word, in1, in2)`. On RV32
+/// MUL, DIV[U] and REM[U] are its *W forms, and MULH[SU|U] its 64-bit MUL of the
+/// operands sign- or zero-extended as the instruction's signedness says, whose high
+/// word `muldiv_result` takes.
+fn muldiv_operands(
+    ex_regs: &ExRegs,
+    ex_ctrl: &Ctrl,
+    funct3: &Value,
+) -> (Value, Value, Value, Value) {
+    let (rs1, rs2) = (&ex_regs.rs1, &ex_regs.rs2);
+    if rs1.width() == 64 {
+        return (
+            funct3.clone(),
+            ex_ctrl.word.clone(),
+            rs1.clone(),
+            rs2.clone(),
+        );
+    }
+    let high = mul_high(funct3);
+    // rs1 is unsigned for MULHU (3), rs2 for MULHSU and MULHU (2, 3).
+    let unsigned1 = funct3.eq(&k(funct3, 3, 3));
+    let extend = |v: &Value, unsigned: &Value| mux(unsigned, &v.zext(64), &sext64(v));
+    (
+        mux(&high, &k(funct3, 0, 3), funct3),
+        !&high,
+        extend(rs1, &unsigned1),
+        extend(rs2, &funct3.bit(1)),
+    )
+}
+
+/// The multiply/divide unit's result as a register value (`muldiv_operands`).
+fn muldiv_result(ports: &Ports, funct3: &Value, xlen: u32) -> Value {
+    let data = ports.md_resp.bits().get("data").value().clone();
+    if xlen == 64 {
+        return data;
+    }
+    mux(&mul_high(funct3), &data.slice(63, 32), &data.slice(31, 0))
 }
 
 /// EX's branch and jump resolution: a misprediction redirects fetch the next cycle
@@ -718,7 +948,8 @@ fn resolve(
     // bits 63..1: bit 0 of `k` is the sum's own).
     let (rs1, imm, pred) = (&ex_regs.rs1, &ex_ctrl.imm, &ex_regs.pred);
     let sum0 = &rs1.bit(0) ^ &imm.bit(0);
-    let jalr_ok = &!&pred.bit(0) & &sum_equals(rs1, imm, &pred.slice(63, 1).cat(&sum0));
+    let msb = pred.width() - 1;
+    let jalr_ok = &!&pred.bit(0) & &sum_equals(rs1, imm, &pred.slice(msb, 1).cat(&sum0));
     let pred_ok = mux(
         &ex_ctrl.jalr,
         &jalr_ok,
@@ -731,7 +962,7 @@ fn resolve(
     // leaves EX with one traps in MEM the next cycle, and MEM's redirect overrides
     // (`Redirects`). The target, observed only under `mispredict`, loads every cycle.
     let mispredict = m.reg("mispredict", 1, false);
-    let mispredict_target = m.reg("mispredict_target", 64, ResetValue::None);
+    let mispredict_target = m.reg("mispredict_target", ex.pc.width(), ResetValue::None);
     m.connect(&mispredict, &(&e.go & &!&pred_ok));
     m.connect(&mispredict_target, &next_pc);
     m.connect(&r.ex_redirect, &mispredict);
@@ -741,8 +972,8 @@ fn resolve(
     // resolution's data is only observed under `train_valid`: no reset, and no enable.
     let (train_valid, train_pc, train_target, train_taken, train_jump) = (
         m.reg("train_valid", 1, false),
-        m.reg("train_pc", 64, ResetValue::None),
-        m.reg("train_target", 64, ResetValue::None),
+        m.reg("train_pc", ex.pc.width(), ResetValue::None),
+        m.reg("train_target", ex.pc.width(), ResetValue::None),
         m.reg("train_taken", 1, ResetValue::None),
         m.reg("train_jump", 1, ResetValue::None),
     );
@@ -792,13 +1023,17 @@ fn issue(
         Predictor::Bht => {
             let bht = predictors.bht.as_ref().expect("built before resolve");
             let predicted = &id_ctrl.jal | &(&id_ctrl.branch & &bht.predict(&id.pc));
-            let taken = &(&predicted & &!&id_exc.0) & id_go;
+            // A target off a word (pc is aligned, so the immediate's bit 1) is not
+            // followed: it would be fetched (the direct memory port refuses the access)
+            // before the instruction traps in EX on it.
+            let aligned = !&id_ctrl.imm.bit(1);
+            let taken = &(&(&predicted & &aligned) & &!&id_exc.0) & id_go;
             m.connect(&id_redirect, &taken);
             m.connect(&id_target, &(&id.pc + &id_ctrl.imm));
         }
         _ => {
             m.connect(&id_redirect, &l.zero1);
-            m.connect(&id_target, &l.zero64);
+            m.connect(&id_target, &l.zero_x);
         }
     }
     m.connect(
@@ -823,6 +1058,9 @@ fn issue(
         d.ex_ctrl.load(m, id_ctrl);
         m.connect(&ex_regs.rs1, &d.rs1);
         m.connect(&ex_regs.rs2, &d.rs2);
+        if let (Some(r), Some(v)) = (&ex_regs.rs3, &d.rs3) {
+            m.connect(r, v);
+        }
         m.connect(&ex_regs.pred, &mux(&id_redirect, &id_target, q_pred0));
     });
     m.when(&e.flush, |m| m.connect(&ex.valid, &l.zero1));
@@ -846,27 +1084,42 @@ fn writeback(
     m.when(mem_done, |m| {
         m.connect(&wb.pc, &mem.pc);
         m.connect(&wb.insn, &mem.insn);
+        let w = wb_rd.width();
         m.connect(
             &wb_rd,
-            &mux(&id.mem_writes, &rd_of(&mem.insn), &k(&wb_rd, 0, 5)),
+            &mux(
+                &id.mem_writes,
+                &rd_index(&mem.insn, mem_ctrl),
+                &k(&wb_rd, 0, w),
+            ),
         );
         m.connect(&wb.value, result);
-        let aligned = &mem_addr & &k(&mem_addr, !7, 64);
+        let aligned = (&mem_addr & &k(&mem_addr, !7, l.xlen)).zext(64);
         m.connect(&wb.mem_addr, &mux(&stores, &aligned, &zero64));
         m.connect(&wb.mem_data, &mux(&stores, &access.store_data, &zero64));
         m.connect(&wb.mem_mask, &mux(&stores, &mask, &k(&mask, 0, 8)));
     });
     // wb_rd is 0 for an instruction that writes no register.
-    m.when(&(&wb.valid & &!&wb_rd.eq(&k(&wb_rd, 0, 5))), |m| {
-        m.write(&regs.rf, &wb_rd, &wb.value)
-    });
+    let writes = &wb.valid & &!&wb_rd.eq(&k(&wb_rd, 0, wb_rd.width()));
+    m.when(&writes, |m| m.write(&regs.rf, &wb_rd, &wb.value));
+    // The trace shows x registers' writes only (the ISS's commit records).
+    let trace_rd = match &regs.f_written {
+        Some(written) => {
+            let f = &writes & &wb_rd.bit(5);
+            let bit = k(written, 1, 32).dshl(&wb_rd.slice(4, 0));
+            m.when(&f, |m| m.connect(written, &(written | &bit)));
+            mux(&wb_rd.bit(5), &k(&wb_rd, 0, 5), &wb_rd.slice(4, 0))
+        }
+        None => wb_rd.clone(),
+    };
     m.connect(ports.trace.valid(), &wb.valid);
     let tb = ports.trace.bits();
+    // On RV32 the trace shows the pc zero- and the value sign-extended, as the ISS.
     for (name, value) in [
-        ("pc", &wb.pc),
+        ("pc", &wb.pc.zext(64)),
         ("insn", &wb.insn),
-        ("rd", &wb.rd),
-        ("value", &wb.value),
+        ("rd", &trace_rd),
+        ("value", &sext64(&wb.value)),
         ("mem_addr", &wb.mem_addr),
         ("mem_data", &wb.mem_data),
         ("mem_mask", &wb.mem_mask),
@@ -879,11 +1132,11 @@ fn writeback(
 /// offset when `size` is a power of two dividing `base` (the ROM, and RAM by its
 /// parameters' rule), else two magnitude compares.
 pub(super) fn in_region(a: &Value, base: u64, size: u64) -> Value {
-    let lo = size.trailing_zeros();
-    if size.is_power_of_two() && base.is_multiple_of(size) && lo < 64 {
-        a.slice(63, lo).eq(&k(a, base >> lo, 64 - lo))
+    let (lo, w) = (size.trailing_zeros(), a.width());
+    if size.is_power_of_two() && base.is_multiple_of(size) && lo < w {
+        a.slice(w - 1, lo).eq(&k(a, base >> lo, w - lo))
     } else {
-        &a.ge(&k(a, base, 64)) & &a.lt(&k(a, base.wrapping_add(size), 64))
+        &a.ge(&k(a, base, w)) & &a.lt(&k(a, base.wrapping_add(size), w))
     }
 }
 

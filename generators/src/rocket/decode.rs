@@ -1,13 +1,19 @@
-//! Instruction decode: the control signals of one RV64IMA + Zicsr + Zifencei + RoCC
-//! instruction, and whether its encoding is legal. The legality rules are the ISS's
-//! (`verification/src/iss/exec.rs`), so both raise illegal-instruction traps on exactly
-//! the same words; CSR numbers are checked later, when the CSR file is accessed.
+//! Instruction decode: the control signals of one RV64IMA (or RV32IMA) + Zicsr +
+//! Zifencei + RoCC instruction, and whether its encoding is legal. The legality rules
+//! are the ISS's (`verification/src/iss/exec.rs`), so both raise illegal-instruction
+//! traps on exactly the same words (on RV32: OP-32, OP-IMM-32, ld, lwu, sd, the .d AMOs
+//! and shift amounts of 32 and more are illegal); CSR numbers are checked later, when the
+//! CSR file is accessed.
 
+use super::fpu;
 use hdl::{Bits, ModuleBuilder, Value};
 
 /// Opcodes (bits 6:0).
 mod opcode {
     pub const LOAD: u64 = 0x03;
+    pub const LOAD_FP: u64 = 0x07;
+    pub const STORE_FP: u64 = 0x27;
+    pub const OP_FP: u64 = 0x53;
     pub const CUSTOM0: u64 = 0x0b;
     pub const MISC_MEM: u64 = 0x0f;
     pub const OP_IMM: u64 = 0x13;
@@ -42,11 +48,76 @@ pub mod alu_fn {
     pub const WIDTH: u32 = 4;
 }
 
+/// The F extension's part of an instruction's control (`Ctrl::fp`, with `fpu`): 1-bit
+/// flags unless noted.
+#[derive(Clone)]
+pub struct FpCtrl {
+    /// An F instruction (flw, fsw, OP-FP, the fused forms) of a legal encoding: illegal
+    /// while `mstatus.FS` is Off.
+    pub any: Value,
+    /// Executed by the FPU (`fpu.rs`): every F instruction but flw and fsw.
+    pub unit_op: Value,
+    /// 2 bits, `fpu::unit`; 8 bits, the unit's `op`.
+    pub unit: Value,
+    pub op: Value,
+    /// Has a rounding-mode field (funct3): illegal at 5 or 6, or 7 with `frm` above 4.
+    pub rm_used: Value,
+    /// `rd` is an f register (with `wxd`).
+    pub wfd: Value,
+    /// rs1 and rs2 are f registers; rs3 (bits 31:27, an f register) is read.
+    pub f1: Value,
+    pub f2: Value,
+    pub uses_rs3: Value,
+    /// rs1 (fmv.x.w) or rs2 (fsw) is read as its bits (zero if never written), not as an
+    /// operand (the canonical NaN if never written), as the ISS reads them.
+    pub raw1: Value,
+    pub raw2: Value,
+}
+
+impl FpCtrl {
+    fn fields(&self) -> [(&'static str, &Value); 11] {
+        [
+            ("fp_any", &self.any),
+            ("fp_unit_op", &self.unit_op),
+            ("fp_unit", &self.unit),
+            ("fp_op", &self.op),
+            ("fp_rm_used", &self.rm_used),
+            ("fp_wfd", &self.wfd),
+            ("fp_f1", &self.f1),
+            ("fp_f2", &self.f2),
+            ("fp_uses_rs3", &self.uses_rs3),
+            ("fp_raw1", &self.raw1),
+            ("fp_raw2", &self.raw2),
+        ]
+    }
+
+    fn registers(&self, m: &mut ModuleBuilder, prefix: &str) -> FpCtrl {
+        let mut regs = self
+            .fields()
+            .map(|(name, v)| m.reg(&format!("{prefix}_{name}"), v.width(), 0u64))
+            .into_iter();
+        let mut next = || regs.next().expect("one register per field");
+        FpCtrl {
+            any: next(),
+            unit_op: next(),
+            unit: next(),
+            op: next(),
+            rm_used: next(),
+            wfd: next(),
+            f1: next(),
+            f2: next(),
+            uses_rs3: next(),
+            raw1: next(),
+            raw2: next(),
+        }
+    }
+}
+
 /// Decoded control of one instruction; every field is a 1-bit flag unless noted.
 #[derive(Clone)]
 pub struct Ctrl {
     pub legal: Value,
-    /// Writes `rd` (writes to x0 are dropped later).
+    /// Writes `rd` (an f register when `fp.wfd`; writes to x0 are dropped later).
     pub wxd: Value,
     pub uses_rs1: Value,
     pub uses_rs2: Value,
@@ -57,7 +128,7 @@ pub struct Ctrl {
     pub a_zero: Value,
     /// Operand B is the immediate rather than rs2.
     pub b_imm: Value,
-    /// 64-bit sign-extended immediate of the instruction's format.
+    /// The immediate of the instruction's format, sign-extended to XLEN.
     pub imm: Value,
     /// 32-bit operation, result sign-extended (the *W forms).
     pub word: Value,
@@ -79,6 +150,8 @@ pub struct Ctrl {
     pub fence: Value,
     pub fence_i: Value,
     pub rocc: Value,
+    /// The F extension's control (with `fpu`).
+    pub fp: Option<FpCtrl>,
 }
 
 impl Ctrl {
@@ -157,6 +230,7 @@ impl Ctrl {
             fence: next(),
             fence_i: next(),
             rocc: next(),
+            fp: self.fp.as_ref().map(|f| f.registers(m, prefix)),
         }
     }
 
@@ -164,6 +238,11 @@ impl Ctrl {
     pub fn load(&self, m: &mut ModuleBuilder, from: &Ctrl) {
         for ((_, r), (_, v)) in self.fields().iter().zip(from.fields().iter()) {
             m.connect(r, v);
+        }
+        if let (Some(r), Some(v)) = (&self.fp, &from.fp) {
+            for ((_, r), (_, v)) in r.fields().iter().zip(v.fields().iter()) {
+                m.connect(r, v);
+            }
         }
     }
 
@@ -185,9 +264,9 @@ fn any(vs: &[Value]) -> Value {
     vs[1..].iter().fold(vs[0].clone(), |a, b| &a | b)
 }
 
-/// Sign-extends a value to 64 bits.
-fn sext64(v: &Value) -> Value {
-    v.as_signed().sext(64).as_unsigned()
+/// Sign-extends a value to `xlen` bits.
+fn sext_x(v: &Value, xlen: u32) -> Value {
+    v.as_signed().sext(xlen).as_unsigned()
 }
 
 /// The instruction classes decode tells apart (RV64I, M, A, Zicsr, Zifencei, the
@@ -223,8 +302,10 @@ struct Classes {
     rocc: Value,
 }
 
-/// Classifies `insn` by its opcode and function fields.
-fn classify(insn: &Value, rocc: bool) -> Classes {
+/// Classifies `insn` by its opcode and function fields; RV64's own encodings are legal
+/// at `xlen` 64 only; with `fpu` flw and fsw are loads and stores.
+fn classify(insn: &Value, rocc: bool, xlen: u32, fpu: bool) -> Classes {
+    let rv64 = xlen == 64;
     let op = insn.slice(6, 0);
     let f3 = insn.slice(14, 12);
     let f7 = insn.slice(31, 25);
@@ -237,34 +318,60 @@ fn classify(insn: &Value, rocc: bool) -> Classes {
     let jal = op_is(opcode::JAL);
     let jalr = &op_is(opcode::JALR) & &f3_is(0);
     let branch = &op_is(opcode::BRANCH) & &f3_in(&[0, 1, 4, 5, 6, 7]);
-    let load = &op_is(opcode::LOAD) & &!&f3_is(7);
-    let store = &op_is(opcode::STORE) & &!&insn.bit(14);
+    let (load, store) = if rv64 {
+        (
+            &op_is(opcode::LOAD) & &!&f3_is(7),
+            &op_is(opcode::STORE) & &!&insn.bit(14),
+        )
+    } else {
+        let (load, store) = (
+            &op_is(opcode::LOAD) & &f3_in(&[0, 1, 2, 4, 5]),
+            &op_is(opcode::STORE) & &f3_in(&[0, 1, 2]),
+        );
+        if fpu {
+            (
+                &load | &(&op_is(opcode::LOAD_FP) & &f3_is(2)),
+                &store | &(&op_is(opcode::STORE_FP) & &f3_is(2)),
+            )
+        } else {
+            (load, store)
+        }
+    };
 
-    let top6 = insn.slice(31, 26);
+    // Shifts by an immediate: funct6 with RV64's 6-bit amount, funct7 with RV32's.
+    let (top, srai) = if rv64 {
+        (insn.slice(31, 26), 0x10)
+    } else {
+        (insn.slice(31, 25), 0x20)
+    };
     let op_imm = op_is(opcode::OP_IMM);
     let op_imm_ok = any(&[
         f3_in(&[0, 2, 3, 4, 6, 7]),
-        &f3_is(1) & &is(&top6, 0),
-        &f3_is(5) & &(&is(&top6, 0) | &is(&top6, 0x10)),
+        &f3_is(1) & &is(&top, 0),
+        &f3_is(5) & &(&is(&top, 0) | &is(&top, srai)),
     ]);
     let op_imm = &op_imm & &op_imm_ok;
     let f7_0 = is(&f7, 0);
     let f7_20 = is(&f7, 0x20);
     let f7_1 = is(&f7, 1);
-    let op_imm_32 = &op_is(opcode::OP_IMM_32)
-        & &any(&[f3_is(0), &f3_is(1) & &f7_0, &f3_is(5) & &(&f7_0 | &f7_20)]);
+    let rv64_only = |v: Value| if rv64 { v } else { k(insn, 0, 1) };
+    let op_imm_32 = rv64_only(
+        &op_is(opcode::OP_IMM_32)
+            & &any(&[f3_is(0), &f3_is(1) & &f7_0, &f3_is(5) & &(&f7_0 | &f7_20)]),
+    );
     let op_is_op = op_is(opcode::OP);
     let op_reg = &op_is_op & &(&f7_0 | &(&f7_20 & &f3_in(&[0, 5])));
     let op_mul = &op_is_op & &f7_1;
     let op_is_op32 = op_is(opcode::OP_32);
-    let op_reg32 = &op_is_op32 & &(&(&f7_0 & &f3_in(&[0, 1, 5])) | &(&f7_20 & &f3_in(&[0, 5])));
-    let op_mul32 = &op_is_op32 & &(&f7_1 & &f3_in(&[0, 4, 5, 6, 7]));
+    let op_reg32 =
+        rv64_only(&op_is_op32 & &(&(&f7_0 & &f3_in(&[0, 1, 5])) | &(&f7_20 & &f3_in(&[0, 5]))));
+    let op_mul32 = rv64_only(&op_is_op32 & &(&f7_1 & &f3_in(&[0, 4, 5, 6, 7])));
 
     let misc = op_is(opcode::MISC_MEM);
     let fence = &misc & &f3_is(0);
     let fence_i = &misc & &f3_is(1);
 
-    let amo_op = &op_is(opcode::AMO) & &f3_in(&[2, 3]);
+    let amo_op = &op_is(opcode::AMO) & &f3_in(if rv64 { &[2, 3] } else { &[2] });
     let funct5 = insn.slice(31, 27);
     let lr = &(&amo_op & &is(&funct5, 0x02)) & &is(&insn.slice(24, 20), 0);
     let sc = &amo_op & &is(&funct5, 0x03);
@@ -378,7 +485,8 @@ fn legal(c: &Classes) -> Value {
 }
 
 /// The immediate of `insn`'s format (I, S, B, U or J).
-fn immediate(insn: &Value, c: &Classes) -> Value {
+fn immediate(insn: &Value, c: &Classes, xlen: u32) -> Value {
+    let sext = |v: &Value| sext_x(v, xlen);
     let Classes {
         store,
         branch,
@@ -388,18 +496,18 @@ fn immediate(insn: &Value, c: &Classes) -> Value {
         ..
     } = c;
     // Immediates of the formats.
-    let imm_i = sext64(&insn.slice(31, 20));
-    let imm_s = sext64(&hdl::cat(&[&insn.slice(31, 25), &insn.slice(11, 7)]));
+    let imm_i = sext(&insn.slice(31, 20));
+    let imm_s = sext(&hdl::cat(&[&insn.slice(31, 25), &insn.slice(11, 7)]));
     let zero1 = k(insn, 0, 1);
-    let imm_b = sext64(&hdl::cat(&[
+    let imm_b = sext(&hdl::cat(&[
         &insn.bit(31),
         &insn.bit(7),
         &insn.slice(30, 25),
         &insn.slice(11, 8),
         &zero1,
     ]));
-    let imm_u = sext64(&hdl::cat(&[&insn.slice(31, 12), &k(insn, 0, 12)]));
-    let imm_j = sext64(&hdl::cat(&[
+    let imm_u = sext(&hdl::cat(&[&insn.slice(31, 12), &k(insn, 0, 12)]));
+    let imm_j = sext(&hdl::cat(&[
         &insn.bit(31),
         &insn.slice(19, 12),
         &insn.bit(20),
@@ -449,11 +557,12 @@ fn alu_function(insn: &Value, c: &Classes) -> (Value, Value, Value) {
     (alu_reg, alu_any, alu_fn)
 }
 
-/// `rocc`: an accelerator is attached (else custom opcodes are illegal).
-pub fn decode(insn: &Value, rocc: bool) -> Ctrl {
-    let c = classify(insn, rocc);
+/// `rocc`: an accelerator is attached (else custom opcodes are illegal); `xlen`: 32 or
+/// 64; `fpu`: the F extension.
+pub fn decode(insn: &Value, rocc: bool, xlen: u32, fpu: bool) -> Ctrl {
+    let c = classify(insn, rocc, xlen, fpu);
     let legal = legal(&c);
-    let imm = immediate(insn, &c);
+    let imm = immediate(insn, &c, xlen);
     let (alu_reg, alu_any, alu_fn) = alu_function(insn, &c);
     let Classes {
         lui,
@@ -488,7 +597,7 @@ pub fn decode(insn: &Value, rocc: bool) -> Ctrl {
     let xs2 = insn.bit(12);
     let xd = insn.bit(14);
     let csr_reg = &csr & &!&insn.bit(14);
-    Ctrl {
+    let ctrl = Ctrl {
         legal,
         wxd: any(&[
             lui.clone(),
@@ -543,5 +652,113 @@ pub fn decode(insn: &Value, rocc: bool) -> Ctrl {
         fence,
         fence_i,
         rocc,
+        fp: None,
+    };
+    if fpu {
+        with_fp(ctrl, insn)
+    } else {
+        ctrl
     }
+}
+
+/// `ctrl` with the F extension's instructions (single precision, RV32F: flw and fsw are
+/// already its loads and stores): legal, writing `rd` (an f register or, for compares,
+/// fclass, fcvt.w[u].s and fmv.x.w, an x register), reading rs1 and rs2, and `fp`.
+fn with_fp(ctrl: Ctrl, insn: &Value) -> Ctrl {
+    let (fp, reads_rs2) = fp_decode(insn);
+    let writes = &fp.unit_op | &fp.wfd;
+    Ctrl {
+        legal: &ctrl.legal | &fp.any,
+        wxd: &ctrl.wxd | &writes,
+        uses_rs1: &ctrl.uses_rs1 | &fp.unit_op,
+        uses_rs2: &ctrl.uses_rs2 | &reads_rs2,
+        fp: Some(fp),
+        ..ctrl
+    }
+}
+
+/// The F extension's control and whether rs2 is read (an FPU operation's second operand).
+/// Encodings: the RISC-V unprivileged spec's "F" chapter (fmt 0 only), legal as the ISS
+/// decodes them (`verification/src/iss/fp.rs`, `decode_op`).
+fn fp_decode(insn: &Value) -> (FpCtrl, Value) {
+    let (op, f3, funct5, rs2) = (
+        insn.slice(6, 0),
+        insn.slice(14, 12),
+        insn.slice(31, 27),
+        insn.slice(24, 20),
+    );
+    let f3_in = |vs: &[u64]| any(&vs.iter().map(|&v| is(&f3, v)).collect::<Vec<_>>());
+    let rs2_in = |vs: &[u64]| any(&vs.iter().map(|&v| is(&rs2, v)).collect::<Vec<_>>());
+    let single = is(&insn.slice(26, 25), 0);
+    let flw = &is(&op, opcode::LOAD_FP) & &is(&f3, 2);
+    let fsw = &is(&op, opcode::STORE_FP) & &is(&f3, 2);
+    // MADD, MSUB, NMSUB, NMADD: opcode 0b100xx11, the variant in bits 3:2.
+    let fused = &(&is(&insn.slice(6, 4), 4) & &is(&insn.slice(1, 0), 3)) & &single;
+    let opfp = &is(&op, opcode::OP_FP) & &single;
+    let f5 = |v: u64| &opfp & &is(&funct5, v);
+    let add_sub_mul = any(&[f5(0x00), f5(0x01), f5(0x02)]);
+    let div = f5(0x03);
+    let sqrt = &f5(0x0b) & &rs2_in(&[0]);
+    let sgnj = &f5(0x04) & &f3_in(&[0, 1, 2]);
+    let minmax = &f5(0x05) & &f3_in(&[0, 1]);
+    let cmp = &f5(0x14) & &f3_in(&[0, 1, 2]);
+    let to_int = &f5(0x18) & &rs2_in(&[0, 1]);
+    let from_int = &f5(0x1a) & &rs2_in(&[0, 1]);
+    let mv_x = &(&f5(0x1c) & &f3_in(&[0])) & &rs2_in(&[0]);
+    let class = &(&f5(0x1c) & &f3_in(&[1])) & &rs2_in(&[0]);
+    let mv_f = &(&f5(0x1e) & &f3_in(&[0])) & &rs2_in(&[0]);
+    let compares = any(&[sgnj.clone(), minmax.clone(), cmp.clone(), class.clone()]);
+    let moves = &mv_x | &mv_f;
+    let unit_op = any(&[
+        fused.clone(),
+        add_sub_mul.clone(),
+        div.clone(),
+        sqrt.clone(),
+        compares.clone(),
+        to_int.clone(),
+        from_int.clone(),
+        moves.clone(),
+    ]);
+    let (unit, fpu_op) = fpu::decode_op(
+        insn,
+        (&fused, &add_sub_mul),
+        (&div, &sqrt),
+        &(&to_int | &from_int),
+        (&sgnj, &minmax, &cmp, &class),
+    );
+    let two_operands = any(&[
+        fused.clone(),
+        add_sub_mul.clone(),
+        div.clone(),
+        sgnj,
+        minmax,
+    ]);
+    let reads_rs2 = any(&[two_operands.clone(), cmp.clone(), fsw.clone()]);
+    let fp = FpCtrl {
+        any: any(&[flw.clone(), fsw.clone(), unit_op.clone()]),
+        rm_used: any(&[
+            fused.clone(),
+            add_sub_mul,
+            div,
+            sqrt.clone(),
+            to_int.clone(),
+            from_int.clone(),
+        ]),
+        wfd: any(&[
+            flw,
+            two_operands.clone(),
+            sqrt,
+            from_int.clone(),
+            mv_f.clone(),
+        ]),
+        f1: &unit_op & &!&(&from_int | &mv_f),
+        f2: &(&two_operands | &cmp) | &fsw,
+        uses_rs3: fused,
+        raw1: mv_x,
+        raw2: fsw,
+        unit_op,
+        unit,
+        op: fpu_op,
+    };
+    (fp, reads_rs2)
 }

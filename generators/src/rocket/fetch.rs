@@ -42,7 +42,7 @@ pub(super) fn fetch(
     l: &Lits,
     r: &Redirects,
 ) -> Fetch {
-    let pc_f = m.reg("pc_f", 64, RESET_VECTOR);
+    let pc_f = m.reg("pc_f", l.xlen, RESET_VECTOR);
     let mut predictors = Predictors {
         btb: None,
         bht: None,
@@ -73,7 +73,9 @@ fn requests(
     let in_ram = |a: &Value| in_region(a, p.ram_base, p.ram_size);
     let outstanding = m.reg("fetch_outstanding", 2, 0u64);
     let drop = m.reg("fetch_drop", 2, 0u64);
-    let q: Vec<Stage> = (0..2).map(|i| Stage::new(m, &format!("fq{i}"))).collect();
+    let q: Vec<Stage> = (0..2)
+        .map(|i| Stage::new(m, &format!("fq{i}"), l.xlen))
+        .collect();
     let occupancy = &q[0].valid.zext(2) + &q[1].valid.zext(2);
     let live = &outstanding - &drop;
     let id_go = m.wire("id_go", 1);
@@ -104,7 +106,7 @@ fn requests(
     // arithmetic off the BTB lookup and the queue's pc.
     let four = &l.four;
     let pc_f_plus4 = l.adders.add(pc_f, four);
-    let resp_pc = m.reg("fetch_resp_pc", 64, RESET_VECTOR);
+    let resp_pc = m.reg("fetch_resp_pc", l.xlen, RESET_VECTOR);
     let resp_next = l.adders.add(&resp_pc, four);
     let resp_data = imem_resp.bits().get("data").value().clone();
     let resp_insn = mux(
@@ -156,11 +158,11 @@ fn queue(
     let enq = &(resp_live | &req.fault_enq) & &!&squash;
     let enq_pc = req.resp_pc.clone();
     let q_pred: Vec<Value> = (0..2)
-        .map(|i| m.reg(&format!("fq{i}_pred"), 64, ResetValue::None))
+        .map(|i| m.reg(&format!("fq{i}_pred"), l.xlen, ResetValue::None))
         .collect();
     let enq_pred = match p.predictor {
         Predictor::Btb => {
-            let btb = Btb::new(m, p.btb_entries);
+            let btb = Btb::new(m, p.btb_entries, l.xlen);
             let (taken, to) = btb.predict(&req.resp_pc);
             m.connect(&r.btb_redirect, &(&(resp_live & &!&squash) & &taken));
             m.connect(&r.btb_target, &to);
@@ -171,7 +173,7 @@ fn queue(
         }
         _ => {
             m.connect(&r.btb_redirect, zero1);
-            m.connect(&r.btb_target, zero64);
+            m.connect(&r.btb_target, &l.zero_x);
             resp_next.clone()
         }
     };

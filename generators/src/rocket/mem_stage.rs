@@ -4,7 +4,7 @@
 //! instruction's completion or trap (an accelerator's exception first,
 //! `bus::rocc_exception`) with MEM's redirects.
 
-use super::core::{any_of, cause, k, rd_of, Ex, Id, Lits, MemRegs, Ports, Redirects, Regs};
+use super::core::{any_of, cause, k, rd_of, sext64, Ex, Id, Lits, MemRegs, Ports, Redirects, Regs};
 use super::csr::CsrAccess;
 use super::decode::Ctrl;
 use hdl::helpers::priority_mux;
@@ -28,15 +28,25 @@ fn lane_shift(addr: &Value) -> Value {
     cat(&[&addr.slice(2, 0), &k(addr, 0, 3)])
 }
 
-/// Sign- or zero-extends the low `2^size` bytes of `v`.
-fn extend(v: &Value, size: &Value, unsigned: &Value) -> Value {
+/// Sign- or zero-extends the low `2^size` bytes of `v` to `xlen` bits (on RV32 a word
+/// is the whole register).
+fn extend(v: &Value, size: &Value, unsigned: &Value, xlen: u32) -> Value {
     let ext = |w: u32| {
         mux(
             unsigned,
-            &v.slice(w - 1, 0).zext(64),
-            &v.slice(w - 1, 0).as_signed().sext(64).as_unsigned(),
+            &v.slice(w - 1, 0).zext(xlen),
+            &v.slice(w - 1, 0).as_signed().sext(xlen).as_unsigned(),
         )
     };
+    if xlen == 32 {
+        return priority_mux(
+            &[
+                (size.eq(&k(size, 0, 2)), ext(8)),
+                (size.eq(&k(size, 1, 2)), ext(16)),
+            ],
+            &v.slice(31, 0),
+        );
+    }
     priority_mux(
         &[
             (size.eq(&k(size, 0, 2)), ext(8)),
@@ -72,8 +82,12 @@ fn state_is(state: &Value, v: u64) -> Value {
     state.eq(&k(state, v, 2))
 }
 
-/// Sign-extends the low word of `v` for the .w AMOs (`word_op`).
+/// Sign-extends the low word of `v` for the .w AMOs (`word_op`) of RV64; on RV32 every
+/// AMO is one, on the whole register.
 fn sext_w(word_op: &Value, v: &Value) -> Value {
+    if v.width() == 32 {
+        return v.clone();
+    }
     mux(
         word_op,
         &v.slice(31, 0).as_signed().sext(64).as_unsigned(),
@@ -94,9 +108,9 @@ pub(super) fn mem_access(
     let (dmem_req, dmem_resp, rocc_xcpt) = (&ports.dmem_req, &ports.dmem_resp, &ports.rocc_xcpt);
     // Access state: 0 issue, 1 await response, 2 issue the AMO's write, 3 await it.
     let state = m.reg("mem_state", 2, 0u64);
-    let amo_old = m.reg("amo_old", 64, ResetValue::None);
+    let amo_old = m.reg("amo_old", l.xlen, ResetValue::None);
     let resv_valid = m.reg("reservation_valid", 1, false);
-    let resv_addr = m.reg("reservation_addr", 64, ResetValue::None);
+    let resv_addr = m.reg("reservation_addr", l.xlen, ResetValue::None);
     let st = |v: u64| state_is(&state, v);
     let mf3 = mem.insn.slice(14, 12);
     let msize = mf3.slice(1, 0);
@@ -116,21 +130,18 @@ pub(super) fn mem_access(
         &(&(&mem_ctrl.load | &mem_ctrl.store) | &(&mem_ctrl.amo | &mem_ctrl.lr)) | &sc_ok;
     let dresp = dmem_resp.valid().clone();
     let dresp_data = dmem_resp.bits().get("data").value().clone();
-    let loaded = extend(
-        &dresp_data.dshr(&lane_shift(&mem_addr)),
-        &msize,
-        &mf3.bit(2),
-    );
+    let lanes = dresp_data.dshr(&lane_shift(&mem_addr));
+    let loaded = extend(&lanes, &msize, &mf3.bit(2), l.xlen);
 
     let (word_op, amo_new) = amo_alu(l, &mem.insn, &msize, &amo_old, &mem_regs.rs2);
     // The AMO's new value goes through a register: its write waits one cycle in state 2
     // for it (a cycle per AMO), which keeps the AMO ALU off the store data's path.
-    let amo_store = m.reg("amo_store", 64, ResetValue::None);
+    let amo_store = m.reg("amo_store", l.xlen, ResetValue::None);
     let amo_computed = m.reg("amo_computed", 1, false);
     m.connect(&amo_computed, &st(2));
     m.when(&st(2), |m| m.connect(&amo_store, &amo_new));
     let store_value = mux(&mem_ctrl.amo, &amo_store, &mem_regs.rs2);
-    let store_data = store_value.dshl(&lane_shift(&mem_addr));
+    let store_data = store_value.zext(64).dshl(&lane_shift(&mem_addr));
     let mask = lane_mask(&mem_addr, &msize);
     let is_write_phase = &(&mem_ctrl.store | &mem_ctrl.sc) | &(&mem_ctrl.amo & &state.bit(1));
     // An accelerator's exception traps before MEM's instruction while it has started
@@ -150,7 +161,8 @@ pub(super) fn mem_access(
         m.connect(&state, &(&state + &k(&state, 1, 2)))
     });
     m.when(&(&(&dresp & &st(1)) & &mem_ctrl.amo), |m| {
-        m.connect(&amo_old, &dresp_data.dshr(&lane_shift(&mem_addr)));
+        let old = dresp_data.dshr(&lane_shift(&mem_addr));
+        m.connect(&amo_old, &old.slice(l.xlen - 1, 0));
         m.connect(&state, &k(&state, 2, 2));
     });
     MemAccess {
@@ -190,9 +202,10 @@ fn amo_alu(
     // min/max compare by the sign of one 65-bit subtraction (which cannot overflow),
     // sign- (amomin/max) or zero-extended (amominu/maxu, funct5 bit 3); for equal values
     // either operand is the answer.
-    let ext = |v: &Value| cat(&[&(&!&funct5.bit(3) & &v.bit(63)), v]);
+    let msb = l.xlen - 1;
+    let ext = |v: &Value| cat(&[&(&!&funct5.bit(3) & &v.bit(msb)), v]);
     let (difference, _) = l.adders.sub(&ext(&old), &ext(&src));
-    let below = difference.bit(64);
+    let below = difference.bit(l.xlen);
     let old_plus_src = l.adders.add(&old, &src);
     let (lesser, greater) = (mux(&below, &old, &src), mux(&below, &src, &old));
     let amo_new = priority_mux(
@@ -223,7 +236,11 @@ pub(super) fn csr_access(
     // CSRs: legal if the register exists and a write does not target a read-only one.
     let csr_read = regs.csrs.read(m, mem_csr);
     let rs1_field = mem.insn.slice(19, 15);
-    let csr_src = mux(&mf3.bit(2), &rs1_field.zext(64), &regs.mem.rs1);
+    let csr_src = mux(
+        &mf3.bit(2),
+        &rs1_field.zext(regs.mem.rs1.width()),
+        &regs.mem.rs1,
+    );
     let csr_op = mf3.slice(1, 0);
     let csr_new = priority_mux(
         &[
@@ -232,7 +249,7 @@ pub(super) fn csr_access(
         ],
         &(&csr_read & &!&csr_src),
     );
-    let csr_illegal = &mem_ctrl.csr & &mem_csr.illegal;
+    let csr_illegal = &mem_ctrl.csr & &regs.csrs.illegal(mem_csr);
     (csr_read, csr_new, csr_illegal, rs1_field)
 }
 
@@ -248,7 +265,7 @@ pub(super) fn rocc_port(
     l: &Lits,
 ) -> Value {
     let (mem, state) = (&mem_regs.stage, &acc.state);
-    let (rocc_cmd, rocc_resp, zero64) = (&ports.rocc_cmd, &ports.rocc_resp, &l.zero64);
+    let (rocc_cmd, rocc_resp, zero_x) = (&ports.rocc_cmd, &ports.rocc_resp, &l.zero_x);
     let st = |v: u64| state_is(state, v);
     // RoCC: the command leaves from here; with xd the response comes back here.
     let xd = mem.insn.bit(14);
@@ -264,8 +281,14 @@ pub(super) fn rocc_port(
         ("xs2", mem.insn.bit(12)),
         ("rd", rd_of(&mem.insn)),
         ("opcode", mem.insn.slice(6, 0)),
-        ("rs1_val", mux(&mem.insn.bit(13), &mem_regs.rs1, zero64)),
-        ("rs2_val", mux(&mem.insn.bit(12), &mem_regs.rs2, zero64)),
+        (
+            "rs1_val",
+            sext64(&mux(&mem.insn.bit(13), &mem_regs.rs1, zero_x)),
+        ),
+        (
+            "rs2_val",
+            sext64(&mux(&mem.insn.bit(12), &mem_regs.rs2, zero_x)),
+        ),
     ] {
         m.connect(rc.get(name).value(), &value);
     }
@@ -355,10 +378,13 @@ pub(super) fn commit(
     );
     let trap_tval = priority_mux(
         &[
-            (acc_trap.clone(), acc.get("tval").value().clone()),
+            (
+                acc_trap.clone(),
+                acc.get("tval").value().slice(l.xlen - 1, 0),
+            ),
             (mem.exc.clone(), mem.tval.clone()),
         ],
-        &mem.insn.zext(64),
+        &mem.insn.zext(l.xlen),
     );
     m.connect(mem_go, &(&mem_done | &trap));
     let mret = &mem_done & &mem_ctrl.mret;
@@ -377,13 +403,17 @@ pub(super) fn commit(
         ),
     );
     m.when(&trap, |m| {
-        csrs.trap(m, &mem.pc, &trap_cause.zext(64), &trap_tval);
+        csrs.trap(m, &mem.pc, &trap_cause.zext(l.xlen), &trap_tval);
         m.connect(&resv_valid, &l.zero1);
     });
     m.when(&mret, |m| csrs.mret(m));
     csrs.retire(m, &mem_done);
+    if let (Some(fp), Some(fflags)) = (&mem_ctrl.fp, &regs.mem.fflags) {
+        let flags = mux(&fp.unit_op, fflags, &k(fflags, 0, 5));
+        csrs.accrue(m, &(&mem_done & &fp.any), &flags, &fp.wfd);
+    }
     // (`mem_done` of a CSR instruction, without the other kinds' completion terms.)
-    let csr_write = &(&(&live_mem & &mem_ctrl.csr) & &mem_csr.writes) & &!&mem_csr.illegal;
+    let csr_write = &(&(&live_mem & &mem_ctrl.csr) & &mem_csr.writes) & &!&csrs.illegal(mem_csr);
     m.when(&(&csr_write & &!&acc_trap), |m| {
         csrs.write(m, mem_csr, csr_new)
     });
@@ -409,6 +439,7 @@ pub(super) fn mem_advance(
     csr_read: &Value,
 ) -> Value {
     let (mem_ctrl, mem, ex, state) = (&id.mem_ctrl, &regs.mem.stage, &regs.ex.stage, &access.state);
+    let (xlen, fpu) = (regs.mem.result.width(), regs.mem.fflags.is_some());
     let result = priority_mux(
         &[
             (&mem_ctrl.load | &mem_ctrl.lr, access.loaded.clone()),
@@ -416,11 +447,16 @@ pub(super) fn mem_advance(
                 mem_ctrl.amo.clone(),
                 sext_w(&access.word_op, &access.amo_old),
             ),
-            (mem_ctrl.sc.clone(), access.sc_fail.zext(64)),
+            (mem_ctrl.sc.clone(), access.sc_fail.zext(xlen)),
             (mem_ctrl.csr.clone(), csr_read.clone()),
             (
                 mem_ctrl.rocc.clone(),
-                ports.rocc_resp.bits().get("data").value().clone(),
+                ports
+                    .rocc_resp
+                    .bits()
+                    .get("data")
+                    .value()
+                    .slice(xlen - 1, 0),
             ),
         ],
         &regs.mem.result,
@@ -431,7 +467,11 @@ pub(super) fn mem_advance(
         m.connect(&mem.valid, &e.go);
         mem.load(m, &ex.pc, &ex.insn, (&e.exc.0, &e.exc.1, &e.exc.2));
         mem_ctrl.load(m, &id.ex_ctrl);
-        regs.mem_csr.load(m, &CsrAccess::decode(&ex.insn));
+        regs.mem_csr
+            .load(m, &CsrAccess::decode(&ex.insn, xlen, fpu));
+        if let (Some(r), Some((_, resp, _))) = (&regs.mem.fflags, &ports.fpu) {
+            m.connect(r, resp.bits().get("flags").value());
+        }
         m.connect(&regs.mem.result, &id.ex_result);
         m.connect(&regs.mem.addr, &e.addr);
         m.connect(&regs.mem.rs1, &regs.ex.rs1);

@@ -1,6 +1,7 @@
-//! `rocket`: a Rocket-like in-order five-stage RV64IMA control processor (machine mode,
-//! Zicsr, Zifencei) with a RoCC accelerator port, L1 caches or a direct memory port, and
-//! a commit trace port for lockstep checking against the ISS.
+//! `rocket`: a Rocket-like in-order five-stage RV64IMA (or, with `xlen = 32`, RV32IMA,
+//! and with `fpu` RV32IMAF) control processor (machine mode, Zicsr, Zifencei) with a RoCC accelerator port, L1
+//! caches or a direct memory port, and a commit trace port for lockstep checking against
+//! the ISS.
 //!
 //! Block diagram, one file per block:
 //! - `tile.rs`: the top (design `rocket`): core, multiply/divide unit, caches or direct
@@ -8,7 +9,7 @@
 //! - `core.rs`: the pipeline (IF, ID, EX, MEM, WB) with bypassing, load-use interlock,
 //!   branch resolution in EX, and the RoCC command/response in MEM; `decode.rs`,
 //!   `alu.rs`, `csr.rs`, `bpred.rs` (BTB, BHT), `trace.rs` (the commit trace port).
-//! - `muldiv.rs`, `cache.rs`, `mem_arbiter.rs`.
+//! - `muldiv.rs`, `fpu.rs` (the F extension's units), `cache.rs`, `mem_arbiter.rs`.
 //! - `bus.rs`: interface shapes; `params.rs`: the parameters.
 
 pub mod alu;
@@ -19,6 +20,7 @@ pub mod core;
 pub mod csr;
 pub mod decode;
 mod fetch;
+pub mod fpu;
 pub mod mem_arbiter;
 mod mem_stage;
 pub mod muldiv;
@@ -38,7 +40,7 @@ impl Generator for Rocket {
     type Params = RocketDesignParams;
     const NAME: &'static str = "rocket";
     const DESCRIPTION: &'static str =
-        "Rocket-like 5-stage RV64IMA control processor with a RoCC port and a commit trace";
+        "Rocket-like 5-stage RV64IMA or RV32IMA(F) control processor with a RoCC port and a commit trace";
 
     fn params() -> Vec<Param> {
         params::design_params()

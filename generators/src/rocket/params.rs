@@ -44,6 +44,13 @@ pub enum MemoryKind {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RocketParams {
+    /// Register width: 64 (RV64IMA) or 32 (RV32IMA: the register file, pc, ALU, CSRs and
+    /// bypasses are 32 bits wide; the memory side keeps its 64-bit lanes).
+    pub xlen: u32,
+    /// The F extension (single precision, `rocket::fpu`); at `xlen` 32 only.
+    pub fpu: bool,
+    /// The FPU's fused multiply-add pipeline: cycles from operands to result.
+    pub fma_stages: u32,
     pub predictor: Predictor,
     pub bht_entries: u32,
     pub btb_entries: u32,
@@ -76,6 +83,9 @@ impl Default for RocketParams {
     /// The `rocket-default` preset.
     fn default() -> Self {
         RocketParams {
+            xlen: 64,
+            fpu: false,
+            fma_stages: 3,
             predictor: Predictor::Btb,
             bht_entries: 64,
             btb_entries: 16,
@@ -135,6 +145,23 @@ pub fn cache_params(names: [&'static str; 3], docs: [&'static str; 3]) -> Vec<Pa
 /// The tile's parameters (the fields of [`RocketParams`]), in declaration order.
 pub fn params() -> Vec<Param> {
     let mut v = vec![
+        Param::int(
+            "xlen",
+            32,
+            64,
+            "register width in bits: 64 (RV64IMA) or 32 (RV32IMA; the memory side stays 64 bits wide)",
+        )
+        .pow2(),
+        Param::boolean(
+            "fpu",
+            "the F extension (single precision; RV32 only): f registers, FMA, div/sqrt, conversions, compares",
+        ),
+        Param::int(
+            "fma_stages",
+            crate::fpu::fma::MIN_STAGES as u64,
+            crate::fpu::fma::MAX_STAGES as u64,
+            "FPU: pipeline stages of the fused multiply-add (its latency in cycles)",
+        ),
         Param::choice(
             "predictor",
             &["none", "bht", "btb"],
@@ -294,6 +321,12 @@ impl RocketParams {
     /// Checks every field against [`params`], then the rules across fields.
     pub fn validate(&self) -> Result<(), ParamError> {
         schema::check_fields(&params(), self)?;
+        if self.fpu && self.xlen != 32 {
+            return Err(ParamError::new(
+                "fpu",
+                "the F extension is built for xlen = 32 only (RV64's f registers would need NaN-boxing and fcvt.l[u].s)",
+            ));
+        }
         if !self.ram_base.is_multiple_of(self.ram_size) {
             return Err(ParamError::new(
                 "ram_size",

@@ -35,6 +35,12 @@ pub fn tile(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&md.io("req"), &core.io("muldiv_req"));
     m.connect_bundle(&core.io("muldiv_resp"), &md.io("resp"));
     m.connect(&md.port("kill"), &core.port("muldiv_kill"));
+    if p.fpu {
+        let fpu = m.instance("fpu", &super::fpu::fpu(p.fma_stages)?);
+        m.connect_bundle(&fpu.io("req"), &core.io("fpu_req"));
+        m.connect_bundle(&core.io("fpu_resp"), &fpu.io("resp"));
+        m.connect(&fpu.port("kill"), &core.port("fpu_kill"));
+    }
 
     let arb = m.instance("arbiter", &mem_arbiter(3)?);
     m.connect_bundle(&mem_req, &arb.io("mem_req"));

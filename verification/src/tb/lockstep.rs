@@ -356,10 +356,13 @@ impl IssGolden {
 }
 
 /// Whether `insn` reads a counter whose value is the implementation's (cycle, time,
-/// mcycle): a CSR instruction with one of those numbers.
+/// mcycle, and on RV32 their high halves cycleh, timeh, mcycleh): a CSR instruction with
+/// one of those numbers.
 fn reads_free_counter(insn: u32) -> bool {
     let csr = insn >> 20;
-    insn & 0x7f == 0x73 && (insn >> 12) & 3 != 0 && matches!(csr, 0xb00 | 0xc00 | 0xc01)
+    insn & 0x7f == 0x73
+        && (insn >> 12) & 3 != 0
+        && matches!(csr, 0xb00 | 0xc00 | 0xc01 | 0xb80 | 0xc80 | 0xc81)
 }
 
 impl GoldenModel for IssGolden {

@@ -3,7 +3,6 @@
 //! for the design. `accelgen sim --program` and sweep program steps share these.
 
 use crate::elf::{self, ElfError, Program, Ram};
-use crate::iss::Xlen;
 use crate::tb::memory::MemConfig;
 use crate::tb::soc::{self, SocConfig};
 use std::path::{Path, PathBuf};
@@ -27,8 +26,12 @@ const PROCESSORS: [&str; 3] = ["rocket", "rocket_accumulator", "rocket-hwacha"];
 pub enum ProgramError {
     #[error("loading {}: {err}", path.display())]
     Load { path: PathBuf, err: ElfError },
-    #[error("loading {}: a 32-bit (RV32) program; the processor designs are RV64", path.display())]
-    Rv32 { path: PathBuf },
+    #[error("loading {}: an RV{program} program for a design with xlen = {design}", path.display())]
+    Xlen {
+        path: PathBuf,
+        program: u32,
+        design: u32,
+    },
 }
 
 /// Whether design `name` runs programs.
@@ -55,7 +58,8 @@ pub fn accelerator(name: &str, params: &toml::Table) -> Option<Accelerator> {
 
 /// Loads the program at `path` for a design with elaborated parameters `params`: its
 /// segments must lie in the design's RAM (`ram_base`, `ram_size`, at the top level or in
-/// the `[rocket]` table), as the ISS requires.
+/// the `[rocket]` table), as the ISS requires, and its class (RV32 or RV64) must be the
+/// design's `xlen` (64 when the design has none).
 pub fn load(path: &Path, params: &toml::Table) -> Result<Program, ProgramError> {
     let tile = params
         .get("rocket")
@@ -74,9 +78,12 @@ pub fn load(path: &Path, params: &toml::Table) -> Result<Program, ProgramError> 
         path: path.to_path_buf(),
         err,
     })?;
-    if program.xlen != Xlen::Rv64 {
-        return Err(ProgramError::Rv32 {
+    let design = field("xlen").map_or(64, |x| x as u32);
+    if program.xlen.bits() != design {
+        return Err(ProgramError::Xlen {
             path: path.to_path_buf(),
+            program: program.xlen.bits(),
+            design,
         });
     }
     Ok(program)

@@ -19,7 +19,7 @@ use crate::elf::Program;
 use crate::exit::{trap_report, TrapReport};
 use crate::iss::htif::{Htif, HtifError};
 use crate::iss::mem::{reset_rom, RESET_VECTOR};
-use crate::iss::{IssConfig, IssError};
+use crate::iss::{FpExt, IssConfig, IssError};
 use hdl::sim::Init;
 use std::io::Write;
 
@@ -111,7 +111,14 @@ pub enum SocError {
 /// The golden model for `program` on a design: the ISS with its console discarded (the
 /// design's output is the one shown) and the design's conventions.
 pub fn golden(program: &Program, max_steps: u64) -> Result<IssGolden, IssError> {
+    golden_with(program, max_steps, FpExt::None)
+}
+
+/// [`golden`] with the floating-point extensions `fp` (`FpExt::F` for a `rocket` design
+/// with `fpu`).
+pub fn golden_with(program: &Program, max_steps: u64, fp: FpExt) -> Result<IssGolden, IssError> {
     let config = IssConfig {
+        fp,
         stdout: Box::new(std::io::sink()),
         stderr: Box::new(std::io::sink()),
         ..IssConfig::default()
