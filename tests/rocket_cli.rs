@@ -253,3 +253,68 @@ fn the_accumulator_design_runs_rocc_programs() {
         .unwrap();
     assert_eq!(out.status.code(), Some(130), "{out:?}");
 }
+
+#[test]
+fn an_rv32imaf_program_runs_in_lockstep_on_the_fpu_design() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("fp.c");
+    std::fs::write(
+        &src,
+        "volatile float x = 2.0f;\nint main(void) { return (int)(x * 1.5f + 0.25f); }\n",
+    )
+    .unwrap();
+    let mut opts = BuildOptions::new(Kind::C);
+    opts.isa = verification::kernels::ISA;
+    let elf = build_elf(&[src], &dir.path().join("fp.elf"), &opts).unwrap();
+    // rocket_fpu.rs's rocket-small configuration, so the model is shared.
+    let out = accelgen()
+        .args(["sim", "rocket", "--config"])
+        .arg(config("rocket-small"))
+        .args([
+            "--set",
+            "xlen=32",
+            "--set",
+            "fpu=true",
+            "--set",
+            "predictor=\"bht\"",
+        ])
+        .args(["--set", "fma_stages=1", "--lockstep", "--program"])
+        .arg(&elf)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("commits matched the ISS"), "{err}");
+}
+
+#[test]
+fn rv64_designs_refuse_the_rv32_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    for (design, set, needle) in [
+        (
+            "rocket-hwacha",
+            "rocket.xlen=32",
+            "parameter `rocket.xlen` this design is built around the RV64 core; got 32",
+        ),
+        (
+            "rocket_accumulator",
+            "xlen=32",
+            "parameter `xlen` this design is built around the RV64 core",
+        ),
+        (
+            "rocket-board",
+            "xlen=32",
+            "parameter `xlen` this design is built around the RV64 core",
+        ),
+    ] {
+        let out = accelgen()
+            .args(["generate", design, "--set", set, "-o"])
+            .arg(dir.path().join(design))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{design}: {err}");
+        assert!(err.contains(needle), "{design}: {err}");
+        assert!(!dir.path().join(design).exists(), "no partial output");
+    }
+}

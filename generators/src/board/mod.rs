@@ -131,6 +131,7 @@ impl Generator for RocketBoard {
     fn validate(p: &RocketBoardParams) -> Result<(), ParamError> {
         schema::check_fields(&board_params(), p)?;
         p.tile.validate()?;
+        p.tile.require_rv64()?;
         let t = &p.tile;
         for (name, addr) in [("tohost", p.tohost), ("fromhost", p.fromhost)] {
             if addr % 8 != 0 {

@@ -34,7 +34,8 @@ impl Generator for RocketAccumulator {
     }
 
     fn validate(p: &RocketParams) -> Result<(), ParamError> {
-        p.validate()
+        p.validate()?;
+        p.require_rv64()
     }
 
     fn build(p: &RocketParams) -> Result<Rc<Module>, HdlErrors> {

@@ -53,6 +53,7 @@ impl Generator for RocketHwacha {
 
     fn validate(p: &RocketHwachaParams) -> Result<(), ParamError> {
         p.rocket.validate().map_err(|e| e.within("rocket"))?;
+        p.rocket.require_rv64().map_err(|e| e.within("rocket"))?;
         p.hwacha.validate().map_err(|e| e.within("hwacha"))
     }
 

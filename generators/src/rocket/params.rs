@@ -318,6 +318,28 @@ impl RocketParams {
         }
     }
 
+    /// Refuses the RV32 and F variants for a design built around the RV64IMA core
+    /// (`rocket-hwacha`'s RV64 control thread, the accumulator's doubleword loads, the
+    /// board's boot ROM).
+    pub fn require_rv64(&self) -> Result<(), ParamError> {
+        if self.xlen != 64 {
+            return Err(ParamError::new(
+                "xlen",
+                format!(
+                    "this design is built around the RV64 core; got {}",
+                    self.xlen
+                ),
+            ));
+        }
+        if self.fpu {
+            return Err(ParamError::new(
+                "fpu",
+                "this design is built around the RV64IMA core, without F",
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks every field against [`params`], then the rules across fields.
     pub fn validate(&self) -> Result<(), ParamError> {
         schema::check_fields(&params(), self)?;

@@ -12,6 +12,7 @@ use verification::elf::Program;
 use verification::exit::explain;
 use verification::hwacha::model::{Hwacha, HwachaParams as HwachaModelParams};
 use verification::iss::rocc::Accumulator;
+use verification::iss::FpExt;
 use verification::tb::lockstep::IssGolden;
 use verification::tb::memory::MemConfig;
 use verification::tb::program::{soc_config, Accelerator};
@@ -43,8 +44,13 @@ pub fn run(
         init: super::init(args.init_seed),
         ..soc_config(accel, mem, args.max_cycles)
     };
+    // A `rocket` design with `fpu` has F; the golden model must too.
+    let fp = match params.get("fpu").and_then(toml::Value::as_bool) {
+        Some(true) => FpExt::F,
+        _ => FpExt::None,
+    };
     let golden = if args.lockstep {
-        Some(golden(program, accel, hwacha.as_ref())?)
+        Some(golden(program, accel, hwacha.as_ref(), fp)?)
     } else {
         None
     };
@@ -94,8 +100,9 @@ fn golden(
     program: &Program,
     accel: Accelerator,
     hwacha: Option<&RocketHwachaParams>,
+    fp: FpExt,
 ) -> anyhow::Result<IssGolden> {
-    let mut g = soc::golden(program, u64::MAX).context("starting the ISS")?;
+    let mut g = soc::golden_with(program, u64::MAX, fp).context("starting the ISS")?;
     match hwacha {
         Some(p) => {
             // The RTL delivers worker-thread exceptions late, and its memory orders
