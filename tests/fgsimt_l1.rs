@@ -15,13 +15,12 @@
 mod lint_rig;
 use generators::fgsimt::l1::{self, op};
 use generators::fgsimt::params::{DcacheParams, FgsimtParams};
-use hdl::sim::Init;
 use hdl::{Bits, Design};
 use std::collections::{BTreeMap, VecDeque};
 use verification::fgsimt::l1::L1Model;
 use verification::rng::Rng;
 use verification::tb::memory::{MemConfig, MemPort, MemoryModel, SparseMemory};
-use verification::verilator::{Model, Options, INIT_SEEDS};
+use verification::verilator::{Model, Options};
 
 const TAG_BITS: u32 = 8;
 /// Cached data lives here (the uncached region is the default's 0x8000_0000 page).
@@ -143,13 +142,7 @@ impl Tb {
         let image: Vec<u8> = (0..span).map(|_| rng.next_u64() as u8).collect();
         mem.memory_mut().write(REGION, &image);
         let refm = L1Model::new(mem.memory().clone(), p.narrow_ports as usize);
-        let init = Init::Random {
-            seed: INIT_SEEDS[(seed % 2) as usize],
-        };
-        dut.reinit(init).unwrap();
-        dut.poke_u64("reset", 1).unwrap();
-        dut.step();
-        dut.poke_u64("reset", 0).unwrap();
+        dut.restart(seed).unwrap();
         let n = p.narrow_ports as usize + 1;
         Tb {
             dut,
@@ -947,13 +940,7 @@ fn icache_fetches_match_memory_and_hits_stream() {
     let span = 2 * fp.icache_bytes as u64;
     let image: Vec<u8> = (0..span).map(|_| rng.next_u64() as u8).collect();
     mem.memory_mut().write(REGION, &image);
-    dut.reinit(Init::Random {
-        seed: INIT_SEEDS[0],
-    })
-    .unwrap();
-    dut.poke_u64("reset", 1).unwrap();
-    dut.step();
-    dut.poke_u64("reset", 0).unwrap();
+    dut.restart(0).unwrap();
     for f in ["write", "data", "mask", "size"] {
         dut.poke_u64(&format!("cpu_req_bits_{f}"), 0).unwrap();
     }

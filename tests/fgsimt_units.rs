@@ -9,12 +9,11 @@
 use generators::fgsimt::cp::affine_alu::{affine_alu, op};
 use generators::fgsimt::cp::pwfb::pwfb;
 use generators::fgsimt::lane::srf::{srf, REGS};
-use hdl::sim::Init;
 use hdl::Design;
 use verification::fgsimt::affine::alu::{alu, Compact, Op};
 use verification::fgsimt::pwfb::Pwfb;
 use verification::rng::Rng;
-use verification::verilator::{Model, Options, INIT_SEEDS};
+use verification::verilator::{Model, Options};
 
 mod lint_rig;
 
@@ -39,13 +38,7 @@ fn split(rng: &mut Rng, mask: u32) -> u32 {
 /// Runs `warps` random warps on the RTL and the model side by side.
 fn lockstep(w: u32, warps: u32, seed: u64) {
     let mut m = Model::of_design(&Design::new(&pwfb(w).unwrap()), &Options::default()).unwrap();
-    m.reinit(Init::Random {
-        seed: INIT_SEEDS[(seed % 2) as usize],
-    })
-    .unwrap();
-    m.poke_u64("reset", 1).unwrap();
-    m.step();
-    m.poke_u64("reset", 0).unwrap();
+    m.restart(seed).unwrap();
     let mut rng = Rng::new(seed);
     let pcs: Vec<u64> = (0..12).map(|i| 0x8000_0100 + 4 * i).collect();
     let (mut merges, mut max_pending) = (0, 0);
@@ -240,13 +233,7 @@ fn srf_bank_matches_an_array_with_initial_values() {
     for (slots, reads, writes) in [(4, 6, 3), (1, 2, 1)] {
         let top = srf(slots, reads, writes).unwrap();
         let mut m = Model::of_design(&Design::new(&top), &Options::default()).unwrap();
-        m.reinit(Init::Random {
-            seed: INIT_SEEDS[slots as usize % 2],
-        })
-        .unwrap();
-        m.poke_u64("reset", 1).unwrap();
-        m.step();
-        m.poke_u64("reset", 0).unwrap();
+        m.restart(slots as u64).unwrap();
         let mut rng = Rng::new(slots as u64 * 7);
         let s = slots as usize;
         let mut r = SrfRef {
