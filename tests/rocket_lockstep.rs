@@ -7,16 +7,15 @@
 
 mod rocket_rig;
 
-use hdl::sim::Init;
-use rocket_rig::{memory, root, sources};
+use rocket_rig::{lockstep_config, memory, root, sources};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use verification::elf;
 use verification::tb::lockstep::IssGolden;
 use verification::tb::memory::MemConfig;
-use verification::tb::soc::{self, SocConfig, SocOutcome};
+use verification::tb::soc::{self, SocOutcome};
 use verification::toolchain::{build_elf, BuildOptions, Kind};
-use verification::verilator::{Model, INIT_SEEDS};
+use verification::verilator::Model;
 
 /// The configurations: both presets, and the default one with the decode-stage BHT, a
 /// pipelined multiplier, a 2-bit divider and the FPGA's inferred adders instead.
@@ -74,15 +73,7 @@ fn run(dut: &mut Model, elf: &Path, mem: MemConfig) -> Result<(SocOutcome, Strin
     let program = elf::load_file(elf).map_err(|e| e.to_string())?;
     let golden: IssGolden = soc::golden(&program, 50_000_000).map_err(|e| e.to_string())?;
     let console = Console::default();
-    // Runs alternate the two random initial states by their memory seed.
-    let config = SocConfig {
-        init: Init::Random {
-            seed: INIT_SEEDS[(mem.seed % 2) as usize],
-        },
-        mem,
-        max_cycles: 20_000_000,
-        ..SocConfig::default()
-    };
+    let config = lockstep_config(mem);
     let out = soc::run(
         dut,
         &program,

@@ -86,6 +86,19 @@ pub fn build(src: &Path, dir: &Path, kind: Kind, isa: Isa) -> Result<PathBuf, St
     build_elf(std::slice::from_ref(&src.to_path_buf()), &elf, &opts).map_err(|e| e.to_string())
 }
 
+/// The bench of the lockstep runs: memory `mem`, runs alternating the two random initial
+/// states by their memory seed, a 20 M-cycle limit.
+pub fn lockstep_config(mem: MemConfig) -> SocConfig {
+    SocConfig {
+        init: Init::Random {
+            seed: INIT_SEEDS[(mem.seed % 2) as usize],
+        },
+        mem,
+        max_cycles: 20_000_000,
+        ..SocConfig::default()
+    }
+}
+
 /// Runs `elf` on `dut` in lockstep with the ISS (floating-point extensions `fp`), the
 /// console discarded.
 pub fn run_quiet(
@@ -96,17 +109,16 @@ pub fn run_quiet(
 ) -> Result<SocOutcome, String> {
     let program = elf::load_file(elf).map_err(|e| e.to_string())?;
     let golden = soc::golden_with(&program, 50_000_000, fp).map_err(|e| e.to_string())?;
-    let config = SocConfig {
-        init: Init::Random {
-            seed: INIT_SEEDS[(mem.seed % 2) as usize],
-        },
-        mem,
-        max_cycles: 20_000_000,
-        ..SocConfig::default()
-    };
     let sink = || Box::new(std::io::sink());
-    soc::run(dut, &program, &config, sink(), sink(), Some(golden))
-        .map_err(|e| format!("{}: {e}", elf.display()))
+    soc::run(
+        dut,
+        &program,
+        &lockstep_config(mem),
+        sink(),
+        sink(),
+        Some(golden),
+    )
+    .map_err(|e| format!("{}: {e}", elf.display()))
 }
 
 /// The exit code of `elf` on the ISS alone (floating-point extensions `fp`).
