@@ -1,0 +1,93 @@
+//! The interfaces between the engine's blocks (seed 000, Figure 3; docs/fgsimt-engine.md,
+//! "Interfaces"): front end to SIU (warp instructions, branch and jump results), lanes to
+//! SMU (memory slots and load data), and the engine's fault report. Every block builds
+//! its ports from these shapes, so the blocks connect with `connect_bundle`.
+
+use hdl::{Field, Shape};
+
+fn uint(name: &str, width: u32) -> Field {
+    Shape::field(name, Shape::UInt(width))
+}
+
+/// A warp instruction from the front end to the SIU (decoupled): its `pc` and raw `insn`,
+/// the active `mask` (bit i = thread `tid_base + i` of the warp) and `tid_base`, the
+/// index of the warp's thread 0 (for `tidx`). The SIU decodes the fields it needs.
+pub fn warp_inst(warp_size: u32) -> Shape {
+    Shape::decoupled(Shape::bundle(vec![
+        uint("pc", 32),
+        uint("insn", 32),
+        uint("mask", warp_size),
+        uint("tid_base", 32),
+    ]))
+}
+
+/// A conditional branch's outcome, SIU to front end (valid, one cycle): `taken` has the
+/// active threads whose condition holds (inactive threads' bits are 0).
+pub fn branch_result(warp_size: u32) -> Shape {
+    Shape::valid(Shape::bundle(vec![uint("taken", warp_size)]))
+}
+
+/// A `jalr`'s outcome, SIU to front end (valid, one cycle): the lowest active thread's
+/// `target` (`(rs1 + imm) & !1`), and `agree`, set when every active thread's is equal.
+pub fn jump_result() -> Shape {
+    Shape::valid(Shape::bundle(vec![uint("target", 32), uint("agree", 1)]))
+}
+
+/// A kernel fault (valid, held until the engine is reset): the RISC-V exception `cause`
+/// ([`cause`]), the instruction's `pc`, the lowest faulting `thread` (global index) and
+/// `tval` (the address, the instruction, or the second jump target).
+pub fn fault() -> Shape {
+    Shape::valid(Shape::bundle(vec![
+        uint("cause", 5),
+        uint("pc", 32),
+        uint("thread", 32),
+        uint("tval", 32),
+    ]))
+}
+
+/// Fault causes: RISC-V's `mcause` codes, and one of the engine's own.
+pub mod cause {
+    pub const ILLEGAL_INSTRUCTION: u64 = 2;
+    pub const LOAD_MISALIGNED: u64 = 4;
+    pub const LOAD_ACCESS: u64 = 5;
+    pub const STORE_MISALIGNED: u64 = 6;
+    pub const STORE_ACCESS: u64 = 7;
+    /// A `jalr` whose active threads' targets differ (`tval` = the other target).
+    pub const DIVERGENT_JUMP: u64 = 24;
+}
+
+/// One thread group of a memory warp instruction, lanes to SMU (valid only, one slot
+/// per cycle, slots 0..T-1 of an instruction in consecutive cycles; the SIU issues a
+/// memory instruction only while the SMU's `space` is high, so the SMU always accepts).
+/// Shared by the lanes: `op` (the L1's narrow `op` codes, `l1::op`), `size` (log2
+/// bytes), `last` (the instruction's last slot). Per lane `l`: `active` (bit l: the
+/// thread is in the mask; inactive lanes' entries hold their place and access nothing),
+/// and in `lane[l]` the byte `addr`, the store or AMO `data` already shifted to its
+/// bytes within the word, and the byte `mask` within the word.
+pub fn mem_slot(lanes: u32) -> Shape {
+    let lane = Shape::bundle(vec![uint("addr", 32), uint("data", 32), uint("mask", 4)]);
+    Shape::valid(Shape::bundle(vec![
+        uint("op", 4),
+        uint("size", 2),
+        uint("last", 1),
+        uint("active", lanes),
+        Shape::field("lane", Shape::Vec(lanes, Box::new(lane))),
+    ]))
+}
+
+/// Load data, SMU to lanes: `ready` is high while every lane's SLDQ holds all T slots of
+/// the oldest load (loads, LR, SC and AMOs, in program order); the SLU then takes one
+/// slot a cycle for T cycles with `pop`. `data[l]` is lane l's head: the word holding
+/// the address shifted right by the address's byte offset (the SLU sign- or
+/// zero-extends sub-words), the old value of an AMO, 0/1 for SC; unspecified for an
+/// inactive thread.
+pub fn load_data(lanes: u32) -> Shape {
+    Shape::bundle(vec![
+        uint("ready", 1),
+        Shape::flipped("pop", Shape::UInt(1)),
+        Shape::field("data", Shape::Vec(lanes, Box::new(Shape::UInt(32)))),
+    ])
+}
+
+/// Tag bits of the engine's D$ ports (narrow and wide).
+pub const MEM_TAG_BITS: u32 = 2;
