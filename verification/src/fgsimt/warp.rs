@@ -51,6 +51,9 @@ pub struct WarpCommit {
     /// What the engine does with it under the launch's affine mechanisms.
     pub class: Class,
     pub threads: Vec<Commit>,
+    /// Each active thread's pc after the instruction, in thread order ([`EXIT_PC`] once
+    /// it returned): the outcome of a branch or jump as the lanes report it.
+    pub next: Vec<u64>,
 }
 
 /// Counts over a launch.
@@ -156,6 +159,10 @@ impl KernelRun {
         self.stats.warp_instructions += 1;
         self.stats.thread_instructions += commits.len() as u64;
         self.stats.max_pending = self.stats.max_pending.max(self.pwfb.pending());
+        let next = (0..self.threads.len())
+            .filter(|&i| frag.mask >> i & 1 != 0)
+            .map(|i| self.threads[i].pc())
+            .collect();
         Ok(Some(WarpCommit {
             warp: self.warp,
             pc: frag.pc,
@@ -163,6 +170,7 @@ impl KernelRun {
             mask: frag.mask,
             class,
             threads: commits,
+            next,
         }))
     }
 

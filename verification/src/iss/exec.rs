@@ -237,7 +237,8 @@ impl Iss {
     }
 
     /// SYSTEM: ecall, ebreak, mret (returning its target), wfi and the Zicsr
-    /// instructions. `Err(None)` is an illegal instruction.
+    /// instructions. `Err(None)` is an illegal instruction: in a SIMT kernel, all but
+    /// ecall and ebreak are (kernels touch no CSR, mret's mstatus included).
     #[inline(always)]
     fn system<const LOG: bool>(
         &mut self,
@@ -249,6 +250,9 @@ impl Iss {
         if decode::funct3(insn) != 0 {
             self.csr_op::<LOG>(c, insn, rd, rs1).map_err(|_| None)?;
             return Ok(None);
+        }
+        if !self.csr_allowed() && !matches!(insn, 0x0000_0073 | 0x0010_0073) {
+            return Err(None);
         }
         match insn {
             0x0000_0073 => Err(Some(trap(cause::ECALL_M, 0))),
