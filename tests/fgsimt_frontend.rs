@@ -413,6 +413,32 @@ fn kernels_run_in_the_models_order() {
     }
 }
 
+/// Random SPMD programs (`randgen::simt`): divergent branches, per-thread loops, partial
+/// warps; `ACCELGEN_LONG=1` runs 100 instead of 6.
+#[test]
+fn random_programs_run_in_the_models_order() {
+    use verification::randgen::simt::{generate_simt, SimtShape};
+    let count = if std::env::var_os("ACCELGEN_LONG").is_some() {
+        100
+    } else {
+        6
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for seed in 0..count {
+        let src = dir.path().join(format!("r{seed}.S"));
+        let shape = SimtShape {
+            len: 60,
+            fp: seed % 2 == 1,
+        };
+        std::fs::write(&src, generate_simt(seed, shape)).unwrap();
+        let elf = dir.path().join(format!("r{seed}.elf"));
+        verification::kernels::build_program(&[src], &elf, &[], &[]).unwrap();
+        let warp = [32, 8, 4][seed as usize % 3];
+        let c = run(&elf, &params(1, warp), seed, None);
+        assert_eq!(c.launches, 2, "seed {seed}");
+    }
+}
+
 #[test]
 fn faults_are_the_iss_traps() {
     let dir = tempfile::tempdir().unwrap();

@@ -223,3 +223,79 @@ fn the_kernel_suite_runs_on_the_model_at_every_affine_setting() {
         );
     }
 }
+
+/// The words of `program`'s symbols `output` (96 slots of 96 words) and `counters`
+/// (7) in `iss`'s memory.
+fn results(iss: &Iss, program: &verification::elf::Program) -> Vec<u64> {
+    let mut words = Vec::new();
+    for (sym, n) in [("output", 96 * 96), ("counters", 7)] {
+        let base = program.symbol(sym).expect("symbol");
+        words.extend((0..n).map(|i| iss.mem.read(base + 4 * i, 4).unwrap()));
+    }
+    words
+}
+
+/// Random SPMD programs (`randgen::simt`: divergent branches, per-thread loops, every
+/// memory mode, commutative AMOs, FP) end with the same memory on the SIMT model at
+/// warp sizes 4 and 32 (and every affine setting, whose invariant the model checks after
+/// every warp instruction) as on the ISS running the threads one after another.
+/// `ACCELGEN_LONG=1` runs 200 programs instead of 12.
+#[test]
+fn random_simt_programs_match_the_sequential_iss() {
+    use verification::randgen::simt::{generate_simt, SimtShape};
+    let count = if std::env::var_os("ACCELGEN_LONG").is_some() {
+        200
+    } else {
+        12
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (mut divergent, mut affine) = (0, 0);
+    for seed in 0..count {
+        let shape = SimtShape {
+            len: 60,
+            fp: seed % 2 == 1,
+        };
+        let src = dir.path().join(format!("r{seed}.S"));
+        std::fs::write(&src, generate_simt(seed, shape)).unwrap();
+        let elf = dir.path().join(format!("r{seed}.elf"));
+        verification::kernels::build_program(&[src], &elf, &[], &[]).unwrap();
+        let program = verification::elf::load_file(&elf).unwrap();
+        let mut seq = Iss::new(
+            &program,
+            IssConfig {
+                fp: FpExt::F,
+                ..IssConfig::default()
+            },
+        )
+        .unwrap();
+        seq.enable_simt();
+        assert!(
+            matches!(seq.run(Some(10_000_000), None).unwrap(), Stop::Exit(0)),
+            "seed {seed}"
+        );
+        let expected = results(&seq, &program);
+        for (warp, mode) in [(4, "none"), (32, "abm"), (32, "a")] {
+            let mech = Mechanisms::parse(mode).unwrap();
+            let mut iss =
+                verification::fgsimt::program::host(&program, IssConfig::default()).unwrap();
+            let r = verification::fgsimt::program::run_on(&mut iss, (warp, mech), 10_000_000)
+                .unwrap_or_else(|e| panic!("seed {seed}, warp {warp}, {mode}: {e}"));
+            assert_eq!(r.exit, 0);
+            let got = results(&iss, &program);
+            if let Some(i) = (0..got.len()).find(|&i| got[i] != expected[i]) {
+                panic!(
+                    "seed {seed}, warp {warp}, {mode}: word {i} (slot {}, word {}) is {:#x}, \
+                     the ISS's {:#x}",
+                    i / 96,
+                    i % 96,
+                    got[i],
+                    expected[i]
+                );
+            }
+            divergent += r.launches.iter().map(|l| l.divergent_branches).sum::<u64>();
+            affine += r.launches.iter().map(|l| l.affine.cp).sum::<u64>();
+        }
+    }
+    println!("{count} programs: {divergent} divergent branches, {affine} affine warp instructions");
+    assert!(divergent > 10 * count && affine > 0);
+}

@@ -10,6 +10,7 @@
 //! reserved base register; traps go to a handler that skips the faulting instruction.
 
 mod fp;
+pub mod simt;
 
 use crate::iss::{FpExt, Isa, Xlen};
 use crate::rng::Rng;
