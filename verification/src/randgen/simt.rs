@@ -108,7 +108,7 @@ impl Gen {
     }
 
     fn reg(&mut self) -> &'static str {
-        *self.rng.pick(&POOL)
+        self.rng.pick(&POOL)
     }
 
     /// A source: occasionally x0 or the thread index.
