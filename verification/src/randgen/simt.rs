@@ -108,7 +108,7 @@ impl Gen {
     }
 
     fn reg(&mut self) -> &'static str {
-        self.rng.pick(&POOL)
+        POOL[self.rng.below(POOL.len() as u64) as usize]
     }
 
     /// A source: occasionally x0 or the thread index.
