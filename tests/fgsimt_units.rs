@@ -8,10 +8,13 @@
 
 use generators::fgsimt::cp::affine_alu::{affine_alu, op};
 use generators::fgsimt::cp::pwfb::pwfb;
+use generators::fgsimt::lane::sfpu::{latency as sfpu_latency, sfpu};
 use generators::fgsimt::lane::srf::{srf, REGS};
 use hdl::Design;
+use std::rc::Rc;
 use verification::fgsimt::affine::alu::{alu, Compact, Op};
 use verification::fgsimt::pwfb::Pwfb;
+use verification::fp::FpOp;
 use verification::rng::Rng;
 use verification::verilator::{Model, Options};
 
@@ -125,6 +128,7 @@ fn blocks_are_lint_clean() {
             .iter()
             .map(|&(t, r, w)| srf(t, r, w).unwrap()),
     );
+    blocks.extend([1, 3, 5].iter().map(|&s| sfpu(s).unwrap()));
     lint_rig::lint_blocks("fgsimt cp", &blocks);
 }
 
@@ -314,5 +318,131 @@ fn srf_bank_matches_an_array_with_initial_values() {
             initial_reads > 5_000 && written_reads > 5_000,
             "{initial_reads} {written_reads}"
         );
+    }
+}
+
+/// An RV32F instruction the lane's FP unit executes: its word (rd, rs1, rs2 zero) and
+/// the golden model's operation (`None`: a move, the result is operand a).
+fn fp_instruction(rng: &mut Rng) -> (u32, Option<FpOp>) {
+    use verification::fp::{Arith, FCmp, Fma, Fmt::S, IntKind};
+    let rm = *rng.pick(&[0u32, 1, 2, 3, 4, 7]);
+    let op_fp = |funct7: u32, rs2: u32, f3: u32| funct7 << 25 | rs2 << 20 | f3 << 12 | 0x53;
+    let (word, op) = match rng.below(20) {
+        0 => (op_fp(0x00, 0, rm), Some(FpOp::Arith(Arith::Add, S))),
+        1 => (op_fp(0x04, 0, rm), Some(FpOp::Arith(Arith::Sub, S))),
+        2 => (op_fp(0x08, 0, rm), Some(FpOp::Arith(Arith::Mul, S))),
+        3 => (op_fp(0x10, 0, 0), Some(FpOp::Arith(Arith::Sgnj, S))),
+        4 => (op_fp(0x10, 0, 1), Some(FpOp::Arith(Arith::Sgnjn, S))),
+        5 => (op_fp(0x10, 0, 2), Some(FpOp::Arith(Arith::Sgnjx, S))),
+        6 => (op_fp(0x14, 0, 0), Some(FpOp::Arith(Arith::Min, S))),
+        7 => (op_fp(0x14, 0, 1), Some(FpOp::Arith(Arith::Max, S))),
+        8 => (op_fp(0x60, 0, rm), Some(FpOp::ToInt(S, IntKind::W))),
+        9 => (op_fp(0x60, 1, rm), Some(FpOp::ToInt(S, IntKind::Wu))),
+        10 => (op_fp(0x68, 0, rm), Some(FpOp::FromInt(IntKind::W, S))),
+        11 => (op_fp(0x68, 1, rm), Some(FpOp::FromInt(IntKind::Wu, S))),
+        12 => (op_fp(0x50, 0, 2), Some(FpOp::Cmp(FCmp::Eq, S))),
+        13 => (op_fp(0x50, 0, 1), Some(FpOp::Cmp(FCmp::Lt, S))),
+        14 => (op_fp(0x50, 0, 0), Some(FpOp::Cmp(FCmp::Le, S))),
+        15 => (op_fp(0x70, 0, 1), Some(FpOp::Class(S))),
+        16 => (op_fp(0x70, 0, 0), None),
+        17 => (op_fp(0x78, 0, 0), None),
+        _ => {
+            let (opcode, kind) = *rng.pick(&[
+                (0x43, Fma::Madd),
+                (0x47, Fma::Msub),
+                (0x4b, Fma::Nmsub),
+                (0x4f, Fma::Nmadd),
+            ]);
+            (rm << 12 | opcode, Some(FpOp::Fma(kind, S)))
+        }
+    };
+    (word, op)
+}
+
+/// A single operand: a special value or random bits.
+fn fp_operand(rng: &mut Rng) -> u32 {
+    if rng.chance(40) {
+        *rng.pick(&verification::randgen::SPECIAL_S)
+    } else {
+        rng.next_u64() as u32
+    }
+}
+
+/// The lane FP unit behind the CP's decoder (a test wrapper: `insn` in, the SIU's
+/// decode of it): the unit and op fields as the SIU will send them.
+fn sfpu_bench(fma_stages: u32) -> Rc<hdl::Module> {
+    use generators::rocket::decode::decode;
+    let mut m = hdl::ModuleBuilder::new("SfpuBench");
+    let insn = m.input("insn", 32);
+    let valid = m.input("valid", 1);
+    let u = m.instance("fpu", &sfpu(fma_stages).unwrap());
+    let c = decode(&insn, false, 32, true);
+    let fp = c.fp.unwrap();
+    let rm = insn.slice(14, 12);
+    let dynamic = rm.eq(&insn.konst(hdl::Bits::from_u64(3, 7)));
+    m.connect(&u.port("in_valid"), &valid);
+    m.connect(&u.port("in_unit"), &fp.unit);
+    m.connect(&u.port("in_op"), &fp.op);
+    m.connect(
+        &u.port("in_rm"),
+        &hdl::mux(&dynamic, &insn.konst(hdl::Bits::zero(3)), &rm),
+    );
+    for name in ["a", "b", "c"] {
+        let v = m.input(name, 32);
+        m.connect(&u.port(&format!("in_{name}")), &v);
+    }
+    for name in ["out_valid", "out_data"] {
+        let p = u.port(name);
+        let o = m.output(name, p.width());
+        m.connect(&o, &p);
+    }
+    m.finish().unwrap()
+}
+
+/// Random operations (every unit, rounding mode and special value) enter the lane's FP
+/// unit one a cycle with random bubbles; each result leaves exactly `latency` cycles
+/// later and equals the golden model's (`verification::fp`, the ISS's FP).
+#[test]
+fn lane_fpu_is_pipelined_and_matches_the_iss() {
+    for stages in [1, 3, 5] {
+        let lat = sfpu_latency(stages) as usize;
+        let mut m =
+            Model::of_design(&Design::new(&sfpu_bench(stages)), &Options::default()).unwrap();
+        m.restart(stages as u64).unwrap();
+        let mut rng = Rng::new(stages as u64);
+        let mut expected: std::collections::VecDeque<Option<u32>> = vec![None; lat].into();
+        for i in 0..20_000 {
+            let go = rng.chance(80);
+            let (word, op) = fp_instruction(&mut rng);
+            let [a, b, c] = [0; 3].map(|_| fp_operand(&mut rng));
+            for (port, v) in [
+                ("valid", go as u32),
+                ("insn", word),
+                ("a", a),
+                ("b", b),
+                ("c", c),
+            ] {
+                m.poke_u64(port, v as u64).unwrap();
+            }
+            let want = expected.pop_front().unwrap();
+            assert_eq!(
+                m.peek_u64("out_valid").unwrap() == 1,
+                want.is_some(),
+                "cycle {i}"
+            );
+            if let Some(v) = want {
+                assert_eq!(m.peek_u64("out_data").unwrap() as u32, v, "cycle {i}");
+            }
+            let rm = (word >> 12) & 7;
+            let round = verification::fp::round_of(if rm == 7 { 0 } else { rm });
+            let result = match op {
+                Some(op) => {
+                    verification::fp::execute(op, a as u64, b as u64, c as u64, round).0 as u32
+                }
+                None => a,
+            };
+            expected.push_back(go.then_some(result));
+            m.step();
+        }
     }
 }

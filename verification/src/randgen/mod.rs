@@ -12,6 +12,8 @@
 mod fp;
 pub mod simt;
 
+pub use fp::{SPECIAL_D, SPECIAL_S};
+
 use crate::iss::{FpExt, Isa, Xlen};
 use crate::rng::Rng;
 use std::fmt::Write;

@@ -426,7 +426,7 @@ impl Gen {
         self.out.push_str("    .data\n    .align 6\ninput:\n");
         for _ in 0..INPUT_WORDS {
             let v = if self.rng.chance(25) {
-                *self.rng.pick(&super::fp::SPECIAL_S)
+                *self.rng.pick(&super::SPECIAL_S)
             } else {
                 self.rng.next_u64() as u32
             };
