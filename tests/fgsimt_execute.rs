@@ -17,7 +17,7 @@ use hdl::Design;
 use std::collections::{BTreeMap, VecDeque};
 use verification::elf::{Program, Segment};
 use verification::iss::simt::{Launch, Thread};
-use verification::iss::{Iss, IssConfig, Step, Xlen};
+use verification::iss::{Iss, IssConfig, IssError, Step, Xlen};
 use verification::rng::Rng;
 use verification::verilator::{Model, Options};
 
@@ -595,71 +595,80 @@ impl Bench {
         }
     }
 
+    /// One cycle of warp `tid_base` running `code`: offers the next instruction (as the
+    /// front end: nothing after a branch or jalr until its result is back), serves the
+    /// memory slots and load data, records the writes, checks branch and jump results
+    /// against `e` and notes a fault. Returns whether the unit was idle.
+    fn tick(&mut self, code: &[WarpInsn], tid_base: u32, run: &mut Run, e: &mut Expected) -> bool {
+        let offer = run.next < code.len() && !run.unresolved && !self.rng.chance(self.gaps);
+        if offer {
+            let wi = code[run.next];
+            let pc = CODE + 4 * run.next as u64;
+            for (port, v) in [
+                ("inst_bits_pc", pc),
+                ("inst_bits_insn", wi.insn as u64),
+                ("inst_bits_mask", wi.mask as u64),
+                ("inst_bits_tid_base", tid_base as u64),
+            ] {
+                self.poke(port, v);
+            }
+        }
+        self.poke("inst_valid", offer as u64);
+        let space = !self.rng.chance(self.no_space);
+        self.poke("space", space as u64);
+        self.offer_load();
+        if offer && self.peek("inst_ready") == 1 {
+            run.unresolved = code[run.next].kind != Kind::Plain;
+            run.next += 1;
+        }
+        self.take_slot(tid_base);
+        if self.peek("load_pop") == 1 {
+            self.smu.popped += 1;
+            if self.smu.popped == self.p.threads_per_lane() as usize {
+                self.smu.ready.pop_front();
+                self.smu.popped = 0;
+            }
+        }
+        self.take_writes(&mut run.writes);
+        if self.peek("branch_valid") == 1 {
+            let want = e.branches.pop_front().expect("a branch");
+            assert_eq!(self.peek("branch_bits_taken") as u32, want, "taken mask");
+            run.unresolved = false;
+        }
+        if self.peek("jump_valid") == 1 {
+            let want = e.jumps.pop_front().expect("a jump");
+            let got = (
+                self.peek("jump_bits_target") as u32,
+                self.peek("jump_bits_agree") == 1,
+            );
+            assert_eq!(got, want, "jalr target and agreement");
+            run.unresolved = false;
+        }
+        if self.peek("fault_valid") == 1 {
+            let f =
+                ["cause", "pc", "thread", "tval"].map(|n| self.peek(&format!("fault_bits_{n}")));
+            run.fault = Some(f);
+        }
+        let idle = self.peek("idle") == 1 && !offer;
+        self.dut.step();
+        self.cycle += 1;
+        idle
+    }
+
     /// Runs `code` as warp `tid_base` and checks it against `e`; returns the cycles from
-    /// the first instruction offered until idle.
+    /// the warp's start until idle.
     fn run_warp(&mut self, code: &[WarpInsn], tid_base: u32, mut e: Expected) -> u64 {
         self.warp_start(tid_base);
-        let mut writes = vec![BTreeMap::new(); self.p.warp_size as usize];
-        let (mut next, start) = (0, self.cycle);
-        // As the front end: nothing after a branch or jalr until its result is back.
-        let mut unresolved = false;
-        loop {
-            let offer = next < code.len() && !unresolved && !self.rng.chance(self.gaps);
-            if offer {
-                let wi = code[next];
-                let pc = CODE + 4 * next as u64;
-                for (port, v) in [
-                    ("inst_bits_pc", pc),
-                    ("inst_bits_insn", wi.insn as u64),
-                    ("inst_bits_mask", wi.mask as u64),
-                    ("inst_bits_tid_base", tid_base as u64),
-                ] {
-                    self.poke(port, v);
-                }
-            }
-            self.poke("inst_valid", offer as u64);
-            let space = !self.rng.chance(self.no_space);
-            self.poke("space", space as u64);
-            self.offer_load();
-            if offer && self.peek("inst_ready") == 1 {
-                unresolved = code[next].kind != Kind::Plain;
-                next += 1;
-            }
-            self.take_slot(tid_base);
-            if self.peek("load_pop") == 1 {
-                self.smu.popped += 1;
-                if self.smu.popped == self.p.threads_per_lane() as usize {
-                    self.smu.ready.pop_front();
-                    self.smu.popped = 0;
-                }
-            }
-            self.take_writes(&mut writes);
-            if self.peek("branch_valid") == 1 {
-                let want = e.branches.pop_front().expect("a branch");
-                assert_eq!(self.peek("branch_bits_taken") as u32, want, "taken mask");
-                unresolved = false;
-            }
-            if self.peek("jump_valid") == 1 {
-                let want = e.jumps.pop_front().expect("a jump");
-                let got = (
-                    self.peek("jump_bits_target") as u32,
-                    self.peek("jump_bits_agree") == 1,
-                );
-                assert_eq!(got, want, "jalr target and agreement");
-                unresolved = false;
-            }
-            assert_eq!(self.peek("fault_valid"), 0, "no fault");
-            let idle = self.peek("idle") == 1 && !offer;
-            self.dut.step();
-            self.cycle += 1;
-            if idle && next == code.len() {
-                break;
-            }
+        let mut run = Run::new(self.p.warp_size);
+        let start = self.cycle;
+        while !self.tick(code, tid_base, &mut run, &mut e) || run.next < code.len() {
+            assert_eq!(run.fault, None, "no fault");
             assert!(
                 self.cycle - start < 200 * code.len() as u64,
                 "the warp ends"
             );
         }
+        let writes = run.writes;
         assert!(
             e.branches.is_empty() && e.jumps.is_empty(),
             "every result reported"
@@ -712,6 +721,27 @@ fn check_writes(
         Ok(())
     } else {
         Err(bad.join("\n"))
+    }
+}
+
+/// A warp's run on the bench.
+struct Run {
+    next: usize,
+    unresolved: bool,
+    /// Per thread of the warp, per register, the values written in order.
+    writes: Vec<BTreeMap<u32, Vec<u32>>>,
+    /// cause, pc, thread, tval.
+    fault: Option<[u64; 4]>,
+}
+
+impl Run {
+    fn new(warp: u32) -> Run {
+        Run {
+            next: 0,
+            unresolved: false,
+            writes: vec![BTreeMap::new(); warp as usize],
+            fault: None,
+        }
     }
 }
 
@@ -776,4 +806,122 @@ fn execute_is_lint_clean() {
         .map(|&(l, w)| execute(&shape(l, w)).unwrap())
         .collect();
     lint_rig::lint_blocks("fgsimt execute", &blocks);
+}
+
+/// The first trap of the warp `tid_base` running `code` on the ISS (active threads in
+/// order, instruction by instruction): [cause, pc, thread, tval].
+fn iss_fault(iss: &mut Iss, code: &[WarpInsn], tid_base: u32, warp: u32) -> [u64; 4] {
+    let launch = Launch {
+        n: tid_base + warp,
+        entry: CODE,
+    };
+    let mut threads: Vec<Thread> = (0..warp)
+        .map(|i| iss.launch_thread(launch, tid_base + i))
+        .collect();
+    for (k, wi) in code.iter().enumerate() {
+        for (i, t) in threads.iter_mut().enumerate() {
+            if wi.mask >> i & 1 == 0 {
+                step_with(iss, t, CODE + 4 * k as u64, NOP);
+                continue;
+            }
+            match iss.step_thread(t, launch.n) {
+                Ok(_) => {}
+                Err(IssError::KernelTrap {
+                    tid,
+                    pc,
+                    cause,
+                    tval,
+                    ..
+                }) => return [cause, pc, tid as u64, tval & 0xffff_ffff],
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+    panic!("no trap")
+}
+
+/// Threads `first` and above of a warp under `mask` fault at the last instruction: a
+/// misaligned load, store or AMO (`sp + 1`), or an illegal instruction (FP, CSR, ecall:
+/// every active thread faults). The RTL's fault is the ISS's first trap.
+#[test]
+fn faults_name_the_lowest_faulting_thread() {
+    let p = shape(2, 8);
+    let mut b = Bench::new(&p, 7);
+    let mut rng = Rng::new(7);
+    let faulting = [
+        i_type(0, 8, 2, 9, 0x03),    // lw x9, 0(x8)
+        s_type(0, 9, 8, 1),          // sh x9, 0(x8)
+        amo(0x00, 9, 8, 9),          // amoadd.w x9, x9, (x8)
+        amo(0x02, 0, 8, 9),          // lr.w x9, (x8)
+        0x0031_00d3,                 // fadd.s f1, f2, f3
+        0xb000_2573,                 // csrr a0, mcycle
+        0x0000_0073,                 // ecall
+        0x0010_0073,                 // ebreak
+        r_type(1, 0, 0, 4, 5, 0x0b), // custom-0, not tidx
+    ];
+    for (n, insn) in faulting.iter().cycle().take(27).enumerate() {
+        let first = rng.below(p.warp_size as u64) as u32;
+        let mask = (rng.next_u64() as u32 | 1 << first) & ((1 << p.warp_size) - 1);
+        let tid_base = p.warp_size * rng.below(4) as u32;
+        let body = [
+            tidx(5),
+            addi(6, 0, (tid_base + first) as i32),
+            r_type(0, 6, 5, 3, 7, 0x33), // sltu x7, x5, x6
+            i_type(1, 7, 4, 7, 0x13),    // xori x7, x7, 1
+            r_type(0, 7, 2, 0, 8, 0x33), // add x8, sp, x7
+            *insn,
+        ];
+        let code: Vec<WarpInsn> = body
+            .iter()
+            .map(|&insn| WarpInsn {
+                insn,
+                mask,
+                kind: Kind::Plain,
+            })
+            .collect();
+        let mut iss = iss_with(&code);
+        fill_regions(&mut iss, &mut b.smu, &mut rng, tid_base + p.warp_size);
+        let want = iss_fault(&mut iss, &code, tid_base, p.warp_size);
+        b.dut.restart(n as u64).unwrap();
+        b.smu.ready.clear();
+        b.warp_start(tid_base);
+        let mut run = Run::new(p.warp_size);
+        let mut e = Expected::default();
+        for _ in 0..200 {
+            b.tick(&code, tid_base, &mut run, &mut e);
+        }
+        assert_eq!(run.fault, Some(want), "case {n}: {insn:08x} mask {mask:b}");
+    }
+}
+
+/// Independent ALU instructions under a full mask, none held back: each unit takes one
+/// every T cycles and the two overlap, so at best two warp instructions per T cycles.
+#[test]
+fn back_to_back_issue_rate() {
+    for (lanes, warp) in [(2, 8), (1, 1)] {
+        let p = shape(lanes, warp);
+        let mut b = Bench::new(&p, 3);
+        (b.gaps, b.no_space) = (0, 0);
+        let full = if warp == 32 {
+            u32::MAX
+        } else {
+            (1 << warp) - 1
+        };
+        let n = 200;
+        let code: Vec<WarpInsn> = (0..n)
+            .map(|i| WarpInsn {
+                insn: addi(5 + i % 20, 0, i as i32),
+                mask: full,
+                kind: Kind::Plain,
+            })
+            .collect();
+        let mut iss = iss_with(&code);
+        let e = expect(&mut iss, &code, 0, warp);
+        let cycles = b.run_warp(&code, 0, e);
+        let t = p.threads_per_lane();
+        println!(
+            "lanes {lanes} warp {warp}: {n} independent ALU warp instructions in {cycles} cycles: {:.2} per T = {t} cycles (best 2)",
+            n as f64 * t as f64 / cycles as f64
+        );
+    }
 }

@@ -7,8 +7,9 @@
 //! - `jump`: a `jalr`'s lowest active thread's target and whether every active thread's
 //!   agrees, in the same cycle (its link is written as an ALU result);
 //! - `fault`: the first fault, held: a misaligned access (the lowest misaligned active
-//!   thread of the first slot that has one; its access is not sent) or an illegal
-//!   instruction (its lowest active thread, `tval` the instruction);
+//!   thread of the first slot that has one; its access is not sent) or an instruction
+//!   the SIU refuses (its lowest active thread; as the ISS traps: `ecall` and `ebreak`
+//!   with their own causes, the others illegal with `tval` the instruction);
 //! - `mem` (`bundles::mem_slot`): a memory instruction's slot a cycle, in its execute
 //!   cycles; `load`: the SMU's load data, one slot popped a cycle by the SLU;
 //! - `wtrace`: every SRF write (lane, write port SAU0/SAU1/SLU) for the lockstep bench;
@@ -273,13 +274,14 @@ fn fault(m: &mut ModuleBuilder, p: &FgsimtParams, su: &Inst, mis: &Misaligned) -
     let mis_addr = onehot_mux(&lowest_one(&mis.bad), &mis.addrs);
     let ib = ill.bits();
     let ill_thread = ib.get("tid_base").value() + &lowest_index(ib.get("mask").value());
+    let (ill_cause, ill_tval) = trap_of(ib.get("insn").value(), ib.get("pc").value());
     let any_mis = mis.bad.or_r();
     let new = |a: &Value, b: &Value| mux(&any_mis, a, b);
     let next = [
-        new(&mis_cause, &c(cause::ILLEGAL_INSTRUCTION)),
+        new(&mis_cause, &ill_cause),
         new(info.get("pc").value(), ib.get("pc").value()),
         new(&mis_thread, &ill_thread),
-        new(&mis_addr, ib.get("insn").value()),
+        new(&mis_addr, &ill_tval),
     ];
     let raise = &!&valid & &(&any_mis | ill.valid());
     m.when(&raise, |m| {
@@ -293,6 +295,25 @@ fn fault(m: &mut ModuleBuilder, p: &FgsimtParams, su: &Inst, mis: &Misaligned) -
         m.connect(out.bits().get(n).value(), r);
     }
     valid
+}
+
+/// `mcause` codes of the environment calls the SIU refuses, as the ISS traps them.
+const ECALL_M: u64 = 11;
+const BREAKPOINT: u64 = 3;
+
+/// The trap (cause, tval) of an instruction the SIU refuses, as the ISS's: `ecall`
+/// (tval 0), `ebreak` (tval the pc), else an illegal instruction (tval the instruction).
+fn trap_of(insn: &Value, pc: &Value) -> (Value, Value) {
+    let ecall = insn.eq(&k(insn, 0x73, 32));
+    let ebreak = insn.eq(&k(insn, 0x0010_0073, 32));
+    let c = |v: u64| k(insn, v, 5);
+    let cause = mux(
+        &ecall,
+        &c(ECALL_M),
+        &mux(&ebreak, &c(BREAKPOINT), &c(cause::ILLEGAL_INSTRUCTION)),
+    );
+    let tval = mux(&ecall, &k(insn, 0, 32), &mux(&ebreak, pc, insn));
+    (cause, tval)
 }
 
 /// `slot * lanes`, 32 bits.
