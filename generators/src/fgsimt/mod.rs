@@ -8,6 +8,8 @@
 
 pub mod bundles;
 pub mod cp;
+pub mod execute;
 pub mod l1;
 pub mod lane;
 pub mod params;
+pub mod siu;

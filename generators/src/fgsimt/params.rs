@@ -41,6 +41,15 @@ pub struct FgsimtParams {
     pub uncached_size: u64,
     /// Arrays above this many bits are SRAM macros where a macro serves their ports.
     pub sram_threshold_bits: u64,
+    /// Warp instructions the SIU's instruction queue (SIQ) holds.
+    pub siq_depth: u32,
+    /// Loads waiting for their data in the SIU's load writeback queue (SLWQ).
+    pub slwq_depth: u32,
+    /// SAU0's pipelined multiplier: cycles from a warp instruction's issue until a
+    /// consumer of its result may issue (the ALU's is 1).
+    pub mul_latency: u32,
+    /// Quotient bits per cycle of SAU1's iterative dividers (one per thread slot).
+    pub div_bits_per_cycle: u32,
 }
 
 impl Default for FgsimtParams {
@@ -56,6 +65,10 @@ impl Default for FgsimtParams {
             uncached_base: 0x8000_0000,
             uncached_size: 0x1000,
             sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
+            siq_depth: 4,
+            slwq_depth: 4,
+            mul_latency: 3,
+            div_bits_per_cycle: 2,
         }
     }
 }
@@ -101,6 +114,26 @@ pub fn params() -> Vec<Param> {
         )
         .hex(),
         crate::memory::threshold_param(),
+        Param::int("siq_depth", 2, 16, "warp instructions in the SIU's queue (SIQ)"),
+        Param::int(
+            "slwq_depth",
+            2,
+            16,
+            "loads waiting for data in the SIU's load writeback queue (SLWQ)",
+        ),
+        Param::int(
+            "mul_latency",
+            1,
+            8,
+            "cycles from a multiply's issue to its consumer's (SAU0, pipelined)",
+        ),
+        Param::int(
+            "div_bits_per_cycle",
+            1,
+            32,
+            "quotient bits per cycle of SAU1's dividers (32 / this + 2 cycles to a consumer)",
+        )
+        .pow2(),
     ]
 }
 
@@ -120,6 +153,12 @@ impl FgsimtParams {
     /// Threads of a warp in each lane: cycles a warp instruction occupies a unit.
     pub fn threads_per_lane(&self) -> u32 {
         self.warp_size / self.lanes
+    }
+
+    /// Cycles from a divide's issue until its consumer may issue: one to read the
+    /// operands, one to start the divider, its iterations, one to answer.
+    pub fn div_latency(&self) -> u32 {
+        32 / self.div_bits_per_cycle + 2
     }
 
     pub fn dcache(&self) -> DcacheParams {

@@ -1,0 +1,190 @@
+//! One SIMT lane (seed 000, section 1.5 and Figure 3; docs/fgsimt-engine.md, Lanes):
+//! its SRF bank (`srf.rs`: 6 read ports, SAU0 2, SAU1 2, SGU 1, SSU 1; 3 write ports,
+//! SAU0, SAU1, SLU) and its units, thread c * lanes + l in slot c of lane l.
+//!
+//! Every unit takes a micro-op from the SIU in two stages: in the read cycle of slot c
+//! (`*_r`) the lane reads the slot's source registers, each forwarded from a write port
+//! writing that register and slot in the same cycle, into the unit's operand registers;
+//! in the next (`*_x`) the unit executes and the SAUs' ALU results are written
+//! (multiplies `mul_latency` - 1 cycles later, divides when their slot's divider
+//! answers), memory slots go to the SMU, and the SLU writes the load data latched in
+//! the read cycle. The lanes are identical modules; `lane` gives the lane's number.
+//!
+//! The initial sp of slot c (an unwritten x2) is `sp0 - (c * lanes + lane) * sp_bytes`
+//! with `sp0 = stack_top - tid_base * stack_bytes` of the warp.
+
+use super::sau::{sau, slot_bits, Write};
+use super::sgu::sgu;
+use super::slu::slu;
+use super::srf::srf;
+use super::ssu::ssu;
+use super::{sau, sgu as sgu_mod, slu as slu_mod};
+use crate::fgsimt::params::FgsimtParams;
+use hdl::helpers::priority_mux;
+use hdl::ir::addr_width;
+use hdl::{Bits, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value};
+use std::rc::Rc;
+
+fn uint(name: &str, width: u32) -> hdl::Field {
+    Shape::field(name, Shape::UInt(width))
+}
+
+/// Width of the `lane` number input (at least 1).
+pub fn lane_bits(p: &FgsimtParams) -> u32 {
+    addr_width(p.lanes as u64).max(1)
+}
+
+/// A unit's read cycle, SIU to every lane: the `slot` and the source registers (the lane
+/// reads them every cycle; the SIU knows which cycles count).
+pub fn r_uop(p: &FgsimtParams) -> Shape {
+    Shape::bundle(vec![
+        uint("slot", slot_bits(p)),
+        uint("rs1", 5),
+        uint("rs2", 5),
+    ])
+}
+
+/// An SRF write port's activity (for the lockstep trace): register 0-63, slot, data.
+pub fn write_trace(p: &FgsimtParams) -> Shape {
+    Shape::valid(Shape::bundle(vec![
+        uint("reg", 6),
+        uint("slot", slot_bits(p)),
+        uint("data", 32),
+    ]))
+}
+
+/// The SRF's write ports, in port order.
+pub const WRITE_PORTS: [&str; 3] = ["sau0", "sau1", "slu"];
+
+pub fn lane(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("FgsimtLane");
+    let lane = m.input("lane", lane_bits(p));
+    let bank = m.instance("srf", &srf(p.threads_per_lane(), 6, 3)?);
+    warp_init(&mut m, p, &lane, &bank);
+    let units = ["sau0", "sau1", "mem"];
+    let reads: Vec<hdl::Bundle> = units
+        .iter()
+        .map(|u| m.io(&format!("{u}_r"), Dir::In, &r_uop(p)))
+        .collect();
+    let sau_x: Vec<hdl::Bundle> = (0..2)
+        .map(|u| m.io(&format!("sau{u}_x"), Dir::In, &sau::x_uop(p, u)))
+        .collect();
+    let mem_x = m.io("mem_x", Dir::In, &sgu_mod::x_uop(p));
+    let slu_x = m.io("slu_x", Dir::In, &slu_mod::x_uop(p));
+    let load_data = m.input("load_data", 32);
+    // The write ports' signals, driven once the units are built (forwarding reads them).
+    let writes: Vec<Write> = (0..3)
+        .map(|i| Write {
+            en: m.wire(&format!("w{i}_en"), 1),
+            reg: m.wire(&format!("w{i}_reg"), 6),
+            slot: m.wire(&format!("w{i}_slot"), slot_bits(p)),
+            data: m.wire(&format!("w{i}_data"), 32),
+        })
+        .collect();
+    // Operand registers: (rs1, rs2) of each unit, loaded every cycle.
+    let mut operands = Vec::new();
+    for (u, r) in units.iter().zip(&reads) {
+        let slot = r.get("slot").value();
+        let mut pair = Vec::new();
+        for (k, field) in ["rs1", "rs2"].iter().enumerate() {
+            let port = 2 * operands.len() + k;
+            let reg = r.get(field).value();
+            m.connect(&bank.port(&format!("r{port}_reg")), &reg.zext(6));
+            m.connect(&bank.port(&format!("r{port}_slot")), slot);
+            let read = bank.port(&format!("r{port}_data"));
+            let value = forward(&writes, &reg.zext(6), slot, &read);
+            let latch = m.reg(&format!("{u}_{field}"), 32, ResetValue::None);
+            m.connect(&latch, &value);
+            pair.push(latch);
+        }
+        operands.push(pair);
+    }
+    let mut results = Vec::new();
+    for (u, x) in sau_x.iter().enumerate() {
+        let o = &operands[u];
+        let out = sau(&mut m, p, u as u32, x, &lane, (&o[0], &o[1]))?;
+        for (name, v) in [
+            ("taken", &out.taken),
+            ("jump", &out.jump),
+            ("target", &out.target),
+        ] {
+            let port = m.output(&format!("sau{u}_{name}"), v.width());
+            m.connect(&port, v);
+        }
+        results.push(out.write);
+    }
+    results.push(slu(&mut m, p, &slu_x, &lane, &load_data));
+    memory_slot(&mut m, p, &mem_x, &lane, (&operands[2][0], &operands[2][1]));
+    for (i, (w, r)) in writes.iter().zip(&results).enumerate() {
+        for (wire, v) in [
+            (&w.en, &r.en),
+            (&w.reg, &r.reg),
+            (&w.slot, &r.slot),
+            (&w.data, &r.data),
+        ] {
+            m.connect(wire, v);
+        }
+        let t = m.io(&format!("w{i}"), Dir::Out, &write_trace(p));
+        m.connect(t.valid(), &r.en);
+        m.connect(t.bits().get("reg").value(), &r.reg);
+        m.connect(t.bits().get("slot").value(), &r.slot);
+        m.connect(t.bits().get("data").value(), &r.data);
+        m.connect(&bank.port(&format!("w{i}_en")), &r.en);
+        m.connect(&bank.port(&format!("w{i}_reg")), &r.reg);
+        m.connect(&bank.port(&format!("w{i}_slot")), &r.slot);
+        m.connect(&bank.port(&format!("w{i}_data")), &r.data);
+    }
+    m.finish()
+}
+
+/// `read`, or the value a write port writes to `reg` and `slot` in this cycle.
+fn forward(writes: &[Write], reg: &Value, slot: &Value, read: &Value) -> Value {
+    let cases: Vec<(Value, Value)> = writes
+        .iter()
+        .map(|w| (&(&w.en & &w.reg.eq(reg)) & &w.slot.eq(slot), w.data.clone()))
+        .collect();
+    priority_mux(&cases, read)
+}
+
+/// The memory slot of thread `slot * lanes + lane`: `mem_addr`, `mem_data`, `mem_bmask`,
+/// `mem_active` (in the mask), `mem_misaligned`.
+fn memory_slot(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    x: &hdl::Bundle,
+    lane: &Value,
+    (rs1, rs2): (&Value, &Value),
+) {
+    let (addr, misaligned) = sgu(x, rs1);
+    let (data, bytes) = ssu(&addr, x.get("size").value(), rs2);
+    let active = sau::active(p, x.get("mask").value(), x.get("slot").value(), lane);
+    for (name, v) in [
+        ("mem_addr", &addr),
+        ("mem_data", &data),
+        ("mem_bmask", &bytes),
+        ("mem_active", &active),
+        ("mem_misaligned", &misaligned),
+    ] {
+        let port = m.output(name, v.width());
+        m.connect(&port, v);
+    }
+}
+
+/// The SRF's initial values: `warp_start` clears its written bits; sp per slot from
+/// `sp0` and `sp_bytes`, `gp` and `tp`.
+fn warp_init(m: &mut ModuleBuilder, p: &FgsimtParams, lane: &Value, bank: &hdl::Inst) {
+    let warp_start = m.input("warp_start", 1);
+    let sp0 = m.input("sp0", 32);
+    let bytes = m.input("sp_bytes", 32);
+    let gp = m.input("gp", 32);
+    let tp = m.input("tp", 32);
+    m.connect(&bank.port("warp_start"), &warp_start);
+    m.connect(&bank.port("init_gp"), &gp);
+    m.connect(&bank.port("init_tp"), &tp);
+    let lane_sp = &sp0 - &bytes.mul(lane).slice(31, 0);
+    for c in 0..p.threads_per_lane() {
+        let k = bytes.konst(Bits::from_u64(32, (c * p.lanes) as u64));
+        let sp = &lane_sp - &bytes.mul(&k).slice(31, 0);
+        m.connect(&bank.port(&format!("init_sp{c}")), &sp);
+    }
+}

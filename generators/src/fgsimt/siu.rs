@@ -1,0 +1,584 @@
+//! The SIMT issue unit, integer baseline (seed 000, section 1.5 and Figure 3: "SIU";
+//! docs/fgsimt-engine.md, SIU): the SIQ of warp instructions, decode (the Rocket core's,
+//! `rocket/decode.rs`, at RV32 without F, plus `tidx`), a scoreboard over the x
+//! registers, in-order single issue to the SAU0, SAU1, memory (SGU + SSU) and SLU
+//! sequencers, and the SLWQ of loads waiting for their data.
+//!
+//! Timing: an instruction issued in cycle t is read by its unit's lanes in cycles
+//! t + 1 + c (slot c, `*_r`) and executed in t + 2 + c (`*_x`); a unit takes one every
+//! T = warp_size / lanes cycles. A producer of latency P (ALU and SLU 1, multiply
+//! `mul_latency`, divide `div_latency`) writes slot c in cycle t + 1 + P + c, so a
+//! consumer may issue at t' >= t + P and reads in the write's cycle through the lanes'
+//! forwarding. Per register, `wait` counts down the cycles until a consumer may issue;
+//! a load's `rd` stays `loading` until its writeback starts. A producer writes after
+//! the register's last producer (`wait` < P), so writes stay in program order, and a
+//! unit's write port serves one instruction's T writes at a time (`port_wait`).
+//! Simple operations go to SAU0 if free, else SAU1; multiplies to SAU0, divides to SAU1
+//! (whose dividers take a new divide after `div_latency` cycles).
+//!
+//! Memory instructions issue while the SMU has `space` (and loads while the SLWQ has
+//! room); their slots leave the lanes in the execute cycles. A load's writeback starts
+//! when the SMU's `load_ready` says every slot's data is in, the SLU idle: the SLU pops a
+//! slot a cycle (`pop`) and writes each the cycle after. Fences issue to no unit (the SMU
+//! keeps each thread's accesses in order). An illegal instruction (FP, CSR and system
+//! instructions, custom opcodes but `tidx`) waits until everything before it is done,
+//! then is reported (`illegal`); `stop` (a fault) ends issue.
+
+use crate::examples::queue::{queue, QueueParams};
+use crate::fgsimt::l1::op;
+use crate::fgsimt::lane::lane::r_uop;
+use crate::fgsimt::lane::sau::{b_sel, slot_bits, x_uop};
+use crate::fgsimt::lane::{sgu, slu};
+use crate::fgsimt::params::FgsimtParams;
+use crate::rocket::decode::decode;
+use hdl::helpers::{onehot_decode, onehot_mux, priority_mux};
+use hdl::{
+    cat, mux, Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value,
+};
+use std::rc::Rc;
+
+fn uint(name: &str, width: u32) -> hdl::Field {
+    Shape::field(name, Shape::UInt(width))
+}
+
+fn k(like: &Value, value: u64, width: u32) -> Value {
+    like.konst(Bits::from_u64(width, value))
+}
+
+fn is(v: &Value, value: u64) -> Value {
+    v.eq(&k(v, value, v.width()))
+}
+
+fn any(vs: &[Value]) -> Value {
+    vs[1..].iter().fold(vs[0].clone(), |a, b| &a | b)
+}
+
+/// The memory instruction in its execute stage, for the SMU slot and faults: `valid`,
+/// the L1 `op`, `last` (the last slot), `store` (faults as a store: stores, SC, AMOs),
+/// and the instruction's `pc` and `tid_base`.
+pub fn mem_info() -> Shape {
+    Shape::bundle(vec![
+        uint("valid", 1),
+        uint("op", op::BITS),
+        uint("last", 1),
+        uint("store", 1),
+        uint("pc", 32),
+        uint("tid_base", 32),
+    ])
+}
+
+/// An illegal instruction at the SIQ's head, everything older done: its `pc`, `insn`,
+/// `mask` and `tid_base`.
+pub fn illegal(warp_size: u32) -> Shape {
+    Shape::valid(Shape::bundle(vec![
+        uint("pc", 32),
+        uint("insn", 32),
+        uint("mask", warp_size),
+        uint("tid_base", 32),
+    ]))
+}
+
+/// The SIU's warp instruction at the SIQ's head, decoded.
+struct Decoded {
+    legal: Value,
+    fence: Value,
+    simple: Value,
+    mul: Value,
+    div: Value,
+    mem: Value,
+    /// Returns data through the SLWQ (loads, LR, SC, AMOs).
+    load: Value,
+    uses_rs1: Value,
+    uses_rs2: Value,
+    /// Writes a register other than x0.
+    writes: Value,
+    rs1: Value,
+    rs2: Value,
+    rd: Value,
+    /// The SAUs' micro-op fields (`lane::sau::x_uop`, but valid, slot and the unit's
+    /// long operation).
+    sau: Vec<(&'static str, Value)>,
+    /// The memory micro-op's fields (`sgu::x_uop` and `mem_info` but slot, valid, last).
+    mem_fields: Vec<(&'static str, Value)>,
+    /// The SLWQ entry's `funct3` (LW's for the AMOs).
+    load_funct3: Value,
+}
+
+/// The L1 op code of a memory instruction.
+fn mem_op(insn: &Value, store: &Value, lr: &Value, sc: &Value, amo: &Value) -> Value {
+    let f5 = insn.slice(31, 27);
+    let o = |v: u64| k(insn, v, op::BITS);
+    let amo_op = priority_mux(
+        &[
+            (is(&f5, 0x01), o(op::SWAP)),
+            (is(&f5, 0x00), o(op::ADD)),
+            (is(&f5, 0x04), o(op::XOR)),
+            (is(&f5, 0x0c), o(op::AND)),
+            (is(&f5, 0x08), o(op::OR)),
+            (is(&f5, 0x10), o(op::MIN)),
+            (is(&f5, 0x14), o(op::MAX)),
+            (is(&f5, 0x18), o(op::MINU)),
+        ],
+        &o(op::MAXU),
+    );
+    priority_mux(
+        &[
+            (store.clone(), o(op::STORE)),
+            (lr.clone(), o(op::LR)),
+            (sc.clone(), o(op::SC)),
+            (amo.clone(), amo_op),
+        ],
+        &o(op::LOAD),
+    )
+}
+
+/// Decodes `insn` of the warp instruction at `pc` of the warp at `tid_base`.
+fn decode_head(insn: &Value, pc: &Value, tid_base: &Value, mask: &Value) -> Decoded {
+    let c = decode(insn, false, 32, false);
+    let f3 = insn.slice(14, 12);
+    let (rs1, rs2, rd) = (insn.slice(19, 15), insn.slice(24, 20), insn.slice(11, 7));
+    let tidx = [
+        is(&insn.slice(6, 0), 0x0b),
+        is(&insn.slice(31, 25), 0),
+        is(&f3, 4),
+        is(&rs1, 0),
+        is(&rs2, 0),
+    ]
+    .iter()
+    .fold(k(insn, 1, 1), |a, b| &a & b);
+    let system = is(&insn.slice(6, 0), 0x73);
+    let legal = &(&c.legal & &!&system) | &tidx;
+    let fence = &c.fence | &c.fence_i;
+    let mem = c.memory();
+    let mul = &c.muldiv & &!&f3.bit(2);
+    let div = &c.muldiv & &f3.bit(2);
+    let simple = &(&legal & &!&any(&[fence.clone(), mem.clone(), c.muldiv.clone()])) | &tidx;
+    let amo_like = any(&[c.amo.clone(), c.lr.clone(), c.sc.clone()]);
+    let wxd = &c.wxd | &tidx;
+    let link = &c.jal | &c.jalr;
+    let b = |v: u64| k(insn, v, 2);
+    let b_sel = priority_mux(
+        &[
+            (link.clone(), b(b_sel::FOUR)),
+            (tidx.clone(), b(b_sel::INDEX)),
+            (c.b_imm.clone(), b(b_sel::IMM)),
+        ],
+        &b(b_sel::RS2),
+    );
+    let uniform = mux(&c.a_zero, &k(insn, 0, 32), &mux(&tidx, tid_base, pc));
+    let sau = vec![
+        ("mask", mask.clone()),
+        ("rd", rd.clone()),
+        ("fn", c.alu_fn.clone()),
+        (
+            "a_uniform",
+            any(&[c.a_pc.clone(), c.a_zero.clone(), link, tidx.clone()]),
+        ),
+        ("uniform", uniform),
+        ("b_sel", b_sel),
+        ("imm", c.imm.clone()),
+        ("wb", &simple & &wxd),
+        ("branch", c.branch.clone()),
+        ("jalr", c.jalr.clone()),
+        ("funct3", f3.clone()),
+    ];
+    let size = mux(&amo_like, &k(insn, 2, 2), &f3.slice(1, 0));
+    let mem_fields = vec![
+        ("mask", mask.clone()),
+        ("imm", mux(&amo_like, &k(insn, 0, 32), &c.imm)),
+        ("size", size),
+        ("op", mem_op(insn, &c.store, &c.lr, &c.sc, &c.amo)),
+        ("store", &(&c.store | &c.sc) | &c.amo),
+        ("pc", pc.clone()),
+        ("tid_base", tid_base.clone()),
+    ];
+    Decoded {
+        legal,
+        fence,
+        simple,
+        mul,
+        div,
+        load: &(&c.load | &amo_like) & &!&c.store,
+        mem,
+        uses_rs1: c.uses_rs1.clone(),
+        uses_rs2: c.uses_rs2.clone(),
+        writes: &wxd & &!&is(&rd, 0),
+        load_funct3: mux(&amo_like, &k(insn, 2, 3), &f3),
+        rs1,
+        rs2,
+        rd,
+        sau,
+        mem_fields,
+    }
+}
+
+/// A unit's sequencer stage: `valid`, the `slot` and the instruction's fields.
+struct Seq {
+    valid: Value,
+    slot: Value,
+    fields: Vec<(&'static str, Value)>,
+}
+
+impl Seq {
+    fn field(&self, name: &str) -> &Value {
+        match name {
+            "valid" => &self.valid,
+            "slot" => &self.slot,
+            _ => {
+                let found = self.fields.iter().find(|(n, _)| *n == name);
+                &found.unwrap_or_else(|| panic!("no field {name}")).1
+            }
+        }
+    }
+
+    /// In its last slot (or idle): the unit takes an instruction for the next cycle.
+    fn free(&self, p: &FgsimtParams) -> Value {
+        let last = is(&self.slot, p.threads_per_lane() as u64 - 1);
+        !&self.valid | &last
+    }
+
+    /// Drives every field of the record `b` from the field of that name.
+    fn drive(&self, m: &mut ModuleBuilder, b: &Bundle) {
+        let Bundle::Fields(fields) = b else {
+            panic!("a micro-op is a record")
+        };
+        for (name, _, dst) in fields {
+            m.connect(dst.value(), self.field(name));
+        }
+    }
+}
+
+/// The read stage of unit `name`: loads `fields` when `issue`, then steps through the
+/// T slots.
+fn sequencer(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    name: &str,
+    issue: &Value,
+    fields: &[(&'static str, Value)],
+) -> Seq {
+    let valid = m.reg(&format!("{name}_valid"), 1, false);
+    let slot = m.reg(&format!("{name}_slot"), slot_bits(p), 0u64);
+    let last = is(&slot, p.threads_per_lane() as u64 - 1);
+    let one = k(&valid, 1, 1);
+    m.when(issue, |m| {
+        m.connect(&valid, &one);
+        m.connect(&slot, &k(&slot, 0, slot.width()));
+    })
+    .elsewhen(&valid, |m| {
+        m.connect(&slot, &(&slot + &k(&slot, 1, slot.width())));
+        m.when(&last, |m| m.connect(&valid, &!&one));
+    });
+    let fields = fields
+        .iter()
+        .map(|(n, v)| {
+            let r = m.reg_en(&format!("{name}_{n}"), v.width(), ResetValue::None, issue);
+            m.connect(&r, v);
+            (*n, r)
+        })
+        .collect();
+    Seq {
+        valid,
+        slot,
+        fields,
+    }
+}
+
+/// `s` one cycle later (the execute stage), without the fields only read (`rs1`, `rs2`).
+fn later(m: &mut ModuleBuilder, name: &str, s: &Seq) -> Seq {
+    let valid = m.reg(&format!("{name}_ex_valid"), 1, false);
+    m.connect(&valid, &s.valid);
+    let mut delay = |n: &str, v: &Value| {
+        let r = m.reg(&format!("{name}_ex_{n}"), v.width(), ResetValue::None);
+        m.connect(&r, v);
+        r
+    };
+    let slot = delay("slot", &s.slot);
+    let fields = s
+        .fields
+        .iter()
+        .filter(|(n, _)| !["rs1", "rs2"].contains(n))
+        .map(|(n, v)| (*n, delay(n, v)))
+        .collect();
+    Seq {
+        valid,
+        slot,
+        fields,
+    }
+}
+
+/// A down-counter loaded with `load` when `set`, else decremented to zero; 7 bits hold
+/// every latency and occupancy (at most 34 + 32).
+fn countdown(m: &mut ModuleBuilder, name: &str, set: &Value, load: &Value) -> Value {
+    let c = m.reg(name, 7, 0u64);
+    let zero = is(&c, 0);
+    let next = mux(&zero, &c, &(&c - &k(&c, 1, 7)));
+    m.connect(&c, &mux(set, load, &next));
+    c
+}
+
+/// Per x register: cycles until a consumer may issue (`wait`), and whether a load's
+/// writeback is still to start (`loading`); x0 is never busy.
+struct Board {
+    wait: Vec<Value>,
+    loading: Value,
+}
+
+impl Board {
+    fn wait_of(&self, reg: &Value) -> Value {
+        onehot_mux(&onehot_decode(reg, 32), &self.wait)
+    }
+
+    fn loading_of(&self, reg: &Value) -> Value {
+        self.loading.dshr(reg).bit(0)
+    }
+
+    fn ready(&self, reg: &Value) -> Value {
+        &is(&self.wait_of(reg), 0) & &!&self.loading_of(reg)
+    }
+}
+
+/// The scoreboard: an issue writing `rd` (`set`) with latency `latency` (a load: none,
+/// `loading` instead); a load writeback of `slu_rd` starting (`slu_start`).
+fn scoreboard(
+    m: &mut ModuleBuilder,
+    (set, rd, latency, load): (&Value, &Value, &Value, &Value),
+    (slu_start, slu_rd): (&Value, &Value),
+) -> Board {
+    let zero7 = k(rd, 0, 7);
+    let mut wait = vec![zero7.clone()];
+    let mut loading = vec![k(rd, 0, 1)];
+    let waited = mux(load, &zero7, &(latency - &k(rd, 1, 7)));
+    for r in 1..32u64 {
+        let hit = set & &is(rd, r);
+        wait.push(countdown(m, &format!("wait{r}"), &hit, &waited));
+        let l = m.reg(&format!("loading{r}"), 1, false);
+        m.when(&hit, |m| m.connect(&l, load))
+            .elsewhen(&(slu_start & &is(slu_rd, r)), |m| {
+                m.connect(&l, &k(rd, 0, 1))
+            });
+        loading.push(l);
+    }
+    let loading = cat(&loading.iter().rev().collect::<Vec<_>>());
+    Board { wait, loading }
+}
+
+/// The issue decisions for the head `d` (valid `head`): to SAU0, SAU1, the memory unit,
+/// or none (a fence); the latency of the SAU issue.
+struct Issue {
+    sau: [Value; 2],
+    mem: Value,
+    fence: Value,
+    latency: Value,
+}
+
+/// The units' state the issue looks at.
+struct Busy<'a> {
+    sau: [&'a Seq; 2],
+    mem: &'a Seq,
+    port_wait: [&'a Value; 2],
+    div_wait: &'a Value,
+    /// The SMU has space and the SLWQ has room.
+    space: Value,
+    slwq_room: Value,
+}
+
+fn issue(p: &FgsimtParams, head: &Value, d: &Decoded, b: &Board, u: &Busy) -> Issue {
+    let lat = |v: u32| k(head, v as u64, 7);
+    let (pm, pd) = (p.mul_latency, p.div_latency());
+    let src = &(&!&d.uses_rs1 | &b.ready(&d.rs1)) & &(&!&d.uses_rs2 | &b.ready(&d.rs2));
+    let ok = head & &src;
+    let (wait_rd, loading_rd) = (b.wait_of(&d.rd), b.loading_of(&d.rd));
+    // A producer of latency P writes after the register's previous producer.
+    let waw = |pl: u32| &!&d.writes | &(&!&loading_rd & &wait_rd.lt(&lat(pl)));
+    let port = |i: usize, pl: u32| &u.sau[i].free(p) & &u.port_wait[i].le(&lat(pl + 1));
+    let simple = &(&ok & &d.simple) & &waw(1);
+    let sau0 = &(&simple & &port(0, 1)) | &(&(&ok & &d.mul) & &(&waw(pm) & &port(0, pm)));
+    let div = &(&ok & &d.div) & &(&waw(pd) & &port(1, pd));
+    let sau1 = &(&(&simple & &!&port(0, 1)) & &port(1, 1)) | &(&div & &is(u.div_wait, 0));
+    let load_ok = &!&d.load | &(&u.slwq_room & &(&!&d.writes | &b.ready(&d.rd)));
+    let mem = &(&(&ok & &d.mem) & &(&u.mem.free(p) & &u.space)) & &load_ok;
+    let latency = mux(&d.mul, &lat(pm), &mux(&d.div, &lat(pd), &lat(1)));
+    Issue {
+        sau: [sau0, sau1],
+        mem,
+        fence: head & &d.fence,
+        latency,
+    }
+}
+
+/// The SIU (`FgsimtSiu`). Ports: `inst` (`bundles::warp_inst`); to every lane
+/// `sau<u>_r`, `sau<u>_x`, `mem_r`, `mem_x`, `slu_x` (the micro-ops of `lane/`); to the
+/// SMU side `mem_info`, `space` in, `load_ready` in, `pop` out; `illegal`, `stop` in,
+/// `idle` out.
+pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("FgsimtSiu");
+    let w = p.warp_size;
+    let inst = m.io("inst", Dir::In, &crate::fgsimt::bundles::warp_inst(w));
+    let space = m.input("space", 1);
+    let load_ready = m.input("load_ready", 1);
+    let stop = m.input("stop", 1);
+    let siq = m.instance("siq", &fifo(p, p.siq_depth, 96 + w)?);
+    let f = |n: &str| inst.bits().get(n).value().clone();
+    m.connect(&siq.port("enq_valid"), inst.valid());
+    let packed = cat(&[&f("tid_base"), &f("mask"), &f("insn"), &f("pc")]);
+    m.connect(&siq.port("enq_bits"), &packed);
+    m.connect(inst.ready(), &siq.port("enq_ready"));
+    let head = siq.port("deq_bits");
+    let (pc, insn) = (head.slice(31, 0), head.slice(63, 32));
+    let (mask, tid_base) = (head.slice(63 + w, 64), head.slice(95 + w, 64 + w));
+    let d = decode_head(&insn, &pc, &tid_base, &mask);
+    let head_valid = &siq.port("deq_valid") & &!&stop;
+    let go: Vec<Value> = ["sau0", "sau1", "mem"]
+        .iter()
+        .map(|n| m.wire(&format!("issue_{n}"), 1))
+        .collect();
+    let regs = [("rs1", d.rs1.clone()), ("rs2", d.rs2.clone())];
+    let seqs: Vec<Seq> = (0..2)
+        .map(|u| {
+            let long = [("mul", &d.mul), ("div", &d.div)][u];
+            let mut fields = regs.to_vec();
+            fields.extend(d.sau.iter().cloned());
+            fields.push((long.0, long.1.clone()));
+            sequencer(&mut m, p, &format!("sau{u}"), &go[u], &fields)
+        })
+        .collect();
+    let mut mem_fields = regs.to_vec();
+    mem_fields.extend(d.mem_fields.iter().cloned());
+    let mem = sequencer(&mut m, p, "mem", &go[2], &mem_fields);
+    let latency = m.wire("issue_latency", 7);
+    let t = p.threads_per_lane();
+    let port_wait: Vec<Value> = (0..2)
+        .map(|u| {
+            let load = &latency + &k(&latency, t as u64, 7);
+            countdown(&mut m, &format!("port_wait{u}"), &go[u], &load)
+        })
+        .collect();
+    let div_start = &go[1] & &d.div;
+    let div_wait = countdown(
+        &mut m,
+        "div_wait",
+        &div_start,
+        &k(&latency, p.div_latency() as u64 - 1, 7),
+    );
+    let slwq = m.instance("slwq", &fifo(p, p.slwq_depth, 8 + w)?);
+    m.connect(&slwq.port("enq_valid"), &(&go[2] & &d.load));
+    m.connect(
+        &slwq.port("enq_bits"),
+        &cat(&[&mask, &d.load_funct3, &d.rd]),
+    );
+    let (slu, slu_start) = load_writeback(&mut m, p, &slwq, &load_ready);
+    let set = &(&any(&go) & &d.writes) & &!&d.fence;
+    let entry = slwq.port("deq_bits");
+    let board = scoreboard(
+        &mut m,
+        (&set, &d.rd, &latency, &go[2]),
+        (&slu_start, &entry.slice(4, 0)),
+    );
+    let busy = Busy {
+        sau: [&seqs[0], &seqs[1]],
+        mem: &mem,
+        port_wait: [&port_wait[0], &port_wait[1]],
+        div_wait: &div_wait,
+        space: space.clone(),
+        slwq_room: slwq.port("enq_ready"),
+    };
+    let is_ = issue(p, &head_valid, &d, &board, &busy);
+    for (g, v) in go.iter().zip([&is_.sau[0], &is_.sau[1], &is_.mem]) {
+        m.connect(g, v);
+    }
+    m.connect(&latency, &is_.latency);
+    let deq = any(&[
+        is_.sau[0].clone(),
+        is_.sau[1].clone(),
+        is_.mem.clone(),
+        is_.fence,
+    ]);
+    m.connect(&siq.port("deq_ready"), &deq);
+    for (u, s) in seqs.iter().enumerate() {
+        let r = m.io(&format!("sau{u}_r"), Dir::Out, &r_uop(p));
+        s.drive(&mut m, &r);
+        let x = m.io(&format!("sau{u}_x"), Dir::Out, &x_uop(p, u as u32));
+        later(&mut m, &format!("sau{u}"), s).drive(&mut m, &x);
+    }
+    let mem_x = later(&mut m, "mem", &mem);
+    let quiet = any(&[
+        mem.valid.clone(),
+        mem_x.valid.clone(),
+        slu.valid.clone(),
+        !&is(&slwq.port("count"), 0),
+        !&is(&port_wait[0], 0),
+        !&is(&port_wait[1], 0),
+    ]);
+    let quiet = !&quiet;
+    memory_outputs(&mut m, p, &mem, &mem_x);
+    let ill = m.io("illegal", Dir::Out, &illegal(w));
+    m.connect(ill.valid(), &(&(&head_valid & &!&d.legal) & &quiet));
+    for (n, v) in [
+        ("pc", &pc),
+        ("insn", &insn),
+        ("mask", &mask),
+        ("tid_base", &tid_base),
+    ] {
+        m.connect(ill.bits().get(n).value(), v);
+    }
+    let idle = m.output("idle", 1);
+    m.connect(&idle, &(&quiet & &is(&siq.port("count"), 0)));
+    m.finish()
+}
+
+/// A queue of `depth` entries of `width` bits (pipelined: a full queue takes an entry in
+/// a cycle one leaves).
+fn fifo(p: &FgsimtParams, depth: u32, width: u32) -> Result<Rc<Module>, HdlErrors> {
+    queue(&QueueParams {
+        depth,
+        width,
+        flow: false,
+        pipe: true,
+        sram_threshold_bits: p.sram_threshold_bits,
+    })
+}
+
+/// The SLU's sequencer: starts on the SLWQ's head once the SMU has its data and the SLU
+/// is idle; `pop` in its read cycles, `slu_x` one cycle later. Returns the sequencer
+/// and its start.
+fn load_writeback(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    slwq: &hdl::Inst,
+    ready: &Value,
+) -> (Seq, Value) {
+    let w = p.warp_size;
+    let entry = slwq.port("deq_bits");
+    let idle = m.wire("slu_idle", 1);
+    let start = &(&slwq.port("deq_valid") & ready) & &idle;
+    m.connect(&slwq.port("deq_ready"), &start);
+    let fields = [
+        ("rd", entry.slice(4, 0)),
+        ("funct3", entry.slice(7, 5)),
+        ("mask", entry.slice(7 + w, 8)),
+    ];
+    let slu = sequencer(m, p, "slu", &start, &fields);
+    m.connect(&idle, &!&slu.valid);
+    let pop = m.output("pop", 1);
+    m.connect(&pop, &slu.valid);
+    let slu_x = later(m, "slu", &slu);
+    let x = m.io("slu_x", Dir::Out, &slu::x_uop(p));
+    slu_x.drive(m, &x);
+    let busy = &slu.valid | &slu_x.valid;
+    (Seq { valid: busy, ..slu }, start)
+}
+
+/// The memory unit's micro-ops: `mem_r`, `mem_x` and `mem_info`.
+fn memory_outputs(m: &mut ModuleBuilder, p: &FgsimtParams, mem: &Seq, x: &Seq) {
+    let r = m.io("mem_r", Dir::Out, &r_uop(p));
+    mem.drive(m, &r);
+    let xo = m.io("mem_x", Dir::Out, &sgu::x_uop(p));
+    x.drive(m, &xo);
+    let info = m.io("mem_info", Dir::Out, &mem_info());
+    let last = is(&x.slot, p.threads_per_lane() as u64 - 1);
+    for n in ["valid", "op", "store", "pc", "tid_base"] {
+        m.connect(info.get(n).value(), x.field(n));
+    }
+    m.connect(info.get("last").value(), &last);
+}
