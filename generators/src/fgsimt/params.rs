@@ -41,6 +41,10 @@ pub struct FgsimtParams {
     pub uncached_size: u64,
     /// Arrays above this many bits are SRAM macros where a macro serves their ports.
     pub sram_threshold_bits: u64,
+    /// Each lane's SMRQ holds this many warp instructions (each `threads_per_lane` entries).
+    pub smrq_insts: u32,
+    /// The SLDQs hold the data of this many load warp instructions.
+    pub sldq_loads: u32,
 }
 
 impl Default for FgsimtParams {
@@ -56,6 +60,8 @@ impl Default for FgsimtParams {
             uncached_base: 0x8000_0000,
             uncached_size: 0x1000,
             sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
+            smrq_insts: 2,
+            sldq_loads: 2,
         }
     }
 }
@@ -101,6 +107,20 @@ pub fn params() -> Vec<Param> {
         )
         .hex(),
         crate::memory::threshold_param(),
+        Param::int(
+            "smrq_insts",
+            1,
+            8,
+            "SMRQ depth in warp instructions (each warp_size / lanes entries a lane)",
+        )
+        .pow2(),
+        Param::int(
+            "sldq_loads",
+            1,
+            8,
+            "SLDQ depth in load warp instructions (each warp_size / lanes words a lane)",
+        )
+        .pow2(),
     ]
 }
 
