@@ -12,14 +12,16 @@
 //! the uncached path and flush; the D$ and I$ are lint clean at the default and small
 //! shapes.
 
+mod l1_rig;
 mod lint_rig;
 use generators::fgsimt::l1::{self, op};
 use generators::fgsimt::params::{DcacheParams, FgsimtParams};
 use hdl::{Bits, Design};
+use l1_rig::Stress;
 use std::collections::{BTreeMap, VecDeque};
 use verification::fgsimt::l1::L1Model;
 use verification::rng::Rng;
-use verification::tb::memory::{MemConfig, MemPort, MemoryModel, SparseMemory};
+use verification::tb::memory::{MemConfig, MemPort, MemoryModel};
 use verification::verilator::{Model, Options};
 
 const TAG_BITS: u32 = 8;
@@ -51,15 +53,6 @@ enum Want {
     Word(u32),
     Line([u8; 32]),
     Any,
-}
-
-/// Memory timing of a run.
-#[derive(Clone, Copy, Debug)]
-struct Stress {
-    latency: u32,
-    jitter: u32,
-    stall_percent: u32,
-    gap_percent: u64,
 }
 
 /// A run: the design, memory, reference and per-port bookkeeping.
@@ -115,28 +108,7 @@ fn line_bytes(bits: &Bits) -> [u8; 32] {
 impl Tb {
     fn new(p: &DcacheParams, s: Stress, seed: u64) -> Tb {
         let mut dut = model_of(p);
-        let ports: Vec<MemPort> = (0..p.banks)
-            .map(|b| MemPort {
-                resp_ready: None,
-                ..MemPort::decoupled(&format!("b{b}_mem"), false)
-            })
-            .chain(std::iter::once(MemPort {
-                resp_ready: None,
-                ..MemPort::decoupled_with_amo("io_mem", true)
-            }))
-            .collect();
-        let config = MemConfig {
-            data_bytes: 32,
-            latency: s.latency,
-            jitter: s.jitter,
-            out_of_order: false,
-            stall_percent: s.stall_percent,
-            max_outstanding: 4,
-            seed,
-            ..MemConfig::default()
-        };
-        let mut mem = MemoryModel::new(config, ports).unwrap();
-        mem.set_port_bytes(p.banks as usize, 4).unwrap();
+        let mut mem = l1_rig::memory(p, s, seed);
         let mut rng = Rng::new(seed);
         let span = (ALIASES as usize + 1) * p.bytes as usize;
         let image: Vec<u8> = (0..span).map(|_| rng.next_u64() as u8).collect();
@@ -409,23 +381,8 @@ impl Tb {
         self.dut.poke_u64("flush", 0).unwrap();
         self.cycle();
         let span = (ALIASES + 1) * self.p.bytes as u64;
-        compare(self.mem.memory(), &self.refm.mem, REGION, span);
-        compare(self.mem.memory(), &self.refm.mem, self.p.uncached_base, 64);
-    }
-}
-
-fn compare(got: &SparseMemory, want: &SparseMemory, base: u64, len: u64) {
-    let mut g = vec![0u8; len as usize];
-    let mut w = g.clone();
-    got.read(base, &mut g);
-    want.read(base, &mut w);
-    if let Some(i) = (0..g.len()).find(|&i| g[i] != w[i]) {
-        panic!(
-            "memory differs first at {:#x}: {:#x} != {:#x}",
-            base + i as u64,
-            g[i],
-            w[i]
-        );
+        l1_rig::compare(self.mem.memory(), &self.refm.mem, REGION, span);
+        l1_rig::compare(self.mem.memory(), &self.refm.mem, self.p.uncached_base, 64);
     }
 }
 

@@ -5,6 +5,7 @@
 //!   `affine_alu.rs` (the affine ALU and stride unit).
 //! - `lane/`: a SIMT lane: `srf.rs` (its SRF bank).
 //! - `l1/`: the L1 I$ and the banked D$ with its narrow/wide port crossbar (section 1.7).
+//! - `smu/`: the SIMT memory unit: SMRQs, coalescer, SMRRQs, SLDQs (section 1.5).
 
 pub mod bundles;
 pub mod cp;
@@ -13,3 +14,4 @@ pub mod l1;
 pub mod lane;
 pub mod params;
 pub mod siu;
+pub mod smu;

@@ -50,6 +50,10 @@ pub struct FgsimtParams {
     pub mul_latency: u32,
     /// Quotient bits per cycle of SAU1's iterative dividers (one per thread slot).
     pub div_bits_per_cycle: u32,
+    /// Each lane's SMRQ holds this many warp instructions (each `threads_per_lane` entries).
+    pub smrq_insts: u32,
+    /// The SLDQs hold the data of this many load warp instructions.
+    pub sldq_loads: u32,
 }
 
 impl Default for FgsimtParams {
@@ -69,6 +73,8 @@ impl Default for FgsimtParams {
             slwq_depth: 4,
             mul_latency: 3,
             div_bits_per_cycle: 2,
+            smrq_insts: 2,
+            sldq_loads: 2,
         }
     }
 }
@@ -132,6 +138,20 @@ pub fn params() -> Vec<Param> {
             1,
             32,
             "quotient bits per cycle of SAU1's dividers (32 / this + 2 cycles to a consumer)",
+        )
+        .pow2(),
+        Param::int(
+            "smrq_insts",
+            1,
+            8,
+            "SMRQ depth in warp instructions (each warp_size / lanes entries a lane)",
+        )
+        .pow2(),
+        Param::int(
+            "sldq_loads",
+            1,
+            8,
+            "SLDQ depth in load warp instructions (each warp_size / lanes words a lane)",
         )
         .pow2(),
     ]

@@ -1,0 +1,107 @@
+//! The coalescer (seed 000, section 1.5: "requests to the same address or consecutive
+//! addresses across lanes can be coalesced into a single wide access ... only when cache
+//! line aligned"; docs/fgsimt-engine.md, "SMU"): only across the lanes of one thread
+//! group (slot), never across slots or warps.
+//!
+//! A slot is wide when its op is a plain load or store, at least one lane is active, every
+//! active lane's address lies in the line of the lowest active lane's, and that line is
+//! outside the uncached region (the D$ serves wide accesses from its banks only). The
+//! decision is taken as the slot enters the SMRQs (`classify`); the request goes when
+//! every lane's SMRQ head is the slot (`wide_port`): the line of the lowest active lane,
+//! and for a store each active lane's data and byte mask at its word (where two lanes
+//! write one byte, the higher lane's, the later thread's, is kept).
+
+use super::smrq::Smrq;
+use super::{all, cat_low_first, k};
+use crate::fgsimt::l1::{op, OFFSET_BITS};
+use crate::fgsimt::params::{FgsimtParams, LINE_BYTES};
+use hdl::helpers::priority_mux;
+use hdl::{Bundle, ModuleBuilder, Value};
+
+/// The line address (`addr` without its offset bits) of the lowest active lane's.
+fn lowest_line(active: &[Value], addrs: &[Value]) -> Value {
+    let lines: Vec<Value> = addrs.iter().map(|a| a.slice(31, OFFSET_BITS)).collect();
+    let cases: Vec<(Value, Value)> = active.iter().cloned().zip(lines.clone()).collect();
+    priority_mux(&cases, &lines[0])
+}
+
+/// The line at `line` (an address without its offset bits) lies outside the uncached
+/// region.
+fn cacheable(p: &FgsimtParams, line: &Value) -> Value {
+    if p.uncached_size == 0 {
+        return k(line, 1, 1);
+    }
+    let start = line.zext(34).shl(OFFSET_BITS);
+    let c = |v: u64| k(&start, v, 34);
+    let end = &start + &c(LINE_BYTES as u64);
+    let base = c(p.uncached_base);
+    &end.le(&base) | &start.ge(&(&base + &c(p.uncached_size)))
+}
+
+/// Whether the incoming `slot` (`bundles::mem_slot`) goes as one wide request.
+pub fn classify(p: &FgsimtParams, slot: &Bundle) -> Value {
+    let bits = slot.bits();
+    let opv = bits.get("op").value();
+    let active_v = bits.get("active").value();
+    let active: Vec<Value> = (0..p.lanes).map(|l| active_v.bit(l)).collect();
+    let addrs: Vec<Value> = (0..p.lanes as usize)
+        .map(|l| bits.get("lane").index(l).get("addr").value().clone())
+        .collect();
+    let line = lowest_line(&active, &addrs);
+    let same: Vec<Value> = active
+        .iter()
+        .zip(&addrs)
+        .map(|(a, addr)| &!a | &addr.slice(31, OFFSET_BITS).eq(&line))
+        .collect();
+    let plain = opv.le(&k(opv, op::STORE, op::BITS));
+    let some = active_v.or_r();
+    &(&(&plain & &some) & &all(&same)) & &cacheable(p, &line)
+}
+
+/// Drives the wide request from the SMRQ heads; returns its acceptance.
+pub fn wide_port(m: &mut ModuleBuilder, queues: &[Smrq], req: &Bundle) -> Value {
+    let heads: Vec<Value> = queues.iter().map(Smrq::wide_head).collect();
+    let go = all(&heads);
+    m.connect(req.valid(), &go);
+    let field = |n: &str| -> Vec<Value> { queues.iter().map(|q| q.fifo.head(n)).collect() };
+    let (active, addrs) = (field("active"), field("addr"));
+    let line = lowest_line(&active, &addrs);
+    let bits = req.bits();
+    let addr = bits.get("addr").value();
+    m.connect(addr, &line.cat(&k(&line, 0, OFFSET_BITS)));
+    let opv = queues[0].fifo.head("op");
+    m.connect(
+        bits.get("write").value(),
+        &opv.eq(&k(&opv, op::STORE, op::BITS)),
+    );
+    let (data, mask) = merge(&active, &addrs, &field("data"), &field("mask"));
+    m.connect(bits.get("data").value(), &data);
+    m.connect(bits.get("mask").value(), &mask);
+    let tag = bits.get("tag").value();
+    m.connect(tag, &k(&go, 0, tag.width()));
+    &go & req.ready()
+}
+
+/// The line's data and byte mask from each active lane's word: lane by lane, a lane's
+/// bytes replace the lower lanes' at the same place.
+fn merge(active: &[Value], addrs: &[Value], data: &[Value], mask: &[Value]) -> (Value, Value) {
+    let words = LINE_BYTES / 4;
+    let mut line_data = Vec::new();
+    let mut line_mask = Vec::new();
+    for w in 0..words {
+        let mut d = k(&data[0], 0, 32);
+        let mut be = k(&mask[0], 0, 4);
+        for l in 0..active.len() {
+            let word = addrs[l].slice(OFFSET_BITS - 1, 2);
+            let here = &active[l] & &word.eq(&k(&word, w as u64, OFFSET_BITS - 2));
+            let mine = &here.repeat(4) & &mask[l];
+            let bytes: Vec<Value> = (0..4).map(|b| mine.bit(b).repeat(8)).collect();
+            let keep = cat_low_first(&bytes);
+            d = &(&d & &!&keep) | &(&data[l] & &keep);
+            be = &be | &mine;
+        }
+        line_data.push(d);
+        line_mask.push(be);
+    }
+    (cat_low_first(&line_data), cat_low_first(&line_mask))
+}

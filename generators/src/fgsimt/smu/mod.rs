@@ -1,0 +1,267 @@
+//! `FgsimtSmu`: the SIMT memory unit (seed 000, section 1.5 and Figure 3: "SMRQ / SLDQ /
+//! SMRRQ", and the in-flight counter of the end-of-kernel fence; docs/fgsimt-engine.md,
+//! "SMU" and "Interfaces"). Blocks, one file each:
+//! - `smrq.rs`: each lane's SMRQ, the lane's thread-group slots in program order (depth
+//!   `smrq_insts` warp instructions); inactive lanes' entries hold their place.
+//! - `coalesce.rs`: a slot whose op is a plain load or store and whose active lanes'
+//!   addresses lie in one cacheable 32-byte line is marked wide as it enters the SMRQs;
+//!   it goes as ONE wide request (merged store data and byte mask) once every lane's
+//!   SMRQ head is that slot. Other slots go on each active lane's narrow port, each lane
+//!   at its own pace; inactive lanes' entries are dropped without an access.
+//! - `smrrq.rs`: per D$ port (each narrow port and the wide one), the requests in flight
+//!   in request order with the SLDQ entry and byte offsets their data go to (the L1
+//!   answers a port in request order), so load data land in program order although the
+//!   narrow and wide ports answer independently. The SMRRQs' occupancy is the in-flight
+//!   count of the fence.
+//! - `sldq.rs`: the lanes' SLDQs, an entry of `threads_per_lane` words per lane for each
+//!   load warp instruction (loads, LR, SC, AMOs), reserved as its slots arrive.
+//!
+//! Ordering (docs "Ordering"): each lane's accesses leave its SMRQ in program order, so a
+//! thread's do; a wide request leaves only when every lane's SMRQ head is its slot, so
+//! after every narrow request before it was accepted, and a narrow request after it
+//! only once it was accepted; the D$ performs a bank's accepted requests in order.
+//!
+//! Ports: `slot` (in, `bundles::mem_slot`), `space` (out: every lane's SMRQ and SLDQ take
+//! a whole warp instruction more, beyond the rest of one being received), `load`
+//! (`bundles::load_data`), `n<l>_req`/`n<l>_resp` per lane and `w_req`/`w_resp` (the
+//! L1's narrow and wide ports with `bundles::MEM_TAG_BITS`; the tag is 0: a port's
+//! responses come in request order), `idle` (no slot being received, SMRQs empty,
+//! nothing in flight: the kernel fence) and Table 3's counters `stat_wide`,
+//! `stat_narrow` (accesses issued) and `stat_bytes` (the bytes the threads' accesses
+//! ask for: 1 << size for each active thread served; at most 32 a cycle with 8 lanes).
+
+mod coalesce;
+mod sldq;
+mod smrq;
+mod smrrq;
+
+use super::bundles::{load_data, mem_slot, MEM_TAG_BITS};
+use super::l1::{narrow_request, narrow_response, op, wide_request, wide_response};
+use super::params::FgsimtParams;
+use crate::examples::queue::{queue, QueueParams};
+use hdl::helpers::popcount;
+use hdl::ir::addr_width;
+use hdl::{cat, mux, Bits, Bundle, Dir, HdlErrors, Inst, Module, ModuleBuilder, Value};
+use std::rc::Rc;
+
+/// The constant `v` of `w` bits, made next to `anchor`.
+pub(crate) fn k(anchor: &Value, v: u64, w: u32) -> Value {
+    anchor.konst(Bits::from_u64(w, v))
+}
+
+/// `v + 1`, back to 0 after `n - 1`.
+pub(crate) fn next_mod(v: &Value, n: u32) -> Value {
+    let w = v.width();
+    mux(
+        &v.eq(&k(v, n as u64 - 1, w)),
+        &k(v, 0, w),
+        &(v + &k(v, 1, w)),
+    )
+}
+
+/// The AND of `vs` (at least one).
+pub(crate) fn all(vs: &[Value]) -> Value {
+    vs[1..].iter().fold(vs[0].clone(), |a, b| &a & b)
+}
+
+/// `vs` as one value, `vs[0]` in the low bits.
+pub(crate) fn cat_low_first(vs: &[Value]) -> Value {
+    let refs: Vec<&Value> = vs.iter().rev().collect();
+    cat(&refs)
+}
+
+/// Named fields packed low first into one queue entry.
+pub(crate) struct Layout(pub Vec<(&'static str, u32)>);
+
+impl Layout {
+    pub fn width(&self) -> u32 {
+        self.0.iter().map(|f| f.1).sum()
+    }
+
+    /// `values` in the layout's order, as one word.
+    pub fn pack(&self, values: &[Value]) -> Value {
+        assert_eq!(values.len(), self.0.len(), "one value a field");
+        cat_low_first(values)
+    }
+
+    /// Field `name` of `word`.
+    pub fn get(&self, word: &Value, name: &str) -> Value {
+        let mut lo = 0;
+        for &(n, w) in &self.0 {
+            if n == name {
+                return word.slice(lo + w - 1, lo);
+            }
+            lo += w;
+        }
+        panic!("no field {name}")
+    }
+}
+
+/// A FIFO instance (the `examples::queue` generator) of `layout` entries.
+pub(crate) struct Fifo {
+    inst: Inst,
+    layout: Layout,
+}
+
+impl Fifo {
+    pub fn new(
+        m: &mut ModuleBuilder,
+        p: &FgsimtParams,
+        name: &str,
+        depth: u32,
+        layout: Layout,
+    ) -> Result<Fifo, HdlErrors> {
+        let module = queue(&QueueParams {
+            depth,
+            width: layout.width(),
+            sram_threshold_bits: p.sram_threshold_bits,
+            ..QueueParams::default()
+        })?;
+        Ok(Fifo {
+            inst: m.instance(name, &module),
+            layout,
+        })
+    }
+
+    /// Enqueues `values` (in layout order) when `valid`; the caller guarantees room.
+    pub fn push(&self, m: &mut ModuleBuilder, valid: &Value, values: &[Value]) {
+        m.connect(&self.inst.port("enq_valid"), valid);
+        m.connect(&self.inst.port("enq_bits"), &self.layout.pack(values));
+    }
+
+    /// Dequeues the head when `pop`.
+    pub fn pop(&self, m: &mut ModuleBuilder, pop: &Value) {
+        m.connect(&self.inst.port("deq_ready"), pop);
+    }
+
+    pub fn valid(&self) -> Value {
+        self.inst.port("deq_valid")
+    }
+
+    /// Field `name` of the head.
+    pub fn head(&self, name: &str) -> Value {
+        self.layout.get(&self.inst.port("deq_bits"), name)
+    }
+
+    pub fn count(&self) -> Value {
+        self.inst.port("count")
+    }
+
+    pub fn empty(&self) -> Value {
+        !&self.count().or_r()
+    }
+}
+
+/// The slot counter of the instruction being received.
+pub(crate) struct Receive {
+    /// The incoming slot's index within its warp instruction.
+    pub c: Value,
+    /// The incoming slot returns data (not a store).
+    pub load: Value,
+    /// An instruction has slots still to come, and it is a load.
+    pub partial: Value,
+    pub partial_load: Value,
+}
+
+fn receive(m: &mut ModuleBuilder, p: &FgsimtParams, slot: &Bundle) -> Receive {
+    let t = p.threads_per_lane();
+    let c = m.reg("rx_slot", addr_width(t as u64), 0u64);
+    let was_load = m.reg("rx_load", 1, false);
+    let bits = slot.bits();
+    let opv = bits.get("op").value();
+    let load = opv.ne(&k(opv, op::STORE, op::BITS));
+    let last = bits.get("last").value();
+    m.when(slot.valid(), |m| {
+        m.connect(&c, &mux(last, &k(&c, 0, c.width()), &next_mod(&c, t)));
+        m.connect(&was_load, &load);
+    });
+    let partial = c.or_r();
+    Receive {
+        partial_load: &partial & &was_load,
+        partial,
+        c,
+        load,
+    }
+}
+
+/// The SMU of `p` (module `FgsimtSmu`).
+pub fn smu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("FgsimtSmu");
+    let lanes = p.lanes as usize;
+    let slot = m.io("slot", Dir::In, &mem_slot(p.lanes));
+    let space = m.output("space", 1);
+    let load = m.io("load", Dir::Out, &load_data(p.lanes));
+    let nreq: Vec<Bundle> = (0..lanes)
+        .map(|l| {
+            m.io(
+                &format!("n{l}_req"),
+                Dir::Out,
+                &narrow_request(MEM_TAG_BITS),
+            )
+        })
+        .collect();
+    let nresp: Vec<Bundle> = (0..lanes)
+        .map(|l| {
+            m.io(
+                &format!("n{l}_resp"),
+                Dir::In,
+                &narrow_response(MEM_TAG_BITS),
+            )
+        })
+        .collect();
+    let wreq = m.io("w_req", Dir::Out, &wide_request(MEM_TAG_BITS));
+    let wresp = m.io("w_resp", Dir::In, &wide_response(MEM_TAG_BITS));
+    let idle = m.output("idle", 1);
+
+    let rx = receive(&mut m, p, &slot);
+    let mut ldq = sldq::Sldq::new(&mut m, p, &slot, &rx);
+    let wide = coalesce::classify(p, &slot);
+    let queues: Vec<smrq::Smrq> = (0..lanes)
+        .map(|l| smrq::Smrq::new(&mut m, p, l, &slot, (&rx, &ldq.tail, &wide)))
+        .collect::<Result<_, _>>()?;
+    let wide_fire = coalesce::wide_port(&mut m, &queues, &wreq);
+    let mut narrow_fires = Vec::new();
+    let mut inflight_empty = Vec::new();
+    for (l, q) in queues.iter().enumerate() {
+        let fire = q.narrow_port(&mut m, &nreq[l], &wide_fire);
+        let rq = smrrq::narrow(&mut m, p, l, (q, &fire), &nresp[l])?;
+        ldq.fill_narrow(&mut m, l, &rq, &nresp[l]);
+        inflight_empty.push(rq.empty());
+        narrow_fires.push(fire);
+    }
+    let wq = smrrq::wide(&mut m, p, (&queues, &wide_fire), &wresp)?;
+    ldq.fill_wide(&mut m, &wq, &wresp);
+    inflight_empty.push(wq.empty());
+    let ldq_room = ldq.finish(&mut m, &rx, &load);
+
+    let smrq_room: Vec<Value> = queues.iter().map(|q| q.room(p, &rx)).collect();
+    m.connect(&space, &(&all(&smrq_room) & &ldq_room));
+    let queues_empty: Vec<Value> = queues.iter().map(|q| q.fifo.empty()).collect();
+    let quiet = &(&all(&queues_empty) & &all(&inflight_empty)) & &!&rx.partial;
+    m.connect(&idle, &quiet);
+    counters(&mut m, &queues, &narrow_fires, &wide_fire);
+    m.finish()
+}
+
+/// Table 3's counters: wide and narrow accesses issued, bytes the threads asked for.
+fn counters(m: &mut ModuleBuilder, queues: &[smrq::Smrq], narrow: &[Value], wide: &Value) {
+    let count = |m: &mut ModuleBuilder, name: &str, add: &Value| {
+        let r = m.reg(&format!("{name}_count"), 32, 0u64);
+        m.connect(&r, &(&r + &add.zext(32)));
+        let o = m.output(name, 32);
+        m.connect(&o, &r);
+    };
+    count(m, "stat_wide", wide);
+    count(m, "stat_narrow", &popcount(&cat_low_first(narrow)));
+    let bytes = |size: &Value| k(size, 1, 32).dshl(size);
+    let zero = k(wide, 0, 32);
+    let mut total = zero.clone();
+    let mut wide_threads = zero.clone();
+    for (q, fire) in queues.iter().zip(narrow) {
+        total = &total + &mux(fire, &bytes(&q.fifo.head("size")), &zero);
+        wide_threads = &wide_threads + &q.fifo.head("active").zext(32);
+    }
+    let wide_bytes = wide_threads.dshl(&queues[0].fifo.head("size"));
+    total = &total + &mux(wide, &wide_bytes, &zero);
+    count(m, "stat_bytes", &total);
+}

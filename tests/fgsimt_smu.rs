@@ -1,0 +1,695 @@
+//! The FG-SIMT SMU (`generators::fgsimt::smu`, seed 000 section 1.5) under Verilator, in
+//! a test top with the real L1 D$ (`l1::dcache`, small so lines evict) served by the
+//! memory model, driven by random streams of memory warp instructions as the SIU issues
+//! them (a slot a cycle while `space`): loads and stores of every size, AMOs, LR/SC, random
+//! masks, and address patterns unit-stride, permuted within a line, same word, strided
+//! across lines, scattered, and mixed within one instruction, with random `pop`
+//! back-pressure. The reference is a per-thread memory: each thread writes only bytes it
+//! owns (AMO adds to shared counters aside, whose final sums are checked), so applying
+//! the instructions one after the other, thread by thread, gives every load's data; an
+//! SC's outcome is the design's (0 or 1) and is applied as it says. After a D$ flush the
+//! memory equals the reference. Every wide request is checked against the coalescing
+//! rule's prediction for each slot (its line, in program order), and the counters against
+//! the totals. The SMU is lint clean at lanes 1, 2, 8 and warp sizes 1 to 32.
+
+mod l1_rig;
+mod lint_rig;
+use generators::fgsimt::bundles::MEM_TAG_BITS;
+use generators::fgsimt::l1::{self, op};
+use generators::fgsimt::params::FgsimtParams;
+use generators::fgsimt::smu::smu;
+use hdl::{Design, Dir, Module, ModuleBuilder};
+use l1_rig::Stress;
+use std::collections::{BTreeSet, VecDeque};
+use std::rc::Rc;
+use verification::rng::Rng;
+use verification::tb::memory::{amo, MemoryModel, SparseMemory};
+use verification::verilator::{Model, Options};
+
+const REGION: u64 = 0x1000_0000;
+/// Never written: any thread reads any word.
+const RO: u64 = REGION;
+/// Thread t's words i * W + t (unit stride across a warp).
+const OWN: u64 = REGION + 0x1000;
+/// Thread t's words i * W + perm(t), perm reversing each group of 8 (one line).
+const PERM: u64 = REGION + 0x2000;
+/// Thread t's 64-byte block at t * 64 (strided across lines).
+const BLOCK: u64 = REGION + 0x3000;
+/// Thread t's bytes i * W + t (four threads a word).
+const BYTES: u64 = REGION + 0x4000;
+/// Thread t's halves i * W + t.
+const HALVES: u64 = REGION + 0x5000;
+/// AMO add counters, shared by every thread.
+const COUNTERS: u64 = REGION + 0x6000;
+const SPAN: u64 = 0x7000;
+const ROWS: u64 = 8;
+
+/// The SMU with a D$ of `p` (one narrow port a lane), every other port brought out; the
+/// D$'s `idle` as `dc_idle`, and the wide requests accepted as `w_fire`, `w_addr`.
+fn top(p: &FgsimtParams) -> Rc<Module> {
+    let s = smu(p).unwrap_or_else(|e| panic!("{e}"));
+    let dp = generators::fgsimt::params::DcacheParams {
+        narrow_ports: p.lanes,
+        ..p.dcache()
+    };
+    let d = l1::dcache(&dp, MEM_TAG_BITS).unwrap_or_else(|e| panic!("{e}"));
+    let mut m = ModuleBuilder::new("SmuTop");
+    let (si, di) = (m.instance("smu", &s), m.instance("dcache", &d));
+    let ports = |md: &Rc<Module>| -> Vec<(String, Dir, u32)> {
+        md.body
+            .ports
+            .iter()
+            .map(|q| (q.name.clone(), q.dir, md.signal(q.sig).width))
+            .collect()
+    };
+    let (sp, dpn) = (ports(&s), ports(&d));
+    for (name, dir, w) in &sp {
+        let peer = dpn.iter().find(|(n, pd, _)| n == name && pd != dir);
+        match (peer, dir) {
+            (Some(_), Dir::Out) => m.connect(&di.port(name), &si.port(name)),
+            (Some(_), Dir::In) => m.connect(&si.port(name), &di.port(name)),
+            (None, Dir::In) => {
+                let t = m.input(name, *w);
+                m.connect(&si.port(name), &t);
+            }
+            (None, Dir::Out) => {
+                let t = m.output(name, *w);
+                m.connect(&t, &si.port(name));
+            }
+        }
+    }
+    for (name, dir, w) in &dpn {
+        if sp.iter().any(|(n, pd, _)| n == name && pd != dir) {
+            continue;
+        }
+        let outer = if sp.iter().any(|(n, _, _)| n == name) {
+            format!("dc_{name}")
+        } else {
+            name.clone()
+        };
+        match dir {
+            Dir::In => {
+                let t = m.input(&outer, *w);
+                m.connect(&di.port(name), &t);
+            }
+            Dir::Out => {
+                let t = m.output(&outer, *w);
+                m.connect(&t, &di.port(name));
+            }
+        }
+    }
+    let fire = m.output("w_fire", 1);
+    m.connect(&fire, &(&si.port("w_req_valid") & &di.port("w_req_ready")));
+    let addr = m.output("w_addr", 32);
+    m.connect(&addr, &si.port("w_req_bits_addr"));
+    m.finish().unwrap()
+}
+
+/// One thread's access of a warp instruction.
+#[derive(Clone, Copy, Debug)]
+struct Access {
+    addr: u64,
+    /// Store or AMO operand, already at its bytes within the word.
+    data: u32,
+    mask: u64,
+}
+
+/// A memory warp instruction: per thread an access, or None when inactive.
+#[derive(Clone, Debug)]
+struct Inst {
+    op: u64,
+    size: u64,
+    threads: Vec<Option<Access>>,
+}
+
+impl Inst {
+    fn returns_data(&self) -> bool {
+        self.op != op::STORE
+    }
+}
+
+/// Memory timing of a run; its `gap_percent`: of the cycles the SIU could start an
+/// instruction, or the SLU start popping a ready load, those where it does not.
+const STRESSES: [Stress; 2] = [
+    Stress {
+        latency: 1,
+        jitter: 0,
+        stall_percent: 0,
+        gap_percent: 0,
+    },
+    Stress {
+        latency: 20,
+        jitter: 10,
+        stall_percent: 20,
+        gap_percent: 40,
+    },
+];
+
+fn params(lanes: u32, warp_size: u32) -> FgsimtParams {
+    FgsimtParams {
+        lanes,
+        warp_size,
+        dcache_bytes: 2048,
+        ..FgsimtParams::default()
+    }
+}
+
+// ------------------------------------------------------------------ stimulus
+
+/// Where a thread's access goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Pattern {
+    Unit,
+    Permuted,
+    SameWord,
+    Strided,
+    Scattered,
+    Bytes,
+    Halves,
+}
+
+const PATTERNS: [Pattern; 7] = [
+    Pattern::Unit,
+    Pattern::Permuted,
+    Pattern::SameWord,
+    Pattern::Strided,
+    Pattern::Scattered,
+    Pattern::Bytes,
+    Pattern::Halves,
+];
+
+/// The instruction-wide choices a pattern's address takes.
+struct Draw {
+    row: u64,
+    word: u64,
+}
+
+/// Thread `t`'s byte address under `pat` (of a warp of `w`), for an access of `size`;
+/// None when the pattern does not fit the access (the byte and half regions take only
+/// their own width; loads alone read the shared read-only words).
+fn address(
+    pat: Pattern,
+    t: u64,
+    w: u64,
+    size: u64,
+    store: bool,
+    d: &Draw,
+    rng: &mut Rng,
+) -> Option<u64> {
+    let sub = |rng: &mut Rng| rng.below(4 >> size) << size;
+    let word = |base: u64, i: u64| base + 4 * i;
+    Some(match pat {
+        Pattern::Unit => word(OWN, d.row * w + t) + sub(rng),
+        Pattern::Permuted => word(PERM, d.row * w + (t ^ 7)) + sub(rng),
+        Pattern::SameWord if !store => word(RO, d.word) + sub(rng),
+        Pattern::Strided => BLOCK + 64 * t + 4 * (d.word % 16) + sub(rng),
+        Pattern::Scattered if store => BLOCK + 64 * t + 4 * rng.below(16) + sub(rng),
+        Pattern::Scattered => word(RO, rng.below(256)) + sub(rng),
+        Pattern::Bytes if size == 0 => BYTES + d.row * w + t,
+        Pattern::Halves if size == 1 => HALVES + 2 * (d.row * w + t),
+        _ => return None,
+    })
+}
+
+/// A random op: loads and stores mostly, then AMOs, LR and SC.
+fn random_op(rng: &mut Rng) -> u64 {
+    match rng.below(100) {
+        0..=39 => op::LOAD,
+        40..=74 => op::STORE,
+        75..=89 => op::SWAP + rng.below(9),
+        90..=94 => op::LR,
+        _ => op::SC,
+    }
+}
+
+/// A random warp instruction of `w` threads.
+fn random_inst(rng: &mut Rng, w: u64) -> Inst {
+    let opc = random_op(rng);
+    let plain = opc <= op::STORE;
+    let size = if plain { rng.below(3) } else { 2 };
+    // LR's words are the thread's own, so an SC may follow it (`random_stream`).
+    let store = opc != op::LOAD;
+    let mask = match rng.below(4) {
+        0 => u64::MAX,
+        1 => rng.next_u64() | rng.next_u64(),
+        _ => rng.next_u64(),
+    };
+    let mixed = rng.chance(25);
+    let pat = *rng.pick(&PATTERNS);
+    let d = Draw {
+        row: rng.below(ROWS),
+        word: rng.below(256),
+    };
+    let counter = COUNTERS + 4 * rng.below(4);
+    let threads = (0..w)
+        .map(|t| {
+            if mask >> t & 1 == 0 {
+                return None;
+            }
+            let addr = if opc == op::ADD {
+                counter
+            } else {
+                let mut a = None;
+                while a.is_none() {
+                    let p = if mixed { *rng.pick(&PATTERNS) } else { pat };
+                    a = address(p, t, w, size, store, &d, rng)
+                        .or_else(|| address(Pattern::Unit, t, w, size, store, &d, rng));
+                }
+                a.unwrap()
+            };
+            let off = addr & 3;
+            let bytes = if size == 2 {
+                0xf
+            } else {
+                (1 << (1 << size)) - 1
+            };
+            Some(Access {
+                addr,
+                data: (rng.next_u64() as u32) << (8 * off),
+                mask: bytes << off,
+            })
+        })
+        .collect();
+    Inst {
+        op: opc,
+        size,
+        threads,
+    }
+}
+
+/// The coalescing rule: whether slot `c` of `inst` goes wide, and its line.
+fn wide_line(inst: &Inst, lanes: usize, c: usize) -> Option<u64> {
+    if inst.op > op::STORE {
+        return None;
+    }
+    let lines: BTreeSet<u64> = inst.threads[c * lanes..(c + 1) * lanes]
+        .iter()
+        .flatten()
+        .map(|a| a.addr & !31)
+        .collect();
+    (lines.len() == 1).then(|| *lines.first().unwrap())
+}
+
+// ------------------------------------------------------------------ bench
+
+/// What a run measured.
+#[derive(Debug, Default)]
+struct Outcome {
+    cycles: u64,
+    wide: u64,
+    narrow: u64,
+    sc_ok: u64,
+}
+
+struct Tb {
+    dut: Model,
+    mem: MemoryModel,
+    /// The per-thread reference, applied up to `applied`.
+    refm: SparseMemory,
+    applied: usize,
+    insts: Vec<Inst>,
+    lanes: usize,
+    t: usize,
+    /// Wide lines the rule predicts, in program order.
+    wides: VecDeque<u64>,
+    /// Loads in program order (instruction indices) and the slot to pop next.
+    loads: VecDeque<usize>,
+    pop_slot: Option<usize>,
+    /// Instruction being sent and its next slot.
+    next: usize,
+    sending: Option<usize>,
+    rng: Rng,
+    gap: u64,
+    out: Outcome,
+}
+
+fn word_of(m: &SparseMemory, addr: u64) -> u32 {
+    let mut b = [0; 4];
+    m.read(addr & !3, &mut b);
+    u32::from_le_bytes(b)
+}
+
+fn write_masked(m: &mut SparseMemory, addr: u64, data: u32, mask: u64) {
+    for (i, b) in data.to_le_bytes().iter().enumerate() {
+        if mask >> i & 1 == 1 {
+            m.write((addr & !3) + i as u64, &[*b]);
+        }
+    }
+}
+
+impl Tb {
+    fn new(p: &FgsimtParams, s: Stress, insts: Vec<Inst>, seed: u64) -> Tb {
+        static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let mut dut = {
+            let _one = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
+            Model::of_design(&Design::new(&top(p)), &Options::quick_build()).unwrap()
+        };
+        let mut mem = l1_rig::memory(&p.dcache(), s, seed);
+        let mut rng = Rng::new(seed);
+        let image: Vec<u8> = (0..SPAN).map(|_| rng.next_u64() as u8).collect();
+        mem.memory_mut().write(REGION, &image);
+        dut.restart(seed).unwrap();
+        let (lanes, t) = (p.lanes as usize, p.threads_per_lane() as usize);
+        let wides = insts
+            .iter()
+            .flat_map(|i| (0..t).filter_map(move |c| wide_line(i, lanes, c)))
+            .collect();
+        let loads = (0..insts.len())
+            .filter(|&i| insts[i].returns_data())
+            .collect();
+        Tb {
+            refm: mem.memory().clone(),
+            dut,
+            mem,
+            applied: 0,
+            insts,
+            lanes,
+            t,
+            wides,
+            loads,
+            pop_slot: None,
+            next: 0,
+            sending: None,
+            rng,
+            gap: s.gap_percent,
+            out: Outcome::default(),
+        }
+    }
+
+    /// Drives this cycle's slot, as the SIU does: a whole instruction, a slot a cycle,
+    /// started only while `space`.
+    fn send(&mut self) {
+        if self.sending.is_none()
+            && self.next < self.insts.len()
+            && self.dut.peek_u64("space").unwrap() == 1
+            && !self.rng.chance(self.gap)
+        {
+            self.sending = Some(0);
+        }
+        let Some(c) = self.sending else {
+            self.dut.poke_u64("slot_valid", 0).unwrap();
+            return;
+        };
+        let inst = &self.insts[self.next];
+        let d = &mut self.dut;
+        d.poke_u64("slot_valid", 1).unwrap();
+        d.poke_u64("slot_bits_op", inst.op).unwrap();
+        d.poke_u64("slot_bits_size", inst.size).unwrap();
+        d.poke_u64("slot_bits_last", (c + 1 == self.t) as u64)
+            .unwrap();
+        let mut active = 0;
+        for l in 0..self.lanes {
+            let a = inst.threads[c * self.lanes + l].unwrap_or(Access {
+                addr: self.rng.next_u64() & 0xffff_fffc,
+                data: self.rng.next_u64() as u32,
+                mask: self.rng.below(16),
+            });
+            active |= (inst.threads[c * self.lanes + l].is_some() as u64) << l;
+            for (f, v) in [("addr", a.addr), ("data", a.data as u64), ("mask", a.mask)] {
+                d.poke_u64(&format!("slot_bits_lane_{l}_{f}"), v).unwrap();
+            }
+        }
+        d.poke_u64("slot_bits_active", active).unwrap();
+        if c + 1 == self.t {
+            self.sending = None;
+            self.next += 1;
+        } else {
+            self.sending = Some(c + 1);
+        }
+    }
+}
+
+impl Tb {
+    /// Applies the stores before instruction `k` (every load before it was applied as
+    /// it was popped).
+    fn apply_until(&mut self, k: usize) {
+        while self.applied < k {
+            let inst = self.insts[self.applied].clone();
+            assert!(
+                !inst.returns_data(),
+                "load {} was never popped",
+                self.applied
+            );
+            for a in inst.threads.iter().flatten() {
+                write_masked(&mut self.refm, a.addr, a.data, a.mask);
+            }
+            self.applied += 1;
+        }
+    }
+
+    /// Checks slot `c` of load instruction `k` against the reference (the lanes' words
+    /// as `load.data` shows them), then applies its effects.
+    fn check_slot(&mut self, k: usize, c: usize) {
+        let inst = self.insts[k].clone();
+        for l in 0..self.lanes {
+            let Some(a) = inst.threads[c * self.lanes + l] else {
+                continue;
+            };
+            let got = self.dut.peek_u64(&format!("load_data_{l}")).unwrap() as u32;
+            let old = word_of(&self.refm, a.addr);
+            let keep = if inst.size == 2 {
+                u32::MAX
+            } else {
+                (1 << (8 << inst.size)) - 1
+            };
+            let want = old >> (8 * (a.addr & 3));
+            let what = || format!("instruction {k} {inst:x?}, slot {c}, lane {l}");
+            match inst.op {
+                op::SC => {
+                    assert!(got <= 1, "SC answered {got}: {}", what());
+                    if got == 0 {
+                        write_masked(&mut self.refm, a.addr, a.data, 0xf);
+                        self.out.sc_ok += 1;
+                    }
+                }
+                op::ADD => {}
+                _ => assert_eq!(got & keep, want & keep, "{}", what()),
+            }
+            if inst.op >= op::SWAP {
+                let v = amo::apply(inst.op - op::AMO_BASE, 4, old as u64, a.data as u64);
+                write_masked(&mut self.refm, a.addr, v.unwrap() as u32, 0xf);
+            }
+        }
+    }
+
+    /// Pops load data as the SLU does: once `ready`, T slots in consecutive cycles.
+    fn pop(&mut self) {
+        if self.pop_slot.is_none()
+            && !self.loads.is_empty()
+            && self.dut.peek_u64("load_ready").unwrap() == 1
+            && !self.rng.chance(self.gap)
+        {
+            self.pop_slot = Some(0);
+        }
+        let Some(c) = self.pop_slot else {
+            self.dut.poke_u64("load_pop", 0).unwrap();
+            return;
+        };
+        assert_eq!(
+            self.dut.peek_u64("load_ready").unwrap(),
+            1,
+            "ready while popping"
+        );
+        let k = self.loads[0];
+        if c == 0 {
+            self.apply_until(k);
+        }
+        self.check_slot(k, c);
+        self.dut.poke_u64("load_pop", 1).unwrap();
+        if c + 1 == self.t {
+            self.pop_slot = None;
+            self.loads.pop_front();
+            self.applied = k + 1;
+        } else {
+            self.pop_slot = Some(c + 1);
+        }
+    }
+
+    fn cycle(&mut self) {
+        self.send();
+        self.pop();
+        self.mem
+            .tick(&mut self.dut)
+            .unwrap_or_else(|e| panic!("{e}"));
+        if self.dut.peek_u64("w_fire").unwrap() == 1 {
+            let addr = self.dut.peek_u64("w_addr").unwrap();
+            let want = self.wides.pop_front();
+            assert_eq!(
+                Some(addr),
+                want,
+                "cycle {}: a wide request",
+                self.out.cycles
+            );
+        }
+        self.dut.step();
+        self.out.cycles += 1;
+    }
+
+    /// Runs every instruction through, checks the counters, flushes the D$ and compares
+    /// memory with the reference.
+    fn run(mut self, limit: u64) -> Outcome {
+        while self.next < self.insts.len()
+            || self.sending.is_some()
+            || !self.loads.is_empty()
+            || self.dut.peek_u64("idle").unwrap() == 0
+        {
+            self.cycle();
+            assert!(self.out.cycles < limit, "no progress after {limit} cycles");
+        }
+        assert!(
+            self.wides.is_empty(),
+            "{} wide requests missing",
+            self.wides.len()
+        );
+        self.apply_until(self.insts.len());
+        self.check_counters();
+        self.dut.poke_u64("flush", 1).unwrap();
+        let start = self.out.cycles;
+        while self.dut.peek_u64("flush_done").unwrap() == 0 {
+            self.cycle();
+            assert!(self.out.cycles - start < 100_000, "flush never done");
+        }
+        l1_rig::compare(self.mem.memory(), &self.refm, REGION, SPAN);
+        self.out
+    }
+
+    /// The counters against the rule's totals.
+    fn check_counters(&mut self) {
+        let (mut wide, mut narrow, mut bytes) = (0, 0, 0);
+        for inst in &self.insts {
+            for c in 0..self.t {
+                let slot = &inst.threads[c * self.lanes..(c + 1) * self.lanes];
+                let n = slot.iter().flatten().count() as u64;
+                bytes += n << inst.size;
+                match wide_line(inst, self.lanes, c) {
+                    Some(_) => wide += 1,
+                    None => narrow += n,
+                }
+            }
+        }
+        let d = &mut self.dut;
+        assert_eq!(d.peek_u64("stat_wide").unwrap(), wide, "wide accesses");
+        assert_eq!(
+            d.peek_u64("stat_narrow").unwrap(),
+            narrow,
+            "narrow accesses"
+        );
+        assert_eq!(d.peek_u64("stat_bytes").unwrap(), bytes, "bytes");
+        self.out.wide = wide;
+        self.out.narrow = narrow;
+    }
+}
+
+/// `n` random instructions, an LR followed by an SC to its addresses half the time.
+fn random_stream(rng: &mut Rng, w: u64, n: usize) -> Vec<Inst> {
+    let mut insts = Vec::new();
+    while insts.len() < n {
+        let inst = random_inst(rng, w);
+        if inst.op == op::LR && rng.chance(50) {
+            let mut sc = inst.clone();
+            sc.op = op::SC;
+            for a in sc.threads.iter_mut().flatten() {
+                a.data = rng.next_u64() as u32;
+            }
+            insts.push(inst);
+            insts.push(sc);
+        } else {
+            insts.push(inst);
+        }
+    }
+    insts
+}
+
+fn random_run(p: &FgsimtParams, s: Stress, n: usize, seed: u64) -> Outcome {
+    let mut rng = Rng::new(seed ^ 0x5eed);
+    let insts = random_stream(&mut rng, p.warp_size as u64, n);
+    let out = Tb::new(p, s, insts, seed).run(1_000_000);
+    println!(
+        "lanes {} warp {} {s:?} seed {seed}: {n} instructions in {} cycles, {} wide, {} narrow, {} SC succeeded",
+        p.lanes, p.warp_size, out.cycles, out.wide, out.narrow, out.sc_ok
+    );
+    out
+}
+
+// ------------------------------------------------------------------ tests
+
+#[test]
+fn random_streams_match_the_per_thread_reference() {
+    for (p, seed) in [(params(8, 32), 1), (params(2, 2), 2)] {
+        for s in STRESSES {
+            random_run(&p, s, 300, seed);
+        }
+    }
+}
+
+/// Longer runs, with `ACCELGEN_LONG=1` only.
+#[test]
+fn random_streams_long() {
+    if std::env::var_os("ACCELGEN_LONG").is_none() {
+        return;
+    }
+    let shapes = [
+        params(8, 32),
+        params(2, 2),
+        params(2, 8),
+        params(1, 4),
+        params(8, 8),
+        params(4, 32),
+    ];
+    for p in shapes {
+        for seed in 0..4 {
+            for s in STRESSES {
+                random_run(&p, s, 2000, 100 + seed);
+            }
+        }
+    }
+}
+
+#[test]
+fn unit_stride_word_loads_go_one_wide_request_a_slot() {
+    let p = params(8, 32);
+    let w = p.warp_size as u64;
+    let insts: Vec<Inst> = (0..4)
+        .map(|row| Inst {
+            op: op::LOAD,
+            size: 2,
+            threads: (0..w)
+                .map(|t| {
+                    Some(Access {
+                        addr: OWN + 4 * (row * w + t),
+                        data: 0,
+                        mask: 0xf,
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    let out = Tb::new(&p, STRESSES[0], insts, 7).run(100_000);
+    assert_eq!(
+        (out.wide, out.narrow),
+        (16, 0),
+        "1 wide request a slot, 4 slots an instruction"
+    );
+}
+
+#[test]
+fn smu_is_lint_clean_at_lanes_1_2_8_and_warps_1_to_32() {
+    let mut blocks = Vec::new();
+    for lanes in [1, 2, 8] {
+        for warp_size in [1, 2, 4, 8, 16, 32].into_iter().filter(|&w| w >= lanes) {
+            let p = FgsimtParams {
+                lanes,
+                warp_size,
+                ..FgsimtParams::default()
+            };
+            blocks.push(smu(&p).unwrap());
+        }
+    }
+    let deep = FgsimtParams {
+        smrq_insts: 8,
+        sldq_loads: 1,
+        ..FgsimtParams::default()
+    };
+    blocks.push(smu(&deep).unwrap());
+    lint_rig::lint_blocks("fgsimt smu", &blocks);
+}
