@@ -2,6 +2,7 @@
 //! struct (every knob sweepable with `--set name=value`), with its description (`params`)
 //! and typed views for the blocks that take a subset.
 
+use crate::rocket::params::{MemoryKind, RocketParams};
 use crate::schema::{self, Param};
 use crate::ParamError;
 use serde::{Deserialize, Serialize};
@@ -130,6 +131,20 @@ impl FgsimtParams {
             uncached_base: self.uncached_base,
             uncached_size: self.uncached_size,
             sram_threshold_bits: self.sram_threshold_bits,
+        }
+    }
+
+    /// The control processor (docs/fgsimt-engine.md, System): the Rocket-like core at
+    /// RV32IMAF with direct instruction and data ports (the tile's L1 serves them).
+    pub fn cp(&self) -> RocketParams {
+        RocketParams {
+            xlen: 32,
+            fpu: true,
+            memory: MemoryKind::Direct,
+            uncached_base: self.uncached_base,
+            uncached_size: self.uncached_size,
+            sram_threshold_bits: self.sram_threshold_bits,
+            ..RocketParams::default()
         }
     }
 
