@@ -42,7 +42,7 @@ pub fn tile(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&core.io("imem_resp"), &fetch.io("cp_resp"));
     m.connect_bundle(&fetch.io("warp_req"), &eng.io("fetch_req"));
     m.connect_bundle(&eng.io("fetch_resp"), &fetch.io("warp_resp"));
-    let icache = m.instance("icache", &l1::icache(p)?);
+    let icache = m.instance("l1i", &l1::icache(p)?);
     m.connect_bundle(&icache.io("cpu_req"), &fetch.io("icache_req"));
     m.connect_bundle(&fetch.io("icache_resp"), &icache.io("cpu_resp"));
     m.connect(&icache.port("invalidate"), &core.port("icache_invalidate"));
@@ -72,7 +72,7 @@ fn dcache(
     eng: &Inst,
 ) -> Result<(), HdlErrors> {
     let dp = p.dcache();
-    let dc = m.instance("dcache", &l1::dcache(&dp, MEM_TAG_BITS)?);
+    let dc = m.instance("l1d", &l1::dcache(&dp, MEM_TAG_BITS)?);
     for port in (0..p.lanes)
         .map(|l| format!("n{l}"))
         .chain(["w".to_string()])
