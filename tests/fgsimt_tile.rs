@@ -13,9 +13,10 @@
 //! One Verilator model (2 lanes, warp 8, 8 KiB D$ in 2 banks, 4 KiB I$), shared by the
 //! runs through the model cache.
 
-use assert_cmd::Command;
+mod cli_run;
+
+use cli_run::{accelgen, s, Run};
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use verification::elf::{self, Program};
 use verification::fgsimt::affine::Mechanisms;
 use verification::fgsimt::program::host;
@@ -27,39 +28,33 @@ use verification::tb::kernel_check::{
     FaultRecord, FetchRecord, KernelChecker, KernelError, KernelShape, WriteRecord,
 };
 
-fn cases() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fgsimt_cases")
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn accelgen() -> Command {
-    Command::cargo_bin("accelgen").unwrap()
-}
-
-fn explain(what: &str, out: &Output) -> String {
+fn explain(what: &str, run: &Run) -> String {
     format!(
-        "{what}: exit {:?}\nstdout: {}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        "{what}: exit {}\nstdout: {}\nstderr: {}",
+        run.code, run.stdout, run.stderr
     )
 }
 
-/// Builds `sources` with `accelgen asm --target simt` and `defines` into `dir`.
-fn build(dir: &Path, name: &str, sources: &[PathBuf], defines: &[&str]) -> PathBuf {
-    let elf = dir.join(format!("{name}.elf"));
-    let mut cmd = accelgen();
-    cmd.args(["asm", "--target", "simt"]);
+/// Builds `source` with `accelgen asm --target simt` and `defines` into `dir`.
+fn build(dir: &Path, source: &Path, defines: &[&str]) -> PathBuf {
+    let stem = source.file_stem().unwrap().to_string_lossy();
+    let elf = dir.join(format!("{stem}{}.elf", defines.join("_")));
+    let mut args = vec!["asm", "--target", "simt"];
     for d in defines {
-        cmd.args(["-D", d]);
+        args.extend(["-D", d]);
     }
-    let out = cmd.args(sources).arg("-o").arg(&elf).output().unwrap();
-    assert!(out.status.success(), "{}", explain("accelgen asm", &out));
+    args.extend([s(source), "-o", s(&elf)]);
+    let run = accelgen(&args);
+    assert_eq!(run.code, 0, "{}", explain("accelgen asm", &run));
     elf
 }
 
 fn case(dir: &Path, file: &str, defines: &[&str]) -> PathBuf {
-    let name = format!("{}{}", file.replace('.', "_"), defines.join("_"));
-    build(dir, &name, &[cases().join(file)], defines)
+    build(dir, &root().join("tests/fgsimt_cases").join(file), defines)
 }
 
 /// The tile the runs use: small, so that the model builds fast.
@@ -71,23 +66,13 @@ const TILE: [&str; 5] = [
     "icache_bytes=4096",
 ];
 
-fn sim(elf: &Path, extra: &[&str]) -> Output {
-    let mut cmd = accelgen();
-    cmd.args(["sim", "fgsimt", "--program"]).arg(elf);
-    for s in TILE {
-        cmd.args(["--set", s]);
+fn sim(elf: &Path, extra: &[&str]) -> Run {
+    let mut args = vec!["sim", "fgsimt", "--program", s(elf)];
+    for t in TILE {
+        args.extend(["--set", t]);
     }
-    cmd.args(extra).output().unwrap()
-}
-
-fn iss_exit(elf: &Path) -> Option<i32> {
-    accelgen()
-        .arg("iss")
-        .arg(elf)
-        .output()
-        .unwrap()
-        .status
-        .code()
+    args.extend_from_slice(extra);
+    accelgen(&args)
 }
 
 // ------------------------------------------------------------------ host programs
@@ -97,7 +82,7 @@ fn host_programs_run_in_lockstep_with_the_iss() {
     let dir = tempfile::tempdir().unwrap();
     for (defines, code) in [(&[][..], 0), (&["EXIT=3"][..], 3)] {
         let elf = case(dir.path(), "host.c", defines);
-        assert_eq!(iss_exit(&elf), Some(code));
+        assert_eq!(accelgen(&["iss", s(&elf)]).code, code);
         let timings: &[&[&str]] = if code == 0 {
             &[
                 &["--latency", "1"],
@@ -118,12 +103,19 @@ fn host_programs_run_in_lockstep_with_the_iss() {
         for timing in timings {
             let mut args = vec!["--lockstep"];
             args.extend_from_slice(timing);
-            let out = sim(&elf, &args);
+            let run = sim(&elf, &args);
             let what = format!("{defines:?} {timing:?}");
-            assert_eq!(out.status.code(), Some(code), "{}", explain(&what, &out));
-            let err = String::from_utf8_lossy(&out.stderr);
-            assert!(err.contains("CP commits matched the ISS"), "{err}");
-            assert!(err.contains("Table 3: active threads"), "{err}");
+            assert_eq!(run.code, code as i32, "{}", explain(&what, &run));
+            assert!(
+                run.stderr.contains("CP commits matched the ISS"),
+                "{}",
+                run.stderr
+            );
+            assert!(
+                run.stderr.contains("Table 3: active threads"),
+                "{}",
+                run.stderr
+            );
         }
     }
 }
@@ -132,37 +124,26 @@ fn host_programs_run_in_lockstep_with_the_iss() {
 fn sim_fgsimt_refuses_bad_input_clearly() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.elf");
-    let out = sim(&missing, &[]);
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("missing.elf"), "{err}");
+    let run = sim(&missing, &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("missing.elf"), "{}", run.stderr);
 
     let src = dir.path().join("rv64.c");
     std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
     let rv64 = dir.path().join("rv64.elf");
-    let out = accelgen()
-        .arg("asm")
-        .arg(&src)
-        .arg("-o")
-        .arg(&rv64)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", explain("asm rv64", &out));
-    let out = sim(&rv64, &[]);
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("an RV64 program for a design with xlen = 32"),
-        "{err}"
-    );
+    let run = accelgen(&["asm", s(&src), "-o", s(&rv64)]);
+    assert_eq!(run.code, 0, "{}", explain("asm rv64", &run));
+    let run = sim(&rv64, &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let want = "an RV64 program for a design with xlen = 32";
+    assert!(run.stderr.contains(want), "{}", run.stderr);
 
     let elf = case(dir.path(), "host.c", &[]);
-    let out = sim(&elf, &["--set", "lanes=3"]);
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_ne!(out.status.code(), Some(0), "{err}");
-    assert!(err.contains("lanes"), "{err}");
-    let out = sim(&elf, &["--latency", "x"]);
-    assert_eq!(out.status.code(), Some(2), "{}", explain("bad flag", &out));
+    let run = sim(&elf, &["--set", "lanes=3"]);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("lanes"), "{}", run.stderr);
+    let run = sim(&elf, &["--latency", "x"]);
+    assert_eq!(run.code, 2, "{}", explain("bad flag", &run));
 }
 
 // ------------------------------------------------------------------ the kernel checker
@@ -310,10 +291,16 @@ fn shuffled(commits: &[WarpCommit], seed: u64, reverse_amos: bool, percent: u64)
     out
 }
 
+/// A checker of `program`'s first launch, with the ISS it steps.
+fn checker(program: &Program) -> (Iss, KernelChecker) {
+    let (iss, launch) = at_launch(program);
+    let k = KernelChecker::new(&iss, launch, SHAPE);
+    (iss, k)
+}
+
 /// Feeds `events` to a checker of `program`'s first launch, then ends the launch.
 fn check(program: &Program, events: &[Event]) -> Result<KernelChecker, KernelError> {
-    let (mut iss, launch) = at_launch(program);
-    let mut k = KernelChecker::new(&iss, launch, SHAPE);
+    let (mut iss, mut k) = checker(program);
     for e in events {
         match *e {
             Event::Insn(r) => k.insn(&mut iss, r)?,
@@ -333,8 +320,7 @@ fn the_checker_passes_the_models_own_traces_in_any_legal_order() {
     let dir = tempfile::tempdir().unwrap();
     let diverge = load(&build(
         dir.path(),
-        "diverge",
-        &[Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/simt_cases/diverge.c")],
+        &root().join("tests/simt_cases/diverge.c"),
         &[],
     ));
     let atomics = load(&case(dir.path(), "atomics.c", &[]));
@@ -482,13 +468,12 @@ fn the_checker_catches_each_corruption_by_name() {
 #[test]
 fn faults_must_be_the_models_trap() {
     let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/simt_cases/faults.c");
-    let program = load(&build(dir.path(), "fault1", &[src], &["CASE=1"]));
+    let src = root().join("tests/simt_cases/faults.c");
+    let program = load(&build(dir.path(), &src, &["CASE=1"]));
     let (commits, trap) = model_commits(&program);
     let trap = trap.expect("thread 5 faults");
     assert_eq!((trap.thread, trap.cause), (5, 5));
-    let (mut iss, launch) = at_launch(&program);
-    let mut k = KernelChecker::new(&iss, launch, SHAPE);
+    let (mut iss, mut k) = checker(&program);
     for c in &commits[..commits.len() / 2] {
         let r = FetchRecord {
             pc: c.pc,
@@ -503,11 +488,9 @@ fn faults_must_be_the_models_trap() {
         m.contains("thread 4") && m.contains("the model's thread 5 traps"),
         "{m}"
     );
-    let (mut iss, launch) = at_launch(&program);
-    let mut k = KernelChecker::new(&iss, launch, SHAPE);
+    let (mut iss, mut k) = checker(&program);
     k.fault(&mut iss, trap).unwrap();
-    let (mut iss, launch) = at_launch(&load(&case(dir.path(), "atomics.c", &[])));
-    let mut k = KernelChecker::new(&iss, launch, SHAPE);
+    let (mut iss, mut k) = checker(&load(&case(dir.path(), "atomics.c", &[])));
     let m = k.fault(&mut iss, trap).unwrap_err().to_string();
     assert!(m.contains("without a trap"), "{m}");
 }

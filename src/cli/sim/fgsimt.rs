@@ -3,11 +3,9 @@
 
 use super::SimArgs;
 use crate::cli::iss::process_status;
-use crate::cli::progress::Phase;
 use anyhow::Context;
 use generators::fgsimt::params::FgsimtParams;
 use std::path::Path;
-use std::time::Instant;
 use verification::elf::Program;
 use verification::exit::explain;
 use verification::fgsimt::affine::Mechanisms;
@@ -48,19 +46,17 @@ pub fn run(
         false => None,
     };
     let path = args.program.as_deref().unwrap_or(Path::new("program"));
-    let phase = Phase::start(format!("running {}", path.display()));
-    let start = Instant::now();
-    let out = fgsimt::run(
-        model,
-        program,
-        &config,
-        Box::new(std::io::stdout()),
-        Box::new(std::io::stderr()),
-        golden,
-    );
-    drop(phase);
+    let (out, seconds) = super::running(path, || {
+        fgsimt::run(
+            model,
+            program,
+            &config,
+            Box::new(std::io::stdout()),
+            Box::new(std::io::stderr()),
+            golden,
+        )
+    });
     let out = out?;
-    let seconds = start.elapsed().as_secs_f64();
     eprintln!(
         "{}: {}",
         path.display(),

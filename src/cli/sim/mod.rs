@@ -72,6 +72,16 @@ pub struct SimArgs {
     max_cycles: u64,
 }
 
+/// Runs `f` (a program on a design) under the progress line "running <path>": its result
+/// and the seconds it took.
+fn running<T>(path: &Path, f: impl FnOnce() -> T) -> (T, f64) {
+    let phase = Phase::start(format!("running {}", path.display()));
+    let start = Instant::now();
+    let out = f();
+    drop(phase);
+    (out, start.elapsed().as_secs_f64())
+}
+
 /// The initial state `--init-seed` asks for.
 pub fn init(seed: u64) -> Init {
     match seed {

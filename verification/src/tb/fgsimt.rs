@@ -17,13 +17,14 @@
 use super::kernel_check::WriteRecord;
 use super::kernel_check::{FaultRecord, FetchRecord, KernelChecker, KernelError, KernelShape};
 use super::lockstep::{CommitRecord, GoldenModel, GoldenStep, IssGolden, IssGoldenError};
-use super::lockstep::{Lockstep, LockstepError, TracePort};
+use super::lockstep::{Lockstep, LockstepError};
 use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel, SparseMemory};
+use super::soc::{HostSide, SocError};
 use super::{peek_u64, poke_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::exit::{trap_report, TrapReport};
 use crate::fgsimt::warp::KernelStats;
-use crate::iss::htif::{Htif, HtifError};
+use crate::iss::htif::HtifError;
 use crate::iss::mem::{reset_rom, RESET_VECTOR};
 use crate::iss::{FpExt, Iss, IssError};
 use hdl::sim::Init;
@@ -85,26 +86,15 @@ pub struct FgsimtOutcome {
     pub mem: MemStats,
 }
 
+/// Why a run failed: as `tb::soc`'s, or the engine's own.
 #[derive(Debug, thiserror::Error)]
 pub enum FgsimtError {
     #[error(transparent)]
-    Memory(#[from] MemError),
-    #[error(transparent)]
-    Htif(#[from] HtifError),
-    #[error("golden model: {0}")]
-    Iss(#[from] IssError),
-    #[error(transparent)]
-    Lockstep(#[from] LockstepError),
+    Soc(#[from] SocError),
     #[error(transparent)]
     Golden(#[from] SpmdError),
-    #[error(transparent)]
-    Signal(#[from] SignalError),
     #[error("cycle {cycle}: kernel thread {} trapped at pc {:#x}: {} (mcause {}, mtval {:#x}); kernels have no trap handler", .fault.thread, .fault.pc, crate::exit::cause_name(.fault.cause), .fault.cause, .fault.tval)]
     Fault { cycle: u64, fault: FaultRecord },
-    #[error("the program did not exit within {cycles} cycles ({instret} instructions committed)")]
-    Timeout { cycles: u64, instret: u64 },
-    #[error("the design exited with code {code} but the golden model had not finished")]
-    EarlyExit { code: u64 },
     #[error("the D$ did not finish its flush within {0} cycles")]
     Flush(u64),
     #[error(
@@ -112,6 +102,18 @@ pub enum FgsimtError {
     )]
     MemoryDiffers { addr: u64, design: u32, model: u32 },
 }
+
+/// The errors a run shares with `tb::soc`'s, through [`SocError`].
+macro_rules! via_soc {
+    ($($t:ty),*) => {
+        $(impl From<$t> for FgsimtError {
+            fn from(e: $t) -> Self {
+                FgsimtError::Soc(e.into())
+            }
+        })*
+    };
+}
+via_soc!(MemError, HtifError, IssError, LockstepError, SignalError);
 
 /// Errors of [`SpmdGolden`].
 #[derive(Debug, thiserror::Error)]
@@ -297,69 +299,48 @@ pub fn run<S: Simulator>(
     golden: Option<SpmdGolden>,
 ) -> Result<FgsimtOutcome, FgsimtError> {
     let mut memory = memory(program, config)?;
-    let mut host = Htif::new(program.tohost, program.fromhost, stdout, stderr);
-    let mut lockstep = golden
-        .map(|g| {
-            Lockstep::new(g, TracePort::new("trace")).map(|l| l.with_max_idle(config.max_idle))
-        })
-        .transpose()?;
-    let trace = TracePort::new("trace");
+    let mut side = HostSide::new(program, (stdout, stderr), golden, config.max_idle)?;
     super::signal(dut.reinit(config.init))?;
     poke_u64(dut, "flush", 0)?;
     super::signal(dut.poke_u64("reset", 1))?;
     dut.step();
     super::signal(dut.poke_u64("reset", 0))?;
-    let (tohost_word, tohost_lanes) = (program.tohost & !7, 0xffu8 << (program.tohost & 7));
-    let mut instret = 0;
     let mut traced = Traced::default();
     for cycle in 0..config.max_cycles {
-        if let Some(l) = lockstep.as_mut() {
-            l.check_cycle(dut)?;
-        }
-        if trace.valid(dut)? {
-            instret += 1;
-            let r = trace.read(dut)?;
-            if r.mem_addr == tohost_word && r.mem_mask & tohost_lanes != 0 {
-                if let Some(code) = host.poll(memory.memory_mut())? {
-                    if let Some(l) = lockstep.as_mut() {
-                        if !l.finished()? {
-                            return Err(FgsimtError::EarlyExit { code });
-                        }
-                    }
-                    flush(dut, &mut memory)?;
-                    let (launches, writes_checked) = match lockstep.as_mut() {
-                        Some(l) => {
-                            compare_memory(memory.memory(), l.golden_mut(), program)?;
-                            let g = l.golden();
-                            (g.launches.clone(), g.writes_checked)
-                        }
-                        None => (Vec::new(), 0),
-                    };
-                    return Ok(FgsimtOutcome {
-                        exit_code: code,
-                        cycles: cycle + 1,
-                        instret,
-                        matched: lockstep.as_ref().map_or(0, Lockstep::matched),
-                        warp_instructions: traced.warp_instructions,
-                        thread_instructions: traced.thread_instructions,
-                        srf_writes: traced.srf_writes,
-                        launches,
-                        writes_checked,
-                        trap: trap_report(program, |a| memory.memory().read_u64(a)),
-                        mem: memory.stats(),
-                    });
+        if let Some(code) = side.cycle(dut, memory.memory_mut())? {
+            flush(dut, &mut memory)?;
+            let (launches, writes_checked) = match side.lockstep.as_mut() {
+                Some(l) => {
+                    compare_memory(memory.memory(), l.golden_mut(), program)?;
+                    let g = l.golden();
+                    (g.launches.clone(), g.writes_checked)
                 }
-            }
+                None => (Vec::new(), 0),
+            };
+            return Ok(FgsimtOutcome {
+                exit_code: code,
+                cycles: cycle + 1,
+                instret: side.instret,
+                matched: side.matched(),
+                warp_instructions: traced.warp_instructions,
+                thread_instructions: traced.thread_instructions,
+                srf_writes: traced.srf_writes,
+                launches,
+                writes_checked,
+                trap: trap_report(program, |a| memory.memory().read_u64(a)),
+                mem: memory.stats(),
+            });
         }
-        let golden = lockstep.as_mut().map(Lockstep::golden_mut);
+        let golden = side.lockstep.as_mut().map(Lockstep::golden_mut);
         engine_traces(dut, config.shape, cycle, golden, &mut traced)?;
         memory.tick(dut)?;
         dut.step();
     }
-    Err(FgsimtError::Timeout {
+    Err(SocError::Timeout {
         cycles: config.max_cycles,
-        instret,
-    })
+        instret: side.instret,
+    }
+    .into())
 }
 
 /// Reads the engine's `fault`, `wtrace` and `ftrace` this cycle (writes before the
