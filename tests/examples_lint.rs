@@ -254,6 +254,34 @@ fn rocket_is_lint_clean() {
     lint_all("rocket_accumulator", &presets);
 }
 
+/// `fgsimt` (the tile with the placeholder engine until the engine lands): 2 lanes of
+/// 8-thread warps in the fast suite (about 6 s); long runs add the paper's preset and the
+/// extremes (1 lane of 1 thread, 32 lanes, the smallest caches over 32 banks, the largest
+/// I$ without an uncached region, one D$ bank).
+#[test]
+fn fgsimt_is_lint_clean() {
+    let mut configs = vec!["lanes = 2\nwarp_size = 8".to_string()];
+    if long() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+        configs.push(fs::read_to_string(root.join("fgsimt.toml")).expect("preset"));
+        configs.extend(
+            [
+                "lanes = 1\nwarp_size = 1",
+                "lanes = 32",
+                "dcache_bytes = 1024\ndcache_banks = 32\nicache_bytes = 1024",
+                "icache_bytes = 131072\nuncached_size = 0",
+                "lanes = 4\nwarp_size = 16\ndcache_banks = 1",
+            ]
+            .map(String::from),
+        );
+    }
+    let configs: Vec<(String, OutputOptions)> = configs
+        .into_iter()
+        .map(|c| (c, OutputOptions::default()))
+        .collect();
+    lint_all("fgsimt", &configs);
+}
+
 /// `fpu-divsqrt` in every format at the extremes of `bits_per_cycle` (every value when
 /// long).
 #[test]

@@ -4,6 +4,7 @@
 use crate::arith::Multiplier;
 use crate::board::RocketBoard;
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
+use crate::fgsimt::Fgsimt;
 use crate::fpu::{compare::Compare, convert::Convert, divsqrt::DivSqrt, fma::FmaDesign};
 use crate::hwacha::soc::RocketHwacha;
 use crate::rocket::Rocket;
@@ -109,6 +110,7 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<Convert>(),
         DesignInfo::of::<DivSqrt>(),
         DesignInfo::of::<FmaDesign>(),
+        DesignInfo::of::<Fgsimt>(),
     ]
 }
 
@@ -224,7 +226,8 @@ mod tests {
         describes_its_struct::<FmaDesign>();
         describes_its_struct::<Convert>();
         describes_its_struct::<Compare>();
-        assert_eq!(designs().len(), 11);
+        describes_its_struct::<Fgsimt>();
+        assert_eq!(designs().len(), 12);
     }
 
     /// Every value a parameter's description accepts at its extremes (each integer's

@@ -91,3 +91,31 @@ pub fn load_data(lanes: u32) -> Shape {
 
 /// Tag bits of the engine's D$ ports (narrow and wide).
 pub const MEM_TAG_BITS: u32 = 2;
+
+/// SRF write ports per lane (SAU0, SAU1, SLU; docs/fgsimt-engine.md, Lanes): the
+/// `wtrace` entries of a lane.
+pub const SRF_WRITE_PORTS: u32 = 3;
+
+/// The front end's trace (valid, one cycle): each warp instruction's `pc`, `insn` and
+/// active `mask` as the front end commits it to the PWFB (docs/fgsimt-engine.md,
+/// Lockstep), in program order of the SIMT model.
+pub fn ftrace(warp_size: u32) -> Shape {
+    Shape::valid(Shape::bundle(vec![
+        uint("pc", 32),
+        uint("insn", 32),
+        uint("mask", warp_size),
+    ]))
+}
+
+/// The SRF writes of a cycle: for lane `l` and write port `p` (`wtrace_<l>_<p>_*`),
+/// valid, the register `reg` (0-31 x, 32-63 f), the thread `slot` (thread `tid_base +
+/// slot * lanes + l`) and the `data` written.
+pub fn wtrace(lanes: u32, threads_per_lane: u32) -> Shape {
+    let write = Shape::valid(Shape::bundle(vec![
+        uint("reg", 6),
+        uint("slot", hdl::ir::addr_width(threads_per_lane as u64)),
+        uint("data", 32),
+    ]));
+    let lane = Shape::Vec(SRF_WRITE_PORTS, Box::new(write));
+    Shape::Vec(lanes, Box::new(lane))
+}

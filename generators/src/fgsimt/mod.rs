@@ -6,12 +6,46 @@
 //! - `lane/`: a SIMT lane: `srf.rs` (its SRF bank).
 //! - `l1/`: the L1 I$ and the banked D$ with its narrow/wide port crossbar (section 1.7).
 //! - `smu/`: the SIMT memory unit: SMRQs, coalescer, SMRRQs, SLDQs (section 1.5).
+//! - `tile.rs`: the top (design `fgsimt`): the control processor, `engine.rs`, the L1,
+//!   `fetch_arbiter.rs` (the I$'s 2:1 arbiter) and `cp_port.rs` (the CP's D$ port).
 
 pub mod bundles;
 pub mod cp;
+pub mod cp_port;
+pub mod engine;
 pub mod execute;
+pub mod fetch_arbiter;
 pub mod l1;
 pub mod lane;
 pub mod params;
 pub mod siu;
 pub mod smu;
+pub mod tile;
+
+use crate::schema::Param;
+use crate::{Generator, ParamError};
+use hdl::{HdlErrors, Module};
+use params::FgsimtParams;
+use std::rc::Rc;
+
+/// Design `fgsimt`: the tile of `tile.rs`.
+pub struct Fgsimt;
+
+impl Generator for Fgsimt {
+    type Params = FgsimtParams;
+    const NAME: &'static str = "fgsimt";
+    const DESCRIPTION: &'static str =
+        "FG-SIMT engine (Kim et al., Figure 3): RV32IMAF control processor, SIMT lanes, banked L1, affine mechanisms";
+
+    fn params() -> Vec<Param> {
+        params::params()
+    }
+
+    fn validate(p: &FgsimtParams) -> Result<(), ParamError> {
+        p.validate()
+    }
+
+    fn build(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
+        tile::tile(p)
+    }
+}

@@ -2,6 +2,7 @@
 //! struct (every knob sweepable with `--set name=value`), with its description (`params`)
 //! and typed views for the blocks that take a subset.
 
+use crate::rocket::params::{MemoryKind, RocketParams, MAX_CACHE_SETS};
 use crate::schema::{self, Param};
 use crate::ParamError;
 use serde::{Deserialize, Serialize};
@@ -95,7 +96,14 @@ pub fn params() -> Vec<Param> {
             &["none", "a", "ab", "abm"],
             "affine mechanisms: arithmetic + lazy expansion (a), uniform branches (b), affine loads (m)",
         ),
-        Param::int("icache_bytes", 1024, 1 << 20, "L1 I$ bytes (direct-mapped, 32-byte lines)").pow2(),
+        // At most the Rocket cache's sets (the I$ is that cache with one way).
+        Param::int(
+            "icache_bytes",
+            1024,
+            MAX_CACHE_SETS * LINE_BYTES as u64,
+            "L1 I$ bytes (direct-mapped, 32-byte lines)",
+        )
+        .pow2(),
         Param::int(
             "dcache_bytes",
             1024,
@@ -192,6 +200,20 @@ impl FgsimtParams {
         }
     }
 
+    /// The control processor (docs/fgsimt-engine.md, System): the Rocket-like core at
+    /// RV32IMAF with direct instruction and data ports (the tile's L1 serves them).
+    pub fn cp(&self) -> RocketParams {
+        RocketParams {
+            xlen: 32,
+            fpu: true,
+            memory: MemoryKind::Direct,
+            uncached_base: self.uncached_base,
+            uncached_size: self.uncached_size,
+            sram_threshold_bits: self.sram_threshold_bits,
+            ..RocketParams::default()
+        }
+    }
+
     /// Checks every field against [`params`], then the rules across fields.
     pub fn validate(&self) -> Result<(), ParamError> {
         schema::check_fields(&params(), self)?;
@@ -204,9 +226,23 @@ impl FgsimtParams {
                 ),
             ));
         }
+        let sets = self.dcache_bytes / LINE_BYTES / self.dcache_banks;
+        if sets as u64 > MAX_BANK_SETS {
+            return Err(ParamError::new(
+                "dcache_bytes",
+                format!(
+                    "{} bytes over {} banks is {sets} lines a bank; at most {MAX_BANK_SETS} (a bank's valid and dirty bits are registers)",
+                    self.dcache_bytes, self.dcache_banks
+                ),
+            ));
+        }
         Ok(())
     }
 }
+
+/// Lines a D$ bank may hold: its valid and dirty bits are one register each, of at most
+/// the IR's widest value (4096 bits).
+pub const MAX_BANK_SETS: u64 = 4096;
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,7 @@ use super::mem_arbiter::mem_arbiter;
 use super::muldiv::muldiv;
 use super::params::{MemoryKind, RocketParams};
 use super::trace::trace_shape;
-use hdl::{Dir, HdlErrors, Module, ModuleBuilder};
+use hdl::{Dir, HdlErrors, Inst, Module, ModuleBuilder};
 use std::rc::Rc;
 
 /// Tag bits of the outer memory port.
@@ -30,17 +30,7 @@ pub fn tile(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let rocc_mem_resp = m.io("rocc_mem_resp", Dir::Out, &mem_response(0));
     let trace = m.io("trace", Dir::Out, &trace_shape());
 
-    let core = m.instance("core", &core(p, rocc)?);
-    let md = m.instance("muldiv", &muldiv(&p.muldiv())?);
-    m.connect_bundle(&md.io("req"), &core.io("muldiv_req"));
-    m.connect_bundle(&core.io("muldiv_resp"), &md.io("resp"));
-    m.connect(&md.port("kill"), &core.port("muldiv_kill"));
-    if p.fpu {
-        let fpu = m.instance("fpu", &super::fpu::fpu(p.fma_stages)?);
-        m.connect_bundle(&fpu.io("req"), &core.io("fpu_req"));
-        m.connect_bundle(&core.io("fpu_resp"), &fpu.io("resp"));
-        m.connect(&fpu.port("kill"), &core.port("fpu_kill"));
-    }
+    let core = core_with_units(&mut m, p, rocc)?;
 
     let arb = m.instance("arbiter", &mem_arbiter(3)?);
     m.connect_bundle(&mem_req, &arb.io("mem_req"));
@@ -76,4 +66,25 @@ pub fn tile(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&core.io("rocc_xcpt"), &rocc_xcpt);
     m.connect_bundle(&trace, &core.io("trace"));
     m.finish()
+}
+
+/// Instances the core with its multiply/divide unit and (with `fpu`) its FPU, connected
+/// to each other; the core's memory, RoCC and trace ports are left to the caller.
+pub fn core_with_units(
+    m: &mut ModuleBuilder,
+    p: &RocketParams,
+    rocc: bool,
+) -> Result<Inst, HdlErrors> {
+    let core = m.instance("core", &core(p, rocc)?);
+    let md = m.instance("muldiv", &muldiv(&p.muldiv())?);
+    m.connect_bundle(&md.io("req"), &core.io("muldiv_req"));
+    m.connect_bundle(&core.io("muldiv_resp"), &md.io("resp"));
+    m.connect(&md.port("kill"), &core.port("muldiv_kill"));
+    if p.fpu {
+        let fpu = m.instance("fpu", &super::fpu::fpu(p.fma_stages)?);
+        m.connect_bundle(&fpu.io("req"), &core.io("fpu_req"));
+        m.connect_bundle(&core.io("fpu_resp"), &fpu.io("resp"));
+        m.connect(&fpu.port("kill"), &core.port("fpu_kill"));
+    }
+    Ok(core)
 }

@@ -1,6 +1,7 @@
 //! `accelgen sim`: run a design from the registry as an in-process Verilator model under
 //! random or idle stimulus, and summarize its outputs.
 
+mod fgsimt;
 mod program;
 
 use super::params::ParamArgs;
@@ -11,6 +12,7 @@ use hdl::sim::Init;
 use hdl::{Design, Dir};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use verification::elf::Ram;
 use verification::simulator::{exercise, OutputStats, Stimulus};
 use verification::tb::program as tb_program;
 use verification::verilator::{Model, Options, PortSpec, TraceFormat, MAX_THREADS};
@@ -43,7 +45,8 @@ pub struct SimArgs {
     /// Threads of the Verilator model (1..=64; its context gets exactly as many).
     #[arg(long, value_name = "N", default_value_t = 1)]
     threads: u32,
-    /// Program to load (an RV64 ELF), for processor designs: runs it to its exit and
+    /// Program to load (an RV64 ELF; for design fgsimt an RV32 SPMD program from
+    /// `accelgen asm --target simt`), for processor designs: runs it to its exit and
     /// exits with its exit code.
     #[arg(long, value_name = "FILE.elf")]
     program: Option<PathBuf>,
@@ -67,6 +70,16 @@ pub struct SimArgs {
         requires = "program"
     )]
     max_cycles: u64,
+}
+
+/// Runs `f` (a program on a design) under the progress line "running <path>": its result
+/// and the seconds it took.
+fn running<T>(path: &Path, f: impl FnOnce() -> T) -> (T, f64) {
+    let phase = Phase::start(format!("running {}", path.display()));
+    let start = Instant::now();
+    let out = f();
+    drop(phase);
+    (out, start.elapsed().as_secs_f64())
 }
 
 /// The initial state `--init-seed` asks for.
@@ -154,6 +167,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     }
     let elaboration = info.elaborate(&params)?;
     let loaded = match &args.program {
+        Some(path) if info.name == "fgsimt" => Some(tb_program::load_in(path, Ram::DEFAULT, 32)?),
         Some(path) => Some(tb_program::load(path, &elaboration.params)?),
         None => None,
     };
@@ -174,6 +188,11 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     model.reinit(init(args.init_seed))?;
     if let Some((_, path)) = wave {
         model.trace(path)?;
+    }
+    if let (Some(program), "fgsimt") = (&loaded, info.name) {
+        let code = fgsimt::run(&mut model, program, &args, &elaboration.params)?;
+        model.close_trace();
+        return Ok(code);
     }
     let accel = tb_program::accelerator(info.name, &elaboration.params);
     if let (Some(program), Some(accel)) = (&loaded, accel) {

@@ -3,11 +3,9 @@
 
 use super::SimArgs;
 use crate::cli::iss::process_status;
-use crate::cli::progress::Phase;
 use anyhow::Context;
 use generators::hwacha::soc::RocketHwachaParams;
 use std::path::Path;
-use std::time::Instant;
 use verification::elf::Program;
 use verification::exit::explain;
 use verification::hwacha::model::{Hwacha, HwachaParams as HwachaModelParams};
@@ -55,19 +53,17 @@ pub fn run(
         None
     };
     let path = args.program.as_deref().unwrap_or(Path::new("program"));
-    let phase = Phase::start(format!("running {}", path.display()));
-    let start = Instant::now();
-    let out = soc::run(
-        model,
-        program,
-        &config,
-        Box::new(std::io::stdout()),
-        Box::new(std::io::stderr()),
-        golden,
-    );
-    drop(phase);
+    let (out, seconds) = super::running(path, || {
+        soc::run(
+            model,
+            program,
+            &config,
+            Box::new(std::io::stdout()),
+            Box::new(std::io::stderr()),
+            golden,
+        )
+    });
     let out = out?;
-    let seconds = start.elapsed().as_secs_f64();
     eprintln!(
         "{}: exit code {}, {} cycles, {} instructions, CPI {:.3}{}{} ({:.0} cycles/s)",
         path.display(),

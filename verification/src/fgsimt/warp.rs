@@ -109,6 +109,11 @@ impl KernelRun {
         self.launch.n.div_ceil(self.warp_size)
     }
 
+    /// Thread `tid`, if it belongs to the running warp.
+    pub fn thread(&self, tid: u32) -> Option<&Thread> {
+        self.threads.iter().find(|t| t.tid == tid)
+    }
+
     fn start_warp(&mut self, iss: &Iss, warp: u32) {
         self.warp = warp;
         if warp >= self.warps() {

@@ -13,6 +13,7 @@ use super::memory::AmoRecord;
 use super::{peek, peek_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::iss::commitlog::Commit;
+use crate::iss::simt::Launch;
 use crate::iss::{Iss, IssConfig, IssError, Step};
 use hdl::Shape;
 use std::collections::VecDeque;
@@ -276,6 +277,13 @@ pub trait GoldenModel {
     fn memory_amos(&mut self, _performed: &[AmoRecord]) {}
 }
 
+/// What [`IssGolden::next_step`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoldenStep {
+    Record(CommitRecord),
+    Launch(Launch),
+}
+
 /// Errors of [`IssGolden`].
 #[derive(Debug, thiserror::Error)]
 pub enum IssGoldenError {
@@ -353,6 +361,38 @@ impl IssGolden {
         let word = self.iss.mem.read(self.tohost, 8)?;
         (word >> 48 == 0 && word & 1 == 1).then_some((word & ((1 << 48) - 1)) >> 1)
     }
+    /// The ISS's next retired instruction's record, or a launch it hands over (with
+    /// [`Iss::defer_launches`]: the caller runs the threads, then [`Self::finish_launch`]);
+    /// `None` once the program has ended.
+    pub fn next_step(&mut self) -> Result<Option<GoldenStep>, IssGoldenError> {
+        while self.exit.is_none() {
+            if self.steps == self.max_steps {
+                return Err(IssGoldenError::StepLimit(self.max_steps));
+            }
+            self.steps += 1;
+            match self.iss.step_one()? {
+                Step::Retired(c) => {
+                    self.exit = self.exit_request(&c);
+                    if self.design_conventions && self.exit.is_none() && self.stores_tohost(&c) {
+                        if let Some(code) = self.iss.poll_host()? {
+                            self.exit = Some(code);
+                        }
+                    }
+                    return Ok(Some(GoldenStep::Record(CommitRecord::from_commit(&c))));
+                }
+                Step::Trapped { .. } => {}
+                Step::Exited(code) => self.exit = Some(code),
+                Step::Launch(l) => return Ok(Some(GoldenStep::Launch(l))),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The record of the deferred launch instruction, which retires once its threads
+    /// have run.
+    pub fn finish_launch(&mut self) -> CommitRecord {
+        CommitRecord::from_commit(&self.iss.finish_launch())
+    }
 }
 
 /// Whether `insn` reads a counter whose value is the implementation's (cycle, time,
@@ -379,27 +419,11 @@ impl GoldenModel for IssGolden {
     }
 
     fn next_record(&mut self) -> Result<Option<CommitRecord>, IssGoldenError> {
-        while self.exit.is_none() {
-            if self.steps == self.max_steps {
-                return Err(IssGoldenError::StepLimit(self.max_steps));
-            }
-            self.steps += 1;
-            match self.iss.step_one()? {
-                Step::Retired(c) => {
-                    self.exit = self.exit_request(&c);
-                    if self.design_conventions && self.exit.is_none() && self.stores_tohost(&c) {
-                        if let Some(code) = self.iss.poll_host()? {
-                            self.exit = Some(code);
-                        }
-                    }
-                    return Ok(Some(CommitRecord::from_commit(&c)));
-                }
-                Step::Trapped { .. } => {}
-                Step::Exited(code) => self.exit = Some(code),
-                Step::Launch(_) => unreachable!("launches are deferred only on request"),
-            }
+        match self.next_step()? {
+            Some(GoldenStep::Record(r)) => Ok(Some(r)),
+            Some(GoldenStep::Launch(_)) => unreachable!("launches are deferred only on request"),
+            None => Ok(None),
         }
-        Ok(None)
     }
 
     fn deferred_trap(&mut self) -> Result<Option<(u64, u64)>, IssGoldenError> {
@@ -553,6 +577,12 @@ impl<G: GoldenModel> Lockstep<G> {
 
     pub fn golden(&self) -> &G {
         &self.golden
+    }
+
+    /// The golden model, for a bench that feeds it more than the trace port (the
+    /// FG-SIMT engine's kernel traces).
+    pub fn golden_mut(&mut self) -> &mut G {
+        &mut self.golden
     }
 
     /// Hands the golden model the AMOs the design's memory performed

@@ -122,6 +122,11 @@ impl SparseMemory {
         SparseMemory::default()
     }
 
+    /// The base addresses of the pages written so far, in increasing order.
+    pub fn pages(&self) -> impl Iterator<Item = u64> + '_ {
+        self.pages.keys().map(|p| p << PAGE_BITS)
+    }
+
     /// Fills `buf` from `addr` upwards.
     pub fn read(&self, addr: u64, buf: &mut [u8]) {
         let mut at = addr;

@@ -19,8 +19,9 @@ pub enum Accelerator {
     },
 }
 
-/// Designs that run programs (those with a commit trace and the tile's memory port).
-const PROCESSORS: [&str; 3] = ["rocket", "rocket_accumulator", "rocket-hwacha"];
+/// Designs that run programs (those with a commit trace; `fgsimt` has its own bench,
+/// `tb::fgsimt`, the others the tile's memory port).
+const PROCESSORS: [&str; 4] = ["rocket", "rocket_accumulator", "rocket-hwacha", "fgsimt"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProgramError {
@@ -74,11 +75,16 @@ pub fn load(path: &Path, params: &toml::Table) -> Result<Program, ProgramError> 
         (Some(base), Some(size)) => Ram { base, size },
         _ => Ram::DEFAULT,
     };
+    load_in(path, ram, field("xlen").map_or(64, |x| x as u32))
+}
+
+/// Loads the program at `path` for a design with `ram` and `design` bits of xlen (design
+/// `fgsimt`'s control processor: the default RAM, 32).
+pub fn load_in(path: &Path, ram: Ram, design: u32) -> Result<Program, ProgramError> {
     let program = elf::load_file_in(path, ram).map_err(|err| ProgramError::Load {
         path: path.to_path_buf(),
         err,
     })?;
-    let design = field("xlen").map_or(64, |x| x as u32);
     if program.xlen.bits() != design {
         return Err(ProgramError::Xlen {
             path: path.to_path_buf(),

@@ -223,13 +223,7 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
     memory
         .memory_mut()
         .load_image(RESET_VECTOR, &reset_rom(program.entry, program.xlen))?;
-    let mut host = Htif::new(program.tohost, program.fromhost, stdout, stderr);
-    let mut lockstep = golden
-        .map(|g| {
-            Lockstep::new(g, TracePort::new("trace")).map(|l| l.with_max_idle(config.max_idle))
-        })
-        .transpose()?;
-    let trace = TracePort::new("trace");
+    let mut side = HostSide::new(program, (stdout, stderr), golden, config.max_idle)?;
     let signal = |r: Result<(), S::Error>| r.map_err(|e| SignalError(Box::new(e)));
 
     signal(dut.reinit(config.init))?;
@@ -247,40 +241,21 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
     signal(dut.poke_u64("reset", 1))?;
     dut.step();
     signal(dut.poke_u64("reset", 0))?;
-    let (tohost_word, tohost_lanes) = (program.tohost & !7, 0xffu8 << (program.tohost & 7));
-    let mut instret = 0;
     let mut accelerator_traps = 0;
     let mut last_accelerator_trap = None;
     for cycle in 0..config.max_cycles {
-        // The trace comes from registers, so it is read before the memory model serves
-        // this cycle's requests: a load right behind the `tohost` store then sees the
-        // host's answer, as in the golden model.
-        if let Some(l) = lockstep.as_mut() {
-            l.check_cycle(dut)?;
-        }
-        if trace.valid(dut)? {
-            instret += 1;
-            let r = trace.read(dut)?;
-            if r.mem_addr == tohost_word && r.mem_mask & tohost_lanes != 0 {
-                if let Some(code) = host.poll(memory.memory_mut())? {
-                    if let Some(l) = lockstep.as_mut() {
-                        if !l.finished()? {
-                            return Err(SocError::EarlyExit { code });
-                        }
-                    }
-                    let outcome = SocOutcome {
-                        exit_code: code,
-                        cycles: cycle + 1,
-                        instret,
-                        matched: lockstep.as_ref().map_or(0, Lockstep::matched),
-                        accelerator_traps,
-                        last_accelerator_trap,
-                        trap: trap_report(program, |a| memory.memory().read_u64(a)),
-                        mem: memory.stats(),
-                    };
-                    return Ok((outcome, memory.into_memory()));
-                }
-            }
+        if let Some(code) = side.cycle(dut, memory.memory_mut())? {
+            let outcome = SocOutcome {
+                exit_code: code,
+                cycles: cycle + 1,
+                instret: side.instret,
+                matched: side.matched(),
+                accelerator_traps,
+                last_accelerator_trap,
+                trap: trap_report(program, |a| memory.memory().read_u64(a)),
+                mem: memory.stats(),
+            };
+            return Ok((outcome, memory.into_memory()));
         }
         if let Some(x) = &config.xcpt {
             if signal_u64(dut, &format!("{x}_valid"))? == 1 {
@@ -288,20 +263,92 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
                 let cause = signal_u64(dut, &format!("{x}_bits_cause"))?;
                 let tval = signal_u64(dut, &format!("{x}_bits_tval"))?;
                 last_accelerator_trap = Some((cause, tval));
-                if let Some(l) = lockstep.as_mut() {
+                if let Some(l) = side.lockstep.as_mut() {
                     l.accelerator_trap(cycle, cause, tval)?;
                 }
             }
         }
         memory.tick(dut)?;
         let amos = memory.take_amo_log();
-        if let (Some(l), false) = (lockstep.as_mut(), amos.is_empty()) {
+        if let (Some(l), false) = (side.lockstep.as_mut(), amos.is_empty()) {
             l.memory_amos(&amos);
         }
         dut.step();
     }
     Err(SocError::Timeout {
         cycles: config.max_cycles,
-        instret,
+        instret: side.instret,
     })
+}
+
+/// The control processor's side of a system bench: its commit trace (counted, and
+/// checked against a golden model with lockstep) and the HTIF host, served when a store
+/// to `tohost` commits.
+pub struct HostSide<G: GoldenModel> {
+    host: Htif,
+    pub lockstep: Option<Lockstep<G>>,
+    trace: TracePort,
+    /// The `tohost` doubleword and its byte lanes.
+    tohost: (u64, u8),
+    /// Instructions committed.
+    pub instret: u64,
+}
+
+impl<G: GoldenModel> HostSide<G> {
+    /// For `program`, with the host's console `streams` (stdout, stderr), a golden model
+    /// for lockstep and its hang bound `max_idle`.
+    pub fn new(
+        program: &Program,
+        streams: (Box<dyn Write>, Box<dyn Write>),
+        golden: Option<G>,
+        max_idle: u64,
+    ) -> Result<Self, LockstepError> {
+        let lockstep = golden
+            .map(|g| Lockstep::new(g, TracePort::new("trace")).map(|l| l.with_max_idle(max_idle)))
+            .transpose()?;
+        Ok(HostSide {
+            host: Htif::new(program.tohost, program.fromhost, streams.0, streams.1),
+            lockstep,
+            trace: TracePort::new("trace"),
+            tohost: (program.tohost & !7, 0xffu8 << (program.tohost & 7)),
+            instret: 0,
+        })
+    }
+
+    /// Checks this cycle's commit (call before the memory model serves the cycle) and
+    /// serves the host; the exit code once the program has exited.
+    pub fn cycle<S: Simulator>(
+        &mut self,
+        dut: &mut S,
+        memory: &mut SparseMemory,
+    ) -> Result<Option<u64>, SocError> {
+        // The trace comes from registers, so it is read before the memory model serves
+        // this cycle's requests: a load right behind the `tohost` store then sees the
+        // host's answer, as in the golden model.
+        if let Some(l) = self.lockstep.as_mut() {
+            l.check_cycle(dut)?;
+        }
+        if !self.trace.valid(dut)? {
+            return Ok(None);
+        }
+        self.instret += 1;
+        let r = self.trace.read(dut)?;
+        if r.mem_addr != self.tohost.0 || r.mem_mask & self.tohost.1 == 0 {
+            return Ok(None);
+        }
+        let Some(code) = self.host.poll(memory)? else {
+            return Ok(None);
+        };
+        if let Some(l) = self.lockstep.as_mut() {
+            if !l.finished()? {
+                return Err(SocError::EarlyExit { code });
+            }
+        }
+        Ok(Some(code))
+    }
+
+    /// CP commits checked against the golden model (0 without lockstep).
+    pub fn matched(&self) -> u64 {
+        self.lockstep.as_ref().map_or(0, Lockstep::matched)
+    }
 }

@@ -1,0 +1,55 @@
+//! `FgsimtCpPort`: the control processor's data port onto the D$'s narrow port L (seed
+//! 000, Figure 3: the CP shares the lanes' L1 D$; docs/fgsimt-engine.md, System).
+//!
+//! The core (`rocket/core.rs`, `memory = "direct"`) makes 64-bit lane-aligned requests
+//! (`rocket::bus::mem_request(0)`) of at most 4 bytes at `xlen = 32`; the narrow port
+//! takes the 32-bit word holding the address: the request's half of the data and byte
+//! mask is picked by address bit 2, and the word the port answers is returned in both
+//! halves of the doubleword (the core takes its lanes by address). Every core request is a
+//! load or a store: the core performs AMOs as a read then a write and LR/SC with its own
+//! reservation (`rocket/mem_stage.rs`), so the narrow port's AMO, LR and SC ops are not
+//! needed here: while the CP runs, the engine is idle (a launch blocks the CP until the
+//! kernel has finished), so the core's read-modify-write is atomic. Requests are untagged
+//! and answered in order (the port's reorder buffer), so the tag is 0.
+
+use super::bundles::MEM_TAG_BITS;
+use super::l1::{narrow_request, narrow_response, op};
+use crate::rocket::bus::{mem_request, mem_response};
+use hdl::{cat, mux, Dir, HdlErrors, Module, ModuleBuilder};
+use std::rc::Rc;
+
+/// Ports `core_req`/`core_resp` (the core's `dmem`) and `dc_req`/`dc_resp` (the D$'s
+/// narrow port).
+pub fn cp_port() -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("FgsimtCpPort");
+    let req = m.io("core_req", Dir::In, &mem_request(0));
+    let resp = m.io("core_resp", Dir::Out, &mem_response(0));
+    let dreq = m.io("dc_req", Dir::Out, &narrow_request(MEM_TAG_BITS));
+    let dresp = m.io("dc_resp", Dir::In, &narrow_response(MEM_TAG_BITS));
+
+    let field = |name: &str| req.bits().get(name).value().clone();
+    let dfield = |name: &str| dreq.bits().get(name).value().clone();
+    let (addr, data, mask) = (field("addr"), field("data"), field("mask"));
+    let high = addr.bit(2);
+    m.connect(dreq.valid(), req.valid());
+    m.connect(req.ready(), dreq.ready());
+    m.connect(&dfield("addr"), &addr);
+    let (store, load) = (m.lit(op::STORE, op::BITS), m.lit(op::LOAD, op::BITS));
+    m.connect(&dfield("op"), &mux(&field("write"), &store, &load));
+    m.connect(
+        &dfield("data"),
+        &mux(&high, &data.slice(63, 32), &data.slice(31, 0)),
+    );
+    m.connect(
+        &dfield("mask"),
+        &mux(&high, &mask.slice(7, 4), &mask.slice(3, 0)),
+    );
+    m.connect(&dfield("size"), &field("size").slice(1, 0));
+    let tag = m.lit(0, MEM_TAG_BITS);
+    m.connect(&dfield("tag"), &tag);
+
+    let word = dresp.bits().get("data").value();
+    m.connect(resp.valid(), dresp.valid());
+    m.connect(resp.bits().get("data").value(), &cat(&[word, word]));
+    m.finish()
+}

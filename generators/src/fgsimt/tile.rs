@@ -1,0 +1,127 @@
+//! `FgsimtTile`, the top of design `fgsimt` (seed 000, Figure 3; docs/fgsimt-engine.md,
+//! "System"): the control processor (the Rocket-like core at `xlen = 32` with the F
+//! extension, direct memory ports and RoCC), the engine on its RoCC port, the shared L1
+//! I$ behind the 2:1 fetch arbiter (the CP's instruction port and the engine's warp
+//! fetch), and the banked L1 D$ with the lanes on narrow ports 0..L-1, the CP on narrow
+//! port L (through `cp_port.rs`) and the engine's wide port.
+//!
+//! Ports to the memory model: the I$'s `icache_mem` (64-bit, untagged, in order), each
+//! D$ bank's `b<i>_mem` (32-byte, untagged, in order) and the uncached `io_mem` (32-bit,
+//! tagged, with AMOs; HTIF's `tohost` lives there). The D$'s `flush`/`flush_done` (a
+//! bench writes the dirty lines back before comparing memory), the core's commit
+//! `trace`, and the engine's `fault`, `ftrace` and `wtrace` are the tile's too.
+
+use super::bundles::{self, MEM_TAG_BITS};
+use super::cp_port::cp_port;
+use super::engine::engine;
+use super::fetch_arbiter::fetch_arbiter;
+use super::l1::xbar::{io_mem_request, io_mem_response, io_tag_bits};
+use super::l1::xbar::{line_mem_request, line_mem_response};
+use super::l1::{self, Geometry};
+use super::params::FgsimtParams;
+use crate::rocket::bus::{mem_request, mem_response};
+use crate::rocket::tile::core_with_units;
+use crate::rocket::trace::trace_shape;
+use hdl::{Dir, HdlErrors, Inst, Module, ModuleBuilder, Shape};
+use std::rc::Rc;
+
+/// The tile of `p` (validated).
+pub fn tile(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("FgsimtTile");
+    let core = core_with_units(&mut m, &p.cp(), true)?;
+    let eng = m.instance("engine", &engine(p)?);
+    m.connect_bundle(&eng.io("rocc_cmd"), &core.io("rocc_cmd"));
+    m.connect_bundle(&core.io("rocc_resp"), &eng.io("rocc_resp"));
+    m.connect(&core.port("rocc_busy"), &eng.port("rocc_busy"));
+    // The engine's faults stop it and end the run (the bench reads `fault`); the core
+    // takes no accelerator exceptions.
+    m.tie_off(&core.io("rocc_xcpt"));
+
+    let fetch = m.instance("fetch_arbiter", &fetch_arbiter()?);
+    m.connect_bundle(&fetch.io("cp_req"), &core.io("imem_req"));
+    m.connect_bundle(&core.io("imem_resp"), &fetch.io("cp_resp"));
+    m.connect_bundle(&fetch.io("warp_req"), &eng.io("fetch_req"));
+    m.connect_bundle(&eng.io("fetch_resp"), &fetch.io("warp_resp"));
+    let icache = m.instance("l1i", &l1::icache(p)?);
+    m.connect_bundle(&icache.io("cpu_req"), &fetch.io("icache_req"));
+    m.connect_bundle(&fetch.io("icache_resp"), &icache.io("cpu_resp"));
+    m.connect(&icache.port("invalidate"), &core.port("icache_invalidate"));
+    let shapes = (mem_request(0), mem_response(0));
+    export(&mut m, &icache, ("mem", "icache_mem"), &shapes);
+
+    dcache(&mut m, p, &core, &eng)?;
+    let trace = m.io("trace", Dir::Out, &trace_shape());
+    m.connect_bundle(&trace, &core.io("trace"));
+    for (name, shape) in [
+        ("fault", bundles::fault()),
+        ("ftrace", bundles::ftrace(p.warp_size)),
+        ("wtrace", bundles::wtrace(p.lanes, p.threads_per_lane())),
+    ] {
+        let out = m.io(name, Dir::Out, &shape);
+        m.connect_bundle(&out, &eng.io(name));
+    }
+    m.finish()
+}
+
+/// The D$ with its requesters (the engine's lanes and wide port, the CP through its
+/// port adapter) and its memory side and flush as the tile's ports.
+fn dcache(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    core: &Inst,
+    eng: &Inst,
+) -> Result<(), HdlErrors> {
+    let dp = p.dcache();
+    let dc = m.instance("l1d", &l1::dcache(&dp, MEM_TAG_BITS)?);
+    for port in (0..p.lanes)
+        .map(|l| format!("n{l}"))
+        .chain(["w".to_string()])
+    {
+        m.connect_bundle(
+            &dc.io(&format!("{port}_req")),
+            &eng.io(&format!("{port}_req")),
+        );
+        m.connect_bundle(
+            &eng.io(&format!("{port}_resp")),
+            &dc.io(&format!("{port}_resp")),
+        );
+    }
+    let cp = m.instance("cp_port", &cp_port()?);
+    m.connect_bundle(&cp.io("core_req"), &core.io("dmem_req"));
+    m.connect_bundle(&core.io("dmem_resp"), &cp.io("core_resp"));
+    let n = format!("n{}", p.lanes);
+    m.connect_bundle(&dc.io(&format!("{n}_req")), &cp.io("dc_req"));
+    m.connect_bundle(&cp.io("dc_resp"), &dc.io(&format!("{n}_resp")));
+
+    let lines = (line_mem_request(), line_mem_response());
+    for b in 0..p.dcache_banks {
+        let name = format!("b{b}_mem");
+        export(m, &dc, (&name, &name), &lines);
+    }
+    let tb = io_tag_bits(&Geometry::new(&dp));
+    export(
+        m,
+        &dc,
+        ("io_mem", "io_mem"),
+        &(io_mem_request(tb), io_mem_response(tb)),
+    );
+    let flush = m.input("flush", 1);
+    m.connect(&dc.port("flush"), &flush);
+    let done = m.output("flush_done", 1);
+    m.connect(&done, &dc.port("flush_done"));
+    Ok(())
+}
+
+/// Makes `inner`'s memory port `<inner>_req`/`<inner>_resp` of `inst` the tile's
+/// `<outer>_req`/`<outer>_resp`, of the (request, response) `shapes`.
+fn export(
+    m: &mut ModuleBuilder,
+    inst: &Inst,
+    (inner, outer): (&str, &str),
+    shapes: &(Shape, Shape),
+) {
+    let req = m.io(&format!("{outer}_req"), Dir::Out, &shapes.0);
+    let resp = m.io(&format!("{outer}_resp"), Dir::In, &shapes.1);
+    m.connect_bundle(&req, &inst.io(&format!("{inner}_req")));
+    m.connect_bundle(&inst.io(&format!("{inner}_resp")), &resp);
+}

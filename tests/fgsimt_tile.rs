@@ -1,0 +1,496 @@
+//! Design `fgsimt`'s tile and bench (seed 000, Figure 3; docs/fgsimt-engine.md, "System"
+//! and "Lockstep"):
+//! - host-only RV32IMAF programs (`tests/fgsimt_cases/host.c`: a checksum, a sort, float
+//!   arithmetic, stores of every size across D$ lines and banks then loads, amoadd and
+//!   LR/SC, exit codes 0 and 3) run by `accelgen sim fgsimt --lockstep` at memory latency
+//!   1 and 20 with jitter and stalls: every CP commit matches the ISS, memory after the
+//!   D$ flush equals the ISS's, the exit code is `accelgen iss`'s;
+//! - the kernel checker (`tb::kernel_check`) without an engine: the SIMT model's own
+//!   commits as traces, shuffled in a legal order (AMOs of one warp instruction returned
+//!   in another order), pass; each corruption is caught with a message naming it;
+//! - `sim fgsimt`'s errors: a bad parameter, an RV64 ELF, a missing file.
+//!
+//! One Verilator model (2 lanes, warp 8, 8 KiB D$ in 2 banks, 4 KiB I$), shared by the
+//! runs through the model cache.
+
+mod cli_run;
+
+use cli_run::{accelgen, s, Run};
+use std::path::{Path, PathBuf};
+use verification::elf::{self, Program};
+use verification::fgsimt::affine::Mechanisms;
+use verification::fgsimt::program::host;
+use verification::fgsimt::warp::{KernelRun, SimtError, WarpCommit};
+use verification::iss::simt::Launch;
+use verification::iss::{Iss, IssConfig, IssError, Step};
+use verification::rng::Rng;
+use verification::tb::kernel_check::{
+    FaultRecord, FetchRecord, KernelChecker, KernelError, KernelShape, WriteRecord,
+};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn explain(what: &str, run: &Run) -> String {
+    format!(
+        "{what}: exit {}\nstdout: {}\nstderr: {}",
+        run.code, run.stdout, run.stderr
+    )
+}
+
+/// Builds `source` with `accelgen asm --target simt` and `defines` into `dir`.
+fn build(dir: &Path, source: &Path, defines: &[&str]) -> PathBuf {
+    let stem = source.file_stem().unwrap().to_string_lossy();
+    let elf = dir.join(format!("{stem}{}.elf", defines.join("_")));
+    let mut args = vec!["asm", "--target", "simt"];
+    for d in defines {
+        args.extend(["-D", d]);
+    }
+    args.extend([s(source), "-o", s(&elf)]);
+    let run = accelgen(&args);
+    assert_eq!(run.code, 0, "{}", explain("accelgen asm", &run));
+    elf
+}
+
+fn case(dir: &Path, file: &str, defines: &[&str]) -> PathBuf {
+    build(dir, &root().join("tests/fgsimt_cases").join(file), defines)
+}
+
+/// The tile the runs use: small, so that the model builds fast.
+const TILE: [&str; 5] = [
+    "lanes=2",
+    "warp_size=8",
+    "dcache_bytes=8192",
+    "dcache_banks=2",
+    "icache_bytes=4096",
+];
+
+fn sim(elf: &Path, extra: &[&str]) -> Run {
+    let mut args = vec!["sim", "fgsimt", "--program", s(elf)];
+    for t in TILE {
+        args.extend(["--set", t]);
+    }
+    args.extend_from_slice(extra);
+    accelgen(&args)
+}
+
+// ------------------------------------------------------------------ host programs
+
+#[test]
+fn host_programs_run_in_lockstep_with_the_iss() {
+    let dir = tempfile::tempdir().unwrap();
+    for (defines, code) in [(&[][..], 0), (&["EXIT=3"][..], 3)] {
+        let elf = case(dir.path(), "host.c", defines);
+        assert_eq!(accelgen(&["iss", s(&elf)]).code, code);
+        let timings: &[&[&str]] = if code == 0 {
+            &[
+                &["--latency", "1"],
+                &[
+                    "--latency",
+                    "20",
+                    "--jitter",
+                    "7",
+                    "--stall-percent",
+                    "25",
+                    "--seed",
+                    "3",
+                ],
+            ]
+        } else {
+            &[&["--latency", "1"]]
+        };
+        for timing in timings {
+            let mut args = vec!["--lockstep"];
+            args.extend_from_slice(timing);
+            let run = sim(&elf, &args);
+            let what = format!("{defines:?} {timing:?}");
+            assert_eq!(run.code, code as i32, "{}", explain(&what, &run));
+            assert!(
+                run.stderr.contains("CP commits matched the ISS"),
+                "{}",
+                run.stderr
+            );
+            assert!(
+                run.stderr.contains("Table 3: active threads"),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn sim_fgsimt_refuses_bad_input_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.elf");
+    let run = sim(&missing, &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("missing.elf"), "{}", run.stderr);
+
+    let src = dir.path().join("rv64.c");
+    std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
+    let rv64 = dir.path().join("rv64.elf");
+    let run = accelgen(&["asm", s(&src), "-o", s(&rv64)]);
+    assert_eq!(run.code, 0, "{}", explain("asm rv64", &run));
+    let run = sim(&rv64, &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let want = "an RV64 program for a design with xlen = 32";
+    assert!(run.stderr.contains(want), "{}", run.stderr);
+
+    let elf = case(dir.path(), "host.c", &[]);
+    let run = sim(&elf, &["--set", "lanes=3"]);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("lanes"), "{}", run.stderr);
+    let run = sim(&elf, &["--latency", "x"]);
+    assert_eq!(run.code, 2, "{}", explain("bad flag", &run));
+}
+
+// ------------------------------------------------------------------ the kernel checker
+
+const SHAPE: KernelShape = KernelShape {
+    lanes: 2,
+    warp_size: 8,
+    mech: Mechanisms {
+        arith: false,
+        branches: false,
+        loads: false,
+    },
+};
+
+/// The host of `elf` on the ISS, run to its first launch.
+fn at_launch(program: &Program) -> (Iss, Launch) {
+    let config = IssConfig {
+        stdout: Box::new(std::io::sink()),
+        stderr: Box::new(std::io::sink()),
+        ..IssConfig::default()
+    };
+    let mut iss = host(program, config).unwrap();
+    loop {
+        if let Step::Launch(l) = iss.step_one().unwrap() {
+            return (iss, l);
+        }
+    }
+}
+
+/// What an engine shows the bench: a warp instruction, or an SRF write.
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    Insn(FetchRecord),
+    Write(WriteRecord),
+}
+
+/// The model's warp instructions of the first launch (on an ISS of its own) and its
+/// trap, if it has one.
+fn model_commits(program: &Program) -> (Vec<WarpCommit>, Option<FaultRecord>) {
+    let (mut iss, launch) = at_launch(program);
+    let mut run = KernelRun::new(&iss, launch, SHAPE.warp_size, SHAPE.mech);
+    let mut commits = Vec::new();
+    loop {
+        match run.step(&mut iss) {
+            Ok(Some(c)) => commits.push(c),
+            Ok(None) => return (commits, None),
+            Err(SimtError::Iss(IssError::KernelTrap {
+                tid,
+                pc,
+                cause,
+                tval,
+                ..
+            })) => {
+                let f = FaultRecord {
+                    cause,
+                    pc,
+                    thread: tid,
+                    tval,
+                };
+                return (commits, Some(f));
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+/// `c`'s SRF writes as the engine would show them: thread i of the warp in lane i mod
+/// lanes, slot i / lanes. AMO results in `amo_order` (thread order reversed when set).
+fn writes_of(c: &WarpCommit, reverse_amos: bool) -> Vec<WriteRecord> {
+    let tids: Vec<u32> = (0..32).filter(|i| c.mask >> i & 1 != 0).collect();
+    let mut olds: Vec<Option<u64>> = c.threads.iter().map(|t| t.xreg.map(|x| x.1)).collect();
+    let amoadd = c.insn & 0x7f == 0x2f && c.insn >> 27 == 0;
+    if amoadd && reverse_amos {
+        olds = reorder_amoadds(c);
+    }
+    let mut out = Vec::new();
+    for ((&i, t), old) in tids.iter().zip(&c.threads).zip(olds) {
+        let (lane, slot) = (i % SHAPE.lanes, i / SHAPE.lanes);
+        let x = t.xreg.map(|(r, _)| (r, old.unwrap_or(0)));
+        let f = t.freg.map(|(r, v)| (r + 32, v));
+        for (reg, v) in x.into_iter().chain(f) {
+            let port = if reg >= 32 { 1 } else { 0 };
+            out.push(WriteRecord {
+                lane,
+                port,
+                reg,
+                slot,
+                data: v as u32,
+            });
+        }
+    }
+    out
+}
+
+/// The old values of `c`'s amoadds (to any addresses) performed in reverse thread order.
+fn reorder_amoadds(c: &WarpCommit) -> Vec<Option<u64>> {
+    let mut value: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
+    for t in &c.threads {
+        let addr = t.load.unwrap();
+        value.entry(addr).or_insert(t.xreg.map_or(0, |x| x.1));
+    }
+    let mut olds = vec![None; c.threads.len()];
+    for (i, t) in c.threads.iter().enumerate().rev() {
+        let addr = t.load.unwrap();
+        let src = (t.store.unwrap().1 as u32).wrapping_sub(t.xreg.unwrap().1 as u32);
+        let v = value[&addr];
+        olds[i] = Some(v);
+        value.insert(addr, (v as u32).wrapping_add(src) as u64);
+    }
+    olds
+}
+
+/// The model's traces in a legal shuffled order: each warp instruction, then random
+/// subsets of the writes pending (each drawn with `percent` chance; a thread's writes of
+/// one register stay in order), all of a warp's writes before the next warp's first
+/// instruction. At 100 percent each instruction's writes follow it.
+fn shuffled(commits: &[WarpCommit], seed: u64, reverse_amos: bool, percent: u64) -> Vec<Event> {
+    let mut rng = Rng::new(seed);
+    let mut pending: Vec<WriteRecord> = Vec::new();
+    let mut out = Vec::new();
+    let drain = |pending: &mut Vec<WriteRecord>, out: &mut Vec<Event>, rng: &mut Rng, all| {
+        while !pending.is_empty() && (all || rng.chance(percent)) {
+            let i = rng.below(pending.len() as u64) as usize;
+            let w = pending[i];
+            let first = pending
+                .iter()
+                .position(|p| (p.lane, p.slot, p.reg) == (w.lane, w.slot, w.reg))
+                .unwrap();
+            out.push(Event::Write(pending.remove(first)));
+        }
+    };
+    for (k, c) in commits.iter().enumerate() {
+        if k > 0 && commits[k - 1].warp != c.warp {
+            drain(&mut pending, &mut out, &mut rng, true);
+        }
+        out.push(Event::Insn(FetchRecord {
+            pc: c.pc,
+            insn: c.insn,
+            mask: c.mask,
+        }));
+        pending.extend(writes_of(c, reverse_amos));
+        drain(&mut pending, &mut out, &mut rng, false);
+    }
+    drain(&mut pending, &mut out, &mut rng, true);
+    out
+}
+
+/// A checker of `program`'s first launch, with the ISS it steps.
+fn checker(program: &Program) -> (Iss, KernelChecker) {
+    let (iss, launch) = at_launch(program);
+    let k = KernelChecker::new(&iss, launch, SHAPE);
+    (iss, k)
+}
+
+/// Feeds `events` to a checker of `program`'s first launch, then ends the launch.
+fn check(program: &Program, events: &[Event]) -> Result<KernelChecker, KernelError> {
+    let (mut iss, mut k) = checker(program);
+    for e in events {
+        match *e {
+            Event::Insn(r) => k.insn(&mut iss, r)?,
+            Event::Write(w) => k.write(w)?,
+        }
+    }
+    k.finish(&mut iss)?;
+    Ok(k)
+}
+
+fn load(elf: &Path) -> Program {
+    elf::load_file(elf).unwrap()
+}
+
+#[test]
+fn the_checker_passes_the_models_own_traces_in_any_legal_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let diverge = load(&build(
+        dir.path(),
+        &root().join("tests/simt_cases/diverge.c"),
+        &[],
+    ));
+    let atomics = load(&case(dir.path(), "atomics.c", &[]));
+    for (name, program) in [("diverge", &diverge), ("atomics", &atomics)] {
+        let (commits, trap) = model_commits(program);
+        assert!(trap.is_none() && commits.len() > 50, "{name}");
+        for seed in 0..3 {
+            let events = shuffled(&commits, seed, seed == 2, 60);
+            let k = check(program, &events).unwrap_or_else(|e| panic!("{name} seed {seed}: {e}"));
+            assert_eq!(k.insns, commits.len() as u64);
+            assert!(k.writes_checked > 100, "{name}: {}", k.writes_checked);
+        }
+    }
+}
+
+/// Runs `events` changed by `corrupt` through the checker; the error's message.
+fn caught(program: &Program, events: &[Event], corrupt: impl Fn(&mut Vec<Event>)) -> String {
+    let mut events = events.to_vec();
+    corrupt(&mut events);
+    match check(program, &events) {
+        Ok(_) => panic!("a corruption passed"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn nth_insn(events: &[Event], n: usize) -> usize {
+    events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e, Event::Insn(_)))
+        .nth(n)
+        .unwrap()
+        .0
+}
+
+fn nth_write(events: &[Event], n: usize, f: impl Fn(&WriteRecord) -> bool) -> usize {
+    events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e, Event::Write(w) if f(w)))
+        .nth(n)
+        .unwrap()
+        .0
+}
+
+#[test]
+fn the_checker_catches_each_corruption_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = load(&case(dir.path(), "atomics.c", &[]));
+    let (commits, _) = model_commits(&program);
+    let events = shuffled(&commits, 7, true, 60);
+    let at = nth_insn(&events, 5);
+    let Event::Insn(r) = events[at] else {
+        unreachable!()
+    };
+    let m = caught(&program, &events, |e| {
+        e[at] = Event::Insn(FetchRecord {
+            mask: r.mask ^ 4,
+            ..r
+        })
+    });
+    assert!(
+        m.contains("warp instruction 5") && m.contains(&format!("mask {:#x}", r.mask ^ 4)),
+        "{m}"
+    );
+    let m = caught(&program, &events, |e| {
+        e[at] = Event::Insn(FetchRecord { pc: r.pc + 4, ..r })
+    });
+    assert!(m.contains(&format!("pc {:#x}", r.pc + 4)), "{m}");
+    let m = caught(&program, &events, |e| {
+        e.remove(at);
+    });
+    assert!(
+        m.contains("warp instruction 5") || m.contains("no pending write"),
+        "{m}"
+    );
+    let m = caught(&program, &events, |e| {
+        e.push(Event::Insn(r));
+    });
+    assert!(m.contains("the end of the launch"), "{m}");
+
+    // The first x write: an instruction's before the kernel's first AMO.
+    let w = nth_write(&events, 0, |w| w.reg > 0 && w.reg < 32);
+    let Event::Write(wr) = events[w] else {
+        unreachable!()
+    };
+    let m = caught(&program, &events, |e| {
+        e[w] = Event::Write(WriteRecord {
+            data: wr.data ^ 1,
+            ..wr
+        })
+    });
+    assert!(
+        m.contains("the model's next write of it is") && m.contains(&format!("x{}", wr.reg)),
+        "{m}"
+    );
+    let m = caught(&program, &events, |e| {
+        e.remove(w);
+    });
+    assert!(
+        m.contains("was never seen") || m.contains("next write of it"),
+        "{m}"
+    );
+    let m = caught(&program, &events, |e| {
+        e.insert(w, Event::Write(WriteRecord { reg: 63, ..wr }))
+    });
+    assert!(m.contains("no pending write of f31"), "{m}");
+    let f = nth_write(&events, 3, |w| w.reg >= 32);
+    let Event::Write(fr) = events[f] else {
+        unreachable!()
+    };
+    let m = caught(&program, &events, |e| {
+        e[f] = Event::Write(WriteRecord {
+            data: fr.data ^ 0x80,
+            ..fr
+        })
+    });
+    assert!(m.contains(&format!("f{}", fr.reg - 32)), "{m}");
+
+    // An AMO's old value that no order of the warp instruction's AMOs gives (writes in
+    // order: the first of rd after the AMO is its own).
+    let events = shuffled(&commits, 7, true, 100);
+    let amo = commits.iter().find(|c| c.insn & 0x7f == 0x2f).unwrap();
+    let amo_rd = ((amo.insn >> 7) & 31) as u8;
+    let a = events
+        .iter()
+        .position(|e| matches!(e, Event::Insn(r) if r.pc == amo.pc))
+        .unwrap();
+    let aw = a + events[a..]
+        .iter()
+        .position(|e| matches!(e, Event::Write(w) if w.reg == amo_rd))
+        .unwrap();
+    let Event::Write(ar) = events[aw] else {
+        unreachable!()
+    };
+    let m = caught(&program, &events, |e| {
+        e[aw] = Event::Write(WriteRecord {
+            data: ar.data + 1000,
+            ..ar
+        })
+    });
+    assert!(m.contains("no order of them"), "{m}");
+}
+
+#[test]
+fn faults_must_be_the_models_trap() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = root().join("tests/simt_cases/faults.c");
+    let program = load(&build(dir.path(), &src, &["CASE=1"]));
+    let (commits, trap) = model_commits(&program);
+    let trap = trap.expect("thread 5 faults");
+    assert_eq!((trap.thread, trap.cause), (5, 5));
+    let (mut iss, mut k) = checker(&program);
+    for c in &commits[..commits.len() / 2] {
+        let r = FetchRecord {
+            pc: c.pc,
+            insn: c.insn,
+            mask: c.mask,
+        };
+        k.insn(&mut iss, r).unwrap();
+    }
+    let wrong = FaultRecord { thread: 4, ..trap };
+    let m = k.fault(&mut iss, wrong).unwrap_err().to_string();
+    assert!(
+        m.contains("thread 4") && m.contains("the model's thread 5 traps"),
+        "{m}"
+    );
+    let (mut iss, mut k) = checker(&program);
+    k.fault(&mut iss, trap).unwrap();
+    let (mut iss, mut k) = checker(&load(&case(dir.path(), "atomics.c", &[])));
+    let m = k.fault(&mut iss, trap).unwrap_err().to_string();
+    assert!(m.contains("without a trap"), "{m}");
+}

@@ -1,0 +1,455 @@
+//! The bench of design `fgsimt` (seed 000; docs/fgsimt-engine.md, "Lockstep"): runs an
+//! SPMD program (`accelgen asm --target simt`) on the tile, optionally in lockstep.
+//!
+//! The memory model serves the tile's ports: the I$'s `icache_mem` (8 bytes), each D$
+//! bank's `b<i>_mem` (32 bytes) and the uncached `io_mem` (4 bytes, tagged, AMOs), one
+//! request per port and cycle (the banks are independent, `generators::fgsimt::l1`). The
+//! host (HTIF) is served when the CP commits a store to `tohost`, as `tb::soc` does.
+//!
+//! With lockstep ([`SpmdGolden`]): the CP's commits are checked against the RV32IMAF ISS
+//! as `sim rocket --lockstep` checks them; the ISS hands launches over
+//! (`Iss::defer_launches`), and while the engine runs one, its `ftrace` and `wtrace` are
+//! checked against the SIMT model by [`KernelChecker`]; the launch instruction's commit
+//! then requires the whole launch seen. After the exit the D$ is flushed and memory must
+//! equal the ISS's (the pages either wrote). A `fault` ends the run with an error naming
+//! cause, pc and thread (and, with lockstep, it must be the model's trap).
+
+use super::kernel_check::WriteRecord;
+use super::kernel_check::{FaultRecord, FetchRecord, KernelChecker, KernelError, KernelShape};
+use super::lockstep::{CommitRecord, GoldenModel, GoldenStep, IssGolden, IssGoldenError};
+use super::lockstep::{Lockstep, LockstepError};
+use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel, SparseMemory};
+use super::soc::{HostSide, SocError};
+use super::{peek_u64, poke_u64, SignalError, Simulator};
+use crate::elf::Program;
+use crate::exit::{trap_report, TrapReport};
+use crate::fgsimt::warp::KernelStats;
+use crate::iss::htif::HtifError;
+use crate::iss::mem::{reset_rom, RESET_VECTOR};
+use crate::iss::{FpExt, Iss, IssError};
+use hdl::sim::Init;
+use std::collections::{BTreeSet, VecDeque};
+use std::io::Write;
+
+/// SRF write ports per lane in `wtrace` (`generators::fgsimt::bundles::SRF_WRITE_PORTS`).
+pub const SRF_WRITE_PORTS: u32 = 3;
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct FgsimtConfig {
+    pub shape: KernelShape,
+    /// D$ banks (one memory port each).
+    pub banks: u32,
+    /// Timing of the memory model (ports' widths are set by the bench).
+    pub mem: MemConfig,
+    pub max_cycles: u64,
+    /// With lockstep: cycles without a CP commit (a kernel runs meanwhile) before the
+    /// run counts as hung.
+    pub max_idle: u64,
+    pub init: Init,
+}
+
+impl FgsimtConfig {
+    pub fn new(shape: KernelShape, banks: u32, mem: MemConfig, max_cycles: u64) -> Self {
+        FgsimtConfig {
+            shape,
+            banks,
+            mem,
+            max_cycles,
+            max_idle: 2_000_000,
+            init: Init::Random {
+                seed: crate::verilator::INIT_SEEDS[0],
+            },
+        }
+    }
+}
+
+/// What a finished run measured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FgsimtOutcome {
+    pub exit_code: u64,
+    /// Cycles from the end of reset to the exit store's commit.
+    pub cycles: u64,
+    /// CP instructions committed.
+    pub instret: u64,
+    /// CP commits checked against the ISS (0 without lockstep).
+    pub matched: u64,
+    /// Warp instructions the front end committed (`ftrace`) and their active threads.
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    /// SRF writes (`wtrace`).
+    pub srf_writes: u64,
+    /// With lockstep: each launch's model counts, and the SRF writes checked.
+    pub launches: Vec<KernelStats>,
+    pub writes_checked: u64,
+    pub trap: Option<TrapReport>,
+    pub mem: MemStats,
+}
+
+/// Why a run failed: as `tb::soc`'s, or the engine's own.
+#[derive(Debug, thiserror::Error)]
+pub enum FgsimtError {
+    #[error(transparent)]
+    Soc(#[from] SocError),
+    #[error(transparent)]
+    Golden(#[from] SpmdError),
+    #[error("cycle {cycle}: kernel thread {} trapped at pc {:#x}: {} (mcause {}, mtval {:#x}); kernels have no trap handler", .fault.thread, .fault.pc, crate::exit::cause_name(.fault.cause), .fault.cause, .fault.tval)]
+    Fault { cycle: u64, fault: FaultRecord },
+    #[error("the D$ did not finish its flush within {0} cycles")]
+    Flush(u64),
+    #[error(
+        "after the D$ flush, memory at {addr:#x} is {design:#010x}, the ISS's is {model:#010x}"
+    )]
+    MemoryDiffers { addr: u64, design: u32, model: u32 },
+}
+
+/// The errors a run shares with `tb::soc`'s, through [`SocError`].
+macro_rules! via_soc {
+    ($($t:ty),*) => {
+        $(impl From<$t> for FgsimtError {
+            fn from(e: $t) -> Self {
+                FgsimtError::Soc(e.into())
+            }
+        })*
+    };
+}
+via_soc!(MemError, HtifError, IssError, LockstepError, SignalError);
+
+/// Errors of [`SpmdGolden`].
+#[derive(Debug, thiserror::Error)]
+pub enum SpmdError {
+    #[error(transparent)]
+    Host(#[from] IssGoldenError),
+    #[error("kernel {launch}: {err}")]
+    Kernel { launch: usize, err: KernelError },
+    #[error("the engine ran a kernel, but the program has no launch left")]
+    NoLaunch,
+}
+
+/// The host on the RV32IMAF ISS with its launches run on the SIMT model beside the
+/// engine (the golden model of a lockstep run of design `fgsimt`).
+pub struct SpmdGolden {
+    host: IssGolden,
+    shape: KernelShape,
+    /// Host records the ISS retired on its way to a launch that the CP has not
+    /// committed yet.
+    ahead: VecDeque<CommitRecord>,
+    kernel: Option<KernelChecker>,
+    pub launches: Vec<KernelStats>,
+    pub writes_checked: u64,
+    /// Pages the kernels stored to (compared after the run).
+    pub stored_pages: BTreeSet<u64>,
+}
+
+impl SpmdGolden {
+    pub fn new(program: &Program, shape: KernelShape, max_steps: u64) -> Result<Self, IssError> {
+        let mut host = super::soc::golden_with(program, max_steps, FpExt::F)?;
+        host.iss_mut().enable_simt();
+        host.iss_mut().defer_launches();
+        Ok(SpmdGolden {
+            host,
+            shape,
+            ahead: VecDeque::new(),
+            kernel: None,
+            launches: Vec::new(),
+            writes_checked: 0,
+            stored_pages: BTreeSet::new(),
+        })
+    }
+
+    pub fn iss(&mut self) -> &mut Iss {
+        self.host.iss_mut()
+    }
+
+    /// The launch the engine runs (the host's next one, once the engine shows it) and
+    /// the ISS.
+    fn kernel(&mut self) -> Result<(&mut KernelChecker, &mut Iss), SpmdError> {
+        while self.kernel.is_none() {
+            match self.host.next_step()? {
+                Some(GoldenStep::Record(r)) => self.ahead.push_back(r),
+                Some(GoldenStep::Launch(l)) => {
+                    let k = KernelChecker::new(self.host.iss_mut(), l, self.shape);
+                    self.kernel = Some(k);
+                }
+                None => return Err(SpmdError::NoLaunch),
+            }
+        }
+        let k = self.kernel.as_mut().expect("started above");
+        Ok((k, self.host.iss_mut()))
+    }
+
+    fn kernel_err(&self, err: KernelError) -> SpmdError {
+        SpmdError::Kernel {
+            launch: self.launches.len(),
+            err,
+        }
+    }
+
+    /// Checks a warp instruction the engine committed.
+    pub fn insn(&mut self, r: FetchRecord) -> Result<(), SpmdError> {
+        let (k, iss) = self.kernel()?;
+        k.insn(iss, r).map_err(|e| self.kernel_err(e))
+    }
+
+    /// Checks an SRF write.
+    pub fn write(&mut self, w: WriteRecord) -> Result<(), SpmdError> {
+        let (k, _) = self.kernel()?;
+        k.write(w).map_err(|e| self.kernel_err(e))
+    }
+
+    /// Checks the engine's fault against the model's trap.
+    pub fn fault(&mut self, f: FaultRecord) -> Result<(), SpmdError> {
+        let (k, iss) = self.kernel()?;
+        k.fault(iss, f).map_err(|e| self.kernel_err(e))
+    }
+
+    /// Ends the running launch: the engine must have shown all of it.
+    fn finish_kernel(&mut self) -> Result<CommitRecord, SpmdError> {
+        let (k, iss) = self.kernel()?;
+        let done = k.finish(iss);
+        let k = self.kernel.take().expect("running");
+        done.map_err(|e| self.kernel_err(e))?;
+        self.launches.push(k.stats());
+        self.writes_checked += k.writes_checked;
+        self.stored_pages.extend(&k.stored_pages);
+        Ok(self.host.finish_launch())
+    }
+}
+
+impl GoldenModel for SpmdGolden {
+    type Error = SpmdError;
+
+    fn next_record(&mut self) -> Result<Option<CommitRecord>, SpmdError> {
+        if let Some(r) = self.ahead.pop_front() {
+            return Ok(Some(r));
+        }
+        if self.kernel.is_some() {
+            return self.finish_kernel().map(Some);
+        }
+        match self.host.next_step()? {
+            Some(GoldenStep::Record(r)) => Ok(Some(r)),
+            // A launch the engine answered without tracing anything (no threads).
+            Some(GoldenStep::Launch(l)) => {
+                self.kernel = Some(KernelChecker::new(self.host.iss_mut(), l, self.shape));
+                self.finish_kernel().map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn reconcile(&mut self, expected: &mut CommitRecord, actual: &CommitRecord) {
+        self.host.reconcile(expected, actual);
+    }
+}
+
+/// The tile's memory ports with their widths in bytes, in the memory model's order.
+pub fn ports(banks: u32) -> Vec<(MemPort, u32)> {
+    let plain = |name: &str| MemPort {
+        resp_ready: None,
+        ..MemPort::decoupled(name, false)
+    };
+    let mut ports = vec![(plain("icache_mem"), 8)];
+    ports.extend((0..banks).map(|b| (plain(&format!("b{b}_mem")), 32)));
+    let io = MemPort {
+        resp_ready: None,
+        ..MemPort::decoupled_with_amo("io_mem", true)
+    };
+    ports.push((io, 4));
+    ports
+}
+
+/// The memory model holding `program` and the reset ROM, serving [`ports`].
+fn memory(program: &Program, config: &FgsimtConfig) -> Result<MemoryModel, MemError> {
+    let ports = ports(config.banks);
+    let mem = MemConfig {
+        bandwidth: Bandwidth {
+            requests: ports.len() as u32,
+            cycles: 1,
+        },
+        ..config.mem.clone()
+    };
+    let bytes: Vec<u32> = ports.iter().map(|p| p.1).collect();
+    let mut memory = MemoryModel::new(mem, ports.into_iter().map(|p| p.0).collect())?;
+    for (i, b) in bytes.into_iter().enumerate() {
+        memory.set_port_bytes(i, b)?;
+    }
+    memory.memory_mut().load_program(program)?;
+    memory
+        .memory_mut()
+        .load_image(RESET_VECTOR, &reset_rom(program.entry, program.xlen))?;
+    Ok(memory)
+}
+
+/// Counts of the engine's traces over a run.
+#[derive(Default)]
+struct Traced {
+    warp_instructions: u64,
+    thread_instructions: u64,
+    srf_writes: u64,
+}
+
+/// Runs `program` from reset until it exits through HTIF (then flushes the D$). With
+/// `golden`, the CP's commits and the kernels are checked, and memory after the flush.
+pub fn run<S: Simulator>(
+    dut: &mut S,
+    program: &Program,
+    config: &FgsimtConfig,
+    stdout: Box<dyn Write>,
+    stderr: Box<dyn Write>,
+    golden: Option<SpmdGolden>,
+) -> Result<FgsimtOutcome, FgsimtError> {
+    let mut memory = memory(program, config)?;
+    let mut side = HostSide::new(program, (stdout, stderr), golden, config.max_idle)?;
+    super::signal(dut.reinit(config.init))?;
+    poke_u64(dut, "flush", 0)?;
+    super::signal(dut.poke_u64("reset", 1))?;
+    dut.step();
+    super::signal(dut.poke_u64("reset", 0))?;
+    let mut traced = Traced::default();
+    for cycle in 0..config.max_cycles {
+        if let Some(code) = side.cycle(dut, memory.memory_mut())? {
+            flush(dut, &mut memory)?;
+            let (launches, writes_checked) = match side.lockstep.as_mut() {
+                Some(l) => {
+                    compare_memory(memory.memory(), l.golden_mut(), program)?;
+                    let g = l.golden();
+                    (g.launches.clone(), g.writes_checked)
+                }
+                None => (Vec::new(), 0),
+            };
+            return Ok(FgsimtOutcome {
+                exit_code: code,
+                cycles: cycle + 1,
+                instret: side.instret,
+                matched: side.matched(),
+                warp_instructions: traced.warp_instructions,
+                thread_instructions: traced.thread_instructions,
+                srf_writes: traced.srf_writes,
+                launches,
+                writes_checked,
+                trap: trap_report(program, |a| memory.memory().read_u64(a)),
+                mem: memory.stats(),
+            });
+        }
+        let golden = side.lockstep.as_mut().map(Lockstep::golden_mut);
+        engine_traces(dut, config.shape, cycle, golden, &mut traced)?;
+        memory.tick(dut)?;
+        dut.step();
+    }
+    Err(SocError::Timeout {
+        cycles: config.max_cycles,
+        instret: side.instret,
+    }
+    .into())
+}
+
+/// Reads the engine's `fault`, `wtrace` and `ftrace` this cycle (writes before the
+/// cycle's warp instruction: they belong to instructions committed earlier), counting
+/// them and, with `golden`, checking them.
+fn engine_traces<S: Simulator>(
+    dut: &mut S,
+    shape: KernelShape,
+    cycle: u64,
+    mut golden: Option<&mut SpmdGolden>,
+    traced: &mut Traced,
+) -> Result<(), FgsimtError> {
+    if peek_u64(dut, "fault_valid")? == 1 {
+        let mut f = |n: &str| peek_u64(dut, &format!("fault_bits_{n}"));
+        let fault = FaultRecord {
+            cause: f("cause")?,
+            pc: f("pc")?,
+            thread: f("thread")? as u32,
+            tval: f("tval")?,
+        };
+        if let Some(g) = golden.as_mut() {
+            g.fault(fault)?;
+        }
+        return Err(FgsimtError::Fault { cycle, fault });
+    }
+    for lane in 0..shape.lanes {
+        for port in 0..SRF_WRITE_PORTS {
+            let name = |f: &str| format!("wtrace_{lane}_{port}_{f}");
+            if peek_u64(dut, &name("valid"))? == 0 {
+                continue;
+            }
+            traced.srf_writes += 1;
+            let w = WriteRecord {
+                lane,
+                port,
+                reg: peek_u64(dut, &name("bits_reg"))? as u8,
+                slot: peek_u64(dut, &name("bits_slot"))? as u32,
+                data: peek_u64(dut, &name("bits_data"))? as u32,
+            };
+            if let Some(g) = golden.as_mut() {
+                g.write(w)?;
+            }
+        }
+    }
+    if peek_u64(dut, "ftrace_valid")? == 1 {
+        let r = FetchRecord {
+            pc: peek_u64(dut, "ftrace_bits_pc")?,
+            insn: peek_u64(dut, "ftrace_bits_insn")? as u32,
+            mask: peek_u64(dut, "ftrace_bits_mask")? as u32,
+        };
+        traced.warp_instructions += 1;
+        traced.thread_instructions += r.mask.count_ones() as u64;
+        if let Some(g) = golden {
+            g.insn(r)?;
+        }
+    }
+    Ok(())
+}
+
+/// Cycles a D$ flush may take.
+const FLUSH_CYCLES: u64 = 10_000_000;
+
+/// Writes the D$'s dirty lines back (`flush` until `flush_done`), serving memory.
+fn flush<S: Simulator>(dut: &mut S, memory: &mut MemoryModel) -> Result<(), FgsimtError> {
+    poke_u64(dut, "flush", 1)?;
+    for _ in 0..FLUSH_CYCLES {
+        if peek_u64(dut, "flush_done")? == 1 {
+            poke_u64(dut, "flush", 0)?;
+            return Ok(());
+        }
+        memory.tick(dut)?;
+        dut.step();
+    }
+    Err(FgsimtError::Flush(FLUSH_CYCLES))
+}
+
+/// Compares the design's memory with the ISS's over the pages either wrote (the
+/// program's are loaded into the design's memory; the ISS's RAM only; HTIF's `tohost` and `fromhost` words, which host and ISS clear on their own
+/// schedules, excepted).
+fn compare_memory(
+    design: &SparseMemory,
+    golden: &mut SpmdGolden,
+    program: &Program,
+) -> Result<(), FgsimtError> {
+    let mut pages: BTreeSet<u64> = design.pages().collect();
+    pages.extend(&golden.stored_pages);
+    let mailbox = |a: u64| {
+        let word = a & !7;
+        word == program.tohost & !7 || Some(word) == program.fromhost.map(|f| f & !7)
+    };
+    let iss = golden.iss();
+    for page in pages {
+        let Some(want) = iss.mem.slice(page, 4096) else {
+            continue;
+        };
+        let mut got = vec![0u8; 4096];
+        design.read(page, &mut got);
+        for off in (0..4096).step_by(4) {
+            let addr = page + off as u64;
+            let word = |b: &[u8]| u32::from_le_bytes(b[off..off + 4].try_into().unwrap());
+            let (d, m) = (word(&got), word(want));
+            if d != m && !mailbox(addr) {
+                return Err(FgsimtError::MemoryDiffers {
+                    addr,
+                    design: d,
+                    model: m,
+                });
+            }
+        }
+    }
+    Ok(())
+}

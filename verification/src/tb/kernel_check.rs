@@ -1,0 +1,466 @@
+//! The FG-SIMT engine's kernel lockstep checker (seed 000; docs/fgsimt-engine.md,
+//! "Lockstep"): a launch's warp instructions and SRF writes, as the engine's `ftrace` and
+//! `wtrace` show them, against the SIMT model (`fgsimt::warp::KernelRun`).
+//!
+//! - Each `ftrace` entry (pc, insn, mask) must be the model's next [`WarpCommit`]: the
+//!   model is stepped by the engine's trace, so the two follow the same PWFB order.
+//! - Each `wtrace` write (lane `l`, port, register, slot `c`, data) is thread `warp *
+//!   warp_size + c * lanes + l`'s: it must be that thread's next write of that register
+//!   in the model's commits (a queue per thread and register, so the order across units
+//!   and lanes is free; the model's x0 is never written). Writes the engine keeps in the
+//!   CP's ASRF (class `Cp`) are not expected in the SRF.
+//! - Atomics: the model performs a warp instruction's AMOs in thread order, the engine in
+//!   any order. The old values the engine returns for one address must come from some
+//!   order of that instruction's AMOs on it, starting from the value the model's first
+//!   one read (checked by replaying the operations, [`replay`]); AMOs with rd = x0 return
+//!   nothing and fit anywhere. The model's later use of the returned values still
+//!   follows its thread order.
+//! - A fault must be the model's trap (cause, pc, lowest thread), as the ISS's
+//!   `KernelTrap` reports it.
+//! - At the launch's end every model instruction and every expected write has been seen.
+//!
+//! The checker takes the traces as values, so it is tested without an engine
+//! (`tests/fgsimt_tile.rs` feeds it the model's own commits, shuffled and corrupted).
+
+use crate::fgsimt::affine::asrf::Class;
+use crate::fgsimt::affine::Mechanisms;
+use crate::fgsimt::warp::{KernelRun, SimtError, WarpCommit};
+use crate::iss::decode::{self, opcode};
+use crate::iss::simt::Launch;
+use crate::iss::{Iss, IssError};
+use crate::tb::memory::amo;
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::fmt;
+
+/// The engine's shape as the checker needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelShape {
+    pub lanes: u32,
+    pub warp_size: u32,
+    pub mech: Mechanisms,
+}
+
+/// A warp instruction as the front end commits it (`ftrace`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FetchRecord {
+    pub pc: u64,
+    pub insn: u32,
+    pub mask: u32,
+}
+
+/// One SRF write (`wtrace`): lane, write port, register (0-31 x, 32-63 f), slot, data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteRecord {
+    pub lane: u32,
+    pub port: u32,
+    pub reg: u8,
+    pub slot: u32,
+    pub data: u32,
+}
+
+/// A kernel fault (`fault`): cause, pc, lowest faulting thread, tval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FaultRecord {
+    pub cause: u64,
+    pub pc: u64,
+    pub thread: u32,
+    pub tval: u64,
+}
+
+/// Where the engine and the model part.
+#[derive(Debug, thiserror::Error)]
+pub enum KernelError {
+    #[error(
+        "warp instruction {index}: the engine committed {actual}, the model's next is {expected}"
+    )]
+    Insn {
+        index: u64,
+        expected: String,
+        actual: FetchRecord,
+    },
+    #[error("lane {} port {} wrote {} = {:#x} for thread {thread} (slot {}): {why}", .write.lane, .write.port, reg_name(.write.reg), .write.data, .write.slot)]
+    Write {
+        write: WriteRecord,
+        thread: u32,
+        why: String,
+    },
+    #[error("the AMOs of the warp instruction at pc {pc:#x} on address {addr:#x} returned {returned}: no order of them starting from {before:#x} gives these old values")]
+    Atomics {
+        pc: u64,
+        addr: u64,
+        before: u32,
+        returned: String,
+    },
+    #[error("the engine faulted with cause {} ({}) at pc {:#x} for thread {} (tval {:#x}); {expected}", .fault.cause, crate::exit::cause_name(.fault.cause), .fault.pc, .fault.thread, .fault.tval)]
+    Fault {
+        fault: FaultRecord,
+        expected: String,
+    },
+    #[error("the engine finished the launch early: {what}")]
+    Unfinished { what: String },
+    #[error("the model: {0}")]
+    Model(#[from] SimtError),
+}
+
+impl fmt::Display for FetchRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "pc {:#x} insn {:#010x} mask {:#x}",
+            self.pc, self.insn, self.mask
+        )
+    }
+}
+
+/// `x5`, `f3`.
+fn reg_name(reg: u8) -> String {
+    if reg < 32 {
+        format!("x{reg}")
+    } else {
+        format!("f{}", reg - 32)
+    }
+}
+
+/// What a thread's next write of a register must be.
+#[derive(Debug, Clone, Copy)]
+enum Want {
+    Value(u32),
+    /// The old value of an AMO of group `.0`.
+    Amo(usize),
+}
+
+/// A warp instruction's AMOs on one address.
+#[derive(Debug)]
+struct AmoGroup {
+    pc: u64,
+    addr: u64,
+    op: u64,
+    /// The value before the first of them (the model's first thread's old value).
+    before: u32,
+    /// Per thread: its operand and, once the engine wrote it, the old value it got
+    /// (`None` and never expected when rd is x0).
+    threads: Vec<(u32, u32, Option<u32>)>,
+    /// Threads whose old value is still to come.
+    waiting: usize,
+}
+
+/// The model's trap, which the engine must report as a fault.
+#[derive(Debug, Clone, Copy)]
+struct Trap {
+    tid: u32,
+    pc: u64,
+    cause: u64,
+}
+
+/// The checker of one launch.
+pub struct KernelChecker {
+    run: KernelRun,
+    shape: KernelShape,
+    /// The warp of the last warp instruction matched.
+    warp: u32,
+    writes: HashMap<(u32, u8), VecDeque<Want>>,
+    amos: Vec<AmoGroup>,
+    /// The model trapped (the engine must fault; instructions it committed past the trap
+    /// are not checked).
+    trap: Option<Trap>,
+    pub insns: u64,
+    pub writes_checked: u64,
+    /// Base addresses of the pages the model's threads stored to.
+    pub stored_pages: BTreeSet<u64>,
+}
+
+impl KernelChecker {
+    /// Starts `launch` on the model over `iss` (the host at its launch instruction).
+    pub fn new(iss: &Iss, launch: Launch, shape: KernelShape) -> KernelChecker {
+        KernelChecker {
+            run: KernelRun::new(iss, launch, shape.warp_size, shape.mech),
+            shape,
+            warp: 0,
+            writes: HashMap::new(),
+            amos: Vec::new(),
+            trap: None,
+            insns: 0,
+            writes_checked: 0,
+            stored_pages: BTreeSet::new(),
+        }
+    }
+
+    /// The model's counts so far.
+    pub fn stats(&self) -> crate::fgsimt::warp::KernelStats {
+        self.run.stats
+    }
+
+    /// The model's next warp instruction, or its trap (`Ok(None)` at the launch's end).
+    fn next(&mut self, iss: &mut Iss) -> Result<Option<WarpCommit>, KernelError> {
+        match self.run.step(iss) {
+            Ok(c) => Ok(c),
+            Err(SimtError::Iss(IssError::KernelTrap { tid, pc, cause, .. })) => {
+                self.trap = Some(Trap { tid, pc, cause });
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Checks a warp instruction the front end committed.
+    pub fn insn(&mut self, iss: &mut Iss, actual: FetchRecord) -> Result<(), KernelError> {
+        if self.trap.is_some() {
+            return Ok(());
+        }
+        let index = self.insns;
+        let Some(c) = self.next(iss)? else {
+            if self.trap.is_some() {
+                return Ok(());
+            }
+            let expected = "the end of the launch".to_string();
+            return Err(KernelError::Insn {
+                index,
+                expected,
+                actual,
+            });
+        };
+        let expected = FetchRecord {
+            pc: c.pc,
+            insn: c.insn,
+            mask: c.mask,
+        };
+        if expected != actual {
+            return Err(KernelError::Insn {
+                index,
+                expected: expected.to_string(),
+                actual,
+            });
+        }
+        self.insns += 1;
+        self.warp = c.warp;
+        let stores = c.threads.iter().filter_map(|t| t.store);
+        self.stored_pages.extend(stores.map(|(a, _, _)| a & !0xfff));
+        if c.class != Class::Cp {
+            self.expect_writes(&c);
+        }
+        Ok(())
+    }
+
+    /// Queues the register writes of `c`'s threads.
+    fn expect_writes(&mut self, c: &WarpCommit) {
+        let first = c.warp * self.shape.warp_size;
+        let tids = (0..32).filter(|i| c.mask >> i & 1 != 0).map(|i| first + i);
+        let is_amo = c.insn & 0x7f == opcode::AMO && !matches!(c.insn >> 27, 2 | 3);
+        if is_amo {
+            self.expect_amos(c, &tids.collect::<Vec<_>>());
+            return;
+        }
+        for (tid, t) in tids.zip(&c.threads) {
+            let x = t.xreg.map(|(r, v)| (r, v));
+            let f = t.freg.map(|(r, v)| (r + 32, v));
+            for (reg, v) in x.into_iter().chain(f) {
+                self.queue(tid, reg).push_back(Want::Value(v as u32));
+            }
+        }
+    }
+
+    fn queue(&mut self, tid: u32, reg: u8) -> &mut VecDeque<Want> {
+        self.writes.entry((tid, reg)).or_default()
+    }
+
+    /// Groups an AMO warp instruction's threads by address.
+    fn expect_amos(&mut self, c: &WarpCommit, tids: &[u32]) {
+        let (rd, rs2) = (decode::rd(c.insn) as u8, decode::rs2(c.insn));
+        let op = amo_op(c.insn >> 27);
+        for (&tid, t) in tids.iter().zip(&c.threads) {
+            let addr = t.load.unwrap_or(0);
+            let old = t.xreg.map_or(0, |(_, v)| v) as u32;
+            let new = t.store.map_or(0, |(_, v, _)| v) as u32;
+            let src = self.operand(tid, rs2, rd, (op, old, new));
+            let g = match self
+                .amos
+                .iter()
+                .position(|g| g.pc == c.pc && g.addr == addr && g.waiting > 0)
+            {
+                Some(g) => g,
+                None => {
+                    self.amos.push(AmoGroup {
+                        pc: c.pc,
+                        addr,
+                        op,
+                        before: old,
+                        threads: Vec::new(),
+                        waiting: 0,
+                    });
+                    self.amos.len() - 1
+                }
+            };
+            self.amos[g].threads.push((tid, src, None));
+            if rd != 0 {
+                self.amos[g].waiting += 1;
+                self.queue(tid, rd).push_back(Want::Amo(g));
+            }
+        }
+    }
+
+    /// An AMO's operand: rs2 of the thread after it ran (unchanged unless rd = rs2),
+    /// else recovered from the old and new values where the operation allows.
+    fn operand(&self, tid: u32, rs2: usize, rd: u8, (op, old, new): (u64, u32, u32)) -> u32 {
+        if rd as usize != rs2 {
+            if let Some(t) = self.run.thread(tid) {
+                return t.x(rs2) as u32;
+            }
+        }
+        match op {
+            amo::ADD => new.wrapping_sub(old),
+            amo::XOR => new ^ old,
+            _ => new,
+        }
+    }
+
+    /// Checks one SRF write.
+    pub fn write(&mut self, w: WriteRecord) -> Result<(), KernelError> {
+        let s = self.shape;
+        let thread = self.warp * s.warp_size + w.slot * s.lanes + w.lane;
+        let fail = |why: String| KernelError::Write {
+            write: w,
+            thread,
+            why,
+        };
+        if w.reg == 0 {
+            return Ok(());
+        }
+        let Some(want) = self
+            .writes
+            .get_mut(&(thread, w.reg))
+            .and_then(VecDeque::pop_front)
+        else {
+            return Err(fail(format!(
+                "the model has no pending write of {} for that thread",
+                reg_name(w.reg)
+            )));
+        };
+        self.writes_checked += 1;
+        match want {
+            Want::Value(v) if v == w.data => Ok(()),
+            Want::Value(v) => Err(fail(format!("the model's next write of it is {v:#x}"))),
+            Want::Amo(g) => self.amo_result(g, thread, w.data),
+        }
+    }
+
+    /// Records an AMO's old value; replays the group once every value is in.
+    fn amo_result(&mut self, g: usize, tid: u32, got: u32) -> Result<(), KernelError> {
+        let group = &mut self.amos[g];
+        if let Some(t) = group.threads.iter_mut().find(|t| t.0 == tid) {
+            t.2 = Some(got);
+        }
+        group.waiting -= 1;
+        if group.waiting > 0 || replay(group.op, group.before, &group.threads) {
+            return Ok(());
+        }
+        let returned = group
+            .threads
+            .iter()
+            .filter_map(|&(t, _, r)| r.map(|r| format!("thread {t}: {r:#x}")))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Err(KernelError::Atomics {
+            pc: group.pc,
+            addr: group.addr,
+            before: group.before,
+            returned,
+        })
+    }
+
+    /// Checks the engine's fault against the model's trap (stepping the model to it when
+    /// the engine faulted before committing the instruction).
+    pub fn fault(&mut self, iss: &mut Iss, fault: FaultRecord) -> Result<(), KernelError> {
+        while self.trap.is_none() && self.next(iss)?.is_some() {}
+        let expected = match self.trap {
+            Some(t) if (t.cause, t.pc, t.tid) == (fault.cause, fault.pc, fault.thread) => {
+                return Ok(())
+            }
+            Some(t) => format!(
+                "the model's thread {} traps at pc {:#x} with cause {} ({})",
+                t.tid,
+                t.pc,
+                t.cause,
+                crate::exit::cause_name(t.cause)
+            ),
+            None => "the model runs the launch to its end without a trap".to_string(),
+        };
+        Err(KernelError::Fault { fault, expected })
+    }
+
+    /// Checks that the launch is complete: the model has no instruction left and every
+    /// write it expects has been seen.
+    pub fn finish(&mut self, iss: &mut Iss) -> Result<(), KernelError> {
+        let unfinished = |what: String| Err(KernelError::Unfinished { what });
+        if let Some(t) = self.trap {
+            return unfinished(format!(
+                "the model's thread {} traps at pc {:#x} (cause {})",
+                t.tid, t.pc, t.cause
+            ));
+        }
+        if let Some(c) = self.next(iss)? {
+            return unfinished(format!(
+                "the model's warp instruction {} (pc {:#x}, mask {:#x}) was never committed",
+                self.insns, c.pc, c.mask
+            ));
+        }
+        let mut left: Vec<(u32, u8)> = self
+            .writes
+            .iter()
+            .filter(|(_, q)| !q.is_empty())
+            .map(|(&k, _)| k)
+            .collect();
+        left.sort_unstable();
+        if let Some(&(tid, reg)) = left.first() {
+            return unfinished(format!(
+                "thread {tid}'s write of {} was never seen ({} register queues left)",
+                reg_name(reg),
+                left.len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The memory model's AMO code of an AMO's funct5.
+fn amo_op(funct5: u32) -> u64 {
+    match funct5 {
+        0x00 => amo::ADD,
+        0x01 => amo::SWAP,
+        0x04 => amo::XOR,
+        0x0c => amo::AND,
+        0x08 => amo::OR,
+        0x10 => amo::MIN,
+        0x14 => amo::MAX,
+        0x18 => amo::MINU,
+        _ => amo::MAXU,
+    }
+}
+
+/// Whether some order of the AMOs `threads` (thread, operand, old value returned: `None`
+/// fits anywhere) of operation `op`, starting from `before`, returns each its old value.
+pub fn replay(op: u64, before: u32, threads: &[(u32, u32, Option<u32>)]) -> bool {
+    fn go(op: u64, v: u32, left: &mut Vec<(u32, u32, Option<u32>)>, budget: &mut u32) -> bool {
+        if left.is_empty() {
+            return true;
+        }
+        for i in 0..left.len() {
+            if *budget == 0 {
+                return false;
+            }
+            let (_, src, got) = left[i];
+            if got.is_some_and(|g| g != v) {
+                continue;
+            }
+            *budget -= 1;
+            let t = left.remove(i);
+            let next = amo::apply(op, 4, v as u64, src as u64).unwrap_or(0) as u32;
+            if go(op, next, left, budget) {
+                return true;
+            }
+            left.insert(i, t);
+        }
+        false
+    }
+    let mut left = threads.to_vec();
+    go(op, before, &mut left, &mut 100_000)
+}
