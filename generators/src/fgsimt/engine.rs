@@ -1,68 +1,78 @@
 //! `FgsimtEngine`: the engine behind the control processor's RoCC port (seed 000,
-//! Figure 3; docs/fgsimt-engine.md, "Interfaces": the ports below are exactly those).
+//! Figure 3; docs/fgsimt-engine.md, "Interfaces"): the CP's engine side (`cp/frontend.rs`:
+//! kernel state, warp counter, AWFR/PWFB, warp fetch and decode), the SIU and the lanes
+//! (`execute.rs`) and the SMU (`smu/`), joined as the interfaces of `bundles.rs` say.
 //!
-//! PLACEHOLDER, to be replaced by the lead's engine (kernel state, front end, SIU, lanes,
-//! SMU): it accepts every RoCC command and answers it with a `fault` of cause
-//! `ILLEGAL_INSTRUCTION` (pc, thread and tval 0), held until reset, so that the tile, the
-//! bench and `accelgen sim fgsimt` can be built and tested now. It never fetches, never
-//! accesses the D$, answers no command and traces nothing.
+//! Ports: `rocc_cmd` (in), `rocc_resp`, `rocc_busy`; `fetch_req`/`fetch_resp` (to the
+//! I$ arbiter); `n<l>_req`/`n<l>_resp` per lane and `w_req`/`w_resp` (the D$'s narrow and
+//! wide ports); `fault`; `ftrace`, `wtrace` (lockstep traces); the SMU's Table 3
+//! counters `stat_wide`, `stat_narrow`, `stat_bytes`.
 
-use super::bundles::{self, cause, MEM_TAG_BITS};
-use super::l1::{narrow_request, narrow_response, wide_request, wide_response};
+use super::cp::frontend::frontend;
+use super::execute::execute;
 use super::params::FgsimtParams;
+use super::smu::smu;
+use super::bundles::{self, MEM_TAG_BITS};
+use super::l1::{narrow_request, narrow_response, wide_request, wide_response};
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
-use hdl::{Dir, HdlErrors, Module, ModuleBuilder};
+use hdl::{Dir, HdlErrors, Inst, Module, ModuleBuilder, Shape};
 use std::rc::Rc;
 
-/// The engine of `p`. Ports: `rocc_cmd` (in), `rocc_resp`, `rocc_busy`; `fetch_req`/
-/// `fetch_resp` (to the I$ arbiter); `n<l>_req`/`n<l>_resp` per lane and `w_req`/`w_resp`
-/// (the D$'s narrow and wide ports); `fault`; `ftrace`, `wtrace` (lockstep traces).
+/// Passes `inst`'s bundle `name` (of `shape`, flowing `dir`) through as the engine's.
+fn pass(m: &mut ModuleBuilder, inst: &Inst, name: &str, dir: Dir, shape: &Shape) {
+    let io = m.io(name, dir, shape);
+    match dir {
+        Dir::In => m.connect_bundle(&inst.io(name), &io),
+        Dir::Out => m.connect_bundle(&io, &inst.io(name)),
+    }
+}
+
+/// The engine of `p`.
 pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtEngine");
-    let cmd = m.io("rocc_cmd", Dir::In, &rocc_command());
-    let resp = m.io("rocc_resp", Dir::Out, &rocc_response());
-    let busy = m.output("rocc_busy", 1);
-    let fetch_req = m.io("fetch_req", Dir::Out, &mem_request(0));
-    m.io("fetch_resp", Dir::In, &mem_response(0));
-    let mut idle = vec![resp, fetch_req];
-    for l in 0..p.lanes {
-        idle.push(m.io(
-            &format!("n{l}_req"),
-            Dir::Out,
-            &narrow_request(MEM_TAG_BITS),
-        ));
-        m.io(
-            &format!("n{l}_resp"),
-            Dir::In,
-            &narrow_response(MEM_TAG_BITS),
-        );
-    }
-    idle.push(m.io("w_req", Dir::Out, &wide_request(MEM_TAG_BITS)));
-    m.io("w_resp", Dir::In, &wide_response(MEM_TAG_BITS));
-    idle.push(m.io("ftrace", Dir::Out, &bundles::ftrace(p.warp_size)));
-    idle.push(m.io(
-        "wtrace",
-        Dir::Out,
-        &bundles::wtrace(p.lanes, p.threads_per_lane()),
-    ));
-    for b in &idle {
-        m.tie_off(b);
-    }
-    let fault = m.io("fault", Dir::Out, &bundles::fault());
-    let faulted = m.reg("faulted", 1, false);
-    m.connect(cmd.ready(), &!&faulted);
-    m.connect(&faulted, &(&faulted | &cmd.fire()));
-    m.connect(&busy, &faulted);
-    m.connect(fault.valid(), &faulted);
-    for (field, value) in [
-        ("cause", cause::ILLEGAL_INSTRUCTION),
-        ("pc", 0),
-        ("thread", 0),
-        ("tval", 0),
+    let fe = m.instance("frontend", &frontend(p)?);
+    let ex = m.instance("execute", &execute(p)?);
+    let mu = m.instance("smu", &smu(p)?);
+    for (name, dir, shape) in [
+        ("rocc_cmd", Dir::In, rocc_command()),
+        ("rocc_resp", Dir::Out, rocc_response()),
+        ("fetch_req", Dir::Out, mem_request(0)),
+        ("fetch_resp", Dir::In, mem_response(0)),
+        ("fault", Dir::Out, bundles::fault()),
+        ("ftrace", Dir::Out, bundles::ftrace(p.warp_size)),
     ] {
-        let leaf = fault.bits().get(field).value().clone();
-        let v = m.lit(value, leaf.width());
-        m.connect(&leaf, &v);
+        pass(&mut m, &fe, name, dir, &shape);
     }
+    let busy = m.output("rocc_busy", 1);
+    m.connect(&busy, &fe.port("rocc_busy"));
+    let wtrace = bundles::wtrace(p.lanes, p.threads_per_lane());
+    pass(&mut m, &ex, "wtrace", Dir::Out, &wtrace);
+    for l in 0..p.lanes {
+        let (req, resp) = (narrow_request(MEM_TAG_BITS), narrow_response(MEM_TAG_BITS));
+        pass(&mut m, &mu, &format!("n{l}_req"), Dir::Out, &req);
+        pass(&mut m, &mu, &format!("n{l}_resp"), Dir::In, &resp);
+    }
+    pass(&mut m, &mu, "w_req", Dir::Out, &wide_request(MEM_TAG_BITS));
+    pass(&mut m, &mu, "w_resp", Dir::In, &wide_response(MEM_TAG_BITS));
+    for name in ["stat_wide", "stat_narrow", "stat_bytes"] {
+        let v = mu.port(name);
+        let o = m.output(name, v.width());
+        m.connect(&o, &v);
+    }
+
+    // Front end and execute.
+    m.connect_bundle(&ex.io("inst"), &fe.io("inst"));
+    m.connect_bundle(&fe.io("branch"), &ex.io("branch"));
+    m.connect_bundle(&fe.io("jump"), &ex.io("jump"));
+    m.connect_bundle(&fe.io("exec_fault"), &ex.io("fault"));
+    m.connect(&fe.port("exec_idle"), &ex.port("idle"));
+    m.connect(&fe.port("smu_idle"), &mu.port("idle"));
+    for name in ["warp_start", "tid_base", "stack_top", "stack_bytes", "gp", "tp"] {
+        m.connect(&ex.port(name), &fe.port(name));
+    }
+    // Execute and the SMU.
+    m.connect_bundle(&mu.io("slot"), &ex.io("mem"));
+    m.connect(&ex.port("space"), &mu.port("space"));
+    m.connect_bundle(&ex.io("load"), &mu.io("load"));
     m.finish()
 }

@@ -27,7 +27,7 @@
 //! raises them, misaligned jump and taken-branch targets (0), divergent `jalr` targets,
 //! and a RoCC command the runtime never sends.
 
-use super::super::bundles::{branch_result, cause, fault, jump_result, warp_inst};
+use super::super::bundles::{self, branch_result, cause, fault, jump_result, warp_inst};
 use super::super::params::FgsimtParams;
 use super::kernel_state::{funct7, kernel_state};
 use super::pwfb::pwfb;
@@ -115,7 +115,7 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         jump: m.io("jump", Dir::In, &jump_result()),
         exec_fault: m.io("exec_fault", Dir::In, &fault()),
         fault: m.io("fault", Dir::Out, &fault()),
-        ftrace: m.io("ftrace", Dir::Out, &ftrace(w)),
+        ftrace: m.io("ftrace", Dir::Out, &bundles::ftrace(w)),
     };
     for name in ["exec_idle", "smu_idle"] {
         let v = m.input(name, 1);
@@ -139,16 +139,6 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&pw.port("start_mask"), &ks.port("start_mask"));
     fetch_unit(&mut m, &ks, &pw, &ports);
     m.finish()
-}
-
-/// The front end's trace: each warp instruction as the PWFB moves past it.
-pub fn ftrace(warp_size: u32) -> hdl::Shape {
-    use hdl::Shape;
-    Shape::valid(Shape::bundle(vec![
-        Shape::field("pc", Shape::UInt(32)),
-        Shape::field("insn", Shape::UInt(32)),
-        Shape::field("mask", Shape::UInt(warp_size)),
-    ]))
 }
 
 struct Ports {
