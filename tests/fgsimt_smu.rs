@@ -154,6 +154,16 @@ fn params(lanes: u32, warp_size: u32) -> FgsimtParams {
     }
 }
 
+/// `params` with the shallowest queues: one warp instruction in the SMRQs, one load in
+/// the SLDQs.
+fn shallow(lanes: u32, warp_size: u32) -> FgsimtParams {
+    FgsimtParams {
+        smrq_insts: 1,
+        sldq_loads: 1,
+        ..params(lanes, warp_size)
+    }
+}
+
 // ------------------------------------------------------------------ stimulus
 
 /// Where a thread's access goes.
@@ -605,8 +615,8 @@ fn random_run(p: &FgsimtParams, s: Stress, n: usize, seed: u64) -> Outcome {
     let insts = random_stream(&mut rng, p.warp_size as u64, n);
     let out = Tb::new(p, s, insts, seed).run(1_000_000);
     println!(
-        "lanes {} warp {} {s:?} seed {seed}: {n} instructions in {} cycles, {} wide, {} narrow, {} SC succeeded",
-        p.lanes, p.warp_size, out.cycles, out.wide, out.narrow, out.sc_ok
+        "lanes {} warp {} smrq {} sldq {} {s:?} seed {seed}: {n} instructions in {} cycles, {} wide, {} narrow, {} SC succeeded",
+        p.lanes, p.warp_size, p.smrq_insts, p.sldq_loads, out.cycles, out.wide, out.narrow, out.sc_ok
     );
     out
 }
@@ -615,7 +625,7 @@ fn random_run(p: &FgsimtParams, s: Stress, n: usize, seed: u64) -> Outcome {
 
 #[test]
 fn random_streams_match_the_per_thread_reference() {
-    for (p, seed) in [(params(8, 32), 1), (params(2, 2), 2)] {
+    for (p, seed) in [(params(8, 32), 1), (shallow(2, 2), 2)] {
         for s in STRESSES {
             random_run(&p, s, 300, seed);
         }
@@ -630,8 +640,10 @@ fn random_streams_long() {
     }
     let shapes = [
         params(8, 32),
+        shallow(8, 32),
         params(2, 2),
         params(2, 8),
+        shallow(2, 8),
         params(1, 4),
         params(8, 8),
         params(4, 32),
@@ -645,31 +657,39 @@ fn random_streams_long() {
     }
 }
 
-#[test]
-fn unit_stride_word_loads_go_one_wide_request_a_slot() {
-    let p = params(8, 32);
-    let w = p.warp_size as u64;
-    let insts: Vec<Inst> = (0..4)
-        .map(|row| Inst {
-            op: op::LOAD,
+/// `n` unit-stride word accesses of `opc` by every thread of a warp, over 4 rows of
+/// the threads' own words (so the last `n - 4` hit in the D$).
+fn unit_stride(opc: u64, w: u64, n: u64) -> Vec<Inst> {
+    (0..n)
+        .map(|i| Inst {
+            op: opc,
             size: 2,
             threads: (0..w)
                 .map(|t| {
                     Some(Access {
-                        addr: OWN + 4 * (row * w + t),
-                        data: 0,
+                        addr: OWN + 4 * (i % 4 * w + t),
+                        data: (i * w + t) as u32,
                         mask: 0xf,
                     })
                 })
                 .collect(),
         })
-        .collect();
-    let out = Tb::new(&p, STRESSES[0], insts, 7).run(100_000);
-    assert_eq!(
-        (out.wide, out.narrow),
-        (16, 0),
-        "1 wide request a slot, 4 slots an instruction"
-    );
+        .collect()
+}
+
+#[test]
+fn unit_stride_word_accesses_go_one_wide_request_a_slot() {
+    let p = params(8, 32);
+    let w = p.warp_size as u64;
+    for (opc, what) in [(op::LOAD, "loads"), (op::STORE, "stores")] {
+        let out = Tb::new(&p, STRESSES[0], unit_stride(opc, w, 64), 7).run(100_000);
+        println!("64 unit-stride word {what}: {} cycles", out.cycles);
+        assert_eq!(
+            (out.wide, out.narrow),
+            (256, 0),
+            "1 wide request a slot, 4 a warp"
+        );
+    }
 }
 
 #[test]
@@ -685,11 +705,13 @@ fn smu_is_lint_clean_at_lanes_1_2_8_and_warps_1_to_32() {
             blocks.push(smu(&p).unwrap());
         }
     }
-    let deep = FgsimtParams {
-        smrq_insts: 8,
-        sldq_loads: 1,
-        ..FgsimtParams::default()
-    };
-    blocks.push(smu(&deep).unwrap());
+    for (smrq_insts, sldq_loads) in [(8, 8), (1, 1)] {
+        let p = FgsimtParams {
+            smrq_insts,
+            sldq_loads,
+            ..FgsimtParams::default()
+        };
+        blocks.push(smu(&p).unwrap());
+    }
     lint_rig::lint_blocks("fgsimt smu", &blocks);
 }

@@ -61,7 +61,7 @@ impl Default for FgsimtParams {
             uncached_size: 0x1000,
             sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
             smrq_insts: 2,
-            sldq_loads: 2,
+            sldq_loads: 4,
         }
     }
 }
