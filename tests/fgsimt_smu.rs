@@ -287,16 +287,15 @@ fn random_inst(rng: &mut Rng, w: u64) -> Inst {
     }
 }
 
-/// The coalescing rule: whether slot `c` of `inst` goes wide, and its line.
-fn wide_line(inst: &Inst, lanes: usize, c: usize) -> Option<u64> {
-    if inst.op > op::STORE {
+/// The coalescing rule: whether slot `c` of `inst` goes wide, and its line (never one in
+/// the uncached region `[base, base + size)`).
+fn wide_line(inst: &Inst, lanes: usize, c: usize, (base, size): (u64, u64)) -> Option<u64> {
+    let uncached = |a: &Access| a.addr >= base && a.addr < base + size;
+    let slot = &inst.threads[c * lanes..(c + 1) * lanes];
+    if inst.op > op::STORE || slot.iter().flatten().any(uncached) {
         return None;
     }
-    let lines: BTreeSet<u64> = inst.threads[c * lanes..(c + 1) * lanes]
-        .iter()
-        .flatten()
-        .map(|a| a.addr & !31)
-        .collect();
+    let lines: BTreeSet<u64> = slot.iter().flatten().map(|a| a.addr & !31).collect();
     (lines.len() == 1).then(|| *lines.first().unwrap())
 }
 
@@ -320,6 +319,7 @@ struct Tb {
     insts: Vec<Inst>,
     lanes: usize,
     t: usize,
+    uncached: (u64, u64),
     /// Wide lines the rule predicts, in program order.
     wides: VecDeque<u64>,
     /// Loads in program order (instruction indices) and the slot to pop next.
@@ -360,14 +360,16 @@ impl Tb {
         mem.memory_mut().write(REGION, &image);
         dut.restart(seed).unwrap();
         let (lanes, t) = (p.lanes as usize, p.threads_per_lane() as usize);
+        let uncached = (p.uncached_base, p.uncached_size);
         let wides = insts
             .iter()
-            .flat_map(|i| (0..t).filter_map(move |c| wide_line(i, lanes, c)))
+            .flat_map(|i| (0..t).filter_map(move |c| wide_line(i, lanes, c, uncached)))
             .collect();
         let loads = (0..insts.len())
             .filter(|&i| insts[i].returns_data())
             .collect();
         Tb {
+            uncached,
             refm: mem.memory().clone(),
             dut,
             mem,
@@ -560,6 +562,8 @@ impl Tb {
             assert!(self.out.cycles - start < 100_000, "flush never done");
         }
         l1_rig::compare(self.mem.memory(), &self.refm, REGION, SPAN);
+        let (base, size) = self.uncached;
+        l1_rig::compare(self.mem.memory(), &self.refm, base, size);
         self.out
     }
 
@@ -571,7 +575,7 @@ impl Tb {
                 let slot = &inst.threads[c * self.lanes..(c + 1) * self.lanes];
                 let n = slot.iter().flatten().count() as u64;
                 bytes += n << inst.size;
-                match wide_line(inst, self.lanes, c) {
+                match wide_line(inst, self.lanes, c, self.uncached) {
                     Some(_) => wide += 1,
                     None => narrow += n,
                 }
@@ -658,8 +662,8 @@ fn random_streams_long() {
 }
 
 /// `n` unit-stride word accesses of `opc` by every thread of a warp, over 4 rows of
-/// the threads' own words (so the last `n - 4` hit in the D$).
-fn unit_stride(opc: u64, w: u64, n: u64) -> Vec<Inst> {
+/// the threads' own words at `base` (so the last `n - 4` hit in the D$).
+fn unit_stride(opc: u64, base: u64, w: u64, n: u64) -> Vec<Inst> {
     (0..n)
         .map(|i| Inst {
             op: opc,
@@ -667,7 +671,7 @@ fn unit_stride(opc: u64, w: u64, n: u64) -> Vec<Inst> {
             threads: (0..w)
                 .map(|t| {
                     Some(Access {
-                        addr: OWN + 4 * (i % 4 * w + t),
+                        addr: base + 4 * (i % 4 * w + t),
                         data: (i * w + t) as u32,
                         mask: 0xf,
                     })
@@ -682,7 +686,7 @@ fn unit_stride_word_accesses_go_one_wide_request_a_slot() {
     let p = params(8, 32);
     let w = p.warp_size as u64;
     for (opc, what) in [(op::LOAD, "loads"), (op::STORE, "stores")] {
-        let out = Tb::new(&p, STRESSES[0], unit_stride(opc, w, 64), 7).run(100_000);
+        let out = Tb::new(&p, STRESSES[0], unit_stride(opc, OWN, w, 64), 7).run(100_000);
         println!("64 unit-stride word {what}: {} cycles", out.cycles);
         assert_eq!(
             (out.wide, out.narrow),
@@ -690,6 +694,18 @@ fn unit_stride_word_accesses_go_one_wide_request_a_slot() {
             "1 wide request a slot, 4 a warp"
         );
     }
+}
+
+/// The uncached region's accesses go narrow whatever their pattern (the D$ serves wide
+/// accesses from its banks only): unit-stride stores then loads of the mailbox page.
+#[test]
+fn uncached_lines_never_go_wide() {
+    let p = params(8, 32);
+    let w = p.warp_size as u64;
+    let mut insts = unit_stride(op::STORE, p.uncached_base, w, 4);
+    insts.extend(unit_stride(op::LOAD, p.uncached_base, w, 4));
+    let out = Tb::new(&p, STRESSES[1], insts, 9).run(100_000);
+    assert_eq!((out.wide, out.narrow), (0, 8 * w), "all narrow");
 }
 
 #[test]
@@ -705,10 +721,11 @@ fn smu_is_lint_clean_at_lanes_1_2_8_and_warps_1_to_32() {
             blocks.push(smu(&p).unwrap());
         }
     }
-    for (smrq_insts, sldq_loads) in [(8, 8), (1, 1)] {
+    for (smrq_insts, sldq_loads, uncached_size) in [(8, 8, 0x1000), (1, 1, 0)] {
         let p = FgsimtParams {
             smrq_insts,
             sldq_loads,
+            uncached_size,
             ..FgsimtParams::default()
         };
         blocks.push(smu(&p).unwrap());
