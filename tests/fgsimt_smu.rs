@@ -154,6 +154,16 @@ fn params(lanes: u32, warp_size: u32) -> FgsimtParams {
     }
 }
 
+/// `params` with the shallowest queues: one warp instruction in the SMRQs, one load in
+/// the SLDQs.
+fn shallow(lanes: u32, warp_size: u32) -> FgsimtParams {
+    FgsimtParams {
+        smrq_insts: 1,
+        sldq_loads: 1,
+        ..params(lanes, warp_size)
+    }
+}
+
 // ------------------------------------------------------------------ stimulus
 
 /// Where a thread's access goes.
@@ -277,16 +287,15 @@ fn random_inst(rng: &mut Rng, w: u64) -> Inst {
     }
 }
 
-/// The coalescing rule: whether slot `c` of `inst` goes wide, and its line.
-fn wide_line(inst: &Inst, lanes: usize, c: usize) -> Option<u64> {
-    if inst.op > op::STORE {
+/// The coalescing rule: whether slot `c` of `inst` goes wide, and its line (never one in
+/// the uncached region `[base, base + size)`).
+fn wide_line(inst: &Inst, lanes: usize, c: usize, (base, size): (u64, u64)) -> Option<u64> {
+    let uncached = |a: &Access| a.addr >= base && a.addr < base + size;
+    let slot = &inst.threads[c * lanes..(c + 1) * lanes];
+    if inst.op > op::STORE || slot.iter().flatten().any(uncached) {
         return None;
     }
-    let lines: BTreeSet<u64> = inst.threads[c * lanes..(c + 1) * lanes]
-        .iter()
-        .flatten()
-        .map(|a| a.addr & !31)
-        .collect();
+    let lines: BTreeSet<u64> = slot.iter().flatten().map(|a| a.addr & !31).collect();
     (lines.len() == 1).then(|| *lines.first().unwrap())
 }
 
@@ -310,6 +319,7 @@ struct Tb {
     insts: Vec<Inst>,
     lanes: usize,
     t: usize,
+    uncached: (u64, u64),
     /// Wide lines the rule predicts, in program order.
     wides: VecDeque<u64>,
     /// Loads in program order (instruction indices) and the slot to pop next.
@@ -350,14 +360,16 @@ impl Tb {
         mem.memory_mut().write(REGION, &image);
         dut.restart(seed).unwrap();
         let (lanes, t) = (p.lanes as usize, p.threads_per_lane() as usize);
+        let uncached = (p.uncached_base, p.uncached_size);
         let wides = insts
             .iter()
-            .flat_map(|i| (0..t).filter_map(move |c| wide_line(i, lanes, c)))
+            .flat_map(|i| (0..t).filter_map(move |c| wide_line(i, lanes, c, uncached)))
             .collect();
         let loads = (0..insts.len())
             .filter(|&i| insts[i].returns_data())
             .collect();
         Tb {
+            uncached,
             refm: mem.memory().clone(),
             dut,
             mem,
@@ -550,6 +562,8 @@ impl Tb {
             assert!(self.out.cycles - start < 100_000, "flush never done");
         }
         l1_rig::compare(self.mem.memory(), &self.refm, REGION, SPAN);
+        let (base, size) = self.uncached;
+        l1_rig::compare(self.mem.memory(), &self.refm, base, size);
         self.out
     }
 
@@ -561,7 +575,7 @@ impl Tb {
                 let slot = &inst.threads[c * self.lanes..(c + 1) * self.lanes];
                 let n = slot.iter().flatten().count() as u64;
                 bytes += n << inst.size;
-                match wide_line(inst, self.lanes, c) {
+                match wide_line(inst, self.lanes, c, self.uncached) {
                     Some(_) => wide += 1,
                     None => narrow += n,
                 }
@@ -605,8 +619,8 @@ fn random_run(p: &FgsimtParams, s: Stress, n: usize, seed: u64) -> Outcome {
     let insts = random_stream(&mut rng, p.warp_size as u64, n);
     let out = Tb::new(p, s, insts, seed).run(1_000_000);
     println!(
-        "lanes {} warp {} {s:?} seed {seed}: {n} instructions in {} cycles, {} wide, {} narrow, {} SC succeeded",
-        p.lanes, p.warp_size, out.cycles, out.wide, out.narrow, out.sc_ok
+        "lanes {} warp {} smrq {} sldq {} {s:?} seed {seed}: {n} instructions in {} cycles, {} wide, {} narrow, {} SC succeeded",
+        p.lanes, p.warp_size, p.smrq_insts, p.sldq_loads, out.cycles, out.wide, out.narrow, out.sc_ok
     );
     out
 }
@@ -615,7 +629,7 @@ fn random_run(p: &FgsimtParams, s: Stress, n: usize, seed: u64) -> Outcome {
 
 #[test]
 fn random_streams_match_the_per_thread_reference() {
-    for (p, seed) in [(params(8, 32), 1), (params(2, 2), 2)] {
+    for (p, seed) in [(params(8, 32), 1), (shallow(2, 2), 2)] {
         for s in STRESSES {
             random_run(&p, s, 300, seed);
         }
@@ -630,8 +644,10 @@ fn random_streams_long() {
     }
     let shapes = [
         params(8, 32),
+        shallow(8, 32),
         params(2, 2),
         params(2, 8),
+        shallow(2, 8),
         params(1, 4),
         params(8, 8),
         params(4, 32),
@@ -645,31 +661,51 @@ fn random_streams_long() {
     }
 }
 
-#[test]
-fn unit_stride_word_loads_go_one_wide_request_a_slot() {
-    let p = params(8, 32);
-    let w = p.warp_size as u64;
-    let insts: Vec<Inst> = (0..4)
-        .map(|row| Inst {
-            op: op::LOAD,
+/// `n` unit-stride word accesses of `opc` by every thread of a warp, over 4 rows of
+/// the threads' own words at `base` (so the last `n - 4` hit in the D$).
+fn unit_stride(opc: u64, base: u64, w: u64, n: u64) -> Vec<Inst> {
+    (0..n)
+        .map(|i| Inst {
+            op: opc,
             size: 2,
             threads: (0..w)
                 .map(|t| {
                     Some(Access {
-                        addr: OWN + 4 * (row * w + t),
-                        data: 0,
+                        addr: base + 4 * (i % 4 * w + t),
+                        data: (i * w + t) as u32,
                         mask: 0xf,
                     })
                 })
                 .collect(),
         })
-        .collect();
-    let out = Tb::new(&p, STRESSES[0], insts, 7).run(100_000);
-    assert_eq!(
-        (out.wide, out.narrow),
-        (16, 0),
-        "1 wide request a slot, 4 slots an instruction"
-    );
+        .collect()
+}
+
+#[test]
+fn unit_stride_word_accesses_go_one_wide_request_a_slot() {
+    let p = params(8, 32);
+    let w = p.warp_size as u64;
+    for (opc, what) in [(op::LOAD, "loads"), (op::STORE, "stores")] {
+        let out = Tb::new(&p, STRESSES[0], unit_stride(opc, OWN, w, 64), 7).run(100_000);
+        println!("64 unit-stride word {what}: {} cycles", out.cycles);
+        assert_eq!(
+            (out.wide, out.narrow),
+            (256, 0),
+            "1 wide request a slot, 4 a warp"
+        );
+    }
+}
+
+/// The uncached region's accesses go narrow whatever their pattern (the D$ serves wide
+/// accesses from its banks only): unit-stride stores then loads of the mailbox page.
+#[test]
+fn uncached_lines_never_go_wide() {
+    let p = params(8, 32);
+    let w = p.warp_size as u64;
+    let mut insts = unit_stride(op::STORE, p.uncached_base, w, 4);
+    insts.extend(unit_stride(op::LOAD, p.uncached_base, w, 4));
+    let out = Tb::new(&p, STRESSES[1], insts, 9).run(100_000);
+    assert_eq!((out.wide, out.narrow), (0, 8 * w), "all narrow");
 }
 
 #[test]
@@ -685,11 +721,14 @@ fn smu_is_lint_clean_at_lanes_1_2_8_and_warps_1_to_32() {
             blocks.push(smu(&p).unwrap());
         }
     }
-    let deep = FgsimtParams {
-        smrq_insts: 8,
-        sldq_loads: 1,
-        ..FgsimtParams::default()
-    };
-    blocks.push(smu(&deep).unwrap());
+    for (smrq_insts, sldq_loads, uncached_size) in [(8, 8, 0x1000), (1, 1, 0)] {
+        let p = FgsimtParams {
+            smrq_insts,
+            sldq_loads,
+            uncached_size,
+            ..FgsimtParams::default()
+        };
+        blocks.push(smu(&p).unwrap());
+    }
     lint_rig::lint_blocks("fgsimt smu", &blocks);
 }

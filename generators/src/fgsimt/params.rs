@@ -75,7 +75,7 @@ impl Default for FgsimtParams {
             mul_latency: 3,
             div_bits_per_cycle: 2,
             smrq_insts: 2,
-            sldq_loads: 2,
+            sldq_loads: 4,
         }
     }
 }

@@ -4,10 +4,9 @@
 //! group (slot), never across slots or warps.
 //!
 //! A slot is wide when its op is a plain load or store, at least one lane is active, every
-//! active lane's address lies in the line of the lowest active lane's, and that line is
-//! outside the uncached region (the D$ serves wide accesses from its banks only). The
+//! active lane's address lies in one line, and that line is outside the uncached region (the D$ serves wide accesses from its banks only). The
 //! decision is taken as the slot enters the SMRQs (`classify`); the request goes when
-//! every lane's SMRQ head is the slot (`wide_port`): the line of the lowest active lane,
+//! every lane's SMRQ head is the slot (`wide_port`): the active lanes' line,
 //! and for a store each active lane's data and byte mask at its word (where two lanes
 //! write one byte, the higher lane's, the later thread's, is kept).
 
@@ -15,14 +14,19 @@ use super::smrq::Smrq;
 use super::{all, cat_low_first, k};
 use crate::fgsimt::l1::{op, OFFSET_BITS};
 use crate::fgsimt::params::{FgsimtParams, LINE_BYTES};
-use hdl::helpers::priority_mux;
 use hdl::{Bundle, ModuleBuilder, Value};
 
-/// The line address (`addr` without its offset bits) of the lowest active lane's.
-fn lowest_line(active: &[Value], addrs: &[Value]) -> Value {
-    let lines: Vec<Value> = addrs.iter().map(|a| a.slice(31, OFFSET_BITS)).collect();
-    let cases: Vec<(Value, Value)> = active.iter().cloned().zip(lines.clone()).collect();
-    priority_mux(&cases, &lines[0])
+/// The OR of the active lanes' line addresses (`addr` without its offset bits): their
+/// line when they share one; when they do not, some active lane's line differs from it
+/// (were every one equal to the OR, all would be equal). An AND-OR, not a priority
+/// chain, on the path from `slot` into the SMRQs.
+fn common_line(active: &[Value], addrs: &[Value]) -> Value {
+    let lines: Vec<Value> = active
+        .iter()
+        .zip(addrs)
+        .map(|(a, addr)| &a.repeat(32 - OFFSET_BITS) & &addr.slice(31, OFFSET_BITS))
+        .collect();
+    lines[1..].iter().fold(lines[0].clone(), |acc, l| &acc | l)
 }
 
 /// The line at `line` (an address without its offset bits) lies outside the uncached
@@ -47,7 +51,7 @@ pub fn classify(p: &FgsimtParams, slot: &Bundle) -> Value {
     let addrs: Vec<Value> = (0..p.lanes as usize)
         .map(|l| bits.get("lane").index(l).get("addr").value().clone())
         .collect();
-    let line = lowest_line(&active, &addrs);
+    let line = common_line(&active, &addrs);
     let same: Vec<Value> = active
         .iter()
         .zip(&addrs)
@@ -65,7 +69,7 @@ pub fn wide_port(m: &mut ModuleBuilder, queues: &[Smrq], req: &Bundle) -> Value 
     m.connect(req.valid(), &go);
     let field = |n: &str| -> Vec<Value> { queues.iter().map(|q| q.fifo.head(n)).collect() };
     let (active, addrs) = (field("active"), field("addr"));
-    let line = lowest_line(&active, &addrs);
+    let line = common_line(&active, &addrs);
     let bits = req.bits();
     let addr = bits.get("addr").value();
     m.connect(addr, &line.cat(&k(&line, 0, OFFSET_BITS)));

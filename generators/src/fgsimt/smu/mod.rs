@@ -158,8 +158,9 @@ pub(crate) struct Receive {
     pub c: Value,
     /// The incoming slot returns data (not a store).
     pub load: Value,
-    /// An instruction has slots still to come, and it is a load.
+    /// An instruction has slots still to come.
     pub partial: Value,
+    /// ... and it is a load.
     pub partial_load: Value,
 }
 

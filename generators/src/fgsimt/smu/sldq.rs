@@ -40,6 +40,15 @@ pub struct Sldq {
     received: Value,
 }
 
+/// The one-hot over the `loads * t` words of slot `c` of entry `e`.
+fn word(loads: u32, t: u32, e: &Value, c: &Value) -> Value {
+    let (es, cs) = (onehot_decode(e, loads), onehot_decode(c, t));
+    let bits: Vec<Value> = (0..loads * t)
+        .map(|i| &es.bit(i / t) & &cs.bit(i % t))
+        .collect();
+    super::cat_low_first(&bits)
+}
+
 /// `word` shifted right by `offset` bytes.
 fn shift_bytes(word: &Value, offset: &Value) -> Value {
     word.dshr(&cat(&[offset, &k(offset, 0, 3)]))
@@ -55,7 +64,8 @@ impl Sldq {
         let alloc = slot.valid() & &rx.load;
         let received = &alloc & bits.get("last").value();
         m.when(&received, |m| m.connect(&tail, &next_mod(&tail, loads)));
-        let mut sldq = Sldq {
+        let none = k(&tail, 0, n);
+        Sldq {
             loads,
             t,
             head: m.reg("ldq_head", lw, 0u64),
@@ -71,25 +81,16 @@ impl Sldq {
                         .collect()
                 })
                 .collect(),
-            set: Vec::new(),
-            reserve: k(&tail, 0, n),
+            set: vec![none.clone(); p.lanes as usize],
+            reserve: mux(&alloc, &word(loads, t, &tail, &rx.c), &none),
             active: bits.get("active").value().clone(),
             received,
-            tail: tail.clone(),
-        };
-        sldq.set = (0..p.lanes).map(|_| k(&tail, 0, n)).collect();
-        let here = sldq.word(&tail, &rx.c);
-        sldq.reserve = mux(&alloc, &here, &k(&tail, 0, n));
-        sldq
+            tail,
+        }
     }
 
-    /// The one-hot over the words of slot `c` of entry `e`.
     fn word(&self, e: &Value, c: &Value) -> Value {
-        let (es, cs) = (onehot_decode(e, self.loads), onehot_decode(c, self.t));
-        let bits: Vec<Value> = (0..self.loads * self.t)
-            .map(|i| &es.bit(i / self.t) & &cs.bit(i % self.t))
-            .collect();
-        super::cat_low_first(&bits)
+        word(self.loads, self.t, e, c)
     }
 
     /// Writes `value` into lane `l`'s word selected by `oh` when `en`.
