@@ -177,6 +177,18 @@ pub struct DcacheParams {
     pub sram_threshold_bits: u64,
 }
 
+impl Affine {
+    /// The parameter's value for this setting.
+    pub fn name(self) -> &'static str {
+        match self {
+            Affine::None => "none",
+            Affine::A => "a",
+            Affine::Ab => "ab",
+            Affine::Abm => "abm",
+        }
+    }
+}
+
 impl FgsimtParams {
     /// Threads of a warp in each lane: cycles a warp instruction occupies a unit.
     pub fn threads_per_lane(&self) -> u32 {
@@ -233,6 +245,16 @@ impl FgsimtParams {
                 format!(
                     "{} bytes over {} banks is {sets} lines a bank; at most {MAX_BANK_SETS} (a bank's valid and dirty bits are registers)",
                     self.dcache_bytes, self.dcache_banks
+                ),
+            ));
+        }
+        if self.affine != Affine::None {
+            return Err(ParamError::new(
+                "affine",
+                format!(
+                    "\"{}\" is not built in the RTL yet, only \"none\" (the baseline); the golden \
+                     model runs every setting (`accelgen iss --affine a|ab|abm K.elf`)",
+                    self.affine.name()
                 ),
             ));
         }
