@@ -105,7 +105,7 @@ fn host_programs_run_in_lockstep_with_the_iss() {
             args.extend_from_slice(timing);
             let run = sim(&elf, &args);
             let what = format!("{defines:?} {timing:?}");
-            assert_eq!(run.code, code as i32, "{}", explain(&what, &run));
+            assert_eq!(run.code, code, "{}", explain(&what, &run));
             assert!(
                 run.stderr.contains("CP commits matched the ISS"),
                 "{}",

@@ -251,7 +251,7 @@ impl KernelChecker {
             return;
         }
         for (tid, t) in tids.zip(&c.threads) {
-            let x = t.xreg.map(|(r, v)| (r, v));
+            let x = t.xreg;
             let f = t.freg.map(|(r, v)| (r + 32, v));
             for (reg, v) in x.into_iter().chain(f) {
                 self.queue(tid, reg).push_back(Want::Value(v as u32));
