@@ -425,9 +425,28 @@ fn the_checker_catches_each_corruption_by_name() {
         "{m}"
     );
     let m = caught(&program, &events, |e| {
-        e.insert(w, Event::Write(WriteRecord { reg: 63, ..wr }))
+        e.insert(
+            w,
+            Event::Write(WriteRecord {
+                reg: 63,
+                data: 0x1234_5678,
+                ..wr
+            }),
+        )
     });
     assert!(m.contains("no pending write of f31"), "{m}");
+    // A write of the value the register holds changes nothing: accepted.
+    let mut rewrite = events.clone();
+    rewrite.insert(
+        w,
+        Event::Write(WriteRecord {
+            reg: 63,
+            data: 0,
+            ..wr
+        }),
+    );
+    let k = check(&program, &rewrite).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(k.rewrites, 1);
     let f = nth_write(&events, 3, |w| w.reg >= 32);
     let Event::Write(fr) = events[f] else {
         unreachable!()
