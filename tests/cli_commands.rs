@@ -197,6 +197,7 @@ fn presets_in_configs_generate() {
             ("rocket", "rocket"),
             ("banked_rf", "banked_rf"),
             ("hwacha", "rocket-hwacha"),
+            ("fgsimt", "fgsimt"),
         ]
         .into_iter()
         .find(|(prefix, _)| name.starts_with(prefix))

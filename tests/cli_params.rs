@@ -278,7 +278,8 @@ fn list_of_an_unknown_design_is_an_error() {
         (
             1,
             "error: unknown design `fifo` (available: banked_rf, queue, multiplier, rocket, \
-             rocket_accumulator, rocket-hwacha, rocket-board, fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma)\n",
+             rocket_accumulator, rocket-hwacha, rocket-board, fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma, \
+             fgsimt)\n",
             ""
         )
     );
@@ -314,7 +315,8 @@ fn list_json_describes_every_parameter() {
             "fpu-compare",
             "fpu-convert",
             "fpu-divsqrt",
-            "fpu-fma"
+            "fpu-fma",
+            "fgsimt"
         ]
     );
     let one = list_json(&["queue"]);

@@ -34,6 +34,7 @@ fn design_of(preset: &str) -> Option<&'static str> {
         ("hwacha-", "rocket-hwacha"),
         ("queue", "queue"),
         ("banked_rf", "banked_rf"),
+        ("fgsimt", "fgsimt"),
     ]
     .into_iter()
     .find(|(prefix, _)| preset.starts_with(prefix))

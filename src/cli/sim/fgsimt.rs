@@ -11,7 +11,6 @@ use verification::exit::explain;
 use verification::fgsimt::affine::Mechanisms;
 use verification::tb::fgsimt::{self, FgsimtConfig, FgsimtOutcome, SpmdGolden};
 use verification::tb::kernel_check::KernelShape;
-use verification::tb::memory::MemConfig;
 use verification::verilator::Model;
 
 /// Runs `program` on the tile of `params`; prints cycles and the engine's counts to
@@ -30,13 +29,7 @@ pub fn run(
         warp_size: p.warp_size,
         mech,
     };
-    let mem = MemConfig {
-        latency: args.latency,
-        jitter: args.jitter,
-        stall_percent: args.stall_percent,
-        seed: args.seed,
-        ..MemConfig::default()
-    };
+    let mem = args.mem_config();
     let config = FgsimtConfig {
         init: super::init(args.init_seed),
         ..FgsimtConfig::new(shape, p.dcache_banks, mem, args.max_cycles)
@@ -46,15 +39,8 @@ pub fn run(
         false => None,
     };
     let path = args.program.as_deref().unwrap_or(Path::new("program"));
-    let (out, seconds) = super::running(path, || {
-        fgsimt::run(
-            model,
-            program,
-            &config,
-            Box::new(std::io::stdout()),
-            Box::new(std::io::stderr()),
-            golden,
-        )
+    let (out, seconds) = super::running(path, |stdout, stderr| {
+        fgsimt::run(model, program, &config, stdout, stderr, golden)
     });
     let out = out?;
     eprintln!(

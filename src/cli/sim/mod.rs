@@ -72,14 +72,30 @@ pub struct SimArgs {
     max_cycles: u64,
 }
 
-/// Runs `f` (a program on a design) under the progress line "running <path>": its result
-/// and the seconds it took.
-fn running<T>(path: &Path, f: impl FnOnce() -> T) -> (T, f64) {
+/// Runs `f` (a program on a design, given the console's stdout and stderr) under the
+/// progress line "running <path>": its result and the seconds it took.
+fn running<T>(
+    path: &Path,
+    f: impl FnOnce(Box<dyn std::io::Write>, Box<dyn std::io::Write>) -> T,
+) -> (T, f64) {
     let phase = Phase::start(format!("running {}", path.display()));
     let start = Instant::now();
-    let out = f();
+    let out = f(Box::new(std::io::stdout()), Box::new(std::io::stderr()));
     drop(phase);
     (out, start.elapsed().as_secs_f64())
+}
+
+impl SimArgs {
+    /// The memory model's timing the `--program` flags ask for.
+    fn mem_config(&self) -> verification::tb::memory::MemConfig {
+        verification::tb::memory::MemConfig {
+            latency: self.latency,
+            jitter: self.jitter,
+            stall_percent: self.stall_percent,
+            seed: self.seed,
+            ..Default::default()
+        }
+    }
 }
 
 /// The initial state `--init-seed` asks for.

@@ -12,7 +12,6 @@ use verification::hwacha::model::{Hwacha, HwachaParams as HwachaModelParams};
 use verification::iss::rocc::Accumulator;
 use verification::iss::FpExt;
 use verification::tb::lockstep::IssGolden;
-use verification::tb::memory::MemConfig;
 use verification::tb::program::{soc_config, Accelerator};
 use verification::tb::soc::{self, SocConfig};
 use verification::verilator::Model;
@@ -31,13 +30,7 @@ pub fn run(
         Accelerator::Hwacha { .. } => Some(params.clone().try_into()?),
         _ => None,
     };
-    let mem = MemConfig {
-        latency: args.latency,
-        jitter: args.jitter,
-        stall_percent: args.stall_percent,
-        seed: args.seed,
-        ..MemConfig::default()
-    };
+    let mem = args.mem_config();
     let config = SocConfig {
         init: super::init(args.init_seed),
         ..soc_config(accel, mem, args.max_cycles)
@@ -53,15 +46,8 @@ pub fn run(
         None
     };
     let path = args.program.as_deref().unwrap_or(Path::new("program"));
-    let (out, seconds) = super::running(path, || {
-        soc::run(
-            model,
-            program,
-            &config,
-            Box::new(std::io::stdout()),
-            Box::new(std::io::stderr()),
-            golden,
-        )
+    let (out, seconds) = super::running(path, |stdout, stderr| {
+        soc::run(model, program, &config, stdout, stderr, golden)
     });
     let out = out?;
     eprintln!(

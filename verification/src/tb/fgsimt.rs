@@ -19,13 +19,12 @@ use super::kernel_check::{FaultRecord, FetchRecord, KernelChecker, KernelError, 
 use super::lockstep::{CommitRecord, GoldenModel, GoldenStep, IssGolden, IssGoldenError};
 use super::lockstep::{Lockstep, LockstepError};
 use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel, SparseMemory};
-use super::soc::{HostSide, SocError};
+use super::soc::{program_memory, HostSide, SocError};
 use super::{peek_u64, poke_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::exit::{trap_report, TrapReport};
 use crate::fgsimt::warp::KernelStats;
 use crate::iss::htif::HtifError;
-use crate::iss::mem::{reset_rom, RESET_VECTOR};
 use crate::iss::{FpExt, Iss, IssError};
 use hdl::sim::Init;
 use std::collections::{BTreeSet, VecDeque};
@@ -268,16 +267,7 @@ fn memory(program: &Program, config: &FgsimtConfig) -> Result<MemoryModel, MemEr
         },
         ..config.mem.clone()
     };
-    let bytes: Vec<u32> = ports.iter().map(|p| p.1).collect();
-    let mut memory = MemoryModel::new(mem, ports.into_iter().map(|p| p.0).collect())?;
-    for (i, b) in bytes.into_iter().enumerate() {
-        memory.set_port_bytes(i, b)?;
-    }
-    memory.memory_mut().load_program(program)?;
-    memory
-        .memory_mut()
-        .load_image(RESET_VECTOR, &reset_rom(program.entry, program.xlen))?;
-    Ok(memory)
+    program_memory(mem, ports, program)
 }
 
 /// Counts of the engine's traces over a run.

@@ -189,6 +189,25 @@ pub fn hwacha_config(lanes: u32, mem: MemConfig) -> SocConfig {
     }
 }
 
+/// The memory model of `config` serving `ports` (each with its bus width in bytes), holding
+/// `program` and the reset ROM.
+pub fn program_memory(
+    config: MemConfig,
+    ports: Vec<(MemPort, u32)>,
+    program: &Program,
+) -> Result<MemoryModel, MemError> {
+    let bytes: Vec<u32> = ports.iter().map(|p| p.1).collect();
+    let mut memory = MemoryModel::new(config, ports.into_iter().map(|p| p.0).collect())?;
+    for (i, b) in bytes.into_iter().enumerate() {
+        memory.set_port_bytes(i, b)?;
+    }
+    memory.memory_mut().load_program(program)?;
+    memory
+        .memory_mut()
+        .load_image(RESET_VECTOR, &reset_rom(program.entry, program.xlen))?;
+    Ok(memory)
+}
+
 /// Runs `program` from reset until it exits through HTIF. With `golden`, every commit is
 /// checked against it and the first divergence is the error.
 pub fn run<S: Simulator, G: GoldenModel>(
@@ -213,16 +232,9 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
     stderr: Box<dyn Write>,
     golden: Option<G>,
 ) -> Result<(SocOutcome, SparseMemory), SocError> {
-    let mut ports = vec![mem_port()];
-    ports.extend(config.extra_ports.iter().map(|(p, _)| p.clone()));
-    let mut memory = MemoryModel::new(config.mem.clone(), ports)?;
-    for (i, (_, bytes)) in config.extra_ports.iter().enumerate() {
-        memory.set_port_bytes(i + 1, *bytes)?;
-    }
-    memory.memory_mut().load_program(program)?;
-    memory
-        .memory_mut()
-        .load_image(RESET_VECTOR, &reset_rom(program.entry, program.xlen))?;
+    let mut ports = vec![(mem_port(), config.mem.data_bytes)];
+    ports.extend(config.extra_ports.iter().cloned());
+    let mut memory = program_memory(config.mem.clone(), ports, program)?;
     let mut side = HostSide::new(program, (stdout, stderr), golden, config.max_idle)?;
     let signal = |r: Result<(), S::Error>| r.map_err(|e| SignalError(Box::new(e)));
 
