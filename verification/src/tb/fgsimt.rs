@@ -322,7 +322,13 @@ pub fn run<S: Simulator>(
             });
         }
         let golden = side.lockstep.as_mut().map(Lockstep::golden_mut);
+        let before = traced.warp_instructions;
         engine_traces(dut, config.shape, cycle, golden, &mut traced)?;
+        // A kernel's warp instructions are progress although the CP commits nothing
+        // while it waits for the launch (which may take more than `max_idle` cycles).
+        if let (Some(l), true) = (side.lockstep.as_mut(), traced.warp_instructions > before) {
+            l.progressed();
+        }
         memory.tick(dut)?;
         dut.step();
     }

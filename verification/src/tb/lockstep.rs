@@ -553,6 +553,12 @@ impl<G: GoldenModel> Lockstep<G> {
         self
     }
 
+    /// The design made progress this cycle without committing (an accelerator's own
+    /// trace): the hang bound counts from here.
+    pub fn progressed(&mut self) {
+        self.idle = 0;
+    }
+
     /// The golden model's next record (`None` once its program has ended).
     fn expected(&mut self) -> Result<Option<CommitRecord>, LockstepError> {
         if self.expected.is_none() {
