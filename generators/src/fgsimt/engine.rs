@@ -8,12 +8,12 @@
 //! wide ports); `fault`; `ftrace`, `wtrace` (lockstep traces); the SMU's Table 3
 //! counters `stat_wide`, `stat_narrow`, `stat_bytes`.
 
+use super::bundles::{self, MEM_TAG_BITS};
 use super::cp::frontend::frontend;
 use super::execute::execute;
+use super::l1::{narrow_request, narrow_response, wide_request, wide_response};
 use super::params::FgsimtParams;
 use super::smu::smu;
-use super::bundles::{self, MEM_TAG_BITS};
-use super::l1::{narrow_request, narrow_response, wide_request, wide_response};
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
 use hdl::{Dir, HdlErrors, Inst, Module, ModuleBuilder, Shape};
 use std::rc::Rc;
@@ -67,7 +67,14 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&fe.io("exec_fault"), &ex.io("fault"));
     m.connect(&fe.port("exec_idle"), &ex.port("idle"));
     m.connect(&fe.port("smu_idle"), &mu.port("idle"));
-    for name in ["warp_start", "tid_base", "stack_top", "stack_bytes", "gp", "tp"] {
+    for name in [
+        "warp_start",
+        "tid_base",
+        "stack_top",
+        "stack_bytes",
+        "gp",
+        "tp",
+    ] {
         m.connect(&ex.port(name), &fe.port(name));
     }
     // Execute and the SMU.

@@ -1,0 +1,147 @@
+//! The FG-SIMT engine (design `fgsimt`: the CP, the front end, the SIU and lanes, the SMU,
+//! the L1) running SPMD programs in lockstep (`accelgen sim fgsimt --lockstep`, the bench
+//! of `tb/fgsimt.rs`): every CP commit against the host ISS, every warp instruction the
+//! front end commits against the SIMT model's next (pc, instruction, mask in PWFB
+//! order), every SRF write against the written thread's next write of that register in
+//! the model, memory after the D$ flush against the ISS's, and the exit code
+//! `accelgen iss`'s.
+//! - kernels of `kernels/` with integer code (bsearch: divergent loops, a partial warp;
+//!   and with `ACCELGEN_LONG=1` every integer kernel, also at memory latency 20 with
+//!   jitter and stalls);
+//! - random SPMD programs (`randgen::simt`: divergent branches, per-thread loops, every
+//!   memory mode, AMOs): 6, with `ACCELGEN_LONG=1` 200, `ACCELGEN_SIMT_PROGRAMS=N` N;
+//! - a misaligned load in one thread: the engine's fault is the ISS's trap.
+//!
+//! One Verilator model (the tile of `tests/fgsimt_tile.rs`, shared through the cache).
+
+mod cli_run;
+
+use cli_run::{accelgen, s, Run};
+use std::path::{Path, PathBuf};
+
+const TILE: [&str; 5] = [
+    "lanes=2",
+    "warp_size=8",
+    "dcache_bytes=8192",
+    "dcache_banks=2",
+    "icache_bytes=4096",
+];
+
+fn long() -> bool {
+    std::env::var_os("ACCELGEN_LONG").is_some()
+}
+
+fn explain(what: &str, run: &Run) -> String {
+    format!(
+        "{what}: exit {}\nstdout: {}\nstderr: {}",
+        run.code, run.stdout, run.stderr
+    )
+}
+
+fn build(source: &Path, elf: &Path) {
+    let run = accelgen(&["asm", "--target", "simt", s(source), "-o", s(elf)]);
+    assert_eq!(run.code, 0, "{}", explain("accelgen asm", &run));
+}
+
+fn sim(elf: &Path, extra: &[&str]) -> Run {
+    let mut args = vec!["sim", "fgsimt", "--program", s(elf), "--lockstep"];
+    for t in TILE {
+        args.extend(["--set", t]);
+    }
+    args.extend_from_slice(extra);
+    accelgen(&args)
+}
+
+/// Runs `elf` in lockstep and checks it exits 0 with its launches checked.
+fn passes(elf: &Path, extra: &[&str]) {
+    let run = sim(elf, extra);
+    let what = format!("{} {extra:?}", elf.display());
+    assert_eq!(run.code, 0, "{}", explain(&what, &run));
+    let summary = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("SRF writes matched the SIMT model"));
+    println!(
+        "{}",
+        summary.unwrap_or_else(|| panic!("{}", explain(&what, &run)))
+    );
+}
+
+fn kernel(dir: &Path, name: &str) -> PathBuf {
+    let elf = dir.join(format!("{name}.elf"));
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("kernels/{name}.c"));
+    build(&src, &elf);
+    elf
+}
+
+#[test]
+fn integer_kernels_run_in_lockstep() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = vec!["bsearch"];
+    if long() {
+        names.extend([
+            "bfs",
+            "dither",
+            "mfilt",
+            "rgb2cmyk",
+            "rsort",
+            "strsearch",
+            "viterbi",
+        ]);
+    }
+    for name in names {
+        let elf = kernel(dir.path(), name);
+        passes(&elf, &[]);
+        if long() {
+            passes(
+                &elf,
+                &["--latency", "20", "--jitter", "7", "--stall-percent", "25"],
+            );
+        }
+    }
+}
+
+#[test]
+fn random_programs_run_in_lockstep() {
+    use verification::randgen::simt::{generate_simt, SimtShape};
+    let count: u64 = match std::env::var("ACCELGEN_SIMT_PROGRAMS") {
+        Ok(n) => n.parse().expect("ACCELGEN_SIMT_PROGRAMS is a count"),
+        Err(_) if long() => 200,
+        Err(_) => 6,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for seed in 0..count {
+        let src = dir.path().join(format!("r{seed}.S"));
+        let shape = SimtShape { len: 60, fp: false };
+        std::fs::write(&src, generate_simt(seed, shape)).unwrap();
+        let elf = dir.path().join(format!("r{seed}.elf"));
+        build(&src, &elf);
+        let seed_arg = seed.to_string();
+        let mem = [
+            "--latency",
+            "1",
+            "--jitter",
+            "3",
+            "--stall-percent",
+            "10",
+            "--seed",
+            &seed_arg,
+        ];
+        passes(&elf, if seed % 2 == 1 { &mem } else { &[] });
+    }
+}
+
+#[test]
+fn a_misaligned_load_is_the_iss_trap() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fgsimt_cases/misaligned.c");
+    let elf = dir.path().join("misaligned.elf");
+    build(&src, &elf);
+    let iss = accelgen(&["iss", s(&elf)]);
+    let run = sim(&elf, &[]);
+    assert_eq!(run.code, iss.code, "{}", explain("sim", &run));
+    assert_ne!(run.code, 0);
+    for part in ["thread 5", "misaligned"] {
+        assert!(run.stderr.contains(part), "{}", explain(part, &run));
+    }
+}
