@@ -5,8 +5,8 @@
 //!
 //! Ports: `rocc_cmd` (in), `rocc_resp`, `rocc_busy`; `fetch_req`/`fetch_resp` (to the
 //! I$ arbiter); `n<l>_req`/`n<l>_resp` per lane and `w_req`/`w_resp` (the D$'s narrow and
-//! wide ports); `fault`; `ftrace`, `wtrace` (lockstep traces); the SMU's Table 3
-//! counters `stat_wide`, `stat_narrow`, `stat_bytes`.
+//! wide ports); `fault`; `ftrace`, `wtrace` (lockstep traces); the Table 3 counters
+//! of [`STATS`].
 
 use super::bundles::{self, MEM_TAG_BITS};
 use super::cp::frontend::frontend;
@@ -17,6 +17,15 @@ use super::smu::smu;
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
 use hdl::{Dir, HdlErrors, Inst, Module, ModuleBuilder, Shape};
 use std::rc::Rc;
+
+/// The engine's counters for Table 3 (32 bits each, from reset): cycles a launch runs,
+/// the SMU's wide and narrow D$ accesses and the bytes the threads' accesses asked for.
+pub const STATS: [&str; 4] = [
+    "stat_kernel_cycles",
+    "stat_wide",
+    "stat_narrow",
+    "stat_bytes",
+];
 
 /// Passes `inst`'s bundle `name` (of `shape`, flowing `dir`) through as the engine's.
 fn pass(m: &mut ModuleBuilder, inst: &Inst, name: &str, dir: Dir, shape: &Shape) {
@@ -54,11 +63,17 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     }
     pass(&mut m, &mu, "w_req", Dir::Out, &wide_request(MEM_TAG_BITS));
     pass(&mut m, &mu, "w_resp", Dir::In, &wide_response(MEM_TAG_BITS));
-    for name in ["stat_wide", "stat_narrow", "stat_bytes"] {
+    for name in &STATS[1..] {
         let v = mu.port(name);
         let o = m.output(name, v.width());
         m.connect(&o, &v);
     }
+    // Cycles a launch runs (RoCC busy: from its acceptance to its answer).
+    let kernel_cycles = m.reg("kernel_cycles", 32, 0u64);
+    let busy_now = fe.port("rocc_busy");
+    m.connect(&kernel_cycles, &(&kernel_cycles + &busy_now.zext(32)));
+    let o = m.output(STATS[0], 32);
+    m.connect(&o, &kernel_cycles);
 
     // Front end and execute.
     m.connect_bundle(&ex.io("inst"), &fe.io("inst"));

@@ -60,6 +60,10 @@ pub fn tile(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         let out = m.io(name, Dir::Out, &shape);
         m.connect_bundle(&out, &eng.io(name));
     }
+    for name in super::engine::STATS {
+        let out = m.output(name, 32);
+        m.connect(&out, &eng.port(name));
+    }
     m.finish()
 }
 

@@ -83,6 +83,31 @@ pub struct FgsimtOutcome {
     pub writes_checked: u64,
     pub trap: Option<TrapReport>,
     pub mem: MemStats,
+    pub engine: EngineStats,
+}
+
+/// The engine's Table 3 counters at the exit (`stat_*` ports of the tile).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineStats {
+    /// Cycles launches ran (from a launch's acceptance to its answer).
+    pub kernel_cycles: u64,
+    /// D$ accesses of the SMU: wide (one line for a thread group) and narrow.
+    pub wide: u64,
+    pub narrow: u64,
+    /// Bytes the threads' memory accesses asked for.
+    pub bytes: u64,
+}
+
+impl EngineStats {
+    fn read<S: Simulator>(dut: &mut S) -> Result<EngineStats, FgsimtError> {
+        let mut f = |n: &str| peek_u64(dut, &format!("stat_{n}"));
+        Ok(EngineStats {
+            kernel_cycles: f("kernel_cycles")?,
+            wide: f("wide")?,
+            narrow: f("narrow")?,
+            bytes: f("bytes")?,
+        })
+    }
 }
 
 /// Why a run failed: as `tb::soc`'s, or the engine's own.
@@ -298,6 +323,7 @@ pub fn run<S: Simulator>(
     let mut traced = Traced::default();
     for cycle in 0..config.max_cycles {
         if let Some(code) = side.cycle(dut, memory.memory_mut())? {
+            let engine = EngineStats::read(dut)?;
             flush(dut, &mut memory)?;
             let (launches, writes_checked) = match side.lockstep.as_mut() {
                 Some(l) => {
@@ -318,6 +344,7 @@ pub fn run<S: Simulator>(
                 launches,
                 writes_checked,
                 trap: trap_report(program, |a| memory.memory().read_u64(a)),
+                engine,
                 mem: memory.stats(),
             });
         }
