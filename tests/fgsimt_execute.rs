@@ -390,15 +390,21 @@ fn step_with(
     c
 }
 
-/// Runs the warp of threads `tid_base..+warp` through `code` on the ISS.
-fn expect(iss: &mut Iss, code: &[WarpInsn], tid_base: u32, warp: u32) -> Expected {
+/// The launch the warp of threads `tid_base..+warp` belongs to, and its threads.
+fn warp_threads(iss: &Iss, tid_base: u32, warp: u32) -> (Launch, Vec<Thread>) {
     let launch = Launch {
         n: tid_base + warp,
         entry: CODE,
     };
-    let mut threads: Vec<Thread> = (0..warp)
+    let threads = (0..warp)
         .map(|i| iss.launch_thread(launch, tid_base + i))
         .collect();
+    (launch, threads)
+}
+
+/// Runs the warp of threads `tid_base..+warp` through `code` on the ISS.
+fn expect(iss: &mut Iss, code: &[WarpInsn], tid_base: u32, warp: u32) -> Expected {
+    let (launch, mut threads) = warp_threads(iss, tid_base, warp);
     let mut e = Expected {
         writes: vec![BTreeMap::new(); warp as usize],
         ..Expected::default()
@@ -852,13 +858,7 @@ fn execute_is_lint_clean() {
 /// The first trap of the warp `tid_base` running `code` on the ISS (active threads in
 /// order, instruction by instruction): [cause, pc, thread, tval].
 fn iss_fault(iss: &mut Iss, code: &[WarpInsn], tid_base: u32, warp: u32) -> [u64; 4] {
-    let launch = Launch {
-        n: tid_base + warp,
-        entry: CODE,
-    };
-    let mut threads: Vec<Thread> = (0..warp)
-        .map(|i| iss.launch_thread(launch, tid_base + i))
-        .collect();
+    let (launch, mut threads) = warp_threads(iss, tid_base, warp);
     for (k, wi) in code.iter().enumerate() {
         for (i, t) in threads.iter_mut().enumerate() {
             if wi.mask >> i & 1 == 0 {
