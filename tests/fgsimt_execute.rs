@@ -31,6 +31,20 @@ fn shape(lanes: u32, warp_size: u32) -> FgsimtParams {
     }
 }
 
+/// The shape with the SIU's and units' parameters at the ends of their ranges: the
+/// shallowest queues and shortest latencies (`fast`: a combinational multiplier, a
+/// one-iteration divider), or the deepest and longest.
+fn edges(lanes: u32, warp_size: u32, fast: bool) -> FgsimtParams {
+    let (depth, mul, div) = if fast { (2, 1, 32) } else { (16, 8, 1) };
+    FgsimtParams {
+        siq_depth: depth,
+        slwq_depth: depth,
+        mul_latency: mul,
+        div_bits_per_cycle: div,
+        ..shape(lanes, warp_size)
+    }
+}
+
 const HOST: u64 = 0x8000_0000;
 const CODE: u64 = 0x8000_4000;
 const STACK_TOP: u32 = 0x8010_0000;
@@ -180,7 +194,19 @@ impl Gen<'_> {
                 ]);
                 r_type(f7, rs2, rs1, f3, rd, 0x33)
             }
-            4..=5 => r_type(1, rs2, rs1, self.rng.below(8) as u32, rd, 0x33),
+            4 => r_type(1, rs2, rs1, self.rng.below(8) as u32, rd, 0x33),
+            5 => {
+                // A divide of the most negative word by -1 (overflow) or by zero.
+                let (a, b) = (self.rd(), self.rd());
+                self.plain(u_type(0x80000, a, 0x37));
+                let by = if self.rng.chance(50) {
+                    addi(b, 0, -1)
+                } else {
+                    addi(b, 0, 0)
+                };
+                self.plain(by);
+                r_type(1, b, a, 4 + self.rng.below(4) as u32, rd, 0x33)
+            }
             6 => {
                 let f3 = *self.rng.pick(&[0, 2, 3, 4, 6, 7]);
                 i_type(self.rng.next_u64() as i32, rs1, f3, rd, 0x13)
@@ -222,11 +248,16 @@ impl Gen<'_> {
         }
     }
 
-    /// `addi x31, sp, off` then an AMO, LR or SC on it, under one mask.
+    /// `addi x31, sp, off` then an AMO, LR or SC on it, under one mask (sometimes an
+    /// LR first, so that the SC may succeed).
     fn atomic(&mut self) {
         let mask = self.mask();
         let offset = (self.rng.below(64) as i32 - 32) * 4;
         self.push(addi(31, 2, offset), mask, Kind::Plain);
+        if self.rng.chance(30) {
+            let rd = self.rd();
+            self.push(amo(0x02, 0, 31, rd), mask, Kind::Plain);
+        }
         let f5 = *self.rng.pick(&[
             0x02, 0x03, 0x01, 0x00, 0x04, 0x0c, 0x08, 0x10, 0x14, 0x18, 0x1c,
         ]);
@@ -359,15 +390,21 @@ fn step_with(
     c
 }
 
-/// Runs the warp of threads `tid_base..+warp` through `code` on the ISS.
-fn expect(iss: &mut Iss, code: &[WarpInsn], tid_base: u32, warp: u32) -> Expected {
+/// The launch the warp of threads `tid_base..+warp` belongs to, and its threads.
+fn warp_threads(iss: &Iss, tid_base: u32, warp: u32) -> (Launch, Vec<Thread>) {
     let launch = Launch {
         n: tid_base + warp,
         entry: CODE,
     };
-    let mut threads: Vec<Thread> = (0..warp)
+    let threads = (0..warp)
         .map(|i| iss.launch_thread(launch, tid_base + i))
         .collect();
+    (launch, threads)
+}
+
+/// Runs the warp of threads `tid_base..+warp` through `code` on the ISS.
+fn expect(iss: &mut Iss, code: &[WarpInsn], tid_base: u32, warp: u32) -> Expected {
+    let (launch, mut threads) = warp_threads(iss, tid_base, warp);
     let mut e = Expected {
         writes: vec![BTreeMap::new(); warp as usize],
         ..Expected::default()
@@ -789,35 +826,39 @@ fn long() -> bool {
 
 #[test]
 fn random_programs_match_the_iss() {
-    let mut shapes = vec![(2, 8, 6), (1, 1, 4)];
+    let mut shapes = vec![(shape(2, 8), 6), (edges(1, 1, true), 4)];
     if long() {
-        shapes.extend([(8, 32, 40), (4, 32, 40), (2, 8, 200)]);
+        shapes.extend([
+            (shape(8, 32), 40),
+            (edges(4, 32, false), 40),
+            (shape(2, 8), 200),
+        ]);
     }
-    for (lanes, warp, warps) in shapes {
-        let cycles = random_programs(&shape(lanes, warp), warps, 300, lanes as u64);
-        println!("lanes {lanes} warp {warp}: cycles per warp {cycles:?}");
+    for (p, warps) in shapes {
+        let cycles = random_programs(&p, warps, 300, p.lanes as u64);
+        println!(
+            "lanes {} warp {} (siq {}, mul {}, div bits {}): cycles per warp {cycles:?}",
+            p.lanes, p.warp_size, p.siq_depth, p.mul_latency, p.div_bits_per_cycle
+        );
     }
 }
 
 #[test]
 fn execute_is_lint_clean() {
-    let blocks: Vec<_> = [(1, 1), (2, 8), (8, 32), (4, 32)]
-        .iter()
-        .map(|&(l, w)| execute(&shape(l, w)).unwrap())
-        .collect();
+    let shapes = [
+        edges(1, 1, true),
+        edges(2, 8, false),
+        shape(8, 32),
+        edges(4, 32, true),
+    ];
+    let blocks: Vec<_> = shapes.iter().map(|p| execute(p).unwrap()).collect();
     lint_rig::lint_blocks("fgsimt execute", &blocks);
 }
 
 /// The first trap of the warp `tid_base` running `code` on the ISS (active threads in
 /// order, instruction by instruction): [cause, pc, thread, tval].
 fn iss_fault(iss: &mut Iss, code: &[WarpInsn], tid_base: u32, warp: u32) -> [u64; 4] {
-    let launch = Launch {
-        n: tid_base + warp,
-        entry: CODE,
-    };
-    let mut threads: Vec<Thread> = (0..warp)
-        .map(|i| iss.launch_thread(launch, tid_base + i))
-        .collect();
+    let (launch, mut threads) = warp_threads(iss, tid_base, warp);
     for (k, wi) in code.iter().enumerate() {
         for (i, t) in threads.iter_mut().enumerate() {
             if wi.mask >> i & 1 == 0 {

@@ -5,7 +5,7 @@
 //! - `branch`: a conditional branch's taken mask, valid in the execute cycle of its last
 //!   slot (every slot's compares, thread c * lanes + l at bit c * lanes + l);
 //! - `jump`: a `jalr`'s lowest active thread's target and whether every active thread's
-//!   agrees, in the same cycle (its link is written as an ALU result);
+//!   agrees, the cycle after (its link is written as an ALU result);
 //! - `fault`: the first fault, held: a misaligned access (the lowest misaligned active
 //!   thread of the first slot that has one; its access is not sent) or an instruction
 //!   the SIU refuses (its lowest active thread; as the ISS traps: `ecall` and `ebreak`
@@ -172,8 +172,8 @@ fn at_slot(p: &FgsimtParams, bits: &Value, slot: &Value) -> Value {
         .slice(p.warp_size - 1, 0)
 }
 
-/// The branch result (valid, taken) and the jump result (valid, target, agree), valid
-/// in the execute cycle of the instruction's last slot.
+/// The branch result (valid, taken), valid in the execute cycle of the instruction's
+/// last slot, and the jump result (valid, target, agree), the cycle after.
 fn control_results(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
@@ -218,11 +218,18 @@ fn control_results(
     let branch_done = &branch_last[0] | &branch_last[1];
     let taken = &acc | &taken_now;
     m.connect(&acc, &mux(&branch_done, &k(&acc, 0, p.warp_size), &taken));
-    // One jalr at a time: the two units' lanes' jumps are exclusive.
-    let jump_bits = &jumps[0] | &jumps[1];
+    // One jalr at a time: the two units' lanes' jumps are exclusive. The slot's targets
+    // are registered before they are compared (the adders and the compares in one cycle
+    // were the critical path): `jump` is valid the cycle after the last slot.
     let in_unit0 = jumps[0].or_r();
+    let jump_bits = m.reg("jump_lanes", lanes.len() as u32, 0u64);
+    m.connect(&jump_bits, &(&jumps[0] | &jumps[1]));
     let lane_targets: Vec<Value> = (0..lanes.len())
-        .map(|l| mux(&in_unit0, &targets[0][l], &targets[1][l]))
+        .map(|l| {
+            let t = m.reg(&format!("jump_target{l}"), 32, hdl::ResetValue::None);
+            m.connect(&t, &mux(&in_unit0, &targets[0][l], &targets[1][l]));
+            t
+        })
         .collect();
     let first = onehot_mux(&lowest_one(&jump_bits), &lane_targets);
     let have = m.reg("jump_have", 1, false);
@@ -236,7 +243,8 @@ fn control_results(
         .fold(agree.clone(), |acc, (l, t)| {
             &acc & &(&!&jump_bits.bit(l as u32) | &t.eq(&chosen))
         });
-    let jump_done = &jump_last[0] | &jump_last[1];
+    let jump_done = m.reg("jump_done", 1, false);
+    m.connect(&jump_done, &(&jump_last[0] | &jump_last[1]));
     let one = k(&have, 1, 1);
     m.when(&jump_done, |m| {
         m.connect(&have, &!&one);

@@ -3,7 +3,11 @@
 //! - `params.rs`: the parameters; `bundles.rs`: the interfaces between the blocks.
 //! - `cp/`: the control processor's engine side: `pwfb.rs` (AWFR and PWFB),
 //!   `affine_alu.rs` (the affine ALU and stride unit).
-//! - `lane/`: a SIMT lane: `srf.rs` (its SRF bank).
+//! - `execute.rs`: the SIU and the lanes joined, with the front end's and the SMU's ports;
+//!   `siu.rs`: the SIMT issue unit.
+//! - `lane/`: a SIMT lane: `lane.rs` (the lane), `srf.rs` (its SRF bank), `sau.rs` (SAU0
+//!   and SAU1), `sgu.rs`, `ssu.rs`, `slu.rs` (address generation, store data, load
+//!   writeback).
 //! - `l1/`: the L1 I$ and the banked D$ with its narrow/wide port crossbar (section 1.7).
 //! - `smu/`: the SIMT memory unit: SMRQs, coalescer, SMRRQs, SLDQs (section 1.5).
 //! - `tile.rs`: the top (design `fgsimt`): the control processor, `engine.rs`, the L1,

@@ -198,7 +198,7 @@ fn decode_head(insn: &Value, pc: &Value, tid_base: &Value, mask: &Value) -> Deco
         simple,
         mul,
         div,
-        load: &(&c.load | &amo_like) & &!&c.store,
+        load: &c.load | &amo_like,
         mem,
         uses_rs1: c.uses_rs1.clone(),
         uses_rs2: c.uses_rs2.clone(),
@@ -468,7 +468,7 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         &cat(&[&mask, &d.load_funct3, &d.rd]),
     );
     let (slu, slu_start) = load_writeback(&mut m, p, &slwq, &load_ready);
-    let set = &(&any(&go) & &d.writes) & &!&d.fence;
+    let set = &any(&go) & &d.writes;
     let entry = slwq.port("deq_bits");
     let board = scoreboard(
         &mut m,

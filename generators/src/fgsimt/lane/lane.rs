@@ -116,23 +116,21 @@ pub fn lane(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     results.push(slu(&mut m, p, &slu_x, &lane, &load_data));
     memory_slot(&mut m, p, &mem_x, &lane, (&operands[2][0], &operands[2][1]));
     for (i, (w, r)) in writes.iter().zip(&results).enumerate() {
-        for (wire, v) in [
-            (&w.en, &r.en),
-            (&w.reg, &r.reg),
-            (&w.slot, &r.slot),
-            (&w.data, &r.data),
-        ] {
-            m.connect(wire, v);
-        }
         let t = m.io(&format!("w{i}"), Dir::Out, &write_trace(p));
         m.connect(t.valid(), &r.en);
-        m.connect(t.bits().get("reg").value(), &r.reg);
-        m.connect(t.bits().get("slot").value(), &r.slot);
-        m.connect(t.bits().get("data").value(), &r.data);
-        m.connect(&bank.port(&format!("w{i}_en")), &r.en);
-        m.connect(&bank.port(&format!("w{i}_reg")), &r.reg);
-        m.connect(&bank.port(&format!("w{i}_slot")), &r.slot);
-        m.connect(&bank.port(&format!("w{i}_data")), &r.data);
+        let fields = [
+            ("en", &w.en, &r.en),
+            ("reg", &w.reg, &r.reg),
+            ("slot", &w.slot, &r.slot),
+            ("data", &w.data, &r.data),
+        ];
+        for (field, wire, v) in fields {
+            m.connect(wire, v);
+            m.connect(&bank.port(&format!("w{i}_{field}")), v);
+            if field != "en" {
+                m.connect(t.bits().get(field).value(), v);
+            }
+        }
     }
     m.finish()
 }

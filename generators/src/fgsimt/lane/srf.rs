@@ -11,6 +11,7 @@
 //! whatever is written to it. Two writes to one register and slot in a cycle: the
 //! higher-numbered port wins (the SIU never issues them).
 
+use hdl::helpers::{onehot_decode, onehot_mux};
 use hdl::ir::addr_width;
 use hdl::{mux, Bits, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
@@ -84,28 +85,12 @@ fn read(
     written: &[Value],
     (init_sp, gp, tp): (&[Value], &Value, &Value),
 ) -> Value {
-    let sw = slot.width();
-    let pick = |values: Vec<Value>| {
-        values
-            .iter()
-            .enumerate()
-            .skip(1)
-            .fold(values[0].clone(), |acc, (c, v)| {
-                mux(&slot.eq(&lit(slot, c as u64, sw)), v, &acc)
-            })
-    };
-    let row_value = pick(
-        data.iter()
-            .map(|row| {
-                row.iter()
-                    .enumerate()
-                    .skip(1)
-                    .fold(row[0].clone(), |acc, (r, v)| {
-                        mux(&reg.eq(&lit(reg, r as u64, reg.width())), v, &acc)
-                    })
-            })
-            .collect(),
-    );
+    // One-hot selections (AND-OR trees), not chains of multiplexers: the read is on
+    // the lanes' critical path (SIU register, this read, forwarding, operand register).
+    let slots = onehot_decode(slot, data.len() as u32);
+    let pick = |values: Vec<Value>| onehot_mux(&slots, &values);
+    let regs = onehot_decode(reg, REGS);
+    let row_value = pick(data.iter().map(|row| onehot_mux(&regs, row)).collect());
     let was_written = pick(written.iter().map(|w| w.dshr(reg).bit(0)).collect());
     let is = |r: u64| reg.eq(&lit(reg, r, reg.width()));
     let zero = lit(gp, 0, 32);
