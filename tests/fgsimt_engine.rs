@@ -16,16 +16,8 @@
 
 mod cli_run;
 
-use cli_run::{accelgen, s, Run};
+use cli_run::{accelgen, s, Run, FGSIMT_TILE};
 use std::path::{Path, PathBuf};
-
-const TILE: [&str; 5] = [
-    "lanes=2",
-    "warp_size=8",
-    "dcache_bytes=8192",
-    "dcache_banks=2",
-    "icache_bytes=4096",
-];
 
 fn long() -> bool {
     std::env::var_os("ACCELGEN_LONG").is_some()
@@ -45,7 +37,7 @@ fn build(source: &Path, elf: &Path) {
 
 fn sim(elf: &Path, extra: &[&str]) -> Run {
     let mut args = vec!["sim", "fgsimt", "--program", s(elf), "--lockstep"];
-    for t in TILE {
+    for t in FGSIMT_TILE {
         args.extend(["--set", t]);
     }
     args.extend_from_slice(extra);

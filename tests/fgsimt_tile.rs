@@ -15,7 +15,7 @@
 
 mod cli_run;
 
-use cli_run::{accelgen, s, Run};
+use cli_run::{accelgen, s, Run, FGSIMT_TILE};
 use std::path::{Path, PathBuf};
 use verification::elf::{self, Program};
 use verification::fgsimt::affine::Mechanisms;
@@ -57,18 +57,9 @@ fn case(dir: &Path, file: &str, defines: &[&str]) -> PathBuf {
     build(dir, &root().join("tests/fgsimt_cases").join(file), defines)
 }
 
-/// The tile the runs use: small, so that the model builds fast.
-const TILE: [&str; 5] = [
-    "lanes=2",
-    "warp_size=8",
-    "dcache_bytes=8192",
-    "dcache_banks=2",
-    "icache_bytes=4096",
-];
-
 fn sim(elf: &Path, extra: &[&str]) -> Run {
     let mut args = vec!["sim", "fgsimt", "--program", s(elf)];
-    for t in TILE {
+    for t in FGSIMT_TILE {
         args.extend(["--set", t]);
     }
     args.extend_from_slice(extra);

@@ -32,6 +32,16 @@ pub fn accelgen(args: &[&str]) -> Run {
     accelgen_env(args, &[])
 }
 
+/// The small `fgsimt` tile the CLI tests run programs on (2 lanes, warps of 8, 8 KiB D$
+/// in 2 banks, 4 KiB I$): one Verilator model, shared through the model cache.
+pub const FGSIMT_TILE: [&str; 5] = [
+    "lanes=2",
+    "warp_size=8",
+    "dcache_bytes=8192",
+    "dcache_banks=2",
+    "icache_bytes=4096",
+];
+
 /// A temporary path as an argument.
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")

@@ -35,7 +35,7 @@ pub fn jump_result() -> Shape {
 
 /// A kernel fault (valid, held until the engine is reset): the RISC-V exception `cause`
 /// ([`cause`]), the instruction's `pc`, the lowest faulting `thread` (global index) and
-/// `tval` (the address, the instruction, or the second jump target).
+/// `tval` (the address, the instruction, or a jump target: the lowest active thread's).
 pub fn fault() -> Shape {
     Shape::valid(Shape::bundle(vec![
         uint("cause", 5),
@@ -47,12 +47,16 @@ pub fn fault() -> Shape {
 
 /// Fault causes: RISC-V's `mcause` codes, and one of the engine's own.
 pub mod cause {
+    pub const MISALIGNED_TARGET: u64 = 0;
     pub const ILLEGAL_INSTRUCTION: u64 = 2;
+    pub const BREAKPOINT: u64 = 3;
     pub const LOAD_MISALIGNED: u64 = 4;
     pub const LOAD_ACCESS: u64 = 5;
     pub const STORE_MISALIGNED: u64 = 6;
     pub const STORE_ACCESS: u64 = 7;
-    /// A `jalr` whose active threads' targets differ (`tval` = the other target).
+    /// `ecall` from machine mode, as the ISS raises it in a kernel.
+    pub const ECALL: u64 = 11;
+    /// A `jalr` whose active threads' targets differ (`tval` = the lowest active thread's).
     pub const DIVERGENT_JUMP: u64 = 24;
 }
 
@@ -107,15 +111,19 @@ pub fn ftrace(warp_size: u32) -> Shape {
     ]))
 }
 
-/// The SRF writes of a cycle: for lane `l` and write port `p` (`wtrace_<l>_<p>_*`),
-/// valid, the register `reg` (0-31 x, 32-63 f), the thread `slot` (thread `tid_base +
-/// slot * lanes + l`) and the `data` written.
-pub fn wtrace(lanes: u32, threads_per_lane: u32) -> Shape {
-    let write = Shape::valid(Shape::bundle(vec![
+/// One SRF write port's write (valid): the register `reg` (0-31 x, 32-63 f), the thread
+/// `slot` and the `data` written.
+pub fn srf_write(threads_per_lane: u32) -> Shape {
+    Shape::valid(Shape::bundle(vec![
         uint("reg", 6),
-        uint("slot", hdl::ir::addr_width(threads_per_lane as u64)),
+        uint("slot", hdl::ir::addr_width(threads_per_lane as u64).max(1)),
         uint("data", 32),
-    ]));
-    let lane = Shape::Vec(SRF_WRITE_PORTS, Box::new(write));
+    ]))
+}
+
+/// The SRF writes of a cycle: for lane `l` and write port `p` (`wtrace_<l>_<p>_*`, the
+/// ports SAU0, SAU1, SLU), a [`srf_write`] of thread `tid_base + slot * lanes + l`.
+pub fn wtrace(lanes: u32, threads_per_lane: u32) -> Shape {
+    let lane = Shape::Vec(SRF_WRITE_PORTS, Box::new(srf_write(threads_per_lane)));
     Shape::Vec(lanes, Box::new(lane))
 }

@@ -20,11 +20,11 @@
 //! thread i's sp is `stack_top - (tid_base + i) * stack_bytes`.
 
 use super::bundles::{self, cause};
-use super::lane::lane::{lane, lane_bits, write_trace, WRITE_PORTS};
+use super::lane::lane::{lane, lane_bits, WRITE_PORTS};
 use super::params::FgsimtParams;
 use super::siu::siu;
 use hdl::helpers::{lowest_one, onehot_mux, priority_encode};
-use hdl::{cat, mux, Bits, Dir, HdlErrors, Inst, Module, ModuleBuilder, Shape, Value};
+use hdl::{cat, mux, Bits, Dir, HdlErrors, Inst, Module, ModuleBuilder, Value};
 use std::rc::Rc;
 
 fn k(like: &Value, value: u64, width: u32) -> Value {
@@ -40,12 +40,6 @@ fn lowest_index(v: &Value) -> Value {
     }
 }
 
-/// `wtrace`: per lane, per SRF write port (`lane::lane::WRITE_PORTS`), a write.
-pub fn wtrace(p: &FgsimtParams) -> Shape {
-    let ports = Shape::Vec(WRITE_PORTS.len() as u32, Box::new(write_trace(p)));
-    Shape::Vec(p.lanes, Box::new(ports))
-}
-
 pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtExecute");
     let (l_n, w) = (p.lanes, p.warp_size);
@@ -58,7 +52,11 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         .map(|l| m.instance(&format!("lane{l}"), &lane_mod))
         .collect();
     let load = m.io("load", Dir::In, &bundles::load_data(l_n));
-    let trace = m.io("wtrace", Dir::Out, &wtrace(p));
+    let trace = m.io(
+        "wtrace",
+        Dir::Out,
+        &bundles::wtrace(p.lanes, p.threads_per_lane()),
+    );
     for (l, li) in lanes.iter().enumerate() {
         m.connect(&li.port("lane"), &k(&init[0], l as u64, lane_bits(p)));
         for (port, v) in ["warp_start", "sp0", "sp_bytes", "gp", "tp"]
@@ -305,10 +303,6 @@ fn fault(m: &mut ModuleBuilder, p: &FgsimtParams, su: &Inst, mis: &Misaligned) -
     valid
 }
 
-/// `mcause` codes of the environment calls the SIU refuses, as the ISS traps them.
-const ECALL_M: u64 = 11;
-const BREAKPOINT: u64 = 3;
-
 /// The trap (cause, tval) of an instruction the SIU refuses, as the ISS's: `ecall`
 /// (tval 0), `ebreak` (tval the pc), else an illegal instruction (tval the instruction).
 fn trap_of(insn: &Value, pc: &Value) -> (Value, Value) {
@@ -317,8 +311,12 @@ fn trap_of(insn: &Value, pc: &Value) -> (Value, Value) {
     let c = |v: u64| k(insn, v, 5);
     let cause = mux(
         &ecall,
-        &c(ECALL_M),
-        &mux(&ebreak, &c(BREAKPOINT), &c(cause::ILLEGAL_INSTRUCTION)),
+        &c(cause::ECALL),
+        &mux(
+            &ebreak,
+            &c(cause::BREAKPOINT),
+            &c(cause::ILLEGAL_INSTRUCTION),
+        ),
     );
     let tval = mux(&ecall, &k(insn, 0, 32), &mux(&ebreak, pc, insn));
     (cause, tval)

@@ -273,7 +273,15 @@ fn decode_insn(insn: &Value, pc: &Value, mask: &Value) -> Decoded {
     let cause = mux(
         &illegal,
         &k5(cause::ILLEGAL_INSTRUCTION),
-        &mux(ecall, &k5(11), &mux(ebreak, &k5(3), &k5(0))),
+        &mux(
+            ecall,
+            &k5(cause::ECALL),
+            &mux(
+                ebreak,
+                &k5(cause::BREAKPOINT),
+                &k5(cause::MISALIGNED_TARGET),
+            ),
+        ),
     );
     let tval = mux(
         &illegal,
@@ -306,7 +314,7 @@ fn resolve_branch(io: &Ports, waiting: &Value, pc: &Value, mask: &Value, target:
     let all = taken.eq(mask);
     let fault = Fault {
         when: &(&got & &!&none) & &target.bit(1),
-        cause: lit(pc, 0, 5),
+        cause: lit(pc, cause::MISALIGNED_TARGET, 5),
         tval: target.clone(),
         who: lowest_one(&taken),
     };
@@ -332,7 +340,7 @@ fn resolve_jump(io: &Ports, waiting: &Value, mask: &Value) -> Update {
         when: &got & &(&!agree | &target.bit(1)),
         cause: mux(
             agree,
-            &lit(&target, 0, 5),
+            &lit(&target, cause::MISALIGNED_TARGET, 5),
             &lit(&target, cause::DIVERGENT_JUMP, 5),
         ),
         tval: target.clone(),

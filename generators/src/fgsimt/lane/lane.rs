@@ -44,15 +44,6 @@ pub fn r_uop(p: &FgsimtParams) -> Shape {
     ])
 }
 
-/// An SRF write port's activity (for the lockstep trace): register 0-63, slot, data.
-pub fn write_trace(p: &FgsimtParams) -> Shape {
-    Shape::valid(Shape::bundle(vec![
-        uint("reg", 6),
-        uint("slot", slot_bits(p)),
-        uint("data", 32),
-    ]))
-}
-
 /// The SRF's write ports, in port order.
 pub const WRITE_PORTS: [&str; 3] = ["sau0", "sau1", "slu"];
 
@@ -116,7 +107,11 @@ pub fn lane(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     results.push(slu(&mut m, p, &slu_x, &lane, &load_data));
     memory_slot(&mut m, p, &mem_x, &lane, (&operands[2][0], &operands[2][1]));
     for (i, (w, r)) in writes.iter().zip(&results).enumerate() {
-        let t = m.io(&format!("w{i}"), Dir::Out, &write_trace(p));
+        let t = m.io(
+            &format!("w{i}"),
+            Dir::Out,
+            &crate::fgsimt::bundles::srf_write(p.threads_per_lane()),
+        );
         m.connect(t.valid(), &r.en);
         let fields = [
             ("en", &w.en, &r.en),
