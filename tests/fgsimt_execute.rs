@@ -1,15 +1,17 @@
-//! The FG-SIMT engine's execute side (`fgsimt/execute.rs`: the SIU and the lanes, integer
-//! baseline) under Verilator against the RV32 ISS run per thread (`Iss::launch_thread`,
-//! `step_thread`): random straight-line RV32IM programs (every integer operation, `tidx`,
-//! multiplies, divides by zero and overflowing, dependent chains at every distance, x0
-//! destinations), loads, stores, AMOs, LR/SC against a stand-in SMU (random data delays,
-//! each thread's order kept), branches and `jalr`, fed as warp instructions with random
-//! masks, gaps and SMU back-pressure. Every SRF write (`wtrace`) must be the thread's next
-//! write of that register in the ISS, nothing is written for inactive threads, each
-//! branch's taken mask and each jump's target and agreement are the threads' ISS
-//! outcomes, and final memory is the ISS's. Also: a misaligned access and an illegal
-//! instruction fault with the lowest faulting thread; the back-to-back issue rate of
-//! independent ALU instructions (printed); lint at four shapes.
+//! The FG-SIMT engine's execute side (`fgsimt/execute.rs`: the SIU and the lanes) under
+//! Verilator against the RV32 ISS run per thread (`Iss::launch_thread`, `step_thread`):
+//! random straight-line RV32IMF programs (every integer operation, `tidx`, multiplies,
+//! divides by zero and overflowing, dependent chains at every distance, x0 destinations;
+//! every RV32F operation at every rounding mode and dyn, on `randgen::SPECIAL_S` values,
+//! random bits and converted thread indices, flw and fsw), loads, stores, AMOs, LR/SC
+//! against a stand-in SMU (random data delays, each thread's order kept), branches and
+//! `jalr`, fed as warp instructions with random masks, gaps and SMU back-pressure. Every
+//! SRF write (`wtrace`, f registers as 32-63) must be the thread's next write of that
+//! register in the ISS, nothing is written for inactive threads, each branch's taken mask
+//! and each jump's target and agreement are the threads' ISS outcomes, and final memory
+//! is the ISS's. Also: a misaligned access and an illegal instruction fault with the
+//! lowest faulting thread; the back-to-back issue rate of independent ALU instructions
+//! (printed); lint at four shapes.
 
 use generators::fgsimt::execute::execute;
 use generators::fgsimt::params::FgsimtParams;
@@ -17,7 +19,7 @@ use hdl::Design;
 use std::collections::{BTreeMap, VecDeque};
 use verification::elf::{Program, Segment};
 use verification::iss::simt::{Launch, Thread};
-use verification::iss::{Iss, IssConfig, IssError, Step, Xlen};
+use verification::iss::{FpExt, Iss, IssConfig, IssError, Step, Xlen};
 use verification::rng::Rng;
 use verification::verilator::{Model, Options};
 
@@ -33,14 +35,15 @@ fn shape(lanes: u32, warp_size: u32) -> FgsimtParams {
 
 /// The shape with the SIU's and units' parameters at the ends of their ranges: the
 /// shallowest queues and shortest latencies (`fast`: a combinational multiplier, a
-/// one-iteration divider), or the deepest and longest.
+/// one-iteration divider, a one-stage FMA), or the deepest and longest.
 fn edges(lanes: u32, warp_size: u32, fast: bool) -> FgsimtParams {
-    let (depth, mul, div) = if fast { (2, 1, 32) } else { (16, 8, 1) };
+    let (depth, mul, div, fma) = if fast { (2, 1, 32, 1) } else { (16, 8, 1, 5) };
     FgsimtParams {
         siq_depth: depth,
         slwq_depth: depth,
         mul_latency: mul,
         div_bits_per_cycle: div,
+        fma_stages: fma,
         ..shape(lanes, warp_size)
     }
 }
@@ -125,11 +128,23 @@ const FREE: [u32; 27] = [
     27,
 ];
 
+/// Often one of the last 8 of `recent` (a chain at distance 1 to 8), else any register.
+fn recent_or_any(rng: &mut Rng, recent: &[u32]) -> u32 {
+    let n = recent.len();
+    if n > 0 && rng.chance(60) {
+        let d = 1 + rng.below(8.min(n as u64)) as usize;
+        return recent[n - d];
+    }
+    rng.below(32) as u32
+}
+
 struct Gen<'a> {
     rng: &'a mut Rng,
     warp: u32,
     out: Vec<WarpInsn>,
     recent: Vec<u32>,
+    /// The f registers written last.
+    recent_f: Vec<u32>,
 }
 
 impl Gen<'_> {
@@ -158,12 +173,7 @@ impl Gen<'_> {
 
     /// A source: often a recent destination (a chain at distance 1 to 8), else any.
     fn rs(&mut self) -> u32 {
-        let n = self.recent.len();
-        if n > 0 && self.rng.chance(60) {
-            let d = 1 + self.rng.below(8.min(n as u64)) as usize;
-            return self.recent[n - d];
-        }
-        self.rng.below(32) as u32
+        recent_or_any(self.rng, &self.recent)
     }
 
     fn push(&mut self, insn: u32, mask: u32, kind: Kind) {
@@ -294,23 +304,111 @@ impl Gen<'_> {
         let rd = self.rd();
         self.push(i_type(imm, 30, 0, rd, 0x67), mask, Kind::Jalr);
     }
+
+    fn frd(&mut self) -> u32 {
+        let rd = self.rng.below(32) as u32;
+        self.recent_f.push(rd);
+        rd
+    }
+
+    /// An f source: often a recent f destination, else any.
+    fn frs(&mut self) -> u32 {
+        recent_or_any(self.rng, &self.recent_f)
+    }
+
+    /// A special single (`randgen::SPECIAL_S`) or random bits into an f register,
+    /// through an x register (`li`, fmv.w.x) or a per-thread integer (fcvt.s.w[u]).
+    fn fp_value(&mut self) {
+        let bits = if self.rng.chance(70) {
+            *self.rng.pick(&verification::randgen::SPECIAL_S)
+        } else {
+            self.rng.next_u64() as u32
+        };
+        let x = self.rd();
+        if self.rng.chance(20) {
+            self.plain(tidx(x));
+        } else {
+            let [hi, lo] = li(x, bits);
+            self.plain(hi);
+            self.plain(lo);
+        }
+        let fd = self.frd();
+        let insn = if self.rng.chance(75) {
+            r_type(0x78, 0, x, 0, fd, 0x53) // fmv.w.x
+        } else {
+            let rm = self.rm();
+            r_type(0x68, self.rng.below(2) as u32, x, rm, fd, 0x53) // fcvt.s.w[u]
+        };
+        self.plain(insn);
+    }
+
+    /// flw or fsw of an f register in the thread's data region.
+    fn fp_memory(&mut self) {
+        let offset = (self.rng.below(64) as i32 - 32) * 4;
+        if self.rng.chance(50) {
+            let fd = self.frd();
+            self.plain(i_type(offset, 2, 2, fd, 0x07));
+        } else {
+            let fs = self.frs();
+            self.plain(s_type(offset, fs, 2, 2) ^ 0x23 ^ 0x27);
+        }
+    }
+
+    /// A rounding mode: one of the five, or dyn (frm, 0).
+    fn rm(&mut self) -> u32 {
+        *self.rng.pick(&[0, 1, 2, 3, 4, 7])
+    }
+
+    /// Every other RV32F operation on recent or any f registers.
+    fn fp_op(&mut self) {
+        let (a, b, c) = (self.frs(), self.frs(), self.frs());
+        let rm = self.rm();
+        let insn = match self.rng.below(12) {
+            0..=2 => {
+                let f5 = self.rng.below(4) as u32; // fadd, fsub, fmul, fdiv
+                r_type(f5 << 2, b, a, rm, self.frd(), 0x53)
+            }
+            3..=4 => {
+                let op = *self.rng.pick(&[0x43, 0x47, 0x4b, 0x4f]);
+                c << 27 | b << 20 | a << 15 | rm << 12 | self.frd() << 7 | op
+            }
+            5 => r_type(0x2c, 0, a, rm, self.frd(), 0x53), // fsqrt
+            6 => {
+                let (f5, f3) = *self.rng.pick(&[(4, 0), (4, 1), (4, 2), (5, 0), (5, 1)]);
+                r_type(f5 << 2, b, a, f3, self.frd(), 0x53)
+            }
+            7 => r_type(0x50, b, a, self.rng.below(3) as u32, self.rd(), 0x53), // compares
+            8 => r_type(0x60, self.rng.below(2) as u32, a, rm, self.rd(), 0x53), // fcvt.w[u].s
+            9 => r_type(0x70, 0, a, self.rng.below(2) as u32, self.rd(), 0x53), // fmv.x.w, fclass
+            _ => {
+                let x = self.rs();
+                r_type(0x78, 0, x, 0, self.frd(), 0x53) // fmv.w.x
+            }
+        };
+        self.plain(insn);
+    }
 }
 
-/// A random program of about `n` warp instructions for warps of `warp` threads.
-fn program(rng: &mut Rng, warp: u32, n: usize) -> Vec<WarpInsn> {
+/// A random program of about `n` warp instructions for warps of `warp` threads (with RV32F
+/// operations when `fp`).
+fn program(rng: &mut Rng, warp: u32, n: usize, fp: bool) -> Vec<WarpInsn> {
     let mut g = Gen {
         rng,
         warp,
         out: Vec::new(),
         recent: Vec::new(),
+        recent_f: Vec::new(),
     };
     while g.out.len() < n {
-        match g.rng.below(20) {
+        match g.rng.below(20 + if fp { 10 } else { 0 }) {
             0..=10 => g.alu(),
             11..=14 => g.memory(),
             15..=16 => g.atomic(),
             17..=18 => g.branch(),
-            _ => g.jump(),
+            19 => g.jump(),
+            20..=21 => g.fp_value(),
+            22 => g.fp_memory(),
+            _ => g.fp_op(),
         }
     }
     // Room after the last instruction for the jumps' targets and their way back.
@@ -331,6 +429,8 @@ fn iss_with(code: &[WarpInsn]) -> Iss {
     host.extend(li(10, GP));
     host.extend(li(11, TP));
     host.push(r_type(3, 11, 10, 3, 0, 0x0b)); // globals a0, a1
+    host.extend(li(10, 0x6000));
+    host.push(0x3005_2073); // csrs mstatus, a0: FS on (Dirty)
     let bytes = |words: &[u32]| words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let program = Program {
         xlen: Xlen::Rv32,
@@ -349,7 +449,11 @@ fn iss_with(code: &[WarpInsn]) -> Iss {
         fromhost: None,
         symbols: BTreeMap::new(),
     };
-    let mut iss = Iss::new(&program, IssConfig::default()).unwrap();
+    let config = IssConfig {
+        fp: FpExt::F,
+        ..IssConfig::default()
+    };
+    let mut iss = Iss::new(&program, config).unwrap();
     iss.enable_simt();
     while iss.pc != HOST + 4 * host.len() as u64 {
         let step = iss.step_one().unwrap();
@@ -424,6 +528,11 @@ fn expect(iss: &mut Iss, code: &[WarpInsn], tid_base: u32, warp: u32) -> Expecte
             let c = iss.step_thread(t, launch.n).unwrap();
             if let Some((r, v)) = c.xreg {
                 e.writes[i].entry(r as u32).or_default().push((v as u32, k));
+            }
+            // f registers are SRF registers 32-63; a single's NaN-boxed low half.
+            if let Some((r, v)) = c.freg {
+                let reg = 32 + r as u32;
+                e.writes[i].entry(reg).or_default().push((v as u32, k));
             }
             let next = t.pc();
             match wi.kind {
@@ -625,7 +734,7 @@ impl Bench {
                 let reg = self.peek(&f("bits_reg")) as u32;
                 let slot = self.peek(&f("bits_slot")) as u32;
                 let data = self.peek(&f("bits_data")) as u32;
-                assert!(reg > 0 && reg < 32, "an x register, not x0: {reg}");
+                assert!(reg > 0 && reg < 64, "a register, not x0: {reg}");
                 let thread = (slot * self.p.lanes + l) as usize;
                 writes[thread].entry(reg).or_default().push(data);
             }
@@ -795,13 +904,14 @@ fn fill_regions(iss: &mut Iss, smu: &mut Smu, rng: &mut Rng, threads: u32) {
     }
 }
 
-/// Random programs on `warps` warps at shape `p`; returns the cycles per warp.
-fn random_programs(p: &FgsimtParams, warps: u32, length: usize, seed: u64) -> Vec<u64> {
+/// Random programs (with RV32F when `fp`) on `warps` warps at shape `p`; returns the
+/// cycles per warp.
+fn random_programs(p: &FgsimtParams, warps: u32, length: usize, seed: u64, fp: bool) -> Vec<u64> {
     let mut b = Bench::new(p, seed);
     let mut rng = Rng::new(seed ^ 0x5eed);
     let mut cycles = Vec::new();
     for w in 0..warps {
-        let code = program(&mut rng, p.warp_size, length);
+        let code = program(&mut rng, p.warp_size, length, fp);
         let mut iss = iss_with(&code);
         let tid_base = w * p.warp_size;
         fill_regions(&mut iss, &mut b.smu, &mut rng, (w + 1) * p.warp_size);
@@ -826,19 +936,24 @@ fn long() -> bool {
 
 #[test]
 fn random_programs_match_the_iss() {
-    let mut shapes = vec![(shape(2, 8), 6), (edges(1, 1, true), 4)];
+    let mut shapes = vec![
+        (shape(2, 8), 6, true),
+        (edges(1, 1, true), 4, true),
+        (edges(2, 4, false), 2, true),
+    ];
     if long() {
         shapes.extend([
-            (shape(8, 32), 40),
-            (edges(4, 32, false), 40),
-            (shape(2, 8), 200),
+            (shape(8, 32), 40, true),
+            (edges(4, 32, false), 40, true),
+            (shape(2, 8), 200, false),
+            (shape(2, 8), 200, true),
         ]);
     }
-    for (p, warps) in shapes {
-        let cycles = random_programs(&p, warps, 300, p.lanes as u64);
+    for (p, warps, fp) in shapes {
+        let cycles = random_programs(&p, warps, 300, p.lanes as u64, fp);
         println!(
-            "lanes {} warp {} (siq {}, mul {}, div bits {}): cycles per warp {cycles:?}",
-            p.lanes, p.warp_size, p.siq_depth, p.mul_latency, p.div_bits_per_cycle
+            "lanes {} warp {} (siq {}, mul {}, div bits {}, fma stages {}, fp {fp}): cycles per warp {cycles:?}",
+            p.lanes, p.warp_size, p.siq_depth, p.mul_latency, p.div_bits_per_cycle, p.fma_stages
         );
     }
 }
@@ -894,13 +1009,14 @@ fn faults_name_the_lowest_faulting_thread() {
         s_type(0, 9, 8, 1),          // sh x9, 0(x8)
         amo(0x00, 9, 8, 9),          // amoadd.w x9, x9, (x8)
         amo(0x02, 0, 8, 9),          // lr.w x9, (x8)
-        0x0031_00d3,                 // fadd.s f1, f2, f3
+        i_type(0, 8, 2, 1, 0x07),    // flw f1, 0(x8)
+        0x0031_50d3,                 // fadd.s f1, f2, f3 at the reserved rounding mode 5
         0xb000_2573,                 // csrr a0, mcycle
         0x0000_0073,                 // ecall
         0x0010_0073,                 // ebreak
         r_type(1, 0, 0, 4, 5, 0x0b), // custom-0, not tidx
     ];
-    for (n, insn) in faulting.iter().cycle().take(27).enumerate() {
+    for (n, insn) in faulting.iter().cycle().take(30).enumerate() {
         let first = rng.below(p.warp_size as u64) as u32;
         let mask = (rng.next_u64() as u32 | 1 << first) & ((1 << p.warp_size) - 1);
         let tid_base = p.warp_size * rng.below(4) as u32;

@@ -51,6 +51,8 @@ pub struct FgsimtParams {
     pub mul_latency: u32,
     /// Quotient bits per cycle of SAU1's iterative dividers (one per thread slot).
     pub div_bits_per_cycle: u32,
+    /// Stages of SAU0's pipelined fused multiply-add (`lane/sfpu.rs`).
+    pub fma_stages: u32,
     /// Each lane's SMRQ holds this many warp instructions (each `threads_per_lane` entries).
     pub smrq_insts: u32,
     /// The SLDQs hold the data of this many load warp instructions.
@@ -74,11 +76,15 @@ impl Default for FgsimtParams {
             slwq_depth: 4,
             mul_latency: 3,
             div_bits_per_cycle: 2,
+            fma_stages: 3,
             smrq_insts: 2,
             sldq_loads: 4,
         }
     }
 }
+
+/// Result bits per cycle of SAU1's FP dividers (`fpu::divsqrt`, one per thread slot).
+pub const FDIV_BITS_PER_CYCLE: u32 = 1;
 
 /// The parameters (the fields of [`FgsimtParams`]), in declaration order.
 pub fn params() -> Vec<Param> {
@@ -149,6 +155,12 @@ pub fn params() -> Vec<Param> {
         )
         .pow2(),
         Param::int(
+            "fma_stages",
+            1,
+            5,
+            "stages of SAU0's pipelined FP fused multiply-add (lane/sfpu.rs)",
+        ),
+        Param::int(
             "smrq_insts",
             1,
             8,
@@ -199,6 +211,21 @@ impl FgsimtParams {
     /// operands, one to start the divider, its iterations, one to answer.
     pub fn div_latency(&self) -> u32 {
         32 / self.div_bits_per_cycle + 2
+    }
+
+    /// Cycles from an FP operation's issue to SAU0 until its consumer may issue: one to
+    /// read the operands, then the lane FP unit's fixed latency.
+    pub fn fp_latency(&self) -> u32 {
+        crate::fgsimt::lane::sfpu::latency(self.fma_stages) + 1
+    }
+
+    /// Cycles from an fdiv.s or fsqrt.s issue to SAU1 until its consumer may issue: one
+    /// to read the operands, then `fpu::divsqrt`'s latency at one bit a cycle (Rocket's
+    /// FPU's), at which every slot's result is taken (special operands finish early and
+    /// wait).
+    pub fn fdiv_latency(&self) -> u32 {
+        use crate::fpu::divsqrt::{latency, DivSqrtOp};
+        latency(crate::fpu::SINGLE, DivSqrtOp::Div, FDIV_BITS_PER_CYCLE) + 1
     }
 
     pub fn dcache(&self) -> DcacheParams {

@@ -1,36 +1,45 @@
-//! The SIMT issue unit, integer baseline (seed 000, section 1.5 and Figure 3: "SIU";
-//! docs/fgsimt-engine.md, SIU): the SIQ of warp instructions, decode (the Rocket core's,
-//! `rocket/decode.rs`, at RV32 without F, plus `tidx`), a scoreboard over the x
-//! registers, in-order single issue to the SAU0, SAU1, memory (SGU + SSU) and SLU
+//! The SIMT issue unit (seed 000, section 1.5 and Figure 3: "SIU"; docs/fgsimt-engine.md,
+//! SIU): the SIQ of warp instructions, decode (the Rocket core's, `rocket/decode.rs`, at
+//! RV32 with F, plus `tidx`), a scoreboard over the SRF's 64 registers (x1-x31, then
+//! f0-f31 as 32-63), in-order single issue to the SAU0, SAU1, memory (SGU + SSU) and SLU
 //! sequencers, and the SLWQ of loads waiting for their data.
 //!
 //! Timing: an instruction issued in cycle t is read by its unit's lanes in cycles
 //! t + 1 + c (slot c, `*_r`) and executed in t + 2 + c (`*_x`); a unit takes one every
 //! T = warp_size / lanes cycles. A producer of latency P (ALU and SLU 1, multiply
-//! `mul_latency`, divide `div_latency`) writes slot c in cycle t + 1 + P + c, so a
-//! consumer may issue at t' >= t + P and reads in the write's cycle through the lanes'
-//! forwarding. Per register, `wait` counts down the cycles until a consumer may issue;
-//! a load's `rd` stays `loading` until its writeback starts. A producer writes after
-//! the register's last producer (`wait` < P), so writes stay in program order, and a
-//! unit's write port serves one instruction's T writes at a time (`port_wait`).
-//! Simple operations go to SAU0 if free, else SAU1; multiplies to SAU0, divides to SAU1
-//! (whose dividers take a new divide after `div_latency` cycles).
+//! `mul_latency`, divide `div_latency`, SAU0's FP operations `fp_latency`, fdiv.s and
+//! fsqrt.s `fdiv_latency`) writes slot c in cycle t + 1 + P + c, so a consumer may issue
+//! at t' >= t + P and reads in the write's cycle through the lanes' forwarding. Per
+//! register, `wait` counts down the cycles until a consumer may issue; a load's `rd`
+//! stays `loading` until its writeback starts. A producer writes after the register's
+//! last producer (`wait` < P), so writes stay in program order, and a unit's write port
+//! serves one instruction's T writes at a time (`port_wait`). Simple operations go to
+//! SAU0 if free, else SAU1; multiplies and the FP operations of the lane FP unit
+//! (`lane/sfpu.rs`: fused multiply-adds, conversions, compares, sign injections, moves,
+//! fclass) to SAU0; integer divides, fdiv.s and fsqrt.s to SAU1, whose dividers (one of
+//! each kind per slot) take a new divide of either kind once the last one's have
+//! answered (`div_wait`). The fused operations' rs3 is read by SAU0's own third SRF read
+//! port, in the same read cycle as rs1 and rs2 (no extra cycle). Rounding: the
+//! instruction's mode, 0 (RNE) for dyn (the kernels' `frm` is 0; README, "SPMD
+//! kernels"); the reserved modes 5 and 6 are illegal.
 //!
-//! Memory instructions issue while the SMU has `space` (and loads while the SLWQ has
-//! room); their slots leave the lanes in the execute cycles. A load's writeback starts
-//! when the SMU's `load_ready` says every slot's data is in, the SLU idle: the SLU pops a
-//! slot a cycle (`pop`) and writes each the cycle after. Fences issue to no unit (the SMU
-//! keeps each thread's accesses in order). An illegal instruction (FP, CSR and system
-//! instructions, custom opcodes but `tidx`) waits until everything before it is done,
-//! then is reported (`illegal`); `stop` (a fault) ends issue.
+//! Memory instructions (flw and fsw too: an f register as destination or data) issue
+//! while the SMU has `space` (and loads while the SLWQ has room); their slots leave the
+//! lanes in the execute cycles. A load's writeback starts when the SMU's `load_ready`
+//! says every slot's data is in, the SLU idle: the SLU pops a slot a cycle (`pop`) and
+//! writes each the cycle after. Fences issue to no unit (the SMU keeps each thread's
+//! accesses in order). An illegal instruction (CSR and system instructions, custom
+//! opcodes but `tidx`) waits until everything before it is done, then is reported
+//! (`illegal`); `stop` (a fault) ends issue.
 
 use crate::examples::queue::{queue, QueueParams};
 use crate::fgsimt::l1::op;
-use crate::fgsimt::lane::lane::r_uop;
+use crate::fgsimt::lane::lane::{r_uop, source_fields};
 use crate::fgsimt::lane::sau::{b_sel, slot_bits, x_uop};
 use crate::fgsimt::lane::{sgu, slu};
 use crate::fgsimt::params::FgsimtParams;
 use crate::rocket::decode::decode;
+use crate::rocket::fpu::unit;
 use hdl::helpers::{onehot_decode, onehot_mux, priority_mux};
 use hdl::{
     cat, mux, Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value,
@@ -85,18 +94,24 @@ struct Decoded {
     simple: Value,
     mul: Value,
     div: Value,
+    /// An FP operation of SAU0's lane FP unit; fdiv.s or fsqrt.s (SAU1).
+    fp: Value,
+    fdiv: Value,
     mem: Value,
     /// Returns data through the SLWQ (loads, LR, SC, AMOs).
     load: Value,
     uses_rs1: Value,
     uses_rs2: Value,
+    uses_rs3: Value,
     /// Writes a register other than x0.
     writes: Value,
+    /// Registers 0-63 (x0-x31, f0-f31).
     rs1: Value,
     rs2: Value,
+    rs3: Value,
     rd: Value,
     /// The SAUs' micro-op fields (`lane::sau::x_uop`, but valid, slot and the unit's
-    /// long operation).
+    /// long and FP operations).
     sau: Vec<(&'static str, Value)>,
     /// The memory micro-op's fields (`sgu::x_uop` and `mem_info` but slot, valid, last).
     mem_fields: Vec<(&'static str, Value)>,
@@ -134,9 +149,14 @@ fn mem_op(insn: &Value, store: &Value, lr: &Value, sc: &Value, amo: &Value) -> V
 
 /// Decodes `insn` of the warp instruction at `pc` of the warp at `tid_base`.
 fn decode_head(insn: &Value, pc: &Value, tid_base: &Value, mask: &Value) -> Decoded {
-    let c = decode(insn, false, 32, false);
+    let c = decode(insn, false, 32, true);
+    let fp = c.fp.as_ref().expect("decoded with F");
     let f3 = insn.slice(14, 12);
-    let (rs1, rs2, rd) = (insn.slice(19, 15), insn.slice(24, 20), insn.slice(11, 7));
+    let (rs1, rs2, rd) = (
+        fp.f1.cat(&insn.slice(19, 15)),
+        fp.f2.cat(&insn.slice(24, 20)),
+        fp.wfd.cat(&insn.slice(11, 7)),
+    );
     let tidx = [
         is(&insn.slice(6, 0), 0x0b),
         is(&insn.slice(31, 25), 0),
@@ -147,12 +167,24 @@ fn decode_head(insn: &Value, pc: &Value, tid_base: &Value, mask: &Value) -> Deco
     .iter()
     .fold(k(insn, 1, 1), |a, b| &a & b);
     let system = is(&insn.slice(6, 0), 0x73);
-    let legal = &(&c.legal & &!&system) | &tidx;
+    // Rounding modes 5 and 6 are reserved; dyn (7) is frm, 0 in kernels (README).
+    let bad_rm = &fp.rm_used & &(&is(&f3, 5) | &is(&f3, 6));
+    let legal = &(&c.legal & &!&(&system | &bad_rm)) | &tidx;
+    let rm = mux(&is(&f3, 7), &k(insn, 0, 3), &f3);
     let fence = &c.fence | &c.fence_i;
     let mem = c.memory();
     let mul = &c.muldiv & &!&f3.bit(2);
     let div = &c.muldiv & &f3.bit(2);
-    let simple = &(&legal & &!&any(&[fence.clone(), mem.clone(), c.muldiv.clone()])) | &tidx;
+    let fp_op = &fp.unit_op & &!&bad_rm;
+    let fdiv = &fp_op & &is(&fp.unit, unit::DIVSQRT);
+    let fpu_op = &fp_op & &!&fdiv;
+    let others = any(&[
+        fence.clone(),
+        mem.clone(),
+        c.muldiv.clone(),
+        fp.unit_op.clone(),
+    ]);
+    let simple = &(&legal & &!&others) | &tidx;
     let amo_like = any(&[c.amo.clone(), c.lr.clone(), c.sc.clone()]);
     let wxd = &c.wxd | &tidx;
     let link = &c.jal | &c.jalr;
@@ -181,6 +213,9 @@ fn decode_head(insn: &Value, pc: &Value, tid_base: &Value, mask: &Value) -> Deco
         ("branch", c.branch.clone()),
         ("jalr", c.jalr.clone()),
         ("funct3", f3.clone()),
+        ("fp_unit", fp.unit.clone()),
+        ("fp_op", fp.op.clone()),
+        ("rm", rm),
     ];
     let size = mux(&amo_like, &k(insn, 2, 2), &f3.slice(1, 0));
     let mem_fields = vec![
@@ -198,14 +233,18 @@ fn decode_head(insn: &Value, pc: &Value, tid_base: &Value, mask: &Value) -> Deco
         simple,
         mul,
         div,
+        fp: fpu_op,
+        fdiv,
         load: &c.load | &amo_like,
         mem,
         uses_rs1: c.uses_rs1.clone(),
         uses_rs2: c.uses_rs2.clone(),
+        uses_rs3: fp.uses_rs3.clone(),
         writes: &wxd & &!&is(&rd, 0),
         load_funct3: mux(&amo_like, &k(insn, 2, 3), &f3),
         rs1,
         rs2,
+        rs3: k(insn, 1, 1).cat(&insn.slice(31, 27)),
         rd,
         sau,
         mem_fields,
@@ -284,7 +323,7 @@ fn sequencer(
     }
 }
 
-/// `s` one cycle later (the execute stage), without the fields only read (`rs1`, `rs2`).
+/// `s` one cycle later (the execute stage), without the fields only read (the sources).
 fn later(m: &mut ModuleBuilder, name: &str, s: &Seq) -> Seq {
     let valid = m.reg(&format!("{name}_ex_valid"), 1, false);
     m.connect(&valid, &s.valid);
@@ -297,7 +336,7 @@ fn later(m: &mut ModuleBuilder, name: &str, s: &Seq) -> Seq {
     let fields = s
         .fields
         .iter()
-        .filter(|(n, _)| !["rs1", "rs2"].contains(n))
+        .filter(|(n, _)| !["rs1", "rs2", "rs3"].contains(n))
         .map(|(n, v)| (*n, delay(n, v)))
         .collect();
     Seq {
@@ -317,7 +356,7 @@ fn countdown(m: &mut ModuleBuilder, name: &str, set: &Value, load: &Value) -> Va
     c
 }
 
-/// Per x register: cycles until a consumer may issue (`wait`), and whether a load's
+/// Per register (x0-x31, f0-f31): cycles until a consumer may issue (`wait`), and whether a load's
 /// writeback is still to start (`loading`); x0 is never busy.
 struct Board {
     wait: Vec<Value>,
@@ -326,7 +365,7 @@ struct Board {
 
 impl Board {
     fn wait_of(&self, reg: &Value) -> Value {
-        onehot_mux(&onehot_decode(reg, 32), &self.wait)
+        onehot_mux(&onehot_decode(reg, 64), &self.wait)
     }
 
     fn loading_of(&self, reg: &Value) -> Value {
@@ -349,7 +388,7 @@ fn scoreboard(
     let mut wait = vec![zero7.clone()];
     let mut loading = vec![k(rd, 0, 1)];
     let waited = mux(load, &zero7, &(latency - &k(rd, 1, 7)));
-    for r in 1..32u64 {
+    for r in 1..64u64 {
         let hit = set & &is(rd, r);
         wait.push(countdown(m, &format!("wait{r}"), &hit, &waited));
         let l = m.reg(&format!("loading{r}"), 1, false);
@@ -386,19 +425,39 @@ struct Busy<'a> {
 fn issue(p: &FgsimtParams, head: &Value, d: &Decoded, b: &Board, u: &Busy) -> Issue {
     let lat = |v: u32| k(head, v as u64, 7);
     let (pm, pd) = (p.mul_latency, p.div_latency());
-    let src = &(&!&d.uses_rs1 | &b.ready(&d.rs1)) & &(&!&d.uses_rs2 | &b.ready(&d.rs2));
-    let ok = head & &src;
+    let (pf, pq) = (p.fp_latency(), p.fdiv_latency());
+    let src = [
+        (&d.uses_rs1, &d.rs1),
+        (&d.uses_rs2, &d.rs2),
+        (&d.uses_rs3, &d.rs3),
+    ]
+    .iter()
+    .fold(head.clone(), |a, (uses, r)| &a & &(&!*uses | &b.ready(r)));
+    let ok = src;
     let (wait_rd, loading_rd) = (b.wait_of(&d.rd), b.loading_of(&d.rd));
     // A producer of latency P writes after the register's previous producer.
     let waw = |pl: u32| &!&d.writes | &(&!&loading_rd & &wait_rd.lt(&lat(pl)));
     let port = |i: usize, pl: u32| &u.sau[i].free(p) & &u.port_wait[i].le(&lat(pl + 1));
     let simple = &(&ok & &d.simple) & &waw(1);
-    let sau0 = &(&simple & &port(0, 1)) | &(&(&ok & &d.mul) & &(&waw(pm) & &port(0, pm)));
-    let div = &(&ok & &d.div) & &(&waw(pd) & &port(1, pd));
+    let long = |class: &Value, pl: u32, unit: usize| &(&ok & class) & &(&waw(pl) & &port(unit, pl));
+    let sau0 = any(&[
+        &simple & &port(0, 1),
+        long(&d.mul, pm, 0),
+        long(&d.fp, pf, 0),
+    ]);
+    let div = &long(&d.div, pd, 1) | &long(&d.fdiv, pq, 1);
     let sau1 = &(&(&simple & &!&port(0, 1)) & &port(1, 1)) | &(&div & &is(u.div_wait, 0));
     let load_ok = &!&d.load | &(&u.slwq_room & &(&!&d.writes | &b.ready(&d.rd)));
     let mem = &(&(&ok & &d.mem) & &(&u.mem.free(p) & &u.space)) & &load_ok;
-    let latency = mux(&d.mul, &lat(pm), &mux(&d.div, &lat(pd), &lat(1)));
+    let latency = priority_mux(
+        &[
+            (d.mul.clone(), lat(pm)),
+            (d.div.clone(), lat(pd)),
+            (d.fp.clone(), lat(pf)),
+            (d.fdiv.clone(), lat(pq)),
+        ],
+        &lat(1),
+    );
     Issue {
         sau: [sau0, sau1],
         mem,
@@ -433,17 +492,23 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         .iter()
         .map(|n| m.wire(&format!("issue_{n}"), 1))
         .collect();
-    let regs = [("rs1", d.rs1.clone()), ("rs2", d.rs2.clone())];
+    let regs = [
+        ("rs1", d.rs1.clone()),
+        ("rs2", d.rs2.clone()),
+        ("rs3", d.rs3.clone()),
+    ];
     let seqs: Vec<Seq> = (0..2)
         .map(|u| {
+            let name = format!("sau{u}");
             let long = [("mul", &d.mul), ("div", &d.div)][u];
-            let mut fields = regs.to_vec();
+            let mut fields = regs[..source_fields(&name).len()].to_vec();
             fields.extend(d.sau.iter().cloned());
             fields.push((long.0, long.1.clone()));
-            sequencer(&mut m, p, &format!("sau{u}"), &go[u], &fields)
+            fields.push(("fp", [&d.fp, &d.fdiv][u].clone()));
+            sequencer(&mut m, p, &name, &go[u], &fields)
         })
         .collect();
-    let mut mem_fields = regs.to_vec();
+    let mut mem_fields = regs[..2].to_vec();
     mem_fields.extend(d.mem_fields.iter().cloned());
     let mem = sequencer(&mut m, p, "mem", &go[2], &mem_fields);
     let latency = m.wire("issue_latency", 7);
@@ -454,14 +519,16 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
             countdown(&mut m, &format!("port_wait{u}"), &go[u], &load)
         })
         .collect();
-    let div_start = &go[1] & &d.div;
+    // The integer and the FP dividers share one wait (a new divide of either kind issues
+    // once the last one's dividers have answered).
+    let div_start = &go[1] & &(&d.div | &d.fdiv);
     let div_wait = countdown(
         &mut m,
         "div_wait",
         &div_start,
-        &k(&latency, p.div_latency() as u64 - 1, 7),
+        &(&latency - &k(&latency, 1, 7)),
     );
-    let slwq = m.instance("slwq", &fifo(p, p.slwq_depth, 8 + w)?);
+    let slwq = m.instance("slwq", &fifo(p, p.slwq_depth, 9 + w)?);
     m.connect(&slwq.port("enq_valid"), &(&go[2] & &d.load));
     m.connect(
         &slwq.port("enq_bits"),
@@ -473,7 +540,7 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let board = scoreboard(
         &mut m,
         (&set, &d.rd, &latency, &go[2]),
-        (&slu_start, &entry.slice(4, 0)),
+        (&slu_start, &entry.slice(5, 0)),
     );
     let busy = Busy {
         sau: [&seqs[0], &seqs[1]],
@@ -496,7 +563,11 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     ]);
     m.connect(&siq.port("deq_ready"), &deq);
     for (u, s) in seqs.iter().enumerate() {
-        let r = m.io(&format!("sau{u}_r"), Dir::Out, &r_uop(p));
+        let r = m.io(
+            &format!("sau{u}_r"),
+            Dir::Out,
+            &r_uop(p, &format!("sau{u}")),
+        );
         s.drive(&mut m, &r);
         let x = m.io(&format!("sau{u}_x"), Dir::Out, &x_uop(p, u as u32));
         later(&mut m, &format!("sau{u}"), s).drive(&mut m, &x);
@@ -554,9 +625,9 @@ fn load_writeback(
     let start = &(&slwq.port("deq_valid") & ready) & &idle;
     m.connect(&slwq.port("deq_ready"), &start);
     let fields = [
-        ("rd", entry.slice(4, 0)),
-        ("funct3", entry.slice(7, 5)),
-        ("mask", entry.slice(7 + w, 8)),
+        ("rd", entry.slice(5, 0)),
+        ("funct3", entry.slice(8, 6)),
+        ("mask", entry.slice(8 + w, 9)),
     ];
     let slu = sequencer(m, p, "slu", &start, &fields);
     m.connect(&idle, &!&slu.valid);
@@ -571,7 +642,7 @@ fn load_writeback(
 
 /// The memory unit's micro-ops: `mem_r`, `mem_x` and `mem_info`.
 fn memory_outputs(m: &mut ModuleBuilder, p: &FgsimtParams, mem: &Seq, x: &Seq) {
-    let r = m.io("mem_r", Dir::Out, &r_uop(p));
+    let r = m.io("mem_r", Dir::Out, &r_uop(p, "mem"));
     mem.drive(m, &r);
     let xo = m.io("mem_x", Dir::Out, &sgu::x_uop(p));
     x.drive(m, &xo);

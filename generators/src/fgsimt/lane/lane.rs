@@ -1,13 +1,14 @@
 //! One SIMT lane (seed 000, section 1.5 and Figure 3; docs/fgsimt-engine.md, Lanes):
-//! its SRF bank (`srf.rs`: 6 read ports, SAU0 2, SAU1 2, SGU 1, SSU 1; 3 write ports,
-//! SAU0, SAU1, SLU) and its units, thread c * lanes + l in slot c of lane l.
+//! its SRF bank (`srf.rs`: 7 read ports, SAU0 3 (rs3 for the fused FP operations),
+//! SAU1 2, SGU 1, SSU 1; 3 write ports, SAU0, SAU1, SLU) and its units, thread c * lanes + l in slot c of lane l.
 //!
 //! Every unit takes a micro-op from the SIU in two stages: in the read cycle of slot c
 //! (`*_r`) the lane reads the slot's source registers, each forwarded from a write port
 //! writing that register and slot in the same cycle, into the unit's operand registers;
 //! in the next (`*_x`) the unit executes and the SAUs' ALU results are written
-//! (multiplies `mul_latency` - 1 cycles later, divides when their slot's divider
-//! answers), memory slots go to the SMU, and the SLU writes the load data latched in
+//! (multiplies `mul_latency` - 1 cycles later, SAU0's FP operations `sfpu::latency`
+//! later, divides when their slot's divider answers, fdiv.s/fsqrt.s at their slot's
+//! `fpu::divsqrt`'s fixed latency), memory slots go to the SMU, and the SLU writes the load data latched in
 //! the read cycle. The lanes are identical modules; `lane` gives the lane's number.
 //!
 //! The initial sp of slot c (an unwritten x2) is `sp0 - (c * lanes + lane) * sp_bytes`
@@ -34,14 +35,23 @@ pub fn lane_bits(p: &FgsimtParams) -> u32 {
     addr_width(p.lanes as u64).max(1)
 }
 
-/// A unit's read cycle, SIU to every lane: the `slot` and the source registers (the lane
-/// reads them every cycle; the SIU knows which cycles count).
-pub fn r_uop(p: &FgsimtParams) -> Shape {
-    Shape::bundle(vec![
-        uint("slot", slot_bits(p)),
-        uint("rs1", 5),
-        uint("rs2", 5),
-    ])
+/// A unit's read cycle, SIU to every lane: the `slot` and the source registers (0-63:
+/// x0-x31, f0-f31; the lane reads them every cycle, the SIU knows which cycles count);
+/// SAU0's has `rs3`, the fused FP operations' third operand.
+pub fn r_uop(p: &FgsimtParams, unit: &str) -> Shape {
+    let mut fields = vec![uint("slot", slot_bits(p))];
+    fields.extend(source_fields(unit).iter().map(|n| uint(n, 6)));
+    Shape::bundle(fields)
+}
+
+/// The source registers a unit reads: SAU0 three (its own SRF read port for rs3), the
+/// others two.
+pub fn source_fields(unit: &str) -> &'static [&'static str] {
+    if unit == "sau0" {
+        &["rs1", "rs2", "rs3"]
+    } else {
+        &["rs1", "rs2"]
+    }
 }
 
 /// The SRF's write ports, in port order.
@@ -50,12 +60,12 @@ pub const WRITE_PORTS: [&str; 3] = ["sau0", "sau1", "slu"];
 pub fn lane(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtLane");
     let lane = m.input("lane", lane_bits(p));
-    let bank = m.instance("srf", &srf(p.threads_per_lane(), 6, 3)?);
+    let bank = m.instance("srf", &srf(p.threads_per_lane(), 7, 3)?);
     warp_init(&mut m, p, &lane, &bank);
     let units = ["sau0", "sau1", "mem"];
     let reads: Vec<hdl::Bundle> = units
         .iter()
-        .map(|u| m.io(&format!("{u}_r"), Dir::In, &r_uop(p)))
+        .map(|u| m.io(&format!("{u}_r"), Dir::In, &r_uop(p, u)))
         .collect();
     let sau_x: Vec<hdl::Bundle> = (0..2)
         .map(|u| m.io(&format!("sau{u}_x"), Dir::In, &sau::x_uop(p, u)))
@@ -72,28 +82,30 @@ pub fn lane(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
             data: m.wire(&format!("w{i}_data"), 32),
         })
         .collect();
-    // Operand registers: (rs1, rs2) of each unit, loaded every cycle.
+    // Operand registers: the sources of each unit, loaded every cycle.
     let mut operands = Vec::new();
+    let mut port = 0;
     for (u, r) in units.iter().zip(&reads) {
         let slot = r.get("slot").value();
-        let mut pair = Vec::new();
-        for (k, field) in ["rs1", "rs2"].iter().enumerate() {
-            let port = 2 * operands.len() + k;
+        let mut sources = Vec::new();
+        for field in source_fields(u) {
             let reg = r.get(field).value();
-            m.connect(&bank.port(&format!("r{port}_reg")), &reg.zext(6));
+            m.connect(&bank.port(&format!("r{port}_reg")), reg);
             m.connect(&bank.port(&format!("r{port}_slot")), slot);
             let read = bank.port(&format!("r{port}_data"));
-            let value = forward(&writes, &reg.zext(6), slot, &read);
+            let value = forward(&writes, reg, slot, &read);
             let latch = m.reg(&format!("{u}_{field}"), 32, ResetValue::None);
             m.connect(&latch, &value);
-            pair.push(latch);
+            sources.push(latch);
+            port += 1;
         }
-        operands.push(pair);
+        operands.push(sources);
     }
     let mut results = Vec::new();
     for (u, x) in sau_x.iter().enumerate() {
         let o = &operands[u];
-        let out = sau(&mut m, p, u as u32, x, &lane, (&o[0], &o[1]))?;
+        let rs3 = o.get(2).unwrap_or(&o[1]);
+        let out = sau(&mut m, p, u as u32, x, &lane, (&o[0], &o[1], rs3))?;
         for (name, v) in [
             ("taken", &out.taken),
             ("jump", &out.jump),

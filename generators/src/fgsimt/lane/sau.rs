@@ -10,14 +10,19 @@
 //! `MulDiv` per thread slot (its divide at word width is RV32's DIV[U]/REM[U], by zero
 //! and overflow included), so the T threads of a warp instruction divide in parallel.
 
+use super::sfpu::{latency as sfpu_latency, sfpu};
 use crate::arith::adder::Style;
 use crate::arith::{multiply, MulConfig};
 use crate::fgsimt::params::FgsimtParams;
+use crate::fgsimt::params::FDIV_BITS_PER_CYCLE;
+use crate::fpu::divsqrt::divsqrt;
+use crate::fpu::SINGLE;
 use crate::rocket::alu::{alu, branch_taken};
 use crate::rocket::decode::alu_fn;
+use crate::rocket::fpu;
 use crate::rocket::muldiv::muldiv;
 use crate::rocket::params::{MulDivParams, MulKind};
-use hdl::helpers::onehot_mux;
+use hdl::helpers::{onehot_decode, onehot_mux};
 use hdl::{cat, mux, Bits, Bundle, HdlErrors, ModuleBuilder, ResetValue, Shape, Value};
 
 /// The adders of the lanes' ALUs and branch compares (the Rocket core's default).
@@ -43,17 +48,19 @@ pub fn slot_bits(p: &FgsimtParams) -> u32 {
 }
 
 /// A warp instruction's slot in SAU `unit`'s execute stage, SIU to every lane: `valid`,
-/// the `slot` executing, the warp's `mask`; the ALU's `fn` (`rocket::decode::alu_fn`),
-/// operand A `uniform` (pc, 0 or tid_base) instead of rs1 when `a_uniform`, operand B
-/// from `b_sel`; `wb`: the ALU result is written to `rd`; `branch`, `jalr`, `mul` (SAU0)
-/// or `div` (SAU1), and their `funct3`.
+/// the `slot` executing, the warp's `mask`, `rd` (0-63: x0-x31, f0-f31); the ALU's `fn`
+/// (`rocket::decode::alu_fn`), operand A `uniform` (pc, 0 or tid_base) instead of rs1
+/// when `a_uniform`, operand B from `b_sel`; `wb`: the ALU result is written to `rd`;
+/// `branch`, `jalr`, `mul` (SAU0) or `div` (SAU1), and their `funct3`; `fp`: an FP
+/// operation (SAU0: the lane FP unit's, `fp_unit` and `fp_op` as `rocket::fpu` encodes
+/// them; SAU1: fdiv.s or fsqrt.s, `fp_op`'s bit 0), rounded by `rm` (resolved, 0-4).
 pub fn x_uop(p: &FgsimtParams, unit: u32) -> Shape {
     let long_op = if unit == 0 { "mul" } else { "div" };
     Shape::bundle(vec![
         uint("valid", 1),
         uint("slot", slot_bits(p)),
         uint("mask", p.warp_size),
-        uint("rd", 5),
+        uint("rd", 6),
         uint("fn", alu_fn::WIDTH),
         uint("a_uniform", 1),
         uint("uniform", 32),
@@ -64,6 +71,10 @@ pub fn x_uop(p: &FgsimtParams, unit: u32) -> Shape {
         uint("jalr", 1),
         uint(long_op, 1),
         uint("funct3", 3),
+        uint("fp", 1),
+        uint("fp_unit", fpu::unit::BITS),
+        uint("fp_op", fpu::OP_BITS),
+        uint("rm", 3),
     ])
 }
 
@@ -104,14 +115,14 @@ pub fn thread_index(p: &FgsimtParams, slot: &Value, lane: &Value) -> Value {
 }
 
 /// The unit `unit` (0 or 1) of lane `lane` executing `x` on the latched operands
-/// `rs1` and `rs2`.
+/// `rs1`, `rs2` and `rs3` (SAU0's third, the fused FP operations' addend).
 pub fn sau(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
     unit: u32,
     x: &Bundle,
     lane: &Value,
-    (rs1, rs2): (&Value, &Value),
+    (rs1, rs2, rs3): (&Value, &Value, &Value),
 ) -> Result<SauOut, HdlErrors> {
     let f = |name: &str| x.get(name).value().clone();
     let (valid, slot, rd) = (f("valid"), f("slot"), f("rd"));
@@ -132,10 +143,10 @@ pub fn sau(
     );
     let a = mux(&f("a_uniform"), &f("uniform"), rs1);
     let result = alu(ADDERS, &f("fn"), &a, &b, &m_lit(rs1, 0, 1));
-    let writes_rd = &live & &rd.ne(&m_lit(&rd, 0, 5));
+    let writes_rd = &live & &rd.ne(&m_lit(&rd, 0, 6));
     let alu_write = Write {
         en: &writes_rd & &f("wb"),
-        reg: rd.zext(6),
+        reg: rd.clone(),
         slot: slot.clone(),
         data: result,
     };
@@ -147,20 +158,32 @@ pub fn sau(
             en: &writes_rd & &f("mul"),
             ..alu_write.clone()
         };
-        let late = delayed(m, "mul", &ctrl, p.mul_latency - 1, &f("funct3"));
-        let high = late.1.ne(&m_lit(&late.1, 0, 3));
+        let n = p.mul_latency - 1;
+        let late = delayed(m, "mul", &ctrl, n);
+        let high = f("funct3").ne(&m_lit(rs1, 0, 3));
+        let high = delay_line(m, "mul_high", &high, n, false);
         let data = mux(&high, &product.slice(63, 32), &product.slice(31, 0));
-        let mul_write = Write { data, ..late.0 };
-        select(&mul_write, &alu_write)
+        let mul_write = Write { data, ..late };
+        let fp_ctrl = Write {
+            en: &writes_rd & &f("fp"),
+            ..alu_write.clone()
+        };
+        let fp_write = lane_fpu(m, p, x, &fp_ctrl, (rs1, rs2, rs3))?;
+        select(&fp_write, &select(&mul_write, &alu_write))
     } else {
         let start = DivStart {
             live: &writes_rd & &f("div"),
             slot: slot.clone(),
             funct3: f("funct3"),
-            rd: rd.zext(6),
+            rd: rd.clone(),
         };
         let div_write = dividers(m, p, &start, (rs1, rs2))?;
-        select(&div_write, &alu_write)
+        let fp_ctrl = Write {
+            en: &writes_rd & &f("fp"),
+            ..alu_write.clone()
+        };
+        let fdiv_write = fp_dividers(m, p, x, &fp_ctrl, (rs1, rs2))?;
+        select(&fdiv_write, &select(&div_write, &alu_write))
     };
     Ok(SauOut {
         write,
@@ -185,37 +208,27 @@ fn select(a: &Write, b: &Write) -> Write {
     }
 }
 
-/// A write's control (and `funct3`) `n` cycles later, in registers named `<name>_*`.
-fn delayed(m: &mut ModuleBuilder, name: &str, w: &Write, n: u32, funct3: &Value) -> (Write, Value) {
-    let mut cur = (w.clone(), funct3.clone());
-    for i in 0..n {
-        let en = m.reg(&format!("{name}_en{i}"), 1, false);
-        let reg = m.reg(&format!("{name}_reg{i}"), 6, ResetValue::None);
-        let slot = m.reg(
-            &format!("{name}_slot{i}"),
-            cur.0.slot.width(),
-            ResetValue::None,
-        );
-        let f3 = m.reg(&format!("{name}_funct3{i}"), 3, ResetValue::None);
-        for (r, v) in [
-            (&en, &cur.0.en),
-            (&reg, &cur.0.reg),
-            (&slot, &cur.0.slot),
-            (&f3, &cur.1),
-        ] {
-            m.connect(r, v);
-        }
-        cur = (
-            Write {
-                en,
-                reg,
-                slot,
-                data: cur.0.data.clone(),
-            },
-            f3,
-        );
+/// `v` `n` cycles later, in registers named `<name><i>` (reset to 0 when `reset`).
+fn delay_line(m: &mut ModuleBuilder, name: &str, v: &Value, n: u32, reset: bool) -> Value {
+    (0..n).fold(v.clone(), |prev, i| {
+        let r = if reset {
+            m.reg(&format!("{name}{i}"), prev.width(), 0u64)
+        } else {
+            m.reg(&format!("{name}{i}"), prev.width(), ResetValue::None)
+        };
+        m.connect(&r, &prev);
+        r
+    })
+}
+
+/// A write's control `n` cycles later, in registers named `<name>_*`.
+fn delayed(m: &mut ModuleBuilder, name: &str, w: &Write, n: u32) -> Write {
+    Write {
+        en: delay_line(m, &format!("{name}_en"), &w.en, n, true),
+        reg: delay_line(m, &format!("{name}_reg"), &w.reg, n, false),
+        slot: delay_line(m, &format!("{name}_slot"), &w.slot, n, false),
+        data: w.data.clone(),
     }
-    cur
 }
 
 /// The 64-bit product of the latched operands for `funct3` (MULH and MULHSU take rs1
@@ -302,4 +315,73 @@ fn dividers(
         slot,
         data: onehot_mux(&onehot, &results),
     })
+}
+
+/// SAU0's lane FP unit (`sfpu.rs`) on the execute stage's operands: `ctrl` (an active
+/// thread of an FP operation writing `rd`) enters it, and its write leaves
+/// `sfpu::latency` cycles later.
+fn lane_fpu(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    x: &Bundle,
+    ctrl: &Write,
+    (a, b, c): (&Value, &Value, &Value),
+) -> Result<Write, HdlErrors> {
+    let unit = m.instance("fpu", &sfpu(p.fma_stages)?);
+    let f = |name: &str| x.get(name).value().clone();
+    for (port, v) in [
+        ("in_valid", ctrl.en.clone()),
+        ("in_unit", f("fp_unit")),
+        ("in_op", f("fp_op")),
+        ("in_rm", f("rm")),
+        ("in_a", a.clone()),
+        ("in_b", b.clone()),
+        ("in_c", c.clone()),
+    ] {
+        m.connect(&unit.port(port), &v);
+    }
+    let late = delayed(m, "fp", ctrl, sfpu_latency(p.fma_stages));
+    Ok(Write {
+        data: unit.port("out_data"),
+        ..late
+    })
+}
+
+/// One `fpu::divsqrt` per thread slot (as the integer dividers): slot c's starts in its
+/// execute cycle, and its result is taken (`out_ready`) at the fixed latency
+/// `fpu::divsqrt::latency` later, a special operand's early result held until then;
+/// `ctrl` (an active thread of fdiv.s/fsqrt.s) is delayed to that cycle beside it.
+fn fp_dividers(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    x: &Bundle,
+    ctrl: &Write,
+    (a, b): (&Value, &Value),
+) -> Result<Write, HdlErrors> {
+    let unit = divsqrt(SINGLE, FDIV_BITS_PER_CYCLE)?;
+    let f = |name: &str| x.get(name).value().clone();
+    let late = delayed(m, "fdiv", ctrl, p.fdiv_latency() - 1);
+    let sw = ctrl.slot.width();
+    let mut results = Vec::new();
+    for c in 0..p.threads_per_lane() {
+        let inst = m.instance(&format!("fdiv{c}"), &unit);
+        let here = |w: &Write| &w.en & &w.slot.eq(&m_lit(&w.slot, c as u64, sw));
+        for (port, v) in [
+            ("in_valid", here(ctrl)),
+            ("op", f("fp_op").bit(0)),
+            ("rm", f("rm")),
+            ("a", a.clone()),
+            ("b", b.clone()),
+            ("out_ready", here(&late)),
+        ] {
+            m.connect(&inst.port(port), &v);
+        }
+        results.push(inst.port("result"));
+    }
+    let data = if results.len() == 1 {
+        results[0].clone()
+    } else {
+        onehot_mux(&onehot_decode(&late.slot, results.len() as u32), &results)
+    };
+    Ok(Write { data, ..late })
 }
