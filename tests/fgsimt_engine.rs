@@ -8,8 +8,11 @@
 //! - kernels of `kernels/` with integer code (bsearch: divergent loops, a partial warp;
 //!   and with `ACCELGEN_LONG=1` every integer kernel, also at memory latency 20 with
 //!   jitter and stalls);
+//! - kernels with RV32F code (cmult; with `ACCELGEN_LONG=1` bilat, conv, kmeans, sgemm
+//!   too, also at memory latency 20 with jitter and stalls);
 //! - random SPMD programs (`randgen::simt`: divergent branches, per-thread loops, every
-//!   memory mode, AMOs): 6, with `ACCELGEN_LONG=1` 200, `ACCELGEN_SIMT_PROGRAMS=N` N;
+//!   memory mode, AMOs; RV32F in every other one): 6, with `ACCELGEN_LONG=1` 200,
+//!   `ACCELGEN_SIMT_PROGRAMS=N` N;
 //! - a misaligned load in one thread: the engine's fault is the ISS's trap.
 //!
 //! One Verilator model (the tile of `tests/fgsimt_tile.rs`, shared through the cache).
@@ -68,7 +71,6 @@ fn kernel(dir: &Path, name: &str) -> PathBuf {
 
 #[test]
 fn integer_kernels_run_in_lockstep() {
-    let dir = tempfile::tempdir().unwrap();
     let mut names = vec!["bsearch"];
     if long() {
         names.extend([
@@ -81,7 +83,23 @@ fn integer_kernels_run_in_lockstep() {
             "viterbi",
         ]);
     }
-    for name in names {
+    kernels_in_lockstep(&names);
+}
+
+#[test]
+fn fp_kernels_run_in_lockstep() {
+    let mut names = vec!["cmult"];
+    if long() {
+        names.extend(["bilat", "conv", "kmeans", "sgemm"]);
+    }
+    kernels_in_lockstep(&names);
+}
+
+/// The kernels `names` in lockstep (with `ACCELGEN_LONG=1` also with a slow, jittery,
+/// stalling memory).
+fn kernels_in_lockstep(names: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    for &name in names {
         let elf = kernel(dir.path(), name);
         passes(&elf, &[]);
         if long() {
@@ -104,7 +122,10 @@ fn random_programs_run_in_lockstep() {
     let dir = tempfile::tempdir().unwrap();
     for seed in 0..count {
         let src = dir.path().join(format!("r{seed}.S"));
-        let shape = SimtShape { len: 60, fp: false };
+        let shape = SimtShape {
+            len: 60,
+            fp: seed % 2 == 0,
+        };
         std::fs::write(&src, generate_simt(seed, shape)).unwrap();
         let elf = dir.path().join(format!("r{seed}.elf"));
         build(&src, &elf);
