@@ -30,7 +30,7 @@ use verification::verilator::{Model, Options};
 /// cycles, active threads, L1 bytes per cycle, speedups of +a, +ab, +abm (derived:
 /// fgsimt Exec / config Exec; `../shared/specs/000-affine-simt-asrf.md`), and the
 /// paper's affine instruction shares of +a, +ab, +abm.
-const PAPER: [(&str, f64, f64, f64, [f64; 3], [u32; 3]); 13] = [
+const PAPER: [Paper; 13] = [
     ("bfs", 46.0, 17.1, 1.9, [1.00, 1.00, 1.02], [4, 4, 4]),
     ("bilat", 1103.0, 31.3, 3.7, [1.01, 1.01, 1.01], [8, 8, 8]),
     ("bsearch", 22.0, 28.0, 5.9, [1.05, 1.05, 1.05], [10, 10, 10]),
@@ -59,6 +59,10 @@ const PAPER: [(&str, f64, f64, f64, [f64; 3], [u32; 3]); 13] = [
         [42, 45, 45],
     ),
 ];
+
+/// A Table 3 row: (name, fgsimt kilocycles, active threads, L1 B/cycle, speedups of +a,
+/// +ab, +abm, affine instruction shares in percent of +a, +ab, +abm).
+type Paper = (&'static str, f64, f64, f64, [f64; 3], [u32; 3]);
 
 const MODES: [&str; 3] = ["a", "ab", "abm"];
 
