@@ -958,14 +958,14 @@ fn random_programs_match_the_iss() {
     }
 }
 
+/// The smallest shapes at both parameter edges in the fast suite; the paper's 8 x 32 and
+/// 4 x 32 (the largest SRF banks, most of the lint's time) with `ACCELGEN_LONG=1`.
 #[test]
 fn execute_is_lint_clean() {
-    let shapes = [
-        edges(1, 1, true),
-        edges(2, 8, false),
-        shape(8, 32),
-        edges(4, 32, true),
-    ];
+    let mut shapes = vec![edges(1, 1, true), edges(2, 8, false)];
+    if std::env::var_os("ACCELGEN_LONG").is_some() {
+        shapes.extend([shape(8, 32), edges(4, 32, true)]);
+    }
     let blocks: Vec<_> = shapes.iter().map(|p| execute(p).unwrap()).collect();
     lint_rig::lint_blocks("fgsimt execute", &blocks);
 }
