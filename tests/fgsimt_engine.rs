@@ -113,7 +113,7 @@ fn kernels_in_lockstep(names: &[&str]) {
 
 #[test]
 fn random_programs_run_in_lockstep() {
-    use verification::randgen::simt::{generate_simt, SimtShape};
+    use verification::randgen::simt::{build_simt, SimtShape};
     let count: u64 = match std::env::var("ACCELGEN_SIMT_PROGRAMS") {
         Ok(n) => n.parse().expect("ACCELGEN_SIMT_PROGRAMS is a count"),
         Err(_) if long() => 200,
@@ -121,14 +121,11 @@ fn random_programs_run_in_lockstep() {
     };
     let dir = tempfile::tempdir().unwrap();
     for seed in 0..count {
-        let src = dir.path().join(format!("r{seed}.S"));
         let shape = SimtShape {
             len: 60,
             fp: seed % 2 == 0,
         };
-        std::fs::write(&src, generate_simt(seed, shape)).unwrap();
-        let elf = dir.path().join(format!("r{seed}.elf"));
-        build(&src, &elf);
+        let elf = build_simt(seed, shape, dir.path()).unwrap();
         let seed_arg = seed.to_string();
         let mem = [
             "--latency",

@@ -156,6 +156,18 @@ impl Bench {
         assert!(self.cycles < 50_000_000, "no progress");
     }
 
+    /// The bundle `port`'s pc, instruction and mask equal the model's commit `c`.
+    fn expect_commit(&mut self, port: &str, c: &WarpCommit) {
+        for (f, v) in [
+            ("pc", c.pc),
+            ("insn", c.insn as u64),
+            ("mask", c.mask as u64),
+        ] {
+            let got = self.peek(&format!("{port}_bits_{f}"));
+            assert_eq!(got, v, "{port} {f} at pc {:#x}", c.pc);
+        }
+    }
+
     /// Serves the fetch port from `iss`'s memory for one cycle (before the edge).
     fn serve_fetch(&mut self, iss: &Iss) {
         self.poke("fetch_resp_valid", 0);
@@ -312,18 +324,7 @@ fn launch_on(b: &mut Bench, iss: &mut Iss, launch: Launch, counts: &mut Counts) 
         }
         if b.peek("ftrace_valid") == 1 {
             let c = e.trace.pop_front().expect("a commit beyond the model's");
-            for (f, v) in [
-                ("pc", c.pc),
-                ("insn", c.insn as u64),
-                ("mask", c.mask as u64),
-            ] {
-                assert_eq!(
-                    b.peek(&format!("ftrace_bits_{f}")),
-                    v,
-                    "ftrace {f} at pc {:#x}",
-                    c.pc
-                );
-            }
+            b.expect_commit("ftrace", &c);
             counts.warp_instructions += 1;
         }
         if inst_ready && b.peek("inst_valid") == 1 {
@@ -331,18 +332,7 @@ fn launch_on(b: &mut Bench, iss: &mut Iss, launch: Launch, counts: &mut Counts) 
                 .inst
                 .pop_front()
                 .expect("an instruction beyond the model's");
-            for (f, v) in [
-                ("pc", c.pc),
-                ("insn", c.insn as u64),
-                ("mask", c.mask as u64),
-            ] {
-                assert_eq!(
-                    b.peek(&format!("inst_bits_{f}")),
-                    v,
-                    "inst {f} at pc {:#x}",
-                    c.pc
-                );
-            }
+            b.expect_commit("inst", &c);
             let base = c.warp as u64 * b.warp_size as u64;
             assert_eq!(b.peek("inst_bits_tid_base"), base);
             if let Some(o) = outcome(&c) {
@@ -417,7 +407,7 @@ fn kernels_run_in_the_models_order() {
 /// warps; `ACCELGEN_LONG=1` runs 100 instead of 6.
 #[test]
 fn random_programs_run_in_the_models_order() {
-    use verification::randgen::simt::{generate_simt, SimtShape};
+    use verification::randgen::simt::{build_simt, SimtShape};
     let count = if std::env::var_os("ACCELGEN_LONG").is_some() {
         100
     } else {
@@ -425,14 +415,11 @@ fn random_programs_run_in_the_models_order() {
     };
     let dir = tempfile::tempdir().unwrap();
     for seed in 0..count {
-        let src = dir.path().join(format!("r{seed}.S"));
         let shape = SimtShape {
             len: 60,
             fp: seed % 2 == 1,
         };
-        std::fs::write(&src, generate_simt(seed, shape)).unwrap();
-        let elf = dir.path().join(format!("r{seed}.elf"));
-        verification::kernels::build_program(&[src], &elf, &[], &[]).unwrap();
+        let elf = build_simt(seed, shape, dir.path()).unwrap();
         let warp = [32, 8, 4][seed as usize % 3];
         let c = run(&elf, &params(1, warp), seed, None);
         assert_eq!(c.launches, 2, "seed {seed}");

@@ -242,7 +242,7 @@ fn results(iss: &Iss, program: &verification::elf::Program) -> Vec<u64> {
 /// `ACCELGEN_LONG=1` runs 200 programs instead of 12.
 #[test]
 fn random_simt_programs_match_the_sequential_iss() {
-    use verification::randgen::simt::{generate_simt, SimtShape};
+    use verification::randgen::simt::{build_simt, SimtShape};
     let count = if std::env::var_os("ACCELGEN_LONG").is_some() {
         200
     } else {
@@ -255,10 +255,7 @@ fn random_simt_programs_match_the_sequential_iss() {
             len: 60,
             fp: seed % 2 == 1,
         };
-        let src = dir.path().join(format!("r{seed}.S"));
-        std::fs::write(&src, generate_simt(seed, shape)).unwrap();
-        let elf = dir.path().join(format!("r{seed}.elf"));
-        verification::kernels::build_program(&[src], &elf, &[], &[]).unwrap();
+        let elf = build_simt(seed, shape, dir.path()).unwrap();
         let program = verification::elf::load_file(&elf).unwrap();
         let mut seq = Iss::new(
             &program,

@@ -87,6 +87,24 @@ struct Gen {
     depth: usize,
 }
 
+/// Writes the program of `seed` to `dir/r<seed>.S` and builds it (the SIMT target) into
+/// `dir/r<seed>.elf`, whose path it returns.
+pub fn build_simt(
+    seed: u64,
+    shape: SimtShape,
+    dir: &std::path::Path,
+) -> Result<std::path::PathBuf, crate::toolchain::ToolchainError> {
+    let src = dir.join(format!("r{seed}.S"));
+    std::fs::write(&src, generate_simt(seed, shape)).map_err(|err| {
+        crate::toolchain::ToolchainError::Io {
+            what: "writing",
+            path: src.clone(),
+            err,
+        }
+    })?;
+    crate::kernels::build_program(&[src], &dir.join(format!("r{seed}.elf")), &[], &[])
+}
+
 /// The random SPMD program of `seed` (assembly for `accelgen asm --target simt`).
 pub fn generate_simt(seed: u64, shape: SimtShape) -> String {
     let mut g = Gen {
