@@ -5,12 +5,14 @@
 //! the RTL (Verilator, memory latency 1), next to the paper's execution time (thousands
 //! of cycles), active threads and bytes per cycle; then, per affine setting, the SIMT
 //! model's share of warp instructions the affine mechanisms take (the paper's "Aff
-//! inst") and the paper's speedups, and the RTL's speedup once the setting is built
-//! (the RTL refuses `affine` other than `none` so far: "not built"). Also the
-//! elaboration time, the Verilog's size and the Verilator model's speed. Prints, asserts
-//! nothing but that each run ends as `accelgen iss` does.
+//! inst"), and the RTL's kernel cycles and speedup over fgsimt on each setting built
+//! (one Verilator model each; a setting the RTL refuses prints "not built") beside the
+//! paper's speedups. Also each setting's elaboration time, Verilog size and Verilator
+//! build, and the model's speed. Prints, asserts nothing but that each run ends as
+//! `accelgen iss` does.
 //!
-//! `FGSIMT_BENCH_KERNELS=conv,sgemm` runs only those kernels.
+//! `FGSIMT_BENCH_KERNELS=conv,sgemm` runs only those kernels; `FGSIMT_BENCH_CONFIG=F`
+//! another preset (e.g. a smaller engine whose models build faster).
 
 use generators::fgsimt::params::FgsimtParams;
 use generators::output::{render, OutputOptions};
@@ -66,32 +68,29 @@ type Paper = (&'static str, f64, f64, f64, [f64; 3], [u32; 3]);
 
 const MODES: [&str; 3] = ["a", "ab", "abm"];
 
-fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().expect("temp dir");
-    let only: Option<Vec<String>> = std::env::var("FGSIMT_BENCH_KERNELS")
-        .ok()
-        .map(|v| v.split(',').map(str::to_string).collect());
-    let text = std::fs::read_to_string(root.join("configs/fgsimt.toml")).expect("preset");
-    let table: toml::Table = text.parse().expect("TOML");
-    let params: FgsimtParams = generators::design("fgsimt")
-        .and_then(|d| d.validate(&table))
-        .expect("the preset is valid")
-        .try_into()
-        .expect("FgsimtParams");
+/// The preset with `affine` set to `mode`, or `None` when the RTL refuses that setting.
+fn preset(table: &toml::Table, mode: &str) -> Option<(toml::Table, FgsimtParams)> {
+    let mut t = table.clone();
+    t.insert("affine".into(), toml::Value::String(mode.into()));
+    let valid = generators::design("fgsimt")
+        .and_then(|d| d.validate(&t))
+        .ok()?;
+    Some((t, valid.try_into().expect("FgsimtParams")))
+}
+
+/// The Verilator model of `table`, with its elaboration and build figures printed.
+fn model(table: &toml::Table, mode: &str) -> Model {
     let start = Instant::now();
-    let top = generators::elaborate("fgsimt", &table).expect("elaborates");
+    let top = generators::elaborate("fgsimt", table).expect("elaborates");
     let elaboration = start.elapsed().as_secs_f64() * 1e3;
-    let out = render("fgsimt", &table, &OutputOptions::default()).expect("renders");
-    println!(
-        "fgsimt preset: elaborated in {elaboration:.1} ms, {} bytes of Verilog in {} files",
-        out.verilog_bytes(),
-        out.files.len()
-    );
+    let out = render("fgsimt", table, &OutputOptions::default()).expect("renders");
     let start = Instant::now();
-    let mut dut = Model::of_design(&Design::new(&top), &Options::default()).expect("model");
+    let dut = Model::of_design(&Design::new(&top), &Options::default()).expect("model");
     println!(
-        "Verilator model: {:.0} s ({})\n",
+        "affine {mode:4}: elaborated in {elaboration:.1} ms, {} bytes of Verilog in {} files; \
+         Verilator model {:.0} s ({})",
+        out.verilog_bytes(),
+        out.files.len(),
         start.elapsed().as_secs_f64(),
         if dut.build_info().cached {
             "cached"
@@ -99,39 +98,68 @@ fn main() {
             "built"
         }
     );
+    dut
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let only: Option<Vec<String>> = std::env::var("FGSIMT_BENCH_KERNELS")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
+    let config = std::env::var("FGSIMT_BENCH_CONFIG").unwrap_or("configs/fgsimt.toml".into());
+    let text = std::fs::read_to_string(root.join(&config)).expect("preset");
+    let table: toml::Table = text.parse().expect("TOML");
+    println!("preset {config}");
+    let mut settings: Vec<(&str, Model, FgsimtParams)> = Vec::new();
+    for mode in std::iter::once("none").chain(MODES) {
+        match preset(&table, mode) {
+            Some((t, p)) => settings.push((mode, model(&t, mode), p)),
+            None => println!("affine {mode:4}: not built in the RTL yet"),
+        }
+    }
     println!(
-        "kernel     cycles     kernel cycles (paper fgsimt)  act thds (paper)  L1 B/cyc (paper)  cycles/s"
+        "\nkernel     cycles     kernel cycles (paper fgsimt)  act thds (paper)  L1 B/cyc (paper)  cycles/s"
     );
-    let mut shares = Vec::new();
+    let mut rows = Vec::new();
     for &(name, exec, act, bytes, speedups, aff) in &PAPER {
         if only.as_ref().is_some_and(|o| !o.iter().any(|k| k == name)) {
             continue;
         }
         let program = build(root, dir.path(), name);
-        let rtl = run_rtl(&mut dut, &program, &params);
+        let runs: Vec<Rtl> = settings
+            .iter_mut()
+            .map(|(_, dut, p)| run_rtl(dut, &program, p))
+            .collect();
+        let base = &runs[0];
         println!(
             "{name:9} {:>10} {:>10} ({:>7.0} k)  {:>8} ({act:>4.1})  {:>8} ({bytes:>4.1})  {}",
-            rtl.0, rtl.1, exec, rtl.2, rtl.3, rtl.4
+            base.cycles, base.kernel, exec, base.active, base.bytes, base.speed
         );
-        shares.push((
-            name,
-            model_shares(&program, params.warp_size),
-            speedups,
-            aff,
-        ));
+        let model = model_shares(&program, settings[0].2.warp_size);
+        rows.push((name, model, runs, speedups, aff));
     }
-    println!("\nkernel     affine share of warp instructions, model (paper)      RTL speedup a/ab/abm (paper)");
-    for (name, model, speedups, aff) in shares {
+    println!(
+        "\nkernel     affine share of warp instructions: model (paper)       \
+         RTL kernel cycles and speedup over fgsimt (paper)"
+    );
+    for (name, model, runs, speedups, aff) in rows {
         let cells: Vec<String> = (0..3)
             .map(|i| format!("+{} {:>5.1} % ({:>2} %)", MODES[i], model[i], aff[i]))
             .collect();
-        println!(
-            "{name:9}  {}   not built ({:.2}/{:.2}/{:.2})",
-            cells.join("  "),
-            speedups[0],
-            speedups[1],
-            speedups[2]
-        );
+        let rtl: Vec<String> = (0..3)
+            .map(|i| match (runs.get(i + 1), runs[0].kernel_cycles) {
+                (Some(r), Some(base)) if r.kernel_cycles.is_some() => format!(
+                    "+{} {} {:.2} ({:.2})",
+                    MODES[i],
+                    r.kernel,
+                    base as f64 / r.kernel_cycles.unwrap_or(1).max(1) as f64,
+                    speedups[i]
+                ),
+                _ => format!("+{} not built ({:.2})", MODES[i], speedups[i]),
+            })
+            .collect();
+        println!("{name:9}  {}   {}", cells.join("  "), rtl.join("  "));
     }
 }
 
@@ -142,18 +170,24 @@ fn build(root: &Path, dir: &Path, name: &str) -> Program {
     elf::load_file(&elf).expect("ELF loads")
 }
 
+/// A kernel's run on the RTL, as text (a fault's message in `cycles` when the engine
+/// cannot run it), and its kernel cycles.
+struct Rtl {
+    cycles: String,
+    kernel: String,
+    active: String,
+    bytes: String,
+    speed: String,
+    kernel_cycles: Option<u64>,
+}
+
 /// The kernel on the RTL: cycles, kernel cycles, active threads, L1 bytes per kernel
-/// cycle, the model's speed (as text; a fault's message instead when the engine cannot
-/// run it yet).
-fn run_rtl(
-    dut: &mut Model,
-    program: &Program,
-    p: &FgsimtParams,
-) -> (String, String, String, String, String) {
+/// cycle, the model's speed.
+fn run_rtl(dut: &mut Model, program: &Program, p: &FgsimtParams) -> Rtl {
     let shape = KernelShape {
         lanes: p.lanes,
         warp_size: p.warp_size,
-        mech: Mechanisms::default(),
+        mech: Mechanisms::parse(p.affine.name()).expect("a setting"),
     };
     let config = FgsimtConfig::new(shape, p.dcache_banks, MemConfig::default(), 200_000_000);
     let start = Instant::now();
@@ -165,24 +199,23 @@ fn run_rtl(
             let act = o.thread_instructions as f64 / o.warp_instructions.max(1) as f64;
             let e = o.engine;
             let bpc = e.bytes as f64 / e.kernel_cycles.max(1) as f64;
-            (
-                o.cycles.to_string(),
-                e.kernel_cycles.to_string(),
-                format!("{act:.1}"),
-                format!("{bpc:.2}"),
-                format!("{:.0}", o.cycles as f64 / seconds),
-            )
+            Rtl {
+                cycles: o.cycles.to_string(),
+                kernel: e.kernel_cycles.to_string(),
+                active: format!("{act:.1}"),
+                bytes: format!("{bpc:.2}"),
+                speed: format!("{:.0}", o.cycles as f64 / seconds),
+                kernel_cycles: Some(e.kernel_cycles),
+            }
         }
-        Err(e) => {
-            let why = format!("stops: {e}");
-            (
-                why,
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-            )
-        }
+        Err(e) => Rtl {
+            cycles: format!("stops: {e}"),
+            kernel: String::new(),
+            active: String::new(),
+            bytes: String::new(),
+            speed: String::new(),
+            kernel_cycles: None,
+        },
     }
 }
 

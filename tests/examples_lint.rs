@@ -254,14 +254,25 @@ fn rocket_is_lint_clean() {
     lint_all("rocket_accumulator", &presets);
 }
 
-/// `fgsimt` (the tile with the placeholder engine until the engine lands): 2 lanes of
-/// 8-thread warps in the fast suite (about 6 s); long runs add the paper's preset and the
-/// extremes (1 lane of 1 thread, 32 lanes, the smallest caches over 32 banks, the largest
-/// I$ without an uncached region, one D$ bank).
+/// `fgsimt`: 2 lanes of 8-thread warps without and with every affine mechanism built in
+/// the fast suite; long runs add the paper's preset and the extremes (1 lane of 1 thread,
+/// 32 lanes, the smallest caches over 32 banks, the largest I$ without an uncached
+/// region, one D$ bank), each affine setting on some of them.
 #[test]
 fn fgsimt_is_lint_clean() {
-    let mut configs = vec!["lanes = 2\nwarp_size = 8".to_string()];
+    let mut configs = vec![
+        "lanes = 2\nwarp_size = 8".to_string(),
+        "lanes = 2\nwarp_size = 8\naffine = \"ab\"".to_string(),
+    ];
     if long() {
+        configs.extend(
+            [
+                "lanes = 1\nwarp_size = 1\naffine = \"ab\"",
+                "lanes = 4\nwarp_size = 32\naffine = \"a\"",
+                "lanes = 8\nwarp_size = 16\ndcache_banks = 1\naffine = \"ab\"",
+            ]
+            .map(String::from),
+        );
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
         configs.push(fs::read_to_string(root.join("fgsimt.toml")).expect("preset"));
         configs.extend(

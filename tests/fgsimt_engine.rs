@@ -15,7 +15,11 @@
 //!   `ACCELGEN_SIMT_PROGRAMS=N` N;
 //! - a misaligned load in one thread: the engine's fault is the ISS's trap.
 //!
-//! One Verilator model (the tile of `tests/fgsimt_tile.rs`, shared through the cache).
+//! Each program runs on `affine` none and ab (with `ACCELGEN_LONG=1` a too): with +a
+//! the lockstep also checks that the front end completes in the CP exactly the
+//! instructions the model's classification gives it and every ASRF write against the
+//! model's entry. One Verilator model per setting (the tile of `tests/fgsimt_tile.rs`,
+//! shared through the cache).
 
 mod cli_run;
 
@@ -24,6 +28,16 @@ use std::path::{Path, PathBuf};
 
 fn long() -> bool {
     std::env::var_os("ACCELGEN_LONG").is_some()
+}
+
+/// The `affine` settings every program runs on: the baseline and the most mechanisms
+/// built, with `ACCELGEN_LONG=1` each built setting.
+fn settings() -> &'static [&'static str] {
+    if long() {
+        &["affine=\"none\"", "affine=\"a\"", "affine=\"ab\""]
+    } else {
+        &["affine=\"none\"", "affine=\"ab\""]
+    }
 }
 
 fn explain(what: &str, run: &Run) -> String {
@@ -47,19 +61,24 @@ fn sim(elf: &Path, extra: &[&str]) -> Run {
     accelgen(&args)
 }
 
-/// Runs `elf` in lockstep and checks it exits 0 with its launches checked.
+/// Runs `elf` in lockstep on every affine setting and checks it exits 0 with its
+/// launches checked (the same results: the same model's).
 fn passes(elf: &Path, extra: &[&str]) {
-    let run = sim(elf, extra);
-    let what = format!("{} {extra:?}", elf.display());
-    assert_eq!(run.code, 0, "{}", explain(&what, &run));
-    let summary = run
-        .stderr
-        .lines()
-        .find(|l| l.contains("SRF writes matched the SIMT model"));
-    println!(
-        "{}",
-        summary.unwrap_or_else(|| panic!("{}", explain(&what, &run)))
-    );
+    for setting in settings() {
+        let mut args = vec!["--set", setting];
+        args.extend_from_slice(extra);
+        let run = sim(elf, &args);
+        let what = format!("{} {args:?}", elf.display());
+        assert_eq!(run.code, 0, "{}", explain(&what, &run));
+        let summary = run
+            .stderr
+            .lines()
+            .find(|l| l.contains("writes matched the SIMT model"));
+        println!(
+            "{setting}: {}",
+            summary.unwrap_or_else(|| panic!("{}", explain(&what, &run)))
+        );
+    }
 }
 
 fn kernel(dir: &Path, name: &str) -> PathBuf {

@@ -186,11 +186,19 @@ impl Bench {
             None => {
                 let ready = self.rng.chance(80);
                 self.poke("fetch_req_ready", ready as u64);
-                if ready && self.peek("fetch_req_valid") == 1 {
-                    let addr = self.peek("fetch_req_bits_addr");
-                    self.fetch = Some((addr, self.rng.below(3) as u32));
-                }
             }
+        }
+    }
+
+    /// Takes the fetch request the front end makes this cycle, if the port is ready
+    /// (after every input of the cycle is set: the request may depend on them).
+    fn take_fetch(&mut self) {
+        if self.fetch.is_none()
+            && self.peek("fetch_req_ready") == 1
+            && self.peek("fetch_req_valid") == 1
+        {
+            let addr = self.peek("fetch_req_bits_addr");
+            self.fetch = Some((addr, self.rng.below(3) as u32));
         }
     }
 
@@ -339,6 +347,7 @@ fn launch_on(b: &mut Bench, iss: &mut Iss, launch: Launch, counts: &mut Counts) 
                 b.result = Some((b.rng.below(6) as u32, o));
             }
         }
+        b.take_fetch();
         b.step_idle();
     }
 }

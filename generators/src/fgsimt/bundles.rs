@@ -9,16 +9,31 @@ fn uint(name: &str, width: u32) -> Field {
     Shape::field(name, Shape::UInt(width))
 }
 
+/// Sources a warp instruction may take from the ASRF: rs1, rs2, rs3.
+pub const COMPACT_SOURCES: u32 = 3;
+
+/// A source operand from the ASRF (+a): `ok` (the lanes use it instead of the SRF),
+/// `base` and signed `stride`: thread i of the warp reads base + i * stride.
+pub fn compact_source() -> Shape {
+    Shape::bundle(vec![uint("ok", 1), uint("base", 32), uint("stride", 16)])
+}
+
 /// A warp instruction from the front end to the SIU (decoupled): its `pc` and raw `insn`,
 /// the active `mask` (bit i = thread `tid_base + i` of the warp) and `tid_base`, the
 /// index of the warp's thread 0 (for `tidx`). The SIU decodes the fields it needs.
-pub fn warp_inst(warp_size: u32) -> Shape {
-    Shape::decoupled(Shape::bundle(vec![
+/// With `compact` (+a), `src[i]` ([`compact_source`]) for rs1, rs2 and rs3.
+pub fn warp_inst(warp_size: u32, compact: bool) -> Shape {
+    let mut fields = vec![
         uint("pc", 32),
         uint("insn", 32),
         uint("mask", warp_size),
         uint("tid_base", 32),
-    ]))
+    ];
+    if compact {
+        let src = Shape::Vec(COMPACT_SOURCES, Box::new(compact_source()));
+        fields.push(Shape::field("src", src));
+    }
+    Shape::decoupled(Shape::bundle(fields))
 }
 
 /// A conditional branch's outcome, SIU to front end (valid, one cycle): `taken` has the
@@ -102,12 +117,25 @@ pub const SRF_WRITE_PORTS: u32 = 3;
 
 /// The front end's trace (valid, one cycle): each warp instruction's `pc`, `insn` and
 /// active `mask` as the front end commits it to the PWFB (docs/fgsimt-engine.md,
-/// Lockstep), in program order of the SIMT model.
+/// Lockstep), in program order of the SIMT model, and `cp`: the CP completed it (the
+/// golden model's classes `Cp` and `UniformBranch`: no warp instruction for the lanes).
 pub fn ftrace(warp_size: u32) -> Shape {
     Shape::valid(Shape::bundle(vec![
         uint("pc", 32),
         uint("insn", 32),
         uint("mask", warp_size),
+        uint("cp", 1),
+    ]))
+}
+
+/// The ASRF's writes (valid, one cycle; +a): register `reg` (0-63) becomes compact
+/// (`ok`: `base`, `stride`) or generic.
+pub fn atrace() -> Shape {
+    Shape::valid(Shape::bundle(vec![
+        uint("reg", 6),
+        uint("ok", 1),
+        uint("base", 32),
+        uint("stride", 16),
     ]))
 }
 

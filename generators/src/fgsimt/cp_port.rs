@@ -19,8 +19,11 @@ use hdl::{cat, mux, Dir, HdlErrors, Module, ModuleBuilder};
 use std::rc::Rc;
 
 /// Ports `core_req`/`core_resp` (the core's `dmem`) and `dc_req`/`dc_resp` (the D$'s
-/// narrow port).
-pub fn cp_port() -> Result<Rc<Module>, HdlErrors> {
+/// narrow port); with `shared` (+a) also `eng_req`/`eng_resp`, the engine's shared loads
+/// (`cp/shared_load.rs`, tag 1): the core's requests go first (it waits on a launch
+/// while the engine loads, so they do not meet in practice), and responses return to
+/// the requester their tag names.
+pub fn cp_port(shared: bool) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtCpPort");
     let req = m.io("core_req", Dir::In, &mem_request(0));
     let resp = m.io("core_resp", Dir::Out, &mem_response(0));
@@ -28,28 +31,41 @@ pub fn cp_port() -> Result<Rc<Module>, HdlErrors> {
     let dresp = m.io("dc_resp", Dir::In, &narrow_response(MEM_TAG_BITS));
 
     let field = |name: &str| req.bits().get(name).value().clone();
-    let dfield = |name: &str| dreq.bits().get(name).value().clone();
     let (addr, data, mask) = (field("addr"), field("data"), field("mask"));
     let high = addr.bit(2);
-    m.connect(dreq.valid(), req.valid());
-    m.connect(req.ready(), dreq.ready());
-    m.connect(&dfield("addr"), &addr);
     let (store, load) = (m.lit(op::STORE, op::BITS), m.lit(op::LOAD, op::BITS));
-    m.connect(&dfield("op"), &mux(&field("write"), &store, &load));
-    m.connect(
-        &dfield("data"),
-        &mux(&high, &data.slice(63, 32), &data.slice(31, 0)),
-    );
-    m.connect(
-        &dfield("mask"),
-        &mux(&high, &mask.slice(7, 4), &mask.slice(3, 0)),
-    );
-    m.connect(&dfield("size"), &field("size").slice(1, 0));
-    let tag = m.lit(0, MEM_TAG_BITS);
-    m.connect(&dfield("tag"), &tag);
-
+    let core = [
+        ("addr", addr.clone()),
+        ("op", mux(&field("write"), &store, &load)),
+        ("data", mux(&high, &data.slice(63, 32), &data.slice(31, 0))),
+        ("mask", mux(&high, &mask.slice(7, 4), &mask.slice(3, 0))),
+        ("size", field("size").slice(1, 0)),
+        ("tag", m.lit(0, MEM_TAG_BITS)),
+    ];
     let word = dresp.bits().get("data").value();
-    m.connect(resp.valid(), dresp.valid());
     m.connect(resp.bits().get("data").value(), &cat(&[word, word]));
+    m.connect(req.ready(), dreq.ready());
+    if !shared {
+        m.connect(dreq.valid(), req.valid());
+        for (f, v) in &core {
+            m.connect(dreq.bits().get(f).value(), v);
+        }
+        m.connect(resp.valid(), dresp.valid());
+        return m.finish();
+    }
+    let ereq = m.io("eng_req", Dir::In, &narrow_request(MEM_TAG_BITS));
+    let eresp = m.io("eng_resp", Dir::Out, &narrow_response(MEM_TAG_BITS));
+    let first = req.valid();
+    m.connect(dreq.valid(), &(first | ereq.valid()));
+    m.connect(ereq.ready(), &(&!first & dreq.ready()));
+    for (f, v) in &core {
+        let e = ereq.bits().get(f).value();
+        m.connect(dreq.bits().get(f).value(), &mux(first, v, e));
+    }
+    let tag = dresp.bits().get("tag").value();
+    let ours = tag.eq(&m.lit(super::cp::shared_load::TAG, MEM_TAG_BITS));
+    m.connect(resp.valid(), &(dresp.valid() & &!&ours));
+    m.connect(eresp.valid(), &(dresp.valid() & &ours));
+    m.connect_bundle(eresp.bits(), dresp.bits());
     m.finish()
 }

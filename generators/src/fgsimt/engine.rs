@@ -15,7 +15,7 @@ use super::l1::{narrow_request, narrow_response, wide_request, wide_response};
 use super::params::FgsimtParams;
 use super::smu::smu;
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
-use hdl::{Dir, HdlErrors, Inst, Module, ModuleBuilder, Shape};
+use hdl::{Dir, HdlErrors, Inst, Module, ModuleBuilder, Shape, Value};
 use std::rc::Rc;
 
 /// The engine's counters for Table 3 (32 bits each, from reset): cycles a launch runs,
@@ -34,6 +34,26 @@ fn pass(m: &mut ModuleBuilder, inst: &Inst, name: &str, dir: Dir, shape: &Shape)
         Dir::In => m.connect_bundle(&inst.io(name), &io),
         Dir::Out => m.connect_bundle(&io, &inst.io(name)),
     }
+}
+
+/// The front end's `scalar_write` (+a): any SRF write of `execute` (the front end looks
+/// only while the lanes run its scalar instruction alone, whose one write it is).
+fn scalar_write(m: &mut ModuleBuilder, p: &FgsimtParams, fe: &Inst, ex: &Inst) {
+    let trace = ex.io("wtrace");
+    let writes: Vec<(Value, Value)> = (0..p.lanes as usize)
+        .flat_map(|l| (0..bundles::SRF_WRITE_PORTS as usize).map(move |i| (l, i)))
+        .map(|(l, i)| {
+            let w = trace.index(l).index(i);
+            (w.valid().clone(), w.bits().get("data").value().clone())
+        })
+        .collect();
+    let sw = fe.io("scalar_write");
+    let any = writes[1..]
+        .iter()
+        .fold(writes[0].0.clone(), |a, (v, _)| &a | v);
+    m.connect(sw.valid(), &any);
+    let data = hdl::helpers::priority_mux(&writes, &writes[0].1);
+    m.connect(sw.bits().get("data").value(), &data);
 }
 
 /// The engine of `p`.
@@ -81,6 +101,13 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&fe.io("jump"), &ex.io("jump"));
     m.connect_bundle(&fe.io("exec_fault"), &ex.io("fault"));
     m.connect(&fe.port("exec_idle"), &ex.port("idle"));
+    if p.affine_arith() {
+        pass(&mut m, &fe, "atrace", Dir::Out, &bundles::atrace());
+        let shared = (narrow_request(MEM_TAG_BITS), narrow_response(MEM_TAG_BITS));
+        pass(&mut m, &fe, "s_req", Dir::Out, &shared.0);
+        pass(&mut m, &fe, "s_resp", Dir::In, &shared.1);
+        scalar_write(&mut m, p, &fe, &ex);
+    }
     m.connect(&fe.port("smu_idle"), &mu.port("idle"));
     for name in [
         "warp_start",

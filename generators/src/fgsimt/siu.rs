@@ -33,8 +33,9 @@
 //! (`illegal`); `stop` (a fault) ends issue.
 
 use crate::examples::queue::{queue, QueueParams};
+use crate::fgsimt::bundles::COMPACT_SOURCES;
 use crate::fgsimt::l1::op;
-use crate::fgsimt::lane::lane::{r_uop, source_fields};
+use crate::fgsimt::lane::lane::{compact_fields, r_uop, source_fields};
 use crate::fgsimt::lane::sau::{b_sel, slot_bits, x_uop};
 use crate::fgsimt::lane::{sgu, slu};
 use crate::fgsimt::params::FgsimtParams;
@@ -336,7 +337,7 @@ fn later(m: &mut ModuleBuilder, name: &str, s: &Seq) -> Seq {
     let fields = s
         .fields
         .iter()
-        .filter(|(n, _)| !["rs1", "rs2", "rs3"].contains(n))
+        .filter(|(n, _)| !n.starts_with("rs"))
         .map(|(n, v)| (*n, delay(n, v)))
         .collect();
     Seq {
@@ -473,42 +474,67 @@ fn issue(p: &FgsimtParams, head: &Value, d: &Decoded, b: &Board, u: &Busy) -> Is
 pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtSiu");
     let w = p.warp_size;
-    let inst = m.io("inst", Dir::In, &crate::fgsimt::bundles::warp_inst(w));
+    let inst = m.io(
+        "inst",
+        Dir::In,
+        &crate::fgsimt::bundles::warp_inst(w, p.affine_arith()),
+    );
     let space = m.input("space", 1);
     let load_ready = m.input("load_ready", 1);
     let stop = m.input("stop", 1);
-    let siq = m.instance("siq", &fifo(p, p.siq_depth, 96 + w)?);
     let f = |n: &str| inst.bits().get(n).value().clone();
+    let mut parts = vec![f("tid_base"), f("mask"), f("insn"), f("pc")];
+    if p.affine_arith() {
+        let src = inst.bits().get("src");
+        // Above the fields, from the low bits: rs1's ok, base, stride, then rs2's, rs3's.
+        for i in 0..COMPACT_SOURCES as usize {
+            let e = src.index(i);
+            parts.splice(
+                0..0,
+                ["stride", "base", "ok"].map(|n| e.get(n).value().clone()),
+            );
+        }
+    }
+    let packed = cat(&parts.iter().collect::<Vec<_>>());
+    let siq = m.instance("siq", &fifo(p, p.siq_depth, packed.width())?);
     m.connect(&siq.port("enq_valid"), inst.valid());
-    let packed = cat(&[&f("tid_base"), &f("mask"), &f("insn"), &f("pc")]);
     m.connect(&siq.port("enq_bits"), &packed);
     m.connect(inst.ready(), &siq.port("enq_ready"));
     let head = siq.port("deq_bits");
     let (pc, insn) = (head.slice(31, 0), head.slice(63, 32));
     let (mask, tid_base) = (head.slice(63 + w, 64), head.slice(95 + w, 64 + w));
-    let d = decode_head(&insn, &pc, &tid_base, &mask);
+    let mut d = decode_head(&insn, &pc, &tid_base, &mask);
+    let compact = compact_sources(p, &head, &mut d);
     let head_valid = &siq.port("deq_valid") & &!&stop;
     let go: Vec<Value> = ["sau0", "sau1", "mem"]
         .iter()
         .map(|n| m.wire(&format!("issue_{n}"), 1))
         .collect();
-    let regs = [
-        ("rs1", d.rs1.clone()),
-        ("rs2", d.rs2.clone()),
-        ("rs3", d.rs3.clone()),
-    ];
+    let regs: Vec<Vec<(&'static str, Value)>> = [&d.rs1, &d.rs2, &d.rs3]
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let name = source_fields("sau0")[i];
+            let mut v = vec![(name, (*r).clone())];
+            if let Some(c) = compact.get(i) {
+                let names = compact_fields(name);
+                v.extend(names.iter().zip(c).map(|(n, x)| (*n, x.clone())));
+            }
+            v
+        })
+        .collect();
     let seqs: Vec<Seq> = (0..2)
         .map(|u| {
             let name = format!("sau{u}");
             let long = [("mul", &d.mul), ("div", &d.div)][u];
-            let mut fields = regs[..source_fields(&name).len()].to_vec();
+            let mut fields = regs[..source_fields(&name).len()].concat();
             fields.extend(d.sau.iter().cloned());
             fields.push((long.0, long.1.clone()));
             fields.push(("fp", [&d.fp, &d.fdiv][u].clone()));
             sequencer(&mut m, p, &name, &go[u], &fields)
         })
         .collect();
-    let mut mem_fields = regs[..2].to_vec();
+    let mut mem_fields = regs[..2].concat();
     mem_fields.extend(d.mem_fields.iter().cloned());
     let mem = sequencer(&mut m, p, "mem", &go[2], &mem_fields);
     let latency = m.wire("issue_latency", 7);
@@ -596,6 +622,27 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let idle = m.output("idle", 1);
     m.connect(&idle, &(&quiet & &is(&siq.port("count"), 0)));
     m.finish()
+}
+
+/// The SIQ head's compact sources (+a): (ok, base, stride) of rs1, rs2, rs3, above the
+/// instruction's fields. A compact source is not read from the SRF, so it needs no wait
+/// (`d`'s uses cleared).
+fn compact_sources(p: &FgsimtParams, head: &Value, d: &mut Decoded) -> Vec<[Value; 3]> {
+    let compact: Vec<[Value; 3]> = (0..COMPACT_SOURCES * p.affine_arith() as u32)
+        .map(|i| {
+            let at = 96 + p.warp_size + 49 * i;
+            [
+                head.bit(at),
+                head.slice(at + 32, at + 1),
+                head.slice(at + 48, at + 33),
+            ]
+        })
+        .collect();
+    let uses = [&mut d.uses_rs1, &mut d.uses_rs2, &mut d.uses_rs3];
+    for (u, c) in uses.into_iter().zip(&compact) {
+        *u = &*u & &!&c[0];
+    }
+    compact
 }
 
 /// A queue of `depth` entries of `width` bits (pipelined: a full queue takes an entry in

@@ -60,6 +60,10 @@ pub fn tile(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         let out = m.io(name, Dir::Out, &shape);
         m.connect_bundle(&out, &eng.io(name));
     }
+    if p.affine_arith() {
+        let out = m.io("atrace", Dir::Out, &bundles::atrace());
+        m.connect_bundle(&out, &eng.io("atrace"));
+    }
     for name in super::engine::STATS {
         let out = m.output(name, 32);
         m.connect(&out, &eng.port(name));
@@ -90,9 +94,13 @@ fn dcache(
             &dc.io(&format!("{port}_resp")),
         );
     }
-    let cp = m.instance("cp_port", &cp_port()?);
+    let cp = m.instance("cp_port", &cp_port(p.affine_arith())?);
     m.connect_bundle(&cp.io("core_req"), &core.io("dmem_req"));
     m.connect_bundle(&core.io("dmem_resp"), &cp.io("core_resp"));
+    if p.affine_arith() {
+        m.connect_bundle(&cp.io("eng_req"), &eng.io("s_req"));
+        m.connect_bundle(&eng.io("s_resp"), &cp.io("eng_resp"));
+    }
     let n = format!("n{}", p.lanes);
     m.connect_bundle(&dc.io(&format!("{n}_req")), &cp.io("dc_req"));
     m.connect_bundle(&cp.io("dc_resp"), &dc.io(&format!("{n}_resp")));

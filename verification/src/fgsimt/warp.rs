@@ -48,8 +48,10 @@ pub struct WarpCommit {
     pub pc: u64,
     pub insn: u32,
     pub mask: u32,
-    /// What the engine does with it under the launch's affine mechanisms.
+    /// What the engine does with it under the launch's affine mechanisms, and whether
+    /// the warp was converged (the first fragment's threads all active, none pending).
     pub class: Class,
+    pub converged: bool,
     pub threads: Vec<Commit>,
     /// Each active thread's pc after the instruction, in thread order ([`EXIT_PC`] once
     /// it returned): the outcome of a branch or jump as the lanes report it.
@@ -107,6 +109,11 @@ impl KernelRun {
     /// Warps in the launch: ceil(n / warp size).
     pub fn warps(&self) -> u32 {
         self.launch.n.div_ceil(self.warp_size)
+    }
+
+    /// The running warp's ASRF (as the affine mechanisms keep it).
+    pub fn asrf(&self) -> Option<&Asrf> {
+        self.asrf.as_ref()
     }
 
     /// Thread `tid`, if it belongs to the running warp.
@@ -174,6 +181,7 @@ impl KernelRun {
             insn,
             mask: frag.mask,
             class,
+            converged,
             threads: commits,
             next,
         }))

@@ -15,7 +15,9 @@
 //! cause, pc and thread (and, with lockstep, it must be the model's trap).
 
 use super::kernel_check::WriteRecord;
-use super::kernel_check::{FaultRecord, FetchRecord, KernelChecker, KernelError, KernelShape};
+use super::kernel_check::{
+    AsrfRecord, FaultRecord, FetchRecord, KernelChecker, KernelError, KernelShape,
+};
 use super::lockstep::{CommitRecord, GoldenModel, GoldenStep, IssGolden, IssGoldenError};
 use super::lockstep::{Lockstep, LockstepError};
 use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel, SparseMemory};
@@ -73,11 +75,14 @@ pub struct FgsimtOutcome {
     pub instret: u64,
     /// CP commits checked against the ISS (0 without lockstep).
     pub matched: u64,
-    /// Warp instructions the front end committed (`ftrace`) and their active threads.
+    /// Warp instructions the front end committed (`ftrace`), their active threads, and
+    /// those the CP completed (`ftrace`'s `cp`: the affine share with +a).
     pub warp_instructions: u64,
     pub thread_instructions: u64,
-    /// SRF writes (`wtrace`).
+    pub cp_instructions: u64,
+    /// SRF writes (`wtrace`) and ASRF writes (`atrace`, +a).
     pub srf_writes: u64,
+    pub asrf_writes: u64,
     /// With lockstep: each launch's model counts, and the SRF writes checked.
     pub launches: Vec<KernelStats>,
     pub writes_checked: u64,
@@ -221,6 +226,12 @@ impl SpmdGolden {
         k.write(w).map_err(|e| self.kernel_err(e))
     }
 
+    /// Checks an ASRF write of the running launch.
+    pub fn asrf(&mut self, w: AsrfRecord) -> Result<(), SpmdError> {
+        let (k, _) = self.kernel()?;
+        k.asrf(w).map_err(|e| self.kernel_err(e))
+    }
+
     /// Checks the engine's fault against the model's trap.
     pub fn fault(&mut self, f: FaultRecord) -> Result<(), SpmdError> {
         let (k, iss) = self.kernel()?;
@@ -300,7 +311,9 @@ fn memory(program: &Program, config: &FgsimtConfig) -> Result<MemoryModel, MemEr
 struct Traced {
     warp_instructions: u64,
     thread_instructions: u64,
+    cp_instructions: u64,
     srf_writes: u64,
+    asrf_writes: u64,
 }
 
 /// Runs `program` from reset until it exits through HTIF (then flushes the D$). With
@@ -340,7 +353,9 @@ pub fn run<S: Simulator>(
                 matched: side.matched(),
                 warp_instructions: traced.warp_instructions,
                 thread_instructions: traced.thread_instructions,
+                cp_instructions: traced.cp_instructions,
                 srf_writes: traced.srf_writes,
+                asrf_writes: traced.asrf_writes,
                 launches,
                 writes_checked,
                 trap: trap_report(program, |a| memory.memory().read_u64(a)),
@@ -413,11 +428,27 @@ fn engine_traces<S: Simulator>(
             pc: peek_u64(dut, "ftrace_bits_pc")?,
             insn: peek_u64(dut, "ftrace_bits_insn")? as u32,
             mask: peek_u64(dut, "ftrace_bits_mask")? as u32,
+            cp: peek_u64(dut, "ftrace_bits_cp")? == 1,
         };
         traced.warp_instructions += 1;
         traced.thread_instructions += r.mask.count_ones() as u64;
-        if let Some(g) = golden {
+        traced.cp_instructions += r.cp as u64;
+        if let Some(g) = golden.as_mut() {
             g.insn(r)?;
+        }
+    }
+    // The ASRF's write of this cycle's warp instruction (or of a scalar one's result).
+    if shape.mech.arith && peek_u64(dut, "atrace_valid")? == 1 {
+        let mut f = |n: &str| peek_u64(dut, &format!("atrace_bits_{n}"));
+        let w = AsrfRecord {
+            reg: f("reg")? as u8,
+            ok: f("ok")? == 1,
+            base: f("base")? as u32,
+            stride: f("stride")? as u16,
+        };
+        traced.asrf_writes += 1;
+        if let Some(g) = golden {
+            g.asrf(w)?;
         }
     }
     Ok(())

@@ -8,10 +8,13 @@
 //!   warp_size + c * lanes + l`'s: it must be that thread's next write of that register
 //!   in the model's commits (a queue per thread and register, so the order across units
 //!   and lanes is free; the model's x0 is never written). Writes the engine keeps in the
-//!   CP's ASRF (class `Cp`) are not expected in the SRF. A write with none pending is
-//!   accepted when it writes the value the model's thread holds (the lazy expansion
-//!   rewrites the threads outside the fragment with their old values): it changes
-//!   nothing.
+//!   CP's ASRF (classes `Cp`, `UniformBranch`) are not expected in the SRF, but for an
+//!   FP operation on uniforms, which the lanes compute for the fragment's lowest thread
+//!   (docs/fgsimt-engine.md): that thread's write. The lazy expansion's
+//!   materialisation is expected exactly: an instruction for the lanes that overwrites
+//!   a compact register while the warp is diverged first writes the register's old
+//!   value (the model's entry before the instruction) to the warp's threads outside the
+//!   fragment. A write with none pending is an error.
 //! - Atomics: the model performs a warp instruction's AMOs in thread order, the engine in
 //!   any order. The old values the engine returns for one address must come from some
 //!   order of that instruction's AMOs on it, starting from the value the model's first
@@ -25,7 +28,9 @@
 //! The checker takes the traces as values, so it is tested without an engine
 //! (`tests/fgsimt_tile.rs` feeds it the model's own commits, shuffled and corrupted).
 
-use crate::fgsimt::affine::asrf::Class;
+use crate::fgsimt::affine::alu::Compact;
+use crate::fgsimt::affine::asrf::{Asrf, Class};
+use crate::fgsimt::affine::operands::operands;
 use crate::fgsimt::affine::Mechanisms;
 use crate::fgsimt::warp::{KernelRun, SimtError, WarpCommit};
 use crate::iss::decode::{self, opcode};
@@ -43,12 +48,24 @@ pub struct KernelShape {
     pub mech: Mechanisms,
 }
 
-/// A warp instruction as the front end commits it (`ftrace`).
+/// A warp instruction as the front end commits it (`ftrace`): `cp` when the CP
+/// completed it (the model's classes `Cp` and `UniformBranch`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FetchRecord {
     pub pc: u64,
     pub insn: u32,
     pub mask: u32,
+    pub cp: bool,
+}
+
+/// An ASRF write (`atrace`, +a): register `reg` (0-31 x, 32-63 f) becomes compact
+/// (`ok`: `base`, `stride`) or generic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AsrfRecord {
+    pub reg: u8,
+    pub ok: bool,
+    pub base: u32,
+    pub stride: u16,
 }
 
 /// One SRF write (`wtrace`): lane, write port, register (0-31 x, 32-63 f), slot, data.
@@ -81,11 +98,12 @@ pub enum KernelError {
         expected: String,
         actual: FetchRecord,
     },
-    #[error("lane {} port {} wrote {} = {:#x} for thread {thread} (slot {}): {why}", .write.lane, .write.port, reg_name(.write.reg), .write.data, .write.slot)]
+    #[error("lane {} port {} wrote {} = {:#x} for thread {thread} (slot {}): {why} (the last warp instruction committed: {last})", .write.lane, .write.port, reg_name(.write.reg), .write.data, .write.slot)]
     Write {
         write: WriteRecord,
         thread: u32,
         why: String,
+        last: String,
     },
     #[error("the AMOs of the warp instruction at pc {pc:#x} on address {addr:#x} returned {returned}: no order of them starting from {before:#x} gives these old values")]
     Atomics {
@@ -99,6 +117,12 @@ pub enum KernelError {
         fault: FaultRecord,
         expected: String,
     },
+    #[error("warp instruction {index}: the ASRF wrote {} {}; the model's entry is {expected}", reg_name(.write.reg), compact_name(.write))]
+    Asrf {
+        index: u64,
+        write: AsrfRecord,
+        expected: String,
+    },
     #[error("the engine finished the launch early: {what}")]
     Unfinished { what: String },
     #[error("the model: {0}")]
@@ -109,9 +133,21 @@ impl fmt::Display for FetchRecord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "pc {:#x} insn {:#010x} mask {:#x}",
-            self.pc, self.insn, self.mask
+            "pc {:#x} insn {:#010x} mask {:#x}{}",
+            self.pc,
+            self.insn,
+            self.mask,
+            if self.cp { " in the CP" } else { "" }
         )
+    }
+}
+
+/// `generic`, `uniform 0x5`, `(0x100, stride -4)`.
+fn compact_name(w: &AsrfRecord) -> String {
+    match (w.ok, w.stride) {
+        (false, _) => "generic".into(),
+        (true, 0) => format!("uniform {:#x}", w.base),
+        (true, s) => format!("({:#x}, stride {})", w.base, s as i16),
     }
 }
 
@@ -159,8 +195,9 @@ struct Trap {
 pub struct KernelChecker {
     run: KernelRun,
     shape: KernelShape,
-    /// The warp of the last warp instruction matched.
+    /// The warp of the last warp instruction matched, and that instruction.
     warp: u32,
+    last: Option<FetchRecord>,
     writes: HashMap<(u32, u8), VecDeque<Want>>,
     amos: Vec<AmoGroup>,
     /// The model trapped (the engine must fault; instructions it committed past the trap
@@ -168,9 +205,7 @@ pub struct KernelChecker {
     trap: Option<Trap>,
     pub insns: u64,
     pub writes_checked: u64,
-    /// Writes of the value the register already holds, with none of the model's pending
-    /// (the lanes' expansion of a compact register for a thread outside the fragment).
-    pub rewrites: u64,
+
     /// Base addresses of the pages the model's threads stored to.
     pub stored_pages: BTreeSet<u64>,
 }
@@ -182,12 +217,12 @@ impl KernelChecker {
             run: KernelRun::new(iss, launch, shape.warp_size, shape.mech),
             shape,
             warp: 0,
+            last: None,
             writes: HashMap::new(),
             amos: Vec::new(),
             trap: None,
             insns: 0,
             writes_checked: 0,
-            rewrites: 0,
             stored_pages: BTreeSet::new(),
         }
     }
@@ -215,6 +250,7 @@ impl KernelChecker {
             return Ok(());
         }
         let index = self.insns;
+        let before = self.run.asrf().cloned();
         let Some(c) = self.next(iss)? else {
             if self.trap.is_some() {
                 return Ok(());
@@ -230,6 +266,7 @@ impl KernelChecker {
             pc: c.pc,
             insn: c.insn,
             mask: c.mask,
+            cp: matches!(c.class, Class::Cp | Class::UniformBranch),
         };
         if expected != actual {
             return Err(KernelError::Insn {
@@ -239,13 +276,50 @@ impl KernelChecker {
             });
         }
         self.insns += 1;
+        self.last = Some(actual);
         self.warp = c.warp;
         let stores = c.threads.iter().filter_map(|t| t.store);
         self.stored_pages.extend(stores.map(|(a, _, _)| a & !0xfff));
-        if c.class != Class::Cp {
-            self.expect_writes(&c);
+        match c.class {
+            Class::Cp if is_fp_op(c.insn) => self.expect_lowest_write(&c),
+            Class::Cp | Class::UniformBranch => {}
+            _ => {
+                if let (true, false, Some(before)) = (self.shape.mech.arith, c.converged, before) {
+                    self.expect_materialization(&c, &before);
+                }
+                self.expect_writes(&c);
+            }
         }
         Ok(())
+    }
+
+    /// The write of the lowest active thread (an FP operation on uniforms, computed by
+    /// the lanes for that thread alone).
+    fn expect_lowest_write(&mut self, c: &WarpCommit) {
+        let tid = c.warp * self.shape.warp_size + c.mask.trailing_zeros();
+        let t = &c.threads[0];
+        let f = t.freg.map(|(r, v)| (r + 32, v));
+        if let Some((reg, v)) = t.xreg.into_iter().chain(f).next() {
+            self.queue(tid, reg).push_back(Want::Value(v as u32));
+        }
+    }
+
+    /// The old value of `c`'s destination, when the ASRF held it (`before`, the model's
+    /// entry before `c`), for the warp's threads outside `c`'s fragment.
+    fn expect_materialization(&mut self, c: &WarpCommit, before: &Asrf) {
+        let ops = operands(c.insn);
+        let (reg, old) = match (ops.xd, ops.fd) {
+            (Some(r), _) => (r as u8, before.x(r)),
+            (_, Some(r)) => ((r + 32) as u8, before.f(r).map(Compact::uniform)),
+            _ => return,
+        };
+        let Some(old) = old else { return };
+        let first = c.warp * self.shape.warp_size;
+        for i in (0..self.shape.warp_size).filter(|i| c.mask >> i & 1 == 0) {
+            if self.run.thread(first + i).is_some() {
+                self.queue(first + i, reg).push_back(Want::Value(old.at(i)));
+            }
+        }
     }
 
     /// Queues the register writes of `c`'s threads.
@@ -324,10 +398,15 @@ impl KernelChecker {
     pub fn write(&mut self, w: WriteRecord) -> Result<(), KernelError> {
         let s = self.shape;
         let thread = self.warp * s.warp_size + w.slot * s.lanes + w.lane;
+        let last = match self.last {
+            Some(r) => format!("number {}, {r}", self.insns - 1),
+            None => "none".into(),
+        };
         let fail = |why: String| KernelError::Write {
             write: w,
             thread,
             why,
+            last,
         };
         if w.reg == 0 {
             return Ok(());
@@ -337,10 +416,6 @@ impl KernelChecker {
             .get_mut(&(thread, w.reg))
             .and_then(VecDeque::pop_front)
         else {
-            if self.holds(thread, w.reg) == Some(w.data) {
-                self.rewrites += 1;
-                return Ok(());
-            }
             return Err(fail(format!(
                 "the model has no pending write of {} for that thread",
                 reg_name(w.reg)
@@ -354,11 +429,32 @@ impl KernelChecker {
         }
     }
 
-    /// The value thread `tid` of the running warp holds in `reg` on the model.
-    fn holds(&self, tid: u32, reg: u8) -> Option<u32> {
-        let t = self.run.thread(tid)?;
-        let r = (reg % 32) as usize;
-        Some(if reg < 32 { t.x(r) } else { t.f(r) } as u32)
+    /// Checks an ASRF write against the model's entry after the warp instruction last
+    /// matched (base and stride only for a compact entry).
+    pub fn asrf(&mut self, w: AsrfRecord) -> Result<(), KernelError> {
+        if self.trap.is_some() {
+            return Ok(());
+        }
+        let r = (w.reg % 32) as usize;
+        let model = match self.run.asrf() {
+            Some(a) if w.reg < 32 => a.x(r).map(|c| (c.base, c.stride as u16)),
+            Some(a) => a.f(r).map(|v| (v, 0)),
+            None => None,
+        };
+        let want = AsrfRecord {
+            reg: w.reg,
+            ok: model.is_some(),
+            base: model.map_or(w.base, |m| m.0),
+            stride: model.map_or(w.stride, |m| m.1),
+        };
+        if want == w {
+            return Ok(());
+        }
+        Err(KernelError::Asrf {
+            index: self.insns.saturating_sub(1),
+            write: w,
+            expected: compact_name(&want),
+        })
     }
 
     /// Records an AMO's old value; replays the group once every value is in.
@@ -437,6 +533,14 @@ impl KernelChecker {
         }
         Ok(())
     }
+}
+
+/// An RV32F operation (OP-FP or a fused multiply-add), not a load or store.
+fn is_fp_op(insn: u32) -> bool {
+    matches!(
+        insn & 0x7f,
+        opcode::OP_FP | opcode::MADD | opcode::MSUB | opcode::NMSUB | opcode::NMADD
+    )
 }
 
 /// The memory model's AMO code of an AMO's funct5.

@@ -63,6 +63,12 @@ fn span(signed: &Value, base: &Value, stride: &Value, warp: u32) -> Span {
     }
 }
 
+/// Whether no thread of a `warp`-thread warp wraps (base, stride) (as signed values when
+/// `signed`): the golden model's `Compact::no_wrap`.
+pub fn no_wrap(signed: &Value, base: &Value, stride: &Value, warp: u32) -> Value {
+    span(signed, base, stride, warp).in_range
+}
+
 /// Whether a right shift by `k` gives a compact result: the stride's low `k` bits are
 /// zero (then affine), or every value has the same bits above `k` (then uniform).
 fn shift_right_exact(stride: &Value, sp: &Span, k: &Value) -> (Value, Value) {

@@ -16,10 +16,15 @@
 //!   `DivergentJump`);
 //! - the rest go to the SIU and the AWFR moves to pc + 4 as the SIU accepts them.
 //!
-//! Each warp instruction costs two cycles (fetch, then decode and dispatch) plus a
-//! branch's or jump's wait: a functional unit takes a warp instruction every
-//! warp_size / lanes cycles (4 in the paper's engine), so with two SAUs the SIU accepts at
-//! most one every two cycles.
+//! With the affine mechanisms (`affine` a, ab: `classify.rs`, `asrf.rs`,
+//! `shared_load.rs`) the CP completes compact arithmetic, `jalr` on a uniform target
+//! and (+b) uniform branches itself, shared loads through its own D$ port, and sends
+//! the lanes compact sources to expand (docs/fgsimt-engine.md, "How +a is built").
+//!
+//! Each warp instruction costs two cycles (decode and dispatch, while its successor is
+//! fetched; the fetch waits in state WAIT) plus a branch's or jump's wait: a functional
+//! unit takes a warp instruction every warp_size / lanes cycles (4 in the paper's
+//! engine), so with two SAUs the SIU accepts at most one every two cycles.
 //!
 //! Faults (`bundles::fault`, held): the SIU's (memory alignment), illegal instructions
 //! (anything not RV32IMAF, `tidx` or a legal `fence`; SYSTEM instructions, CSR accesses
@@ -28,13 +33,17 @@
 //! and a RoCC command the runtime never sends.
 
 use super::super::bundles::{self, branch_result, cause, fault, jump_result, warp_inst};
-use super::super::params::FgsimtParams;
+use super::super::params::{Affine, FgsimtParams};
+use super::classify::{classify, Compact, Plan};
 use super::kernel_state::{funct7, kernel_state};
 use super::pwfb::pwfb;
+use super::shared_load::shared_load;
+use crate::fgsimt::bundles::MEM_TAG_BITS;
+use crate::fgsimt::l1::{narrow_request, narrow_response};
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
-use crate::rocket::decode::decode;
+use crate::rocket::decode::{decode, Ctrl};
 use hdl::helpers::{lowest_one, onehot_encode};
-use hdl::{mux, Bits, Bundle, Dir, HdlErrors, Inst, Module, ModuleBuilder, Value};
+use hdl::{mux, Bits, Bundle, Dir, HdlErrors, Inst, Module, ModuleBuilder, Shape, Value};
 use std::rc::Rc;
 
 /// The fetch unit's states.
@@ -44,6 +53,8 @@ const DISPATCH: u64 = 2;
 const BRANCH: u64 = 3;
 const JUMP: u64 = 4;
 const HALTED: u64 = 5;
+/// A scalar instruction (+a) waits for its one result.
+const SCALAR: u64 = 6;
 const STATE_BITS: u32 = 3;
 
 const OPCODE_SYSTEM: u64 = 0x73;
@@ -78,6 +89,7 @@ struct Update {
 struct Decoded {
     /// A fault at decode (illegal, ecall, ebreak, misaligned jal target).
     fault: Fault,
+    tidx: Value,
     branch: Value,
     jalr: Value,
     /// Goes to the SIU.
@@ -91,10 +103,12 @@ struct Decoded {
 /// Ports: `rocc_cmd`, `rocc_resp`, `rocc_busy`; `fetch_req`/`fetch_resp` (to the I$);
 /// `inst` (to the SIU), `branch`, `jump`, `exec_fault`, `exec_idle`, `smu_idle`; out
 /// `warp_start`, `tid_base`, `stack_top`, `stack_bytes`, `gp`, `tp` (the SRF's initial
-/// values), `fault`, `ftrace`.
+/// values), `fault`, `ftrace`. With +a also `scalar_write` in (valid, `data`: an SRF
+/// write, the scalar instruction's one result) and `atrace` out (the ASRF's writes).
 pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtFrontend");
     let w = p.warp_size;
+    let affine = p.affine != Affine::None;
     let ks = m.instance("kernel_state", &kernel_state(p)?);
     let pw = m.instance("pwfb", &pwfb(w)?);
     for (name, shape, dir) in [
@@ -107,20 +121,27 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
             Dir::Out => m.connect_bundle(&io, &ks.io(name)),
         }
     }
+    let scalar_write = Shape::valid(Shape::bundle(vec![Shape::field("data", Shape::UInt(32))]));
     let ports = Ports {
         fetch_req: m.io("fetch_req", Dir::Out, &mem_request(0)),
         fetch_resp: m.io("fetch_resp", Dir::In, &mem_response(0)),
-        inst: m.io("inst", Dir::Out, &warp_inst(w)),
+        inst: m.io("inst", Dir::Out, &warp_inst(w, affine)),
         branch: m.io("branch", Dir::In, &branch_result(w)),
         jump: m.io("jump", Dir::In, &jump_result()),
         exec_fault: m.io("exec_fault", Dir::In, &fault()),
         fault: m.io("fault", Dir::Out, &fault()),
         ftrace: m.io("ftrace", Dir::Out, &bundles::ftrace(w)),
+        exec_idle: m.input("exec_idle", 1),
+        smu_idle: m.input("smu_idle", 1),
+        shared: affine.then(|| {
+            let req = m.io("s_req", Dir::Out, &narrow_request(MEM_TAG_BITS));
+            (req, m.io("s_resp", Dir::In, &narrow_response(MEM_TAG_BITS)))
+        }),
+        scalar_write: affine.then(|| m.io("scalar_write", Dir::In, &scalar_write)),
+        atrace: affine.then(|| m.io("atrace", Dir::Out, &bundles::atrace())),
     };
-    for name in ["exec_idle", "smu_idle"] {
-        let v = m.input(name, 1);
-        m.connect(&ks.port(name), &v);
-    }
+    m.connect(&ks.port("exec_idle"), &ports.exec_idle);
+    m.connect(&ks.port("smu_idle"), &ports.smu_idle);
     for (out, from) in [
         ("rocc_busy", "rocc_busy"),
         ("warp_start", "start"),
@@ -137,7 +158,7 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&pw.port("start"), &ks.port("start"));
     m.connect(&pw.port("start_pc"), &ks.port("entry"));
     m.connect(&pw.port("start_mask"), &ks.port("start_mask"));
-    fetch_unit(&mut m, &ks, &pw, &ports);
+    fetch_unit(&mut m, p, &ks, &pw, &ports)?;
     m.finish()
 }
 
@@ -150,10 +171,22 @@ struct Ports {
     exec_fault: Bundle,
     fault: Bundle,
     ftrace: Bundle,
+    exec_idle: Value,
+    smu_idle: Value,
+    /// +a: the shared loads' port (request, response).
+    shared: Option<(Bundle, Bundle)>,
+    scalar_write: Option<Bundle>,
+    atrace: Option<Bundle>,
 }
 
 /// The fetch/decode/dispatch state machine and its PWFB updates.
-fn fetch_unit(m: &mut ModuleBuilder, ks: &Inst, pw: &Inst, io: &Ports) {
+fn fetch_unit(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    ks: &Inst,
+    pw: &Inst,
+    io: &Ports,
+) -> Result<(), HdlErrors> {
     let state = m.reg("fetch_state", STATE_BITS, FETCH);
     let is = |s: u64| state.eq(&lit(&state, s, STATE_BITS));
     let goto = |m: &mut ModuleBuilder, s: u64| m.connect(&state, &lit(&state, s, STATE_BITS));
@@ -162,11 +195,14 @@ fn fetch_unit(m: &mut ModuleBuilder, ks: &Inst, pw: &Inst, io: &Ports) {
     let mask = pw.port("awfr_mask_out");
     let w = mask.width();
 
-    // Fetch.
+    // Fetch: at the AWFR's pc, or (`ahead`) at a plain instruction's next pc as it
+    // leaves decode, before the PWFB has settled on it (checked at dispatch).
     let fetch = &(&is(FETCH) & &ks.port("running")) & &pw.port("awfr_valid");
+    let (ahead, ahead_pc) = (m.wire("fetch_ahead", 1), m.wire("fetch_ahead_pc", 32));
     let req = io.fetch_req.bits();
-    m.connect(io.fetch_req.valid(), &fetch);
-    m.connect(req.get("addr").value(), &pw.port("awfr_pc_out"));
+    m.connect(io.fetch_req.valid(), &(&fetch | &ahead));
+    let fetch_pc = mux(&ahead, &ahead_pc, &pw.port("awfr_pc_out"));
+    m.connect(req.get("addr").value(), &fetch_pc);
     for (field, width) in [("write", 1), ("data", 64), ("mask", 8)] {
         m.connect(req.get(field).value(), &lit(&pc, 0, width));
     }
@@ -174,10 +210,7 @@ fn fetch_unit(m: &mut ModuleBuilder, ks: &Inst, pw: &Inst, io: &Ports) {
         req.get("size").value(),
         &lit(&pc, 2, crate::rocket::bus::SIZE_BITS),
     );
-    m.when(&(&fetch & io.fetch_req.ready()), |m| {
-        m.connect(&pc, &pw.port("awfr_pc_out"));
-        goto(m, WAIT);
-    });
+    let fetched = &(&fetch | &ahead) & io.fetch_req.ready();
     let resp = io.fetch_resp.bits().get("data").value();
     m.when(&(&is(WAIT) & io.fetch_resp.valid()), |m| {
         m.connect(
@@ -188,23 +221,60 @@ fn fetch_unit(m: &mut ModuleBuilder, ks: &Inst, pw: &Inst, io: &Ports) {
     });
 
     // Dispatch.
-    let d = decode_insn(&insn, &pc, &mask);
-    let dispatch = &is(DISPATCH) & &!&d.fault.when;
-    let to_siu = &dispatch & &d.to_siu;
-    m.connect(io.inst.valid(), &to_siu);
-    let ib = io.inst.bits();
-    for (field, v) in [("pc", &pc), ("insn", &insn), ("mask", &mask)] {
-        m.connect(ib.get(field).value(), v);
-    }
-    m.connect(ib.get("tid_base").value(), &ks.port("tid_base"));
-    let gone = &dispatch & &(&!&d.to_siu | io.inst.ready());
+    let c = decode(&insn, true, 32, true);
+    let d = decode_insn(&c, &insn, &pc, &mask);
+    let plan = match io.atrace {
+        Some(_) => affine_plan(m, p, ks, pw, (&insn, &pc), (&c, &d))?,
+        None => baseline_plan(&d, &insn),
+    };
+    // An instruction fetched ahead is the AWFR's once the PWFB has settled at its pc;
+    // else it is fetched again.
+    let settled = pw.port("awfr_valid");
+    let ours = &settled & &pw.port("awfr_pc_out").eq(&pc);
+    let decoded = &is(DISPATCH) & &ours;
+    m.when(&(&is(DISPATCH) & &(&settled & &!&ours)), |m| goto(m, FETCH));
+    let sl = shared_load_unit(m, io)?;
+    let dispatch = &(&decoded & &!&d.fault.when) & &!&shared_load_hazard(&sl, &plan);
+    let sent = send(m, io, ks, &plan, (&dispatch, &insn, &pc, &mask));
+    let in_cp = &plan.cp_alone | &plan.load_in_cp;
+    let gone = &sent.main & &(&in_cp | io.inst.ready());
+    m.when(&gone, |m| m.connect(&sent.mat_done, &lit(&pc, 0, 1)));
     let plain = &(&gone & &!&d.branch) & &!&d.jalr;
     m.when(&(&gone & &d.branch), |m| goto(m, BRANCH));
     m.when(&(&gone & &d.jalr), |m| goto(m, JUMP));
-    m.when(&plain, |m| goto(m, FETCH));
+    m.when(&(&plain & &!&plan.scalar), |m| goto(m, FETCH));
+    let lanes_scalar = &plan.scalar & &!&plan.load_in_cp;
+    m.when(&(&plain & &lanes_scalar), |m| goto(m, SCALAR));
+    m.connect(&ahead, &(&(&plain & &!&lanes_scalar) & &ks.port("running")));
+    m.connect(&ahead_pc, &d.next_pc);
+    m.when(&fetched, |m| {
+        m.connect(&pc, &fetch_pc);
+        goto(m, WAIT);
+    });
+    let stores = &(&sent.to_siu & io.inst.ready()) & &(&(&c.store | &c.amo) | &c.sc);
+    if let Some(sl) = &sl {
+        for (port, v) in [
+            ("go", &gone & &plan.load_in_cp),
+            ("addr", plan.load_addr.clone()),
+            ("funct3", insn.slice(14, 12)),
+            ("rd", plan.rd.clone()),
+            ("store_sent", stores),
+        ] {
+            m.connect(&sl.port(port), &v);
+        }
+    }
+    let scalar_done = asrf_writes(m, io, &plan, (&gone, &is(SCALAR)), sl.as_ref());
+    m.when(&scalar_done, |m| goto(m, FETCH));
 
-    let br = resolve_branch(io, &is(BRANCH), &pc, &mask, &d.target);
-    let jr = resolve_jump(io, &is(JUMP), &mask);
+    let cp_branch = &(&gone & &plan.cp_alone) & &d.branch;
+    let br = resolve_branch(
+        m,
+        io,
+        (&is(BRANCH), &pc, &mask, &d.target),
+        (&cp_branch, &plan.branch_taken),
+    );
+    let cp_jump = &(&gone & &plan.cp_alone) & &d.jalr;
+    let jr = resolve_jump(m, io, &is(JUMP), &mask, (&cp_jump, &plan.jalr_target));
     // Plain instructions move the AWFR to their next pc when dispatched; branches and
     // jumps when their result arrives (at most one of the three in a cycle).
     let zero_w = lit(&mask, 0, w);
@@ -223,12 +293,13 @@ fn fetch_unit(m: &mut ModuleBuilder, ks: &Inst, pw: &Inst, io: &Ports) {
     m.when(&(&br.when | &jr.when), |m| goto(m, FETCH));
     m.connect(io.ftrace.valid(), &update);
     let tb = io.ftrace.bits();
-    for (field, v) in [("pc", &pc), ("insn", &insn), ("mask", &mask)] {
+    let cp = &plan.cp_alone | &plan.scalar;
+    for (field, v) in [("pc", &pc), ("insn", &insn), ("mask", &mask), ("cp", &cp)] {
         m.connect(tb.get(field).value(), v);
     }
 
     let decode_fault = Fault {
-        when: &is(DISPATCH) & &d.fault.when,
+        when: &decoded & &d.fault.when,
         ..d.fault
     };
     let ks_fault = Fault {
@@ -244,14 +315,231 @@ fn fetch_unit(m: &mut ModuleBuilder, ks: &Inst, pw: &Inst, io: &Ports) {
         &[decode_fault, br.fault, jr.fault, ks_fault],
         (&state, &pc),
     );
-    m.connect(&ks.port("warp_done"), &(&pw.port("done") & &is(FETCH)));
+    // A warp ends once its last shared load is in the ASRF (the next warp resets it).
+    let loading = sl.map_or(lit(&pc, 0, 1), |sl| sl.port("busy"));
+    let ended = &(&pw.port("done") & &is(FETCH)) & &!&loading;
+    m.connect(&ks.port("warp_done"), &ended);
     m.connect(&ks.port("halt"), &is(HALTED));
     m.when(&is(HALTED), |m| goto(m, HALTED));
+    Ok(())
+}
+
+/// The plan without affine mechanisms: `jal x0` and fences stay in the CP, the rest goes
+/// to the lanes.
+fn baseline_plan(d: &Decoded, insn: &Value) -> Plan {
+    let zero = |w: u32| lit(insn, 0, w);
+    let none = Compact {
+        ok: zero(1),
+        base: zero(32),
+        stride: zero(16),
+    };
+    Plan {
+        cp_alone: !&d.to_siu,
+        scalar: zero(1),
+        load_in_cp: zero(1),
+        load_addr: zero(32),
+        touches: Vec::new(),
+        materialize: zero(1),
+        mat_insn: zero(32),
+        old: none.clone(),
+        rd: zero(6),
+        writes: zero(1),
+        result: none.clone(),
+        branch_in_cp: zero(1),
+        branch_taken: zero(1),
+        jalr_in_cp: zero(1),
+        jalr_target: zero(32),
+        sources: Vec::new(),
+        outside: zero(d.fault.who.width()),
+        asrf: None,
+    }
+}
+
+/// What [`send`] decided: the instruction itself leaves decode this cycle if the SIU
+/// takes it (`main`), and the materialisation flag (cleared as it leaves).
+struct Sent {
+    main: Value,
+    mat_done: Value,
+    to_siu: Value,
+}
+
+/// Drives `inst`: a materialisation first when the plan has one, a scalar instruction
+/// for the fragment's lowest thread once the lanes are idle, else the instruction with
+/// its compact sources.
+fn send(
+    m: &mut ModuleBuilder,
+    io: &Ports,
+    ks: &Inst,
+    plan: &Plan,
+    (dispatch, insn, pc, mask): (&Value, &Value, &Value, &Value),
+) -> Sent {
+    let mat_done = m.reg("mat_done", 1, false);
+    let mat_now = &(dispatch & &plan.materialize) & &!&mat_done;
+    let hold = &(&(dispatch & &plan.scalar) & &!&plan.load_in_cp) & &!&io.exec_idle;
+    let main = &(dispatch & &!&mat_now) & &!&hold;
+    let to_siu = &(&main & &!&plan.cp_alone) & &!&plan.load_in_cp;
+    m.connect(io.inst.valid(), &(&mat_now | &to_siu));
+    m.when(&(&mat_now & io.inst.ready()), |m| {
+        m.connect(&mat_done, &lit(pc, 1, 1))
+    });
+    let ib = io.inst.bits();
+    let mask_out = mux(
+        &mat_now,
+        &plan.outside,
+        &mux(&plan.scalar, &lowest_one(mask), mask),
+    );
+    for (field, v) in [
+        ("pc", pc.clone()),
+        ("insn", mux(&mat_now, &plan.mat_insn, insn)),
+        ("mask", mask_out),
+        ("tid_base", ks.port("tid_base")),
+    ] {
+        m.connect(ib.get(field).value(), &v);
+    }
+    if !plan.sources.is_empty() {
+        let src = ib.get("src");
+        for (i, s) in plan.sources.iter().enumerate() {
+            // The materialisation reads the old entry as rs1 (and as rs2: fsgnj.s).
+            let ok = mux(&mat_now, &lit(pc, (i < 2) as u64, 1), &s.ok);
+            let base = mux(&mat_now, &plan.old.base, &s.base);
+            let stride = mux(&mat_now, &plan.old.stride, &s.stride);
+            let e = src.index(i);
+            for (field, v) in [("ok", ok), ("base", base), ("stride", stride)] {
+                m.connect(e.get(field).value(), &v);
+            }
+        }
+    }
+    Sent {
+        main,
+        mat_done,
+        to_siu,
+    }
+}
+
+/// The CP's shared loads (`shared_load.rs`, +a) on the `s_req`/`s_resp` port; the
+/// front end drives `go`, `addr`, `funct3`, `rd` and `store_sent`.
+fn shared_load_unit(m: &mut ModuleBuilder, io: &Ports) -> Result<Option<Inst>, HdlErrors> {
+    let Some((req, resp)) = &io.shared else {
+        return Ok(None);
+    };
+    let sl = m.instance("shared_load", &shared_load()?);
+    m.connect(&sl.port("exec_idle"), &io.exec_idle);
+    m.connect(&sl.port("smu_idle"), &io.smu_idle);
+    m.connect_bundle(req, &sl.io("req"));
+    m.connect_bundle(&sl.io("resp"), resp);
+    Ok(Some(sl))
+}
+
+/// Whether the decoded instruction must wait for the shared load in flight: it reads
+/// or writes its destination, is itself scalar (one at a time), or the load's value is
+/// written to the ASRF this cycle (its one write port).
+fn shared_load_hazard(sl: &Option<Inst>, plan: &Plan) -> Value {
+    let Some(sl) = sl else {
+        return lit(&plan.rd, 0, 1);
+    };
+    let rd = sl.port("rd_out");
+    let touches = plan
+        .touches
+        .iter()
+        .fold(plan.scalar.clone(), |a, (uses, r)| {
+            &a | &(uses & &r.eq(&rd))
+        });
+    &(&sl.port("busy") & &touches) | &sl.port("done")
+}
+
+/// The ASRF's writes (and `atrace`): the destination's new entry as the instruction
+/// leaves decode (a scalar one's later, when its result arrives in state SCALAR:
+/// returns that arrival).
+fn asrf_writes(
+    m: &mut ModuleBuilder,
+    io: &Ports,
+    plan: &Plan,
+    (gone, in_scalar): (&Value, &Value),
+    sl: Option<&Inst>,
+) -> Value {
+    let (Some(file), Some(at), Some(sw), Some(sl)) = (&plan.asrf, &io.atrace, &io.scalar_write, sl)
+    else {
+        return lit(gone, 0, 1);
+    };
+    let scalar_done = in_scalar & sw.valid();
+    let loaded = sl.port("done");
+    let done = &scalar_done | &loaded;
+    let decided = &(gone & &plan.writes) & &!&plan.scalar;
+    let data = &mux(&loaded, &sl.port("data"), sw.bits().get("data").value());
+    let r = &plan.result;
+    let one = lit(gone, 1, 1);
+    for (port, v) in [
+        ("en", &decided | &done),
+        ("reg", mux(&loaded, &sl.port("rd_out"), &plan.rd)),
+        ("ok", mux(&done, &one, &r.ok)),
+        ("base", mux(&done, data, &r.base)),
+        ("stride", mux(&done, &lit(gone, 0, 16), &r.stride)),
+    ] {
+        m.connect(&file.port(&format!("w_{port}")), &v);
+        match port {
+            "en" => m.connect(at.valid(), &v),
+            _ => m.connect(at.bits().get(port).value(), &v),
+        }
+    }
+    scalar_done
+}
+
+/// The plan with +a: the ASRF, its initial values at a warp's start, and the
+/// classification (`classify.rs`) for the warp's convergence.
+fn affine_plan(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    ks: &Inst,
+    pw: &Inst,
+    (insn, pc): (&Value, &Value),
+    (c, d): (&Ctrl, &Decoded),
+) -> Result<Plan, HdlErrors> {
+    let start = ks.port("start");
+    let start_mask = ks.port("start_mask");
+    let warp_mask = m.reg_en("warp_mask", start_mask.width(), 0u64, &start);
+    m.connect(&warp_mask, &start_mask);
+    let pending = pw.port("pending");
+    let converged =
+        &pw.port("awfr_mask_out").eq(&warp_mask) & &pending.eq(&lit(&pending, 0, pending.width()));
+    let tid_base = ks.port("tid_base");
+    let branches = matches!(p.affine, Affine::Ab | Affine::Abm);
+    let (file, plan) = classify(
+        m,
+        (p.warp_size, branches),
+        (insn, pc, &tid_base),
+        (c, &d.tidx),
+        &converged,
+    )?;
+    // sp = top - tid * bytes: compact when -bytes fits the stride (always for a warp of
+    // one thread, whose stride is 0), as the golden model's `Asrf::warp_start` finds.
+    let bytes = ks.port("stack_bytes");
+    let sp_base = &ks.port("stack_top") - &tid_base.mul(&bytes).slice(31, 0);
+    let step = lit(&bytes, 0, 32) - bytes.clone();
+    let single = start_mask.eq(&lit(&start_mask, 1, start_mask.width()));
+    let top = step.slice(31, 15);
+    let fits = &top.eq(&lit(&top, 0, 17)) | &top.eq(&lit(&top, 0x1_ffff, 17));
+    for (port, v) in [
+        ("start", start.clone()),
+        ("sp_base", sp_base),
+        (
+            "sp_stride",
+            mux(&single, &lit(&bytes, 0, 16), &step.slice(15, 0)),
+        ),
+        ("sp_ok", &single | &fits),
+        ("gp", ks.port("gp")),
+        ("tp", ks.port("tp")),
+    ] {
+        m.connect(&file.port(port), &v);
+    }
+    Ok(Plan {
+        outside: &warp_mask & &!&pw.port("awfr_mask_out"),
+        asrf: Some(file),
+        ..plan
+    })
 }
 
 /// Decodes the fetched instruction: what goes where, and the faults of decode.
-fn decode_insn(insn: &Value, pc: &Value, mask: &Value) -> Decoded {
-    let c = decode(insn, true, 32, true);
+fn decode_insn(c: &Ctrl, insn: &Value, pc: &Value, mask: &Value) -> Decoded {
     let opcode = insn.slice(6, 0);
     let rd0 = insn.slice(11, 7).eq(&lit(insn, 0, 5));
     let funct3 = insn.slice(14, 12);
@@ -297,6 +585,7 @@ fn decode_insn(insn: &Value, pc: &Value, mask: &Value) -> Decoded {
             tval,
             who: lowest_one(mask),
         },
+        tidx,
         branch: c.branch.clone(),
         jalr: c.jalr.clone(),
         to_siu,
@@ -305,11 +594,48 @@ fn decode_insn(insn: &Value, pc: &Value, mask: &Value) -> Decoded {
     }
 }
 
-/// A branch's result: the PWFB update it makes and its fault (a misaligned target
+/// A result the CP resolved (`set`, with `value`), held until the state `waiting` for
+/// it takes it the next cycle: (the CP's, its value, a result from either side taken,
+/// the lanes' arriving as `lanes`).
+fn cp_result(
+    m: &mut ModuleBuilder,
+    name: &str,
+    (waiting, lanes): (&Value, &Value),
+    (set, value): (&Value, &Value),
+) -> (Value, Value, Value) {
+    let cp = m.reg(&format!("cp_{name}"), 1, false);
+    let held = m.reg(
+        &format!("cp_{name}_value"),
+        value.width(),
+        hdl::ResetValue::None,
+    );
+    let got = waiting & &(lanes | &cp);
+    m.when(set, |m| {
+        m.connect(&cp, &lit(value, 1, 1));
+        m.connect(&held, value);
+    })
+    .elsewhen(&got, |m| m.connect(&cp, &lit(value, 0, 1)));
+    (cp, held, got)
+}
+
+/// A branch's result, from the lanes or (`cp_set`: +b, a uniform branch) from the CP
+/// the cycle after decode: the PWFB update it makes and its fault (a misaligned target
 /// some thread takes).
-fn resolve_branch(io: &Ports, waiting: &Value, pc: &Value, mask: &Value, target: &Value) -> Update {
-    let got = waiting & io.branch.valid();
-    let taken = io.branch.bits().get("taken").value() & mask;
+fn resolve_branch(
+    m: &mut ModuleBuilder,
+    io: &Ports,
+    (waiting, pc, mask, target): (&Value, &Value, &Value, &Value),
+    (cp_set, cp_taken): (&Value, &Value),
+) -> Update {
+    let (cp, all, got) = cp_result(
+        m,
+        "branch",
+        (waiting, io.branch.valid()),
+        (cp_set, cp_taken),
+    );
+    let zero = lit(mask, 0, mask.width());
+    let lanes = io.branch.bits().get("taken").value();
+    let taken = &mux(&cp, &mux(&all, mask, &zero), lanes) & mask;
     let none = taken.eq(&lit(mask, 0, mask.width()));
     let all = taken.eq(mask);
     let fault = Fault {
@@ -328,13 +654,21 @@ fn resolve_branch(io: &Ports, waiting: &Value, pc: &Value, mask: &Value, target:
     }
 }
 
-/// A jalr's result: its PWFB update (a target of 0 ends the fragment's threads) and its
-/// fault (divergent or misaligned targets).
-fn resolve_jump(io: &Ports, waiting: &Value, mask: &Value) -> Update {
-    let got = waiting & io.jump.valid();
+/// A jalr's result, from the lanes or (`cp_set`: +a, a uniform target) from the CP the
+/// cycle after decode: its PWFB update (a target of 0 ends the fragment's threads) and
+/// its fault (divergent or misaligned targets).
+fn resolve_jump(
+    m: &mut ModuleBuilder,
+    io: &Ports,
+    waiting: &Value,
+    mask: &Value,
+    (cp_set, cp_target): (&Value, &Value),
+) -> Update {
+    let (cp, held, got) = cp_result(m, "jump", (waiting, io.jump.valid()), (cp_set, cp_target));
     let jb = io.jump.bits();
-    let target = jb.get("target").value().clone();
-    let agree = jb.get("agree").value();
+    let target = mux(&cp, &held, jb.get("target").value());
+    let agree = &cp | jb.get("agree").value();
+    let agree = &agree;
     let exit = target.eq(&lit(&target, 0, 32));
     let fault = Fault {
         when: &got & &(&!agree | &target.bit(1)),

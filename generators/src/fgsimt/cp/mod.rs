@@ -1,8 +1,12 @@
 //! The control processor's engine side (seed 000, Figure 3): `frontend.rs` (warp fetch,
 //! decode, jumps and branch updates) with `kernel_state.rs` (RoCC commands, warp
-//! counter), `pwfb.rs` (AWFR and PWFB), `affine_alu.rs` (the affine ALU and stride unit).
+//! counter), `pwfb.rs` (AWFR and PWFB), `affine_alu.rs` (the affine ALU and stride unit), `asrf.rs` (the ASRF) and
+//! `classify.rs` (what +a does with each instruction).
 
 pub mod affine_alu;
+pub mod asrf;
+pub mod classify;
 pub mod frontend;
 pub mod kernel_state;
 pub mod pwfb;
+pub mod shared_load;

@@ -38,10 +38,28 @@ pub fn lane_bits(p: &FgsimtParams) -> u32 {
 /// A unit's read cycle, SIU to every lane: the `slot` and the source registers (0-63:
 /// x0-x31, f0-f31; the lane reads them every cycle, the SIU knows which cycles count);
 /// SAU0's has `rs3`, the fused FP operations' third operand.
+/// With +a each source also has its compact value ([`compact_fields`]): the lane
+/// expands it for the slot's thread instead of reading the SRF.
 pub fn r_uop(p: &FgsimtParams, unit: &str) -> Shape {
     let mut fields = vec![uint("slot", slot_bits(p))];
-    fields.extend(source_fields(unit).iter().map(|n| uint(n, 6)));
+    for n in source_fields(unit) {
+        fields.push(uint(n, 6));
+        if p.affine_arith() {
+            let [ok, base, stride] = compact_fields(n);
+            fields.extend([uint(ok, 1), uint(base, 32), uint(stride, 16)]);
+        }
+    }
     Shape::bundle(fields)
+}
+
+/// A source's compact fields in a read micro-op (+a): `<rs>_ok`, `<rs>_base`,
+/// `<rs>_stride`.
+pub fn compact_fields(source: &str) -> [&'static str; 3] {
+    match source {
+        "rs1" => ["rs1_ok", "rs1_base", "rs1_stride"],
+        "rs2" => ["rs2_ok", "rs2_base", "rs2_stride"],
+        _ => ["rs3_ok", "rs3_base", "rs3_stride"],
+    }
 }
 
 /// The source registers a unit reads: SAU0 three (its own SRF read port for rs3), the
@@ -93,7 +111,10 @@ pub fn lane(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
             m.connect(&bank.port(&format!("r{port}_reg")), reg);
             m.connect(&bank.port(&format!("r{port}_slot")), slot);
             let read = bank.port(&format!("r{port}_data"));
-            let value = forward(&writes, reg, slot, &read);
+            let mut value = forward(&writes, reg, slot, &read);
+            if p.affine_arith() {
+                value = expand(p, r, field, (&lane, slot), &value);
+            }
             let latch = m.reg(&format!("{u}_{field}"), 32, ResetValue::None);
             m.connect(&latch, &value);
             sources.push(latch);
@@ -140,6 +161,21 @@ pub fn lane(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         }
     }
     m.finish()
+}
+
+/// A source's value for the slot's thread: its compact value (`base + i * stride`,
+/// thread i = slot * lanes + lane) when the micro-op says so, else `value` (the SRF's).
+fn expand(
+    p: &FgsimtParams,
+    r: &hdl::Bundle,
+    source: &str,
+    (lane, slot): (&Value, &Value),
+    value: &Value,
+) -> Value {
+    let [ok, base, stride] = compact_fields(source).map(|n| r.get(n).value().clone());
+    let index = sau::thread_index(p, slot, lane).slice(5, 0).as_signed();
+    let step = stride.as_signed().mul(&index).sext(32).as_unsigned();
+    hdl::mux(&ok, &(&base + &step), value)
 }
 
 /// `read`, or the value a write port writes to `reg` and `slot` in this cycle.
