@@ -47,14 +47,14 @@
 //! Ports: `slot` (in, `bundles::mem_slot`), with +m `aload` (in,
 //! `bundles::affine_load`), `space` (out: every lane's SMRQ and SLDQ take a whole warp
 //! instruction more, beyond the rest of one being received; an affine load is one),
-//! `load`
-//! (`bundles::load_data`), `n<l>_req`/`n<l>_resp` per lane and `w_req`/`w_resp` (the
-//! L1's narrow and wide ports with `bundles::MEM_TAG_BITS`; the tag is 0: a port's
+//! `load` (`bundles::load_data`), `n<l>_req`/`n<l>_resp` per lane and `w_req`/`w_resp`
+//! (the L1's narrow and wide ports with `bundles::MEM_TAG_BITS`; the tag is 0: a port's
 //! responses come in request order), `idle` (no slot being received, SMRQs and the
-//! affine queue empty, nothing in flight: the kernel fence) and Table 3's counters `stat_wide`,
-//! `stat_narrow` (accesses issued) and `stat_bytes` (the bytes the threads' accesses
-//! ask for: 1 << size for each active thread served; at most 32 a cycle with 8 lanes;
-//! with +m a cycle late, their terms registered: 433.3 -> 472.6 MHz at nangate45).
+//! affine queue empty, nothing in flight: the kernel fence) and Table 3's counters
+//! `stat_wide`, `stat_narrow` (accesses issued) and `stat_bytes` (the bytes the threads'
+//! accesses ask for: 1 << size for each active thread served; at most 32 a cycle with 8
+//! lanes; with +m a cycle late, their terms registered, off the queue's ordering paths:
+//! abm 387.3 -> 472.6 MHz at nangate45).
 
 mod affine_queue;
 mod coalesce;
