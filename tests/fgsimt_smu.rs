@@ -16,7 +16,7 @@ mod l1_rig;
 mod lint_rig;
 use generators::fgsimt::bundles::MEM_TAG_BITS;
 use generators::fgsimt::l1::{self, op};
-use generators::fgsimt::params::FgsimtParams;
+use generators::fgsimt::params::{Affine, FgsimtParams};
 use generators::fgsimt::smu::smu;
 use hdl::{Design, Dir, Module, ModuleBuilder};
 use l1_rig::Stress;
@@ -114,17 +114,30 @@ struct Access {
     mask: u64,
 }
 
-/// A memory warp instruction: per thread an access, or None when inactive.
+/// A memory warp instruction: per thread an access, or None when inactive; `affine` for
+/// an affine load (+m) with thread 0's address (thread i's is `addr + (i << size)`).
 #[derive(Clone, Debug)]
 struct Inst {
     op: u64,
     size: u64,
     threads: Vec<Option<Access>>,
+    affine: Option<u64>,
 }
 
 impl Inst {
     fn returns_data(&self) -> bool {
         self.op != op::STORE
+    }
+
+    /// An affine load: the lines from its lowest active thread's element to its
+    /// highest's, in ascending order; their number is the model's formula
+    /// (`Asrf::affine_load`: `last / 32 - first / 32 + 1`).
+    fn affine_lines(&self) -> Option<Vec<u64>> {
+        self.affine?;
+        let addrs: Vec<u64> = self.threads.iter().flatten().map(|a| a.addr).collect();
+        let first = addrs.iter().min().unwrap() / 32;
+        let last = (addrs.iter().max().unwrap() + (1 << self.size) - 1) / 32;
+        Some((first..=last).map(|l| l * 32).collect())
     }
 }
 
@@ -151,6 +164,14 @@ fn params(lanes: u32, warp_size: u32) -> FgsimtParams {
         warp_size,
         dcache_bytes: 2048,
         ..FgsimtParams::default()
+    }
+}
+
+/// `p` with the affine loads of +m.
+fn abm(p: FgsimtParams) -> FgsimtParams {
+    FgsimtParams {
+        affine: Affine::Abm,
+        ..p
     }
 }
 
@@ -284,7 +305,50 @@ fn random_inst(rng: &mut Rng, w: u64) -> Inst {
         op: opc,
         size,
         threads,
+        affine: None,
     }
+}
+
+/// An affine load of `w` threads at `addr` (aligned to `size`) with active `mask`.
+fn affine_inst(addr: u64, size: u64, mask: u64, w: u64) -> Inst {
+    let threads = (0..w)
+        .map(|t| {
+            (mask >> t & 1 == 1).then(|| {
+                let a = addr + (t << size);
+                Access {
+                    addr: a,
+                    data: 0,
+                    mask: ((1 << (1 << size)) - 1) << (a & 3),
+                }
+            })
+        })
+        .collect();
+    Inst {
+        op: op::LOAD,
+        size,
+        threads,
+        affine: Some(addr),
+    }
+}
+
+/// A random affine load of `w` threads: any size, over the lines the other instructions
+/// write (or the counters, or the read-only words), at a line start or not, with a full
+/// mask, one thread, or random holes.
+fn random_affine(rng: &mut Rng, w: u64) -> Inst {
+    let size = rng.below(3);
+    let region = *rng.pick(&[RO, OWN, PERM, BLOCK, BYTES, HALVES, COUNTERS]);
+    let start = if rng.chance(50) {
+        0
+    } else {
+        rng.below(32 >> size) << size
+    };
+    let addr = region + 32 * rng.below(8) + start;
+    let mask = match rng.below(4) {
+        0 => u64::MAX,
+        1 => 1 << rng.below(w),
+        _ => rng.next_u64() | 1 << rng.below(w),
+    };
+    affine_inst(addr, size, mask & (u64::MAX >> (64 - w)), w)
 }
 
 /// The coalescing rule: whether slot `c` of `inst` goes wide, and its line (never one in
@@ -325,11 +389,13 @@ struct Tb {
     /// Loads in program order (instruction indices) and the slot to pop next.
     loads: VecDeque<usize>,
     pop_slot: Option<usize>,
-    /// Instruction being sent and its next slot.
+    /// Instruction being sent and its next slot; the next instruction to start.
     next: usize,
-    sending: Option<usize>,
+    sending: Option<(usize, usize)>,
     rng: Rng,
     gap: u64,
+    /// The SMU has the `aload` port (+m).
+    abm: bool,
     out: Outcome,
 }
 
@@ -363,7 +429,12 @@ impl Tb {
         let uncached = (p.uncached_base, p.uncached_size);
         let wides = insts
             .iter()
-            .flat_map(|i| (0..t).filter_map(move |c| wide_line(i, lanes, c, uncached)))
+            .flat_map(|i| match i.affine_lines() {
+                Some(lines) => lines,
+                None => (0..t)
+                    .filter_map(|c| wide_line(i, lanes, c, uncached))
+                    .collect(),
+            })
             .collect();
         let loads = (0..insts.len())
             .filter(|&i| insts[i].returns_data())
@@ -384,25 +455,47 @@ impl Tb {
             sending: None,
             rng,
             gap: s.gap_percent,
+            abm: p.affine == Affine::Abm,
             out: Outcome::default(),
         }
     }
 
     /// Drives this cycle's slot, as the SIU does: a whole instruction, a slot a cycle,
-    /// started only while `space`.
+    /// started only while `space`; an affine load as one `aload` while `space`, also
+    /// during the later slots of the instruction before it, never with a first slot.
     fn send(&mut self) {
-        if self.sending.is_none()
-            && self.next < self.insts.len()
-            && self.dut.peek_u64("space").unwrap() == 1
-            && !self.rng.chance(self.gap)
-        {
-            self.sending = Some(0);
+        let due = |tb: &mut Tb| {
+            tb.next < tb.insts.len()
+                && tb.dut.peek_u64("space").unwrap() == 1
+                && !tb.rng.chance(tb.gap)
+        };
+        let affine_next = self.next < self.insts.len() && self.insts[self.next].affine.is_some();
+        if self.sending.is_none() && !affine_next && due(self) {
+            self.sending = Some((self.next, 0));
+            self.next += 1;
         }
-        let Some(c) = self.sending else {
+        if self.abm {
+            let aload = self.sending.is_none_or(|(_, c)| c > 0) && affine_next && due(self);
+            self.dut.poke_u64("aload_valid", aload as u64).unwrap();
+            if aload {
+                let inst = &self.insts[self.next];
+                let mask = (0..inst.threads.len())
+                    .fold(0, |m, t| m | (inst.threads[t].is_some() as u64) << t);
+                for (f, v) in [
+                    ("addr", inst.affine.unwrap()),
+                    ("size", inst.size),
+                    ("mask", mask),
+                ] {
+                    self.dut.poke_u64(&format!("aload_bits_{f}"), v).unwrap();
+                }
+                self.next += 1;
+            }
+        }
+        let Some((i, c)) = self.sending else {
             self.dut.poke_u64("slot_valid", 0).unwrap();
             return;
         };
-        let inst = &self.insts[self.next];
+        let inst = &self.insts[i];
         let d = &mut self.dut;
         d.poke_u64("slot_valid", 1).unwrap();
         d.poke_u64("slot_bits_op", inst.op).unwrap();
@@ -422,12 +515,7 @@ impl Tb {
             }
         }
         d.poke_u64("slot_bits_active", active).unwrap();
-        if c + 1 == self.t {
-            self.sending = None;
-            self.next += 1;
-        } else {
-            self.sending = Some(c + 1);
-        }
+        self.sending = (c + 1 < self.t).then_some((i, c + 1));
     }
 }
 
@@ -459,11 +547,7 @@ impl Tb {
             };
             let got = self.dut.peek_u64(&format!("load_data_{l}")).unwrap() as u32;
             let old = word_of(&self.refm, a.addr);
-            let keep = if inst.size == 2 {
-                u32::MAX
-            } else {
-                (1 << (8 << inst.size)) - 1
-            };
+            // The whole word shifted right by the byte offset, sub-words too (`load_data`).
             let want = old >> (8 * (a.addr & 3));
             let what = || format!("instruction {k} {inst:x?}, slot {c}, lane {l}");
             match inst.op {
@@ -475,7 +559,7 @@ impl Tb {
                     }
                 }
                 op::ADD => {}
-                _ => assert_eq!(got & keep, want & keep, "{}", what()),
+                _ => assert_eq!(got, want, "{}", what()),
             }
             if inst.op >= op::SWAP {
                 let v = amo::apply(inst.op - op::AMO_BASE, 4, old as u64, a.data as u64);
@@ -571,6 +655,11 @@ impl Tb {
     fn check_counters(&mut self) {
         let (mut wide, mut narrow, mut bytes) = (0, 0, 0);
         for inst in &self.insts {
+            if let Some(lines) = inst.affine_lines() {
+                wide += lines.len() as u64;
+                bytes += (inst.threads.iter().flatten().count() as u64) << inst.size;
+                continue;
+            }
             for c in 0..self.t {
                 let slot = &inst.threads[c * self.lanes..(c + 1) * self.lanes];
                 let n = slot.iter().flatten().count() as u64;
@@ -594,10 +683,15 @@ impl Tb {
     }
 }
 
-/// `n` random instructions, an LR followed by an SC to its addresses half the time.
-fn random_stream(rng: &mut Rng, w: u64, n: usize) -> Vec<Inst> {
+/// `n` random instructions, an LR followed by an SC to its addresses half the time; with
+/// `affine`, one in five an affine load.
+fn random_stream(rng: &mut Rng, w: u64, n: usize, affine: bool) -> Vec<Inst> {
     let mut insts = Vec::new();
     while insts.len() < n {
+        if affine && rng.chance(20) {
+            insts.push(random_affine(rng, w));
+            continue;
+        }
         let inst = random_inst(rng, w);
         if inst.op == op::LR && rng.chance(50) {
             let mut sc = inst.clone();
@@ -616,11 +710,13 @@ fn random_stream(rng: &mut Rng, w: u64, n: usize) -> Vec<Inst> {
 
 fn random_run(p: &FgsimtParams, s: Stress, n: usize, seed: u64) -> Outcome {
     let mut rng = Rng::new(seed ^ 0x5eed);
-    let insts = random_stream(&mut rng, p.warp_size as u64, n);
+    let affine = p.affine == Affine::Abm;
+    let insts = random_stream(&mut rng, p.warp_size as u64, n, affine);
+    let aloads = insts.iter().filter(|i| i.affine.is_some()).count();
     let out = Tb::new(p, s, insts, seed).run(1_000_000);
     println!(
-        "lanes {} warp {} smrq {} sldq {} {s:?} seed {seed}: {n} instructions in {} cycles, {} wide, {} narrow, {} SC succeeded",
-        p.lanes, p.warp_size, p.smrq_insts, p.sldq_loads, out.cycles, out.wide, out.narrow, out.sc_ok
+        "lanes {} warp {} smrq {} sldq {} affine {} {s:?} seed {seed}: {n} instructions ({aloads} affine loads) in {} cycles, {} wide, {} narrow, {} SC succeeded",
+        p.lanes, p.warp_size, p.smrq_insts, p.sldq_loads, p.affine.name(), out.cycles, out.wide, out.narrow, out.sc_ok
     );
     out
 }
@@ -630,6 +726,17 @@ fn random_run(p: &FgsimtParams, s: Stress, n: usize, seed: u64) -> Outcome {
 #[test]
 fn random_streams_match_the_per_thread_reference() {
     for (p, seed) in [(params(8, 32), 1), (shallow(2, 2), 2)] {
+        for s in STRESSES {
+            random_run(&p, s, 300, seed);
+        }
+    }
+}
+
+/// +m: random streams with affine loads (every size, line-aligned or not, full masks,
+/// one thread, holes) among the other instructions, on the lines they write.
+#[test]
+fn random_streams_with_affine_loads_match_the_reference() {
+    for (p, seed) in [(abm(params(8, 32)), 3), (abm(shallow(2, 8)), 4)] {
         for s in STRESSES {
             random_run(&p, s, 300, seed);
         }
@@ -652,13 +759,59 @@ fn random_streams_long() {
         params(8, 8),
         params(4, 32),
     ];
-    for p in shapes {
+    for p in shapes.iter().flat_map(|p| [p.clone(), abm(p.clone())]) {
         for seed in 0..4 {
             for s in STRESSES {
                 random_run(&p, s, 2000, 100 + seed);
             }
         }
     }
+}
+
+/// +m: a 32-thread warp's affine loads go as the paper's wide requests (seed 000,
+/// section 2.6): words 4 at a line start and 5 off it, halves 2 and 3, bytes 1 and 2;
+/// one thread, 1; each between stores by every thread to the same lines, so their data
+/// show the order kept (checked per thread, and each line in program order).
+#[test]
+fn affine_loads_go_as_the_papers_wide_requests() {
+    let p = abm(params(8, 32));
+    let w = p.warp_size as u64;
+    let full = u64::MAX >> (64 - w);
+    let cases = [
+        (2, 0, full, 4),
+        (2, 4, full, 5),
+        (1, 0, full, 2),
+        (1, 6, full, 3),
+        (0, 0, full, 1),
+        (0, 9, full, 2),
+        (2, 8, 1 << 17, 1),
+        (1, 2, 0x8000_0001, 3),
+    ];
+    let mut insts = Vec::new();
+    for (i, &(size, start, mask, lines)) in cases.iter().enumerate() {
+        let line0 = OWN + 256 * (i as u64 % 4);
+        let aload = affine_inst(line0 + start, size, mask, w);
+        assert_eq!(aload.affine_lines().unwrap().len(), lines, "case {i}");
+        let before = unit_stride(op::STORE, line0, w, 1).remove(0);
+        let mut after = before.clone();
+        for a in after.threads.iter_mut().flatten() {
+            a.data = !a.data;
+        }
+        insts.extend([before, aload.clone(), after, aload]);
+    }
+    let out = Tb::new(&p, STRESSES[1], insts, 11).run(100_000);
+    let slots = 2 * cases.len() as u64 * (w / p.lanes as u64);
+    let lines: u64 = cases.iter().map(|c| 2 * c.3 as u64).sum();
+    println!(
+        "{} affine loads between stores: {} cycles",
+        2 * cases.len(),
+        out.cycles
+    );
+    assert_eq!(
+        out.wide,
+        slots + lines,
+        "a wide request a store slot, the lines"
+    );
 }
 
 /// `n` unit-stride word accesses of `opc` by every thread of a warp, over 4 rows of
@@ -677,6 +830,7 @@ fn unit_stride(opc: u64, base: u64, w: u64, n: u64) -> Vec<Inst> {
                     })
                 })
                 .collect(),
+            affine: None,
         })
         .collect()
 }
@@ -730,5 +884,29 @@ fn smu_is_lint_clean_at_lanes_1_2_8_and_warps_1_to_32() {
         };
         blocks.push(smu(&p).unwrap());
     }
+    // +m at each lane count's smallest and largest warp, every warp between with
+    // `ACCELGEN_LONG=1`.
+    let long = std::env::var_os("ACCELGEN_LONG").is_some();
+    let abm_blocks: Vec<_> = [1, 2, 8]
+        .into_iter()
+        .flat_map(|lanes| {
+            [1, 2, 4, 8, 16, 32]
+                .into_iter()
+                .filter(move |&w| w == lanes || w == 32 || (long && w > lanes))
+                .map(move |warp_size| (lanes, warp_size, 2, 4))
+        })
+        .chain([(8, 32, 8, 8), (8, 32, 1, 1), (2, 2, 1, 1)])
+        .map(|(lanes, warp_size, smrq_insts, sldq_loads)| {
+            smu(&abm(FgsimtParams {
+                lanes,
+                warp_size,
+                smrq_insts,
+                sldq_loads,
+                ..FgsimtParams::default()
+            }))
+            .unwrap()
+        })
+        .collect();
+    blocks.extend(abm_blocks);
     lint_rig::lint_blocks("fgsimt smu", &blocks);
 }

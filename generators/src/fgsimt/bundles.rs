@@ -94,6 +94,22 @@ pub fn mem_slot(lanes: u32) -> Shape {
     ]))
 }
 
+/// An affine unit-stride load, SIU to SMU (+m, seed 000 section 2.6; valid only, one
+/// cycle, issued like a memory instruction: while the SMU's `space` is high, never in the
+/// cycle of another instruction's first slot; the SIU also takes an SLWQ entry and later
+/// pops the load's T slots through `load` as for any load). `addr` is thread 0's byte
+/// address (base + imm), thread i's is `addr + i * (1 << size)`; `size` is log2 bytes
+/// (0-2) with `addr` aligned to it; `mask` has the active threads (at least one); the
+/// elements lie outside the uncached region. In program order it follows every
+/// instruction whose first slot arrived before or with it.
+pub fn affine_load(warp_size: u32) -> Shape {
+    Shape::valid(Shape::bundle(vec![
+        uint("addr", 32),
+        uint("size", 2),
+        uint("mask", warp_size),
+    ]))
+}
+
 /// Load data, SMU to lanes: `ready` is high while every lane's SLDQ holds all T slots of
 /// the oldest load (loads, LR, SC and AMOs, in program order); the SLU then takes one
 /// slot a cycle for T cycles with `pop`. `data[l]` is lane l's head: the word holding

@@ -14,7 +14,7 @@ use super::smrq::Smrq;
 use super::{all, cat_low_first, k};
 use crate::fgsimt::l1::{op, OFFSET_BITS};
 use crate::fgsimt::params::{FgsimtParams, LINE_BYTES};
-use hdl::{Bundle, ModuleBuilder, Value};
+use hdl::{mux, Bundle, ModuleBuilder, Value};
 
 /// The OR of the active lanes' line addresses (`addr` without its offset bits): their
 /// line when they share one; when they do not, some active lane's line differs from it
@@ -62,22 +62,33 @@ pub fn classify(p: &FgsimtParams, slot: &Bundle) -> Value {
     &(&(&plain & &some) & &all(&same)) & &cacheable(p, &line)
 }
 
-/// Drives the wide request from the SMRQ heads; returns its acceptance.
-pub fn wide_port(m: &mut ModuleBuilder, queues: &[Smrq], req: &Bundle) -> Value {
+/// Drives the wide request from the SMRQ heads, or with +m from `affine` (the affine
+/// queue's request valid and line address; never both valid: `affine_queue.rs`);
+/// returns the SMRQ heads' request's acceptance.
+pub fn wide_port(
+    m: &mut ModuleBuilder,
+    queues: &[Smrq],
+    req: &Bundle,
+    affine: Option<(&Value, &Value)>,
+) -> Value {
     let heads: Vec<Value> = queues.iter().map(Smrq::wide_head).collect();
     let go = all(&heads);
-    m.connect(req.valid(), &go);
     let field = |n: &str| -> Vec<Value> { queues.iter().map(|q| q.fifo.head(n)).collect() };
     let (active, addrs) = (field("active"), field("addr"));
     let line = common_line(&active, &addrs);
     let bits = req.bits();
-    let addr = bits.get("addr").value();
-    m.connect(addr, &line.cat(&k(&line, 0, OFFSET_BITS)));
+    let mut addr = line.cat(&k(&line, 0, OFFSET_BITS));
     let opv = queues[0].fifo.head("op");
-    m.connect(
-        bits.get("write").value(),
-        &opv.eq(&k(&opv, op::STORE, op::BITS)),
-    );
+    let mut write = opv.eq(&k(&opv, op::STORE, op::BITS));
+    let mut valid = go.clone();
+    if let Some((ago, aaddr)) = affine {
+        valid = &valid | ago;
+        addr = mux(ago, aaddr, &addr);
+        write = &write & &!ago;
+    }
+    m.connect(req.valid(), &valid);
+    m.connect(bits.get("addr").value(), &addr);
+    m.connect(bits.get("write").value(), &write);
     let (data, mask) = merge(&active, &addrs, &field("data"), &field("mask"));
     m.connect(bits.get("data").value(), &data);
     m.connect(bits.get("mask").value(), &mask);

@@ -15,29 +15,57 @@
 //!   count of the fence.
 //! - `sldq.rs`: the lanes' SLDQs, an entry of `threads_per_lane` words per lane for each
 //!   load warp instruction (loads, LR, SC, AMOs), reserved as its slots arrive.
+//! - With `affine = "abm"` only (+m, seed 000 section 2.6; the other settings' SMU is
+//!   the same Verilog as without it): `affine_queue.rs`, the extra memory command
+//!   queue of affine unit-stride loads (`aload`, `bundles::affine_load`), each issued
+//!   as the wide requests of the lines from its lowest active thread's element to its
+//!   highest's (the model's `Asrf::affine_load` count: 4 or 5 for a 32-thread word
+//!   load, 2-3 halves, 1-2 bytes), in program order with the slots by stamps; and
+//!   `rotate.rs`, the rotation network giving every lane's slot its element of each
+//!   returned line.
+//!
+//! Decisions +m leaves open (docs/fgsimt-engine.md, "SMU"): an affine load needs no
+//! new depth parameter: its queue holds `sldq_loads` loads, as each holds an SLDQ entry
+//! from its arrival until the SLU pops it; its lines go in ascending order, one a
+//! cycle the wide port accepts, lines between active threads included; its inactive
+//! threads' words are done at once and its active ones' as their line returns, so
+//! `load` and `pop` are unchanged (the bits above a sub-word element are the word's, as
+//! for a narrow load); its bytes count in `stat_bytes` with its last request. With +m,
+//! a load's SLDQ entry is taken at its first slot (not its last), so that an affine
+//! load arriving during the later slots of the instruction before it gets the entry
+//! after it. Lines in the uncached region are not checked: the SIU sends no affine
+//! load there (`bundles::affine_load`).
 //!
 //! Ordering (docs "Ordering"): each lane's accesses leave its SMRQ in program order, so a
 //! thread's do; a wide request leaves only when every lane's SMRQ head is its slot, so
 //! after every narrow request before it was accepted, and a narrow request after it
-//! only once it was accepted; the D$ performs a bank's accepted requests in order.
+//! only once it was accepted; the D$ performs a bank's accepted requests in order. An
+//! affine load's requests go after every earlier slot's requests were accepted, and a
+//! later slot's after its requests were (`affine_queue.rs`); the wide port carries
+//! one or the other, never both.
 //!
-//! Ports: `slot` (in, `bundles::mem_slot`), `space` (out: every lane's SMRQ and SLDQ take
-//! a whole warp instruction more, beyond the rest of one being received), `load`
-//! (`bundles::load_data`), `n<l>_req`/`n<l>_resp` per lane and `w_req`/`w_resp` (the
-//! L1's narrow and wide ports with `bundles::MEM_TAG_BITS`; the tag is 0: a port's
-//! responses come in request order), `idle` (no slot being received, SMRQs empty,
-//! nothing in flight: the kernel fence) and Table 3's counters `stat_wide`,
-//! `stat_narrow` (accesses issued) and `stat_bytes` (the bytes the threads' accesses
-//! ask for: 1 << size for each active thread served; at most 32 a cycle with 8 lanes).
+//! Ports: `slot` (in, `bundles::mem_slot`), with +m `aload` (in,
+//! `bundles::affine_load`), `space` (out: every lane's SMRQ and SLDQ take a whole warp
+//! instruction more, beyond the rest of one being received; an affine load is one),
+//! `load` (`bundles::load_data`), `n<l>_req`/`n<l>_resp` per lane and `w_req`/`w_resp`
+//! (the L1's narrow and wide ports with `bundles::MEM_TAG_BITS`; the tag is 0: a port's
+//! responses come in request order), `idle` (no slot being received, SMRQs and the
+//! affine queue empty, nothing in flight: the kernel fence) and Table 3's counters
+//! `stat_wide`, `stat_narrow` (accesses issued) and `stat_bytes` (the bytes the threads'
+//! accesses ask for: 1 << size for each active thread served; at most 32 a cycle with 8
+//! lanes; with +m a cycle late, their terms registered, off the queue's ordering paths:
+//! abm 387.3 -> 472.6 MHz at nangate45).
 
+mod affine_queue;
 mod coalesce;
+mod rotate;
 mod sldq;
 mod smrq;
 mod smrrq;
 
-use super::bundles::{load_data, mem_slot, MEM_TAG_BITS};
+use super::bundles::{affine_load, load_data, mem_slot, MEM_TAG_BITS};
 use super::l1::{narrow_request, narrow_response, op, wide_request, wide_response};
-use super::params::FgsimtParams;
+use super::params::{Affine, FgsimtParams};
 use crate::examples::queue::{queue, QueueParams};
 use hdl::helpers::popcount;
 use hdl::ir::addr_width;
@@ -214,13 +242,41 @@ pub fn smu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let wresp = m.io("w_resp", Dir::In, &wide_response(MEM_TAG_BITS));
     let idle = m.output("idle", 1);
 
+    let aload =
+        (p.affine == Affine::Abm).then(|| m.io("aload", Dir::In, &affine_load(p.warp_size)));
+
     let rx = receive(&mut m, p, &slot);
-    let mut ldq = sldq::Sldq::new(&mut m, p, &slot, &rx);
+    let mut ldq = sldq::Sldq::new(&mut m, p, (&slot, aload.as_ref()), &rx);
+    let stamps = aload
+        .as_ref()
+        .map(|a| affine_queue::Stamps::new(&mut m, p, &rx, &slot, a));
     let wide = coalesce::classify(p, &slot);
-    let queues: Vec<smrq::Smrq> = (0..lanes)
-        .map(|l| smrq::Smrq::new(&mut m, p, l, &slot, (&rx, &ldq.tail, &wide)))
+    let mut queues: Vec<smrq::Smrq> = (0..lanes)
+        .map(|l| {
+            let stamp = stamps.as_ref().map(|s| &s.slot);
+            smrq::Smrq::new(&mut m, p, l, &slot, (&rx, &ldq.entry, &wide, stamp))
+        })
         .collect::<Result<_, _>>()?;
-    let wide_fire = coalesce::wide_port(&mut m, &queues, &wreq);
+    let mut aq = match (&aload, &ldq.affine_entry) {
+        (Some(a), Some(e)) => Some(affine_queue::AffineQueue::new(&mut m, p, a, e)?),
+        _ => None,
+    };
+    let afire = match (&mut aq, &stamps) {
+        (Some(aq), Some(s)) => {
+            for q in &mut queues {
+                let open = aq.allows(&q.fifo.head("stamp"));
+                q.gate(&open);
+            }
+            Some(aq.request(&mut m, (&queues, &rx, s), &wreq))
+        }
+        _ => None,
+    };
+    let aaddr = aq.as_ref().map(affine_queue::AffineQueue::addr);
+    let areq = aq
+        .as_ref()
+        .zip(aaddr.as_ref())
+        .map(|(a, addr)| (&a.go, addr));
+    let wide_fire = coalesce::wide_port(&mut m, &queues, &wreq, areq);
     let mut narrow_fires = Vec::new();
     let mut inflight_empty = Vec::new();
     for (l, q) in queues.iter().enumerate() {
@@ -230,9 +286,14 @@ pub fn smu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         inflight_empty.push(rq.empty());
         narrow_fires.push(fire);
     }
-    let wq = smrrq::wide(&mut m, p, (&queues, &wide_fire), &wresp)?;
+    let affine = afire.as_ref().zip(aq.as_ref());
+    let wq = smrrq::wide(&mut m, p, (&queues, &wide_fire), &wresp, affine)?;
     ldq.fill_wide(&mut m, &wq, &wresp);
+    if affine.is_some() {
+        ldq.fill_affine(&mut m, p, &wq, &wresp);
+    }
     inflight_empty.push(wq.empty());
+    inflight_empty.extend(aq.as_ref().map(affine_queue::AffineQueue::empty));
     let ldq_room = ldq.finish(&mut m, &rx, &load);
 
     let smrq_room: Vec<Value> = queues.iter().map(|q| q.room(p, &rx)).collect();
@@ -240,29 +301,59 @@ pub fn smu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let queues_empty: Vec<Value> = queues.iter().map(|q| q.fifo.empty()).collect();
     let quiet = &(&all(&queues_empty) & &all(&inflight_empty)) & &!&rx.partial;
     m.connect(&idle, &quiet);
-    counters(&mut m, &queues, &narrow_fires, &wide_fire);
+    counters(&mut m, &queues, &narrow_fires, &wide_fire, affine);
     m.finish()
 }
 
-/// Table 3's counters: wide and narrow accesses issued, bytes the threads asked for.
-fn counters(m: &mut ModuleBuilder, queues: &[smrq::Smrq], narrow: &[Value], wide: &Value) {
+/// Table 3's counters: wide and narrow accesses issued, bytes the threads asked for
+/// (with +m `affine`: the affine queue's acceptance and the queue; an affine load's
+/// bytes count with its last request, and every term a cycle late, registered, off the
+/// paths through the queue's ordering checks).
+fn counters(
+    m: &mut ModuleBuilder,
+    queues: &[smrq::Smrq],
+    narrow: &[Value],
+    wide: &Value,
+    affine: Option<(&Value, &affine_queue::AffineQueue)>,
+) {
     let count = |m: &mut ModuleBuilder, name: &str, add: &Value| {
         let r = m.reg(&format!("{name}_count"), 32, 0u64);
         m.connect(&r, &(&r + &add.zext(32)));
         let o = m.output(name, 32);
         m.connect(&o, &r);
     };
-    count(m, "stat_wide", wide);
-    count(m, "stat_narrow", &popcount(&cat_low_first(narrow)));
+    let late = |m: &mut ModuleBuilder, name: &str, v: Value| {
+        if affine.is_none() {
+            return v;
+        }
+        let r = m.reg(&format!("stat_{name}_term"), v.width(), 0u64);
+        m.connect(&r, &v);
+        r
+    };
+    let wide_any = affine.map_or_else(|| wide.clone(), |(fire, _)| wide | fire);
+    let wide_any = late(m, "wide_any", wide_any);
+    count(m, "stat_wide", &wide_any);
+    let narrow: Vec<Value> = (narrow.iter().enumerate())
+        .map(|(l, f)| late(m, &format!("narrow{l}"), f.clone()))
+        .collect();
+    count(m, "stat_narrow", &popcount(&cat_low_first(&narrow)));
     let bytes = |size: &Value| k(size, 1, 32).dshl(size);
     let zero = k(wide, 0, 32);
     let mut total = zero.clone();
     let mut wide_threads = zero.clone();
-    for (q, fire) in queues.iter().zip(narrow) {
-        total = &total + &mux(fire, &bytes(&q.fifo.head("size")), &zero);
-        wide_threads = &wide_threads + &q.fifo.head("active").zext(32);
+    for (l, (q, fire)) in queues.iter().zip(&narrow).enumerate() {
+        let size = late(m, &format!("size{l}"), q.fifo.head("size"));
+        total = &total + &mux(fire, &bytes(&size), &zero);
+        let active = late(m, &format!("active{l}"), q.fifo.head("active"));
+        wide_threads = &wide_threads + &active.zext(32);
     }
-    let wide_bytes = wide_threads.dshl(&queues[0].fifo.head("size"));
-    total = &total + &mux(wide, &wide_bytes, &zero);
+    let size = late(m, "wide_size", queues[0].fifo.head("size"));
+    let wide_bytes = wide_threads.dshl(&size);
+    let wide = late(m, "wide", wide.clone());
+    total = &total + &mux(&wide, &wide_bytes, &zero);
+    if let Some((fire, aq)) = affine {
+        let last = mux(&(fire & &aq.last), &aq.bytes(), &zero);
+        total = &total + &late(m, "affine_bytes", last);
+    }
     count(m, "stat_bytes", &total);
 }

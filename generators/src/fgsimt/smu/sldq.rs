@@ -9,9 +9,13 @@
 //! response sets its word, shifted right by its byte offset (a narrow response's word;
 //! for a wide one, each lane's word of the line). `load.ready` is high while the oldest
 //! load's words are all done in every lane, the whole load received; the SLU then pops
-//! its T slots, one a cycle.
+//! its T slots, one a cycle. With +m an entry is taken whole at a load's first slot or
+//! at an affine load (its words cleared then, its inactive threads' done at once), and
+//! an affine load's words are filled from each returned line by the rotation network
+//! (`rotate.rs`), up to every lane's T words a cycle.
 
-use super::{all, k, next_mod, Fifo, Receive};
+use super::rotate::{place, Request};
+use super::{all, cat_low_first, k, next_mod, Fifo, Receive};
 use crate::fgsimt::l1::OFFSET_BITS;
 use crate::fgsimt::params::{FgsimtParams, LINE_BYTES};
 use hdl::helpers::{onehot_decode, onehot_mux};
@@ -21,8 +25,10 @@ use hdl::{cat, mux, Bundle, ModuleBuilder, ResetValue, Value};
 pub struct Sldq {
     loads: u32,
     t: u32,
-    /// The entry of the load being received.
-    pub tail: Value,
+    /// The entry of the incoming slot's load.
+    pub entry: Value,
+    /// +m: the entry of an affine load arriving this cycle.
+    pub affine_entry: Option<Value>,
     head: Value,
     /// The next slot of the head entry to pop.
     pop_slot: Value,
@@ -33,11 +39,42 @@ pub struct Sldq {
     data: Vec<Vec<Value>>,
     /// Per lane: the done bits this cycle's responses set.
     set: Vec<Value>,
-    /// This cycle's reservation (one-hot over the words) and the slot's active lanes.
+    /// This cycle's reservation (one-hot over the words), the done bits it clears (with
+    /// +m whole entries as they are taken) and the slot's active lanes.
     reserve: Value,
+    clear: Value,
     active: Value,
-    /// A load's last slot arrives.
-    received: Value,
+    /// Entries received whole this cycle (a load's last slot; with +m a load's first
+    /// slot and an affine load).
+    received: Vec<Value>,
+}
+
+/// The one-hot over the `loads * t` words of every slot of entry `e`.
+fn entry_words(loads: u32, t: u32, e: &Value) -> Value {
+    let es = onehot_decode(e, loads);
+    let bits: Vec<Value> = (0..loads * t).map(|i| es.bit(i / t)).collect();
+    cat_low_first(&bits)
+}
+
+/// +m's entries (`affine_queue.rs`): `tail`, the next free entry, is taken by a load's
+/// first slot or by an affine load (never in one cycle: `bundles::affine_load`), so an
+/// entry counts as received from then on and its words are cleared then. Returns the
+/// incoming slot's entry, the loads' first slots, and the words cleared.
+fn take_abm(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    (tail, alloc, rx): (&Value, &Value, &Receive),
+    aload: &Bundle,
+) -> (Value, Value, Value) {
+    let (loads, t) = (p.sldq_loads, p.threads_per_lane());
+    let first = alloc & &!&rx.partial;
+    let held = m.reg("ldq_rx", tail.width(), 0u64);
+    m.when(&first, |m| m.connect(&held, tail));
+    let entry = mux(&rx.partial, &held, tail);
+    let taken = &first | aload.valid();
+    m.when(&taken, |m| m.connect(tail, &next_mod(tail, loads)));
+    let clear = mux(&taken, &entry_words(loads, t, tail), &k(tail, 0, loads * t));
+    (entry, first, clear)
 }
 
 /// The one-hot over the `loads * t` words of slot `c` of entry `e`.
@@ -55,16 +92,41 @@ fn shift_bytes(word: &Value, offset: &Value) -> Value {
 }
 
 impl Sldq {
-    pub fn new(m: &mut ModuleBuilder, p: &FgsimtParams, slot: &Bundle, rx: &Receive) -> Sldq {
+    /// The SLDQs fed by `slot` and, with +m, `aload`.
+    pub fn new(
+        m: &mut ModuleBuilder,
+        p: &FgsimtParams,
+        (slot, aload): (&Bundle, Option<&Bundle>),
+        rx: &Receive,
+    ) -> Sldq {
         let (loads, t) = (p.sldq_loads, p.threads_per_lane());
         let n = loads * t;
         let lw = addr_width(loads as u64);
         let tail = m.reg("ldq_tail", lw, 0u64);
         let bits = slot.bits();
         let alloc = slot.valid() & &rx.load;
-        let received = &alloc & bits.get("last").value();
-        m.when(&received, |m| m.connect(&tail, &next_mod(&tail, loads)));
+        let (entry, affine_entry, received, clear) = match aload {
+            None => {
+                let received = &alloc & bits.get("last").value();
+                m.when(&received, |m| m.connect(&tail, &next_mod(&tail, loads)));
+                (tail.clone(), None, vec![received], None)
+            }
+            Some(a) => {
+                let (entry, first, clear) = take_abm(m, p, (&tail, &alloc, rx), a);
+                (
+                    entry,
+                    Some(tail.clone()),
+                    vec![first, a.valid().clone()],
+                    Some(clear),
+                )
+            }
+        };
         let none = k(&tail, 0, n);
+        let reserve = mux(&alloc, &word(loads, t, &entry, &rx.c), &none);
+        let set = match (aload, &affine_entry) {
+            (Some(a), Some(e)) => fresh_affine(p, a, e),
+            _ => vec![none.clone(); p.lanes as usize],
+        };
         Sldq {
             loads,
             t,
@@ -81,11 +143,13 @@ impl Sldq {
                         .collect()
                 })
                 .collect(),
-            set: vec![none.clone(); p.lanes as usize],
-            reserve: mux(&alloc, &word(loads, t, &tail, &rx.c), &none),
+            set,
+            clear: clear.map_or_else(|| reserve.clone(), |c| &c | &reserve),
+            reserve,
             active: bits.get("active").value().clone(),
             received,
-            tail,
+            entry,
+            affine_entry,
         }
     }
 
@@ -133,6 +197,38 @@ impl Sldq {
         }
     }
 
+    /// +m's wide responses (`wq.head("affine")`): through the rotation network
+    /// (`rotate.rs`), every lane's element of each of its slots the line holds.
+    pub fn fill_affine(
+        &mut self,
+        m: &mut ModuleBuilder,
+        p: &FgsimtParams,
+        wq: &Fifo,
+        resp: &Bundle,
+    ) {
+        let en = resp.valid() & &wq.head("affine");
+        let (base, size, line) = (wq.head("base"), wq.head("size"), wq.head("line"));
+        let req = Request {
+            base: &base,
+            size: &size,
+            line: &line,
+        };
+        let placed = place(p, resp.bits().get("data").value(), &req);
+        let es = onehot_decode(&wq.head("ldq"), self.loads);
+        for (l, slots) in placed.iter().enumerate() {
+            let mut on = Vec::new();
+            for e in 0..self.loads {
+                for (c, (hit, value)) in slots.iter().enumerate() {
+                    let here = &(&en & &es.bit(e)) & hit;
+                    let w = &self.data[l][(e * self.t) as usize + c];
+                    m.when(&here, |m| m.connect(w, value));
+                    on.push(here);
+                }
+            }
+            self.set[l] = &self.set[l] | &cat_low_first(&on);
+        }
+    }
+
     /// The done bits' update, `load` (`bundles::load_data`) and the pops; returns whether
     /// a whole load more fits beyond the rest of one being received.
     pub fn finish(self, m: &mut ModuleBuilder, rx: &Receive, load: &Bundle) -> Value {
@@ -143,7 +239,7 @@ impl Sldq {
         for (l, done) in self.done.iter().enumerate() {
             let idle = !&self.active.bit(l as u32);
             let fresh = &self.reserve & &idle.repeat(n);
-            let next = &(&(done & &!&self.reserve) | &fresh) | &self.set[l];
+            let next = &(&(done & &!&self.clear) | &fresh) | &self.set[l];
             m.connect(done, &next);
             let entries: Vec<Value> = (0..self.loads)
                 .map(|e| done.slice(e * t + t - 1, e * t))
@@ -168,10 +264,37 @@ impl Sldq {
         m.when(&finished, |m| {
             m.connect(&self.head, &next_mod(&self.head, self.loads))
         });
-        let next = &(c + &self.received.zext(cw)) - &finished.zext(cw);
-        m.connect(c, &next);
+        let added = self
+            .received
+            .iter()
+            .fold(c.clone(), |acc, r| &acc + &r.zext(cw));
+        m.connect(c, &(&added - &finished.zext(cw)));
         let wide = cw + 1;
-        let held = &(&c.zext(wide) + &rx.partial_load.zext(wide)) + &k(c, 1, wide);
+        let mut held = c.zext(wide);
+        if self.affine_entry.is_none() {
+            // The load being received takes its entry at its last slot.
+            held = &held + &rx.partial_load.zext(wide);
+        }
+        let held = &held + &k(c, 1, wide);
         held.le(&k(c, self.loads as u64, wide))
     }
+}
+
+/// Per lane, the done bits an arriving affine load (`aload`, entry `e`) sets at once:
+/// its inactive threads' words.
+fn fresh_affine(p: &FgsimtParams, aload: &Bundle, e: &Value) -> Vec<Value> {
+    let (loads, t) = (p.sldq_loads, p.threads_per_lane());
+    let es = onehot_decode(e, loads);
+    let mask = aload.bits().get("mask").value();
+    (0..p.lanes)
+        .map(|l| {
+            let bits: Vec<Value> = (0..loads * t)
+                .map(|i| {
+                    let idle = !&mask.bit((i % t) * p.lanes + l);
+                    &(aload.valid() & &es.bit(i / t)) & &idle
+                })
+                .collect();
+            cat_low_first(&bits)
+        })
+        .collect()
 }

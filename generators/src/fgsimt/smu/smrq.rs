@@ -8,22 +8,28 @@
 //! (once the D$ accepts it), at once when inactive. The head of a wide slot waits for the
 //! wide request to be accepted. A lane's head can be a wide slot only when no other
 //! lane is past that slot (leaving it needs every lane there), so the wide request is
-//! due when every lane's head is wide.
+//! due when every lane's head is wide. With +m each entry carries its instruction's
+//! stamp, and a head leaves no way while an affine load before it waits
+//! (`affine_queue.rs`).
 
+use super::affine_queue::stamp_bits;
 use super::{k, Fifo, Layout, Receive};
-use crate::fgsimt::params::FgsimtParams;
+use crate::fgsimt::params::{Affine, FgsimtParams};
 use hdl::ir::addr_width;
 use hdl::{Bundle, HdlErrors, ModuleBuilder, Value};
 
 pub struct Smrq {
     pub fifo: Fifo,
+    /// The head may leave: valid, and with +m no affine load before it waits
+    /// (`affine_queue.rs`).
+    head_valid: Value,
     /// Entries, with the rest of the instruction being received, leave room for T more.
     depth: u32,
 }
 
-/// An entry's fields.
+/// An entry's fields; with +m also the instruction's stamp (`affine_queue.rs`).
 fn layout(p: &FgsimtParams) -> Layout {
-    Layout(vec![
+    let mut fields = vec![
         ("addr", 32),
         ("data", 32),
         ("mask", 4),
@@ -33,24 +39,29 @@ fn layout(p: &FgsimtParams) -> Layout {
         ("wide", 1),
         ("ldq", addr_width(p.sldq_loads as u64)),
         ("slot", addr_width(p.threads_per_lane() as u64)),
-    ])
+    ];
+    if p.affine == Affine::Abm {
+        fields.push(("stamp", stamp_bits(p)));
+    }
+    Layout(fields)
 }
 
 impl Smrq {
-    /// Lane `l`'s SMRQ, fed by `slot`; `ldq` is the SLDQ entry of the incoming load.
+    /// Lane `l`'s SMRQ, fed by `slot`; `ldq` is the SLDQ entry of the incoming load,
+    /// `stamp` its stamp with +m.
     pub fn new(
         m: &mut ModuleBuilder,
         p: &FgsimtParams,
         l: usize,
         slot: &Bundle,
-        (rx, ldq, wide): (&Receive, &Value, &Value),
+        (rx, ldq, wide, stamp): (&Receive, &Value, &Value, Option<&Value>),
     ) -> Result<Smrq, HdlErrors> {
         let depth = p.smrq_insts * p.threads_per_lane();
         let fifo = Fifo::new(m, p, &format!("smrq{l}"), depth, layout(p))?;
         let bits = slot.bits();
         let lane = bits.get("lane").index(l);
         let f = |b: &Bundle, n: &str| b.get(n).value().clone();
-        let values = [
+        let mut values = vec![
             f(lane, "addr"),
             f(lane, "data"),
             f(lane, "mask"),
@@ -61,13 +72,23 @@ impl Smrq {
             ldq.clone(),
             rx.c.clone(),
         ];
+        values.extend(stamp.cloned());
         fifo.push(m, slot.valid(), &values);
-        Ok(Smrq { fifo, depth })
+        Ok(Smrq {
+            head_valid: fifo.valid(),
+            fifo,
+            depth,
+        })
+    }
+
+    /// Holds the head while `open` is low (+m: an earlier affine load waits).
+    pub fn gate(&mut self, open: &Value) {
+        self.head_valid = &self.head_valid & open;
     }
 
     /// The head is a wide slot.
     pub fn wide_head(&self) -> Value {
-        &self.fifo.valid() & &self.fifo.head("wide")
+        &self.head_valid & &self.fifo.head("wide")
     }
 
     /// Drives the lane's narrow request from a narrow head and pops the head when it
@@ -75,7 +96,7 @@ impl Smrq {
     /// request's acceptance.
     pub fn narrow_port(&self, m: &mut ModuleBuilder, req: &Bundle, wide_fire: &Value) -> Value {
         let q = &self.fifo;
-        let narrow = &q.valid() & &!&q.head("wide");
+        let narrow = &self.head_valid & &!&q.head("wide");
         let active = q.head("active");
         let go = &narrow & &active;
         m.connect(req.valid(), &go);

@@ -8,12 +8,14 @@
 //! requests the L1 keeps in flight a port, so it never overflows; their occupancy is the
 //! SMU's in-flight count.
 
+use super::affine_queue::AffineQueue;
+use super::rotate::LINE_INDEX_BITS;
 use super::smrq::Smrq;
 use super::{cat_low_first, k, Fifo, Layout};
 use crate::fgsimt::l1::{op, OFFSET_BITS, PORT_ENTRIES};
 use crate::fgsimt::params::FgsimtParams;
 use hdl::ir::addr_width;
-use hdl::{Bundle, HdlErrors, ModuleBuilder, Value};
+use hdl::{mux, Bundle, HdlErrors, ModuleBuilder, Value};
 
 /// The fields every SMRRQ entry has, then the byte offsets of `offset_bits`.
 fn layout(p: &FgsimtParams, offset_bits: u32) -> Layout {
@@ -53,32 +55,51 @@ pub fn narrow(
 }
 
 /// The wide port's SMRRQ: pushed when the wide request of the SMRQ heads is accepted
-/// (`fire`), with each lane's byte offset in the line; popped by each response.
+/// (`fire`), with each lane's byte offset in the line; popped by each response. With +m
+/// also when the affine queue's request is accepted (`affine`: its acceptance and the
+/// queue): an entry then says `affine`, with the load's `base`, `size` and `line` for
+/// the rotation network (`rotate.rs`), and not `load` (the SLDQ's per-lane path).
 pub fn wide(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
     (queues, fire): (&[Smrq], &Value),
     resp: &Bundle,
+    affine: Option<(&Value, &AffineQueue)>,
 ) -> Result<Fifo, HdlErrors> {
-    let f = Fifo::new(
-        m,
-        p,
-        "smrrq_w",
-        PORT_ENTRIES,
-        layout(p, OFFSET_BITS * p.lanes),
-    )?;
+    let mut fields = layout(p, OFFSET_BITS * p.lanes);
+    if affine.is_some() {
+        fields.0.extend([
+            ("affine", 1),
+            ("base", OFFSET_BITS),
+            ("size", 2),
+            ("line", LINE_INDEX_BITS),
+        ]);
+    }
+    let f = Fifo::new(m, p, "smrrq_w", PORT_ENTRIES, fields)?;
     let offsets: Vec<Value> = queues
         .iter()
         .map(|q| q.fifo.head("addr").slice(OFFSET_BITS - 1, 0))
         .collect();
     let head = &queues[0].fifo;
-    let values = [
+    let mut values = vec![
         returns_data(&queues[0]),
         head.head("ldq"),
         head.head("slot"),
         cat_low_first(&offsets),
     ];
-    f.push(m, fire, &values);
+    let mut push = fire.clone();
+    if let Some((afire, aq)) = affine {
+        values[0] = &values[0] & &!afire;
+        values[1] = mux(afire, &aq.head("ldq"), &values[1]);
+        values.extend([
+            afire.clone(),
+            aq.head("base"),
+            aq.head("size"),
+            aq.line.clone(),
+        ]);
+        push = &push | afire;
+    }
+    f.push(m, &push, &values);
     f.pop(m, resp.valid());
     Ok(f)
 }
