@@ -262,14 +262,15 @@ fn rocket_is_lint_clean() {
 fn fgsimt_is_lint_clean() {
     let mut configs = vec![
         "lanes = 2\nwarp_size = 8".to_string(),
-        "lanes = 2\nwarp_size = 8\naffine = \"ab\"".to_string(),
+        "lanes = 2\nwarp_size = 8\naffine = \"abm\"".to_string(),
     ];
     if long() {
         configs.extend(
             [
                 "lanes = 1\nwarp_size = 1\naffine = \"ab\"",
                 "lanes = 4\nwarp_size = 32\naffine = \"a\"",
-                "lanes = 8\nwarp_size = 16\ndcache_banks = 1\naffine = \"ab\"",
+                "lanes = 8\nwarp_size = 16\ndcache_banks = 1\naffine = \"abm\"",
+                "lanes = 2\nwarp_size = 2\naffine = \"abm\"",
             ]
             .map(String::from),
         );

@@ -15,7 +15,7 @@
 //!   `ACCELGEN_SIMT_PROGRAMS=N` N;
 //! - a misaligned load in one thread: the engine's fault is the ISS's trap.
 //!
-//! Each program runs on `affine` none and ab (with `ACCELGEN_LONG=1` a too): with +a
+//! Each program runs on `affine` none and abm (with `ACCELGEN_LONG=1` a and ab too): with +a
 //! the lockstep also checks that the front end completes in the CP exactly the
 //! instructions the model's classification gives it and every ASRF write against the
 //! model's entry. One Verilator model per setting (the tile of `tests/fgsimt_tile.rs`,
@@ -34,9 +34,14 @@ fn long() -> bool {
 /// built, with `ACCELGEN_LONG=1` each built setting.
 fn settings() -> &'static [&'static str] {
     if long() {
-        &["affine=\"none\"", "affine=\"a\"", "affine=\"ab\""]
+        &[
+            "affine=\"none\"",
+            "affine=\"a\"",
+            "affine=\"ab\"",
+            "affine=\"abm\"",
+        ]
     } else {
-        &["affine=\"none\"", "affine=\"ab\""]
+        &["affine=\"none\"", "affine=\"abm\""]
     }
 }
 

@@ -12,7 +12,7 @@ use super::bundles::{self, MEM_TAG_BITS};
 use super::cp::frontend::frontend;
 use super::execute::execute;
 use super::l1::{narrow_request, narrow_response, wide_request, wide_response};
-use super::params::FgsimtParams;
+use super::params::{Affine, FgsimtParams};
 use super::smu::smu;
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
 use hdl::{Dir, HdlErrors, Inst, Module, ModuleBuilder, Shape, Value};
@@ -123,5 +123,8 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&mu.io("slot"), &ex.io("mem"));
     m.connect(&ex.port("space"), &mu.port("space"));
     m.connect_bundle(&ex.io("load"), &mu.io("load"));
+    if p.affine == Affine::Abm {
+        m.connect_bundle(&mu.io("aload"), &ex.io("aload"));
+    }
     m.finish()
 }

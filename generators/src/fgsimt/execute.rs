@@ -21,7 +21,7 @@
 
 use super::bundles::{self, cause};
 use super::lane::lane::{lane, lane_bits, WRITE_PORTS};
-use super::params::FgsimtParams;
+use super::params::{Affine, FgsimtParams};
 use super::siu::siu;
 use hdl::helpers::{lowest_one, onehot_mux, priority_encode};
 use hdl::{cat, mux, Bits, Dir, HdlErrors, Inst, Module, ModuleBuilder, Value};
@@ -92,6 +92,10 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&su.port("stop"), &stop);
     let idle = m.output("idle", 1);
     m.connect(&idle, &su.port("idle"));
+    if p.affine == Affine::Abm {
+        let aload = m.io("aload", Dir::Out, &bundles::affine_load(w));
+        m.connect_bundle(&aload, &su.io("aload"));
+    }
     m.finish()
 }
 

@@ -280,13 +280,6 @@ impl FgsimtParams {
                 ),
             ));
         }
-        if self.affine == Affine::Abm {
-            return Err(ParamError::new(
-                "affine",
-                "\"abm\" is not built in the RTL yet, only \"none\", \"a\" and \"ab\"; the \
-                 golden model runs every setting (`accelgen iss --affine abm K.elf`)",
-            ));
-        }
         Ok(())
     }
 }

@@ -38,7 +38,7 @@ use crate::fgsimt::l1::op;
 use crate::fgsimt::lane::lane::{compact_fields, r_uop, source_fields};
 use crate::fgsimt::lane::sau::{b_sel, slot_bits, x_uop};
 use crate::fgsimt::lane::{sgu, slu};
-use crate::fgsimt::params::FgsimtParams;
+use crate::fgsimt::params::{Affine, FgsimtParams};
 use crate::rocket::decode::decode;
 use crate::rocket::fpu::unit;
 use hdl::helpers::{onehot_decode, onehot_mux, priority_mux};
@@ -101,6 +101,8 @@ struct Decoded {
     mem: Value,
     /// Returns data through the SLWQ (loads, LR, SC, AMOs).
     load: Value,
+    /// +m: an affine unit-stride load the SMU takes whole (`affine_load_head`).
+    aload: Value,
     uses_rs1: Value,
     uses_rs2: Value,
     uses_rs3: Value,
@@ -237,6 +239,7 @@ fn decode_head(insn: &Value, pc: &Value, tid_base: &Value, mask: &Value) -> Deco
         fp: fpu_op,
         fdiv,
         load: &c.load | &amo_like,
+        aload: k(insn, 0, 1),
         mem,
         uses_rs1: c.uses_rs1.clone(),
         uses_rs2: c.uses_rs2.clone(),
@@ -408,6 +411,8 @@ fn scoreboard(
 struct Issue {
     sau: [Value; 2],
     mem: Value,
+    /// +m: an affine load to the SMU's `aload` port.
+    aload: Value,
     fence: Value,
     latency: Value,
 }
@@ -416,6 +421,8 @@ struct Issue {
 struct Busy<'a> {
     sau: [&'a Seq; 2],
     mem: &'a Seq,
+    /// No memory instruction's slots in the read or execute stage.
+    mem_idle: Value,
     port_wait: [&'a Value; 2],
     div_wait: &'a Value,
     /// The SMU has space and the SLWQ has room.
@@ -449,7 +456,9 @@ fn issue(p: &FgsimtParams, head: &Value, d: &Decoded, b: &Board, u: &Busy) -> Is
     let div = &long(&d.div, pd, 1) | &long(&d.fdiv, pq, 1);
     let sau1 = &(&(&simple & &!&port(0, 1)) & &port(1, 1)) | &(&div & &is(u.div_wait, 0));
     let load_ok = &!&d.load | &(&u.slwq_room & &(&!&d.writes | &b.ready(&d.rd)));
-    let mem = &(&(&ok & &d.mem) & &(&u.mem.free(p) & &u.space)) & &load_ok;
+    let mem = &(&(&(&ok & &d.mem) & &!&d.aload) & &(&u.mem.free(p) & &u.space)) & &load_ok;
+    // +m: an affine load goes to the SMU whole once every earlier memory slot has.
+    let aload = &(&(&ok & &d.aload) & &(&u.mem_idle & &u.space)) & &load_ok;
     let latency = priority_mux(
         &[
             (d.mul.clone(), lat(pm)),
@@ -462,6 +471,7 @@ fn issue(p: &FgsimtParams, head: &Value, d: &Decoded, b: &Board, u: &Busy) -> Is
     Issue {
         sau: [sau0, sau1],
         mem,
+        aload,
         fence: head & &d.fence,
         latency,
     }
@@ -505,8 +515,10 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let (mask, tid_base) = (head.slice(63 + w, 64), head.slice(95 + w, 64 + w));
     let mut d = decode_head(&insn, &pc, &tid_base, &mask);
     let compact = compact_sources(p, &head, &mut d);
+    let aload = affine_load_head(p, &insn, &compact);
+    d.aload = aload.0.clone();
     let head_valid = &siq.port("deq_valid") & &!&stop;
-    let go: Vec<Value> = ["sau0", "sau1", "mem"]
+    let go: Vec<Value> = ["sau0", "sau1", "mem", "aload"]
         .iter()
         .map(|n| m.wire(&format!("issue_{n}"), 1))
         .collect();
@@ -555,7 +567,7 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         &(&latency - &k(&latency, 1, 7)),
     );
     let slwq = m.instance("slwq", &fifo(p, p.slwq_depth, 9 + w)?);
-    m.connect(&slwq.port("enq_valid"), &(&go[2] & &d.load));
+    m.connect(&slwq.port("enq_valid"), &(&(&go[2] & &d.load) | &go[3]));
     m.connect(
         &slwq.port("enq_bits"),
         &cat(&[&mask, &d.load_funct3, &d.rd]),
@@ -565,19 +577,25 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let entry = slwq.port("deq_bits");
     let board = scoreboard(
         &mut m,
-        (&set, &d.rd, &latency, &go[2]),
+        (&set, &d.rd, &latency, &(&go[2] | &go[3])),
         (&slu_start, &entry.slice(5, 0)),
     );
+    let mem_x = later(&mut m, "mem", &mem);
     let busy = Busy {
         sau: [&seqs[0], &seqs[1]],
         mem: &mem,
+        mem_idle: &!&mem.valid & &!&mem_x.valid,
         port_wait: [&port_wait[0], &port_wait[1]],
         div_wait: &div_wait,
         space: space.clone(),
         slwq_room: slwq.port("enq_ready"),
     };
     let is_ = issue(p, &head_valid, &d, &board, &busy);
-    for (g, v) in go.iter().zip([&is_.sau[0], &is_.sau[1], &is_.mem]) {
+    affine_load_port(&mut m, p, &go[3], &aload, &mask);
+    for (g, v) in go
+        .iter()
+        .zip([&is_.sau[0], &is_.sau[1], &is_.mem, &is_.aload])
+    {
         m.connect(g, v);
     }
     m.connect(&latency, &is_.latency);
@@ -585,6 +603,7 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         is_.sau[0].clone(),
         is_.sau[1].clone(),
         is_.mem.clone(),
+        is_.aload.clone(),
         is_.fence,
     ]);
     m.connect(&siq.port("deq_ready"), &deq);
@@ -598,7 +617,6 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         let x = m.io(&format!("sau{u}_x"), Dir::Out, &x_uop(p, u as u32));
         later(&mut m, &format!("sau{u}"), s).drive(&mut m, &x);
     }
-    let mem_x = later(&mut m, "mem", &mem);
     let quiet = any(&[
         mem.valid.clone(),
         mem_x.valid.clone(),
@@ -643,6 +661,66 @@ fn compact_sources(p: &FgsimtParams, head: &Value, d: &mut Decoded) -> Vec<[Valu
         *u = &*u & &!&c[0];
     }
     compact
+}
+
+/// +m (seed 000, section 2.6; the golden model's `Asrf::affine_load`): whether the
+/// SIQ's head is a load (lb, lbu, lh, lhu, lw, flw) whose base is compact with a stride
+/// of its element size, its address aligned (a misaligned one takes the lanes, which
+/// fault) and its elements clear of the uncached region (which the wide port does not
+/// serve); with thread 0's address and log2 of the size.
+fn affine_load_head(
+    p: &FgsimtParams,
+    insn: &Value,
+    compact: &[[Value; 3]],
+) -> (Value, Value, Value) {
+    let zero = k(insn, 0, 1);
+    if p.affine != Affine::Abm {
+        return (zero.clone(), k(insn, 0, 32), k(insn, 0, 2));
+    }
+    let [ok, base, stride] = &compact[0];
+    let opcode = insn.slice(6, 0);
+    let f3 = insn.slice(14, 12);
+    let size = f3.slice(1, 0);
+    let sizes = [(0, 1), (1, 2), (2, 4)];
+    let int_load = &is(&opcode, 0x03) & &!&is(&f3, 3) & &!&is(&f3, 6) & &!&is(&f3, 7);
+    let load = &int_load | &(&is(&opcode, 0x07) & &is(&f3, 2));
+    let unit = sizes.iter().fold(zero.clone(), |a, &(s, bytes)| {
+        &a | &(&is(&size, s) & &is(stride, bytes))
+    });
+    let addr = base + &insn.slice(31, 20).as_signed().sext(32).as_unsigned();
+    let low = addr.slice(1, 0);
+    let aligned = any(&[is(&size, 0), &is(&size, 1) & &!&low.bit(0), is(&low, 0)]);
+    // The elements span [addr, addr + warp_size << size); the uncached region
+    // [uncached_base, + uncached_size) must not meet it.
+    let span = (p.warp_size as u64) << 2;
+    let lo = p.uncached_base.saturating_sub(span);
+    let hi = p.uncached_base + p.uncached_size;
+    let a = addr.zext(33);
+    let clear = &a.lt(&k(&a, lo, 33)) | &!&a.lt(&k(&a, hi, 33));
+    let when = &(&(&(&load & ok) & &unit) & &aligned) & &clear;
+    (when, addr, size)
+}
+
+/// The SMU's `aload` port (+m): the head's affine load in its issue cycle.
+fn affine_load_port(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    go: &Value,
+    head: &(Value, Value, Value),
+    mask: &Value,
+) {
+    if p.affine != Affine::Abm {
+        return;
+    }
+    let port = m.io(
+        "aload",
+        Dir::Out,
+        &crate::fgsimt::bundles::affine_load(p.warp_size),
+    );
+    m.connect(port.valid(), go);
+    for (f, v) in [("addr", &head.1), ("size", &head.2), ("mask", mask)] {
+        m.connect(port.bits().get(f).value(), v);
+    }
 }
 
 /// A queue of `depth` entries of `width` bits (pipelined: a full queue takes an entry in
