@@ -67,8 +67,10 @@ fn sim(elf: &Path, extra: &[&str]) -> Run {
 }
 
 /// Runs `elf` in lockstep on every affine setting and checks it exits 0 with its
-/// launches checked (the same results: the same model's).
-fn passes(elf: &Path, extra: &[&str]) {
+/// launches checked (the same results: the same model's); returns each setting's
+/// kernel cycles.
+fn passes(elf: &Path, extra: &[&str]) -> Vec<u64> {
+    let mut cycles = Vec::new();
     for setting in settings() {
         let mut args = vec!["--set", setting];
         args.extend_from_slice(extra);
@@ -83,7 +85,16 @@ fn passes(elf: &Path, extra: &[&str]) {
             "{setting}: {}",
             summary.unwrap_or_else(|| panic!("{}", explain(&what, &run)))
         );
+        let table3 = run.stderr.lines().find(|l| l.contains("kernel cycles"));
+        let kernel_cycles = table3
+            .and_then(|l| {
+                l.split(';')
+                    .find_map(|p| p.split(" kernel cycles").next()?.trim().parse().ok())
+            })
+            .unwrap_or_else(|| panic!("no kernel cycles: {}", explain(&what, &run)));
+        cycles.push(kernel_cycles);
     }
+    cycles
 }
 
 fn kernel(dir: &Path, name: &str) -> PathBuf {
@@ -125,7 +136,20 @@ fn kernels_in_lockstep(names: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     for &name in names {
         let elf = kernel(dir.path(), name);
-        passes(&elf, &[]);
+        let cycles = passes(&elf, &[]);
+        // Each mechanism added keeps the control flow and takes no more cycles (seed
+        // 000's Table 3; rsort's +m aside, as in the paper).
+        for (i, pair) in cycles.windows(2).enumerate() {
+            let plus_m = settings()[i + 1].contains("abm");
+            assert!(
+                pair[1] <= pair[0] || (name == "rsort" && plus_m),
+                "{name}: {} takes {} kernel cycles, {} {}",
+                settings()[i + 1],
+                pair[1],
+                settings()[i],
+                pair[0]
+            );
+        }
         if long() {
             passes(
                 &elf,
