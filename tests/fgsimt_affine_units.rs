@@ -1,0 +1,193 @@
+//! The affine mechanisms' CP blocks on the IR simulator, each against a plain Rust
+//! statement of what it must do (their use in the engine is proven by the lockstep of
+//! `tests/fgsimt_engine.rs`):
+//! - the ASRF (`cp/asrf.rs`): random warp starts, writes and reads on its four ports
+//!   against a map of (ok, base, stride) per register: a warp's start gives the ABI's
+//!   values (sp compact only when told so), x0 is always the uniform 0, f registers keep
+//!   no stride;
+//! - the shared-load unit (`cp/shared_load.rs`): every load width's extension from the
+//!   port's aligned word, the value arriving with the destination it was started with,
+//!   and a load after a store held until the lanes and the SMU are idle.
+
+use generators::fgsimt::cp::asrf::{asrf, ENTRIES, READS};
+use generators::fgsimt::cp::shared_load::{shared_load, TAG};
+use hdl::sim::Sim;
+use hdl::Design;
+use verification::rng::Rng;
+
+fn poke(sim: &mut Sim, port: &str, v: u64) {
+    sim.poke_u64(port, v)
+        .unwrap_or_else(|e| panic!("{port}: {e}"));
+}
+
+fn peek(sim: &mut Sim, port: &str) -> u64 {
+    sim.peek_u64(port).unwrap_or_else(|e| panic!("{port}: {e}"))
+}
+
+/// An ASRF entry: ok, base, stride (16 bits).
+type Entry = (bool, u32, u16);
+
+/// What a warp's start leaves in register `r`.
+fn initial(r: u64, sp: Entry, gp: u32, tp: u32) -> Entry {
+    match r {
+        2 => sp,
+        3 => (true, gp, 0),
+        4 => (true, tp, 0),
+        _ => (true, 0, 0),
+    }
+}
+
+#[test]
+fn the_asrf_is_a_map_of_compact_values() {
+    let mut sim = Sim::new(&Design::new(&asrf().unwrap()));
+    let mut rng = Rng::new(18);
+    poke(&mut sim, "reset", 1);
+    sim.step();
+    poke(&mut sim, "reset", 0);
+    let mut model: Vec<Entry> = vec![(false, 0, 0); ENTRIES as usize];
+    let mut started = false;
+    for cycle in 0..20_000 {
+        let start = !started || rng.chance(2);
+        poke(&mut sim, "start", start as u64);
+        let sp = (rng.chance(70), rng.next_u64() as u32, rng.next_u64() as u16);
+        let (gp, tp) = (rng.next_u64() as u32, rng.next_u64() as u32);
+        for (port, v) in [
+            ("sp_ok", sp.0 as u64),
+            ("sp_base", sp.1 as u64),
+            ("sp_stride", sp.2 as u64),
+            ("gp", gp as u64),
+            ("tp", tp as u64),
+        ] {
+            poke(&mut sim, port, v);
+        }
+        let write = !start && rng.chance(60);
+        let w = (
+            rng.below(ENTRIES as u64),
+            (rng.chance(50), rng.next_u64() as u32, rng.next_u64() as u16),
+        );
+        for (port, v) in [
+            ("w_en", write as u64),
+            ("w_reg", w.0),
+            ("w_ok", w.1 .0 as u64),
+            ("w_base", w.1 .1 as u64),
+            ("w_stride", w.1 .2 as u64),
+        ] {
+            poke(&mut sim, port, v);
+        }
+        if started {
+            for i in 0..READS {
+                let r = rng.below(ENTRIES as u64);
+                poke(&mut sim, &format!("r{i}_reg"), r);
+                let got = (
+                    peek(&mut sim, &format!("r{i}_ok")) == 1,
+                    peek(&mut sim, &format!("r{i}_base")) as u32,
+                    peek(&mut sim, &format!("r{i}_stride")) as u16,
+                );
+                let want = model[r as usize];
+                // A generic entry's base and stride mean nothing.
+                let same = got.0 == want.0 && (!want.0 || got == want);
+                assert!(
+                    same,
+                    "cycle {cycle}: read port {i} x/f {r}: {got:?}, want {want:?}"
+                );
+            }
+        }
+        sim.step();
+        if start {
+            started = true;
+            for (r, e) in model.iter_mut().enumerate() {
+                *e = initial(r as u64, sp, gp, tp);
+            }
+        } else if write && w.0 != 0 {
+            let stride = if w.0 < 32 { w.1 .2 } else { 0 };
+            model[w.0 as usize] = (w.1 .0, w.1 .1, stride);
+        }
+    }
+}
+
+/// One shared load through the unit: `funct3` at `addr` of the word `word`; returns the
+/// value and the destination it arrived with, and the cycles the request waited.
+fn one_load(
+    sim: &mut Sim,
+    (funct3, addr, word, rd): (u64, u64, u64, u64),
+    idle_after: u64,
+) -> (u64, u64, u64) {
+    poke(sim, "go", 1);
+    poke(sim, "addr", addr);
+    poke(sim, "funct3", funct3);
+    poke(sim, "rd", rd);
+    sim.step();
+    poke(sim, "go", 0);
+    let mut waited = 0;
+    loop {
+        poke(sim, "exec_idle", (waited >= idle_after) as u64);
+        poke(sim, "smu_idle", (waited >= idle_after) as u64);
+        poke(sim, "req_ready", 1);
+        if peek(sim, "req_valid") == 1 {
+            assert_eq!(peek(sim, "req_bits_addr"), addr);
+            assert_eq!(peek(sim, "req_bits_tag"), TAG);
+            assert_eq!(peek(sim, "req_bits_size"), funct3 & 3);
+            sim.step();
+            break;
+        }
+        sim.step();
+        waited += 1;
+        assert!(waited < 100, "the request never left");
+    }
+    poke(sim, "req_ready", 0);
+    poke(sim, "resp_valid", 1);
+    poke(sim, "resp_bits_data", word);
+    poke(sim, "resp_bits_tag", TAG);
+    assert_eq!(peek(sim, "done"), 1);
+    assert_eq!(peek(sim, "busy"), 1);
+    let out = (peek(sim, "data"), peek(sim, "rd_out"), waited);
+    sim.step();
+    poke(sim, "resp_valid", 0);
+    assert_eq!(peek(sim, "busy"), 0);
+    out
+}
+
+#[test]
+fn shared_loads_extend_and_wait_for_earlier_stores() {
+    let mut sim = Sim::new(&Design::new(&shared_load().unwrap()));
+    let mut rng = Rng::new(7);
+    poke(&mut sim, "reset", 1);
+    sim.step();
+    poke(&mut sim, "reset", 0);
+    poke(&mut sim, "store_sent", 0);
+    for _ in 0..2000 {
+        let word = rng.next_u64() as u32;
+        let funct3 = [0u64, 1, 2, 4, 5][rng.below(5) as usize];
+        let bytes = 1u64 << (funct3 & 3);
+        let offset = rng.below(4 / bytes) * bytes;
+        let addr = (rng.next_u64() & 0xffff_fff0) + offset;
+        let shifted = word >> (offset * 8);
+        let want = match funct3 {
+            0 => shifted as u8 as i8 as i32 as u32,
+            1 => shifted as u16 as i16 as i32 as u32,
+            4 => shifted as u8 as u32,
+            5 => shifted as u16 as u32,
+            _ => shifted,
+        };
+        // A store sent before the load: it must wait until the lanes and SMU are idle.
+        let store = rng.chance(30);
+        let idle_after = if store { 1 + rng.below(5) } else { 0 };
+        poke(&mut sim, "exec_idle", 0);
+        poke(&mut sim, "smu_idle", 0);
+        if store {
+            poke(&mut sim, "store_sent", 1);
+            sim.step();
+            poke(&mut sim, "store_sent", 0);
+        }
+        let rd = 1 + rng.below(63);
+        let (got, got_rd, waited) = one_load(&mut sim, (funct3, addr, word as u64, rd), idle_after);
+        assert_eq!(
+            got as u32, want,
+            "funct3 {funct3} at {addr:#x} of {word:#x}"
+        );
+        assert_eq!(got_rd, rd);
+        // The dirty mark clears at the edge of the first idle cycle.
+        let wait = if store { idle_after + 1 } else { 0 };
+        assert_eq!(waited, wait, "waited for the lanes and SMU after a store");
+    }
+}
