@@ -14,7 +14,8 @@
 
 use super::super::bundles::MEM_TAG_BITS;
 use super::super::l1::{narrow_request, narrow_response, op};
-use hdl::{mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
+use super::super::lane::slu::extend;
+use hdl::{Bits, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
 
 /// The tag of the engine's requests on the CP's port (the core's are 0).
@@ -76,21 +77,7 @@ pub fn shared_load() -> Result<Rc<Module>, HdlErrors> {
 
     let word = resp.bits().get("data").value();
     let shifted = word.dshr(&addr.slice(1, 0).cat(&lit(&addr, 0, 3)));
-    let unsigned = funct3.bit(2);
-    let extend = |bits: u32| {
-        let v = shifted.slice(bits - 1, 0);
-        mux(
-            &unsigned,
-            &v.zext(32),
-            &v.as_signed().sext(32).as_unsigned(),
-        )
-    };
-    let size = funct3.slice(1, 0);
-    let data = mux(
-        &size.eq(&lit(&size, 0, 2)),
-        &extend(8),
-        &mux(&size.eq(&lit(&size, 1, 2)), &extend(16), &shifted),
-    );
+    let data = extend(&shifted, &funct3);
     for (name, v) in [("busy", &pending | &waiting), ("rd_out", rd.clone())] {
         let o = m.output(name, v.width());
         m.connect(&o, &v);

@@ -25,6 +25,22 @@ pub fn x_uop(p: &FgsimtParams) -> Shape {
     ])
 }
 
+/// A load's value from `raw`, the word shifted right by the address's byte offset:
+/// sign- or zero-extended as the load's `funct3` says (LB, LH, LW, LBU, LHU; flw and the
+/// AMOs as LW). The CP's shared loads (`cp/shared_load.rs`) extend the same way.
+pub fn extend(raw: &Value, funct3: &Value) -> Value {
+    let sext = |w: u32| raw.slice(w - 1, 0).as_signed().sext(32).as_unsigned();
+    let zext = |w: u32| raw.slice(w - 1, 0).zext(32);
+    let unsigned = funct3.bit(2);
+    let size = funct3.slice(1, 0);
+    let is = |v: u64| size.eq(&size.konst(Bits::from_u64(2, v)));
+    mux(
+        &is(0),
+        &mux(&unsigned, &zext(8), &sext(8)),
+        &mux(&is(1), &mux(&unsigned, &zext(16), &sext(16)), raw),
+    )
+}
+
 /// The SRF write of `x`, from `data` (the SLDQ head) latched the cycle before.
 pub fn slu(
     m: &mut ModuleBuilder,
@@ -36,17 +52,7 @@ pub fn slu(
     let f = |name: &str| x.get(name).value().clone();
     let raw = m.reg("slu_data", 32, ResetValue::None);
     m.connect(&raw, data);
-    let funct3 = f("funct3");
-    let sext = |w: u32| raw.slice(w - 1, 0).as_signed().sext(32).as_unsigned();
-    let zext = |w: u32| raw.slice(w - 1, 0).zext(32);
-    let unsigned = funct3.bit(2);
-    let size = funct3.slice(1, 0);
-    let is = |v: u64| size.eq(&size.konst(Bits::from_u64(2, v)));
-    let value = mux(
-        &is(0),
-        &mux(&unsigned, &zext(8), &sext(8)),
-        &mux(&is(1), &mux(&unsigned, &zext(16), &sext(16)), &raw),
-    );
+    let value = extend(&raw, &f("funct3"));
     let rd = f("rd");
     let live = &f("valid") & &active(p, &f("mask"), &f("slot"), lane);
     Write {
