@@ -21,10 +21,14 @@
 //! and (+b) uniform branches itself, shared loads through its own D$ port, and sends
 //! the lanes compact sources to expand (docs/fgsimt-engine.md, "How +a is built").
 //!
-//! Each warp instruction costs two cycles (decode and dispatch, while its successor is
-//! fetched; the fetch waits in state WAIT) plus a branch's or jump's wait: a functional
-//! unit takes a warp instruction every warp_size / lanes cycles (4 in the paper's
-//! engine), so with two SAUs the SIU accepts at most one every two cycles.
+//! Fetch streams: a one-instruction prefetch buffer fetches the successor of each
+//! instruction as it arrives in decode, so a run of instructions leaves decode at one a
+//! cycle (the CP's own, e.g. affine arithmetic, complete there; the SIU accepts a lane
+//! instruction at most every warp_size / lanes / 2 cycles, 2 in the paper's engine: two
+//! SAUs of 4-cycle occupancy). A branch or `jalr` the CP resolves (+a, +b) updates the
+//! PWFB as it leaves decode; one the lanes resolve, when its result arrives. Either way
+//! the AWFR's next pc is fetched at once (or taken from the buffer when it is the
+//! fall-through), so a taken CP branch costs 2 cycles and a fall-through 1.
 //!
 //! Faults (`bundles::fault`, held): the SIU's (memory alignment), illegal instructions
 //! (anything not RV32IMAF, `tidx` or a legal `fence`; SYSTEM instructions, CSR accesses
@@ -195,31 +199,6 @@ fn fetch_unit(
     let mask = pw.port("awfr_mask_out");
     let w = mask.width();
 
-    // Fetch: at the AWFR's pc, or (`ahead`) at a plain instruction's next pc as it
-    // leaves decode, before the PWFB has settled on it (checked at dispatch).
-    let fetch = &(&is(FETCH) & &ks.port("running")) & &pw.port("awfr_valid");
-    let (ahead, ahead_pc) = (m.wire("fetch_ahead", 1), m.wire("fetch_ahead_pc", 32));
-    let req = io.fetch_req.bits();
-    m.connect(io.fetch_req.valid(), &(&fetch | &ahead));
-    let fetch_pc = mux(&ahead, &ahead_pc, &pw.port("awfr_pc_out"));
-    m.connect(req.get("addr").value(), &fetch_pc);
-    for (field, width) in [("write", 1), ("data", 64), ("mask", 8)] {
-        m.connect(req.get(field).value(), &lit(&pc, 0, width));
-    }
-    m.connect(
-        req.get("size").value(),
-        &lit(&pc, 2, crate::rocket::bus::SIZE_BITS),
-    );
-    let fetched = &(&fetch | &ahead) & io.fetch_req.ready();
-    let resp = io.fetch_resp.bits().get("data").value();
-    m.when(&(&is(WAIT) & io.fetch_resp.valid()), |m| {
-        m.connect(
-            &insn,
-            &mux(&pc.bit(2), &resp.slice(63, 32), &resp.slice(31, 0)),
-        );
-        goto(m, DISPATCH);
-    });
-
     // Dispatch.
     let c = decode(&insn, true, 32, true);
     let d = decode_insn(&c, &insn, &pc, &mask);
@@ -245,12 +224,6 @@ fn fetch_unit(
     m.when(&(&plain & &!&plan.scalar), |m| goto(m, FETCH));
     let lanes_scalar = &plan.scalar & &!&plan.load_in_cp;
     m.when(&(&plain & &lanes_scalar), |m| goto(m, SCALAR));
-    m.connect(&ahead, &(&(&plain & &!&lanes_scalar) & &ks.port("running")));
-    m.connect(&ahead_pc, &d.next_pc);
-    m.when(&fetched, |m| {
-        m.connect(&pc, &fetch_pc);
-        goto(m, WAIT);
-    });
     let stores = &(&sent.to_siu & io.inst.ready()) & &(&(&c.store | &c.amo) | &c.sc);
     if let Some(sl) = &sl {
         for (port, v) in [
@@ -268,29 +241,34 @@ fn fetch_unit(
 
     let cp_branch = &(&gone & &plan.cp_alone) & &d.branch;
     let br = resolve_branch(
-        m,
         io,
         (&is(BRANCH), &pc, &mask, &d.target),
         (&cp_branch, &plan.branch_taken),
     );
     let cp_jump = &(&gone & &plan.cp_alone) & &d.jalr;
-    let jr = resolve_jump(m, io, &is(JUMP), &mask, (&cp_jump, &plan.jalr_target));
+    let jr = resolve_jump(io, &is(JUMP), &mask, (&cp_jump, &plan.jalr_target));
     // Plain instructions move the AWFR to their next pc when dispatched; branches and
     // jumps when their result arrives (at most one of the three in a cycle).
     let zero_w = lit(&mask, 0, w);
     let upd_pc = mux(&br.when, &br.pc, &mux(&jr.when, &jr.pc, &d.next_pc));
+    let upd_exit = mux(&jr.when, &jr.exit, &zero_w);
     for (port, v) in [
-        ("upd_pc", upd_pc),
-        ("upd_exit_mask", mux(&jr.when, &jr.exit, &zero_w)),
-        ("upd_push", &br.when & &br.push),
-        ("upd_push_pc", d.target.clone()),
-        ("upd_push_mask", br.push_mask.clone()),
+        ("upd_pc", &upd_pc),
+        ("upd_exit_mask", &upd_exit),
+        ("upd_push", &(&br.when & &br.push)),
+        ("upd_push_pc", &d.target),
+        ("upd_push_mask", &br.push_mask),
     ] {
-        m.connect(&pw.port(port), &v);
+        m.connect(&pw.port(port), v);
     }
-    let update = &(&plain | &br.when) | &jr.when;
+    let resolved = &br.when | &jr.when;
+    let update = &plain | &resolved;
     m.connect(&pw.port("update"), &update);
-    m.when(&(&br.when | &jr.when), |m| goto(m, FETCH));
+    m.when(&resolved, |m| goto(m, FETCH));
+
+    // The next instruction, where the AWFR goes unless threads ended.
+    let leaves = &(&(&plain & &!&lanes_scalar) | &resolved) & &upd_exit.eq(&zero_w);
+    let fetching = next_fetch(m, io, (ks, pw), (&state, &pc, &insn), (&leaves, &upd_pc));
     m.connect(io.ftrace.valid(), &update);
     let tb = io.ftrace.bits();
     let cp = &plan.cp_alone | &plan.scalar;
@@ -317,11 +295,137 @@ fn fetch_unit(
     );
     // A warp ends once its last shared load is in the ASRF (the next warp resets it).
     let loading = sl.map_or(lit(&pc, 0, 1), |sl| sl.port("busy"));
-    let ended = &(&pw.port("done") & &is(FETCH)) & &!&loading;
+    let ended = &(&(&pw.port("done") & &is(FETCH)) & &!&loading) & &!&fetching;
     m.connect(&ks.port("warp_done"), &ended);
     m.connect(&ks.port("halt"), &is(HALTED));
     m.when(&is(HALTED), |m| goto(m, HALTED));
     Ok(())
+}
+
+/// The I$ requests and what decode takes next: the AWFR's pc in state FETCH; at a
+/// plain instruction's, a CP-resolved branch's or a lanes' result's next pc (`leaves`,
+/// `upd_pc`: before the PWFB has settled on it, checked at dispatch), the prefetched
+/// instruction when it is at that pc, else a fetch ahead. Returns whether a prefetch is
+/// still in the I$.
+fn next_fetch(
+    m: &mut ModuleBuilder,
+    io: &Ports,
+    (ks, pw): (&Inst, &Inst),
+    (state, pc, insn): (&Value, &Value, &Value),
+    (leaves, upd_pc): (&Value, &Value),
+) -> Value {
+    let is = |s: u64| state.eq(&lit(state, s, STATE_BITS));
+    let goto = |m: &mut ModuleBuilder, s: u64| m.connect(state, &lit(state, s, STATE_BITS));
+    let running = ks.port("running");
+    let awfr_pc = pw.port("awfr_pc_out");
+    let (follow_d, pref) = (m.wire("follow_decode", 1), m.wire("prefetch", 1));
+    let pf = prefetch_buffer(
+        m,
+        io,
+        (&is(WAIT), pc, &ks.port("start")),
+        (&follow_d, &pref),
+    );
+    let fetch = &(&is(FETCH) & &running) & &pw.port("awfr_valid");
+    let follow_f = &(&fetch & &pf.full) & &awfr_pc.eq(&pf.pc);
+    let fetch = &(&fetch & &!&follow_f) & &!&pf.busy;
+    let leaves = leaves & &running;
+    let follow = &(&leaves & &(&pf.full | &pf.arriving)) & &upd_pc.eq(&pf.pc);
+    m.connect(&follow_d, &follow);
+    let ahead = &(&leaves & &!&follow) & &!&pf.busy;
+
+    let req = io.fetch_req.bits();
+    m.connect(io.fetch_req.valid(), &(&(&fetch | &ahead) | &pref));
+    let fetch_pc = mux(&pref, &pf.next_pc, &mux(&ahead, upd_pc, &awfr_pc));
+    m.connect(req.get("addr").value(), &fetch_pc);
+    for (field, width) in [("write", 1), ("data", 64), ("mask", 8)] {
+        m.connect(req.get(field).value(), &lit(pc, 0, width));
+    }
+    m.connect(
+        req.get("size").value(),
+        &lit(pc, 2, crate::rocket::bus::SIZE_BITS),
+    );
+    let resp = io.fetch_resp.bits().get("data").value();
+    let arrives = &is(WAIT) & io.fetch_resp.valid();
+    m.when(&arrives, |m| {
+        m.connect(
+            insn,
+            &mux(&pc.bit(2), &resp.slice(63, 32), &resp.slice(31, 0)),
+        );
+        goto(m, DISPATCH);
+    });
+    m.when(&(&(&fetch | &ahead) & io.fetch_req.ready()), |m| {
+        m.connect(pc, &fetch_pc);
+        goto(m, WAIT);
+    });
+    // The prefetched instruction moves to decode (the AWFR is, or is about to be, at
+    // its pc), and its successor is prefetched in the same cycle.
+    let follow = &follow | &follow_f;
+    m.connect(&pref, &(&arrives | &follow));
+    m.when(&follow, |m| {
+        m.connect(insn, &pf.insn);
+        m.connect(pc, &pf.pc);
+        goto(m, DISPATCH);
+    });
+    pf.inflight
+}
+
+/// The prefetch buffer: one instruction, fetched at the sequential successor of the one
+/// arriving in decode, so that a run of plain instructions leaves decode at one a cycle.
+struct Prefetch {
+    /// Holds `insn` at `pc`.
+    full: Value,
+    /// Its request is in the I$ (the only one: the I$ is blocking).
+    inflight: Value,
+    /// Its response arrives this cycle.
+    arriving: Value,
+    /// In flight and not answering this cycle: no other request may start.
+    busy: Value,
+    pc: Value,
+    /// The instruction, held or arriving.
+    insn: Value,
+    /// Where a prefetch started this cycle fetches.
+    next_pc: Value,
+}
+
+/// The prefetch buffer's registers. A prefetch (`pref`) starts as decode's own
+/// instruction arrives (state WAIT: at `pc` + 4) or as the buffer's moves to decode
+/// (`follow`: at its pc + 4); an unused one stays (the code does not change within a
+/// kernel) until the next prefetch or warp `start`.
+fn prefetch_buffer(
+    m: &mut ModuleBuilder,
+    io: &Ports,
+    (in_wait, pc, start): (&Value, &Value, &Value),
+    (follow, pref): (&Value, &Value),
+) -> Prefetch {
+    let full = m.reg("pf_full", 1, false);
+    let inflight = m.reg("pf_inflight", 1, false);
+    let pf_pc = m.reg("pf_pc", 32, hdl::ResetValue::None);
+    let held = m.reg("pf_insn", 32, hdl::ResetValue::None);
+    let resp = io.fetch_resp.bits().get("data").value();
+    let word = mux(&pf_pc.bit(2), &resp.slice(63, 32), &resp.slice(31, 0));
+    let arriving = &inflight & io.fetch_resp.valid();
+    let four = lit(pc, 4, 32);
+    let next_pc = mux(in_wait, &(pc + &four), &(&pf_pc + &four));
+    m.when(&arriving, |m| {
+        m.connect(&full, &lit(pc, 1, 1));
+        m.connect(&held, &word);
+        m.connect(&inflight, &lit(pc, 0, 1));
+    });
+    m.when(&(follow | start), |m| m.connect(&full, &lit(pc, 0, 1)));
+    m.when(&(pref & io.fetch_req.ready()), |m| {
+        m.connect(&inflight, &lit(pc, 1, 1));
+        m.connect(&pf_pc, &next_pc);
+        m.connect(&full, &lit(pc, 0, 1));
+    });
+    Prefetch {
+        busy: &inflight & &!io.fetch_resp.valid(),
+        insn: mux(&full, &held, &word),
+        full,
+        inflight,
+        arriving,
+        pc: pf_pc,
+        next_pc,
+    }
 }
 
 /// The plan without affine mechanisms: `jal x0` and fences stay in the CP, the rest goes
@@ -594,49 +698,19 @@ fn decode_insn(c: &Ctrl, insn: &Value, pc: &Value, mask: &Value) -> Decoded {
     }
 }
 
-/// A result the CP resolved (`set`, with `value`), held until the state `waiting` for
-/// it takes it the next cycle: (the CP's, its value, a result from either side taken,
-/// the lanes' arriving as `lanes`).
-fn cp_result(
-    m: &mut ModuleBuilder,
-    name: &str,
-    (waiting, lanes): (&Value, &Value),
-    (set, value): (&Value, &Value),
-) -> (Value, Value, Value) {
-    let cp = m.reg(&format!("cp_{name}"), 1, false);
-    let held = m.reg(
-        &format!("cp_{name}_value"),
-        value.width(),
-        hdl::ResetValue::None,
-    );
-    let got = waiting & &(lanes | &cp);
-    m.when(set, |m| {
-        m.connect(&cp, &lit(value, 1, 1));
-        m.connect(&held, value);
-    })
-    .elsewhen(&got, |m| m.connect(&cp, &lit(value, 0, 1)));
-    (cp, held, got)
-}
-
-/// A branch's result, from the lanes or (`cp_set`: +b, a uniform branch) from the CP
-/// the cycle after decode: the PWFB update it makes and its fault (a misaligned target
-/// some thread takes).
+/// A branch's result, from the lanes (in state `waiting`) or (`cp_set`: +b, a uniform
+/// branch) from the CP as it leaves decode: the PWFB update it makes and its fault (a
+/// misaligned target some thread takes).
 fn resolve_branch(
-    m: &mut ModuleBuilder,
     io: &Ports,
     (waiting, pc, mask, target): (&Value, &Value, &Value, &Value),
     (cp_set, cp_taken): (&Value, &Value),
 ) -> Update {
-    let (cp, all, got) = cp_result(
-        m,
-        "branch",
-        (waiting, io.branch.valid()),
-        (cp_set, cp_taken),
-    );
+    let got = &(waiting & io.branch.valid()) | cp_set;
     let zero = lit(mask, 0, mask.width());
     let lanes = io.branch.bits().get("taken").value();
-    let taken = &mux(&cp, &mux(&all, mask, &zero), lanes) & mask;
-    let none = taken.eq(&lit(mask, 0, mask.width()));
+    let taken = &mux(cp_set, &mux(cp_taken, mask, &zero), lanes) & mask;
+    let none = taken.eq(&zero);
     let all = taken.eq(mask);
     let fault = Fault {
         when: &(&got & &!&none) & &target.bit(1),
@@ -647,27 +721,26 @@ fn resolve_branch(
     Update {
         when: &got & &!&fault.when,
         pc: mux(&all, target, &(pc + &lit(pc, 4, 32))),
-        exit: lit(mask, 0, mask.width()),
+        exit: zero.clone(),
         push: &!&none & &!&all,
         push_mask: taken,
         fault,
     }
 }
 
-/// A jalr's result, from the lanes or (`cp_set`: +a, a uniform target) from the CP the
-/// cycle after decode: its PWFB update (a target of 0 ends the fragment's threads) and
-/// its fault (divergent or misaligned targets).
+/// A jalr's result, from the lanes (in state `waiting`) or (`cp_set`: +a, a uniform
+/// target) from the CP as it leaves decode: its PWFB update (a target of 0 ends the
+/// fragment's threads) and its fault (divergent or misaligned targets).
 fn resolve_jump(
-    m: &mut ModuleBuilder,
     io: &Ports,
     waiting: &Value,
     mask: &Value,
     (cp_set, cp_target): (&Value, &Value),
 ) -> Update {
-    let (cp, held, got) = cp_result(m, "jump", (waiting, io.jump.valid()), (cp_set, cp_target));
+    let got = &(waiting & io.jump.valid()) | cp_set;
     let jb = io.jump.bits();
-    let target = mux(&cp, &held, jb.get("target").value());
-    let agree = &cp | jb.get("agree").value();
+    let target = mux(cp_set, cp_target, jb.get("target").value());
+    let agree = cp_set | jb.get("agree").value();
     let agree = &agree;
     let exit = target.eq(&lit(&target, 0, 32));
     let fault = Fault {
