@@ -26,9 +26,13 @@
 //! cycle (the CP's own, e.g. affine arithmetic, complete there; the SIU accepts a lane
 //! instruction at most every warp_size / lanes / 2 cycles, 2 in the paper's engine: two
 //! SAUs of 4-cycle occupancy). A branch or `jalr` the CP resolves (+a, +b) updates the
-//! PWFB as it leaves decode; one the lanes resolve, when its result arrives. Either way
-//! the AWFR's next pc is fetched at once (or taken from the buffer when it is the
-//! fall-through), so a taken CP branch costs 2 cycles and a fall-through 1.
+//! PWFB the cycle after decode (its result is registered: resolving it in decode's cycle
+//! put the affine ALU, the compare and the PWFB update on one path, 194 -> 161 MHz at
+//! abm); one the lanes resolve, when its result arrives. Either way the AWFR's next pc
+//! is fetched at once, or taken from the buffer when it is the fall-through, so a taken
+//! CP branch costs 3 cycles and a fall-through 2. Whether the buffer holds the next
+//! instruction is decided from registers (its pc against decode's pc + 4) and the
+//! fall-through flag, not by comparing the computed next pc.
 //!
 //! Faults (`bundles::fault`, held): the SIU's (memory alignment), illegal instructions
 //! (anything not RV32IMAF, `tidx` or a legal `fence`; SYSTEM instructions, CSR accesses
@@ -83,6 +87,8 @@ struct Fault {
 struct Update {
     when: Value,
     pc: Value,
+    /// `pc` is the fall-through (a branch some thread does not take).
+    fall: Value,
     exit: Value,
     push: Value,
     push_mask: Value,
@@ -241,12 +247,13 @@ fn fetch_unit(
 
     let cp_branch = &(&gone & &plan.cp_alone) & &d.branch;
     let br = resolve_branch(
+        m,
         io,
         (&is(BRANCH), &pc, &mask, &d.target),
         (&cp_branch, &plan.branch_taken),
     );
     let cp_jump = &(&gone & &plan.cp_alone) & &d.jalr;
-    let jr = resolve_jump(io, &is(JUMP), &mask, (&cp_jump, &plan.jalr_target));
+    let jr = resolve_jump(m, io, &is(JUMP), &mask, (&cp_jump, &plan.jalr_target));
     // Plain instructions move the AWFR to their next pc when dispatched; branches and
     // jumps when their result arrives (at most one of the three in a cycle).
     let zero_w = lit(&mask, 0, w);
@@ -268,7 +275,15 @@ fn fetch_unit(
 
     // The next instruction, where the AWFR goes unless threads ended.
     let leaves = &(&(&plain & &!&lanes_scalar) | &resolved) & &upd_exit.eq(&zero_w);
-    let fetching = next_fetch(m, io, (ks, pw), (&state, &pc, &insn), (&leaves, &upd_pc));
+    // It is pc + 4 for a plain instruction but `jal`, and a branch not all threads take.
+    let fall = mux(&br.when, &br.fall, &!&c.jal);
+    let fetching = next_fetch(
+        m,
+        io,
+        (ks, pw),
+        (&state, &pc, &insn),
+        (&leaves, &upd_pc, &fall),
+    );
     m.connect(io.ftrace.valid(), &update);
     let tb = io.ftrace.bits();
     let cp = &plan.cp_alone | &plan.scalar;
@@ -312,7 +327,7 @@ fn next_fetch(
     io: &Ports,
     (ks, pw): (&Inst, &Inst),
     (state, pc, insn): (&Value, &Value, &Value),
-    (leaves, upd_pc): (&Value, &Value),
+    (leaves, upd_pc, fall): (&Value, &Value, &Value),
 ) -> Value {
     let is = |s: u64| state.eq(&lit(state, s, STATE_BITS));
     let goto = |m: &mut ModuleBuilder, s: u64| m.connect(state, &lit(state, s, STATE_BITS));
@@ -329,7 +344,9 @@ fn next_fetch(
     let follow_f = &(&fetch & &pf.full) & &awfr_pc.eq(&pf.pc);
     let fetch = &(&fetch & &!&follow_f) & &!&pf.busy;
     let leaves = leaves & &running;
-    let follow = &(&leaves & &(&pf.full | &pf.arriving)) & &upd_pc.eq(&pf.pc);
+    // (From registers, not through decode: `fall` says the next pc is pc + 4.)
+    let pf_next = pf.pc.eq(&(pc + &lit(pc, 4, 32)));
+    let follow = &(&(&leaves & &(&pf.full | &pf.arriving)) & fall) & &pf_next;
     m.connect(&follow_d, &follow);
     let ahead = &(&leaves & &!&follow) & &!&pf.busy;
 
@@ -698,18 +715,48 @@ fn decode_insn(c: &Ctrl, insn: &Value, pc: &Value, mask: &Value) -> Decoded {
     }
 }
 
+/// A result the CP resolved (`set`, with `value`), held until the state `waiting` for
+/// it takes it the next cycle: (the CP's, its value, a result from either side taken,
+/// the lanes' arriving as `lanes`).
+fn cp_result(
+    m: &mut ModuleBuilder,
+    name: &str,
+    (waiting, lanes): (&Value, &Value),
+    (set, value): (&Value, &Value),
+) -> (Value, Value, Value) {
+    let cp = m.reg(&format!("cp_{name}"), 1, false);
+    let held = m.reg(
+        &format!("cp_{name}_value"),
+        value.width(),
+        hdl::ResetValue::None,
+    );
+    let got = waiting & &(lanes | &cp);
+    m.when(set, |m| {
+        m.connect(&cp, &lit(value, 1, 1));
+        m.connect(&held, value);
+    })
+    .elsewhen(&got, |m| m.connect(&cp, &lit(value, 0, 1)));
+    (cp, held, got)
+}
+
 /// A branch's result, from the lanes (in state `waiting`) or (`cp_set`: +b, a uniform
 /// branch) from the CP as it leaves decode: the PWFB update it makes and its fault (a
 /// misaligned target some thread takes).
 fn resolve_branch(
+    m: &mut ModuleBuilder,
     io: &Ports,
     (waiting, pc, mask, target): (&Value, &Value, &Value, &Value),
     (cp_set, cp_taken): (&Value, &Value),
 ) -> Update {
-    let got = &(waiting & io.branch.valid()) | cp_set;
+    let (cp, all, got) = cp_result(
+        m,
+        "branch",
+        (waiting, io.branch.valid()),
+        (cp_set, cp_taken),
+    );
     let zero = lit(mask, 0, mask.width());
     let lanes = io.branch.bits().get("taken").value();
-    let taken = &mux(cp_set, &mux(cp_taken, mask, &zero), lanes) & mask;
+    let taken = &mux(&cp, &mux(&all, mask, &zero), lanes) & mask;
     let none = taken.eq(&zero);
     let all = taken.eq(mask);
     let fault = Fault {
@@ -721,6 +768,7 @@ fn resolve_branch(
     Update {
         when: &got & &!&fault.when,
         pc: mux(&all, target, &(pc + &lit(pc, 4, 32))),
+        fall: !&all,
         exit: zero.clone(),
         push: &!&none & &!&all,
         push_mask: taken,
@@ -732,15 +780,16 @@ fn resolve_branch(
 /// target) from the CP as it leaves decode: its PWFB update (a target of 0 ends the
 /// fragment's threads) and its fault (divergent or misaligned targets).
 fn resolve_jump(
+    m: &mut ModuleBuilder,
     io: &Ports,
     waiting: &Value,
     mask: &Value,
     (cp_set, cp_target): (&Value, &Value),
 ) -> Update {
-    let got = &(waiting & io.jump.valid()) | cp_set;
+    let (cp, held, got) = cp_result(m, "jump", (waiting, io.jump.valid()), (cp_set, cp_target));
     let jb = io.jump.bits();
-    let target = mux(cp_set, cp_target, jb.get("target").value());
-    let agree = cp_set | jb.get("agree").value();
+    let target = mux(&cp, &held, jb.get("target").value());
+    let agree = &cp | jb.get("agree").value();
     let agree = &agree;
     let exit = target.eq(&lit(&target, 0, 32));
     let fault = Fault {
@@ -756,6 +805,7 @@ fn resolve_jump(
     Update {
         when: &got & &!&fault.when,
         pc: target,
+        fall: lit(mask, 0, 1),
         exit: mux(&exit, mask, &lit(mask, 0, mask.width())),
         push: lit(mask, 0, 1),
         push_mask: lit(mask, 0, mask.width()),
