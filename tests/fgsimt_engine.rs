@@ -13,7 +13,8 @@
 //! - random SPMD programs (`randgen::simt`: divergent branches, per-thread loops, every
 //!   memory mode, AMOs; RV32F in every other one): 6, with `ACCELGEN_LONG=1` 200,
 //!   `ACCELGEN_SIMT_PROGRAMS=N` N;
-//! - a misaligned load in one thread: the engine's fault is the ISS's trap.
+//! - a misaligned load in one thread: the engine's fault is the ISS's trap;
+//! - bfs at one thread a lane (T = 1), affine none: memory instructions back to back.
 //!
 //! Each program runs on `affine` none and abm (with `ACCELGEN_LONG=1` a and ab too): with +a
 //! the lockstep also checks that the front end completes in the CP exactly the
@@ -128,6 +129,26 @@ fn fp_kernels_run_in_lockstep() {
         names.extend(["bilat", "conv", "kmeans", "sgemm"]);
     }
     kernels_in_lockstep(&names);
+}
+
+/// At one thread a lane (4 lanes, warps of 4: T = 1) a memory instruction can issue
+/// every cycle, before the SMU has counted the one before; bfs (byte and word loads,
+/// stores, divergence) in lockstep there caught the SIU over-filling an SMRQ (a store
+/// lost) until the issue waited for the count (`siu.rs`).
+#[test]
+fn bfs_runs_at_one_thread_a_lane() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = kernel(dir.path(), "bfs");
+    let shape = ["lanes=4", "warp_size=4", "affine=\"none\""];
+    let args: Vec<&str> = shape.iter().flat_map(|v| ["--set", *v]).collect();
+    let run = sim(&elf, &args);
+    let what = format!("bfs at T = 1 {args:?}");
+    assert_eq!(run.code, 0, "{}", explain(&what, &run));
+    assert!(
+        run.stderr.contains("writes matched the SIMT model"),
+        "{}",
+        explain(&what, &run)
+    );
 }
 
 /// The kernels `names` in lockstep (with `ACCELGEN_LONG=1` also with a slow, jittery,

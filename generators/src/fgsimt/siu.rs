@@ -24,8 +24,9 @@
 //! kernels"); the reserved modes 5 and 6 are illegal.
 //!
 //! Memory instructions (flw and fsw too: an f register as destination or data) issue
-//! while the SMU has `space` (and loads while the SLWQ has room); their slots leave the
-//! lanes in the execute cycles. A load's writeback starts when the SMU's `load_ready`
+//! while the SMU has `space` (and loads while the SLWQ has room) and, at T <= 2, no
+//! memory instruction issued in the last two cycles (the SMU counts one from t + 3);
+//! their slots leave the lanes in the execute cycles. A load's writeback starts when the SMU's `load_ready`
 //! says every slot's data is in, the SLU idle: the SLU pops a slot a cycle (`pop`) and
 //! writes each the cycle after. Fences issue to no unit (the SMU keeps each thread's
 //! accesses in order). An illegal instruction (CSR and system instructions, custom
@@ -581,6 +582,22 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         (&slu_start, &entry.slice(5, 0)),
     );
     let mem_x = later(&mut m, "mem", &mem);
+    // The SMU counts a memory instruction from its first slot, which arrives in the
+    // execute cycle (t + 2) and shows in `space` from t + 3. At T >= 3 the unit's
+    // occupancy keeps the next one from issuing before; at T <= 2 the issue also waits
+    // until neither of the last two cycles issued one, or `space` could over-fill an
+    // SMRQ (a lost store, found by bfs at 8 lanes of 8 threads).
+    let space = if p.threads_per_lane() <= 2 {
+        let (h1, h2) = (
+            m.reg("mem_issued_1", 1, false),
+            m.reg("mem_issued_2", 1, false),
+        );
+        m.connect(&h1, &(&go[2] | &go[3]));
+        m.connect(&h2, &h1);
+        &space & &!&(&h1 | &h2)
+    } else {
+        space
+    };
     let busy = Busy {
         sau: [&seqs[0], &seqs[1]],
         mem: &mem,
