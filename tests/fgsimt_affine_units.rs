@@ -7,12 +7,18 @@
 //!   no stride;
 //! - the shared-load unit (`cp/shared_load.rs`): every load width's extension from the
 //!   port's aligned word, the value arriving with the destination it was started with,
-//!   and a load after a store held until the lanes and the SMU are idle.
+//!   and a load after a store held until the lanes and the SMU are idle;
+//! - its shared load cache (`cp/shared_load_cache.rs`) under random loads, snooped
+//!   stores and kernel ends, against a memory: every load returns the memory's word,
+//!   and it asks the port exactly when a FIFO of the cache's size, whose words stores,
+//!   kernel ends and uncached addresses leave out, does not hold the word.
 
 use generators::fgsimt::cp::asrf::{asrf, ENTRIES, READS};
 use generators::fgsimt::cp::shared_load::{shared_load, TAG};
+use generators::fgsimt::cp::shared_load_cache::SharedLoadCacheParams;
 use hdl::sim::Sim;
 use hdl::Design;
+use std::collections::HashMap;
 use verification::rng::Rng;
 
 fn poke(sim: &mut Sim, port: &str, v: u64) {
@@ -149,7 +155,7 @@ fn one_load(
 
 #[test]
 fn shared_loads_extend_and_wait_for_earlier_stores() {
-    let mut sim = Sim::new(&Design::new(&shared_load().unwrap()));
+    let mut sim = Sim::new(&Design::new(&shared_load(&NO_CACHE).unwrap()));
     let mut rng = Rng::new(7);
     poke(&mut sim, "reset", 1);
     sim.step();
@@ -190,4 +196,157 @@ fn shared_loads_extend_and_wait_for_earlier_stores() {
         let wait = if store { idle_after + 1 } else { 0 };
         assert_eq!(waited, wait, "waited for the lanes and SMU after a store");
     }
+}
+
+const NO_CACHE: SharedLoadCacheParams = SharedLoadCacheParams {
+    entries: 0,
+    lanes: 2,
+    uncached_base: 0x8000_0000,
+    uncached_size: 0x1000,
+};
+
+/// The reference cache: the words a FIFO of `entries` holds (oldest first, `None` where
+/// a store or a kernel end dropped one; a fill takes the oldest place).
+struct Fifo {
+    slots: Vec<Option<u32>>,
+    next: usize,
+}
+
+impl Fifo {
+    fn holds(&self, word: u32) -> bool {
+        self.slots.contains(&Some(word))
+    }
+    fn drop_word(&mut self, word: u32) {
+        self.slots
+            .iter_mut()
+            .filter(|s| **s == Some(word))
+            .for_each(|s| *s = None);
+    }
+    fn fill(&mut self, word: u32) {
+        self.slots[self.next] = Some(word);
+        self.next = (self.next + 1) % self.slots.len();
+    }
+}
+
+#[test]
+fn the_shared_load_cache_answers_repeats_and_never_a_stale_word() {
+    let c = SharedLoadCacheParams {
+        entries: 4,
+        ..NO_CACHE
+    };
+    let mut sim = Sim::new(&Design::new(&shared_load(&c).unwrap()));
+    let mut rng = Rng::new(3);
+    poke(&mut sim, "reset", 1);
+    sim.step();
+    poke(&mut sim, "reset", 0);
+    // Eight cached words and two in the uncached page.
+    let pool: Vec<u32> = (0..8u32)
+        .map(|i| 0x1000 + i * 0x40)
+        .chain([0x8000_0000, 0x8000_0ffc])
+        .collect();
+    let mut memory: HashMap<u32, u32> = HashMap::new();
+    let mut fifo = Fifo {
+        slots: vec![None; c.entries as usize],
+        next: 0,
+    };
+    let (mut hits, mut misses, mut dirty) = (0, 0, false);
+    for _ in 0..4000 {
+        for port in ["go", "store_sent", "flush", "snoop_write", "resp_valid"] {
+            poke(&mut sim, port, 0);
+        }
+        poke(&mut sim, "exec_idle", !dirty as u64);
+        poke(&mut sim, "smu_idle", !dirty as u64);
+        match rng.below(100) {
+            // A kernel ends: the cache empties.
+            0..=2 => {
+                poke(&mut sim, "flush", 1);
+                fifo.slots.iter_mut().for_each(|s| *s = None);
+                sim.step();
+            }
+            // A store from the lanes: sent to the SIU, then its slot enters the SMU with
+            // one lane writing a pool word and the other a word nobody loads.
+            3..=32 => {
+                poke(&mut sim, "store_sent", 1);
+                poke(&mut sim, "exec_idle", 0);
+                poke(&mut sim, "smu_idle", 0);
+                sim.step();
+                poke(&mut sim, "store_sent", 0);
+                let word = pool[rng.below(pool.len() as u64) as usize];
+                let value = rng.next_u64() as u32;
+                memory.insert(word, value);
+                fifo.drop_word(word >> 2);
+                let lanes = [word >> 2, 0x3fff_0000 + rng.below(16) as u32];
+                let write = 1 + rng.below(3);
+                if write & 2 != 0 {
+                    fifo.drop_word(lanes[1]);
+                }
+                poke(&mut sim, "snoop_write", write | 1);
+                poke(&mut sim, "snoop_word_0", lanes[0] as u64);
+                poke(&mut sim, "snoop_word_1", lanes[1] as u64);
+                sim.step();
+                dirty = true;
+            }
+            _ => {
+                let word = pool[rng.below(pool.len() as u64) as usize];
+                let want = *memory.get(&word).unwrap_or(&0);
+                let expect_hit = fifo.holds(word >> 2);
+                let asked = cached_load(&mut sim, &mut rng, (word, want), &mut dirty);
+                assert_eq!(asked, !expect_hit, "a load of {word:#x} asked the port");
+                let cacheable = word < 0x8000_0000;
+                if asked && cacheable {
+                    fifo.fill(word >> 2);
+                }
+                if asked {
+                    misses += 1;
+                } else {
+                    hits += 1;
+                }
+            }
+        }
+    }
+    assert!(hits > 500 && misses > 500, "{hits} hits, {misses} misses");
+}
+
+/// One word load of `word` whose memory holds `want`: idle comes back a few cycles after
+/// a store (`dirty`), the port answers after 0-3 cycles. Checks the value; returns
+/// whether the load asked the port.
+fn cached_load(sim: &mut Sim, rng: &mut Rng, (word, want): (u32, u32), dirty: &mut bool) -> bool {
+    poke(sim, "go", 1);
+    poke(sim, "addr", word as u64);
+    poke(sim, "funct3", 2);
+    poke(sim, "rd", 5);
+    sim.step();
+    poke(sim, "go", 0);
+    poke(sim, "snoop_write", 0);
+    let mut asked = false;
+    let mut answer_in: Option<u64> = None;
+    for cycle in 0..100 {
+        if *dirty && cycle == 2 {
+            *dirty = false;
+        }
+        poke(sim, "exec_idle", !*dirty as u64);
+        poke(sim, "smu_idle", !*dirty as u64);
+        poke(sim, "req_ready", 1);
+        poke(sim, "resp_valid", (answer_in == Some(0)) as u64);
+        poke(sim, "resp_bits_data", want as u64);
+        poke(sim, "resp_bits_tag", TAG);
+        if peek(sim, "done") == 1 {
+            assert_eq!(peek(sim, "data") as u32, want, "load of {word:#x}");
+            assert_eq!(peek(sim, "rd_out"), 5);
+            sim.step();
+            poke(sim, "resp_valid", 0);
+            assert_eq!(peek(sim, "busy"), 0);
+            return asked;
+        }
+        if peek(sim, "req_valid") == 1 {
+            assert!(!asked, "one request a load");
+            assert_eq!(peek(sim, "req_bits_addr"), word as u64);
+            asked = true;
+            answer_in = Some(rng.below(4));
+        } else if let Some(n) = answer_in {
+            answer_in = Some(n.saturating_sub(1));
+        }
+        sim.step();
+    }
+    panic!("the load of {word:#x} never answered");
 }

@@ -8,6 +8,8 @@
 
 use generators::fgsimt::cp::affine_alu::{affine_alu, op};
 use generators::fgsimt::cp::pwfb::pwfb;
+use generators::fgsimt::cp::shared_load::shared_load;
+use generators::fgsimt::cp::shared_load_cache::SharedLoadCacheParams;
 use generators::fgsimt::lane::sfpu::{latency as sfpu_latency, sfpu};
 use generators::fgsimt::lane::srf::{srf, REGS};
 use hdl::Design;
@@ -129,6 +131,21 @@ fn blocks_are_lint_clean() {
             .map(|&(t, r, w)| srf(t, r, w).unwrap()),
     );
     blocks.extend([1, 3, 5].iter().map(|&s| sfpu(s).unwrap()));
+    // The shared-load unit without a cache and with 1, 8 and 32 words (lanes 1, 8, 32;
+    // with and without an uncached region).
+    blocks.extend(
+        [(0, 2, 0x1000), (1, 1, 0x1000), (8, 8, 0x1000), (32, 32, 0)]
+            .iter()
+            .map(|&(entries, lanes, uncached_size)| {
+                shared_load(&SharedLoadCacheParams {
+                    entries,
+                    lanes,
+                    uncached_base: 0x8000_0000,
+                    uncached_size,
+                })
+                .unwrap()
+            }),
+    );
     lint_rig::lint_blocks("fgsimt cp", &blocks);
 }
 

@@ -94,6 +94,16 @@ pub fn mem_slot(lanes: u32) -> Shape {
     ]))
 }
 
+/// The words a memory slot writes, lanes to the shared load cache
+/// (`cp/shared_load_cache.rs`): `write` bit l when lane l's thread is active and the
+/// slot is a store, SC or AMO; `word[l]` its address's bits 31:2.
+pub fn store_snoop(lanes: u32) -> Shape {
+    Shape::bundle(vec![
+        uint("write", lanes),
+        Shape::field("word", Shape::Vec(lanes, Box::new(Shape::UInt(30)))),
+    ])
+}
+
 /// An affine unit-stride load, SIU to SMU (+m, seed 000 section 2.6; valid only, one
 /// cycle, issued like a memory instruction: while the SMU's `space` is high, never in the
 /// cycle of another instruction's first slot; the SIU also takes an SLWQ entry and later

@@ -11,7 +11,7 @@
 use super::bundles::{self, MEM_TAG_BITS};
 use super::cp::frontend::frontend;
 use super::execute::execute;
-use super::l1::{narrow_request, narrow_response, wide_request, wide_response};
+use super::l1::{narrow_request, narrow_response, op as l1_op, wide_request, wide_response};
 use super::params::{Affine, FgsimtParams};
 use super::smu::smu;
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
@@ -54,6 +54,23 @@ fn scalar_write(m: &mut ModuleBuilder, p: &FgsimtParams, fe: &Inst, ex: &Inst) {
     m.connect(sw.valid(), &any);
     let data = hdl::helpers::priority_mux(&writes, &writes[0].1);
     m.connect(sw.bits().get("data").value(), &data);
+}
+
+/// The front end's `snoop` (its shared load cache): the words each memory slot entering
+/// the SMU writes (a store, SC or AMO: any op but a load or LR).
+fn store_snoop(m: &mut ModuleBuilder, p: &FgsimtParams, fe: &Inst, ex: &Inst) {
+    let slot = ex.io("mem");
+    let bits = slot.bits();
+    let op = bits.get("op").value();
+    let read = |code: u64| op.eq(&op.konst(hdl::Bits::from_u64(op.width(), code)));
+    let writes = &(slot.valid() & &!&(&read(l1_op::LOAD) | &read(l1_op::LR))).repeat(p.lanes)
+        & bits.get("active").value();
+    let snoop = fe.io("snoop");
+    m.connect(snoop.get("write").value(), &writes);
+    for l in 0..p.lanes as usize {
+        let addr = bits.get("lane").index(l).get("addr").value().slice(31, 2);
+        m.connect(snoop.get("word").index(l).value(), &addr);
+    }
 }
 
 /// The engine of `p`.
@@ -107,6 +124,9 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         pass(&mut m, &fe, "s_req", Dir::Out, &shared.0);
         pass(&mut m, &fe, "s_resp", Dir::In, &shared.1);
         scalar_write(&mut m, p, &fe, &ex);
+        if p.shared_load_cache > 0 {
+            store_snoop(&mut m, p, &fe, &ex);
+        }
     }
     m.connect(&fe.port("smu_idle"), &mu.port("idle"));
     for name in [

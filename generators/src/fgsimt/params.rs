@@ -2,6 +2,7 @@
 //! struct (every knob sweepable with `--set name=value`), with its description (`params`)
 //! and typed views for the blocks that take a subset.
 
+use super::cp::shared_load_cache::{SharedLoadCacheParams, MAX_ENTRIES};
 use crate::rocket::params::{MemoryKind, RocketParams, MAX_CACHE_SETS};
 use crate::schema::{self, Param};
 use crate::ParamError;
@@ -57,6 +58,8 @@ pub struct FgsimtParams {
     pub smrq_insts: u32,
     /// The SLDQs hold the data of this many load warp instructions.
     pub sldq_loads: u32,
+    /// Words the CP's shared load cache holds (+a; `cp/shared_load_cache.rs`), 0 for none.
+    pub shared_load_cache: u32,
 }
 
 impl Default for FgsimtParams {
@@ -79,6 +82,7 @@ impl Default for FgsimtParams {
             fma_stages: 3,
             smrq_insts: 2,
             sldq_loads: 4,
+            shared_load_cache: 8,
         }
     }
 }
@@ -174,6 +178,12 @@ pub fn params() -> Vec<Param> {
             "SLDQ depth in load warp instructions (each warp_size / lanes words a lane)",
         )
         .pow2(),
+        Param::int(
+            "shared_load_cache",
+            0,
+            MAX_ENTRIES as u64,
+            "words of the CP's shared load cache, emptied per kernel (with affine a, ab, abm; 0 for none)",
+        ),
     ]
 }
 
@@ -241,6 +251,16 @@ impl FgsimtParams {
             uncached_base: self.uncached_base,
             uncached_size: self.uncached_size,
             sram_threshold_bits: self.sram_threshold_bits,
+        }
+    }
+
+    /// The shared load cache's shape (`cp/shared_load_cache.rs`).
+    pub fn shared_load_cache(&self) -> SharedLoadCacheParams {
+        SharedLoadCacheParams {
+            entries: self.shared_load_cache,
+            lanes: self.lanes,
+            uncached_base: self.uncached_base,
+            uncached_size: self.uncached_size,
         }
     }
 

@@ -147,6 +147,8 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
             let req = m.io("s_req", Dir::Out, &narrow_request(MEM_TAG_BITS));
             (req, m.io("s_resp", Dir::In, &narrow_response(MEM_TAG_BITS)))
         }),
+        snoop: (affine && p.shared_load_cache > 0)
+            .then(|| m.io("snoop", Dir::In, &bundles::store_snoop(p.lanes))),
         scalar_write: affine.then(|| m.io("scalar_write", Dir::In, &scalar_write)),
         atrace: affine.then(|| m.io("atrace", Dir::Out, &bundles::atrace())),
     };
@@ -185,6 +187,8 @@ struct Ports {
     smu_idle: Value,
     /// +a: the shared loads' port (request, response).
     shared: Option<(Bundle, Bundle)>,
+    /// +a with a shared load cache: the lanes' stores (`bundles::store_snoop`).
+    snoop: Option<Bundle>,
     scalar_write: Option<Bundle>,
     atrace: Option<Bundle>,
 }
@@ -218,8 +222,10 @@ fn fetch_unit(
     let ours = &settled & &pw.port("awfr_pc_out").eq(&pc);
     let decoded = &is(DISPATCH) & &ours;
     m.when(&(&is(DISPATCH) & &(&settled & &!&ours)), |m| goto(m, FETCH));
-    let sl = shared_load_unit(m, io)?;
-    let dispatch = &(&decoded & &!&d.fault.when) & &!&shared_load_hazard(&sl, &plan);
+    let sl = shared_load_unit(m, p, ks, io)?;
+    let writes_memory = &(&c.store | &c.amo) | &c.sc;
+    let hazard = shared_load_hazard(&sl, &plan, &writes_memory);
+    let dispatch = &(&decoded & &!&d.fault.when) & &!&hazard;
     let sent = send(m, io, ks, &plan, (&dispatch, &insn, &pc, &mask));
     let in_cp = &plan.cp_alone | &plan.load_in_cp;
     let gone = &sent.main & &(&in_cp | io.inst.ready());
@@ -230,7 +236,7 @@ fn fetch_unit(
     m.when(&(&plain & &!&plan.scalar), |m| goto(m, FETCH));
     let lanes_scalar = &plan.scalar & &!&plan.load_in_cp;
     m.when(&(&plain & &lanes_scalar), |m| goto(m, SCALAR));
-    let stores = &(&sent.to_siu & io.inst.ready()) & &(&(&c.store | &c.amo) | &c.sc);
+    let stores = &(&sent.to_siu & io.inst.ready()) & &writes_memory;
     if let Some(sl) = &sl {
         for (port, v) in [
             ("go", &gone & &plan.load_in_cp),
@@ -537,24 +543,35 @@ fn send(
     }
 }
 
-/// The CP's shared loads (`shared_load.rs`, +a) on the `s_req`/`s_resp` port; the
-/// front end drives `go`, `addr`, `funct3`, `rd` and `store_sent`.
-fn shared_load_unit(m: &mut ModuleBuilder, io: &Ports) -> Result<Option<Inst>, HdlErrors> {
+/// The CP's shared loads (`shared_load.rs`, +a) on the `s_req`/`s_resp` port, with
+/// the shared load cache emptied while no kernel runs; the front end drives `go`,
+/// `addr`, `funct3`, `rd` and `store_sent`.
+fn shared_load_unit(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    ks: &Inst,
+    io: &Ports,
+) -> Result<Option<Inst>, HdlErrors> {
     let Some((req, resp)) = &io.shared else {
         return Ok(None);
     };
-    let sl = m.instance("shared_load", &shared_load()?);
+    let sl = m.instance("shared_load", &shared_load(&p.shared_load_cache())?);
     m.connect(&sl.port("exec_idle"), &io.exec_idle);
     m.connect(&sl.port("smu_idle"), &io.smu_idle);
     m.connect_bundle(req, &sl.io("req"));
     m.connect_bundle(&sl.io("resp"), resp);
+    if let Some(snoop) = &io.snoop {
+        m.connect_bundle(&sl.io("snoop"), snoop);
+        m.connect(&sl.port("flush"), &!&ks.port("rocc_busy"));
+    }
     Ok(Some(sl))
 }
 
 /// Whether the decoded instruction must wait for the shared load in flight: it reads
-/// or writes its destination, is itself scalar (one at a time), or the load's value is
-/// written to the ASRF this cycle (its one write port).
-fn shared_load_hazard(sl: &Option<Inst>, plan: &Plan) -> Value {
+/// or writes its destination, is itself scalar (one at a time), writes memory (the load
+/// must not see a later store), or the load's value is written to the ASRF this cycle
+/// (its one write port).
+fn shared_load_hazard(sl: &Option<Inst>, plan: &Plan, writes_memory: &Value) -> Value {
     let Some(sl) = sl else {
         return lit(&plan.rd, 0, 1);
     };
@@ -562,7 +579,7 @@ fn shared_load_hazard(sl: &Option<Inst>, plan: &Plan) -> Value {
     let touches = plan
         .touches
         .iter()
-        .fold(plan.scalar.clone(), |a, (uses, r)| {
+        .fold(&plan.scalar | writes_memory, |a, (uses, r)| {
             &a | &(uses & &r.eq(&rd))
         });
     &(&sl.port("busy") & &touches) | &sl.port("done")

@@ -9,12 +9,18 @@
 //! Ordering: the load must see every earlier store of the warp (the golden model runs
 //! warp instructions in order), which may still be queued in the SIU or the SMU. A
 //! store, SC or AMO sent to the SIU sets `dirty`; a shared load then waits until the
-//! lanes and the SMU are idle (which clears it). Loads alone need no wait: the lanes'
-//! later accesses are sent only after the shared load has answered.
+//! lanes and the SMU are idle (which clears it). And it must not see a later one: the
+//! front end sends no store, SC or AMO while `busy` (the D$ banks may grant another
+//! port's write before this port's read). Loads alone need no wait.
+//!
+//! With `shared_load_cache` entries (`shared_load_cache.rs`) the word is looked up as
+//! the load leaves decode; a hit still valid once `dirty` has cleared answers the next
+//! cycle without a request, a miss's answer fills the cache.
 
-use super::super::bundles::MEM_TAG_BITS;
+use super::super::bundles::{store_snoop, MEM_TAG_BITS};
 use super::super::l1::{narrow_request, narrow_response, op};
 use super::super::lane::slu::extend;
+use super::shared_load_cache::{shared_load_cache, SharedLoadCacheParams};
 use hdl::{Bits, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
 
@@ -29,8 +35,9 @@ fn lit(v: &Value, value: u64, width: u32) -> Value {
 /// its `addr` (aligned to its size), `funct3` and destination `rd` (0-63), `store_sent`,
 /// `exec_idle`, `smu_idle`; `req`/`resp` (the narrow port); out `busy` (a load in flight)
 /// with its `rd_out`, `done` (the cycle the value arrives) with `data` (sign- or
-/// zero-extended as `funct3` says; flw's word as it is).
-pub fn shared_load() -> Result<Rc<Module>, HdlErrors> {
+/// zero-extended as `funct3` says; flw's word as it is). With a cache (`c.entries` > 0)
+/// also in `flush` (no kernel runs) and `snoop` ([`store_snoop`]).
+pub fn shared_load(c: &SharedLoadCacheParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("SharedLoad");
     let go = m.input("go", 1);
     let addr_in = m.input("addr", 32);
@@ -55,7 +62,19 @@ pub fn shared_load() -> Result<Rc<Module>, HdlErrors> {
     let rd = m.reg_en("rd_q", 6, ResetValue::None, &go);
     m.connect(&rd, &rd_in);
 
-    let ask = &pending & &!&dirty;
+    let looked_up = &pending & &!&dirty;
+    let answered = &waiting & resp.valid();
+    let resp_word = resp.bits().get("data").value().clone();
+    let (hit, word) = match c.entries {
+        0 => (zero.clone(), resp_word),
+        _ => cached(
+            &mut m,
+            c,
+            (&go, &addr_in, &addr),
+            (&looked_up, &answered, &resp_word),
+        )?,
+    };
+    let ask = &looked_up & &!&hit;
     m.connect(req.valid(), &ask);
     let b = req.bits();
     for (field, v) in [
@@ -69,13 +88,12 @@ pub fn shared_load() -> Result<Rc<Module>, HdlErrors> {
         m.connect(b.get(field).value(), &v);
     }
     let sent = &ask & req.ready();
-    let done = &waiting & resp.valid();
+    let done = &answered | &hit;
     m.when(&go, |m| m.connect(&pending, &one))
-        .elsewhen(&sent, |m| m.connect(&pending, &zero));
+        .elsewhen(&(&sent | &hit), |m| m.connect(&pending, &zero));
     m.when(&sent, |m| m.connect(&waiting, &one))
-        .elsewhen(&done, |m| m.connect(&waiting, &zero));
+        .elsewhen(&answered, |m| m.connect(&waiting, &zero));
 
-    let word = resp.bits().get("data").value();
     let shifted = word.dshr(&addr.slice(1, 0).cat(&lit(&addr, 0, 3)));
     let data = extend(&shifted, &funct3);
     for (name, v) in [("busy", &pending | &waiting), ("rd_out", rd.clone())] {
@@ -87,4 +105,35 @@ pub fn shared_load() -> Result<Rc<Module>, HdlErrors> {
     let data_out = m.output("data", 32);
     m.connect(&data_out, &data);
     m.finish()
+}
+
+/// The cache around the port: looked up with the address as the load leaves decode
+/// (`go`, `addr_in`), the matching entry kept (`hit_q`) and answered from once the load
+/// may read (`looked_up`) if no store has dropped it since; every `answered` word
+/// filled. Returns the hit and the word (the entry's or the port's).
+fn cached(
+    m: &mut ModuleBuilder,
+    c: &SharedLoadCacheParams,
+    (go, addr_in, addr): (&Value, &Value, &Value),
+    (looked_up, answered, resp_word): (&Value, &Value, &Value),
+) -> Result<(Value, Value), HdlErrors> {
+    let cache = m.instance("cache", &shared_load_cache(c)?);
+    let flush = m.input("flush", 1);
+    let snoop = m.io("snoop", Dir::In, &store_snoop(c.lanes));
+    m.connect_bundle(&cache.io("snoop"), &snoop);
+    m.connect(&cache.port("flush"), &flush);
+    m.connect(&cache.port("lookup"), &addr_in.slice(31, 2));
+    let hit_q = m.reg_en("hit_q", c.entries, ResetValue::None, go);
+    m.connect(&hit_q, &cache.port("match"));
+    m.connect(&cache.port("sel"), &hit_q);
+    let hit = looked_up & &cache.port("sel_hit");
+    for (port, v) in [
+        ("fill", answered.clone()),
+        ("fill_word", addr.slice(31, 2)),
+        ("fill_data", resp_word.clone()),
+    ] {
+        m.connect(&cache.port(port), &v);
+    }
+    let word = hdl::mux(&hit, &cache.port("sel_data"), resp_word);
+    Ok((hit, word))
 }
