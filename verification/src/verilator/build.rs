@@ -127,6 +127,18 @@ pub fn build(src: &Source, opts: &Options) -> Result<Built, Error> {
         "cannot create the model cache {}",
         root.display()
     )))?;
+    // One build of an entry at a time: a builder that finds another (thread or process)
+    // building the same entry waits for it and takes its library, rather than building a
+    // second copy beside it (on a small machine that halves both builds' speed).
+    let lock = BuildLock::acquire(&root, &dir);
+    if dir.join(LIBRARY).is_file() {
+        drop(lock);
+        return Ok(Built {
+            dir,
+            cached: true,
+            seconds: 0.0,
+        });
+    }
     remove_abandoned(&root);
     // Inside the cache, so that the final rename stays on one file system.
     let work = tempfile::Builder::new()
@@ -185,6 +197,41 @@ pub fn build(src: &Source, opts: &Options) -> Result<Built, Error> {
         cached: false,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// An exclusive lock on building one cache entry: `<entry>.lock` in the cache, locked with
+/// `flock` (released when the holder exits, however it exits). Best effort: without a
+/// lock (a file system that refuses it) builders race as before, which the final rename
+/// settles. The holder removes the file before releasing it, so that the cache keeps
+/// only entries; a builder that then creates a new file finds the entry built.
+struct BuildLock {
+    file: Option<(fs::File, PathBuf)>,
+}
+
+impl BuildLock {
+    fn acquire(root: &Path, entry: &Path) -> BuildLock {
+        let name = entry.file_name().unwrap_or_default().to_string_lossy();
+        let path = root.join(format!("{name}.lock"));
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .ok()
+            .filter(|f| f.lock().is_ok());
+        BuildLock {
+            file: file.map(|f| (f, path)),
+        }
+    }
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        if let Some((file, path)) = self.file.take() {
+            let _ = fs::remove_file(&path);
+            drop(file);
+        }
+    }
 }
 
 /// Removes build directories that a killed process left behind: any over a day old (no
