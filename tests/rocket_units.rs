@@ -712,10 +712,12 @@ fn cache_matches_a_flat_memory() {
     }
 }
 
-/// Read hits answer the cycle after they are accepted, one per cycle back to back.
+/// Read hits answer the cycle after they are accepted, one per cycle back to back. On the
+/// 8 x 4 x 64 B shape with SRAM macros of `cache_matches_a_flat_memory` (one model build
+/// for both).
 #[test]
 fn cache_hits_take_one_cycle_back_to_back() {
-    let top = cache("Cache", &cache_params(4, 2, 64, 0)).unwrap();
+    let top = cache("Cache", &cache_params(8, 4, 64, 0)).unwrap();
     let config = MemConfig {
         latency: 10,
         ..MemConfig::default()
