@@ -448,6 +448,7 @@ fn iss_with(code: &[WarpInsn]) -> Iss {
         tohost: 0x8000_1000,
         fromhost: None,
         symbols: BTreeMap::new(),
+        function_sizes: BTreeMap::new(),
     };
     let config = IssConfig {
         fp: FpExt::F,

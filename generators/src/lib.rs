@@ -14,6 +14,7 @@ pub mod overrides;
 mod registry;
 pub mod rocket;
 pub mod schema;
+pub mod vgiw;
 
 pub use registry::{design, designs, elaborate, DesignInfo, ParamInfo};
 

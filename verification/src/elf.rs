@@ -8,7 +8,7 @@
 use crate::iss::Xlen;
 use object::elf::{FileHeader32, FileHeader64, PT_LOAD};
 use object::read::elf::{ElfFile, FileHeader, ProgramHeader};
-use object::{LittleEndian, Object, ObjectSymbol};
+use object::{LittleEndian, Object, ObjectSymbol, SymbolKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -36,6 +36,9 @@ pub struct Program {
     /// Every named symbol's address (the first of each name), for hosts that read or set
     /// program variables.
     pub symbols: BTreeMap<String, u64>,
+    /// The size in bytes of every named function symbol (the first of each name), for
+    /// tools that read a function's code (the VGIW kernel compiler).
+    pub function_sizes: BTreeMap<String, u64>,
 }
 
 impl Program {
@@ -278,10 +281,14 @@ fn load<E: FileHeader<Endian = LittleEndian>>(bytes: &[u8], ram: Ram) -> Result<
     }
     // The first symbol of a name wins, as `symbol_by_name` would pick it.
     let mut symbols = BTreeMap::new();
+    let mut function_sizes = BTreeMap::new();
     for s in file.symbols() {
         if let Ok(name) = s.name() {
             if !name.is_empty() {
                 symbols.entry(name.to_string()).or_insert(s.address());
+                if s.kind() == SymbolKind::Text {
+                    function_sizes.entry(name.to_string()).or_insert(s.size());
+                }
             }
         }
     }
@@ -293,5 +300,6 @@ fn load<E: FileHeader<Endian = LittleEndian>>(bytes: &[u8], ram: Ram) -> Result<
         tohost,
         fromhost: symbols.get("fromhost").copied(),
         symbols,
+        function_sizes,
     })
 }

@@ -90,6 +90,7 @@ mod tests {
             tohost: 0x8000_2000,
             fromhost: None,
             symbols,
+            function_sizes: BTreeMap::new(),
         }
     }
 

@@ -15,3 +15,4 @@ pub mod spike;
 pub mod tb;
 pub mod toolchain;
 pub mod verilator;
+pub mod vgiw;

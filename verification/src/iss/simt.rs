@@ -171,6 +171,12 @@ impl Iss {
         self.retired += 1;
     }
 
+    /// What the threads of later launches start from (`stack`, `globals`): the stack
+    /// top, the stack bytes a thread, gp and tp; `None` with SIMT off.
+    pub fn launch_constants(&self) -> Option<[u64; 4]> {
+        (self.simt.as_ref()).map(|s| [s.stack_top, s.stack_bytes, s.gp, s.tp])
+    }
+
     /// The thread running now, if a kernel is.
     pub fn current_thread(&self) -> Option<u32> {
         self.simt.as_ref().and_then(|s| s.thread)

@@ -1,0 +1,149 @@
+//! Parameters of the VGIW core (seed 004, Table 1 and section 3): one flat serde struct,
+//! every knob sweepable with `--set name=value`. The paper leaves the CVT's size, the
+//! LVC's geometry beyond its 64 KB and the switch's fan-out open; those defaults are ours.
+
+use crate::schema::{self, Param};
+use crate::vgiw::compiler::{CompileOptions, Unit};
+use crate::ParamError;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VgiwParams {
+    /// Merged FP-ALU compute units (32).
+    pub compute_units: u32,
+    /// Special compute units for divides and square roots (12).
+    pub scus: u32,
+    /// Load/store units on the perimeter (16).
+    pub ldsts: u32,
+    /// Live value units on the perimeter (16).
+    pub lvus: u32,
+    /// Split/join units (16).
+    pub sjus: u32,
+    /// Control vector units (16).
+    pub cvus: u32,
+    /// Consumers a unit's output reaches through its switch; more through split units.
+    pub max_fanout: u32,
+    /// CVT words (64 bits each) over all blocks of a kernel: a tile has
+    /// `cvt_words / blocks * 64` threads.
+    pub cvt_words: u32,
+    /// CVT banks (8).
+    pub cvt_banks: u32,
+    /// LVC bytes (64 KB).
+    pub lvc_bytes: u32,
+    pub lvc_ways: u32,
+    pub lvc_line_bytes: u32,
+    pub lvc_banks: u32,
+}
+
+impl Default for VgiwParams {
+    fn default() -> Self {
+        VgiwParams {
+            compute_units: 32,
+            scus: 12,
+            ldsts: 16,
+            lvus: 16,
+            sjus: 16,
+            cvus: 16,
+            max_fanout: 4,
+            cvt_words: 1024,
+            cvt_banks: 8,
+            lvc_bytes: 64 * 1024,
+            lvc_ways: 4,
+            lvc_line_bytes: 64,
+            lvc_banks: 8,
+        }
+    }
+}
+
+pub fn params() -> Vec<Param> {
+    vec![
+        Param::int("compute_units", 1, 1024, "merged FP-ALU compute units"),
+        Param::int(
+            "scus",
+            1,
+            1024,
+            "special compute units (divide, square root)",
+        ),
+        Param::int("ldsts", 1, 1024, "load/store units"),
+        Param::int("lvus", 1, 1024, "live value units"),
+        Param::int("sjus", 1, 1024, "split/join units"),
+        Param::int("cvus", 1, 1024, "control vector units"),
+        Param::int(
+            "max_fanout",
+            2,
+            8,
+            "consumers a unit's output reaches directly",
+        ),
+        Param::int("cvt_words", 8, 1 << 16, "CVT words (64 bits each)").pow2(),
+        Param::int("cvt_banks", 1, 64, "CVT banks").pow2(),
+        Param::int("lvc_bytes", 256, 1 << 22, "LVC bytes").pow2(),
+        Param::int("lvc_ways", 1, 16, "LVC ways").pow2(),
+        Param::int("lvc_line_bytes", 4, 256, "LVC line bytes").pow2(),
+        Param::int("lvc_banks", 1, 64, "LVC banks").pow2(),
+    ]
+}
+
+impl VgiwParams {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        schema::check_fields(&params(), self)?;
+        if self.cvt_banks > self.cvt_words {
+            return Err(ParamError::new(
+                "cvt_banks",
+                format!("must be at most cvt_words ({})", self.cvt_words),
+            ));
+        }
+        if self.lvc_ways * self.lvc_line_bytes > self.lvc_bytes {
+            return Err(ParamError::new(
+                "lvc_ways",
+                format!(
+                    "{} ways of {}-byte lines do not fit {} bytes",
+                    self.lvc_ways, self.lvc_line_bytes, self.lvc_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The units of each type (in [`Unit::ALL`] order).
+    pub fn units(&self) -> [u32; 6] {
+        [
+            self.compute_units,
+            self.scus,
+            self.ldsts,
+            self.lvus,
+            self.sjus,
+            self.cvus,
+        ]
+    }
+
+    /// The compiler's options for this fabric.
+    pub fn compile_options(&self) -> CompileOptions {
+        CompileOptions {
+            max_fanout: self.max_fanout as usize,
+        }
+    }
+
+    /// Replicas of a graph needing `used` units of each type the unit mix allows
+    /// (seed 004 section 3.5: R <= min over types of available / used); 0 if one does not
+    /// fit, with the first type short.
+    pub fn replicas(&self, used: [usize; 6]) -> (u32, Option<Unit>) {
+        let mut r = u32::MAX;
+        let mut short = None;
+        for (k, have) in self.units().into_iter().enumerate() {
+            if used[k] > 0 {
+                let fit = have / used[k] as u32;
+                if fit == 0 && short.is_none() {
+                    short = Some(Unit::ALL[k]);
+                }
+                r = r.min(fit);
+            }
+        }
+        (r, short)
+    }
+
+    /// Threads in a tile of a kernel of `blocks` blocks.
+    pub fn tile_threads(&self, blocks: usize) -> u32 {
+        (self.cvt_words as usize / blocks.max(1) * 64) as u32
+    }
+}

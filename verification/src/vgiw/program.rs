@@ -1,0 +1,93 @@
+//! A whole SPMD program on the VGIW model: host code on the ISS (the control
+//! processor), each launch's threads on [`super::machine::run_launch`] over the ISS's
+//! memory, so that the program's exit code and final memory can be compared with a plain
+//! ISS run (threads one after another).
+
+use super::interp::DataMemory;
+use super::kernels::KernelError;
+use super::machine::{run_launch, LaunchInit, LaunchStats, MachineError};
+use crate::elf::Program;
+use crate::fgsimt::program::host;
+use crate::iss::mem::Memory;
+use crate::iss::{Iss, IssConfig, IssError, Step};
+use generators::vgiw::compiler::Kernel;
+use generators::vgiw::params::VgiwParams;
+
+/// Why a program did not run to its exit.
+#[derive(Debug, thiserror::Error)]
+pub enum ProgramError {
+    #[error(transparent)]
+    Kernel(#[from] KernelError),
+    #[error(transparent)]
+    Iss(#[from] IssError),
+    #[error("kernel {kernel}: {error}")]
+    Machine { kernel: String, error: MachineError },
+    #[error("launch of {entry:#x}: no compiled kernel has that entry")]
+    Unknown { entry: u64 },
+    #[error("the program ran {0} host steps without exiting")]
+    StepLimit(u64),
+}
+
+/// What a program did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgramRun {
+    pub exit: u64,
+    /// Per launch: the kernel's name and what the launch did.
+    pub launches: Vec<(String, LaunchStats)>,
+}
+
+impl DataMemory for Memory {
+    fn read(&mut self, addr: u32, bytes: u32) -> Option<u32> {
+        Memory::read(self, addr as u64, bytes as usize).map(|v| v as u32)
+    }
+
+    fn write(&mut self, addr: u32, bytes: u32, value: u32) -> bool {
+        Memory::write(self, addr as u64, bytes as usize, value as u64)
+    }
+}
+
+/// The ISS a program's host code runs on ([`crate::fgsimt::program::host`]).
+pub fn vgiw_host(program: &Program) -> Result<Iss, ProgramError> {
+    host(program, IssConfig::default()).map_err(|e| ProgramError::Kernel(e.into()))
+}
+
+/// Runs `program` on `iss` (from [`vgiw_host`]) to its exit, its launches on the VGIW
+/// model with `params`, within `max_steps` host steps.
+pub fn run_on(
+    iss: &mut Iss,
+    kernels: &[Kernel],
+    params: &VgiwParams,
+    max_steps: u64,
+) -> Result<ProgramRun, ProgramError> {
+    let mut launches = Vec::new();
+    loop {
+        if iss.steps() >= max_steps {
+            return Err(ProgramError::StepLimit(max_steps));
+        }
+        match iss.step_one()? {
+            Step::Exited(exit) => return Ok(ProgramRun { exit, launches }),
+            Step::Launch(launch) => {
+                let kernel = (kernels.iter())
+                    .find(|k| k.entry as u64 == launch.entry)
+                    .ok_or(ProgramError::Unknown {
+                        entry: launch.entry,
+                    })?;
+                let [stack_top, stack_bytes, gp, tp] = iss.launch_constants().expect("SIMT is on");
+                let init = LaunchInit {
+                    gp: gp as u32,
+                    tp: tp as u32,
+                    stack_top: stack_top as u32,
+                    stack_bytes: stack_bytes as u32,
+                };
+                let stats = run_launch(kernel, launch.n, init, params, &mut iss.mem, None)
+                    .map_err(|error| ProgramError::Machine {
+                        kernel: kernel.name.clone(),
+                        error,
+                    })?;
+                launches.push((kernel.name.clone(), stats));
+                iss.finish_launch();
+            }
+            _ => {}
+        }
+    }
+}
