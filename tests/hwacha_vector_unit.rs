@@ -5,9 +5,10 @@
 //! would (decoded, one per cycle under `issue_ready`, fences waiting for `idle`) after a
 //! configuration; every register-file write of every lane, mapped back to (register,
 //! element) by the layout contract, must be the model's (`hwacha_rtl_rig::compare`), and
-//! so must the data window afterwards and every answer to the scalar unit. 1, 2 and 4 lanes, two
-//! sequencer sizes; directed programs, then random ones (random configuration, vector
-//! length, predication, back-to-back dependences that chain).
+//! so must the data window afterwards and every answer to the scalar unit. 1, 2 and 4
+//! lanes, two sequencer sizes, three divider widths; directed programs, then random ones
+//! (random configuration, vector length, predication, back-to-back dependences that
+//! chain).
 
 mod hwacha_rtl_rig;
 
@@ -24,16 +25,20 @@ use verification::verilator::{Model, Options};
 /// 1, 2 and 4 lanes with the thesis's 8 sequencer slots, and 2 lanes with a small
 /// 4-slot sequencer and 3-entry read and 4-entry write queues per bank (with
 /// `ACCELGEN_LONG`, every lane count with both sizes).
+/// The tested configurations: (lanes, sequencer slots, divider bits a cycle). Every
+/// divider width is on a configuration of its own, so that the directed, divide and
+/// random programs all run on the same models (one Verilator build each).
 fn configs() -> Vec<HwachaParams> {
-    let mut shapes = vec![(1, 8), (2, 8), (4, 8), (2, 4)];
+    let mut shapes = vec![(1, 8, 1), (2, 8, 2), (4, 8, 4), (2, 4, 1)];
     if long() {
-        shapes.extend([(1, 4), (4, 4)]);
+        shapes.extend([(1, 4, 1), (4, 4, 2)]);
     }
     shapes
         .into_iter()
-        .map(|(lanes, seq_entries)| HwachaParams {
+        .map(|(lanes, seq_entries, idiv_bits_per_cycle)| HwachaParams {
             lanes,
             seq_entries,
+            idiv_bits_per_cycle,
             ..HwachaParams::default()
         })
         .map(|p| {
@@ -297,13 +302,9 @@ fn divides_match_the_golden_model() {
     vs[10] = i64::MIN as u64;
     vs[11] = u64::MAX;
     vs[12] = 0x1_0000_0003;
-    // Every divider width; full-length vectors (the slowest: a divide takes 65 cycles an
-    // element at one bit a cycle) on one configuration.
+    // Every divider width (the configurations'); full-length vectors (the slowest: a
+    // divide takes 65 cycles an element at one bit a cycle) on one configuration.
     for (k, p) in configs().into_iter().enumerate() {
-        let p = HwachaParams {
-            idiv_bits_per_cycle: [1, 2, 4, 1][k % 4],
-            ..p
-        };
         let mut bench = Bench::new(&p);
         let maxvl = model_params(&p).maxvl(&cfg);
         let mut vlens = vec![1, 9, 8 * p.lanes as u64 + 3];
