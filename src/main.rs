@@ -38,6 +38,8 @@ enum Command {
     Synth(cli::synth::SynthArgs),
     /// Static timing analysis (OpenSTA) of a synthesized netlist: slack, Fmax, critical path.
     Sta(cli::sta::StaArgs),
+    /// Compile an SPMD program's kernels for the VGIW fabric: block graphs and listing.
+    CgrfCompile(cli::cgrf::CgrfCompileArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => cli::sweep::run(args),
         Command::Synth(args) => cli::synth::run(args),
         Command::Sta(args) => cli::sta::run(args),
+        Command::CgrfCompile(args) => cli::cgrf::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -3,7 +3,8 @@
 //! thread agrees with the RV32IMAF ISS (the interpreter, firing nodes in random orders
 //! the graph allows, against the ISS running the block's instructions).
 
-use generators::vgiw::compiler::{compile, CompileOptions, Kernel};
+use generators::vgiw::compiler::{compile, Kernel};
+use generators::vgiw::params::VgiwParams;
 use std::path::{Path, PathBuf};
 use verification::elf::{self, Program};
 use verification::kernels::build_program;
@@ -26,7 +27,7 @@ fn compile_all(program: &Program) -> Vec<Kernel> {
     (entries.iter())
         .map(|&e| {
             let code = kernels::code(program, e).unwrap();
-            compile(&code, &CompileOptions::default())
+            compile(&code, &VgiwParams::default())
                 .unwrap_or_else(|err| panic!("{}: {err}", code.name))
         })
         .collect()
@@ -60,5 +61,107 @@ fn every_block_of_every_kernel_agrees_with_the_iss() {
         if name == "cmult" {
             eprintln!("{}", kernels[0]);
         }
+    }
+}
+
+fn accelgen() -> assert_cmd::Command {
+    assert_cmd::cargo::cargo_bin_cmd!("accelgen")
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn cgrf_compile_lists_the_launched_kernels_and_names_what_it_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = dir.path().join("kmeans.elf");
+    let src = root().join("kernels/kmeans.c");
+    build_program(&[src], &elf, &[root().join("kernels")], &[]).unwrap();
+    let out = accelgen().arg("cgrf-compile").arg(&elf).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    // Both kernels the program launches, in launch order, each from its entry block.
+    let (assign, update) = (
+        text.find("kernel km_assign").unwrap(),
+        text.find("kernel km_update").unwrap(),
+    );
+    assert!(assign < update, "{text}");
+    assert_eq!(text.matches("block 0 (entry) -> 1").count(), 2, "{text}");
+    // The same listing into a file, which is then not overwritten.
+    let listing = dir.path().join("kmeans.lst");
+    let write = |extra: &[&str]| {
+        accelgen()
+            .arg("cgrf-compile")
+            .arg(&elf)
+            .args(extra)
+            .arg("-o")
+            .arg(&listing)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(write(&[]).status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&listing).unwrap(), text);
+    let again = write(&["--entry", "km_update"]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(stderr(&again).contains("exists"), "{}", stderr(&again));
+    assert_eq!(std::fs::read_to_string(&listing).unwrap(), text);
+    // One kernel by name; an unknown name; a fabric too small for a block.
+    let one = accelgen()
+        .args(["cgrf-compile", "--entry", "km_update"])
+        .arg(&elf)
+        .output()
+        .unwrap();
+    let one = String::from_utf8(one.stdout).unwrap();
+    assert!(
+        one.starts_with("kernel km_update") && !one.contains("km_assign"),
+        "{one}"
+    );
+    let unknown = accelgen()
+        .args(["cgrf-compile", "--entry", "nope"])
+        .arg(&elf)
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        stderr(&unknown).contains("no function symbol `nope`"),
+        "{}",
+        stderr(&unknown)
+    );
+    let small = accelgen()
+        .args(["cgrf-compile", "--set", "compute_units=3"])
+        .arg(&elf)
+        .output()
+        .unwrap();
+    assert_eq!(small.status.code(), Some(1));
+    let err = stderr(&small);
+    assert!(
+        err.contains("does not fit the fabric: it needs")
+            && err.contains("compute units, the fabric has 3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn calls_and_indirect_jumps_are_errors_naming_the_instruction() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = root().join("tests/vgiw_cases");
+    let elf = dir.path().join("bad.elf");
+    build_program(
+        &[cases.join("bad.c"), cases.join("bad.S")],
+        &elf,
+        &[root().join("kernels")],
+        &[],
+    )
+    .unwrap();
+    let program = elf::load_file(&elf).unwrap();
+    for (name, what, offset) in [("calls", "a call", 8), ("jumps", "an indirect jump", 8)] {
+        let entry = kernels::named(&program, name).unwrap();
+        let code = kernels::code(&program, entry).unwrap();
+        let err = compile(&code, &VgiwParams::default())
+            .unwrap_err()
+            .to_string();
+        let at = format!("at {:#x} is {what}", entry + offset);
+        assert!(err.contains(&at), "{name}: {err}");
     }
 }

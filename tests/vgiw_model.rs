@@ -31,7 +31,7 @@ fn compile_all(program: &Program, params: &VgiwParams) -> Vec<Kernel> {
     (kernels::launched(program, 400_000_000).unwrap().iter())
         .map(|&e| {
             let code = kernels::code(program, e).unwrap();
-            compile(&code, &params.compile_options()).unwrap()
+            compile(&code, params).unwrap()
         })
         .collect()
 }
@@ -91,11 +91,7 @@ fn figure_2s_trace_is_reproduced_exactly() {
     let program = directed(dir.path());
     let params = VgiwParams::default();
     let entry = kernels::named(&program, "fig2").unwrap();
-    let kernel = compile(
-        &kernels::code(&program, entry).unwrap(),
-        &params.compile_options(),
-    )
-    .unwrap();
+    let kernel = compile(&kernels::code(&program, entry).unwrap(), params).unwrap();
     // BB1..BB6 are blocks 1..6, in the paper's order, after the entry block 0.
     let nexts: Vec<Next> = kernel.blocks.iter().map(|b| b.next).collect();
     let (b, exit) = (Succ::Block, Succ::Exit);

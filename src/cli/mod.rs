@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod asm;
+pub mod cgrf;
 pub mod fpga;
 pub mod generate;
 mod handoff;

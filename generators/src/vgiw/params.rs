@@ -3,7 +3,6 @@
 //! LVC's geometry beyond its 64 KB and the switch's fan-out open; those defaults are ours.
 
 use crate::schema::{self, Param};
-use crate::vgiw::compiler::{CompileOptions, Unit};
 use crate::ParamError;
 use serde::{Deserialize, Serialize};
 
@@ -115,31 +114,6 @@ impl VgiwParams {
             self.sjus,
             self.cvus,
         ]
-    }
-
-    /// The compiler's options for this fabric.
-    pub fn compile_options(&self) -> CompileOptions {
-        CompileOptions {
-            max_fanout: self.max_fanout as usize,
-        }
-    }
-
-    /// Replicas of a graph needing `used` units of each type the unit mix allows
-    /// (seed 004 section 3.5: R <= min over types of available / used); 0 if one does not
-    /// fit, with the first type short.
-    pub fn replicas(&self, used: [usize; 6]) -> (u32, Option<Unit>) {
-        let mut r = u32::MAX;
-        let mut short = None;
-        for (k, have) in self.units().into_iter().enumerate() {
-            if used[k] > 0 {
-                let fit = have / used[k] as u32;
-                if fit == 0 && short.is_none() {
-                    short = Some(Unit::ALL[k]);
-                }
-                r = r.min(fit);
-            }
-        }
-        (r, short)
     }
 
     /// Threads in a tile of a kernel of `blocks` blocks.

@@ -183,6 +183,8 @@ pub struct Block {
     pub next: Next,
     /// The live values live after the block (what its successors may read from the LVC).
     pub live_out: Vec<u16>,
+    /// Copies of the graph the fabric holds at once (seed 004 section 3.5).
+    pub replicas: u32,
 }
 
 impl Block {
@@ -284,10 +286,11 @@ impl fmt::Display for Kernel {
                 .collect();
             writeln!(
                 f,
-                "\nblock {} ({at}) -> {next}: {} nodes: {}",
+                "\nblock {} ({at}) -> {next}: {} nodes: {}; {} replicas",
                 b.id,
                 b.nodes.len(),
-                units.join(", ")
+                units.join(", "),
+                b.replicas
             )?;
             for (k, n) in b.nodes.iter().enumerate() {
                 let args: Vec<String> = n.args.iter().map(arg).collect();

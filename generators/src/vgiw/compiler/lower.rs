@@ -289,6 +289,7 @@ pub fn lower(id: usize, block: &BasicBlock, live: &Liveness) -> Block {
         nodes,
         next,
         live_out,
+        replicas: 1,
     }
 }
 

@@ -12,6 +12,7 @@ pub mod graph;
 pub mod liveness;
 pub mod lower;
 
+use super::params::VgiwParams;
 pub use graph::{Arg, Block, Kernel, Next, Node, NodeId, Op, Succ, ThreadValue, Unit};
 
 /// Why a kernel cannot be compiled.
@@ -23,6 +24,14 @@ pub enum CompileError {
     Empty,
     #[error("the kernel has {blocks} basic blocks, more than the {max} block IDs")]
     TooManyBlocks { blocks: usize, max: usize },
+    #[error("block {block} ({at}) does not fit the fabric: it needs {need} {unit} units, the fabric has {have} (short by {})", need - have)]
+    DoesNotFit {
+        block: u16,
+        at: String,
+        unit: &'static str,
+        need: usize,
+        have: usize,
+    },
 }
 
 /// A kernel function's code.
@@ -35,24 +44,11 @@ pub struct KernelCode {
     pub words: Vec<u32>,
 }
 
-/// Compiler options.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CompileOptions {
-    /// Consumers a node's value reaches directly; more go through split units.
-    pub max_fanout: usize,
-}
-
-impl Default for CompileOptions {
-    fn default() -> Self {
-        CompileOptions { max_fanout: 4 }
-    }
-}
-
 /// Block IDs fit the CVT's block index and the BBS's 16-bit successor fields.
 pub const MAX_BLOCKS: usize = 1 << 12;
 
-/// Compiles one kernel function.
-pub fn compile(code: &KernelCode, opts: &CompileOptions) -> Result<Kernel, CompileError> {
+/// Compiles one kernel function for the fabric `params` describes.
+pub fn compile(code: &KernelCode, params: &VgiwParams) -> Result<Kernel, CompileError> {
     if code.words.is_empty() {
         return Err(CompileError::Empty);
     }
@@ -64,17 +60,45 @@ pub fn compile(code: &KernelCode, opts: &CompileOptions) -> Result<Kernel, Compi
         });
     }
     let live = liveness::analyze(&cfg);
-    let blocks = (cfg.blocks.iter().enumerate())
-        .map(|(id, b)| {
-            let mut block = lower::lower(id, b, &live);
-            block.nodes = fabric_passes::fit(block.nodes, opts.max_fanout.max(2));
-            block
-        })
-        .collect();
+    let mut blocks = Vec::with_capacity(cfg.blocks.len());
+    for (id, b) in cfg.blocks.iter().enumerate() {
+        let mut block = lower::lower(id, b, &live);
+        block.nodes = fabric_passes::fit(block.nodes, params.max_fanout as usize);
+        block.replicas = replicas(&block, params)?;
+        blocks.push(block);
+    }
     Ok(Kernel {
         name: code.name.clone(),
         entry: code.entry,
         blocks,
         live_values: live.live_values,
     })
+}
+
+/// The replicas of `block`'s graph the unit mix allows (seed 004 section 3.5:
+/// R <= min over unit types of available / used); an error naming the first unit type
+/// short if not even one fits.
+fn replicas(block: &Block, params: &VgiwParams) -> Result<u32, CompileError> {
+    let used = block.units();
+    let have = params.units();
+    let mut r = u32::MAX;
+    for (k, unit) in Unit::ALL.iter().enumerate() {
+        if used[k] == 0 {
+            continue;
+        }
+        if (have[k] as usize) < used[k] {
+            return Err(CompileError::DoesNotFit {
+                block: block.id,
+                at: match block.start {
+                    Some(s) => format!("{s:#x}"),
+                    None => "the entry block".into(),
+                },
+                unit: unit.name(),
+                need: used[k],
+                have: have[k] as usize,
+            });
+        }
+        r = r.min(have[k] / used[k] as u32);
+    }
+    Ok(r)
 }
