@@ -91,7 +91,7 @@ fn figure_2s_trace_is_reproduced_exactly() {
     let program = directed(dir.path());
     let params = VgiwParams::default();
     let entry = kernels::named(&program, "fig2").unwrap();
-    let kernel = compile(&kernels::code(&program, entry).unwrap(), params).unwrap();
+    let kernel = compile(&kernels::code(&program, entry).unwrap(), &params).unwrap();
     // BB1..BB6 are blocks 1..6, in the paper's order, after the entry block 0.
     let nexts: Vec<Next> = kernel.blocks.iter().map(|b| b.next).collect();
     let (b, exit) = (Succ::Block, Succ::Exit);
