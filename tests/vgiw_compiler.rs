@@ -3,7 +3,7 @@
 //! thread agrees with the RV32IMAF ISS (the interpreter, firing nodes in random orders
 //! the graph allows, against the ISS running the block's instructions).
 
-use generators::vgiw::compiler::{compile, Kernel};
+use generators::vgiw::compiler::{compile, Arg, Kernel, Op};
 use generators::vgiw::params::VgiwParams;
 use std::path::{Path, PathBuf};
 use verification::elf::{self, Program};
@@ -164,4 +164,36 @@ fn calls_and_indirect_jumps_are_errors_naming_the_instruction() {
         let at = format!("at {:#x} is {what}", entry + offset);
         assert!(err.contains(&at), "{name}: {err}");
     }
+}
+
+/// The check bites: a wrong immediate in one node, or a live value store dropped, makes
+/// some block disagree with the ISS.
+#[test]
+fn the_block_check_catches_a_wrong_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = build(dir.path(), "bsearch");
+    let kernels = compile_all(&program);
+    check::check_program(&program, &kernels, 400_000_000, 3).unwrap();
+    let mut wrong_imm = kernels.clone();
+    let node = (wrong_imm[0].blocks.iter_mut())
+        .flat_map(|b| b.nodes.iter_mut())
+        .find(|n| matches!(n.op, Op::Compute(_)) && n.args.contains(&Arg::Imm(2)))
+        .expect("a node with the immediate 2");
+    for a in node.args.iter_mut().filter(|a| **a == Arg::Imm(2)) {
+        *a = Arg::Imm(3);
+    }
+    assert!(check::check_program(&program, &wrong_imm, 400_000_000, 3).is_err());
+    let mut no_store = kernels.clone();
+    let block = (no_store[0].blocks.iter_mut())
+        .find(|b| b.nodes.iter().any(|n| matches!(n.op, Op::LvStore(_))))
+        .expect("a block storing a live value");
+    let at = block
+        .nodes
+        .iter()
+        .position(|n| matches!(n.op, Op::LvStore(_)))
+        .unwrap();
+    block.nodes[at].op = Op::Join;
+    block.nodes[at].args.clear();
+    let err = check::check_program(&program, &no_store, 400_000_000, 3).unwrap_err();
+    assert!(err.to_string().contains("live value"), "{err}");
 }
