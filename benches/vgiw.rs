@@ -1,0 +1,100 @@
+//! VGIW figures (seed 004), printed, not asserted: per kernel program of `kernels/`,
+//! the compiler's time and output (blocks, nodes, live values, replicas the default
+//! fabric holds) and what the functional execution model counts (block schedulings,
+//! reconfigurations, thread-block executions, LVC accesses a thread instruction: the
+//! paper's Figure 3 puts them about 10x below a GPU's register-file accesses, counted a
+//! warp at a time). Cycle counts come with the fabric's RTL.
+//!
+//! `cargo bench --bench vgiw`; `VGIW_BENCH_KERNELS=bfs,kmeans` picks programs.
+
+use generators::vgiw::compiler::{compile, Kernel};
+use generators::vgiw::params::VgiwParams;
+use std::path::Path;
+use std::time::Instant;
+use verification::elf;
+use verification::kernels::build_program;
+use verification::vgiw::kernels;
+use verification::vgiw::program::{run_on, vgiw_host};
+
+const KERNELS: [&str; 13] = [
+    "bfs",
+    "bilat",
+    "bsearch",
+    "cmult",
+    "conv",
+    "dither",
+    "kmeans",
+    "mfilt",
+    "rgb2cmyk",
+    "rsort",
+    "sgemm",
+    "strsearch",
+    "viterbi",
+];
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let picked: Vec<String> = match std::env::var("VGIW_BENCH_KERNELS") {
+        Ok(v) => v.split(',').map(str::to_string).collect(),
+        Err(_) => KERNELS.iter().map(|s| s.to_string()).collect(),
+    };
+    let params = VgiwParams::default();
+    let dir = tempfile::tempdir().unwrap();
+    println!(
+        "{:<10} {:>9} {:>6} {:>6} {:>4} {:>8} {:>8} {:>8} {:>10} {:>12} {:>9}",
+        "program",
+        "compile",
+        "blocks",
+        "nodes",
+        "lvs",
+        "replicas",
+        "sched",
+        "reconf",
+        "thr-blocks",
+        "thr-insns",
+        "lvc/insn"
+    );
+    for name in picked {
+        let src = root.join(format!("kernels/{name}.c"));
+        let elf_path = dir.path().join(format!("{name}.elf"));
+        build_program(&[src], &elf_path, &[root.join("kernels")], &[]).unwrap();
+        let program = elf::load_file(&elf_path).unwrap();
+        let entries = kernels::launched(&program, 1_000_000_000).unwrap();
+        let start = Instant::now();
+        let compiled: Vec<Kernel> = (entries.iter())
+            .map(|&e| compile(&kernels::code(&program, e).unwrap(), &params).unwrap())
+            .collect();
+        let compile_ms = start.elapsed().as_secs_f64() * 1e3;
+        let blocks: usize = compiled.iter().map(|k| k.blocks.len()).sum();
+        let nodes: usize = (compiled.iter().flat_map(|k| &k.blocks))
+            .map(|b| b.nodes.len())
+            .sum();
+        let lvs: usize = compiled.iter().map(|k| k.live_values.len()).sum();
+        let reps: Vec<u32> = (compiled.iter().flat_map(|k| &k.blocks))
+            .map(|b| b.replicas)
+            .collect();
+        let mut iss = vgiw_host(&program).unwrap();
+        let run = run_on(&mut iss, &compiled, &params, 1_000_000_000).unwrap();
+        assert_eq!(run.exit, 0, "{name}");
+        let sum = |f: &dyn Fn(&verification::vgiw::machine::LaunchStats) -> u64| -> u64 {
+            run.launches.iter().map(|(_, s)| f(s)).sum()
+        };
+        let insns = sum(&|s| s.thread_instructions);
+        let lvc = sum(&|s| s.lvc.loads + s.lvc.stores);
+        println!(
+            "{:<10} {:>7.2}ms {:>6} {:>6} {:>4} {:>3}..{:<4} {:>8} {:>8} {:>10} {:>12} {:>9.3}",
+            name,
+            compile_ms,
+            blocks,
+            nodes,
+            lvs,
+            reps.iter().min().unwrap(),
+            reps.iter().max().unwrap(),
+            sum(&|s| s.blocks_executed),
+            sum(&|s| s.reconfigurations),
+            sum(&|s| s.thread_blocks),
+            insns,
+            lvc as f64 / insns as f64
+        );
+    }
+}
