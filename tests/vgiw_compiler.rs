@@ -3,8 +3,11 @@
 //! thread agrees with the RV32IMAF ISS (the interpreter, firing nodes in random orders
 //! the graph allows, against the ISS running the block's instructions).
 
-use generators::vgiw::compiler::{compile, Arg, Kernel, Op};
+use generators::vgiw::compiler::route::{step, Link};
+use generators::vgiw::compiler::{compile, Arg, Kernel, Op, Unit};
+use generators::vgiw::grid::Grid;
 use generators::vgiw::params::VgiwParams;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use verification::elf::{self, Program};
 use verification::kernels::build_program;
@@ -33,6 +36,70 @@ fn compile_all(program: &Program) -> Vec<Kernel> {
         .collect()
 }
 
+/// Checks a kernel's placement and routes on the default grid without the mapper's
+/// code: every node on a cell of its unit type (a replica's CVU nodes on one CVU), no
+/// cell shared between replicas' units, every link between neighbours and each of its
+/// channels carrying one value, every net a tree from its producer's cell that reaches
+/// each consumer's cell.
+fn check_mapping(kernel: &Kernel, params: &VgiwParams) {
+    let grid = Grid::new(params);
+    for b in &kernel.blocks {
+        let what = format!("{} block {}", kernel.name, b.id);
+        let m = &b.mapping;
+        assert_eq!(m.placement.len(), b.replicas as usize, "{what}");
+        let mut owner: BTreeMap<(u16, u16), (usize, Option<usize>)> = BTreeMap::new();
+        for (r, cells) in m.placement.iter().enumerate() {
+            for (n, node) in b.nodes.iter().enumerate() {
+                let unit = node.op.unit();
+                assert_eq!(grid.unit(cells[n]), Some(unit), "{what} n{n}");
+                let me = (r, (unit != Unit::Cvu).then_some(n));
+                let was = owner.insert(cells[n], me);
+                assert!(
+                    was.is_none() || was == Some(me),
+                    "{what}: cell {:?} shared",
+                    cells[n]
+                );
+            }
+        }
+        let mut channels: BTreeMap<(Link, u8), usize> = BTreeMap::new();
+        for (k, net) in m.nets.iter().enumerate() {
+            let mut reached = BTreeSet::from([net.source]);
+            // Links are listed from the source outwards.
+            for &(link, ch) in &net.links {
+                assert!(ch < params.switch_channels as u8, "{what}");
+                assert!(
+                    channels.insert((link, ch), k).is_none(),
+                    "{what}: {link:?} ch {ch} twice"
+                );
+                assert!(
+                    reached.contains(&link.cell),
+                    "{what}: net {k} is not a tree from its source"
+                );
+                let to = step(link);
+                assert!(to.0 < grid.rows && to.1 < grid.cols, "{what}");
+                reached.insert(to);
+            }
+            assert!(
+                net.sinks.iter().all(|s| reached.contains(s)),
+                "{what}: net {k}"
+            );
+        }
+        for (r, cells) in m.placement.iter().enumerate() {
+            for (n, node) in b.nodes.iter().enumerate() {
+                for i in node.inputs() {
+                    if cells[i] != cells[n] {
+                        let net = (m.nets.iter())
+                            .find(|x| x.replica == r && x.node == i)
+                            .unwrap_or_else(|| panic!("{what}: no net from n{i}"));
+                        assert_eq!(net.source, cells[i], "{what}");
+                        assert!(net.sinks.contains(&cells[n]), "{what}: n{i} -> n{n}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 const KERNELS: [&str; 13] = [
     "bfs",
     "bilat",
@@ -58,6 +125,9 @@ fn every_block_of_every_kernel_agrees_with_the_iss() {
         let cov = check::check_program(&program, &kernels, 400_000_000, 1)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         eprintln!("{name}: {cov:?}");
+        for k in &kernels {
+            check_mapping(k, &VgiwParams::default());
+        }
         if name == "cmult" {
             eprintln!("{}", kernels[0]);
         }

@@ -3,4 +3,5 @@
 //! RISC-V SPMD kernels every data-parallel design of accelgen runs.
 
 pub mod compiler;
+pub mod grid;
 pub mod params;

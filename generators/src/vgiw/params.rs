@@ -2,6 +2,7 @@
 //! every knob sweepable with `--set name=value`. The paper leaves the CVT's size, the
 //! LVC's geometry beyond its 64 KB and the switch's fan-out open; those defaults are ours.
 
+use super::grid;
 use crate::schema::{self, Param};
 use crate::ParamError;
 use serde::{Deserialize, Serialize};
@@ -9,6 +10,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct VgiwParams {
+    /// Grid rows and columns (0 and 0: the smallest grid that holds the unit mix, with
+    /// the load/store and live value units on its perimeter).
+    pub rows: u32,
+    pub cols: u32,
     /// Merged FP-ALU compute units (32).
     pub compute_units: u32,
     /// Special compute units for divides and square roots (12).
@@ -23,6 +28,8 @@ pub struct VgiwParams {
     pub cvus: u32,
     /// Consumers a unit's output reaches through its switch; more through split units.
     pub max_fanout: u32,
+    /// Values each link between neighbouring switches carries in a configuration.
+    pub switch_channels: u32,
     /// CVT words (64 bits each) over all blocks of a kernel: a tile has
     /// `cvt_words / blocks * 64` threads.
     pub cvt_words: u32,
@@ -38,6 +45,8 @@ pub struct VgiwParams {
 impl Default for VgiwParams {
     fn default() -> Self {
         VgiwParams {
+            rows: 0,
+            cols: 0,
             compute_units: 32,
             scus: 12,
             ldsts: 16,
@@ -45,6 +54,7 @@ impl Default for VgiwParams {
             sjus: 16,
             cvus: 16,
             max_fanout: 4,
+            switch_channels: 2,
             cvt_words: 1024,
             cvt_banks: 8,
             lvc_bytes: 64 * 1024,
@@ -57,6 +67,18 @@ impl Default for VgiwParams {
 
 pub fn params() -> Vec<Param> {
     vec![
+        Param::int(
+            "rows",
+            0,
+            256,
+            "grid rows (0: the smallest grid for the unit mix)",
+        ),
+        Param::int(
+            "cols",
+            0,
+            256,
+            "grid columns (0: the smallest grid for the unit mix)",
+        ),
         Param::int("compute_units", 1, 1024, "merged FP-ALU compute units"),
         Param::int(
             "scus",
@@ -74,6 +96,12 @@ pub fn params() -> Vec<Param> {
             8,
             "consumers a unit's output reaches directly",
         ),
+        Param::int(
+            "switch_channels",
+            1,
+            8,
+            "values a link between neighbouring switches carries",
+        ),
         Param::int("cvt_words", 8, 1 << 16, "CVT words (64 bits each)").pow2(),
         Param::int("cvt_banks", 1, 64, "CVT banks").pow2(),
         Param::int("lvc_bytes", 256, 1 << 22, "LVC bytes").pow2(),
@@ -86,6 +114,26 @@ pub fn params() -> Vec<Param> {
 impl VgiwParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         schema::check_fields(&params(), self)?;
+        if (self.rows == 0) != (self.cols == 0) {
+            return Err(ParamError::new(
+                "rows",
+                "rows and cols are both 0 (automatic) or both set",
+            ));
+        }
+        if self.rows != 0 && !grid::fits(self, self.rows, self.cols) {
+            return Err(ParamError::new(
+                "rows",
+                format!(
+                    "a {} x {} grid does not hold the units: {} load/store and live value units on its {} perimeter cells, {} others in its {} interior cells",
+                    self.rows,
+                    self.cols,
+                    self.ldsts + self.lvus,
+                    2 * (self.rows + self.cols).saturating_sub(2),
+                    self.compute_units + self.scus + self.sjus + self.cvus,
+                    self.rows.saturating_sub(2) * self.cols.saturating_sub(2)
+                ),
+            ));
+        }
         if self.cvt_banks > self.cvt_words {
             return Err(ParamError::new(
                 "cvt_banks",

@@ -3,6 +3,7 @@
 //! with the readable listing `accelgen cgrf-compile` prints.
 
 use super::decode::{AmoOp, CompOp, Cond, Reg, Width};
+use super::map::Mapping;
 use std::fmt;
 
 /// A node's index in its block's graph. Nodes are in a topological order: every operand
@@ -185,6 +186,8 @@ pub struct Block {
     pub live_out: Vec<u16>,
     /// Copies of the graph the fabric holds at once (seed 004 section 3.5).
     pub replicas: u32,
+    /// Where the replicas are and how their values are routed.
+    pub mapping: Mapping,
 }
 
 impl Block {
@@ -286,15 +289,19 @@ impl fmt::Display for Kernel {
                 .collect();
             writeln!(
                 f,
-                "\nblock {} ({at}) -> {next}: {} nodes: {}; {} replicas",
+                "\nblock {} ({at}) -> {next}: {} nodes: {}; {} replicas, {} links routed",
                 b.id,
                 b.nodes.len(),
                 units.join(", "),
-                b.replicas
+                b.replicas,
+                b.mapping.wire_length()
             )?;
             for (k, n) in b.nodes.iter().enumerate() {
                 let args: Vec<String> = n.args.iter().map(arg).collect();
-                let mut line = format!("  n{k:<4}{:<8}{}", n.op.unit().name(), n.op);
+                let cell = (b.mapping.placement.first())
+                    .map(|cells| format!("({},{})", cells[k].0, cells[k].1))
+                    .unwrap_or_default();
+                let mut line = format!("  n{k:<4}{cell:<8}{:<8}{}", n.op.unit().name(), n.op);
                 if !args.is_empty() {
                     line += &format!(" {}", args.join(", "));
                 }

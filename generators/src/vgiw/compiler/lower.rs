@@ -290,6 +290,7 @@ pub fn lower(id: usize, block: &BasicBlock, live: &Liveness) -> Block {
         next,
         live_out,
         replicas: 1,
+        mapping: Default::default(),
     }
 }
 

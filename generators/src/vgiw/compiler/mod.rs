@@ -11,7 +11,11 @@ pub mod fabric_passes;
 pub mod graph;
 pub mod liveness;
 pub mod lower;
+pub mod map;
+pub mod place;
+pub mod route;
 
+use super::grid::Grid;
 use super::params::VgiwParams;
 pub use graph::{Arg, Block, Kernel, Next, Node, NodeId, Op, Succ, ThreadValue, Unit};
 
@@ -31,6 +35,14 @@ pub enum CompileError {
         unit: &'static str,
         need: usize,
         have: usize,
+    },
+    #[error("block {block} cannot be routed even as one replica: the link from cell {from:?} to {to:?} would carry {demand} values, its {capacity} channels (short by {})", demand - capacity)]
+    Unroutable {
+        block: u16,
+        from: (u16, u16),
+        to: (u16, u16),
+        demand: u32,
+        capacity: u32,
     },
 }
 
@@ -60,11 +72,13 @@ pub fn compile(code: &KernelCode, params: &VgiwParams) -> Result<Kernel, Compile
         });
     }
     let live = liveness::analyze(&cfg);
+    let grid = Grid::new(params);
     let mut blocks = Vec::with_capacity(cfg.blocks.len());
     for (id, b) in cfg.blocks.iter().enumerate() {
         let mut block = lower::lower(id, b, &live);
         block.nodes = fabric_passes::fit(block.nodes, params.max_fanout as usize);
         block.replicas = replicas(&block, params)?;
+        map::map(&mut block, &grid, params)?;
         blocks.push(block);
     }
     Ok(Kernel {
