@@ -1,0 +1,60 @@
+/* nn: Rodinia nn's euclid kernel (seed 004, Table 2, "NN"): the Euclidean distance of
+ * each of 4,000 records' latitude and longitude to a target point, single precision,
+ * the k-nearest-neighbours search's first step (Rodinia's host then picks the nearest).
+ * A thread a record: two loads of stride 2 words, two subtractions, two products, a
+ * sum and `fsqrt.s`; no branches. 4,000 records: the last warp is partial. The host
+ * checks every distance against its reference. */
+#include "../program.h"
+
+#define RECORDS 4000
+
+struct latlong {
+  float lat, lng;
+};
+
+static struct latlong locations[RECORDS];
+static float distances[RECORDS], ref[RECORDS];
+static float target_lat, target_lng;
+
+/* sqrtf as the one instruction fsqrt.s (correctly rounded, as x86's sqrtss). GCC 12
+ * keeps errno for __builtin_sqrtf under -fmath-errno, the toolchain's default, which
+ * neither `#pragma GCC optimize` nor the optimize attribute turns off: a compare
+ * bracketed by frflags/fsflags and a call of sqrtf for negative inputs, which kernels
+ * cannot have. */
+static inline float fsqrt(float x)
+{
+#ifdef __riscv
+  float r;
+  __asm__("fsqrt.s %0, %1" : "=f"(r) : "f"(x));
+  return r;
+#else
+  return __builtin_sqrtf(x);
+#endif
+}
+
+static void euclid(void)
+{
+  unsigned i = tidx();
+  float dlat = target_lat - locations[i].lat;
+  float dlng = target_lng - locations[i].lng;
+  distances[i] = fsqrt(dlat * dlat + dlng * dlng);
+}
+
+int main(void)
+{
+  /* Hurricane-like positions: latitude 7..49, longitude 0..359, in 1/64 degrees. */
+  for (unsigned i = 0; i < RECORDS; i++) {
+    locations[i].lat = 7.0f + (float)(lcg() % (42 * 64)) * 0.015625f;
+    locations[i].lng = (float)(lcg() % (360 * 64)) * 0.015625f;
+  }
+  target_lat = 30.0f;
+  target_lng = 90.0f;
+  poison(distances, sizeof distances);
+  launch(RECORDS, euclid);
+  for (unsigned i = 0; i < RECORDS; i++) {
+    float dlat = target_lat - locations[i].lat;
+    float dlng = target_lng - locations[i].lng;
+    ref[i] = fsqrt(dlat * dlat + dlng * dlng);
+  }
+  return mismatch(distances, ref, RECORDS, 4);
+}
