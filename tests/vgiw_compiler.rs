@@ -3,9 +3,10 @@
 //! thread agrees with the RV32IMAF ISS (the interpreter, firing nodes in random orders
 //! the graph allows, against the ISS running the block's instructions).
 
+use generators::vgiw::compiler::image::{self, BlockImage};
 use generators::vgiw::compiler::route::{step, Link};
 use generators::vgiw::compiler::{compile, Arg, Kernel, Op, Unit};
-use generators::vgiw::grid::Grid;
+use generators::vgiw::grid::{Grid, DIRECTIONS};
 use generators::vgiw::params::VgiwParams;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -203,6 +204,22 @@ fn cgrf_compile_lists_the_launched_kernels_and_names_what_it_refuses() {
     };
     assert_eq!(write(&[]).status.code(), Some(0));
     assert_eq!(std::fs::read_to_string(&listing).unwrap(), text);
+    // The image beside a second listing; both refused once they exist.
+    let img = dir.path().join("kmeans.img");
+    let both = accelgen()
+        .arg("cgrf-compile")
+        .arg(&elf)
+        .arg("--image")
+        .arg(&img)
+        .arg("-o")
+        .arg(dir.path().join("second.lst"))
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(0), "{}", stderr(&both));
+    let kernels = image::decode(&std::fs::read(&img).unwrap()).unwrap();
+    assert_eq!(kernels.len(), 2);
+    let again = write(&["--image", img.to_str().unwrap()]);
+    assert!(stderr(&again).contains("exists"), "{}", stderr(&again));
     let again = write(&["--entry", "km_update"]);
     assert_eq!(again.status.code(), Some(1));
     assert!(stderr(&again).contains("exists"), "{}", stderr(&again));
@@ -297,4 +314,94 @@ fn the_block_check_catches_a_wrong_graph() {
     block.nodes[at].args.clear();
     let err = check::check_program(&program, &no_store, 400_000_000, 3).unwrap_err();
     assert!(err.to_string().contains("live value"), "{err}");
+}
+
+/// Follows the image's switch configuration back from input `port` of `cell` to the
+/// unit that produced the value: (its cell, its output index).
+fn trace(
+    img: &BlockImage,
+    grid: &Grid,
+    per: usize,
+    mut cell: (u16, u16),
+    mut port: u8,
+) -> ((u16, u16), u8) {
+    for _ in 0..grid.units.len() * 8 {
+        if port & image::LOCAL != 0 {
+            assert_ne!(port, image::PORT_NONE, "an unconfigured link at {cell:?}");
+            return (cell, port & 0x7f);
+        }
+        let (dir, ch) = ((port / 8) as usize, (port % 8) as usize);
+        let (dr, dc) = DIRECTIONS[dir];
+        cell = ((cell.0 as i32 + dr) as u16, (cell.1 as i32 + dc) as u16);
+        let out = (dir + 4) % 8;
+        port = (img.words[grid.index(cell) * per + 4 + ch] >> (8 * out)) as u8;
+    }
+    panic!("a routing loop through {cell:?}");
+}
+
+/// The image, decoded by its documented format, configures every placed unit with its
+/// operation and every operand slot with its immediate or a switch path from the
+/// producing unit; it is deterministic and refuses truncated input.
+#[test]
+fn the_kernel_image_connects_every_operand_to_its_producer() {
+    let dir = tempfile::tempdir().unwrap();
+    let params = VgiwParams::default();
+    let grid = Grid::new(&params);
+    let per = image::cell_words(params.switch_channels);
+    for name in ["kmeans", "bilat", "strsearch"] {
+        let program = build(dir.path(), name);
+        let kernels = compile_all(&program);
+        let bytes = image::encode(&kernels, &grid, params.switch_channels);
+        assert_eq!(
+            bytes,
+            image::encode(&compile_all(&program), &grid, params.switch_channels)
+        );
+        let decoded = image::decode(&bytes).unwrap();
+        assert_eq!(decoded.len(), kernels.len());
+        for (k, img) in kernels.iter().zip(&decoded) {
+            assert_eq!((img.entry, img.name.as_str()), (k.entry, k.name.as_str()));
+            for (b, bi) in k.blocks.iter().zip(&img.blocks) {
+                assert_eq!((bi.id, bi.replicas as u32), (b.id, b.replicas));
+                for cells in &b.mapping.placement {
+                    for (n, node) in b.nodes.iter().enumerate() {
+                        let w = &bi.words[grid.index(cells[n]) * per..][..per];
+                        let class = w[0] as u8;
+                        assert_eq!(class != image::CLASS_CVU, node.op.unit() != Unit::Cvu);
+                        if matches!(node.op, Op::Thread(_)) {
+                            continue;
+                        }
+                        let mut slots: Vec<Arg> = node.args.clone();
+                        slots.extend(node.after.first().map(|&a| Arg::Node(a)));
+                        for (s, arg) in slots.iter().enumerate() {
+                            let byte = (w[1] >> (8 * s)) as u8;
+                            match *arg {
+                                Arg::Imm(v) => {
+                                    assert_eq!(byte, image::SLOT_IMM);
+                                    let (word, shift) = [(2, 0), (2, 32), (3, 0)][s];
+                                    assert_eq!((w[word] >> shift) as u32, v);
+                                }
+                                Arg::Node(i) => {
+                                    let (from, out) = trace(bi, &grid, per, cells[n], byte);
+                                    let want = match b.nodes[i].op {
+                                        Op::Thread(v) => v as u8,
+                                        _ => 0,
+                                    };
+                                    assert_eq!(
+                                        (from, out),
+                                        (cells[i], want),
+                                        "{} block {} n{n} slot {s}",
+                                        k.name,
+                                        b.id
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for cut in [0, 7, 12, bytes.len() / 2, bytes.len() - 1] {
+            assert!(image::decode(&bytes[..cut]).is_err());
+        }
+    }
 }

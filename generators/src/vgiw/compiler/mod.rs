@@ -9,6 +9,7 @@ pub mod cfg;
 pub mod decode;
 pub mod fabric_passes;
 pub mod graph;
+pub mod image;
 pub mod liveness;
 pub mod lower;
 pub mod map;
