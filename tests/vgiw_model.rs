@@ -1,9 +1,10 @@
 //! The VGIW execution model (seed 004 sections 2-3, `verification::vgiw`): Figure 2's
 //! trace reproduced exactly (schedule order, the CVT after every step, each block once)
-//! on the paper's BB1..BB6 kernel; every kernel program of `kernels/` leaves the same
-//! exit code and memory as the per-thread ISS, with the default CVT and LVC, and with a
-//! CVT that forces tiles and an LVC that forces spills; the CVT's invariants; and the
-//! memory-order joins proven necessary on a block that stores and reloads a word.
+//! on the paper's BB1..BB6 kernel; every kernel program of `kernels/` and
+//! `kernels/rodinia/` leaves the same exit code and memory as the per-thread ISS, with
+//! the default CVT and LVC, and with a CVT that forces tiles and an LVC that forces
+//! spills; the CVT's invariants; and the memory-order joins proven necessary on a block
+//! that stores and reloads a word.
 
 use generators::vgiw::compiler::{compile, Kernel, Next, Succ};
 use generators::vgiw::params::VgiwParams;
@@ -205,52 +206,89 @@ fn long() -> bool {
     std::env::var("ACCELGEN_LONG").is_ok_and(|v| v == "1")
 }
 
-/// Every program with the default parameters; the divergent ones (all with
-/// `ACCELGEN_LONG=1`) also with the small CVT and LVC.
-#[test]
-fn every_kernel_program_leaves_the_isss_memory() {
-    let dir = tempfile::tempdir().unwrap();
-    // Small: tiles of a few hundred threads, a 256-byte LVC that spills constantly.
-    let small = VgiwParams {
+/// Small: tiles of a few hundred threads, a 256-byte LVC that spills constantly.
+fn small() -> VgiwParams {
+    VgiwParams {
         cvt_words: 64,
         lvc_bytes: 256,
         lvc_ways: 2,
         lvc_line_bytes: 16,
         ..VgiwParams::default()
-    };
+    }
+}
+
+/// Runs kernels/<name>.c ("rodinia/nn": kernels/rodinia/nn.c) on the ISS and on the
+/// VGIW model with the default parameters, and with the small ones when `divergent` or
+/// `ACCELGEN_LONG=1`: each run exits 0 and leaves the ISS's memory. Returns the LVC's
+/// spills with the small parameters.
+fn leaves_the_isss_memory(dir: &Path, name: &str, divergent: bool) -> u64 {
+    let small = small();
+    let mut spilled = 0;
+    let program = build(
+        dir,
+        &[root().join(format!("kernels/{name}.c"))],
+        &name.replace('/', "-"),
+    );
+    let (exit, iss) = iss_run(&program);
+    assert_eq!(exit, 0, "{name} on the ISS");
+    let sets = if divergent || long() { 2 } else { 1 };
+    for params in [VgiwParams::default(), small.clone()]
+        .into_iter()
+        .take(sets)
+    {
+        let (run, vgiw) = vgiw_run(&program, &params);
+        assert_eq!(run.exit, 0, "{name}");
+        assert!(
+            same_memory(&program, &iss, &vgiw),
+            "{name}: final memory differs from the ISS's"
+        );
+        let tiles: u64 = run.launches.iter().map(|l| l.1.tiles).sum();
+        let spills: u64 = run.launches.iter().map(|l| l.1.lvc.writebacks).sum();
+        eprintln!(
+            "{name} cvt {} lvc {}: {} launches, {tiles} tiles, {spills} spills",
+            params.cvt_words,
+            params.lvc_bytes,
+            run.launches.len()
+        );
+        if params == small {
+            spilled += spills;
+        }
+    }
+    spilled
+}
+
+/// Every program with the default parameters; the divergent ones (all with
+/// `ACCELGEN_LONG=1`) also with the small CVT and LVC.
+#[test]
+fn every_kernel_program_leaves_the_isss_memory() {
+    let dir = tempfile::tempdir().unwrap();
     let mut spilled = 0;
     for name in KERNELS {
-        let program = build(
-            dir.path(),
-            &[root().join(format!("kernels/{name}.c"))],
-            name,
-        );
-        let (exit, iss) = iss_run(&program);
-        assert_eq!(exit, 0, "{name} on the ISS");
         let divergent = ["bfs", "bsearch", "kmeans", "strsearch"].contains(&name);
-        let sets = if divergent || long() { 2 } else { 1 };
-        for params in [VgiwParams::default(), small.clone()]
-            .into_iter()
-            .take(sets)
-        {
-            let (run, vgiw) = vgiw_run(&program, &params);
-            assert_eq!(run.exit, 0, "{name}");
-            assert!(
-                same_memory(&program, &iss, &vgiw),
-                "{name}: final memory differs from the ISS's"
-            );
-            let tiles: u64 = run.launches.iter().map(|l| l.1.tiles).sum();
-            let spills: u64 = run.launches.iter().map(|l| l.1.lvc.writebacks).sum();
-            eprintln!(
-                "{name} cvt {} lvc {}: {} launches, {tiles} tiles, {spills} spills",
-                params.cvt_words,
-                params.lvc_bytes,
-                run.launches.len()
-            );
-            if params == small {
-                spilled += spills;
-            }
-        }
+        spilled += leaves_the_isss_memory(dir.path(), name, divergent);
+    }
+    assert!(spilled > 0);
+}
+
+/// The same for every program of `kernels/rodinia/` (seed 004's Table 2), a test of its
+/// own so that it runs beside the other; those with data-dependent branches (hotspot's
+/// cases, lud's perimeter, nw's maxima) also with the small CVT and LVC.
+#[test]
+fn every_rodinia_program_leaves_the_isss_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut names: Vec<String> = std::fs::read_dir(root().join("kernels/rodinia"))
+        .unwrap()
+        .filter_map(|e| {
+            let file = e.unwrap().file_name().to_string_lossy().into_owned();
+            Some(format!("rodinia/{}", file.strip_suffix(".c")?))
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 10, "{names:?}");
+    let mut spilled = 0;
+    for name in &names {
+        let divergent = ["rodinia/hotspot", "rodinia/lud", "rodinia/nw"].contains(&name.as_str());
+        spilled += leaves_the_isss_memory(dir.path(), name, divergent);
     }
     assert!(spilled > 0);
 }
