@@ -5,6 +5,7 @@
 use super::affine::Mechanisms;
 use super::warp::{KernelRun, KernelStats, SimtError};
 use crate::elf::Program;
+use crate::iss::simt::Launch;
 use crate::iss::{FpExt, Iss, IssConfig, Step};
 
 /// What a program did on the SIMT model.
@@ -57,6 +58,44 @@ pub fn run(
     run_on(&mut host(program, config)?, shape, max_steps)
 }
 
+/// Runs the host code on `iss` (from [`host`]) to its exit within `max_steps` steps
+/// (host and kernel alike), handing each launch to `on_launch`, which runs its threads;
+/// the launch then retires. The exit code.
+pub fn run_host<E: From<ProgramError>>(
+    iss: &mut Iss,
+    max_steps: u64,
+    mut on_launch: impl FnMut(&mut Iss, Launch) -> Result<(), E>,
+) -> Result<u64, E> {
+    loop {
+        if iss.steps() >= max_steps {
+            return Err(ProgramError::StepLimit(max_steps).into());
+        }
+        match iss.step_one().map_err(ProgramError::from)? {
+            Step::Exited(exit) => return Ok(exit),
+            Step::Launch(launch) => {
+                on_launch(iss, launch)?;
+                iss.finish_launch();
+            }
+            Step::Retired(_) | Step::Trapped { .. } => {}
+        }
+    }
+}
+
+/// Runs `launch`'s threads one after another, as `accelgen iss` does, within
+/// `max_steps` steps of the whole program.
+pub fn run_threads(iss: &mut Iss, launch: Launch, max_steps: u64) -> Result<(), ProgramError> {
+    for tid in 0..launch.n {
+        let mut t = iss.launch_thread(launch, tid);
+        while !t.exited() {
+            if iss.steps() >= max_steps {
+                return Err(ProgramError::StepLimit(max_steps));
+            }
+            iss.step_thread(&mut t, launch.n)?;
+        }
+    }
+    Ok(())
+}
+
 /// [`run`] on a [`host`] built by the caller (which can read its memory afterwards).
 pub fn run_on(
     iss: &mut Iss,
@@ -64,23 +103,15 @@ pub fn run_on(
     max_steps: u64,
 ) -> Result<ProgramRun, ProgramError> {
     let mut launches = Vec::new();
-    loop {
-        if iss.steps() >= max_steps {
-            return Err(ProgramError::StepLimit(max_steps));
-        }
-        match iss.step_one()? {
-            Step::Exited(exit) => return Ok(ProgramRun { exit, launches }),
-            Step::Launch(launch) => {
-                let mut run = KernelRun::new(iss, launch, warp_size, mech);
-                while run.step(iss)?.is_some() {
-                    if iss.steps() >= max_steps {
-                        return Err(ProgramError::StepLimit(max_steps));
-                    }
-                }
-                launches.push(run.stats);
-                iss.finish_launch();
+    let exit = run_host(iss, max_steps, |iss, launch| {
+        let mut run = KernelRun::new(iss, launch, warp_size, mech);
+        while run.step(iss)?.is_some() {
+            if iss.steps() >= max_steps {
+                return Err(ProgramError::StepLimit(max_steps));
             }
-            Step::Retired(_) | Step::Trapped { .. } => {}
         }
-    }
+        launches.push(run.stats);
+        Ok(())
+    })?;
+    Ok(ProgramRun { exit, launches })
 }

@@ -7,10 +7,10 @@
 use super::interp::{run_block, DataMemory, InterpError, LiveValues, Order, ThreadInit};
 use super::kernels::KernelError;
 use crate::elf::Program;
-use crate::fgsimt::program::host;
+use crate::fgsimt::program::{host, run_host, ProgramError};
 use crate::iss::mem::Memory;
 use crate::iss::simt::{Launch, Thread};
-use crate::iss::{Iss, IssConfig, IssError, Step};
+use crate::iss::{Iss, IssConfig, IssError};
 use crate::rng::Rng;
 use generators::vgiw::compiler::decode::Reg;
 use generators::vgiw::compiler::{Block, Kernel, Succ};
@@ -50,8 +50,12 @@ pub enum CheckError {
         block: u16,
         what: String,
     },
-    #[error("the program ran {0} steps without exiting")]
-    StepLimit(u64),
+}
+
+impl From<ProgramError> for CheckError {
+    fn from(e: ProgramError) -> Self {
+        CheckError::Kernel(e.into())
+    }
 }
 
 /// The ISS's memory with a block's writes kept aside.
@@ -131,28 +135,20 @@ pub fn check_program(
     let mut iss = host(program, IssConfig::default()).map_err(KernelError::from)?;
     let mut rng = Rng::new(seed);
     let mut cov = Coverage::default();
-    loop {
-        if iss.steps() >= max_steps {
-            return Err(CheckError::StepLimit(max_steps));
+    run_host(&mut iss, max_steps, |iss, launch| {
+        let kernel = (kernels.iter())
+            .find(|k| k.entry as u64 == launch.entry)
+            .ok_or(CheckError::Unknown {
+                entry: launch.entry,
+            })?;
+        cov.launches += 1;
+        for tid in 0..launch.n {
+            cov.threads += 1;
+            cov.blocks += check_thread(iss, kernel, launch, tid, &mut rng)?;
         }
-        match iss.step_one()? {
-            Step::Exited(_) => return Ok(cov),
-            Step::Launch(launch) => {
-                let kernel = (kernels.iter())
-                    .find(|k| k.entry as u64 == launch.entry)
-                    .ok_or(CheckError::Unknown {
-                        entry: launch.entry,
-                    })?;
-                cov.launches += 1;
-                for tid in 0..launch.n {
-                    cov.threads += 1;
-                    cov.blocks += check_thread(&mut iss, kernel, launch, tid, &mut rng)?;
-                }
-                iss.finish_launch();
-            }
-            _ => {}
-        }
-    }
+        Ok::<(), CheckError>(())
+    })?;
+    Ok(cov)
 }
 
 /// Runs thread `tid` block by block, checking each; the blocks it ran.

@@ -4,19 +4,18 @@
 //! symbol; and a kernel function's code, from the ELF's symbol table and segments.
 
 use crate::elf::Program;
-use crate::fgsimt::program::{host, ProgramError};
-use crate::iss::{IssConfig, IssError, Step};
-use generators::vgiw::compiler::KernelCode;
+use crate::fgsimt::program::{host, run_host, run_threads, ProgramError};
+use crate::iss::IssConfig;
+use generators::vgiw::compiler::{compile, CompileError, Kernel, KernelCode};
+use generators::vgiw::params::VgiwParams;
 
 /// Why a program's kernels cannot be found or read.
 #[derive(Debug, thiserror::Error)]
 pub enum KernelError {
     #[error(transparent)]
-    Iss(#[from] IssError),
-    #[error(transparent)]
     Program(#[from] ProgramError),
-    #[error("the program ran {0} steps without exiting")]
-    StepLimit(u64),
+    #[error("kernel {kernel}: {error}")]
+    Compile { kernel: String, error: CompileError },
     #[error("the program launches no kernel")]
     NoLaunch,
     #[error("no function symbol `{0}` in the program")]
@@ -34,34 +33,33 @@ pub enum KernelError {
 pub fn launched(program: &Program, max_steps: u64) -> Result<Vec<u64>, KernelError> {
     let mut iss = host(program, IssConfig::default())?;
     let mut entries: Vec<u64> = Vec::new();
-    loop {
-        if iss.steps() >= max_steps {
-            return Err(KernelError::StepLimit(max_steps));
+    run_host(&mut iss, max_steps, |iss, launch| {
+        if !entries.contains(&launch.entry) {
+            entries.push(launch.entry);
         }
-        match iss.step_one()? {
-            Step::Exited(_) => break,
-            Step::Launch(launch) => {
-                if !entries.contains(&launch.entry) {
-                    entries.push(launch.entry);
-                }
-                for tid in 0..launch.n {
-                    let mut t = iss.launch_thread(launch, tid);
-                    while !t.exited() {
-                        if iss.steps() >= max_steps {
-                            return Err(KernelError::StepLimit(max_steps));
-                        }
-                        iss.step_thread(&mut t, launch.n)?;
-                    }
-                }
-                iss.finish_launch();
-            }
-            _ => {}
-        }
-    }
+        run_threads(iss, launch, max_steps)
+    })?;
     if entries.is_empty() {
         return Err(KernelError::NoLaunch);
     }
     Ok(entries)
+}
+
+/// Every kernel `program` launches, compiled for `params`.
+pub fn compile_launched(
+    program: &Program,
+    params: &VgiwParams,
+    max_steps: u64,
+) -> Result<Vec<Kernel>, KernelError> {
+    (launched(program, max_steps)?.into_iter())
+        .map(|entry| {
+            let code = code(program, entry)?;
+            compile(&code, params).map_err(|error| KernelError::Compile {
+                kernel: code.name.clone(),
+                error,
+            })
+        })
+        .collect()
 }
 
 /// The entry of the function symbol `name`.

@@ -7,9 +7,9 @@ use super::interp::DataMemory;
 use super::kernels::KernelError;
 use super::machine::{run_launch, LaunchInit, LaunchStats, MachineError};
 use crate::elf::Program;
-use crate::fgsimt::program::host;
+use crate::fgsimt::program::{host, run_host, ProgramError as HostError};
 use crate::iss::mem::Memory;
-use crate::iss::{Iss, IssConfig, IssError, Step};
+use crate::iss::{Iss, IssConfig};
 use generators::vgiw::compiler::Kernel;
 use generators::vgiw::params::VgiwParams;
 
@@ -18,14 +18,16 @@ use generators::vgiw::params::VgiwParams;
 pub enum ProgramError {
     #[error(transparent)]
     Kernel(#[from] KernelError),
-    #[error(transparent)]
-    Iss(#[from] IssError),
     #[error("kernel {kernel}: {error}")]
     Machine { kernel: String, error: MachineError },
     #[error("launch of {entry:#x}: no compiled kernel has that entry")]
     Unknown { entry: u64 },
-    #[error("the program ran {0} host steps without exiting")]
-    StepLimit(u64),
+}
+
+impl From<HostError> for ProgramError {
+    fn from(e: HostError) -> Self {
+        ProgramError::Kernel(e.into())
+    }
 }
 
 /// What a program did.
@@ -60,34 +62,28 @@ pub fn run_on(
     max_steps: u64,
 ) -> Result<ProgramRun, ProgramError> {
     let mut launches = Vec::new();
-    loop {
-        if iss.steps() >= max_steps {
-            return Err(ProgramError::StepLimit(max_steps));
-        }
-        match iss.step_one()? {
-            Step::Exited(exit) => return Ok(ProgramRun { exit, launches }),
-            Step::Launch(launch) => {
-                let kernel = (kernels.iter())
-                    .find(|k| k.entry as u64 == launch.entry)
-                    .ok_or(ProgramError::Unknown {
-                        entry: launch.entry,
-                    })?;
-                let [stack_top, stack_bytes, gp, tp] = iss.launch_constants().expect("SIMT is on");
-                let init = LaunchInit {
-                    gp: gp as u32,
-                    tp: tp as u32,
-                    stack_top: stack_top as u32,
-                    stack_bytes: stack_bytes as u32,
-                };
-                let stats = run_launch(kernel, launch.n, init, params, &mut iss.mem, None)
-                    .map_err(|error| ProgramError::Machine {
-                        kernel: kernel.name.clone(),
-                        error,
-                    })?;
-                launches.push((kernel.name.clone(), stats));
-                iss.finish_launch();
-            }
-            _ => {}
-        }
-    }
+    let exit = run_host(iss, max_steps, |iss, launch| {
+        let kernel = (kernels.iter())
+            .find(|k| k.entry as u64 == launch.entry)
+            .ok_or(ProgramError::Unknown {
+                entry: launch.entry,
+            })?;
+        let [stack_top, stack_bytes, gp, tp] = iss.launch_constants().expect("SIMT is on");
+        let init = LaunchInit {
+            gp: gp as u32,
+            tp: tp as u32,
+            stack_top: stack_top as u32,
+            stack_bytes: stack_bytes as u32,
+        };
+        let stats =
+            run_launch(kernel, launch.n, init, params, &mut iss.mem, None).map_err(|error| {
+                ProgramError::Machine {
+                    kernel: kernel.name.clone(),
+                    error,
+                }
+            })?;
+        launches.push((kernel.name.clone(), stats));
+        Ok::<(), ProgramError>(())
+    })?;
+    Ok(ProgramRun { exit, launches })
 }
