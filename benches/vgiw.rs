@@ -5,43 +5,26 @@
 //! paper's Figure 3 puts them about 10x below a GPU's register-file accesses, counted a
 //! warp at a time). Cycle counts come with the fabric's RTL.
 //!
-//! `cargo bench --bench vgiw`; `VGIW_BENCH_KERNELS=bfs,kmeans` picks programs.
+//! `cargo bench --bench vgiw`; `VGIW_BENCH_KERNELS=bfs,rodinia/nn` picks programs
+//! (default: every program of `kernels/` and `kernels/rodinia/`).
 
 use generators::vgiw::compiler::{compile, Kernel};
 use generators::vgiw::params::VgiwParams;
-use std::path::Path;
 use std::time::Instant;
 use verification::elf;
-use verification::kernels::build_program;
+use verification::kernels::{build_program, programs, programs_dir};
 use verification::vgiw::kernels;
 use verification::vgiw::program::{run_on, vgiw_host};
 
-const KERNELS: [&str; 13] = [
-    "bfs",
-    "bilat",
-    "bsearch",
-    "cmult",
-    "conv",
-    "dither",
-    "kmeans",
-    "mfilt",
-    "rgb2cmyk",
-    "rsort",
-    "sgemm",
-    "strsearch",
-    "viterbi",
-];
-
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let picked: Vec<String> = match std::env::var("VGIW_BENCH_KERNELS") {
         Ok(v) => v.split(',').map(str::to_string).collect(),
-        Err(_) => KERNELS.iter().map(|s| s.to_string()).collect(),
+        Err(_) => [programs(""), programs("rodinia")].concat(),
     };
     let params = VgiwParams::default();
     let dir = tempfile::tempdir().unwrap();
     println!(
-        "{:<10} {:>9} {:>6} {:>6} {:>4} {:>8} {:>8} {:>8} {:>10} {:>12} {:>9}",
+        "{:<20} {:>9} {:>6} {:>6} {:>4} {:>8} {:>8} {:>8} {:>10} {:>12} {:>9}",
         "program",
         "compile",
         "blocks",
@@ -55,9 +38,9 @@ fn main() {
         "lvc/insn"
     );
     for name in picked {
-        let src = root.join(format!("kernels/{name}.c"));
-        let elf_path = dir.path().join(format!("{name}.elf"));
-        build_program(&[src], &elf_path, &[root.join("kernels")], &[]).unwrap();
+        let src = programs_dir().join(format!("{name}.c"));
+        let elf_path = dir.path().join(format!("{}.elf", name.replace('/', "-")));
+        build_program(&[src], &elf_path, &[programs_dir()], &[]).unwrap();
         let program = elf::load_file(&elf_path).unwrap();
         let entries = kernels::launched(&program, 1_000_000_000).unwrap();
         let start = Instant::now();
@@ -82,7 +65,7 @@ fn main() {
         let insns = sum(&|s| s.thread_instructions);
         let lvc = sum(&|s| s.lvc.loads + s.lvc.stores);
         println!(
-            "{:<10} {:>7.2}ms {:>6} {:>6} {:>4} {:>3}..{:<4} {:>8} {:>8} {:>10} {:>12} {:>9.3}",
+            "{:<20} {:>7.2}ms {:>6} {:>6} {:>4} {:>3}..{:<4} {:>8} {:>8} {:>10} {:>12} {:>9.3}",
             name,
             compile_ms,
             blocks,

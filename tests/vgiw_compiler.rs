@@ -3,38 +3,23 @@
 //! thread agrees with the RV32IMAF ISS (the interpreter, firing nodes in random orders
 //! the graph allows, against the ISS running the block's instructions).
 
+mod vgiw_rig;
+
 use generators::vgiw::compiler::image::{self, BlockImage};
 use generators::vgiw::compiler::route::{step, Link};
 use generators::vgiw::compiler::{compile, Arg, Kernel, Op, Unit};
 use generators::vgiw::grid::{Grid, DIRECTIONS};
 use generators::vgiw::params::VgiwParams;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use verification::elf::{self, Program};
-use verification::kernels::build_program;
+use std::path::Path;
+use verification::elf;
+use verification::kernels::programs;
 use verification::vgiw::{check, kernels};
+use vgiw_rig::{build, build_kernel, root};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The program `kernels/<name>.c` ("rodinia/nn": kernels/rodinia/nn.c), built into `dir`.
-fn build(dir: &Path, name: &str) -> Program {
-    let src: PathBuf = root().join(format!("kernels/{name}.c"));
-    let elf = dir.join(format!("{}.elf", name.replace('/', "-")));
-    build_program(&[src], &elf, &[root().join("kernels")], &[]).unwrap();
-    elf::load_file(&elf).unwrap()
-}
-
-fn compile_all(program: &Program) -> Vec<Kernel> {
-    let entries = kernels::launched(program, 200_000_000).unwrap();
-    (entries.iter())
-        .map(|&e| {
-            let code = kernels::code(program, e).unwrap();
-            compile(&code, &VgiwParams::default())
-                .unwrap_or_else(|err| panic!("{}: {err}", code.name))
-        })
-        .collect()
+/// Every kernel the program launches, compiled for the default fabric.
+fn compile_all(program: &elf::Program) -> Vec<Kernel> {
+    vgiw_rig::compile_all(program, &VgiwParams::default())
 }
 
 /// Checks a kernel's placement and routes on the default grid without the mapper's
@@ -101,39 +86,10 @@ fn check_mapping(kernel: &Kernel, params: &VgiwParams) {
     }
 }
 
-const KERNELS: [&str; 13] = [
-    "bfs",
-    "bilat",
-    "bsearch",
-    "cmult",
-    "conv",
-    "dither",
-    "kmeans",
-    "mfilt",
-    "rgb2cmyk",
-    "rsort",
-    "sgemm",
-    "strsearch",
-    "viterbi",
-];
-
-/// The programs of `kernels/rodinia/` (seed 004's Table 2), as "rodinia/<name>".
-fn rodinia() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(root().join("kernels/rodinia"))
-        .unwrap()
-        .filter_map(|e| {
-            let file = e.unwrap().file_name().to_string_lossy().into_owned();
-            Some(format!("rodinia/{}", file.strip_suffix(".c")?))
-        })
-        .collect();
-    names.sort();
-    names
-}
-
 /// Every block execution of the program's threads agrees with the ISS, and every
 /// kernel's mapping is sound.
 fn check_blocks(dir: &Path, name: &str) {
-    let program = build(dir, name);
+    let program = build_kernel(dir, name);
     let kernels = compile_all(&program);
     let cov = check::check_program(&program, &kernels, 400_000_000, 1)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -149,8 +105,8 @@ fn check_blocks(dir: &Path, name: &str) {
 #[test]
 fn every_block_of_every_kernel_agrees_with_the_iss() {
     let dir = tempfile::tempdir().unwrap();
-    for name in KERNELS {
-        check_blocks(dir.path(), name);
+    for name in programs("") {
+        check_blocks(dir.path(), &name);
     }
 }
 
@@ -159,7 +115,7 @@ fn every_block_of_every_kernel_agrees_with_the_iss() {
 #[test]
 fn every_block_of_every_rodinia_kernel_agrees_with_the_iss() {
     let dir = tempfile::tempdir().unwrap();
-    let names = rodinia();
+    let names = programs("rodinia");
     assert_eq!(names.len(), 10, "{names:?}");
     for name in &names {
         check_blocks(dir.path(), name);
@@ -177,9 +133,8 @@ fn stderr(out: &std::process::Output) -> String {
 #[test]
 fn cgrf_compile_lists_the_launched_kernels_and_names_what_it_refuses() {
     let dir = tempfile::tempdir().unwrap();
+    build_kernel(dir.path(), "kmeans");
     let elf = dir.path().join("kmeans.elf");
-    let src = root().join("kernels/kmeans.c");
-    build_program(&[src], &elf, &[root().join("kernels")], &[]).unwrap();
     let out = accelgen().arg("cgrf-compile").arg(&elf).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
@@ -264,15 +219,11 @@ fn cgrf_compile_lists_the_launched_kernels_and_names_what_it_refuses() {
 fn calls_and_indirect_jumps_are_errors_naming_the_instruction() {
     let dir = tempfile::tempdir().unwrap();
     let cases = root().join("tests/vgiw_cases");
-    let elf = dir.path().join("bad.elf");
-    build_program(
+    let program = build(
+        dir.path(),
         &[cases.join("bad.c"), cases.join("bad.S")],
-        &elf,
-        &[root().join("kernels")],
-        &[],
-    )
-    .unwrap();
-    let program = elf::load_file(&elf).unwrap();
+        "bad",
+    );
     for (name, what, offset) in [("calls", "a call", 8), ("jumps", "an indirect jump", 8)] {
         let entry = kernels::named(&program, name).unwrap();
         let code = kernels::code(&program, entry).unwrap();
@@ -289,7 +240,7 @@ fn calls_and_indirect_jumps_are_errors_naming_the_instruction() {
 #[test]
 fn the_block_check_catches_a_wrong_graph() {
     let dir = tempfile::tempdir().unwrap();
-    let program = build(dir.path(), "bsearch");
+    let program = build_kernel(dir.path(), "bsearch");
     let kernels = compile_all(&program);
     check::check_program(&program, &kernels, 400_000_000, 3).unwrap();
     let mut wrong_imm = kernels.clone();
@@ -349,7 +300,7 @@ fn the_kernel_image_connects_every_operand_to_its_producer() {
     let grid = Grid::new(&params);
     let per = image::cell_words(params.switch_channels);
     for name in ["kmeans", "bilat", "strsearch"] {
-        let program = build(dir.path(), name);
+        let program = build_kernel(dir.path(), name);
         let kernels = compile_all(&program);
         let bytes = image::encode(&kernels, &grid, params.switch_channels);
         assert_eq!(

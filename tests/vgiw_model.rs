@@ -6,72 +6,19 @@
 //! spills; the CVT's invariants; and the memory-order joins proven necessary on a block
 //! that stores and reloads a word.
 
-use generators::vgiw::compiler::{compile, Kernel, Next, Succ};
+mod vgiw_rig;
+
+use generators::vgiw::compiler::{compile, Next, Succ};
 use generators::vgiw::params::VgiwParams;
-use std::path::{Path, PathBuf};
-use verification::elf::{self, Program};
-use verification::fgsimt::program::host;
-use verification::iss::{Iss, IssConfig, Step};
-use verification::kernels::build_program;
+use std::path::Path;
+use verification::elf::Program;
+use verification::iss::Step;
+use verification::kernels::programs;
 use verification::vgiw::cvt::Cvt;
 use verification::vgiw::machine::{run_launch, LaunchInit, Step as Sched};
-use verification::vgiw::program::{run_on, vgiw_host, ProgramRun};
+use verification::vgiw::program::vgiw_host;
 use verification::vgiw::{check, kernels};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn build(dir: &Path, sources: &[PathBuf], name: &str) -> Program {
-    let elf = dir.join(format!("{name}.elf"));
-    build_program(sources, &elf, &[root().join("kernels")], &[]).unwrap();
-    elf::load_file(&elf).unwrap()
-}
-
-fn compile_all(program: &Program, params: &VgiwParams) -> Vec<Kernel> {
-    (kernels::launched(program, 400_000_000).unwrap().iter())
-        .map(|&e| {
-            let code = kernels::code(program, e).unwrap();
-            compile(&code, params).unwrap()
-        })
-        .collect()
-}
-
-/// The program's exit code and ISS after a plain ISS run (threads one after another).
-fn iss_run(program: &Program) -> (u64, Iss) {
-    let mut iss = host(program, IssConfig::default()).unwrap();
-    loop {
-        match iss.step_one().unwrap() {
-            Step::Exited(code) => return (code, iss),
-            Step::Launch(launch) => {
-                for tid in 0..launch.n {
-                    let mut t = iss.launch_thread(launch, tid);
-                    while !t.exited() {
-                        iss.step_thread(&mut t, launch.n).unwrap();
-                    }
-                }
-                iss.finish_launch();
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The program on the VGIW model: what it did, and the ISS that ran its host code.
-fn vgiw_run(program: &Program, params: &VgiwParams) -> (ProgramRun, Iss) {
-    let kernels = compile_all(program, params);
-    let mut iss = vgiw_host(program).unwrap();
-    let run = run_on(&mut iss, &kernels, params, 400_000_000).unwrap();
-    (run, iss)
-}
-
-/// Whether the two runs leave the same memory, from the RAM's base to the stack's top
-/// (`__stack_top`: the program uses nothing above it).
-fn same_memory(program: &Program, a: &Iss, b: &Iss) -> bool {
-    let base = a.mem.ram_base();
-    let len = (program.symbol("__stack_top").unwrap() - base) as usize;
-    a.mem.slice(base, len).unwrap() == b.mem.slice(base, len).unwrap()
-}
+use vgiw_rig::{build, build_kernel, compile_all, iss_run, root, same_memory, vgiw_run};
 
 fn directed(dir: &Path) -> Program {
     let cases = root().join("tests/vgiw_cases");
@@ -186,22 +133,6 @@ fn the_directed_kernels_match_the_iss_and_need_their_joins() {
     assert!(caught, "the check did not notice missing memory order");
 }
 
-const KERNELS: [&str; 13] = [
-    "bfs",
-    "bilat",
-    "bsearch",
-    "cmult",
-    "conv",
-    "dither",
-    "kmeans",
-    "mfilt",
-    "rgb2cmyk",
-    "rsort",
-    "sgemm",
-    "strsearch",
-    "viterbi",
-];
-
 fn long() -> bool {
     std::env::var("ACCELGEN_LONG").is_ok_and(|v| v == "1")
 }
@@ -224,11 +155,7 @@ fn small() -> VgiwParams {
 fn leaves_the_isss_memory(dir: &Path, name: &str, divergent: bool) -> u64 {
     let small = small();
     let mut spilled = 0;
-    let program = build(
-        dir,
-        &[root().join(format!("kernels/{name}.c"))],
-        &name.replace('/', "-"),
-    );
+    let program = build_kernel(dir, name);
     let (exit, iss) = iss_run(&program);
     assert_eq!(exit, 0, "{name} on the ISS");
     let sets = if divergent || long() { 2 } else { 1 };
@@ -263,9 +190,9 @@ fn leaves_the_isss_memory(dir: &Path, name: &str, divergent: bool) -> u64 {
 fn every_kernel_program_leaves_the_isss_memory() {
     let dir = tempfile::tempdir().unwrap();
     let mut spilled = 0;
-    for name in KERNELS {
-        let divergent = ["bfs", "bsearch", "kmeans", "strsearch"].contains(&name);
-        spilled += leaves_the_isss_memory(dir.path(), name, divergent);
+    for name in programs("") {
+        let divergent = ["bfs", "bsearch", "kmeans", "strsearch"].contains(&name.as_str());
+        spilled += leaves_the_isss_memory(dir.path(), &name, divergent);
     }
     assert!(spilled > 0);
 }
@@ -276,14 +203,7 @@ fn every_kernel_program_leaves_the_isss_memory() {
 #[test]
 fn every_rodinia_program_leaves_the_isss_memory() {
     let dir = tempfile::tempdir().unwrap();
-    let mut names: Vec<String> = std::fs::read_dir(root().join("kernels/rodinia"))
-        .unwrap()
-        .filter_map(|e| {
-            let file = e.unwrap().file_name().to_string_lossy().into_owned();
-            Some(format!("rodinia/{}", file.strip_suffix(".c")?))
-        })
-        .collect();
-    names.sort();
+    let names = programs("rodinia");
     assert_eq!(names.len(), 10, "{names:?}");
     let mut spilled = 0;
     for name in &names {

@@ -18,6 +18,30 @@ pub fn runtime_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/runtime")
 }
 
+/// `kernels/`: the kernel programs.
+pub fn programs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels")
+}
+
+/// The kernel programs of `kernels/<subdir>` (its `.c` files; `""` for `kernels/`),
+/// sorted, named as paths below `kernels/` without `.c` (`bfs`, `rodinia/nn`).
+pub fn programs(subdir: &str) -> Vec<String> {
+    let dir = programs_dir().join(subdir);
+    let mut names: Vec<String> = (std::fs::read_dir(&dir).into_iter().flatten())
+        .filter_map(|e| {
+            let file = e.ok()?.file_name().to_string_lossy().into_owned();
+            let stem = file.strip_suffix(".c")?;
+            Some(if subdir.is_empty() {
+                stem.to_string()
+            } else {
+                format!("{subdir}/{stem}")
+            })
+        })
+        .collect();
+    names.sort();
+    names
+}
+
 /// Builds `sources` (C and `.S` files) with the SIMT runtime into the ELF `output`, with
 /// `include_dirs` searched before the runtime and `defines` (`NAME` or `NAME=VALUE`) set.
 /// Nothing is written unless the whole build succeeds.
