@@ -318,7 +318,8 @@ fn the_kernel_image_connects_every_operand_to_its_producer() {
                         let w = &bi.words[grid.index(cells[n]) * per..][..per];
                         let class = w[0] as u8;
                         assert_eq!(class != image::CLASS_CVU, node.op.unit() != Unit::Cvu);
-                        if matches!(node.op, Op::Thread(_)) {
+                        if let Op::Thread(v) = node.op {
+                            assert!(image::thread_values(w[1]).contains(&v));
                             continue;
                         }
                         let mut slots: Vec<Arg> = node.args.clone();
