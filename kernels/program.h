@@ -62,4 +62,20 @@ static inline int mismatch(const void *got, const void *want, unsigned n, unsign
   return 0;
 }
 
+/* sqrtf as the one instruction fsqrt.s (correctly rounded, as x86's sqrtss). GCC 12
+ * keeps errno for __builtin_sqrtf under -fmath-errno, the toolchain's default, which
+ * neither `#pragma GCC optimize` nor the optimize attribute turns off: a compare
+ * bracketed by frflags/fsflags and a call of sqrtf for negative inputs, which kernels
+ * cannot have. */
+static inline float fsqrt(float x)
+{
+#ifdef __riscv
+  float r;
+  __asm__("fsqrt.s %0, %1" : "=f"(r) : "f"(x));
+  return r;
+#else
+  return __builtin_sqrtf(x);
+#endif
+}
+
 #endif

@@ -17,22 +17,6 @@
 
 static float variables[NVAR * CELLS], areas[CELLS], step_factors[CELLS], ref[CELLS];
 
-/* sqrtf as the one instruction fsqrt.s (correctly rounded, as x86's sqrtss). GCC 12
- * keeps errno for __builtin_sqrtf under -fmath-errno, the toolchain's default, which
- * neither `#pragma GCC optimize` nor the optimize attribute turns off: a compare
- * bracketed by frflags/fsflags and a call of sqrtf for negative inputs, which kernels
- * cannot have. */
-static inline float fsqrt(float x)
-{
-#ifdef __riscv
-  float r;
-  __asm__("fsqrt.s %0, %1" : "=f"(r) : "f"(x));
-  return r;
-#else
-  return __builtin_sqrtf(x);
-#endif
-}
-
 /* Rodinia's compute_velocity, compute_speed_sqd, compute_pressure and
  * compute_speed_of_sound, inlined: the step factor of cell i. */
 static inline float step_factor(unsigned i)

@@ -16,22 +16,6 @@ static struct latlong locations[RECORDS];
 static float distances[RECORDS], ref[RECORDS];
 static float target_lat, target_lng;
 
-/* sqrtf as the one instruction fsqrt.s (correctly rounded, as x86's sqrtss). GCC 12
- * keeps errno for __builtin_sqrtf under -fmath-errno, the toolchain's default, which
- * neither `#pragma GCC optimize` nor the optimize attribute turns off: a compare
- * bracketed by frflags/fsflags and a call of sqrtf for negative inputs, which kernels
- * cannot have. */
-static inline float fsqrt(float x)
-{
-#ifdef __riscv
-  float r;
-  __asm__("fsqrt.s %0, %1" : "=f"(r) : "f"(x));
-  return r;
-#else
-  return __builtin_sqrtf(x);
-#endif
-}
-
 static void euclid(void)
 {
   unsigned i = tidx();
