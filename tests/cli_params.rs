@@ -279,7 +279,7 @@ fn list_of_an_unknown_design_is_an_error() {
             1,
             "error: unknown design `fifo` (available: banked_rf, queue, multiplier, rocket, \
              rocket_accumulator, rocket-hwacha, rocket-board, fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma, \
-             fgsimt)\n",
+             fgsimt, vgiw)\n",
             ""
         )
     );
@@ -316,7 +316,8 @@ fn list_json_describes_every_parameter() {
             "fpu-convert",
             "fpu-divsqrt",
             "fpu-fma",
-            "fgsimt"
+            "fgsimt",
+            "vgiw"
         ]
     );
     let one = list_json(&["queue"]);

@@ -35,6 +35,7 @@ fn design_of(preset: &str) -> Option<&'static str> {
         ("queue", "queue"),
         ("banked_rf", "banked_rf"),
         ("fgsimt", "fgsimt"),
+        ("vgiw", "vgiw"),
     ]
     .into_iter()
     .find(|(prefix, _)| preset.starts_with(prefix))

@@ -323,7 +323,8 @@ fn the_kernel_image_connects_every_operand_to_its_producer() {
                             continue;
                         }
                         let mut slots: Vec<Arg> = node.args.clone();
-                        slots.extend(node.after.first().map(|&a| Arg::Node(a)));
+                        slots.extend(node.after.iter().map(|&a| Arg::Node(a)));
+                        assert!(slots.len() <= 3, "a token buffer entry holds 3 operands");
                         for (s, arg) in slots.iter().enumerate() {
                             let byte = (w[1] >> (8 * s)) as u8;
                             match *arg {

@@ -9,6 +9,7 @@ use crate::fpu::{compare::Compare, convert::Convert, divsqrt::DivSqrt, fma::FmaD
 use crate::hwacha::soc::RocketHwacha;
 use crate::rocket::Rocket;
 use crate::schema::{self, Invalid, Kind, Param};
+use crate::vgiw::Vgiw;
 use crate::{GenError, Generator, ParamError};
 use hdl::Module;
 use std::rc::Rc;
@@ -111,6 +112,7 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<DivSqrt>(),
         DesignInfo::of::<FmaDesign>(),
         DesignInfo::of::<Fgsimt>(),
+        DesignInfo::of::<Vgiw>(),
     ]
 }
 
@@ -227,7 +229,8 @@ mod tests {
         describes_its_struct::<Convert>();
         describes_its_struct::<Compare>();
         describes_its_struct::<Fgsimt>();
-        assert_eq!(designs().len(), 12);
+        describes_its_struct::<Vgiw>();
+        assert_eq!(designs().len(), 13);
     }
 
     /// Every value a parameter's description accepts at its extremes (each integer's

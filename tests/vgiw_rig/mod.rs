@@ -63,3 +63,11 @@ pub fn same_memory(program: &Program, a: &Iss, b: &Iss) -> bool {
     let len = (program.symbol("__stack_top").unwrap() - base) as usize;
     a.mem.slice(base, len).unwrap() == b.mem.slice(base, len).unwrap()
 }
+
+/// The parameters of `configs/<name>.toml`.
+pub fn preset(name: &str) -> VgiwParams {
+    let text = std::fs::read_to_string(root().join(format!("configs/{name}.toml"))).unwrap();
+    let p: VgiwParams = toml::from_str(&text).unwrap();
+    p.validate().unwrap();
+    p
+}

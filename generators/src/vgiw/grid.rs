@@ -33,11 +33,15 @@ pub fn fits(p: &VgiwParams, rows: u32, cols: u32) -> bool {
     2 * (rows + cols) - 4 >= perimeter && (rows - 2) * (cols - 2) >= interior
 }
 
-/// The smallest grid (by cells, then the squarer) that holds the unit mix, rows <= cols.
-pub fn auto_shape(p: &VgiwParams) -> (u32, u32) {
+/// The largest grid side.
+pub const MAX_SIDE: u32 = 64;
+
+/// The smallest grid (by cells, then the squarer) that holds the unit mix, rows <= cols
+/// (none if no grid of at most `MAX_SIDE` a side does).
+pub fn auto_shape(p: &VgiwParams) -> Option<(u32, u32)> {
     let mut best: Option<(u32, u32)> = None;
-    for rows in 3..=256u32 {
-        for cols in rows..=256u32 {
+    for rows in 3..=MAX_SIDE {
+        for cols in rows..=MAX_SIDE {
             if fits(p, rows, cols) {
                 if best.is_none_or(|(r, c)| rows * cols < r * c) {
                     best = Some((rows, cols));
@@ -46,7 +50,7 @@ pub fn auto_shape(p: &VgiwParams) -> (u32, u32) {
             }
         }
     }
-    best.expect("a unit mix within the parameter ranges fits 256 x 256")
+    best
 }
 
 /// Spreads `counts[k]` slots of each kind (which sum to the slots) evenly: each slot
@@ -70,10 +74,11 @@ fn spread(counts: &[(Option<Unit>, u32)]) -> Vec<Option<Unit>> {
 }
 
 impl Grid {
-    /// The floorplan of `p` (its `rows` and `cols`, or the smallest fitting grid).
+    /// The floorplan of `p` (its `rows` and `cols`, or the smallest fitting grid), of
+    /// validated parameters.
     pub fn new(p: &VgiwParams) -> Grid {
         let (rows, cols) = match (p.rows, p.cols) {
-            (0, _) | (_, 0) => auto_shape(p),
+            (0, _) | (_, 0) => auto_shape(p).expect("validated: the units fit a grid"),
             (r, c) => (r, c),
         };
         let (rows, cols) = (rows as u16, cols as u16);

@@ -3,5 +3,34 @@
 //! RISC-V SPMD kernels every data-parallel design of accelgen runs.
 
 pub mod compiler;
+pub mod fabric;
 pub mod grid;
 pub mod params;
+pub mod units;
+
+use crate::schema::Param;
+use crate::{Generator, ParamError};
+use hdl::{HdlErrors, Module};
+use params::VgiwParams;
+use std::rc::Rc;
+
+pub struct Vgiw;
+
+impl Generator for Vgiw {
+    type Params = VgiwParams;
+    const NAME: &'static str = "vgiw";
+    const DESCRIPTION: &'static str =
+        "VGIW MT-CGRF fabric (Voitsechov and Etsion, Figure 4): grid of compute, SCU, LDST, LV, split/join and CVU units with token buffers and static switches";
+
+    fn params() -> Vec<Param> {
+        params::params()
+    }
+
+    fn validate(p: &VgiwParams) -> Result<(), ParamError> {
+        p.validate()
+    }
+
+    fn build(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
+        fabric::fabric(p)
+    }
+}

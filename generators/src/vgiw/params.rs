@@ -2,6 +2,7 @@
 //! every knob sweepable with `--set name=value`. The paper leaves the CVT's size, the
 //! LVC's geometry beyond its 64 KB and the switch's fan-out open; those defaults are ours.
 
+use super::fabric::token::Layout;
 use super::grid;
 use crate::schema::{self, Param};
 use crate::ParamError;
@@ -40,6 +41,12 @@ pub struct VgiwParams {
     pub lvc_ways: u32,
     pub lvc_line_bytes: u32,
     pub lvc_banks: u32,
+    /// Virtual channels: token buffer entries a unit, threads in flight a replica.
+    pub vcs: u32,
+    /// Divider instances an SCU.
+    pub scu_instances: u32,
+    /// Requests an LDSTU or LVU has in flight or answered and not yet sent on.
+    pub port_outstanding: u32,
 }
 
 impl Default for VgiwParams {
@@ -61,6 +68,9 @@ impl Default for VgiwParams {
             lvc_ways: 4,
             lvc_line_bytes: 64,
             lvc_banks: 8,
+            vcs: 16,
+            scu_instances: 4,
+            port_outstanding: 4,
         }
     }
 }
@@ -70,13 +80,13 @@ pub fn params() -> Vec<Param> {
         Param::int(
             "rows",
             0,
-            256,
+            grid::MAX_SIDE.into(),
             "grid rows (0: the smallest grid for the unit mix)",
         ),
         Param::int(
             "cols",
             0,
-            256,
+            grid::MAX_SIDE.into(),
             "grid columns (0: the smallest grid for the unit mix)",
         ),
         Param::int("compute_units", 1, 1024, "merged FP-ALU compute units"),
@@ -108,6 +118,20 @@ pub fn params() -> Vec<Param> {
         Param::int("lvc_ways", 1, 16, "LVC ways").pow2(),
         Param::int("lvc_line_bytes", 4, 256, "LVC line bytes").pow2(),
         Param::int("lvc_banks", 1, 64, "LVC banks").pow2(),
+        Param::int(
+            "vcs",
+            2,
+            256,
+            "virtual channels (token buffer entries a unit)",
+        )
+        .pow2(),
+        Param::int("scu_instances", 1, 16, "divider instances an SCU"),
+        Param::int(
+            "port_outstanding",
+            1,
+            64,
+            "requests an LDSTU or LVU keeps in flight",
+        ),
     ]
 }
 
@@ -118,6 +142,16 @@ impl VgiwParams {
             return Err(ParamError::new(
                 "rows",
                 "rows and cols are both 0 (automatic) or both set",
+            ));
+        }
+        if self.rows == 0 && grid::auto_shape(self).is_none() {
+            return Err(ParamError::new(
+                "compute_units",
+                format!(
+                    "{} units do not fit a grid of at most {side} x {side} cells",
+                    self.units().iter().sum::<u32>(),
+                    side = grid::MAX_SIDE
+                ),
             ));
         }
         if self.rows != 0 && !grid::fits(self, self.rows, self.cols) {
@@ -162,6 +196,13 @@ impl VgiwParams {
             self.sjus,
             self.cvus,
         ]
+    }
+
+    /// The token's field widths.
+    pub fn layout(&self) -> Layout {
+        Layout {
+            vc_bits: self.vcs.trailing_zeros(),
+        }
     }
 
     /// Threads in a tile of a kernel of `blocks` blocks.

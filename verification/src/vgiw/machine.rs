@@ -14,7 +14,7 @@
 //! configuration is unchanged.
 
 use super::cvt::{Cvt, TwoEntries};
-use super::interp::{run_block, DataMemory, InterpError, Order, ThreadInit};
+use super::interp::{run_block, DataMemory, InterpError, LiveValues, Order, ThreadInit};
 use super::lvc::{Lvc, LvcShape, LvcStats};
 use generators::vgiw::compiler::{Kernel, Succ};
 use generators::vgiw::params::VgiwParams;
@@ -52,6 +52,8 @@ pub enum MachineError {
     Interp(#[from] InterpError),
     #[error(transparent)]
     Cvt(#[from] TwoEntries),
+    #[error("the fabric: {0}")]
+    Fabric(String),
     #[error("kernel {kernel} has {blocks} blocks, more than the CVT's {words} words hold")]
     CvtTooSmall {
         kernel: String,
@@ -69,8 +71,57 @@ pub struct LaunchInit {
     pub stack_bytes: u32,
 }
 
-/// Runs `n` threads of `kernel` on `mem`; `trace` receives every step.
+/// What runs a batch of threads through a block: the graph interpreter
+/// ([`Interpreter`]) or the fabric's RTL (`super::fabric`).
+pub trait BlockRunner {
+    /// Runs `threads` (one batch packet's) through block `block` (an index into
+    /// `kernel.blocks`) over `mem` and the live values `lvs`; each thread's successor, in
+    /// the order of `threads`.
+    fn run_batch(
+        &mut self,
+        kernel: &Kernel,
+        block: usize,
+        threads: &[ThreadInit],
+        mem: &mut dyn DataMemory,
+        lvs: &mut dyn LiveValues,
+    ) -> Result<Vec<Succ>, MachineError>;
+}
+
+/// The block interpreter, a thread after another, each graph in graph order.
+pub struct Interpreter;
+
+impl BlockRunner for Interpreter {
+    fn run_batch(
+        &mut self,
+        kernel: &Kernel,
+        block: usize,
+        threads: &[ThreadInit],
+        mem: &mut dyn DataMemory,
+        lvs: &mut dyn LiveValues,
+    ) -> Result<Vec<Succ>, MachineError> {
+        let block = &kernel.blocks[block];
+        (threads.iter())
+            .map(|t| Ok(run_block(block, t, mem, lvs, Order::Graph)?))
+            .collect()
+    }
+}
+
+/// Runs `n` threads of `kernel` on `mem` with the interpreter; `trace` receives every
+/// step.
 pub fn run_launch(
+    kernel: &Kernel,
+    n: u32,
+    init: LaunchInit,
+    params: &VgiwParams,
+    mem: &mut dyn DataMemory,
+    trace: Option<&mut Vec<Step>>,
+) -> Result<LaunchStats, MachineError> {
+    run_launch_on(&mut Interpreter, kernel, n, init, params, mem, trace)
+}
+
+/// [`run_launch`] with the batches run by `runner`.
+pub fn run_launch_on(
+    runner: &mut dyn BlockRunner,
     kernel: &Kernel,
     n: u32,
     init: LaunchInit,
@@ -120,18 +171,26 @@ pub fn run_launch(
             let insns = (block.end - block.start.unwrap_or(block.end)) as u64 / 4;
             for w in 0..cvt.words() {
                 let bitmap = cvt.read_and_reset(b, w);
+                let lanes: Vec<u32> = (0..64).filter(|i| bitmap >> i & 1 != 0).collect();
+                let batch: Vec<ThreadInit> = (lanes.iter())
+                    .map(|i| {
+                        let tid = base + 64 * w as u32 + i;
+                        ThreadInit {
+                            tid,
+                            gp: init.gp,
+                            tp: init.tp,
+                            sp: init
+                                .stack_top
+                                .wrapping_sub(tid.wrapping_mul(init.stack_bytes)),
+                        }
+                    })
+                    .collect();
+                if batch.is_empty() {
+                    continue;
+                }
+                let succs = runner.run_batch(kernel, b as usize, &batch, mem, &mut lvc)?;
                 let mut out: Vec<(Succ, u64)> = Vec::new();
-                for i in (0..64).filter(|i| bitmap >> i & 1 != 0) {
-                    let tid = base + 64 * w as u32 + i;
-                    let t = ThreadInit {
-                        tid,
-                        gp: init.gp,
-                        tp: init.tp,
-                        sp: init
-                            .stack_top
-                            .wrapping_sub(tid.wrapping_mul(init.stack_bytes)),
-                    };
-                    let s = run_block(block, &t, mem, &mut lvc, Order::Graph)?;
+                for (&i, s) in lanes.iter().zip(succs) {
                     stats.thread_blocks += 1;
                     stats.thread_instructions += insns;
                     match out.iter_mut().find(|(o, _)| *o == s) {

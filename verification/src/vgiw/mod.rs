@@ -4,10 +4,12 @@
 //! - `check.rs`: every compiled block checked against the per-thread RV32 ISS;
 //! - `cvt.rs`, `lvc.rs`, `machine.rs`: the execution model (the CVT, the live value
 //!   cache, the BBS's coalesced block-at-a-time schedule of Figure 2);
-//! - `program.rs`: whole programs with their launches on that model.
+//! - `program.rs`: whole programs with their launches on that model;
+//! - `fabric.rs`: the fabric's RTL (Verilator) running the model's batches.
 
 pub mod check;
 pub mod cvt;
+pub mod fabric;
 pub mod interp;
 pub mod kernels;
 pub mod lvc;

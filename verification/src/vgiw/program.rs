@@ -5,7 +5,9 @@
 
 use super::interp::DataMemory;
 use super::kernels::KernelError;
-use super::machine::{run_launch, LaunchInit, LaunchStats, MachineError};
+use super::machine::{
+    run_launch_on, BlockRunner, Interpreter, LaunchInit, LaunchStats, MachineError, Step,
+};
 use crate::elf::Program;
 use crate::fgsimt::program::{host, run_host, ProgramError as HostError};
 use crate::iss::mem::Memory;
@@ -61,6 +63,19 @@ pub fn run_on(
     params: &VgiwParams,
     max_steps: u64,
 ) -> Result<ProgramRun, ProgramError> {
+    run_on_with(iss, kernels, params, max_steps, &mut Interpreter, None)
+}
+
+/// [`run_on`] with the launches' batches run by `runner`; `trace` receives every
+/// launch's steps.
+pub fn run_on_with(
+    iss: &mut Iss,
+    kernels: &[Kernel],
+    params: &VgiwParams,
+    max_steps: u64,
+    runner: &mut dyn BlockRunner,
+    mut trace: Option<&mut Vec<Vec<Step>>>,
+) -> Result<ProgramRun, ProgramError> {
     let mut launches = Vec::new();
     let exit = run_host(iss, max_steps, |iss, launch| {
         let kernel = (kernels.iter())
@@ -75,13 +90,23 @@ pub fn run_on(
             stack_top: stack_top as u32,
             stack_bytes: stack_bytes as u32,
         };
-        let stats =
-            run_launch(kernel, launch.n, init, params, &mut iss.mem, None).map_err(|error| {
-                ProgramError::Machine {
-                    kernel: kernel.name.clone(),
-                    error,
-                }
-            })?;
+        let mut steps = Vec::new();
+        let stats = run_launch_on(
+            runner,
+            kernel,
+            launch.n,
+            init,
+            params,
+            &mut iss.mem,
+            Some(&mut steps),
+        )
+        .map_err(|error| ProgramError::Machine {
+            kernel: kernel.name.clone(),
+            error,
+        })?;
+        if let Some(t) = trace.as_deref_mut() {
+            t.push(steps);
+        }
         launches.push((kernel.name.clone(), stats));
         Ok::<(), ProgramError>(())
     })?;

@@ -16,9 +16,9 @@
 //!       rounding mode, [63:32] a load's or store's offset (i32) or an LV unit's LVID
 //!   w1  operand slots 0-2 in bytes 0-2: SLOT_NONE, SLOT_IMM, or the input port
 //!       dir * 8 + channel the token arrives on (dir: the neighbour it comes from), or
-//!       LOCAL (from the cell's own unit); data operands in order, then the joined
-//!       ordering input. A CVU: its completion's slots; byte 3: the thread values it
-//!       injects (bit k: ThreadValue k).
+//!       LOCAL (from the cell's own unit); data operands in order, then the ordering
+//!       inputs (one; a join's up to three). A CVU: its completion's slots; byte 3:
+//!       the thread values it injects (bit k: ThreadValue k).
 //!   w2  immediates of slots 0 and 1 ([31:0], [63:32]); w3 [31:0] slot 2's
 //!   w4+ the switch: per outgoing link (dir d, channel c: byte d of word 4 + c) its
 //!       source: PORT_NONE, LOCAL | k (the cell's unit's output k: 0, or a CVU's thread
@@ -138,9 +138,8 @@ fn block_words(kernel: &Kernel, b: usize, grid: &Grid, channels: u32) -> Vec<u64
                 continue;
             }
             let mut slots: Vec<Option<Arg>> = node.args.iter().map(|a| Some(*a)).collect();
-            if let Some(&c) = node.after.first() {
-                slots.push(Some(Arg::Node(c)));
-            }
+            // Data operands, then the ordering inputs (one, or a join's up to three).
+            slots.extend(node.after.iter().map(|&c| Some(Arg::Node(c))));
             let mut sources = 0u64;
             for (k, slot) in slots.iter().enumerate() {
                 let byte = match slot {
