@@ -1,16 +1,20 @@
 //! The VGIW fabric's RTL (`generators::vgiw::fabric`) in Verilator, run block by block
-//! by the execution model's BBS (`verification::vgiw::fabric::FabricRunner`): Figure 2's
-//! trace reproduced exactly on the RTL, and every integer kernel program leaving the
-//! ISS's exit code and memory, with every step (block, thread vector, the CVT after
-//! it) equal to the interpreter's, under random memory and LVC latencies and refusals.
+//! by the execution model's BBS (`verification::vgiw::fabric::FabricRunner`), under
+//! random memory and LVC latencies and request refusals: each program leaves the ISS's
+//! exit code and memory, and every step (block, thread vector, the CVT after it) equals
+//! the interpreter's. Figure 2's kernel (its trace exactly, as `vgiw_model` pins it) and
+//! the store-then-reload kernel, with fast and with slow loads, on the small preset;
+//! with `ACCELGEN_LONG=1`, every kernel program without FP operations on a fabric where
+//! they all map.
 
 mod vgiw_rig;
 
-use generators::vgiw::compiler::{Kernel, Op};
+use generators::vgiw::compiler::{image, Kernel, Op};
 use generators::vgiw::params::VgiwParams;
 use verification::elf::Program;
 use verification::iss::Iss;
 use verification::kernels::programs;
+use verification::verilator::Options;
 use verification::vgiw::fabric::{FabricRunner, Stimulus};
 use verification::vgiw::machine::{Interpreter, Step};
 use verification::vgiw::program::{run_on_with, vgiw_host, ProgramRun};
@@ -19,7 +23,7 @@ use vgiw_rig::{build, build_kernel, compile_all, iss_run, preset, root, same_mem
 /// Whether a kernel uses an operation the fabric does not build yet (FP).
 fn uses_fp(k: &Kernel) -> bool {
     (k.blocks.iter().flat_map(|b| &b.nodes)).any(|n| match n.op {
-        Op::Compute(c) => generators::vgiw::compiler::image::variant_of(c).0 >= 19,
+        Op::Compute(c) => image::variant_of(c).0 >= 19,
         _ => false,
     })
 }
@@ -32,35 +36,22 @@ struct Runs {
     cycles: (u64, u64),
 }
 
-/// The program on the RTL fabric and on the interpreter, each with its own host.
-fn both(program: &Program, params: &VgiwParams, stim: Stimulus) -> Option<Runs> {
+/// The program on the RTL fabric and on the interpreter, each with its own host; `None`
+/// for a program with FP operations.
+fn both(program: &Program, params: &VgiwParams, stim: Stimulus, opts: &Options) -> Option<Runs> {
     let kernels = compile_all(program, params);
     if kernels.iter().any(uses_fp) {
         return None;
     }
-    let mut runner = FabricRunner::new(params, &kernels, stim).unwrap();
+    let mut runner = FabricRunner::new(params, &kernels, stim, opts).unwrap();
     let mut rtl_iss = vgiw_host(program).unwrap();
     let mut rtl_steps = Vec::new();
-    let rtl = run_on_with(
-        &mut rtl_iss,
-        &kernels,
-        params,
-        MAX_STEPS,
-        &mut runner,
-        Some(&mut rtl_steps),
-    )
-    .unwrap();
+    let (r, s) = (&mut runner, Some(&mut rtl_steps));
+    let rtl = run_on_with(&mut rtl_iss, &kernels, params, MAX_STEPS, r, s).unwrap();
     let mut iss = vgiw_host(program).unwrap();
     let mut model_steps = Vec::new();
-    run_on_with(
-        &mut iss,
-        &kernels,
-        params,
-        MAX_STEPS,
-        &mut Interpreter,
-        Some(&mut model_steps),
-    )
-    .unwrap();
+    let (r, s) = (&mut Interpreter, Some(&mut model_steps));
+    run_on_with(&mut iss, &kernels, params, MAX_STEPS, r, s).unwrap();
     Some(Runs {
         rtl,
         rtl_iss,
@@ -70,8 +61,40 @@ fn both(program: &Program, params: &VgiwParams, stim: Stimulus) -> Option<Runs> 
     })
 }
 
+/// `program` on the RTL and the interpreter: the ISS's exit code (0) and memory, the
+/// model's steps; the RTL's cycles (total, configuration), `None` for an FP program.
+fn in_step(
+    name: &str,
+    program: &Program,
+    params: &VgiwParams,
+    stim: Stimulus,
+    opts: &Options,
+) -> Option<(u64, u64)> {
+    let t = std::time::Instant::now();
+    let runs = both(program, params, stim, opts)?;
+    let (exit, iss) = iss_run(program);
+    assert_eq!((runs.rtl.exit, exit), (0, 0), "{name}");
+    assert!(
+        same_memory(program, &iss, &runs.rtl_iss),
+        "{name}: memory differs from the ISS's"
+    );
+    assert_eq!(
+        runs.rtl_steps, runs.model_steps,
+        "{name}: steps differ from the model's"
+    );
+    eprintln!(
+        "{name}: {:?} cycles (total, configuration) in {:?}",
+        runs.cycles,
+        t.elapsed()
+    );
+    Some(runs.cycles)
+}
+
+/// Figure 2's kernel and the store-then-reload kernel (`same_word`, whose store must wait
+/// for its load through a join), once with the default latencies and once with requests
+/// up to 40 cycles slow and most refused.
 #[test]
-fn figure_2s_trace_is_reproduced_on_the_rtl() {
+fn figure_2_runs_on_the_rtl_in_step_with_the_model() {
     let dir = tempfile::tempdir().unwrap();
     let cases = root().join("tests/vgiw_cases");
     let program = build(
@@ -80,10 +103,50 @@ fn figure_2s_trace_is_reproduced_on_the_rtl() {
         "fig2",
     );
     let params = preset("vgiw-small");
-    let runs = both(&program, &params, Stimulus::default()).unwrap();
-    let (exit, iss) = iss_run(&program);
-    assert_eq!(runs.rtl.exit, exit);
-    assert!(same_memory(&program, &iss, &runs.rtl_iss));
-    assert_eq!(runs.rtl_steps, runs.model_steps);
-    eprintln!("fig2: {:?} cycles (total, configuration)", runs.cycles);
+    let opts = Options::quick_build();
+    let slow = Stimulus {
+        seed: 2,
+        max_latency: 40,
+        refuse_percent: 60,
+    };
+    for stim in [Stimulus::default(), slow] {
+        in_step("fig2", &program, &params, stim, &opts).unwrap();
+    }
+}
+
+/// A fabric where every integer kernel program maps: 24 compute units, 2 SCUs, 10
+/// LDSTUs, 12 LVUs, 8 split/join units and 2 CVUs on an 8 x 8 grid.
+fn medium() -> VgiwParams {
+    VgiwParams {
+        compute_units: 24,
+        scus: 2,
+        ldsts: 10,
+        lvus: 12,
+        sjus: 8,
+        cvus: 2,
+        vcs: 8,
+        ..VgiwParams::default()
+    }
+}
+
+/// Every kernel program without FP operations (the fabric has no FP units yet), long.
+#[test]
+fn every_integer_program_runs_on_the_rtl_in_step_with_the_model() {
+    if std::env::var("ACCELGEN_LONG").is_err() {
+        eprintln!("skipped: set ACCELGEN_LONG=1 to run every integer program on the RTL");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = programs("");
+    names.extend(programs("rodinia"));
+    let params = medium();
+    let mut ran = Vec::new();
+    for name in names {
+        let program = build_kernel(dir.path(), &name);
+        let stim = Stimulus::default();
+        if in_step(&name, &program, &params, stim, &Options::default()).is_some() {
+            ran.push(name);
+        }
+    }
+    assert_eq!(ran.len(), 11, "{ran:?}");
 }

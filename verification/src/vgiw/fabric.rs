@@ -89,18 +89,20 @@ fn fabric_err(e: impl std::fmt::Display) -> MachineError {
 }
 
 impl FabricRunner {
-    /// A model of the fabric of `p` (built, or taken from the cache), running `kernels`.
+    /// A model of the fabric of `p` (built with `opts`, or taken from the cache),
+    /// running `kernels`.
     pub fn new(
         p: &VgiwParams,
         kernels: &[Kernel],
         stim: Stimulus,
+        opts: &Options,
     ) -> Result<FabricRunner, MachineError> {
         let grid = Grid::new(p);
         let bytes = image::encode(kernels, &grid, p.switch_channels);
         let images = image::decode(&bytes).map_err(fabric_err)?;
         let top = generators::vgiw::fabric::fabric(p).map_err(fabric_err)?;
         let design = hdl::Design::new(&top);
-        let mut model = Model::of_design(&design, &Options::quick_build()).map_err(fabric_err)?;
+        let mut model = Model::of_design(&design, opts).map_err(fabric_err)?;
         model.restart(stim.seed).map_err(fabric_err)?;
         let count = |u| grid.cells_of(u).len();
         let requesters = |u: Unit, req: &str, resp: &str, fields: &[&str]| {

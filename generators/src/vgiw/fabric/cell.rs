@@ -102,7 +102,7 @@ pub fn cell(p: &VgiwParams, unit: Option<Unit>, dirs: u8) -> Result<Rc<Module>, 
         })
         .collect();
     let slots = if unit.is_some() { &cfg.slots[..] } else { &[] };
-    let sw = switch(&sources, &outs, slots);
+    let sw = switch(l, &sources, &outs, slots);
     for (pop, out) in sw.pops[..inputs].iter().zip(&in_pops) {
         m.connect(out, pop);
     }

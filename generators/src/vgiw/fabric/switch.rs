@@ -9,7 +9,7 @@
 //! buffer always can (a thread's virtual channel is its own, `token_buffer.rs`), an
 //! outgoing channel when its queue is not full.
 
-use super::token::Token;
+use super::token::{Layout, Token};
 use hdl::helpers::onehot_mux;
 use hdl::{cat, Bits, Value};
 
@@ -36,25 +36,15 @@ pub struct Switched {
 }
 
 /// The token of the source `select` names (`matches`: per source, whether it is that
-/// one), valid when that source's token leaves.
-fn selected(matches: &[Value], sources: &[Source], pops: &[Value]) -> Token {
+/// one), valid when that source's token leaves; `packed`: the sources' packed tokens.
+fn selected(l: Layout, matches: &[Value], packed: &[Value], pops: &[Value]) -> Token {
     let sel = cat(&matches.iter().rev().collect::<Vec<_>>());
-    let field = |f: &dyn Fn(&Token) -> Value| {
-        onehot_mux(
-            &sel,
-            &sources.iter().map(|s| f(&s.token)).collect::<Vec<_>>(),
-        )
-    };
-    let taken: Vec<Value> = matches.iter().zip(pops).map(|(m, p)| m & p).collect();
-    Token {
-        valid: cat(&taken.iter().collect::<Vec<_>>()).or_r(),
-        vc: field(&|t| t.vc.clone()),
-        tid: field(&|t| t.tid.clone()),
-        value: field(&|t| t.value.clone()),
-    }
+    let taken = &sel & &cat(&pops.iter().rev().collect::<Vec<_>>());
+    Token::unpack(&taken.or_r(), &onehot_mux(&sel, packed), l)
 }
 
-pub fn switch(sources: &[Source], links: &[LinkOut], slots: &[Value]) -> Switched {
+pub fn switch(l: Layout, sources: &[Source], links: &[LinkOut], slots: &[Value]) -> Switched {
+    let packed: Vec<Value> = sources.iter().map(|s| s.token.bits()).collect();
     let codes = |select: &Value| -> Vec<Value> {
         (sources.iter())
             .map(|s| select.eq(&select.konst(Bits::from_u64(8, s.code as u64))))
@@ -73,10 +63,10 @@ pub fn switch(sources: &[Source], links: &[LinkOut], slots: &[Value]) -> Switche
         .collect();
     Switched {
         links: (link_matches.iter())
-            .map(|ms| selected(ms, sources, &pops))
+            .map(|ms| selected(l, ms, &packed, &pops))
             .collect(),
         slots: (slots.iter())
-            .map(|sel| selected(&codes(sel), sources, &pops))
+            .map(|sel| selected(l, &codes(sel), &packed, &pops))
             .collect(),
         pops,
     }

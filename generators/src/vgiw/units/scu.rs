@@ -27,7 +27,7 @@ pub fn scu(m: &mut ModuleBuilder, io: &UnitIo) -> Result<UnitOut, HdlErrors> {
         mul_bits_per_cycle: 1,
         mul_stages: 1,
         div_bits_per_cycle: 1,
-        adders: Style::default(),
+        adders: Style::Inferred,
         registered_result: false,
     })?;
     let k = |like: &Value, v: u64, w: u32| like.konst(Bits::from_u64(w, v));
