@@ -3,13 +3,12 @@
 //! random memory and LVC latencies and request refusals: each program leaves the ISS's
 //! exit code and memory, and every step (block, thread vector, the CVT after it) equals
 //! the interpreter's. Figure 2's kernel (its trace exactly, as `vgiw_model` pins it) and
-//! the store-then-reload kernel, with fast and with slow loads, on the small preset;
-//! with `ACCELGEN_LONG=1`, every kernel program without FP operations on a fabric where
-//! they all map.
+//! the store-then-reload kernel, with fast and with slow loads, and a program of FP
+//! kernels on the small preset; with `ACCELGEN_LONG=1`, every kernel program on the
+//! paper's fabric (`configs/vgiw.toml`).
 
 mod vgiw_rig;
 
-use generators::vgiw::compiler::{image, Kernel, Op};
 use generators::vgiw::params::VgiwParams;
 use verification::elf::Program;
 use verification::iss::Iss;
@@ -20,14 +19,6 @@ use verification::vgiw::machine::{Interpreter, Step};
 use verification::vgiw::program::{run_on_with, vgiw_host, ProgramRun};
 use vgiw_rig::{build, build_kernel, compile_all, iss_run, preset, root, same_memory, MAX_STEPS};
 
-/// Whether a kernel uses an operation the fabric does not build yet (FP).
-fn uses_fp(k: &Kernel) -> bool {
-    (k.blocks.iter().flat_map(|b| &b.nodes)).any(|n| match n.op {
-        Op::Compute(c) => image::variant_of(c).0 >= 19,
-        _ => false,
-    })
-}
-
 struct Runs {
     rtl: ProgramRun,
     rtl_iss: Iss,
@@ -36,13 +27,9 @@ struct Runs {
     cycles: (u64, u64),
 }
 
-/// The program on the RTL fabric and on the interpreter, each with its own host; `None`
-/// for a program with FP operations.
-fn both(program: &Program, params: &VgiwParams, stim: Stimulus, opts: &Options) -> Option<Runs> {
+/// The program on the RTL fabric and on the interpreter, each with its own host.
+fn both(program: &Program, params: &VgiwParams, stim: Stimulus, opts: &Options) -> Runs {
     let kernels = compile_all(program, params);
-    if kernels.iter().any(uses_fp) {
-        return None;
-    }
     let mut runner = FabricRunner::new(params, &kernels, stim, opts).unwrap();
     let mut rtl_iss = vgiw_host(program).unwrap();
     let mut rtl_steps = Vec::new();
@@ -52,26 +39,20 @@ fn both(program: &Program, params: &VgiwParams, stim: Stimulus, opts: &Options) 
     let mut model_steps = Vec::new();
     let (r, s) = (&mut Interpreter, Some(&mut model_steps));
     run_on_with(&mut iss, &kernels, params, MAX_STEPS, r, s).unwrap();
-    Some(Runs {
+    Runs {
         rtl,
         rtl_iss,
         rtl_steps,
         model_steps,
         cycles: (runner.cycles, runner.config_cycles),
-    })
+    }
 }
 
 /// `program` on the RTL and the interpreter: the ISS's exit code (0) and memory, the
-/// model's steps; the RTL's cycles (total, configuration), `None` for an FP program.
-fn in_step(
-    name: &str,
-    program: &Program,
-    params: &VgiwParams,
-    stim: Stimulus,
-    opts: &Options,
-) -> Option<(u64, u64)> {
+/// model's steps.
+fn in_step(name: &str, program: &Program, params: &VgiwParams, stim: Stimulus, opts: &Options) {
     let t = std::time::Instant::now();
-    let runs = both(program, params, stim, opts)?;
+    let runs = both(program, params, stim, opts);
     let (exit, iss) = iss_run(program);
     assert_eq!((runs.rtl.exit, exit), (0, 0), "{name}");
     assert!(
@@ -87,14 +68,13 @@ fn in_step(
         runs.cycles,
         t.elapsed()
     );
-    Some(runs.cycles)
 }
 
 /// Figure 2's kernel and the store-then-reload kernel (`same_word`, whose store must wait
 /// for its load through a join), once with the default latencies and once with requests
-/// up to 40 cycles slow and most refused.
+/// up to 40 cycles slow and most refused; then `conv`'s FP kernel.
 #[test]
-fn figure_2_runs_on_the_rtl_in_step_with_the_model() {
+fn figure_2_and_an_fp_program_run_on_the_rtl_in_step_with_the_model() {
     let dir = tempfile::tempdir().unwrap();
     let cases = root().join("tests/vgiw_cases");
     let program = build(
@@ -110,43 +90,27 @@ fn figure_2_runs_on_the_rtl_in_step_with_the_model() {
         refuse_percent: 60,
     };
     for stim in [Stimulus::default(), slow] {
-        in_step("fig2", &program, &params, stim, &opts).unwrap();
+        in_step("fig2", &program, &params, stim, &opts);
     }
+    let program = build_kernel(dir.path(), "conv");
+    in_step("conv", &program, &params, Stimulus::default(), &opts);
 }
 
-/// A fabric where every integer kernel program maps: 24 compute units, 2 SCUs, 10
-/// LDSTUs, 12 LVUs, 8 split/join units and 2 CVUs on an 8 x 8 grid.
-fn medium() -> VgiwParams {
-    VgiwParams {
-        compute_units: 24,
-        scus: 2,
-        ldsts: 10,
-        lvus: 12,
-        sjus: 8,
-        cvus: 2,
-        vcs: 8,
-        ..VgiwParams::default()
-    }
-}
-
-/// Every kernel program without FP operations (the fabric has no FP units yet), long.
+/// Every kernel program on the paper's fabric, long.
 #[test]
-fn every_integer_program_runs_on_the_rtl_in_step_with_the_model() {
+fn every_program_runs_on_the_papers_fabric_in_step_with_the_model() {
     if std::env::var("ACCELGEN_LONG").is_err() {
-        eprintln!("skipped: set ACCELGEN_LONG=1 to run every integer program on the RTL");
+        eprintln!("skipped: set ACCELGEN_LONG=1 to run every program on the RTL");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let mut names = programs("");
     names.extend(programs("rodinia"));
-    let params = medium();
-    let mut ran = Vec::new();
+    assert_eq!(names.len(), 23, "{names:?}");
+    let params = preset("vgiw");
     for name in names {
         let program = build_kernel(dir.path(), &name);
         let stim = Stimulus::default();
-        if in_step(&name, &program, &params, stim, &Options::default()).is_some() {
-            ran.push(name);
-        }
+        in_step(&name, &program, &params, stim, &Options::default());
     }
-    assert_eq!(ran.len(), 11, "{ran:?}");
 }

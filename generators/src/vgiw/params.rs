@@ -47,6 +47,8 @@ pub struct VgiwParams {
     pub scu_instances: u32,
     /// Requests an LDSTU or LVU has in flight or answered and not yet sent on.
     pub port_outstanding: u32,
+    /// Pipeline stages of the compute units' fused multiply-add.
+    pub fma_stages: u32,
 }
 
 impl Default for VgiwParams {
@@ -71,6 +73,7 @@ impl Default for VgiwParams {
             vcs: 16,
             scu_instances: 4,
             port_outstanding: 4,
+            fma_stages: 3,
         }
     }
 }
@@ -131,6 +134,12 @@ pub fn params() -> Vec<Param> {
             1,
             64,
             "requests an LDSTU or LVU keeps in flight",
+        ),
+        Param::int(
+            "fma_stages",
+            crate::fpu::fma::MIN_STAGES.into(),
+            crate::fpu::fma::MAX_STAGES.into(),
+            "pipeline stages of the compute units' fused multiply-add",
         ),
     ]
 }
