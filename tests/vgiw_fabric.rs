@@ -3,8 +3,8 @@
 //! random memory and LVC latencies and request refusals: each program leaves the ISS's
 //! exit code and memory, and every step (block, thread vector, the CVT after it) equals
 //! the interpreter's. Figure 2's kernel (its trace exactly, as `vgiw_model` pins it) and
-//! the store-then-reload kernel, with fast and with slow loads, and a program of FP
-//! kernels on the small preset; with `ACCELGEN_LONG=1`, every kernel program on the
+//! the store-then-reload kernel, with fast and with slow loads, and the directed FP
+//! kernel (`tests/vgiw_cases/fp.c`) on the small preset; with `ACCELGEN_LONG=1`, every kernel program on the
 //! paper's fabric (`configs/vgiw.toml`).
 
 mod vgiw_rig;
@@ -72,7 +72,7 @@ fn in_step(name: &str, program: &Program, params: &VgiwParams, stim: Stimulus, o
 
 /// Figure 2's kernel and the store-then-reload kernel (`same_word`, whose store must wait
 /// for its load through a join), once with the default latencies and once with requests
-/// up to 40 cycles slow and most refused; then `conv`'s FP kernel.
+/// up to 40 cycles slow and most refused; then the directed FP kernel.
 #[test]
 fn figure_2_and_an_fp_program_run_on_the_rtl_in_step_with_the_model() {
     let dir = tempfile::tempdir().unwrap();
@@ -92,8 +92,8 @@ fn figure_2_and_an_fp_program_run_on_the_rtl_in_step_with_the_model() {
     for stim in [Stimulus::default(), slow] {
         in_step("fig2", &program, &params, stim, &opts);
     }
-    let program = build_kernel(dir.path(), "conv");
-    in_step("conv", &program, &params, Stimulus::default(), &opts);
+    let program = build(dir.path(), &[cases.join("fp.c")], "fp");
+    in_step("fp", &program, &params, Stimulus::default(), &opts);
 }
 
 /// Every kernel program on the paper's fabric, long.

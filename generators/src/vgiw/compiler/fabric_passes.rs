@@ -58,9 +58,11 @@ impl Rebuild {
 }
 
 /// Ordering inputs beyond one become a join tree of nodes with at most
-/// [`ENTRY_OPERANDS`] inputs each.
+/// [`ENTRY_OPERANDS`] inputs each; a join of the same inputs as an earlier one is that
+/// one (stores that wait for the same accesses share their tree).
 fn joins(nodes: Vec<Node>) -> Vec<Node> {
     let mut r = Rebuild::new(nodes.len());
+    let mut made: std::collections::HashMap<Vec<NodeId>, NodeId> = Default::default();
     for (k, node) in nodes.into_iter().enumerate() {
         let args = (node.args.iter())
             .map(|a| match a {
@@ -69,18 +71,22 @@ fn joins(nodes: Vec<Node>) -> Vec<Node> {
             })
             .collect();
         let mut after: Vec<NodeId> = node.after.iter().map(|i| r.map[*i]).collect();
+        after.sort_unstable();
         while after.len() > 1 {
             after = (after.chunks(ENTRY_OPERANDS))
                 .map(|c| {
                     if c.len() == 1 {
-                        c[0]
-                    } else {
+                        return c[0];
+                    }
+                    let mut key = c.to_vec();
+                    key.sort_unstable();
+                    *made.entry(key).or_insert_with(|| {
                         r.push(Node {
                             op: Op::Join,
                             args: Vec::new(),
                             after: c.to_vec(),
                         })
-                    }
+                    })
                 })
                 .collect();
         }

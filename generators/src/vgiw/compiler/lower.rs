@@ -317,12 +317,12 @@ fn finish(nodes: Vec<Node>, accesses: &[Access], next: NodeId) -> Vec<Node> {
             .filter(|p| (a.writes || p.writes) && a.may_alias(p))
             .map(|p| p.node)
             .collect();
-        after[a.node] = reduce(&deps, &after);
+        after[a.node] = reduce(a.node, &deps, &nodes, &after);
     }
     let effects: Vec<NodeId> = (0..n)
         .filter(|&k| needed[k] && nodes[k].op.side_effect())
         .collect();
-    after[next] = reduce(&effects, &after);
+    after[next] = reduce(next, &effects, &nodes, &after);
     let mut id = vec![usize::MAX; n];
     let mut out = Vec::new();
     for (k, node) in nodes.into_iter().enumerate() {
@@ -345,22 +345,37 @@ fn finish(nodes: Vec<Node>, accesses: &[Access], next: NodeId) -> Vec<Node> {
     out
 }
 
-/// `deps` without those another of them already waits for (through ordering inputs).
-fn reduce(deps: &[NodeId], after: &[Vec<NodeId>]) -> Vec<NodeId> {
-    let ancestors = |d: NodeId| {
-        let mut seen = Vec::new();
-        let mut stack = after[d].clone();
-        while let Some(x) = stack.pop() {
-            if !seen.contains(&x) {
-                seen.push(x);
-                stack.extend(after[x].iter().copied());
-            }
+/// The nodes `node` waits for, transitively, through its data operands and the
+/// ordering inputs decided so far (`after`).
+fn ancestors(node: NodeId, nodes: &[Node], after: &[Vec<NodeId>]) -> Vec<bool> {
+    let mut seen = vec![false; nodes.len()];
+    let data = nodes[node].args.iter().filter_map(|a| match a {
+        Arg::Node(i) => Some(*i),
+        Arg::Imm(_) => None,
+    });
+    let mut stack: Vec<NodeId> = data.chain(after[node].iter().copied()).collect();
+    while let Some(x) = stack.pop() {
+        if !std::mem::replace(&mut seen[x], true) {
+            stack.extend(nodes[x].args.iter().filter_map(|a| match a {
+                Arg::Node(i) => Some(*i),
+                Arg::Imm(_) => None,
+            }));
+            stack.extend(after[x].iter().copied());
         }
-        seen
-    };
-    let implied: Vec<NodeId> = deps.iter().flat_map(|&d| ancestors(d)).collect();
-    (deps.iter())
-        .copied()
-        .filter(|d| !implied.contains(d))
-        .collect()
+    }
+    seen
+}
+
+/// The ordering inputs `node` needs for `deps`: those it does not already wait for
+/// through its data operands, nor through another of them (a transitive reduction).
+fn reduce(node: NodeId, deps: &[NodeId], nodes: &[Node], after: &[Vec<NodeId>]) -> Vec<NodeId> {
+    let through_data = ancestors(node, nodes, after);
+    let mut implied = through_data.clone();
+    for &d in deps.iter().filter(|&&d| !through_data[d]) {
+        let up = ancestors(d, nodes, after);
+        for (i, u) in up.into_iter().enumerate() {
+            implied[i] |= u;
+        }
+    }
+    (deps.iter()).copied().filter(|&d| !implied[d]).collect()
 }
