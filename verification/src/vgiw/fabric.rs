@@ -110,7 +110,7 @@ impl FabricRunner {
                 .map(|i| {
                     let pre = format!("{}{req}_", unit_prefix(u, i));
                     let mut names = vec!["valid", "ready"];
-                    names.extend(fields.iter().map(|f| *f));
+                    names.extend(fields.iter().copied());
                     let rp = ids(
                         &model,
                         &format!("{}{resp}_", unit_prefix(u, i)),
@@ -331,6 +331,71 @@ impl FabricRunner {
     }
 }
 
+/// A batch's threads waiting for their CVUs: per active CVU (its index), its queue,
+/// next thread last.
+struct Dealt {
+    active: Vec<usize>,
+    queues: Vec<Vec<ThreadInit>>,
+}
+
+impl FabricRunner {
+    /// Deals `threads` round robin to the CVUs the configured block uses.
+    fn deal(&mut self, threads: &[ThreadInit]) -> Result<Dealt, MachineError> {
+        self.model.eval();
+        let mut active = Vec::new();
+        for (i, c) in self.cvus.iter().enumerate() {
+            if self.model.peek_id_u64(c.active).map_err(fabric_err)? == 1 {
+                active.push(i);
+            }
+        }
+        if active.is_empty() {
+            return Err(fabric_err("the block configures no CVU"));
+        }
+        let mut queues: Vec<Vec<ThreadInit>> = vec![Vec::new(); active.len()];
+        for (n, t) in threads.iter().enumerate() {
+            queues[n % active.len()].push(*t);
+        }
+        queues.iter_mut().for_each(|q| q.reverse());
+        Ok(Dealt { active, queues })
+    }
+
+    /// Offers each active CVU its next thread and takes its completions.
+    fn offer(&mut self, d: &Dealt) -> Result<(), MachineError> {
+        for (q, &i) in d.queues.iter().zip(&d.active) {
+            let c = &self.cvus[i];
+            let head = q.last();
+            let values = [
+                head.is_some() as u64,
+                head.map_or(0, |t| t.tid as u64),
+                head.map_or(0, |t| t.sp as u64),
+            ];
+            for (id, v) in [c.inject[0], c.inject[2], c.inject[3]].iter().zip(values) {
+                self.model.poke_id_u64(*id, v).map_err(fabric_err)?;
+            }
+            self.model.poke_id_u64(c.done[1], 1).map_err(fabric_err)?;
+        }
+        Ok(())
+    }
+
+    /// After `eval`: the threads the CVUs took, and their completions (CVU, thread ID,
+    /// branch taken) this cycle.
+    fn completions(&mut self, d: &mut Dealt) -> Result<Vec<(usize, u32, bool)>, MachineError> {
+        let mut done = Vec::new();
+        for (q, &i) in d.queues.iter_mut().zip(&d.active) {
+            let c = &self.cvus[i];
+            let peek = |m: &mut Model, id| m.peek_id_u64(id).map_err(fabric_err);
+            if !q.is_empty() && peek(&mut self.model, c.inject[1])? == 1 {
+                q.pop();
+            }
+            if peek(&mut self.model, c.done[0])? == 1 {
+                let tid = peek(&mut self.model, c.done[2])? as u32;
+                done.push((i, tid, peek(&mut self.model, c.done[3])? == 1));
+            }
+        }
+        Ok(done)
+    }
+}
+
 impl BlockRunner for FabricRunner {
     fn run_batch(
         &mut self,
@@ -361,48 +426,19 @@ impl BlockRunner for FabricRunner {
         for (name, v) in [("gp", t0.gp), ("tp", t0.tp)] {
             self.model.poke_u64(name, v as u64).map_err(fabric_err)?;
         }
-        let mut active = Vec::new();
-        for (i, c) in self.cvus.iter().enumerate() {
-            self.model.eval();
-            if self.model.peek_id_u64(c.active).map_err(fabric_err)? == 1 {
-                active.push(i);
-            }
-        }
-        if active.is_empty() {
-            return Err(fabric_err(format!("block {} configures no CVU", id)));
-        }
-        // Each active CVU's queue of threads, dealt round robin.
-        let mut queues: Vec<Vec<ThreadInit>> = vec![Vec::new(); active.len()];
-        for (n, t) in threads.iter().enumerate() {
-            queues[n % active.len()].push(*t);
-        }
-        for q in &mut queues {
-            q.reverse();
-        }
+        let mut dealt = self.deal(threads)?;
         let mut out: Vec<Option<Succ>> = vec![None; threads.len()];
         let mut left = threads.len();
         let start = self.cycles;
         while left > 0 {
             if self.cycles - start > BATCH_CYCLES {
-                return Err(fabric_err(format!(
-                    "block {}: {left} of {} threads not done after {BATCH_CYCLES} cycles",
-                    id,
-                    threads.len()
-                )));
+                let n = threads.len();
+                let e = format!(
+                    "block {id}: {left} of {n} threads not done after {BATCH_CYCLES} cycles"
+                );
+                return Err(fabric_err(e));
             }
-            for (q, &i) in queues.iter().zip(&active) {
-                let c = &self.cvus[i];
-                let head = q.last();
-                let values = [
-                    head.is_some() as u64,
-                    head.map_or(0, |t| t.tid as u64),
-                    head.map_or(0, |t| t.sp as u64),
-                ];
-                for (id, v) in [c.inject[0], c.inject[2], c.inject[3]].iter().zip(values) {
-                    self.model.poke_id_u64(*id, v).map_err(fabric_err)?;
-                }
-                self.model.poke_id_u64(c.done[1], 1).map_err(fabric_err)?;
-            }
+            self.offer(&dealt)?;
             self.ports(false, &mut |f| memory(mem, f))?;
             self.ports(true, &mut |f| {
                 let (store, lvid, tid, data) = (f[0] == 1, f[1] as u16, f[2] as u32, f[3] as u32);
@@ -414,27 +450,17 @@ impl BlockRunner for FabricRunner {
                 }
             })?;
             self.model.eval();
-            for (q, &i) in queues.iter_mut().zip(&active) {
-                let c = &self.cvus[i];
-                let peek = |m: &mut Model, id| m.peek_id_u64(id).map_err(fabric_err);
-                if !q.is_empty() && peek(&mut self.model, c.inject[1])? == 1 {
-                    q.pop();
-                }
-                if peek(&mut self.model, c.done[0])? == 1 {
-                    let tid = peek(&mut self.model, c.done[2])? as u32;
-                    let took = peek(&mut self.model, c.done[3])? == 1;
-                    let n = (threads.iter())
-                        .position(|t| t.tid & 0xffff == tid)
-                        .filter(|&n| out[n].is_none())
-                        .ok_or_else(|| {
-                            fabric_err(format!(
-                                "block {}: CVU {i} completed thread {tid}, not running",
-                                id
-                            ))
-                        })?;
-                    out[n] = Some(if took { taken } else { fall });
-                    left -= 1;
-                }
+            for (i, tid, took) in self.completions(&mut dealt)? {
+                let n = (threads.iter())
+                    .position(|t| t.tid & 0xffff == tid)
+                    .filter(|&n| out[n].is_none())
+                    .ok_or_else(|| {
+                        fabric_err(format!(
+                            "block {id}: CVU {i} completed thread {tid}, not running"
+                        ))
+                    })?;
+                out[n] = Some(if took { taken } else { fall });
+                left -= 1;
             }
             self.take_requests(false)?;
             self.take_requests(true)?;
