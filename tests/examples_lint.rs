@@ -296,7 +296,7 @@ fn fgsimt_is_lint_clean() {
 
 /// `vgiw`: the small preset, and it with one channel a link, 2 virtual channels and
 /// 1-entry ports; long runs add the paper's preset (`configs/vgiw.toml`), 8 channels
-/// with 256 virtual channels, a switch-heavy 8 x 8 grid and a single unit of each type.
+/// with 64 virtual channels, a switch-heavy 8 x 8 grid and a single unit of each type.
 #[test]
 fn vgiw_is_lint_clean() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
@@ -312,7 +312,7 @@ fn vgiw_is_lint_clean() {
         configs.push(fs::read_to_string(root.join("vgiw.toml")).expect("preset"));
         configs.extend(
             [
-                "switch_channels = 8\nvcs = 256",
+                "switch_channels = 8\nvcs = 64",
                 "rows = 8\ncols = 8\ncompute_units = 4\nscus = 1\nldsts = 4\nlvus = 4\nsjus = 2\ncvus = 2",
                 "compute_units = 1\nscus = 1\nldsts = 1\nlvus = 1\nsjus = 1\ncvus = 1",
             ]

@@ -121,10 +121,12 @@ pub fn params() -> Vec<Param> {
         Param::int("lvc_ways", 1, 16, "LVC ways").pow2(),
         Param::int("lvc_line_bytes", 4, 256, "LVC line bytes").pow2(),
         Param::int("lvc_banks", 1, 64, "LVC banks").pow2(),
+        // At most 64: a token buffer slot's array (vcs x 48 bits, read combinationally
+        // by the firing entry) stays below the SRAM threshold (`crate::memory`).
         Param::int(
             "vcs",
             2,
-            256,
+            64,
             "virtual channels (token buffer entries a unit)",
         )
         .pow2(),
