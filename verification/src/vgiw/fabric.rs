@@ -20,6 +20,7 @@ use generators::fgsimt::l1::op;
 use generators::vgiw::compiler::image::{self, KernelImage, EXIT};
 use generators::vgiw::compiler::{Kernel, Succ, Unit};
 use generators::vgiw::fabric::config::half_bits;
+use generators::vgiw::fabric::token::TID_BITS;
 use generators::vgiw::fabric::unit_prefix;
 use generators::vgiw::grid::Grid;
 use generators::vgiw::params::VgiwParams;
@@ -396,6 +397,18 @@ impl FabricRunner {
     }
 }
 
+/// The token's thread ID bits.
+const TID_MASK: u32 = (1 << TID_BITS) - 1;
+
+/// The thread of `threads` (a batch: 64 consecutive IDs at most) whose ID's low bits a
+/// token carries.
+fn full_tid(threads: &[ThreadInit], low: u32) -> Result<u32, MachineError> {
+    (threads.iter())
+        .find(|t| t.tid & TID_MASK == low)
+        .map(|t| t.tid)
+        .ok_or_else(|| fabric_err(format!("an LVU accessed thread {low}'s value, not running")))
+}
+
 impl BlockRunner for FabricRunner {
     fn run_batch(
         &mut self,
@@ -441,7 +454,8 @@ impl BlockRunner for FabricRunner {
             self.offer(&dealt)?;
             self.ports(false, &mut |f| memory(mem, f))?;
             self.ports(true, &mut |f| {
-                let (store, lvid, tid, data) = (f[0] == 1, f[1] as u16, f[2] as u32, f[3] as u32);
+                let (store, lvid, data) = (f[0] == 1, f[1] as u16, f[3] as u32);
+                let tid = full_tid(threads, f[2] as u32)?;
                 if store {
                     lvs.store(lvid, tid, data);
                     Ok(0)
@@ -452,7 +466,7 @@ impl BlockRunner for FabricRunner {
             self.model.eval();
             for (i, tid, took) in self.completions(&mut dealt)? {
                 let n = (threads.iter())
-                    .position(|t| t.tid & 0xffff == tid)
+                    .position(|t| t.tid & TID_MASK == tid)
                     .filter(|&n| out[n].is_none())
                     .ok_or_else(|| {
                         fabric_err(format!(

@@ -6,7 +6,8 @@
 //! thread ID, gp, tp, sp, each an output `LOCAL | k`) enter the graph with it. Its
 //! token buffer holds the block's completion node: when the thread's branch outcome and
 //! the ordering token of its every side effect are in, the unit reports the thread's
-//! completion (`done`: its ID and whether the branch was taken) and frees the channel.
+//! completion (`done`: its ID's low 16 bits, as the tokens carry it, and whether the
+//! branch was taken) and frees the channel.
 //! `active`: the cell is configured as a CVU this block.
 
 use super::{Local, UnitIo, UnitOut};
@@ -20,10 +21,11 @@ fn uint(name: &str, width: u32) -> hdl::Field {
     Shape::field(name, Shape::UInt(width))
 }
 
-/// The `inject` port's thread: `tid` and `sp`.
+/// The `inject` port's thread: `tid` (its thread ID value; its tokens carry the low
+/// `TID_BITS`) and `sp`.
 pub fn inject_shape() -> Shape {
     Shape::decoupled(Shape::bundle(vec![
-        uint("tid", TID_BITS),
+        uint("tid", VALUE_BITS),
         uint("sp", VALUE_BITS),
     ]))
 }
@@ -56,7 +58,7 @@ pub fn cvu(m: &mut ModuleBuilder, io: &UnitIo) -> Result<UnitOut, HdlErrors> {
     let go = inject.fire();
     let tid = inject.bits().get("tid").value();
     let values = [
-        tid.zext(VALUE_BITS),
+        tid.clone(),
         gp,
         tp,
         inject.bits().get("sp").value().clone(),
@@ -66,7 +68,7 @@ pub fn cvu(m: &mut ModuleBuilder, io: &UnitIo) -> Result<UnitOut, HdlErrors> {
         let token = Token {
             valid: &go & w,
             vc: vc.clone(),
-            tid: tid.clone(),
+            tid: tid.trunc(TID_BITS),
             value,
         };
         q.push(m, &token);
