@@ -198,6 +198,7 @@ fn presets_in_configs_generate() {
             ("banked_rf", "banked_rf"),
             ("hwacha", "rocket-hwacha"),
             ("fgsimt", "fgsimt"),
+            ("vgiw", "vgiw"),
         ]
         .into_iter()
         .find(|(prefix, _)| name.starts_with(prefix))
