@@ -3,6 +3,7 @@
 //! RISC-V SPMD kernels every data-parallel design of accelgen runs.
 
 pub mod compiler;
+pub mod cvt;
 pub mod fabric;
 pub mod grid;
 pub mod params;

@@ -49,6 +49,8 @@ pub struct VgiwParams {
     pub port_outstanding: u32,
     /// Pipeline stages of the compute units' fused multiply-add.
     pub fma_stages: u32,
+    /// The memory policy's threshold (`crate::memory::style`).
+    pub sram_threshold_bits: u64,
 }
 
 impl Default for VgiwParams {
@@ -74,6 +76,7 @@ impl Default for VgiwParams {
             scu_instances: 4,
             port_outstanding: 4,
             fma_stages: 3,
+            sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
         }
     }
 }
@@ -143,6 +146,7 @@ pub fn params() -> Vec<Param> {
             crate::fpu::fma::MAX_STAGES.into(),
             "pipeline stages of the compute units' fused multiply-add",
         ),
+        crate::memory::threshold_param(),
     ]
 }
 

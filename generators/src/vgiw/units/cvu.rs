@@ -57,12 +57,7 @@ pub fn cvu(m: &mut ModuleBuilder, io: &UnitIo) -> Result<UnitOut, HdlErrors> {
     m.connect(inject.ready(), &room);
     let go = inject.fire();
     let tid = inject.bits().get("tid").value();
-    let values = [
-        tid.clone(),
-        gp,
-        tp,
-        inject.bits().get("sp").value().clone(),
-    ];
+    let values = [tid.clone(), gp, tp, inject.bits().get("sp").value().clone()];
     let vc = onehot_encode(&alloc).trunc(l.vc_bits);
     for ((q, w), value) in queues.iter().zip(&wants).zip(values) {
         let token = Token {
