@@ -17,16 +17,13 @@
 
 use crate::memory::{self, ArrayPorts};
 use crate::vgiw::params::VgiwParams;
+use crate::vgiw::uint;
 use hdl::helpers::{onehot_decode, onehot_mux};
 use hdl::{cat, Bits, Dir, HdlErrors, Mem, Module, ModuleBuilder, ResetValue, Shape, Value};
 use std::rc::Rc;
 
 /// Bits of a CVT word (a batch packet's bitmap).
 pub const WORD: u32 = 64;
-
-fn uint(name: &str, width: u32) -> hdl::Field {
-    Shape::field(name, Shape::UInt(width))
-}
 
 /// A bank's operation in this cycle: whether there is one, whether an OR, its row and
 /// bits.

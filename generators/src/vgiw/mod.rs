@@ -11,7 +11,7 @@ pub mod units;
 
 use crate::schema::Param;
 use crate::{Generator, ParamError};
-use hdl::{HdlErrors, Module};
+use hdl::{Bits, HdlErrors, Module, Shape, Value};
 use params::VgiwParams;
 use std::rc::Rc;
 
@@ -34,4 +34,14 @@ impl Generator for Vgiw {
     fn build(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
         fabric::fabric(p)
     }
+}
+
+/// An unsigned bundle field.
+pub(crate) fn uint(name: &str, width: u32) -> hdl::Field {
+    Shape::field(name, Shape::UInt(width))
+}
+
+/// The `w`-bit constant `v`, in `like`'s module.
+pub(crate) fn k(like: &Value, v: u64, w: u32) -> Value {
+    like.konst(Bits::from_u64(w, v))
 }

@@ -24,8 +24,9 @@ use crate::rocket::decode::alu_fn;
 use crate::rocket::fpu::{unit, OP_BITS};
 use crate::vgiw::compiler::image::CLASS_BRANCH;
 use crate::vgiw::fabric::token::{queue_module, Token, TokenQueue};
+use crate::vgiw::k;
 use hdl::helpers::{popcount, priority_mux};
-use hdl::{cat, Bits, HdlErrors, ModuleBuilder, ResetValue, Value};
+use hdl::{cat, HdlErrors, ModuleBuilder, ResetValue, Value};
 
 /// `CompOp` variants (`image::variant_of`).
 const MV: u64 = 0;
@@ -64,10 +65,6 @@ fn fp_ops() -> Vec<(u64, u64, u64)> {
         cv(39, encode(kind::I2F, s, s, w)),
         cv(40, encode(kind::I2F, s, s, wu)),
     ]
-}
-
-fn k(like: &Value, v: u64, w: u32) -> Value {
-    like.konst(Bits::from_u64(w, v))
 }
 
 /// The integer result of variant `op` on `a` and `b`.

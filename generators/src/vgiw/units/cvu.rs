@@ -14,12 +14,9 @@ use super::{Local, UnitIo, UnitOut};
 use crate::examples::queue::{queue, QueueParams};
 use crate::vgiw::compiler::image::CLASS_CVU;
 use crate::vgiw::fabric::token::{queue_module, Token, TokenQueue, TID_BITS, VALUE_BITS};
+use crate::vgiw::uint;
 use hdl::helpers::{lowest_one, onehot_decode, onehot_encode};
 use hdl::{cat, Bits, Dir, HdlErrors, ModuleBuilder, Shape, Value};
-
-fn uint(name: &str, width: u32) -> hdl::Field {
-    Shape::field(name, Shape::UInt(width))
-}
 
 /// The `inject` port's thread: `tid` (its thread ID value; its tokens carry the low
 /// `TID_BITS`) and `sp`.

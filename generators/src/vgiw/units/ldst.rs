@@ -13,18 +13,15 @@ use super::requester::{requester, Request};
 use super::{UnitIo, UnitOut};
 use crate::fgsimt::l1::op;
 use crate::vgiw::compiler::image::{CLASS_AMO, CLASS_LOAD, CLASS_STORE};
+use crate::vgiw::k;
 use hdl::helpers::priority_mux;
-use hdl::{cat, Bits, HdlErrors, ModuleBuilder, Value};
+use hdl::{cat, HdlErrors, ModuleBuilder, Value};
 
 /// `Width` variants: B, H, W, Bu, Hu.
 const H: u64 = 1;
 const W: u64 = 2;
 const BU: u64 = 3;
 const HU: u64 = 4;
-
-fn k(like: &Value, v: u64, w: u32) -> Value {
-    like.konst(Bits::from_u64(w, v))
-}
 
 /// A load's value from the aligned word `data`, kept bits `{addr[1:0], width[2:0]}`.
 fn loaded(data: &Value, kept: &Value) -> Value {

@@ -11,12 +11,9 @@
 
 use super::{Local, UnitIo, UnitOut};
 use crate::vgiw::fabric::token::{queue_module, Token, TokenQueue, TID_BITS, VALUE_BITS};
+use crate::vgiw::uint;
 use hdl::ir::addr_width;
 use hdl::{cat, Bits, Dir, HdlErrors, MemStyle, ModuleBuilder, Shape, Value};
-
-fn uint(name: &str, width: u32) -> hdl::Field {
-    Shape::field(name, Shape::UInt(width))
-}
 
 /// A request port's fields and what the unit keeps for the response.
 pub struct Request {

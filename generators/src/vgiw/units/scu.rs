@@ -17,8 +17,9 @@ use crate::fpu::SINGLE;
 use crate::rocket::muldiv::muldiv;
 use crate::rocket::params::{MulDivParams, MulKind};
 use crate::vgiw::fabric::token::{queue_module, Token, TokenQueue};
+use crate::vgiw::k;
 use hdl::helpers::{lowest_one, onehot_mux};
-use hdl::{cat, Bits, HdlErrors, Inst, ModuleBuilder, Value};
+use hdl::{cat, HdlErrors, Inst, ModuleBuilder, Value};
 
 /// `CompOp::Div`'s variant; Div, Divu, Rem, Remu are funct3 4-7.
 const DIV: u64 = 15;
@@ -36,10 +37,6 @@ struct Instance {
     free: Value,
     done: Value,
     result: Value,
-}
-
-fn k(like: &Value, v: u64, w: u32) -> Value {
-    like.konst(Bits::from_u64(w, v))
 }
 
 /// The integer and FP instances, their operands connected.
