@@ -114,3 +114,24 @@ fn every_program_runs_on_the_papers_fabric_in_step_with_the_model() {
         in_step(&name, &program, &params, stim, &Options::default());
     }
 }
+
+/// Kernels compiled for another fabric are refused before any model is built.
+#[test]
+fn kernels_of_another_fabric_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = root().join("tests/vgiw_cases");
+    let program = build(
+        dir.path(),
+        &[cases.join("fig2.c"), cases.join("fig2.S")],
+        "fig2",
+    );
+    let kernels = compile_all(&program, &VgiwParams::default());
+    let small = preset("vgiw-small");
+    let err = FabricRunner::new(&small, &kernels, Stimulus::default(), &Options::default())
+        .err()
+        .expect("refused");
+    assert_eq!(
+        err.to_string(),
+        "the fabric: kernel fig2 was not compiled for this fabric"
+    );
+}

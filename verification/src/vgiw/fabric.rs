@@ -85,6 +85,17 @@ fn ids(model: &Model, prefix: &str, names: &[&str]) -> Result<Vec<PortId>, Machi
         .map_err(|e| MachineError::Fabric(e.to_string()))
 }
 
+/// Whether every node of `k` sits on a cell of `grid` holding its unit.
+fn mapped_on(k: &Kernel, grid: &Grid) -> bool {
+    (k.blocks.iter()).all(|b| {
+        (b.mapping.placement.iter()).all(|cells| {
+            (b.nodes.iter().zip(cells)).all(|(n, &(r, c))| {
+                r < grid.rows && c < grid.cols && grid.unit((r, c)) == Some(n.op.unit())
+            })
+        })
+    })
+}
+
 fn fabric_err(e: impl std::fmt::Display) -> MachineError {
     MachineError::Fabric(e.to_string())
 }
@@ -99,6 +110,10 @@ impl FabricRunner {
         opts: &Options,
     ) -> Result<FabricRunner, MachineError> {
         let grid = Grid::new(p);
+        if let Some(k) = kernels.iter().find(|k| !mapped_on(k, &grid)) {
+            let e = format!("kernel {} was not compiled for this fabric", k.name);
+            return Err(fabric_err(e));
+        }
         let bytes = image::encode(kernels, &grid, p.switch_channels);
         let images = image::decode(&bytes).map_err(fabric_err)?;
         let top = generators::vgiw::fabric::fabric(p).map_err(fabric_err)?;
