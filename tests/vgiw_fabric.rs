@@ -17,7 +17,9 @@ use verification::verilator::Options;
 use verification::vgiw::fabric::{FabricRunner, Stimulus};
 use verification::vgiw::machine::{Interpreter, Step};
 use verification::vgiw::program::{run_on_with, vgiw_host, ProgramRun};
-use vgiw_rig::{build, build_kernel, compile_all, iss_run, preset, root, same_memory, MAX_STEPS};
+use vgiw_rig::{
+    build, build_kernel, compile_all, fig2, iss_run, preset, root, same_memory, MAX_STEPS,
+};
 
 struct Runs {
     rtl: ProgramRun,
@@ -76,12 +78,7 @@ fn in_step(name: &str, program: &Program, params: &VgiwParams, stim: Stimulus, o
 #[test]
 fn figure_2_and_an_fp_program_run_on_the_rtl_in_step_with_the_model() {
     let dir = tempfile::tempdir().unwrap();
-    let cases = root().join("tests/vgiw_cases");
-    let program = build(
-        dir.path(),
-        &[cases.join("fig2.c"), cases.join("fig2.S")],
-        "fig2",
-    );
+    let program = fig2(dir.path());
     let params = preset("vgiw-small");
     let opts = Options::quick_build();
     let slow = Stimulus {
@@ -92,6 +89,7 @@ fn figure_2_and_an_fp_program_run_on_the_rtl_in_step_with_the_model() {
     for stim in [Stimulus::default(), slow] {
         in_step("fig2", &program, &params, stim, &opts);
     }
+    let cases = root().join("tests/vgiw_cases");
     let program = build(dir.path(), &[cases.join("fp.c")], "fp");
     in_step("fp", &program, &params, Stimulus::default(), &opts);
 }
@@ -119,12 +117,7 @@ fn every_program_runs_on_the_papers_fabric_in_step_with_the_model() {
 #[test]
 fn kernels_of_another_fabric_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let cases = root().join("tests/vgiw_cases");
-    let program = build(
-        dir.path(),
-        &[cases.join("fig2.c"), cases.join("fig2.S")],
-        "fig2",
-    );
+    let program = fig2(dir.path());
     let kernels = compile_all(&program, &VgiwParams::default());
     let small = preset("vgiw-small");
     let err = FabricRunner::new(&small, &kernels, Stimulus::default(), &Options::default())

@@ -11,19 +11,13 @@ mod vgiw_rig;
 use generators::vgiw::compiler::{compile, Next, Succ};
 use generators::vgiw::params::VgiwParams;
 use std::path::Path;
-use verification::elf::Program;
 use verification::iss::Step;
 use verification::kernels::programs;
 use verification::vgiw::cvt::Cvt;
 use verification::vgiw::machine::{run_launch, LaunchInit, Step as Sched};
 use verification::vgiw::program::vgiw_host;
 use verification::vgiw::{check, kernels};
-use vgiw_rig::{build, build_kernel, compile_all, iss_run, root, same_memory, vgiw_run};
-
-fn directed(dir: &Path) -> Program {
-    let cases = root().join("tests/vgiw_cases");
-    build(dir, &[cases.join("fig2.c"), cases.join("fig2.S")], "fig2")
-}
+use vgiw_rig::{build_kernel, compile_all, fig2, iss_run, same_memory, vgiw_run};
 
 fn sched(block: u16, threads: &[u32], cvt: &[(u16, &[u32])]) -> Sched {
     Sched {
@@ -36,7 +30,7 @@ fn sched(block: u16, threads: &[u32], cvt: &[(u16, &[u32])]) -> Sched {
 #[test]
 fn figure_2s_trace_is_reproduced_exactly() {
     let dir = tempfile::tempdir().unwrap();
-    let program = directed(dir.path());
+    let program = fig2(dir.path());
     let params = VgiwParams::default();
     let entry = kernels::named(&program, "fig2").unwrap();
     let kernel = compile(&kernels::code(&program, entry).unwrap(), &params).unwrap();
@@ -104,7 +98,7 @@ fn figure_2s_trace_is_reproduced_exactly() {
 #[test]
 fn the_directed_kernels_match_the_iss_and_need_their_joins() {
     let dir = tempfile::tempdir().unwrap();
-    let program = directed(dir.path());
+    let program = fig2(dir.path());
     let params = VgiwParams::default();
     let kernels = compile_all(&program, &params);
     let (exit, iss) = iss_run(&program);

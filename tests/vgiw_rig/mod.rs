@@ -27,6 +27,13 @@ pub fn build(dir: &Path, sources: &[PathBuf], name: &str) -> Program {
     elf::load_file(&elf).unwrap()
 }
 
+/// The directed program of `tests/vgiw_cases/fig2.{c,S}`: Figure 2's kernel and the
+/// store-then-reload kernel.
+pub fn fig2(dir: &Path) -> Program {
+    let cases = root().join("tests/vgiw_cases");
+    build(dir, &[cases.join("fig2.c"), cases.join("fig2.S")], "fig2")
+}
+
 /// The program `kernels/<name>.c` (`name` as `verification::kernels::programs` gives).
 pub fn build_kernel(dir: &Path, name: &str) -> Program {
     build(dir, &[programs_dir().join(format!("{name}.c"))], name)
