@@ -30,6 +30,39 @@ pub trait Simulator {
     fn reinit(&mut self, init: Init) -> Result<(), Self::Error>;
 }
 
+/// A borrowed simulator, so that one model serves several runs.
+impl<S: Simulator + ?Sized> Simulator for &mut S {
+    type Error = S::Error;
+
+    fn poke(&mut self, port: &str, value: &Bits) -> Result<(), Self::Error> {
+        (**self).poke(port, value)
+    }
+
+    fn poke_u64(&mut self, port: &str, value: u64) -> Result<(), Self::Error> {
+        (**self).poke_u64(port, value)
+    }
+
+    fn peek(&mut self, port: &str) -> Result<Bits, Self::Error> {
+        (**self).peek(port)
+    }
+
+    fn peek_u64(&mut self, port: &str) -> Result<u64, Self::Error> {
+        (**self).peek_u64(port)
+    }
+
+    fn step(&mut self) {
+        (**self).step()
+    }
+
+    fn cycle(&self) -> u64 {
+        (**self).cycle()
+    }
+
+    fn reinit(&mut self, init: Init) -> Result<(), Self::Error> {
+        (**self).reinit(init)
+    }
+}
+
 impl Simulator for hdl::sim::Sim {
     type Error = hdl::sim::SimError;
 

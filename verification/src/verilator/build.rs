@@ -155,21 +155,10 @@ pub fn build(src: &Source, opts: &Options) -> Result<Built, Error> {
     write("model.v", &src.verilog)?;
     write("shim.cpp", &src.shim)?;
     write("exports.map", EXPORTS)?;
-    let out = verilate(opts)
-        .current_dir(w)
-        .output()
-        .map_err(|error| Error::NotFound {
-            program: opts.verilator.display().to_string(),
-            error,
-        })?;
-    let log = log_text(&out.stdout, &out.stderr);
+    let runtime = root.join(format!("runtime-{}", runtime_key(&version, opts)));
+    let log = verilate_and_make(opts, w, &runtime)?;
     let built = w.join("obj").join(LIBRARY);
-    if !out.status.success() || !built.is_file() {
-        return Err(Error::Build {
-            status: out.status.to_string(),
-            log: shorten(&log),
-        });
-    }
+    keep_runtime(&root, &w.join("obj"), &runtime);
     // The entry keeps the library and what explains it; the objects are dropped.
     let entry = w.join("entry");
     let entry_err = Error::io("cannot assemble the cache entry");
@@ -243,7 +232,8 @@ fn remove_abandoned(root: &Path) {
         return;
     };
     for e in entries.flatten() {
-        let abandoned = e.file_name().to_string_lossy().starts_with(".build-")
+        let name = e.file_name().to_string_lossy().into_owned();
+        let abandoned = (name.starts_with(".build-") || name.starts_with(".runtime-"))
             && e.metadata()
                 .and_then(|m| m.modified())
                 .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > DAY));
@@ -253,21 +243,118 @@ fn remove_abandoned(root: &Path) {
     }
 }
 
-/// The Verilator command that builds `obj/libmodel.so` from `model.v` and `shim.cpp`.
+/// The Verilator command that writes `obj/`'s C++ and makefile for `obj/libmodel.so`
+/// from `model.v` and `shim.cpp` ([`make`] builds it).
 pub fn verilate(opts: &Options) -> Command {
-    let cxx = opts.cxx_opt.flag();
     let mut cmd = Command::new(&opts.verilator);
-    cmd.args(["--cc", "--exe", "--build", "-Mdir", "obj", "-o", LIBRARY])
+    cmd.args(["--cc", "--exe", "-Mdir", "obj", "-o", LIBRARY])
         .args(["--top-module", TOP])
         .args(args(opts))
-        .args(["-j", &opts.jobs.to_string()])
         // Position-independent, with everything but the shim hidden (see EXPORTS).
         .args(["-CFLAGS", "-fPIC -fvisibility=hidden"])
         .args(["-LDFLAGS", "-shared -Wl,--version-script=../exports.map"])
-        .args(["-MAKEFLAGS"])
-        .arg(format!("OPT_FAST={cxx} OPT_SLOW={cxx} OPT_GLOBAL={cxx}"))
         .args(["model.v", "shim.cpp"]);
     cmd
+}
+
+/// The make command that builds what [`verilate`] wrote, as `verilator --build` would.
+pub fn make(opts: &Options) -> Command {
+    let cxx = opts.cxx_opt.flag();
+    let mut cmd = Command::new("make");
+    cmd.args(["-C", "obj", "-f", &format!("{}.mk", super::source::PREFIX)])
+        .args(["-j", &opts.jobs.to_string()])
+        .arg(format!("OPT_FAST={cxx}"))
+        .arg(format!("OPT_SLOW={cxx}"))
+        .arg(format!("OPT_GLOBAL={cxx}"));
+    cmd
+}
+
+/// Verilator's runtime objects (`verilated*.o`) depend only on Verilator and the
+/// options, not on the design: they are compiled once per key and kept in the cache
+/// (`runtime-<key>/`), which saves every later build of a model their compile (about 10
+/// s of CPU at `-O2`).
+fn runtime_key(version: &str, opts: &Options) -> String {
+    let mut h = Sha256::new();
+    for part in ["accelgen verilator runtime", version, &key_options(opts)] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn runtime_objects(dir: &Path) -> Vec<PathBuf> {
+    let mut objs: Vec<PathBuf> = (fs::read_dir(dir).into_iter().flatten().flatten())
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            name.starts_with("verilated") && name.ends_with(".o")
+        })
+        .collect();
+    objs.sort();
+    objs
+}
+
+/// Verilates in `w`, puts the kept runtime objects (if any) into `obj/` after the
+/// makefile (so that make finds them up to date), and makes; the build's log.
+fn verilate_and_make(opts: &Options, w: &Path, runtime: &Path) -> Result<String, Error> {
+    let run = |mut cmd: Command, program: &str| {
+        cmd.current_dir(w)
+            .output()
+            .map_err(|error| Error::NotFound {
+                program: program.to_string(),
+                error,
+            })
+    };
+    let out = run(verilate(opts), &opts.verilator.display().to_string())?;
+    let mut log = log_text(&out.stdout, &out.stderr);
+    if out.status.success() {
+        for obj in runtime_objects(runtime) {
+            // A copy that fails only costs its compile.
+            let _ = fs::copy(
+                &obj,
+                w.join("obj").join(obj.file_name().unwrap_or_default()),
+            );
+        }
+        let out = run(make(opts), "make")?;
+        log.push_str(&log_text(&out.stdout, &out.stderr));
+        if out.status.success() && w.join("obj").join(LIBRARY).is_file() {
+            return Ok(log);
+        }
+        return Err(Error::Build {
+            status: out.status.to_string(),
+            log: shorten(&log),
+        });
+    }
+    Err(Error::Build {
+        status: out.status.to_string(),
+        log: shorten(&log),
+    })
+}
+
+/// Keeps `obj`'s runtime objects as `runtime` when it does not exist yet (best effort:
+/// assembled beside it and renamed into place, so a reader never sees a partial set).
+fn keep_runtime(root: &Path, obj: &Path, runtime: &Path) {
+    if runtime.is_dir() {
+        return;
+    }
+    let objs = runtime_objects(obj);
+    let Ok(tmp) = tempfile::Builder::new()
+        .prefix(".runtime-")
+        .tempdir_in(root)
+    else {
+        return;
+    };
+    let copied = (objs.iter())
+        .all(|o| fs::copy(o, tmp.path().join(o.file_name().unwrap_or_default())).is_ok());
+    if copied && !objs.is_empty() {
+        let kept = tmp.keep();
+        if fs::rename(&kept, runtime).is_err() {
+            let _ = fs::remove_dir_all(kept);
+        }
+    }
 }
 
 /// Verilator's options that shape the model (not how it is built), shared by anything

@@ -14,7 +14,8 @@
 //! `verilator-cache/` in the Cargo target directory of the running executable, else the
 //! system temporary directory. A build happens in a temporary directory that is renamed
 //! into place; concurrent builders of the same model all end up loading the one that won
-//! the rename.
+//! the rename. Verilator's runtime objects, the same for every design, are compiled once
+//! per Verilator version and options and kept beside the models (`runtime-<hash>/`).
 
 mod build;
 mod model;

@@ -8,6 +8,8 @@ use std::collections::BTreeSet;
 
 /// The generated top module; its C++ class is `V` followed by this.
 pub const TOP: &str = "accelgen_model";
+/// Verilator's prefix of the generated C++ and makefile (its default, `V` and the top).
+pub const PREFIX: &str = "Vaccelgen_model";
 
 /// Bumped whenever the shim's exported functions change, so that a stale library from
 /// the cache is never called with the wrong signatures.
