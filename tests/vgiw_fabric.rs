@@ -15,7 +15,7 @@ use verification::iss::Iss;
 use verification::kernels::programs;
 use verification::verilator::Options;
 use verification::vgiw::fabric::{FabricRunner, Stimulus};
-use verification::vgiw::machine::{Interpreter, Step};
+use verification::vgiw::machine::{Coalescing, Interpreter, Step};
 use verification::vgiw::program::{run_on_with, vgiw_host, ProgramRun};
 use vgiw_rig::{
     build, build_kernel, compile_all, fig2, iss_run, preset, root, same_memory, MAX_STEPS,
@@ -35,11 +35,11 @@ fn both(program: &Program, params: &VgiwParams, stim: Stimulus, opts: &Options) 
     let mut runner = FabricRunner::new(params, &kernels, stim, opts).unwrap();
     let mut rtl_iss = vgiw_host(program).unwrap();
     let mut rtl_steps = Vec::new();
-    let (r, s) = (&mut runner, Some(&mut rtl_steps));
+    let (r, s) = (&mut Coalescing(&mut runner), Some(&mut rtl_steps));
     let rtl = run_on_with(&mut rtl_iss, &kernels, params, MAX_STEPS, r, s).unwrap();
     let mut iss = vgiw_host(program).unwrap();
     let mut model_steps = Vec::new();
-    let (r, s) = (&mut Interpreter, Some(&mut model_steps));
+    let (r, s) = (&mut Coalescing(&mut Interpreter), Some(&mut model_steps));
     run_on_with(&mut iss, &kernels, params, MAX_STEPS, r, s).unwrap();
     Runs {
         rtl,

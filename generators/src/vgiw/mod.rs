@@ -2,6 +2,7 @@
 //! (Voitsechov and Etsion, MICRO-48, 2015). `compiler/`: the kernel compiler from the
 //! RISC-V SPMD kernels every data-parallel design of accelgen runs.
 
+pub mod bbs;
 pub mod compiler;
 pub mod cvt;
 pub mod fabric;

@@ -36,6 +36,8 @@ pub struct VgiwParams {
     pub cvt_words: u32,
     /// CVT banks (8).
     pub cvt_banks: u32,
+    /// Most basic blocks a kernel may have (the BBS's non-empty bit a block).
+    pub max_blocks: u32,
     /// LVC bytes (64 KB).
     pub lvc_bytes: u32,
     pub lvc_ways: u32,
@@ -68,6 +70,7 @@ impl Default for VgiwParams {
             switch_channels: 2,
             cvt_words: 1024,
             cvt_banks: 8,
+            max_blocks: 64,
             lvc_bytes: 64 * 1024,
             lvc_ways: 4,
             lvc_line_bytes: 64,
@@ -118,8 +121,9 @@ pub fn params() -> Vec<Param> {
             8,
             "values a link between neighbouring switches carries",
         ),
-        Param::int("cvt_words", 8, 1 << 16, "CVT words (64 bits each)").pow2(),
+        Param::int("cvt_words", 8, 4096, "CVT words (64 bits each)").pow2(),
         Param::int("cvt_banks", 1, 64, "CVT banks").pow2(),
+        Param::int("max_blocks", 2, 1024, "most basic blocks a kernel may have").pow2(),
         Param::int("lvc_bytes", 256, 1 << 22, "LVC bytes").pow2(),
         Param::int("lvc_ways", 1, 16, "LVC ways").pow2(),
         Param::int("lvc_line_bytes", 4, 256, "LVC line bytes").pow2(),
@@ -189,6 +193,15 @@ impl VgiwParams {
                 format!("must be at most cvt_words ({})", self.cvt_words),
             ));
         }
+        if self.max_blocks > self.cvt_words {
+            return Err(ParamError::new(
+                "max_blocks",
+                format!(
+                    "must be at most cvt_words ({}): a block needs a CVT word",
+                    self.cvt_words
+                ),
+            ));
+        }
         if self.lvc_ways * self.lvc_line_bytes > self.lvc_bytes {
             return Err(ParamError::new(
                 "lvc_ways",
@@ -220,8 +233,18 @@ impl VgiwParams {
         }
     }
 
-    /// Threads in a tile of a kernel of `blocks` blocks.
+    /// Threads in a tile of a kernel of `blocks` blocks: the CVT's words a block, at
+    /// most `MAX_TILE_WORDS` (the tokens' 16-bit thread IDs), 64 threads a word; 0 for
+    /// more blocks than the BBS takes.
     pub fn tile_threads(&self, blocks: usize) -> u32 {
-        (self.cvt_words as usize / blocks.max(1) * 64) as u32
+        if blocks > self.max_blocks as usize {
+            return 0;
+        }
+        self.tile_words(blocks) * 64
+    }
+
+    /// CVT words a block of a kernel of `blocks` blocks (the BBS's `launch.words`).
+    pub fn tile_words(&self, blocks: usize) -> u32 {
+        (self.cvt_words / blocks.max(1) as u32).min(super::bbs::MAX_TILE_WORDS)
     }
 }

@@ -54,11 +54,12 @@ pub enum MachineError {
     Cvt(#[from] TwoEntries),
     #[error("the fabric: {0}")]
     Fabric(String),
-    #[error("kernel {kernel} has {blocks} blocks, more than the CVT's {words} words hold")]
+    #[error("kernel {kernel} has {blocks} blocks, more than the CVT's {words} words or the BBS's max_blocks ({max_blocks}) hold")]
     CvtTooSmall {
         kernel: String,
         blocks: usize,
         words: u32,
+        max_blocks: u32,
     },
 }
 
@@ -106,6 +107,38 @@ impl BlockRunner for Interpreter {
     }
 }
 
+/// What runs a launch: the execution model's scheduler around a block runner
+/// ([`Coalescing`]) or the BBS's RTL (`super::bbs`).
+pub trait LaunchRunner {
+    /// Runs `n` threads of `kernel` on `mem`; `trace` receives every step.
+    fn launch(
+        &mut self,
+        kernel: &Kernel,
+        n: u32,
+        init: LaunchInit,
+        params: &VgiwParams,
+        mem: &mut dyn DataMemory,
+        trace: Option<&mut Vec<Step>>,
+    ) -> Result<LaunchStats, MachineError>;
+}
+
+/// The model's BBS and CVT ([`run_launch_on`]) with the batches run by a block runner.
+pub struct Coalescing<'a>(pub &'a mut dyn BlockRunner);
+
+impl LaunchRunner for Coalescing<'_> {
+    fn launch(
+        &mut self,
+        kernel: &Kernel,
+        n: u32,
+        init: LaunchInit,
+        params: &VgiwParams,
+        mem: &mut dyn DataMemory,
+        trace: Option<&mut Vec<Step>>,
+    ) -> Result<LaunchStats, MachineError> {
+        run_launch_on(self.0, kernel, n, init, params, mem, trace)
+    }
+}
+
 /// Runs `n` threads of `kernel` on `mem` with the interpreter; `trace` receives every
 /// step.
 pub fn run_launch(
@@ -136,6 +169,7 @@ pub fn run_launch_on(
             kernel: kernel.name.clone(),
             blocks,
             words: params.cvt_words,
+            max_blocks: params.max_blocks,
         });
     }
     let mut lvc = Lvc::new(LvcShape {

@@ -7,6 +7,7 @@
 //! - `program.rs`: whole programs with their launches on that model;
 //! - `fabric.rs`: the fabric's RTL (Verilator) running the model's batches.
 
+pub mod bbs;
 pub mod check;
 pub mod cvt;
 pub mod fabric;

@@ -6,7 +6,7 @@
 use super::interp::DataMemory;
 use super::kernels::KernelError;
 use super::machine::{
-    run_launch_on, BlockRunner, Interpreter, LaunchInit, LaunchStats, MachineError, Step,
+    Coalescing, Interpreter, LaunchInit, LaunchRunner, LaunchStats, MachineError, Step,
 };
 use crate::elf::Program;
 use crate::fgsimt::program::{host, run_host, ProgramError as HostError};
@@ -63,17 +63,18 @@ pub fn run_on(
     params: &VgiwParams,
     max_steps: u64,
 ) -> Result<ProgramRun, ProgramError> {
-    run_on_with(iss, kernels, params, max_steps, &mut Interpreter, None)
+    let mut model = Coalescing(&mut Interpreter);
+    run_on_with(iss, kernels, params, max_steps, &mut model, None)
 }
 
-/// [`run_on`] with the launches' batches run by `runner`; `trace` receives every
-/// launch's steps.
+/// [`run_on`] with the launches run by `runner`; `trace` receives every launch's
+/// steps.
 pub fn run_on_with(
     iss: &mut Iss,
     kernels: &[Kernel],
     params: &VgiwParams,
     max_steps: u64,
-    runner: &mut dyn BlockRunner,
+    runner: &mut dyn LaunchRunner,
     mut trace: Option<&mut Vec<Vec<Step>>>,
 ) -> Result<ProgramRun, ProgramError> {
     let mut launches = Vec::new();
@@ -91,15 +92,14 @@ pub fn run_on_with(
             stack_bytes: stack_bytes as u32,
         };
         let mut steps = Vec::new();
-        let stats = run_launch_on(
-            runner,
+        let stats = (runner.launch(
             kernel,
             launch.n,
             init,
             params,
             &mut iss.mem,
             Some(&mut steps),
-        )
+        ))
         .map_err(|error| ProgramError::Machine {
             kernel: kernel.name.clone(),
             error,
