@@ -51,6 +51,12 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    // The models' C++ optimization from the environment: a bad value is an error here,
+    // before any command runs.
+    if let Err(e) = verification::verilator::Opt::from_env() {
+        eprintln!("error: {e}");
+        return ExitCode::from(1);
+    }
     let result = match cli.command {
         Command::List(args) => cli::list::run(args),
         Command::Generate(args) => cli::generate::run(args),

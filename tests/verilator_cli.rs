@@ -190,6 +190,14 @@ fn bad_invocations_fail_clearly() {
             r.stdout
         );
     }
+    let r = accelgen(&["sim", "queue"], &[("ACCELGEN_CXX_OPT", "fast")]);
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (
+            1,
+            "error: invalid Verilator option: ACCELGEN_CXX_OPT=\"fast\": not one of O0, O1, O2, O3\n"
+        )
+    );
     let r = accelgen(&["sim", "queue", "--vcd", "a.vcd", "--fst", "b.fst"], &[]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(

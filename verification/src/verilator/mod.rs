@@ -50,6 +50,27 @@ pub enum Opt {
 }
 
 impl Opt {
+    /// The level `-O0` to `-O3` (or `O0` to `O3`) names.
+    pub fn parse(text: &str) -> Option<Opt> {
+        match text.trim_start_matches('-') {
+            "O0" => Some(Opt::O0),
+            "O1" => Some(Opt::O1),
+            "O2" => Some(Opt::O2),
+            "O3" => Some(Opt::O3),
+            _ => None,
+        }
+    }
+
+    /// `$ACCELGEN_CXX_OPT` when set (an error naming it when it is not a level).
+    pub fn from_env() -> Result<Option<Opt>, Error> {
+        match std::env::var(CXX_OPT_VAR) {
+            Err(_) => Ok(None),
+            Ok(v) => Opt::parse(&v).map(Some).ok_or_else(|| {
+                Error::InvalidOption(format!("{CXX_OPT_VAR}={v:?}: not one of O0, O1, O2, O3"))
+            }),
+        }
+    }
+
     pub fn flag(self) -> &'static str {
         match self {
             Opt::O0 => "-O0",
@@ -60,8 +81,14 @@ impl Opt {
     }
 }
 
+/// The environment variable that sets the default C++ optimization of models.
+pub const CXX_OPT_VAR: &str = "ACCELGEN_CXX_OPT";
+
 /// How to build a model. The defaults suit a two-core machine: a single-threaded model,
-/// two compile jobs, Verilator's full optimization and `-O2` C++.
+/// two compile jobs, Verilator's full optimization and `-O2` C++, or the level
+/// `$ACCELGEN_CXX_OPT` names (`O0` to `O3`; the test script's `O1` compiles a large model
+/// in about half the time; a value that is not a level is ignored here and refused by
+/// the CLI).
 #[derive(Clone, Debug)]
 pub struct Options {
     /// The `verilator` executable.
@@ -86,7 +113,7 @@ impl Default for Options {
             verilator: PathBuf::from("verilator"),
             cache_dir: None,
             verilator_opt: Opt::O3,
-            cxx_opt: Opt::O2,
+            cxx_opt: Opt::from_env().ok().flatten().unwrap_or(Opt::O2),
             threads: 1,
             jobs: 2,
             trace: None,
