@@ -1,4 +1,4 @@
-//! Differential fuzzing of the hdl IR (see `verification::hdlfuzz`): 300 random circuits
+//! Differential fuzzing of the hdl IR (see `verification::hdlfuzz`): 150 random circuits
 //! x 200 cycles must agree in the IR simulator, Icarus and Verilator and lint clean.
 //! `ACCELGEN_LONG=1` runs 10,000 circuits; `ACCELGEN_FUZZ_CIRCUITS` and
 //! `ACCELGEN_FUZZ_SEED` override the count and seed.

@@ -76,3 +76,31 @@ pub fn popcount(v: &Value) -> Value {
     let w = addr_width(v.width() as u64 + 1);
     (0..v.width()).fold(v.konst(Bits::zero(w)), |acc, i| &acc + &v.bit(i).zext(w))
 }
+
+/// Brings the ports of child `inst` that `rename` names (a port's name to its name in
+/// `m`, or `None` to leave it) out as ports of `m`: an input drives the child's input,
+/// an output shows the child's output.
+pub fn expose(
+    m: &mut crate::builder::ModuleBuilder,
+    inst: &crate::builder::Inst,
+    rename: impl Fn(&str) -> Option<String>,
+) {
+    let module = inst.module().clone();
+    for port in &module.body.ports {
+        let Some(name) = rename(&port.name) else {
+            continue;
+        };
+        let width = module.signal(port.sig).width;
+        let child = inst.port(&port.name);
+        match port.dir {
+            crate::ir::Dir::In => {
+                let top = m.input(&name, width);
+                m.connect(&child, &top);
+            }
+            crate::ir::Dir::Out => {
+                let top = m.output(&name, width);
+                m.connect(&top, &child);
+            }
+        }
+    }
+}

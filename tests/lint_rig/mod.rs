@@ -5,7 +5,7 @@
 
 use asic_flow::lint::{run_all, LintTarget};
 use hdl::emit::MAX_LINE;
-use hdl::{Design, Dir, Module, ModuleBuilder};
+use hdl::{Design, Module, ModuleBuilder};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -15,21 +15,7 @@ fn wrapper(blocks: &[Rc<Module>]) -> Rc<Module> {
     let mut m = ModuleBuilder::new("Blocks");
     for (i, block) in blocks.iter().enumerate() {
         let inst = m.instance(&format!("u{i}"), block);
-        for p in &block.body.ports {
-            let width = block.signal(p.sig).width;
-            let name = format!("u{i}_{}", p.name);
-            let child = inst.port(&p.name);
-            match p.dir {
-                Dir::In => {
-                    let top = m.input(&name, width);
-                    m.connect(&child, &top);
-                }
-                Dir::Out => {
-                    let top = m.output(&name, width);
-                    m.connect(&top, &child);
-                }
-            }
-        }
+        hdl::helpers::expose(&mut m, &inst, |n| Some(format!("u{i}_{n}")));
     }
     m.finish().expect("the wrapper elaborates")
 }

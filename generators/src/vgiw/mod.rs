@@ -7,6 +7,7 @@ pub mod compiler;
 pub mod cvt;
 pub mod fabric;
 pub mod grid;
+pub mod lvc;
 pub mod params;
 pub mod units;
 

@@ -57,7 +57,7 @@ impl Default for Config {
         Config {
             seed: 0xacce1,
             first: 0,
-            circuits: 300,
+            circuits: 150,
             cycles: 200,
             batch: 75,
             workers: 2,

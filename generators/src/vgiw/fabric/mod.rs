@@ -54,7 +54,7 @@ fn link(m: &mut ModuleBuilder, grid: &Grid, insts: &[Inst], channels: u32) {
 }
 
 /// Brings a unit's own ports (those not of the grid) out to the fabric's, prefixed.
-fn expose(m: &mut ModuleBuilder, inst: &Inst, module: &Module, prefix: &str) {
+fn expose(m: &mut ModuleBuilder, inst: &Inst, prefix: &str) {
     let grid_port = |n: &str| {
         n.starts_with("in") && n.as_bytes().get(2).is_some_and(u8::is_ascii_digit)
             || n.starts_with("out")
@@ -62,23 +62,7 @@ fn expose(m: &mut ModuleBuilder, inst: &Inst, module: &Module, prefix: &str) {
             || n == "gp"
             || n == "tp"
     };
-    for port in &module.body.ports {
-        if grid_port(&port.name) {
-            continue;
-        }
-        let width = module.body.signals[port.sig as usize].width;
-        let name = format!("{prefix}{}", port.name);
-        match port.dir {
-            hdl::Dir::In => {
-                let v = m.input(&name, width);
-                m.connect(&inst.port(&port.name), &v);
-            }
-            hdl::Dir::Out => {
-                let v = m.output(&name, width);
-                m.connect(&v, &inst.port(&port.name));
-            }
-        }
-    }
+    hdl::helpers::expose(m, inst, |n| (!grid_port(n)).then(|| format!("{prefix}{n}")));
 }
 
 pub fn fabric(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
@@ -122,7 +106,7 @@ pub fn fabric(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&inst.port("cfg_in"), &from);
         if let Some(u) = unit {
             let n = counts.entry(u).or_default();
-            expose(&mut m, &inst, &module, &unit_prefix(u, *n));
+            expose(&mut m, &inst, &unit_prefix(u, *n));
             *n += 1;
             if u == Unit::Cvu {
                 m.connect(&inst.port("gp"), &gp);
