@@ -318,6 +318,13 @@ fn vgiw_is_lint_clean() {
             ]
             .map(String::from),
         );
+        // The other ends of the unit parameters' ranges.
+        for extreme in [
+            "fma_stages = 1\nport_outstanding = 64\nscu_instances = 16",
+            "fma_stages = 5\nport_outstanding = 2\nscu_instances = 2",
+        ] {
+            configs.push(format!("{small}\n{extreme}"));
+        }
     }
     let configs: Vec<(String, OutputOptions)> = configs
         .into_iter()
