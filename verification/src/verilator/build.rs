@@ -78,15 +78,21 @@ fn key_options(opts: &Options) -> String {
 }
 
 fn cache_key(version: &str, opts: &Options, src: &Source) -> String {
-    let mut h = Sha256::new();
-    for part in [
+    let options = key_options(opts);
+    hash(&[
         "accelgen verilator model",
         version,
-        &key_options(opts),
+        &options,
         &src.shim,
         &src.verilog,
-    ] {
-        // Length-prefixed, so that no two different inputs hash the same text.
+    ])
+}
+
+/// The first 16 bytes of the SHA-256 of `parts`, in hexadecimal; each part is
+/// length-prefixed, so that no two different inputs hash the same text.
+fn hash(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for part in parts {
         h.update((part.len() as u64).to_le_bytes());
         h.update(part.as_bytes());
     }
@@ -274,15 +280,7 @@ pub fn make(opts: &Options) -> Command {
 /// (`runtime-<key>/`), which saves every later build of a model their compile (about 10
 /// s of CPU at `-O2`).
 fn runtime_key(version: &str, opts: &Options) -> String {
-    let mut h = Sha256::new();
-    for part in ["accelgen verilator runtime", version, &key_options(opts)] {
-        h.update((part.len() as u64).to_le_bytes());
-        h.update(part.as_bytes());
-    }
-    h.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hash(&["accelgen verilator runtime", version, &key_options(opts)])
 }
 
 fn runtime_objects(dir: &Path) -> Vec<PathBuf> {

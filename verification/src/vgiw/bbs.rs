@@ -13,8 +13,8 @@
 
 use super::fabric::Stimulus;
 use super::interp::{run_block, DataMemory, Order, ThreadInit};
-use super::lvc::{Lvc, LvcShape};
-use super::machine::{LaunchInit, LaunchRunner, LaunchStats, MachineError, Step};
+use super::lvc::Lvc;
+use super::machine::{launch_lvc, LaunchInit, LaunchRunner, LaunchStats, MachineError, Step};
 use crate::rng::Rng;
 use crate::simulator::Simulator;
 use generators::vgiw::compiler::image::EXIT;
@@ -124,25 +124,12 @@ where
         mem: &mut dyn DataMemory,
         trace: Option<&mut Vec<Step>>,
     ) -> Result<LaunchStats, MachineError> {
-        let blocks = kernel.blocks.len();
-        if params.tile_threads(blocks) == 0 {
-            return Err(MachineError::CvtTooSmall {
-                kernel: kernel.name.clone(),
-                blocks,
-                words: params.cvt_words,
-                max_blocks: params.max_blocks,
-            });
-        }
+        let mut lvc = launch_lvc(kernel, params)?;
         self.reset()?;
-        let mut lvc = Lvc::new(LvcShape {
-            bytes: params.lvc_bytes,
-            ways: params.lvc_ways,
-            line_bytes: params.lvc_line_bytes,
-        });
         let mut l = Launch {
             kernel,
             init,
-            words: params.tile_words(blocks),
+            words: params.tile_words(kernel.blocks.len()),
             cvt: BTreeMap::new(),
             block: None,
             expected: Vec::new(),

@@ -152,6 +152,25 @@ pub fn run_launch(
     run_launch_on(&mut Interpreter, kernel, n, init, params, mem, trace)
 }
 
+/// The empty LVC of a launch of `kernel`, once its blocks are known to fit the CVT and
+/// the BBS.
+pub fn launch_lvc(kernel: &Kernel, params: &VgiwParams) -> Result<Lvc, MachineError> {
+    let blocks = kernel.blocks.len();
+    if params.tile_threads(blocks) == 0 {
+        return Err(MachineError::CvtTooSmall {
+            kernel: kernel.name.clone(),
+            blocks,
+            words: params.cvt_words,
+            max_blocks: params.max_blocks,
+        });
+    }
+    Ok(Lvc::new(LvcShape {
+        bytes: params.lvc_bytes,
+        ways: params.lvc_ways,
+        line_bytes: params.lvc_line_bytes,
+    }))
+}
+
 /// [`run_launch`] with the batches run by `runner`.
 pub fn run_launch_on(
     runner: &mut dyn BlockRunner,
@@ -164,19 +183,7 @@ pub fn run_launch_on(
 ) -> Result<LaunchStats, MachineError> {
     let blocks = kernel.blocks.len();
     let tile = params.tile_threads(blocks);
-    if tile == 0 {
-        return Err(MachineError::CvtTooSmall {
-            kernel: kernel.name.clone(),
-            blocks,
-            words: params.cvt_words,
-            max_blocks: params.max_blocks,
-        });
-    }
-    let mut lvc = Lvc::new(LvcShape {
-        bytes: params.lvc_bytes,
-        ways: params.lvc_ways,
-        line_bytes: params.lvc_line_bytes,
-    });
+    let mut lvc = launch_lvc(kernel, params)?;
     let mut stats = LaunchStats::default();
     let mut configured: Option<u16> = None;
     for base in (0..n).step_by(tile as usize) {
