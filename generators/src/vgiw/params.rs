@@ -202,6 +202,16 @@ impl VgiwParams {
                 ),
             ));
         }
+        let line = crate::fgsimt::params::LINE_BYTES;
+        if self.lvc_banks * line > self.lvc_bytes {
+            return Err(ParamError::new(
+                "lvc_banks",
+                format!(
+                    "{} banks of at least one {line}-byte line do not fit {} bytes",
+                    self.lvc_banks, self.lvc_bytes
+                ),
+            ));
+        }
         if self.lvc_ways * self.lvc_line_bytes > self.lvc_bytes {
             return Err(ParamError::new(
                 "lvc_ways",
