@@ -4,6 +4,7 @@
 
 pub mod bbs;
 pub mod compiler;
+pub mod configurator;
 pub mod cvt;
 pub mod fabric;
 pub mod grid;

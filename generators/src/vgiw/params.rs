@@ -38,6 +38,8 @@ pub struct VgiwParams {
     pub cvt_banks: u32,
     /// Most basic blocks a kernel may have (the BBS's non-empty bit a block).
     pub max_blocks: u32,
+    /// Blocks the configurator holds: the one configured and the prefetched ones.
+    pub config_slots: u32,
     /// LVC bytes (64 KB).
     pub lvc_bytes: u32,
     pub lvc_ways: u32,
@@ -71,6 +73,7 @@ impl Default for VgiwParams {
             cvt_words: 1024,
             cvt_banks: 8,
             max_blocks: 64,
+            config_slots: 2,
             lvc_bytes: 64 * 1024,
             lvc_ways: 4,
             lvc_line_bytes: 64,
@@ -124,6 +127,12 @@ pub fn params() -> Vec<Param> {
         Param::int("cvt_words", 8, 4096, "CVT words (64 bits each)").pow2(),
         Param::int("cvt_banks", 1, 64, "CVT banks").pow2(),
         Param::int("max_blocks", 2, 1024, "most basic blocks a kernel may have").pow2(),
+        Param::int(
+            "config_slots",
+            1,
+            8,
+            "blocks the configurator holds (configured and prefetched)",
+        ),
         Param::int("lvc_bytes", 256, 1 << 22, "LVC bytes").pow2(),
         Param::int("lvc_ways", 1, 16, "LVC ways").pow2(),
         Param::int("lvc_line_bytes", 4, 256, "LVC line bytes").pow2(),

@@ -1,13 +1,16 @@
 //! The kernel image (seed 004 section 3.1, step 7: "the runtime loads the block sequence
 //! and the per-block configurations into the BBS"): per kernel its blocks in ID order,
 //! each a header (successors, replicas) and the configuration words of every grid cell,
-//! row-major, which the reconfiguration shifts into the cells from the left edge. All
-//! little-endian:
+//! row-major, which the reconfiguration shifts into the cells from the left edge. Every
+//! field is naturally aligned and every block starts at a multiple of 8 bytes, so that
+//! the configurator (`vgiw/configurator.rs`) reads a kernel's blocks from an image
+//! loaded at an 8-byte boundary with 64-bit reads, block b at `blocks_at + b *
+//! configurator::block_bytes`. All little-endian:
 //!
 //! ```text
-//! image:  "VGIWIMG1" | u32 kernels | kernel...
-//! kernel: u32 entry | u32 name bytes | name, zero-padded to 4 | u16 rows | u16 cols
-//!         | u16 channels | u16 blocks | u32 live values | block...
+//! image:  "VGIWIMG2" | u32 kernels | u32 0 | kernel...
+//! kernel: u32 entry | u32 name bytes | name, zero-padded to 8 | u16 rows | u16 cols
+//!         | u16 channels | u16 blocks | u32 live values | u32 0 | block...
 //! block:  u16 id | u16 replicas | u16 taken | u16 fall (a block ID, 0xffff: exit; both
 //!         the one successor of an unconditional block) | cell words...
 //! cell:   4 + channels u64 words:
@@ -30,7 +33,7 @@ use super::graph::{Arg, Kernel, Next, Op, Succ, ThreadValue};
 use super::route::step;
 use crate::vgiw::grid::{Cell, Grid};
 
-pub const MAGIC: &[u8; 8] = b"VGIWIMG1";
+pub const MAGIC: &[u8; 8] = b"VGIWIMG2";
 pub const SLOT_NONE: u8 = 0xff;
 pub const SLOT_IMM: u8 = 0xfe;
 pub const PORT_NONE: u8 = 0xff;
@@ -208,15 +211,17 @@ fn succ(s: Succ) -> u16 {
 pub fn encode(kernels: &[Kernel], grid: &Grid, channels: u32) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     out.extend((kernels.len() as u32).to_le_bytes());
+    out.extend(0u32.to_le_bytes());
     for k in kernels {
         out.extend(k.entry.to_le_bytes());
         out.extend((k.name.len() as u32).to_le_bytes());
         out.extend(k.name.as_bytes());
-        out.resize(out.len().next_multiple_of(4), 0);
+        out.resize(out.len().next_multiple_of(8), 0);
         for v in [grid.rows, grid.cols, channels as u16, k.blocks.len() as u16] {
             out.extend(v.to_le_bytes());
         }
         out.extend((k.live_values.len() as u32).to_le_bytes());
+        out.extend(0u32.to_le_bytes());
         for (b, block) in k.blocks.iter().enumerate() {
             let (taken, fall) = match block.next {
                 Next::Goto(s) => (succ(s), succ(s)),
@@ -254,12 +259,14 @@ pub struct KernelImage {
     pub channels: u16,
     pub live_values: u32,
     pub blocks: Vec<BlockImage>,
+    /// The byte offset in the image of block 0's header (a multiple of 8).
+    pub blocks_at: usize,
 }
 
 /// Why bytes are not a kernel image.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ImageError {
-    #[error("not a VGIW kernel image (no VGIWIMG1 magic)")]
+    #[error("not a VGIW kernel image (no VGIWIMG2 magic)")]
     Magic,
     #[error("the image ends inside {0}")]
     Truncated(&'static str),
@@ -300,15 +307,18 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<KernelImage>, ImageError> {
     }
     let mut r = Reader { bytes, at: 8 };
     let count = r.u32("the kernel count")?;
+    r.u32("the image header")?;
     let mut kernels = Vec::new();
     for _ in 0..count {
         let entry = r.u32("a kernel header")?;
         let len = r.u32("a kernel header")? as usize;
-        let name = r.take(len.next_multiple_of(4), "a kernel name")?[..len].to_vec();
+        let name = r.take(len.next_multiple_of(8), "a kernel name")?[..len].to_vec();
         let name = String::from_utf8(name).map_err(|_| ImageError::Name)?;
         let (rows, cols) = (r.u16("a kernel header")?, r.u16("a kernel header")?);
         let (channels, blocks) = (r.u16("a kernel header")?, r.u16("a kernel header")?);
         let live_values = r.u32("a kernel header")?;
+        r.u32("a kernel header")?;
+        let blocks_at = r.at;
         let per = cell_words(channels as u32) * rows as usize * cols as usize;
         let mut bs = Vec::new();
         for _ in 0..blocks {
@@ -336,6 +346,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<KernelImage>, ImageError> {
             channels,
             live_values,
             blocks: bs,
+            blocks_at,
         });
     }
     match bytes.len() - r.at {
