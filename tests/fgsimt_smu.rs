@@ -864,9 +864,13 @@ fn uncached_lines_never_go_wide() {
 
 #[test]
 fn smu_is_lint_clean_at_lanes_1_2_8_and_warps_1_to_32() {
+    // Each lane count at its smallest and largest warp; with `ACCELGEN_LONG=1` every warp
+    // between.
+    let long = std::env::var_os("ACCELGEN_LONG").is_some();
     let mut blocks = Vec::new();
     for lanes in [1, 2, 8] {
-        for warp_size in [1, 2, 4, 8, 16, 32].into_iter().filter(|&w| w >= lanes) {
+        let warps = [1, 2, 4, 8, 16, 32].into_iter();
+        for warp_size in warps.filter(|&w| w == lanes || w == 32 || (long && w > lanes)) {
             let p = FgsimtParams {
                 lanes,
                 warp_size,
@@ -884,9 +888,7 @@ fn smu_is_lint_clean_at_lanes_1_2_8_and_warps_1_to_32() {
         };
         blocks.push(smu(&p).unwrap());
     }
-    // +m at each lane count's smallest and largest warp, every warp between with
-    // `ACCELGEN_LONG=1`.
-    let long = std::env::var_os("ACCELGEN_LONG").is_some();
+    // +m likewise.
     let abm_blocks: Vec<_> = [1, 2, 8]
         .into_iter()
         .flat_map(|lanes| {
