@@ -236,18 +236,20 @@ fn rocket_is_lint_clean() {
         let text = format!("{}\nadders = \"inferred\"", configs[preset].0);
         configs.push((text, fpga));
     }
-    // Every predictor, memory shape and multiplier shows up; long runs cross them all.
-    let n = predictors.len() * memories.len() * muldivs.len();
-    for i in 0..n {
-        let (p, m, d) = (
-            i % predictors.len(),
-            (i / predictors.len()) % memories.len(),
-            i / (predictors.len() * memories.len()),
-        );
-        if long() || (p + m + d) % 5 == 0 || i < predictors.len() {
-            let text = format!("{}\n{}\n{}", predictors[p], memories[m], muldivs[d]);
-            configs.push((text, OutputOptions::default()));
-        }
+    // Every predictor, memory shape and multiplier shows up, each predictor with another
+    // memory and multiplier; long runs cross them all.
+    let combos: Vec<(usize, usize, usize)> = match long() {
+        true => (0..predictors.len())
+            .flat_map(|p| (0..memories.len()).map(move |m| (p, m)))
+            .flat_map(|(p, m)| (0..muldivs.len()).map(move |d| (p, m, d)))
+            .collect(),
+        false => (0..predictors.len())
+            .map(|p| (p, p % memories.len(), (p + 1) % muldivs.len()))
+            .collect(),
+    };
+    for (p, m, d) in combos {
+        let text = format!("{}\n{}\n{}", predictors[p], memories[m], muldivs[d]);
+        configs.push((text, OutputOptions::default()));
     }
     lint_all("rocket", &configs);
     let presets: Vec<(String, OutputOptions)> = configs.into_iter().take(2).collect();
