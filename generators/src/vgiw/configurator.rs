@@ -56,7 +56,7 @@ struct TagBits {
 
 impl TagBits {
     fn new(rows: u32, cols: u32, per: u32) -> TagBits {
-        let w = |n: u32| addr_width(n as u64).max(1);
+        let w = |n: u32| addr_width(n as u64);
         TagBits {
             row: w(rows),
             col: w(cols),
@@ -93,14 +93,13 @@ struct Geometry {
 impl Geometry {
     /// The buffer address of column `c` of slot `s`.
     fn addr(&self, s: &Value, c: &Value) -> Value {
-        let aw = addr_width((self.slots * self.cols) as u64).max(1);
+        let aw = addr_width((self.slots * self.cols) as u64);
         let base = s.zext(aw).mul(&k(s, self.cols as u64, aw)).trunc(aw);
         &base + &c.zext(aw)
     }
 }
 
-/// The fetch engine's state: the block being fetched into a slot, the next word's
-/// place and address, the responses still due.
+/// The fetch in progress: whether there is one, the slot it fills and the block.
 struct Fetch {
     busy: Value,
     slot: Value,
@@ -140,9 +139,9 @@ pub fn configurator(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
         cols: grid.cols as u32,
         per: cell_words(p.switch_channels) as u32,
         slots: p.config_slots,
-        sb: addr_width(p.config_slots as u64).max(1),
+        sb: addr_width(p.config_slots as u64),
         bb: block_bits(p).max(1),
-        cb: addr_width(grid.cols as u64).max(1),
+        cb: addr_width(grid.cols as u64),
     };
     let mut m = ModuleBuilder::new("VgiwConfigurator");
     let start = m.input("start", 1);
