@@ -837,7 +837,7 @@ fn default_and_small_shapes_are_lint_clean() {
             icache_bytes: bytes,
             ..FgsimtParams::default()
         };
-        let d = Design::new(&l1::icache(&fp).unwrap());
+        let d = Design::new(&l1::icache(fp.icache_bytes, fp.sram_threshold_bits).unwrap());
         lint_rig::lint_design(&d, &format!("icache {bytes}"));
     }
 }
@@ -881,7 +881,7 @@ fn fetch(dut: &mut Model, mem: &mut MemoryModel, addrs: &[u64]) -> Vec<u64> {
 #[test]
 fn icache_fetches_match_memory_and_hits_stream() {
     let fp = FgsimtParams::default();
-    let top = l1::icache(&fp).unwrap();
+    let top = l1::icache(fp.icache_bytes, fp.sram_threshold_bits).unwrap();
     let mut dut = Model::of_design(&Design::new(&top), &Options::quick_build()).unwrap();
     let config = MemConfig {
         data_bytes: 8,

@@ -79,7 +79,8 @@ pub fn popcount(v: &Value) -> Value {
 
 /// Brings the ports of child `inst` that `rename` names (a port's name to its name in
 /// `m`, or `None` to leave it) out as ports of `m`: an input drives the child's input,
-/// an output shows the child's output.
+/// an output shows the child's output. A bundle of the child whose every port is
+/// renamed as the bundle is (a prefix, say) stays a bundle of `m`, for `Inst::io`.
 pub fn expose(
     m: &mut crate::builder::ModuleBuilder,
     inst: &crate::builder::Inst,
@@ -101,6 +102,17 @@ pub fn expose(
                 let top = m.output(&name, width);
                 m.connect(&top, &child);
             }
+        }
+    }
+    for b in &module.body.bundles {
+        let Some(name) = rename(&b.name) else {
+            continue;
+        };
+        let kept = b.shape.leaves(&b.name).iter().all(|(leaf, ..)| {
+            rename(leaf).is_some_and(|n| n.strip_prefix(&name) == leaf.strip_prefix(&b.name))
+        });
+        if kept {
+            m.register_bundle(crate::ir::PortBundle { name, ..b.clone() });
         }
     }
 }

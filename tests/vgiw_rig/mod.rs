@@ -16,6 +16,11 @@ use verification::vgiw::program::{run_on, vgiw_host, ProgramRun};
 /// Steps a program may take.
 pub const MAX_STEPS: u64 = 400_000_000;
 
+/// Whether the long tests run (`scripts/test --long`).
+pub fn long() -> bool {
+    std::env::var_os("ACCELGEN_LONG").is_some()
+}
+
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }

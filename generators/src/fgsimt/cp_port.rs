@@ -12,23 +12,22 @@
 //! kernel has finished), so the core's read-modify-write is atomic. Requests are untagged
 //! and answered in order (the port's reorder buffer), so the tag is 0.
 
-use super::bundles::MEM_TAG_BITS;
 use super::l1::{narrow_request, narrow_response, op};
 use crate::rocket::bus::{mem_request, mem_response};
 use hdl::{cat, mux, Dir, HdlErrors, Module, ModuleBuilder};
 use std::rc::Rc;
 
 /// Ports `core_req`/`core_resp` (the core's `dmem`) and `dc_req`/`dc_resp` (the D$'s
-/// narrow port); with `shared` (+a) also `eng_req`/`eng_resp`, the engine's shared loads
+/// narrow port, tags of `tag_bits`: the VGIW system's L1 has the LDSTUs' wider tags); with `shared` (+a) also `eng_req`/`eng_resp`, the engine's shared loads
 /// (`cp/shared_load.rs`, tag 1): the core's requests go first (it waits on a launch
 /// while the engine loads, so they do not meet in practice), and responses return to
 /// the requester their tag names.
-pub fn cp_port(shared: bool) -> Result<Rc<Module>, HdlErrors> {
+pub fn cp_port(shared: bool, tag_bits: u32) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtCpPort");
     let req = m.io("core_req", Dir::In, &mem_request(0));
     let resp = m.io("core_resp", Dir::Out, &mem_response(0));
-    let dreq = m.io("dc_req", Dir::Out, &narrow_request(MEM_TAG_BITS));
-    let dresp = m.io("dc_resp", Dir::In, &narrow_response(MEM_TAG_BITS));
+    let dreq = m.io("dc_req", Dir::Out, &narrow_request(tag_bits));
+    let dresp = m.io("dc_resp", Dir::In, &narrow_response(tag_bits));
 
     let field = |name: &str| req.bits().get(name).value().clone();
     let (addr, data, mask) = (field("addr"), field("data"), field("mask"));
@@ -40,7 +39,7 @@ pub fn cp_port(shared: bool) -> Result<Rc<Module>, HdlErrors> {
         ("data", mux(&high, &data.slice(63, 32), &data.slice(31, 0))),
         ("mask", mux(&high, &mask.slice(7, 4), &mask.slice(3, 0))),
         ("size", field("size").slice(1, 0)),
-        ("tag", m.lit(0, MEM_TAG_BITS)),
+        ("tag", m.lit(0, tag_bits)),
     ];
     let word = dresp.bits().get("data").value();
     m.connect(resp.bits().get("data").value(), &cat(&[word, word]));
@@ -53,8 +52,8 @@ pub fn cp_port(shared: bool) -> Result<Rc<Module>, HdlErrors> {
         m.connect(resp.valid(), dresp.valid());
         return m.finish();
     }
-    let ereq = m.io("eng_req", Dir::In, &narrow_request(MEM_TAG_BITS));
-    let eresp = m.io("eng_resp", Dir::Out, &narrow_response(MEM_TAG_BITS));
+    let ereq = m.io("eng_req", Dir::In, &narrow_request(tag_bits));
+    let eresp = m.io("eng_resp", Dir::Out, &narrow_response(tag_bits));
     let first = req.valid();
     m.connect(dreq.valid(), &(first | ereq.valid()));
     m.connect(ereq.ready(), &(&!first & dreq.ready()));
@@ -63,7 +62,7 @@ pub fn cp_port(shared: bool) -> Result<Rc<Module>, HdlErrors> {
         m.connect(dreq.bits().get(f).value(), &mux(first, v, e));
     }
     let tag = dresp.bits().get("tag").value();
-    let ours = tag.eq(&m.lit(super::cp::shared_load::TAG, MEM_TAG_BITS));
+    let ours = tag.eq(&m.lit(super::cp::shared_load::TAG, tag_bits));
     m.connect(resp.valid(), &(dresp.valid() & &!&ours));
     m.connect(eresp.valid(), &(dresp.valid() & &ours));
     m.connect_bundle(eresp.bits(), dresp.bits());

@@ -267,15 +267,11 @@ impl FgsimtParams {
     /// The control processor (docs/fgsimt-engine.md, System): the Rocket-like core at
     /// RV32IMAF with direct instruction and data ports (the tile's L1 serves them).
     pub fn cp(&self) -> RocketParams {
-        RocketParams {
-            xlen: 32,
-            fpu: true,
-            memory: MemoryKind::Direct,
-            uncached_base: self.uncached_base,
-            uncached_size: self.uncached_size,
-            sram_threshold_bits: self.sram_threshold_bits,
-            ..RocketParams::default()
-        }
+        control_processor(
+            self.uncached_base,
+            self.uncached_size,
+            self.sram_threshold_bits,
+        )
     }
 
     /// Checks every field against [`params`], then the rules across fields.
@@ -337,5 +333,20 @@ mod tests {
             ..FgsimtParams::default()
         };
         assert!(bad(p).contains("lanes"));
+    }
+}
+
+/// The control processor of the data-parallel designs (`fgsimt`, `vgiw`): the Rocket-like
+/// core at RV32IMAF with direct instruction and data ports onto the design's L1s, the
+/// region `uncached_base..+uncached_size` (the HTIF mailbox) uncached.
+pub fn control_processor(uncached_base: u64, uncached_size: u64, threshold: u64) -> RocketParams {
+    RocketParams {
+        xlen: 32,
+        fpu: true,
+        memory: MemoryKind::Direct,
+        uncached_base,
+        uncached_size,
+        sram_threshold_bits: threshold,
+        ..RocketParams::default()
     }
 }

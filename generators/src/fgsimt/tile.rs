@@ -42,7 +42,7 @@ pub fn tile(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&core.io("imem_resp"), &fetch.io("cp_resp"));
     m.connect_bundle(&fetch.io("warp_req"), &eng.io("fetch_req"));
     m.connect_bundle(&eng.io("fetch_resp"), &fetch.io("warp_resp"));
-    let icache = m.instance("l1i", &l1::icache(p)?);
+    let icache = m.instance("l1i", &l1::icache(p.icache_bytes, p.sram_threshold_bits)?);
     m.connect_bundle(&icache.io("cpu_req"), &fetch.io("icache_req"));
     m.connect_bundle(&fetch.io("icache_resp"), &icache.io("cpu_resp"));
     m.connect(&icache.port("invalidate"), &core.port("icache_invalidate"));
@@ -94,7 +94,7 @@ fn dcache(
             &dc.io(&format!("{port}_resp")),
         );
     }
-    let cp = m.instance("cp_port", &cp_port(p.affine_arith())?);
+    let cp = m.instance("cp_port", &cp_port(p.affine_arith(), MEM_TAG_BITS)?);
     m.connect_bundle(&cp.io("core_req"), &core.io("dmem_req"));
     m.connect_bundle(&core.io("dmem_resp"), &cp.io("core_resp"));
     if p.affine_arith() {
@@ -125,8 +125,8 @@ fn dcache(
 }
 
 /// Makes `inner`'s memory port `<inner>_req`/`<inner>_resp` of `inst` the tile's
-/// `<outer>_req`/`<outer>_resp`, of the (request, response) `shapes`.
-fn export(
+/// `<outer>_req`/`<outer>_resp`, of the (request, response) `shapes` (also `vgiw::system`'s).
+pub(crate) fn export(
     m: &mut ModuleBuilder,
     inst: &Inst,
     (inner, outer): (&str, &str),

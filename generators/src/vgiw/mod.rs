@@ -8,8 +8,10 @@ pub mod configurator;
 pub mod cvt;
 pub mod fabric;
 pub mod grid;
+pub mod launcher;
 pub mod lvc;
 pub mod params;
+pub mod system;
 pub mod units;
 
 use crate::schema::Param;
@@ -24,7 +26,7 @@ impl Generator for Vgiw {
     type Params = VgiwParams;
     const NAME: &'static str = "vgiw";
     const DESCRIPTION: &'static str =
-        "VGIW MT-CGRF fabric (Voitsechov and Etsion, Figure 4): grid of compute, SCU, LDST, LV, split/join and CVU units with token buffers and static switches";
+        "VGIW core (Voitsechov and Etsion, Figure 4): an RV32IMAF host, the BBS with its CVT, the configurator, the MT-CGRF grid of compute, SCU, LDST, LV, split/join and CVU units, the LVC and a banked L1";
 
     fn params() -> Vec<Param> {
         params::params()
@@ -35,7 +37,7 @@ impl Generator for Vgiw {
     }
 
     fn build(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
-        fabric::fabric(p)
+        system::system(p)
     }
 }
 

@@ -4,6 +4,8 @@
 
 use super::fabric::token::Layout;
 use super::grid;
+use crate::fgsimt::params::{control_processor, DcacheParams, LINE_BYTES, MAX_BANK_SETS};
+use crate::rocket::params::RocketParams;
 use crate::schema::{self, Param};
 use crate::ParamError;
 use serde::{Deserialize, Serialize};
@@ -55,6 +57,19 @@ pub struct VgiwParams {
     pub fma_stages: u32,
     /// The memory policy's threshold (`crate::memory::style`).
     pub sram_threshold_bits: u64,
+    /// The control processor's L1 I$ bytes (`system.rs`).
+    pub icache_bytes: u32,
+    /// The banked L1 D$ the LDSTUs and the control processor share (Table 1: 64 KB, 32
+    /// banks; ours is direct-mapped with 32-byte lines).
+    pub l1_bytes: u32,
+    pub l1_banks: u32,
+    /// The region the L1 leaves uncached (the host's HTIF mailbox).
+    pub uncached_base: u64,
+    pub uncached_size: u64,
+    /// Where the loader puts the kernel directory and images (`launcher.rs`), and the
+    /// live values' array the LVC caches; both outside the program's RAM.
+    pub image_base: u64,
+    pub live_base: u64,
 }
 
 impl Default for VgiwParams {
@@ -83,6 +98,13 @@ impl Default for VgiwParams {
             port_outstanding: 4,
             fma_stages: 3,
             sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
+            icache_bytes: 16 * 1024,
+            l1_bytes: 64 * 1024,
+            l1_banks: 32,
+            uncached_base: 0x8000_0000,
+            uncached_size: 0x1000,
+            image_base: 0x4000_0000,
+            live_base: 0x6000_0000,
         }
     }
 }
@@ -160,6 +182,49 @@ pub fn params() -> Vec<Param> {
             "pipeline stages of the compute units' fused multiply-add",
         ),
         crate::memory::threshold_param(),
+        Param::int(
+            "icache_bytes",
+            1024,
+            crate::rocket::params::MAX_CACHE_SETS * LINE_BYTES as u64,
+            "the control processor's L1 I$ bytes (direct-mapped, 32-byte lines)",
+        )
+        .pow2(),
+        Param::int(
+            "l1_bytes",
+            1024,
+            1 << 22,
+            "L1 D$ bytes over all banks (direct-mapped, 32-byte lines)",
+        )
+        .pow2(),
+        Param::int("l1_banks", 1, 32, "L1 D$ banks, interleaved by line").pow2(),
+        Param::int(
+            "uncached_base",
+            0,
+            (1 << 32) - 1,
+            "start of the data region that bypasses the L1 (HTIF mailbox)",
+        )
+        .hex(),
+        Param::int(
+            "uncached_size",
+            0,
+            1 << 32,
+            "size of the uncached region in bytes (0 for none)",
+        )
+        .hex(),
+        Param::int(
+            "image_base",
+            0,
+            (1 << 32) - 8,
+            "where the loader puts the kernel directory and images (8-byte aligned)",
+        )
+        .hex(),
+        Param::int(
+            "live_base",
+            0,
+            (1 << 32) - 4,
+            "the live values' array in memory (word aligned)",
+        )
+        .hex(),
     ]
 }
 
@@ -211,7 +276,7 @@ impl VgiwParams {
                 ),
             ));
         }
-        let line = crate::fgsimt::params::LINE_BYTES;
+        let line = LINE_BYTES;
         if self.lvc_banks * line > self.lvc_bytes {
             return Err(ParamError::new(
                 "lvc_banks",
@@ -230,7 +295,49 @@ impl VgiwParams {
                 ),
             ));
         }
+        let sets = self.l1_bytes / LINE_BYTES / self.l1_banks;
+        if sets as u64 > MAX_BANK_SETS {
+            return Err(ParamError::new(
+                "l1_bytes",
+                format!(
+                    "{} bytes over {} banks is {sets} lines a bank; at most {MAX_BANK_SETS}",
+                    self.l1_bytes, self.l1_banks
+                ),
+            ));
+        }
+        for (name, v, align) in [
+            ("image_base", self.image_base, 8),
+            ("live_base", self.live_base, 4),
+        ] {
+            if v % align != 0 {
+                return Err(ParamError::new(
+                    name,
+                    format!("{v:#x} is not a multiple of {align}"),
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// The L1 D$: a narrow port an LDSTU, then the control processor's.
+    pub fn l1(&self) -> DcacheParams {
+        DcacheParams {
+            bytes: self.l1_bytes,
+            banks: self.l1_banks,
+            narrow_ports: self.ldsts + 1,
+            uncached_base: self.uncached_base,
+            uncached_size: self.uncached_size,
+            sram_threshold_bits: self.sram_threshold_bits,
+        }
+    }
+
+    /// The control processor: the FG-SIMT engine's (RV32IMAF, direct ports to the L1).
+    pub fn cp(&self) -> RocketParams {
+        control_processor(
+            self.uncached_base,
+            self.uncached_size,
+            self.sram_threshold_bits,
+        )
     }
 
     /// The units of each type (in [`Unit::ALL`] order).

@@ -479,6 +479,11 @@ impl ModuleBuilder {
     /// Ports for every leaf of `shape` (named `name_field_...`); `dir` is the direction of
     /// unflipped fields.
     #[track_caller]
+    /// Records that ports already made form `bundle` (`helpers::expose`).
+    pub(crate) fn register_bundle(&mut self, bundle: PortBundle) {
+        self.ctx.borrow_mut().body.bundles.push(bundle);
+    }
+
     pub fn io(&mut self, name: &str, dir: Dir, shape: &Shape) -> Bundle {
         let loc = Location::caller();
         let leaves: Vec<Value> = shape

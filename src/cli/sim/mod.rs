@@ -3,6 +3,7 @@
 
 mod fgsimt;
 mod program;
+mod vgiw;
 
 use super::params::ParamArgs;
 use super::progress::Phase;
@@ -45,7 +46,7 @@ pub struct SimArgs {
     /// Threads of the Verilator model (1..=64; its context gets exactly as many).
     #[arg(long, value_name = "N", default_value_t = 1)]
     threads: u32,
-    /// Program to load (an RV64 ELF; for design fgsimt an RV32 SPMD program from
+    /// Program to load (an RV64 ELF; for designs fgsimt and vgiw an RV32 SPMD program from
     /// `accelgen asm --target simt`), for processor designs: runs it to its exit and
     /// exits with its exit code.
     #[arg(long, value_name = "FILE.elf")]
@@ -183,9 +184,15 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     }
     let elaboration = info.elaborate(&params)?;
     let loaded = match &args.program {
-        Some(path) if info.name == "fgsimt" => Some(tb_program::load_in(path, Ram::DEFAULT, 32)?),
+        Some(path) if ["fgsimt", "vgiw"].contains(&info.name) => {
+            Some(tb_program::load_in(path, Ram::DEFAULT, 32)?)
+        }
         Some(path) => Some(tb_program::load(path, &elaboration.params)?),
         None => None,
+    };
+    let kernels = match (&loaded, info.name) {
+        (Some(program), "vgiw") => Some(vgiw::load(program, &elaboration.params)?),
+        _ => None,
     };
     let design = Design::new(&elaboration.top);
     let opts = Options {
@@ -207,6 +214,11 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
     }
     if let (Some(program), "fgsimt") = (&loaded, info.name) {
         let code = fgsimt::run(&mut model, program, &args, &elaboration.params)?;
+        model.close_trace();
+        return Ok(code);
+    }
+    if let (Some(program), Some(kernels)) = (&loaded, &kernels) {
+        let code = vgiw::run(&mut model, program, kernels, &args, &elaboration.params)?;
         model.close_trace();
         return Ok(code);
     }

@@ -340,7 +340,9 @@ pub fn run<S: Simulator>(
             flush(dut, &mut memory)?;
             let (launches, writes_checked) = match side.lockstep.as_mut() {
                 Some(l) => {
-                    compare_memory(memory.memory(), l.golden_mut(), program)?;
+                    let g = l.golden_mut();
+                    let pages = g.stored_pages.clone();
+                    compare_memory(memory.memory(), g.iss(), &pages, program)?;
                     let g = l.golden();
                     (g.launches.clone(), g.writes_checked)
                 }
@@ -457,8 +459,12 @@ fn engine_traces<S: Simulator>(
 /// Cycles a D$ flush may take.
 const FLUSH_CYCLES: u64 = 10_000_000;
 
-/// Writes the D$'s dirty lines back (`flush` until `flush_done`), serving memory.
-fn flush<S: Simulator>(dut: &mut S, memory: &mut MemoryModel) -> Result<(), FgsimtError> {
+/// Writes the D$'s dirty lines back (`flush` until `flush_done`), serving memory (also
+/// design `vgiw`'s L1).
+pub(crate) fn flush<S: Simulator>(
+    dut: &mut S,
+    memory: &mut MemoryModel,
+) -> Result<(), FgsimtError> {
     poke_u64(dut, "flush", 1)?;
     for _ in 0..FLUSH_CYCLES {
         if peek_u64(dut, "flush_done")? == 1 {
@@ -471,21 +477,22 @@ fn flush<S: Simulator>(dut: &mut S, memory: &mut MemoryModel) -> Result<(), Fgsi
     Err(FgsimtError::Flush(FLUSH_CYCLES))
 }
 
-/// Compares the design's memory with the ISS's over the pages either wrote (the
-/// program's are loaded into the design's memory; the ISS's RAM only; HTIF's `tohost` and `fromhost` words, which host and ISS clear on their own
-/// schedules, excepted).
-fn compare_memory(
+/// Compares the design's memory with the ISS's over the pages either wrote: the
+/// design's (the program's are loaded into the design's memory) and `written` (the ISS's
+/// RAM only; HTIF's `tohost` and `fromhost` words, which host and ISS clear on their own
+/// schedules, excepted). Also design `vgiw`'s.
+pub(crate) fn compare_memory(
     design: &SparseMemory,
-    golden: &mut SpmdGolden,
+    iss: &Iss,
+    written: &BTreeSet<u64>,
     program: &Program,
 ) -> Result<(), FgsimtError> {
     let mut pages: BTreeSet<u64> = design.pages().collect();
-    pages.extend(&golden.stored_pages);
+    pages.extend(written);
     let mailbox = |a: u64| {
         let word = a & !7;
         word == program.tohost & !7 || Some(word) == program.fromhost.map(|f| f & !7)
     };
-    let iss = golden.iss();
     for page in pages {
         let Some(want) = iss.mem.slice(page, 4096) else {
             continue;

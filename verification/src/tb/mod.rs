@@ -12,6 +12,7 @@ pub mod lockstep;
 pub mod memory;
 pub mod program;
 pub mod soc;
+pub mod vgiw;
 
 use std::cell::RefCell;
 use std::io::Write;

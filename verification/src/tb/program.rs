@@ -21,7 +21,13 @@ pub enum Accelerator {
 
 /// Designs that run programs (those with a commit trace; `fgsimt` has its own bench,
 /// `tb::fgsimt`, the others the tile's memory port).
-const PROCESSORS: [&str; 4] = ["rocket", "rocket_accumulator", "rocket-hwacha", "fgsimt"];
+const PROCESSORS: [&str; 5] = [
+    "rocket",
+    "rocket_accumulator",
+    "rocket-hwacha",
+    "fgsimt",
+    "vgiw",
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProgramError {

@@ -13,6 +13,7 @@ pub mod cvt;
 pub mod fabric;
 pub mod interp;
 pub mod kernels;
+pub mod loader;
 pub mod lvc;
 pub mod machine;
 pub mod program;

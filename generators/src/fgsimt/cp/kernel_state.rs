@@ -16,7 +16,7 @@
 
 use super::super::params::FgsimtParams;
 use crate::rocket::bus::{rocc_command, rocc_response};
-use hdl::{mux, Bits, Dir, HdlErrors, Module, ModuleBuilder, Value};
+use hdl::{mux, Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Value};
 use std::rc::Rc;
 
 /// The runtime's custom-0 funct7 values (`kernels/runtime/simt.h`).
@@ -73,38 +73,23 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let bad = m.reg("bad_r", 1, false);
 
     // Commands, taken only while idle.
-    let b = cmd.bits();
-    let f7 = b.get("funct7").value();
-    let f3 = cat3(
-        b.get("xd").value(),
-        b.get("xs1").value(),
-        b.get("xs2").value(),
-    );
-    let rd0 = b.get("rd").value().eq(&lit(f7, 0, 5));
-    let rs1 = b.get("rs1_val").value().slice(31, 0);
-    let rs2 = b.get("rs2_val").value().slice(31, 0);
-    let is_f7 = |v: u64| f7.eq(&lit(f7, v, 7));
-    let two_sources = &f3.eq(&lit(&f3, 3, 3)) & &rd0;
-    let stack = &is_f7(funct7::STACK) & &two_sources;
-    let globals = &is_f7(funct7::GLOBALS) & &two_sources;
-    let launch = &(&is_f7(funct7::LAUNCH) & &f3.eq(&lit(&f3, 7, 3))) & &rd0;
-    let ready = &is(IDLE) & &!&halt;
-    m.connect(cmd.ready(), &ready);
-    let fire = &ready & cmd.valid();
-    m.when(&(&fire & &stack), |m| {
-        m.connect(&top, &rs1);
-        m.connect(&bytes, &rs2);
+    let c = simt_command(&mut m, &cmd, &(&is(IDLE) & &!&halt));
+    let (fire, stack, globals, launch) = (&c.fire, &c.stack, &c.globals, &c.launch);
+    let (rs1, rs2) = (&c.rs1, &c.rs2);
+    m.when(&(fire & stack), |m| {
+        m.connect(&top, rs1);
+        m.connect(&bytes, rs2);
     });
-    m.when(&(&fire & &globals), |m| {
-        m.connect(&gp, &rs1);
-        m.connect(&tp, &rs2);
+    m.when(&(fire & globals), |m| {
+        m.connect(&gp, rs1);
+        m.connect(&tp, rs2);
     });
     let zero = lit(&n, 0, 32);
-    m.when(&(&fire & &launch), |m| {
-        m.connect(&n, &rs1);
-        m.connect(&entry, &rs2);
+    m.when(&(fire & launch), |m| {
+        m.connect(&n, rs1);
+        m.connect(&entry, rs2);
         m.connect(&tid_base, &zero);
-        m.connect(&resp_rd, b.get("rd").value());
+        m.connect(&resp_rd, &c.rd);
         let first = mux(
             &rs1.eq(&zero),
             &lit(&state, FENCE, STATE_BITS),
@@ -113,9 +98,7 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&state, &first);
     });
     let one = lit(&bad, 1, 1);
-    m.when(&(&fire & &!&(&(&stack | &globals) | &launch)), |m| {
-        m.connect(&bad, &one)
-    });
+    m.when(&c.bad, |m| m.connect(&bad, &one));
 
     // Warps: start one once the SRF is free, run it until its fragments finish.
     let start = &(&is(START) & &exec_idle) & &!&halt;
@@ -166,7 +149,48 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.finish()
 }
 
-/// funct3 of a RoCC instruction from its flags: xd, xs1, xs2 (bits 2, 1, 0).
-fn cat3(xd: &Value, xs1: &Value, xs2: &Value) -> Value {
-    hdl::cat(&[xd, xs1, xs2])
+/// A SIMT runtime command (`kernels/runtime/simt.h`) on a RoCC command port, decoded:
+/// `fire` (taken this cycle), which it is, its sources' low words and its rd; `bad` is
+/// a command taken that the runtime never sends (another funct7, a wrong funct3 or rd,
+/// `tidx` on the host).
+pub struct SimtCommand {
+    pub fire: Value,
+    pub stack: Value,
+    pub globals: Value,
+    pub launch: Value,
+    pub bad: Value,
+    pub rs1: Value,
+    pub rs2: Value,
+    pub rd: Value,
+}
+
+/// Decodes `cmd` (`rocket::bus::rocc_command`), taken while `ready`.
+pub fn simt_command(m: &mut ModuleBuilder, cmd: &Bundle, ready: &Value) -> SimtCommand {
+    let b = cmd.bits();
+    let f7 = b.get("funct7").value();
+    let f3 = hdl::cat(&[
+        b.get("xd").value(),
+        b.get("xs1").value(),
+        b.get("xs2").value(),
+    ]);
+    let rd = b.get("rd").value().clone();
+    let rd0 = rd.eq(&lit(f7, 0, 5));
+    let is_f7 = |v: u64| f7.eq(&lit(f7, v, 7));
+    let two_sources = &f3.eq(&lit(&f3, 3, 3)) & &rd0;
+    let stack = &is_f7(funct7::STACK) & &two_sources;
+    let globals = &is_f7(funct7::GLOBALS) & &two_sources;
+    let launch = &(&is_f7(funct7::LAUNCH) & &f3.eq(&lit(&f3, 7, 3))) & &rd0;
+    m.connect(cmd.ready(), ready);
+    let fire = ready & cmd.valid();
+    let bad = &fire & &!&(&(&stack | &globals) | &launch);
+    SimtCommand {
+        rs1: b.get("rs1_val").value().slice(31, 0),
+        rs2: b.get("rs2_val").value().slice(31, 0),
+        fire,
+        stack,
+        globals,
+        launch,
+        bad,
+        rd,
+    }
 }

@@ -10,21 +10,22 @@
 //! four sequential doubleword reads on the 64-bit `mem` port (`rocket/bus.rs` shapes).
 //! The requester ties `write` low; `invalidate` drops every line (a new program).
 
-use crate::fgsimt::params::{FgsimtParams, LINE_BYTES};
+use crate::fgsimt::params::LINE_BYTES;
 use crate::rocket::cache::cache;
 use crate::rocket::params::CacheParams;
 use hdl::{HdlErrors, Module};
 use std::rc::Rc;
 
-/// The I$ of `p`: ports `cpu_req`/`cpu_resp`, `mem_req`/`mem_resp`, `invalidate`.
-pub fn icache(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
+/// The I$ of `bytes` (also the VGIW control processor's): ports `cpu_req`/`cpu_resp`,
+/// `mem_req`/`mem_resp`, `invalidate`.
+pub fn icache(bytes: u32, sram_threshold_bits: u64) -> Result<Rc<Module>, HdlErrors> {
     let shape = CacheParams {
-        sets: p.icache_bytes / LINE_BYTES,
+        sets: bytes / LINE_BYTES,
         ways: 1,
         line_bytes: LINE_BYTES,
         uncached_base: 0,
         uncached_size: 0,
-        sram_threshold_bits: p.sram_threshold_bits,
+        sram_threshold_bits,
     };
     cache("FgsimtIcache", &shape)
 }

@@ -66,6 +66,12 @@ pub fn word_bits(p: &VgiwParams) -> u32 {
     p.cvt_words.min(MAX_TILE_WORDS).trailing_zeros()
 }
 
+/// The `trace_or` port: every OR into the CVT (its word address and bits).
+pub fn trace_or_shape(p: &VgiwParams) -> Shape {
+    let aw = p.cvt_words.trailing_zeros();
+    Shape::valid(Shape::bundle(vec![uint("addr", aw), uint("bits", 64)]))
+}
+
 /// Bits of a block ID.
 pub fn block_bits(p: &VgiwParams) -> u32 {
     p.max_blocks.trailing_zeros()
@@ -327,11 +333,7 @@ pub fn bbs(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
     let ored = or.fire();
     let to = init.mux(&k(&taken, 0, bb.max(1)), &g_taken.mux(&taken, &fall));
     let set = &hdl::helpers::onehot_decode(&to, 1 << bb) & &ored.repeat(1 << bb);
-    let trace = m.io(
-        "trace_or",
-        Dir::Out,
-        &Shape::valid(Shape::bundle(vec![uint("addr", aw), uint("bits", 64)])),
-    );
+    let trace = m.io("trace_or", Dir::Out, &trace_or_shape(p));
     m.connect(trace.valid(), &ored);
     m.connect(trace.bits().get("addr").value(), &addr);
     m.connect(

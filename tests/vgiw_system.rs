@@ -1,0 +1,167 @@
+//! Design `vgiw`'s tile (`generators::vgiw::system`): whole SPMD programs, the host on
+//! the control processor and the kernels on the fabric, in a Verilator model, in
+//! lockstep with the RV32IMAF ISS (every CP commit, then the final memory), and the
+//! tile's counts against the VGIW execution model's (`verification::vgiw::program`).
+
+mod vgiw_rig;
+
+use generators::vgiw::params::VgiwParams;
+use hdl::sim::Init;
+use hdl::Design;
+use verification::elf::Program;
+use verification::kernels::programs;
+use verification::tb::memory::MemConfig;
+use verification::tb::vgiw::{golden, run, VgiwConfig, VgiwError};
+use verification::verilator::{Model, Options, INIT_SEEDS};
+use verification::vgiw::loader::{self, Loaded};
+use vgiw_rig::{build_kernel, fig2, long, preset, vgiw_run, MAX_STEPS};
+
+/// Runs `program` on `model` in lockstep under `mem`; checks the counts against the model.
+fn lockstep(
+    name: &str,
+    model: &mut Model,
+    program: &Program,
+    p: &VgiwParams,
+    mem: MemConfig,
+    seed: usize,
+) {
+    let t = std::time::Instant::now();
+    let loaded = loader::load(program, p, MAX_STEPS).unwrap();
+    let config = VgiwConfig {
+        init: Init::Random {
+            seed: INIT_SEEDS[seed % INIT_SEEDS.len()],
+        },
+        ..VgiwConfig::new(p.clone(), mem, 20_000_000)
+    };
+    let g = golden(program, MAX_STEPS).unwrap();
+    let sink = || Box::new(std::io::sink());
+    let out = run(model, program, &loaded, &config, sink(), sink(), Some(g))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(out.exit_code, 0, "{name}: exit code");
+    assert!(
+        out.matched > 0 && out.matched == out.instret,
+        "{name}: {out:?}"
+    );
+    let (run, _) = vgiw_run(program, p);
+    let sum = |f: fn(&verification::vgiw::machine::LaunchStats) -> u64| -> u64 {
+        run.launches.iter().map(|(_, s)| f(s)).sum()
+    };
+    assert_eq!(
+        out.stats.blocks,
+        sum(|s| s.blocks_executed),
+        "{name}: blocks"
+    );
+    assert_eq!(
+        out.stats.threads,
+        sum(|s| s.thread_blocks),
+        "{name}: thread-blocks"
+    );
+    assert_eq!(
+        out.stats.lvc,
+        sum(|s| s.lvc.loads + s.lvc.stores),
+        "{name}: LVC accesses"
+    );
+    eprintln!(
+        "{name}: {} cycles ({} in kernels, {} configuring), {} blocks, {} thread-blocks, {} LVC accesses, {} CP commits checked, in {:?}",
+        out.cycles,
+        out.stats.kernel_cycles,
+        out.stats.config_cycles,
+        out.stats.blocks,
+        out.stats.threads,
+        out.stats.lvc,
+        out.matched,
+        t.elapsed()
+    );
+}
+
+/// The small preset with fewer memory ports (the tests' model).
+fn small() -> VgiwParams {
+    VgiwParams {
+        l1_banks: 4,
+        lvc_banks: 2,
+        ..preset("vgiw-small")
+    }
+}
+
+/// The model of the tile of `p`; a quick build unless long (the fast suite's runs are
+/// short).
+fn model_of(p: &VgiwParams) -> Model {
+    let design = Design::new(&generators::vgiw::system::system(p).unwrap());
+    let opts = match long() {
+        true => Options::default(),
+        false => Options::quick_build(),
+    };
+    Model::of_design(&design, &opts).unwrap()
+}
+
+/// Memory at latency 20 with jitter and refusals.
+fn slow_memory() -> MemConfig {
+    MemConfig {
+        latency: 20,
+        jitter: 10,
+        stall_percent: 20,
+        seed: 7,
+        ..MemConfig::default()
+    }
+}
+
+/// Figure 2's program on the small preset, at memory latency 1 and at 20 with jitter
+/// and refusals; long, also the nn kernel (its host setup is a million cycles).
+#[test]
+fn programs_run_in_lockstep_on_the_tile() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = small();
+    let mut model = model_of(&p);
+    let mut programs = vec![("fig2".to_string(), fig2(dir.path()))];
+    if long() {
+        programs.push(("rodinia/nn".into(), build_kernel(dir.path(), "rodinia/nn")));
+    }
+    for (i, (name, program)) in programs.iter().enumerate() {
+        for (j, mem) in [MemConfig::default(), slow_memory()]
+            .into_iter()
+            .enumerate()
+        {
+            lockstep(name, &mut model, program, &p, mem, i + j);
+        }
+    }
+}
+
+/// Every kernel program on the paper's tile in lockstep, long.
+#[test]
+fn every_program_runs_in_lockstep_on_the_papers_tile() {
+    if !long() {
+        eprintln!("skipped: set ACCELGEN_LONG=1 to run every program on the tile");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = programs("");
+    names.extend(programs("rodinia"));
+    let p = preset("vgiw");
+    let mut model = model_of(&p);
+    for (i, name) in names.iter().enumerate() {
+        let program = build_kernel(dir.path(), name);
+        lockstep(name, &mut model, &program, &p, slow_memory(), i);
+    }
+}
+
+/// A launch of a function the loader did not compile stops the run with the launcher's
+/// fault naming the entry.
+#[test]
+fn a_launch_without_an_image_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = small();
+    let program = fig2(dir.path());
+    let mut loaded: Loaded = loader::load(&program, &p, MAX_STEPS).unwrap();
+    // An empty directory: the first entry is the end.
+    loaded.bytes[..16].fill(0);
+    let mut model = model_of(&p);
+    let config = VgiwConfig::new(p.clone(), MemConfig::default(), 2_000_000);
+    let sink = || Box::new(std::io::sink());
+    let err = run(&mut model, &program, &loaded, &config, sink(), sink(), None).unwrap_err();
+    let entry = loaded.images[0].entry;
+    assert!(
+        matches!(err, VgiwError::Launcher { entry: e, .. } if e == entry as u64),
+        "{err}"
+    );
+    assert!(err.to_string().contains("no such kernel"), "{err}");
+}
