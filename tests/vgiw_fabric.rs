@@ -4,9 +4,11 @@
 //! exit code and memory, and every step (block, thread vector, the CVT after it) equals
 //! the interpreter's. Figure 2's kernel (its trace exactly, as `vgiw_model` pins it) and
 //! the store-then-reload kernel, with fast and with slow loads, and the directed FP
-//! kernel (`tests/vgiw_cases/fp.c`) on the small preset; with `ACCELGEN_LONG=1`, every kernel program on the
-//! paper's fabric (`configs/vgiw.toml`).
+//! kernel (`tests/vgiw_cases/fp.c`) on the small preset, and every kernel program on the
+//! paper's fabric (`configs/vgiw.toml`): all with `ACCELGEN_LONG=1` (the fast suite runs
+//! Figure 2's and the FP program on the whole tile instead, `tests/vgiw_system.rs`).
 
+mod lint_rig;
 mod vgiw_rig;
 
 use generators::vgiw::params::VgiwParams;
@@ -18,7 +20,7 @@ use verification::vgiw::fabric::{FabricRunner, Stimulus};
 use verification::vgiw::machine::{Coalescing, Interpreter, Step};
 use verification::vgiw::program::{run_on_with, vgiw_host, ProgramRun};
 use vgiw_rig::{
-    build, build_kernel, compile_all, fig2, iss_run, preset, root, same_memory, MAX_STEPS,
+    build, build_kernel, compile_all, fig2, iss_run, long, preset, root, same_memory, MAX_STEPS,
 };
 
 struct Runs {
@@ -77,6 +79,10 @@ fn in_step(name: &str, program: &Program, params: &VgiwParams, stim: Stimulus, o
 /// up to 40 cycles slow and most refused; then the directed FP kernel.
 #[test]
 fn figure_2_and_an_fp_program_run_on_the_rtl_in_step_with_the_model() {
+    if !long() {
+        eprintln!("skipped: set ACCELGEN_LONG=1 (the fast suite runs these on the tile, tests/vgiw_system.rs)");
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let program = fig2(dir.path());
     let params = preset("vgiw-small");
@@ -97,7 +103,7 @@ fn figure_2_and_an_fp_program_run_on_the_rtl_in_step_with_the_model() {
 /// Every kernel program on the paper's fabric, long.
 #[test]
 fn every_program_runs_on_the_papers_fabric_in_step_with_the_model() {
-    if std::env::var("ACCELGEN_LONG").is_err() {
+    if !long() {
         eprintln!("skipped: set ACCELGEN_LONG=1 to run every program on the RTL");
         return;
     }
@@ -126,5 +132,30 @@ fn kernels_of_another_fabric_are_refused() {
     assert_eq!(
         err.to_string(),
         "the fabric: kernel fig2 was not compiled for this fabric"
+    );
+}
+
+/// The fabric at its narrowest: a single unit of each type, one channel a link, 2
+/// virtual channels, 1-entry ports, one divider an SCU (the whole tile at the presets
+/// and, long, at this shape: `examples_lint`).
+#[test]
+fn the_narrowest_fabric_is_lint_clean() {
+    let p = VgiwParams {
+        compute_units: 1,
+        scus: 1,
+        ldsts: 1,
+        lvus: 1,
+        sjus: 1,
+        cvus: 1,
+        switch_channels: 1,
+        vcs: 2,
+        port_outstanding: 1,
+        scu_instances: 1,
+        ..VgiwParams::default()
+    };
+    p.validate().unwrap();
+    lint_rig::lint_blocks(
+        "vgiw fabric",
+        &[generators::vgiw::fabric::fabric(&p).unwrap()],
     );
 }

@@ -3,8 +3,10 @@
 //! lockstep with the RV32IMAF ISS (every CP commit, then the final memory), and the
 //! tile's counts against the VGIW execution model's (`verification::vgiw::program`).
 
+mod cli_run;
 mod vgiw_rig;
 
+use cli_run::accelgen;
 use generators::vgiw::params::VgiwParams;
 use hdl::sim::Init;
 use hdl::Design;
@@ -83,15 +85,10 @@ fn small() -> VgiwParams {
     }
 }
 
-/// The model of the tile of `p`; a quick build unless long (the fast suite's runs are
-/// short).
+/// The model of the tile of `p` (the same model `accelgen sim` builds, from the cache).
 fn model_of(p: &VgiwParams) -> Model {
     let design = Design::new(&generators::vgiw::system::system(p).unwrap());
-    let opts = match long() {
-        true => Options::default(),
-        false => Options::quick_build(),
-    };
-    Model::of_design(&design, &opts).unwrap()
+    Model::of_design(&design, &Options::default()).unwrap()
 }
 
 /// Memory at latency 20 with jitter and refusals.
@@ -105,14 +102,19 @@ fn slow_memory() -> MemConfig {
     }
 }
 
-/// Figure 2's program on the small preset, at memory latency 1 and at 20 with jitter
-/// and refusals; long, also the nn kernel (its host setup is a million cycles).
+/// Figure 2's program (its kernel and the store-then-reload kernel) and the directed FP
+/// kernel on the small preset, at memory latency 1 and at 20 with jitter and refusals;
+/// long, also the nn kernel (its host setup is a million cycles).
 #[test]
 fn programs_run_in_lockstep_on_the_tile() {
     let dir = tempfile::tempdir().unwrap();
     let p = small();
     let mut model = model_of(&p);
-    let mut programs = vec![("fig2".to_string(), fig2(dir.path()))];
+    let fp = vgiw_rig::root().join("tests/vgiw_cases/fp.c");
+    let mut programs = vec![
+        ("fig2".to_string(), fig2(dir.path())),
+        ("fp".to_string(), vgiw_rig::build(dir.path(), &[fp], "fp")),
+    ];
     if long() {
         programs.push(("rodinia/nn".into(), build_kernel(dir.path(), "rodinia/nn")));
     }
@@ -164,4 +166,43 @@ fn a_launch_without_an_image_is_reported() {
         "{err}"
     );
     assert!(err.to_string().contains("no such kernel"), "{err}");
+}
+
+/// `accelgen sim vgiw --program fig2.elf --lockstep` on the tests' tile (the model the
+/// other tests use): exit code 0, the lockstep summary, and the block and thread counts
+/// of the VGIW execution model.
+#[test]
+fn sim_runs_a_program_in_lockstep() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = fig2(dir.path());
+    let elf = dir.path().join("fig2.elf");
+    let config = vgiw_rig::root().join("configs/vgiw-small.toml");
+    let run = accelgen(&[
+        "sim",
+        "vgiw",
+        "--config",
+        config.to_str().unwrap(),
+        "--set",
+        "l1_banks=4",
+        "--set",
+        "lvc_banks=2",
+        "--program",
+        elf.to_str().unwrap(),
+        "--lockstep",
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("CP commits matched the ISS"),
+        "{}",
+        run.stderr
+    );
+    let (model, _) = vgiw_run(&program, &small());
+    let blocks: u64 = model.launches.iter().map(|(_, s)| s.blocks_executed).sum();
+    let threads: u64 = model.launches.iter().map(|(_, s)| s.thread_blocks).sum();
+    for want in [
+        format!("; {blocks} blocks executed"),
+        format!("; {threads} thread-blocks"),
+    ] {
+        assert!(run.stderr.contains(&want), "{want}: {}", run.stderr);
+    }
 }
