@@ -92,6 +92,8 @@ pub const FDIV_BITS_PER_CYCLE: u32 = 1;
 
 /// The parameters (the fields of [`FgsimtParams`]), in declaration order.
 pub fn params() -> Vec<Param> {
+    let [icache, uncached_base, uncached_size] =
+        host_params("start of the data region that bypasses the D$ (HTIF mailbox)");
     vec![
         Param::int("lanes", 1, 32, "SIMT lanes").pow2(),
         Param::int(
@@ -106,14 +108,7 @@ pub fn params() -> Vec<Param> {
             &["none", "a", "ab", "abm"],
             "affine mechanisms: arithmetic + lazy expansion (a), uniform branches (b), affine loads (m)",
         ),
-        // At most the Rocket cache's sets (the I$ is that cache with one way).
-        Param::int(
-            "icache_bytes",
-            1024,
-            MAX_CACHE_SETS * LINE_BYTES as u64,
-            "L1 I$ bytes (direct-mapped, 32-byte lines)",
-        )
-        .pow2(),
+        icache,
         Param::int(
             "dcache_bytes",
             1024,
@@ -123,20 +118,8 @@ pub fn params() -> Vec<Param> {
         .pow2(),
         // 1 KiB over at most 32 banks leaves each bank at least one line.
         Param::int("dcache_banks", 1, 32, "D$ banks, interleaved by line").pow2(),
-        Param::int(
-            "uncached_base",
-            0,
-            (1 << 32) - 1,
-            "start of the data region that bypasses the D$ (HTIF mailbox)",
-        )
-        .hex(),
-        Param::int(
-            "uncached_size",
-            0,
-            1 << 32,
-            "size of the uncached region in bytes (0 for none)",
-        )
-        .hex(),
+        uncached_base,
+        uncached_size,
         crate::memory::threshold_param(),
         Param::int("siq_depth", 2, 16, "warp instructions in the SIU's queue (SIQ)"),
         Param::int(
@@ -304,6 +287,44 @@ impl FgsimtParams {
 /// the IR's widest value (4096 bits).
 pub const MAX_BANK_SETS: u64 = 4096;
 
+/// The control processor's memory parameters of the data-parallel designs (`fgsimt`,
+/// `vgiw`): its I$ (at most the Rocket cache's sets: the I$ is that cache with one way)
+/// and the region its data cache leaves uncached (`uncached_doc` says which).
+pub fn host_params(uncached_doc: &'static str) -> [Param; 3] {
+    [
+        Param::int(
+            "icache_bytes",
+            1024,
+            MAX_CACHE_SETS * LINE_BYTES as u64,
+            "L1 I$ bytes (direct-mapped, 32-byte lines)",
+        )
+        .pow2(),
+        Param::int("uncached_base", 0, (1 << 32) - 1, uncached_doc).hex(),
+        Param::int(
+            "uncached_size",
+            0,
+            1 << 32,
+            "size of the uncached region in bytes (0 for none)",
+        )
+        .hex(),
+    ]
+}
+
+/// The control processor of the data-parallel designs (`fgsimt`, `vgiw`): the Rocket-like
+/// core at RV32IMAF with direct instruction and data ports onto the design's L1s, the
+/// region `uncached_base..+uncached_size` (the HTIF mailbox) uncached.
+pub fn control_processor(uncached_base: u64, uncached_size: u64, threshold: u64) -> RocketParams {
+    RocketParams {
+        xlen: 32,
+        fpu: true,
+        memory: MemoryKind::Direct,
+        uncached_base,
+        uncached_size,
+        sram_threshold_bits: threshold,
+        ..RocketParams::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,20 +354,5 @@ mod tests {
             ..FgsimtParams::default()
         };
         assert!(bad(p).contains("lanes"));
-    }
-}
-
-/// The control processor of the data-parallel designs (`fgsimt`, `vgiw`): the Rocket-like
-/// core at RV32IMAF with direct instruction and data ports onto the design's L1s, the
-/// region `uncached_base..+uncached_size` (the HTIF mailbox) uncached.
-pub fn control_processor(uncached_base: u64, uncached_size: u64, threshold: u64) -> RocketParams {
-    RocketParams {
-        xlen: 32,
-        fpu: true,
-        memory: MemoryKind::Direct,
-        uncached_base,
-        uncached_size,
-        sram_threshold_bits: threshold,
-        ..RocketParams::default()
     }
 }

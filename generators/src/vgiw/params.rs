@@ -4,7 +4,9 @@
 
 use super::fabric::token::Layout;
 use super::grid;
-use crate::fgsimt::params::{control_processor, DcacheParams, LINE_BYTES, MAX_BANK_SETS};
+use crate::fgsimt::params::{
+    control_processor, host_params, DcacheParams, LINE_BYTES, MAX_BANK_SETS,
+};
 use crate::rocket::params::RocketParams;
 use crate::schema::{self, Param};
 use crate::ParamError;
@@ -110,6 +112,8 @@ impl Default for VgiwParams {
 }
 
 pub fn params() -> Vec<Param> {
+    let [icache, uncached_base, uncached_size] =
+        host_params("start of the data region that bypasses the L1 (HTIF mailbox)");
     vec![
         Param::int(
             "rows",
@@ -182,13 +186,7 @@ pub fn params() -> Vec<Param> {
             "pipeline stages of the compute units' fused multiply-add",
         ),
         crate::memory::threshold_param(),
-        Param::int(
-            "icache_bytes",
-            1024,
-            crate::rocket::params::MAX_CACHE_SETS * LINE_BYTES as u64,
-            "the control processor's L1 I$ bytes (direct-mapped, 32-byte lines)",
-        )
-        .pow2(),
+        icache,
         Param::int(
             "l1_bytes",
             1024,
@@ -197,20 +195,8 @@ pub fn params() -> Vec<Param> {
         )
         .pow2(),
         Param::int("l1_banks", 1, 32, "L1 D$ banks, interleaved by line").pow2(),
-        Param::int(
-            "uncached_base",
-            0,
-            (1 << 32) - 1,
-            "start of the data region that bypasses the L1 (HTIF mailbox)",
-        )
-        .hex(),
-        Param::int(
-            "uncached_size",
-            0,
-            1 << 32,
-            "size of the uncached region in bytes (0 for none)",
-        )
-        .hex(),
+        uncached_base,
+        uncached_size,
         Param::int(
             "image_base",
             0,

@@ -20,7 +20,7 @@ const MAX_STEPS: u64 = 1_000_000_000;
 /// so that a kernel the compiler rejects is reported at once).
 pub fn load(program: &Program, params: &toml::Table) -> anyhow::Result<Loaded> {
     let p: VgiwParams = params.clone().try_into()?;
-    Ok(loader::load(program, &p, MAX_STEPS).context("compiling the program's kernels")?)
+    loader::load(program, &p, MAX_STEPS).context("compiling the program's kernels")
 }
 
 /// Runs `program` with its `loaded` kernels on the tile of `params`; prints cycles and
