@@ -125,6 +125,33 @@ fn identical_banks_are_one_definition() {
     assert_eq!(e.modules[1].1.matches("  Bank bank").count(), 16);
 }
 
+/// A port keeps the name it was declared with although an instance's wire, a register
+/// or an instance already had it: those are renamed instead.
+#[test]
+fn ports_keep_their_names() {
+    let mut leaf = ModuleBuilder::new("Leaf");
+    let a = leaf.input("a", 4);
+    let y = leaf.output("y", 4);
+    leaf.connect(&y, &!&a);
+    let leaf = leaf.finish().unwrap();
+    let mut m = ModuleBuilder::new("Top");
+    let a = m.input("a", 4);
+    let u = m.instance("u", &leaf);
+    m.connect(&u.port("a"), &a);
+    let r = m.reg("r_q", 4, 0u64);
+    m.connect(&r, &u.port("y"));
+    // `u_y` is the instance's wire, `r_q` the register's, `u` the instance's name.
+    for name in ["u_y", "r_q", "u"] {
+        let o = m.output(name, 4);
+        m.connect(&o, &r);
+    }
+    let top = m.finish().unwrap();
+    let ports: Vec<&str> = top.body.ports.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(ports, ["a", "u_y", "r_q", "u"]);
+    let e = emit(&Design::new(&top), &EmitOptions::default());
+    assert_lint_clean(&e);
+}
+
 #[test]
 fn different_modules_with_one_name_are_numbered() {
     let mk = |w: u32| {

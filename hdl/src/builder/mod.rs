@@ -107,22 +107,7 @@ impl State {
     }
 
     fn unique_name(&mut self, base: &str) -> String {
-        let mut name: String = base
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        if name.is_empty() || !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
-            name = format!("n{name}");
-        }
-        if is_reserved(&name) {
-            name.push('_');
-        }
+        let name = legal_name(base);
         let mut candidate = name.clone();
         let mut n = 1;
         while self.names.contains(&candidate) {
@@ -131,6 +116,29 @@ impl State {
         }
         self.names.insert(candidate.clone());
         candidate
+    }
+
+    /// Frees `base`'s legal name for a port: a wire, register, memory or instance that
+    /// holds it is renamed (ports keep the names their builder gave them; a port holding
+    /// it already makes the new port's name unique as any other).
+    fn claim_port_name(&mut self, base: &str) {
+        let name = legal_name(base);
+        if !self.names.contains(&name) {
+            return;
+        }
+        let is_port = |s: &SigKind| matches!(s, SigKind::Input | SigKind::Output);
+        if let Some(i) =
+            (self.body.signals.iter()).position(|s| s.name == name && !is_port(&s.kind))
+        {
+            self.body.signals[i].name = self.unique_name(&name);
+        } else if let Some(i) = self.body.instances.iter().position(|x| x.name == name) {
+            self.body.instances[i].name = self.unique_name(&name);
+        } else if let Some(i) = self.body.mems.iter().position(|x| x.name == name) {
+            self.body.mems[i].name = self.unique_name(&name);
+        } else {
+            return;
+        }
+        self.names.remove(&name);
     }
 
     fn check_width(&mut self, width: u32, what: &str, loc: SrcLoc) -> u32 {
@@ -316,6 +324,28 @@ const RESERVED: &[&str] = &[
     "tranif1",
 ];
 
+/// `base` made a legal Verilog identifier: other characters become `_`, a leading
+/// non-letter gets an `n`, a reserved word a trailing `_`.
+fn legal_name(base: &str) -> String {
+    let mut name: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() || !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        name = format!("n{name}");
+    }
+    if is_reserved(&name) {
+        name.push('_');
+    }
+    name
+}
+
 fn is_reserved(name: &str) -> bool {
     RESERVED.contains(&name)
 }
@@ -458,6 +488,7 @@ impl ModuleBuilder {
         } else {
             SigKind::Output
         };
+        self.ctx.borrow_mut().claim_port_name(name);
         let v = self.signal(name, ty.into(), kind, loc);
         let mut st = self.ctx.borrow_mut();
         let sig = st.node_signal(v.node()).expect("port node");
