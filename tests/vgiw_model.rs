@@ -136,8 +136,6 @@ fn small() -> VgiwParams {
     VgiwParams {
         cvt_words: 64,
         lvc_bytes: 256,
-        lvc_ways: 2,
-        lvc_line_bytes: 16,
         ..VgiwParams::default()
     }
 }

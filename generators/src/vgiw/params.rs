@@ -44,10 +44,8 @@ pub struct VgiwParams {
     pub max_blocks: u32,
     /// Blocks the configurator holds: the one configured and the prefetched ones.
     pub config_slots: u32,
-    /// LVC bytes (64 KB).
+    /// LVC bytes (64 KB; direct-mapped with 32-byte lines, `lvc.rs`).
     pub lvc_bytes: u32,
-    pub lvc_ways: u32,
-    pub lvc_line_bytes: u32,
     pub lvc_banks: u32,
     /// Virtual channels: token buffer entries a unit, threads in flight a replica.
     pub vcs: u32,
@@ -92,8 +90,6 @@ impl Default for VgiwParams {
             max_blocks: 64,
             config_slots: 2,
             lvc_bytes: 64 * 1024,
-            lvc_ways: 4,
-            lvc_line_bytes: 64,
             lvc_banks: 8,
             vcs: 16,
             scu_instances: 4,
@@ -160,8 +156,6 @@ pub fn params() -> Vec<Param> {
             "blocks the configurator holds (configured and prefetched)",
         ),
         Param::int("lvc_bytes", 256, 1 << 22, "LVC bytes").pow2(),
-        Param::int("lvc_ways", 1, 16, "LVC ways").pow2(),
-        Param::int("lvc_line_bytes", 4, 256, "LVC line bytes").pow2(),
         Param::int("lvc_banks", 1, 64, "LVC banks").pow2(),
         // At most 64: a token buffer slot's array (vcs x 48 bits, read combinationally
         // by the firing entry) stays below the SRAM threshold (`crate::memory`).
@@ -269,15 +263,6 @@ impl VgiwParams {
                 format!(
                     "{} banks of at least one {line}-byte line do not fit {} bytes",
                     self.lvc_banks, self.lvc_bytes
-                ),
-            ));
-        }
-        if self.lvc_ways * self.lvc_line_bytes > self.lvc_bytes {
-            return Err(ParamError::new(
-                "lvc_ways",
-                format!(
-                    "{} ways of {}-byte lines do not fit {} bytes",
-                    self.lvc_ways, self.lvc_line_bytes, self.lvc_bytes
                 ),
             ));
         }

@@ -166,8 +166,8 @@ pub fn launch_lvc(kernel: &Kernel, params: &VgiwParams) -> Result<Lvc, MachineEr
     }
     Ok(Lvc::new(LvcShape {
         bytes: params.lvc_bytes,
-        ways: params.lvc_ways,
-        line_bytes: params.lvc_line_bytes,
+        ways: 1,
+        line_bytes: generators::fgsimt::params::LINE_BYTES,
     }))
 }
 
