@@ -6,19 +6,35 @@
 //! warp at a time). Then, per fabric size (Table 1's unit mix scaled), the grid, the
 //! elaboration time and Verilog size of the fabric (`generators::vgiw::fabric`), its
 //! reconfiguration shift (two passes along the rows: 2 x cols cycles; the paper's
-//! prototype takes 34 at 108 units) and how many of the programs map on it. Cycle
-//! counts of whole programs come with the BBS, CVT and LVC in RTL.
+//! prototype takes 34 at 108 units) and how many of the programs map on it.
+//!
+//! With `VGIW_BENCH_RTL=1` (hours for every program: each run simulates its host's setup
+//! too), each program then runs on the `vgiw` tile (`VGIW_BENCH_CONFIG`, default
+//! `configs/vgiw.toml`) and on the `fgsimt` tile at its two presets (`configs/fgsimt.toml`,
+//! `configs/fgsimt-abm.toml`), all in Verilator at memory latency 1: the cycles its
+//! launches took on each, the share of the vgiw launches' cycles spent configuring
+//! blocks (fetch and shift; the paper: 0.18 % on average, with its configurations
+//! prefetched from an L2), and the mean thread vector a block ran.
 //!
 //! `cargo bench --bench vgiw`; `VGIW_BENCH_KERNELS=bfs,rodinia/nn` picks programs
 //! (default: every program of `kernels/` and `kernels/rodinia/`).
 
+use generators::fgsimt::params::FgsimtParams;
 use generators::vgiw::compiler::{compile, Kernel};
 use generators::vgiw::grid::Grid;
 use generators::vgiw::params::VgiwParams;
+use hdl::Design;
 use std::time::Instant;
 use verification::elf;
+use verification::fgsimt::affine::Mechanisms;
 use verification::kernels::{build_program, programs, programs_dir};
+use verification::tb::fgsimt::{self as fgsimt_tb, FgsimtConfig};
+use verification::tb::kernel_check::KernelShape;
+use verification::tb::memory::MemConfig;
+use verification::tb::vgiw::{self as vgiw_tb, VgiwConfig};
+use verification::verilator::{Model, Options};
 use verification::vgiw::kernels;
+use verification::vgiw::loader;
 use verification::vgiw::program::{run_on, vgiw_host};
 
 fn main() {
@@ -43,7 +59,7 @@ fn main() {
         "lvc/insn"
     );
     let mut built = Vec::new();
-    for name in picked {
+    for name in &picked {
         let src = programs_dir().join(format!("{name}.c"));
         let elf_path = dir.path().join(format!("{}.elf", name.replace('/', "-")));
         build_program(&[src], &elf_path, &[programs_dir()], &[]).unwrap();
@@ -88,6 +104,82 @@ fn main() {
         );
     }
     fabrics(&built);
+    if std::env::var_os("VGIW_BENCH_RTL").is_some() {
+        rtl(&picked, &built);
+    }
+}
+
+/// The Verilator model of design `name` with `table`.
+fn model(name: &str, table: &toml::Table) -> Model {
+    let top = generators::elaborate(name, table).expect("elaborates");
+    Model::of_design(&Design::new(&top), &Options::default()).expect("model")
+}
+
+fn preset(path: &str) -> toml::Table {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join(path)).expect("preset");
+    text.parse().expect("TOML")
+}
+
+/// Each program on the vgiw tile and on the fgsimt tile at both presets.
+fn rtl(names: &[String], built: &[(elf::Program, Vec<u64>)]) {
+    let config = std::env::var("VGIW_BENCH_CONFIG").unwrap_or("configs/vgiw.toml".into());
+    let vt = preset(&config);
+    let p: VgiwParams = generators::design("vgiw")
+        .and_then(|d| d.validate(&vt))
+        .expect("valid")
+        .try_into()
+        .expect("VgiwParams");
+    let mut vgiw = model("vgiw", &vt);
+    let mut simts: Vec<(FgsimtParams, Model)> = ["configs/fgsimt.toml", "configs/fgsimt-abm.toml"]
+        .iter()
+        .map(|c| {
+            let t = preset(c);
+            let fp = generators::design("fgsimt")
+                .and_then(|d| d.validate(&t))
+                .expect("valid")
+                .try_into()
+                .expect("FgsimtParams");
+            (fp, model("fgsimt", &t))
+        })
+        .collect();
+    println!(
+        "\n{config} in RTL (launch cycles; latency 1):\n{:<20} {:>10} {:>10} {:>10} {:>9} {:>8}",
+        "program", "vgiw", "fgsimt", "fgsimt-abm", "config %", "vector"
+    );
+    let sink = || Box::new(std::io::sink());
+    for (name, (program, _)) in names.iter().zip(built) {
+        let loaded = loader::load(program, &p, 1_000_000_000).expect("loads");
+        let config = VgiwConfig::new(p.clone(), MemConfig::default(), 500_000_000);
+        let v = vgiw_tb::run(&mut vgiw, program, &loaded, &config, sink(), sink(), None)
+            .expect("runs on vgiw");
+        assert_eq!(v.exit_code, 0, "the program's own check");
+        let simt: Vec<u64> = (simts.iter_mut())
+            .map(|(fp, dut)| {
+                let shape = KernelShape {
+                    lanes: fp.lanes,
+                    warp_size: fp.warp_size,
+                    mech: Mechanisms::parse(fp.affine.name()).expect("a setting"),
+                };
+                let c =
+                    FgsimtConfig::new(shape, fp.dcache_banks, MemConfig::default(), 500_000_000);
+                let o =
+                    fgsimt_tb::run(dut, program, &c, sink(), sink(), None).expect("runs on fgsimt");
+                assert_eq!(o.exit_code, 0, "the program's own check");
+                o.engine.kernel_cycles
+            })
+            .collect();
+        let s = v.stats;
+        println!(
+            "{:<20} {:>10} {:>10} {:>10} {:>9.2} {:>8.1}",
+            name,
+            s.kernel_cycles,
+            simt[0],
+            simt[1],
+            100.0 * s.config_cycles as f64 / s.kernel_cycles.max(1) as f64,
+            s.threads as f64 / s.blocks.max(1) as f64
+        );
+    }
 }
 
 /// Table 1's unit mix times `num / den` (at least one unit of each type).

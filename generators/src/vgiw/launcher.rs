@@ -17,8 +17,8 @@
 //! dw1: [31:0] the address of its block 0 in memory (the configurator's `image`)
 //! ```
 //!
-//! ended by an entry of address 0. A launch of an entry the directory does not hold, or
-//! a command the runtime never sends, raises `fault` (code `FAULT_NO_KERNEL`, or
+//! ended by an entry of address 0. A launch of an entry the directory does not hold
+//! (address 0 included), or a command the runtime never sends, raises `fault` (code `FAULT_NO_KERNEL`, or
 //! `FAULT_BAD_COMMAND`) and stops the launcher: no command is taken after it.
 
 use crate::fgsimt::cp::kernel_state::simt_command;
@@ -144,17 +144,17 @@ pub fn launcher(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
         .otherwise(|m| {
             let hit = low.eq(&entry);
             let end = low.eq(&k(&low, 0, 32));
-            m.when(&hit, |m| {
+            m.when(&end, |m| {
+                let v = m.lit(FAULT_NO_KERNEL, 2);
+                m.connect(&code, &v);
+                goto(m, S::Fault);
+            })
+            .elsewhen(&hit, |m| {
                 m.connect(&words, &data.slice(32 + wb, 32));
                 let t = m.lit(1, 1);
                 m.connect(&second, &t);
                 m.connect(&dir, &(&dir + &k(&dir, 8, 32)));
                 goto(m, S::Ask);
-            })
-            .elsewhen(&end, |m| {
-                let v = m.lit(FAULT_NO_KERNEL, 2);
-                m.connect(&code, &v);
-                goto(m, S::Fault);
             })
             .otherwise(|m| {
                 m.connect(&dir, &(&dir + &k(&dir, ENTRY_BYTES, 32)));
