@@ -206,3 +206,32 @@ fn sim_runs_a_program_in_lockstep() {
         assert!(run.stderr.contains(&want), "{want}: {}", run.stderr);
     }
 }
+
+/// A program whose kernel the compiler rejects is an error naming the instruction,
+/// before any model is built.
+#[test]
+fn sim_refuses_a_kernel_the_compiler_rejects() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = vgiw_rig::root().join("tests/vgiw_cases");
+    vgiw_rig::build(
+        dir.path(),
+        &[cases.join("bad.c"), cases.join("bad.S")],
+        "bad",
+    );
+    let elf = dir.path().join("bad.elf");
+    let t = std::time::Instant::now();
+    let run = accelgen(&["sim", "vgiw", "--program", elf.to_str().unwrap()]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("compiling the program's kernels"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("is a call") || run.stderr.contains("is an indirect jump"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("Verilator"), "{}", run.stderr);
+    eprintln!("refused in {:?}", t.elapsed());
+}
