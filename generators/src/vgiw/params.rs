@@ -266,15 +266,19 @@ impl VgiwParams {
                 ),
             ));
         }
-        let sets = self.l1_bytes / LINE_BYTES / self.l1_banks;
-        if sets as u64 > MAX_BANK_SETS {
-            return Err(ParamError::new(
-                "l1_bytes",
-                format!(
-                    "{} bytes over {} banks is {sets} lines a bank; at most {MAX_BANK_SETS}",
-                    self.l1_bytes, self.l1_banks
-                ),
-            ));
+        // The L1 and the LVC are the FG-SIMT D$, whose bank keeps a valid and a dirty
+        // bit a line in one register each.
+        for (name, bytes, banks) in [
+            ("l1_bytes", self.l1_bytes, self.l1_banks),
+            ("lvc_bytes", self.lvc_bytes, self.lvc_banks),
+        ] {
+            let sets = bytes / LINE_BYTES / banks;
+            if sets as u64 > MAX_BANK_SETS {
+                return Err(ParamError::new(
+                    name,
+                    format!("{bytes} bytes over {banks} banks is {sets} lines a bank; at most {MAX_BANK_SETS}"),
+                ));
+            }
         }
         for (name, v, align) in [
             ("image_base", self.image_base, 8),
