@@ -149,7 +149,13 @@ fn rtl(names: &[String], built: &[(elf::Program, Vec<u64>)]) {
     );
     let sink = || Box::new(std::io::sink());
     for (name, (program, _)) in names.iter().zip(built) {
-        let loaded = loader::load(program, &p, 1_000_000_000).expect("loads");
+        let loaded = match loader::load(program, &p, 1_000_000_000) {
+            Ok(l) => l,
+            Err(e) => {
+                println!("{name:<20} does not map: {e}");
+                continue;
+            }
+        };
         let config = VgiwConfig::new(p.clone(), MemConfig::default(), 500_000_000);
         let v = vgiw_tb::run(&mut vgiw, program, &loaded, &config, sink(), sink(), None)
             .expect("runs on vgiw");
