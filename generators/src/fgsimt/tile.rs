@@ -30,12 +30,7 @@ pub fn tile(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtTile");
     let core = core_with_units(&mut m, &p.cp(), true)?;
     let eng = m.instance("engine", &engine(p)?);
-    m.connect_bundle(&eng.io("rocc_cmd"), &core.io("rocc_cmd"));
-    m.connect_bundle(&core.io("rocc_resp"), &eng.io("rocc_resp"));
-    m.connect(&core.port("rocc_busy"), &eng.port("rocc_busy"));
-    // The engine's faults stop it and end the run (the bench reads `fault`); the core
-    // takes no accelerator exceptions.
-    m.tie_off(&core.io("rocc_xcpt"));
+    on_rocc(&mut m, &core, &eng);
 
     let fetch = m.instance("fetch_arbiter", &fetch_arbiter()?);
     m.connect_bundle(&fetch.io("cp_req"), &core.io("imem_req"));
@@ -69,6 +64,16 @@ pub fn tile(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&out, &eng.port(name));
     }
     m.finish()
+}
+
+/// Puts `acc` (the FG-SIMT engine, the VGIW launcher) on the core's RoCC port. Its
+/// faults stop it and end the run (the bench reads its `fault`): the core takes no
+/// accelerator exceptions.
+pub(crate) fn on_rocc(m: &mut ModuleBuilder, core: &Inst, acc: &Inst) {
+    m.connect_bundle(&acc.io("rocc_cmd"), &core.io("rocc_cmd"));
+    m.connect_bundle(&core.io("rocc_resp"), &acc.io("rocc_resp"));
+    m.connect(&core.port("rocc_busy"), &acc.port("rocc_busy"));
+    m.tie_off(&core.io("rocc_xcpt"));
 }
 
 /// The D$ with its requesters (the engine's lanes and wide port, the CP through its
