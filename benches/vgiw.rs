@@ -156,8 +156,11 @@ fn rtl(names: &[String], built: &[(elf::Program, Vec<u64>)]) {
                 continue;
             }
         };
-        let config = VgiwConfig::new(p.clone(), MemConfig::default(), 500_000_000);
-        let v = vgiw_tb::run(&mut vgiw, program, &loaded, &config, sink(), sink(), None)
+        let config = VgiwConfig {
+            fast_forward: true,
+            ..VgiwConfig::new(p.clone(), MemConfig::default(), 500_000_000)
+        };
+        let v = vgiw_tb::run(&mut vgiw, program, &loaded, &config, sink(), sink(), false)
             .expect("runs on vgiw");
         assert_eq!(v.exit_code, 0, "the program's own check");
         let simt: Vec<u64> = (simts.iter_mut())

@@ -13,12 +13,13 @@ use hdl::Design;
 use verification::elf::Program;
 use verification::kernels::programs;
 use verification::tb::memory::MemConfig;
-use verification::tb::vgiw::{golden, run, VgiwConfig, VgiwError};
+use verification::tb::vgiw::{run, VgiwConfig, VgiwError};
 use verification::verilator::{Model, Options, INIT_SEEDS};
 use verification::vgiw::loader::{self, Loaded};
 use vgiw_rig::{build_kernel, fig2, long, preset, vgiw_run, MAX_STEPS};
 
-/// Runs `program` on `model` in lockstep under `mem`; checks the counts against the model.
+/// Runs `program` on `model` in lockstep under `mem` (with `fast_forward`, only its
+/// kernels); checks the counts against the model.
 fn lockstep(
     name: &str,
     model: &mut Model,
@@ -26,6 +27,7 @@ fn lockstep(
     p: &VgiwParams,
     mem: MemConfig,
     seed: usize,
+    fast_forward: bool,
 ) {
     let t = std::time::Instant::now();
     let loaded = loader::load(program, p, MAX_STEPS).unwrap();
@@ -33,17 +35,25 @@ fn lockstep(
         init: Init::Random {
             seed: INIT_SEEDS[seed % INIT_SEEDS.len()],
         },
+        fast_forward,
+        max_steps: MAX_STEPS,
         ..VgiwConfig::new(p.clone(), mem, 20_000_000)
     };
-    let g = golden(program, MAX_STEPS).unwrap();
     let sink = || Box::new(std::io::sink());
-    let out = run(model, program, &loaded, &config, sink(), sink(), Some(g))
+    let out = run(model, program, &loaded, &config, sink(), sink(), true)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(out.exit_code, 0, "{name}: exit code");
     assert!(
         out.matched > 0 && out.matched == out.instret,
         "{name}: {out:?}"
     );
+    if let Some((window, _)) = out.window {
+        assert_eq!(
+            window.records, out.instret,
+            "{name}: the window's instructions"
+        );
+    }
+    assert_eq!(out.window.is_some(), fast_forward, "{name}");
     let (run, _) = vgiw_run(program, p);
     let sum = |f: fn(&verification::vgiw::machine::LaunchStats) -> u64| -> u64 {
         run.launches.iter().map(|(_, s)| f(s)).sum()
@@ -64,7 +74,8 @@ fn lockstep(
         "{name}: LVC accesses"
     );
     eprintln!(
-        "{name}: {} cycles ({} in kernels, {} configuring), {} blocks, {} thread-blocks, {} LVC accesses, {} CP commits checked, in {:?}",
+        "{name}{}: {} cycles ({} in kernels, {} configuring), {} blocks, {} thread-blocks, {} LVC accesses, {} CP commits checked, in {:?}",
+        if fast_forward { " (fast-forwarded)" } else { "" },
         out.cycles,
         out.stats.kernel_cycles,
         out.stats.config_cycles,
@@ -103,8 +114,9 @@ fn slow_memory() -> MemConfig {
 }
 
 /// Figure 2's program (its kernel and the store-then-reload kernel) and the directed FP
-/// kernel on the small preset, at memory latency 1 and at 20 with jitter and refusals;
-/// long, also the nn kernel (its host setup is a million cycles).
+/// kernel on the small preset, at memory latency 1 and at 20 with jitter and refusals,
+/// then Figure 2's fast-forwarded to its kernels; long, also the nn kernel (its host
+/// setup is a million cycles).
 #[test]
 fn programs_run_in_lockstep_on_the_tile() {
     let dir = tempfile::tempdir().unwrap();
@@ -123,14 +135,25 @@ fn programs_run_in_lockstep_on_the_tile() {
             .into_iter()
             .enumerate()
         {
-            lockstep(name, &mut model, program, &p, mem, i + j);
+            lockstep(name, &mut model, program, &p, mem, i + j, false);
         }
     }
+    lockstep(
+        "fig2",
+        &mut model,
+        &programs[0].1,
+        &p,
+        slow_memory(),
+        5,
+        true,
+    );
 }
 
-/// Every kernel program on the paper's tile in lockstep, long.
+/// Every kernel program fast-forwarded to its kernels, in lockstep, long: on the tests'
+/// tile, or where the compiler says a program needs more compute units than it has, on
+/// the tile with 16.
 #[test]
-fn every_program_runs_in_lockstep_on_the_papers_tile() {
+fn every_program_runs_in_lockstep_on_the_tile() {
     if !long() {
         eprintln!("skipped: set ACCELGEN_LONG=1 to run every program on the tile");
         return;
@@ -138,11 +161,21 @@ fn every_program_runs_in_lockstep_on_the_papers_tile() {
     let dir = tempfile::tempdir().unwrap();
     let mut names = programs("");
     names.extend(programs("rodinia"));
-    let p = preset("vgiw");
-    let mut model = model_of(&p);
+    let tiles = [
+        small(),
+        VgiwParams {
+            compute_units: 16,
+            ..small()
+        },
+    ];
+    let mut models: Vec<Option<Model>> = vec![None, None];
     for (i, name) in names.iter().enumerate() {
         let program = build_kernel(dir.path(), name);
-        lockstep(name, &mut model, &program, &p, slow_memory(), i);
+        let t = (tiles.iter())
+            .position(|p| loader::load(&program, p, MAX_STEPS).is_ok())
+            .unwrap_or_else(|| panic!("{name} maps on neither tile"));
+        let model = models[t].get_or_insert_with(|| model_of(&tiles[t]));
+        lockstep(name, model, &program, &tiles[t], slow_memory(), i, true);
     }
 }
 
@@ -159,7 +192,16 @@ fn a_launch_without_an_image_is_reported() {
     let mut model = model_of(&p);
     let config = VgiwConfig::new(p.clone(), MemConfig::default(), 2_000_000);
     let sink = || Box::new(std::io::sink());
-    let err = run(&mut model, &program, &loaded, &config, sink(), sink(), None).unwrap_err();
+    let err = run(
+        &mut model,
+        &program,
+        &loaded,
+        &config,
+        sink(),
+        sink(),
+        false,
+    )
+    .unwrap_err();
     let entry = loaded.images[0].entry;
     assert!(
         matches!(err, VgiwError::Launcher { entry: e, .. } if e == entry as u64),
@@ -177,33 +219,43 @@ fn sim_runs_a_program_in_lockstep() {
     let program = fig2(dir.path());
     let elf = dir.path().join("fig2.elf");
     let config = vgiw_rig::root().join("configs/vgiw-small.toml");
-    let run = accelgen(&[
-        "sim",
-        "vgiw",
-        "--config",
-        config.to_str().unwrap(),
-        "--set",
-        "l1_banks=4",
-        "--set",
-        "lvc_banks=2",
-        "--program",
-        elf.to_str().unwrap(),
-        "--lockstep",
-    ]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("CP commits matched the ISS"),
-        "{}",
-        run.stderr
-    );
     let (model, _) = vgiw_run(&program, &small());
     let blocks: u64 = model.launches.iter().map(|(_, s)| s.blocks_executed).sum();
     let threads: u64 = model.launches.iter().map(|(_, s)| s.thread_blocks).sum();
-    for want in [
-        format!("; {blocks} blocks executed"),
-        format!("; {threads} thread-blocks"),
-    ] {
-        assert!(run.stderr.contains(&want), "{want}: {}", run.stderr);
+    for fast_forward in [false, true] {
+        let mut args = vec![
+            "sim",
+            "vgiw",
+            "--config",
+            config.to_str().unwrap(),
+            "--set",
+            "l1_banks=4",
+            "--set",
+            "lvc_banks=2",
+            "--program",
+            elf.to_str().unwrap(),
+            "--lockstep",
+        ];
+        args.extend(fast_forward.then_some("--fast-forward"));
+        let run = accelgen(&args);
+        assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr.contains("CP commits matched the ISS"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(
+            run.stderr.contains("fast-forwarded: the ISS ran"),
+            fast_forward,
+            "{}",
+            run.stderr
+        );
+        for want in [
+            format!("; {blocks} blocks executed"),
+            format!("; {threads} thread-blocks"),
+        ] {
+            assert!(run.stderr.contains(&want), "{want}: {}", run.stderr);
+        }
     }
 }
 

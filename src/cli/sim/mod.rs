@@ -54,6 +54,13 @@ pub struct SimArgs {
     /// With --program: check every commit against the ISS in lockstep.
     #[arg(long, requires = "program")]
     lockstep: bool,
+    /// With --program, design vgiw: run only the kernels on the tile. The ISS runs the
+    /// host's setup up to the first kernel launch; the tile starts from its state there
+    /// and stops once the last launch has returned; the ISS runs the host's check on the
+    /// memory the tile left (compared with its own under --lockstep) and gives the exit
+    /// code.
+    #[arg(long, requires = "program")]
+    fast_forward: bool,
     /// With --program: memory latency in cycles.
     #[arg(long, value_name = "N", default_value_t = 1, requires = "program")]
     latency: u32,
@@ -181,6 +188,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
             path,
             &[args.program.as_deref(), args.params.config.as_deref()],
         )?;
+    }
+    if args.fast_forward && info.name != "vgiw" {
+        bail!("--fast-forward is for design vgiw, not {}", info.name);
     }
     let elaboration = info.elaborate(&params)?;
     let loaded = match &args.program {

@@ -36,15 +36,21 @@ pub fn run(
     let p: VgiwParams = params.clone().try_into()?;
     let config = VgiwConfig {
         init: super::init(args.init_seed),
+        fast_forward: args.fast_forward,
+        max_steps: u64::MAX,
         ..VgiwConfig::new(p, args.mem_config(), args.max_cycles)
-    };
-    let golden = match args.lockstep {
-        true => Some(vgiw::golden(program, u64::MAX).context("starting the ISS")?),
-        false => None,
     };
     let path = args.program.as_deref().unwrap_or(Path::new("program"));
     let (out, seconds) = super::running(path, |stdout, stderr| {
-        vgiw::run(model, program, loaded, &config, stdout, stderr, golden)
+        vgiw::run(
+            model,
+            program,
+            loaded,
+            &config,
+            stdout,
+            stderr,
+            args.lockstep,
+        )
     });
     let out = out?;
     eprintln!(
@@ -59,7 +65,8 @@ pub fn run(
     Ok(process_status(out.exit_code))
 }
 
-/// Exit code, cycles, CP instructions, what lockstep checked, simulation speed.
+/// Exit code, cycles, CP instructions, what lockstep checked, simulation speed; and
+/// what the ISS ran around a fast-forwarded run.
 fn summary(out: &VgiwOutcome, lockstep: bool, seconds: f64) -> String {
     let checked = match lockstep {
         true => format!(
@@ -68,8 +75,16 @@ fn summary(out: &VgiwOutcome, lockstep: bool, seconds: f64) -> String {
         ),
         false => String::new(),
     };
+    let window = match out.window {
+        Some((w, stub)) => format!(
+            " (fast-forwarded: the ISS ran {} host instructions before them and {} after; \
+             the restore stub took {stub} cycles)",
+            w.skipped, w.after
+        ),
+        None => String::new(),
+    };
     format!(
-        "exit code {}, {} cycles, {} CP instructions{checked} ({:.0} cycles/s)",
+        "exit code {}, {} cycles, {} CP instructions{window}{checked} ({:.0} cycles/s)",
         out.exit_code,
         out.cycles,
         out.instret,

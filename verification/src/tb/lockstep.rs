@@ -345,6 +345,11 @@ impl IssGolden {
         &mut self.iss
     }
 
+    /// The ISS, e.g. to read its state.
+    pub fn iss(&self) -> &Iss {
+        &self.iss
+    }
+
     /// Whether `c` stored into the `tohost` word.
     fn stores_tohost(&self, c: &Commit) -> bool {
         c.store.is_some_and(|(addr, _, size)| {

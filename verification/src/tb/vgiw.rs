@@ -14,6 +14,7 @@
 //! the program and every page the design wrote. The launcher's `fault` ends the run with
 //! an error naming it.
 
+use super::fast_forward::{self, FastForwardError, Window};
 use super::fgsimt::{compare_memory, flush, FgsimtError};
 use super::lockstep::{IssGolden, LockstepError};
 use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel};
@@ -41,6 +42,11 @@ pub struct VgiwConfig {
     /// as hung.
     pub max_idle: u64,
     pub init: Init,
+    /// Run only the program's kernels on the tile (`super::fast_forward`): from its first
+    /// SIMT instruction, the ISS having run the host's setup, to its last launch.
+    pub fast_forward: bool,
+    /// Steps the ISS may take (for the fast-forward's own ISS runs).
+    pub max_steps: u64,
 }
 
 impl VgiwConfig {
@@ -53,6 +59,8 @@ impl VgiwConfig {
             init: Init::Random {
                 seed: crate::verilator::INIT_SEEDS[0],
             },
+            fast_forward: false,
+            max_steps: 1_000_000_000,
         }
     }
 }
@@ -87,9 +95,14 @@ impl VgiwStats {
 /// What a finished run measured.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VgiwOutcome {
+    /// The program's exit code (fast-forwarded: the ISS's, its check having read the
+    /// memory the tile left).
     pub exit_code: u64,
-    /// Cycles from the end of reset to the exit store's commit.
+    /// Cycles from the end of reset to the exit store's commit (fast-forwarded: from the
+    /// restore stub's end to the last launch's commit).
     pub cycles: u64,
+    /// Fast-forwarded: the window the tile ran, and the cycles of the restore stub.
+    pub window: Option<(Window, u64)>,
     /// CP instructions committed, and those checked against the ISS (0 without
     /// lockstep).
     pub instret: u64,
@@ -106,6 +119,10 @@ pub struct VgiwOutcome {
 pub enum VgiwError {
     #[error(transparent)]
     Run(#[from] FgsimtError),
+    #[error("starting the ISS: {0}")]
+    Iss(#[from] IssError),
+    #[error("fast-forward: {0}")]
+    FastForward(#[from] FastForwardError),
     #[error("cycle {cycle}: {}", launcher_fault(*.code, *.entry))]
     Launcher { cycle: u64, code: u64, entry: u64 },
 }
@@ -189,8 +206,9 @@ fn program_pages(program: &Program) -> BTreeSet<u64> {
 }
 
 /// Runs `program` with its `loaded` kernels from reset until it exits through HTIF
-/// (then flushes the L1). With `golden`, the CP's commits are checked, and memory after
-/// the flush.
+/// (fast-forwarded: from the end of the restore stub to the last launch), then flushes
+/// the L1. With `lockstep`, the CP's commits are checked against the ISS, and memory
+/// after the flush.
 pub fn run<S: Simulator>(
     dut: &mut S,
     program: &Program,
@@ -198,24 +216,42 @@ pub fn run<S: Simulator>(
     config: &VgiwConfig,
     stdout: Box<dyn Write>,
     stderr: Box<dyn Write>,
-    golden: Option<IssGolden>,
+    lockstep: bool,
 ) -> Result<VgiwOutcome, VgiwError> {
     let mut memory = memory(program, loaded, config)?;
+    let pages = program_pages(program);
+    let (golden, window) = if config.fast_forward {
+        let (window, mut g) = fast_forward::fast_forward(|| golden(program, config.max_steps))?;
+        let mret = fast_forward::install(&mut g, &pages, memory.memory_mut())?;
+        (lockstep.then_some(g), Some((window, mret)))
+    } else {
+        let g = lockstep.then(|| golden(program, config.max_steps));
+        (g.transpose()?, None)
+    };
     let mut side = HostSide::new(program, (stdout, stderr), golden, config.max_idle)?;
     super::signal(dut.reinit(config.init))?;
     super::poke_u64(dut, "flush", 0)?;
     super::signal(dut.poke_u64("reset", 1))?;
     dut.step();
     super::signal(dut.poke_u64("reset", 0))?;
+    let window = match window {
+        Some((w, mret)) => Some((w, fast_forward::run_stub(dut, &mut memory, mret)?)),
+        None => None,
+    };
     for cycle in 0..config.max_cycles {
-        if let Some(code) = side.cycle(dut, memory.memory_mut())? {
+        let exit = side.cycle(dut, memory.memory_mut())?;
+        let exit = match window {
+            Some((w, _)) => (side.instret == w.records).then_some(w.exit_code),
+            None => exit,
+        };
+        if let Some(code) = exit {
             let stats = VgiwStats::read(dut)?;
             flush(dut, &mut memory)?;
             let (matched, thread_instructions) = match side.lockstep.as_mut() {
                 Some(l) => {
                     let matched = l.matched();
                     let iss = l.golden_mut().iss_mut();
-                    compare_memory(memory.memory(), iss, &program_pages(program), program)?;
+                    compare_memory(memory.memory(), iss, &pages, program)?;
                     (matched, iss.thread_instret())
                 }
                 None => (0, 0),
@@ -223,6 +259,7 @@ pub fn run<S: Simulator>(
             return Ok(VgiwOutcome {
                 exit_code: code,
                 cycles: cycle + 1,
+                window,
                 instret: side.instret,
                 matched,
                 thread_instructions,
