@@ -192,7 +192,7 @@ fn run_rtl(dut: &mut Model, program: &Program, p: &FgsimtParams) -> Rtl {
     let config = FgsimtConfig::new(shape, p.dcache_banks, MemConfig::default(), 200_000_000);
     let start = Instant::now();
     let sink = || Box::new(std::io::sink());
-    match tb::run(dut, program, &config, sink(), sink(), None) {
+    match tb::run(dut, program, &config, sink(), sink(), false) {
         Ok(o) => {
             assert_eq!(o.exit_code, 0, "the kernel's own check");
             let seconds = start.elapsed().as_secs_f64();

@@ -8,8 +8,8 @@
 //! reconfiguration shift (two passes along the rows: 2 x cols cycles; the paper's
 //! prototype takes 34 at 108 units) and how many of the programs map on it.
 //!
-//! With `VGIW_BENCH_RTL=1` (hours for every program: each run simulates its host's setup
-//! too), each program then runs on the `vgiw` tile (`VGIW_BENCH_CONFIG`, default
+//! With `VGIW_BENCH_RTL=1`, each program's kernels (fast-forwarded: the ISS runs the
+//! host's setup and check, `verification::tb::fast_forward`) then run on the `vgiw` tile (`VGIW_BENCH_CONFIG`, default
 //! `configs/vgiw.toml`) and on the `fgsimt` tile at its two presets (`configs/fgsimt.toml`,
 //! `configs/fgsimt-abm.toml`), all in Verilator at memory latency 1: the cycles its
 //! launches took on each, the share of the vgiw launches' cycles spent configuring
@@ -170,10 +170,12 @@ fn rtl(names: &[String], built: &[(elf::Program, Vec<u64>)]) {
                     warp_size: fp.warp_size,
                     mech: Mechanisms::parse(fp.affine.name()).expect("a setting"),
                 };
-                let c =
-                    FgsimtConfig::new(shape, fp.dcache_banks, MemConfig::default(), 500_000_000);
-                let o =
-                    fgsimt_tb::run(dut, program, &c, sink(), sink(), None).expect("runs on fgsimt");
+                let c = FgsimtConfig {
+                    fast_forward: true,
+                    ..FgsimtConfig::new(shape, fp.dcache_banks, MemConfig::default(), 500_000_000)
+                };
+                let o = fgsimt_tb::run(dut, program, &c, sink(), sink(), false)
+                    .expect("runs on fgsimt");
                 assert_eq!(o.exit_code, 0, "the program's own check");
                 o.engine.kernel_cycles
             })

@@ -3,13 +3,12 @@
 
 use super::SimArgs;
 use crate::cli::iss::process_status;
-use anyhow::Context;
 use generators::fgsimt::params::FgsimtParams;
 use std::path::Path;
 use verification::elf::Program;
 use verification::exit::explain;
 use verification::fgsimt::affine::Mechanisms;
-use verification::tb::fgsimt::{self, FgsimtConfig, FgsimtOutcome, SpmdGolden};
+use verification::tb::fgsimt::{self, FgsimtConfig, FgsimtOutcome};
 use verification::tb::kernel_check::KernelShape;
 use verification::verilator::Model;
 
@@ -32,15 +31,13 @@ pub fn run(
     let mem = args.mem_config();
     let config = FgsimtConfig {
         init: super::init(args.init_seed),
+        fast_forward: args.fast_forward,
+        max_steps: u64::MAX,
         ..FgsimtConfig::new(shape, p.dcache_banks, mem, args.max_cycles)
-    };
-    let golden = match args.lockstep {
-        true => Some(SpmdGolden::new(program, shape, u64::MAX).context("starting the ISS")?),
-        false => None,
     };
     let path = args.program.as_deref().unwrap_or(Path::new("program"));
     let (out, seconds) = super::running(path, |stdout, stderr| {
-        fgsimt::run(model, program, &config, stdout, stderr, golden)
+        fgsimt::run(model, program, &config, stdout, stderr, args.lockstep)
     });
     let out = out?;
     eprintln!(
@@ -55,8 +52,8 @@ pub fn run(
     Ok(process_status(out.exit_code))
 }
 
-/// Exit code, cycles, CP instructions, the engine's warp instructions, what lockstep
-/// checked, simulation speed.
+/// Exit code, cycles, CP instructions (and what the ISS ran around a fast-forwarded
+/// run), the engine's warp instructions, what lockstep checked, simulation speed.
 fn summary(out: &FgsimtOutcome, lockstep: bool, seconds: f64) -> String {
     let checked = if lockstep {
         format!(
@@ -69,8 +66,9 @@ fn summary(out: &FgsimtOutcome, lockstep: bool, seconds: f64) -> String {
     } else {
         String::new()
     };
+    let window = super::fast_forwarded(out.window);
     format!(
-        "exit code {}, {} cycles, {} CP instructions, {} warp instructions{checked} ({:.0} cycles/s)",
+        "exit code {}, {} cycles, {} CP instructions{window}, {} warp instructions{checked} ({:.0} cycles/s)",
         out.exit_code,
         out.cycles,
         out.instret,

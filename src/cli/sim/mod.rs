@@ -54,7 +54,7 @@ pub struct SimArgs {
     /// With --program: check every commit against the ISS in lockstep.
     #[arg(long, requires = "program")]
     lockstep: bool,
-    /// With --program, design vgiw: run only the kernels on the tile. The ISS runs the
+    /// With --program, designs fgsimt and vgiw: run only the kernels on the tile. The ISS runs the
     /// host's setup up to the first kernel launch; the tile starts from its state there
     /// and stops once the last launch has returned; the ISS runs the host's check on the
     /// memory the tile left (compared with its own under --lockstep) and gives the exit
@@ -91,6 +91,18 @@ fn running<T>(
     let out = f(Box::new(std::io::stdout()), Box::new(std::io::stderr()));
     drop(phase);
     (out, start.elapsed().as_secs_f64())
+}
+
+/// What the ISS ran around a fast-forwarded run (`--fast-forward`), for the summary.
+fn fast_forwarded(window: Option<(verification::tb::fast_forward::Window, u64)>) -> String {
+    match window {
+        Some((w, stub)) => format!(
+            " (fast-forwarded: the ISS ran {} host instructions before them and {} after; \
+             the restore stub took {stub} cycles)",
+            w.skipped, w.after
+        ),
+        None => String::new(),
+    }
 }
 
 impl SimArgs {
@@ -189,8 +201,11 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
             &[args.program.as_deref(), args.params.config.as_deref()],
         )?;
     }
-    if args.fast_forward && info.name != "vgiw" {
-        bail!("--fast-forward is for design vgiw, not {}", info.name);
+    if args.fast_forward && !["fgsimt", "vgiw"].contains(&info.name) {
+        bail!(
+            "--fast-forward is for designs fgsimt and vgiw (SPMD programs), not {}",
+            info.name
+        );
     }
     let elaboration = info.elaborate(&params)?;
     let loaded = match &args.program {

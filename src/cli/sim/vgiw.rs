@@ -75,14 +75,7 @@ fn summary(out: &VgiwOutcome, lockstep: bool, seconds: f64) -> String {
         ),
         false => String::new(),
     };
-    let window = match out.window {
-        Some((w, stub)) => format!(
-            " (fast-forwarded: the ISS ran {} host instructions before them and {} after; \
-             the restore stub took {stub} cycles)",
-            w.skipped, w.after
-        ),
-        None => String::new(),
-    };
+    let window = super::fast_forwarded(out.window);
     format!(
         "exit code {}, {} cycles, {} CP instructions{window}{checked} ({:.0} cycles/s)",
         out.exit_code,

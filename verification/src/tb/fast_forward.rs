@@ -20,6 +20,7 @@
 use super::lockstep::{GoldenModel, IssGolden, IssGoldenError, TracePort};
 use super::memory::{MemError, MemoryModel, SparseMemory};
 use super::{SignalError, Simulator};
+use crate::elf::Program;
 use crate::iss::csr::num;
 use crate::iss::mem::{reset_rom, RESET_VECTOR};
 use crate::iss::{FpExt, Iss, IssError, Xlen};
@@ -57,6 +58,54 @@ pub enum FastForwardError {
     Signal(#[from] SignalError),
     #[error(transparent)]
     Mem(#[from] MemError),
+}
+
+/// The host on the RV32IMAF ISS, each launch's threads run by it in turn (`vgiw`'s
+/// golden model, and what finds the window).
+pub fn host_golden(program: &Program, max_steps: u64) -> Result<IssGolden, IssError> {
+    let mut g = super::soc::golden_with(program, max_steps, FpExt::F)?;
+    g.iss_mut().enable_simt();
+    Ok(g)
+}
+
+/// A fast-forwarded run's start: the window, and the stub's `mret` to wait for.
+pub struct Start {
+    pub window: Window,
+    mret: u64,
+}
+
+/// Finds `program`'s window and prepares `memory` to start a design there
+/// ([`install`]); returns the start and the host's golden model standing there.
+pub fn prepare(
+    program: &Program,
+    max_steps: u64,
+    memory: &mut SparseMemory,
+) -> Result<(Start, IssGolden), FastForwardError> {
+    let (window, mut golden) = fast_forward(|| host_golden(program, max_steps))?;
+    let mret = install(&mut golden, &super::soc::program_pages(program), memory)?;
+    Ok((Start { window, mret }, golden))
+}
+
+impl Start {
+    /// Runs the design from reset through the stub ([`run_stub`]): the window and the
+    /// cycles the stub took.
+    pub fn run<S: Simulator>(
+        &self,
+        dut: &mut S,
+        memory: &mut MemoryModel,
+    ) -> Result<(Window, u64), FastForwardError> {
+        Ok((self.window, run_stub(dut, memory, self.mret)?))
+    }
+}
+
+/// Where a run ends: at `exit` (the program's exit code once the design has asked the
+/// host to exit), or, fast-forwarded, once the design has committed the window's
+/// `instret` host instructions (with the ISS's exit code).
+pub fn end(window: Option<&(Window, u64)>, instret: u64, exit: Option<u64>) -> Option<u64> {
+    match window {
+        Some((w, _)) => (instret == w.records).then_some(w.exit_code),
+        None => exit,
+    }
 }
 
 /// Whether `insn` is a SIMT instruction (custom-0, `kernels/runtime/simt.h`).
@@ -219,9 +268,9 @@ fn restore_stub(iss: &Iss, base: u64) -> (Vec<u8>, u64) {
 }
 
 /// Runs the design from reset through the reset ROM and the restore stub [`install`]ed
-/// in `memory`, until its `mret` at `mret_pc` commits; returns the cycles taken. The caller has reset
-/// the design and steps on from here.
-pub fn run_stub<S: Simulator>(
+/// in `memory`, until its `mret` at `mret_pc` commits; returns the cycles taken. The
+/// caller has reset the design and steps on from here.
+fn run_stub<S: Simulator>(
     dut: &mut S,
     memory: &mut MemoryModel,
     mret_pc: u64,
@@ -242,7 +291,7 @@ pub fn run_stub<S: Simulator>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::elf::{Program, Segment};
+    use crate::elf::Segment;
     use crate::iss::IssConfig;
 
     const STUB: u64 = 0x8000_1000;

@@ -14,6 +14,7 @@
 //! equal the ISS's (the pages either wrote). A `fault` ends the run with an error naming
 //! cause, pc and thread (and, with lockstep, it must be the model's trap).
 
+use super::fast_forward::{self, host_golden, FastForwardError, Window};
 use super::kernel_check::WriteRecord;
 use super::kernel_check::{
     AsrfRecord, FaultRecord, FetchRecord, KernelChecker, KernelError, KernelShape,
@@ -27,7 +28,7 @@ use crate::elf::Program;
 use crate::exit::{trap_report, TrapReport};
 use crate::fgsimt::warp::KernelStats;
 use crate::iss::htif::HtifError;
-use crate::iss::{FpExt, Iss, IssError};
+use crate::iss::{Iss, IssError};
 use hdl::sim::Init;
 use std::collections::{BTreeSet, VecDeque};
 use std::io::Write;
@@ -48,6 +49,11 @@ pub struct FgsimtConfig {
     /// run counts as hung.
     pub max_idle: u64,
     pub init: Init,
+    /// Run only the program's kernels on the tile (`super::fast_forward`): from its first
+    /// SIMT instruction, the ISS having run the host's setup, to its last launch.
+    pub fast_forward: bool,
+    /// Steps the ISS may take (lockstep's and the fast-forward's).
+    pub max_steps: u64,
 }
 
 impl FgsimtConfig {
@@ -61,6 +67,8 @@ impl FgsimtConfig {
             init: Init::Random {
                 seed: crate::verilator::INIT_SEEDS[0],
             },
+            fast_forward: false,
+            max_steps: 1_000_000_000,
         }
     }
 }
@@ -68,9 +76,14 @@ impl FgsimtConfig {
 /// What a finished run measured.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FgsimtOutcome {
+    /// The program's exit code (fast-forwarded: the ISS's, its check having read the
+    /// memory the tile left).
     pub exit_code: u64,
-    /// Cycles from the end of reset to the exit store's commit.
+    /// Cycles from the end of reset to the exit store's commit (fast-forwarded: from the
+    /// restore stub's end to the last launch's commit).
     pub cycles: u64,
+    /// Fast-forwarded: the window the tile ran, and the cycles of the restore stub.
+    pub window: Option<(Window, u64)>,
     /// CP instructions committed.
     pub instret: u64,
     /// CP commits checked against the ISS (0 without lockstep).
@@ -124,6 +137,8 @@ pub enum FgsimtError {
     Golden(#[from] SpmdError),
     #[error("cycle {cycle}: kernel thread {} trapped at pc {:#x}: {} (mcause {}, mtval {:#x}); kernels have no trap handler", .fault.thread, .fault.pc, crate::exit::cause_name(.fault.cause), .fault.cause, .fault.tval)]
     Fault { cycle: u64, fault: FaultRecord },
+    #[error("fast-forward: {0}")]
+    FastForward(#[from] FastForwardError),
     #[error("the D$ did not finish its flush within {0} cycles")]
     Flush(u64),
     #[error(
@@ -172,10 +187,13 @@ pub struct SpmdGolden {
 
 impl SpmdGolden {
     pub fn new(program: &Program, shape: KernelShape, max_steps: u64) -> Result<Self, IssError> {
-        let mut host = super::soc::golden_with(program, max_steps, FpExt::F)?;
-        host.iss_mut().enable_simt();
+        Ok(Self::from_host(host_golden(program, max_steps)?, shape))
+    }
+
+    /// The model continuing from `host` (the host's ISS with SIMT, before a launch).
+    pub fn from_host(mut host: IssGolden, shape: KernelShape) -> Self {
         host.iss_mut().defer_launches();
-        Ok(SpmdGolden {
+        SpmdGolden {
             host,
             shape,
             ahead: VecDeque::new(),
@@ -183,7 +201,7 @@ impl SpmdGolden {
             launches: Vec::new(),
             writes_checked: 0,
             stored_pages: BTreeSet::new(),
-        })
+        }
     }
 
     pub fn iss(&mut self) -> &mut Iss {
@@ -316,26 +334,38 @@ struct Traced {
     asrf_writes: u64,
 }
 
-/// Runs `program` from reset until it exits through HTIF (then flushes the D$). With
-/// `golden`, the CP's commits and the kernels are checked, and memory after the flush.
+/// Runs `program` from reset until it exits through HTIF (fast-forwarded: from the end
+/// of the restore stub to the last launch), then flushes the D$. With `lockstep`, the
+/// CP's commits and the kernels are checked against the ISS, and memory after the
+/// flush.
 pub fn run<S: Simulator>(
     dut: &mut S,
     program: &Program,
     config: &FgsimtConfig,
     stdout: Box<dyn Write>,
     stderr: Box<dyn Write>,
-    golden: Option<SpmdGolden>,
+    lockstep: bool,
 ) -> Result<FgsimtOutcome, FgsimtError> {
     let mut memory = memory(program, config)?;
+    let (golden, start) = if config.fast_forward {
+        let (start, g) = fast_forward::prepare(program, config.max_steps, memory.memory_mut())?;
+        let g = lockstep.then(|| SpmdGolden::from_host(g, config.shape));
+        (g, Some(start))
+    } else {
+        let g = lockstep.then(|| SpmdGolden::new(program, config.shape, config.max_steps));
+        (g.transpose()?, None)
+    };
     let mut side = HostSide::new(program, (stdout, stderr), golden, config.max_idle)?;
     super::signal(dut.reinit(config.init))?;
     poke_u64(dut, "flush", 0)?;
     super::signal(dut.poke_u64("reset", 1))?;
     dut.step();
     super::signal(dut.poke_u64("reset", 0))?;
+    let window = start.map(|s| s.run(dut, &mut memory)).transpose()?;
     let mut traced = Traced::default();
     for cycle in 0..config.max_cycles {
-        if let Some(code) = side.cycle(dut, memory.memory_mut())? {
+        let exit = side.cycle(dut, memory.memory_mut())?;
+        if let Some(code) = fast_forward::end(window.as_ref(), side.instret, exit) {
             let engine = EngineStats::read(dut)?;
             flush(dut, &mut memory)?;
             let (launches, writes_checked) = match side.lockstep.as_mut() {
@@ -351,6 +381,7 @@ pub fn run<S: Simulator>(
             return Ok(FgsimtOutcome {
                 exit_code: code,
                 cycles: cycle + 1,
+                window,
                 instret: side.instret,
                 matched: side.matched(),
                 warp_instructions: traced.warp_instructions,

@@ -21,6 +21,7 @@ use crate::iss::htif::{Htif, HtifError};
 use crate::iss::mem::{reset_rom, RESET_VECTOR};
 use crate::iss::{FpExt, IssConfig, IssError};
 use hdl::sim::Init;
+use std::collections::BTreeSet;
 use std::io::Write;
 
 /// How to run.
@@ -206,6 +207,15 @@ pub fn program_memory(
         .memory_mut()
         .load_image(RESET_VECTOR, &reset_rom(program.entry, program.xlen))?;
     Ok(memory)
+}
+
+/// The pages from the program's lowest segment to its stack's top (`__stack_top`) or
+/// its highest segment's end: everything a kernel or the host may store to.
+pub fn program_pages(program: &Program) -> BTreeSet<u64> {
+    let ends = (program.segments.iter()).map(|s| s.addr + s.data.len() as u64);
+    let end = ends.chain(program.symbol("__stack_top")).max().unwrap_or(0);
+    let start = program.segments.iter().map(|s| s.addr).min().unwrap_or(end);
+    (start & !4095..end).step_by(4096).collect()
 }
 
 /// Runs `program` from reset until it exits through HTIF. With `golden`, every commit is

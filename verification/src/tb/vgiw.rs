@@ -14,21 +14,20 @@
 //! the program and every page the design wrote. The launcher's `fault` ends the run with
 //! an error naming it.
 
-use super::fast_forward::{self, FastForwardError, Window};
+use super::fast_forward::{self, host_golden, FastForwardError, Window};
 use super::fgsimt::{compare_memory, flush, FgsimtError};
-use super::lockstep::{IssGolden, LockstepError};
+use super::lockstep::LockstepError;
 use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel};
-use super::soc::{program_memory, HostSide, SocError};
+use super::soc::{program_memory, program_pages, HostSide, SocError};
 use super::{peek_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::exit::{trap_report, TrapReport};
-use crate::iss::{FpExt, IssError};
+use crate::iss::IssError;
 use crate::vgiw::loader::Loaded;
 use generators::vgiw::launcher::{FAULT_BAD_COMMAND, FAULT_NO_KERNEL};
 use generators::vgiw::params::VgiwParams;
 use generators::vgiw::system::STATS;
 use hdl::sim::Init;
-use std::collections::BTreeSet;
 use std::io::Write;
 
 /// How to run.
@@ -147,14 +146,6 @@ macro_rules! via_soc {
 }
 via_soc!(SocError, MemError, LockstepError, SignalError);
 
-/// The host on the RV32IMAF ISS, each launch's threads run by it in turn (the golden
-/// model of a lockstep run).
-pub fn golden(program: &Program, max_steps: u64) -> Result<IssGolden, IssError> {
-    let mut g = super::soc::golden_with(program, max_steps, FpExt::F)?;
-    g.iss_mut().enable_simt();
-    Ok(g)
-}
-
 /// The tile's memory ports with their widths in bytes, in the memory model's order.
 pub fn ports(p: &VgiwParams) -> Vec<(MemPort, u32)> {
     let plain = |name: &str| MemPort {
@@ -196,15 +187,6 @@ fn memory(
     Ok(memory)
 }
 
-/// The pages from the program's lowest segment to its stack's top (`__stack_top`) or
-/// its highest segment's end: everything a kernel or the host may store to.
-fn program_pages(program: &Program) -> BTreeSet<u64> {
-    let ends = (program.segments.iter()).map(|s| s.addr + s.data.len() as u64);
-    let end = ends.chain(program.symbol("__stack_top")).max().unwrap_or(0);
-    let start = program.segments.iter().map(|s| s.addr).min().unwrap_or(end);
-    (start & !4095..end).step_by(4096).collect()
-}
-
 /// Runs `program` with its `loaded` kernels from reset until it exits through HTIF
 /// (fast-forwarded: from the end of the restore stub to the last launch), then flushes
 /// the L1. With `lockstep`, the CP's commits are checked against the ISS, and memory
@@ -219,13 +201,11 @@ pub fn run<S: Simulator>(
     lockstep: bool,
 ) -> Result<VgiwOutcome, VgiwError> {
     let mut memory = memory(program, loaded, config)?;
-    let pages = program_pages(program);
-    let (golden, window) = if config.fast_forward {
-        let (window, mut g) = fast_forward::fast_forward(|| golden(program, config.max_steps))?;
-        let mret = fast_forward::install(&mut g, &pages, memory.memory_mut())?;
-        (lockstep.then_some(g), Some((window, mret)))
+    let (golden, start) = if config.fast_forward {
+        let (start, g) = fast_forward::prepare(program, config.max_steps, memory.memory_mut())?;
+        (lockstep.then_some(g), Some(start))
     } else {
-        let g = lockstep.then(|| golden(program, config.max_steps));
+        let g = lockstep.then(|| host_golden(program, config.max_steps));
         (g.transpose()?, None)
     };
     let mut side = HostSide::new(program, (stdout, stderr), golden, config.max_idle)?;
@@ -234,24 +214,17 @@ pub fn run<S: Simulator>(
     super::signal(dut.poke_u64("reset", 1))?;
     dut.step();
     super::signal(dut.poke_u64("reset", 0))?;
-    let window = match window {
-        Some((w, mret)) => Some((w, fast_forward::run_stub(dut, &mut memory, mret)?)),
-        None => None,
-    };
+    let window = start.map(|s| s.run(dut, &mut memory)).transpose()?;
     for cycle in 0..config.max_cycles {
         let exit = side.cycle(dut, memory.memory_mut())?;
-        let exit = match window {
-            Some((w, _)) => (side.instret == w.records).then_some(w.exit_code),
-            None => exit,
-        };
-        if let Some(code) = exit {
+        if let Some(code) = fast_forward::end(window.as_ref(), side.instret, exit) {
             let stats = VgiwStats::read(dut)?;
             flush(dut, &mut memory)?;
             let (matched, thread_instructions) = match side.lockstep.as_mut() {
                 Some(l) => {
                     let matched = l.matched();
                     let iss = l.golden_mut().iss_mut();
-                    compare_memory(memory.memory(), iss, &pages, program)?;
+                    compare_memory(memory.memory(), iss, &program_pages(program), program)?;
                     (matched, iss.thread_instret())
                 }
                 None => (0, 0),
