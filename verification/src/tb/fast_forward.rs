@@ -98,13 +98,13 @@ impl Start {
     }
 }
 
-/// Where a run ends: at `exit` (the program's exit code once the design has asked the
-/// host to exit), or, fast-forwarded, once the design has committed the window's
-/// `instret` host instructions (with the ISS's exit code).
+/// Where a run ends: at `exit` (the exit code once the design has asked the host to
+/// exit), or, fast-forwarded, once the design has committed the window's `instret` host
+/// instructions (with the ISS's exit code).
 pub fn end(window: Option<&(Window, u64)>, instret: u64, exit: Option<u64>) -> Option<u64> {
     match window {
-        Some((w, _)) => (instret == w.records).then_some(w.exit_code),
-        None => exit,
+        Some((w, _)) if exit.is_none() => (instret == w.records).then_some(w.exit_code),
+        _ => exit,
     }
 }
 
@@ -115,7 +115,7 @@ fn is_simt(insn: u32) -> bool {
 
 /// The window of the program `make` builds goldens of (each a fresh ISS at reset), and
 /// the golden stopped at its start: its next record is the window's first.
-pub fn fast_forward(
+fn fast_forward(
     make: impl Fn() -> Result<IssGolden, IssError>,
 ) -> Result<(Window, IssGolden), FastForwardError> {
     let mut count = make()?;
@@ -146,7 +146,7 @@ pub fn fast_forward(
 /// the host's stack pointer (in the ISS's memory too), copies the ISS's memory over
 /// `pages` and writes the reset ROM, jumping to the stub, at [`RESET_VECTOR`]. Returns
 /// the address of the stub's `mret`.
-pub fn install(
+fn install(
     golden: &mut IssGolden,
     pages: &BTreeSet<u64>,
     memory: &mut SparseMemory,
