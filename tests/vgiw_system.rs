@@ -1,7 +1,9 @@
 //! Design `vgiw`'s tile (`generators::vgiw::system`): whole SPMD programs, the host on
 //! the control processor and the kernels on the fabric, in a Verilator model, in
 //! lockstep with the RV32IMAF ISS (every CP commit, then the final memory), and the
-//! tile's counts against the VGIW execution model's (`verification::vgiw::program`).
+//! tile's schedule (every step's block, thread vector and CVT after it, followed from
+//! `trace_bbs` and `trace_or`: Figure 2's trace for Figure 2's kernel) and counts
+//! against the VGIW execution model's (`verification::vgiw::program`).
 
 mod cli_run;
 mod vgiw_rig;
@@ -16,10 +18,13 @@ use verification::tb::memory::MemConfig;
 use verification::tb::vgiw::{run, VgiwConfig, VgiwError};
 use verification::verilator::{Model, Options, INIT_SEEDS};
 use verification::vgiw::loader::{self, Loaded};
+use verification::vgiw::machine::{Coalescing, Interpreter};
+use verification::vgiw::program::{run_on_with, vgiw_host};
 use vgiw_rig::{build_kernel, fig2, long, preset, vgiw_run, MAX_STEPS};
 
 /// Runs `program` on `model` in lockstep under `mem` (with `fast_forward`, only its
-/// kernels); checks the counts against the model.
+/// kernels); checks the tile's schedule (each step's block, vector and CVT after: Figure
+/// 2's trace for its kernel) and counts against the execution model's.
 fn lockstep(
     name: &str,
     model: &mut Model,
@@ -54,7 +59,16 @@ fn lockstep(
         );
     }
     assert_eq!(out.window.is_some(), fast_forward, "{name}");
-    let (run, _) = vgiw_run(program, p);
+    let kernels = vgiw_rig::compile_all(program, p);
+    let mut steps = Vec::new();
+    let mut iss = vgiw_host(program).unwrap();
+    let (runner, trace) = (&mut Coalescing(&mut Interpreter), Some(&mut steps));
+    let run = run_on_with(&mut iss, &kernels, p, MAX_STEPS, runner, trace).unwrap();
+    assert!(
+        out.steps == steps,
+        "{name}: the tile's schedule differs from the model's:\n{:?}\n{steps:?}",
+        out.steps
+    );
     let sum = |f: fn(&verification::vgiw::machine::LaunchStats) -> u64| -> u64 {
         run.launches.iter().map(|(_, s)| f(s)).sum()
     };
@@ -74,7 +88,7 @@ fn lockstep(
         "{name}: LVC accesses"
     );
     eprintln!(
-        "{name}{}: {} cycles ({} in kernels, {} configuring), {} blocks, {} thread-blocks, {} LVC accesses, {} CP commits checked, in {:?}",
+        "{name}{}: {} cycles ({} in kernels, {} configuring), {} blocks, {} thread-blocks, {} LVC accesses, {} CP commits checked, {} steps as the model's, in {:?}",
         if fast_forward { " (fast-forwarded)" } else { "" },
         out.cycles,
         out.stats.kernel_cycles,
@@ -83,6 +97,7 @@ fn lockstep(
         out.stats.threads,
         out.stats.lvc,
         out.matched,
+        steps.iter().map(Vec::len).sum::<usize>(),
         t.elapsed()
     );
 }

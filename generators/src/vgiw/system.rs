@@ -19,7 +19,9 @@
 //! configurator's `cfg_mem` (64-bit, tagged, any order) and the launcher's `dir_mem`
 //! (64-bit, in order). `flush`/`flush_done` write the L1's dirty lines back (benches);
 //! `trace` is the core's commit trace, `fault` the launcher's, `trace_or` the BBS's ORs
-//! into the CVT, and the `stat_*` counters (`STATS`) count from reset.
+//! into the CVT and `trace_bbs` its launches, schedules and running tile (with
+//! `trace_or`, what a bench needs to follow the CVT step by step: Figure 2's trace), and
+//! the `stat_*` counters (`STATS`) count from reset.
 
 use super::bbs::{bbs, trace_or_shape};
 use super::compiler::Unit;
@@ -103,6 +105,7 @@ pub fn system(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
     }
     let trace_or = m.io("trace_or", Dir::Out, &trace_or_shape(p));
     m.connect_bundle(&trace_or, &bb.io("trace_or"));
+    bbs_trace(&mut m, &bb);
     let lv_requests = live_values(&mut m, p, &fab, &bb)?;
     data_cache(&mut m, p, &core, &fab)?;
 
@@ -124,6 +127,23 @@ pub fn system(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&o, &r);
     }
     m.finish()
+}
+
+/// `trace_bbs`: `launch` (the BBS takes a launch, of `words` CVT words a block), `sched`
+/// (it schedules `block`) and the running tile's first thread (`tile`).
+fn bbs_trace(m: &mut ModuleBuilder, bb: &Inst) {
+    let (launch, sched) = (bb.io("launch"), bb.io("sched"));
+    let fields = [
+        ("launch", launch.fire()),
+        ("words", launch.bits().get("words").value().clone()),
+        ("sched", sched.fire()),
+        ("block", sched.bits().get("block").value().clone()),
+        ("tile", bb.port("tile_base")),
+    ];
+    for (name, v) in fields {
+        let o = m.output(&format!("trace_bbs_{name}"), v.width());
+        m.connect(&o, &v);
+    }
 }
 
 /// High from a block's schedule to its configuration (the cycle `configured` fires

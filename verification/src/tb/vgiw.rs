@@ -12,7 +12,13 @@
 //! launch's threads one after another when it reaches the launch (`crate::iss::simt`);
 //! after the exit the L1 is flushed and memory must equal the ISS's over every page of
 //! the program and every page the design wrote. The launcher's `fault` ends the run with
-//! an error naming it.
+//! an error naming it. With `fast_forward`, only the kernels run on the tile
+//! (`super::fast_forward`).
+//!
+//! Every run follows the CVT from the tile's `trace_bbs` (launches, schedules, the
+//! running tile) and `trace_or` (`crate::vgiw::cvt_trace`, checking the scheduling
+//! rules as it goes) and returns each launch's steps, to compare with the execution
+//! model's trace.
 
 use super::fast_forward::{self, host_golden, FastForwardError, Window};
 use super::fgsimt::{compare_memory, flush, FgsimtError};
@@ -23,7 +29,9 @@ use super::{peek_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::exit::{trap_report, TrapReport};
 use crate::iss::IssError;
+use crate::vgiw::cvt_trace::CvtTrace;
 use crate::vgiw::loader::Loaded;
+use crate::vgiw::machine::{MachineError, Step};
 use generators::vgiw::launcher::{FAULT_BAD_COMMAND, FAULT_NO_KERNEL};
 use generators::vgiw::params::VgiwParams;
 use generators::vgiw::system::STATS;
@@ -109,6 +117,9 @@ pub struct VgiwOutcome {
     /// Thread instructions the ISS ran in kernels (lockstep only).
     pub thread_instructions: u64,
     pub stats: VgiwStats,
+    /// Each launch's steps as the tile's BBS took them (`trace_bbs`, `trace_or`): the
+    /// execution model's trace ([`crate::vgiw::machine::Step`]), Figure 2's for its kernel.
+    pub steps: Vec<Vec<Step>>,
     pub trap: Option<TrapReport>,
     pub mem: MemStats,
 }
@@ -120,6 +131,8 @@ pub enum VgiwError {
     Run(#[from] FgsimtError),
     #[error("starting the ISS: {0}")]
     Iss(#[from] IssError),
+    #[error("cycle {cycle}: the BBS's schedule: {error}")]
+    Schedule { cycle: u64, error: MachineError },
     #[error("fast-forward: {0}")]
     FastForward(#[from] FastForwardError),
     #[error("cycle {cycle}: {}", launcher_fault(*.code, *.entry))]
@@ -215,10 +228,13 @@ pub fn run<S: Simulator>(
     dut.step();
     super::signal(dut.poke_u64("reset", 0))?;
     let window = start.map(|s| s.run(dut, &mut memory)).transpose()?;
+    let mut schedule = Schedule::default();
     for cycle in 0..config.max_cycles {
+        let fail = |error| VgiwError::Schedule { cycle, error };
         let exit = side.cycle(dut, memory.memory_mut())?;
         if let Some(code) = fast_forward::end(window.as_ref(), side.instret, exit) {
             let stats = VgiwStats::read(dut)?;
+            let steps = schedule.finish().map_err(fail)?;
             flush(dut, &mut memory)?;
             let (matched, thread_instructions) = match side.lockstep.as_mut() {
                 Some(l) => {
@@ -237,6 +253,7 @@ pub fn run<S: Simulator>(
                 matched,
                 thread_instructions,
                 stats,
+                steps,
                 trap: trap_report(program, |a| memory.memory().read_u64(a)),
                 mem: memory.stats(),
             });
@@ -250,7 +267,8 @@ pub fn run<S: Simulator>(
         }
         // A kernel's progress although the CP commits nothing while it waits for the
         // launch (which may take more than `max_idle` cycles).
-        if let (Some(l), 1) = (side.lockstep.as_mut(), peek_u64(dut, "trace_or_valid")?) {
+        let ored = schedule.cycle(dut)?.map_err(fail)?;
+        if let (Some(l), true) = (side.lockstep.as_mut(), ored) {
             l.progressed();
         }
         memory.tick(dut)?;
@@ -261,4 +279,63 @@ pub fn run<S: Simulator>(
         instret: side.instret,
     }
     .into())
+}
+
+/// The tile's CVT followed from `trace_bbs` and `trace_or`: each launch's steps.
+#[derive(Default)]
+struct Schedule {
+    launch: Option<CvtTrace>,
+    done: Vec<Vec<Step>>,
+}
+
+impl Schedule {
+    /// This cycle's launch, schedule and OR (a schedule before an OR, as the BBS makes
+    /// them); whether the BBS ORed.
+    fn cycle<S: Simulator>(
+        &mut self,
+        dut: &mut S,
+    ) -> Result<Result<bool, MachineError>, SignalError> {
+        let mut f = |name: &str| peek_u64(dut, &format!("trace_bbs_{name}"));
+        let (launch, sched, tile) = (f("launch")? == 1, f("sched")? == 1, f("tile")? as u32);
+        let (words, block) = (f("words")? as u32, f("block")? as u16);
+        let or = peek_u64(dut, "trace_or_valid")? == 1;
+        let (addr, bits) = match or {
+            true => (
+                peek_u64(dut, "trace_or_bits_addr")? as u32,
+                peek_u64(dut, "trace_or_bits_bits")?,
+            ),
+            false => (0, 0),
+        };
+        Ok((|| {
+            if launch {
+                self.end()?;
+                self.launch = Some(CvtTrace::new(words));
+            }
+            let Some(l) = self.launch.as_mut().filter(|_| sched || or) else {
+                return Ok(or);
+            };
+            l.follow_tile(tile)?;
+            if sched {
+                l.select(block)?;
+            }
+            if or {
+                l.or(addr, bits)?;
+            }
+            Ok(or)
+        })())
+    }
+
+    /// The running launch's end.
+    fn end(&mut self) -> Result<(), MachineError> {
+        if let Some(l) = self.launch.take() {
+            self.done.push(l.finish()?);
+        }
+        Ok(())
+    }
+
+    /// Every launch's steps.
+    fn finish(mut self) -> Result<Vec<Vec<Step>>, MachineError> {
+        self.end()?;
+        Ok(self.done)
+    }
 }

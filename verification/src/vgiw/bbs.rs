@@ -11,6 +11,7 @@
 //! followed from the BBS's `trace_or` port (every OR) and its reads (the threads it
 //! injects), so the steps it returns are directly comparable with the model's trace.
 
+use super::cvt_trace::{err, CvtTrace};
 use super::fabric::Stimulus;
 use super::interp::{run_block, DataMemory, Order, ThreadInit};
 use super::lvc::Lvc;
@@ -20,14 +21,9 @@ use crate::simulator::Simulator;
 use generators::vgiw::compiler::image::EXIT;
 use generators::vgiw::compiler::{Kernel, Next, Succ};
 use generators::vgiw::params::VgiwParams;
-use std::collections::BTreeMap;
 
 /// Cycles without any port moving before the BBS is declared hung.
 const HUNG_CYCLES: u64 = 100_000;
-
-fn err(e: impl std::fmt::Display) -> MachineError {
-    MachineError::Fabric(format!("BBS: {e}"))
-}
 
 /// A block's successors as the configuration gives them (`EXIT` for the exit).
 fn successors(next: Next) -> (u16, u16) {
@@ -49,18 +45,13 @@ type Completion = (u64, u32, bool);
 struct Launch<'a> {
     kernel: &'a Kernel,
     init: LaunchInit,
-    words: u32,
-    /// The CVT as its ORs and reads left it: block → threads (launch IDs).
-    cvt: BTreeMap<u16, Vec<u32>>,
-    /// The scheduled block, the threads it must inject and those injected.
-    block: Option<u16>,
-    expected: Vec<u32>,
+    /// The CVT as its ORs and reads left it, the scheduled block and its vector.
+    cvt: CvtTrace,
+    /// The threads the scheduled block injected.
     injected: Vec<u32>,
     /// Configuration: the cycle it is answered, once asked.
     configure_at: Option<u64>,
-    tile: Option<u32>,
     completions: Vec<Vec<Completion>>,
-    steps: Vec<Step>,
     stats: LaunchStats,
     configured: Option<u16>,
 }
@@ -126,24 +117,20 @@ where
     ) -> Result<LaunchStats, MachineError> {
         let mut lvc = launch_lvc(kernel, params)?;
         self.reset()?;
+        let words = params.tile_words(kernel.blocks.len());
         let mut l = Launch {
             kernel,
             init,
-            words: params.tile_words(kernel.blocks.len()),
-            cvt: BTreeMap::new(),
-            block: None,
-            expected: Vec::new(),
+            cvt: CvtTrace::new(words),
             injected: Vec::new(),
             configure_at: None,
-            tile: None,
             completions: vec![Vec::new(); self.cvus],
-            steps: Vec::new(),
             stats: LaunchStats::default(),
             configured: None,
         };
         for (port, v) in [
             ("launch_bits_threads", n as u64),
-            ("launch_bits_words", l.words as u64),
+            ("launch_bits_words", words as u64),
             ("launch_bits_stack_top", init.stack_top as u64),
             ("launch_bits_stack_bytes", init.stack_bytes as u64),
             ("launch_valid", 1),
@@ -172,15 +159,15 @@ where
             if quiet > HUNG_CYCLES {
                 return Err(err(format!(
                     "nothing moved for {HUNG_CYCLES} cycles (block {:?})",
-                    l.block
+                    l.cvt.scheduled().0
                 )));
             }
         }
         l.finish_step()?;
-        l.end_tile()?;
+        let steps = l.cvt.finish()?;
         l.stats.lvc = lvc.stats;
         if let Some(t) = trace {
-            t.extend(l.steps);
+            t.extend(steps);
         }
         Ok(l.stats)
     }
@@ -205,7 +192,7 @@ where
             self.follow_tile(l, lvc)?;
             let addr = self.peek("trace_or_bits_addr")? as u32;
             let bits = self.peek("trace_or_bits_bits")?;
-            l.or(addr, bits)?;
+            l.cvt.or(addr, bits)?;
             moved = true;
         }
         Ok(moved)
@@ -224,7 +211,7 @@ where
             moved = true;
         }
         let answer = l.configure_at.is_some_and(|at| at <= self.cycles);
-        let block = l.block.map(|b| &l.kernel.blocks[b as usize]);
+        let block = (l.cvt.scheduled().0).map(|b| &l.kernel.blocks[b as usize]);
         let (taken, fall) = block.map_or((0, 0), |b| successors(b.next));
         let replicas = block.map_or(0, |b| b.replicas as usize);
         self.poke("configured_valid", answer as u64)?;
@@ -245,10 +232,9 @@ where
     /// must be empty, and the LVC's mapping changes.
     fn follow_tile(&mut self, l: &mut Launch, lvc: &mut Lvc) -> Result<(), MachineError> {
         let base = self.peek("tile_base")? as u32;
-        if l.tile != Some(base) {
+        if l.cvt.is_new_tile(base) {
             l.finish_step()?;
-            l.end_tile()?;
-            l.tile = Some(base);
+            l.cvt.follow_tile(base)?;
             l.stats.tiles += 1;
             lvc.start_tile(base, self.peek("tile_threads")? as u32);
         }
@@ -306,40 +292,12 @@ where
 }
 
 impl Launch<'_> {
-    /// An OR into the CVT at word address `addr`.
-    fn or(&mut self, addr: u32, bits: u64) -> Result<(), MachineError> {
-        let (block, word) = ((addr / self.words) as u16, addr % self.words);
-        let base = self.tile.ok_or_else(|| err("an OR outside a tile"))?;
-        for i in (0..64).filter(|i| bits >> i & 1 != 0) {
-            let tid = base + 64 * word + i;
-            if let Some((b, _)) = (self.cvt.iter()).find(|(b, t)| **b != block && t.contains(&tid))
-            {
-                return Err(err(format!(
-                    "thread {tid} ORed into block {block}'s vector while in block {b}'s"
-                )));
-            }
-            let v = self.cvt.entry(block).or_default();
-            if !v.contains(&tid) {
-                v.push(tid);
-                v.sort_unstable();
-            }
-        }
-        Ok(())
-    }
-
-    /// Block `b` scheduled: it must be the smallest non-empty; its vector is read.
+    /// Block `b` scheduled (the last block's step checked and ended).
     fn select(&mut self, b: u16) -> Result<(), MachineError> {
         self.finish_step()?;
-        let smallest = self.cvt.keys().next().copied();
-        if smallest != Some(b) {
-            return Err(err(format!(
-                "scheduled block {b}, the smallest non-empty is {smallest:?}"
-            )));
-        }
-        self.expected = self.cvt.remove(&b).unwrap_or_default();
-        self.block = Some(b);
+        let vector = self.cvt.select(b)?.len() as u64;
         self.stats.blocks_executed += 1;
-        self.stats.max_vector = self.stats.max_vector.max(self.expected.len() as u64);
+        self.stats.max_vector = self.stats.max_vector.max(vector);
         if self.configured != Some(b) {
             self.stats.reconfigurations += 1;
             self.configured = Some(b);
@@ -356,10 +314,9 @@ impl Launch<'_> {
         mem: &mut dyn DataMemory,
         lvc: &mut Lvc,
     ) -> Result<bool, MachineError> {
-        let b = self
-            .block
-            .ok_or_else(|| err("a thread injected before any block"))?;
-        if !self.expected.contains(&tid) || self.injected.contains(&tid) {
+        let (block, expected) = self.cvt.scheduled();
+        let b = block.ok_or_else(|| err("a thread injected before any block"))?;
+        if !expected.contains(&tid) || self.injected.contains(&tid) {
             return Err(err(format!(
                 "thread {tid} injected into block {b}, not (or no longer) in its vector"
             )));
@@ -386,37 +343,19 @@ impl Launch<'_> {
         })
     }
 
-    /// The scheduled block's step, once its threads are all in.
+    /// The scheduled block's step, once its threads are all in: exactly its vector's.
     fn finish_step(&mut self) -> Result<(), MachineError> {
-        let Some(b) = self.block.take() else {
+        let (Some(b), expected) = self.cvt.scheduled() else {
             return Ok(());
         };
         let mut injected = std::mem::take(&mut self.injected);
         injected.sort_unstable();
-        if injected != self.expected {
+        if injected != expected {
             return Err(err(format!(
-                "block {b}: injected threads {injected:?}, its vector held {:?}",
-                self.expected
+                "block {b}: injected threads {injected:?}, its vector held {expected:?}"
             )));
         }
-        self.steps.push(Step {
-            block: b,
-            threads: std::mem::take(&mut self.expected),
-            cvt_after: (self.cvt.iter())
-                .filter(|(_, t)| !t.is_empty())
-                .map(|(b, t)| (*b, t.clone()))
-                .collect(),
-        });
+        self.cvt.finish_step();
         Ok(())
-    }
-
-    /// The tile's end: its CVT must be empty.
-    fn end_tile(&mut self) -> Result<(), MachineError> {
-        match self.cvt.iter().find(|(_, t)| !t.is_empty()) {
-            Some((b, t)) => Err(err(format!(
-                "a tile ended with threads {t:?} in block {b}'s vector"
-            ))),
-            None => Ok(()),
-        }
     }
 }

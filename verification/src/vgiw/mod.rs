@@ -10,6 +10,7 @@
 pub mod bbs;
 pub mod check;
 pub mod cvt;
+pub mod cvt_trace;
 pub mod fabric;
 pub mod interp;
 pub mod kernels;
