@@ -52,7 +52,7 @@ pub struct VgiwConfig {
     /// Run only the program's kernels on the tile (`super::fast_forward`): from its first
     /// SIMT instruction, the ISS having run the host's setup, to its last launch.
     pub fast_forward: bool,
-    /// Steps the ISS may take (for the fast-forward's own ISS runs).
+    /// Steps the ISS may take (lockstep's and the fast-forward's).
     pub max_steps: u64,
 }
 
