@@ -389,6 +389,154 @@ fn papers_fabric_configurations_are_shifted_as_the_image_holds_them() {
     run("Table 1", &p, &images(&p, &programs), 8, 4);
 }
 
+/// The configurator's slots as `configurator.rs` specifies them, for schedules that
+/// each wait out the last one's prefetches: a slot holds (image, block); ages rank
+/// the slots by last use (configured or filled), 0 the latest.
+struct SlotModel {
+    held: Vec<Option<(u64, usize)>>,
+    age: Vec<usize>,
+    /// The successors of the block configured last: kept from eviction.
+    cands: Vec<(u64, usize)>,
+}
+
+impl SlotModel {
+    fn new(slots: usize) -> SlotModel {
+        SlotModel {
+            held: vec![None; slots],
+            age: (0..slots).collect(),
+            cands: Vec::new(),
+        }
+    }
+
+    /// A launch: the candidates are dropped, the slots kept.
+    fn launch(&mut self) {
+        self.cands.clear();
+    }
+
+    fn find(&self, t: (u64, usize)) -> Option<usize> {
+        self.held.iter().position(|h| *h == Some(t))
+    }
+
+    fn touch(&mut self, s: usize) {
+        let a = self.age[s];
+        for age in self.age.iter_mut().filter(|age| **age < a) {
+            *age += 1;
+        }
+        self.age[s] = 0;
+    }
+
+    /// An empty slot (lowest first), else the oldest not holding a candidate.
+    fn victim(&self) -> Option<usize> {
+        let kept: Vec<usize> = self.cands.iter().filter_map(|&c| self.find(c)).collect();
+        (self.held.iter().position(Option::is_none)).or_else(|| {
+            (0..self.held.len())
+                .filter(|s| !kept.contains(s))
+                .max_by_key(|&s| self.age[s])
+        })
+    }
+
+    fn fill(&mut self, s: usize, t: (u64, usize)) {
+        self.held[s] = Some(t);
+        self.touch(s);
+    }
+
+    /// Block `b` of the kernel at `image` (successors `succ`, smallest first, the exit
+    /// left out) scheduled: whether it is fetched on demand, then the prefetches.
+    fn configure(&mut self, image: u64, b: usize, succ: &[usize]) -> (bool, usize) {
+        let fetched = match self.find((image, b)) {
+            Some(s) => {
+                self.touch(s);
+                false
+            }
+            None => {
+                let s = self.victim().unwrap_or(0);
+                self.fill(s, (image, b));
+                true
+            }
+        };
+        self.cands = succ.iter().map(|&c| (image, c)).collect();
+        let mut prefetched = 0;
+        for &c in &self.cands.clone() {
+            if self.find(c).is_some() {
+                continue;
+            }
+            // The candidate waits while no slot can take it, and the next after it.
+            let Some(s) = self.victim() else { break };
+            self.fill(s, c);
+            prefetched += 1;
+        }
+        (fetched, prefetched)
+    }
+}
+
+/// Slots outlive launches and are replaced least recently used first, as
+/// [`SlotModel`] has it: random schedules (mostly a successor of the last block) and
+/// launches of two kernels, each schedule after the last one's prefetches, with from
+/// one slot to one for every block of both kernels (where, after the first use of
+/// every block, nothing is fetched again: slots are tagged with their kernel's image,
+/// so the other kernel's blocks of the same IDs do not hit).
+#[test]
+fn slots_outlive_launches_and_are_replaced_least_recently_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let fp = build(dir.path(), &[root().join("tests/vgiw_cases/fp.c")], "fp");
+    let programs = [fig2(dir.path()), fp];
+    let small = preset("vgiw-small");
+    let all = images(&small, &programs);
+    let kernels = image::decode(&all).unwrap();
+    let total = kernels.iter().map(|k| k.blocks.len()).sum::<usize>();
+    let succ = |b: &BlockImage| {
+        let mut s: Vec<usize> = [b.taken, b.fall]
+            .iter()
+            .filter(|&&n| n != EXIT)
+            .map(|&n| n as usize)
+            .collect();
+        s.sort();
+        s.dedup();
+        s
+    };
+    for slots in [1, 2, 3, total - 1, total] {
+        let p = VgiwParams {
+            config_slots: slots as u32,
+            ..small.clone()
+        };
+        let mut bench = Bench::new(&p, &all, slots as u64);
+        let mut rng = Rng::new(slots as u64);
+        let mut model = SlotModel::new(slots);
+        let (mut demanded, mut checked) = (0, 0);
+        for launch in 0..12 {
+            let k = &kernels[rng.below(kernels.len() as u64) as usize];
+            let image = IMAGE_BASE + k.blocks_at as u64;
+            bench.launch(image);
+            model.launch();
+            let mut block = 0;
+            for _ in 0..8 {
+                let before = bench.headers.len();
+                let r = bench.configure(k, block);
+                bench.quiesce();
+                let b = &k.blocks[block];
+                let (fetched, prefetched) = model.configure(image, block, &succ(b));
+                let name = format!("{slots} slots, launch {launch}, block {block}");
+                assert_eq!(r.fetched, fetched, "{name}: fetched on demand");
+                assert_eq!(
+                    bench.headers.len() - before,
+                    fetched as usize + prefetched,
+                    "{name}: fetches"
+                );
+                demanded += fetched as usize;
+                checked += 1;
+                block = next_block(&mut rng, k, b);
+            }
+        }
+        if slots == total {
+            let mut once = bench.headers.clone();
+            once.sort();
+            once.dedup();
+            assert_eq!(once.len(), bench.headers.len(), "a block fetched twice");
+        }
+        eprintln!("{slots} slots: {checked} schedules, {demanded} fetched on demand");
+    }
+}
+
 #[test]
 fn the_configurator_is_lint_clean() {
     let small = preset("vgiw-small");
@@ -400,7 +548,7 @@ fn the_configurator_is_lint_clean() {
             ..small.clone()
         },
         VgiwParams {
-            config_slots: 8,
+            config_slots: 32,
             switch_channels: 8,
             ..small
         },

@@ -11,12 +11,19 @@
 //!
 //! - **Slots** (`config_slots`): each holds one block's configuration, a buffer a grid
 //!   row (a word a column and slot, `64 * cell_words` bits, read a cycle after its
-//!   address: an SRAM macro above the threshold), and the header's successors.
+//!   address: an SRAM macro above the threshold), and the header's successors. A slot
+//!   is tagged with its kernel's `image` and the block's ID, so it outlives the launch
+//!   that fetched it: a kernel launched again (a BFS level, a solver's sweep) or a loop
+//!   over more blocks than the prefetch reaches finds its blocks still held. Images are
+//!   read-only once loaded; a reset forgets every slot.
 //! - **Fetch**: one 64-bit read request a cycle on `mem_req`, as many in flight as the
 //!   memory takes; each tagged with where its word goes, so responses may come in any
 //!   order. A block's fetch ends with its last response.
 //! - **Demand**: `sched` of block b configures from the slot holding b; otherwise, once
-//!   a fetch in progress has ended, b is fetched into a free slot first.
+//!   a fetch in progress has ended, b is fetched into a slot.
+//! - **Replacement**: an empty slot first, else the least recently used (configured or
+//!   filled) of those neither configured now nor holding a successor of the block
+//!   configured last (true LRU: a slot's age is its rank).
 //! - **Prefetch** (the paper leaves the order open; spec 004 section 2.2): once a block is
 //!   configured, its successors (smallest ID first, not the exit) are fetched into the
 //!   other slots unless a slot holds them. The BBS next runs the smallest non-empty
@@ -25,8 +32,8 @@
 //! - **Shift**: pass 0 then pass 1, `cols` cycles each from the rightmost column
 //!   (`fabric/config.rs`), every row from its buffer: `2 * cols + 1` cycles from the
 //!   demand hit to `configured`, which carries the header's successors.
-//! - `start` (a launch, with its `image`) forgets every slot; a fetch in flight still
-//!   takes its responses and is then dropped.
+//! - `start` (a launch, with its `image`) drops the prefetch candidates; a fetch in
+//!   flight completes into its slot, tagged with the image it was fetched for.
 
 use crate::memory::{self, ArrayPorts};
 use crate::rocket::bus::{mem_request, mem_response, SIZE_BITS};
@@ -69,12 +76,15 @@ impl TagBits {
     }
 }
 
-/// Per slot: whether it holds a whole block, which, and its successors.
+/// Per slot: whether it holds a whole block, which (its kernel's `image` and its ID),
+/// its successors, and its age (0: the slot used last; the ages are a permutation).
 struct Slot {
     valid: Value,
+    image: Value,
     block: Value,
     taken: Value,
     fall: Value,
+    age: Value,
 }
 
 /// The geometry every sub-block works with.
@@ -99,13 +109,12 @@ impl Geometry {
     }
 }
 
-/// The fetch in progress: whether there is one, the slot it fills and the block.
+/// The fetch in progress: whether there is one, the slot it fills and the block (of
+/// the kernel that slot's `image` names).
 struct Fetch {
     busy: Value,
     slot: Value,
     block: Value,
-    /// Set by `start` during a fetch: the fetched block is dropped.
-    stale: Value,
 }
 
 /// A fetch to start this cycle: its block and slot.
@@ -151,9 +160,11 @@ pub fn configurator(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
     let slots: Vec<Slot> = (0..g.slots)
         .map(|s| Slot {
             valid: m.reg(&format!("slot{s}_valid"), 1, 0u64),
+            image: m.reg(&format!("slot{s}_image"), 32, 0u64),
             block: m.reg(&format!("slot{s}_block"), g.bb, 0u64),
             taken: m.reg(&format!("slot{s}_taken"), 16, 0u64),
             fall: m.reg(&format!("slot{s}_fall"), 16, 0u64),
+            age: m.reg(&format!("slot{s}_age"), g.sb, s as u64),
         })
         .collect();
     let bits = 64 * g.per;
@@ -166,27 +177,48 @@ pub fn configurator(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
         busy: m.reg("fetch_busy", 1, 0u64),
         slot: m.reg("fetch_slot", g.sb, 0u64),
         block: m.reg("fetch_block", g.bb, 0u64),
-        stale: m.reg("fetch_stale", 1, 0u64),
     };
-    let (begin, shift) = control(&mut m, &g, &fetch, &slots, &start);
+    let (begin, shift) = control(&mut m, &g, &fetch, &slots, &image, &start);
     fetcher(&mut m, &g, p, &image, &fetch, &slots, &bufs, &begin);
     shifter(&mut m, &g, &bufs, &shift);
-    // A launch forgets every slot (after the fetcher's updates, which it overrides).
-    m.when(&start, |m| {
-        for s in &slots {
-            let z = k(&s.valid, 0, 1);
-            m.connect(&s.valid, &z);
-        }
-        let one = k(&fetch.stale, 1, 1);
-        m.when(&fetch.busy, |m| m.connect(&fetch.stale, &one));
-    });
     m.finish()
 }
 
-/// Whether each slot holds block `b` whole (a bit a slot).
-fn holding(slots: &[Slot], b: &Value) -> Value {
-    let bits: Vec<Value> = slots.iter().map(|s| &s.valid & &s.block.eq(b)).collect();
+/// Whether each slot holds block `b` of the kernel at `image` whole (a bit a slot).
+fn holding(slots: &[Slot], image: &Value, b: &Value) -> Value {
+    let bits: Vec<Value> = (slots.iter())
+        .map(|s| &(&s.valid & &s.block.eq(b)) & &s.image.eq(image))
+        .collect();
     cat(&bits.iter().rev().collect::<Vec<_>>())
+}
+
+/// The slot of `among` (a bit a slot, not all clear) used longest ago, one-hot.
+fn oldest(slots: &[Slot], among: &Value) -> Value {
+    let bits: Vec<Value> = (slots.iter().enumerate())
+        .map(|(i, s)| {
+            let older = (slots.iter().enumerate())
+                .filter(|&(j, _)| j != i)
+                .fold(among.bit(i as u32), |acc, (j, o)| {
+                    &acc & &(&!&among.bit(j as u32) | &o.age.lt(&s.age))
+                });
+            older
+        })
+        .collect();
+    cat(&bits.iter().rev().collect::<Vec<_>>())
+}
+
+/// Makes the slot `s` (an index) the one used last: younger slots age by one.
+fn touch(m: &mut ModuleBuilder, slots: &[Slot], s: &Value) {
+    let ages: Vec<Value> = slots.iter().map(|o| o.age.clone()).collect();
+    let age = onehot_mux(&onehot_decode(s, slots.len() as u32), &ages);
+    for (i, o) in slots.iter().enumerate() {
+        let me = s.eq(&k(s, i as u64, s.width()));
+        let next = me.mux(
+            &k(&o.age, 0, o.age.width()),
+            &(&o.age + &k(&o.age, 1, o.age.width())),
+        );
+        m.when(&(&me | &o.age.lt(&age)), |m| m.connect(&o.age, &next));
+    }
 }
 
 /// The demand (`sched`), the prefetch candidates, the victim slot, `configured`:
@@ -196,6 +228,7 @@ fn control(
     g: &Geometry,
     f: &Fetch,
     slots: &[Slot],
+    image: &Value,
     start: &Value,
 ) -> (Begin, Shift) {
     let sched = m.io(
@@ -228,19 +261,24 @@ fn control(
             block: m.reg(&format!("cand{i}_block"), g.bb, 0u64),
         })
         .collect();
-    let held = |b: &Value| holding(slots, b).or_r() | (&f.busy & &f.block.eq(b));
+    let images: Vec<Value> = slots.iter().map(|s| s.image.clone()).collect();
+    let fetching = onehot_mux(&onehot_decode(&f.slot, g.slots), &images).eq(image);
+    let held =
+        |b: &Value| holding(slots, image, b).or_r() | (&(&f.busy & &fetching) & &f.block.eq(b));
     let first = cands[0].want.mux(&cands[0].block, &cands[1].block);
     let any_cand = &cands[0].want | &cands[1].want;
     let protect = cands.iter().fold(k(&cur, 0, g.slots), |acc, c| {
-        &acc | &(holding(slots, &c.block) & c.live.repeat(g.slots))
+        &acc | &(holding(slots, image, &c.block) & c.live.repeat(g.slots))
     });
-    let in_use = &onehot_decode(&cur, g.slots) & &(&shifting | &cf_valid_r).repeat(g.slots);
+    let in_use = &onehot_decode(&cur, g.slots) & &shifting.repeat(g.slots);
     let valid = cat(&slots.iter().rev().map(|s| &s.valid).collect::<Vec<_>>());
     let free = &!&valid & &!&in_use;
     let replaceable = &(&valid & &!&protect) & &!&in_use;
     let victim_of = |v: &Value| onehot_encode(&lowest_one(v)).zext(g.sb).trunc(g.sb);
-    let victim = free.or_r().mux(&victim_of(&free), &victim_of(&replaceable));
-    let hit = holding(slots, &want);
+    let victim = free
+        .or_r()
+        .mux(&victim_of(&free), &victim_of(&oldest(slots, &replaceable)));
+    let hit = holding(slots, image, &want);
     let idle = !&f.busy;
     let demand_hit = &pending & &hit.or_r();
     let demand_miss = &(&pending & &!&hit.or_r()) & &idle;
@@ -266,6 +304,8 @@ fn control(
         slot: victim_of(&hit),
         done: shifted.clone(),
     };
+    m.when(&demand_hit, |m| touch(m, slots, &shift.slot));
+    m.when(&begin.go, |m| touch(m, slots, &begin.slot));
     m.when(&demand_hit, |m| {
         let (z, one) = (k(&pending, 0, 1), k(&pending, 1, 1));
         m.connect(&pending, &z);
@@ -400,7 +440,9 @@ fn fetcher(
     m.when(&end, |m| {
         m.connect(&f.busy, &zero(&f.busy));
         for (s, slot) in slots.iter().enumerate() {
-            m.when(&here.bit(s as u32), |m| m.connect(&slot.valid, &!&f.stale));
+            m.when(&here.bit(s as u32), |m| {
+                m.connect(&slot.valid, &k(&slot.valid, 1, 1))
+            });
         }
     });
     let into = onehot_decode(&begin.slot, g.slots);
@@ -408,10 +450,10 @@ fn fetcher(
         m.connect(&f.busy, &k(&f.busy, 1, 1));
         m.connect(&f.slot, &begin.slot);
         m.connect(&f.block, &begin.block);
-        m.connect(&f.stale, &zero(&f.stale));
         for (s, slot) in slots.iter().enumerate() {
             m.when(&into.bit(s as u32), |m| {
                 m.connect(&slot.valid, &zero(&slot.valid));
+                m.connect(&slot.image, image);
                 m.connect(&slot.block, &begin.block);
             });
         }

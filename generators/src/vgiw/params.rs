@@ -42,7 +42,8 @@ pub struct VgiwParams {
     pub cvt_banks: u32,
     /// Most basic blocks a kernel may have (the BBS's non-empty bit a block).
     pub max_blocks: u32,
-    /// Blocks the configurator holds: the one configured and the prefetched ones.
+    /// Blocks the configurator holds (the one configured, the prefetched ones and those
+    /// used before, across launches; 8: 45 KB at Table 1's grid).
     pub config_slots: u32,
     /// LVC bytes (64 KB; direct-mapped with 32-byte lines, `lvc.rs`).
     pub lvc_bytes: u32,
@@ -88,7 +89,7 @@ impl Default for VgiwParams {
             cvt_words: 1024,
             cvt_banks: 8,
             max_blocks: 64,
-            config_slots: 2,
+            config_slots: 8,
             lvc_bytes: 64 * 1024,
             lvc_banks: 8,
             vcs: 16,
@@ -152,7 +153,7 @@ pub fn params() -> Vec<Param> {
         Param::int(
             "config_slots",
             1,
-            8,
+            32,
             "blocks the configurator holds (configured and prefetched)",
         ),
         Param::int("lvc_bytes", 256, 1 << 22, "LVC bytes").pow2(),
