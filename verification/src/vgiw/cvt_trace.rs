@@ -127,3 +127,92 @@ impl CvtTrace {
         Ok(self.steps)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Figure 2's first steps, 8 threads in one word a block: block 0 runs all, its
+    /// completions OR them into 1; 1 sends threads 1, 3, 8 (bits 0, 2, 7) to 2 and the
+    /// rest to 3.
+    fn fig2_start() -> CvtTrace {
+        let mut t = CvtTrace::new(1);
+        t.follow_tile(1).unwrap();
+        t.or(0, 0xff).unwrap();
+        assert_eq!(t.select(0).unwrap(), &[1, 2, 3, 4, 5, 6, 7, 8]);
+        t.or(1, 0xff).unwrap();
+        t.select(1).unwrap();
+        t.or(2, 0b1000_0101).unwrap();
+        t.or(3, 0b0111_1010).unwrap();
+        t
+    }
+
+    #[test]
+    fn a_trace_by_the_rules_gives_its_steps() {
+        let mut t = fig2_start();
+        assert_eq!(t.select(2).unwrap(), &[1, 3, 8]);
+        t.or(6, 0b1000_0101).unwrap();
+        assert_eq!(t.select(3).unwrap(), &[2, 4, 5, 6, 7]);
+        t.or(6, 0b0111_1010).unwrap();
+        t.select(6).unwrap();
+        let steps = t.finish().unwrap();
+        let blocks: Vec<u16> = steps.iter().map(|s| s.block).collect();
+        assert_eq!(blocks, [0, 1, 2, 3, 6]);
+        assert_eq!(
+            steps[1].cvt_after,
+            [(2, vec![1, 3, 8]), (3, vec![2, 4, 5, 6, 7])]
+        );
+        assert!(steps[4].cvt_after.is_empty());
+    }
+
+    #[test]
+    fn a_thread_in_two_vectors_is_refused() {
+        let mut t = fig2_start();
+        let e = t.or(4, 0b1).unwrap_err().to_string();
+        assert!(
+            e.contains("thread 1 ORed into block 4's vector while in block 2's"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_block_not_the_smallest_non_empty_is_refused() {
+        let mut t = fig2_start();
+        let e = t.select(3).unwrap_err().to_string();
+        assert!(
+            e.contains("scheduled block 3, the smallest non-empty is Some(2)"),
+            "{e}"
+        );
+        let mut t = fig2_start();
+        t.select(2).unwrap();
+        t.select(3).unwrap();
+        let e = t.select(6).unwrap_err().to_string();
+        assert!(
+            e.contains("scheduled block 6, the smallest non-empty is None"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_tile_ending_with_threads_left_is_refused() {
+        let mut t = fig2_start();
+        t.select(2).unwrap();
+        let e = t.follow_tile(65).unwrap_err().to_string();
+        assert!(
+            e.contains("tile ended with threads [2, 4, 5, 6, 7] in block 3"),
+            "{e}"
+        );
+        let e = fig2_start().finish().unwrap_err().to_string();
+        assert!(e.contains("tile ended"), "{e}");
+    }
+
+    #[test]
+    fn an_or_outside_a_tile_is_refused() {
+        let mut t = CvtTrace::new(1);
+        assert!(t
+            .or(0, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("outside a tile"));
+    }
+}
