@@ -90,7 +90,9 @@ impl DataMemory for Overlay<'_> {
     }
 }
 
-/// Live values from registers, with the block's stores kept aside.
+/// Live values from registers at the block's entry; a load after a store of its LVID
+/// reads the stored value, as from the LVC (so a graph whose store may overtake an
+/// earlier load of the same live value is caught under the random firing order).
 struct Registers {
     values: Vec<u32>,
     stored: BTreeMap<u16, u32>,
@@ -98,7 +100,7 @@ struct Registers {
 
 impl LiveValues for Registers {
     fn load(&mut self, lvid: u16, _tid: u32) -> u32 {
-        self.values[lvid as usize]
+        (self.stored.get(&lvid).copied()).unwrap_or(self.values[lvid as usize])
     }
 
     fn store(&mut self, lvid: u16, _tid: u32, value: u32) {

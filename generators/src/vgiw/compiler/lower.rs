@@ -2,7 +2,8 @@
 //! registers renamed to SSA values, constants folded into node configurations, live
 //! values loaded where the block first reads them and stored where it leaves them
 //! changed, the block's memory operations ordered per thread (a load waits for earlier
-//! stores it may alias, a store or AMO for earlier loads and stores it may alias), its
+//! stores it may alias, a store or AMO for earlier loads and stores it may alias; a live
+//! value's store for the block's load of it, which reads the same LVC word), its
 //! branch feeding the CVU's successor choice, and everything the block changes feeding
 //! the thread's completion.
 
@@ -12,11 +13,13 @@ use super::graph::{Arg, Block, Next, Node, NodeId, Op, Succ, ThreadValue};
 use super::liveness::Liveness;
 use std::collections::BTreeMap;
 
-/// Where a memory access points: a node's value or an absolute address, plus a constant.
+/// Where a memory access points: a node's value or an absolute address, plus a constant;
+/// or a live value's word in the LVC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Root {
     Node(NodeId),
     Abs,
+    Live(u16),
 }
 
 /// A memory access of the block, for ordering.
@@ -31,9 +34,14 @@ struct Access {
 
 impl Access {
     /// Whether the two may touch a common byte: unless both are off the same root and
-    /// their byte ranges are disjoint.
+    /// their byte ranges are disjoint. A live value aliases only itself (the LVC's
+    /// array lies outside the program's memory).
     fn may_alias(&self, other: &Access) -> bool {
-        self.root != other.root || (self.lo < other.hi && other.lo < self.hi)
+        match (self.root, other.root) {
+            (Root::Live(a), Root::Live(b)) => a == b,
+            (Root::Live(_), _) | (_, Root::Live(_)) => false,
+            _ => self.root != other.root || (self.lo < other.hi && other.lo < self.hi),
+        }
     }
 }
 
@@ -100,7 +108,11 @@ impl<'a> Builder<'a> {
             return a;
         }
         let a = match self.live.lvid[r.0 as usize] {
-            Some(lvid) => Arg::Node(self.push(Op::LvLoad(lvid), Vec::new())),
+            Some(lvid) => {
+                let n = self.push(Op::LvLoad(lvid), Vec::new());
+                self.live_access(n, lvid, false);
+                Arg::Node(n)
+            }
             None => self.initial(r),
         };
         self.regs[r.0 as usize] = Some(a);
@@ -150,6 +162,16 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+    }
+
+    fn live_access(&mut self, node: NodeId, lvid: u16, writes: bool) {
+        self.accesses.push(Access {
+            node,
+            root: Root::Live(lvid),
+            lo: 0,
+            hi: 1,
+            writes,
+        });
     }
 
     fn access(&mut self, node: NodeId, base: Arg, offset: i32, bytes: u32, writes: bool) {
@@ -255,7 +277,8 @@ impl<'a> Builder<'a> {
             let v = if entry { self.initial(r) } else { self.read(r) };
             let unchanged = matches!(v, Arg::Node(n) if self.nodes[n].op == Op::LvLoad(lvid));
             if !unchanged {
-                self.push(Op::LvStore(lvid), vec![v]);
+                let n = self.push(Op::LvStore(lvid), vec![v]);
+                self.live_access(n, lvid, true);
             }
         }
     }
