@@ -22,8 +22,8 @@
 //! - **Demand**: `sched` of block b configures from the slot holding b; otherwise, once
 //!   a fetch in progress has ended, b is fetched into a slot.
 //! - **Replacement**: an empty slot first, else the least recently used (configured or
-//!   filled) of those neither configured now nor holding a successor of the block
-//!   configured last (true LRU: a slot's age is its rank).
+//!   filled) of those neither shifting into the fabric nor holding a successor of the
+//!   block configured last (true LRU: a slot's age is its rank).
 //! - **Prefetch** (the paper leaves the order open; spec 004 section 2.2): once a block is
 //!   configured, its successors (smallest ID first, not the exit) are fetched into the
 //!   other slots unless a slot holds them. The BBS next runs the smallest non-empty
@@ -196,12 +196,11 @@ fn holding(slots: &[Slot], image: &Value, b: &Value) -> Value {
 fn oldest(slots: &[Slot], among: &Value) -> Value {
     let bits: Vec<Value> = (slots.iter().enumerate())
         .map(|(i, s)| {
-            let older = (slots.iter().enumerate())
+            (slots.iter().enumerate())
                 .filter(|&(j, _)| j != i)
                 .fold(among.bit(i as u32), |acc, (j, o)| {
                     &acc & &(&!&among.bit(j as u32) | &o.age.lt(&s.age))
-                });
-            older
+                })
         })
         .collect();
     cat(&bits.iter().rev().collect::<Vec<_>>())
