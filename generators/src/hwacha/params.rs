@@ -31,6 +31,15 @@ pub struct HwachaParams {
     pub stages_plu: u32,
     /// HwachaStagesIMul: pipeline stages of the shared integer multiplier (at least 1).
     pub stages_imul: u32,
+    /// HwachaStagesDFMA / SFMA / HFMA: pipeline stages of the FMA units' double, single
+    /// and half precision pipes (`fpu::fma`, 1..=5).
+    pub stages_dfma: u32,
+    pub stages_sfma: u32,
+    pub stages_hfma: u32,
+    /// HwachaStagesFConv: pipeline stages of the conversion unit (`fpu::convert`, 1..=2).
+    pub stages_fconv: u32,
+    /// HwachaStagesFCmp: pipeline stages of the compare unit (`fpu::compare`, 1..=2).
+    pub stages_fcmp: u32,
     /// Quotient bits per cycle of the iterative dividers: each lane's IDiv and the scalar
     /// unit's.
     pub idiv_bits_per_cycle: u32,
@@ -78,6 +87,11 @@ impl Default for HwachaParams {
             stages_alu: 1,
             stages_plu: 0,
             stages_imul: 3,
+            stages_dfma: 4,
+            stages_sfma: 3,
+            stages_hfma: 3,
+            stages_fconv: 2,
+            stages_fcmp: 1,
             idiv_bits_per_cycle: 1,
             bwq_entries: 2,
             brq_entries: 2,
@@ -136,6 +150,36 @@ pub fn params() -> Vec<Param> {
             1,
             8,
             "integer multiplier stages (HwachaStagesIMul)",
+        ),
+        Param::int(
+            "stages_dfma",
+            1,
+            5,
+            "double-precision FMA stages (HwachaStagesDFMA)",
+        ),
+        Param::int(
+            "stages_sfma",
+            1,
+            5,
+            "single-precision FMA stages (HwachaStagesSFMA)",
+        ),
+        Param::int(
+            "stages_hfma",
+            1,
+            5,
+            "half-precision FMA stages (HwachaStagesHFMA)",
+        ),
+        Param::int(
+            "stages_fconv",
+            1,
+            2,
+            "FP conversion unit stages (HwachaStagesFConv)",
+        ),
+        Param::int(
+            "stages_fcmp",
+            1,
+            2,
+            "FP compare unit stages (HwachaStagesFCmp)",
         ),
         Param::int(
             "idiv_bits_per_cycle",

@@ -28,7 +28,8 @@ const LOAD_MISALIGNED: u64 = 4;
 const STORE_MISALIGNED: u64 = 6;
 
 /// Ports: RoCC `cmd`/`resp`/`busy`/`xcpt`; the frontend's 64-bit `imem`/`dmem` ports;
-/// lane `l`'s 128-bit `l<l>_mem` port.
+/// lane `l`'s 128-bit `l<l>_mem` port; `fflags`, the FP exception flags the worker
+/// thread has accrued since reset (RISC-V fflags order; the golden model's `fflags`).
 pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Hwacha");
     let fe = m.instance("frontend", &frontend(p, ram)?);
@@ -61,6 +62,10 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
     for name in ["vresp", "vbranch"] {
         m.connect_bundle(&fe.io(name), &vu.io(name));
     }
+    let accrued = m.reg("fflags", 5, 0u64);
+    m.connect(&accrued, &(&accrued | &vu.port("fflags")));
+    let fflags = m.output("fflags", 5);
+    m.connect(&fflags, &accrued);
 
     // The configuration the decode and the lanes lay registers out by.
     let vcfg = fe.io("vcfg");

@@ -4,6 +4,10 @@
 pub mod alu;
 pub mod bank;
 pub mod expander;
+pub mod fcmp;
+pub mod fconv;
+pub mod fma;
+pub mod fp_port;
 pub mod idiv;
 pub mod imul;
 pub mod memory;
@@ -20,7 +24,7 @@ use std::rc::Rc;
 /// Ports: the master sequencer's broadcast and `lane_id` in; `done`, `clearing`,
 /// `mem_ready`, `busy` (micro-ops or memory accesses in flight) out; the VMU's memory
 /// port (`mem_req`/`mem_resp`) and `xcpt`; each bank's register-file writes
-/// (`b<i>_vrf_w`, `b<i>_prf_w`).
+/// (`b<i>_vrf_w`, `b<i>_prf_w`); `fflags` (FP exception flags raised this cycle).
 pub fn lane(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Lane");
     let candidates = p.seq_entries + 1;
@@ -90,7 +94,7 @@ pub fn lane(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     }
     for port in &vxu_mod.body.ports {
         let name = port.name.as_str();
-        if name.ends_with("_w_valid") || name.contains("_w_bits_") {
+        if name.ends_with("_w_valid") || name.contains("_w_bits_") || name == "fflags" {
             let outer = m.output(name, vxu_mod.signal(port.sig).width);
             m.connect(&outer, &vxu.port(name));
         }
