@@ -33,11 +33,13 @@ fn wrapper() -> Design {
         vv32: m.input("vv32", 10),
         vp: m.input("vp", 10),
     };
-    let (out, unsupported) = vdecode(&mut m, "decoded", &issue, &cfg);
+    let decoded = vdecode(&mut m, "decoded", &issue, &cfg);
     let port = m.io("vinsn", Dir::Out, &vinsn());
-    m.connect_bundle(&port, &out);
+    m.connect_bundle(&port, &decoded.vinsn);
     let flag = m.output("unsupported", 1);
-    m.connect(&flag, &unsupported);
+    m.connect(&flag, &decoded.unsupported);
+    let scalar = m.output("scalar_fp", 1);
+    m.connect(&scalar, &decoded.scalar_fp);
     Design::new(&m.finish().unwrap())
 }
 
@@ -112,11 +114,22 @@ fn decoded_instructions_match_the_golden_models_decode() {
         "vfsqrt.s vv1, vv2",
         "vfadd.d.s vv1, vv2, vv3",
         "vfmadd.d.h vv1, vv2, vv3, vv4",
-        "vfmul.s vs1, vs2, vs3",
-        "vfcvt.d.l vs1, vs2",
     ] {
         sim.poke_u64("issue_bits", asm(line)).unwrap();
         assert_eq!(sim.peek_u64("unsupported").unwrap(), 1, "{line}");
+    }
+    // FP on shared registers goes to the scalar FPU; vector FP and compares do not.
+    for (line, scalar) in [
+        ("vfmul.s vs1, vs2, vs3", 1),
+        ("vfcvt.d.l vs1, vs2", 1),
+        ("vfmadd.d vs1, vs2, vs3, vs4", 1),
+        ("vfmul.s vv1, vs2, vs3", 0),
+        ("vcmpflt.d vp1, vs2, vs3", 0),
+        ("vadd vs1, vs2, vs3", 0),
+    ] {
+        sim.poke_u64("issue_bits", asm(line)).unwrap();
+        assert_eq!(sim.peek_u64("unsupported").unwrap(), 0, "{line}");
+        assert_eq!(sim.peek_u64("scalar_fp").unwrap(), scalar, "{line}");
     }
 }
 

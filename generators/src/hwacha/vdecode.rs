@@ -10,10 +10,10 @@
 //! in `rm` (the dynamic mode, 7, is the unit's `frm`: round to nearest even, as the
 //! golden model's reset `frm`, since the control processor has no F extension to set
 //! it). Instructions the vector side does not execute yet are flagged `unsupported` and
-//! reported as illegal instructions: FP divide and square root, the widening forms
-//! (`vfadd.d.s`, ...) and FP operations on shared registers only; so is a segment
-//! access of more than one register, which the scalar unit never issues (it splits
-//! them).
+//! reported as illegal instructions: FP divide and square root and the widening forms
+//! (`vfadd.d.s`, ...); so is a segment access of more than one register, which the
+//! scalar unit never issues (it splits them). FP operations on shared registers only
+//! are flagged `scalar_fp`: the scalar FPU runs them.
 //! Divides read their operands out to the lanes' dividers. `vfirst` and the consensual
 //! jumps are reductions: readouts of the guard (and vfirst's source) to the lanes'
 //! reducers.
@@ -326,9 +326,18 @@ pub struct Config {
     pub vp: Value,
 }
 
+/// An issued instruction, decoded.
+pub struct Decoded {
+    pub vinsn: Bundle,
+    /// The vector side cannot run it (an illegal-instruction exception).
+    pub unsupported: Value,
+    /// FP on shared registers only: the scalar FPU's (`scalar::fpu`).
+    pub scalar_fp: Value,
+}
+
 /// Decodes `issue` (the scalar unit's `vissue` bits) into a `vinsn` wire bundle named
-/// `name`; returns it and the `unsupported` flag.
-pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) -> (Bundle, Value) {
+/// `name`, with the `unsupported` and `scalar_fp` flags.
+pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) -> Decoded {
     let g = |f: &str| issue.get(f).value().clone();
     let bits = g("bits");
     let lines = parse(WORKER);
@@ -374,10 +383,10 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
     let shift = when(&|i: &Info| i.ops == Operands::ShiftOnly);
     // The scalar unit issues a segment access as one access per register (`scalar/`).
     let segmented = &is_mem & &field(47, 45).ne(&k(0, 3));
-    // FP on shared registers only (a shared destination: the scalar unit's FPU path).
+    // FP on shared registers only (a shared destination: the scalar FPU's).
     let fp = when(&|i: &Info| i.fp);
     let scalar_fp = &(&fp & &!&when(&|i: &Info| i.rd_pred)) & &!&bits.bit(63);
-    let unsupported = &(&!&when(&|i: &Info| i.supported) | &segmented) | &scalar_fp;
+    let unsupported = &!&when(&|i: &Info| i.supported) | &segmented;
 
     let out = m.wire_bundle(name, &vinsn());
     let set = |m: &mut ModuleBuilder, f: &str, v: &Value| m.connect(out.get(f).value(), v);
@@ -445,5 +454,9 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
         "vlen",
         &g("vlen").zext(32.max(g("vlen").width())).slice(31, 0),
     );
-    (out, unsupported)
+    Decoded {
+        vinsn: out,
+        unsupported,
+        scalar_fp,
+    }
 }

@@ -13,7 +13,7 @@ use std::rc::Rc;
 /// Ports: `xbar` in (FCmp operations only), `result` (data and element mask) and
 /// `flags` out.
 pub fn fcmp_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
-    let mut m = ModuleBuilder::new("HwachaFCmp");
+    let mut m = ModuleBuilder::new(&format!("HwachaFCmp_x{}", p.slices()));
     let port = Port::new(&mut m, p);
     let formats = [("d", fmt::D), ("s", fmt::S), ("h", fmt::H)];
     let mut per_format: Vec<Vec<Done>> = Vec::new();

@@ -37,7 +37,7 @@ fn register_value(op: &Value, data: &Value) -> Value {
 /// Ports: `xbar` in (FConv operations only), `result` (data and element mask) and
 /// `flags` out.
 pub fn fconv_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
-    let mut m = ModuleBuilder::new("HwachaFConv");
+    let mut m = ModuleBuilder::new(&format!("HwachaFConv_x{}", p.slices()));
     let port = Port::new(&mut m, p);
     let params = ConvertParams {
         formats: "hsd".into(),

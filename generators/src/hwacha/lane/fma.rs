@@ -25,7 +25,7 @@ fn pipes(p: &HwachaParams) -> [(&'static str, u64, FloatFormat, u32); 3] {
 /// Ports: `xbar` in (this unit's operations only), `d`, `s`, `h` (each pipe's results:
 /// data and element mask) and `flags` out.
 pub fn fma_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
-    let mut m = ModuleBuilder::new("HwachaFma");
+    let mut m = ModuleBuilder::new(&format!("HwachaFma_x{}", p.slices()));
     let port = Port::new(&mut m, p);
     let mut finished = Vec::new();
     for (name, code, format, stages) in pipes(p) {
