@@ -438,12 +438,12 @@ fn lockstep_cli(elf: &Path, lanes: u32, latency: u32, jitter: u32) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// A vector floating-point divide, which the RTL does not execute yet (the golden model
-/// does).
-const FDIV_C: &str = r#"
+/// A worker instruction naming a vector register beyond the configuration's (vv5 of
+/// two): illegal, in the golden model as on the RTL.
+const ILLEGAL_C: &str = r#"
 #include <stdint.h>
 int64_t x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8];
-extern char fdiv_block[];
+extern char illegal_block[];
 int main(void)
 {
     unsigned long vl;
@@ -451,21 +451,21 @@ int main(void)
     asm volatile("vsetvl %0, %1" : "=r"(vl) : "r"(8ul));
     asm volatile("vmca va0, %0" : : "r"(x));
     asm volatile("vmca va1, %0" : : "r"(y));
-    asm volatile("vf fdiv_block" : : : "t0", "memory");
+    asm volatile("vf illegal_block" : : : "t0", "memory");
     asm volatile("fence" : : : "memory");
     return y[7] == 1 ? 0 : 3;
 }
 "#;
 
-const FDIV_S: &str = r#"
+const ILLEGAL_S: &str = r#"
   .text
   .align 3
-  .globl fdiv_block, fdiv_insn
-fdiv_block:
+  .globl illegal_block, illegal_insn
+illegal_block:
   vpset vp0
   vld vv0, va0
-fdiv_insn:
-  vfdiv.d vv1, vv0, vv0
+illegal_insn:
+  vfadd.d vv5, vv0, vv0
   vsd vv1, va1
   vstop
 "#;
@@ -479,7 +479,7 @@ const SCALAR_FP_C: &str = r#"
 #include <stdint.h>
 #include <stdio.h>
 double in[3] = {1.75, -3.1, 1e-3};
-uint64_t out[20], vout[4];
+uint64_t out[21], vout[4];
 extern char scalar_fp_block[];
 int main(void)
 {
@@ -492,7 +492,7 @@ int main(void)
     asm volatile("vf scalar_fp_block" : : : "t0", "memory");
     asm volatile("fence" : : : "memory");
     uint64_t sum = 0;
-    for (int i = 0; i < 20; i++)
+    for (int i = 0; i < 21; i++)
         sum ^= out[i] * (i + 1);
     for (int i = 0; i < 4; i++)
         sum ^= vout[i] << i;
@@ -533,6 +533,8 @@ scalar_fp_block:
   vfmax.s vs22, vs10, vs19
   vfsgnjx.h vs23, vs11, vs21
   vfcvt.wu.d vs24, vs4
+  vfdiv.d vs25, vs3, vs4, rup
+  vfsqrt.s vs26, vs10
   vsd vv1, va0
   vssd vs2, vs6
   vaddi vs2, vs2, 8
@@ -571,6 +573,10 @@ scalar_fp_block:
   vssd vs2, vs23
   vaddi vs2, vs2, 8
   vssd vs2, vs24
+  vaddi vs2, vs2, 8
+  vssd vs2, vs25
+  vaddi vs2, vs2, 8
+  vssd vs2, vs26
   vstop
 "#;
 
@@ -644,7 +650,7 @@ fn divides_run_through_the_whole_machine() {
 }
 
 #[test]
-fn the_cli_runs_programs_and_traps_on_unsupported_instructions() {
+fn the_cli_runs_programs_and_traps_on_illegal_instructions() {
     let dir = tempfile::tempdir().unwrap();
     let config = root().join("configs/hwacha-1lane.toml");
     ubench::build(dir.path(), "axpy", &["PREC_I"]).unwrap();
@@ -661,13 +667,13 @@ fn the_cli_runs_programs_and_traps_on_unsupported_instructions() {
         "{out:?}"
     );
 
-    let (c, s) = (dir.path().join("fdiv.c"), dir.path().join("fdiv.S"));
-    std::fs::write(&c, FDIV_C).unwrap();
-    std::fs::write(&s, FDIV_S).unwrap();
-    let elf_path = dir.path().join("fdiv.elf");
+    let (c, s) = (dir.path().join("illegal.c"), dir.path().join("illegal.S"));
+    std::fs::write(&c, ILLEGAL_C).unwrap();
+    std::fs::write(&s, ILLEGAL_S).unwrap();
+    let elf_path = dir.path().join("illegal.elf");
     build_sources(&[c, s], &elf_path, &AsmOptions::default()).unwrap();
     let program = elf::load_file(&elf_path).unwrap();
-    let word = ubench::read_u64(&program, "fdiv_insn").unwrap();
+    let word = ubench::read_u64(&program, "illegal_insn").unwrap();
     let out = accelgen()
         .args(["sim", "rocket-hwacha", "--config"])
         .arg(&config)

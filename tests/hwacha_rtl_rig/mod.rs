@@ -8,7 +8,9 @@
 mod hwacha_model_rig;
 
 use generators::fpu::{compare, convert, fma};
+use generators::hwacha::lane::fma::fma_fn;
 use generators::hwacha::lane::uop::{alu_fn, fmt, imul_fn, red, unit};
+use generators::hwacha::lane::vfu2::fdiv_fn;
 use generators::hwacha::params::HwachaParams;
 use generators::rocket::decode::alu_fn as rocket_fn;
 use hdl::Bits;
@@ -16,7 +18,7 @@ pub use hwacha_model_rig::Rig;
 use verification::hwacha::asm::{assemble, Assembled};
 use verification::hwacha::model::{
     AmoOp, Arith, CmpOp, Effect, FCmp, Field, Fma, Fmt, FpOp, HwachaParams as ModelParams, Insn,
-    IntKind, IntOp, Mode, Op, Vcfg, Width,
+    IntKind, IntOp, Mode, Op, Vcfg, WideningOp, Width,
 };
 use verification::rng::Rng;
 use verification::simulator::Simulator;
@@ -178,6 +180,8 @@ pub fn insn_fields(
         Op::Fp(f) => {
             let (u, fn_, format) = fp_fields(f);
             op.extend([("unit", u), ("fn", fn_), ("fmt", format)]);
+            // Divides and square roots are read out to the lanes' VFU2.
+            op.push(("div", (u == unit::MEM) as u64));
             if insn.has(Field::Vrm) {
                 // The dynamic mode is the unit's frm: round to nearest even.
                 let rm = insn.get(Field::Vrm) as u64;
@@ -288,11 +292,12 @@ fn fp_fields(op: FpOp) -> (u64, u64, u64) {
                 Arith::Sgnj => (unit::FCMP, compare::op::SGNJ),
                 Arith::Sgnjn => (unit::FCMP, compare::op::SGNJN),
                 Arith::Sgnjx => (unit::FCMP, compare::op::SGNJX),
-                Arith::Div => panic!("the vector side does not divide yet"),
+                Arith::Div => (unit::MEM, fdiv_fn::DIV),
             };
             (u, fn_, code(f))
         }
         FpOp::Fma(k, f) => (unit::FMA, fma_op(k), code(f)),
+        FpOp::Sqrt(f) => (unit::MEM, fdiv_fn::SQRT, code(f)),
         FpOp::Class(f) => (unit::FCMP, compare::op::CLASS, code(f)),
         FpOp::Cmp(k, f) => {
             let c = match k {
@@ -314,8 +319,14 @@ fn fp_fields(op: FpOp) -> (u64, u64, u64) {
             let e = convert::encode(convert::kind::I2F, 0, code(f), int(k));
             (unit::FCONV, e, 0)
         }
-        FpOp::Sqrt(_) | FpOp::Widening { .. } => {
-            panic!("the vector side does not run {op:?} yet")
+        FpOp::Widening { op, to, from } => {
+            let k = match op {
+                WideningOp::Arith(Arith::Add) => fma::op::ADD,
+                WideningOp::Arith(Arith::Sub) => fma::op::SUB,
+                WideningOp::Arith(_) => fma::op::MUL,
+                WideningOp::Fma(k) => fma_op(k),
+            };
+            (unit::FMA, fma_fn::widening(k, code(from)), code(to))
         }
     }
 }
@@ -933,7 +944,8 @@ const ROUNDING: &[&str] = &["", ", rne", ", rtz", ", rdn", ", rup", ", rmm", ", 
 /// random bit patterns, integers converted to floats and special values (shared
 /// registers vs40-vs54, each format's `fp_specials`, copied into some elements by
 /// predicated sign injections); then random FMA-unit arithmetic and fused forms,
-/// sign injections, min/max, classify, compares into predicates and conversions among
+/// sign injections, min/max, classify, compares into predicates, divides and square
+/// roots (VFU2), the widening forms and conversions among
 /// the formats and to and from integers, every rounding mode, vector and shared
 /// operands, predicated, with integer operations mixed in, in registers of exactly or
 /// more than the precision they need.
@@ -1009,7 +1021,7 @@ pub fn random_fp_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup,
                 format!("vs{}", rng.range(1, 54))
             }
         };
-        let line = match rng.below(12) {
+        let line = match rng.below(14) {
             0..=2 => {
                 let op = rng.pick(&["vfadd", "vfsub", "vfmul"]);
                 let (d, a, b) = (reg(rng, bits), src(rng, bits), src(rng, bits));
@@ -1048,6 +1060,32 @@ pub fn random_fp_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup,
                 } else {
                     let (d, a) = (reg(rng, bits), src(rng, int_bits));
                     format!("{pred}vfcvt.{f}.{int} {d}, {a}{rm}")
+                }
+            }
+            11 => {
+                // The widening forms (s.h, d.h, d.s; fused ones d.h only).
+                let (to, from) = *rng.pick(&[("s", "h"), ("d", "h"), ("d", "s")]);
+                let (tb, fb) = (
+                    FP_FORMATS.iter().find(|f| f.0 == to).unwrap().1,
+                    FP_FORMATS.iter().find(|f| f.0 == from).unwrap().1,
+                );
+                let d = reg(rng, tb);
+                if (to, from) == ("d", "h") && rng.chance(50) {
+                    let op = rng.pick(&["vfmadd", "vfmsub", "vfnmsub", "vfnmadd"]);
+                    let (a, b, c) = (src(rng, fb), src(rng, fb), src(rng, fb));
+                    format!("{pred}{op}.{to}.{from} {d}, {a}, {b}, {c}{rm}")
+                } else {
+                    let op = rng.pick(&["vfadd", "vfsub", "vfmul"]);
+                    let (a, b) = (src(rng, fb), src(rng, fb));
+                    format!("{pred}{op}.{to}.{from} {d}, {a}, {b}{rm}")
+                }
+            }
+            10 => {
+                let (d, a) = (reg(rng, bits), src(rng, bits));
+                if rng.chance(50) {
+                    format!("{pred}vfdiv.{f} {d}, {a}, {}{rm}", src(rng, bits))
+                } else {
+                    format!("{pred}vfsqrt.{f} {d}, {a}{rm}")
                 }
             }
             _ => {
@@ -1111,6 +1149,15 @@ pub fn directed_fp_programs() -> (Vcfg, Vec<Vec<String>>) {
             "vcmpfeq.d vp2, vv0, vv4",
             "@!vp2 vfcvt.l.d vv1, vv0, rdn",
             "vfcvt.wu.s vv2, vv6",
+            "vfdiv.d vv3, vv4, vv0",
+            "vfsqrt.s vv7, vv6, rdn",
+            "vfadd.d vv4, vv3, vv3",
+            "vfdiv.h vv9, vv8, vs20",
+            "@vp1 vfsqrt.d vv5, vv3",
+            "vfmul.d vv0, vv5, vv4",
+            "vfmadd.d.h vv1, vv9, vv8, vv9",
+            "vfmul.d.s vv2, vv6, vv7, rtz",
+            "vfsub.s.h vv6, vv9, vs21",
         ]),
         // Back-to-back FMAs of one format (FMA0, FMA1 alternating) and of mixed formats,
         // whose results leave in the same cycles for different banks.

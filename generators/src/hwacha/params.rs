@@ -40,8 +40,8 @@ pub struct HwachaParams {
     pub stages_fconv: u32,
     /// HwachaStagesFCmp: pipeline stages of the compare unit (`fpu::compare`, 1..=2).
     pub stages_fcmp: u32,
-    /// Quotient bits per cycle of the iterative dividers: each lane's IDiv and the scalar
-    /// unit's.
+    /// Quotient bits per cycle of the iterative dividers: each lane's IDiv and FDiv/FSqrt
+    /// (VFU2), the scalar unit's MulDiv and the scalar FPU's FDiv/FSqrt.
     pub idiv_bits_per_cycle: u32,
     /// Entries of each bank's write queue (results of variable-latency units, loads).
     /// The thesis gives neither this depth nor `brq_entries`; both are 2 by default:
@@ -185,7 +185,7 @@ pub fn params() -> Vec<Param> {
             "idiv_bits_per_cycle",
             1,
             4,
-            "quotient bits per cycle of the lanes' and the scalar unit's dividers",
+            "quotient bits per cycle of the integer and FP dividers (lanes' VFU2, scalar unit)",
         )
         .pow2(),
         queue("bwq_entries", "bank write queue entries"),

@@ -6,19 +6,22 @@
 //!
 //! Floating point goes to the crossbar units: arithmetic and FMAs to an FMA (VFMU),
 //! conversions to FConv (VFVU), compares, min/max, sign injection and classify to FCmp
-//! (VFCU), each with its RISC-V format code in `fmt` and the instruction's rounding mode
-//! in `rm` (the dynamic mode, 7, is the unit's `frm`: round to nearest even, as the
+//! (VFCU), divides and square roots read out to the lanes' VFU2 as integer divides are
+//! (VQU, VFDU), each with its RISC-V format code in `fmt` and the instruction's rounding
+//! mode in `rm` (the dynamic mode, 7, is the unit's `frm`: round to nearest even, as the
 //! golden model's reset `frm`, since the control processor has no F extension to set
-//! it). Instructions the vector side does not execute yet are flagged `unsupported` and
-//! reported as illegal instructions: FP divide and square root and the widening forms
-//! (`vfadd.d.s`, ...); so is a segment access of more than one register, which the
-//! scalar unit never issues (it splits them). FP operations on shared registers only
-//! are flagged `scalar_fp`: the scalar FPU runs them.
+//! it); the widening forms (`vfadd.d.s`, ...) go to the FMAs with their sources' format
+//! in `fn` (`lane::fma::fma_fn`). A segment access of more than one register, which the
+//! scalar unit never issues (it splits them), is flagged `unsupported` and reported as
+//! an illegal instruction. FP operations on shared registers only are flagged
+//! `scalar_fp`: the scalar FPU runs them.
 //! Divides read their operands out to the lanes' dividers. `vfirst` and the consensual
 //! jumps are reductions: readouts of the guard (and vfirst's source) to the lanes'
 //! reducers.
 
+use super::lane::fma::fma_fn;
 use super::lane::uop::{alu_fn, fmt, imul_fn, red, unit, vinsn, FN_BITS};
+use super::lane::vfu2::fdiv_fn;
 use super::scalar::decode::{parse, Line, WORKER};
 use crate::fpu::{compare, convert, fma};
 use crate::rocket::decode::alu_fn as rocket_fn;
@@ -185,10 +188,8 @@ fn int_code(t: &str) -> Option<u64> {
     })
 }
 
-/// A floating-point instruction (`vf<op>.<fmt>`, `vfcvt.<to>.<from>`, `vcmpf<op>.<fmt>`),
-/// `supported` unless it is a divide or square root (the widening forms, three-part
-/// names of other operations, are not FP operations here: unsupported as any unknown
-/// line).
+/// A floating-point instruction (`vf<op>.<fmt>`, `vfcvt.<to>.<from>`, `vcmpf<op>.<fmt>`,
+/// the widening `vf<op>.<to>.<from>`).
 fn fp_op(name: &str) -> Option<Info> {
     let parts: Vec<&str> = name.split('.').collect();
     let fp = |unit, fn_, f| Info {
@@ -200,10 +201,6 @@ fn fp_op(name: &str) -> Option<Info> {
         fmt: f,
         ..Info::default()
     };
-    let unsupported = Info {
-        fp: true,
-        ..Info::default()
-    };
     match parts.as_slice() {
         ["vfcvt", to, from] => {
             let (kind, src, dst, int) = match (fmt_code(to), fmt_code(from)) {
@@ -213,6 +210,24 @@ fn fp_op(name: &str) -> Option<Info> {
                 (None, None) => return None,
             };
             Some(fp(unit::FCONV, convert::encode(kind, src, dst, int), 0))
+        }
+        [op, to, from] => {
+            // The widening forms: sources of the narrower format `from`.
+            let (to, from) = (fmt_code(to)?, fmt_code(from)?);
+            let fma = |fn_| Info {
+                three: matches!(*op, "vfmadd" | "vfmsub" | "vfnmsub" | "vfnmadd"),
+                ..fp(unit::FMA, fma_fn::widening(fn_, from), to)
+            };
+            Some(fma(match *op {
+                "vfadd" => fma::op::ADD,
+                "vfsub" => fma::op::SUB,
+                "vfmul" => fma::op::MUL,
+                "vfmadd" => fma::op::FMADD,
+                "vfmsub" => fma::op::FMSUB,
+                "vfnmsub" => fma::op::FNMSUB,
+                "vfnmadd" => fma::op::FNMADD,
+                _ => return None,
+            }))
         }
         [op, f] => {
             let f = fmt_code(f)?;
@@ -245,7 +260,19 @@ fn fp_op(name: &str) -> Option<Info> {
                         _ => compare::op::LE,
                     })
                 },
-                "vfdiv" | "vfsqrt" => unsupported,
+                // Read out to the lanes' VFU2, as integer divides.
+                "vfdiv" | "vfsqrt" => Info {
+                    div: true,
+                    ..fp(
+                        unit::MEM,
+                        if *op == "vfdiv" {
+                            fdiv_fn::DIV
+                        } else {
+                            fdiv_fn::SQRT
+                        },
+                        f,
+                    )
+                },
                 _ => return None,
             })
         }

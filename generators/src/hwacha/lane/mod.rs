@@ -8,12 +8,12 @@ pub mod fcmp;
 pub mod fconv;
 pub mod fma;
 pub mod fp_port;
-pub mod idiv;
 pub mod imul;
 pub mod memory;
 pub mod plu;
 pub mod sequencer;
 pub mod uop;
+pub mod vfu2;
 pub mod vxu;
 
 use super::params::HwachaParams;
@@ -73,7 +73,7 @@ pub fn lane(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     for (inst, module) in [(&seq, &seq_mod), (&mem, &mem_mod)] {
         for port in &module.body.ports {
             let name = port.name.as_str();
-            if internal(name) || name == "busy" {
+            if internal(name) || name == "busy" || name == "div_fflags" {
                 continue;
             }
             let width = module.signal(port.sig).width;
@@ -94,11 +94,14 @@ pub fn lane(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     }
     for port in &vxu_mod.body.ports {
         let name = port.name.as_str();
-        if name.ends_with("_w_valid") || name.contains("_w_bits_") || name == "fflags" {
+        if name.ends_with("_w_valid") || name.contains("_w_bits_") {
             let outer = m.output(name, vxu_mod.signal(port.sig).width);
             m.connect(&outer, &vxu.port(name));
         }
     }
+    // FP exception flags: the crossbar units' and VFU2's dividers'.
+    let fflags = m.output("fflags", 5);
+    m.connect(&fflags, &(&vxu.port("fflags") | &mem.port("div_fflags")));
     let busy = m.output("busy", 1);
     m.connect(&busy, &(&vxu.port("busy") | &mem.port("busy")));
     m.finish()

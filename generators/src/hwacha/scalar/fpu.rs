@@ -1,15 +1,19 @@
 //! The scalar unit's floating point on shared registers (thesis section 8.7, Table 8.7's
 //! HwachaLocalScalarFPU: the unit's own FPU, as the control processor has none): one
 //! element's worth of the lanes' crossbar units (`lane::fma`, `lane::fconv`,
-//! `lane::fcmp`, built one 64-bit slice wide), one operation at a time. The unit takes a
+//! `lane::fcmp`, built one 64-bit slice wide) and of VFU2's FP dividers (`fpu::divsqrt`
+//! per format), one operation at a time. The unit takes a
 //! decoded FP instruction whose registers are all shared (`vdecode`'s `scalar_fp`) with
 //! its operands' values, and answers with the destination's value on `resp`, which the
 //! unit merges into the scalar unit's `vresp` when no reduction answers that cycle.
 
+use crate::fpu::divsqrt::divsqrt;
+use crate::fpu::{DOUBLE, HALF, SINGLE};
 use crate::hwacha::lane::fcmp::fcmp_unit;
 use crate::hwacha::lane::fconv::fconv_unit;
 use crate::hwacha::lane::fma::fma_unit;
-use crate::hwacha::lane::uop::{unit, vinsn};
+use crate::hwacha::lane::fp_port::sext;
+use crate::hwacha::lane::uop::{fmt, unit, vinsn};
 use crate::hwacha::params::HwachaParams;
 use hdl::{Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape};
 use std::rc::Rc;
@@ -78,6 +82,27 @@ pub fn scalar_fpu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             result = &result | &(&valid.repeat(64) & out.get("data").value());
         }
         flags = &flags | &inst.port("flags");
+    }
+    // Divides and square roots (`div`, read out to VFU2 on the vector side).
+    let div = g("div");
+    for (code, f) in [(fmt::D, DOUBLE), (fmt::S, SINGLE), (fmt::H, HALF)] {
+        let w = f.width();
+        let u = m.instance(
+            &format!("fdiv_{}", f.name()),
+            &divsqrt(f, p.idiv_bits_per_cycle)?,
+        );
+        let mine = &div & &g("fmt").eq(&g("fmt").konst(hdl::Bits::from_u64(2, code)));
+        m.connect(&u.port("in_valid"), &(&accept & &mine));
+        m.connect(&u.port("op"), &g("fn").bit(0));
+        m.connect(&u.port("rm"), &g("rm"));
+        m.connect(&u.port("a"), &g("s1").slice(w - 1, 0));
+        m.connect(&u.port("b"), &g("s2").slice(w - 1, 0));
+        let one = m.lit(1, 1);
+        m.connect(&u.port("out_ready"), &one);
+        let valid = u.port("out_valid");
+        finished = &finished | &valid;
+        result = &result | &(&valid.repeat(64) & &sext(&u.port("result"), w));
+        flags = &flags | &(&valid.repeat(5) & &u.port("flags"));
     }
     m.connect(&fflags, &flags);
     m.when(&accept, |m| {
