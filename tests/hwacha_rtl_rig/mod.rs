@@ -584,6 +584,11 @@ pub fn compare(golden: &Golden, writes: &[Write], setup: &Setup, lines: &[String
     }
 }
 
+/// A program's lines.
+fn lines(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
 /// Directed programs per instruction class, with the configuration they need.
 pub fn directed_programs() -> (Vcfg, Vec<Vec<String>>) {
     let cfg = Vcfg {
@@ -592,7 +597,6 @@ pub fn directed_programs() -> (Vcfg, Vec<Vec<String>>) {
         vv32: 2,
         vv16: 0,
     };
-    let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let programs = [
         // Every ALU function, vector and scalar operands, then chained dependences.
         lines(&[
@@ -672,20 +676,18 @@ pub fn random_vs(rng: &mut Rng) -> Vec<u64> {
         .collect()
 }
 
-/// A random program: registers filled with varied values first, then random operations
-/// with random operand kinds, destinations (also narrow ones) and predicates; with
-/// `memory`, also vector loads, stores and AMOs of every mode and width (stores and AMOs
-/// fenced on both sides: the worker thread's memory order is relaxed, thesis 7.x
-/// `vfence`, and the golden model's is sequential), reductions and divides.
-pub fn random_program(
+/// A random configuration (`vv64` 64-bit registers, up to two 32-bit and two 16-bit
+/// ones, `vp_min` to 4 predicate registers) and vector length (maxvl, about a strip, or
+/// any).
+fn random_shape(
     rng: &mut Rng,
     p: &HwachaParams,
-    len: usize,
-    memory: bool,
-) -> (Setup, Vec<String>) {
-    let vv64 = rng.range(2, 9);
+    vv64: std::ops::Range<u32>,
+    vp_min: u32,
+) -> (Vcfg, u64) {
+    let vv64 = rng.range(vv64.start, vv64.end);
     let (vv32, vv16) = (rng.range(0, 3), rng.range(0, 3));
-    let vp = rng.range(1 + memory as u32, 5);
+    let vp = rng.range(vp_min, 5);
     let cfg = Vcfg {
         vv64,
         vp,
@@ -698,6 +700,22 @@ pub fn random_program(
         1 => 1 + rng.below(p.strip() as u64 + 2).min(maxvl - 1),
         _ => 1 + rng.below(maxvl),
     };
+    (cfg, vlen)
+}
+
+/// A random program: registers filled with varied values first, then random operations
+/// with random operand kinds, destinations (also narrow ones) and predicates; with
+/// `memory`, also vector loads, stores and AMOs of every mode and width (stores and AMOs
+/// fenced on both sides: the worker thread's memory order is relaxed, thesis 7.x
+/// `vfence`, and the golden model's is sequential), reductions and divides.
+pub fn random_program(
+    rng: &mut Rng,
+    p: &HwachaParams,
+    len: usize,
+    memory: bool,
+) -> (Setup, Vec<String>) {
+    let (cfg, vlen) = random_shape(rng, p, 2..9, 1 + memory as u32);
+    let Vcfg { vv64, vp, vv32, .. } = cfg;
     // The *W forms take 32-bit registers too (16-bit ones only hold FP and loads).
     let vv = |rng: &mut Rng| format!("vv{}", rng.below((vv64 + vv32) as u64));
     let vv64r = |rng: &mut Rng| format!("vv{}", rng.below(vv64 as u64));
@@ -926,7 +944,7 @@ pub fn fp_specials(bits: u32) -> Vec<u64> {
         one,
         one | sign,
         one | 1,
-        one | (1 << m) - 1,
+        one | ((1 << m) - 1),
     ];
     raw.iter()
         .map(|&v| {
@@ -950,20 +968,13 @@ const ROUNDING: &[&str] = &["", ", rne", ", rtz", ", rdn", ", rup", ", rmm", ", 
 /// operands, predicated, with integer operations mixed in, in registers of exactly or
 /// more than the precision they need.
 pub fn random_fp_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup, Vec<String>) {
-    let vv64 = rng.range(3, 8);
-    let (vv32, vv16) = (rng.range(0, 3), rng.range(0, 3));
-    let vp = rng.range(2, 5);
-    let cfg = Vcfg {
+    let (cfg, vlen) = random_shape(rng, p, 3..8, 2);
+    let Vcfg {
         vv64,
         vp,
         vv32,
         vv16,
-    };
-    let maxvl = model_params(p).maxvl(&cfg);
-    let vlen = match rng.below(3) {
-        0 => maxvl,
-        _ => 1 + rng.below(maxvl),
-    };
+    } = cfg;
     // A register of at least `bits` bits: the 64-bit ones, then 32-bit, then 16-bit.
     let reg = |rng: &mut Rng, bits: u32| {
         let (lo, hi) = match bits {
@@ -1114,9 +1125,9 @@ pub fn random_fp_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup,
 }
 
 /// Directed FP programs: each unit and format, back-to-back FMAs (the second on FMA1),
-/// chains between units of different latencies (double FMA 4, single 3, FConv 2, FCmp
-/// 1) and precisions, a three-operand FMA with every mix of vector and shared operands,
-/// and the flags.
+/// chains between units of different latencies (double FMA 4 cycles, single 3, FConv 2,
+/// FCmp 1) and precisions, three-operand FMAs with vector and shared operands in each
+/// position, divides and square roots, the widening forms, and the flags.
 pub fn directed_fp_programs() -> (Vcfg, Vec<Vec<String>>) {
     let cfg = Vcfg {
         vv64: 6,
@@ -1124,7 +1135,6 @@ pub fn directed_fp_programs() -> (Vcfg, Vec<Vec<String>>) {
         vv32: 2,
         vv16: 2,
     };
-    let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let programs = [
         lines(&[
             "veidx vv0, vs0",

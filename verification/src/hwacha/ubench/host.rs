@@ -203,7 +203,7 @@ impl Numbers {
             Fmt::D => (11, 52),
         };
         let r = rng.next();
-        let exp = ((1u64 << (e - 1)) - 1) - 10 + ((r & 0xffff) * 14 >> 16);
+        let exp = ((1u64 << (e - 1)) - 1) - 10 + (((r & 0xffff) * 14) >> 16);
         let man = rng.next() & ((1u64 << m) - 1);
         (r >> 63) << (e + m) | exp << m | man
     }
