@@ -361,7 +361,7 @@ fn longest_line(files: &[(String, String)]) -> Option<(usize, &str)> {
 /// The accepted minimum and maximum of every `[hwacha]` parameter of `rocket-hwacha`
 /// (`HwachaParams::validate`; it bounds `icache_sets` only to powers of two, and 4096 is
 /// the tile's caches' limit).
-const HWACHA_EXTREMES: [(&str, u32, u32); 22] = [
+const HWACHA_EXTREMES: [(&str, u32, u32); 27] = [
     ("lanes", 1, 64),
     ("seq_entries", 4, 32),
     ("banks", 1, 16),
@@ -371,6 +371,11 @@ const HWACHA_EXTREMES: [(&str, u32, u32); 22] = [
     ("stages_alu", 0, 4),
     ("stages_plu", 0, 4),
     ("stages_imul", 1, 8),
+    ("stages_dfma", 1, 5),
+    ("stages_sfma", 1, 5),
+    ("stages_hfma", 1, 5),
+    ("stages_fconv", 1, 2),
+    ("stages_fcmp", 1, 2),
     ("idiv_bits_per_cycle", 1, 4),
     ("bwq_entries", 2, 256),
     ("brq_entries", 2, 256),

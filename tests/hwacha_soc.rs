@@ -30,7 +30,7 @@ use verification::hwacha::asm::{build_sources, AsmOptions};
 use verification::hwacha::model::{Hwacha, HwachaParams as ModelParams};
 use verification::hwacha::ubench::{
     self,
-    host::{self, Kernel, Prepared, WrongElement},
+    host::{self, Bench, Kernel, Precision, Prepared, WrongElement},
 };
 use verification::iss::{Iss, IssConfig, Stop};
 use verification::tb::lockstep::{
@@ -100,7 +100,7 @@ struct HostRun {
 fn run_host(
     dut: &mut Model,
     params: &RocketHwachaParams,
-    (kernel, program): (Kernel, &Program),
+    (bench, program): (Bench, &Program),
     caps: Caps,
     timing: usize,
     seed: u64,
@@ -110,7 +110,7 @@ fn run_host(
     let caps = caps(maxvl);
     let caps32: Vec<u32> = caps.iter().map(|&c| u32::try_from(c).unwrap()).collect();
     ubench::set_caps(&mut program, &caps32).unwrap();
-    let prepared = host::prepare(&mut program, kernel, maxvl, caps.len(), seed).unwrap();
+    let prepared = host::prepare(&mut program, bench, maxvl, caps.len(), seed).unwrap();
     let (latency, jitter, stall_percent) = TIMINGS[timing];
     let mem = MemConfig {
         latency,
@@ -135,7 +135,7 @@ fn run_host(
     let what = format!(
         "{} caps {caps:?} on {} lanes, {} sequencer slots, latency {latency} jitter \
          {jitter} stall {stall_percent}%",
-        kernel.name(),
+        bench.name(),
         params.hwacha.lanes,
         params.hwacha.seq_entries
     );
@@ -166,37 +166,52 @@ fn run_host(
     }
 }
 
+/// Every benchmark in the precisions `precisions`.
+fn runnable(precisions: &[Precision]) -> Vec<Bench> {
+    (precisions.iter())
+        .flat_map(|&p| Kernel::ALL.map(|k| Bench::new(k, p)))
+        .collect()
+}
+
 /// Runs microbenchmarks on rocket-hwacha with parameters `table` in lockstep: `runs`
 /// lists (name, index into [`TIMINGS`], caps); the bench checks every run's output.
-/// `ACCELGEN_LONG=1` adds an uncapped run of every benchmark, the timings rotating from
-/// `rotation`.
-fn check(table: toml::Table, rotation: usize, runs: &[(&str, usize, Caps)]) {
+/// `ACCELGEN_LONG=1` adds an uncapped run of every benchmark of `precisions`, the
+/// timings rotating from `rotation`.
+fn check(
+    table: toml::Table,
+    (precisions, rotation): (&[Precision], usize),
+    runs: &[(&str, usize, Caps)],
+) {
     let params: RocketHwachaParams = table.clone().try_into().unwrap();
     let top = generators::elaborate("rocket-hwacha", &table).unwrap();
     let mut dut = Model::of_design(&Design::new(&top), &Options::default()).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let mut runs = runs.to_vec();
+    let mut runs: Vec<(String, usize, Caps)> =
+        runs.iter().map(|r| (r.0.to_string(), r.1, r.2)).collect();
     if long() {
         runs.extend(
-            (Kernel::ALL.iter().enumerate())
-                .map(|(i, k)| (k.name(), (rotation + i) % TIMINGS.len(), UNCAPPED)),
+            (runnable(precisions).iter().enumerate())
+                .map(|(i, b)| (b.name(), (rotation + i) % TIMINGS.len(), UNCAPPED)),
         );
     }
-    let programs: Vec<(Kernel, Program)> = Kernel::ALL
+    let every = Kernel::ALL
         .into_iter()
-        .filter(|k| runs.iter().any(|r| r.0 == k.name()))
-        .map(|k| {
+        .flat_map(|k| Precision::ALL.map(|p| Bench::new(k, p)));
+    let programs: Vec<(Bench, Program)> = every
+        .filter(|b| runs.iter().any(|r| r.0 == b.name()))
+        .map(|b| {
             let program =
-                (k.build(dir.path(), &[])).unwrap_or_else(|e| panic!("building {}: {e}", k.name()));
-            (k, program)
+                (b.build(dir.path(), &[])).unwrap_or_else(|e| panic!("building {}: {e}", b.name()));
+            (b, program)
         })
         .collect();
-    for (i, &(name, timing, caps)) in runs.iter().enumerate() {
-        let (kernel, program) = programs.iter().find(|p| p.0.name() == name).unwrap();
+    for (i, (name, timing, caps)) in runs.iter().enumerate() {
+        let (name, timing, caps) = (name.as_str(), *timing, *caps);
+        let (bench, program) = programs.iter().find(|p| p.0.name() == name).unwrap();
         let run = run_host(
             &mut dut,
             &params,
-            (*kernel, program),
+            (*bench, program),
             caps,
             timing,
             i as u64 + 1,
@@ -231,12 +246,34 @@ fn check(table: toml::Table, rotation: usize, runs: &[(&str, usize, Caps)]) {
 fn one_lane() {
     check(
         preset("hwacha-1lane"),
-        0,
+        (&[Precision::I], 0),
         &[
             ("iaxpy", 0, |maxvl| vec![1, 7, maxvl - 1]),
             ("igemm", 0, UNCAPPED),
             ("ifilter", 1, UNCAPPED),
             ("iaxpy", 2, UNCAPPED),
+        ],
+    );
+}
+
+/// The FP microbenchmarks on one lane: every kernel, each precision (double, single,
+/// half storage with single arithmetic, single storage with double arithmetic: the hs
+/// and sd gemms convert A's values in shared registers, on the scalar FPU), every
+/// timing; `ACCELGEN_LONG=1` adds the rest uncapped.
+#[test]
+fn floating_point_one_lane() {
+    check(
+        preset("hwacha-1lane"),
+        (&Precision::ALL[1..], 1),
+        &[
+            ("daxpy", 0, |maxvl| vec![1, maxvl - 1]),
+            ("sgemm", 1, UNCAPPED),
+            ("dgemm-opt", 2, UNCAPPED),
+            ("hsaxpy", 1, UNCAPPED),
+            ("mask-sdfilter", 0, UNCAPPED),
+            ("hsfilter", 2, UNCAPPED),
+            ("hsgemm", 0, UNCAPPED),
+            ("sdgemm-opt", 1, UNCAPPED),
         ],
     );
 }
@@ -249,12 +286,20 @@ fn two_lanes() {
         eprintln!("skipped: set ACCELGEN_LONG=1 to run the 2-lane preset's own model");
         return;
     }
-    check(preset("hwacha-2lane"), 1, &[("igemm-opt", 1, UNCAPPED)]);
+    check(
+        preset("hwacha-2lane"),
+        (&Precision::ALL, 1),
+        &[("igemm-opt", 1, UNCAPPED)],
+    );
 }
 
 #[test]
 fn four_lanes() {
-    check(preset("hwacha-4lane"), 2, &[("iaxpy", 0, UNCAPPED)]);
+    check(
+        preset("hwacha-4lane"),
+        (&Precision::ALL, 2),
+        &[("iaxpy", 0, UNCAPPED), ("sdaxpy", 1, UNCAPPED)],
+    );
 }
 
 /// Two lanes with four sequencer slots instead of eight: the sequencer fills up and
@@ -268,7 +313,7 @@ fn two_lanes_four_sequencer_slots() {
         .insert("seq_entries".into(), 4.into());
     check(
         table,
-        0,
+        (&[Precision::I], 0),
         &[
             ("mask-ifilter", 0, UNCAPPED),
             ("igemm-opt", 0, |maxvl| vec![maxvl - 1]),
@@ -277,27 +322,35 @@ fn two_lanes_four_sequencer_slots() {
     );
 }
 
-/// The host's model of every benchmark agrees with the golden model (the ISS with the
-/// Hwacha model, no RTL) on 1, 2, 4 and 8 lanes, uncapped and (1 and 4 lanes) with four
-/// capped runs: the lockstep runs above compare the RTL with that model at every commit
-/// and its outputs with the host's.
+/// The host's model of every benchmark in every precision agrees with the golden model
+/// (the ISS with the Hwacha model, no RTL) on 1, 2, 4 and 8 lanes (FP builds on 1 and 4),
+/// uncapped and (1 and 4 lanes) with four capped runs: the lockstep runs above compare
+/// the RTL with that model at every commit and its outputs with the host's.
 #[test]
 fn the_host_model_agrees_with_the_golden_model() {
     let dir = tempfile::tempdir().unwrap();
-    for kernel in Kernel::ALL {
-        let program = kernel.build(dir.path(), &[]).unwrap();
-        for (i, lanes) in [1, 2, 4, 8].into_iter().enumerate() {
+    for bench in Kernel::ALL
+        .into_iter()
+        .flat_map(|k| Precision::ALL.map(|p| Bench::new(k, p)))
+    {
+        let program = bench.build(dir.path(), &[]).unwrap();
+        let lane_counts: &[u32] = if bench.precision == Precision::I {
+            &[1, 2, 4, 8]
+        } else {
+            &[1, 4]
+        };
+        for (i, &lanes) in lane_counts.iter().enumerate() {
             let unit = ModelParams {
                 lanes,
                 ..ModelParams::default()
             };
             let maxvl = unit.maxvl(&ubench::vcfg(&program).unwrap());
             let caps = [vec![], vec![1, 3, maxvl - 1, maxvl]][i % 2].clone();
-            let what = format!("{} on {lanes} lanes, caps {caps:?}", kernel.name());
+            let what = format!("{} on {lanes} lanes, caps {caps:?}", bench.name());
             let mut program = program.clone();
             let caps32: Vec<u32> = caps.iter().map(|&c| c as u32).collect();
             ubench::set_caps(&mut program, &caps32).unwrap();
-            let prepared = host::prepare(&mut program, kernel, maxvl, caps.len(), lanes as u64)
+            let prepared = host::prepare(&mut program, bench, maxvl, caps.len(), lanes as u64)
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
             let stdout = Capture::default();
             let config = IssConfig {
@@ -326,11 +379,10 @@ fn a_wrong_output_element_fails_the_host_check() {
     let top = generators::elaborate("rocket-hwacha", &table).unwrap();
     let mut dut = Model::of_design(&Design::new(&top), &Options::default()).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let program = Kernel::Axpy
-        .build(dir.path(), &["UBENCH_DROP_LAST"])
-        .unwrap();
+    let axpy = Bench::new(Kernel::Axpy, Precision::I);
+    let program = axpy.build(dir.path(), &["UBENCH_DROP_LAST"]).unwrap();
     let caps: Caps = |maxvl| vec![maxvl, 5];
-    let mut run = run_host(&mut dut, &params, (Kernel::Axpy, &program), caps, 0, 7);
+    let mut run = run_host(&mut dut, &params, (axpy, &program), caps, 0, 7);
     assert_eq!(run.outcome.exit_code, 0, "{}: {}", run.what, run.stdout);
     let n = ubench::size(&program, run.maxvl).unwrap() as usize;
     let wrong = run.prepared.check(|a| run.memory.read_u64(a)).unwrap_err();
@@ -386,12 +438,12 @@ fn lockstep_cli(elf: &Path, lanes: u32, latency: u32, jitter: u32) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// A vector floating-point add, which the RTL does not execute yet (the golden model
-/// does).
-const FADD_C: &str = r#"
+/// A worker instruction naming a vector register beyond the configuration's (vv5 of
+/// two): illegal, in the golden model as on the RTL.
+const ILLEGAL_C: &str = r#"
 #include <stdint.h>
 int64_t x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8];
-extern char fadd_block[];
+extern char illegal_block[];
 int main(void)
 {
     unsigned long vl;
@@ -399,22 +451,132 @@ int main(void)
     asm volatile("vsetvl %0, %1" : "=r"(vl) : "r"(8ul));
     asm volatile("vmca va0, %0" : : "r"(x));
     asm volatile("vmca va1, %0" : : "r"(y));
-    asm volatile("vf fadd_block" : : : "t0", "memory");
+    asm volatile("vf illegal_block" : : : "t0", "memory");
     asm volatile("fence" : : : "memory");
     return y[7] == 1 ? 0 : 3;
 }
 "#;
 
-const FADD_S: &str = r#"
+const ILLEGAL_S: &str = r#"
   .text
   .align 3
-  .globl fadd_block, fadd_insn
-fadd_block:
+  .globl illegal_block, illegal_insn
+illegal_block:
   vpset vp0
   vld vv0, va0
-fadd_insn:
-  vfadd.d vv1, vv0, vv0
+illegal_insn:
+  vfadd.d vv5, vv0, vv0
   vsd vv1, va1
+  vstop
+"#;
+
+/// Floating point on shared registers (the scalar FPU) through the whole machine: every
+/// unit's operations in each precision and several rounding modes on values loaded by
+/// the worker's scalar loads, a vector operation reading a scalar FP result (the
+/// scoreboard) and a vfirst answering beside the scalar FPU's results; the core reads
+/// every result back after the fence, each load checked in lockstep.
+const SCALAR_FP_C: &str = r#"
+#include <stdint.h>
+#include <stdio.h>
+double in[3] = {1.75, -3.1, 1e-3};
+uint64_t out[21], vout[4];
+extern char scalar_fp_block[];
+int main(void)
+{
+    unsigned long vl;
+    asm volatile("vsetcfg %0" : : "r"(2ul | 1ul << 9));
+    asm volatile("vsetvl %0, %1" : "=r"(vl) : "r"(4ul));
+    asm volatile("vmcs vs1, %0" : : "r"(in));
+    asm volatile("vmcs vs2, %0" : : "r"(out));
+    asm volatile("vmca va0, %0" : : "r"(vout));
+    asm volatile("vf scalar_fp_block" : : : "t0", "memory");
+    asm volatile("fence" : : : "memory");
+    uint64_t sum = 0;
+    for (int i = 0; i < 21; i++)
+        sum ^= out[i] * (i + 1);
+    for (int i = 0; i < 4; i++)
+        sum ^= vout[i] << i;
+    printf("%llx\n", (unsigned long long)sum);
+    return 0;
+}
+"#;
+const SCALAR_FP_S: &str = r#"
+  .text
+  .align 3
+  .globl scalar_fp_block
+scalar_fp_block:
+  vpset vp0
+  vlsd vs3, vs1
+  vaddi vs1, vs1, 8
+  vlsd vs4, vs1
+  vaddi vs1, vs1, 8
+  vlsd vs5, vs1
+  vfadd.d vs6, vs3, vs4
+  vfmul.d vs7, vs6, vs5, rtz
+  vfmadd.d vs8, vs3, vs4, vs5
+  veidx vv0, vs0
+  vfcvt.d.l vv0, vv0
+  vfmul.d vv1, vv0, vs8
+  vfirst vs20, vv1
+  vfcvt.s.d vs9, vs8
+  vfmul.s vs10, vs9, vs9
+  vfcvt.h.s vs11, vs10, rup
+  vfcvt.d.h vs12, vs11
+  vfcvt.l.d vs13, vs7, rdn
+  vfcvt.d.lu vs14, vs13
+  vfsgnjn.d vs15, vs14, vs3
+  vfmin.d vs16, vs15, vs4
+  vfclass.d vs17, vs16
+  vfcvt.w.s vs18, vs9
+  vfnmsub.s vs19, vs9, vs10, vs9, rmm
+  vfsub.h vs21, vs11, vs11
+  vfmax.s vs22, vs10, vs19
+  vfsgnjx.h vs23, vs11, vs21
+  vfcvt.wu.d vs24, vs4
+  vfdiv.d vs25, vs3, vs4, rup
+  vfsqrt.s vs26, vs10
+  vsd vv1, va0
+  vssd vs2, vs6
+  vaddi vs2, vs2, 8
+  vssd vs2, vs7
+  vaddi vs2, vs2, 8
+  vssd vs2, vs8
+  vaddi vs2, vs2, 8
+  vssd vs2, vs9
+  vaddi vs2, vs2, 8
+  vssd vs2, vs10
+  vaddi vs2, vs2, 8
+  vssd vs2, vs11
+  vaddi vs2, vs2, 8
+  vssd vs2, vs12
+  vaddi vs2, vs2, 8
+  vssd vs2, vs13
+  vaddi vs2, vs2, 8
+  vssd vs2, vs14
+  vaddi vs2, vs2, 8
+  vssd vs2, vs15
+  vaddi vs2, vs2, 8
+  vssd vs2, vs16
+  vaddi vs2, vs2, 8
+  vssd vs2, vs17
+  vaddi vs2, vs2, 8
+  vssd vs2, vs18
+  vaddi vs2, vs2, 8
+  vssd vs2, vs19
+  vaddi vs2, vs2, 8
+  vssd vs2, vs20
+  vaddi vs2, vs2, 8
+  vssd vs2, vs21
+  vaddi vs2, vs2, 8
+  vssd vs2, vs22
+  vaddi vs2, vs2, 8
+  vssd vs2, vs23
+  vaddi vs2, vs2, 8
+  vssd vs2, vs24
+  vaddi vs2, vs2, 8
+  vssd vs2, vs25
+  vaddi vs2, vs2, 8
+  vssd vs2, vs26
   vstop
 "#;
 
@@ -472,6 +634,13 @@ divide_block:
 "#;
 
 #[test]
+fn scalar_floating_point_runs_through_the_whole_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build_c_and_asm(dir.path(), "scalar_fp", SCALAR_FP_C, SCALAR_FP_S);
+    lockstep_cli(&elf, 1, 20, 0);
+}
+
+#[test]
 fn divides_run_through_the_whole_machine() {
     let dir = tempfile::tempdir().unwrap();
     let elf = build_c_and_asm(dir.path(), "divide", DIVIDE_C, DIVIDE_S);
@@ -481,7 +650,7 @@ fn divides_run_through_the_whole_machine() {
 }
 
 #[test]
-fn the_cli_runs_programs_and_traps_on_unsupported_instructions() {
+fn the_cli_runs_programs_and_traps_on_illegal_instructions() {
     let dir = tempfile::tempdir().unwrap();
     let config = root().join("configs/hwacha-1lane.toml");
     ubench::build(dir.path(), "axpy", &["PREC_I"]).unwrap();
@@ -498,13 +667,13 @@ fn the_cli_runs_programs_and_traps_on_unsupported_instructions() {
         "{out:?}"
     );
 
-    let (c, s) = (dir.path().join("fadd.c"), dir.path().join("fadd.S"));
-    std::fs::write(&c, FADD_C).unwrap();
-    std::fs::write(&s, FADD_S).unwrap();
-    let elf_path = dir.path().join("fadd.elf");
+    let (c, s) = (dir.path().join("illegal.c"), dir.path().join("illegal.S"));
+    std::fs::write(&c, ILLEGAL_C).unwrap();
+    std::fs::write(&s, ILLEGAL_S).unwrap();
+    let elf_path = dir.path().join("illegal.elf");
     build_sources(&[c, s], &elf_path, &AsmOptions::default()).unwrap();
     let program = elf::load_file(&elf_path).unwrap();
-    let word = ubench::read_u64(&program, "fadd_insn").unwrap();
+    let word = ubench::read_u64(&program, "illegal_insn").unwrap();
     let out = accelgen()
         .args(["sim", "rocket-hwacha", "--config"])
         .arg(&config)

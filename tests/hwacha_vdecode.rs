@@ -22,7 +22,7 @@ fn wrapper() -> Design {
         "issue",
         Dir::In,
         &Shape::bundle(
-            ["bits", "vlen", "s1", "s2", "a1", "a2"]
+            ["bits", "vlen", "s1", "s2", "s3", "a1", "a2"]
                 .iter()
                 .map(|n| Shape::field(n, Shape::UInt(64)))
                 .collect(),
@@ -33,11 +33,13 @@ fn wrapper() -> Design {
         vv32: m.input("vv32", 10),
         vp: m.input("vp", 10),
     };
-    let (out, unsupported) = vdecode(&mut m, "decoded", &issue, &cfg);
+    let decoded = vdecode(&mut m, "decoded", &issue, &cfg);
     let port = m.io("vinsn", Dir::Out, &vinsn());
-    m.connect_bundle(&port, &out);
+    m.connect_bundle(&port, &decoded.vinsn);
     let flag = m.output("unsupported", 1);
-    m.connect(&flag, &unsupported);
+    m.connect(&flag, &decoded.unsupported);
+    let scalar = m.output("scalar_fp", 1);
+    m.connect(&scalar, &decoded.scalar_fp);
     Design::new(&m.finish().unwrap())
 }
 
@@ -48,8 +50,12 @@ fn decoded_instructions_match_the_golden_models_decode() {
     let mut rng = Rng::new(0xdec0de);
     let p = generators::hwacha::params::HwachaParams::default();
     let (mut checked, mut classes) = (0, std::collections::HashSet::new());
-    for _ in 0..if long() { 400 } else { 60 } {
-        let (setup, lines) = random_program(&mut rng, &p, 30, true);
+    for k in 0..if long() { 400 } else { 60 } {
+        let (setup, lines) = if k % 3 == 2 {
+            random_fp_program(&mut rng, &p, 30)
+        } else {
+            random_program(&mut rng, &p, 30, true)
+        };
         let gold = golden(&p, &setup, &lines);
         let cfg: Vcfg = setup.cfg;
         for (k, v) in [("vv64", cfg.vv64), ("vv32", cfg.vv32), ("vp", cfg.vp)] {
@@ -76,6 +82,7 @@ fn decoded_instructions_match_the_golden_models_decode() {
                 ("vlen", setup.vlen),
                 ("s1", shared(Field::Vrs1)),
                 ("s2", shared(Field::Vrs2)),
+                ("s3", shared(Field::Vrs3)),
                 ("a1", address(Field::Vars1)),
                 ("a2", address(Field::Vars2)),
             ] {
@@ -96,18 +103,31 @@ fn decoded_instructions_match_the_golden_models_decode() {
     }
     assert!(checked > 1000, "only {checked} instructions");
     assert!(
-        classes.len() >= 7,
+        classes.len() >= 8,
         "only {} instruction classes",
         classes.len()
     );
-    // Instructions the vector side does not run yet are flagged.
-    for line in [
-        "vfadd.d vv1, vv2, vv3",
-        "vfmul.s vv1, vv2, vs3",
-        "vfsqrt.d vv1, vv2",
-    ] {
+    // A segment access of several registers (which the scalar unit splits) is flagged.
+    for line in ["vlsegd vv1, va2, 2", "vssegw vv1, va2, 8"] {
         sim.poke_u64("issue_bits", asm(line)).unwrap();
         assert_eq!(sim.peek_u64("unsupported").unwrap(), 1, "{line}");
+    }
+    // FP on shared registers goes to the scalar FPU; vector FP and compares do not.
+    for (line, scalar) in [
+        ("vfmul.s vs1, vs2, vs3", 1),
+        ("vfcvt.d.l vs1, vs2", 1),
+        ("vfmadd.d vs1, vs2, vs3, vs4", 1),
+        ("vfsqrt.h vs1, vs2", 1),
+        ("vfmadd.d.h vs1, vs2, vs3, vs4", 1),
+        ("vfadd.d.s vv1, vv2, vv3", 0),
+        ("vfdiv.d vv1, vv2, vs3", 0),
+        ("vfmul.s vv1, vs2, vs3", 0),
+        ("vcmpflt.d vp1, vs2, vs3", 0),
+        ("vadd vs1, vs2, vs3", 0),
+    ] {
+        sim.poke_u64("issue_bits", asm(line)).unwrap();
+        assert_eq!(sim.peek_u64("unsupported").unwrap(), 0, "{line}");
+        assert_eq!(sim.peek_u64("scalar_fp").unwrap(), scalar, "{line}");
     }
 }
 
@@ -129,6 +149,11 @@ fn used(f: &str, want: &Fields) -> bool {
         "ps1" | "ps2" | "ps3" | "table" => want.iter().any(|(k, v)| *k == "unit" && *v == 2),
         "s1" => !has("rs1_v") && !eidx,
         "s2" => !has("rs2_v") && !strideless_load,
+        "rs3" => has("rs3_v"),
+        // The rounding mode of FP operations that round; the format of those on
+        // FMAs and FCmp (FConv's formats are in `fn`).
+        "rm" => want.iter().any(|(k, _)| *k == "rm"),
+        "fmt" => [4, 6].contains(&value("unit")),
         "mem_op" | "amo_fn" | "mode" | "width" | "unsigned" => has("mem"),
         "fn" | "word" => !has("mem") && !want.iter().any(|(k, v)| *k == "unit" && *v == 2),
         _ => true,

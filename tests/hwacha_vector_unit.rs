@@ -66,6 +66,8 @@ struct Bench {
     answers: Vec<Answer>,
     /// Cases run so far (each restarts the model, alternating its initial state).
     cases: u64,
+    /// The FP exception flags raised so far in this case.
+    fflags: u8,
 }
 
 /// Memory timings: (latency, jitter, stall percent).
@@ -107,6 +109,7 @@ impl Bench {
             mem,
             answers: Vec::new(),
             cases: 0,
+            fflags: 0,
         }
     }
 
@@ -138,6 +141,7 @@ impl Bench {
             let value = peek(&mut self.dut, "vresp_bits_data");
             self.answers.push(Answer::First { rd, value });
         }
+        self.fflags |= peek(&mut self.dut, "fflags") as u8;
         if peek(&mut self.dut, "vbranch_valid") == 1 {
             let taken = peek(&mut self.dut, "vbranch_bits_taken") == 1;
             self.answers.push(Answer::Jump { taken });
@@ -212,6 +216,7 @@ fn check(
         .collect();
     bench.mem = memory(&bench.p, timing, seed);
     bench.answers.clear();
+    bench.fflags = 0;
     // A fresh start from the other random initial state than the last case's.
     bench.cases += 1;
     restart(&mut bench.dut, bench.cases);
@@ -221,6 +226,12 @@ fn check(
         bench.answers,
         gold.answers,
         "answers to the scalar unit differ\nprogram:\n{}",
+        lines.join("\n")
+    );
+    assert_eq!(
+        bench.fflags,
+        gold.fflags,
+        "accrued FP flags differ\nprogram:\n{}",
         lines.join("\n")
     );
     let model = gold.data();
@@ -319,6 +330,38 @@ fn divides_match_the_golden_model() {
                 vs: vs.clone(),
                 va: vec![0; 32],
             };
+            check(&mut bench, &setup, &lines, TIMINGS[i % 3], i as u64);
+        }
+    }
+}
+
+/// Floating point (`hwacha_rtl_rig::directed_fp_programs`, `random_fp_program`): every
+/// FMA, FConv and FCmp operation in half, single and double, every rounding mode, special
+/// values, chaining between units of different latencies; register writes, predicate
+/// writes and the accrued flags against the model.
+#[test]
+fn fp_programs_match_the_golden_model() {
+    let per_config = if long() { 2000 } else { 25 };
+    for (k, p) in configs().iter().enumerate() {
+        let mut bench = Bench::new(p);
+        let (cfg, programs) = directed_fp_programs();
+        let maxvl = model_params(p).maxvl(&cfg);
+        let mut vs = directed_vs();
+        vs[16..20].copy_from_slice(&[0.5f64, -3.25, 1e-3, 7.0].map(f64::to_bits));
+        for lines in &programs {
+            for vlen in [1, 9, maxvl] {
+                let setup = Setup {
+                    cfg,
+                    vlen,
+                    vs: vs.clone(),
+                    va: vec![0; 32],
+                };
+                check(&mut bench, &setup, lines, TIMINGS[0], 0);
+            }
+        }
+        let mut rng = Rng::new(0xf10a7 + k as u64);
+        for i in 0..per_config {
+            let (setup, lines) = random_fp_program(&mut rng, p, 40);
             check(&mut bench, &setup, &lines, TIMINGS[i % 3], i as u64);
         }
     }

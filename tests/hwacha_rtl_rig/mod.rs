@@ -7,14 +7,18 @@
 #[path = "../hwacha_model_rig/mod.rs"]
 mod hwacha_model_rig;
 
-use generators::hwacha::lane::uop::{alu_fn, imul_fn, red, unit};
+use generators::fpu::{compare, convert, fma};
+use generators::hwacha::lane::fma::fma_fn;
+use generators::hwacha::lane::uop::{alu_fn, fmt, imul_fn, red, unit};
+use generators::hwacha::lane::vfu2::fdiv_fn;
 use generators::hwacha::params::HwachaParams;
 use generators::rocket::decode::alu_fn as rocket_fn;
 use hdl::Bits;
 pub use hwacha_model_rig::Rig;
 use verification::hwacha::asm::{assemble, Assembled};
 use verification::hwacha::model::{
-    AmoOp, CmpOp, Effect, Field, HwachaParams as ModelParams, Insn, IntOp, Mode, Op, Vcfg, Width,
+    AmoOp, Arith, CmpOp, Effect, FCmp, Field, Fma, Fmt, FpOp, HwachaParams as ModelParams, Insn,
+    IntKind, IntOp, Mode, Op, Vcfg, WideningOp, Width,
 };
 use verification::rng::Rng;
 use verification::simulator::Simulator;
@@ -173,6 +177,31 @@ pub fn insn_fields(
             let any = insn.get(Field::Vcond) as u64;
             op.extend([("unit", unit::MEM), ("red", red::ALL + any)]);
         }
+        Op::Fp(f) => {
+            let (u, fn_, format) = fp_fields(f);
+            op.extend([("unit", u), ("fn", fn_), ("fmt", format)]);
+            // Divides and square roots are read out to the lanes' VFU2.
+            op.push(("div", (u == unit::MEM) as u64));
+            if insn.has(Field::Vrm) {
+                // The dynamic mode is the unit's frm: round to nearest even.
+                let rm = insn.get(Field::Vrm) as u64;
+                op.push(("rm", if rm == 7 { 0 } else { rm }));
+            }
+            for (f, v, r, sv) in [
+                (Field::Vrs1, "rs1_v", "rs1", "s1"),
+                (Field::Vrs2, "rs2_v", "rs2", "s2"),
+                (Field::Vrs3, "rs3_v", "rs3", "s3"),
+            ] {
+                if insn.has(f) {
+                    operand(&mut op, f, v, r, sv);
+                }
+            }
+            if let FpOp::Cmp(..) = f {
+                op.extend([("rd_pred", 1), ("prd", insn.get(Field::Vprd) as u64)]);
+            } else {
+                op.extend([("rd", insn.rd() as u64), ("rd_width", width(insn.rd()))]);
+            }
+        }
         Op::Fence => return None,
         other => panic!("not a vector-unit instruction: {other:?}"),
     }
@@ -232,11 +261,81 @@ fn int_fn(op: IntOp) -> (u64, u64) {
     }
 }
 
+/// Unit, function and format code of an FP operation the vector side runs (the
+/// generator's encodings, `fpu::fma::op`, `fpu::compare::op`, `fpu::convert::encode`).
+fn fp_fields(op: FpOp) -> (u64, u64, u64) {
+    let code = |f: Fmt| match f {
+        Fmt::S => fmt::S,
+        Fmt::D => fmt::D,
+        Fmt::H => fmt::H,
+    };
+    let int = |k: IntKind| match k {
+        IntKind::W => convert::int::W,
+        IntKind::Wu => convert::int::WU,
+        IntKind::L => convert::int::L,
+        IntKind::Lu => convert::int::LU,
+    };
+    let fma_op = |k: Fma| match k {
+        Fma::Madd => fma::op::FMADD,
+        Fma::Msub => fma::op::FMSUB,
+        Fma::Nmsub => fma::op::FNMSUB,
+        Fma::Nmadd => fma::op::FNMADD,
+    };
+    match op {
+        FpOp::Arith(a, f) => {
+            let (u, fn_) = match a {
+                Arith::Add => (unit::FMA, fma::op::ADD),
+                Arith::Sub => (unit::FMA, fma::op::SUB),
+                Arith::Mul => (unit::FMA, fma::op::MUL),
+                Arith::Min => (unit::FCMP, compare::op::MIN),
+                Arith::Max => (unit::FCMP, compare::op::MAX),
+                Arith::Sgnj => (unit::FCMP, compare::op::SGNJ),
+                Arith::Sgnjn => (unit::FCMP, compare::op::SGNJN),
+                Arith::Sgnjx => (unit::FCMP, compare::op::SGNJX),
+                Arith::Div => (unit::MEM, fdiv_fn::DIV),
+            };
+            (u, fn_, code(f))
+        }
+        FpOp::Fma(k, f) => (unit::FMA, fma_op(k), code(f)),
+        FpOp::Sqrt(f) => (unit::MEM, fdiv_fn::SQRT, code(f)),
+        FpOp::Class(f) => (unit::FCMP, compare::op::CLASS, code(f)),
+        FpOp::Cmp(k, f) => {
+            let c = match k {
+                FCmp::Eq => compare::op::EQ,
+                FCmp::Lt => compare::op::LT,
+                FCmp::Le => compare::op::LE,
+            };
+            (unit::FCMP, c, code(f))
+        }
+        FpOp::Convert { from, to } => {
+            let e = convert::encode(convert::kind::F2F, code(from), code(to), 0);
+            (unit::FCONV, e, 0)
+        }
+        FpOp::ToInt(f, k) => {
+            let e = convert::encode(convert::kind::F2I, code(f), 0, int(k));
+            (unit::FCONV, e, 0)
+        }
+        FpOp::FromInt(k, f) => {
+            let e = convert::encode(convert::kind::I2F, 0, code(f), int(k));
+            (unit::FCONV, e, 0)
+        }
+        FpOp::Widening { op, to, from } => {
+            let k = match op {
+                WideningOp::Arith(Arith::Add) => fma::op::ADD,
+                WideningOp::Arith(Arith::Sub) => fma::op::SUB,
+                WideningOp::Arith(_) => fma::op::MUL,
+                WideningOp::Fma(k) => fma_op(k),
+            };
+            (unit::FMA, fma_fn::widening(k, code(from)), code(to))
+        }
+    }
+}
+
 /// Every field of the decoded-instruction and sequencer-operation bundles.
 pub const FIELDS: &[&str] = &[
-    "unit", "fn", "word", "table", "rs1_v", "rs2_v", "s1", "s2", "pred_on", "pred_neg", "pred",
-    "ps1", "ps2", "ps3", "wr", "rd_pred", "rd_width", "mem", "red", "div", "mem_op", "amo_fn",
-    "mode", "width", "unsigned", "rs1", "rs2", "rd", "prd",
+    "unit", "fn", "word", "table", "rs1_v", "rs2_v", "rs3_v", "s1", "s2", "s3", "rm", "fmt",
+    "pred_on", "pred_neg", "pred", "ps1", "ps2", "ps3", "wr", "rd_pred", "rd_width", "mem", "red",
+    "div", "mem_op", "amo_fn", "mode", "width", "unsigned", "rs1", "rs2", "rs3", "rd", "prd",
 ];
 
 /// Pokes `fields` (every other field of `FIELDS` 0) on the bundle at `prefix`.
@@ -348,6 +447,8 @@ pub struct Golden {
     pub writes: Vec<Write>,
     /// The reductions' answers to the scalar unit, in program order.
     pub answers: Vec<Answer>,
+    /// The FP exception flags the program accrued.
+    pub fflags: u8,
 }
 
 /// What the vector side tells the scalar unit: vfirst's value for a shared register, or
@@ -378,8 +479,10 @@ pub fn golden(p: &HwachaParams, setup: &Setup, lines: &[String]) -> Golden {
     rig.hw.set_tracing(true);
     let mut code = words.clone();
     code.push(hwacha_model_rig::stop());
+    rig.hw.take_fflags();
     rig.run(&code)
         .unwrap_or_else(|e| panic!("{e:?}\nprogram:\n{}", lines.join("\n")));
+    let fflags = rig.hw.take_fflags();
     let trace = rig.hw.take_trace();
     // The programs' reductions write a nonzero vs (vfirst's destination, a jump's link):
     // a jump is taken exactly when its link is written.
@@ -417,6 +520,7 @@ pub fn golden(p: &HwachaParams, setup: &Setup, lines: &[String]) -> Golden {
         insns,
         writes,
         answers,
+        fflags,
     }
 }
 
@@ -480,6 +584,11 @@ pub fn compare(golden: &Golden, writes: &[Write], setup: &Setup, lines: &[String
     }
 }
 
+/// A program's lines.
+fn lines(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
 /// Directed programs per instruction class, with the configuration they need.
 pub fn directed_programs() -> (Vcfg, Vec<Vec<String>>) {
     let cfg = Vcfg {
@@ -488,7 +597,6 @@ pub fn directed_programs() -> (Vcfg, Vec<Vec<String>>) {
         vv32: 2,
         vv16: 0,
     };
-    let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let programs = [
         // Every ALU function, vector and scalar operands, then chained dependences.
         lines(&[
@@ -568,20 +676,18 @@ pub fn random_vs(rng: &mut Rng) -> Vec<u64> {
         .collect()
 }
 
-/// A random program: registers filled with varied values first, then random operations
-/// with random operand kinds, destinations (also narrow ones) and predicates; with
-/// `memory`, also vector loads, stores and AMOs of every mode and width (stores and AMOs
-/// fenced on both sides: the worker thread's memory order is relaxed, thesis 7.x
-/// `vfence`, and the golden model's is sequential), reductions and divides.
-pub fn random_program(
+/// A random configuration (`vv64` 64-bit registers, up to two 32-bit and two 16-bit
+/// ones, `vp_min` to 4 predicate registers) and vector length (maxvl, about a strip, or
+/// any).
+fn random_shape(
     rng: &mut Rng,
     p: &HwachaParams,
-    len: usize,
-    memory: bool,
-) -> (Setup, Vec<String>) {
-    let vv64 = rng.range(2, 9);
+    vv64: std::ops::Range<u32>,
+    vp_min: u32,
+) -> (Vcfg, u64) {
+    let vv64 = rng.range(vv64.start, vv64.end);
     let (vv32, vv16) = (rng.range(0, 3), rng.range(0, 3));
-    let vp = rng.range(1 + memory as u32, 5);
+    let vp = rng.range(vp_min, 5);
     let cfg = Vcfg {
         vv64,
         vp,
@@ -594,6 +700,22 @@ pub fn random_program(
         1 => 1 + rng.below(p.strip() as u64 + 2).min(maxvl - 1),
         _ => 1 + rng.below(maxvl),
     };
+    (cfg, vlen)
+}
+
+/// A random program: registers filled with varied values first, then random operations
+/// with random operand kinds, destinations (also narrow ones) and predicates; with
+/// `memory`, also vector loads, stores and AMOs of every mode and width (stores and AMOs
+/// fenced on both sides: the worker thread's memory order is relaxed, thesis 7.x
+/// `vfence`, and the golden model's is sequential), reductions and divides.
+pub fn random_program(
+    rng: &mut Rng,
+    p: &HwachaParams,
+    len: usize,
+    memory: bool,
+) -> (Setup, Vec<String>) {
+    let (cfg, vlen) = random_shape(rng, p, 2..9, 1 + memory as u32);
+    let Vcfg { vv64, vp, vv32, .. } = cfg;
     // The *W forms take 32-bit registers too (16-bit ones only hold FP and loads).
     let vv = |rng: &mut Rng| format!("vv{}", rng.below((vv64 + vv32) as u64));
     let vv64r = |rng: &mut Rng| format!("vv{}", rng.below(vv64 as u64));
@@ -792,4 +914,277 @@ fn memory_lines(rng: &mut Rng, pred: &str, vv64: u32, vv32: u32) -> Vec<String> 
         }
     }
     out
+}
+
+/// FP values of format `bits` (16, 32, 64) that exercise the special cases: zeros,
+/// infinities, quiet and signaling NaNs, the smallest and largest subnormals, the
+/// smallest normal, the largest finite number, ones, a half-way rounding case; as the
+/// register holds them (sign-extended).
+pub fn fp_specials(bits: u32) -> Vec<u64> {
+    let (e, m) = match bits {
+        16 => (5, 10),
+        32 => (8, 23),
+        _ => (11, 52),
+    };
+    let sign = 1u64 << (bits - 1);
+    let inf = ((1u64 << e) - 1) << m;
+    let one = ((1u64 << (e - 1)) - 1) << m;
+    let raw = [
+        0,
+        sign,
+        inf,
+        sign | inf,
+        inf | 1 << (m - 1),
+        inf | 1,
+        1,
+        (1 << m) - 1,
+        1 << m,
+        (inf - 1) | sign,
+        inf - 1,
+        one,
+        one | sign,
+        one | 1,
+        one | ((1 << m) - 1),
+    ];
+    raw.iter()
+        .map(|&v| {
+            let shift = 64 - bits;
+            (((v << shift) as i64) >> shift) as u64
+        })
+        .collect()
+}
+
+/// The FP formats by suffix and element width.
+const FP_FORMATS: [(&str, u32); 3] = [("d", 64), ("s", 32), ("h", 16)];
+const ROUNDING: &[&str] = &["", ", rne", ", rtz", ", rdn", ", rup", ", rmm", ", dyn"];
+
+/// A random FP program for the vector side: registers of every width filled with
+/// random bit patterns, integers converted to floats and special values (shared
+/// registers vs40-vs54, each format's `fp_specials`, copied into some elements by
+/// predicated sign injections); then random FMA-unit arithmetic and fused forms,
+/// sign injections, min/max, classify, compares into predicates, divides and square
+/// roots (VFU2), the widening forms and conversions among
+/// the formats and to and from integers, every rounding mode, vector and shared
+/// operands, predicated, with integer operations mixed in, in registers of exactly or
+/// more than the precision they need.
+pub fn random_fp_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup, Vec<String>) {
+    let (cfg, vlen) = random_shape(rng, p, 3..8, 2);
+    let Vcfg {
+        vv64,
+        vp,
+        vv32,
+        vv16,
+    } = cfg;
+    // A register of at least `bits` bits: the 64-bit ones, then 32-bit, then 16-bit.
+    let reg = |rng: &mut Rng, bits: u32| {
+        let (lo, hi) = match bits {
+            64 => (0, vv64),
+            32 => (0, vv64 + vv32),
+            _ => (0, vv64 + vv32 + vv16),
+        };
+        format!("vv{}", rng.range(lo, hi - 1))
+    };
+    let vpr = |rng: &mut Rng| format!("vp{}", rng.below(vp as u64));
+    let mut lines = Vec::new();
+    for r in 0..vv64 {
+        lines.push(format!("veidx vv{r}, vs{}", rng.below(8)));
+        lines.push(format!("vmul vv{r}, vv{r}, vs{}", rng.range(1, 39)));
+        match rng.below(3) {
+            0 => lines.push(format!("vxor vv{r}, vv{r}, vs{}", rng.range(1, 39))),
+            1 => lines.push(format!("vfcvt.d.l vv{r}, vv{r}")),
+            _ => {}
+        }
+    }
+    for r in vv64..vv64 + vv32 + vv16 {
+        let to = if r < vv64 + vv32 { "s" } else { "h" };
+        let src = rng.below(vv64 as u64);
+        lines.push(match rng.below(3) {
+            0 => format!("vfcvt.{to}.w vv{r}, vv{src}"),
+            1 => format!("vfcvt.{to}.d vv{r}, vv{src}"),
+            _ => format!("vfsgnj.{to} vv{r}, vv{src}, vv{src}"),
+        });
+    }
+    for r in 1..vp {
+        lines.push(format!(
+            "vcmplt vp{r}, vv{}, vs{}",
+            rng.below(vv64 as u64),
+            rng.range(1, 39)
+        ));
+    }
+    for _ in 0..rng.range(2, 6) {
+        let (f, bits) = *rng.pick(&FP_FORMATS);
+        let v = rng.range(40, 54);
+        let d = reg(rng, bits);
+        lines.push(format!("@{} vfsgnj.{f} {d}, vs{v}, vs{v}", vpr(rng)));
+    }
+    while lines.len() < len {
+        let pred = match rng.below(4) {
+            0 => format!("@!{} ", vpr(rng)),
+            1 => format!("@{} ", vpr(rng)),
+            _ => String::new(),
+        };
+        let rm = *rng.pick(ROUNDING);
+        let (f, bits) = *rng.pick(&FP_FORMATS);
+        let src = |rng: &mut Rng, bits: u32| {
+            if rng.chance(75) {
+                reg(rng, bits)
+            } else {
+                format!("vs{}", rng.range(1, 54))
+            }
+        };
+        let line = match rng.below(14) {
+            0..=2 => {
+                let op = rng.pick(&["vfadd", "vfsub", "vfmul"]);
+                let (d, a, b) = (reg(rng, bits), src(rng, bits), src(rng, bits));
+                format!("{pred}{op}.{f} {d}, {a}, {b}{rm}")
+            }
+            3 | 4 => {
+                let op = rng.pick(&["vfmadd", "vfmsub", "vfnmsub", "vfnmadd"]);
+                let d = reg(rng, bits);
+                let (a, b, c) = (src(rng, bits), src(rng, bits), src(rng, bits));
+                format!("{pred}{op}.{f} {d}, {a}, {b}, {c}{rm}")
+            }
+            5 => {
+                let op = rng.pick(&["vfsgnj", "vfsgnjn", "vfsgnjx", "vfmin", "vfmax"]);
+                let (d, a, b) = (reg(rng, bits), src(rng, bits), src(rng, bits));
+                format!("{pred}{op}.{f} {d}, {a}, {b}")
+            }
+            6 => format!("{pred}vfclass.{f} {}, {}", reg(rng, 64), src(rng, bits)),
+            7 => {
+                let op = rng.pick(&["vcmpfeq", "vcmpflt", "vcmpfle"]);
+                let (a, b) = (src(rng, bits), src(rng, bits));
+                format!("{pred}{op}.{f} {}, {a}, {b}", vpr(rng))
+            }
+            8 => {
+                let (to, to_bits) = *rng.pick(&FP_FORMATS);
+                if to == f {
+                    continue;
+                }
+                let (d, a) = (reg(rng, to_bits), src(rng, bits));
+                format!("{pred}vfcvt.{to}.{f} {d}, {a}{rm}")
+            }
+            9 => {
+                let (int, int_bits) = *rng.pick(&[("w", 32), ("wu", 32), ("l", 64), ("lu", 64)]);
+                if rng.chance(50) {
+                    let (d, a) = (reg(rng, int_bits), src(rng, bits));
+                    format!("{pred}vfcvt.{int}.{f} {d}, {a}{rm}")
+                } else {
+                    let (d, a) = (reg(rng, bits), src(rng, int_bits));
+                    format!("{pred}vfcvt.{f}.{int} {d}, {a}{rm}")
+                }
+            }
+            11 => {
+                // The widening forms (s.h, d.h, d.s; fused ones d.h only).
+                let (to, from) = *rng.pick(&[("s", "h"), ("d", "h"), ("d", "s")]);
+                let (tb, fb) = (
+                    FP_FORMATS.iter().find(|f| f.0 == to).unwrap().1,
+                    FP_FORMATS.iter().find(|f| f.0 == from).unwrap().1,
+                );
+                let d = reg(rng, tb);
+                if (to, from) == ("d", "h") && rng.chance(50) {
+                    let op = rng.pick(&["vfmadd", "vfmsub", "vfnmsub", "vfnmadd"]);
+                    let (a, b, c) = (src(rng, fb), src(rng, fb), src(rng, fb));
+                    format!("{pred}{op}.{to}.{from} {d}, {a}, {b}, {c}{rm}")
+                } else {
+                    let op = rng.pick(&["vfadd", "vfsub", "vfmul"]);
+                    let (a, b) = (src(rng, fb), src(rng, fb));
+                    format!("{pred}{op}.{to}.{from} {d}, {a}, {b}{rm}")
+                }
+            }
+            10 => {
+                let (d, a) = (reg(rng, bits), src(rng, bits));
+                if rng.chance(50) {
+                    format!("{pred}vfdiv.{f} {d}, {a}, {}{rm}", src(rng, bits))
+                } else {
+                    format!("{pred}vfsqrt.{f} {d}, {a}{rm}")
+                }
+            }
+            _ => {
+                let op = rng.pick(&["vadd", "vxor", "vmul", "vsra"]);
+                let (d, a, b) = (reg(rng, 64), src(rng, 64), src(rng, 64));
+                format!("{pred}{op} {d}, {a}, {b}")
+            }
+        };
+        lines.push(line);
+    }
+    let mut vs = random_vs(rng);
+    for (k, v) in vs[40..55].iter_mut().enumerate() {
+        let bits = FP_FORMATS[k % 3].1;
+        let specials = fp_specials(bits);
+        *v = specials[rng.below(specials.len() as u64) as usize];
+    }
+    (
+        Setup {
+            cfg,
+            vlen,
+            vs,
+            va: vec![0; 32],
+        },
+        lines,
+    )
+}
+
+/// Directed FP programs: each unit and format, back-to-back FMAs (the second on FMA1),
+/// chains between units of different latencies (double FMA 4 cycles, single 3, FConv 2,
+/// FCmp 1) and precisions, three-operand FMAs with vector and shared operands in each
+/// position, divides and square roots, the widening forms, and the flags.
+pub fn directed_fp_programs() -> (Vcfg, Vec<Vec<String>>) {
+    let cfg = Vcfg {
+        vv64: 6,
+        vp: 3,
+        vv32: 2,
+        vv16: 2,
+    };
+    let programs = [
+        lines(&[
+            "veidx vv0, vs0",
+            "vfcvt.d.l vv1, vv0",
+            "vfadd.d vv2, vv1, vs16",
+            "vfmul.d vv3, vv2, vv2",
+            "vfmul.d vv4, vv2, vv1",
+            "vfmadd.d vv5, vv3, vv4, vv2",
+            "vfmsub.d vv0, vv5, vs16, vv3",
+            "vfnmadd.d vv1, vs16, vv5, vs17",
+            "vfnmsub.d vv2, vs16, vs17, vv0",
+            "vfsub.d vv3, vv2, vv1, rtz",
+            "vfcvt.s.d vv6, vv3, rup",
+            "vfmul.s vv7, vv6, vv6",
+            "vfcvt.h.s vv8, vv7",
+            "vfadd.h vv9, vv8, vv8",
+            "vcmpflt.h vp1, vv9, vv8",
+            "@vp1 vfcvt.d.h vv4, vv9",
+            "vfclass.s vv5, vv7",
+            "vfmax.d vv0, vv4, vv3",
+            "vfsgnjn.s vv6, vv7, vv6",
+            "vcmpfeq.d vp2, vv0, vv4",
+            "@!vp2 vfcvt.l.d vv1, vv0, rdn",
+            "vfcvt.wu.s vv2, vv6",
+            "vfdiv.d vv3, vv4, vv0",
+            "vfsqrt.s vv7, vv6, rdn",
+            "vfadd.d vv4, vv3, vv3",
+            "vfdiv.h vv9, vv8, vs20",
+            "@vp1 vfsqrt.d vv5, vv3",
+            "vfmul.d vv0, vv5, vv4",
+            "vfmadd.d.h vv1, vv9, vv8, vv9",
+            "vfmul.d.s vv2, vv6, vv7, rtz",
+            "vfsub.s.h vv6, vv9, vs21",
+        ]),
+        // Back-to-back FMAs of one format (FMA0, FMA1 alternating) and of mixed formats,
+        // whose results leave in the same cycles for different banks.
+        lines(&[
+            "veidx vv0, vs0",
+            "vfcvt.d.l vv1, vv0",
+            "vfcvt.s.l vv6, vv0",
+            "vfmul.d vv2, vv1, vs16",
+            "vfmul.d vv3, vv1, vs17",
+            "vfmul.s vv7, vv6, vs18",
+            "vfadd.d vv4, vv2, vv3",
+            "vfadd.s vv6, vv7, vv6",
+            "vfmadd.h vv9, vv6, vv7, vv6",
+            "vfmul.d vv5, vv4, vv4",
+            "vfcvt.d.s vv0, vv6",
+            "vfsub.d vv1, vv5, vv0",
+        ]),
+    ];
+    (cfg, programs.to_vec())
 }

@@ -51,7 +51,11 @@ fn uses(op: &Bundle) -> Uses {
     let g = |n: &str| op.get(n).value().clone();
     let plu = g("unit").eq(&g("unit").konst(Bits::from_u64(g("unit").width(), 2)));
     Uses {
-        reads_vv: vec![(g("rs1_v"), g("rs1")), (g("rs2_v"), g("rs2"))],
+        reads_vv: vec![
+            (g("rs1_v"), g("rs1")),
+            (g("rs2_v"), g("rs2")),
+            (g("rs3_v"), g("rs3")),
+        ],
         writes_vv: vec![(&g("wr") & &!&g("rd_pred"), g("rd"))],
         reads_vp: vec![
             (g("pred_on"), g("pred")),

@@ -31,8 +31,17 @@ pub struct HwachaParams {
     pub stages_plu: u32,
     /// HwachaStagesIMul: pipeline stages of the shared integer multiplier (at least 1).
     pub stages_imul: u32,
-    /// Quotient bits per cycle of the iterative dividers: each lane's IDiv and the scalar
-    /// unit's.
+    /// HwachaStagesDFMA / SFMA / HFMA: pipeline stages of the FMA units' double, single
+    /// and half precision pipes (`fpu::fma`, 1..=5).
+    pub stages_dfma: u32,
+    pub stages_sfma: u32,
+    pub stages_hfma: u32,
+    /// HwachaStagesFConv: pipeline stages of the conversion unit (`fpu::convert`, 1..=2).
+    pub stages_fconv: u32,
+    /// HwachaStagesFCmp: pipeline stages of the compare unit (`fpu::compare`, 1..=2).
+    pub stages_fcmp: u32,
+    /// Quotient bits per cycle of the iterative dividers: each lane's IDiv and FDiv/FSqrt
+    /// (VFU2), the scalar unit's MulDiv and the scalar FPU's FDiv/FSqrt.
     pub idiv_bits_per_cycle: u32,
     /// Entries of each bank's write queue (results of variable-latency units, loads).
     /// The thesis gives neither this depth nor `brq_entries`; both are 2 by default:
@@ -78,6 +87,11 @@ impl Default for HwachaParams {
             stages_alu: 1,
             stages_plu: 0,
             stages_imul: 3,
+            stages_dfma: 4,
+            stages_sfma: 3,
+            stages_hfma: 3,
+            stages_fconv: 2,
+            stages_fcmp: 1,
             idiv_bits_per_cycle: 1,
             bwq_entries: 2,
             brq_entries: 2,
@@ -138,10 +152,40 @@ pub fn params() -> Vec<Param> {
             "integer multiplier stages (HwachaStagesIMul)",
         ),
         Param::int(
+            "stages_dfma",
+            1,
+            5,
+            "double-precision FMA stages (HwachaStagesDFMA)",
+        ),
+        Param::int(
+            "stages_sfma",
+            1,
+            5,
+            "single-precision FMA stages (HwachaStagesSFMA)",
+        ),
+        Param::int(
+            "stages_hfma",
+            1,
+            5,
+            "half-precision FMA stages (HwachaStagesHFMA)",
+        ),
+        Param::int(
+            "stages_fconv",
+            1,
+            2,
+            "FP conversion unit stages (HwachaStagesFConv)",
+        ),
+        Param::int(
+            "stages_fcmp",
+            1,
+            2,
+            "FP compare unit stages (HwachaStagesFCmp)",
+        ),
+        Param::int(
             "idiv_bits_per_cycle",
             1,
             4,
-            "quotient bits per cycle of the lanes' and the scalar unit's dividers",
+            "quotient bits per cycle of the integer and FP dividers (lanes' VFU2, scalar unit)",
         )
         .pow2(),
         queue("bwq_entries", "bank write queue entries"),

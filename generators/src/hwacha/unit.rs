@@ -14,6 +14,7 @@
 //! after it may too).
 
 use super::params::HwachaParams;
+use super::scalar::fpu::scalar_fpu;
 use super::scalar::frontend;
 use super::scalar::RamWindow;
 use super::vdecode::{vdecode, Config};
@@ -28,7 +29,11 @@ const LOAD_MISALIGNED: u64 = 4;
 const STORE_MISALIGNED: u64 = 6;
 
 /// Ports: RoCC `cmd`/`resp`/`busy`/`xcpt`; the frontend's 64-bit `imem`/`dmem` ports;
-/// lane `l`'s 128-bit `l<l>_mem` port.
+/// lane `l`'s 128-bit `l<l>_mem` port; `fflags`, the FP exception flags the worker
+/// thread has accrued since reset (RISC-V fflags order; the golden model's `fflags`),
+/// from the lanes and the scalar FPU (`scalar/fpu.rs`), which runs the FP instructions
+/// on shared registers only and answers on the scalar unit's `vresp` when no reduction
+/// does.
 pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Hwacha");
     let fe = m.instance("frontend", &frontend(p, ram)?);
@@ -52,15 +57,29 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
     let vrcmd = fe.io("vrcmd");
     let one = m.lit(1, 1);
     m.connect(vrcmd.ready(), &one);
-    let idle = vu.port("idle");
+    let fpu = m.instance("scalar_fpu", &scalar_fpu(p)?);
+    let idle = &vu.port("idle") & &!&fpu.port("busy");
     let halted = m.reg("halted", 1, false);
     let busy = m.output("busy", 1);
     m.connect(&busy, &(&(&fe.port("busy") | &!&idle) | &halted));
     m.connect(&fe.port("halt"), &halted);
     m.connect(&fe.port("vidle"), &idle);
-    for name in ["vresp", "vbranch"] {
-        m.connect_bundle(&fe.io(name), &vu.io(name));
+    m.connect_bundle(&fe.io("vbranch"), &vu.io("vbranch"));
+    // vresp: a reduction's answer, else the scalar FPU's result (which waits).
+    let (answer, fp_resp, vresp) = (vu.io("vresp"), fpu.io("resp"), fe.io("vresp"));
+    m.connect(fp_resp.ready(), &!answer.valid());
+    m.connect(vresp.valid(), &(answer.valid() | fp_resp.valid()));
+    for f in ["rd", "data"] {
+        let v = answer
+            .valid()
+            .mux(answer.bits().get(f).value(), fp_resp.bits().get(f).value());
+        m.connect(vresp.bits().get(f).value(), &v);
     }
+    let accrued = m.reg("fflags", 5, 0u64);
+    let raised = &vu.port("fflags") | &fpu.port("fflags");
+    m.connect(&accrued, &(&accrued | &raised));
+    let fflags = m.output("fflags", 5);
+    m.connect(&fflags, &accrued);
 
     // The configuration the decode and the lanes lay registers out by.
     let vcfg = fe.io("vcfg");
@@ -89,11 +108,19 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
 
     // Issue: decoded; an instruction the vector side cannot run is an exception.
     let vissue = fe.io("vissue");
-    let (vinsn, unsupported) = vdecode(&mut m, "vinsn", vissue.bits(), &cfg);
-    let issue = vu.io("issue");
-    m.connect_bundle(issue.bits(), &vinsn);
-    m.connect(issue.valid(), &(vissue.valid() & &!&unsupported));
-    m.connect(vissue.ready(), &(issue.ready() & &!&unsupported));
+    let decoded = vdecode(&mut m, "vinsn", vissue.bits(), &cfg);
+    let unsupported = decoded.unsupported.clone();
+    let (issue, fp_op) = (vu.io("issue"), fpu.io("op"));
+    let (to_fpu, to_vector) = (
+        &decoded.scalar_fp & &!&unsupported,
+        &!&decoded.scalar_fp & &!&unsupported,
+    );
+    m.connect_bundle(issue.bits(), &decoded.vinsn);
+    m.connect_bundle(fp_op.bits(), &decoded.vinsn);
+    m.connect(issue.valid(), &(vissue.valid() & &to_vector));
+    m.connect(fp_op.valid(), &(vissue.valid() & &to_fpu));
+    let ready = &(issue.ready() & &to_vector) | &(fp_op.ready() & &to_fpu);
+    m.connect(vissue.ready(), &ready);
 
     // The lanes' memory ports, as they are.
     for port in vu_mod.body.ports.iter().filter(|x| lane_mem_port(&x.name)) {

@@ -4,15 +4,26 @@
 //! Like the scalar unit's decode it is generated from the encoding file: one comparator
 //! per line, each output bit the OR of the lines that set it.
 //!
-//! Instructions the vector side does not execute yet (floating point) are flagged
-//! `unsupported`: the unit reports them as illegal instructions; so is a segment access
-//! of more than one register, which the scalar unit never issues (it splits them).
+//! Floating point goes to the crossbar units: arithmetic and FMAs to an FMA (VFMU),
+//! conversions to FConv (VFVU), compares, min/max, sign injection and classify to FCmp
+//! (VFCU), divides and square roots read out to the lanes' VFU2 as integer divides are
+//! (VQU, VFDU), each with its RISC-V format code in `fmt` and the instruction's rounding
+//! mode in `rm` (the dynamic mode, 7, is the unit's `frm`: round to nearest even, as the
+//! golden model's reset `frm`, since the control processor has no F extension to set
+//! it); the widening forms (`vfadd.d.s`, ...) go to the FMAs with their sources' format
+//! in `fn` (`lane::fma::fma_fn`). A segment access of more than one register, which the
+//! scalar unit never issues (it splits them), is flagged `unsupported` and reported as
+//! an illegal instruction. FP operations on shared registers only are flagged
+//! `scalar_fp`: the scalar FPU runs them.
 //! Divides read their operands out to the lanes' dividers. `vfirst` and the consensual
 //! jumps are reductions: readouts of the guard (and vfirst's source) to the lanes'
 //! reducers.
 
-use super::lane::uop::{alu_fn, imul_fn, red, unit, vinsn};
+use super::lane::fma::fma_fn;
+use super::lane::uop::{alu_fn, fmt, imul_fn, red, unit, vinsn, FN_BITS};
+use super::lane::vfu2::fdiv_fn;
 use super::scalar::decode::{parse, Line, WORKER};
+use crate::fpu::{compare, convert, fma};
 use crate::rocket::decode::alu_fn as rocket_fn;
 use hdl::{cat, Bits, Bundle, ModuleBuilder, Value};
 
@@ -36,6 +47,12 @@ struct Info {
     red: u64,
     /// An integer divide or remainder (`fn_`: its M-extension funct3).
     div: bool,
+    /// A floating-point operation: its format (`uop::fmt`), whether it has a third
+    /// operand (FMAs) and a rounding-mode field.
+    fp: bool,
+    fmt: u64,
+    three: bool,
+    rm: bool,
 }
 
 #[derive(Default, Clone, Copy, PartialEq, Eq)]
@@ -145,7 +162,121 @@ fn amo_op(name: &str) -> Option<Mem> {
 fn info(line: &Line) -> Info {
     Info {
         pred: line.has("vpred"),
-        ..operation(line.name)
+        rm: line.has("vrm"),
+        ..fp_op(line.name).unwrap_or_else(|| operation(line.name))
+    }
+}
+
+/// The `uop::fmt` code of a format letter.
+fn fmt_code(f: &str) -> Option<u64> {
+    Some(match f {
+        "s" => fmt::S,
+        "d" => fmt::D,
+        "h" => fmt::H,
+        _ => return None,
+    })
+}
+
+/// `fpu::convert::int`'s code of an integer type.
+fn int_code(t: &str) -> Option<u64> {
+    Some(match t {
+        "w" => convert::int::W,
+        "wu" => convert::int::WU,
+        "l" => convert::int::L,
+        "lu" => convert::int::LU,
+        _ => return None,
+    })
+}
+
+/// A floating-point instruction (`vf<op>.<fmt>`, `vfcvt.<to>.<from>`, `vcmpf<op>.<fmt>`,
+/// the widening `vf<op>.<to>.<from>`).
+fn fp_op(name: &str) -> Option<Info> {
+    let parts: Vec<&str> = name.split('.').collect();
+    let fp = |unit, fn_, f| Info {
+        supported: true,
+        unit,
+        fn_,
+        wr: true,
+        fp: true,
+        fmt: f,
+        ..Info::default()
+    };
+    match parts.as_slice() {
+        ["vfcvt", to, from] => {
+            let (kind, src, dst, int) = match (fmt_code(to), fmt_code(from)) {
+                (Some(d), Some(s)) => (convert::kind::F2F, s, d, 0),
+                (None, Some(s)) => (convert::kind::F2I, s, 0, int_code(to)?),
+                (Some(d), None) => (convert::kind::I2F, 0, d, int_code(from)?),
+                (None, None) => return None,
+            };
+            Some(fp(unit::FCONV, convert::encode(kind, src, dst, int), 0))
+        }
+        [op, to, from] => {
+            // The widening forms: sources of the narrower format `from`.
+            let (to, from) = (fmt_code(to)?, fmt_code(from)?);
+            let fma = |fn_| Info {
+                three: matches!(*op, "vfmadd" | "vfmsub" | "vfnmsub" | "vfnmadd"),
+                ..fp(unit::FMA, fma_fn::widening(fn_, from), to)
+            };
+            Some(fma(match *op {
+                "vfadd" => fma::op::ADD,
+                "vfsub" => fma::op::SUB,
+                "vfmul" => fma::op::MUL,
+                "vfmadd" => fma::op::FMADD,
+                "vfmsub" => fma::op::FMSUB,
+                "vfnmsub" => fma::op::FNMSUB,
+                "vfnmadd" => fma::op::FNMADD,
+                _ => return None,
+            }))
+        }
+        [op, f] => {
+            let f = fmt_code(f)?;
+            let fma = |fn_| fp(unit::FMA, fn_, f);
+            let cmp = |fn_| fp(unit::FCMP, fn_, f);
+            Some(match *op {
+                "vfadd" => fma(fma::op::ADD),
+                "vfsub" => fma(fma::op::SUB),
+                "vfmul" => fma(fma::op::MUL),
+                "vfmadd" | "vfmsub" | "vfnmsub" | "vfnmadd" => Info {
+                    three: true,
+                    ..fma(match *op {
+                        "vfmadd" => fma::op::FMADD,
+                        "vfmsub" => fma::op::FMSUB,
+                        "vfnmsub" => fma::op::FNMSUB,
+                        _ => fma::op::FNMADD,
+                    })
+                },
+                "vfsgnj" => cmp(compare::op::SGNJ),
+                "vfsgnjn" => cmp(compare::op::SGNJN),
+                "vfsgnjx" => cmp(compare::op::SGNJX),
+                "vfmin" => cmp(compare::op::MIN),
+                "vfmax" => cmp(compare::op::MAX),
+                "vfclass" => cmp(compare::op::CLASS),
+                "vcmpfeq" | "vcmpflt" | "vcmpfle" => Info {
+                    rd_pred: true,
+                    ..cmp(match *op {
+                        "vcmpfeq" => compare::op::EQ,
+                        "vcmpflt" => compare::op::LT,
+                        _ => compare::op::LE,
+                    })
+                },
+                // Read out to the lanes' VFU2, as integer divides.
+                "vfdiv" | "vfsqrt" => Info {
+                    div: true,
+                    ..fp(
+                        unit::MEM,
+                        if *op == "vfdiv" {
+                            fdiv_fn::DIV
+                        } else {
+                            fdiv_fn::SQRT
+                        },
+                        f,
+                    )
+                },
+                _ => return None,
+            })
+        }
+        _ => None,
     }
 }
 
@@ -222,9 +353,18 @@ pub struct Config {
     pub vp: Value,
 }
 
+/// An issued instruction, decoded.
+pub struct Decoded {
+    pub vinsn: Bundle,
+    /// The vector side cannot run it (an illegal-instruction exception).
+    pub unsupported: Value,
+    /// FP on shared registers only: the scalar FPU's (`scalar::fpu`).
+    pub scalar_fp: Value,
+}
+
 /// Decodes `issue` (the scalar unit's `vissue` bits) into a `vinsn` wire bundle named
-/// `name`; returns it and the `unsupported` flag.
-pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) -> (Bundle, Value) {
+/// `name`, with the `unsupported` and `scalar_fp` flags.
+pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) -> Decoded {
     let g = |f: &str| issue.get(f).value().clone();
     let bits = g("bits");
     let lines = parse(WORKER);
@@ -259,6 +399,7 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
     let (is_amo, indexed) = (mem_op.eq(&k(2, 2)), mode.eq(&k(2, 2)));
     let is_store = mem_op.eq(&k(1, 2));
     let both = when(&|i: &Info| i.mem.is_none() && i.ops == Operands::Both);
+    let three = when(&|i: &Info| i.three);
     let first = when(&|i: &Info| i.red == red::FIRST);
     let consensual = when(&|i: &Info| i.red == red::ALL);
     // vcond: 0 all, 1 any (2 and 3 are illegal: the scalar unit's decode).
@@ -269,12 +410,15 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
     let shift = when(&|i: &Info| i.ops == Operands::ShiftOnly);
     // The scalar unit issues a segment access as one access per register (`scalar/`).
     let segmented = &is_mem & &field(47, 45).ne(&k(0, 3));
+    // FP on shared registers only (a shared destination: the scalar FPU's).
+    let fp = when(&|i: &Info| i.fp);
+    let scalar_fp = &(&fp & &!&when(&|i: &Info| i.rd_pred)) & &!&bits.bit(63);
     let unsupported = &!&when(&|i: &Info| i.supported) | &segmented;
 
     let out = m.wire_bundle(name, &vinsn());
     let set = |m: &mut ModuleBuilder, f: &str, v: &Value| m.connect(out.get(f).value(), v);
     set(m, "unit", &encode(unit::WIDTH, &|i: &Info| i.unit));
-    set(m, "fn", &encode(5, &|i: &Info| i.fn_));
+    set(m, "fn", &encode(FN_BITS, &|i: &Info| i.fn_));
     set(m, "word", &when(&|i: &Info| i.word));
     set(m, "table", &field(57, 50));
     // Operand 1: rs1 (compute, AMO addresses) or the index register (rs2 slot) of an
@@ -288,6 +432,14 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
     set(m, "rs2_v", &rs2_v);
     let store_data = &is_store & &is_mem;
     set(m, "rs2", &store_data.mux(&rd, &shift.mux(&rs1, &rs2)));
+    // Operand 3 (FMAs): vs3's flag, register and shared value.
+    set(m, "rs3_v", &(&three & &bits.bit(60)));
+    set(m, "rs3", &field(48, 41));
+    set(m, "s3", &three.mux(&g("s3"), &k(0, 64)));
+    // The rounding mode: the instruction's, the dynamic one (7) being frm = RNE.
+    let rm = &when(&|i: &Info| i.rm).repeat(3) & &field(52, 50);
+    set(m, "rm", &rm.eq(&k(7, 3)).mux(&k(0, 3), &rm));
+    set(m, "fmt", &encode(2, &|i: &Info| i.fmt));
     // Scalars: s1/s2 of the shared slots; bases and strides of memory accesses.
     let unit_or_strided = &is_mem & &!&indexed;
     set(m, "s1", &unit_or_strided.mux(&g("a1"), &g("s1")));
@@ -329,5 +481,9 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
         "vlen",
         &g("vlen").zext(32.max(g("vlen").width())).slice(31, 0),
     );
-    (out, unsupported)
+    Decoded {
+        vinsn: out,
+        unsupported,
+        scalar_fp,
+    }
 }

@@ -22,8 +22,10 @@ pub fn lane_mem_port(name: &str) -> bool {
 }
 
 /// Ports: `issue` (decoupled decoded vector instruction), `cfg` (valid; send only while
-/// `idle`), `idle`, `vresp`/`vbranch` (reduction results to the scalar unit), and lane `l`'s memory port `l<l>_mem_req`/`l<l>_mem_resp`, `l<l>_xcpt`
-/// and bank writes `l<l>_b<i>_vrf_w` / `l<l>_b<i>_prf_w`.
+/// `idle`), `idle`, `vresp`/`vbranch` (reduction results to the scalar unit), `fflags`
+/// (the FP exception flags the lanes raised this cycle), and lane `l`'s memory port
+/// `l<l>_mem_req`/`l<l>_mem_resp`, `l<l>_xcpt` and bank writes `l<l>_b<i>_vrf_w` /
+/// `l<l>_b<i>_prf_w`.
 pub fn vector_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("VectorUnit");
     let issue = m.io("issue", Dir::In, &Shape::decoupled(vinsn()));
@@ -39,6 +41,7 @@ pub fn vector_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&vbranch, &master.io("vbranch"));
     let lane_mod = lane(p)?;
     let id_bits = super::lane::sequencer::lane_id_bits(p);
+    let mut fflags = m.lit(0, 5);
     for l in 0..p.lanes {
         let ln = m.instance(&format!("lane{l}"), &lane_mod);
         let id = m.lit(l as u64, id_bits);
@@ -52,6 +55,7 @@ pub fn vector_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
                     let rest = &name["red_".len()..];
                     m.connect(&master.port(&format!("red_{l}_{rest}")), &ln.port(name));
                 }
+                (Dir::Out, "fflags") => fflags = &fflags | &ln.port(name),
                 (Dir::Out, "done" | "clearing" | "busy" | "mem_ready") => {
                     m.connect(&master.port(&format!("{name}_{l}")), &ln.port(name));
                 }
@@ -67,5 +71,7 @@ pub fn vector_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             }
         }
     }
+    let out = m.output("fflags", 5);
+    m.connect(&out, &fflags);
     m.finish()
 }

@@ -13,7 +13,9 @@
 
 use super::alu::alu;
 use super::plu::plu;
-use super::uop::{fop_uop, read_uop, result, unit, uop_regs, write_trace, write_uop, xbar};
+use super::uop::{
+    fop_uop, read_uop, result, result_lines, unit, uop_regs, write_trace, write_uop, xbar, VFUS,
+};
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::Fifo;
 use hdl::helpers::onehot_mux;
@@ -97,8 +99,10 @@ struct BankIo {
     read: Bundle,
     fop: Bundle,
     write: Bundle,
-    xbar_out: Bundle,
-    imul_result: Bundle,
+    /// The crossbar ports, VFU0 and VFU1.
+    xbar_out: [Bundle; VFUS],
+    /// The crossbar units' results (`uop::result_lines`, in its order).
+    results: Vec<Bundle>,
     vrf_trace: Bundle,
     brq_out: Bundle,
     bwq_in: Bundle,
@@ -110,6 +114,7 @@ struct BankIo {
 struct FopStage {
     a: Value,
     b: Value,
+    c: Value,
     prf: Mem,
     mask: Value,
     present: Value,
@@ -163,8 +168,11 @@ fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams, last: bool) -> BankIo {
         m.connect_bundle(&r, b);
         m.connect_bundle(&out, &r);
     }
-    let xbar_out = m.io("xbar", Dir::Out, &xbar(p));
-    let imul_result = m.io("imul_result", Dir::In, &result(p));
+    let xbar_out = [0, 1].map(|v| m.io(&format!("xbar{v}"), Dir::Out, &xbar(p)));
+    let results = result_lines()
+        .iter()
+        .map(|(name, ..)| m.io(&format!("{name}_result"), Dir::In, &result(p)))
+        .collect();
     let row_w = addr_width(p.bank_entries as u64);
     let prow_w = addr_width(p.pred_entries as u64);
     let vrf_trace = m.io("vrf_w", Dir::Out, &write_trace(row_w, p.bank_width, s));
@@ -179,7 +187,7 @@ fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams, last: bool) -> BankIo {
         fop,
         write,
         xbar_out,
-        imul_result,
+        results,
         vrf_trace,
         brq_out,
         bwq_in,
@@ -188,7 +196,7 @@ fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams, last: bool) -> BankIo {
     }
 }
 
-/// The read stage: the SRAM slice and its two operand latches. Returns the SRAM and the
+/// The read stage: the SRAM slice and its three operand latches. Returns the SRAM and the
 /// latches.
 fn sram_read(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo) -> (Mem, Vec<Value>) {
     let read = &io.read;
@@ -198,13 +206,13 @@ fn sram_read(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo) -> (Mem, Vec<
     let latch_valid = m.reg("latch_valid", 1, 0u64);
     // The latches and their index are datapath: a fop reads a latch only after the
     // valid read it scheduled into it.
-    let latch_idx = m.reg("latch_idx", 1, ResetValue::None);
+    let latch_idx = m.reg("latch_idx", 2, ResetValue::None);
     m.connect(&latch_valid, read.get("valid").value());
     m.connect(&latch_idx, read.get("idx").value());
-    let opl: Vec<Value> = (0..2)
+    let opl: Vec<Value> = (0..3)
         .map(|i| {
             let r = m.reg(&format!("opl{i}"), p.bank_width, ResetValue::None);
-            let this = &latch_valid & &latch_idx.eq(&latch_idx.konst(Bits::from_u64(1, i)));
+            let this = &latch_valid & &latch_idx.eq(&latch_idx.konst(Bits::from_u64(2, i)));
             m.when(&this, |m| m.connect(&r, &rdata));
             r
         })
@@ -216,10 +224,14 @@ fn sram_read(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo) -> (Mem, Vec<
 /// ALU and PLU with their pipeline registers.
 fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]) -> FopStage {
     let s = p.slices();
-    // fop: operands (latched, or the scalar in every slice), predicates, mask.
+    // fop: operands (latched, or the scalar in every slice: the fop's scalars are packed,
+    // `uop::fop_uop`), predicates, mask.
     let f = |n: &str| io.fop.get(n).value().clone();
-    let a = f("rs1_v").mux(&opl[0], &f("s1").repeat(s));
-    let b = f("rs2_v").mux(&opl[1], &f("s2").repeat(s));
+    let (v1, v2) = (f("rs1_v"), f("rs2_v"));
+    let a = v1.mux(&opl[0], &f("s1").repeat(s));
+    let b = v2.mux(&opl[1], &v1.mux(&f("s1"), &f("s2")).repeat(s));
+    let third = (&v1 & &v2).mux(&f("s1"), &(&v1 | &v2).mux(&f("s2"), &f("s3")));
+    let c = f("rs3_v").mux(&opl[2], &third.repeat(s));
     // Three read ports: the guard, which is the PLU's first source (`uop::fop_uop`),
     // and the PLU's other two sources.
     let prf = m.mem("prf", p.pred_entries as u64, s, MemStyle::Inferred);
@@ -261,6 +273,7 @@ fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]
     FopStage {
         a,
         b,
+        c,
         prf,
         mask,
         present,
@@ -269,21 +282,23 @@ fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]
     }
 }
 
-/// The bank's port onto the operand crossbar (to the shared functional units).
+/// The bank's ports onto the operand crossbar (to the shared functional units): the
+/// operation goes out on its unit's VFU port.
 fn crossbar_port(m: &mut ModuleBuilder, io: &BankIo, fs: &FopStage) {
     let f = |n: &str| io.fop.get(n).value().clone();
-    let xbar_out = &io.xbar_out;
-    let xb = xbar_out.bits();
-    let on_crossbar = (0..1u64 << unit::WIDTH)
-        .filter(|&u| unit::on_crossbar(u))
-        .fold(m.lit(0, 1), |acc, u| &acc | &unit::is(&f("unit"), u));
-    m.connect(xbar_out.valid(), &(&f("valid") & &on_crossbar));
-    m.connect(xb.get("unit").value(), &f("unit"));
-    m.connect(xb.get("a").value(), &fs.a);
-    m.connect(xb.get("b").value(), &fs.b);
-    m.connect(xb.get("mask").value(), &fs.mask);
-    m.connect(xb.get("fn").value(), &f("fn"));
-    m.connect(xb.get("word").value(), &f("word"));
+    for (v, port) in io.xbar_out.iter().enumerate() {
+        let xb = port.bits();
+        let mine = (0..1u64 << unit::WIDTH)
+            .filter(|&u| unit::on_crossbar(u) && unit::vfu(u) == v)
+            .fold(m.lit(0, 1), |acc, u| &acc | &unit::is(&f("unit"), u));
+        m.connect(port.valid(), &(&f("valid") & &mine));
+        for (name, value) in [("a", &fs.a), ("b", &fs.b), ("c", &fs.c), ("mask", &fs.mask)] {
+            m.connect(xb.get(name).value(), value);
+        }
+        for name in ["unit", "fn", "word", "rm", "fmt"] {
+            m.connect(xb.get(name).value(), &f(name));
+        }
+    }
 }
 
 /// The bank read queue (BRQ): fop-stage readouts for the VMU, the divider and the
@@ -386,18 +401,32 @@ fn write_back(
     let s = p.slices();
     let row_w = addr_width(p.bank_entries as u64);
     let prow_w = addr_width(p.pred_entries as u64);
-    let (imul_result, alu_res, plu_res) = (&io.imul_result, &fs.alu_res, &fs.plu_res);
     let from_bwq = &qw.from_bwq;
     // sram-write / pred-write: the unit's result, or (when the schedule leaves the port
     // free) the bank write queue's head; narrowed to the register's width and
     // sign-extended (narrow registers read back sign-extended).
     let w = |n: &str| io.write.get(n).value().clone();
-    let src = w("src");
-    // The unit's result: an AND-OR by the one-hot source (the ALU's for any other unit).
-    let (imul, plu) = (unit::is(&src, unit::IMUL), unit::is(&src, unit::PLU));
-    let from = cat(&[&!&(&imul | &plu), &plu, &imul]);
+    let (src, fmt) = (w("src"), w("fmt"));
+    // The unit's result: an AND-OR by the one-hot source (the ALU's for any other unit):
+    // the crossbar units' lines (an FMA's by format), the PLU's, the ALU's.
+    let mut sel: Vec<Value> = result_lines()
+        .iter()
+        .map(|&(_, u, pipe)| {
+            let of_unit = unit::is(&src, u);
+            match pipe {
+                Some(code) => &of_unit & &fmt.eq(&fmt.konst(Bits::from_u64(2, code))),
+                None => of_unit,
+            }
+        })
+        .collect();
+    let plu = unit::is(&src, unit::PLU);
+    let crossbar = sel.iter().fold(plu.clone(), |acc, s| &acc | s);
+    sel.extend([plu, !&crossbar]);
+    let from = cat(&sel.iter().rev().collect::<Vec<_>>());
     let pick = |field: &str| {
-        let results = [imul_result, plu_res, alu_res].map(|r| r.get(field).value().clone());
+        let results: Vec<Value> = (io.results.iter().chain([&fs.plu_res, &fs.alu_res]))
+            .map(|r| r.get(field).value().clone())
+            .collect();
         onehot_mux(&from, &results)
     };
     let (data, wmask) = (

@@ -6,47 +6,69 @@
 //! Slot `t` holds what bank 0 executes `t` cycles from now (slot 0: this cycle); bank
 //! `b` executes the same micro-ops `b` cycles later, so checking bank 0's schedule checks
 //! every bank's. An operation with `r` vector operands reads them at slots 0..r (operand
-//! 1 into latch 0, operand 2 into latch 1), starts its unit at slot `f = r + 1` (the
-//! latches hold the data by then) and writes at `w = f + latency(unit)`.
+//! k into latch k-1, Figure 8.9's three opl micro-ops of an FMA), starts its unit at
+//! slot `f = r + 1` (the latches hold the data by then) and writes at `w = f +
+//! latency(unit)`, an FMA's latency that of its format's pipe (Table 8.7).
 //!
 //! The lane sequencer offers one candidate per sequencer slot (`cand_<i>`), the expander
 //! answers which it could take this cycle (`ok`, the thesis's "peeking into the
 //! expander"), and the sequencer picks one of those (`pick`, one-hot). A candidate is
 //! acceptable (its slots counted from the next cycle) when:
-//! - its read, fop and write slots are free (readouts for the VMU have no write) (one SRAM read, one unit issue and one
-//!   register-file write per bank per cycle), and for a crossbar unit the crossbar is
-//!   free for the B cycles its strip occupies it (the bank slots pass one by one);
+//! - its read, fop and write slots are free (readouts for the VMU have no write) (one
+//!   SRAM read, one unit issue and one register-file write per bank per cycle), and for
+//!   a crossbar unit its VFU's crossbar port is free for the B cycles its strip occupies
+//!   it (the bank slots pass one by one): VFU0's for IMul, FConv and an FMA on FMA0,
+//!   VFU1's for FCmp and an FMA on FMA1, which an FMA takes when VFU0's is not free
+//!   (Table 8.6's fop-vfu0-fma0 or fop-vfu1-fma1);
 //! - no placed write to a row it reads lands at or after its read (RAW), no placed write
 //!   to its destination lands at or after its write (WAW), and no placed read of its
 //!   destination happens at or after its write (WAR), for the vector and predicate
 //!   register files alike (an SRAM read and write of one row in one cycle is avoided).
 
 use super::uop::{
-    fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, uop_regs, uop_regs_with, write_uop,
+    fmt, fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, uop_regs, uop_regs_with, write_uop,
+    VFUS,
 };
 use crate::hwacha::params::HwachaParams;
-use hdl::helpers::onehot_mux;
-use hdl::{Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value};
+use hdl::helpers::{onehot_mux, priority_mux};
+use hdl::{Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
 use std::rc::Rc;
 
-/// Slots: the latest write is at `f + latency` with `f` at most 3.
-pub fn slots(p: &HwachaParams) -> u32 {
-    FOP_SLOTS + p.stages_alu.max(p.stages_plu).max(p.stages_imul)
+/// The longest unit latency.
+fn max_latency(p: &HwachaParams) -> u32 {
+    [
+        p.stages_alu,
+        p.stages_plu,
+        p.stages_imul,
+        p.stages_dfma,
+        p.stages_sfma,
+        p.stages_hfma,
+        p.stages_fconv,
+        p.stages_fcmp,
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0)
 }
 
-/// Slots that can hold a read: operand 1 reads at slot 0, operand 2 at slot 0 or 1.
-/// Later slots are always empty, so they have no registers.
-const READ_SLOTS: u32 = 2;
-/// Slots that can hold a fop: `f = 1 + vector operands` is at most 3.
-const FOP_SLOTS: u32 = 4;
+/// Slots: the latest write is at `f + latency` with `f` at most 4.
+pub fn slots(p: &HwachaParams) -> u32 {
+    FOP_SLOTS + max_latency(p)
+}
+
+/// Slots that can hold a read: operand k (0-2) reads at the slot after the vector
+/// operands before it, so at most at slot 2. Later slots are always empty, so they have
+/// no registers.
+const READ_SLOTS: u32 = 3;
+/// Slots that can hold a fop: `f = 1 + vector operands` is at most 4.
+const FOP_SLOTS: u32 = 5;
 
 /// Where an operation's micro-ops go, as 8-bit slot numbers.
 struct Plan {
     op: Bundle,
-    rs1_v: Value,
-    rs2_v: Value,
-    /// Slot of operand 2's read (operand 1 reads at 0).
-    j2: Value,
+    /// Operand k is a vector register, read at slot `j[k]`.
+    rs_v: [Value; 3],
+    j: [Value; 3],
     f: Value,
     w: Value,
     /// A write micro-op goes at `w` (not for readouts, whose loads write back through
@@ -55,47 +77,74 @@ struct Plan {
     /// The written row (of the predicate file when `rd_pred`).
     dest: Value,
     rd_pred: Value,
-    imul: Value,
     plu: Value,
+    /// The crossbar ports the operation may take: `vfu[v]` for VFU v; an FMA may take
+    /// either (`fma`), FMA0's when free.
+    vfu: [Value; VFUS],
+    fma: Value,
 }
 
 fn slot_no(v: &Value, n: u64) -> Value {
     v.konst(Bits::from_u64(8, n))
 }
 
+/// Cycles from the fop to the result of the operation's unit (Table 8.7's stages; an
+/// FMA's by its format).
+fn latency(p: &HwachaParams, op: &Bundle, f: &Value) -> Value {
+    let o = |name: &str| op.get(name).value().clone();
+    let (u, fm) = (o("unit"), o("fmt"));
+    let n = |v: u32| slot_no(f, v as u64);
+    let is_fmt = |c: u64| fm.eq(&fm.konst(Bits::from_u64(2, c)));
+    let fma = is_fmt(fmt::D).mux(
+        &n(p.stages_dfma),
+        &is_fmt(fmt::H).mux(&n(p.stages_hfma), &n(p.stages_sfma)),
+    );
+    let cases = [
+        (unit::IMUL, n(p.stages_imul)),
+        (unit::PLU, n(p.stages_plu)),
+        (unit::FMA, fma.clone()),
+        (unit::FMA1, fma),
+        (unit::FCONV, n(p.stages_fconv)),
+        (unit::FCMP, n(p.stages_fcmp)),
+    ]
+    .map(|(code, lat)| (unit::is(&u, code), lat));
+    priority_mux(&cases, &n(p.stages_alu))
+}
+
 fn plan(p: &HwachaParams, op: &Bundle) -> Plan {
     let o = |name: &str| op.get(name).value().clone();
-    let (rs1_v, rs2_v) = (o("rs1_v"), o("rs2_v"));
-    let j2 = rs1_v.zext(8);
-    let f = &(&rs1_v.zext(8) + &rs2_v.zext(8)) + &slot_no(&j2, 1);
-    let (imul, plu) = (
-        unit::is(&o("unit"), unit::IMUL),
-        unit::is(&o("unit"), unit::PLU),
-    );
-    let latency = imul.mux(
-        &slot_no(&f, p.stages_imul as u64),
-        &plu.mux(
-            &slot_no(&f, p.stages_plu as u64),
-            &slot_no(&f, p.stages_alu as u64),
-        ),
-    );
-    let w = &f + &latency;
+    let rs_v = [o("rs1_v"), o("rs2_v"), o("rs3_v")];
+    let k8 = |v: &Value| v.zext(8);
+    let j = [
+        slot_no(&rs_v[0], 0),
+        k8(&rs_v[0]),
+        &k8(&rs_v[0]) + &k8(&rs_v[1]),
+    ];
+    let f = &(&j[2] + &k8(&rs_v[2])) + &slot_no(&rs_v[0], 1);
+    let u = o("unit");
+    let plu = unit::is(&u, unit::PLU);
+    let w = &f + &latency(p, op, &f);
     let row_w = row_bits(p).max(prow_bits(p));
     let rd_pred = o("rd_pred");
     let dest = rd_pred.mux(&o("prd").zext(row_w), &o("rd").zext(row_w));
-    let writes = &o("wr") & &!&unit::is(&o("unit"), unit::MEM);
+    let writes = &o("wr") & &!&unit::is(&u, unit::MEM);
+    let on = |v: usize| {
+        (0..1u64 << unit::WIDTH)
+            .filter(|&c| unit::on_crossbar(c) && unit::vfu(c) == v)
+            .fold(u.konst(Bits::zero(1)), |acc, c| &acc | &unit::is(&u, c))
+    };
     Plan {
         writes,
         op: op.clone(),
-        rs1_v,
-        rs2_v,
-        j2,
+        rs_v,
+        j,
         f,
         w,
         dest,
         rd_pred,
-        imul,
         plu,
+        vfu: [on(0), on(1)],
+        fma: unit::is(&u, unit::FMA),
     }
 }
 
@@ -104,7 +153,8 @@ struct View {
     read: Vec<Bundle>,
     fop: Vec<Bundle>,
     write: Vec<Bundle>,
-    xbar: Value,
+    /// Each crossbar port's cycles taken.
+    xbar: [Value; VFUS],
 }
 
 /// Whether the fop micro-op `fop` reads predicate row `row` (a PLU fop's `pred` is its
@@ -117,7 +167,7 @@ fn reads_pred(fop: &Bundle, row: &Value) -> Value {
     &g("valid") & &(&first | &(&plu & &sources))
 }
 
-/// The crossbar cycles an operation takes: B from its fop slot, for crossbar units.
+/// The crossbar cycles an operation takes on its port: B from its fop slot.
 fn xbar_claim(p: &HwachaParams, plan: &Plan, len: u32) -> Value {
     let mut claim = plan.f.konst(Bits::zero(len));
     for t in 0..len {
@@ -128,30 +178,46 @@ fn xbar_claim(p: &HwachaParams, plan: &Plan, len: u32) -> Value {
             &claim,
         );
     }
-    plan.imul.mux(&claim, &claim.konst(Bits::zero(len)))
+    claim
 }
 
-/// Whether `plan` collides with `view` (the rules in the module docs).
-fn hazard(p: &HwachaParams, plan: &Plan, view: &View) -> Value {
+/// Which crossbar port the operation gets, if it can have one it needs: `(ok, vfu1)`,
+/// `vfu1` when it goes to VFU1 (an FMA whose VFU0 port is taken goes to FMA1).
+fn xbar_port(p: &HwachaParams, plan: &Plan, xbar: &[Value; VFUS]) -> (Value, Value) {
+    let claim = xbar_claim(p, plan, xbar[0].width());
+    let free: Vec<Value> = xbar.iter().map(|x| !&(&claim & x).or_r()).collect();
+    let local = !&(&plan.vfu[0] | &plan.vfu[1]);
+    let to1 = &(&plan.vfu[1] & &free[1]) | &(&(&plan.fma & &!&free[0]) & &free[1]);
+    let ok = &(&local | &(&plan.vfu[0] & &free[0])) | &to1;
+    (ok, to1)
+}
+
+/// Whether `plan` collides with `view` in the register files and bank slots (the rules
+/// in the module docs; the crossbar is `xbar_port`'s).
+fn hazard(plan: &Plan, view: &View) -> Value {
     let o = |name: &str| plan.op.get(name).value().clone();
     let row_w = plan.dest.width();
+    let rs = [o("rs1"), o("rs2"), o("rs3")];
     let mut hazard = plan.f.konst(Bits::zero(1));
     for t in 0..view.read.len() {
         let tt = slot_no(&plan.f, t as u64);
         let g = |b: &Bundle, name: &str| b.get(name).value().clone();
         let (rd, fo, wr) = (&view.read[t], &view.fop[t], &view.write[t]);
-        let at_j1 = &plan.rs1_v & &tt.konst(Bits::from_u64(1, (t == 0) as u64));
-        let at_j2 = &plan.rs2_v & &tt.eq(&plan.j2);
+        let reads_here = (0..3).fold(tt.konst(Bits::zero(1)), |acc, k| {
+            &acc | &(&plan.rs_v[k] & &tt.eq(&plan.j[k]))
+        });
         // Structural: the read port, the unit issue, the write port.
-        let mut h = &(&(&at_j1 | &at_j2) & &g(rd, "valid")) | &(&tt.eq(&plan.f) & &g(fo, "valid"));
+        let mut h = &(&reads_here & &g(rd, "valid")) | &(&tt.eq(&plan.f) & &g(fo, "valid"));
         h = &h | &(&(&plan.writes & &tt.eq(&plan.w)) & &g(wr, "valid"));
         // RAW on the vector register file: a placed write at or after the read.
         let wrow = g(wr, "row");
         let wr_vrf = &g(wr, "valid") & &!&g(wr, "pred");
         let wr_prf = &g(wr, "valid") & &g(wr, "pred");
-        let raw1 = &plan.rs1_v & &wrow.eq(&o("rs1").zext(row_w));
-        let raw2 = &(&plan.rs2_v & &tt.ge(&plan.j2)) & &wrow.eq(&o("rs2").zext(row_w));
-        h = &h | &(&wr_vrf & &(&raw1 | &raw2));
+        let raw = (0..3).fold(tt.konst(Bits::zero(1)), |acc, k| {
+            let at_or_after = &plan.rs_v[k] & &tt.ge(&plan.j[k]);
+            &acc | &(&at_or_after & &wrow.eq(&rs[k].zext(row_w)))
+        });
+        h = &h | &(&wr_vrf & &raw);
         // RAW on the predicate file: the fop reads its predicates at f.
         let prow = wrow.slice(o("pred").width() - 1, 0);
         let guard = &o("pred_on") & &o("pred").eq(&prow);
@@ -169,8 +235,7 @@ fn hazard(p: &HwachaParams, plan: &Plan, view: &View) -> Value {
         h = &h | &(&plan.writes & &(&waw | &war));
         hazard = &hazard | &h;
     }
-    let claim = xbar_claim(p, plan, view.xbar.width());
-    &hazard | &(&claim & &view.xbar).or_r()
+    hazard
 }
 
 /// The picked candidate's sequencer operation. `pick` is one-hot, or zero when nothing
@@ -190,34 +255,46 @@ fn picked(m: &mut ModuleBuilder, p: &HwachaParams, pick: &Value, cands: &[Bundle
     op
 }
 
-/// The registers of fop slot `t`, as `uop::uop_regs`'s but for the scalars: a fop is
-/// placed at slot `f = 1 + vector operands`, so one at slot 3 has no scalar operand (its
-/// `s1`/`s2` read zero, no registers) and one at slot 2 has one: a single register
-/// `fop2_s` holds it and reads as both `s1` and `s2` (a bank reads `s1` only for a
-/// scalar operand 1 and `s2` only for a scalar operand 2).
+/// Scalar operands fop slot `t` keeps: a fop placed at slot `f` has `f - 1` vector
+/// operands, so at most `4 - f` scalars (`uop::fop_uop`), and slot 0 takes slot 1's.
+fn scalars_at(t: u32) -> u32 {
+    3.min(4 - t.max(1))
+}
+
+/// The registers of fop slot `t`, as `uop::uop_regs`'s but for the scalars: those the
+/// slot cannot hold (`scalars_at`) read zero and have no registers.
 fn fop_slot(m: &mut ModuleBuilder, shape: &Shape, t: u32) -> Bundle {
-    let shared = (t == 2).then(|| m.reg(&format!("fop{t}_s"), 64, ResetValue::None));
-    uop_regs_with(m, &format!("fop{t}"), shape, |m, name, w| match name {
-        "s1" | "s2" if t >= 2 => Some(shared.clone().unwrap_or_else(|| m.lit(0, w))),
-        _ => None,
+    let kept = scalars_at(t);
+    uop_regs_with(m, &format!("fop{t}"), shape, |m, name, w| {
+        let k = ["s1", "s2", "s3"].iter().position(|s| *s == name)?;
+        (k as u32 >= kept).then(|| m.lit(0, w))
     })
 }
 
 /// Loads fop slot `t`'s registers (`fop_slot`) from `fo`.
 fn connect_fop(m: &mut ModuleBuilder, shape: &Shape, t: u32, reg: &Bundle, fo: &Bundle) {
+    let kept = scalars_at(t);
     for (name, ..) in shape.leaves("") {
         let name = &name[1..];
-        let (r, v) = (reg.get(name).value(), fo.get(name).value());
-        match (name, t) {
-            ("s1" | "s2", 3..) | ("s2", 2) => {}
-            // The scalar operand: operand 2's when operand 1 is a vector register.
-            ("s1", 2) => {
-                let rs1_v = fo.get("rs1_v").value();
-                m.connect(r, &rs1_v.mux(fo.get("s2").value(), v));
-            }
-            _ => m.connect(r, v),
+        let scalar = ["s1", "s2", "s3"].iter().position(|s| *s == name);
+        if scalar.is_some_and(|k| k as u32 >= kept) {
+            continue;
         }
+        m.connect(reg.get(name).value(), fo.get(name).value());
     }
+}
+
+/// The scalar operands packed in operand order, vector operands skipped (`uop::fop_uop`).
+fn packed_scalars(op: &Bundle) -> [Value; 3] {
+    let o = |name: &str| op.get(name).value().clone();
+    let (v1, v2) = (o("rs1_v"), o("rs2_v"));
+    let (s1, s2, s3) = (o("s1"), o("s2"), o("s3"));
+    let zero = s1.konst(Bits::zero(64));
+    [
+        v1.mux(&v2.mux(&s3, &s2), &s1),
+        v1.mux(&v2.mux(&zero, &s3), &v2.mux(&s3, &s2)),
+        (&v1 | &v2).mux(&zero, &s3),
+    ]
 }
 
 /// Ports: `cand_<i>` (valid + sequencer operation) for `candidates` candidates and
@@ -238,19 +315,18 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
     let busy = m.output("busy", 1);
 
     let n = slots(p) as usize;
-    let regs = |m: &mut ModuleBuilder, name: &str, s: &Shape, len: usize| -> Vec<Bundle> {
-        (0..len)
-            .map(|t| uop_regs(m, &format!("{name}{t}"), s))
-            .collect()
-    };
-    let reads = regs(&mut m, "read", &read_s, READ_SLOTS as usize);
+    let reads: Vec<Bundle> = (0..READ_SLOTS)
+        .map(|t| uop_regs(&mut m, &format!("read{t}"), &read_s))
+        .collect();
     let fops: Vec<Bundle> = (0..FOP_SLOTS)
         .map(|t| fop_slot(&mut m, &fop_s, t))
         .collect();
-    let writes = regs(&mut m, "write", &write_s, n);
-    // The crossbar is taken from the fop slot of bank 0 to that of the last bank.
+    let writes: Vec<Bundle> = (0..n)
+        .map(|t| uop_regs(&mut m, &format!("write{t}"), &write_s))
+        .collect();
+    // A crossbar port is taken from the fop slot of bank 0 to that of the last bank.
     let xbar_len = (n + p.banks as usize) as u32;
-    let xbar = m.reg("xbar_busy", xbar_len, 0u64);
+    let xbar = [0, 1].map(|v| m.reg(&format!("xbar{v}_busy"), xbar_len, 0u64));
     m.connect_bundle(&out_read, &reads[0]);
     m.connect_bundle(&out_fop, &fops[0]);
     m.connect_bundle(&out_write, &writes[0]);
@@ -271,77 +347,101 @@ pub fn expander(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErro
         read: shifted(&mut m, &reads, &read_s, "no_read"),
         fop: shifted(&mut m, &fops, &fop_s, "no_fop"),
         write: shifted(&mut m, &writes, &write_s, "no_write"),
-        xbar: xbar.shr(1),
+        xbar: xbar.clone().map(|x| x.shr(1)),
     };
 
     let mut oks = Vec::new();
     for c in &cands {
-        let h = hazard(p, &plan(p, c.bits()), &view);
-        oks.push(c.valid() & &!&h);
+        let pl = plan(p, c.bits());
+        let (port_ok, _) = xbar_port(p, &pl, &view.xbar);
+        oks.push(&(c.valid() & &!&hazard(&pl, &view)) & &port_ok);
     }
     let oks_v = hdl::cat(&oks.iter().rev().collect::<Vec<_>>());
     m.connect(&ok, &oks_v);
 
-    // Placement of the picked candidate, merged into the shifted slots.
     let chosen = plan(p, &picked(&mut m, p, &pick, &cands));
     let fire = pick.or_r();
-    let o = |name: &str| chosen.op.get(name).value().clone();
-    let one = m.lit(1, 1);
-    let new_read = |m: &mut ModuleBuilder, name: &str, row: &Value, idx: u64| {
-        let b = m.wire_bundle(name, &read_s);
-        let idx = m.lit(idx, 1);
-        m.connect(b.get("valid").value(), &one);
-        m.connect(b.get("row").value(), row);
-        m.connect(b.get("idx").value(), &idx);
-        b
-    };
-    let new_r1 = new_read(&mut m, "new_read1", &o("rs1"), 0);
-    let new_r2 = new_read(&mut m, "new_read2", &o("rs2"), 1);
-    let new_fop = m.wire_bundle("new_fop", &fop_s);
-    m.connect(new_fop.get("valid").value(), &one);
-    for (name, ..) in fop_s.leaves("").iter().skip(1) {
-        let name = &name[1..];
-        let v = match name {
-            "pred" => chosen.plu.mux(&o("ps1"), &o("pred")),
-            _ => o(name),
-        };
-        m.connect(new_fop.get(name).value(), &v);
-    }
-    let new_write = m.wire_bundle("new_write", &write_s);
-    m.connect(new_write.get("valid").value(), &one);
-    m.connect(new_write.get("pred").value(), &chosen.rd_pred);
-    m.connect(new_write.get("row").value(), &chosen.dest);
-    m.connect(new_write.get("src").value(), &o("unit"));
-    m.connect(new_write.get("width").value(), &o("rd_width"));
+    let (_, to1) = xbar_port(p, &chosen, &view.xbar);
+    let placed = new_uops(&mut m, p, &chosen, &to1);
     for (t, write_reg) in writes.iter().enumerate() {
         let tt = slot_no(&chosen.f, t as u64);
         if let Some(reg) = reads.get(t) {
-            let at_j1 = &(&fire & &chosen.rs1_v) & &m.lit((t == 0) as u64, 1);
-            let at_j2 = &(&fire & &chosen.rs2_v) & &tt.eq(&chosen.j2);
-            let r = Bundle::mux(
-                &at_j1,
-                &new_r1,
-                &Bundle::mux(&at_j2, &new_r2, &view.read[t]),
-            );
+            let r = (0..3).rev().fold(view.read[t].clone(), |acc, k| {
+                let here = &(&fire & &chosen.rs_v[k]) & &tt.eq(&chosen.j[k]);
+                Bundle::mux(&here, &placed.reads[k], &acc)
+            });
             m.connect_bundle(reg, &r);
         }
         if let Some(reg) = fops.get(t) {
-            let fo = Bundle::mux(&(&fire & &tt.eq(&chosen.f)), &new_fop, &view.fop[t]);
+            let fo = Bundle::mux(&(&fire & &tt.eq(&chosen.f)), &placed.fop, &view.fop[t]);
             connect_fop(&mut m, &fop_s, t as u32, reg, &fo);
         }
         let place = &(&fire & &chosen.writes) & &tt.eq(&chosen.w);
-        let wr = Bundle::mux(&place, &new_write, &view.write[t]);
+        let wr = Bundle::mux(&place, &placed.write, &view.write[t]);
         m.connect_bundle(write_reg, &wr);
     }
     let claim = xbar_claim(p, &chosen, xbar_len);
     let none = m.lit(0, xbar_len);
-    m.connect(&xbar, &(&view.xbar | &fire.mux(&claim, &none)));
+    let on1 = &chosen.vfu[1] | &to1;
+    let on0 = &(&chosen.vfu[0] & &!&chosen.fma) | &(&chosen.fma & &!&to1);
+    for (v, on) in [on0, on1].iter().enumerate() {
+        let take = &fire & on;
+        m.connect(&xbar[v], &(&view.xbar[v] | &take.mux(&claim, &none)));
+    }
 
     let pending = reads
         .iter()
         .chain(&fops)
         .chain(&writes)
         .fold(m.lit(0, 1), |a, b| &a | b.get("valid").value());
-    m.connect(&busy, &(&pending | &xbar.or_r()));
+    let xbar_busy = &xbar[0].or_r() | &xbar[1].or_r();
+    m.connect(&busy, &(&pending | &xbar_busy));
     m.finish()
+}
+
+/// The picked operation's micro-ops: a read per operand, the fop (on FMA1 when `to1`
+/// for an FMA, scalars packed) and the write.
+struct Placed {
+    reads: [Bundle; 3],
+    fop: Bundle,
+    write: Bundle,
+}
+
+fn new_uops(m: &mut ModuleBuilder, p: &HwachaParams, chosen: &Plan, to1: &Value) -> Placed {
+    let (read_s, fop_s, write_s) = (read_uop(p), fop_uop(p), write_uop(p));
+    let o = |name: &str| chosen.op.get(name).value().clone();
+    let one = m.lit(1, 1);
+    let reads = [("rs1", 0), ("rs2", 1), ("rs3", 2)].map(|(r, idx)| {
+        let b = m.wire_bundle(&format!("new_read{}", idx + 1), &read_s);
+        let idx = m.lit(idx, 2);
+        m.connect(b.get("valid").value(), &one);
+        m.connect(b.get("row").value(), &o(r));
+        m.connect(b.get("idx").value(), &idx);
+        b
+    });
+    let fma1 = m.lit(unit::FMA1, unit::WIDTH);
+    let u = (&chosen.fma & to1).mux(&fma1, &o("unit"));
+    let [c0, c1, c2] = packed_scalars(&chosen.op);
+    let fop = m.wire_bundle("new_fop", &fop_s);
+    m.connect(fop.get("valid").value(), &one);
+    for (name, ..) in fop_s.leaves("").iter().skip(1) {
+        let name = &name[1..];
+        let v = match name {
+            "pred" => chosen.plu.mux(&o("ps1"), &o("pred")),
+            "unit" => u.clone(),
+            "s1" => c0.clone(),
+            "s2" => c1.clone(),
+            "s3" => c2.clone(),
+            _ => o(name),
+        };
+        m.connect(fop.get(name).value(), &v);
+    }
+    let write = m.wire_bundle("new_write", &write_s);
+    m.connect(write.get("valid").value(), &one);
+    m.connect(write.get("pred").value(), &chosen.rd_pred);
+    m.connect(write.get("row").value(), &chosen.dest);
+    m.connect(write.get("src").value(), &u);
+    m.connect(write.get("fmt").value(), &o("fmt"));
+    m.connect(write.get("width").value(), &o("rd_width"));
+    Placed { reads, fop, write }
 }

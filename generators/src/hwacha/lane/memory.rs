@@ -13,16 +13,17 @@
 //!   cycle: its predicates to the VPQ, its store data to the VSDQ, and for indexed
 //!   accesses its indices to the VVAQ one element per cycle. Entries past the vector's
 //!   end carry no element and are dropped. A divide's entries, empty ones too, go whole
-//!   to the lane's divider (`idiv.rs`), and reductions' to the reducer.
+//!   to the lane's VFU2 (`vfu2.rs`: integer and FP dividers), and reductions' to the
+//!   reducer.
 //! - Writeback: the VMU writes one command's results back at a time (`vmu.rs`); group
 //!   `g` of S elements is bank `g % B`'s entry of lane-local strip `g / B`, row
 //!   `(g / B) * n + rd`; `done_load` ends the command and tells the sequencer (`wb_done`).
 //!   The divider's results share the write queues and go first.
 
 use super::bank::{brq_shape, bwq_shape};
-use super::idiv::idiv;
 use super::sequencer::lane_vlen;
 use super::uop::{eidx_bits, row_bits, vinsn};
+use super::vfu2::vfu2;
 use crate::hwacha::master::NVV_BITS;
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::{self, Fifo};
@@ -182,7 +183,8 @@ struct ReducerRegs {
 /// sequenced) in, `brq_space` and `wb_done` (one-hot: the slot whose load finished) out;
 /// `mem_ready` (room for a command) out; each bank's `b<i>_brq` in, `b<i>_bwq` out and
 /// `b<i>_bwq_empty` in;
-/// the VMU's `mem_req`/`mem_resp`, `xcpt` and `busy`.
+/// the VMU's `mem_req`/`mem_resp`, `xcpt` and `busy`; `div_fflags` (the FP dividers'
+/// exception flags raised this cycle).
 pub fn lane_memory(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("LaneMemory");
     let io = memory_io(&mut m, p)?;
@@ -262,9 +264,11 @@ fn memory_io(m: &mut ModuleBuilder, p: &HwachaParams) -> Result<MemoryIo, HdlErr
     })
 }
 
-/// The lane's divider instance (`idiv.rs`), fed the master's allocations.
+/// The lane's VFU2 instance (`vfu2.rs`), fed the master's allocations.
 fn lane_divider(m: &mut ModuleBuilder, p: &HwachaParams, io: &MemoryIo) -> Result<Inst, HdlErrors> {
-    let div = m.instance("idiv", &idiv(p)?);
+    let div = m.instance("vfu2", &vfu2(p)?);
+    let fflags = m.output("div_fflags", 5);
+    m.connect(&fflags, &div.port("fflags"));
     m.connect(&div.port("lane_id"), &io.lane);
     m.connect_bundle(&div.io("new"), &io.new);
     for (name, v) in [

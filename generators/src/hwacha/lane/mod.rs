@@ -4,12 +4,16 @@
 pub mod alu;
 pub mod bank;
 pub mod expander;
-pub mod idiv;
+pub mod fcmp;
+pub mod fconv;
+pub mod fma;
+pub mod fp_port;
 pub mod imul;
 pub mod memory;
 pub mod plu;
 pub mod sequencer;
 pub mod uop;
+pub mod vfu2;
 pub mod vxu;
 
 use super::params::HwachaParams;
@@ -20,7 +24,7 @@ use std::rc::Rc;
 /// Ports: the master sequencer's broadcast and `lane_id` in; `done`, `clearing`,
 /// `mem_ready`, `busy` (micro-ops or memory accesses in flight) out; the VMU's memory
 /// port (`mem_req`/`mem_resp`) and `xcpt`; each bank's register-file writes
-/// (`b<i>_vrf_w`, `b<i>_prf_w`).
+/// (`b<i>_vrf_w`, `b<i>_prf_w`); `fflags` (FP exception flags raised this cycle).
 pub fn lane(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Lane");
     let candidates = p.seq_entries + 1;
@@ -69,7 +73,7 @@ pub fn lane(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     for (inst, module) in [(&seq, &seq_mod), (&mem, &mem_mod)] {
         for port in &module.body.ports {
             let name = port.name.as_str();
-            if internal(name) || name == "busy" {
+            if internal(name) || name == "busy" || name == "div_fflags" {
                 continue;
             }
             let width = module.signal(port.sig).width;
@@ -95,6 +99,9 @@ pub fn lane(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             m.connect(&outer, &vxu.port(name));
         }
     }
+    // FP exception flags: the crossbar units' and VFU2's dividers'.
+    let fflags = m.output("fflags", 5);
+    m.connect(&fflags, &(&vxu.port("fflags") | &mem.port("div_fflags")));
     let busy = m.output("busy", 1);
     m.connect(&busy, &(&vxu.port("busy") | &mem.port("busy")));
     m.finish()

@@ -226,17 +226,19 @@ fn slot_progress(m: &mut ModuleBuilder, p: &HwachaParams, d: &SeqDims) -> Vec<Pr
             left: m.reg(&format!("left{k}"), eidx_bits(p), 0u64),
             issued: m.reg(&format!("issued{k}"), d.issued_w, none()),
             eidx: m.reg(&format!("eidx{k}"), eidx_bits(p), none()),
-            rows: ["rs1", "rs2", "rd", "pred", "ps1", "ps2", "ps3", "prd"]
-                .into_iter()
-                .map(|f| {
-                    let w = if matches!(f, "rs1" | "rs2" | "rd") {
-                        row_w
-                    } else {
-                        prow_w
-                    };
-                    (f, m.reg(&format!("{f}{k}"), w, none()))
-                })
-                .collect(),
+            rows: [
+                "rs1", "rs2", "rs3", "rd", "pred", "ps1", "ps2", "ps3", "prd",
+            ]
+            .into_iter()
+            .map(|f| {
+                let w = if matches!(f, "rs1" | "rs2" | "rs3" | "rd") {
+                    row_w
+                } else {
+                    prow_w
+                };
+                (f, m.reg(&format!("{f}{k}"), w, none()))
+            })
+            .collect(),
             pending_wb: m.reg(&format!("pending_wb{k}"), 1, 0u64),
             drain: m.reg(&format!("drain{k}"), d.drain_w, 0u64),
         })
@@ -443,7 +445,7 @@ fn progress_updates(
             m.connect(&pr.issued, &(&pr.issued + &one));
             m.connect(&pr.eidx, &(&pr.eidx + &eidx_step));
             for (f, r) in &pr.rows {
-                let step = if matches!(*f, "rs1" | "rs2" | "rd") {
+                let step = if matches!(*f, "rs1" | "rs2" | "rs3" | "rd") {
                     row_step
                 } else {
                     prow_step
@@ -522,7 +524,7 @@ fn clear_sequencing(
 /// The fields a slot's candidate copies from the master slot as they are.
 fn seq_op_compute_fields(p: &HwachaParams) -> Vec<(String, u32)> {
     let rows = [
-        "rs1", "rs2", "rd", "pred", "ps1", "ps2", "ps3", "prd", "count", "eidx",
+        "rs1", "rs2", "rs3", "rd", "pred", "ps1", "ps2", "ps3", "prd", "count", "eidx",
     ];
     seq_op(p)
         .leaves("")

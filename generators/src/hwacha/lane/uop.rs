@@ -2,6 +2,7 @@
 //! vector instruction, thesis Table 8.3) and the bank micro-ops it expands into (Table
 //! 8.5), as bundle shapes whose widths follow the parameters.
 
+use crate::fpu;
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::rocc::vlen_bits;
 use hdl::ir::addr_width;
@@ -19,14 +20,15 @@ pub mod unit {
     /// reduction and divide operands into its bank read queue, for the VMU, the reducer
     /// and the divider.
     pub const MEM: u64 = 3;
-    /// Reserved for the floating-point units on the operand crossbar (Figure 8.7's
-    /// VFU1/VFU2, a later issue): FMA, FConv, FCmp and FDiv. The crossbar carries the unit
-    /// of its operation so that each shared unit takes its own; nothing issues these yet
-    /// (`vdecode.rs` reports floating point as unsupported).
+    /// VFMU: an FMA. The decode names FMA0 (VFU0); the expander places the operation on
+    /// FMA1 (VFU1, [`FMA1`]) when VFU0's crossbar port is taken (Table 8.6).
     pub const FMA: u64 = 4;
+    /// VFVU: the conversion unit on VFU0.
     pub const FCONV: u64 = 5;
+    /// VFCU: the compare unit on VFU1 (compares, min/max, sign injection, classify).
     pub const FCMP: u64 = 6;
-    pub const FDIV: u64 = 7;
+    /// FMA1 on VFU1: only the expander places it.
+    pub const FMA1: u64 = 7;
     pub const WIDTH: u32 = 3;
 
     /// Whether `unit` works on the operand crossbar (IMul and the FP units).
@@ -34,10 +36,23 @@ pub mod unit {
         unit == IMUL || unit >= FMA
     }
 
+    /// The crossbar port (VFU) of a crossbar unit: 0 for IMul, FMA0 and FConv, 1 for
+    /// FMA1 and FCmp (Figure 8.6's clusters).
+    pub fn vfu(unit: u64) -> usize {
+        usize::from(unit == FMA1 || unit == FCMP)
+    }
+
     /// Whether the unit field `u` (a value) names unit `v`.
     pub fn is(u: &hdl::Value, v: u64) -> hdl::Value {
         u.eq(&u.konst(hdl::Bits::from_u64(WIDTH, v)))
     }
+}
+
+/// The `fmt` field of FP operations: RISC-V's format codes (`fpu::convert::fmt_code`).
+pub mod fmt {
+    pub const S: u64 = 0;
+    pub const D: u64 = 1;
+    pub const H: u64 = 2;
 }
 
 /// Bank ALU functions (`fn` of a VIU operation): the Rocket ALU's functions
@@ -66,8 +81,8 @@ pub mod red {
     pub const ANY: u64 = 3;
 }
 
-/// Width of the `fn` field.
-pub const FN_BITS: u32 = 5;
+/// Width of the `fn` field: the FConv's operation (`fpu::convert::encode`) is the widest.
+pub const FN_BITS: u32 = fpu::convert::OP_BITS;
 /// Width of a decoded instruction's vector length (`vinsn`), and of the element counts
 /// and indices that leave the lane (the VMU's command, the reducer's index).
 pub const EIDX_BITS: u32 = 32;
@@ -107,11 +122,18 @@ fn compute_fields() -> Vec<Field> {
         uint("word", 1),
         // vpop's truth table.
         uint("table", 8),
-        // Operand 1/2 is a vector register (read into operand latch 0/1), else `s1`/`s2`.
+        // Operand 1/2/3 is a vector register (read into operand latch 0/1/2), else
+        // `s1`/`s2`/`s3` (operand 3: FMAs only).
         uint("rs1_v", 1),
         uint("rs2_v", 1),
+        uint("rs3_v", 1),
         uint("s1", 64),
         uint("s2", 64),
+        uint("s3", 64),
+        // FP operations: the rounding mode (the instruction's; dynamic resolved) and the
+        // operands' format (`fmt::*`; FConv's formats are in `fn`).
+        uint("rm", 3),
+        uint("fmt", 2),
         // Guard: predicate `pred` xor `pred_neg`, or every element when `pred_on` is 0.
         uint("pred_on", 1),
         uint("pred_neg", 1),
@@ -144,6 +166,7 @@ fn operand_fields(vv: u32, vp: u32) -> Vec<Field> {
     vec![
         uint("rs1", vv),
         uint("rs2", vv),
+        uint("rs3", vv),
         uint("rd", vv),
         uint("pred", vp),
         // vpop's source predicates.
@@ -182,12 +205,13 @@ pub fn seq_op(p: &HwachaParams) -> Shape {
     Shape::bundle(fields)
 }
 
-/// sram-read + opl: read `row` and put the data into operand latch `idx` a cycle later.
+/// sram-read + opl: read `row` and put the data into operand latch `idx` (0-2) a cycle
+/// later.
 pub fn read_uop(p: &HwachaParams) -> Shape {
     Shape::bundle(vec![
         uint("valid", 1),
         uint("row", row_bits(p)),
-        uint("idx", 1),
+        uint("idx", 2),
     ])
 }
 
@@ -200,7 +224,10 @@ const NOT_IN_FOP: [&str; 7] = [
 ];
 
 /// The fop micro-op (with pred-read, pdl, sreg and xbar folded in): start the operation
-/// on the latched or scalar operands.
+/// on the latched or scalar operands. Its `s1`-`s3` hold the scalar operands packed in
+/// operand order, vector operands skipped (operand 2's scalar is `s1` when operand 1 is
+/// a vector register): a fop placed at slot `f` has `f - 1` vector operands, so slot
+/// `t` of the expander keeps only the `4 - t` scalars a fop there can have.
 pub fn fop_uop(p: &HwachaParams) -> Shape {
     let mut fields = vec![uint("valid", 1)];
     fields.extend(
@@ -216,14 +243,15 @@ pub fn fop_uop(p: &HwachaParams) -> Shape {
     Shape::bundle(fields)
 }
 
-/// sram-write / pred-write: write the result of unit `src` to `row` of the VRF, or of the
-/// PRF when `pred`.
+/// sram-write / pred-write: write the result of unit `src` (of its `fmt` pipe, for the
+/// FMAs) to `row` of the VRF, or of the PRF when `pred`.
 pub fn write_uop(p: &HwachaParams) -> Shape {
     Shape::bundle(vec![
         uint("valid", 1),
         uint("pred", 1),
         uint("row", row_bits(p).max(prow_bits(p))),
         uint("src", unit::WIDTH),
+        uint("fmt", 2),
         uint("width", 2),
     ])
 }
@@ -269,16 +297,41 @@ pub fn result(p: &HwachaParams) -> Shape {
     Shape::bundle(vec![uint("data", p.bank_width), uint("mask", p.slices())])
 }
 
-/// What a bank drives onto the operand crossbar: both operands, mask and function.
+/// What a bank drives onto one VFU's operand crossbar port: the three operands, mask,
+/// function, rounding mode and format.
 pub fn xbar(p: &HwachaParams) -> Shape {
     Shape::valid(Shape::bundle(vec![
         uint("a", p.bank_width),
         uint("b", p.bank_width),
+        uint("c", p.bank_width),
         uint("mask", p.slices()),
         uint("fn", FN_BITS),
         uint("word", 1),
         uint("unit", unit::WIDTH),
+        uint("rm", 3),
+        uint("fmt", 2),
     ]))
+}
+
+/// The crossbar ports: VFU0 (IMul, FMA0, FConv) and VFU1 (FMA1, FCmp).
+pub const VFUS: usize = 2;
+
+/// The crossbar units' result lines, fanned out to every bank: (name, unit, format of
+/// an FMA pipe). Each FMA has a pipe per format, with latencies of their own, so each
+/// pipe has its lines (an FMA's double result and a later single operation's result can
+/// leave in the same cycle for different banks).
+pub fn result_lines() -> Vec<(&'static str, u64, Option<u64>)> {
+    vec![
+        ("imul", unit::IMUL, None),
+        ("fma0_d", unit::FMA, Some(fmt::D)),
+        ("fma0_s", unit::FMA, Some(fmt::S)),
+        ("fma0_h", unit::FMA, Some(fmt::H)),
+        ("fma1_d", unit::FMA1, Some(fmt::D)),
+        ("fma1_s", unit::FMA1, Some(fmt::S)),
+        ("fma1_h", unit::FMA1, Some(fmt::H)),
+        ("fconv", unit::FCONV, None),
+        ("fcmp", unit::FCMP, None),
+    ]
 }
 
 /// A bank's register-file write, for lockstep checking: row, data and element mask.

@@ -37,6 +37,7 @@
 
 pub mod decode;
 mod fetch;
+pub mod fpu;
 mod frontend;
 pub mod smu;
 

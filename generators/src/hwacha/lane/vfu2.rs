@@ -1,11 +1,15 @@
-//! The lane's integer divide unit (IDiv, on VFU2 in Figure 8.6; sequencer operations VQU
-//! and VIDU of Table 8.4). A divide's operands leave the banks as a readout, like a
-//! memory instruction's and in program order with them, through the banks' read queues;
-//! the lane's memory side hands this unit the divide's entries. Each entry's active
-//! elements are divided one at a time by an iterative divider (Rocket's `MulDiv`,
-//! `idiv_bits_per_cycle` quotient bits a cycle), and the entry's results go to its bank's
-//! write queue, written whenever the bank's write port is free, as loads are. The lane
-//! sequencer keeps the slot pending until the last entry is written (`done`).
+//! The lane's VFU2 (Figure 8.6): the integer divider (IDiv) and the FP divide and square
+//! root unit (FDiv/FSqrt), sequencer operations VQU with VIDU or VFDU (Table 8.4). A
+//! divide's operands leave the banks as a readout, like a memory instruction's and in
+//! program order with them, through the banks' read queues; the lane's memory side hands
+//! this unit the divide's entries. Each entry's active elements go one at a time to an
+//! iterative unit: Rocket's `MulDiv` for integers, the FP library's divider
+//! (`fpu::divsqrt`, one per format: double, single, half) for floating point, both of
+//! `idiv_bits_per_cycle` quotient bits a cycle; the entry's results (an FP one
+//! sign-extended from its format, as registers hold it) go to its bank's write queue,
+//! written whenever the bank's write port is free, as loads are. The lane sequencer
+//! keeps the slot pending until the last entry is written (`done`); the FP elements'
+//! exception flags leave on `fflags` as they finish.
 //!
 //! An entry's operands stay in the read queue's head while it is divided (the feeder
 //! drains the queues in order, so nothing passes it): the unit keeps only the elements
@@ -16,9 +20,12 @@
 //! cannot be overtaken by an older write to the same rows.
 
 use super::bank::bwq_shape;
+use super::fp_port::sext;
 use super::memory::{cmdq_entries, group_row};
 use super::sequencer::{lane_id_bits, lane_vlen};
-use super::uop::{eidx_bits, row_bits, vinsn};
+use super::uop::{eidx_bits, fmt, row_bits, vinsn};
+use crate::fpu::divsqrt::divsqrt;
+use crate::fpu::{FloatFormat, DOUBLE, HALF, SINGLE};
 use crate::hwacha::master::NVV_BITS;
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::Fifo;
@@ -63,7 +70,18 @@ struct DivIo {
     wb: Bundle,
     done: Value,
     busy: Value,
+    fflags: Value,
 }
+
+/// `fn` of an FP divide or square root (`vdecode`): bit 4 set, bit 0 the square root
+/// (`fpu::divsqrt::OP_SQRT`; `OP_DIV` is 0).
+pub mod fdiv_fn {
+    pub const DIV: u64 = 0x10;
+    pub const SQRT: u64 = 0x11;
+}
+
+/// The FP dividers: format code, format.
+const FORMATS: [(u64, FloatFormat); 3] = [(fmt::D, DOUBLE), (fmt::S, SINGLE), (fmt::H, HALF)];
 
 /// The command queue's head: its fields, its slot (one-hot) and whether its older
 /// dependences are done in this lane.
@@ -96,9 +114,9 @@ struct Entry {
 
 /// Ports: `lane_id`, the master's `new`/`alloc`/`nvv`, the sequencer's `deps_clear`;
 /// `ready` (room for a command), `opnd` (decoupled entries in), `wb` (decoupled results
-/// out), `done` (one-hot: the slot whose last result was written) and `busy`.
-pub fn idiv(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
-    let mut m = ModuleBuilder::new("IDiv");
+/// out), `done` (one-hot: the slot whose last result was written), `busy` and `fflags`.
+pub fn vfu2(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("Vfu2");
     let io = div_io(&mut m, p);
     let head = commands(&mut m, p, &io)?;
     let entry = entry_state(&mut m, p, &io, &head);
@@ -120,11 +138,13 @@ fn div_io(m: &mut ModuleBuilder, p: &HwachaParams) -> DivIo {
         wb: m.io("wb", Dir::Out, &Shape::decoupled(writeback_shape(p))),
         done: m.output("done", n),
         busy: m.output("busy", 1),
+        fflags: m.output("fflags", 5),
     }
 }
 
-/// The command queue: slot, destination, function, and the entries to expect (every
-/// bank's entry of each of the lane's strips), queued at allocation.
+/// The command queue: slot, destination, function (the integer divide's funct3 and
+/// word, or an FP operation's kind, format and rounding mode), and the entries to
+/// expect (every bank's entry of each of the lane's strips), queued at allocation.
 fn commands(m: &mut ModuleBuilder, p: &HwachaParams, io: &DivIo) -> Result<Head, HdlErrors> {
     let n = p.seq_entries;
     let sb = addr_width(n as u64).max(1);
@@ -143,6 +163,9 @@ fn commands(m: &mut ModuleBuilder, p: &HwachaParams, io: &DivIo) -> Result<Head,
         ("rd_width", 2),
         ("funct3", 3),
         ("word", 1),
+        ("fp", 1),
+        ("fmt", 2),
+        ("rm", 3),
         ("entries", ew),
     ];
     let width = fields.iter().map(|f| f.1).sum();
@@ -152,6 +175,9 @@ fn commands(m: &mut ModuleBuilder, p: &HwachaParams, io: &DivIo) -> Result<Head,
         &cmdq.enq_bits(),
         &cat(&[
             &entries,
+            &g("rm"),
+            &g("fmt"),
+            &g("fn").bit(4),
             &g("word"),
             &g("fn").slice(2, 0),
             &g("rd_width"),
@@ -222,8 +248,9 @@ fn entry_state(m: &mut ModuleBuilder, p: &HwachaParams, io: &DivIo, head: &Head)
     }
 }
 
-/// The iterative divider (Rocket's `MulDiv`): the lowest element still to divide goes
-/// next, its result back into its register.
+/// The iterative units: the lowest element still to divide goes next, to the integer
+/// divider (Rocket's `MulDiv`) or its format's FP divider, and its result back into its
+/// register.
 fn divider(
     m: &mut ModuleBuilder,
     p: &HwachaParams,
@@ -233,7 +260,7 @@ fn divider(
 ) -> Result<(), HdlErrors> {
     let s = p.slices();
     let unit = m.instance(
-        "divider",
+        "idiv",
         &muldiv(&MulDivParams {
             // Only divides reach it: the multiplier is the smallest one.
             mul: MulKind::Iterative,
@@ -249,26 +276,54 @@ fn divider(
     let next = hdl::helpers::lowest_one(&e.todo);
     let none_s = m.lit(0, s);
     let idle = e.in_flight.eq(&none_s);
-    let req = unit.io("req");
     let pick = |name: &str| {
         let v = io.opnd.bits().get(name).value();
         let parts: Vec<Value> = (0..s).map(|j| v.slice(64 * j + 63, 64 * j)).collect();
         hdl::helpers::onehot_mux(&next, &parts)
     };
-    m.connect(req.valid(), &(&(&e.have & &idle) & &e.todo.ne(&none_s)));
+    let (a, b) = (pick("a"), pick("b"));
+    let want = &(&e.have & &idle) & &e.todo.ne(&none_s);
+    let fp = head.get("fp").clone();
+    let req = unit.io("req");
+    m.connect(req.valid(), &(&want & &!&fp));
     m.connect(req.bits().get("funct3").value(), head.get("funct3"));
     m.connect(req.bits().get("word").value(), head.get("word"));
-    m.connect(req.bits().get("in1").value(), &pick("a"));
-    m.connect(req.bits().get("in2").value(), &pick("b"));
+    m.connect(req.bits().get("in1").value(), &a);
+    m.connect(req.bits().get("in2").value(), &b);
     let resp = unit.io("resp");
     let one1 = m.lit(1, 1);
     m.connect(resp.ready(), &one1);
-    m.connect(&e.sent, &req.fire());
-    m.when(&resp.fire(), |m| {
+    // The FP dividers: one per format; the one of the command's format takes it.
+    let (mut fp_taken, mut fp_done) = (m.lit(0, 1), m.lit(0, 1));
+    let (mut fp_result, mut flags) = (m.lit(0, 64), m.lit(0, 5));
+    let fmt_field = head.get("fmt").clone();
+    for (code, f) in FORMATS {
+        let w = f.width();
+        let u = m.instance(
+            &format!("fdiv_{}", f.name()),
+            &divsqrt(f, p.idiv_bits_per_cycle)?,
+        );
+        let mine = &fp & &fmt_field.eq(&fmt_field.konst(hdl::Bits::from_u64(2, code)));
+        m.connect(&u.port("in_valid"), &(&want & &mine));
+        let sqrt = head.get("funct3").bit(0);
+        m.connect(&u.port("op"), &sqrt);
+        m.connect(&u.port("rm"), head.get("rm"));
+        m.connect(&u.port("a"), &a.slice(w - 1, 0));
+        m.connect(&u.port("b"), &b.slice(w - 1, 0));
+        m.connect(&u.port("out_ready"), &one1);
+        fp_taken = &fp_taken | &(&(&want & &mine) & &u.port("in_ready"));
+        let done = u.port("out_valid");
+        fp_done = &fp_done | &done;
+        fp_result = &fp_result | &(&done.repeat(64) & &sext(&u.port("result"), w));
+        flags = &flags | &(&done.repeat(5) & &u.port("flags"));
+    }
+    m.connect(&io.fflags, &flags);
+    m.connect(&e.sent, &(&req.fire() | &fp_taken));
+    let answered = &resp.fire() | &fp_done;
+    let result = fp_done.mux(&fp_result, resp.bits().get("data").value());
+    m.when(&answered, |m| {
         for (j, r) in e.results.iter().enumerate() {
-            m.when(&e.in_flight.bit(j as u32), |m| {
-                m.connect(r, resp.bits().get("data").value())
-            });
+            m.when(&e.in_flight.bit(j as u32), |m| m.connect(r, &result));
         }
         let none = m.lit(0, s);
         m.connect(&e.in_flight, &none);

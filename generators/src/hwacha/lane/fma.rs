@@ -1,0 +1,119 @@
+//! An FMA unit on the operand crossbar (Figure 8.6: FMA0 in VFU0, FMA1 in VFU1; Table
+//! 8.7's HwachaStagesDFMA/SFMA/HFMA): per 64-bit slice one pipe per precision, each the
+//! library's fused multiply-add (`fpu::fma`, which also does add, sub and mul), as
+//! Hwacha's FMA holds a double, a single and a half pipe. An operation goes to its
+//! format's pipes, one bank entry (S elements) a cycle; each pipe's results leave on
+//! lines of their own (`d`, `s`, `h`), since the pipes' latencies differ and a bank
+//! selects by the write micro-op's format (`uop::result_lines`).
+//!
+//! The widening forms (`vfadd.d.s`, `vfmadd.d.h`, ...: [`fma_fn::WIDEN`] in `fn`, the
+//! sources' format beside it) widen their operands exactly in front of the pipe of the
+//! result's format, through combinational conversion units (the library's, no stages);
+//! a signaling NaN source raises NV (the golden model's reading), its flags travel
+//! beside the pipe to join the operation's.
+
+use super::fp_port::{any_flags, drive_result, result_out, Done, Port};
+use super::uop::fmt;
+use crate::fpu::convert::{self, kind, ConvertParams};
+use crate::fpu::{fma, FloatFormat, DOUBLE, HALF, SINGLE};
+use crate::hwacha::params::HwachaParams;
+use hdl::{cat, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
+use std::rc::Rc;
+
+/// The FMA's `fn`: the library's operation (`fpu::fma::op`) in bits 2:0; a widening
+/// form sets [`WIDEN`](fma_fn::WIDEN) and gives its sources' format (`uop::fmt`) in bits
+/// 4:3.
+pub mod fma_fn {
+    pub const WIDEN: u64 = 1 << 5;
+
+    /// `fn` of the widening form of `op` on sources of format `from`.
+    pub fn widening(op: u64, from: u64) -> u64 {
+        op | WIDEN | from << 3
+    }
+}
+
+/// Each slice's operands widened to the operation's format (`fmt`) from the sources'
+/// (`fn[4:3]`), and the flags the widening raised (read only for widening forms).
+fn widened(m: &mut ModuleBuilder, port: &Port, s: u32) -> Result<([Value; 3], Value), HdlErrors> {
+    let unit = convert::convert(&ConvertParams {
+        formats: "hsd".into(),
+        stages: 0,
+    })?;
+    let f = port.get("fn");
+    let op = cat(&[
+        &f.konst(hdl::Bits::from_u64(4, kind::F2F << 2)),
+        &port.get("fmt"),
+        &f.slice(4, 3),
+    ]);
+    let mut flags = f.konst(hdl::Bits::zero(5));
+    let values = ["a", "b", "c"].map(|x| {
+        let inst = m.instance(&format!("widen_{x}{s}"), &unit);
+        m.connect(&inst.port("in_valid"), &port.starts(s));
+        m.connect(&inst.port("rm"), &port.get("rm"));
+        m.connect(&inst.port("op"), &op);
+        m.connect(&inst.port("a"), &port.operand(x, s));
+        flags = &flags | &inst.port("flags");
+        inst.port("result")
+    });
+    Ok((values, flags))
+}
+
+/// `v` delayed by `n` registers named `<name>_<i>`, without reset (flags read only with
+/// their operation's valid result).
+fn delay(m: &mut ModuleBuilder, name: &str, v: &Value, n: u32) -> Value {
+    (0..n).fold(v.clone(), |prev, i| {
+        let r = m.reg(&format!("{name}_{i}"), v.width(), ResetValue::None);
+        m.connect(&r, &prev);
+        r
+    })
+}
+
+/// The pipes: result port, format code, format and stages.
+fn pipes(p: &HwachaParams) -> [(&'static str, u64, FloatFormat, u32); 3] {
+    [
+        ("d", fmt::D, DOUBLE, p.stages_dfma),
+        ("s", fmt::S, SINGLE, p.stages_sfma),
+        ("h", fmt::H, HALF, p.stages_hfma),
+    ]
+}
+
+/// Ports: `xbar` in (this unit's operations only), `d`, `s`, `h` (each pipe's results:
+/// data and element mask) and `flags` out.
+pub fn fma_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new(&format!("HwachaFma_x{}", p.slices()));
+    let port = Port::new(&mut m, p);
+    let widen = port.get("fn").bit(5);
+    let wide: Vec<([Value; 3], Value)> = (0..p.slices())
+        .map(|s| widened(&mut m, &port, s))
+        .collect::<Result<_, _>>()?;
+    let mut finished = Vec::new();
+    for (name, code, format, stages) in pipes(p) {
+        let pipe = fma::fma(format, stages)?;
+        let selected = port.fmt_is(code);
+        let w = format.width();
+        let mut slices = Vec::new();
+        for (s, (values, flags)) in wide.iter().enumerate() {
+            let s = s as u32;
+            let inst = m.instance(&format!("{name}{s}"), &pipe);
+            m.connect(&inst.port("in_valid"), &(&port.starts(s) & &selected));
+            m.connect(&inst.port("rm"), &port.get("rm"));
+            m.connect(&inst.port("op"), &port.get("fn").slice(2, 0));
+            for (x, v) in ["a", "b", "c"].iter().zip(values) {
+                let operand = widen.mux(v, &port.operand(x, s)).slice(w - 1, 0);
+                m.connect(&inst.port(x), &operand);
+            }
+            let raised = &widen.repeat(5) & flags;
+            let late = delay(&mut m, &format!("{name}{s}_widen_flags"), &raised, stages);
+            let done = Done::of(&inst, w);
+            slices.push(Done {
+                flags: &done.flags | &late,
+                ..done
+            });
+        }
+        let out = result_out(&mut m, p, name);
+        drive_result(&mut m, &out, &slices);
+        finished.extend(slices);
+    }
+    m.connect(&port.flags, &any_flags(&finished));
+    m.finish()
+}
