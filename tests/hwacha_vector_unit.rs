@@ -341,7 +341,7 @@ fn divides_match_the_golden_model() {
 /// writes and the accrued flags against the model.
 #[test]
 fn fp_programs_match_the_golden_model() {
-    let per_config = if long() { 2000 } else { 25 };
+    let per_config = if long() { 2000 } else { 12 };
     for (k, p) in configs().iter().enumerate() {
         let mut bench = Bench::new(p);
         let (cfg, programs) = directed_fp_programs();
