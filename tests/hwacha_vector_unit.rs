@@ -336,9 +336,9 @@ fn divides_match_the_golden_model() {
 }
 
 /// Floating point (`hwacha_rtl_rig::directed_fp_programs`, `random_fp_program`): every
-/// FMA, FConv and FCmp operation in half, single and double, every rounding mode, special
-/// values, chaining between units of different latencies; register writes, predicate
-/// writes and the accrued flags against the model.
+/// FMA, FConv, FCmp and FDiv/FSqrt operation and the widening forms in half, single and
+/// double, every rounding mode, special values, chaining between units of different
+/// latencies; register writes, predicate writes and the accrued flags against the model.
 #[test]
 fn fp_programs_match_the_golden_model() {
     let per_config = if long() { 2000 } else { 12 };
