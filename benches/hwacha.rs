@@ -1,6 +1,9 @@
 //! Design `rocket-hwacha`: for 1, 2 and 4 lanes, cycles and elements per cycle of the
 //! integer axpy and gemm microbenchmarks at vector length maxvl, against the bank
-//! schedule's peak; elaboration time and Verilog size of rocket-hwacha (1 and 4 lanes)
+//! schedule's peak; the FP microbenchmarks (axpy, gemm-opt, filter in d, s, hs and sd,
+//! host-data mode, outputs checked by the host's model): cycles and FMA utilization (FMA
+//! operations done over the two FMAs' slots, one bank entry of S elements a cycle each,
+//! in the vector window); elaboration time and Verilog size of rocket-hwacha (1 and 4 lanes)
 //! and of the Hwacha unit alone; and the Verilator models' speed in simulated cycles per
 //! second. Prints tables; asserts nothing but that the programs exit with 0 (every run
 //! matched the scalar reference).
@@ -15,6 +18,7 @@ use std::rc::Rc;
 use std::time::Instant;
 use verification::elf::Program;
 use verification::hwacha::ubench;
+use verification::hwacha::ubench::host::{self, Bench, Kernel as Family, Precision};
 use verification::simulator::{exercise, Simulator, Stimulus};
 use verification::tb::lockstep::IssGolden;
 use verification::tb::memory::MemConfig;
@@ -249,6 +253,8 @@ fn main() {
         }
     }
 
+    fp_kernels(&socs, dir.path());
+
     println!();
     println!("hwacha unit alone, random inputs: lanes  cycles  cycles/s");
     for (lanes, top) in &units {
@@ -261,4 +267,90 @@ fn main() {
         println!("{lanes:>39}  {cycles:>6}  {:>8.0}", cycles as f64 / seconds);
     }
     assert!(failures.is_empty(), "runs failed:\n{}", failures.join("\n"));
+}
+
+/// FMA operations per output element of an FP microbenchmark (the worker's vfmul and
+/// vfadd): axpy's one of each; gemm-opt's K = 8 of each per element of C; filter's nine
+/// products and eight sums per point.
+fn fma_ops(family: Family) -> u64 {
+    match family {
+        Family::Axpy => 2,
+        Family::GemmOpt => 16,
+        _ => 17,
+    }
+}
+
+/// Output elements of a problem of size `n` (`ubench::size`): axpy's n, gemm-opt's n
+/// rows by J = 8 columns, filter's n points of each of its four interior rows.
+fn outputs(family: Family, n: u64) -> u64 {
+    match family {
+        Family::Axpy => n,
+        Family::GemmOpt => 8 * n,
+        _ => 4 * n,
+    }
+}
+
+/// The FP microbenchmarks in host-data mode on each design of `socs`: cycles, the vector
+/// window and FMA utilization; every run's output checked by the host's model.
+fn fp_kernels(socs: &[(RocketHwachaParams, Rc<Module>)], dir: &Path) {
+    println!();
+    println!(
+        "FP microbenchmarks (host-data mode, vector length maxvl, latency 1): cycles from \
+         reset to exit, the vector window, FMA utilization = FMA operations / (2 FMAs x S \
+         elements x lanes x window cycles)."
+    );
+    println!("lanes  kernel         maxvl   size  program cycles  window cycles  FMA util");
+    let benches: Vec<Bench> = [Family::Axpy, Family::GemmOpt, Family::Filter]
+        .into_iter()
+        .flat_map(|k| Precision::ALL[1..].iter().map(move |&p| Bench::new(k, p)))
+        .collect();
+    let programs: Vec<Program> = (benches.iter())
+        .map(|b| b.build(dir, &[]).expect("program builds"))
+        .collect();
+    for (params, top) in socs {
+        let mut dut = Model::of_design(&Design::new(top), &Options::default()).expect("model");
+        let lanes = params.hwacha.lanes;
+        let unit = verification::hwacha::model::HwachaParams {
+            lanes,
+            ..Default::default()
+        };
+        for (bench, program) in benches.iter().zip(&programs) {
+            let mut program = program.clone();
+            let maxvl = unit.maxvl(&ubench::vcfg(&program).expect("vcfg"));
+            let prepared = host::prepare(&mut program, *bench, maxvl, 1, 1).expect("prepares");
+            let config = SocConfig {
+                max_cycles: 30_000_000,
+                ..soc::hwacha_config(lanes, MemConfig::default())
+            };
+            let mut window = LaneWindow {
+                dut: &mut dut,
+                valids: (0..lanes).map(|l| format!("l{l}_mem_req_valid")).collect(),
+                first: None,
+                last: 0,
+            };
+            let (out, memory) = soc::run_with_memory::<_, IssGolden>(
+                &mut window,
+                &program,
+                &config,
+                Box::new(std::io::sink()),
+                Box::new(std::io::sink()),
+                None,
+            )
+            .expect("runs");
+            assert_eq!(out.exit_code, 0, "{}", bench.name());
+            prepared
+                .check(|a| memory.read_u64(a))
+                .unwrap_or_else(|e| panic!("{}: {e}", bench.name()));
+            let n = ubench::size(&program, maxvl).expect("size");
+            let span = window.last - window.first.expect("lanes used memory") + 1;
+            let slots = 2 * (params.hwacha.bank_width as u64 / 64) * lanes as u64 * span;
+            let ops = fma_ops(bench.kernel) * outputs(bench.kernel, n);
+            println!(
+                "{lanes:>5}  {:13}  {maxvl:>5}  {n:>5}  {:>14}  {span:>13}  {:>7.1}%",
+                bench.name(),
+                out.cycles,
+                100.0 * ops as f64 / slots as f64
+            );
+        }
+    }
 }
