@@ -969,22 +969,66 @@ const ROUNDING: &[&str] = &["", ", rne", ", rtz", ", rdn", ", rup", ", rmm", ", 
 /// more than the precision they need.
 pub fn random_fp_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup, Vec<String>) {
     let (cfg, vlen) = random_shape(rng, p, 3..8, 2);
+    let regs = FpRegs(cfg);
+    let mut lines = fp_setup(rng, &regs);
+    while lines.len() < len {
+        lines.extend(fp_operation(rng, &regs));
+    }
+    let mut vs = random_vs(rng);
+    for (k, v) in vs[40..55].iter_mut().enumerate() {
+        let bits = FP_FORMATS[k % 3].1;
+        let specials = fp_specials(bits);
+        *v = specials[rng.below(specials.len() as u64) as usize];
+    }
+    (
+        Setup {
+            cfg,
+            vlen,
+            vs,
+            va: vec![0; 32],
+        },
+        lines,
+    )
+}
+
+/// The registers of a random FP program's configuration.
+struct FpRegs(Vcfg);
+
+impl FpRegs {
+    /// A register of at least `bits` bits: the 64-bit ones, then 32-bit, then 16-bit.
+    fn reg(&self, rng: &mut Rng, bits: u32) -> String {
+        let c = &self.0;
+        let hi = match bits {
+            64 => c.vv64,
+            32 => c.vv64 + c.vv32,
+            _ => c.vv64 + c.vv32 + c.vv16,
+        };
+        format!("vv{}", rng.range(0, hi - 1))
+    }
+
+    /// A source of at least `bits` bits: mostly a vector register, else a shared one.
+    fn src(&self, rng: &mut Rng, bits: u32) -> String {
+        if rng.chance(75) {
+            self.reg(rng, bits)
+        } else {
+            format!("vs{}", rng.range(1, 54))
+        }
+    }
+
+    fn vpr(&self, rng: &mut Rng) -> String {
+        format!("vp{}", rng.below(self.0.vp as u64))
+    }
+}
+
+/// A random FP program's set-up: random patterns and converted integers in the 64-bit
+/// registers, conversions and copies into the narrow ones, predicates, special values.
+fn fp_setup(rng: &mut Rng, regs: &FpRegs) -> Vec<String> {
     let Vcfg {
         vv64,
         vp,
         vv32,
         vv16,
-    } = cfg;
-    // A register of at least `bits` bits: the 64-bit ones, then 32-bit, then 16-bit.
-    let reg = |rng: &mut Rng, bits: u32| {
-        let (lo, hi) = match bits {
-            64 => (0, vv64),
-            32 => (0, vv64 + vv32),
-            _ => (0, vv64 + vv32 + vv16),
-        };
-        format!("vv{}", rng.range(lo, hi - 1))
-    };
-    let vpr = |rng: &mut Rng| format!("vp{}", rng.below(vp as u64));
+    } = regs.0;
     let mut lines = Vec::new();
     for r in 0..vv64 {
         lines.push(format!("veidx vv{r}, vs{}", rng.below(8)));
@@ -1014,114 +1058,101 @@ pub fn random_fp_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup,
     for _ in 0..rng.range(2, 6) {
         let (f, bits) = *rng.pick(&FP_FORMATS);
         let v = rng.range(40, 54);
-        let d = reg(rng, bits);
-        lines.push(format!("@{} vfsgnj.{f} {d}, vs{v}, vs{v}", vpr(rng)));
+        let d = regs.reg(rng, bits);
+        lines.push(format!("@{} vfsgnj.{f} {d}, vs{v}, vs{v}", regs.vpr(rng)));
     }
-    while lines.len() < len {
-        let pred = match rng.below(4) {
-            0 => format!("@!{} ", vpr(rng)),
-            1 => format!("@{} ", vpr(rng)),
-            _ => String::new(),
-        };
-        let rm = *rng.pick(ROUNDING);
-        let (f, bits) = *rng.pick(&FP_FORMATS);
-        let src = |rng: &mut Rng, bits: u32| {
-            if rng.chance(75) {
-                reg(rng, bits)
+    lines
+}
+
+/// Bits of the format named `f`.
+fn fp_bits(f: &str) -> u32 {
+    FP_FORMATS.iter().find(|x| x.0 == f).expect("a format").1
+}
+
+/// One random operation of a random FP program (none when the pick was a conversion to
+/// its own format).
+fn fp_operation(rng: &mut Rng, regs: &FpRegs) -> Option<String> {
+    let pred = match rng.below(4) {
+        0 => format!("@!{} ", regs.vpr(rng)),
+        1 => format!("@{} ", regs.vpr(rng)),
+        _ => String::new(),
+    };
+    let rm = *rng.pick(ROUNDING);
+    let (f, bits) = *rng.pick(&FP_FORMATS);
+    let (reg, src) = (
+        |rng: &mut Rng, b: u32| regs.reg(rng, b),
+        |rng: &mut Rng, b: u32| regs.src(rng, b),
+    );
+    Some(match rng.below(14) {
+        0..=2 => {
+            let op = rng.pick(&["vfadd", "vfsub", "vfmul"]);
+            let (d, a, b) = (reg(rng, bits), src(rng, bits), src(rng, bits));
+            format!("{pred}{op}.{f} {d}, {a}, {b}{rm}")
+        }
+        3 | 4 => {
+            let op = rng.pick(&["vfmadd", "vfmsub", "vfnmsub", "vfnmadd"]);
+            let d = reg(rng, bits);
+            let (a, b, c) = (src(rng, bits), src(rng, bits), src(rng, bits));
+            format!("{pred}{op}.{f} {d}, {a}, {b}, {c}{rm}")
+        }
+        5 => {
+            let op = rng.pick(&["vfsgnj", "vfsgnjn", "vfsgnjx", "vfmin", "vfmax"]);
+            let (d, a, b) = (reg(rng, bits), src(rng, bits), src(rng, bits));
+            format!("{pred}{op}.{f} {d}, {a}, {b}")
+        }
+        6 => format!("{pred}vfclass.{f} {}, {}", reg(rng, 64), src(rng, bits)),
+        7 => {
+            let op = rng.pick(&["vcmpfeq", "vcmpflt", "vcmpfle"]);
+            let (a, b) = (src(rng, bits), src(rng, bits));
+            format!("{pred}{op}.{f} {}, {a}, {b}", regs.vpr(rng))
+        }
+        8 => {
+            let (to, to_bits) = *rng.pick(&FP_FORMATS);
+            if to == f {
+                return None;
+            }
+            let (d, a) = (reg(rng, to_bits), src(rng, bits));
+            format!("{pred}vfcvt.{to}.{f} {d}, {a}{rm}")
+        }
+        9 => {
+            let (int, int_bits) = *rng.pick(&[("w", 32), ("wu", 32), ("l", 64), ("lu", 64)]);
+            if rng.chance(50) {
+                let (d, a) = (reg(rng, int_bits), src(rng, bits));
+                format!("{pred}vfcvt.{int}.{f} {d}, {a}{rm}")
             } else {
-                format!("vs{}", rng.range(1, 54))
+                let (d, a) = (reg(rng, bits), src(rng, int_bits));
+                format!("{pred}vfcvt.{f}.{int} {d}, {a}{rm}")
             }
-        };
-        let line = match rng.below(14) {
-            0..=2 => {
-                let op = rng.pick(&["vfadd", "vfsub", "vfmul"]);
-                let (d, a, b) = (reg(rng, bits), src(rng, bits), src(rng, bits));
-                format!("{pred}{op}.{f} {d}, {a}, {b}{rm}")
+        }
+        10 => {
+            let (d, a) = (reg(rng, bits), src(rng, bits));
+            if rng.chance(50) {
+                format!("{pred}vfdiv.{f} {d}, {a}, {}{rm}", src(rng, bits))
+            } else {
+                format!("{pred}vfsqrt.{f} {d}, {a}{rm}")
             }
-            3 | 4 => {
+        }
+        11 => {
+            // The widening forms (s.h, d.h, d.s; fused ones d.h only).
+            let (to, from) = *rng.pick(&[("s", "h"), ("d", "h"), ("d", "s")]);
+            let (tb, fb) = (fp_bits(to), fp_bits(from));
+            let d = reg(rng, tb);
+            if (to, from) == ("d", "h") && rng.chance(50) {
                 let op = rng.pick(&["vfmadd", "vfmsub", "vfnmsub", "vfnmadd"]);
-                let d = reg(rng, bits);
-                let (a, b, c) = (src(rng, bits), src(rng, bits), src(rng, bits));
-                format!("{pred}{op}.{f} {d}, {a}, {b}, {c}{rm}")
+                let (a, b, c) = (src(rng, fb), src(rng, fb), src(rng, fb));
+                format!("{pred}{op}.{to}.{from} {d}, {a}, {b}, {c}{rm}")
+            } else {
+                let op = rng.pick(&["vfadd", "vfsub", "vfmul"]);
+                let (a, b) = (src(rng, fb), src(rng, fb));
+                format!("{pred}{op}.{to}.{from} {d}, {a}, {b}{rm}")
             }
-            5 => {
-                let op = rng.pick(&["vfsgnj", "vfsgnjn", "vfsgnjx", "vfmin", "vfmax"]);
-                let (d, a, b) = (reg(rng, bits), src(rng, bits), src(rng, bits));
-                format!("{pred}{op}.{f} {d}, {a}, {b}")
-            }
-            6 => format!("{pred}vfclass.{f} {}, {}", reg(rng, 64), src(rng, bits)),
-            7 => {
-                let op = rng.pick(&["vcmpfeq", "vcmpflt", "vcmpfle"]);
-                let (a, b) = (src(rng, bits), src(rng, bits));
-                format!("{pred}{op}.{f} {}, {a}, {b}", vpr(rng))
-            }
-            8 => {
-                let (to, to_bits) = *rng.pick(&FP_FORMATS);
-                if to == f {
-                    continue;
-                }
-                let (d, a) = (reg(rng, to_bits), src(rng, bits));
-                format!("{pred}vfcvt.{to}.{f} {d}, {a}{rm}")
-            }
-            9 => {
-                let (int, int_bits) = *rng.pick(&[("w", 32), ("wu", 32), ("l", 64), ("lu", 64)]);
-                if rng.chance(50) {
-                    let (d, a) = (reg(rng, int_bits), src(rng, bits));
-                    format!("{pred}vfcvt.{int}.{f} {d}, {a}{rm}")
-                } else {
-                    let (d, a) = (reg(rng, bits), src(rng, int_bits));
-                    format!("{pred}vfcvt.{f}.{int} {d}, {a}{rm}")
-                }
-            }
-            11 => {
-                // The widening forms (s.h, d.h, d.s; fused ones d.h only).
-                let (to, from) = *rng.pick(&[("s", "h"), ("d", "h"), ("d", "s")]);
-                let (tb, fb) = (
-                    FP_FORMATS.iter().find(|f| f.0 == to).unwrap().1,
-                    FP_FORMATS.iter().find(|f| f.0 == from).unwrap().1,
-                );
-                let d = reg(rng, tb);
-                if (to, from) == ("d", "h") && rng.chance(50) {
-                    let op = rng.pick(&["vfmadd", "vfmsub", "vfnmsub", "vfnmadd"]);
-                    let (a, b, c) = (src(rng, fb), src(rng, fb), src(rng, fb));
-                    format!("{pred}{op}.{to}.{from} {d}, {a}, {b}, {c}{rm}")
-                } else {
-                    let op = rng.pick(&["vfadd", "vfsub", "vfmul"]);
-                    let (a, b) = (src(rng, fb), src(rng, fb));
-                    format!("{pred}{op}.{to}.{from} {d}, {a}, {b}{rm}")
-                }
-            }
-            10 => {
-                let (d, a) = (reg(rng, bits), src(rng, bits));
-                if rng.chance(50) {
-                    format!("{pred}vfdiv.{f} {d}, {a}, {}{rm}", src(rng, bits))
-                } else {
-                    format!("{pred}vfsqrt.{f} {d}, {a}{rm}")
-                }
-            }
-            _ => {
-                let op = rng.pick(&["vadd", "vxor", "vmul", "vsra"]);
-                let (d, a, b) = (reg(rng, 64), src(rng, 64), src(rng, 64));
-                format!("{pred}{op} {d}, {a}, {b}")
-            }
-        };
-        lines.push(line);
-    }
-    let mut vs = random_vs(rng);
-    for (k, v) in vs[40..55].iter_mut().enumerate() {
-        let bits = FP_FORMATS[k % 3].1;
-        let specials = fp_specials(bits);
-        *v = specials[rng.below(specials.len() as u64) as usize];
-    }
-    (
-        Setup {
-            cfg,
-            vlen,
-            vs,
-            va: vec![0; 32],
-        },
-        lines,
-    )
+        }
+        _ => {
+            let op = rng.pick(&["vadd", "vxor", "vmul", "vsra"]);
+            let (d, a, b) = (reg(rng, 64), src(rng, 64), src(rng, 64));
+            format!("{pred}{op} {d}, {a}, {b}")
+        }
+    })
 }
 
 /// Directed FP programs: each unit and format, back-to-back FMAs (the second on FMA1),
