@@ -89,6 +89,26 @@ struct LaneWindow<'a> {
     last: u64,
 }
 
+impl LaneWindow<'_> {
+    fn new(dut: &mut Model, lanes: u32) -> LaneWindow<'_> {
+        LaneWindow {
+            dut,
+            valids: (0..lanes).map(|l| format!("l{l}_mem_req_valid")).collect(),
+            first: None,
+            last: 0,
+        }
+    }
+}
+
+/// A run on `lanes` lanes at memory latency 1; one that stops making progress ends at
+/// 30 M cycles instead of running for hours.
+fn run_config(lanes: u32) -> SocConfig {
+    SocConfig {
+        max_cycles: 30_000_000,
+        ..soc::hwacha_config(lanes, MemConfig::default())
+    }
+}
+
 impl Simulator for LaneWindow<'_> {
     type Error = <Model as Simulator>::Error;
     fn poke(&mut self, port: &str, value: &hdl::Bits) -> Result<(), Self::Error> {
@@ -200,17 +220,8 @@ fn main() {
         let mut dut = Model::of_design(&Design::new(top), &Options::default()).expect("model");
         let lanes = params.hwacha.lanes;
         for (kernel, program) in KERNELS.iter().zip(&programs) {
-            let config = SocConfig {
-                // A run that stops making progress ends here instead of running for hours.
-                max_cycles: 30_000_000,
-                ..soc::hwacha_config(lanes, MemConfig::default())
-            };
-            let mut window = LaneWindow {
-                dut: &mut dut,
-                valids: (0..lanes).map(|l| format!("l{l}_mem_req_valid")).collect(),
-                first: None,
-                last: 0,
-            };
+            let config = run_config(lanes);
+            let mut window = LaneWindow::new(&mut dut, lanes);
             let stdout = Capture::default();
             let start = Instant::now();
             let out = soc::run::<_, IssGolden>(
@@ -318,16 +329,8 @@ fn fp_kernels(socs: &[(RocketHwachaParams, Rc<Module>)], dir: &Path) {
             let mut program = program.clone();
             let maxvl = unit.maxvl(&ubench::vcfg(&program).expect("vcfg"));
             let prepared = host::prepare(&mut program, *bench, maxvl, 1, 1).expect("prepares");
-            let config = SocConfig {
-                max_cycles: 30_000_000,
-                ..soc::hwacha_config(lanes, MemConfig::default())
-            };
-            let mut window = LaneWindow {
-                dut: &mut dut,
-                valids: (0..lanes).map(|l| format!("l{l}_mem_req_valid")).collect(),
-                first: None,
-                last: 0,
-            };
+            let config = run_config(lanes);
+            let mut window = LaneWindow::new(&mut dut, lanes);
             let (out, memory) = soc::run_with_memory::<_, IssGolden>(
                 &mut window,
                 &program,
