@@ -6,22 +6,12 @@
 //! sign-extended, as registers hold it; an integer result is the library's (32-bit
 //! ones sign-extended).
 
-use super::fp_port::{drive_result, result_out, sext, Done, Port};
+use super::fp_port::{delay, drive_result, result_out, sext, Done, Port};
 use super::uop::fmt;
 use crate::fpu::convert::{self, kind, ConvertParams};
 use crate::hwacha::params::HwachaParams;
-use hdl::{Bits, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
+use hdl::{Bits, HdlErrors, Module, ModuleBuilder, Value};
 use std::rc::Rc;
-
-/// `v` delayed by `n` registers named `<name>_<i>`, without reset (read only with a
-/// valid result).
-fn delay(m: &mut ModuleBuilder, name: &str, v: &Value, n: u32) -> Value {
-    (0..n).fold(v.clone(), |prev, i| {
-        let r = m.reg(&format!("{name}_{i}"), v.width(), ResetValue::None);
-        m.connect(&r, &prev);
-        r
-    })
-}
 
 /// The register value of a conversion result `data` of operation `op`.
 fn register_value(op: &Value, data: &Value) -> Value {

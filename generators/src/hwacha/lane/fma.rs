@@ -12,12 +12,12 @@
 //! a signaling NaN source raises NV (the golden model's reading), its flags travel
 //! beside the pipe to join the operation's.
 
-use super::fp_port::{any_flags, drive_result, result_out, Done, Port};
+use super::fp_port::{any_flags, delay, drive_result, result_out, Done, Port};
 use super::uop::fmt;
 use crate::fpu::convert::{self, kind, ConvertParams};
 use crate::fpu::{fma, FloatFormat, DOUBLE, HALF, SINGLE};
 use crate::hwacha::params::HwachaParams;
-use hdl::{cat, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
+use hdl::{cat, HdlErrors, Module, ModuleBuilder, Value};
 use std::rc::Rc;
 
 /// The FMA's `fn`: the library's operation (`fpu::fma::op`) in bits 2:0; a widening
@@ -56,16 +56,6 @@ fn widened(m: &mut ModuleBuilder, port: &Port, s: u32) -> Result<([Value; 3], Va
         inst.port("result")
     });
     Ok((values, flags))
-}
-
-/// `v` delayed by `n` registers named `<name>_<i>`, without reset (flags read only with
-/// their operation's valid result).
-fn delay(m: &mut ModuleBuilder, name: &str, v: &Value, n: u32) -> Value {
-    (0..n).fold(v.clone(), |prev, i| {
-        let r = m.reg(&format!("{name}_{i}"), v.width(), ResetValue::None);
-        m.connect(&r, &prev);
-        r
-    })
 }
 
 /// The pipes: result port, format code, format and stages.

@@ -8,7 +8,7 @@
 
 use super::uop::{result, xbar};
 use crate::hwacha::params::HwachaParams;
-use hdl::{cat, Bits, Bundle, Dir, Inst, ModuleBuilder, Value};
+use hdl::{cat, Bits, Bundle, Dir, Inst, ModuleBuilder, ResetValue, Value};
 
 /// The unit's ports: `xbar` (its VFU's crossbar port, valid only for this unit's
 /// operations), and `flags` out (the OR of the finished elements' exception flags,
@@ -99,4 +99,15 @@ pub fn any_flags(done: &[Done]) -> Value {
 /// A result output `name` of the unit.
 pub fn result_out(m: &mut ModuleBuilder, p: &HwachaParams, name: &str) -> Bundle {
     m.io(name, Dir::Out, &result(p))
+}
+
+/// `v` delayed by `n` registers named `<name>_<i>`, without reset: what travels beside
+/// a unit's pipe (an operation's kind, a widening's flags) is read only with the
+/// operation's valid result.
+pub fn delay(m: &mut ModuleBuilder, name: &str, v: &Value, n: u32) -> Value {
+    (0..n).fold(v.clone(), |prev, i| {
+        let r = m.reg(&format!("{name}_{i}"), v.width(), ResetValue::None);
+        m.connect(&r, &prev);
+        r
+    })
 }
