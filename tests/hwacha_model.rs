@@ -11,6 +11,7 @@ use hwacha_model_rig::*;
 use verification::hwacha::model::{
     Effect, Field, FpOp, HwachaError, HwachaParams, Illegal, Op, Vcfg,
 };
+use verification::rng::Rng;
 use Field::*;
 
 // The encoding files' parsing, tiling, line counts and overlaps are tested with the
@@ -121,6 +122,81 @@ fn maxvl_formula() {
     }
 }
 
+/// Mixed precision's maxvl (thesis Figure 6.3c and "Register Mapping"), against the
+/// packing it stands for: every configuration's doubleword, word and halfword regions
+/// (and its packed predicate rows) fit the banks, one strip more would not, and the
+/// vector is never shorter than the baseline's.
+#[test]
+fn mixed_precision_maxvl() {
+    // Figure 6.3c: a 10-entry file, one 64-bit and one 32-bit register: 6, not 5.
+    let fig = HwachaParams {
+        banks: 1,
+        bank_entries: 10,
+        bank_width: 64,
+        pred_entries: 10,
+        mixed_precision: true,
+        ..HwachaParams::default()
+    };
+    assert_eq!(fig.maxvl(&cfg(1, 0, 1, 0)), 6);
+    assert_eq!(fig.maxvl(&cfg(2, 0, 0, 0)), 5);
+    let base = HwachaParams {
+        mixed_precision: false,
+        ..fig.clone()
+    };
+    assert_eq!(base.maxvl(&cfg(1, 0, 1, 0)), 5);
+    let mut rng = Rng::new(0x3c);
+    for lanes in [1, 2, 4] {
+        let p = HwachaParams {
+            lanes,
+            mixed_precision: true,
+            ..HwachaParams::default()
+        };
+        let b = HwachaParams {
+            mixed_precision: false,
+            ..p.clone()
+        };
+        for _ in 0..2000 {
+            let c = cfg(
+                rng.below(40) as u32,
+                rng.below(17) as u32,
+                rng.below(40) as u32,
+                rng.below(40) as u32,
+            );
+            let e = p.elements_per_bank(&c);
+            assert_eq!(p.maxvl(&c), e * lanes as u64 * 8, "{c:?}");
+            // Rows a register region needs for `e` strips packed `k` to a row.
+            let rows = |e: u64| {
+                let packed = |n: u32, k: u64| n as u64 * e.div_ceil(k);
+                packed(c.vv64, 1) + packed(c.vv32, 2) + packed(c.vv16, 4)
+            };
+            let prows = |e: u64| c.vp.max(1) as u64 * e.div_ceil(4);
+            assert!(rows(e) <= 256 && prows(e) <= 256, "{c:?}: e {e}");
+            // Longer than the baseline's, the next length of whole packed rows would not
+            // fit.
+            let step = if c.vv16 > 0 {
+                4
+            } else if c.vv32 > 0 {
+                2
+            } else {
+                1
+            };
+            let e_base = b.elements_per_bank(&c);
+            assert!(e >= e_base, "{c:?}: e {e}, baseline {e_base}");
+            let more = (e + step) / step * step;
+            if e > e_base {
+                assert!(rows(more) > 256 || prows(more) > 256, "{c:?}: e {e}");
+            }
+        }
+    }
+    // Narrow registers only: four halfword elements a slot.
+    let p = HwachaParams {
+        mixed_precision: true,
+        ..HwachaParams::default()
+    };
+    assert_eq!(p.maxvl(&cfg(0, 1, 0, 4)), 256 * 8);
+    assert_eq!(p.maxvl(&cfg(0, 4, 0, 8)), 128 * 8);
+}
+
 #[test]
 fn other_machine_parameters() {
     let p = HwachaParams {
@@ -129,6 +205,7 @@ fn other_machine_parameters() {
         bank_entries: 512,
         bank_width: 64,
         pred_entries: 128,
+        mixed_precision: false,
         max_worker_steps: 100,
     };
     // e = min(512/16, 128/4) = 32; 32 * 2 * 8 * 1.

@@ -155,6 +155,7 @@ fn model_params(p: &RtlParams) -> HwachaParams {
         bank_entries: p.bank_entries,
         bank_width: p.bank_width,
         pred_entries: p.pred_entries,
+        mixed_precision: p.mixed_precision,
         max_worker_steps: 100_000,
     }
 }

@@ -26,22 +26,27 @@ use verification::verilator::{Model, Options};
 /// sequencer and 3-entry read and 4-entry write queues per bank; with `ACCELGEN_LONG`
 /// also 4 lanes with both sizes and 1 lane with 4 slots (the fast suite has four lanes
 /// in `tests/hwacha_soc.rs`, the whole machine in lockstep).
-/// The tested configurations: (lanes, sequencer slots, divider bits a cycle). Every
-/// divider width is on a configuration of its own, so that the directed, divide and
-/// random programs all run on the same models (one Verilator build each).
+/// The tested configurations: (lanes, sequencer slots, divider bits a cycle, mixed
+/// precision). Every divider width is on a configuration of its own, so that the
+/// directed, divide and random programs all run on the same models (one Verilator build
+/// each); the 2-lane 8-slot one packs narrow registers (`mixed_precision`), so every
+/// program there runs on the packed layout.
 fn configs() -> Vec<HwachaParams> {
-    let mut shapes = vec![(1, 8, 1), (2, 8, 2), (2, 4, 4)];
+    let mut shapes = vec![(1, 8, 1, false), (2, 8, 2, true), (2, 4, 4, false)];
     if long() {
-        shapes.extend([(4, 8, 4), (1, 4, 1), (4, 4, 2)]);
+        shapes.extend([(4, 8, 4, true), (1, 4, 1, true), (4, 4, 2, false)]);
     }
     shapes
         .into_iter()
-        .map(|(lanes, seq_entries, idiv_bits_per_cycle)| HwachaParams {
-            lanes,
-            seq_entries,
-            idiv_bits_per_cycle,
-            ..HwachaParams::default()
-        })
+        .map(
+            |(lanes, seq_entries, idiv_bits_per_cycle, mixed_precision)| HwachaParams {
+                lanes,
+                seq_entries,
+                idiv_bits_per_cycle,
+                mixed_precision,
+                ..HwachaParams::default()
+            },
+        )
         .map(|p| {
             // The 4-slot shape keeps deeper bank queues than the defaults (2), the read
             // queue not a power of two.
@@ -160,10 +165,11 @@ impl Bench {
     fn run(&mut self, cfg: &Vcfg, issues: &[Option<Fields>]) -> (Vec<Write>, u64) {
         let mut writes = Vec::new();
         self.dut.poke_u64("cfg_valid", 1).unwrap();
-        self.dut
-            .poke_u64("cfg_bits_nvv", cfg.vv_total() as u64)
-            .unwrap();
-        self.dut.poke_u64("cfg_bits_nvp", cfg.vp as u64).unwrap();
+        for (name, value) in layout_values(&self.p, cfg) {
+            self.dut
+                .poke_u64(&format!("cfg_bits_{name}"), value)
+                .unwrap();
+        }
         self.tick();
         self.dut.poke_u64("cfg_valid", 0).unwrap();
         self.wait_idle(&mut Vec::new(), cfg);

@@ -46,6 +46,7 @@ pub fn model_params(p: &HwachaParams) -> ModelParams {
         bank_entries: p.bank_entries,
         bank_width: p.bank_width,
         pred_entries: p.pred_entries,
+        mixed_precision: p.mixed_precision,
         ..ModelParams::default()
     }
 }
@@ -373,8 +374,63 @@ fn same_place(a: &Write, b: &Write) -> bool {
     }
 }
 
+/// The configuration fields the lanes lay registers out by (`regmap::layout_fields`),
+/// as `hwacha/mod.rs` and the thesis's Register Mapping define them, from the golden
+/// model's elements per bank: `nvv`, `nvp`, and with mixed precision the counts per
+/// width and the first rows of the word and halfword regions.
+pub fn layout_values(p: &HwachaParams, cfg: &Vcfg) -> Vec<(&'static str, u64)> {
+    let mut v = vec![("nvv", cfg.vv_total() as u64), ("nvp", cfg.vp as u64)];
+    if p.mixed_precision {
+        let e = model_params(p).elements_per_bank(cfg);
+        let rows = p.bank_entries as u64;
+        let bw = e * cfg.vv64 as u64;
+        let bh = bw + e.div_ceil(2) * cfg.vv32 as u64;
+        v.extend([
+            ("nd", cfg.vv64 as u64),
+            ("nw", cfg.vv32 as u64),
+            ("nh", cfg.vv16 as u64),
+            ("bw", bw % rows),
+            ("bh", bh % rows),
+        ]);
+    }
+    v
+}
+
+/// The register and lane-local strip that row `row` (subword `sub`) of a bank holds,
+/// by the layout contract (`hwacha/mod.rs`; with mixed precision, `lane/regmap.rs`'s
+/// regions): data registers when `file` is "vrf", else predicate registers.
+fn place_of(p: &HwachaParams, cfg: &Vcfg, file: &str, row: u64, cls: u64, sub: u64) -> (u32, u64) {
+    let np = cfg.vp.max(1) as u64;
+    if !p.mixed_precision {
+        let n = if file == "vrf" {
+            cfg.vv_total().max(1) as u64
+        } else {
+            np
+        };
+        return ((row % n) as u32, row / n);
+    }
+    if file == "prf" {
+        return ((row % np) as u32, row / np * 4 + sub);
+    }
+    let e = model_params(p).elements_per_bank(cfg);
+    let (nd, nw, nh) = (cfg.vv64 as u64, cfg.vv32 as u64, cfg.vv16 as u64);
+    let bw = e * nd;
+    let bh = bw + e.div_ceil(2) * nw;
+    let (base, first, n, k) = match cls {
+        0 => (0, 0, nd, 1),
+        1 => (bw, nd, nw, 2),
+        _ => (bh, nd + nw, nh, 4),
+    };
+    assert!(
+        row >= base && n > 0,
+        "row {row} of class {cls} is outside its region"
+    );
+    let r = row - base;
+    ((first + r % n) as u32, r / n * k + sub)
+}
+
 /// Reads bank `bank`'s write ports (`<prefix>vrf_w`, `<prefix>prf_w`) of lane `lane`
-/// this cycle and records the writes by the layout contract of `hwacha/mod.rs`.
+/// this cycle and records the writes by the layout contract (`place_of`).
 pub fn record_bank_writes(
     dut: &mut impl Simulator,
     prefix: &str,
@@ -384,9 +440,8 @@ pub fn record_bank_writes(
     bank: u64,
     writes: &mut Vec<Write>,
 ) {
-    let (n, np) = (cfg.vv_total().max(1) as u64, cfg.vp.max(1) as u64);
     let (strip, s, lanes) = (p.strip() as u64, p.slices() as u64, p.lanes as u64);
-    for (file, per_reg) in [("vrf", n), ("prf", np)] {
+    for file in ["vrf", "prf"] {
         let port = format!("{prefix}{file}_w");
         if dut.peek_u64(&format!("{port}_valid")).unwrap() == 0 {
             continue;
@@ -394,7 +449,15 @@ pub fn record_bank_writes(
         let row = dut.peek_u64(&format!("{port}_bits_row")).unwrap();
         let data: Bits = dut.peek(&format!("{port}_bits_data")).unwrap();
         let mask = dut.peek_u64(&format!("{port}_bits_mask")).unwrap();
-        let (local_strip, reg) = (row / per_reg, (row % per_reg) as u32);
+        let (cls, sub) = if p.mixed_precision {
+            (
+                dut.peek_u64(&format!("{port}_bits_cls")).unwrap(),
+                dut.peek_u64(&format!("{port}_bits_sub")).unwrap(),
+            )
+        } else {
+            (0, 0)
+        };
+        let (reg, local_strip) = place_of(p, cfg, file, row, cls, sub);
         for j in 0..s {
             if mask >> j & 1 == 0 {
                 continue;

@@ -13,6 +13,7 @@
 //! issues until they are done.
 
 use super::lane::memory::reduction_shape;
+use super::lane::regmap::layout_fields;
 use super::lane::uop::{red, unit, vinsn};
 use super::params::HwachaParams;
 use super::scalar::smu::reg_write as vresp_shape;
@@ -26,12 +27,14 @@ use std::rc::Rc;
 pub const NVV_BITS: u32 = 9;
 pub const NVP_BITS: u32 = 5;
 
-/// The configuration the lanes lay registers out by.
-pub fn cfg_shape() -> Shape {
-    Shape::valid(Shape::bundle(vec![
-        Shape::field("nvv", Shape::UInt(NVV_BITS)),
-        Shape::field("nvp", Shape::UInt(NVP_BITS)),
-    ]))
+/// The configuration the lanes lay registers out by (`regmap::layout_fields`).
+pub fn cfg_shape(p: &HwachaParams) -> Shape {
+    Shape::valid(Shape::bundle(
+        layout_fields(p)
+            .into_iter()
+            .map(|(name, w)| Shape::field(name, Shape::UInt(w)))
+            .collect(),
+    ))
 }
 
 /// Bits of a slot index.
@@ -180,9 +183,9 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let n = p.seq_entries;
     let sb = slot_bits(p);
     let io = master_ports(&mut m, p, n, sb);
-    let (nvv, nvp) = cfg_regs(&mut m);
+    let cfg = cfg_regs(&mut m, p);
     let sr = slot_regs(&mut m, n, sb, &io);
-    let ic = issue_control(&mut m, p, &io, &sr, &nvv, &nvp)?;
+    let ic = issue_control(&mut m, p, &io, &sr, &cfg)?;
     reductions(&mut m, &io, &ic);
     m.connect(&io.alloc_out, &ic.alloc);
     slot_updates(&mut m, n, &io, &sr, &ic);
@@ -194,7 +197,7 @@ pub fn master_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
 /// per-slot outputs).
 fn master_ports(m: &mut ModuleBuilder, p: &HwachaParams, n: u32, sb: u32) -> MasterPorts {
     let issue = m.io("issue", Dir::In, &Shape::decoupled(vinsn()));
-    let cfg = m.io("cfg", Dir::In, &cfg_shape());
+    let cfg = m.io("cfg", Dir::In, &cfg_shape(p));
     let done: Vec<Value> = (0..p.lanes)
         .map(|l| m.input(&format!("done_{l}"), n))
         .collect();
@@ -237,15 +240,18 @@ fn master_ports(m: &mut ModuleBuilder, p: &HwachaParams, n: u32, sb: u32) -> Mas
     }
 }
 
-/// The configuration registers (`nvv`, `nvp`) and their outputs.
-fn cfg_regs(m: &mut ModuleBuilder) -> (Value, Value) {
-    let nvv = m.reg("cfg_nvv", NVV_BITS, 0u64);
-    let nvp = m.reg("cfg_nvp", NVP_BITS, 0u64);
-    for (name, r) in [("nvv", &nvv), ("nvp", &nvp)] {
-        let out = m.output(name, r.width());
-        m.connect(&out, r);
-    }
-    (nvv, nvp)
+/// The configuration registers (`regmap::layout_fields`: `nvv`, `nvp`, ...) and their
+/// outputs of the same names.
+fn cfg_regs(m: &mut ModuleBuilder, p: &HwachaParams) -> Vec<(&'static str, Value)> {
+    layout_fields(p)
+        .into_iter()
+        .map(|(name, w)| {
+            let r = m.reg(&format!("cfg_{name}"), w, 0u64);
+            let out = m.output(name, w);
+            m.connect(&out, &r);
+            (name, r)
+        })
+        .collect()
 }
 
 /// The slot ring's registers and their outputs to the lanes (`slot_<k>`, `dep_<k>`,
@@ -300,8 +306,7 @@ fn issue_control(
     p: &HwachaParams,
     io: &MasterPorts,
     sr: &SlotRegs,
-    nvv: &Value,
-    nvp: &Value,
+    cfg_regs: &[(&'static str, Value)],
 ) -> Result<IssueCtl, HdlErrors> {
     let n = p.seq_entries;
     let (issue, cfg, done, count, tail) = (&io.issue, &io.cfg, &io.done, &sr.count, &sr.tail);
@@ -318,8 +323,9 @@ fn issue_control(
     let take_cfg = cfg.valid().clone();
     m.connect(&io.clear, &take_cfg);
     m.when(&take_cfg, |m| {
-        m.connect(nvv, cfg.bits().get("nvv").value());
-        m.connect(nvp, cfg.bits().get("nvp").value());
+        for (name, r) in cfg_regs {
+            m.connect(r, cfg.bits().get(name).value());
+        }
     });
     // Room for every slot the instruction takes.
     let taking = slots_taken(issue.bits());

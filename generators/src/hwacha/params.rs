@@ -23,8 +23,14 @@ pub struct HwachaParams {
     pub bank_entries: u32,
     /// Bits per bank entry: `bank_width / 64` 64-bit elements (slices) per entry.
     pub bank_width: u32,
-    /// Entries of each bank's predicate register file (one bit per slice each).
+    /// Entries of each bank's predicate register file (one bit per slice each; four
+    /// strips' bits per entry with `mixed_precision`).
     pub pred_entries: u32,
+    /// The mixed-precision extension (thesis 8, "Mixed-Precision Support"): the banks
+    /// segmented into doubleword, word and halfword regions with 32- and 16-bit
+    /// registers packed two and four strips to an entry (`lane::regmap`), the predicate
+    /// file four strips to an entry, and maxvl to match (`rocc::maxvl`).
+    pub mixed_precision: bool,
     /// HwachaStagesALU: pipeline stages of the bank ALU (0 = combinational).
     pub stages_alu: u32,
     /// HwachaStagesPLU: pipeline stages of the bank predicate logic unit.
@@ -84,6 +90,7 @@ impl Default for HwachaParams {
             bank_entries: 256,
             bank_width: 128,
             pred_entries: 256,
+            mixed_precision: false,
             stages_alu: 1,
             stages_plu: 0,
             stages_imul: 3,
@@ -133,6 +140,10 @@ pub fn params() -> Vec<Param> {
             "entries of each bank's predicate register file",
         )
         .pow2(),
+        Param::boolean(
+            "mixed_precision",
+            "mixed-precision extension: packed 32/16-bit registers and predicates, longer vectors",
+        ),
         Param::int(
             "stages_alu",
             0,

@@ -58,7 +58,8 @@ pub mod cause {
 
 /// Bits of a vector length: up to the largest maxvl of any configuration.
 pub fn vlen_bits(p: &HwachaParams) -> u32 {
-    let max = p.bank_entries.min(p.pred_entries) as u64 * (p.lanes * p.strip()) as u64;
+    let packing = if p.mixed_precision { 4 } else { 1 };
+    let max = packing * p.bank_entries.min(p.pred_entries) as u64 * (p.lanes * p.strip()) as u64;
     addr_width(max + 1)
 }
 
@@ -100,22 +101,50 @@ fn pow2_div(k: u32, d: &Value) -> Value {
     cat(&refs)
 }
 
-/// maxvl of a vcfg (the golden model's `HwachaParams::maxvl`): elements per bank
-/// min(n < 2 ? E : E/n, #vp < 2 ? P : P/#vp), times L*B*S (a power of two).
-pub fn maxvl(p: &HwachaParams, vcfg: &Value) -> Value {
-    let vb = vlen_bits(p);
-    let n =
-        &(&vcfg.slice(8, 0).zext(10) + &vcfg.slice(22, 14).zext(10)) + &vcfg.slice(31, 23).zext(10);
-    let vp = vcfg.slice(13, 9).zext(10);
-    // Elements per bank, in 32 bits: a quotient can exceed the vlen width when E >> P.
-    let per = |count: &Value, entries: u32| {
-        let small = count.lt(&count.konst(Bits::from_u64(10, 2)));
-        let q = pow2_div(entries.trailing_zeros(), count).zext(32);
-        mux(&small, &count.konst(Bits::from_u64(32, entries as u64)), &q)
+/// Elements per bank slice of a vcfg, 32 bits wide (the golden model's
+/// `HwachaParams::elements_per_bank`): baseline min(n < 2 ? E : E/n, #vp < 2 ? P :
+/// P/#vp); with mixed precision min(4E / max(n', 1), 4 (#vp < 2 ? P : P/#vp)) for
+/// n' = 4 #vv64 + 2 #vv32 + #vv16, rounded down to a multiple of the narrowest
+/// register's packing, but not below the baseline's.
+pub fn elements_per_bank(p: &HwachaParams, vcfg: &Value) -> Value {
+    let count = |hi, lo| vcfg.slice(hi, lo).zext(11);
+    let (nd, vp, nw, nh) = (count(8, 0), count(13, 9), count(22, 14), count(31, 23));
+    let k = |v: u64, w: u32| vcfg.konst(Bits::from_u64(w, v));
+    // `2^k / count`, or `2^k` (in 32 bits: a quotient can exceed the vlen width when
+    // E >> P) for a count below 2.
+    let per = |count: &Value, log: u32| {
+        let small = count.lt(&count.konst(Bits::from_u64(count.width(), 2)));
+        let q = pow2_div(log, count).zext(32);
+        mux(&small, &k(1 << log, 32), &q)
     };
-    let (a, b) = (per(&n, p.bank_entries), per(&vp, p.pred_entries));
-    let e = mux(&a.lt(&b), &a, &b);
-    e.shl((p.lanes * p.strip()).trailing_zeros()).trunc(vb)
+    let min = |a: &Value, b: &Value| mux(&a.lt(b), a, b);
+    let (e_log, p_log) = (
+        p.bank_entries.trailing_zeros(),
+        p.pred_entries.trailing_zeros(),
+    );
+    let baseline = min(&per(&(&(&nd + &nw) + &nh), e_log), &per(&vp, p_log));
+    if !p.mixed_precision {
+        return baseline;
+    }
+    // n' is at most 4 * 511 + 2 * 511 + 511 < 2^12.
+    let quarters = &(&nd.zext(12).shl(2) + &nw.zext(12).shl(1)) + &nh.zext(12);
+    let packed = min(&per(&quarters, e_log + 2), &per(&vp, p_log).shl(2));
+    let zero2 = k(0, 2);
+    let low = mux(
+        &nh.ne(&k(0, 11)),
+        &k(3, 2),
+        &mux(&nw.ne(&k(0, 11)), &k(1, 2), &zero2),
+    );
+    let rounded = &packed & &!&low.zext(32);
+    mux(&rounded.lt(&baseline), &baseline, &rounded)
+}
+
+/// maxvl of a vcfg (the golden model's `HwachaParams::maxvl`): `elements_per_bank`
+/// times L*B*S (a power of two).
+pub fn maxvl(p: &HwachaParams, vcfg: &Value) -> Value {
+    let e = elements_per_bank(p, vcfg);
+    e.shl((p.lanes * p.strip()).trailing_zeros())
+        .trunc(vlen_bits(p))
 }
 
 /// The RoCC unit's ports (`rocc_unit`'s doc comment lists them).

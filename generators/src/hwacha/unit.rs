@@ -13,6 +13,7 @@
 //! arrive; what was issued before the faulting instruction completes, what was issued
 //! after it may too).
 
+use super::lane::regmap::{layout_fields, layout_of};
 use super::params::HwachaParams;
 use super::scalar::fpu::scalar_fpu;
 use super::scalar::frontend;
@@ -89,17 +90,12 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
     });
     let field = |v: &hdl::Value, hi, lo| v.slice(hi, lo).zext(10);
     let new_cfg = vcfg.bits().get("vcfg").value().clone();
-    let counts = |v: &hdl::Value| {
-        (
-            &(&field(v, 8, 0) + &field(v, 22, 14)) + &field(v, 31, 23),
-            field(v, 13, 9),
-        )
-    };
-    let (nvv, nvp) = counts(&new_cfg);
     let cfg_port = vu.io("cfg");
     m.connect(cfg_port.valid(), vcfg.valid());
-    m.connect(cfg_port.bits().get("nvv").value(), &nvv.slice(8, 0));
-    m.connect(cfg_port.bits().get("nvp").value(), &nvp.slice(4, 0));
+    let fields = layout_fields(p).into_iter().zip(layout_of(p, &new_cfg));
+    for ((name, _), v) in fields {
+        m.connect(cfg_port.bits().get(name).value(), &v);
+    }
     let cfg = Config {
         vv64: field(&cfg_reg, 8, 0),
         vv32: field(&cfg_reg, 22, 14),

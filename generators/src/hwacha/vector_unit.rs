@@ -29,7 +29,7 @@ pub fn lane_mem_port(name: &str) -> bool {
 pub fn vector_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("VectorUnit");
     let issue = m.io("issue", Dir::In, &Shape::decoupled(vinsn()));
-    let cfg = m.io("cfg", Dir::In, &cfg_shape());
+    let cfg = m.io("cfg", Dir::In, &cfg_shape(p));
     let idle = m.output("idle", 1);
     let master = m.instance("master", &master_sequencer(p)?);
     m.connect_bundle(&master.io("issue"), &issue);

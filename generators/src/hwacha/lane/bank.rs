@@ -13,6 +13,7 @@
 
 use super::alu::alu;
 use super::plu::plu;
+use super::regmap::{cls, pred_repack, pred_unpack, repack, unpack};
 use super::uop::{
     fop_uop, read_uop, result, result_lines, unit, uop_regs, write_trace, write_uop, xbar, VFUS,
 };
@@ -78,19 +79,28 @@ pub fn brq_shape(p: &HwachaParams) -> Shape {
     )
 }
 
-/// A bank write queue entry: a load's group for `row` (narrowed to `width`, as
-/// `write_uop`'s).
-pub fn bwq_shape(p: &HwachaParams) -> Shape {
-    Shape::bundle(vec![
-        Shape::field("row", Shape::UInt(addr_width(p.bank_entries as u64))),
-        Shape::field("data", Shape::UInt(p.bank_width)),
-        Shape::field("mask", Shape::UInt(p.slices())),
-        Shape::field("width", Shape::UInt(2)),
-    ])
+/// A bank write queue entry's fields, low first: a load's group for `row` (narrowed to
+/// `width`, as `write_uop`'s; with mixed precision in subword `sub` of class `cls`).
+fn bwq_fields(p: &HwachaParams) -> Vec<(&'static str, u32)> {
+    let mut v = vec![
+        ("row", addr_width(p.bank_entries as u64)),
+        ("data", p.bank_width),
+        ("mask", p.slices()),
+        ("width", 2),
+    ];
+    if p.mixed_precision {
+        v.extend([("cls", 2), ("sub", 2)]);
+    }
+    v
 }
 
-fn bwq_bits(p: &HwachaParams) -> u32 {
-    addr_width(p.bank_entries as u64) + p.bank_width + p.slices() + 2
+pub fn bwq_shape(p: &HwachaParams) -> Shape {
+    Shape::bundle(
+        bwq_fields(p)
+            .into_iter()
+            .map(|(n, w)| Shape::field(n, Shape::UInt(w)))
+            .collect(),
+    )
 }
 
 /// The bank's ports (typed bundle of its interface).
@@ -130,6 +140,8 @@ struct QueuedWrite {
     q_data: Value,
     q_mask: Value,
     q_width: Value,
+    /// Mixed precision: the class and subword written.
+    q_packing: Option<(Value, Value)>,
 }
 
 /// One bank: the read, fop and write stages of Figure 8.7 around its SRAM slice. The
@@ -175,12 +187,12 @@ fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams, last: bool) -> BankIo {
         .collect();
     let row_w = addr_width(p.bank_entries as u64);
     let prow_w = addr_width(p.pred_entries as u64);
-    let vrf_trace = m.io("vrf_w", Dir::Out, &write_trace(row_w, p.bank_width, s));
+    let vrf_trace = m.io("vrf_w", Dir::Out, &write_trace(p, row_w, p.bank_width));
     let brq_out = m.io("brq", Dir::Out, &Shape::decoupled(brq_shape(p)));
     let bwq_in = m.io("bwq", Dir::In, &Shape::decoupled(bwq_shape(p)));
     // Every queued write is in the SRAM.
     let bwq_empty = m.output("bwq_empty", 1);
-    let prf_trace = m.io("prf_w", Dir::Out, &write_trace(prow_w, s, s));
+    let prf_trace = m.io("prf_w", Dir::Out, &write_trace(p, prow_w, s));
     BankIo {
         bank_id,
         read,
@@ -209,6 +221,17 @@ fn sram_read(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo) -> (Mem, Vec<
     let latch_idx = m.reg("latch_idx", 2, ResetValue::None);
     m.connect(&latch_valid, read.get("valid").value());
     m.connect(&latch_idx, read.get("idx").value());
+    // Mixed precision: the subword of the read's class, sign-extended (`regmap`).
+    let rdata = if p.mixed_precision {
+        let [c, sub] = ["cls", "sub"].map(|f| {
+            let r = m.reg(&format!("latch_{f}"), 2, ResetValue::None);
+            m.connect(&r, read.get(f).value());
+            r
+        });
+        unpack(&rdata, &c, &sub)
+    } else {
+        rdata
+    };
     let opl: Vec<Value> = (0..3)
         .map(|i| {
             let r = m.reg(&format!("opl{i}"), p.bank_width, ResetValue::None);
@@ -234,10 +257,25 @@ fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]
     let c = f("rs3_v").mux(&opl[2], &third.repeat(s));
     // Three read ports: the guard, which is the PLU's first source (`uop::fop_uop`),
     // and the PLU's other two sources.
-    let prf = m.mem("prf", p.pred_entries as u64, s, MemStyle::Inferred);
-    let guard = m.read(&prf, &f("pred"));
+    // Mixed precision: four strips per entry, the fop's strip at `psub`.
+    let packing = if p.mixed_precision { 4 } else { 1 };
+    let prf = m.mem(
+        "prf",
+        p.pred_entries as u64,
+        packing * s,
+        MemStyle::Inferred,
+    );
+    let pread = |m: &mut ModuleBuilder, row: &Value| {
+        let entry = m.read(&prf, row);
+        if p.mixed_precision {
+            pred_unpack(&entry, &f("psub"), s)
+        } else {
+            entry
+        }
+    };
+    let guard = pread(m, &f("pred"));
     let ps: Vec<Value> = std::iter::once(guard.clone())
-        .chain(["ps2", "ps3"].iter().map(|n| m.read(&prf, &f(n))))
+        .chain(["ps2", "ps3"].iter().map(|n| pread(m, &f(n))))
         .collect();
     let first = io.bank_id.zext(32).shl(s.trailing_zeros());
     let (mut alu_out, mut plu_out, mut mask, mut present) = (vec![], vec![], vec![], vec![]);
@@ -361,30 +399,35 @@ fn write_queue(
     let s = p.slices();
     let row_w = addr_width(p.bank_entries as u64);
     let (bwq_in, write) = (&io.bwq_in, &io.write);
-    let bwq_q = Fifo::new(m, p, "bwq_q", p.bwq_entries, bwq_bits(p))?;
+    let fields = bwq_fields(p);
+    let bits = fields.iter().map(|f| f.1).sum();
+    let bwq_q = Fifo::new(m, p, "bwq_q", p.bwq_entries, bits)?;
     m.connect(&bwq_q.enq_valid(), bwq_in.valid());
     m.connect(bwq_in.ready(), &bwq_q.enq_ready());
-    let packed = cat(&[
-        bwq_in.bits().get("width").value(),
-        bwq_in.bits().get("mask").value(),
-        bwq_in.bits().get("data").value(),
-        bwq_in.bits().get("row").value(),
-    ]);
-    m.connect(&bwq_q.enq_bits(), &packed);
+    let parts: Vec<&Value> = fields
+        .iter()
+        .rev()
+        .map(|(n, _)| bwq_in.bits().get(n).value())
+        .collect();
+    m.connect(&bwq_q.enq_bits(), &cat(&parts));
     let queued = bwq_q.deq_bits();
     let from_bwq = &bwq_q.deq_valid() & &!write.get("valid").value();
     m.connect(&bwq_q.deq_ready(), &from_bwq);
     m.connect(&io.bwq_empty, &!&bwq_q.deq_valid());
-    let q_row = queued.slice(row_w - 1, 0);
-    let q_data = queued.slice(row_w + p.bank_width - 1, row_w);
-    let q_mask = queued.slice(row_w + p.bank_width + s - 1, row_w + p.bank_width);
-    let q_width = queued.slice(row_w + p.bank_width + s + 1, row_w + p.bank_width + s);
+    let mut at = 0;
+    let mut field = |w: u32| {
+        at += w;
+        queued.slice(at - 1, at - w)
+    };
+    let (q_row, q_data, q_mask, q_width) = (field(row_w), field(p.bank_width), field(s), field(2));
+    let q_packing = p.mixed_precision.then(|| (field(2), field(2)));
     Ok(QueuedWrite {
         from_bwq,
         q_row,
         q_data,
         q_mask,
         q_width,
+        q_packing,
     })
 }
 
@@ -452,11 +495,26 @@ fn write_back(
     let to_vrf = &(&w("valid") & &!&w("pred")) | from_bwq;
     let to_prf = &w("valid") & &w("pred");
     let row = from_bwq.mux(&qw.q_row.zext(w("row").width()), &w("row"));
+    // Mixed precision: repacked into the class's subword, under a 16-bit-granule mask.
+    let packing = qw.q_packing.as_ref().map(|(q_cls, q_sub)| {
+        let c = from_bwq.mux(q_cls, &w("cls"));
+        let sub = from_bwq.mux(q_sub, &w("sub"));
+        (c, sub)
+    });
+    let (vrf_data, vrf_mask, prf_bits, prf_mask) = match &packing {
+        Some((c, sub)) => {
+            let (d, dm) = repack(&data, &wmask, c, sub);
+            let all = c.eq(&c.konst(Bits::from_u64(cls::WIDTH, cls::D)));
+            let (b, bm) = pred_repack(&bits, &wmask, sub, &all);
+            (d, dm, b, bm)
+        }
+        None => (data.clone(), wmask.clone(), bits.clone(), wmask.clone()),
+    };
     m.when(&to_vrf, |m| {
-        m.write_masked(vrf, &row.slice(row_w - 1, 0), &data, &wmask)
+        m.write_masked(vrf, &row.slice(row_w - 1, 0), &vrf_data, &vrf_mask)
     });
     m.when(&to_prf, |m| {
-        m.write_masked(&fs.prf, &row.slice(prow_w - 1, 0), &bits, &wmask)
+        m.write_masked(&fs.prf, &row.slice(prow_w - 1, 0), &prf_bits, &prf_mask)
     });
     for (t, en, r, d) in [
         (&io.vrf_trace, &to_vrf, row.slice(row_w - 1, 0), &data),
@@ -466,5 +524,9 @@ fn write_back(
         m.connect(t.bits().get("row").value(), &r);
         m.connect(t.bits().get("data").value(), d);
         m.connect(t.bits().get("mask").value(), &wmask);
+        if let Some((c, sub)) = &packing {
+            m.connect(t.bits().get("cls").value(), c);
+            m.connect(t.bits().get("sub").value(), sub);
+        }
     }
 }

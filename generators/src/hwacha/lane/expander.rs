@@ -25,6 +25,7 @@
 //!   destination happens at or after its write (WAR), for the vector and predicate
 //!   register files alike (an SRAM read and write of one row in one cycle is avoided).
 
+use super::regmap::Layout;
 use super::uop::{
     fmt, fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, uop_regs, uop_regs_with, write_uop,
     VFUS,
@@ -411,12 +412,21 @@ fn new_uops(m: &mut ModuleBuilder, p: &HwachaParams, chosen: &Plan, to1: &Value)
     let (read_s, fop_s, write_s) = (read_uop(p), fop_uop(p), write_uop(p));
     let o = |name: &str| chosen.op.get(name).value().clone();
     let one = m.lit(1, 1);
+    // Mixed precision: the subword of each register's class for this strip.
+    let packing = |m: &mut ModuleBuilder, b: &Bundle, c: &str| {
+        if p.mixed_precision {
+            let (c, lo) = (o(c), o("slo"));
+            m.connect(b.get("sub").value(), &Layout::subword(&c, &lo));
+            m.connect(b.get("cls").value(), &c);
+        }
+    };
     let reads = [("rs1", 0), ("rs2", 1), ("rs3", 2)].map(|(r, idx)| {
         let b = m.wire_bundle(&format!("new_read{}", idx + 1), &read_s);
         let idx = m.lit(idx, 2);
         m.connect(b.get("valid").value(), &one);
         m.connect(b.get("row").value(), &o(r));
         m.connect(b.get("idx").value(), &idx);
+        packing(m, &b, &format!("{r}_c"));
         b
     });
     let fma1 = m.lit(unit::FMA1, unit::WIDTH);
@@ -432,6 +442,7 @@ fn new_uops(m: &mut ModuleBuilder, p: &HwachaParams, chosen: &Plan, to1: &Value)
             "s1" => c0.clone(),
             "s2" => c1.clone(),
             "s3" => c2.clone(),
+            "psub" => o("slo"),
             _ => o(name),
         };
         m.connect(fop.get(name).value(), &v);
@@ -443,5 +454,6 @@ fn new_uops(m: &mut ModuleBuilder, p: &HwachaParams, chosen: &Plan, to1: &Value)
     m.connect(write.get("src").value(), &u);
     m.connect(write.get("fmt").value(), &o("fmt"));
     m.connect(write.get("width").value(), &o("rd_width"));
+    packing(m, &write, "rd_c");
     Placed { reads, fop, write }
 }

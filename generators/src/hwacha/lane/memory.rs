@@ -21,10 +21,10 @@
 //!   The divider's results share the write queues and go first.
 
 use super::bank::{brq_shape, bwq_shape};
+use super::regmap::Layout;
 use super::sequencer::lane_vlen;
-use super::uop::{eidx_bits, row_bits, vinsn};
+use super::uop::{eidx_bits, rd_bits, vinsn};
 use super::vfu2::vfu2;
-use crate::hwacha::master::NVV_BITS;
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::{self, Fifo};
 use hdl::helpers::{onehot_decode, onehot_mux};
@@ -47,34 +47,48 @@ pub fn reduction_shape() -> Shape {
 }
 
 /// Where group `group` of a register's lane-local elements lives (S elements: bank
-/// `g % B`'s entry of lane-local strip `g / B`): its bank and the row of register `rd`
-/// there, with `nvv` registers per strip.
-pub(super) fn group_row(
+/// `g % B`'s entry of lane-local strip `g / B`): its bank, and the row, class and
+/// subword of register `rd` there (`regmap::Layout::place`).
+pub(super) struct GroupPlace {
+    pub bank: Value,
+    pub row: Value,
+    pub cls: Value,
+    pub sub: Value,
+}
+
+pub(super) fn group_place(
     p: &HwachaParams,
-    nvv: &Value,
+    layout: &Layout,
     group: &Value,
     rd: &Value,
-) -> (Value, Value) {
+) -> GroupPlace {
     let bank_log = p.banks.trailing_zeros();
-    let row_w = row_bits(p);
-    let per_reg = {
-        let z = nvv.eq(&nvv.konst(Bits::zero(NVV_BITS)));
-        z.mux(&nvv.konst(Bits::from_u64(NVV_BITS, 1)), nvv)
-    };
-    // Only the low row bits matter (with 256 registers a register has one strip).
-    let per_reg = per_reg.zext(NVV_BITS.max(row_w)).slice(row_w - 1, 0);
-    let strip_no = group.shr(bank_log);
-    let row = &strip_no
-        .slice(row_w - 1, 0)
-        .mul(&per_reg)
-        .slice(row_w - 1, 0)
-        + rd;
+    let (row, cls, sub) = layout.place(&group.shr(bank_log), rd);
     let bank = if bank_log == 0 {
         group.konst(Bits::zero(1))
     } else {
         group.slice(bank_log - 1, 0)
     };
-    (bank, row)
+    GroupPlace {
+        bank,
+        row,
+        cls,
+        sub,
+    }
+}
+
+/// Connects a bank write queue's packing fields (`cls`, `sub`) when it has them.
+pub(super) fn connect_packing(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    q: &Bundle,
+    cls: &Value,
+    sub: &Value,
+) {
+    if p.mixed_precision {
+        m.connect(q.get("cls").value(), cls);
+        m.connect(q.get("sub").value(), sub);
+    }
 }
 
 /// Command queue entry fields, low first.
@@ -90,7 +104,7 @@ fn cmd_fields(p: &HwachaParams) -> Vec<(&'static str, u32)> {
         ("stride", 64),
         // The lane's vector length (`lane_vlen`); the VMU takes it zero-extended.
         ("vlen", eidx_bits(p)),
-        ("rd", row_bits(p)),
+        ("rd", rd_bits(p)),
         ("rd_width", 2),
         ("red", 2),
         // vfirst of a shared register: its value is the base.
@@ -128,7 +142,7 @@ struct MemoryIo {
     lane: Value,
     new: Bundle,
     alloc: Value,
-    nvv: Value,
+    layout: Layout,
     deps_clear: Value,
     readout: Value,
     brq_space: Value,
@@ -203,7 +217,7 @@ fn memory_io(m: &mut ModuleBuilder, p: &HwachaParams) -> Result<MemoryIo, HdlErr
     let lane = m.input("lane_id", super::sequencer::lane_id_bits(p));
     let new = m.io("new", Dir::In, &vinsn());
     let alloc = m.input("alloc", n);
-    let nvv = m.input("nvv", NVV_BITS);
+    let layout = Layout::inputs(m, p);
     let deps_clear = m.input("deps_clear", n);
     let readout = m.input("readout", 1);
     let brq_space = m.output("brq_space", 1);
@@ -249,7 +263,7 @@ fn memory_io(m: &mut ModuleBuilder, p: &HwachaParams) -> Result<MemoryIo, HdlErr
         lane,
         new,
         alloc,
-        nvv,
+        layout,
         deps_clear,
         readout,
         brq_space,
@@ -271,11 +285,10 @@ fn lane_divider(m: &mut ModuleBuilder, p: &HwachaParams, io: &MemoryIo) -> Resul
     m.connect(&fflags, &div.port("fflags"));
     m.connect(&div.port("lane_id"), &io.lane);
     m.connect_bundle(&div.io("new"), &io.new);
-    for (name, v) in [
-        ("alloc", &io.alloc),
-        ("nvv", &io.nvv),
-        ("deps_clear", &io.deps_clear),
-    ] {
+    for (name, v) in [("alloc", &io.alloc), ("deps_clear", &io.deps_clear)] {
+        m.connect(&div.port(name), v);
+    }
+    for (name, v) in io.layout.ports() {
         m.connect(&div.port(name), v);
     }
     Ok(div)
@@ -304,7 +317,7 @@ fn commands(
         &!&g("rs1_v"),
         &g("red"),
         &g("rd_width"),
-        &g("rd").zext(8.max(row_bits(p))).slice(row_bits(p) - 1, 0),
+        &g("rd").zext(8.max(rd_bits(p))).slice(rd_bits(p) - 1, 0),
         &lvlen,
         &g("s2"),
         &g("s1"),
@@ -326,7 +339,7 @@ fn commands(
     let head_slot = onehot_decode(get(&head, "slot"), n);
     let cleared = (&head_slot & &io.deps_clear).or_r();
     // Load and AMO results go back one command at a time, in command order.
-    let loadq = Fifo::new(m, p, "loadq", n, sb + row_bits(p) + 2)?;
+    let loadq = Fifo::new(m, p, "loadq", n, sb + rd_bits(p) + 2)?;
     let cmd = unit.io("cmd");
     // Reductions go to the reducer instead, once it is free.
     let head_red = get(&head, "red").ne(&m.lit(0, 2));
@@ -367,11 +380,12 @@ fn writeback(m: &mut ModuleBuilder, p: &HwachaParams, io: &MemoryIo, div: &Inst,
     let n = p.seq_entries;
     let (unit, loadq) = (&io.unit, &cmds.loadq);
     // Writeback: the VLU's group to its bank's write queue.
-    let wb_fields = [("slot", cmds.sb), ("rd", row_bits(p)), ("rd_width", 2)];
+    let wb_fields = [("slot", cmds.sb), ("rd", rd_bits(p)), ("rd_width", 2)];
     let wb = unpack(&loadq.deq_bits(), &wb_fields);
     let vlu = unit.io("vlu");
     let group = vlu.bits().get("group").value().clone();
-    let (vlu_bank, row) = group_row(p, &io.nvv, &group, get(&wb, "rd"));
+    let place = group_place(p, &io.layout, &group, get(&wb, "rd"));
+    let (vlu_bank, row) = (&place.bank, &place.row);
     // The divider's results go first; the VLU takes the banks it leaves.
     let dwb = div.io("wb");
     let div_bank = dwb.bits().get("bank").value().clone();
@@ -385,8 +399,12 @@ fn writeback(m: &mut ModuleBuilder, p: &HwachaParams, io: &MemoryIo, div: &Inst,
         let qb = q.bits();
         m.connect(
             qb.get("row").value(),
-            &div_here.mux(dwb.bits().get("row").value(), &row),
+            &div_here.mux(dwb.bits().get("row").value(), row),
         );
+        if p.mixed_precision {
+            let from = |f: &str, v: &Value| div_here.mux(dwb.bits().get(f).value(), v);
+            connect_packing(m, p, qb, &from("cls", &place.cls), &from("sub", &place.sub));
+        }
         for f in ["data", "mask"] {
             m.connect(
                 qb.get(f).value(),

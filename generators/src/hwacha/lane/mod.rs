@@ -11,6 +11,7 @@ pub mod fp_port;
 pub mod imul;
 pub mod memory;
 pub mod plu;
+pub mod regmap;
 pub mod sequencer;
 pub mod uop;
 pub mod vfu2;

@@ -15,8 +15,9 @@
 //! predicate rows (candidate `seq_entries`, ahead of every slot).
 
 use super::expander;
-use super::uop::{count_bits, eidx_bits, prow_bits, row_bits, seq_op, unit, vinsn};
-use crate::hwacha::master::{NVP_BITS, NVV_BITS};
+use super::regmap::{cls, Layout};
+use super::uop::{count_bits, eidx_bits, prow_bits, row_bits, seq_op, unit, vinsn, MXP_FIELDS};
+use crate::hwacha::master::NVP_BITS;
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::lowest_one;
 use hdl::ir::addr_width;
@@ -60,7 +61,7 @@ struct SeqIo {
     deps: Vec<Value>,
     alloc: Value,
     head: Value,
-    nvv: Value,
+    layout: Layout,
     nvp: Value,
     clear: Value,
     cands: Vec<Bundle>,
@@ -81,6 +82,9 @@ struct Progress {
     issued: Value,
     eidx: Value,
     rows: Vec<(&'static str, Value)>,
+    /// The classes (`regmap::cls`) of the data operands and destination, by row name
+    /// (constant D in the baseline).
+    classes: Vec<(&'static str, Value)>,
     /// A load, AMO or divide whose results are not all written back yet.
     pending_wb: Value,
     /// Cycles until the last strip's micro-ops have left the banks.
@@ -102,13 +106,15 @@ impl SeqDims {
         let (row_w, prow_w) = (row_bits(p), prow_bits(p));
         // The expander's slots plus the banks: the longest a strip's micro-ops stay.
         let drain_cycles = (expander::slots(p) + p.banks + 1) as u64;
+        // Strips per lane: at most min(E, P), four times that packed.
+        let packing = if p.mixed_precision { 2 } else { 0 };
         SeqDims {
             row_w,
             prow_w,
             strip: p.strip() as u64,
             drain_cycles,
             drain_w: addr_width(drain_cycles + 1),
-            issued_w: row_w.max(prow_w) + 1,
+            issued_w: row_w.max(prow_w) + 1 + packing,
         }
     }
 }
@@ -133,15 +139,6 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("LaneSequencer");
     let io = sequencer_io(&mut m, p);
     let d = SeqDims::new(p);
-    // Rows advance by the register count per strip (at least 1: thesis 7.1's n < 2).
-    let at_least_one = |v: &Value, w: u32| {
-        let z = v.eq(&v.konst(Bits::zero(v.width())));
-        z.mux(&v.konst(Bits::from_u64(v.width(), 1)), v)
-            .slice(w - 1, 0)
-    };
-    let row_step = at_least_one(&io.nvv.zext(d.row_w.max(NVV_BITS)), d.row_w);
-    let prow_step = at_least_one(&io.nvp.zext(d.prow_w.max(NVP_BITS)), d.prow_w);
-
     let progress = slot_progress(&mut m, p, &d);
     let has_left = slot_status(&mut m, p, &io, &d, &progress);
     let cl = clear_regs(&mut m, &io, &d);
@@ -151,8 +148,7 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     slot_candidates(&mut m, p, &io, &progress, &has_left, &cl, &strip_lit);
     clear_candidate(&mut m, p, &io, &d, &cl);
     let (chosen, clear_ok) = age_pick(&mut m, p, &io);
-    let steps = (&row_step, &prow_step);
-    progress_updates(&mut m, p, &io, &d, &progress, &chosen, &strip_lit, steps);
+    progress_updates(&mut m, p, &io, &d, &progress, &chosen, &strip_lit);
     clear_sequencing(&mut m, p, &io, &cl, &clear_ok);
     m.finish()
 }
@@ -171,8 +167,8 @@ fn sequencer_io(m: &mut ModuleBuilder, p: &HwachaParams) -> SeqIo {
     let deps: Vec<Value> = (0..n).map(|k| m.input(&format!("dep_{k}"), n)).collect();
     let alloc = m.input("alloc", n);
     let head = m.input("head", sb);
-    let nvv = m.input("nvv", NVV_BITS);
-    let nvp = m.input("nvp", NVP_BITS);
+    let layout = Layout::inputs(m, p);
+    let nvp = layout.port("nvp").clone();
     let clear = m.input("clear", 1);
     let cand_s = Shape::valid(seq_op(p));
     let cands: Vec<Bundle> = (0..=n)
@@ -198,7 +194,7 @@ fn sequencer_io(m: &mut ModuleBuilder, p: &HwachaParams) -> SeqIo {
         deps,
         alloc,
         head,
-        nvv,
+        layout,
         nvp,
         clear,
         cands,
@@ -239,6 +235,17 @@ fn slot_progress(m: &mut ModuleBuilder, p: &HwachaParams, d: &SeqDims) -> Vec<Pr
                 (f, m.reg(&format!("{f}{k}"), w, none()))
             })
             .collect(),
+            classes: ["rs1", "rs2", "rs3", "rd"]
+                .into_iter()
+                .map(|f| {
+                    let c = if p.mixed_precision {
+                        m.reg(&format!("{f}_c{k}"), cls::WIDTH, none())
+                    } else {
+                        m.lit(cls::D, cls::WIDTH)
+                    };
+                    (f, c)
+                })
+                .collect(),
             pending_wb: m.reg(&format!("pending_wb{k}"), 1, 0u64),
             drain: m.reg(&format!("drain{k}"), d.drain_w, 0u64),
         })
@@ -337,6 +344,12 @@ fn slot_candidates(
         for (f, r) in &pr.rows {
             m.connect(b.get(f).value(), r);
         }
+        if p.mixed_precision {
+            for (f, c) in &pr.classes {
+                m.connect(b.get(&format!("{f}_c")).value(), c);
+            }
+            m.connect(b.get("slo").value(), &pr.issued.slice(1, 0));
+        }
         let count = pr.left.gt(strip_lit).mux(strip_lit, &pr.left);
         m.connect(b.get("count").value(), &count.slice(count_w - 1, 0));
         m.connect(b.get("eidx").value(), &pr.eidx);
@@ -407,7 +420,6 @@ fn progress_updates(
     progress: &[Progress],
     chosen: &Value,
     strip_lit: &Value,
-    (row_step, prow_step): (&Value, &Value),
 ) {
     let (drain_w, issued_w) = (d.drain_w, d.issued_w);
     let (new, lane) = (&io.new, &io.lane);
@@ -432,8 +444,18 @@ fn progress_updates(
             let zero = m.lit(0, issued_w);
             m.connect(&pr.issued, &zero);
             m.connect(&pr.eidx, &lane.zext(eb).shl(p.strip().trailing_zeros()));
+            let classes = new_classes(&io.layout, new);
             for (f, r) in &pr.rows {
-                m.connect(r, &g(f).zext(r.width().max(8)).slice(r.width() - 1, 0));
+                let row = match classes.iter().find(|(name, _)| name == f) {
+                    Some((_, c)) => io.layout.first_row(&g(f), c),
+                    None => g(f).zext(r.width().max(8)).slice(r.width() - 1, 0),
+                };
+                m.connect(r, &row);
+            }
+            if p.mixed_precision {
+                for ((_, reg), (_, c)) in pr.classes.iter().zip(&classes) {
+                    m.connect(reg, c);
+                }
             }
         })
         .elsewhen(&chosen.bit(bit), |m| {
@@ -444,13 +466,13 @@ fn progress_updates(
             let one = m.lit(1, issued_w);
             m.connect(&pr.issued, &(&pr.issued + &one));
             m.connect(&pr.eidx, &(&pr.eidx + &eidx_step));
+            let lo = pr.issued.slice(1, 0);
             for (f, r) in &pr.rows {
-                let step = if matches!(*f, "rs1" | "rs2" | "rs3" | "rd") {
-                    row_step
-                } else {
-                    prow_step
+                let step = match pr.classes.iter().find(|(name, _)| name == f) {
+                    Some((_, c)) => io.layout.step(c, &lo),
+                    None => io.layout.pred_step(&lo, d.prow_w),
                 };
-                m.connect(r, &(r + step));
+                m.connect(r, &(r + &step));
             }
         })
         .otherwise(|m| {
@@ -521,6 +543,24 @@ fn clear_sequencing(
     });
 }
 
+/// The classes of a newly allocated instruction's data operands and destination (a
+/// predicate destination counts as H: a write of one strip's subword).
+fn new_classes(layout: &Layout, new: &Bundle) -> Vec<(&'static str, Value)> {
+    ["rs1", "rs2", "rs3", "rd"]
+        .into_iter()
+        .map(|f| {
+            let c = layout.class(new.get(f).value());
+            let c = if f == "rd" {
+                let h = c.konst(Bits::from_u64(cls::WIDTH, cls::H));
+                new.get("rd_pred").value().mux(&h, &c)
+            } else {
+                c
+            };
+            (f, c)
+        })
+        .collect()
+}
+
 /// The fields a slot's candidate copies from the master slot as they are.
 fn seq_op_compute_fields(p: &HwachaParams) -> Vec<(String, u32)> {
     let rows = [
@@ -530,6 +570,6 @@ fn seq_op_compute_fields(p: &HwachaParams) -> Vec<(String, u32)> {
         .leaves("")
         .into_iter()
         .map(|(n, w, ..)| (n[1..].to_string(), w))
-        .filter(|(n, _)| !rows.contains(&n.as_str()))
+        .filter(|(n, _)| !rows.contains(&n.as_str()) && !MXP_FIELDS.contains(&n.as_str()))
         .collect()
 }

@@ -196,23 +196,49 @@ fn strip_fields(p: &HwachaParams) -> Vec<Field> {
     vec![uint("count", count_bits(p)), uint("eidx", eidx_bits(p))]
 }
 
+/// With mixed precision, a sequencer operation's register classes (`regmap::cls`) of
+/// its data operands and destination (H for a predicate destination) and the low two
+/// bits of its lane-local strip number, which pick the subwords (`regmap`).
+pub const MXP_FIELDS: [&str; 5] = ["rs1_c", "rs2_c", "rs3_c", "rd_c", "slo"];
+
 /// A sequencer operation for one strip, as the lane sequencer hands it to the expander:
 /// the instruction's fields with its registers' rows for this strip.
 pub fn seq_op(p: &HwachaParams) -> Shape {
     let mut fields = compute_fields();
     fields.extend(operand_fields(row_bits(p), prow_bits(p)));
     fields.extend(strip_fields(p));
+    if p.mixed_precision {
+        fields.extend(MXP_FIELDS.map(|n| uint(n, 2)));
+    }
     Shape::bundle(fields)
 }
 
+/// With mixed precision, where in a row a register's strip is: its class
+/// (`regmap::cls`) and subword.
+fn packing_fields(p: &HwachaParams) -> Vec<Field> {
+    if p.mixed_precision {
+        vec![uint("cls", 2), uint("sub", 2)]
+    } else {
+        vec![]
+    }
+}
+
+/// Bits the lane's queues keep of a destination register number: the row bits, or
+/// (mixed precision, which classifies it) the whole number.
+pub fn rd_bits(p: &HwachaParams) -> u32 {
+    if p.mixed_precision {
+        row_bits(p).max(VV_BITS)
+    } else {
+        row_bits(p)
+    }
+}
+
 /// sram-read + opl: read `row` and put the data into operand latch `idx` (0-2) a cycle
-/// later.
+/// later (with mixed precision, subword `sub` of class `cls`, unpacked).
 pub fn read_uop(p: &HwachaParams) -> Shape {
-    Shape::bundle(vec![
-        uint("valid", 1),
-        uint("row", row_bits(p)),
-        uint("idx", 2),
-    ])
+    let mut fields = vec![uint("valid", 1), uint("row", row_bits(p)), uint("idx", 2)];
+    fields.extend(packing_fields(p));
+    Shape::bundle(fields)
 }
 
 /// Fields of [`compute_fields`] that only the expander and the memory side use: the
@@ -240,20 +266,27 @@ pub fn fop_uop(p: &HwachaParams) -> Shape {
     let prow = prow_bits(p);
     fields.extend(["pred", "ps2", "ps3"].map(|n| uint(n, prow)));
     fields.extend(strip_fields(p));
+    // Mixed precision: the strip's subword of the packed predicate rows.
+    if p.mixed_precision {
+        fields.push(uint("psub", 2));
+    }
     Shape::bundle(fields)
 }
 
 /// sram-write / pred-write: write the result of unit `src` (of its `fmt` pipe, for the
-/// FMAs) to `row` of the VRF, or of the PRF when `pred`.
+/// FMAs) to `row` of the VRF, or of the PRF when `pred` (with mixed precision, to
+/// subword `sub` of class `cls`; a predicate write of class D writes all four strips).
 pub fn write_uop(p: &HwachaParams) -> Shape {
-    Shape::bundle(vec![
+    let mut fields = vec![
         uint("valid", 1),
         uint("pred", 1),
         uint("row", row_bits(p).max(prow_bits(p))),
         uint("src", unit::WIDTH),
         uint("fmt", 2),
         uint("width", 2),
-    ])
+    ];
+    fields.extend(packing_fields(p));
+    Shape::bundle(fields)
 }
 
 /// Registers holding a micro-op of `shape` (flat fields, one of them `valid`): `valid`
@@ -334,11 +367,15 @@ pub fn result_lines() -> Vec<(&'static str, u64, Option<u64>)> {
     ]
 }
 
-/// A bank's register-file write, for lockstep checking: row, data and element mask.
-pub fn write_trace(row_bits: u32, data_bits: u32, slices: u32) -> Shape {
-    Shape::valid(Shape::bundle(vec![
+/// A bank's register-file write, for lockstep checking: row, data (S elements, or S
+/// predicate bits, unpacked) and element mask; with mixed precision also the class and
+/// subword written (`regmap`).
+pub fn write_trace(p: &HwachaParams, row_bits: u32, data_bits: u32) -> Shape {
+    let mut fields = vec![
         uint("row", row_bits),
         uint("data", data_bits),
-        uint("mask", slices),
-    ]))
+        uint("mask", p.slices()),
+    ];
+    fields.extend(packing_fields(p));
+    Shape::valid(Shape::bundle(fields))
 }

@@ -21,12 +21,12 @@
 
 use super::bank::bwq_shape;
 use super::fp_port::sext;
-use super::memory::{cmdq_entries, group_row};
+use super::memory::{cmdq_entries, connect_packing, group_place};
+use super::regmap::Layout;
 use super::sequencer::{lane_id_bits, lane_vlen};
-use super::uop::{eidx_bits, fmt, row_bits, vinsn};
+use super::uop::{eidx_bits, fmt, rd_bits, vinsn};
 use crate::fpu::divsqrt::divsqrt;
 use crate::fpu::{FloatFormat, DOUBLE, HALF, SINGLE};
-use crate::hwacha::master::NVV_BITS;
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::Fifo;
 use crate::rocket::muldiv::muldiv;
@@ -63,7 +63,7 @@ struct DivIo {
     lane: Value,
     new: Bundle,
     alloc: Value,
-    nvv: Value,
+    layout: Layout,
     deps_clear: Value,
     ready: Value,
     opnd: Bundle,
@@ -131,7 +131,7 @@ fn div_io(m: &mut ModuleBuilder, p: &HwachaParams) -> DivIo {
         lane: m.input("lane_id", lane_id_bits(p)),
         new: m.io("new", Dir::In, &vinsn()),
         alloc: m.input("alloc", n),
-        nvv: m.input("nvv", NVV_BITS),
+        layout: Layout::inputs(m, p),
         deps_clear: m.input("deps_clear", n),
         ready: m.output("ready", 1),
         opnd: m.io("opnd", Dir::In, &Shape::decoupled(operand_shape(p))),
@@ -156,10 +156,10 @@ fn commands(m: &mut ModuleBuilder, p: &HwachaParams, io: &DivIo) -> Result<Head,
     let entries = (&lvlen + &round)
         .shr(strip_log)
         .shl(p.banks.trailing_zeros());
-    let row_w = row_bits(p);
+    let rd_w = rd_bits(p);
     let fields = [
         ("slot", sb),
-        ("rd", row_w),
+        ("rd", rd_w),
         ("rd_width", 2),
         ("funct3", 3),
         ("word", 1),
@@ -181,7 +181,7 @@ fn commands(m: &mut ModuleBuilder, p: &HwachaParams, io: &DivIo) -> Result<Head,
             &g("word"),
             &g("fn").slice(2, 0),
             &g("rd_width"),
-            &g("rd").zext(8.max(row_w)).slice(row_w - 1, 0),
+            &g("rd").zext(8.max(rd_w)).slice(rd_w - 1, 0),
             &slot.zext(sb.max(slot.width())).slice(sb - 1, 0),
         ]),
     );
@@ -350,11 +350,12 @@ fn writeback(m: &mut ModuleBuilder, p: &HwachaParams, io: &DivIo, head: &Head, e
         m.connect(&e.have, &zero);
         m.connect(&e.out_valid, &!&empty);
     });
-    let (bank, row) = group_row(p, &io.nvv, &group, head.get("rd"));
+    let place = group_place(p, &io.layout, &group, head.get("rd"));
     m.connect(io.wb.valid(), &e.out_valid);
     let wbits = io.wb.bits();
-    m.connect(wbits.get("bank").value(), &bank);
-    m.connect(wbits.get("row").value(), &row);
+    m.connect(wbits.get("bank").value(), &place.bank);
+    m.connect(wbits.get("row").value(), &place.row);
+    connect_packing(m, p, wbits, &place.cls, &place.sub);
     m.connect(
         wbits.get("data").value(),
         &cat(&e.results.iter().rev().collect::<Vec<_>>()),

@@ -71,7 +71,7 @@ pub fn vxu(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErrors> {
             m.connect_bundle(&bank.io(&format!("{name}_result")), line);
         }
         for (name, rw, dw) in [("vrf_w", row_w, p.bank_width), ("prf_w", prow_w, s)] {
-            let out = m.io(&format!("b{b}_{name}"), Dir::Out, &write_trace(rw, dw, s));
+            let out = m.io(&format!("b{b}_{name}"), Dir::Out, &write_trace(p, rw, dw));
             m.connect_bundle(&out, &bank.io(name));
         }
         for (v, ports) in xbars.iter_mut().enumerate() {

@@ -17,6 +17,11 @@ pub struct HwachaParams {
     pub bank_width: u32,
     /// P: predicate entries per bank.
     pub pred_entries: u32,
+    /// The mixed-precision extension (thesis 8, "Mixed-Precision Support"): 32- and
+    /// 16-bit registers are packed two and four elements to a 64-bit slot, and the
+    /// predicate file holds four strips per entry, so narrow configurations get longer
+    /// vectors ([`HwachaParams::elements_per_bank`]).
+    pub mixed_precision: bool,
     /// Worker-thread instructions one `vf` may retire before the model gives up with
     /// [`HwachaError::StepLimit`](super::HwachaError::StepLimit): a block that loops
     /// forever would otherwise hang the control thread.
@@ -32,6 +37,7 @@ impl Default for HwachaParams {
             bank_entries: 256,
             bank_width: 128,
             pred_entries: 256,
+            mixed_precision: false,
             max_worker_steps: 10_000_000,
         }
     }
@@ -44,12 +50,13 @@ pub enum ParamError {
     Zero { name: &'static str },
     #[error("bank_width must be a multiple of 64, not {0}")]
     BankWidth(u32),
-    #[error("{name} * lanes * banks * bank_width/64 is {elements} elements; the model holds at most {MAX_ELEMENTS}")]
+    #[error("{name} * lanes * banks * bank_width/64 (times 4 with mixed_precision) is {elements} elements; the model holds at most {MAX_ELEMENTS}")]
     TooLarge { name: &'static str, elements: u128 },
 }
 
-/// Bound on E * L * B * S (and P * L * B * S): the model stores every configured
-/// register's elements (at most that many of each kind), 32 MiB of data at most.
+/// Bound on E * L * B * S (and P * L * B * S), four times that with mixed precision's
+/// packing: the model stores every configured register's elements (at most that many of
+/// each kind), 32 MiB of data at most.
 pub const MAX_ELEMENTS: u128 = 1 << 22;
 
 impl HwachaParams {
@@ -67,7 +74,9 @@ impl HwachaParams {
         if self.bank_width == 0 || !self.bank_width.is_multiple_of(64) {
             return Err(ParamError::BankWidth(self.bank_width));
         }
-        let per_entry = self.lanes as u128 * self.banks as u128 * (self.bank_width / 64) as u128;
+        let packing = if self.mixed_precision { 4 } else { 1 };
+        let per_entry =
+            packing * self.lanes as u128 * self.banks as u128 * (self.bank_width / 64) as u128;
         for (name, entries) in [
             ("bank_entries", self.bank_entries),
             ("pred_entries", self.pred_entries),
@@ -85,25 +94,49 @@ impl HwachaParams {
         Ok(())
     }
 
-    /// Maximum vector length under `cfg` (thesis 7.1, without mixed-precision packing):
-    /// elements per bank e = min(n < 2 ? E : E/n, #vp < 2 ? P : P/#vp) with
-    /// n = #vv64 + #vv32 + #vv16, and maxvl = e * L * B * S.
-    pub fn maxvl(&self, cfg: &Vcfg) -> u64 {
-        let n = cfg.vv_total() as u64;
-        let per_vv = if n < 2 {
-            self.bank_entries as u64
-        } else {
-            self.bank_entries as u64 / n
+    /// Elements per bank slice under `cfg`: the strips of a vector each lane holds, e.
+    ///
+    /// Baseline (thesis 7.1): e = min(n < 2 ? E : E/n, #vp < 2 ? P : P/#vp) with
+    /// n = #vv64 + #vv32 + #vv16, every register a 64-bit slot per element.
+    ///
+    /// Mixed precision (thesis 6.2 Figure 6.3c, 8 "Register Mapping"): in quarter slots
+    /// n' = 4 #vv64 + 2 #vv32 + #vv16, e = min(4E / max(n', 1), 4 (#vp < 2 ? P : P/#vp)),
+    /// rounded down to a multiple of 4 when there are 16-bit registers, else of 2 when
+    /// there are 32-bit ones (the word and halfword regions then end on whole rows), but
+    /// never below the baseline's e: that many strips fit the packed regions too (a
+    /// region of n registers packed k to a row needs n * ceil(e/k) <= n * e rows).
+    /// Figure 6.3c's 10-entry file with one 64-bit and one 32-bit register gets 6.
+    pub fn elements_per_bank(&self, cfg: &Vcfg) -> u64 {
+        let per = |count: u64, entries: u32| {
+            if count < 2 {
+                entries as u64
+            } else {
+                entries as u64 / count
+            }
         };
         let vp = cfg.vp as u64;
-        let per_vp = if vp < 2 {
-            self.pred_entries as u64
+        let baseline =
+            per(cfg.vv_total() as u64, self.bank_entries).min(per(vp, self.pred_entries));
+        if !self.mixed_precision {
+            return baseline;
+        }
+        let quarters = 4 * cfg.vv64 as u64 + 2 * cfg.vv32 as u64 + cfg.vv16 as u64;
+        let e =
+            (4 * self.bank_entries as u64 / quarters.max(1)).min(4 * per(vp, self.pred_entries));
+        let packing = if cfg.vv16 > 0 {
+            4
+        } else if cfg.vv32 > 0 {
+            2
         } else {
-            self.pred_entries as u64 / vp
+            1
         };
+        (e / packing * packing).max(baseline)
+    }
+
+    /// Maximum vector length under `cfg`: `elements_per_bank` * L * B * S.
+    pub fn maxvl(&self, cfg: &Vcfg) -> u64 {
         // Saturating, so that parameters not yet validated cannot overflow.
-        per_vv
-            .min(per_vp)
+        self.elements_per_bank(cfg)
             .saturating_mul(self.lanes as u64)
             .saturating_mul(self.banks as u64)
             .saturating_mul(self.bank_width as u64 / 64)
