@@ -1236,7 +1236,8 @@ fn control_session(seed: u64) -> Session {
 
 // ------------------------------------------------------------------ tests
 
-/// The configurations under test: the thesis default and a small one, and with
+/// The configurations under test: the thesis default and a small one (with mixed
+/// precision, whose maxvl packs narrow registers), and with
 /// `ACCELGEN_LONG` a wide one (each costs a Verilator build of about 40 s).
 fn configs() -> Vec<(&'static str, RtlParams)> {
     let small = RtlParams {
@@ -1252,6 +1253,7 @@ fn configs() -> Vec<(&'static str, RtlParams)> {
         vrcmdq_entries: 2,
         idiv_bits_per_cycle: 2,
         stages_imul: 1,
+        mixed_precision: true,
         ..RtlParams::default()
     };
     let wide = RtlParams {

@@ -62,6 +62,7 @@ fn model_params(p: &RocketHwachaParams) -> ModelParams {
         bank_entries: p.hwacha.bank_entries,
         bank_width: p.hwacha.bank_width,
         pred_entries: p.hwacha.pred_entries,
+        mixed_precision: p.hwacha.mixed_precision,
         ..ModelParams::default()
     }
 }
@@ -303,21 +304,23 @@ fn four_lanes() {
 }
 
 /// Two lanes with four sequencer slots instead of eight: the sequencer fills up and
-/// stalls issue.
+/// stalls issue. With mixed precision: the single-precision kernels' 32-bit registers
+/// are packed two strips to a row and their vectors are twice as long.
 #[test]
 fn two_lanes_four_sequencer_slots() {
     let mut table = preset("hwacha-2lane");
-    table["hwacha"]
-        .as_table_mut()
-        .unwrap()
-        .insert("seq_entries".into(), 4.into());
+    let hwacha = table["hwacha"].as_table_mut().unwrap();
+    hwacha.insert("seq_entries".into(), 4.into());
+    hwacha.insert("mixed_precision".into(), true.into());
     check(
         table,
-        (&[Precision::I], 0),
+        (&Precision::ALL, 0),
         &[
             ("mask-ifilter", 0, UNCAPPED),
             ("igemm-opt", 0, |maxvl| vec![maxvl - 1]),
             ("igemm-opt", 1, UNCAPPED),
+            ("saxpy", 2, |maxvl| vec![3, maxvl - 1]),
+            ("hsfilter", 0, UNCAPPED),
         ],
     );
 }

@@ -109,6 +109,7 @@ fn hwacha_model(p: &generators::hwacha::params::HwachaParams) -> HwachaModelPara
         bank_entries: p.bank_entries,
         bank_width: p.bank_width,
         pred_entries: p.pred_entries,
+        mixed_precision: p.mixed_precision,
         ..HwachaModelParams::default()
     }
 }

@@ -5,7 +5,7 @@
 #include "ubench.h"
 
 /* Two vector registers: x (then a * x) and y. */
-const uint64_t ubench_vcfg = VCFG(2, 1);
+const uint64_t ubench_vcfg = VCFG_DATA(2, 1);
 
 /* Problem size for up to 8 lanes: maxvl = 8192 there. */
 #define CAPACITY 12300

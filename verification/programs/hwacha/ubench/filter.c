@@ -12,11 +12,12 @@
 #include "ubench.h"
 
 /* Twelve source vectors (four rows by three columns), the sum, a product, and the
-   mask with its predicate. */
+   mask with its predicate. The masked version keeps 64-bit registers: its mask
+   (register 14) takes an integer compare, and 64-bit registers come first. */
 #ifdef MASK
 const uint64_t ubench_vcfg = VCFG(15, 2);
 #else
-const uint64_t ubench_vcfg = VCFG(14, 1);
+const uint64_t ubench_vcfg = VCFG_DATA(14, 1);
 #endif
 
 /* Two pairs of interior rows. */

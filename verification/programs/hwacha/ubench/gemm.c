@@ -9,7 +9,7 @@
 #include "ubench.h"
 
 /* The C accumulator, a product, four columns of B. */
-const uint64_t ubench_vcfg = VCFG(6, 1);
+const uint64_t ubench_vcfg = VCFG_DATA(6, 1);
 
 #define K 8
 #define J 8

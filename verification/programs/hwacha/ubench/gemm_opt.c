@@ -8,7 +8,7 @@
 #include "ubench.h"
 
 /* Eight columns of C, four of B, a product. */
-const uint64_t ubench_vcfg = VCFG(13, 1);
+const uint64_t ubench_vcfg = VCFG_DATA(13, 1);
 
 #define K 8
 #define J 8
