@@ -424,6 +424,14 @@ const ROCKET_EXTREMES: &[&str] = &[
     "adders = \"inferred\"",
 ];
 
+/// Mixed precision (its packed layout's row, predicate and vector-length widths) at the
+/// defaults and at the smallest and largest register files.
+const MIXED_PRECISION_EXTREMES: [&str; 3] = [
+    "mixed_precision = true",
+    "mixed_precision = true\nbanks = 1\nbank_entries = 16\nbank_width = 64\npred_entries = 16",
+    "mixed_precision = true\nbanks = 16\nbank_entries = 4096\nbank_width = 512\npred_entries = 4096",
+];
+
 /// Lanes of the all-maximum configuration. With 64 lanes (of 16 banks of 4096 x 512
 /// bits) Icarus had not finished after 16 min of CPU and 8 GB of memory (Verilator took
 /// 5 min and 7.5 GB, Yosys 9 min and 4.5 GB, both clean); 64 lanes with every other
@@ -448,7 +456,7 @@ fn all_maximum() -> String {
                   mul_stages = 8\ndiv_bits_per_cycle = 4\nicache_sets = 4096\n\
                   icache_ways = 8\nicache_line_bytes = 256\ndcache_sets = 4096\n\
                   dcache_ways = 8\ndcache_line_bytes = 256";
-    format!("[hwacha]\n{hwacha}[rocket]\n{rocket}")
+    format!("[hwacha]\n{hwacha}mixed_precision = true\n[rocket]\n{rocket}")
 }
 
 /// The expander's hazard checks grow with the sequencer slots (once one line of 66 KB
@@ -492,6 +500,7 @@ fn rocket_hwacha_extremes_are_lint_clean() {
         }
     }
     configs.extend(ROCKET_EXTREMES.iter().map(|r| format!("[rocket]\n{r}")));
+    configs.extend(MIXED_PRECISION_EXTREMES.iter().map(|h| format!("[hwacha]\n{h}")));
     // The memory policy's extremes (beyond `HWACHA_EXTREMES`' u32 range).
     for t in [0, NEVER_SRAM_BITS] {
         configs.push(format!("[hwacha]\nsram_threshold_bits = {t}"));
@@ -504,7 +513,8 @@ fn rocket_hwacha_extremes_are_lint_clean() {
     lint_all("rocket-hwacha", &configs);
 }
 
-/// `ACCELGEN_LONG=1` only: every number at its maximum but the lanes, 8 (16 banks of
+/// `ACCELGEN_LONG=1` only: every number at its maximum (and mixed precision) but the
+/// lanes, 8 (16 banks of
 /// 4096 x 512 bits, 32 slots, 256-entry queues, 4096-set 8-way caches of 256-byte
 /// lines: 14 MB of Verilog). Its lint takes about 11 min of CPU, all clean: Verilator
 /// 70 s and 1.7 GB, Yosys 7 min and 4 GB (most of it the caches), Icarus 2 min, 2.3 GB.

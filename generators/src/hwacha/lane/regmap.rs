@@ -60,7 +60,10 @@ pub fn layout_of(p: &HwachaParams, vcfg: &Value) -> Vec<Value> {
     if p.mixed_precision {
         let rw = row_bits(p);
         let e = elements_per_bank(p, vcfg).trunc(rw + 3);
-        let rows = |strips: &Value, n: &Value| strips.mul(&n.trunc(rw)).trunc(rw);
+        let rows = |strips: &Value, n: &Value| {
+            let n = n.zext(rw.max(n.width())).slice(rw - 1, 0);
+            strips.mul(&n).trunc(rw)
+        };
         let half = (&e + &e.konst(Bits::from_u64(rw + 3, 1))).shr(1);
         let bw = rows(&e, &nd);
         let bh = &bw + &rows(&half, &nw);
