@@ -7,6 +7,11 @@
 //! and of the Hwacha unit alone; and the Verilator models' speed in simulated cycles per
 //! second. Prints tables; asserts nothing but that the programs exit with 0 (every run
 //! matched the scalar reference).
+//!
+//! The FP table has each lane count twice, baseline and `mixed_precision`, with the
+//! latter's FMA utilization relative to the baseline's (the MXP speedup at equal work
+//! per element). `HWACHA_BENCH_FP=1` runs only that table; `HWACHA_BENCH_LANES=1,2`
+//! picks the lane counts.
 
 use generators::hwacha::params::HwachaParams;
 use generators::hwacha::scalar::RamWindow;
@@ -163,9 +168,38 @@ fn size(what: &str, build: impl Fn() -> Rc<Module>) -> Rc<Module> {
     top
 }
 
+/// The lane counts to run (`HWACHA_BENCH_LANES`, default 1, 2 and 4).
+fn lane_counts() -> Vec<u32> {
+    match std::env::var("HWACHA_BENCH_LANES") {
+        Ok(v) => v
+            .split(',')
+            .map(|l| l.trim().parse().expect("HWACHA_BENCH_LANES: lane counts"))
+            .collect(),
+        Err(_) => vec![1, 2, 4],
+    }
+}
+
+/// rocket-hwacha from the `lanes`-lane preset, with `mixed_precision`.
+fn preset(root: &Path, lanes: u32, mixed_precision: bool) -> (RocketHwachaParams, toml::Table) {
+    let text = std::fs::read_to_string(root.join(format!("configs/hwacha-{lanes}lane.toml")))
+        .expect("preset");
+    let mut table: toml::Table = text.parse().expect("TOML");
+    if mixed_precision {
+        let hwacha = table["hwacha"].as_table_mut().expect("[hwacha]");
+        hwacha.insert("mixed_precision".into(), true.into());
+    }
+    let params: RocketHwachaParams = table.clone().try_into().expect("parameters");
+    (params, table)
+}
+
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().expect("temp dir");
+    let lanes = lane_counts();
+    if std::env::var_os("HWACHA_BENCH_FP").is_some() {
+        fp_kernels(root, &lanes, dir.path());
+        return;
+    }
     let programs: Vec<Program> = KERNELS
         .iter()
         .map(|k| ubench::build(dir.path(), k.family, &["PREC_I"]).expect("program builds"))
@@ -173,16 +207,13 @@ fn main() {
 
     println!("design                 elaboration  Verilog (bytes)  modules");
     let mut socs = vec![];
-    for lanes in [1, 2, 4] {
-        let text = std::fs::read_to_string(root.join(format!("configs/hwacha-{lanes}lane.toml")))
-            .expect("preset");
-        let table: toml::Table = text.parse().expect("TOML");
-        let params: RocketHwachaParams = table.clone().try_into().expect("parameters");
+    for &l in &lanes {
+        let (params, table) = preset(root, l, false);
         let build = || generators::elaborate("rocket-hwacha", &table).expect("elaborates");
-        let top = if lanes == 2 {
+        let top = if l == 2 {
             build()
         } else {
-            size(&format!("rocket-hwacha {lanes} lane"), build)
+            size(&format!("rocket-hwacha {l} lane"), build)
         };
         socs.push((params, top));
     }
@@ -201,7 +232,6 @@ fn main() {
         });
         units.push((lanes, top));
     }
-
     println!();
     println!(
         "Whole program: reset to exit (setup, scalar reference, one kernel run at vector \
@@ -264,7 +294,7 @@ fn main() {
         }
     }
 
-    fp_kernels(&socs, dir.path());
+    fp_kernels(root, &lanes, dir.path());
 
     println!();
     println!("hwacha unit alone, random inputs: lanes  cycles  cycles/s");
@@ -301,16 +331,21 @@ fn outputs(family: Family, n: u64) -> u64 {
     }
 }
 
-/// The FP microbenchmarks in host-data mode on each design of `socs`: cycles, the vector
-/// window and FMA utilization; every run's output checked by the host's model.
-fn fp_kernels(socs: &[(RocketHwachaParams, Rc<Module>)], dir: &Path) {
+/// The FP microbenchmarks in host-data mode on rocket-hwacha with each of `lanes`,
+/// baseline and mixed precision: cycles, the vector window and FMA utilization; every
+/// run's output checked by the host's model.
+fn fp_kernels(root: &Path, lanes: &[u32], dir: &Path) {
     println!();
     println!(
         "FP microbenchmarks (host-data mode, vector length maxvl, latency 1): cycles from \
          reset to exit, the vector window, FMA utilization = FMA operations / (2 FMAs x S \
-         elements x lanes x window cycles)."
+         elements x lanes x window cycles); MXP: mixed_precision, its utilization over the \
+         baseline's."
     );
-    println!("lanes  kernel         maxvl   size  program cycles  window cycles  FMA util");
+    println!(
+        "lanes  unit  kernel         maxvl   size  program cycles  window cycles  FMA util  \
+         MXP speedup"
+    );
     let benches: Vec<Bench> = [Family::Axpy, Family::GemmOpt, Family::Filter]
         .into_iter()
         .flat_map(|k| Precision::ALL[1..].iter().map(move |&p| Bench::new(k, p)))
@@ -318,42 +353,70 @@ fn fp_kernels(socs: &[(RocketHwachaParams, Rc<Module>)], dir: &Path) {
     let programs: Vec<Program> = (benches.iter())
         .map(|b| b.build(dir, &[]).expect("program builds"))
         .collect();
-    for (params, top) in socs {
-        let mut dut = Model::of_design(&Design::new(top), &Options::default()).expect("model");
-        let lanes = params.hwacha.lanes;
-        let unit = verification::hwacha::model::HwachaParams {
-            lanes,
-            ..Default::default()
-        };
-        for (bench, program) in benches.iter().zip(&programs) {
-            let mut program = program.clone();
-            let maxvl = unit.maxvl(&ubench::vcfg(&program).expect("vcfg"));
-            let prepared = host::prepare(&mut program, *bench, maxvl, 1, 1).expect("prepares");
-            let config = run_config(lanes);
-            let mut window = LaneWindow::new(&mut dut, lanes);
-            let (out, memory) = soc::run_with_memory::<_, IssGolden>(
-                &mut window,
-                &program,
-                &config,
-                Box::new(std::io::sink()),
-                Box::new(std::io::sink()),
-                None,
-            )
-            .expect("runs");
-            assert_eq!(out.exit_code, 0, "{}", bench.name());
-            prepared
-                .check(|a| memory.read_u64(a))
-                .unwrap_or_else(|e| panic!("{}: {e}", bench.name()));
-            let n = ubench::size(&program, maxvl).expect("size");
-            let span = window.last - window.first.expect("lanes used memory") + 1;
-            let slots = 2 * (params.hwacha.bank_width as u64 / 64) * lanes as u64 * span;
-            let ops = fma_ops(bench.kernel) * outputs(bench.kernel, n);
-            println!(
-                "{lanes:>5}  {:13}  {maxvl:>5}  {n:>5}  {:>14}  {span:>13}  {:>7.1}%",
-                bench.name(),
-                out.cycles,
-                100.0 * ops as f64 / slots as f64
-            );
+    for &l in lanes {
+        let mut baseline = vec![];
+        for mxp in [false, true] {
+            let (params, table) = preset(root, l, mxp);
+            let top = generators::elaborate("rocket-hwacha", &table).expect("elaborates");
+            let mut dut = Model::of_design(&Design::new(&top), &Options::default()).expect("model");
+            let unit = verification::hwacha::model::HwachaParams {
+                lanes: l,
+                mixed_precision: mxp,
+                ..Default::default()
+            };
+            for (i, (bench, program)) in benches.iter().zip(&programs).enumerate() {
+                let util = fp_run(&mut dut, &params, &unit, *bench, program);
+                let name = if mxp { "MXP" } else { "base" };
+                let speedup = if mxp {
+                    format!("{:.2}x", util.2 / baseline[i])
+                } else {
+                    baseline.push(util.2);
+                    String::new()
+                };
+                println!(
+                    "{l:>5}  {name:4}  {:13}  {:>5}  {:>5}  {:>14}  {:>13}  {:>7.1}%  {speedup:>11}",
+                    bench.name(),
+                    util.0,
+                    util.1,
+                    util.3,
+                    util.4,
+                    100.0 * util.2
+                );
+            }
         }
     }
+}
+
+/// One FP run: (maxvl, size, FMA utilization, program cycles, window cycles).
+fn fp_run(
+    dut: &mut Model,
+    params: &RocketHwachaParams,
+    unit: &verification::hwacha::model::HwachaParams,
+    bench: Bench,
+    program: &Program,
+) -> (u64, u64, f64, u64, u64) {
+    let lanes = params.hwacha.lanes;
+    let mut program = program.clone();
+    let maxvl = unit.maxvl(&ubench::vcfg(&program).expect("vcfg"));
+    let prepared = host::prepare(&mut program, bench, maxvl, 1, 1).expect("prepares");
+    let config = run_config(lanes);
+    let mut window = LaneWindow::new(dut, lanes);
+    let (out, memory) = soc::run_with_memory::<_, IssGolden>(
+        &mut window,
+        &program,
+        &config,
+        Box::new(std::io::sink()),
+        Box::new(std::io::sink()),
+        None,
+    )
+    .expect("runs");
+    assert_eq!(out.exit_code, 0, "{}", bench.name());
+    prepared
+        .check(|a| memory.read_u64(a))
+        .unwrap_or_else(|e| panic!("{}: {e}", bench.name()));
+    let n = ubench::size(&program, maxvl).expect("size");
+    let span = window.last - window.first.expect("lanes used memory") + 1;
+    let slots = 2 * (params.hwacha.bank_width as u64 / 64) * lanes as u64 * span;
+    let ops = fma_ops(bench.kernel) * outputs(bench.kernel, n);
+    (maxvl, n, ops as f64 / slots as f64, out.cycles, span)
 }
