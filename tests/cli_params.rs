@@ -51,7 +51,8 @@ fn generated_parameters(args: &[&str]) -> serde_json::Map<String, Value> {
 }
 
 const HWACHA_PARAMS: &str = "lanes, seq_entries, banks, bank_entries, bank_width, \
-    pred_entries, stages_alu, stages_plu, stages_imul, stages_dfma, stages_sfma, stages_hfma, \
+    pred_entries, mixed_precision, stages_alu, stages_plu, stages_imul, stages_dfma, stages_sfma, \
+    stages_hfma, \
     stages_fconv, stages_fcmp, idiv_bits_per_cycle, bwq_entries, \
     brq_entries, vvaq_entries, vpaq_entries, vsdq_entries, vldq_entries, vlt_entries, \
     vcmdq_entries, vrcmdq_entries, icache_sets, icache_ways, icache_line_bytes, \

@@ -500,7 +500,11 @@ fn rocket_hwacha_extremes_are_lint_clean() {
         }
     }
     configs.extend(ROCKET_EXTREMES.iter().map(|r| format!("[rocket]\n{r}")));
-    configs.extend(MIXED_PRECISION_EXTREMES.iter().map(|h| format!("[hwacha]\n{h}")));
+    configs.extend(
+        MIXED_PRECISION_EXTREMES
+            .iter()
+            .map(|h| format!("[hwacha]\n{h}")),
+    );
     // The memory policy's extremes (beyond `HWACHA_EXTREMES`' u32 range).
     for t in [0, NEVER_SRAM_BITS] {
         configs.push(format!("[hwacha]\nsram_threshold_bits = {t}"));

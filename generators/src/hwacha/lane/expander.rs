@@ -25,7 +25,7 @@
 //!   destination happens at or after its write (WAR), for the vector and predicate
 //!   register files alike (an SRAM read and write of one row in one cycle is avoided).
 
-use super::regmap::Layout;
+use super::regmap::{cls, Layout};
 use super::uop::{
     fmt, fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, uop_regs, uop_regs_with, write_uop,
     VFUS,
@@ -83,6 +83,18 @@ struct Plan {
     /// either (`fma`), FMA0's when free.
     vfu: [Value; VFUS],
     fma: Value,
+    /// Mixed precision: the subwords of this strip in the operands' rows and in the
+    /// destination's, and the strip's subword of the predicate rows.
+    subs: Option<Subs>,
+}
+
+struct Subs {
+    rs: [Value; 3],
+    dest: Value,
+    pred: Value,
+    /// The write covers its whole row (`rd_c` is D); reads never do.
+    dest_whole: Value,
+    none: Value,
 }
 
 fn slot_no(v: &Value, n: u64) -> Value {
@@ -134,7 +146,20 @@ fn plan(p: &HwachaParams, op: &Bundle) -> Plan {
             .filter(|&c| unit::on_crossbar(c) && unit::vfu(c) == v)
             .fold(u.konst(Bits::zero(1)), |acc, c| &acc | &unit::is(&u, c))
     };
+    let subs = p.mixed_precision.then(|| {
+        let lo = o("slo");
+        let sub = |c: &str| Layout::subword(&o(c), &lo);
+        let rd_c = o("rd_c");
+        Subs {
+            rs: [sub("rs1_c"), sub("rs2_c"), sub("rs3_c")],
+            dest: sub("rd_c"),
+            pred: lo.clone(),
+            dest_whole: rd_c.eq(&rd_c.konst(Bits::from_u64(2, cls::D))),
+            none: lo.konst(Bits::zero(1)),
+        }
+    });
     Plan {
+        subs,
         writes,
         op: op.clone(),
         rs_v,
@@ -193,12 +218,35 @@ fn xbar_port(p: &HwachaParams, plan: &Plan, xbar: &[Value; VFUS]) -> (Value, Val
     (ok, to1)
 }
 
+/// Whether two accesses of one row overlap: always in the baseline; with mixed
+/// precision when they are to the same subword (one data row holds one register, so one
+/// class), or when either is a write of a whole row (`whole`: class D, a doubleword
+/// register or the clear state's rows). The thesis's interval check, at rows of packed
+/// strips.
+fn overlaps(placed: &Bundle, placed_sub: &str, sub: Option<(&Value, &Value)>) -> Value {
+    let g = |n: &str| placed.get(n).value().clone();
+    match sub {
+        None => g("valid").konst(Bits::from_u64(1, 1)),
+        Some((sub, whole)) => {
+            // Only write micro-ops (which have a `sub`, unlike the fop) carry a class
+            // that covers the row; a read's class D has subword 0 alike.
+            let placed_whole = if placed_sub == "sub" {
+                g("cls").eq(&g("cls").konst(Bits::from_u64(2, cls::D)))
+            } else {
+                sub.konst(Bits::zero(1))
+            };
+            &(&g(placed_sub).eq(sub) | &placed_whole) | whole
+        }
+    }
+}
+
 /// Whether `plan` collides with `view` in the register files and bank slots (the rules
 /// in the module docs; the crossbar is `xbar_port`'s).
 fn hazard(plan: &Plan, view: &View) -> Value {
     let o = |name: &str| plan.op.get(name).value().clone();
     let row_w = plan.dest.width();
     let rs = [o("rs1"), o("rs2"), o("rs3")];
+    let subs = plan.subs.as_ref();
     let mut hazard = plan.f.konst(Bits::zero(1));
     for t in 0..view.read.len() {
         let tt = slot_no(&plan.f, t as u64);
@@ -216,22 +264,28 @@ fn hazard(plan: &Plan, view: &View) -> Value {
         let wr_prf = &g(wr, "valid") & &g(wr, "pred");
         let raw = (0..3).fold(tt.konst(Bits::zero(1)), |acc, k| {
             let at_or_after = &plan.rs_v[k] & &tt.ge(&plan.j[k]);
-            &acc | &(&at_or_after & &wrow.eq(&rs[k].zext(row_w)))
+            let same = &wrow.eq(&rs[k].zext(row_w))
+                & &overlaps(wr, "sub", subs.map(|s| (&s.rs[k], &s.none)));
+            &acc | &(&at_or_after & &same)
         });
         h = &h | &(&wr_vrf & &raw);
         // RAW on the predicate file: the fop reads its predicates at f.
         let prow = wrow.slice(o("pred").width() - 1, 0);
         let guard = &o("pred_on") & &o("pred").eq(&prow);
         let sources = &(&o("ps1").eq(&prow) | &o("ps2").eq(&prow)) | &o("ps3").eq(&prow);
-        let pred_read = &guard | &(&plan.plu & &sources);
+        let pred_read = &(&guard | &(&plan.plu & &sources))
+            & &overlaps(wr, "sub", subs.map(|s| (&s.pred, &s.none)));
         h = &h | &(&(&wr_prf & &tt.ge(&plan.f)) & &pred_read);
         // WAW: a placed write of the same row of the same file at or after ours.
         let same_file = g(wr, "pred").eq(&plan.rd_pred);
         let waw = &(&(&g(wr, "valid") & &same_file) & &tt.ge(&plan.w)) & &wrow.eq(&plan.dest);
+        let waw = &waw & &overlaps(wr, "sub", subs.map(|s| (&s.dest, &s.dest_whole)));
         // WAR: a placed read of our destination at or after our write.
-        let war_vrf =
-            &(&g(rd, "valid") & &!&plan.rd_pred) & &g(rd, "row").zext(row_w).eq(&plan.dest);
-        let war_prf = &plan.rd_pred & &reads_pred(fo, &o("prd"));
+        let war_vrf = &(&(&g(rd, "valid") & &!&plan.rd_pred)
+            & &g(rd, "row").zext(row_w).eq(&plan.dest))
+            & &overlaps(rd, "sub", subs.map(|s| (&s.dest, &s.dest_whole)));
+        let war_prf = &(&plan.rd_pred & &reads_pred(fo, &o("prd")))
+            & &overlaps(fo, "psub", subs.map(|s| (&s.dest, &s.dest_whole)));
         let war = &tt.ge(&plan.w) & &(&war_vrf | &war_prf);
         h = &h | &(&plan.writes & &(&waw | &war));
         hazard = &hazard | &h;
