@@ -258,7 +258,7 @@ fn one_lane() {
 }
 
 /// The FP microbenchmarks on one lane: every kernel, each precision (double, single,
-/// half storage with single arithmetic, single storage with double arithmetic: the hs
+/// half, half storage with single arithmetic, single storage with double arithmetic: the hs
 /// and sd gemms convert A's values in shared registers, on the scalar FPU), every
 /// timing; `ACCELGEN_LONG=1` adds the rest uncapped.
 #[test]
@@ -275,6 +275,7 @@ fn floating_point_one_lane() {
             ("hsfilter", 2, UNCAPPED),
             ("hsgemm", 0, UNCAPPED),
             ("sdgemm-opt", 1, UNCAPPED),
+            ("hgemm-opt", 2, UNCAPPED),
         ],
     );
 }
@@ -305,7 +306,8 @@ fn four_lanes() {
 
 /// Two lanes with four sequencer slots instead of eight: the sequencer fills up and
 /// stalls issue. With mixed precision: the single-precision kernels' 32-bit registers
-/// are packed two strips to a row and their vectors are twice as long.
+/// are packed two strips to a row and the half-precision ones' 16-bit registers four,
+/// their vectors two and four times as long.
 #[test]
 fn two_lanes_four_sequencer_slots() {
     let mut table = preset("hwacha-2lane");
@@ -321,6 +323,8 @@ fn two_lanes_four_sequencer_slots() {
             ("igemm-opt", 1, UNCAPPED),
             ("saxpy", 2, |maxvl| vec![3, maxvl - 1]),
             ("hsfilter", 0, UNCAPPED),
+            ("haxpy", 1, |maxvl| vec![5, maxvl - 3]),
+            ("hfilter", 2, UNCAPPED),
         ],
     );
 }

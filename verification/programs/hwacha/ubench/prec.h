@@ -1,14 +1,20 @@
 /* The precision of a microbenchmark build (thesis Table 9.1 prefixes), chosen with
-   exactly one of -DPREC_S, -DPREC_D (storage and arithmetic in single or double),
+   exactly one of -DPREC_S, -DPREC_D, -DPREC_H (storage and arithmetic in single, double
+   or half: the h variants the mixed-precision extension adds, thesis Figure 9.8),
    -DPREC_HS (half storage, single arithmetic) or -DPREC_SD (single storage, double
    arithmetic), or the integer forms -DPREC_I (64-bit integers, vmul + vadd: for vector
-   units without floating point). Gives the C side its storage and compute types with
+   units without floating point). The h builds run in host-data mode only: C has no
+   half arithmetic here, and the host's model (checked against SoftFloat) is their
+   reference. Gives the C side its storage and compute types with
    their conversions, and the worker side (.S files) the matching instructions. */
-#ifndef PREC_H
-#define PREC_H
+#ifndef UBENCH_PREC_H
+#define UBENCH_PREC_H
 
-#if defined(PREC_S) + defined(PREC_D) + defined(PREC_HS) + defined(PREC_SD) + defined(PREC_I) != 1
-#error "define exactly one of PREC_S, PREC_D, PREC_HS, PREC_SD, PREC_I"
+#if defined(PREC_S) + defined(PREC_D) + defined(PREC_H) + defined(PREC_HS) + defined(PREC_SD) + defined(PREC_I) != 1
+#error "define exactly one of PREC_S, PREC_D, PREC_H, PREC_HS, PREC_SD, PREC_I"
+#endif
+#if defined(PREC_H) && !defined(UBENCH_HOST_DATA) && !defined(__ASSEMBLER__)
+#error "PREC_H builds are host-data builds (UBENCH_HOST_DATA): no C half arithmetic"
 #endif
 
 #if defined(PREC_S)
@@ -19,6 +25,10 @@
 #define PREC_NAME "d"
 #define STORE_BYTES 8
 #define COMP_BYTES 8
+#elif defined(PREC_H)
+#define PREC_NAME "h"
+#define STORE_BYTES 2
+#define COMP_BYTES 2
 #elif defined(PREC_I)
 #define PREC_NAME "i"
 #define STORE_BYTES 8
@@ -56,6 +66,9 @@
 #if defined(PREC_INTEGER)
 #define FMUL vmul
 #define FADD vadd
+#elif COMP_BYTES == 2
+#define FMUL vfmul.h
+#define FADD vfadd.h
 #elif COMP_BYTES == 4
 #define FMUL vfmul.s
 #define FADD vfadd.s
@@ -95,6 +108,9 @@ typedef double store_t;
 
 #if defined(PREC_INTEGER)
 typedef int64_t comp_t;
+#elif COMP_BYTES == 2
+/* A half's bits: only moved, never computed with (host-data mode). */
+typedef uint16_t comp_t;
 #elif COMP_BYTES == 4
 typedef float comp_t;
 #else
@@ -155,4 +171,4 @@ static inline comp_t comp_of_bits(uint64_t b)
 }
 
 #endif /* __ASSEMBLER__ */
-#endif /* PREC_H */
+#endif /* UBENCH_PREC_H */

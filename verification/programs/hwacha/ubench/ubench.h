@@ -33,12 +33,15 @@
 /* Control thread (thesis Table 7.1). Register operands are named literally (vs3, va1);
    `vf` assembles to auipc + vf through t0. */
 #define VCFG(vv64, vp) ((uint64_t)(vv64) | (uint64_t)(vp) << 9)
-/* n data registers of the compute precision's width (thesis 7.1: 32-bit registers are
-   numbered after the 64-bit ones) and vp predicate registers: single-precision
-   arithmetic (s, hs) in 32-bit registers, which a mixed-precision unit packs two to a
-   64-bit slot for longer vectors; the rest in 64-bit ones. */
+/* n data registers of the compute precision's width (thesis 7.1: 32- and 16-bit
+   registers are numbered after the 64-bit ones) and vp predicate registers:
+   single-precision arithmetic (s, hs) in 32-bit registers and half-precision (h) in
+   16-bit ones, which a mixed-precision unit packs two and four to a 64-bit slot for
+   longer vectors; the rest in 64-bit ones. */
 #if COMP_BYTES == 4 && !defined(PREC_INTEGER)
 #define VCFG_DATA(n, vp) ((uint64_t)(vp) << 9 | (uint64_t)(n) << 14)
+#elif COMP_BYTES == 2
+#define VCFG_DATA(n, vp) ((uint64_t)(vp) << 9 | (uint64_t)(n) << 23)
 #else
 #define VCFG_DATA(n, vp) VCFG(n, vp)
 #endif

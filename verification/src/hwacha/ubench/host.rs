@@ -47,6 +47,9 @@ pub enum Precision {
     I,
     S,
     D,
+    /// Half storage and arithmetic (the mixed-precision extension's h variants; built
+    /// in host-data mode only).
+    H,
     /// Half storage, single arithmetic.
     Hs,
     /// Single storage, double arithmetic.
@@ -54,10 +57,11 @@ pub enum Precision {
 }
 
 impl Precision {
-    pub const ALL: [Precision; 5] = [
+    pub const ALL: [Precision; 6] = [
         Precision::I,
         Precision::S,
         Precision::D,
+        Precision::H,
         Precision::Hs,
         Precision::Sd,
     ];
@@ -68,6 +72,7 @@ impl Precision {
             Precision::I => "i",
             Precision::S => "s",
             Precision::D => "d",
+            Precision::H => "h",
             Precision::Hs => "hs",
             Precision::Sd => "sd",
         }
@@ -78,6 +83,7 @@ impl Precision {
             Precision::I => "PREC_I",
             Precision::S => "PREC_S",
             Precision::D => "PREC_D",
+            Precision::H => "PREC_H",
             Precision::Hs => "PREC_HS",
             Precision::Sd => "PREC_SD",
         }
@@ -89,6 +95,7 @@ impl Precision {
             Precision::I => None,
             Precision::S => Some((Fmt::S, Fmt::S)),
             Precision::D => Some((Fmt::D, Fmt::D)),
+            Precision::H => Some((Fmt::H, Fmt::H)),
             Precision::Hs => Some((Fmt::H, Fmt::S)),
             Precision::Sd => Some((Fmt::S, Fmt::D)),
         }
