@@ -47,13 +47,17 @@ impl Category {
     }
 }
 
-/// The category of each Hwacha module that starts one (generator module names); a
-/// module not listed takes its parent's.
+/// The category of each Hwacha module that starts one (generator module names, also
+/// with a `_<suffix>` of parameters: `HwachaFma_x2`); a module not listed takes its
+/// parent's.
 pub const HWACHA_CATEGORIES: &[(&str, Category)] = &[
     ("Bank", Category::Banks),
     ("BankLast", Category::Banks),
     ("IMul", Category::FunctionalUnits),
-    ("IDiv", Category::FunctionalUnits),
+    ("HwachaFma", Category::FunctionalUnits),
+    ("HwachaFConv", Category::FunctionalUnits),
+    ("HwachaFCmp", Category::FunctionalUnits),
+    ("Vfu2", Category::FunctionalUnits),
     ("Expander", Category::Control),
     ("LaneSequencer", Category::Control),
     ("MasterSequencer", Category::Control),
@@ -87,9 +91,13 @@ pub fn split(instances: &[InstanceArea], table: &[(&str, Category)]) -> Vec<Cate
     for (i, inst) in instances.iter().enumerate() {
         stack.truncate(inst.depth);
         let inherited = stack.last().copied().unwrap_or(Category::Other);
+        let named = |m: &str| {
+            inst.module == m
+                || (inst.module.strip_prefix(m)).is_some_and(|rest| rest.starts_with('_'))
+        };
         let cat = table
             .iter()
-            .find(|(m, _)| *m == inst.module)
+            .find(|(m, _)| named(m))
             .map_or(inherited, |&(_, c)| c);
         stack.push(cat);
         // Listed children: the following instances one level deeper, until one at this
@@ -149,18 +157,20 @@ mod tests {
             // A bank: own 60, its queues (depth 4, unlisted) 20, its macro 100.
             inst("VU/lane0/vxu/bank0", "Bank", 60.0, 180.0, 100.0),
             inst("VU/lane0/vxu/bank1", "Bank", 60.0, 180.0, 100.0),
-            inst("VU/lane0/vxu/imul", "IMul", 200.0, 200.0, 0.0),
+            inst("VU/lane0/vxu/imul", "IMul", 100.0, 100.0, 0.0),
+            // A unit named with its parameters' suffix.
+            inst("VU/lane0/vxu/fma0", "HwachaFma_x2", 100.0, 100.0, 0.0),
             inst("VU/lane0/memory", "LaneMemory", 25.0, 250.0, 0.0),
             // The memory side's queue (no category of its own: the VMU's).
             inst("VU/lane0/memory/cmdq", "Queue_3", 45.0, 45.0, 0.0),
-            inst("VU/lane0/memory/idiv", "IDiv", 80.0, 80.0, 0.0),
+            inst("VU/lane0/memory/vfu2", "Vfu2", 80.0, 80.0, 0.0),
             // The VMU: own 70, its unlisted queues 30.
             inst("VU/lane0/memory/vmu", "Vmu", 70.0, 100.0, 0.0),
         ];
         let got = split(&r, HWACHA_CATEGORIES);
         let want = [
             (Category::Banks, 180.0 + 180.0, 200.0),
-            (Category::FunctionalUnits, 200.0 + 80.0, 0.0),
+            (Category::FunctionalUnits, 100.0 + 100.0 + 80.0, 0.0),
             (Category::Control, 50.0 + 40.0 + 30.0, 0.0),
             (Category::Vmu, 25.0 + 45.0 + 100.0, 0.0),
             (Category::Other, 10.0 + 5.0 + 15.0, 0.0),
