@@ -405,22 +405,34 @@ fn hwacha_runs_a_microbenchmark_built_by_asm() {
         .arg(&elf)
         .assert()
         .success();
-    // Two vector registers of 64 bits: maxvl = 256/2 entries * 4 banks * 2 slices per
-    // lane; the program sizes its problem to 1.5 maxvl + 3 and checks itself.
-    for (lanes, expected) in [
+    // Two vector registers (32-bit: single-precision arithmetic): maxvl = 256/2 entries
+    // * 4 banks * 2 slices per lane; with mixed precision they pack two strips to an
+    // entry, 4 * 256 / (2 * 2) = 256 strips a lane. The program sizes its problem to
+    // 1.5 maxvl + 3 and checks itself.
+    for (lanes, mixed, expected) in [
         (
             None,
+            false,
             "hsaxpy: maxvl 1024, size 1539: 1 run(s) match the scalar reference\n",
         ),
         (
             Some("4"),
+            false,
             "hsaxpy: maxvl 4096, size 6147: 1 run(s) match the scalar reference\n",
+        ),
+        (
+            Some("4"),
+            true,
+            "hsaxpy: maxvl 8192, size 12291: 1 run(s) match the scalar reference\n",
         ),
     ] {
         let mut cmd = accelgen();
         cmd.arg("iss").arg(&elf).arg("--hwacha");
         if let Some(n) = lanes {
             cmd.args(["--lanes", n]);
+        }
+        if mixed {
+            cmd.arg("--mixed-precision");
         }
         let out = cmd.output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{out:?}");

@@ -36,6 +36,10 @@ pub struct IssArgs {
     /// `hwacha.lanes` range, see `accelgen list rocket-hwacha`); default 1.
     #[arg(long, value_name = "N", requires = "hwacha")]
     pub lanes: Option<u32>,
+    /// The Hwacha machine has the mixed-precision extension (`hwacha.mixed_precision`):
+    /// narrow registers are packed, so vsetcfg gives longer vectors.
+    #[arg(long, requires = "hwacha")]
+    pub mixed_precision: bool,
     /// Run kernel launches on the SIMT model (warps of N threads, 1..=32, one warp at a
     /// time, fragments as the FG-SIMT engine schedules them) instead of thread after
     /// thread, and print each launch's counts (RV32 programs).
@@ -67,6 +71,7 @@ pub fn run(args: IssArgs) -> anyhow::Result<u8> {
         }
         let params = HwachaParams {
             lanes,
+            mixed_precision: args.mixed_precision,
             ..HwachaParams::default()
         };
         Some(Rc::new(RefCell::new(
