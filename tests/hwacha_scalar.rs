@@ -150,13 +150,8 @@ struct Expected {
 
 fn model_params(p: &RtlParams) -> HwachaParams {
     HwachaParams {
-        lanes: p.lanes,
-        banks: p.banks,
-        bank_entries: p.bank_entries,
-        bank_width: p.bank_width,
-        pred_entries: p.pred_entries,
-        mixed_precision: p.mixed_precision,
         max_worker_steps: 100_000,
+        ..HwachaParams::of_rtl(p)
     }
 }
 

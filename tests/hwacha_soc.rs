@@ -56,15 +56,7 @@ fn preset(name: &str) -> toml::Table {
 
 /// The golden model of the unit with the RTL's parameters.
 fn model_params(p: &RocketHwachaParams) -> ModelParams {
-    ModelParams {
-        lanes: p.hwacha.lanes,
-        banks: p.hwacha.banks,
-        bank_entries: p.hwacha.bank_entries,
-        bank_width: p.hwacha.bank_width,
-        pred_entries: p.hwacha.pred_entries,
-        mixed_precision: p.hwacha.mixed_precision,
-        ..ModelParams::default()
-    }
+    ModelParams::of_rtl(&p.hwacha)
 }
 
 /// The program's maximum vector length on the unit (from its `ubench_vcfg`).

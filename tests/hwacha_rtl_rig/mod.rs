@@ -40,15 +40,7 @@ pub fn restart(dut: &mut impl Simulator, case: u64) {
 }
 
 pub fn model_params(p: &HwachaParams) -> ModelParams {
-    ModelParams {
-        lanes: p.lanes,
-        banks: p.banks,
-        bank_entries: p.bank_entries,
-        bank_width: p.bank_width,
-        pred_entries: p.pred_entries,
-        mixed_precision: p.mixed_precision,
-        ..ModelParams::default()
-    }
+    ModelParams::of_rtl(p)
 }
 
 /// Named field values of a port bundle (unnamed fields are 0).

@@ -103,13 +103,5 @@ fn golden(
 
 /// The golden model of a Hwacha unit with the RTL's parameters.
 fn hwacha_model(p: &generators::hwacha::params::HwachaParams) -> HwachaModelParams {
-    HwachaModelParams {
-        lanes: p.lanes,
-        banks: p.banks,
-        bank_entries: p.bank_entries,
-        bank_width: p.bank_width,
-        pred_entries: p.pred_entries,
-        mixed_precision: p.mixed_precision,
-        ..HwachaModelParams::default()
-    }
+    HwachaModelParams::of_rtl(p)
 }

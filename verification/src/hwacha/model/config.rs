@@ -60,6 +60,20 @@ pub enum ParamError {
 pub const MAX_ELEMENTS: u128 = 1 << 22;
 
 impl HwachaParams {
+    /// The machine of the generator's parameters `p` (the RTL the model checks): the
+    /// register file's shape, the lanes and the packing; the run limit the default.
+    pub fn of_rtl(p: &generators::hwacha::params::HwachaParams) -> HwachaParams {
+        HwachaParams {
+            lanes: p.lanes,
+            banks: p.banks,
+            bank_entries: p.bank_entries,
+            bank_width: p.bank_width,
+            pred_entries: p.pred_entries,
+            mixed_precision: p.mixed_precision,
+            ..HwachaParams::default()
+        }
+    }
+
     pub fn validate(&self) -> Result<(), ParamError> {
         for (name, v) in [
             ("lanes", self.lanes),
