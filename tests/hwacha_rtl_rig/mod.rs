@@ -373,10 +373,8 @@ fn same_place(a: &Write, b: &Write) -> bool {
 pub fn layout_values(p: &HwachaParams, cfg: &Vcfg) -> Vec<(&'static str, u64)> {
     let mut v = vec![("nvv", cfg.vv_total() as u64), ("nvp", cfg.vp as u64)];
     if p.mixed_precision {
-        let e = model_params(p).elements_per_bank(cfg);
         let rows = p.bank_entries as u64;
-        let bw = e * cfg.vv64 as u64;
-        let bh = bw + e.div_ceil(2) * cfg.vv32 as u64;
+        let (bw, bh) = regions(p, cfg);
         v.extend([
             ("nd", cfg.vv64 as u64),
             ("nw", cfg.vv32 as u64),
@@ -386,6 +384,15 @@ pub fn layout_values(p: &HwachaParams, cfg: &Vcfg) -> Vec<(&'static str, u64)> {
         ]);
     }
     v
+}
+
+/// The first rows of the word and halfword regions (mixed precision): the doubleword
+/// region takes e rows per 64-bit register, the word region ceil(e / 2) per 32-bit one,
+/// for the golden model's elements per bank e.
+fn regions(p: &HwachaParams, cfg: &Vcfg) -> (u64, u64) {
+    let e = model_params(p).elements_per_bank(cfg);
+    let bw = e * cfg.vv64 as u64;
+    (bw, bw + e.div_ceil(2) * cfg.vv32 as u64)
 }
 
 /// The register and lane-local strip that row `row` (subword `sub`) of a bank holds,
@@ -404,10 +411,8 @@ fn place_of(p: &HwachaParams, cfg: &Vcfg, file: &str, row: u64, cls: u64, sub: u
     if file == "prf" {
         return ((row % np) as u32, row / np * 4 + sub);
     }
-    let e = model_params(p).elements_per_bank(cfg);
     let (nd, nw, nh) = (cfg.vv64 as u64, cfg.vv32 as u64, cfg.vv16 as u64);
-    let bw = e * nd;
-    let bh = bw + e.div_ceil(2) * nw;
+    let (bw, bh) = regions(p, cfg);
     let (base, first, n, k) = match cls {
         0 => (0, 0, nd, 1),
         1 => (bw, nd, nw, 2),
