@@ -313,9 +313,9 @@ fn two_lanes_four_sequencer_slots() {
             ("mask-ifilter", 0, UNCAPPED),
             ("igemm-opt", 0, |maxvl| vec![maxvl - 1]),
             ("igemm-opt", 1, UNCAPPED),
-            ("saxpy", 2, |maxvl| vec![3, maxvl - 1]),
-            ("hsfilter", 0, UNCAPPED),
-            ("haxpy", 1, |maxvl| vec![5, maxvl - 3]),
+            ("saxpy", 0, |maxvl| vec![3, maxvl - 1]),
+            ("hsfilter", 1, UNCAPPED),
+            ("haxpy", 0, |maxvl| vec![5, maxvl - 3]),
             ("hfilter", 2, UNCAPPED),
         ],
     );

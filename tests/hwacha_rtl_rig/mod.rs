@@ -446,30 +446,39 @@ pub fn record_bank_writes(
         let row = dut.peek_u64(&format!("{port}_bits_row")).unwrap();
         let data: Bits = dut.peek(&format!("{port}_bits_data")).unwrap();
         let mask = dut.peek_u64(&format!("{port}_bits_mask")).unwrap();
-        let (cls, sub) = if p.mixed_precision {
-            (
-                dut.peek_u64(&format!("{port}_bits_cls")).unwrap(),
-                dut.peek_u64(&format!("{port}_bits_sub")).unwrap(),
-            )
+        let [cls, sub, pk] = if p.mixed_precision {
+            ["cls", "sub", "pk"].map(|f| dut.peek_u64(&format!("{port}_bits_{f}")).unwrap())
         } else {
-            (0, 0)
+            [0; 3]
         };
-        let (reg, local_strip) = place_of(p, cfg, file, row, cls, sub);
-        for j in 0..s {
-            if mask >> j & 1 == 0 {
-                continue;
-            }
-            let elem = (local_strip * lanes + lane) * strip + bank * s + j;
-            writes.push(if file == "vrf" {
-                let value = data.slice(64 * j as u32 + 63, 64 * j as u32).to_u64();
-                Write::Vv { reg, elem, value }
-            } else {
-                Write::Vp {
-                    reg,
-                    elem,
-                    value: data.bit(j as u32),
+        // A packed write (`pk`: the class of the packed row it covers) holds the row
+        // as written, subword k's element j at mask bit k * S + j.
+        let subwords = if pk == 0 { 1 } else { 1 << cls };
+        for k in 0..subwords {
+            let (reg, local_strip) = place_of(p, cfg, file, row, cls, sub + k);
+            for j in 0..s {
+                if mask >> (k * s + j) & 1 == 0 {
+                    continue;
                 }
-            });
+                let elem = (local_strip * lanes + lane) * strip + bank * s + j;
+                writes.push(if file == "vrf" {
+                    let slice = data.slice(64 * j as u32 + 63, 64 * j as u32).to_u64();
+                    let value = if pk == 0 {
+                        slice
+                    } else {
+                        let w = 64 >> cls;
+                        let v = slice >> (w * k) & ((1 << w) - 1);
+                        (((v << (64 - w)) as i64) >> (64 - w)) as u64
+                    };
+                    Write::Vv { reg, elem, value }
+                } else {
+                    Write::Vp {
+                        reg,
+                        elem,
+                        value: data.bit(j as u32),
+                    }
+                });
+            }
         }
     }
 }
@@ -1055,14 +1064,19 @@ pub fn random_fp_program(rng: &mut Rng, p: &HwachaParams, len: usize) -> (Setup,
 struct FpRegs(Vcfg);
 
 impl FpRegs {
-    /// A register of at least `bits` bits: the 64-bit ones, then 32-bit, then 16-bit.
+    /// A register of at least `bits` bits: the 64-bit ones, then 32-bit, then 16-bit;
+    /// half the time (when there is one) one of exactly `bits` bits, so that with
+    /// mixed precision whole operations pack (`lane/sequencer.rs`'s `packs`).
     fn reg(&self, rng: &mut Rng, bits: u32) -> String {
         let c = &self.0;
-        let hi = match bits {
-            64 => c.vv64,
-            32 => c.vv64 + c.vv32,
-            _ => c.vv64 + c.vv32 + c.vv16,
+        let (lo, hi) = match bits {
+            64 => (0, c.vv64),
+            32 => (c.vv64, c.vv64 + c.vv32),
+            _ => (c.vv64 + c.vv32, c.vv64 + c.vv32 + c.vv16),
         };
+        if hi > lo && rng.chance(50) {
+            return format!("vv{}", rng.range(lo, hi - 1));
+        }
         format!("vv{}", rng.range(0, hi - 1))
     }
 

@@ -13,9 +13,10 @@
 
 use super::alu::alu;
 use super::plu::plu;
-use super::regmap::{cls, pred_repack, pred_unpack, repack, unpack};
+use super::regmap::{cls, packed_granules, pred_repack, pred_unpack, repack, unpack};
 use super::uop::{
-    fop_uop, read_uop, result, result_lines, unit, uop_regs, write_trace, write_uop, xbar, VFUS,
+    fop_uop, max_group, read_uop, result, result_lines, unit, uop_regs, write_trace, write_uop,
+    xbar, VFUS,
 };
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::Fifo;
@@ -221,14 +222,15 @@ fn sram_read(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo) -> (Mem, Vec<
     let latch_idx = m.reg("latch_idx", 2, ResetValue::None);
     m.connect(&latch_valid, read.get("valid").value());
     m.connect(&latch_idx, read.get("idx").value());
-    // Mixed precision: the subword of the read's class, sign-extended (`regmap`).
+    // Mixed precision: the subword of the read's class, sign-extended (`regmap`), or
+    // for a packed operation the row as it is.
     let rdata = if p.mixed_precision {
-        let [c, sub] = ["cls", "sub"].map(|f| {
+        let [c, sub, pk] = ["cls", "sub", "pk"].map(|f| {
             let r = m.reg(&format!("latch_{f}"), 2, ResetValue::None);
             m.connect(&r, read.get(f).value());
             r
         });
-        unpack(&rdata, &c, &sub)
+        is_packed(&pk).mux(&rdata, &unpack(&rdata, &c, &sub))
     } else {
         rdata
     };
@@ -243,6 +245,70 @@ fn sram_read(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo) -> (Mem, Vec<
     (vrf, opl)
 }
 
+/// Whether a `pk` field names a packed access (`uop::MXP_FIELDS`).
+fn is_packed(pk: &Value) -> Value {
+    pk.ne(&pk.konst(Bits::from_u64(cls::WIDTH, cls::D)))
+}
+
+/// A scalar operand in every element of a slice: the 64-bit value, or for a packed
+/// operation of class `pk` its low 32 or 16 bits in every subword.
+fn scalar_slice(x: &Value, pk: Option<&Value>) -> Value {
+    match pk {
+        None => x.clone(),
+        Some(pk) => {
+            let w = x.slice(31, 0).repeat(2);
+            let h = x.slice(15, 0).repeat(4);
+            let c = |v| pk.eq(&pk.konst(Bits::from_u64(cls::WIDTH, v)));
+            c(cls::H).mux(&h, &c(cls::W).mux(&w, x))
+        }
+    }
+}
+
+/// The element mask of an operation at this bank (`uop::mask_bits`): elements that
+/// exist (below `count`: subword `j`'s element `i` is element `j * strip + first + i`
+/// of the operation) and pass the guard (the predicate entry's strip `psub + j`); a
+/// packed operation has the subwords of its class, any other only subword 0. Returns
+/// (mask, exists of subword 0, the guard entry's subword 0).
+fn element_mask(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &BankIo,
+    entry: &Value,
+) -> (Value, Value, Value) {
+    let s = p.slices();
+    let f = |n: &str| io.fop.get(n).value().clone();
+    let first = io.bank_id.zext(32).shl(s.trailing_zeros());
+    let groups = max_group(p) as u32;
+    let (mut mask, mut present) = (vec![], vec![]);
+    let mut guard0 = None;
+    for j in 0..groups {
+        let (guard, here) = if p.mixed_precision {
+            let psub = &f("psub") + &m.lit(j as u64, 2);
+            let pk = f("pk");
+            let c = |v| pk.eq(&pk.konst(Bits::from_u64(cls::WIDTH, v)));
+            let here = match j {
+                0 => m.lit(1, 1),
+                1 => is_packed(&pk),
+                _ => c(cls::H),
+            };
+            (pred_unpack(entry, &psub, s), here)
+        } else {
+            (entry.clone(), m.lit(1, 1))
+        };
+        for i in 0..s {
+            let element = &first + &m.lit((j * p.strip() + i) as u64, 32);
+            let exists = &element.lt(&f("count").zext(32)) & &here;
+            let guarded = &guard.bit(i) ^ &f("pred_neg");
+            mask.push(&exists & &(!&f("pred_on") | &guarded));
+            if j == 0 {
+                present.push(exists);
+            }
+        }
+        guard0.get_or_insert(guard);
+    }
+    (join(&mask), join(&present), guard0.expect("a subword"))
+}
+
 /// The fop stage: operands, the predicate file's reads, the guard mask, and the local
 /// ALU and PLU with their pipeline registers.
 fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]) -> FopStage {
@@ -251,10 +317,12 @@ fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]
     // `uop::fop_uop`), predicates, mask.
     let f = |n: &str| io.fop.get(n).value().clone();
     let (v1, v2) = (f("rs1_v"), f("rs2_v"));
-    let a = v1.mux(&opl[0], &f("s1").repeat(s));
-    let b = v2.mux(&opl[1], &v1.mux(&f("s1"), &f("s2")).repeat(s));
+    let pk = p.mixed_precision.then(|| f("pk"));
+    let every = |x: &Value| scalar_slice(x, pk.as_ref()).repeat(s);
+    let a = v1.mux(&opl[0], &every(&f("s1")));
+    let b = v2.mux(&opl[1], &every(&v1.mux(&f("s1"), &f("s2"))));
     let third = (&v1 & &v2).mux(&f("s1"), &(&v1 | &v2).mux(&f("s2"), &f("s3")));
-    let c = f("rs3_v").mux(&opl[2], &third.repeat(s));
+    let c = f("rs3_v").mux(&opl[2], &every(&third));
     // Three read ports: the guard, which is the PLU's first source (`uop::fop_uop`),
     // and the PLU's other two sources.
     // Mixed precision: four strips per entry, the fop's strip at `psub`.
@@ -273,18 +341,15 @@ fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]
             entry
         }
     };
-    let guard = pread(m, &f("pred"));
-    let ps: Vec<Value> = std::iter::once(guard.clone())
+    let guard_entry = m.read(&prf, &f("pred"));
+    let (mask, present, guard) = element_mask(m, p, io, &guard_entry);
+    let ps: Vec<Value> = std::iter::once(guard)
         .chain(["ps2", "ps3"].iter().map(|n| pread(m, &f(n))))
         .collect();
     let first = io.bank_id.zext(32).shl(s.trailing_zeros());
-    let (mut alu_out, mut plu_out, mut mask, mut present) = (vec![], vec![], vec![], vec![]);
+    let (mut alu_out, mut plu_out) = (vec![], vec![]);
     for (i, (ai, bi)) in slices(&a, s).iter().zip(slices(&b, s)).enumerate() {
         let element = &first + &m.lit(i as u64, 32);
-        let exists = element.lt(&f("count").zext(32));
-        let guarded = &guard.bit(i as u32) ^ &f("pred_neg");
-        mask.push(&exists & &(!&f("pred_on") | &guarded));
-        present.push(exists);
         // The global index of an element that exists is below the vector length, so
         // within the fop's `eidx` width (`uop::eidx_bits`).
         let index = &f("eidx") + &element.slice(f("eidx").width() - 1, 0);
@@ -297,13 +362,14 @@ fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]
         );
         plu_out.push(bit.zext(64));
     }
-    let mask = join(&mask);
-    let present = join(&present);
     let res_s = result(p);
     let unit_result = |m: &mut ModuleBuilder, name: &str, data: &[Value], stages: u32| {
         let w = m.wire_bundle(name, &res_s);
         m.connect(w.get("data").value(), &join(data));
-        m.connect(w.get("mask").value(), &mask);
+        m.connect(
+            w.get("mask").value(),
+            &mask.slice(s - 1, 0).zext(mask.width()),
+        );
         delay(m, name, &res_s, &w, stages)
     };
     let alu_res = unit_result(m, "alu", &alu_out, p.stages_alu);
@@ -371,7 +437,7 @@ fn readout_queue(
         &indexed,
         &store_data,
         &fs.present,
-        &fs.mask,
+        &fs.mask.slice(p.slices() - 1, 0),
         b,
         &indices,
     ]);
@@ -472,9 +538,10 @@ fn write_back(
             .collect();
         onehot_mux(&from, &results)
     };
+    let (unit_data, unit_mask) = (pick("data"), pick("mask"));
     let (data, wmask) = (
-        from_bwq.mux(&qw.q_data, &pick("data")),
-        from_bwq.mux(&qw.q_mask, &pick("mask")),
+        from_bwq.mux(&qw.q_data, &unit_data),
+        from_bwq.mux(&qw.q_mask, &unit_mask.slice(s - 1, 0)),
     );
     let width = from_bwq.mux(&qw.q_width, &w("width"));
     let narrowed: Vec<Value> = slices(&data, s)
@@ -495,15 +562,21 @@ fn write_back(
     let to_vrf = &(&w("valid") & &!&w("pred")) | from_bwq;
     let to_prf = &w("valid") & &w("pred");
     let row = from_bwq.mux(&qw.q_row.zext(w("row").width()), &w("row"));
-    // Mixed precision: repacked into the class's subword, under a 16-bit-granule mask.
+    // Mixed precision: repacked into the class's subword, under a 16-bit-granule mask;
+    // a packed operation's result is already its whole row, packed.
     let packing = qw.q_packing.as_ref().map(|(q_cls, q_sub)| {
         let c = from_bwq.mux(q_cls, &w("cls"));
         let sub = from_bwq.mux(q_sub, &w("sub"));
-        (c, sub)
+        let zero = m.lit(cls::D, cls::WIDTH);
+        let pk = (&w("valid") & &is_packed(&w("pk"))).mux(&w("pk"), &zero);
+        (c, sub, pk)
     });
     let (vrf_data, vrf_mask, prf_bits, prf_mask) = match &packing {
-        Some((c, sub)) => {
+        Some((c, sub, pk)) => {
             let (d, dm) = repack(&data, &wmask, c, sub);
+            let packed = is_packed(pk);
+            let d = packed.mux(&unit_data, &d);
+            let dm = packed.mux(&packed_granules(&unit_mask, pk, s), &dm);
             let all = c.eq(&c.konst(Bits::from_u64(cls::WIDTH, cls::D)));
             let (b, bm) = pred_repack(&bits, &wmask, sub, &all);
             (d, dm, b, bm)
@@ -516,17 +589,46 @@ fn write_back(
     m.when(&to_prf, |m| {
         m.write_masked(&fs.prf, &row.slice(prow_w - 1, 0), &prf_bits, &prf_mask)
     });
-    for (t, en, r, d) in [
-        (&io.vrf_trace, &to_vrf, row.slice(row_w - 1, 0), &data),
-        (&io.prf_trace, &to_prf, row.slice(prow_w - 1, 0), &bits),
+    // The traces: a packed write's row as written, with every subword's mask.
+    let (vrf_d, vrf_m, vrf_pk) = match &packing {
+        Some((_, _, pk)) => {
+            let packed = is_packed(pk);
+            let d = packed.mux(&unit_data, &data);
+            (
+                d,
+                packed.mux(&unit_mask, &wmask.zext(unit_mask.width())),
+                pk.clone(),
+            )
+        }
+        None => (data.clone(), wmask.clone(), m.lit(cls::D, cls::WIDTH)),
+    };
+    let prf_pk = m.lit(cls::D, cls::WIDTH);
+    for (t, en, r, d, mask, pk) in [
+        (
+            &io.vrf_trace,
+            &to_vrf,
+            row.slice(row_w - 1, 0),
+            &vrf_d,
+            vrf_m,
+            &vrf_pk,
+        ),
+        (
+            &io.prf_trace,
+            &to_prf,
+            row.slice(prow_w - 1, 0),
+            &bits,
+            wmask.zext(unit_mask.width()),
+            &prf_pk,
+        ),
     ] {
         m.connect(t.valid(), en);
         m.connect(t.bits().get("row").value(), &r);
         m.connect(t.bits().get("data").value(), d);
-        m.connect(t.bits().get("mask").value(), &wmask);
-        if let Some((c, sub)) = &packing {
+        m.connect(t.bits().get("mask").value(), &mask);
+        if let Some((c, sub, _)) = &packing {
             m.connect(t.bits().get("cls").value(), c);
             m.connect(t.bits().get("sub").value(), sub);
+            m.connect(t.bits().get("pk").value(), pk);
         }
     }
 }

@@ -92,9 +92,10 @@ struct Subs {
     rs: [Value; 3],
     dest: Value,
     pred: Value,
-    /// The write covers its whole row (`rd_c` is D); reads never do.
+    /// The write covers its whole row (`rd_c` is D, or a packed operation's).
     dest_whole: Value,
-    none: Value,
+    /// A packed operation's reads cover their whole rows (data and predicate).
+    reads_whole: Value,
 }
 
 fn slot_no(v: &Value, n: u64) -> Value {
@@ -149,13 +150,14 @@ fn plan(p: &HwachaParams, op: &Bundle) -> Plan {
     let subs = p.mixed_precision.then(|| {
         let lo = o("slo");
         let sub = |c: &str| Layout::subword(&o(c), &lo);
-        let rd_c = o("rd_c");
+        let (rd_c, pk) = (o("rd_c"), o("pk"));
+        let packed = pk.ne(&pk.konst(Bits::from_u64(2, cls::D)));
         Subs {
             rs: [sub("rs1_c"), sub("rs2_c"), sub("rs3_c")],
             dest: sub("rd_c"),
             pred: lo.clone(),
-            dest_whole: rd_c.eq(&rd_c.konst(Bits::from_u64(2, cls::D))),
-            none: lo.konst(Bits::zero(1)),
+            dest_whole: &rd_c.eq(&rd_c.konst(Bits::from_u64(2, cls::D))) | &packed,
+            reads_whole: packed,
         }
     });
     Plan {
@@ -220,21 +222,22 @@ fn xbar_port(p: &HwachaParams, plan: &Plan, xbar: &[Value; VFUS]) -> (Value, Val
 
 /// Whether two accesses of one row overlap: always in the baseline; with mixed
 /// precision when they are to the same subword (one data row holds one register, so one
-/// class), or when either is a write of a whole row (`whole`: class D, a doubleword
-/// register or the clear state's rows). The thesis's interval check, at rows of packed
-/// strips.
+/// class), or when either covers the whole row (`whole`: class D, a doubleword
+/// register or the clear state's rows, or a packed operation's access). The thesis's
+/// interval check, at rows of packed strips.
 fn overlaps(placed: &Bundle, placed_sub: &str, sub: Option<(&Value, &Value)>) -> Value {
     let g = |n: &str| placed.get(n).value().clone();
     match sub {
         None => g("valid").konst(Bits::from_u64(1, 1)),
         Some((sub, whole)) => {
-            // Only write micro-ops (which have a `sub`, unlike the fop) carry a class
-            // that covers the row; a read's class D has subword 0 alike.
-            let placed_whole = if placed_sub == "sub" {
-                g("cls").eq(&g("cls").konst(Bits::from_u64(2, cls::D)))
-            } else {
-                sub.konst(Bits::zero(1))
-            };
+            // Read and write micro-ops (which have a `sub`, unlike the fop) carry a
+            // class that may cover the row (a read's class D has subword 0 alike).
+            let pk = g("pk");
+            let mut placed_whole = pk.ne(&pk.konst(Bits::from_u64(2, cls::D)));
+            if placed_sub == "sub" {
+                placed_whole =
+                    &placed_whole | &g("cls").eq(&g("cls").konst(Bits::from_u64(2, cls::D)));
+            }
             &(&g(placed_sub).eq(sub) | &placed_whole) | whole
         }
     }
@@ -265,7 +268,7 @@ fn hazard(plan: &Plan, view: &View) -> Value {
         let raw = (0..3).fold(tt.konst(Bits::zero(1)), |acc, k| {
             let at_or_after = &plan.rs_v[k] & &tt.ge(&plan.j[k]);
             let same = &wrow.eq(&rs[k].zext(row_w))
-                & &overlaps(wr, "sub", subs.map(|s| (&s.rs[k], &s.none)));
+                & &overlaps(wr, "sub", subs.map(|s| (&s.rs[k], &s.reads_whole)));
             &acc | &(&at_or_after & &same)
         });
         h = &h | &(&wr_vrf & &raw);
@@ -274,7 +277,7 @@ fn hazard(plan: &Plan, view: &View) -> Value {
         let guard = &o("pred_on") & &o("pred").eq(&prow);
         let sources = &(&o("ps1").eq(&prow) | &o("ps2").eq(&prow)) | &o("ps3").eq(&prow);
         let pred_read = &(&guard | &(&plan.plu & &sources))
-            & &overlaps(wr, "sub", subs.map(|s| (&s.pred, &s.none)));
+            & &overlaps(wr, "sub", subs.map(|s| (&s.pred, &s.reads_whole)));
         h = &h | &(&(&wr_prf & &tt.ge(&plan.f)) & &pred_read);
         // WAW: a placed write of the same row of the same file at or after ours.
         let same_file = g(wr, "pred").eq(&plan.rd_pred);
@@ -472,6 +475,7 @@ fn new_uops(m: &mut ModuleBuilder, p: &HwachaParams, chosen: &Plan, to1: &Value)
             let (c, lo) = (o(c), o("slo"));
             m.connect(b.get("sub").value(), &Layout::subword(&c, &lo));
             m.connect(b.get("cls").value(), &c);
+            m.connect(b.get("pk").value(), &o("pk"));
         }
     };
     let reads = [("rs1", 0), ("rs2", 1), ("rs3", 2)].map(|(r, idx)| {

@@ -82,6 +82,7 @@ pub fn fma_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         let selected = port.fmt_is(code);
         let w = format.width();
         let mut slices = Vec::new();
+        let mut packed = Vec::new();
         for (s, (values, flags)) in wide.iter().enumerate() {
             let s = s as u32;
             let inst = m.instance(&format!("{name}{s}"), &pipe);
@@ -95,15 +96,123 @@ pub fn fma_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
             let raised = &widen.repeat(5) & flags;
             let late = delay(&mut m, &format!("{name}{s}_widen_flags"), &raised, stages);
             let done = Done::of(&inst, w);
+            let lane0 = inst.port("result");
             slices.push(Done {
                 flags: &done.flags | &late,
                 ..done
             });
+            packed.push(packed_lanes(
+                &mut m,
+                &port,
+                (name, &pipe, selected.clone()),
+                s,
+                lane0,
+            ));
         }
         let out = result_out(&mut m, p, name);
-        drive_result(&mut m, &out, &slices);
+        if p.mixed_precision && code != fmt::D {
+            drive_packed(&mut m, &out, &slices, &packed);
+        } else {
+            drive_result(&mut m, &out, &slices);
+        }
         finished.extend(slices);
+        finished.extend(packed.into_iter().flat_map(|l| l.lanes));
     }
     m.connect(&port.flags, &any_flags(&finished));
     m.finish()
+}
+
+/// A slice's further lanes of a packed operation (mixed precision, thesis chapter 8's
+/// spatial parallelism: two more single and six more half FMAs per unit, S slices):
+/// subwords 1.. of a single (2 to a slice) or half (4) pipe, each the library's FMA on
+/// its subword of the operands, started by its subword's mask bit; and lane 0's raw
+/// result, which a packed result holds in place of the sign-extended one.
+struct PackedLanes {
+    lane0: Value,
+    lanes: Vec<Done>,
+}
+
+fn packed_lanes(
+    m: &mut ModuleBuilder,
+    port: &Port,
+    (name, pipe, selected): (&str, &Rc<Module>, Value),
+    s: u32,
+    lane0: Value,
+) -> PackedLanes {
+    let w = pipe_width(name);
+    let per_slice = if port_packs(port) { 64 / w } else { 1 };
+    let lanes = (1..per_slice)
+        .map(|j| {
+            let inst = m.instance(&format!("{name}{s}_lane{j}"), pipe);
+            m.connect(
+                &inst.port("in_valid"),
+                &(&port.starts_packed(s, j) & &selected),
+            );
+            m.connect(&inst.port("rm"), &port.get("rm"));
+            m.connect(&inst.port("op"), &port.get("fn").slice(2, 0));
+            for x in ["a", "b", "c"] {
+                let operand = port.operand(x, s).slice(w * j + w - 1, w * j);
+                m.connect(&inst.port(x), &operand);
+            }
+            Done {
+                valid: inst.port("out_valid"),
+                data: inst.port("result"),
+                flags: inst.port("flags"),
+            }
+        })
+        .collect();
+    PackedLanes { lane0, lanes }
+}
+
+/// Bits of the format of pipe `name`.
+fn pipe_width(name: &str) -> u32 {
+    match name {
+        "d" => 64,
+        "s" => 32,
+        _ => 16,
+    }
+}
+
+/// Whether the unit's crossbar port carries packed operations (its mask has a bit per
+/// subword, `uop::mask_bits`).
+fn port_packs(port: &Port) -> bool {
+    port.get("mask").width() > port.get("a").width() / 64
+}
+
+/// Drives a pipe's result for packed operations over `drive_result`'s: a slice with a
+/// further lane finishing holds every lane's raw result (a packed row's slice); the mask
+/// gains the lanes' bits (subword `j`'s at `j * S + s`).
+fn drive_packed(m: &mut ModuleBuilder, out: &hdl::Bundle, slices: &[Done], packed: &[PackedLanes]) {
+    let s = slices.len() as u32;
+    let data: Vec<Value> = slices
+        .iter()
+        .zip(packed)
+        .map(|(d, l)| {
+            let any = l
+                .lanes
+                .iter()
+                .fold(d.valid.konst(hdl::Bits::zero(1)), |a, x| &a | &x.valid);
+            let mut parts: Vec<&Value> = l.lanes.iter().rev().map(|x| &x.data).collect();
+            parts.push(&l.lane0);
+            any.mux(&cat(&parts), &d.data)
+        })
+        .collect();
+    m.connect(
+        out.get("data").value(),
+        &cat(&data.iter().rev().collect::<Vec<_>>()),
+    );
+    let mask = out.get("mask").value();
+    let bits: Vec<Value> = (0..mask.width())
+        .map(|b| {
+            let (j, i) = ((b / s) as usize, (b % s) as usize);
+            match j {
+                0 => slices[i].valid.clone(),
+                _ => packed[i]
+                    .lanes
+                    .get(j - 1)
+                    .map_or(mask.konst(hdl::Bits::zero(1)), |x| x.valid.clone()),
+            }
+        })
+        .collect();
+    m.connect(mask, &cat(&bits.iter().rev().collect::<Vec<_>>()));
 }

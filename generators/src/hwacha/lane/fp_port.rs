@@ -38,7 +38,14 @@ impl Port {
 
     /// Whether slice `s`'s element starts an operation this cycle.
     pub fn starts(&self, s: u32) -> Value {
-        self.xbar.valid() & &self.get("mask").bit(s)
+        self.starts_packed(s, 0)
+    }
+
+    /// Whether subword `j` of slice `s` starts an operation this cycle (a packed
+    /// operation's, `uop::mask_bits`).
+    pub fn starts_packed(&self, s: u32, j: u32) -> Value {
+        let slices = self.get("a").width() / 64;
+        self.xbar.valid() & &self.get("mask").bit(j * slices + s)
     }
 
     /// Whether the operation's `fmt` is `code`.
@@ -74,7 +81,7 @@ impl Done {
 
 /// Drives result bundle `out` (`uop::result`) from the slices' finished operations
 /// (slice 0 first; an operation's slices finish together): data where valid, the mask
-/// their valid bits. Returns the OR of their flags.
+/// their valid bits (subword 0's, `uop::mask_bits`). Returns the OR of their flags.
 pub fn drive_result(m: &mut ModuleBuilder, out: &Bundle, slices: &[Done]) -> Value {
     let data: Vec<Value> = slices.iter().map(|d| d.data.clone()).collect();
     let valid: Vec<Value> = slices.iter().map(|d| d.valid.clone()).collect();
@@ -82,9 +89,10 @@ pub fn drive_result(m: &mut ModuleBuilder, out: &Bundle, slices: &[Done]) -> Val
         out.get("data").value(),
         &cat(&data.iter().rev().collect::<Vec<_>>()),
     );
+    let mask = out.get("mask").value();
     m.connect(
-        out.get("mask").value(),
-        &cat(&valid.iter().rev().collect::<Vec<_>>()),
+        mask,
+        &cat(&valid.iter().rev().collect::<Vec<_>>()).zext(mask.width()),
     );
     any_flags(slices)
 }

@@ -84,7 +84,8 @@ pub fn imul(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     // Only a valid crossbar operation of this unit writes: its mask is the bank's.
     let u = bits.get("unit").value();
     let mine = x.valid() & &u.eq(&u.konst(hdl::Bits::from_u64(unit::WIDTH, unit::IMUL)));
-    let mask = &mine.repeat(p.slices()) & bits.get("mask").value();
+    let mask = (&mine.repeat(p.slices()) & &bits.get("mask").value().slice(p.slices() - 1, 0))
+        .zext(out.get("mask").value().width());
     m.connect(out.get("data").value(), &data);
     let mask_late = delay(&mut m, "mask", &mask, p.stages_imul, || ResetValue::Int(0));
     m.connect(out.get("mask").value(), &mask_late);

@@ -257,6 +257,22 @@ pub fn repack(data: &Value, mask: &Value, c: &Value, sub: &Value) -> (Value, Val
     (join(&out), join(&gmask))
 }
 
+/// The 16-bit-granule write mask of a packed operation's row (class `pk`, W or H) from
+/// its element mask (`uop::mask_bits`: subword `j`'s element `i` at bit `j * S + i`):
+/// a word's two granules, a halfword's one.
+pub fn packed_granules(mask: &Value, pk: &Value, s: u32) -> Value {
+    let h = pk.eq(&k(pk, cls::H, cls::WIDTH));
+    let slices: Vec<Value> = (0..s)
+        .map(|i| {
+            let bit = |j: u32| mask.bit(j * s + i);
+            let words = cat(&[&bit(1), &bit(1), &bit(0), &bit(0)]);
+            let halves = cat(&[&bit(3), &bit(2), &bit(1), &bit(0)]);
+            h.mux(&halves, &words)
+        })
+        .collect();
+    cat(&slices.iter().rev().collect::<Vec<_>>())
+}
+
 /// Strip `sub`'s S predicate bits of a 4S-bit packed predicate entry.
 pub fn pred_unpack(entry: &Value, sub: &Value, s: u32) -> Value {
     let parts: Vec<Value> = (0..4).map(|j| entry.slice(s * j + s - 1, s * j)).collect();

@@ -15,8 +15,11 @@
 //! predicate rows (candidate `seq_entries`, ahead of every slot).
 
 use super::expander;
+use super::fma::fma_fn;
 use super::regmap::{cls, Layout};
-use super::uop::{count_bits, eidx_bits, prow_bits, row_bits, seq_op, unit, vinsn, MXP_FIELDS};
+use super::uop::{
+    count_bits, eidx_bits, fmt, prow_bits, row_bits, seq_op, unit, vinsn, MXP_FIELDS,
+};
 use crate::hwacha::master::NVP_BITS;
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::lowest_one;
@@ -85,6 +88,9 @@ struct Progress {
     /// The classes (`regmap::cls`) of the data operands and destination, by row name
     /// (constant D in the baseline).
     classes: Vec<(&'static str, Value)>,
+    /// A packed operation's rows' class (`uop::MXP_FIELDS`' `pk`: it sequences 2 or 4
+    /// strips at a time), D otherwise (constant D in the baseline).
+    pk: Value,
     /// A load, AMO or divide whose results are not all written back yet.
     pending_wb: Value,
     /// Cycles until the last strip's micro-ops have left the banks.
@@ -127,6 +133,20 @@ struct ClearRegs {
     clear_preg: Value,
 }
 
+/// `f(g)` in `w` bits for the strips `g` (1, 2 or 4) an operation of packed class `pk`
+/// covers.
+fn by_group(pk: &Value, w: u32, f: impl Fn(u64) -> u64) -> Value {
+    let k = |g| pk.konst(Bits::from_u64(w, f(g)));
+    pk.bit(1).mux(&k(4), &pk.bit(0).mux(&k(2), &k(1)))
+}
+
+/// Elements left in a slot for its next operation: at most a strip, or the strips of
+/// its packed group.
+fn next_count(p: &HwachaParams, pr: &Progress) -> Value {
+    let group = by_group(&pr.pk, pr.left.width(), |g| g * p.strip() as u64);
+    pr.left.gt(&group).mux(&group, &pr.left)
+}
+
 /// Bits, lowest first, as one value.
 fn as_vec(bits: &[Value]) -> Value {
     cat(&bits.iter().rev().collect::<Vec<_>>())
@@ -144,11 +164,10 @@ pub fn lane_sequencer(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let cl = clear_regs(&mut m, &io, &d);
 
     // Candidates: every slot's next strip.
-    let strip_lit = m.lit(d.strip, eidx_bits(p));
-    slot_candidates(&mut m, p, &io, &progress, &has_left, &cl, &strip_lit);
+    slot_candidates(&mut m, p, &io, &progress, &has_left, &cl);
     clear_candidate(&mut m, p, &io, &d, &cl);
     let (chosen, clear_ok) = age_pick(&mut m, p, &io);
-    progress_updates(&mut m, p, &io, &d, &progress, &chosen, &strip_lit);
+    progress_updates(&mut m, p, &io, &d, &progress, &chosen);
     clear_sequencing(&mut m, p, &io, &cl, &clear_ok);
     m.finish()
 }
@@ -246,6 +265,11 @@ fn slot_progress(m: &mut ModuleBuilder, p: &HwachaParams, d: &SeqDims) -> Vec<Pr
                     (f, c)
                 })
                 .collect(),
+            pk: if p.mixed_precision {
+                m.reg(&format!("pk{k}"), cls::WIDTH, none())
+            } else {
+                m.lit(cls::D, cls::WIDTH)
+            },
             pending_wb: m.reg(&format!("pending_wb{k}"), 1, 0u64),
             drain: m.reg(&format!("drain{k}"), d.drain_w, 0u64),
         })
@@ -314,13 +338,14 @@ fn slot_candidates(
     progress: &[Progress],
     has_left: &[Value],
     cl: &ClearRegs,
-    strip_lit: &Value,
 ) {
     let n = p.seq_entries;
     let count_w = count_bits(p);
     for k in 0..n as usize {
         let (c, pr, s) = (&io.cands[k], &progress[k], &io.slots[k]);
         let mut allowed = &io.valid.bit(k as u32) & &has_left[k];
+        // The last strip of this slot's next operation (of its group when packed).
+        let last = &pr.issued + &by_group(&pr.pk, pr.issued.width(), |g| g - 1);
         for (j, other) in progress.iter().enumerate() {
             if j == k {
                 continue;
@@ -328,7 +353,7 @@ fn slot_candidates(
             // A load's (or divide's) strips count only once written back: no chaining
             // from them.
             let waits = &io.deps[k].bit(j as u32) & &(&has_left[j] | &other.pending_wb);
-            let behind = &other.issued.gt(&pr.issued) & &!&other.pending_wb;
+            let behind = &other.issued.gt(&last) & &!&other.pending_wb;
             allowed = &allowed & &!&(&waits & &!&behind);
             // Memory readouts go to the VMU in program order, whole instructions at a time.
             allowed = &allowed & &!&(&io.mdeps[k].bit(j as u32) & &has_left[j]);
@@ -349,8 +374,9 @@ fn slot_candidates(
                 m.connect(b.get(&format!("{f}_c")).value(), c);
             }
             m.connect(b.get("slo").value(), &pr.issued.slice(1, 0));
+            m.connect(b.get("pk").value(), &pr.pk);
         }
-        let count = pr.left.gt(strip_lit).mux(strip_lit, &pr.left);
+        let count = next_count(p, pr);
         m.connect(b.get("count").value(), &count.slice(count_w - 1, 0));
         m.connect(b.get("eidx").value(), &pr.eidx);
     }
@@ -411,7 +437,6 @@ fn age_pick(m: &mut ModuleBuilder, p: &HwachaParams, io: &SeqIo) -> (Value, Valu
 
 /// Progress updates: allocation loads a slot, a picked strip advances it; and the
 /// `readout` port.
-#[allow(clippy::too_many_arguments)]
 fn progress_updates(
     m: &mut ModuleBuilder,
     p: &HwachaParams,
@@ -419,7 +444,6 @@ fn progress_updates(
     d: &SeqDims,
     progress: &[Progress],
     chosen: &Value,
-    strip_lit: &Value,
 ) {
     let (drain_w, issued_w) = (d.drain_w, d.issued_w);
     let (new, lane) = (&io.new, &io.lane);
@@ -456,17 +480,19 @@ fn progress_updates(
                 for ((_, reg), (_, c)) in pr.classes.iter().zip(&classes) {
                     m.connect(reg, c);
                 }
+                m.connect(&pr.pk, &packs(new, &classes));
             }
         })
         .elsewhen(&chosen.bit(bit), |m| {
-            let count = pr.left.gt(strip_lit).mux(strip_lit, &pr.left);
+            let count = next_count(p, pr);
             m.connect(&pr.left, &(&pr.left - &count));
             let full = m.lit(d.drain_cycles, drain_w);
             m.connect(&pr.drain, &full);
-            let one = m.lit(1, issued_w);
-            m.connect(&pr.issued, &(&pr.issued + &one));
-            m.connect(&pr.eidx, &(&pr.eidx + &eidx_step));
-            let lo = pr.issued.slice(1, 0);
+            let strips = by_group(&pr.pk, issued_w, |g| g);
+            m.connect(&pr.issued, &(&pr.issued + &strips));
+            m.connect(&pr.eidx, &(&pr.eidx + &eidx_step.dshl(&pr.pk)));
+            // Rows step after the last strip of the operation's group.
+            let lo = (&pr.issued + &by_group(&pr.pk, issued_w, |g| g - 1)).slice(1, 0);
             for (f, r) in &pr.rows {
                 let step = match pr.classes.iter().find(|(name, _)| name == f) {
                     Some((_, c)) => io.layout.step(c, &lo),
@@ -559,6 +585,32 @@ fn new_classes(layout: &Layout, new: &Bundle) -> Vec<(&'static str, Value)> {
             (f, c)
         })
         .collect()
+}
+
+/// The packed class (`Progress::pk`) of a newly allocated instruction: an FMA (not a
+/// widening form) in single or half precision whose destination and vector operands
+/// are all registers of that width (class W or H) works on whole packed rows, two or
+/// four strips an operation (thesis chapter 8, "Spatial Parallelism": the packed
+/// FMAs), else D.
+fn packs(new: &Bundle, classes: &[(&'static str, Value)]) -> Value {
+    let g = |f: &str| new.get(f).value().clone();
+    let (fm, fn_) = (g("fmt"), g("fn"));
+    let want = fm.eq(&fm.konst(Bits::from_u64(2, fmt::H))).mux(
+        &fm.konst(Bits::from_u64(cls::WIDTH, cls::H)),
+        &fm.konst(Bits::from_u64(cls::WIDTH, cls::W)),
+    );
+    let narrow = fm.ne(&fm.konst(Bits::from_u64(2, fmt::D)));
+    let mut ok = &(&(&unit::is(&g("unit"), unit::FMA) & &narrow)
+        & &!&fn_.bit(fma_fn::WIDEN.trailing_zeros()))
+        & &(&g("wr") & &!&g("rd_pred"));
+    for (f, c) in classes {
+        let vector = match *f {
+            "rd" => c.konst(Bits::from_u64(1, 1)),
+            r => g(&format!("{r}_v")),
+        };
+        ok = &ok & &(!&vector | &c.eq(&want));
+    }
+    ok.mux(&want, &want.konst(Bits::from_u64(cls::WIDTH, cls::D)))
 }
 
 /// The fields a slot's candidate copies from the master slot as they are.

@@ -108,9 +108,28 @@ pub fn prow_bits(p: &HwachaParams) -> u32 {
     addr_width(p.pred_entries as u64)
 }
 
-/// Bits of an element count within a strip (0..=strip).
+/// Strips one operation can cover: 1, or with mixed precision up to 4 (a packed row of
+/// halfword registers, `regmap`).
+pub fn max_group(p: &HwachaParams) -> u64 {
+    if p.mixed_precision {
+        4
+    } else {
+        1
+    }
+}
+
+/// Bits of an operation's element count (0..=strip, or up to four strips' with mixed
+/// precision: a packed operation's).
 pub fn count_bits(p: &HwachaParams) -> u32 {
-    addr_width(p.strip() as u64 + 1)
+    addr_width(max_group(p) * p.strip() as u64 + 1)
+}
+
+/// Bits of an element mask on the operand crossbar and the result lines: S, or with
+/// mixed precision 4S, element `i` of subword `j` at bit `j * S + i` (the strips of a
+/// packed operation, thesis chapter 8's spatial parallelism; an unpacked operation's
+/// are subword 0's).
+pub fn mask_bits(p: &HwachaParams) -> u32 {
+    p.slices() * max_group(p) as u32
 }
 
 /// What an operation computes and on which operands, as the scalar unit decoded it.
@@ -197,9 +216,11 @@ fn strip_fields(p: &HwachaParams) -> Vec<Field> {
 }
 
 /// With mixed precision, a sequencer operation's register classes (`regmap::cls`) of
-/// its data operands and destination (H for a predicate destination) and the low two
-/// bits of its lane-local strip number, which pick the subwords (`regmap`).
-pub const MXP_FIELDS: [&str; 5] = ["rs1_c", "rs2_c", "rs3_c", "rd_c", "slo"];
+/// its data operands and destination (H for a predicate destination), the low two
+/// bits of its lane-local strip number, which pick the subwords (`regmap`), and `pk`:
+/// the class of the packed rows a packed operation covers whole (W: two strips, H:
+/// four), or D for an operation of one strip (`sequencer::packs`).
+pub const MXP_FIELDS: [&str; 6] = ["rs1_c", "rs2_c", "rs3_c", "rd_c", "slo", "pk"];
 
 /// A sequencer operation for one strip, as the lane sequencer hands it to the expander:
 /// the instruction's fields with its registers' rows for this strip.
@@ -214,10 +235,11 @@ pub fn seq_op(p: &HwachaParams) -> Shape {
 }
 
 /// With mixed precision, where in a row a register's strip is: its class
-/// (`regmap::cls`) and subword.
+/// (`regmap::cls`) and subword, and whether the access covers the whole packed row
+/// (`pk`, as the sequencer operation's: every subword, packed as the row holds them).
 fn packing_fields(p: &HwachaParams) -> Vec<Field> {
     if p.mixed_precision {
-        vec![uint("cls", 2), uint("sub", 2)]
+        vec![uint("cls", 2), uint("sub", 2), uint("pk", 2)]
     } else {
         vec![]
     }
@@ -266,9 +288,10 @@ pub fn fop_uop(p: &HwachaParams) -> Shape {
     let prow = prow_bits(p);
     fields.extend(["pred", "ps2", "ps3"].map(|n| uint(n, prow)));
     fields.extend(strip_fields(p));
-    // Mixed precision: the strip's subword of the packed predicate rows.
+    // Mixed precision: the strip's subword of the packed predicate rows, and the
+    // packed rows' class of a packed operation (`MXP_FIELDS`).
     if p.mixed_precision {
-        fields.push(uint("psub", 2));
+        fields.extend([uint("psub", 2), uint("pk", 2)]);
     }
     Shape::bundle(fields)
 }
@@ -327,7 +350,7 @@ pub fn uop_regs_with(
 
 /// A functional unit's result for one bank entry: S elements and their write mask.
 pub fn result(p: &HwachaParams) -> Shape {
-    Shape::bundle(vec![uint("data", p.bank_width), uint("mask", p.slices())])
+    Shape::bundle(vec![uint("data", p.bank_width), uint("mask", mask_bits(p))])
 }
 
 /// What a bank drives onto one VFU's operand crossbar port: the three operands, mask,
@@ -337,7 +360,7 @@ pub fn xbar(p: &HwachaParams) -> Shape {
         uint("a", p.bank_width),
         uint("b", p.bank_width),
         uint("c", p.bank_width),
-        uint("mask", p.slices()),
+        uint("mask", mask_bits(p)),
         uint("fn", FN_BITS),
         uint("word", 1),
         uint("unit", unit::WIDTH),
@@ -369,12 +392,13 @@ pub fn result_lines() -> Vec<(&'static str, u64, Option<u64>)> {
 
 /// A bank's register-file write, for lockstep checking: row, data (S elements, or S
 /// predicate bits, unpacked) and element mask; with mixed precision also the class and
-/// subword written (`regmap`).
+/// subword written (`regmap`), and for a packed write (`pk`) the row's data as written
+/// with the element mask of every subword (`mask_bits`).
 pub fn write_trace(p: &HwachaParams, row_bits: u32, data_bits: u32) -> Shape {
     let mut fields = vec![
         uint("row", row_bits),
         uint("data", data_bits),
-        uint("mask", p.slices()),
+        uint("mask", mask_bits(p)),
     ];
     fields.extend(packing_fields(p));
     Shape::valid(Shape::bundle(fields))

@@ -31,8 +31,10 @@ pub fn scalar_fpu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let resp = m.io("resp", Dir::Out, &Shape::decoupled(resp_shape));
     let fflags = m.output("fflags", 5);
     let busy_out = m.output("busy", 1);
+    // One element at a time: no packed lanes (mixed precision's are the lanes').
     let one_slice = HwachaParams {
         bank_width: 64,
+        mixed_precision: false,
         ..p.clone()
     };
     let units = [
