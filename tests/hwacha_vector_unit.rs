@@ -17,6 +17,7 @@ use generators::hwacha::params::HwachaParams;
 use generators::hwacha::vector_unit::vector_unit;
 use hdl::Design;
 use hwacha_rtl_rig::*;
+use std::sync::atomic::Ordering;
 use verification::hwacha::model::Vcfg;
 use verification::rng::Rng;
 use verification::tb::memory::{MemConfig, MemPort, MemoryModel};
@@ -344,7 +345,9 @@ fn divides_match_the_golden_model() {
 /// Floating point (`hwacha_rtl_rig::directed_fp_programs`, `random_fp_program`): every
 /// FMA, FConv, FCmp and FDiv/FSqrt operation and the widening forms in half, single and
 /// double, every rounding mode, special values, chaining between units of different
-/// latencies; register writes, predicate writes and the accrued flags against the model.
+/// latencies; on the packed configuration, single and half FMAs on whole packed rows
+/// (two and four strips an operation), which must have run packed; register writes,
+/// predicate writes and the accrued flags against the model.
 #[test]
 fn fp_programs_match_the_golden_model() {
     let per_config = if long() { 2000 } else { 12 };
@@ -369,6 +372,13 @@ fn fp_programs_match_the_golden_model() {
         for i in 0..per_config {
             let (setup, lines) = random_fp_program(&mut rng, p, 40);
             check(&mut bench, &setup, &lines, TIMINGS[i % 3], i as u64);
+        }
+        if p.mixed_precision {
+            // The packed operations ran packed (whole rows written), not a strip at a time.
+            assert!(
+                PACKED_WRITES.load(Ordering::Relaxed) > 0,
+                "{p:?}: no packed write"
+            );
         }
     }
 }

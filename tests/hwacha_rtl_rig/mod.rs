@@ -15,6 +15,7 @@ use generators::hwacha::params::HwachaParams;
 use generators::rocket::decode::alu_fn as rocket_fn;
 use hdl::Bits;
 pub use hwacha_model_rig::Rig;
+use std::sync::atomic::{AtomicU64, Ordering};
 use verification::hwacha::asm::{assemble, Assembled};
 use verification::hwacha::model::{
     AmoOp, Arith, CmpOp, Effect, FCmp, Field, Fma, Fmt, FpOp, HwachaParams as ModelParams, Insn,
@@ -426,6 +427,10 @@ fn place_of(p: &HwachaParams, cfg: &Vcfg, file: &str, row: u64, cls: u64, sub: u
     ((first + r % n) as u32, r / n * k + sub)
 }
 
+/// Packed register-file writes (mixed precision's whole-row operations) recorded so far
+/// by `record_bank_writes`, in this test binary.
+pub static PACKED_WRITES: AtomicU64 = AtomicU64::new(0);
+
 /// Reads bank `bank`'s write ports (`<prefix>vrf_w`, `<prefix>prf_w`) of lane `lane`
 /// this cycle and records the writes by the layout contract (`place_of`).
 pub fn record_bank_writes(
@@ -454,6 +459,9 @@ pub fn record_bank_writes(
         // A packed write (`pk`: the class of the packed row it covers) holds the row
         // as written, subword k's element j at mask bit k * S + j.
         let subwords = if pk == 0 { 1 } else { 1 << cls };
+        if pk != 0 {
+            PACKED_WRITES.fetch_add(1, Ordering::Relaxed);
+        }
         for k in 0..subwords {
             let (reg, local_strip) = place_of(p, cfg, file, row, cls, sub + k);
             for j in 0..s {
@@ -1289,6 +1297,30 @@ pub fn directed_fp_programs() -> (Vcfg, Vec<Vec<String>>) {
             "vfmul.d vv5, vv4, vv4",
             "vfcvt.d.s vv0, vv6",
             "vfsub.d vv1, vv5, vv0",
+        ]),
+        // Packed operations (mixed precision: single FMAs on 32-bit registers, half FMAs
+        // on 16-bit ones, two and four strips an operation) with shared operands, under
+        // predicates written one strip at a time, and each hazard between packed and
+        // one-strip operations of the same rows: RAW both ways, WAR, WAW.
+        lines(&[
+            "veidx vv0, vs0",
+            "vfcvt.s.l vv6, vv0",
+            "vfcvt.h.l vv8, vv0",
+            "vfmul.s vv7, vv6, vs18",
+            "vfadd.s vv6, vv7, vv6",
+            "vfmadd.s vv7, vv6, vv7, vv6",
+            "vfmul.h vv9, vv8, vv8",
+            "vfmadd.h vv8, vv9, vs19, vv8",
+            "vcmpflt.h vp1, vv9, vv8",
+            "@vp1 vfsub.h vv9, vv8, vv9, rtz",
+            "@!vp1 vfadd.s vv6, vv7, vs18",
+            "vfcvt.h.s vv8, vv6",
+            "vfadd.h vv9, vv8, vv9",
+            "vfcvt.d.s vv1, vv7",
+            "vfmul.s vv7, vv6, vv6",
+            "vfcvt.d.h vv2, vv9",
+            "vfcvt.s.d vv6, vv1",
+            "vfnmsub.s vv7, vs17, vv6, vv7",
         ]),
     ];
     (cfg, programs.to_vec())

@@ -11,6 +11,11 @@
 //! result's format, through combinational conversion units (the library's, no stages);
 //! a signaling NaN source raises NV (the golden model's reading), its flags travel
 //! beside the pipe to join the operation's.
+//!
+//! With mixed precision (thesis chapter 8, "Spatial Parallelism"), each slice's single
+//! pipe gains a second lane and its half pipe three more (`packed_lanes`: per VFU two
+//! more single and six more half FMAs at S = 2), so that a packed operation computes a
+//! whole packed row (2S singles or 4S halves) a cycle.
 
 use super::fp_port::{any_flags, delay, drive_result, result_out, Done, Port};
 use super::uop::fmt;

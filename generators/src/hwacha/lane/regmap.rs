@@ -15,7 +15,8 @@
 //! strips per entry (4S bits): predicate `p`'s strip `s` is bits `(s % 4) * S ..` of row
 //! `(s / 4) * max(#vp, 1) + p`. Sources are unpacked and sign-extended before the
 //! operand latches (`unpack`); writes are repacked (`repack`) under a 16-bit-granule
-//! write mask.
+//! write mask. A packed operation (Spatial Parallelism: the packed FMAs) reads and
+//! writes its rows whole, as they are packed (`packed_granules`).
 
 use super::uop::row_bits;
 use crate::hwacha::master::{NVP_BITS, NVV_BITS};

@@ -10,6 +10,12 @@
 //! `s` in this lane or has no strips left here: the expander then orders the two strips'
 //! reads and writes cycle by cycle.
 //!
+//! With mixed precision, a packed operation (`packs`: a single or half FMA on registers
+//! of that width, thesis chapter 8's "Spatial Parallelism") sequences the two or four
+//! strips of a packed row at once (aligned groups, `uop::MXP_FIELDS`' `pk`), so it
+//! needs its dependences to have sequenced the group's last strip; its rows step once
+//! a group.
+//!
 //! After a new configuration the sequencer first clears the register files through the
 //! expander: zeros in every data row, ones in vp0's rows and zeros in the other
 //! predicate rows (candidate `seq_entries`, ahead of every slot).
