@@ -1298,8 +1298,9 @@ pub fn directed_fp_programs() -> (Vcfg, Vec<Vec<String>>) {
             "vfcvt.d.s vv0, vv6",
             "vfsub.d vv1, vv5, vv0",
         ]),
-        // Packed operations (mixed precision: single FMAs on 32-bit registers, half FMAs
-        // on 16-bit ones, two and four strips an operation) with shared operands, under
+        // Packed operations (mixed precision: single FMAs and half-single conversions on
+        // 32-bit registers, half FMAs on 16-bit ones, two and four strips an operation)
+        // with shared operands, under
         // predicates written one strip at a time, and each hazard between packed and
         // one-strip operations of the same rows: RAW both ways, WAR, WAW.
         lines(&[
@@ -1321,6 +1322,10 @@ pub fn directed_fp_programs() -> (Vcfg, Vec<Vec<String>>) {
             "vfcvt.d.h vv2, vv9",
             "vfcvt.s.d vv6, vv1",
             "vfnmsub.s vv7, vs17, vv6, vv7",
+            "@vp1 vfcvt.h.s vv7, vv7, rdn",
+            "vfcvt.s.h vv6, vv7",
+            "vfcvt.h.s vv6, vv6",
+            "vfadd.s vv7, vv6, vv7",
         ]),
     ];
     (cfg, programs.to_vec())

@@ -153,7 +153,7 @@ pub fn bank(p: &HwachaParams, last: bool) -> Result<Rc<Module>, HdlErrors> {
     let io = bank_io(&mut m, p, last);
     let (vrf, opl) = sram_read(&mut m, p, &io);
     let fs = fop_stage(&mut m, p, &io, &opl);
-    crossbar_port(&mut m, &io, &fs);
+    crossbar_port(&mut m, &io, &fs, p.mixed_precision);
     readout_queue(&mut m, p, &io, &fs, &opl)?;
     let qw = write_queue(&mut m, p, &io)?;
     write_back(&mut m, p, &io, &vrf, &fs, &qw);
@@ -388,7 +388,7 @@ fn fop_stage(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo, opl: &[Value]
 
 /// The bank's ports onto the operand crossbar (to the shared functional units): the
 /// operation goes out on its unit's VFU port.
-fn crossbar_port(m: &mut ModuleBuilder, io: &BankIo, fs: &FopStage) {
+fn crossbar_port(m: &mut ModuleBuilder, io: &BankIo, fs: &FopStage, packed: bool) {
     let f = |n: &str| io.fop.get(n).value().clone();
     for (v, port) in io.xbar_out.iter().enumerate() {
         let xb = port.bits();
@@ -399,7 +399,11 @@ fn crossbar_port(m: &mut ModuleBuilder, io: &BankIo, fs: &FopStage) {
         for (name, value) in [("a", &fs.a), ("b", &fs.b), ("c", &fs.c), ("mask", &fs.mask)] {
             m.connect(xb.get(name).value(), value);
         }
-        for name in ["unit", "fn", "word", "rm", "fmt"] {
+        let packing = packed.then_some("pk");
+        for name in ["unit", "fn", "word", "rm", "fmt"]
+            .into_iter()
+            .chain(packing)
+        {
             m.connect(xb.get(name).value(), &f(name));
         }
     }

@@ -17,7 +17,9 @@
 //! more single and six more half FMAs at S = 2), so that a packed operation computes a
 //! whole packed row (2S singles or 4S halves) a cycle.
 
-use super::fp_port::{any_flags, delay, drive_result, result_out, Done, Port};
+use super::fp_port::{
+    any_flags, delay, drive_packed, drive_result, result_out, Done, PackedLanes, Port,
+};
 use super::uop::fmt;
 use crate::fpu::convert::{self, kind, ConvertParams};
 use crate::fpu::{fma, FloatFormat, DOUBLE, HALF, SINGLE};
@@ -128,15 +130,8 @@ pub fn fma_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
 }
 
 /// A slice's further lanes of a packed operation (mixed precision, thesis chapter 8's
-/// spatial parallelism: two more single and six more half FMAs per unit, S slices):
-/// subwords 1.. of a single (2 to a slice) or half (4) pipe, each the library's FMA on
-/// its subword of the operands, started by its subword's mask bit; and lane 0's raw
-/// result, which a packed result holds in place of the sign-extended one.
-struct PackedLanes {
-    lane0: Value,
-    lanes: Vec<Done>,
-}
-
+/// spatial parallelism): subwords 1.. of a single (2 to a slice) or half (4) pipe, each
+/// the library's FMA on its subword of the operands, started by its subword's mask bit.
 fn packed_lanes(
     m: &mut ModuleBuilder,
     port: &Port,
@@ -182,42 +177,4 @@ fn pipe_width(name: &str) -> u32 {
 /// subword, `uop::mask_bits`).
 fn port_packs(port: &Port) -> bool {
     port.get("mask").width() > port.get("a").width() / 64
-}
-
-/// Drives a pipe's result for packed operations over `drive_result`'s: a slice with a
-/// further lane finishing holds every lane's raw result (a packed row's slice); the mask
-/// gains the lanes' bits (subword `j`'s at `j * S + s`).
-fn drive_packed(m: &mut ModuleBuilder, out: &hdl::Bundle, slices: &[Done], packed: &[PackedLanes]) {
-    let s = slices.len() as u32;
-    let data: Vec<Value> = slices
-        .iter()
-        .zip(packed)
-        .map(|(d, l)| {
-            let any = l
-                .lanes
-                .iter()
-                .fold(d.valid.konst(hdl::Bits::zero(1)), |a, x| &a | &x.valid);
-            let mut parts: Vec<&Value> = l.lanes.iter().rev().map(|x| &x.data).collect();
-            parts.push(&l.lane0);
-            any.mux(&cat(&parts), &d.data)
-        })
-        .collect();
-    m.connect(
-        out.get("data").value(),
-        &cat(&data.iter().rev().collect::<Vec<_>>()),
-    );
-    let mask = out.get("mask").value();
-    let bits: Vec<Value> = (0..mask.width())
-        .map(|b| {
-            let (j, i) = ((b / s) as usize, (b % s) as usize);
-            match j {
-                0 => slices[i].valid.clone(),
-                _ => packed[i]
-                    .lanes
-                    .get(j - 1)
-                    .map_or(mask.konst(hdl::Bits::zero(1)), |x| x.valid.clone()),
-            }
-        })
-        .collect();
-    m.connect(mask, &cat(&bits.iter().rev().collect::<Vec<_>>()));
 }

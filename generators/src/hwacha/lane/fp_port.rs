@@ -97,6 +97,52 @@ pub fn drive_result(m: &mut ModuleBuilder, out: &Bundle, slices: &[Done]) -> Val
     any_flags(slices)
 }
 
+/// A slice's further lanes of a packed operation (`uop::mask_bits`' subwords 1..), and
+/// lane 0's result in the packed row's form, which the slice holds in place of the
+/// register value when a further lane finishes.
+pub struct PackedLanes {
+    pub lane0: Value,
+    pub lanes: Vec<Done>,
+}
+
+/// Drives a unit's result for packed operations over `drive_result`'s: a slice with a
+/// further lane finishing holds every lane's raw result (a packed row's slice); the mask
+/// gains the lanes' bits (subword `j`'s at `j * S + s`).
+pub fn drive_packed(m: &mut ModuleBuilder, out: &Bundle, slices: &[Done], packed: &[PackedLanes]) {
+    let s = slices.len() as u32;
+    let data: Vec<Value> = slices
+        .iter()
+        .zip(packed)
+        .map(|(d, l)| {
+            let any = l
+                .lanes
+                .iter()
+                .fold(d.valid.konst(Bits::zero(1)), |a, x| &a | &x.valid);
+            let mut parts: Vec<&Value> = l.lanes.iter().rev().map(|x| &x.data).collect();
+            parts.push(&l.lane0);
+            any.mux(&cat(&parts), &d.data)
+        })
+        .collect();
+    m.connect(
+        out.get("data").value(),
+        &cat(&data.iter().rev().collect::<Vec<_>>()),
+    );
+    let mask = out.get("mask").value();
+    let bits: Vec<Value> = (0..mask.width())
+        .map(|b| {
+            let (j, i) = ((b / s) as usize, (b % s) as usize);
+            match j {
+                0 => slices[i].valid.clone(),
+                _ => packed[i]
+                    .lanes
+                    .get(j - 1)
+                    .map_or(mask.konst(Bits::zero(1)), |x| x.valid.clone()),
+            }
+        })
+        .collect();
+    m.connect(mask, &cat(&bits.iter().rev().collect::<Vec<_>>()));
+}
+
 /// The OR of the flags of the finished operations among `done` (not empty).
 pub fn any_flags(done: &[Done]) -> Value {
     let none = done[0].flags.konst(Bits::zero(5));

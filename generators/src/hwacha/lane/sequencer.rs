@@ -26,6 +26,7 @@ use super::regmap::{cls, Layout};
 use super::uop::{
     count_bits, eidx_bits, fmt, prow_bits, row_bits, seq_op, unit, vinsn, MXP_FIELDS,
 };
+use crate::fpu::convert;
 use crate::hwacha::master::NVP_BITS;
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::lowest_one;
@@ -593,22 +594,28 @@ fn new_classes(layout: &Layout, new: &Bundle) -> Vec<(&'static str, Value)> {
         .collect()
 }
 
-/// The packed class (`Progress::pk`) of a newly allocated instruction: an FMA (not a
-/// widening form) in single or half precision whose destination and vector operands
-/// are all registers of that width (class W or H) works on whole packed rows, two or
-/// four strips an operation (thesis chapter 8, "Spatial Parallelism": the packed
-/// FMAs), else D.
+/// The packed class (`Progress::pk`) of a newly allocated instruction, thesis chapter 8's
+/// "Spatial Parallelism": an FMA (not a widening form) in single or half precision
+/// whose destination and vector operands are all registers of that width (class W or
+/// H), or a conversion between half and single on 32-bit registers (class W: the extra
+/// half-single converters), works on whole packed rows, two or four strips an
+/// operation; else D.
 fn packs(new: &Bundle, classes: &[(&'static str, Value)]) -> Value {
     let g = |f: &str| new.get(f).value().clone();
     let (fm, fn_) = (g("fmt"), g("fn"));
-    let want = fm.eq(&fm.konst(Bits::from_u64(2, fmt::H))).mux(
-        &fm.konst(Bits::from_u64(cls::WIDTH, cls::H)),
-        &fm.konst(Bits::from_u64(cls::WIDTH, cls::W)),
-    );
-    let narrow = fm.ne(&fm.konst(Bits::from_u64(2, fmt::D)));
-    let mut ok = &(&(&unit::is(&g("unit"), unit::FMA) & &narrow)
-        & &!&fn_.bit(fma_fn::WIDEN.trailing_zeros()))
-        & &(&g("wr") & &!&g("rd_pred"));
+    let k = |w: u32, v: u64| fm.konst(Bits::from_u64(w, v));
+    let is_fma = unit::is(&g("unit"), unit::FMA);
+    let half = &is_fma & &fm.eq(&k(2, fmt::H));
+    let want = half.mux(&k(cls::WIDTH, cls::H), &k(cls::WIDTH, cls::W));
+    let widening = fn_.bit(fma_fn::WIDEN.trailing_zeros());
+    let fma = &(&is_fma & &fm.ne(&k(2, fmt::D))) & &!&widening;
+    // FConv's `fn` (`fpu::convert::encode`): kind, integer type, destination, source.
+    let (kind, dst, src) = (fn_.slice(7, 6), fn_.slice(3, 2), fn_.slice(1, 0));
+    let h_s = &(&dst.eq(&k(2, fmt::H)) & &src.eq(&k(2, fmt::S)))
+        | &(&dst.eq(&k(2, fmt::S)) & &src.eq(&k(2, fmt::H)));
+    let f2f = kind.eq(&k(2, convert::kind::F2F));
+    let conv = &(&unit::is(&g("unit"), unit::FCONV) & &f2f) & &h_s;
+    let mut ok = &(&fma | &conv) & &(&g("wr") & &!&g("rd_pred"));
     for (f, c) in classes {
         let vector = match *f {
             "rd" => c.konst(Bits::from_u64(1, 1)),

@@ -354,9 +354,9 @@ pub fn result(p: &HwachaParams) -> Shape {
 }
 
 /// What a bank drives onto one VFU's operand crossbar port: the three operands, mask,
-/// function, rounding mode and format.
+/// function, rounding mode and format (with mixed precision, and packing).
 pub fn xbar(p: &HwachaParams) -> Shape {
-    Shape::valid(Shape::bundle(vec![
+    let mut fields = vec![
         uint("a", p.bank_width),
         uint("b", p.bank_width),
         uint("c", p.bank_width),
@@ -366,7 +366,12 @@ pub fn xbar(p: &HwachaParams) -> Shape {
         uint("unit", unit::WIDTH),
         uint("rm", 3),
         uint("fmt", 2),
-    ]))
+    ];
+    // Mixed precision: a packed operation's rows' class (`MXP_FIELDS`).
+    if p.mixed_precision {
+        fields.push(uint("pk", 2));
+    }
+    Shape::valid(Shape::bundle(fields))
 }
 
 /// The crossbar ports: VFU0 (IMul, FMA0, FConv) and VFU1 (FMA1, FCmp).
