@@ -13,7 +13,7 @@
 
 use super::alu::alu;
 use super::plu::plu;
-use super::regmap::{cls, packed_granules, pred_repack, pred_unpack, repack, unpack};
+use super::regmap::{cls, is_packed, packed_granules, pred_repack, pred_unpack, repack, unpack};
 use super::uop::{
     fop_uop, max_group, read_uop, result, result_lines, unit, uop_regs, write_trace, write_uop,
     xbar, VFUS,
@@ -243,11 +243,6 @@ fn sram_read(m: &mut ModuleBuilder, p: &HwachaParams, io: &BankIo) -> (Mem, Vec<
         })
         .collect();
     (vrf, opl)
-}
-
-/// Whether a `pk` field names a packed access (`uop::MXP_FIELDS`).
-fn is_packed(pk: &Value) -> Value {
-    pk.ne(&pk.konst(Bits::from_u64(cls::WIDTH, cls::D)))
 }
 
 /// A scalar operand in every element of a slice: the 64-bit value, or for a packed

@@ -25,7 +25,7 @@
 //!   destination happens at or after its write (WAR), for the vector and predicate
 //!   register files alike (an SRAM read and write of one row in one cycle is avoided).
 
-use super::regmap::{cls, Layout};
+use super::regmap::{cls, is_packed, Layout};
 use super::uop::{
     fmt, fop_uop, prow_bits, read_uop, row_bits, seq_op, unit, uop_regs, uop_regs_with, write_uop,
     VFUS,
@@ -151,7 +151,7 @@ fn plan(p: &HwachaParams, op: &Bundle) -> Plan {
         let lo = o("slo");
         let sub = |c: &str| Layout::subword(&o(c), &lo);
         let (rd_c, pk) = (o("rd_c"), o("pk"));
-        let packed = pk.ne(&pk.konst(Bits::from_u64(2, cls::D)));
+        let packed = is_packed(&pk);
         Subs {
             rs: [sub("rs1_c"), sub("rs2_c"), sub("rs3_c")],
             dest: sub("rd_c"),
@@ -233,7 +233,7 @@ fn overlaps(placed: &Bundle, placed_sub: &str, sub: Option<(&Value, &Value)>) ->
             // Read and write micro-ops (which have a `sub`, unlike the fop) carry a
             // class that may cover the row (a read's class D has subword 0 alike).
             let pk = g("pk");
-            let mut placed_whole = pk.ne(&pk.konst(Bits::from_u64(2, cls::D)));
+            let mut placed_whole = is_packed(&pk);
             if placed_sub == "sub" {
                 placed_whole =
                     &placed_whole | &g("cls").eq(&g("cls").konst(Bits::from_u64(2, cls::D)));

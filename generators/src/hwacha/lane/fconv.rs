@@ -9,7 +9,7 @@
 use super::fp_port::{
     any_flags, delay, drive_packed, drive_result, result_out, sext, Done, PackedLanes, Port,
 };
-use super::regmap::cls;
+use super::regmap::is_packed;
 use super::uop::fmt;
 use crate::fpu::convert::{self, kind, ConvertParams};
 use crate::hwacha::params::HwachaParams;
@@ -44,8 +44,7 @@ pub fn fconv_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let unit = convert::convert(&params)?;
     let op = port.get("fn").slice(convert::OP_BITS - 1, 0);
     let packed = if p.mixed_precision {
-        let pk = port.get("pk");
-        pk.ne(&pk.konst(Bits::from_u64(2, cls::D)))
+        is_packed(&port.get("pk"))
     } else {
         m.lit(0, 1)
     };

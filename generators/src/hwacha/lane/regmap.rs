@@ -258,6 +258,12 @@ pub fn repack(data: &Value, mask: &Value, c: &Value, sub: &Value) -> (Value, Val
     (join(&out), join(&gmask))
 }
 
+/// Whether a `pk` field (`uop::MXP_FIELDS`) names a packed access: one covering its
+/// whole row, as packed.
+pub fn is_packed(pk: &Value) -> Value {
+    pk.ne(&k(pk, cls::D, cls::WIDTH))
+}
+
 /// The 16-bit-granule write mask of a packed operation's row (class `pk`, W or H) from
 /// its element mask (`uop::mask_bits`: subword `j`'s element `i` at bit `j * S + i`):
 /// a word's two granules, a halfword's one.
