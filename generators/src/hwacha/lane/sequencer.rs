@@ -11,7 +11,8 @@
 //! reads and writes cycle by cycle.
 //!
 //! With mixed precision, a packed operation (`packs`: a single or half FMA on registers
-//! of that width, thesis chapter 8's "Spatial Parallelism") sequences the two or four
+//! of that width, or a half-single conversion on 32-bit ones, thesis chapter 8's
+//! "Spatial Parallelism") sequences the two or four
 //! strips of a packed row at once (aligned groups, `uop::MXP_FIELDS`' `pk`), so it
 //! needs its dependences to have sequenced the group's last strip; its rows step once
 //! a group.
