@@ -410,12 +410,17 @@ fn build_c_and_asm(dir: &Path, name: &str, c: &str, s: &str) -> PathBuf {
 
 /// Runs `elf` with `accelgen sim rocket-hwacha --lockstep` on the `lanes`-lane preset at
 /// memory latency `latency` (jitter `jitter`); the program must exit 0. Returns stderr.
-/// Two lanes run with four sequencer slots, the model of
+/// Two lanes run with four sequencer slots and mixed precision, the model of
 /// `two_lanes_four_sequencer_slots` (the preset's own with `ACCELGEN_LONG=1`).
 fn lockstep_cli(elf: &Path, lanes: u32, latency: u32, jitter: u32) -> String {
     let config = root().join(format!("configs/hwacha-{lanes}lane.toml"));
     let slots = match lanes == 2 && !long() {
-        true => vec!["--set", "hwacha.seq_entries=4"],
+        true => vec![
+            "--set",
+            "hwacha.seq_entries=4",
+            "--set",
+            "hwacha.mixed_precision=true",
+        ],
         false => vec![],
     };
     let out = accelgen()
