@@ -108,13 +108,9 @@ pub fn fma_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
                 flags: &done.flags | &late,
                 ..done
             });
-            packed.push(packed_lanes(
-                &mut m,
-                &port,
-                (name, &pipe, selected.clone()),
-                s,
-                lane0,
-            ));
+            let per_slice = if p.mixed_precision { 64 / w } else { 1 };
+            let lanes = (name, &pipe, selected.clone(), w);
+            packed.push(packed_lanes(&mut m, &port, lanes, (s, per_slice), lane0));
         }
         let out = result_out(&mut m, p, name);
         if p.mixed_precision && code != fmt::D {
@@ -135,12 +131,10 @@ pub fn fma_unit(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
 fn packed_lanes(
     m: &mut ModuleBuilder,
     port: &Port,
-    (name, pipe, selected): (&str, &Rc<Module>, Value),
-    s: u32,
+    (name, pipe, selected, w): (&str, &Rc<Module>, Value, u32),
+    (s, per_slice): (u32, u32),
     lane0: Value,
 ) -> PackedLanes {
-    let w = pipe_width(name);
-    let per_slice = if port_packs(port) { 64 / w } else { 1 };
     let lanes = (1..per_slice)
         .map(|j| {
             let inst = m.instance(&format!("{name}{s}_lane{j}"), pipe);
@@ -162,19 +156,4 @@ fn packed_lanes(
         })
         .collect();
     PackedLanes { lane0, lanes }
-}
-
-/// Bits of the format of pipe `name`.
-fn pipe_width(name: &str) -> u32 {
-    match name {
-        "d" => 64,
-        "s" => 32,
-        _ => 16,
-    }
-}
-
-/// Whether the unit's crossbar port carries packed operations (its mask has a bit per
-/// subword, `uop::mask_bits`).
-fn port_packs(port: &Port) -> bool {
-    port.get("mask").width() > port.get("a").width() / 64
 }
