@@ -17,7 +17,6 @@ use generators::hwacha::params::HwachaParams;
 use generators::hwacha::vector_unit::vector_unit;
 use hdl::Design;
 use hwacha_rtl_rig::*;
-use std::sync::atomic::Ordering;
 use verification::hwacha::model::Vcfg;
 use verification::rng::Rng;
 use verification::tb::memory::{MemConfig, MemPort, MemoryModel};
@@ -74,6 +73,8 @@ struct Bench {
     cases: u64,
     /// The FP exception flags raised so far in this case.
     fflags: u8,
+    /// Packed (whole-row) register-file writes seen on this model.
+    packed_writes: u64,
 }
 
 /// Memory timings: (latency, jitter, stall percent).
@@ -116,6 +117,7 @@ impl Bench {
             answers: Vec::new(),
             cases: 0,
             fflags: 0,
+            packed_writes: 0,
         }
     }
 
@@ -155,7 +157,8 @@ impl Bench {
         for l in 0..self.p.lanes as u64 {
             for b in 0..self.p.banks as u64 {
                 let prefix = format!("l{l}_b{b}_");
-                record_bank_writes(&mut self.dut, &prefix, &self.p, cfg, l, b, writes);
+                self.packed_writes +=
+                    record_bank_writes(&mut self.dut, &prefix, &self.p, cfg, l, b, writes);
             }
         }
     }
@@ -375,10 +378,7 @@ fn fp_programs_match_the_golden_model() {
         }
         if p.mixed_precision {
             // The packed operations ran packed (whole rows written), not a strip at a time.
-            assert!(
-                PACKED_WRITES.load(Ordering::Relaxed) > 0,
-                "{p:?}: no packed write"
-            );
+            assert!(bench.packed_writes > 0, "{p:?}: no packed write");
         }
     }
 }

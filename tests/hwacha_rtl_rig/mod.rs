@@ -15,7 +15,6 @@ use generators::hwacha::params::HwachaParams;
 use generators::rocket::decode::alu_fn as rocket_fn;
 use hdl::Bits;
 pub use hwacha_model_rig::Rig;
-use std::sync::atomic::{AtomicU64, Ordering};
 use verification::hwacha::asm::{assemble, Assembled};
 use verification::hwacha::model::{
     AmoOp, Arith, CmpOp, Effect, FCmp, Field, Fma, Fmt, FpOp, HwachaParams as ModelParams, Insn,
@@ -427,12 +426,9 @@ fn place_of(p: &HwachaParams, cfg: &Vcfg, file: &str, row: u64, cls: u64, sub: u
     ((first + r % n) as u32, r / n * k + sub)
 }
 
-/// Packed register-file writes (mixed precision's whole-row operations) recorded so far
-/// by `record_bank_writes`, in this test binary.
-pub static PACKED_WRITES: AtomicU64 = AtomicU64::new(0);
-
 /// Reads bank `bank`'s write ports (`<prefix>vrf_w`, `<prefix>prf_w`) of lane `lane`
-/// this cycle and records the writes by the layout contract (`place_of`).
+/// this cycle and records the writes by the layout contract (`place_of`). Returns how
+/// many of them were packed (mixed precision's whole-row writes).
 pub fn record_bank_writes(
     dut: &mut impl Simulator,
     prefix: &str,
@@ -441,7 +437,8 @@ pub fn record_bank_writes(
     lane: u64,
     bank: u64,
     writes: &mut Vec<Write>,
-) {
+) -> u64 {
+    let mut packed = 0;
     let (strip, s, lanes) = (p.strip() as u64, p.slices() as u64, p.lanes as u64);
     for file in ["vrf", "prf"] {
         let port = format!("{prefix}{file}_w");
@@ -459,9 +456,7 @@ pub fn record_bank_writes(
         // A packed write (`pk`: the class of the packed row it covers) holds the row
         // as written, subword k's element j at mask bit k * S + j.
         let subwords = if pk == 0 { 1 } else { 1 << cls };
-        if pk != 0 {
-            PACKED_WRITES.fetch_add(1, Ordering::Relaxed);
-        }
+        packed += u64::from(pk != 0);
         for k in 0..subwords {
             let (reg, local_strip) = place_of(p, cfg, file, row, cls, sub + k);
             for j in 0..s {
@@ -489,6 +484,7 @@ pub fn record_bank_writes(
             }
         }
     }
+    packed
 }
 
 pub fn asm(line: &str) -> u64 {
