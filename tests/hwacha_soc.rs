@@ -413,6 +413,16 @@ fn build_c_and_asm(dir: &Path, name: &str, c: &str, s: &str) -> PathBuf {
 /// Two lanes run with four sequencer slots and mixed precision, the model of
 /// `two_lanes_four_sequencer_slots` (the preset's own with `ACCELGEN_LONG=1`).
 fn lockstep_cli(elf: &Path, lanes: u32, latency: u32, jitter: u32) -> String {
+    lockstep_cli_with(elf, lanes, (latency, jitter), &[]).1
+}
+
+/// [`lockstep_cli`] with further arguments `extra`: stdout and stderr.
+fn lockstep_cli_with(
+    elf: &Path,
+    lanes: u32,
+    (latency, jitter): (u32, u32),
+    extra: &[&str],
+) -> (String, String) {
     let config = root().join(format!("configs/hwacha-{lanes}lane.toml"));
     let slots = match lanes == 2 && !long() {
         true => vec![
@@ -426,6 +436,7 @@ fn lockstep_cli(elf: &Path, lanes: u32, latency: u32, jitter: u32) -> String {
     let out = accelgen()
         .args(["sim", "rocket-hwacha", "--lockstep"])
         .args(slots)
+        .args(extra)
         .args([
             "--latency",
             &latency.to_string(),
@@ -438,8 +449,13 @@ fn lockstep_cli(elf: &Path, lanes: u32, latency: u32, jitter: u32) -> String {
         .arg(elf)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{lanes} lanes: {out:?}");
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{lanes} lanes {extra:?}: {out:?}"
+    );
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (text(&out.stdout), text(&out.stderr))
 }
 
 /// A worker instruction naming a vector register beyond the configuration's (vv5 of
@@ -637,11 +653,118 @@ divide_block:
   vstop
 "#;
 
+/// Vector FP of the dynamic rounding mode through the whole machine (decode, FMAs,
+/// FConv, the lanes' dividers, with mixed precision packed): 37 elements, among them a
+/// 0/0 and square roots of negatives (NV), divides by zero (DZ), an overflowing and an
+/// underflowing quotient (OF, UF), inexact ones (NX), and a double halfway between two
+/// singles, converted (a tie: RNE and RMM part there). 64-bit vv0-vv3, 32-bit vv4-vv5.
+const VECTOR_FP_C: &str = r#"
+#include <stdint.h>
+#include <stdio.h>
+#define N 37
+/* x[i] = (i - 18) * 1.37 + 0.1 and y[i] = i % 7 - 3 but for x[3] = 0, x[5] = 1e300,
+   y[5] = 1e-300, x[6] = 1e-300, y[6] = 1e300, x[10] = 1 + 0x1p-24, y[10] = 1 (the
+   test fills them in: the core has no F extension to compute them fast). */
+double x[N] = {@X@}, y[N] = {@Y@};
+uint64_t q[N], m[N], r[N];
+uint32_t s[N], t[N];
+extern char vector_fp_block[];
+int main(void)
+{
+    unsigned long vl, third, tenth = 0xffffffff3dcccccdul;
+    double d = 1.0 / 3.0;
+    __builtin_memcpy(&third, &d, 8);
+    asm volatile("vsetcfg %0" : : "r"(4ul | 1ul << 9 | 2ul << 14));
+    asm volatile("vsetvl %0, %1" : "=r"(vl) : "r"((unsigned long)N));
+    if (vl != N)
+        return 2;
+    asm volatile("vmcs vs1, %0" : : "r"(third));
+    asm volatile("vmcs vs2, %0" : : "r"(tenth));
+    void *arrays[7] = {x, y, q, m, s, t, r};
+    asm volatile("vmca va0, %0" : : "r"(arrays[0]));
+    asm volatile("vmca va1, %0" : : "r"(arrays[1]));
+    asm volatile("vmca va2, %0" : : "r"(arrays[2]));
+    asm volatile("vmca va3, %0" : : "r"(arrays[3]));
+    asm volatile("vmca va4, %0" : : "r"(arrays[4]));
+    asm volatile("vmca va5, %0" : : "r"(arrays[5]));
+    asm volatile("vmca va6, %0" : : "r"(arrays[6]));
+    asm volatile("vf vector_fp_block" : : : "t0", "memory");
+    asm volatile("fence" : : : "memory");
+    uint64_t sum = 0;
+    for (long i = 0; i < N; i++)
+        sum = (((sum * 31 + q[i]) * 31 + m[i]) * 31 + (s[i] | (uint64_t)t[i] << 32)) * 31 + r[i];
+    printf("%llx\n", (unsigned long long)sum);
+    return 0;
+}
+"#;
+
+const VECTOR_FP_S: &str = r#"
+  .text
+  .align 3
+  .globl vector_fp_block
+vector_fp_block:
+  vpset vp0
+  vld vv0, va0
+  vld vv1, va1
+  vfdiv.d vv2, vv0, vv1
+  vsd vv2, va2
+  vfmadd.d vv3, vv0, vv1, vs1
+  vsd vv3, va3
+  vfcvt.s.d vv4, vv2
+  vsw vv4, va4
+  vfmul.s vv5, vv4, vs2
+  vfmadd.s vv5, vv5, vv4, vv5
+  vsw vv5, va5
+  vfsqrt.d vv3, vv0
+  vsd vv3, va6
+  vstop
+"#;
+
+/// Every rounding mode (`--frm`, the vector unit's `frm` input and the golden model's) on
+/// the scalar FPU's program and the vector one (RUP and RMM again on two lanes with mixed
+/// precision), in lockstep: the bench checks the flags
+/// the unit accrued against the golden model's at the exit. The flags are those the
+/// programs raise by construction, and every mode's results are its own (the CP's
+/// checksum of what the worker stored differs), but for RNE and RMM on the scalar
+/// program, which has no tie.
 #[test]
-fn scalar_floating_point_runs_through_the_whole_machine() {
+fn rounding_modes_and_fp_flags_run_through_the_whole_machine() {
     let dir = tempfile::tempdir().unwrap();
-    let elf = build_c_and_asm(dir.path(), "scalar_fp", SCALAR_FP_C, SCALAR_FP_S);
-    lockstep_cli(&elf, 1, 20, 0);
+    let scalar = build_c_and_asm(dir.path(), "scalar_fp", SCALAR_FP_C, SCALAR_FP_S);
+    let (mut x, mut y): (Vec<f64>, Vec<f64>) = (0..37)
+        .map(|i| ((i - 18) as f64 * 1.37 + 0.1, (i % 7 - 3) as f64))
+        .unzip();
+    x[3] = 0.0;
+    (x[5], y[5]) = (1e300, 1e-300);
+    (x[6], y[6]) = (1e-300, 1e300);
+    (x[10], y[10]) = (1.0 + 2f64.powi(-24), 1.0);
+    let list = |v: &[f64]| {
+        v.iter()
+            .map(|e| format!("{e:e}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let c = VECTOR_FP_C
+        .replace("@X@", &list(&x))
+        .replace("@Y@", &list(&y));
+    let vector = build_c_and_asm(dir.path(), "vector_fp", &c, VECTOR_FP_S);
+    let every = ["rne", "rtz", "rdn", "rup", "rmm"];
+    for (elf, lanes, modes, flags, results) in [
+        (&scalar, 1, &every[..], "0x11 (NV NX)", 4),
+        (&vector, 1, &every[..], "0x1f (NV DZ OF UF NX)", 5),
+        (&vector, 2, &every[3..], "0x1f (NV DZ OF UF NX)", 2),
+    ] {
+        let mut sums = std::collections::BTreeSet::new();
+        for &frm in modes {
+            let (out, err) = lockstep_cli_with(elf, lanes, (20, 0), &["--frm", frm]);
+            assert!(
+                err.contains(&format!("vector FP flags {flags}")),
+                "{frm}: {err}"
+            );
+            sums.insert(out);
+        }
+        assert_eq!(sums.len(), results, "{}: {sums:?}", elf.display());
+    }
 }
 
 #[test]

@@ -32,6 +32,7 @@ fn wrapper() -> Design {
         vv64: m.input("vv64", 10),
         vv32: m.input("vv32", 10),
         vp: m.input("vp", 10),
+        frm: m.input("frm", 3),
     };
     let decoded = vdecode(&mut m, "decoded", &issue, &cfg);
     let port = m.io("vinsn", Dir::Out, &vinsn());
@@ -50,6 +51,7 @@ fn decoded_instructions_match_the_golden_models_decode() {
     let mut rng = Rng::new(0xdec0de);
     let p = generators::hwacha::params::HwachaParams::default();
     let (mut checked, mut classes) = (0, std::collections::HashSet::new());
+    let mut dynamic = 0;
     for k in 0..if long() { 400 } else { 60 } {
         let (setup, lines) = if k % 3 == 2 {
             random_fp_program(&mut rng, &p, 30)
@@ -61,12 +63,20 @@ fn decoded_instructions_match_the_golden_models_decode() {
         for (k, v) in [("vv64", cfg.vv64), ("vv32", cfg.vv32), ("vp", cfg.vp)] {
             sim.poke_u64(k, v as u64).unwrap();
         }
+        // The dynamic rounding mode, for instructions of rm = 7 (the issuer's is RNE).
+        let frm = rng.below(5);
+        sim.poke_u64("frm", frm).unwrap();
         for (insn, line) in gold.insns.iter().zip(&lines) {
             let vs = |r: u32| setup.vs[r as usize];
             let va = |r: u32| setup.va[r as usize];
             let Some(mut want) = insn_fields(&cfg, insn, &vs, &va) else {
                 continue;
             };
+            if insn.has(Field::Vrm) && insn.get(Field::Vrm) == 7 {
+                want.retain(|f| f.0 != "rm");
+                want.push(("rm", frm));
+                dynamic += 1;
+            }
             want.push(("vlen", setup.vlen));
             // The scalar unit's operands: shared registers of the slots, address registers.
             let shared = |f: Field| {
@@ -102,6 +112,7 @@ fn decoded_instructions_match_the_golden_models_decode() {
         }
     }
     assert!(checked > 1000, "only {checked} instructions");
+    assert!(dynamic > 50, "only {dynamic} of the dynamic rounding mode");
     assert!(
         classes.len() >= 8,
         "only {} instruction classes",
@@ -128,6 +139,28 @@ fn decoded_instructions_match_the_golden_models_decode() {
         sim.poke_u64("issue_bits", asm(line)).unwrap();
         assert_eq!(sim.peek_u64("unsupported").unwrap(), 0, "{line}");
         assert_eq!(sim.peek_u64("scalar_fp").unwrap(), scalar, "{line}");
+    }
+    // A reserved frm (5-7) makes instructions of the dynamic mode illegal (RISC-V), and
+    // only those.
+    for frm in 5..8 {
+        sim.poke_u64("frm", frm).unwrap();
+        for (line, illegal) in [
+            ("vfadd.d vv1, vv2, vv3", 1),
+            ("vfcvt.w.s vs1, vs2", 1),
+            ("vfsqrt.h vv1, vv2", 1),
+            ("vfadd.d vv1, vv2, vv3, rtz", 0),
+            ("vfsqrt.s vv1, vv2, rmm", 0),
+            ("vfmin.d vv1, vv2, vv3", 0),
+            ("vcmpflt.d vp1, vv2, vv3", 0),
+            ("vadd vv1, vv2, vv3", 0),
+        ] {
+            sim.poke_u64("issue_bits", asm(line)).unwrap();
+            assert_eq!(
+                sim.peek_u64("unsupported").unwrap(),
+                illegal,
+                "frm {frm}: {line}"
+            );
+        }
     }
 }
 

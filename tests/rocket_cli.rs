@@ -110,6 +110,27 @@ fn bad_programs_and_flags_are_clear_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--program"));
 
+    // The vector unit's rounding mode: rocket-hwacha's only, one of RISC-V's five.
+    let out = accelgen()
+        .args(["sim", "rocket", "--frm", "rtz", "--program"])
+        .arg(&junk)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--frm is for design rocket-hwacha"), "{err}");
+    let out = accelgen()
+        .args(["sim", "rocket-hwacha", "--frm", "dyn", "--program"])
+        .arg(&junk)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("invalid value 'dyn' for '--frm <MODE>'"),
+        "{err}"
+    );
+
     // A program that never exits is stopped at the cycle limit.
     let spin = build_c(dir.path(), "spin", "int main(void) { for (;;) {} }\n");
     let out = accelgen()

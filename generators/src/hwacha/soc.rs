@@ -63,8 +63,10 @@ impl Generator for RocketHwacha {
 }
 
 /// Ports: `mem` (the tile's, tagged), `vimem`/`vdmem` (the frontend's), `l<l>_mem` (lane
-/// `l`'s), `trace` (the core's commits) and `xcpt` (the vector unit's exceptions, in the
-/// cycle the core takes each as a trap).
+/// `l`'s), `trace` (the core's commits), `xcpt` (the vector unit's exceptions, in the
+/// cycle the core takes each as a trap), and the vector unit's FP state and activity:
+/// `frm` (in: its dynamic rounding mode), `fflags` (the FP exception flags it has
+/// accrued) and `vbusy` (work the core has issued to it is not finished).
 pub fn rocket_hwacha(p: &RocketHwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketHwacha");
     let t = m.instance("tile", &tile(&p.rocket, true)?);
@@ -92,13 +94,20 @@ pub fn rocket_hwacha(p: &RocketHwachaParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect_bundle(&req, &h.io(&format!("{inner}_req")));
         m.connect_bundle(&h.io(&format!("{inner}_resp")), &resp);
     }
-    for port in h_mod.body.ports.iter().filter(|x| lane_mem_port(&x.name)) {
+    // The lanes' memory ports and the unit's FP state and activity, out as they are.
+    let outside = |name: &str| lane_mem_port(name) || ["frm", "fflags", "busy"].contains(&name);
+    for port in h_mod.body.ports.iter().filter(|x| outside(&x.name)) {
         let width = h_mod.signal(port.sig).width;
+        let name = if port.name == "busy" {
+            "vbusy"
+        } else {
+            &port.name
+        };
         if port.dir == Dir::Out {
-            let outer = m.output(&port.name, width);
+            let outer = m.output(name, width);
             m.connect(&outer, &h.port(&port.name));
         } else {
-            let outer = m.input(&port.name, width);
+            let outer = m.input(name, width);
             m.connect(&h.port(&port.name), &outer);
         }
     }

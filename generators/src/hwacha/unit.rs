@@ -30,8 +30,11 @@ const LOAD_MISALIGNED: u64 = 4;
 const STORE_MISALIGNED: u64 = 6;
 
 /// Ports: RoCC `cmd`/`resp`/`busy`/`xcpt`; the frontend's 64-bit `imem`/`dmem` ports;
-/// lane `l`'s 128-bit `l<l>_mem` port; `fflags`, the FP exception flags the worker
-/// thread has accrued since reset (RISC-V fflags order; the golden model's `fflags`),
+/// lane `l`'s 128-bit `l<l>_mem` port; `frm`, the worker thread's dynamic rounding mode
+/// (RISC-V frm, 0-4, held by the system as the host sets the golden model's: the
+/// control processor has no F extension to hold it; see `vdecode.rs`); `fflags`, the FP
+/// exception flags the worker thread has accrued since reset (RISC-V fflags order; the
+/// golden model's `fflags`),
 /// from the lanes and the scalar FPU (`scalar/fpu.rs`), which runs the FP instructions
 /// on shared registers only and answers on the scalar unit's `vresp` when no reduction
 /// does.
@@ -100,6 +103,7 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
         vv64: field(&cfg_reg, 8, 0),
         vv32: field(&cfg_reg, 22, 14),
         vp: field(&cfg_reg, 13, 9),
+        frm: m.input("frm", 3),
     };
 
     // Issue: decoded; an instruction the vector side cannot run is an exception.

@@ -8,12 +8,14 @@
 //! conversions to FConv (VFVU), compares, min/max, sign injection and classify to FCmp
 //! (VFCU), divides and square roots read out to the lanes' VFU2 as integer divides are
 //! (VQU, VFDU), each with its RISC-V format code in `fmt` and the instruction's rounding
-//! mode in `rm` (the dynamic mode, 7, is the unit's `frm`: round to nearest even, as the
-//! golden model's reset `frm`, since the control processor has no F extension to set
-//! it); the widening forms (`vfadd.d.s`, ...) go to the FMAs with their sources' format
-//! in `fn` (`lane::fma::fma_fn`). A segment access of more than one register, which the
-//! scalar unit never issues (it splits them), is flagged `unsupported` and reported as
-//! an illegal instruction. FP operations on shared registers only are flagged
+//! mode in `rm` (the dynamic mode, 7, becomes the configuration's `frm`, the unit's
+//! input: the control processor has no F extension to hold it, so the system sets it as
+//! the host sets the golden model's; with `frm` reserved (5-7) an instruction of the
+//! dynamic mode is `unsupported`, RISC-V's illegal instruction); the widening forms
+//! (`vfadd.d.s`, ...) go to the FMAs with their sources' format in `fn`
+//! (`lane::fma::fma_fn`). A segment access of more than one register, which the scalar
+//! unit never issues (it splits them), is flagged `unsupported` and reported as an
+//! illegal instruction. FP operations on shared registers only are flagged
 //! `scalar_fp`: the scalar FPU runs them.
 //! Divides read their operands out to the lanes' dividers. `vfirst` and the consensual
 //! jumps are reductions: readouts of the guard (and vfirst's source) to the lanes'
@@ -346,11 +348,12 @@ fn operation(name: &str) -> Info {
 }
 
 /// The configuration the decode needs: register counts (for destination widths and
-/// whether predicates exist).
+/// whether predicates exist) and the dynamic rounding mode `frm` (3 bits).
 pub struct Config {
     pub vv64: Value,
     pub vv32: Value,
     pub vp: Value,
+    pub frm: Value,
 }
 
 /// An issued instruction, decoded.
@@ -413,7 +416,13 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
     // FP on shared registers only (a shared destination: the scalar FPU's).
     let fp = when(&|i: &Info| i.fp);
     let scalar_fp = &(&fp & &!&when(&|i: &Info| i.rd_pred)) & &!&bits.bit(63);
-    let unsupported = &!&when(&|i: &Info| i.supported) | &segmented;
+    // The rounding mode: the instruction's, or for the dynamic one (7) frm, reserved
+    // (5-7) making the instruction illegal.
+    let rm = &when(&|i: &Info| i.rm).repeat(3) & &field(52, 50);
+    let dynamic = rm.eq(&k(7, 3));
+    let frm_reserved = cfg.frm.ge(&k(5, 3));
+    let unsupported =
+        &(&!&when(&|i: &Info| i.supported) | &segmented) | &(&dynamic & &frm_reserved);
 
     let out = m.wire_bundle(name, &vinsn());
     let set = |m: &mut ModuleBuilder, f: &str, v: &Value| m.connect(out.get(f).value(), v);
@@ -436,9 +445,7 @@ pub fn vdecode(m: &mut ModuleBuilder, name: &str, issue: &Bundle, cfg: &Config) 
     set(m, "rs3_v", &(&three & &bits.bit(60)));
     set(m, "rs3", &field(48, 41));
     set(m, "s3", &three.mux(&g("s3"), &k(0, 64)));
-    // The rounding mode: the instruction's, the dynamic one (7) being frm = RNE.
-    let rm = &when(&|i: &Info| i.rm).repeat(3) & &field(52, 50);
-    set(m, "rm", &rm.eq(&k(7, 3)).mux(&k(0, 3), &rm));
+    set(m, "rm", &dynamic.mux(&cfg.frm, &rm));
     set(m, "fmt", &encode(2, &|i: &Info| i.fmt));
     // Scalars: s1/s2 of the shared slots; bases and strides of memory accesses.
     let unit_or_strided = &is_mem & &!&indexed;

@@ -78,6 +78,26 @@ pub struct SimArgs {
         requires = "program"
     )]
     max_cycles: u64,
+    /// With --program, design rocket-hwacha: the vector unit's dynamic rounding mode
+    /// (RISC-V frm: the mode of FP worker instructions with rm = dyn), held on its `frm`
+    /// input and set in the golden model alike [default: rne].
+    #[arg(long, value_enum, value_name = "MODE", requires = "program")]
+    frm: Option<RoundingMode>,
+}
+
+/// RISC-V's rounding modes, in frm's encoding order.
+#[derive(Clone, Copy, ValueEnum)]
+enum RoundingMode {
+    /// Round to nearest, ties to even.
+    Rne,
+    /// Round towards zero.
+    Rtz,
+    /// Round down (towards -inf).
+    Rdn,
+    /// Round up (towards +inf).
+    Rup,
+    /// Round to nearest, ties to max magnitude.
+    Rmm,
 }
 
 /// Runs `f` (a program on a design, given the console's stdout and stderr) under the
@@ -200,6 +220,12 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
             path,
             &[args.program.as_deref(), args.params.config.as_deref()],
         )?;
+    }
+    if args.frm.is_some() && info.name != "rocket-hwacha" {
+        bail!(
+            "--frm is for design rocket-hwacha (its vector unit's rounding mode), not {}",
+            info.name
+        );
     }
     if args.fast_forward && !["fgsimt", "vgiw"].contains(&info.name) {
         bail!(

@@ -31,9 +31,13 @@ pub fn run(
         _ => None,
     };
     let mem = args.mem_config();
+    let defaults = soc_config(accel, mem, args.max_cycles);
+    // The vector unit's dynamic rounding mode (`--frm` is checked to be for it).
+    let frm = (defaults.frm).map(|rne| args.frm.map_or(rne, |m| m as u32));
     let config = SocConfig {
         init: super::init(args.init_seed),
-        ..soc_config(accel, mem, args.max_cycles)
+        frm,
+        ..defaults
     };
     // A `rocket` design with `fpu` has F; the golden model must too.
     let fp = match params.get("fpu").and_then(toml::Value::as_bool) {
@@ -41,7 +45,7 @@ pub fn run(
         _ => FpExt::None,
     };
     let golden = if args.lockstep {
-        Some(golden(program, accel, hwacha.as_ref(), fp)?)
+        Some(golden(program, accel, hwacha.zip(frm).as_ref(), fp)?)
     } else {
         None
     };
@@ -51,7 +55,7 @@ pub fn run(
     });
     let out = out?;
     eprintln!(
-        "{}: exit code {}, {} cycles, {} instructions, CPI {:.3}{}{} ({:.0} cycles/s)",
+        "{}: exit code {}, {} cycles, {} instructions, CPI {:.3}{}{}{} ({:.0} cycles/s)",
         path.display(),
         out.exit_code,
         out.cycles,
@@ -63,6 +67,10 @@ pub fn run(
                 ", {} accelerator exception(s) taken (the last: cause {cause}, tval {tval:#x})",
                 out.accelerator_traps
             ),
+        },
+        match out.fflags {
+            None => String::new(),
+            Some(f) => format!(", vector FP flags {f:#04x}{}", fflag_names(f)),
         },
         if args.lockstep {
             format!(", {} commits matched the ISS", out.matched)
@@ -77,19 +85,36 @@ pub fn run(
     Ok(process_status(out.exit_code))
 }
 
-/// The ISS with the design's accelerator's golden model on its RoCC port.
+/// fflags bits named: " (NV DZ OF UF NX)" as set, nothing when none is.
+fn fflag_names(f: u8) -> String {
+    let names = ["NX", "UF", "OF", "DZ", "NV"];
+    let set: Vec<&str> = (0..5)
+        .rev()
+        .filter(|b| f >> b & 1 == 1)
+        .map(|b| names[b])
+        .collect();
+    if set.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", set.join(" "))
+    }
+}
+
+/// The ISS with the design's accelerator's golden model on its RoCC port (a Hwacha unit
+/// with the design's parameters and dynamic rounding mode).
 fn golden(
     program: &Program,
     accel: Accelerator,
-    hwacha: Option<&RocketHwachaParams>,
+    hwacha: Option<&(RocketHwachaParams, u32)>,
     fp: FpExt,
 ) -> anyhow::Result<IssGolden> {
     let mut g = soc::golden_with(program, u64::MAX, fp).context("starting the ISS")?;
     match hwacha {
-        Some(p) => {
+        Some((p, frm)) => {
             // The RTL delivers worker-thread exceptions late, and its memory orders
             // colliding AMOs; the model follows both.
             let mut unit = Hwacha::new(hwacha_model(&p.hwacha))?;
+            unit.set_frm(*frm)?;
             unit.follow_memory_order(&soc::hwacha_lane_ports(p.hwacha.lanes));
             g.iss_mut().attach_rocc(Box::new(unit))
         }

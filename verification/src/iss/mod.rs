@@ -295,6 +295,22 @@ impl Iss {
         }
     }
 
+    /// The FP exception flags the attached accelerator has accrued
+    /// ([`RoccAccelerator::fflags`]; `None` without one that keeps them), once the work
+    /// it put off is done as a `fence` would have it done.
+    pub fn rocc_fflags(&mut self) -> Result<Option<u8>, IssError> {
+        let Some(acc) = self.rocc.as_mut() else {
+            return Ok(None);
+        };
+        if let Err(source) = acc.fence(&mut self.mem) {
+            return Err(IssError::Accelerator {
+                pc: self.pc,
+                source,
+            });
+        }
+        Ok(acc.fflags())
+    }
+
     /// Serves the host now (what the chunk schedule does between chunks): a command in
     /// `tohost` is handled and a pending `fromhost` response delivered. For lockstep with
     /// a design whose bench serves the host when the `tohost` store commits.

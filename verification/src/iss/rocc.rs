@@ -94,6 +94,12 @@ pub trait RoccAccelerator {
     /// AMOs the memory of a design in lockstep performed, in its order (see
     /// [`crate::tb::lockstep::GoldenModel::memory_amos`]).
     fn memory_amos(&mut self, _performed: &[AmoRecord]) {}
+
+    /// The floating-point exception flags (RISC-V fflags bits) the accelerator's own FP
+    /// state has accrued, for an accelerator that keeps them apart from the core's.
+    fn fflags(&self) -> Option<u8> {
+        None
+    }
 }
 
 /// Splits a custom-opcode instruction into a command (register values filled in by

@@ -246,6 +246,8 @@ pub enum LockstepError {
         tval: u64,
         expected: String,
     },
+    #[error("at the exit, once the accelerator had finished, its accrued FP flags were {design:#04x} (fflags bits NV DZ OF UF NX); the golden model's are {golden:#04x}")]
+    Fflags { design: u8, golden: u8 },
     #[error("golden model: {0}")]
     Golden(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
     #[error(transparent)]
@@ -275,6 +277,12 @@ pub trait GoldenModel {
     /// for a model that applies AMOs colliding on one address in the memory's order,
     /// which the ISA leaves open.
     fn memory_amos(&mut self, _performed: &[AmoRecord]) {}
+
+    /// The FP exception flags an accelerator with its own FP state has accrued once all
+    /// the work given to it is done (`None` for a model without one).
+    fn accelerator_fflags(&mut self) -> Result<Option<u8>, Self::Error> {
+        Ok(None)
+    }
 }
 
 /// What [`IssGolden::next_step`] found.
@@ -439,6 +447,10 @@ impl GoldenModel for IssGolden {
     fn memory_amos(&mut self, performed: &[AmoRecord]) {
         self.iss.rocc_memory_amos(performed);
     }
+
+    fn accelerator_fflags(&mut self) -> Result<Option<u8>, IssGoldenError> {
+        Ok(self.iss.rocc_fflags()?)
+    }
 }
 
 /// Shape of the trace port, declared with `m.io("<prefix>", Dir::Out, &trace_shape())`.
@@ -594,6 +606,18 @@ impl<G: GoldenModel> Lockstep<G> {
     /// FG-SIMT engine's kernel traces).
     pub fn golden_mut(&mut self) -> &mut G {
         &mut self.golden
+    }
+
+    /// Checks the flags the design's accelerator accrued, `design`, against the golden
+    /// model's ([`GoldenModel::accelerator_fflags`]), once both have finished their work;
+    /// a model without them checks nothing.
+    pub fn check_accelerator_fflags(&mut self, design: u8) -> Result<(), LockstepError> {
+        let golden =
+            (self.golden.accelerator_fflags()).map_err(|e| LockstepError::Golden(Box::new(e)))?;
+        match golden {
+            Some(golden) if golden != design => Err(LockstepError::Fflags { design, golden }),
+            _ => Ok(()),
+        }
     }
 
     /// Hands the golden model the AMOs the design's memory performed

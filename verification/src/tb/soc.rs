@@ -42,6 +42,14 @@ pub struct SocConfig {
     /// with lockstep the golden model takes its deferred exception at the same point
     /// ([`Lockstep::accelerator_trap`]).
     pub xcpt: Option<String>,
+    /// A design whose accelerator keeps its own FP state (rocket-hwacha): its `frm`
+    /// input is held at this dynamic rounding mode (RISC-V frm, 0-4; the golden model's
+    /// must be set alike). At the exit the bench runs the design on until its `vbusy`
+    /// output falls (the accelerator has finished what it was given; at most
+    /// `max_idle` cycles), reads its `fflags` output (the flags the accelerator has
+    /// accrued) into [`SocOutcome::fflags`] and, with lockstep, checks them against the
+    /// golden model's ([`Lockstep::check_accelerator_fflags`]).
+    pub frm: Option<u32>,
     /// With lockstep: cycles without a commit before the run counts as hung.
     pub max_idle: u64,
     /// The design's state before reset (registers without reset, memories): a run
@@ -57,6 +65,7 @@ impl Default for SocConfig {
             idle_rocc: true,
             extra_ports: Vec::new(),
             xcpt: None,
+            frm: None,
             max_idle: Lockstep::<IssGolden>::MAX_IDLE,
             init: Init::Random {
                 seed: crate::verilator::INIT_SEEDS[0],
@@ -81,6 +90,8 @@ pub struct SocOutcome {
     pub last_accelerator_trap: Option<(u64, u64)>,
     /// The trap the C runtime's handler recorded, when it ended the program.
     pub trap: Option<TrapReport>,
+    /// The FP exception flags the accelerator accrued (with [`SocConfig::frm`]).
+    pub fflags: Option<u8>,
     pub mem: MemStats,
 }
 
@@ -107,6 +118,8 @@ pub enum SocError {
     Timeout { cycles: u64, instret: u64 },
     #[error("the design exited with code {code} but the golden model had not finished")]
     EarlyExit { code: u64 },
+    #[error("the accelerator was still busy {cycles} cycles after the program's exit")]
+    AcceleratorBusy { cycles: u64 },
 }
 
 /// The golden model for `program` on a design: the ISS with its console discarded (the
@@ -185,6 +198,7 @@ pub fn hwacha_config(lanes: u32, mem: MemConfig) -> SocConfig {
         idle_rocc: false,
         extra_ports,
         xcpt: Some("xcpt".to_string()),
+        frm: Some(0),
         max_idle: 2_000_000,
         ..SocConfig::default()
     }
@@ -260,6 +274,9 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
             poke_u64(dut, port, 0)?;
         }
     }
+    if let Some(frm) = config.frm {
+        poke_u64(dut, "frm", frm.into())?;
+    }
     signal(dut.poke_u64("reset", 1))?;
     dut.step();
     signal(dut.poke_u64("reset", 0))?;
@@ -267,6 +284,10 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
     let mut last_accelerator_trap = None;
     for cycle in 0..config.max_cycles {
         if let Some(code) = side.cycle(dut, memory.memory_mut())? {
+            let fflags = match config.frm {
+                Some(_) => Some(accelerator_fflags(dut, &mut memory, config, &mut side)?),
+                None => None,
+            };
             let outcome = SocOutcome {
                 exit_code: code,
                 cycles: cycle + 1,
@@ -275,6 +296,7 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
                 accelerator_traps,
                 last_accelerator_trap,
                 trap: trap_report(program, |a| memory.memory().read_u64(a)),
+                fflags,
                 mem: memory.stats(),
             };
             return Ok((outcome, memory.into_memory()));
@@ -301,6 +323,31 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
         cycles: config.max_cycles,
         instret: side.instret,
     })
+}
+
+/// At the exit: runs the design (its memory served, its commits no longer checked: the
+/// core spins in the runtime's exit loop) until its accelerator is idle, then reads the
+/// FP flags it accrued and, with lockstep, checks them against the golden model's.
+fn accelerator_fflags<S: Simulator, G: GoldenModel>(
+    dut: &mut S,
+    memory: &mut MemoryModel,
+    config: &SocConfig,
+    side: &mut HostSide<G>,
+) -> Result<u8, SocError> {
+    let mut cycles = 0;
+    while signal_u64(dut, "vbusy")? == 1 {
+        if cycles == config.max_idle {
+            return Err(SocError::AcceleratorBusy { cycles });
+        }
+        memory.tick(dut)?;
+        dut.step();
+        cycles += 1;
+    }
+    let fflags = signal_u64(dut, "fflags")? as u8;
+    if let Some(l) = side.lockstep.as_mut() {
+        l.check_accelerator_fflags(fflags)?;
+    }
+    Ok(fflags)
 }
 
 /// The control processor's side of a system bench: its commit trace (counted, and

@@ -266,6 +266,11 @@ impl RoccAccelerator for Hwacha {
     fn memory_amos(&mut self, performed: &[AmoRecord]) {
         Hwacha::memory_amos(self, performed);
     }
+
+    /// The worker thread's accrued flags, not cleared ([`Hwacha::take_fflags`] clears).
+    fn fflags(&self) -> Option<u8> {
+        Some(self.state.fflags)
+    }
 }
 
 /// The command of errors raised by put-off work: only worker-thread exceptions and the
