@@ -294,29 +294,20 @@ fn divider(
     let one1 = m.lit(1, 1);
     m.connect(resp.ready(), &one1);
     // The FP dividers: one per format; the one of the command's format takes it.
-    let (mut fp_taken, mut fp_done) = (m.lit(0, 1), m.lit(0, 1));
-    let (mut fp_result, mut flags) = (m.lit(0, 64), m.lit(0, 5));
-    let fmt_field = head.get("fmt").clone();
-    for (code, f) in FORMATS {
-        let w = f.width();
-        let u = m.instance(
-            &format!("fdiv_{}", f.name()),
-            &divsqrt(f, p.idiv_bits_per_cycle)?,
-        );
-        let mine = &fp & &fmt_field.eq(&fmt_field.konst(hdl::Bits::from_u64(2, code)));
-        m.connect(&u.port("in_valid"), &(&want & &mine));
-        let sqrt = head.get("funct3").bit(0);
-        m.connect(&u.port("op"), &sqrt);
-        m.connect(&u.port("rm"), head.get("rm"));
-        m.connect(&u.port("a"), &a.slice(w - 1, 0));
-        m.connect(&u.port("b"), &b.slice(w - 1, 0));
-        m.connect(&u.port("out_ready"), &one1);
-        fp_taken = &fp_taken | &(&(&want & &mine) & &u.port("in_ready"));
-        let done = u.port("out_valid");
-        fp_done = &fp_done | &done;
-        fp_result = &fp_result | &(&done.repeat(64) & &sext(&u.port("result"), w));
-        flags = &flags | &(&done.repeat(5) & &u.port("flags"));
-    }
+    let fp_req = FpDivRequest {
+        valid: &want & &fp,
+        fmt: head.get("fmt").clone(),
+        sqrt: head.get("funct3").bit(0),
+        rm: head.get("rm").clone(),
+        a,
+        b,
+    };
+    let FpDividers {
+        taken: fp_taken,
+        done: fp_done,
+        result: fp_result,
+        flags,
+    } = fp_dividers(m, p, &fp_req)?;
     m.connect(&io.fflags, &flags);
     m.connect(&e.sent, &(&req.fire() | &fp_taken));
     let answered = &resp.fire() | &fp_done;
@@ -329,6 +320,65 @@ fn divider(
         m.connect(&e.in_flight, &none);
     });
     Ok(())
+}
+
+/// A divide or square root for [`fp_dividers`]: `fmt` (`uop::fmt`) picks the divider,
+/// `sqrt` the operation (`fpu::divsqrt::OP_SQRT`), `a` and `b` hold the operands in
+/// their low bits.
+pub(crate) struct FpDivRequest {
+    pub valid: Value,
+    pub fmt: Value,
+    pub sqrt: Value,
+    pub rm: Value,
+    pub a: Value,
+    pub b: Value,
+}
+
+/// What [`fp_dividers`] answers: the request `taken` this cycle; a result `done`, its
+/// value sign-extended to 64 bits and its exception flags (zero unless `done`).
+pub(crate) struct FpDividers {
+    pub taken: Value,
+    pub done: Value,
+    pub result: Value,
+    pub flags: Value,
+}
+
+/// The FP dividers, one `fpu::divsqrt` per format (`fdiv_d`, `fdiv_s`, `fdiv_h`), of
+/// `idiv_bits_per_cycle` quotient bits a cycle, their results always taken: VFU2's, and
+/// the scalar FPU's (`scalar/fpu.rs`).
+pub(crate) fn fp_dividers(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    req: &FpDivRequest,
+) -> Result<FpDividers, HdlErrors> {
+    let one = m.lit(1, 1);
+    let (mut taken, mut done) = (m.lit(0, 1), m.lit(0, 1));
+    let (mut result, mut flags) = (m.lit(0, 64), m.lit(0, 5));
+    for (code, f) in FORMATS {
+        let w = f.width();
+        let u = m.instance(
+            &format!("fdiv_{}", f.name()),
+            &divsqrt(f, p.idiv_bits_per_cycle)?,
+        );
+        let mine = &req.valid & &req.fmt.eq(&req.fmt.konst(hdl::Bits::from_u64(2, code)));
+        m.connect(&u.port("in_valid"), &mine);
+        m.connect(&u.port("op"), &req.sqrt);
+        m.connect(&u.port("rm"), &req.rm);
+        m.connect(&u.port("a"), &req.a.slice(w - 1, 0));
+        m.connect(&u.port("b"), &req.b.slice(w - 1, 0));
+        m.connect(&u.port("out_ready"), &one);
+        taken = &taken | &(&mine & &u.port("in_ready"));
+        let out = u.port("out_valid");
+        done = &done | &out;
+        result = &result | &(&out.repeat(64) & &sext(&u.port("result"), w));
+        flags = &flags | &(&out.repeat(5) & &u.port("flags"));
+    }
+    Ok(FpDividers {
+        taken,
+        done,
+        result,
+        flags,
+    })
 }
 
 /// Completion: once nothing is left to divide the entry leaves the read queue and its

@@ -7,13 +7,11 @@
 //! its operands' values, and answers with the destination's value on `resp`, which the
 //! unit merges into the scalar unit's `vresp` when no reduction answers that cycle.
 
-use crate::fpu::divsqrt::divsqrt;
-use crate::fpu::{DOUBLE, HALF, SINGLE};
 use crate::hwacha::lane::fcmp::fcmp_unit;
 use crate::hwacha::lane::fconv::fconv_unit;
 use crate::hwacha::lane::fma::fma_unit;
-use crate::hwacha::lane::fp_port::sext;
-use crate::hwacha::lane::uop::{fmt, unit, vinsn};
+use crate::hwacha::lane::uop::{unit, vinsn};
+use crate::hwacha::lane::vfu2::{fp_dividers, FpDivRequest};
 use crate::hwacha::params::HwachaParams;
 use hdl::{Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape};
 use std::rc::Rc;
@@ -86,26 +84,18 @@ pub fn scalar_fpu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
         flags = &flags | &inst.port("flags");
     }
     // Divides and square roots (`div`, read out to VFU2 on the vector side).
-    let div = g("div");
-    for (code, f) in [(fmt::D, DOUBLE), (fmt::S, SINGLE), (fmt::H, HALF)] {
-        let w = f.width();
-        let u = m.instance(
-            &format!("fdiv_{}", f.name()),
-            &divsqrt(f, p.idiv_bits_per_cycle)?,
-        );
-        let mine = &div & &g("fmt").eq(&g("fmt").konst(hdl::Bits::from_u64(2, code)));
-        m.connect(&u.port("in_valid"), &(&accept & &mine));
-        m.connect(&u.port("op"), &g("fn").bit(0));
-        m.connect(&u.port("rm"), &g("rm"));
-        m.connect(&u.port("a"), &g("s1").slice(w - 1, 0));
-        m.connect(&u.port("b"), &g("s2").slice(w - 1, 0));
-        let one = m.lit(1, 1);
-        m.connect(&u.port("out_ready"), &one);
-        let valid = u.port("out_valid");
-        finished = &finished | &valid;
-        result = &result | &(&valid.repeat(64) & &sext(&u.port("result"), w));
-        flags = &flags | &(&valid.repeat(5) & &u.port("flags"));
-    }
+    let req = FpDivRequest {
+        valid: &accept & &g("div"),
+        fmt: g("fmt"),
+        sqrt: g("fn").bit(0),
+        rm: g("rm"),
+        a: g("s1"),
+        b: g("s2"),
+    };
+    let div = fp_dividers(&mut m, p, &req)?;
+    finished = &finished | &div.done;
+    result = &result | &div.result;
+    flags = &flags | &div.flags;
     m.connect(&fflags, &flags);
     m.when(&accept, |m| {
         let one = m.lit(1, 1);
