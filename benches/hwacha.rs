@@ -92,6 +92,8 @@ struct LaneWindow<'a> {
     valids: Vec<String>,
     first: Option<u64>,
     last: u64,
+    /// The bench holds `reset`: outputs then show the random initial state.
+    in_reset: bool,
 }
 
 impl LaneWindow<'_> {
@@ -101,6 +103,7 @@ impl LaneWindow<'_> {
             valids: (0..lanes).map(|l| format!("l{l}_mem_req_valid")).collect(),
             first: None,
             last: 0,
+            in_reset: false,
         }
     }
 }
@@ -120,6 +123,9 @@ impl Simulator for LaneWindow<'_> {
         self.dut.poke(port, value)
     }
     fn poke_u64(&mut self, port: &str, value: u64) -> Result<(), Self::Error> {
+        if port == "reset" {
+            self.in_reset = value == 1;
+        }
         self.dut.poke_u64(port, value)
     }
     fn peek(&mut self, port: &str) -> Result<hdl::Bits, Self::Error> {
@@ -130,10 +136,8 @@ impl Simulator for LaneWindow<'_> {
     }
     fn step(&mut self) {
         let cycle = self.dut.cycle();
-        let busy = self
-            .valids
-            .iter()
-            .any(|v| self.dut.peek_u64(v).expect("lane port") == 1);
+        let busy = !self.in_reset
+            && (self.valids.iter()).any(|v| self.dut.peek_u64(v).expect("lane port") == 1);
         if busy {
             self.first.get_or_insert(cycle);
             self.last = cycle;
