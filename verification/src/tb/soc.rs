@@ -313,16 +313,21 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
             }
         }
         memory.tick(dut)?;
-        let amos = memory.take_amo_log();
-        if let (Some(l), false) = (side.lockstep.as_mut(), amos.is_empty()) {
-            l.memory_amos(&amos);
-        }
+        forward_amos(&mut memory, &mut side);
         dut.step();
     }
     Err(SocError::Timeout {
         cycles: config.max_cycles,
         instret: side.instret,
     })
+}
+
+/// Hands the golden model (with lockstep) the AMOs the memory performed this cycle.
+fn forward_amos<G: GoldenModel>(memory: &mut MemoryModel, side: &mut HostSide<G>) {
+    let amos = memory.take_amo_log();
+    if let (Some(l), false) = (side.lockstep.as_mut(), amos.is_empty()) {
+        l.memory_amos(&amos);
+    }
 }
 
 /// At the exit: runs the design (its memory served, its commits no longer checked: the
@@ -340,6 +345,7 @@ fn accelerator_fflags<S: Simulator, G: GoldenModel>(
             return Err(SocError::AcceleratorBusy { cycles });
         }
         memory.tick(dut)?;
+        forward_amos(memory, side);
         dut.step();
         cycles += 1;
     }
