@@ -170,16 +170,20 @@ fn params_of(preset: &str) -> toml::Table {
     t
 }
 
-/// The working directory Verilator's `$readmemh` reads the hex files from: one per
-/// process, taken by one model at a time.
+/// The working directory Verilator's `$readmemh` reads the hex files from (one per
+/// preset, so that tests in other processes have their own): taken by one model at a
+/// time.
 static WORKDIR: Mutex<()> = Mutex::new(());
 
 /// Runs `b`'s board top until it raises `exit_valid` (and its UART has drained), and
 /// returns the UART's bytes, `exit_code` and the cycles run. The build's files and
-/// constraints stay in `target/tmp/board_uart/` (the last program's, for the FPGA tools).
-fn run_board(b: &BoardBuild, params: &toml::Table) -> (Vec<u8>, u64, u64) {
+/// constraints stay in `target/tmp/board_uart/<preset>/` (the last program's, for the
+/// FPGA tools).
+fn run_board(b: &BoardBuild, (preset, params): (&str, &toml::Table)) -> (Vec<u8>, u64, u64) {
     let _one_at_a_time = WORKDIR.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("board_uart");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("board_uart")
+        .join(preset);
     std::fs::create_dir_all(&dir).unwrap();
     for (name, text) in b.files.iter().chain([&b.constraints]) {
         std::fs::write(dir.join(name), text).unwrap();
@@ -251,7 +255,7 @@ fn programs_match_the_iss(preset: &str) {
             "{name}: a test needs output and a code"
         );
         let b = fpga::board::build("rocket", &params, &elf, Board::Ulx3s).unwrap();
-        let (bytes, exit_code, cycles) = run_board(&b, &params);
+        let (bytes, exit_code, cycles) = run_board(&b, (preset, &params));
         let (console, frame_code) = split_exit_frame(&bytes);
         eprintln!(
             "{preset} {name}: {cycles} cycles, {} UART bytes",

@@ -13,7 +13,6 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 const NANGATE: &str = "asic-flow/pdk/nangate45_typ.lib.gz";
 
@@ -21,7 +20,7 @@ fn long() -> bool {
     std::env::var_os("ACCELGEN_LONG").is_some()
 }
 
-/// A generated and synthesized design, kept for the whole test binary.
+/// A generated and synthesized design (in a temporary directory while it lives).
 struct Synthesized {
     _tmp: tempfile::TempDir,
     out: PathBuf,
@@ -59,15 +58,19 @@ fn synthesize(design: &str, args: &[&str], synth: &[&str]) -> Synthesized {
     }
 }
 
-fn rocket_small() -> &'static Synthesized {
-    static S: OnceLock<Synthesized> = OnceLock::new();
-    S.get_or_init(|| {
-        synthesize(
-            "rocket",
-            &["--config", "configs/rocket-small.toml"],
-            &["--clock-period", "5"],
-        )
-    })
+/// rocket-small synthesized once (one test: the test runner may run each test in a
+/// process of its own) and checked by [`areas_add_up_and_match_yosys`],
+/// [`timing_driven_mapping_buffers_high_fanout_nets`] and [`sta_fmax_is_consistent`].
+#[test]
+fn rocket_small_synthesizes_and_times_consistently() {
+    let x = synthesize(
+        "rocket",
+        &["--config", "configs/rocket-small.toml"],
+        &["--clock-period", "5"],
+    );
+    areas_add_up_and_match_yosys(&x);
+    timing_driven_mapping_buffers_high_fanout_nets(&x);
+    sta_fmax_is_consistent(&x);
 }
 
 fn f(v: &Value, key: &str) -> f64 {
@@ -171,9 +174,7 @@ fn max_fanout(netlist: &str) -> usize {
         .unwrap_or(0)
 }
 
-#[test]
-fn rocket_small_areas_add_up_and_match_yosys() {
-    let x = rocket_small();
+fn areas_add_up_and_match_yosys(x: &Synthesized) {
     check_areas(x);
     let r = &x.report;
     assert_eq!(
@@ -195,9 +196,8 @@ fn rocket_small_areas_add_up_and_match_yosys() {
     assert!(txt.contains("RocketCore"), "{txt}");
 }
 
-#[test]
-fn timing_driven_mapping_buffers_high_fanout_nets() {
-    let netlist = std::fs::read_to_string(rocket_small().out.join("netlist.v")).unwrap();
+fn timing_driven_mapping_buffers_high_fanout_nets(x: &Synthesized) {
+    let netlist = std::fs::read_to_string(x.out.join("netlist.v")).unwrap();
     // The issue measured 1,141 loads on one unbuffered net of an area-only mapping.
     let fanout = max_fanout(&netlist);
     assert!(fanout > 0 && fanout < 100, "a net drives {fanout} loads");
@@ -230,9 +230,7 @@ fn check_fmax(out: &Path, period: f64) -> Value {
     a
 }
 
-#[test]
-fn rocket_small_sta_fmax_is_consistent() {
-    let x = rocket_small();
+fn sta_fmax_is_consistent(x: &Synthesized) {
     let a = check_fmax(&x.out, 5.0);
     // A tighter clock leaves less slack by the same amount on a register-to-register path
     // and never more.

@@ -1,8 +1,9 @@
-//! System tests of design `rocket-hwacha`: the integer Hwacha microbenchmarks
-//! (`verification/programs/hwacha/ubench/`, `-DPREC_I`) on the Verilator model of the
+//! System tests of design `rocket-hwacha`: the Hwacha microbenchmarks
+//! (`verification/programs/hwacha/ubench/`) on the Verilator model of the
 //! tile with its vector unit, in lockstep with the ISS carrying the Hwacha golden model,
-//! for the presets `configs/hwacha-{1,4}lane.toml` and `hwacha-2lane.toml` with a 4-slot
-//! sequencer (the preset itself with `ACCELGEN_LONG=1`), some runs with capped vector
+//! for the preset `configs/hwacha-1lane.toml` and `hwacha-2lane.toml` with a 4-slot
+//! sequencer and mixed precision (`hwacha-4lane.toml`, the 2-lane preset itself and mixed
+//! precision on 1 and 4 lanes with `ACCELGEN_LONG=1`), some runs with capped vector
 //! lengths. The benchmarks run in host-data mode
 //! (`ubench::host`): the bench writes their inputs into the image, each run computes
 //! into its own copy of the output, and the bench checks every copy in the simulated
@@ -287,12 +288,47 @@ fn two_lanes() {
     );
 }
 
+/// The 4-lane preset: with `ACCELGEN_LONG=1` only (its model takes over four minutes of
+/// C++; the fast suite lints the 4-lane Verilog below and runs 1 and 2 lanes).
 #[test]
 fn four_lanes() {
+    if !long() {
+        eprintln!("skipped: set ACCELGEN_LONG=1 to run the 4-lane preset");
+        return;
+    }
     check(
         preset("hwacha-4lane"),
         (&Precision::ALL, 2),
         &[("iaxpy", 0, UNCAPPED), ("sdaxpy", 1, UNCAPPED)],
+    );
+}
+
+/// `table` with `mixed_precision` set.
+fn mixed_precision(mut table: toml::Table) -> toml::Table {
+    let hwacha = table["hwacha"].as_table_mut().unwrap();
+    hwacha.insert("mixed_precision".into(), true.into());
+    table
+}
+
+/// Mixed precision on the 1- and 4-lane presets (two lanes have it below): with
+/// `ACCELGEN_LONG=1` only, every benchmark of every precision uncapped, the timings
+/// rotating, so that with the baseline runs above each benchmark runs on 1, 2 and 4 lanes,
+/// baseline and mixed precision.
+#[test]
+fn mixed_precision_one_and_four_lanes() {
+    if !long() {
+        eprintln!("skipped: set ACCELGEN_LONG=1 to run mixed precision on 1 and 4 lanes");
+        return;
+    }
+    check(
+        mixed_precision(preset("hwacha-1lane")),
+        (&Precision::ALL, 1),
+        &[],
+    );
+    check(
+        mixed_precision(preset("hwacha-4lane")),
+        (&Precision::ALL, 0),
+        &[],
     );
 }
 
@@ -302,10 +338,9 @@ fn four_lanes() {
 /// their vectors two and four times as long.
 #[test]
 fn two_lanes_four_sequencer_slots() {
-    let mut table = preset("hwacha-2lane");
+    let mut table = mixed_precision(preset("hwacha-2lane"));
     let hwacha = table["hwacha"].as_table_mut().unwrap();
     hwacha.insert("seq_entries".into(), 4.into());
-    hwacha.insert("mixed_precision".into(), true.into());
     check(
         table,
         (&Precision::ALL, 0),
