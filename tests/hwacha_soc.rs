@@ -77,6 +77,14 @@ fn long() -> bool {
     std::env::var("ACCELGEN_LONG").is_ok_and(|v| v == "1")
 }
 
+/// [`long`], saying that `what` is skipped when it is not set.
+fn long_or_skip(what: &str) -> bool {
+    if !long() {
+        eprintln!("skipped: set ACCELGEN_LONG=1 to run {what}");
+    }
+    long()
+}
+
 /// One lockstep run of a host-data benchmark: what the run did and left in memory.
 struct HostRun {
     what: String,
@@ -277,8 +285,7 @@ fn floating_point_one_lane() {
 /// fast suite runs two lanes with four slots (below), one Verilator model fewer.
 #[test]
 fn two_lanes() {
-    if !long() {
-        eprintln!("skipped: set ACCELGEN_LONG=1 to run the 2-lane preset's own model");
+    if !long_or_skip("the 2-lane preset's own model") {
         return;
     }
     check(
@@ -292,8 +299,7 @@ fn two_lanes() {
 /// C++; the fast suite lints the 4-lane Verilog below and runs 1 and 2 lanes).
 #[test]
 fn four_lanes() {
-    if !long() {
-        eprintln!("skipped: set ACCELGEN_LONG=1 to run the 4-lane preset");
+    if !long_or_skip("the 4-lane preset") {
         return;
     }
     check(
@@ -316,8 +322,7 @@ fn mixed_precision(mut table: toml::Table) -> toml::Table {
 /// baseline and mixed precision.
 #[test]
 fn mixed_precision_one_and_four_lanes() {
-    if !long() {
-        eprintln!("skipped: set ACCELGEN_LONG=1 to run mixed precision on 1 and 4 lanes");
+    if !long_or_skip("mixed precision on 1 and 4 lanes") {
         return;
     }
     check(

@@ -26,8 +26,8 @@ use verification::verilator::{Model, Options};
 /// 1 lane with the thesis's 8 sequencer slots, and 2 lanes with a small 4-slot
 /// sequencer and 3-entry read and 4-entry write queues per bank; with `ACCELGEN_LONG`
 /// also 2 lanes with 8 slots, 4 lanes with both sizes and 1 lane with 4 slots (the fast
-/// suite has the 4-lane machine in `tests/hwacha_soc.rs`, in lockstep, with
-/// `ACCELGEN_LONG` only).
+/// suite simulates no 4-lane unit: `tests/hwacha_soc.rs` lints the 4-lane machine and runs
+/// it in lockstep with `ACCELGEN_LONG` only).
 /// The tested configurations: (lanes, sequencer slots, divider bits a cycle, mixed
 /// precision). The directed, divide and random programs all run on the same models (one
 /// Verilator build each); the fast suite's two have divider widths 1 and 2 (4 with
