@@ -22,7 +22,9 @@ use verification::hwacha::model::{Insn, Vcfg};
 use verification::rng::Rng;
 use verification::verilator::{Model, Options};
 
-/// The shapes under test: the thesis's lane and variations of every latency and size.
+/// The shapes under test: the thesis's lane and variations of every latency and size
+/// (the shortest pipelines with the most, narrowest banks; the longest with the fewest;
+/// one Verilator model each).
 fn configs() -> Vec<HwachaParams> {
     let d = HwachaParams::default();
     vec![
@@ -31,6 +33,10 @@ fn configs() -> Vec<HwachaParams> {
             stages_alu: 0,
             stages_imul: 1,
             stages_plu: 1,
+            banks: 8,
+            bank_width: 64,
+            bank_entries: 128,
+            pred_entries: 128,
             ..d.clone()
         },
         HwachaParams {
@@ -39,13 +45,6 @@ fn configs() -> Vec<HwachaParams> {
             banks: 2,
             bank_entries: 64,
             pred_entries: 64,
-            ..d.clone()
-        },
-        HwachaParams {
-            banks: 8,
-            bank_width: 64,
-            bank_entries: 128,
-            pred_entries: 128,
             ..d
         },
     ]

@@ -143,8 +143,26 @@ pub fn iss_exit(elf: &Path, fp: FpExt) -> u64 {
 /// Runs each of `elves` (with the exit code it must give) on each of `duts` (named),
 /// cycling through the memory timings, in lockstep with the ISS of `fp`.
 pub fn run_everywhere(duts: Vec<(String, Model)>, elves: &[(PathBuf, u64)], fp: FpExt) {
-    for (name, mut dut) in duts {
-        for (i, (elf, expected)) in elves.iter().enumerate() {
+    run_on(duts, elves, fp, |_, _| true);
+}
+
+/// [`run_everywhere`] for the long programs (the C programs): in the fast suite program
+/// `i` runs on `duts[i % duts.len()]` only, so that every program and every design run;
+/// on every design with `ACCELGEN_LONG=1`.
+pub fn run_rotating(duts: Vec<(String, Model)>, elves: &[(PathBuf, u64)], fp: FpExt) {
+    let (n, all) = (duts.len(), std::env::var_os("ACCELGEN_LONG").is_some());
+    run_on(duts, elves, fp, |d, i| all || i % n == d);
+}
+
+/// Runs program `i` of `elves` on design `d` of `duts` where `run(d, i)`.
+fn run_on(
+    duts: Vec<(String, Model)>,
+    elves: &[(PathBuf, u64)],
+    fp: FpExt,
+    run: impl Fn(usize, usize) -> bool,
+) {
+    for (d, (name, mut dut)) in duts.into_iter().enumerate() {
+        for (i, (elf, expected)) in elves.iter().enumerate().filter(|e| run(d, e.0)) {
             let out = run_quiet(&mut dut, elf, memory(i, i as u64), fp)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(out.exit_code, *expected, "{name}: {}", elf.display());

@@ -263,11 +263,43 @@ pub fn verilate(opts: &Options) -> Command {
     cmd
 }
 
-/// The make command that builds what [`verilate`] wrote, as `verilator --build` would.
+/// The makefile, beside Verilator's in `obj/`, that builds the model with a precompiled
+/// header: `verilated.h` and the model's headers (3 MB for a 2-lane `rocket-hwacha`)
+/// are parsed once per optimization level instead of once per C++ file, which was about
+/// half of each file's compile (1.3 of 2.6 s at `-O1`); the whole build of that model
+/// takes 18 % less CPU. GCC picks, of the directory `accelgen_pch.h.gch/`, the header
+/// compiled with the file's own options (the fast files' `-O1`, the slow files'
+/// none). Verilator's runtime objects are built without it, as they are shared.
+const PCH_MAKEFILE: &str = "accelgen_pch.mk";
+const PCH_HEADER: &str = "accelgen_pch.h";
+
+fn pch_files() -> [(String, String); 2] {
+    let prefix = super::source::PREFIX;
+    let header = format!("#include \"verilated.h\"\n#include \"{prefix}__Syms.h\"\n");
+    let makefile = format!(
+        "include {prefix}.mk\n\
+         PCH := {PCH_HEADER}.gch\n\
+         OPT = -include {PCH_HEADER}\n\
+         $(PCH)/fast.gch: OPT_PCH = $(OPT_FAST)\n\
+         $(PCH)/slow.gch: OPT_PCH = $(OPT_SLOW)\n\
+         $(PCH)/fast.gch $(PCH)/slow.gch $(VK_GLOBAL_OBJS): OPT =\n\
+         $(PCH)/%.gch: {PCH_HEADER}\n\
+         \t@mkdir -p $(PCH)\n\
+         \t$(CXX) $(CXXFLAGS) $(CPPFLAGS) $(OPT_PCH) -MF {PCH_HEADER}.$*.d -x c++-header -o $@ $<\n\
+         $(VK_FAST_OBJS) $(VK_SLOW_OBJS) $(VK_USER_OBJS): | $(PCH)/fast.gch $(PCH)/slow.gch\n"
+    );
+    [
+        (PCH_HEADER.to_string(), header),
+        (PCH_MAKEFILE.to_string(), makefile),
+    ]
+}
+
+/// The make command that builds what [`verilate`] wrote, as `verilator --build` would
+/// (through [`PCH_MAKEFILE`], which [`verilate_and_make`] writes into `obj/`).
 pub fn make(opts: &Options) -> Command {
     let cxx = opts.cxx_opt.flag();
     let mut cmd = Command::new("make");
-    cmd.args(["-C", "obj", "-f", &format!("{}.mk", super::source::PREFIX)])
+    cmd.args(["-C", "obj", "-f", PCH_MAKEFILE])
         .args(["-j", &opts.jobs.to_string()])
         .arg(format!("OPT_FAST={cxx}"))
         // The "slow" files (constructors, initial settling: about half of a large
@@ -312,6 +344,10 @@ fn verilate_and_make(opts: &Options, w: &Path, runtime: &Path) -> Result<String,
     let out = run(verilate(opts), &opts.verilator.display().to_string())?;
     let mut log = log_text(&out.stdout, &out.stderr);
     if out.status.success() {
+        for (name, text) in pch_files() {
+            fs::write(w.join("obj").join(&name), text)
+                .map_err(Error::io(format!("cannot write {name}")))?;
+        }
         for obj in runtime_objects(runtime) {
             // A copy that fails only costs its compile.
             let _ = fs::copy(
