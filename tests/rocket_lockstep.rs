@@ -110,11 +110,7 @@ fn isa_tests_in_lockstep() {
         for (i, elf) in elves.iter().enumerate() {
             let (out, _) =
                 run(&mut dut, elf, memory(i, i as u64)).unwrap_or_else(|e| panic!("{preset}: {e}"));
-            // counters.S checks Spike's `cycle`, which counts instructions; here it counts
-            // clock cycles, so its check 2 (two cycles over two instructions) fails, in
-            // the design and in the golden model, which takes the design's counter value.
-            let expected = if elf.ends_with("counters.elf") { 2 } else { 0 };
-            assert_eq!(out.exit_code, expected, "{preset}: {}", elf.display());
+            assert_eq!(out.exit_code, 0, "{preset}: {}", elf.display());
             assert!(out.matched > 10);
         }
     }
@@ -276,5 +272,58 @@ fn bht_saves_the_redirect_of_taken_branches() {
         with_bht + taken <= without,
         "the BHT saves {} cycles on {taken} taken branches",
         without as i64 - with_bht as i64
+    );
+}
+
+/// Straight-line ALU code streams from the I$ at one instruction a cycle (issue 21's
+/// goal: CPI 1.02 at most; asserted with margin, 1.05). On rocket-default (rocket-small
+/// fetches every instruction from memory; the third configuration's I$ is 1 KB), the
+/// program times the last of 101 passes over 256 independent `addi`s (1 KB) with
+/// `rdcycle` and `rdinstret` and prints both counts; the golden model takes the design's
+/// counter values, and the instruction count is checked against the program's shape.
+#[test]
+fn straight_line_code_runs_at_one_instruction_a_cycle() {
+    let dir = tempfile::tempdir().unwrap();
+    let body: String = (0..256)
+        .map(|i| ["\"addi %0, %0, 1\\n\\t\"\n", "\"addi t1, t1, 1\\n\\t\"\n"][i % 2])
+        .collect();
+    let src = dir.path().join("straight.c");
+    std::fs::write(
+        &src,
+        format!(
+            "#include <stdio.h>\n\
+             static long cycles(void) {{ long c; __asm__ volatile(\"rdcycle %0\" : \"=r\"(c)); return c; }}\n\
+             static long insns(void) {{ long c; __asm__ volatile(\"rdinstret %0\" : \"=r\"(c)); return c; }}\n\
+             int main(void) {{\n\
+               long x = 0;\n\
+               for (int r = 0; r < 101; r++) {{\n\
+                 long c0 = cycles(), i0 = insns();\n\
+                 __asm__ volatile(\n{body} : \"+r\"(x) :: \"t1\");\n\
+                 long c1 = cycles(), i1 = insns();\n\
+                 /* The first pass fills the I$. */\n\
+                 if (r == 100) printf(\"%ld %ld %ld\\n\", c1 - c0, i1 - i0, x);\n\
+               }}\n\
+               return 0;\n\
+             }}\n"
+        ),
+    )
+    .unwrap();
+    let elf = build(&src, dir.path(), Kind::C);
+    let mut dut = model(CONFIGS[1]);
+    let (out, console) = run(&mut dut, &elf, memory(0, 1)).unwrap();
+    assert_eq!(out.exit_code, 0, "{console}");
+    let nums: Vec<u64> = console
+        .split_whitespace()
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let (cycles, insns) = (nums[0], nums[1]);
+    assert_eq!(nums[2], 101 * 128, "{console}");
+    // The 256 addi and the few instructions around them between the two reads.
+    assert!((256..=266).contains(&insns), "{insns} instructions");
+    let cpi = cycles as f64 / insns as f64;
+    eprintln!("{cycles} cycles for {insns} instructions, CPI {cpi:.3}");
+    assert!(
+        cpi <= 1.05,
+        "CPI {cpi:.3} ({cycles} cycles, {insns} instructions)"
     );
 }

@@ -1,6 +1,6 @@
 //! `RocketCore`: the five-stage in-order pipeline.
 //!
-//! - IF: a two-entry fetch queue fed by up to two outstanding I-side requests; after a
+//! - IF: a three-entry fetch queue fed by up to two outstanding I-side requests; after a
 //!   redirect the responses still in flight are dropped. Fetch predicts fall-through,
 //!   or follows the BTB (`bpred.rs`) for the instruction that just arrived.
 //! - ID (the queue's head): with the BHT, jal and predicted-taken branches redirect
