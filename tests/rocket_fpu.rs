@@ -40,20 +40,10 @@ fn build(src: &Path, dir: &Path, kind: Kind) -> PathBuf {
 
 /// Runs every one of `elves` in lockstep, on every configuration or (`rotating`, for the
 /// C programs) on one each, rotating ([`rocket_rig::run_rotating`]); each must exit as on
-/// the ISS alone, but rv32_csr.S, whose case 5 expects Spike's `mcycle`, which counts
-/// instructions: the design's counts clock cycles (as for counters.S in
-/// `rocket_lockstep.rs`).
+/// the ISS alone.
 fn run_everywhere(elves: &[PathBuf], rotating: bool) {
-    let expected: Vec<(PathBuf, u64)> = elves
-        .iter()
-        .map(|e| {
-            let code = if e.ends_with("rv32_csr.elf") {
-                5
-            } else {
-                iss_exit(e, FpExt::F)
-            };
-            (e.clone(), code)
-        })
+    let expected: Vec<(PathBuf, u64)> = (elves.iter())
+        .map(|e| (e.clone(), iss_exit(e, FpExt::F)))
         .collect();
     let duts = CONFIGS
         .iter()
