@@ -70,6 +70,8 @@ fn cache_shapes() -> Vec<CacheParams> {
                 uncached_size: if (i + j) % 2 == 0 { 0x1000 } else { 0 },
                 // The memory policy's extremes: every array a macro, or none.
                 sram_threshold_bits: [0, memory::NEVER_SRAM_BITS][j % 2],
+                // The D$'s write buffer on half, crossed with the uncached region.
+                posted_writes: (i + 2 * j) % 4 < 2,
             });
         }
     }
@@ -83,6 +85,7 @@ fn cache_shapes() -> Vec<CacheParams> {
         uncached_base: 0x8000_0000,
         uncached_size: 0x1000,
         sram_threshold_bits: memory::DEFAULT_SRAM_THRESHOLD_BITS,
+        posted_writes: true,
     });
     shapes
 }

@@ -526,7 +526,11 @@ const WINDOW: u64 = 2048;
 const UNCACHED: u64 = 64;
 
 /// `sram_threshold_bits` 0 makes every array an SRAM macro (the behavioural model).
-fn cache_params(sets: u32, ways: u32, line_bytes: u32, sram_threshold_bits: u64) -> CacheParams {
+fn cache_params(
+    (sets, ways, line_bytes): (u32, u32, u32),
+    sram_threshold_bits: u64,
+    posted_writes: bool,
+) -> CacheParams {
     CacheParams {
         sets,
         ways,
@@ -534,15 +538,18 @@ fn cache_params(sets: u32, ways: u32, line_bytes: u32, sram_threshold_bits: u64)
         uncached_base: BASE,
         uncached_size: UNCACHED,
         sram_threshold_bits,
+        posted_writes,
     }
 }
 
-/// A cache under test: the Verilator model, the memory model on its memory side and the
-/// flat reference memory (byte address to byte).
+/// A cache under test: the Verilator model, the memory model on its memory side, the
+/// flat reference memory (byte address to byte), and whether cacheable writes are
+/// posted (no answer).
 struct CacheBench {
     m: Model,
     mem: MemoryModel,
     flat: HashMap<u64, u8>,
+    posted: bool,
 }
 
 /// A CPU-side request: address, write, lane-aligned data, mask, log2 size.
@@ -556,7 +563,7 @@ struct CReq {
 }
 
 impl CacheBench {
-    fn new(m: Model, config: MemConfig) -> CacheBench {
+    fn new(m: Model, config: MemConfig, posted: bool) -> CacheBench {
         let port = MemPort {
             resp_ready: None,
             ..MemPort::decoupled("mem", false)
@@ -570,7 +577,12 @@ impl CacheBench {
             flat.insert(a, b);
             mem.memory_mut().write(a, &[b]);
         }
-        let mut b = CacheBench { m, mem, flat };
+        let mut b = CacheBench {
+            m,
+            mem,
+            flat,
+            posted,
+        };
         restart(&mut b.m, seed);
         b
     }
@@ -580,6 +592,31 @@ impl CacheBench {
         (0..8).fold(0, |v, i| {
             v | (self.flat[&((addr & !7) + i)] as u64) << (8 * i)
         })
+    }
+
+    /// Whether the cache answers `r` (every read; a write unless it is posted).
+    fn answers(&self, r: &CReq) -> bool {
+        !(r.write && self.posted && r.addr >= BASE + UNCACHED)
+    }
+
+    /// Runs idle cycles until no posted write is pending, then checks that memory holds
+    /// every byte of the reference: no write lost or reordered on its way out.
+    fn drain_and_compare(&mut self) {
+        let mut idle = 0;
+        while self.posted && self.m.peek_u64("writes_pending").unwrap() == 1 {
+            self.cycle(None, false);
+            idle += 1;
+            assert!(idle < 1000, "the write buffer does not drain");
+        }
+        // The last write's answer may still be on its way back: memory has it.
+        for _ in 0..4 {
+            self.cycle(None, false);
+        }
+        for a in BASE..BASE + WINDOW {
+            let mut byte = [0u8];
+            self.mem.memory().read(a, &mut byte);
+            assert_eq!(byte[0], self.flat[&a], "memory at {a:#x} after the run");
+        }
     }
 
     fn apply(&mut self, r: &CReq) {
@@ -650,6 +687,7 @@ fn random_cache_traffic(b: &mut CacheBench, seed: u64, n: usize, hot: u64) -> (u
     let (mut issued, mut reads, mut hits) = (0, 0, 0);
     for cycle in 0..n as u64 * 400 {
         if issued == n && pending.is_empty() {
+            b.drain_and_compare();
             return (reads, hits, b.mem.stats().reads);
         }
         if offered.is_none() && issued < n && rng.chance(70) {
@@ -675,7 +713,9 @@ fn random_cache_traffic(b: &mut CacheBench, seed: u64, n: usize, hot: u64) -> (u
             if r.write {
                 b.apply(&r);
             }
-            pending.push_back((r, want, cycle));
+            if b.answers(&r) {
+                pending.push_back((r, want, cycle));
+            }
             issued += 1;
         }
     }
@@ -688,7 +728,10 @@ fn cache_matches_a_flat_memory() {
     for (i, &(sets, ways, line)) in shapes.iter().enumerate() {
         // Alternately every array an SRAM macro and every array flops.
         let threshold = [0, memory::NEVER_SRAM_BITS][i % 2];
-        let top = cache("Cache", &cache_params(sets, ways, line, threshold)).unwrap();
+        // The write buffer on shapes 0 and 3, each SRAM style once.
+        let posted = i % 3 == 0;
+        let params = cache_params((sets, ways, line), threshold, posted);
+        let top = cache("Cache", &params).unwrap();
         let hot = ((sets * ways * line) as u64).min(512);
         let mut checked = Vec::new();
         for (j, (latency, stall)) in [(1, 0), (10, 30), (100, 20)].into_iter().enumerate() {
@@ -699,7 +742,7 @@ fn cache_matches_a_flat_memory() {
                 seed: (i * 3 + j) as u64,
                 ..MemConfig::default()
             };
-            let mut b = CacheBench::new(model(&top), config);
+            let mut b = CacheBench::new(model(&top), config, posted);
             let n = if latency == 100 { 600 } else { 3000 };
             let (reads, hits, mem_reads) = random_cache_traffic(&mut b, (i * 3 + j) as u64, n, hot);
             assert!(reads > n / 2, "{reads} reads checked");
@@ -708,8 +751,94 @@ fn cache_matches_a_flat_memory() {
                 "latency {latency}: {reads} reads ({hits} hits), {mem_reads} memory reads"
             ));
         }
-        println!("cache {sets}x{ways}x{line}B: {}", checked.join("; "));
+        println!(
+            "cache {sets}x{ways}x{line}B (posted writes: {posted}): {}",
+            checked.join("; ")
+        );
     }
+}
+
+/// A doubleword read of `addr`.
+fn read(addr: u64) -> CReq {
+    CReq {
+        addr,
+        write: false,
+        data: 0,
+        mask: 0xff,
+        size: 3,
+    }
+}
+
+/// Reads `line` once (a miss) and waits for the answer, so that the line is in.
+fn bring_in(b: &mut CacheBench, line: u64) {
+    let mut accepted = false;
+    for _ in 0..200 {
+        let (a, r) = b.cycle((!accepted).then(|| read(line)).as_ref(), false);
+        accepted |= a;
+        if let Some(d) = r {
+            assert_eq!(d, b.expect(line));
+            return;
+        }
+    }
+    panic!("the miss was not answered");
+}
+
+/// With posted writes, stores and loads to one line stream at one request a cycle at
+/// memory latency 1: a write is taken the cycle after its lookup starts, and a read
+/// right behind a write to its doubleword sees the written bytes (forwarded beside the
+/// array write). On shape 0 of `cache_matches_a_flat_memory` (one model build).
+#[test]
+fn cache_posted_writes_stream_with_reads() {
+    let top = cache("Cache", &cache_params((4, 2, 16), 0, true)).unwrap();
+    let config = MemConfig {
+        latency: 1,
+        ..MemConfig::default()
+    };
+    let mut b = CacheBench::new(model(&top), config, true);
+    let line = BASE + 0x100;
+    bring_in(&mut b, line);
+    let mut rng = Rng::new(11);
+    // Alternately a write of random bytes and a read of a doubleword of the line (the
+    // one just written, every other time).
+    let reqs: Vec<CReq> = (0..32)
+        .map(|i| {
+            let word = line + 8 * rng.below(2);
+            if i % 2 == 0 {
+                let mask = rng.next_u64() & 0xff | 1;
+                CReq {
+                    addr: word,
+                    write: true,
+                    data: rng.next_u64(),
+                    mask,
+                    size: 3,
+                }
+            } else {
+                read(word)
+            }
+        })
+        .collect();
+    let (mut wants, mut got) = (std::collections::VecDeque::new(), 0);
+    for (i, r) in reqs.iter().enumerate() {
+        let (accepted, resp) = b.cycle(Some(r), false);
+        assert!(accepted, "request {i} ({r:x?}) waited");
+        if let Some(d) = resp {
+            assert_eq!(Some(d), wants.pop_front(), "read answered at request {i}");
+            got += 1;
+        }
+        if r.write {
+            b.apply(r);
+        } else {
+            wants.push_back(b.expect(r.addr));
+        }
+    }
+    let (_, resp) = b.cycle(None, false);
+    assert_eq!(resp, wants.pop_front());
+    assert_eq!(
+        got + 1,
+        16,
+        "every read answered the cycle after it was accepted"
+    );
+    b.drain_and_compare();
 }
 
 /// Read hits answer the cycle after they are accepted, one per cycle back to back. On the
@@ -717,33 +846,14 @@ fn cache_matches_a_flat_memory() {
 /// for both).
 #[test]
 fn cache_hits_take_one_cycle_back_to_back() {
-    let top = cache("Cache", &cache_params(8, 4, 64, 0)).unwrap();
+    let top = cache("Cache", &cache_params((8, 4, 64), 0, false)).unwrap();
     let config = MemConfig {
         latency: 10,
         ..MemConfig::default()
     };
-    let mut b = CacheBench::new(model(&top), config);
-    let read = |addr: u64| CReq {
-        addr,
-        write: false,
-        data: 0,
-        mask: 0xff,
-        size: 3,
-    };
+    let mut b = CacheBench::new(model(&top), config, false);
     let line = BASE + 0x400;
-    // Miss once to bring the line in.
-    let mut answered = false;
-    let mut accepted = false;
-    for _ in 0..200 {
-        let (a, r) = b.cycle((!accepted).then(|| read(line)).as_ref(), false);
-        accepted |= a;
-        if let Some(d) = r {
-            assert_eq!(d, b.expect(line));
-            answered = true;
-            break;
-        }
-    }
-    assert!(answered, "the miss was answered");
+    bring_in(&mut b, line);
     let reads_before = b.mem.stats().reads;
     // 32 reads over the line's 8 doublewords, offered every cycle.
     let addrs: Vec<u64> = (0..32).map(|i| line + 8 * ((i * 5) % 8)).collect();

@@ -9,8 +9,18 @@
 //! to memory; they answer when memory does. The uncached region goes straight to memory.
 //! `invalidate` clears every valid bit in one cycle (valid bits are registers).
 //!
+//! With `posted_writes` (the core's D$, Rocket's store path) a cacheable write gets no
+//! answer: its lookup updates a hitting line and moves the write into a one-entry write
+//! buffer, which drains to memory on its own, so the next request is accepted in that
+//! same cycle (a store costs the core no stall on a hit or a miss). A read accepted then
+//! reads the arrays as the write updates them: the written bytes are forwarded to its
+//! lookup from a register (`Forward`). A write finding the buffer full waits in its
+//! lookup; a read miss and an uncached access wait for the buffer to drain, so memory
+//! sees every access in program order. `writes_pending` is high while a write is in the
+//! lookup or the buffer: the core's fences and accelerator commands wait for it.
+//!
 //! Ports: `cpu_req`/`cpu_resp` towards the core, `mem_req`/`mem_resp` towards memory
-//! (the shapes of `bus.rs`), `invalidate`.
+//! (the shapes of `bus.rs`), `invalidate`, and with `posted_writes` `writes_pending`.
 
 use super::bus::{mem_request, mem_response};
 use super::params::CacheParams;
@@ -181,13 +191,122 @@ struct Lookup {
     tag: Value,
     set_valid: Value,
     hits: Vec<Value>,
-    hit: Value,
     hit_data: Value,
     lookup: Value,
-    cacheable: Value,
     read_hit: Value,
     read_miss: Value,
+    write_hit: Value,
     single: Value,
+    /// A cacheable write moving into the write buffer (`posted_writes`; else 0).
+    post: Value,
+}
+
+/// The write buffer of `posted_writes`: one write on its way to memory. `valid` and
+/// `issued` have a reset; the write's fields are observed only under `valid`.
+struct WriteBuffer {
+    valid: Value,
+    issued: Value,
+    addr: Value,
+    data: Value,
+    mask: Value,
+    size: Value,
+    /// Memory answered the buffered write this cycle.
+    drained: Value,
+}
+
+impl WriteBuffer {
+    fn new(m: &mut ModuleBuilder, mresp: &Value) -> WriteBuffer {
+        let (valid, issued) = (
+            m.reg("wbuf_valid", 1, false),
+            m.reg("wbuf_issued", 1, false),
+        );
+        let drained = &(&valid & &issued) & mresp;
+        WriteBuffer {
+            addr: m.reg("wbuf_addr", 32, ResetValue::None),
+            data: m.reg("wbuf_data", 64, ResetValue::None),
+            mask: m.reg("wbuf_mask", 8, ResetValue::None),
+            size: m.reg("wbuf_size", 3, ResetValue::None),
+            valid,
+            issued,
+            drained,
+        }
+    }
+
+    /// Takes stage 1's write on `post`; drains to memory (`mem_fire`: its request
+    /// accepted). Returns `writes_pending`: a write in the lookup or the buffer.
+    fn update(&self, m: &mut ModuleBuilder, s1: &Stage1, look: &Lookup, mem_fire: &Value) -> Value {
+        let one = self.valid.konst(Bits::from_u64(1, 1));
+        let zero = self.valid.konst(Bits::from_u64(1, 0));
+        m.when(&(&(&self.valid & &!&self.issued) & mem_fire), |m| {
+            m.connect(&self.issued, &one)
+        });
+        m.when(&self.drained, |m| m.connect(&self.valid, &zero));
+        m.when(&look.post, |m| {
+            m.connect(&self.valid, &one);
+            m.connect(&self.issued, &zero);
+            for (r, f) in [
+                (&self.addr, &s1.addr),
+                (&self.data, &s1.data),
+                (&self.mask, &s1.mask),
+                (&self.size, &s1.size),
+            ] {
+                m.connect(r, f);
+            }
+        });
+        &self.valid | &(&look.lookup & &s1.write)
+    }
+}
+
+/// A write hit's bytes, forwarded to the lookup of the read accepted in the same cycle
+/// (which reads the data arrays as the write updates them): the array index, the ways
+/// written, the data and the byte mask. `valid` has a reset; the rest is observed only
+/// under it.
+struct Forward {
+    valid: Value,
+    index: Value,
+    ways: Value,
+    data: Value,
+    mask: Value,
+}
+
+impl Forward {
+    fn new(m: &mut ModuleBuilder, p: &CacheParams, g: &Geometry) -> Forward {
+        let index_w = g.array_addr(&g.k(0, g.set_w), &g.k(0, g.word_w)).width();
+        Forward {
+            valid: m.reg("fwd_valid", 1, false),
+            index: m.reg("fwd_index", index_w, ResetValue::None),
+            ways: m.reg("fwd_ways", p.ways, ResetValue::None),
+            data: m.reg("fwd_data", 64, ResetValue::None),
+            mask: m.reg("fwd_mask", 8, ResetValue::None),
+        }
+    }
+
+    /// Takes this cycle's write hit when a request is accepted beside it (`fire`).
+    fn update(
+        &self,
+        m: &mut ModuleBuilder,
+        g: &Geometry,
+        s1: &Stage1,
+        look: &Lookup,
+        fire: &Value,
+    ) {
+        m.connect(&self.valid, &(&look.write_hit & fire));
+        m.connect(&self.index, &g.array_addr(&look.set, &g.word_of(&s1.addr)));
+        let hits: Vec<&Value> = look.hits.iter().rev().collect();
+        m.connect(&self.ways, &cat(&hits));
+        m.connect(&self.data, &s1.data);
+        m.connect(&self.mask, &s1.mask);
+    }
+
+    /// `data` of way `w` at array index `index`, with the forwarded bytes over it.
+    fn over(&self, w: u32, index: &Value, data: &Value) -> Value {
+        let bytes: Vec<Value> = (0..8).rev().map(|b| self.mask.bit(b).sext(8)).collect();
+        let refs: Vec<&Value> = bytes.iter().collect();
+        let mask64 = cat(&refs);
+        let merged = &(data & &!&mask64) | &(&self.data & &mask64);
+        let applies = &(&self.valid & &self.ways.bit(w)) & &self.index.eq(index);
+        mux(&applies, &merged, data)
+    }
 }
 
 fn lookup(
@@ -196,6 +315,7 @@ fn lookup(
     g: &Geometry,
     s1: &Stage1,
     (tag_out, data_out): (&[Value], &[Value]),
+    posted: Option<(&Forward, &WriteBuffer)>,
 ) -> Lookup {
     let valid: Vec<Value> = (0..p.sets)
         .map(|s| m.reg(&format!("valid{s}"), p.ways, 0u64))
@@ -207,6 +327,13 @@ fn lookup(
         .map(|w| &set_valid.bit(w) & &tag_out[w as usize].eq(&s1_tag))
         .collect();
     let hit = hits[1..].iter().fold(hits[0].clone(), |a, h| &a | h);
+    let s1_index = g.array_addr(&s1_set, &g.word_of(&s1.addr));
+    let data_out: Vec<Value> = match posted {
+        Some((fwd, _)) => (0..p.ways)
+            .map(|w| fwd.over(w, &s1_index, &data_out[w as usize]))
+            .collect(),
+        None => data_out.to_vec(),
+    };
     let mut hit_data = data_out[0].clone();
     for w in 1..p.ways as usize {
         hit_data = mux(&hits[w], &data_out[w], &hit_data);
@@ -222,20 +349,34 @@ fn lookup(
     let lookup = &s1.valid & &s1.st(0);
     let read_hit = &(&(&lookup & &!&s1.write) & &cacheable) & &hit;
     let read_miss = &(&(&lookup & &!&s1.write) & &cacheable) & &!&hit;
-    let single = &lookup & &(&s1.write | &!&cacheable);
+    let write_hit = &(&(&lookup & &s1.write) & &cacheable) & &hit;
+    // With the write buffer, misses and uncached accesses wait for it to drain, and a
+    // cacheable write for it to have room.
+    let (read_miss, single, post) = match posted {
+        Some((_, wbuf)) => {
+            let empty = !&wbuf.valid;
+            let room = &empty | &wbuf.drained;
+            (
+                &read_miss & &empty,
+                &(&lookup & &!&cacheable) & &empty,
+                &(&(&lookup & &s1.write) & &cacheable) & &room,
+            )
+        }
+        None => (read_miss, &lookup & &(&s1.write | &!&cacheable), g.k(0, 1)),
+    };
     Lookup {
         valid,
         set: s1_set,
         tag: s1_tag,
         set_valid,
         hits,
-        hit,
         hit_data,
         lookup,
-        cacheable,
         read_hit,
         read_miss,
+        write_hit,
         single,
+        post,
     }
 }
 
@@ -299,6 +440,7 @@ fn memory_side(
     s1: &Stage1,
     r: &Refill,
     mem_req: &Bundle,
+    wbuf: Option<&WriteBuffer>,
 ) -> Value {
     let (off_bits, word_w) = (g.off_bits, g.word_w);
     let line_base = cat(&[&s1.addr.slice(31, off_bits), &g.k(0, off_bits)]);
@@ -306,22 +448,34 @@ fn memory_side(
     let refilling = s1.st(1);
     let words_c = g.k(g.words as u64, word_w + 1);
     let mreq_valid = &(&refilling & &r.sent.lt(&words_c)) | &(&s1.st(2) & &!&r.issued);
-    m.connect(mem_req.valid(), &mreq_valid);
     let mb = mem_req.bits();
-    m.connect(
-        mb.get("addr").value(),
-        &mux(&refilling, &refill_addr, &s1.addr),
-    );
-    m.connect(mb.get("write").value(), &(&s1.st(2) & &s1.write));
-    m.connect(mb.get("data").value(), &s1.data);
-    m.connect(
-        mb.get("mask").value(),
-        &mux(&refilling, &g.k(0xff, 8), &s1.mask),
-    );
-    m.connect(
-        mb.get("size").value(),
-        &mux(&refilling, &g.k(3, 3), &s1.size),
-    );
+    let addr = mux(&refilling, &refill_addr, &s1.addr);
+    let write = &s1.st(2) & &s1.write;
+    let mask = mux(&refilling, &g.k(0xff, 8), &s1.mask);
+    let size = mux(&refilling, &g.k(3, 3), &s1.size);
+    // The write buffer is never full while a refill or a single access runs (they wait
+    // for it to drain), so its request takes the port whenever it has one.
+    let fields = match wbuf {
+        Some(w) => [
+            (mem_req.valid(), &mreq_valid | &(&w.valid & &!&w.issued)),
+            (mb.get("addr").value(), mux(&w.valid, &w.addr, &addr)),
+            (mb.get("write").value(), &w.valid | &write),
+            (mb.get("data").value(), mux(&w.valid, &w.data, &s1.data)),
+            (mb.get("mask").value(), mux(&w.valid, &w.mask, &mask)),
+            (mb.get("size").value(), mux(&w.valid, &w.size, &size)),
+        ],
+        None => [
+            (mem_req.valid(), mreq_valid),
+            (mb.get("addr").value(), addr),
+            (mb.get("write").value(), write),
+            (mb.get("data").value(), s1.data.clone()),
+            (mb.get("mask").value(), mask),
+            (mb.get("size").value(), size),
+        ],
+    };
+    for (port, value) in fields {
+        m.connect(port, &value);
+    }
     refilling
 }
 
@@ -347,8 +501,16 @@ fn cpu_side(
         cpu_resp.bits().get("data").value(),
         &mux(read_hit, &look.hit_data, &mux(&s1.st(3), captured, mdata)),
     );
-    let finishing = any(&[read_hit.clone(), single_done.clone(), s1.st(3)]);
-    m.connect(cpu_req.ready(), &(&s1.st(0) & &(&!&s1.valid | read_hit)));
+    let finishing = any(&[
+        read_hit.clone(),
+        single_done.clone(),
+        s1.st(3),
+        look.post.clone(),
+    ]);
+    m.connect(
+        cpu_req.ready(),
+        &(&s1.st(0) & &any(&[!&s1.valid, read_hit.clone(), look.post.clone()])),
+    );
 
     let req = cpu_req.bits();
     m.when(&finishing, |m| m.connect(&s1.valid, &g.k(0, 1)));
@@ -382,7 +544,7 @@ fn serve(
     (single_done, refilling, mresp, mdata): (&Value, &Value, &Value, &Value),
 ) -> (Value, Value) {
     let (way_bits, word_w, word_bits) = (g.way_bits, g.word_w, g.word_bits);
-    let write_hit = &(&(&look.lookup & &s1.write) & &look.cacheable) & &look.hit;
+    let write_hit = look.write_hit.clone();
     let s1_set = &look.set;
     let s1_index = g.array_addr(s1_set, &g.word_of(&s1.addr));
 
@@ -485,12 +647,32 @@ pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
     let fire = cpu_req.fire();
     let req_addr = cpu_req.bits().get("addr").value().clone();
     let (tags, datas, tag_out, data_out) = arrays(&mut m, p, &g, &req_addr, &fire);
-    let look = lookup(&mut m, p, &g, &s1, (&tag_out, &data_out));
-    let r = refill_regs(&mut m, p, &g, &look.set_valid);
-    let refilling = memory_side(&mut m, &g, &s1, &r, &mem_req);
     let mresp = mem_resp.valid().clone();
     let mdata = mem_resp.bits().get("data").value().clone();
     let resp = (&mresp, &mdata);
+    let posted = p.posted_writes.then(|| {
+        (
+            Forward::new(&mut m, p, &g),
+            WriteBuffer::new(&mut m, &mresp),
+        )
+    });
+    let look = lookup(
+        &mut m,
+        p,
+        &g,
+        &s1,
+        (&tag_out, &data_out),
+        posted.as_ref().map(|(f, w)| (f, w)),
+    );
+    let r = refill_regs(&mut m, p, &g, &look.set_valid);
+    let wbuf = posted.as_ref().map(|(_, w)| w);
+    let refilling = memory_side(&mut m, &g, &s1, &r, &mem_req, wbuf);
+    if let Some((fwd, wbuf)) = &posted {
+        let pending = wbuf.update(&mut m, &s1, &look, &mem_req.fire());
+        let out = m.output("writes_pending", 1);
+        m.connect(&out, &pending);
+        fwd.update(&mut m, &g, &s1, &look, &fire);
+    }
     let single_done = cpu_side(
         &mut m,
         &g,

@@ -32,8 +32,9 @@ use super::bus::{
 use super::csr::{CsrAccess, CsrFile};
 use super::decode::{decode, Ctrl};
 use super::fetch::{fetch, Fetch};
+use super::late_operands::Late;
 use super::mem_stage::{commit, csr_access, fences, mem_access, mem_advance, rocc_port, MemAccess};
-use super::params::{Predictor, RocketParams};
+use super::params::{MemoryKind, Predictor, RocketParams};
 use super::trace::trace_shape;
 use crate::arith::adder::Style as AdderStyle;
 use hdl::helpers::priority_mux;
@@ -151,10 +152,14 @@ pub(super) struct Ports {
     pub(super) trace: Bundle,
     /// The FPU's request, response and kill (`fpu.rs`), with the F extension.
     pub(super) fpu: Option<(Bundle, Bundle, Value)>,
+    /// With the D$ (`memory = "cache"`): its posted writes have not all reached memory
+    /// (`cache.rs`). Its presence makes cacheable stores complete as the D$ takes them,
+    /// and loads request from EX.
+    pub(super) dcache_pending: Option<Value>,
 }
 
 impl Ports {
-    fn new(m: &mut ModuleBuilder, fpu: bool) -> Ports {
+    fn new(m: &mut ModuleBuilder, fpu: bool, dcache: bool) -> Ports {
         Ports {
             imem_req: m.io("imem_req", Dir::Out, &mem_request(0)),
             imem_resp: m.io("imem_resp", Dir::In, &mem_response(0)),
@@ -177,6 +182,7 @@ impl Ports {
                     m.output("fpu_kill", 1),
                 )
             }),
+            dcache_pending: dcache.then(|| m.input("dcache_writes_pending", 1)),
         }
     }
 }
@@ -282,10 +288,15 @@ impl Redirects {
 /// picking one of the two bits with `taken`).
 pub(super) struct ExRegs {
     pub(super) stage: Stage,
+    /// The operands EX uses: its registers', or WB's value for a late one
+    /// (`late_operands.rs`).
     pub(super) rs1: Value,
     pub(super) rs2: Value,
     /// The F extension's third operand.
     pub(super) rs3: Option<Value>,
+    /// The operand registers (rs1, rs2, with the F extension rs3).
+    pub(super) rs_q: Vec<Value>,
+    pub(super) late: Late,
     pub(super) pred: Value,
     pub(super) pred_is_target: Value,
     pub(super) pred_is_link: Value,
@@ -299,6 +310,8 @@ pub(super) struct MemRegs {
     /// The F extension: the flags the FPU raised.
     pub(super) fflags: Option<Value>,
     pub(super) addr: Value,
+    /// The address is outside the uncached region: with the D$ a write to it is posted.
+    pub(super) cached: Value,
     pub(super) rs1: Value,
     pub(super) rs2: Value,
 }
@@ -339,6 +352,9 @@ pub(super) struct Id {
     pub(super) rs2: Value,
     pub(super) rs3: Option<Value>,
     pub(super) hazard: Value,
+    /// Per source: written by MEM's instruction with a result MEM makes, which EX takes
+    /// late (`late_operands.rs`).
+    pub(super) late: Vec<Value>,
     pub(super) exc: (Value, Value, Value),
     /// EX's result (driven by EX), bypassed to ID.
     pub(super) ex_result: Value,
@@ -355,13 +371,18 @@ pub(super) struct Ex {
     pub(super) taken: Value,
     pub(super) jump_target: Value,
     pub(super) addr: Value,
+    /// `addr` is outside the uncached region.
+    pub(super) cached: Value,
+    /// With the D$: EX's load requests its data now (it enters MEM next cycle, with no
+    /// exception), unless MEM uses the port (`mem_stage::mem_access`).
+    pub(super) load_request: Value,
     pub(super) exc: (Value, Value, Value),
 }
 
 /// `rocc`: an accelerator is attached (else custom-0..3 are illegal instructions).
 pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("RocketCore");
-    let ports = Ports::new(&mut m, p.fpu);
+    let ports = Ports::new(&mut m, p.fpu, p.memory == MemoryKind::Cache);
     let lits = Lits::new(&mut m, p.xlen, p.adders);
     let redirects = Redirects::new(&mut m, p.xlen);
 
@@ -395,6 +416,9 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
         predictors.bht = Some(Bht::new(&mut m, p.bht_entries));
     }
     resolve(&mut m, &regs.ex, &id.ex_ctrl, &ex, &redirects, &predictors);
+    let ex_free = &!&regs.ex.stage.valid | &ex.go;
+    let late = &regs.ex.late;
+    late.update(&mut m, &regs.ex, &regs.wb, &id, (&ex_free, &ex.mem_go));
     issue(
         &mut m,
         p,
@@ -408,7 +432,7 @@ pub fn core(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
     );
 
     // ---- MEM ---------------------------------------------------------------------------
-    let acc = mem_access(&mut m, &ports, &regs.mem, &id.mem_ctrl, &lits);
+    let acc = mem_access(&mut m, &ports, &regs.mem, &id.mem_ctrl, &ex, &lits);
     let (csr_read, csr_new, csr_illegal, rs1_field) = csr_access(&mut m, &regs, &id.mem_ctrl, &acc);
     let rocc_done = rocc_port(
         &mut m,
@@ -462,21 +486,17 @@ fn stage_registers(m: &mut ModuleBuilder, xlen: u32, fpu: bool) -> Regs {
     // ---- stage registers ---------------------------------------------------------------
     // Operands, results, addresses and WB's record are only observed under their stage's
     // valid bit (WB's: `wb_valid`): no reset.
-    let ex = ExRegs {
-        stage: Stage::new(m, "ex", xlen),
-        rs1: m.reg("ex_rs1", xlen, ResetValue::None),
-        rs2: m.reg("ex_rs2", xlen, ResetValue::None),
-        rs3: fpu.then(|| m.reg("ex_rs3", xlen, ResetValue::None)),
-        // The next pc fetch went on to after this instruction.
-        pred: m.reg("ex_pred", xlen, ResetValue::None),
-        pred_is_target: m.reg("ex_pred_is_target", 1, ResetValue::None),
-        pred_is_link: m.reg("ex_pred_is_link", 1, ResetValue::None),
-    };
+    let ex_stage = Stage::new(m, "ex", xlen);
+    let rs_q: Vec<Value> = (1..=2 + fpu as usize)
+        .map(|i| m.reg(&format!("ex_rs{i}"), xlen, ResetValue::None))
+        .collect();
+    let late = Late::new(m, rs_q.len());
     let mem = MemRegs {
         stage: Stage::new(m, "mem", xlen),
         result: m.reg("mem_result", xlen, ResetValue::None),
         fflags: fpu.then(|| m.reg("mem_fflags", 5, ResetValue::None)),
         addr: m.reg("mem_addr", xlen, ResetValue::None),
+        cached: m.reg("mem_cached", 1, ResetValue::None),
         rs1: m.reg("mem_rs1", xlen, ResetValue::None),
         rs2: m.reg("mem_rs2", xlen, ResetValue::None),
     };
@@ -489,6 +509,19 @@ fn stage_registers(m: &mut ModuleBuilder, xlen: u32, fpu: bool) -> Regs {
         mem_addr: m.reg("wb_mem_addr", 64, ResetValue::None),
         mem_data: m.reg("wb_mem_data", 64, ResetValue::None),
         mem_mask: m.reg("wb_mem_mask", 8, ResetValue::None),
+    };
+    let operand = |i: usize| late.operand(i, &rs_q[i], &wb);
+    let ex = ExRegs {
+        stage: ex_stage,
+        rs1: operand(0),
+        rs2: operand(1),
+        rs3: fpu.then(|| operand(2)),
+        // The next pc fetch went on to after this instruction.
+        pred: m.reg("ex_pred", xlen, ResetValue::None),
+        pred_is_target: m.reg("ex_pred_is_target", 1, ResetValue::None),
+        pred_is_link: m.reg("ex_pred_is_link", 1, ResetValue::None),
+        rs_q,
+        late,
     };
 
     let csrs = CsrFile::new(m, xlen, fpu);
@@ -631,7 +664,7 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
     let ex_result = m.wire("ex_result", l.xlen);
 
     let mut hazard = zero1.clone();
-    let mut operands = vec![];
+    let (mut operands, mut late) = (vec![], vec![]);
     for src in sources(&id.insn, &id_ctrl, &l.one1) {
         let idx = src.idx;
         // x0 is never bypassed (WB shows rd 0 for instructions that write nothing).
@@ -643,8 +676,9 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
             matches(&mem_writes, &mem.insn, &mem_ctrl),
             &(&wb_valid & &wb_rd.eq(&idx)) & &nonzero,
         );
-        let wait = mux(&in_ex, &!&ex_bypassable, &(&in_mem & &!&mem_bypassable));
-        hazard = &hazard | &(&(src.uses & &nonzero) & &wait);
+        // MEM's own results are taken late, in EX; EX's wait in ID.
+        late.push(&(&!&in_ex & &in_mem) & &!&mem_bypassable);
+        hazard = &hazard | &(&(&(src.uses & &nonzero) & &in_ex) & &!&ex_bypassable);
         let file = read_register(m, regs, &idx, src.raw);
         operands.push(priority_mux(
             &[
@@ -696,6 +730,7 @@ fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &
         rs2: operands[1].clone(),
         rs3: operands.get(2).cloned(),
         hazard,
+        late,
         exc: id_exc,
         ex_result,
     }
@@ -797,6 +832,15 @@ fn execute(
             &mux(&cti, &jump_target, &addr),
         ),
     );
+    let cached = if p.uncached_size == 0 {
+        l.one1.clone()
+    } else {
+        !&in_region(&addr, p.uncached_base, p.uncached_size)
+    };
+    let load_request = match ports.dcache_pending {
+        Some(_) => &(&(&ex.valid & &ex_ctrl.load) & &!&ex_exc.0) & &ex_go,
+        None => zero1.clone(),
+    };
     Ex {
         go: ex_go,
         mem_go,
@@ -807,6 +851,8 @@ fn execute(
         taken,
         jump_target,
         addr,
+        cached,
+        load_request,
         exc: ex_exc,
     }
 }
@@ -828,7 +874,12 @@ fn muldiv_port(
     let md_sent = m.reg("md_sent", 1, false);
     // (A multiply/divide raises no exception in EX: only ID's count, off the adders.)
     let ex_md = &(&ex.valid & &ex_ctrl.muldiv) & &!&ex.exc;
-    m.connect(md_req.valid(), &(&(&ex_md & &!&md_sent) & &!&flush_ex));
+    // A late operand (`late_operands.rs`) holds the request and EX.
+    let blocked = ex_regs.late.blocked();
+    m.connect(
+        md_req.valid(),
+        &(&(&(&ex_md & &!&md_sent) & &!&flush_ex) & &!&blocked),
+    );
     let mb = md_req.bits();
     let (funct3, word, in1, in2) = muldiv_operands(ex_regs, ex_ctrl, &e.funct3);
     m.connect(mb.get("funct3").value(), &funct3);
@@ -839,8 +890,8 @@ fn muldiv_port(
     m.connect(&ports.md_kill, &flush_ex);
     let md_ready = &!&ex_md | md_resp.valid();
     let ex_ready = match fp_ready {
-        Some(f) => &md_ready & &f,
-        None => md_ready,
+        Some(f) => &(&md_ready & &f) & &!&blocked,
+        None => &md_ready & &!&blocked,
     };
     m.connect(
         &ex_go,
@@ -865,7 +916,11 @@ fn fpu_port(
     let (ex, frm) = (&regs.ex.stage, &regs.csrs.fp.as_ref()?.frm);
     let sent = m.reg("fpu_sent", 1, false);
     let ex_fp = &(&ex.valid & &fp.unit_op) & &!&ex.exc;
-    m.connect(req.valid(), &(&(&ex_fp & &!&sent) & &!&e.flush));
+    let blocked = regs.ex.late.blocked();
+    m.connect(
+        req.valid(),
+        &(&(&(&ex_fp & &!&sent) & &!&e.flush) & &!&blocked),
+    );
     let rm = ex.insn.slice(14, 12);
     let bits = req.bits();
     for (name, value) in [
@@ -1056,10 +1111,12 @@ fn issue(
         m.connect(&ex_regs.pred_is_link, &pred_is_link);
         ex.load(m, &id.pc, &id.insn, (&id_exc.0, &id_exc.1, &id_exc.2));
         d.ex_ctrl.load(m, id_ctrl);
-        m.connect(&ex_regs.rs1, &d.rs1);
-        m.connect(&ex_regs.rs2, &d.rs2);
-        if let (Some(r), Some(v)) = (&ex_regs.rs3, &d.rs3) {
-            m.connect(r, v);
+        for (r, v) in ex_regs
+            .rs_q
+            .iter()
+            .zip([Some(&d.rs1), Some(&d.rs2), d.rs3.as_ref()])
+        {
+            m.connect(r, v.expect("an operand for each register"));
         }
         m.connect(&ex_regs.pred, &mux(&id_redirect, &id_target, q_pred0));
     });

@@ -1,8 +1,9 @@
 //! The core's MEM stage (`core.rs`, module comment: MEM): the oldest unretired
-//! instruction, so nothing here is speculative. Blocking data accesses (AMOs as a read
-//! then a write, with the AMO ALU), LR/SC, CSRs, RoCC commands, fences, and the
-//! instruction's completion or trap (an accelerator's exception first,
-//! `bus::rocc_exception`) with MEM's redirects.
+//! instruction, so nothing here is speculative. Data accesses (loads requested from EX
+//! when they will surely enter MEM, posted stores with the D$, AMOs as a read then a
+//! write with the AMO ALU), LR/SC, CSRs, RoCC commands, fences, and the instruction's
+//! completion or trap (an accelerator's exception first, `bus::rocc_exception`) with
+//! MEM's redirects.
 
 use super::core::{any_of, cause, k, rd_of, sext64, Ex, Id, Lits, MemRegs, Ports, Redirects, Regs};
 use super::csr::CsrAccess;
@@ -75,6 +76,8 @@ pub(super) struct MemAccess {
     pub(super) mask: Value,
     pub(super) acc_trap: Value,
     pub(super) access_done: Value,
+    /// EX's load request was taken: the load enters MEM awaiting its data.
+    pub(super) ex_fired: Value,
 }
 
 /// `state == v` for MEM's access state.
@@ -95,13 +98,17 @@ fn sext_w(word_op: &Value, v: &Value) -> Value {
     )
 }
 
-/// MEM's data access: blocking loads and stores, AMOs as a read then a write (with the
-/// AMO ALU), the LR/SC reservation's check, and the accelerator's exception port.
+/// MEM's data access: loads (requested from EX when the port is free, `Ex::load_request`,
+/// else from here), stores, AMOs as a read then a write (with the AMO ALU), the LR/SC
+/// reservation's check, and the accelerator's exception port. With the D$ a write to a
+/// cacheable address is done when the D$ takes it (`cache.rs`, posted writes); every
+/// other access waits for its answer.
 pub(super) fn mem_access(
     m: &mut ModuleBuilder,
     ports: &Ports,
     mem_regs: &MemRegs,
     mem_ctrl: &Ctrl,
+    e: &Ex,
     l: &Lits,
 ) -> MemAccess {
     let (mem, mem_addr) = (&mem_regs.stage, mem_regs.addr.clone());
@@ -149,15 +156,28 @@ pub(super) fn mem_access(
     let acc_trap = &(&mem.valid & &st(0)) & rocc_xcpt.valid();
     m.connect(rocc_xcpt.ready(), &acc_trap);
     let issue = &(&(&live_mem & &accesses) & &(&st(0) | &(&st(2) & &amo_computed))) & &!&acc_trap;
-    m.connect(dmem_req.valid(), &issue);
+    // EX's load takes the port when MEM does not use it.
+    let ex_issue = &e.load_request & &!&issue;
+    let esize = e.funct3.slice(1, 0);
+    m.connect(dmem_req.valid(), &(&issue | &ex_issue));
     let db = dmem_req.bits();
-    m.connect(db.get("addr").value(), &mem_addr.slice(31, 0));
-    m.connect(db.get("write").value(), &is_write_phase);
-    m.connect(db.get("data").value(), &store_data);
-    m.connect(db.get("mask").value(), &mask);
-    m.connect(db.get("size").value(), &msize.zext(3));
-    let access_done = &(&accesses & &dresp) & &(&st(3) | &(&st(1) & &!&mem_ctrl.amo));
-    m.when(&dmem_req.fire(), |m| {
+    for (name, value) in [
+        ("addr", mux(&issue, &mem_addr, &e.addr).slice(31, 0)),
+        ("write", &issue & &is_write_phase),
+        ("data", store_data.clone()),
+        ("mask", mux(&issue, &mask, &lane_mask(&e.addr, &esize))),
+        ("size", mux(&issue, &msize, &esize).zext(3)),
+    ] {
+        m.connect(db.get(name).value(), &value);
+    }
+    let mem_fire = &issue & dmem_req.ready();
+    let posted = match &ports.dcache_pending {
+        Some(_) => &(&mem_fire & &is_write_phase) & &mem_regs.cached,
+        None => l.zero1.clone(),
+    };
+    let answered = &(&accesses & &dresp) & &(&st(3) | &(&st(1) & &!&mem_ctrl.amo));
+    let access_done = &answered | &posted;
+    m.when(&mem_fire, |m| {
         m.connect(&state, &(&state + &k(&state, 1, 2)))
     });
     m.when(&(&(&dresp & &st(1)) & &mem_ctrl.amo), |m| {
@@ -182,6 +202,7 @@ pub(super) fn mem_access(
         mask,
         acc_trap,
         access_done,
+        ex_fired: &ex_issue & dmem_req.ready(),
     }
 }
 
@@ -270,7 +291,12 @@ pub(super) fn rocc_port(
     // RoCC: the command leaves from here; with xd the response comes back here.
     let xd = mem.insn.bit(14);
     let rocc_live = &acc.live_mem & &mem_ctrl.rocc;
-    m.connect(rocc_cmd.valid(), &(&rocc_live & &st(0)));
+    // A command leaves once the core's posted writes are in memory, where the
+    // accelerator's accesses go.
+    m.connect(
+        rocc_cmd.valid(),
+        &(&(&rocc_live & &st(0)) & &!&writes_pending(ports)),
+    );
     let rc = rocc_cmd.bits();
     for (name, value) in [
         ("funct7", mem.insn.slice(31, 25)),
@@ -296,6 +322,12 @@ pub(super) fn rocc_port(
     let rocc_wait = &(&rocc_live & &xd) & &st(1);
     m.connect(rocc_resp.ready(), &rocc_wait);
     &(&rocc_cmd.fire() & &!&xd) | &rocc_resp.fire()
+}
+
+/// The D$'s posted writes have not all reached memory (0 without the D$).
+fn writes_pending(ports: &Ports) -> Value {
+    let pending = &ports.dcache_pending;
+    pending.clone().unwrap_or_else(|| k(&ports.rocc_busy, 0, 1))
 }
 
 /// MEM's fences: fence waits for the accelerator, then drops the D$; fence.i waits for
@@ -324,8 +356,12 @@ pub(super) fn fences(
     );
     m.connect(&busy_q, &ports.rocc_busy);
     m.connect(&fired_q, &ports.rocc_cmd.fire());
-    let fence_done = &(&(&live_mem & &mem_ctrl.fence) & &!&busy_q) & &!&fired_q;
-    let fence_i_done = &(&live_mem & &mem_ctrl.fence_i) & &outstanding.eq(&k(outstanding, 0, 2));
+    // Both wait for the core's posted writes to reach memory: the accelerator's and
+    // the I$'s accesses go there.
+    let drained = !&writes_pending(ports);
+    let fence_done = &(&(&(&live_mem & &mem_ctrl.fence) & &!&busy_q) & &!&fired_q) & &drained;
+    let fence_i_done =
+        &(&(&live_mem & &mem_ctrl.fence_i) & &outstanding.eq(&k(outstanding, 0, 2))) & &drained;
     m.connect(&ports.dcache_inv, &fence_done);
     m.connect(&ports.icache_inv, &fence_i_done);
     (fence_done, fence_i_done)
@@ -462,6 +498,8 @@ pub(super) fn mem_advance(
         &regs.mem.result,
     );
     m.when(&e.mem_go, |m| m.connect(state, &k(state, 0, 2)));
+    // A load whose request EX sent enters MEM awaiting its data.
+    m.when(&access.ex_fired, |m| m.connect(state, &k(state, 1, 2)));
     m.when(&e.mem_free, |m| {
         m.connect(&access.sc_checked, &k(&access.sc_checked, 0, 1));
         m.connect(&mem.valid, &e.go);
@@ -474,6 +512,7 @@ pub(super) fn mem_advance(
         }
         m.connect(&regs.mem.result, &id.ex_result);
         m.connect(&regs.mem.addr, &e.addr);
+        m.connect(&regs.mem.cached, &e.cached);
         m.connect(&regs.mem.rs1, &regs.ex.rs1);
         m.connect(&regs.mem.rs2, &regs.ex.rs2);
     });

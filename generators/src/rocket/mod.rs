@@ -7,8 +7,10 @@
 //! - `tile.rs`: the top (design `rocket`): core, multiply/divide unit, caches or direct
 //!   paths, and the arbiter onto the one outer memory port.
 //! - `core.rs`: the pipeline (IF, ID, EX, MEM, WB) with bypassing, load-use interlock,
-//!   branch resolution in EX, and the RoCC command/response in MEM; `decode.rs`,
-//!   `alu.rs`, `csr.rs`, `bpred.rs` (BTB, BHT), `trace.rs` (the commit trace port).
+//!   branch resolution in EX, and the RoCC command/response in MEM; `fetch.rs` (IF),
+//!   `mem_stage.rs` (MEM), `late_operands.rs` (EX's operands from MEM's results),
+//!   `decode.rs`, `alu.rs`, `csr.rs`, `bpred.rs` (BTB, BHT), `trace.rs` (the commit
+//!   trace port).
 //! - `muldiv.rs`, `fpu.rs` (the F extension's units), `cache.rs`, `mem_arbiter.rs`.
 //! - `bus.rs`: interface shapes; `params.rs`: the parameters.
 
@@ -21,6 +23,7 @@ pub mod csr;
 pub mod decode;
 mod fetch;
 pub mod fpu;
+mod late_operands;
 pub mod mem_arbiter;
 mod mem_stage;
 pub mod muldiv;

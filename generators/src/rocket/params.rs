@@ -269,6 +269,9 @@ pub struct CacheParams {
     pub uncached_size: u64,
     /// The memory policy's threshold (`crate::memory::style`).
     pub sram_threshold_bits: u64,
+    /// Cacheable writes are not answered: they drain to memory from a write buffer
+    /// (`cache.rs`; the D$ of the Rocket core).
+    pub posted_writes: bool,
 }
 
 /// Shape of the multiply/divide unit.
@@ -293,6 +296,7 @@ impl RocketParams {
             uncached_base: 0,
             uncached_size: 0,
             sram_threshold_bits: self.sram_threshold_bits,
+            posted_writes: false,
         }
     }
 
@@ -304,6 +308,7 @@ impl RocketParams {
             uncached_base: self.uncached_base,
             uncached_size: self.uncached_size,
             sram_threshold_bits: self.sram_threshold_bits,
+            posted_writes: true,
         }
     }
 

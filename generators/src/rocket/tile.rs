@@ -54,6 +54,12 @@ pub fn tile(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
                 m.connect_bundle(&arb.io(&creq), &c.io("mem_req"));
                 m.connect_bundle(&c.io("mem_resp"), &arb.io(&cresp));
                 m.connect(&c.port("invalidate"), &invalidate);
+                if side == "dmem" {
+                    m.connect(
+                        &core.port("dcache_writes_pending"),
+                        &c.port("writes_pending"),
+                    );
+                }
             }
         }
     }

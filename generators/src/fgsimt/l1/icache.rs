@@ -26,6 +26,7 @@ pub fn icache(bytes: u32, sram_threshold_bits: u64) -> Result<Rc<Module>, HdlErr
         uncached_base: 0,
         uncached_size: 0,
         sram_threshold_bits,
+        posted_writes: false,
     };
     cache("FgsimtIcache", &shape)
 }

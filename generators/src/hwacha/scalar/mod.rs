@@ -320,6 +320,7 @@ fn blocks(
                 uncached_base: 0,
                 uncached_size: 0,
                 sram_threshold_bits: p.sram_threshold_bits,
+                posted_writes: false,
             },
         )?,
     );
