@@ -60,7 +60,7 @@ const HWACHA_PARAMS: &str = "lanes, seq_entries, banks, bank_entries, bank_width
 
 /// The rocket tile's parameters, without `rocc` (the designs built around a fixed
 /// accelerator take these).
-const TILE_PARAMS: [&str; 23] = [
+const TILE_PARAMS: [&str; 25] = [
     "xlen",
     "fpu",
     "fma_stages",
@@ -69,8 +69,10 @@ const TILE_PARAMS: [&str; 23] = [
     "btb_entries",
     "mul",
     "mul_bits_per_cycle",
+    "mul_early_out",
     "mul_stages",
     "div_bits_per_cycle",
+    "div_early_out",
     "memory",
     "icache_sets",
     "icache_ways",

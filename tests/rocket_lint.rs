@@ -34,8 +34,11 @@ fn muldiv_shapes() -> Vec<MulDivParams> {
                 shapes.push(MulDivParams {
                     mul: MulKind::Iterative,
                     mul_bits_per_cycle: bits,
+                    // The early out on half of them, each multiplier width once.
+                    mul_early_out: (div == 2) == (adders == Style::Prefix),
                     mul_stages: 1,
                     div_bits_per_cycle: div,
+                    div_early_out: (div == 2) != (bits == 8),
                     adders,
                     // Each style with and without the registered result.
                     registered_result: (adders == Style::Prefix) != (div == 4),
@@ -46,8 +49,10 @@ fn muldiv_shapes() -> Vec<MulDivParams> {
             shapes.push(MulDivParams {
                 mul: MulKind::Pipelined,
                 mul_bits_per_cycle: 1,
+                mul_early_out: false,
                 mul_stages: stages,
                 div_bits_per_cycle: div,
+                div_early_out: div == 4,
                 adders: Style::Prefix,
                 registered_result: true,
             });

@@ -226,16 +226,20 @@ fn shapes() -> Vec<MulDivParams> {
     let it = |mb, db, adders| MulDivParams {
         mul: MulKind::Iterative,
         mul_bits_per_cycle: mb,
+        mul_early_out: mb < 64,
         mul_stages: 1,
         div_bits_per_cycle: db,
+        div_early_out: mb < 64,
         adders,
         registered_result: true,
     };
     let pipe = |stages, db, adders| MulDivParams {
         mul: MulKind::Pipelined,
         mul_bits_per_cycle: 1,
+        mul_early_out: false,
         mul_stages: stages,
         div_bits_per_cycle: db,
+        div_early_out: db == 4,
         adders,
         registered_result: false,
     };
@@ -289,6 +293,67 @@ fn muldiv_matches_the_m_extension() {
     }
 }
 
+/// With the early outs, a multiply whose multiplier (rs1) or a divide whose dividend
+/// (rs1) has a small magnitude takes fewer cycles than one with a large one, on 8 and 1
+/// bits a step, for MUL, MULH, MULW, DIV, DIVUW and REM (`latency` checks each result
+/// against the reference, a divide by zero's too); without them, each takes the same
+/// time whatever its operands.
+#[test]
+fn early_outs_shorten_small_operations() {
+    for (bits, early) in [(8, true), (1, true), (8, false)] {
+        let p = MulDivParams {
+            mul: MulKind::Iterative,
+            mul_bits_per_cycle: bits,
+            mul_early_out: early,
+            mul_stages: 1,
+            div_bits_per_cycle: 1,
+            div_early_out: early,
+            adders: Style::Prefix,
+            registered_result: true,
+        };
+        let mut m = model(&muldiv(&p).unwrap());
+        let ops = [
+            (0, false),
+            (1, false),
+            (0, true),
+            (4, false),
+            (5, true),
+            (6, false),
+        ];
+        for (f3, word) in ops {
+            let divide = f3 >= 4;
+            let large = latency(&mut m, (f3, word, 0x7234_5678_9abc_def1, 0xfedc_ba98));
+            // MUL and MULW take rs1 as it is (the low half needs no signs): a small
+            // negative one is a large multiplier, as in Rocket; MULH's magnitude is 7.
+            let seven = if f3 == 1 || f3 == 4 {
+                (-7i64) as u64
+            } else {
+                7
+            };
+            let small = latency(
+                &mut m,
+                (
+                    f3,
+                    word,
+                    seven,
+                    0xfedc_ba98_7654_3210 >> (8 * divide as u32),
+                ),
+            );
+            let middle_divisor = if divide { 3 } else { 0x8000_0000_0000_0001 };
+            let middle = latency(&mut m, (f3, word, 0x123, middle_divisor));
+            // A zero divisor skips nothing.
+            let by_zero = divide.then(|| latency(&mut m, (f3, word, 7, 0)));
+            println!("{bits} bits a step, early outs {early}, funct3 {f3} word {word}: {small} / {middle} / {large} cycles, by zero {by_zero:?}");
+            if early {
+                assert!(small < middle && middle < large, "{small} {middle} {large}");
+                assert!(by_zero.is_none_or(|z| z == large), "{by_zero:?}");
+            } else {
+                assert_eq!((small, middle), (large, large));
+            }
+        }
+    }
+}
+
 /// A pipelined multiplier takes one multiply per cycle while results are taken.
 #[test]
 fn pipelined_multiplier_takes_one_per_cycle() {
@@ -296,8 +361,10 @@ fn pipelined_multiplier_takes_one_per_cycle() {
         let p = MulDivParams {
             mul: MulKind::Pipelined,
             mul_bits_per_cycle: 1,
+            mul_early_out: false,
             mul_stages: stages,
             div_bits_per_cycle: 1,
+            div_early_out: false,
             adders: Style::Prefix,
             registered_result: true,
         };
@@ -631,7 +698,21 @@ impl CacheBench {
     /// One cycle: drives `req` (if any) and `invalidate`, serves memory, and returns
     /// (request accepted, response data if valid).
     fn cycle(&mut self, req: Option<&CReq>, invalidate: bool) -> (bool, Option<u64>) {
+        self.cycle_killing(req, invalidate, false)
+    }
+
+    /// [`CacheBench::cycle`], with `cpu_kill` (posted writes only) cancelling the read
+    /// taken in the cycle before.
+    fn cycle_killing(
+        &mut self,
+        req: Option<&CReq>,
+        invalidate: bool,
+        kill: bool,
+    ) -> (bool, Option<u64>) {
         let m = &mut self.m;
+        if self.posted {
+            m.poke_u64("cpu_kill", kill as u64).unwrap();
+        }
         m.poke_u64("invalidate", invalidate as u64).unwrap();
         m.poke_u64("cpu_req_valid", req.is_some() as u64).unwrap();
         if let Some(r) = req {
@@ -677,17 +758,22 @@ fn cache_request(rng: &mut Rng, hot: u64) -> CReq {
     }
 }
 
-/// Random traffic; every read's doubleword checked against the reference. Returns
-/// (reads checked, reads answered the cycle after acceptance, memory reads made).
+/// Random traffic; every read's doubleword checked against the reference (with posted
+/// writes, 15 % of the reads are killed the cycle after they are taken, and must not
+/// answer). Returns (reads checked, reads answered the cycle after acceptance, memory
+/// reads made).
 fn random_cache_traffic(b: &mut CacheBench, seed: u64, n: usize, hot: u64) -> (usize, usize, u64) {
     let mut rng = Rng::new(seed);
     // Accepted requests: the request, the doubleword a read must see, the cycle.
     let mut pending: std::collections::VecDeque<(CReq, u64, u64)> = Default::default();
     let mut offered: Option<CReq> = None;
     let (mut issued, mut reads, mut hits) = (0, 0, 0);
+    // The last request taken was a read the bench may kill (posted writes); kills made.
+    let (mut just_read, mut killed) = (false, 0);
     for cycle in 0..n as u64 * 400 {
         if issued == n && pending.is_empty() {
             b.drain_and_compare();
+            assert_eq!(killed > 0, b.posted, "{killed} reads killed");
             return (reads, hits, b.mem.stats().reads);
         }
         if offered.is_none() && issued < n && rng.chance(70) {
@@ -695,7 +781,14 @@ fn random_cache_traffic(b: &mut CacheBench, seed: u64, n: usize, hot: u64) -> (u
         }
         // The core invalidates only with nothing outstanding on that side.
         let invalidate = pending.is_empty() && offered.is_none() && rng.chance(5);
-        let (accepted, resp) = b.cycle(offered.as_ref(), invalidate);
+        // The core kills a load it sent the cycle before, now and then: no answer.
+        let kill = just_read && rng.chance(15);
+        if kill {
+            pending.pop_back();
+            killed += 1;
+        }
+        let (accepted, resp) = b.cycle_killing(offered.as_ref(), invalidate, kill);
+        just_read = false;
         if let Some(got) = resp {
             let Some((r, want, accepted_at)) = pending.pop_front() else {
                 panic!("cycle {cycle}: response {got:#x} to no request");
@@ -715,6 +808,7 @@ fn random_cache_traffic(b: &mut CacheBench, seed: u64, n: usize, hot: u64) -> (u
             }
             if b.answers(&r) {
                 pending.push_back((r, want, cycle));
+                just_read = b.posted && !r.write;
             }
             issued += 1;
         }

@@ -18,9 +18,13 @@
 //! lookup; a read miss and an uncached access wait for the buffer to drain, so memory
 //! sees every access in program order. `writes_pending` is high while a write is in the
 //! lookup or the buffer: the core's fences and accelerator commands wait for it.
+//! `cpu_kill`, in the cycle after a read was taken, cancels its lookup (no answer, no
+//! refill): the core sends a load's request from execute before knowing whether the load
+//! advances or faults, as Rocket's `s1_kill`.
 //!
 //! Ports: `cpu_req`/`cpu_resp` towards the core, `mem_req`/`mem_resp` towards memory
-//! (the shapes of `bus.rs`), `invalidate`, and with `posted_writes` `writes_pending`.
+//! (the shapes of `bus.rs`), `invalidate`, and with `posted_writes` `writes_pending` and
+//! `cpu_kill`.
 
 use super::bus::{mem_request, mem_response};
 use super::params::CacheParams;
@@ -199,6 +203,8 @@ struct Lookup {
     single: Value,
     /// A cacheable write moving into the write buffer (`posted_writes`; else 0).
     post: Value,
+    /// The lookup was killed (`posted_writes`; else 0).
+    killed: Value,
 }
 
 /// The write buffer of `posted_writes`: one write on its way to memory. `valid` and
@@ -315,7 +321,7 @@ fn lookup(
     g: &Geometry,
     s1: &Stage1,
     (tag_out, data_out): (&[Value], &[Value]),
-    posted: Option<(&Forward, &WriteBuffer)>,
+    posted: Option<(&Forward, &WriteBuffer, &Value)>,
 ) -> Lookup {
     let valid: Vec<Value> = (0..p.sets)
         .map(|s| m.reg(&format!("valid{s}"), p.ways, 0u64))
@@ -329,7 +335,7 @@ fn lookup(
     let hit = hits[1..].iter().fold(hits[0].clone(), |a, h| &a | h);
     let s1_index = g.array_addr(&s1_set, &g.word_of(&s1.addr));
     let data_out: Vec<Value> = match posted {
-        Some((fwd, _)) => (0..p.ways)
+        Some((fwd, _, _)) => (0..p.ways)
             .map(|w| fwd.over(w, &s1_index, &data_out[w as usize]))
             .collect(),
         None => data_out.to_vec(),
@@ -346,14 +352,19 @@ fn lookup(
         let hi = addr64.lt(&addr64.konst(Bits::from_u64(64, p.uncached_base + p.uncached_size)));
         !&(&lo & &hi)
     };
-    let lookup = &s1.valid & &s1.st(0);
+    // A killed lookup (`cpu_kill`, with the write buffer) does nothing and ends.
+    let looking = &s1.valid & &s1.st(0);
+    let (lookup, killed) = match posted {
+        Some((_, _, kill)) => (&looking & &!kill, &looking & kill),
+        None => (looking, g.k(0, 1)),
+    };
     let read_hit = &(&(&lookup & &!&s1.write) & &cacheable) & &hit;
     let read_miss = &(&(&lookup & &!&s1.write) & &cacheable) & &!&hit;
     let write_hit = &(&(&lookup & &s1.write) & &cacheable) & &hit;
     // With the write buffer, misses and uncached accesses wait for it to drain, and a
     // cacheable write for it to have room.
     let (read_miss, single, post) = match posted {
-        Some((_, wbuf)) => {
+        Some((_, wbuf, _)) => {
             let empty = !&wbuf.valid;
             let room = &empty | &wbuf.drained;
             (
@@ -377,6 +388,7 @@ fn lookup(
         write_hit,
         single,
         post,
+        killed,
     }
 }
 
@@ -506,11 +518,15 @@ fn cpu_side(
         single_done.clone(),
         s1.st(3),
         look.post.clone(),
+        look.killed.clone(),
     ]);
-    m.connect(
-        cpu_req.ready(),
-        &(&s1.st(0) & &any(&[!&s1.valid, read_hit.clone(), look.post.clone()])),
-    );
+    let free = any(&[
+        !&s1.valid,
+        read_hit.clone(),
+        look.post.clone(),
+        look.killed.clone(),
+    ]);
+    m.connect(cpu_req.ready(), &(&s1.st(0) & &free));
 
     let req = cpu_req.bits();
     m.when(&finishing, |m| m.connect(&s1.valid, &g.k(0, 1)));
@@ -654,6 +670,7 @@ pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
         (
             Forward::new(&mut m, p, &g),
             WriteBuffer::new(&mut m, &mresp),
+            m.input("cpu_kill", 1),
         )
     });
     let look = lookup(
@@ -662,12 +679,12 @@ pub fn cache(name: &str, p: &CacheParams) -> Result<Rc<Module>, HdlErrors> {
         &g,
         &s1,
         (&tag_out, &data_out),
-        posted.as_ref().map(|(f, w)| (f, w)),
+        posted.as_ref().map(|(f, w, kill)| (f, w, kill)),
     );
     let r = refill_regs(&mut m, p, &g, &look.set_valid);
-    let wbuf = posted.as_ref().map(|(_, w)| w);
+    let wbuf = posted.as_ref().map(|(_, w, _)| w);
     let refilling = memory_side(&mut m, &g, &s1, &r, &mem_req, wbuf);
-    if let Some((fwd, wbuf)) = &posted {
+    if let Some((fwd, wbuf, _)) = &posted {
         let pending = wbuf.update(&mut m, &s1, &look, &mem_req.fire());
         let out = m.output("writes_pending", 1);
         m.connect(&out, &pending);

@@ -2,19 +2,23 @@
 //!
 //! - IF: a three-entry fetch queue fed by up to two outstanding I-side requests; after a
 //!   redirect the responses still in flight are dropped. Fetch predicts fall-through,
-//!   or follows the BTB (`bpred.rs`) for the instruction that just arrived.
+//!   or follows the BTB (`bpred.rs`) looked up with the pc it requests (`fetch.rs`).
 //! - ID (the queue's head): with the BHT, jal and predicted-taken branches redirect
-//!   fetch from here; decode, register read with bypasses from EX, MEM and WB,
-//!   interlocks on results not yet available (loads, CSR reads, AMOs and RoCC responses
-//!   until they reach WB; multiply/divide until it leaves EX).
+//!   fetch from here; decode, register read
+//!   with bypasses from EX, MEM and WB, an interlock on EX's results not yet available
+//!   (a load's, a CSR read's, multiply/divide until it leaves EX); a result MEM makes
+//!   (loads, CSR reads, AMOs, RoCC responses) is taken late, in EX
+//!   (`late_operands.rs`).
 //! - EX: ALU, branch and jump resolution (a mispredicted one redirects fetch the next
 //!   cycle, from MEM, and squashes ID and EX),
 //!   address generation with the misaligned and access-fault checks of the memory map,
+//!   a load's D$ request (with the D$, when the load will enter MEM next cycle),
 //!   multiply/divide through the `muldiv_*` ports (EX waits for the result).
 //! - MEM: the oldest unretired instruction, so nothing here is speculative: exceptions
 //!   trap here (younger instructions squashed), an accelerator's exception traps before
-//!   the instruction here (`bus::rocc_exception`), CSRs, blocking data accesses (AMOs as a
-//!   read then a write), LR/SC, fences, and RoCC commands.
+//!   the instruction here (`bus::rocc_exception`), CSRs, data accesses (a load EX
+//!   requested waits here for its data; stores to cacheable addresses complete as the
+//!   D$ takes them; AMOs as a read then a write), LR/SC, fences, and RoCC commands.
 //! - WB: register write and the commit trace.
 //!
 //! ID decodes once; EX and MEM hold the decoded control in registers (`Ctrl::registers`)
@@ -156,6 +160,8 @@ pub(super) struct Ports {
     /// (`cache.rs`). Its presence makes cacheable stores complete as the D$ takes them,
     /// and loads request from EX.
     pub(super) dcache_pending: Option<Value>,
+    /// With the D$: cancels the lookup of the load request EX sent the cycle before.
+    pub(super) dcache_kill: Option<Value>,
 }
 
 impl Ports {
@@ -183,6 +189,7 @@ impl Ports {
                 )
             }),
             dcache_pending: dcache.then(|| m.input("dcache_writes_pending", 1)),
+            dcache_kill: dcache.then(|| m.output("dcache_kill", 1)),
         }
     }
 }
@@ -224,7 +231,8 @@ impl Lits {
 
 /// Redirects (fetch restarts at the target; younger instructions are squashed): from MEM
 /// (traps, mret, fence.i), from EX (mispredictions), and predicted-taken ones from decode
-/// (BHT) or from an arriving instruction (BTB).
+/// (the BHT's). The BTB's predictions steer the requests
+/// themselves (`fetch.rs`) and squash nothing.
 pub(super) struct Redirects {
     pub mem_redirect: Value,
     pub mem_target: Value,
@@ -234,8 +242,6 @@ pub(super) struct Redirects {
     pub redirect: Value,
     pub id_redirect: Value,
     pub id_target: Value,
-    pub btb_redirect: Value,
-    pub btb_target: Value,
     pub any_redirect: Value,
     pub fetch_target: Value,
     /// fence.i in MEM holds fetch.
@@ -254,16 +260,8 @@ impl Redirects {
         // Predicted-taken redirects from decode (BHT) or from an arriving instruction (BTB).
         let id_redirect = m.wire("id_redirect", 1);
         let id_target = m.wire("id_target", xlen);
-        let btb_redirect = m.wire("btb_redirect", 1);
-        let btb_target = m.wire("btb_target", xlen);
-        let any_redirect = &(&redirect | &id_redirect) | &btb_redirect;
-        let fetch_target = priority_mux(
-            &[
-                (redirect.clone(), target.clone()),
-                (id_redirect.clone(), id_target.clone()),
-            ],
-            &btb_target,
-        );
+        let any_redirect = &redirect | &id_redirect;
+        let fetch_target = mux(&redirect, &target, &id_target);
         let fetch_hold = m.wire("fetch_hold", 1);
         Redirects {
             mem_redirect,
@@ -273,8 +271,6 @@ impl Redirects {
             redirect,
             id_redirect,
             id_target,
-            btb_redirect,
-            btb_target,
             any_redirect,
             fetch_target,
             fetch_hold,
@@ -373,8 +369,9 @@ pub(super) struct Ex {
     pub(super) addr: Value,
     /// `addr` is outside the uncached region.
     pub(super) cached: Value,
-    /// With the D$: EX's load requests its data now (it enters MEM next cycle, with no
-    /// exception), unless MEM uses the port (`mem_stage::mem_access`).
+    /// With the D$: EX's load requests its data, unless MEM uses the port
+    /// (`mem_stage::mem_access`), before it is known whether the load advances or
+    /// faults: a request that turns out not to enter MEM with the load is killed.
     pub(super) load_request: Value,
     pub(super) exc: (Value, Value, Value),
 }
@@ -636,9 +633,10 @@ fn fp_checks(regs: &Regs, id: &Stage, d: (&Ctrl, &Ctrl, &Ctrl)) -> Option<(Value
 const CANONICAL_NAN: u64 = 0x7fc0_0000;
 
 /// ID (the fetch queue's head, `id`): decode, register read with bypasses from EX, MEM
-/// and WB, interlocks on results not yet available (loads, CSR reads, AMOs and RoCC
-/// responses until they reach WB; multiply/divide and FPU operations until they leave
-/// EX), and the exceptions known at decode.
+/// and WB, an interlock on EX's results not yet available (loads, CSR reads, AMOs and
+/// RoCC responses until they leave EX; multiply/divide and FPU operations until they
+/// leave EX), the sources MEM's instruction will write taken late in EX, and the
+/// exceptions known at decode.
 fn decode_stage(m: &mut ModuleBuilder, rocc: bool, id: &Stage, regs: &Regs, l: &Lits) -> Id {
     let (ex, mem) = (&regs.ex.stage, &regs.mem.stage);
     let (wb_valid, wb_rd, wb_value) = (
@@ -837,8 +835,12 @@ fn execute(
     } else {
         !&in_region(&addr, p.uncached_base, p.uncached_size)
     };
+    // From registers only: the address is the one late path into the D$.
     let load_request = match ports.dcache_pending {
-        Some(_) => &(&(&ex.valid & &ex_ctrl.load) & &!&ex_exc.0) & &ex_go,
+        Some(_) => {
+            let ready = &!&regs.ex.late.blocked() & &!&r.ex_redirect;
+            &(&ex.valid & &ex_ctrl.load) & &ready
+        }
         None => zero1.clone(),
     };
     Ex {
@@ -1074,7 +1076,7 @@ fn issue(
     // ID advances into a free (or freeing) EX unless squashed this cycle.
     let ex_free = &!&ex.valid | &e.go;
     // Decode-stage prediction: jal always, branches by the BHT.
-    match p.predictor {
+    let bht_taken = match p.predictor {
         Predictor::Bht => {
             let bht = predictors.bht.as_ref().expect("built before resolve");
             let predicted = &id_ctrl.jal | &(&id_ctrl.branch & &bht.predict(&id.pc));
@@ -1082,15 +1084,12 @@ fn issue(
             // followed: it would be fetched (the direct memory port refuses the access)
             // before the instruction traps in EX on it.
             let aligned = !&id_ctrl.imm.bit(1);
-            let taken = &(&(&predicted & &aligned) & &!&id_exc.0) & id_go;
-            m.connect(&id_redirect, &taken);
-            m.connect(&id_target, &(&id.pc + &id_ctrl.imm));
+            &predicted & &aligned
         }
-        _ => {
-            m.connect(&id_redirect, &l.zero1);
-            m.connect(&id_target, &l.zero_x);
-        }
-    }
+        _ => l.zero1.clone(),
+    };
+    m.connect(&id_redirect, &(&(&bht_taken & &!&id_exc.0) & id_go));
+    m.connect(&id_target, &(&id.pc + &id_ctrl.imm));
     m.connect(
         id_go,
         &(&(&(&id.valid & &!&d.hazard) & &ex_free) & &!&r.redirect),

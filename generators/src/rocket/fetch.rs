@@ -1,6 +1,10 @@
 //! The core's IF stage: the fetch requests with their response tracking, and the
 //! fetch queue whose head is ID (`core.rs`, module comment: IF). Fetch predicts
-//! fall-through, or follows the BTB (`bpred.rs`) for the instruction that just arrived.
+//! fall-through, or follows the BTB (`bpred.rs`), looked up with the pc being requested
+//! as Rocket's front end does: the next request goes to a predicted-taken target, so a
+//! taken branch or jump the BTB predicts costs no cycle. Each request in flight keeps the
+//! pc fetch went on to after it (`Requests::resp_pred`), which its instruction carries
+//! into the queue for EX to check.
 //!
 //! Fetch requests while the queue's entries plus the requests in flight leave an entry
 //! free. With [`QUEUE_ENTRIES`] = 3 and two requests in flight, I$ hits stream one
@@ -47,6 +51,8 @@ struct Requests {
     resp_live: Value,
     resp_pc: Value,
     resp_next: Value,
+    /// The pc fetch went on to after the responding request.
+    resp_pred: Value,
     resp_insn: Value,
 }
 
@@ -60,12 +66,10 @@ pub(super) fn fetch(
     r: &Redirects,
 ) -> Fetch {
     let pc_f = m.reg("pc_f", l.xlen, RESET_VECTOR);
-    let mut predictors = Predictors {
-        btb: None,
-        bht: None,
-    };
-    let req = requests(m, p, &pc_f, (imem_req, imem_resp), l, r);
-    let q_pred = queue(m, p, &req, l, r, &mut predictors);
+    let btb = (p.predictor == Predictor::Btb).then(|| Btb::new(m, p.btb_entries, l.xlen));
+    let req = requests(m, p, &pc_f, btb.as_ref(), (imem_req, imem_resp), l, r);
+    let q_pred = queue(m, &req, l, r);
+    let predictors = Predictors { btb, bht: None };
     Fetch {
         q: req.q,
         q_pred,
@@ -82,6 +86,7 @@ fn requests(
     m: &mut ModuleBuilder,
     p: &RocketParams,
     pc_f: &Value,
+    btb: Option<&Btb>,
     (imem_req, imem_resp): (&Bundle, &Bundle),
     l: &Lits,
     r: &Redirects,
@@ -99,32 +104,38 @@ fn requests(
     let live = &outstanding - &drop;
     let id_go = m.wire("id_go", 1);
 
-    let pc_ok = &in_rom(pc_f) | &in_ram(pc_f);
+    // A misprediction's redirect (from EX's registers, MEM not redirecting) requests its
+    // target in the same cycle; every other redirect restarts fetch the cycle after.
+    let early = &r.ex_redirect & &!&r.mem_redirect;
+    let req_pc = mux(&early, &r.ex_target, pc_f);
+    let pc_ok = &in_rom(&req_pc) | &in_ram(&req_pc);
     let room = (&occupancy + &live.zext(3)).lt(&k(&occupancy, QUEUE_ENTRIES as u64, 3));
     let may_fetch = &(&room & &!&r.any_redirect) & &!&r.fetch_hold;
+    let slot = outstanding.lt(&k(&live, MAX_IN_FLIGHT, 2));
     m.connect(
         imem_req.valid(),
-        &(&(&may_fetch & &pc_ok) & &outstanding.lt(&k(&live, MAX_IN_FLIGHT, 2))),
+        &(&(&(&may_fetch | &(&early & &!&r.fetch_hold)) & &pc_ok) & &slot),
     );
     let ib = imem_req.bits();
-    m.connect(ib.get("addr").value(), &pc_f.slice(31, 0));
+    m.connect(ib.get("addr").value(), &req_pc.slice(31, 0));
     m.connect(ib.get("write").value(), &l.zero1);
     m.connect(ib.get("data").value(), &l.zero64);
-    let fetch_mask = mux(&pc_f.bit(2), &k(pc_f, 0xf0, 8), &k(pc_f, 0x0f, 8));
+    let fetch_mask = mux(&req_pc.bit(2), &k(pc_f, 0xf0, 8), &k(pc_f, 0x0f, 8));
     m.connect(ib.get("mask").value(), &fetch_mask);
     m.connect(ib.get("size").value(), &k(pc_f, 2, 3));
     let fetch_fire = imem_req.fire();
+    let early_fire = &early & &fetch_fire;
     // A fetch outside memory enqueues an access fault once the live fetches are in.
     let fault_enq = &(&may_fetch & &!&pc_ok) & &live.eq(&k(&live, 0, 2));
     let resp_valid = imem_resp.valid().clone();
     let resp_live = &resp_valid & &drop.eq(&k(&drop, 0, 2));
-    // The oldest live request was for pc_f - 4 * live (requests after a redirect are
-    // sequential), held in a register of its own (`resp_pc`, pc_f while none is live, so
-    // also the pc of a fault entry): it advances by 4 as a live response (or a fault
-    // entry) arrives, and restarts at the target on a redirect, which keeps any
-    // arithmetic off the BTB lookup and the queue's pc.
+    // The oldest live request's pc is held in a register of its own (`resp_pc`, pc_f
+    // while none is live, so also the pc of a fault entry): it moves to the pc fetch
+    // went on to as a live response arrives (by 4 for a fault entry), and restarts at
+    // the target on a redirect, which keeps any arithmetic off the queue's pc.
     let four = &l.four;
     let pc_f_plus4 = l.adders.add(pc_f, four);
+    let req_plus4 = mux(&early, &l.adders.add(&r.ex_target, four), &pc_f_plus4);
     let resp_pc = m.reg("fetch_resp_pc", l.xlen, RESET_VECTOR);
     let resp_next = l.adders.add(&resp_pc, four);
     let resp_data = imem_resp.bits().get("data").value().clone();
@@ -134,19 +145,24 @@ fn requests(
         &resp_data.slice(31, 0),
     );
 
+    let (next_f, resp_pred) = predictions(
+        m,
+        btb,
+        (&req_pc, &req_plus4),
+        (&fetch_fire, &resp_valid, &outstanding),
+    );
     let outstanding_next = &(&outstanding + &fetch_fire.zext(2)) - &resp_valid.zext(2);
     m.connect(&outstanding, &outstanding_next);
     let drop_dec = &resp_valid & &!&drop.eq(&k(&drop, 0, 2));
     m.connect(&drop, &(&drop - &drop_dec.zext(2)));
-    m.when(&(&fetch_fire | &fault_enq), |m| {
-        m.connect(pc_f, &pc_f_plus4)
-    });
-    m.when(&(&resp_live | &fault_enq), |m| {
-        m.connect(&resp_pc, &resp_next)
-    });
+    m.when(&fetch_fire, |m| m.connect(pc_f, &next_f));
+    m.when(&fault_enq, |m| m.connect(pc_f, &pc_f_plus4));
+    m.when(&resp_live, |m| m.connect(&resp_pc, &resp_pred));
+    m.when(&fault_enq, |m| m.connect(&resp_pc, &resp_next));
+    // The requests in flight are dropped, but not one for the target.
     m.when(&r.any_redirect, |m| {
-        m.connect(&drop, &outstanding_next);
-        m.connect(pc_f, &r.fetch_target);
+        m.connect(&drop, &(&outstanding_next - &early_fire.zext(2)));
+        m.connect(pc_f, &mux(&early_fire, &next_f, &r.fetch_target));
         m.connect(&resp_pc, &r.fetch_target);
     });
     Requests {
@@ -157,20 +173,47 @@ fn requests(
         resp_live,
         resp_pc,
         resp_next,
+        resp_pred,
         resp_insn,
     }
 }
 
+/// The BTB's prediction for the pc being requested (`req_pc`, `req_plus4` its
+/// fall-through), and the prediction of each request
+/// in flight, oldest first (`MAX_IN_FLIGHT` registers, observed only while their
+/// request is: no reset). Returns the pc the next request goes to after this one and
+/// the responding request's prediction.
+fn predictions(
+    m: &mut ModuleBuilder,
+    btb: Option<&Btb>,
+    (req_pc, req_plus4): (&Value, &Value),
+    (fire, resp, outstanding): (&Value, &Value, &Value),
+) -> (Value, Value) {
+    let next_f = match btb {
+        Some(b) => {
+            let (taken, to) = b.predict(req_pc);
+            mux(&taken, &to, req_plus4)
+        }
+        None => req_plus4.clone(),
+    };
+    let preds: Vec<Value> = (0..MAX_IN_FLIGHT)
+        .map(|i| m.reg(&format!("fetch_pred{i}"), req_pc.width(), ResetValue::None))
+        .collect();
+    // The responding request leaves the head; a new one lands behind the others.
+    for (i, p) in preds.iter().enumerate().skip(1) {
+        m.when(resp, |m| m.connect(&preds[i - 1], p));
+    }
+    let after = outstanding - &resp.zext(2);
+    for (i, p) in preds.iter().enumerate() {
+        let here = after.eq(&k(outstanding, i as u64, 2));
+        m.when(&(fire & &here), |m| m.connect(p, &next_f));
+    }
+    (next_f, preds[0].clone())
+}
+
 /// The fetch queue: entries shift towards q[0] on dequeue; a new entry goes to the first
 /// free. Returns each entry's predicted next pc (the BTB's, when configured).
-fn queue(
-    m: &mut ModuleBuilder,
-    p: &RocketParams,
-    req: &Requests,
-    l: &Lits,
-    r: &Redirects,
-    predictors: &mut Predictors,
-) -> Vec<Value> {
+fn queue(m: &mut ModuleBuilder, req: &Requests, l: &Lits, r: &Redirects) -> Vec<Value> {
     let (q, resp_live, resp_next) = (&req.q, &req.resp_live, &req.resp_next);
     let (zero1, one1, zero64) = (&l.zero1, &l.one1, &l.zero64);
     let squash = &r.redirect | &r.id_redirect;
@@ -179,23 +222,8 @@ fn queue(
     let q_pred: Vec<Value> = (0..q.len())
         .map(|i| m.reg(&format!("fq{i}_pred"), l.xlen, ResetValue::None))
         .collect();
-    let enq_pred = match p.predictor {
-        Predictor::Btb => {
-            let btb = Btb::new(m, p.btb_entries, l.xlen);
-            let (taken, to) = btb.predict(&req.resp_pc);
-            m.connect(&r.btb_redirect, &(&(resp_live & &!&squash) & &taken));
-            m.connect(&r.btb_target, &to);
-            predictors.btb = Some(btb);
-            // (As mux(btb_redirect, to, enq_pc + 4) where an entry is enqueued, with
-            // the response's valid last.)
-            mux(&(resp_live & &taken), &to, resp_next)
-        }
-        _ => {
-            m.connect(&r.btb_redirect, zero1);
-            m.connect(&r.btb_target, &l.zero_x);
-            resp_next.clone()
-        }
-    };
+    // A fault entry's next pc is its pc + 4.
+    let enq_pred = mux(resp_live, &req.resp_pred, resp_next);
     let enq_insn = mux(resp_live, &req.resp_insn, &zero64.slice(31, 0));
     let enq_fault = !resp_live;
     let fault_cause = k(zero64, cause::INSN_ACCESS_FAULT, 4);

@@ -76,7 +76,8 @@ pub(super) struct MemAccess {
     pub(super) mask: Value,
     pub(super) acc_trap: Value,
     pub(super) access_done: Value,
-    /// EX's load request was taken: the load enters MEM awaiting its data.
+    /// EX's load request was taken and the load enters MEM (without an exception),
+    /// awaiting its data.
     pub(super) ex_fired: Value,
 }
 
@@ -202,8 +203,20 @@ pub(super) fn mem_access(
         mask,
         acc_trap,
         access_done,
-        ex_fired: &ex_issue & dmem_req.ready(),
+        ex_fired: ex_request_kept(m, ports, e, &(&ex_issue & dmem_req.ready())),
     }
+}
+
+/// Whether EX's taken load request is kept: its load enters MEM with no exception. Else
+/// the D$ kills its lookup the next cycle (`dcache_kill`, from a register).
+fn ex_request_kept(m: &mut ModuleBuilder, ports: &Ports, e: &Ex, fired: &Value) -> Value {
+    let kept = &(fired & &e.go) & &!&e.exc.0;
+    if let Some(kill) = &ports.dcache_kill {
+        let q = m.reg("dcache_kill_q", 1, false);
+        m.connect(&q, &(fired & &!&kept));
+        m.connect(kill, &q);
+    }
+    kept
 }
 
 /// The AMO ALU (MEM): the new value from the old one and rs2. Returns `word_op` (a .w

@@ -6,7 +6,9 @@
 //! - iterative (`mul = "iterative"`): one engine for multiply (shift-and-add,
 //!   `mul_bits_per_cycle` multiplier bits per cycle) and divide (restoring,
 //!   `div_bits_per_cycle` quotient bits per cycle), one operation at a time; *W forms run
-//!   half the iterations.
+//!   half the iterations. With `mul_early_out` a multiply ends once the multiplier's
+//!   remaining bits are zero (`early_out`): a product of a small magnitude takes a step
+//!   or two (Rocket's `mulEarlyOut`).
 //! - pipelined (`mul = "pipelined"`): a multiplier taking one operation per cycle whose
 //!   result leaves after `mul_stages` cycles (the first stage's registers hold the
 //!   operands, the other stages are pipeline registers inside one 65 x 65 signed
@@ -234,6 +236,9 @@ fn engine(
     let word = m.reg("op_word", 1, false);
     let negate = m.reg("op_negate", 1, false);
     let count = m.reg("count", 7, 0u64);
+    // A divide that may skip leading zero bytes has not taken its first step (its
+    // divisor is not zero).
+    let fresh = p.div_early_out.then(|| m.reg("div_fresh", 1, false));
     // Multiply: {acc, a} is the 128-bit product register (multiplier shifts out of `a`'s
     // bottom as product bits shift in at its top), `b` the multiplicand.
     // Divide: `acc` the partial remainder, `a` the dividend shifting out at the top as
@@ -279,11 +284,14 @@ fn engine(
             m.connect(&upper, &req_upper);
             m.connect(&word, &r.word);
             m.connect(&negate, &mux(&req_mul, &mul_negate, &div_negate));
-            m.connect(&count, &mux(&req_mul, &mul_iters, &div_iters));
             m.connect(&acc, &zero64);
             // A *W dividend starts in the upper half so its bits leave first.
             let dividend = mux(&r.word, &mag1.shl(32), &mag1);
+            m.connect(&count, &mux(&req_mul, &mul_iters, &div_iters));
             m.connect(&a, &mux(&req_mul, &mag1, &dividend));
+            if let Some(f) = &fresh {
+                m.connect(f, &(&!&req_mul & &!&in2_zero));
+            }
             m.connect(&b, &mag2);
         })
         .elsewhen(&r.kill, |m| {
@@ -308,6 +316,29 @@ fn engine(
             } else {
                 m.connect(&acc, &d_acc);
                 m.connect(&a, &d_a);
+            }
+            let early = (with_mul && p.mul_early_out)
+                .then(|| early_out(&acc, &a, &count, mb))
+                .flatten();
+            if let Some((early, e_acc, e_a)) = early {
+                m.when(&(&mul_op & &early), |m| {
+                    m.connect(&acc, &e_acc);
+                    m.connect(&a, &e_a);
+                    m.connect(&count, &k(0, 7));
+                    m.connect(&busy, &zero);
+                    m.connect(fixing.as_ref().unwrap_or(&done), &one);
+                });
+            }
+            // A divide's first cycle skips the dividend's leading zero bytes instead of
+            // a step, when it has some (`skip_zero_bytes`).
+            if let Some(f) = &fresh {
+                m.connect(f, &zero);
+                let (skip, s_a, s_count) = skip_zero_bytes(&a, &count, &word, db);
+                m.when(&(f & &skip), |m| {
+                    m.connect(&acc, &acc);
+                    m.connect(&a, &s_a);
+                    m.connect(&count, &s_count);
+                });
             }
         });
     let chain = match &fixing {
@@ -439,6 +470,51 @@ fn inferred_result(
         &mux(upper, &hi, a),
     );
     mux(mul_op, &mul_result, &div_result)
+}
+
+/// The multiplier's early out: with `count` steps left and the multiplier bits they
+/// would retire (the low `count * bits` of `a`) all zero, those steps only shift the
+/// product register `{acc, a}` right by `count * bits`, which is done at once. Offered
+/// where `count * bits` is a whole number of bytes (and at least two steps are left),
+/// so the shift is an 8-way select per bit whatever `bits` is. Returns `(taken, acc,
+/// a)`, or `None` when no step count qualifies.
+fn early_out(acc: &Value, a: &Value, count: &Value, bits: u32) -> Option<(Value, Value, Value)> {
+    let product = cat(&[acc, a]);
+    let options: Vec<(Value, Value)> = (2..=64 / bits)
+        .filter(|j| (j * bits) % 8 == 0)
+        .map(|j| {
+            let shift = j * bits;
+            let left = count.eq(&count.konst(Bits::from_u64(7, j as u64)));
+            let zero = a.slice(shift - 1, 0).eq(&a.konst(Bits::zero(shift)));
+            (&left & &zero, product.shr(shift))
+        })
+        .collect();
+    let (first, rest) = options.split_first()?;
+    let (taken, shifted) = rest
+        .iter()
+        .fold(first.clone(), |(t, v), (c, x)| (&t | c, mux(c, x, &v)));
+    Some((taken, shifted.slice(127, 64), shifted.slice(63, 0)))
+}
+
+/// The divider's early out: a dividend's leading zero bytes would each take `8 / bits`
+/// steps that only shift a zero quotient bit in (the remainder stays zero), unless the
+/// divisor is zero (every step then fits, and x/0 is all ones: such a divide is never
+/// `fresh`). The divide's first cycle skips them instead of taking a step: `a` (the
+/// dividend, a *W one in the upper half) shifted up by them and the steps left lowered,
+/// at least one left (a *W dividend has 4 bytes, so at most 3 are skipped); a byte
+/// granularity keeps the shift an 8-way select, from registers. Returns whether there
+/// is a byte to skip, the shifted dividend and the steps left.
+fn skip_zero_bytes(a: &Value, count: &Value, word: &Value, bits: u32) -> (Value, Value, Value) {
+    let (mut skip, mut shifted, mut steps) = (a.konst(Bits::zero(1)), a.clone(), count.clone());
+    for z in 1..8u32 {
+        let zero = a.slice(63, 64 - 8 * z).eq(&a.konst(Bits::zero(8 * z)));
+        let take = if z > 3 { &zero & &!word } else { zero };
+        let fewer = count.konst(Bits::from_u64(7, (8 * z / bits) as u64));
+        skip = &skip | &take;
+        shifted = mux(&take, &a.shl(8 * z), &shifted);
+        steps = mux(&take, &(count - &fewer), &steps);
+    }
+    (skip, shifted, steps)
 }
 
 /// One shift-and-add step retiring `bits` multiplier bits from the bottom of `a`.

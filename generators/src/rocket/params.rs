@@ -56,8 +56,14 @@ pub struct RocketParams {
     pub btb_entries: u32,
     pub mul: MulKind,
     pub mul_bits_per_cycle: u32,
+    /// The iterative multiplier finishes as soon as the multiplier's remaining bits are
+    /// zero (Rocket's `mulEarlyOut`, `muldiv::early_out`).
+    pub mul_early_out: bool,
     pub mul_stages: u32,
     pub div_bits_per_cycle: u32,
+    /// The divider skips a dividend's leading zero bytes (Rocket's `divEarlyOut`,
+    /// `muldiv::skip_zero_bytes`).
+    pub div_early_out: bool,
     pub memory: MemoryKind,
     pub icache_sets: u32,
     pub icache_ways: u32,
@@ -91,8 +97,10 @@ impl Default for RocketParams {
             btb_entries: 16,
             mul: MulKind::Iterative,
             mul_bits_per_cycle: 8,
+            mul_early_out: true,
             mul_stages: 3,
             div_bits_per_cycle: 1,
+            div_early_out: true,
             memory: MemoryKind::Cache,
             icache_sets: 32,
             icache_ways: 2,
@@ -181,6 +189,10 @@ pub fn params() -> Vec<Param> {
             "iterative multiplier: bits retired per cycle",
         )
         .pow2(),
+        Param::boolean(
+            "mul_early_out",
+            "iterative multiplier: finish once the multiplier's remaining bits are zero (at byte boundaries)",
+        ),
         Param::int(
             "mul_stages",
             1,
@@ -194,6 +206,10 @@ pub fn params() -> Vec<Param> {
             "divider: quotient bits per cycle",
         )
         .pow2(),
+        Param::boolean(
+            "div_early_out",
+            "divider: skip the dividend's leading zero bytes (not for a zero divisor)",
+        ),
         Param::choice(
             "memory",
             &["cache", "direct"],
@@ -279,8 +295,12 @@ pub struct CacheParams {
 pub struct MulDivParams {
     pub mul: MulKind,
     pub mul_bits_per_cycle: u32,
+    /// The iterative multiplier finishes early (`muldiv::early_out`).
+    pub mul_early_out: bool,
     pub mul_stages: u32,
     pub div_bits_per_cycle: u32,
+    /// The divider skips leading zero bytes (`muldiv::skip_zero_bytes`).
+    pub div_early_out: bool,
     /// The iterative engine's adders, subtractors and negations.
     pub adders: AdderStyle,
     /// The iterative engine's result leaves from a register, a cycle later (`muldiv`).
@@ -316,8 +336,10 @@ impl RocketParams {
         MulDivParams {
             mul: self.mul,
             mul_bits_per_cycle: self.mul_bits_per_cycle,
+            mul_early_out: self.mul_early_out,
             mul_stages: self.mul_stages,
             div_bits_per_cycle: self.div_bits_per_cycle,
+            div_early_out: self.div_early_out,
             adders: self.adders,
             registered_result: true,
         }

@@ -59,6 +59,7 @@ pub fn tile(p: &RocketParams, rocc: bool) -> Result<Rc<Module>, HdlErrors> {
                         &core.port("dcache_writes_pending"),
                         &c.port("writes_pending"),
                     );
+                    m.connect(&c.port("cpu_kill"), &core.port("dcache_kill"));
                 }
             }
         }

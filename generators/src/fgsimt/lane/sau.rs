@@ -275,8 +275,10 @@ fn dividers(
     let unit = muldiv(&MulDivParams {
         mul: MulKind::Iterative,
         mul_bits_per_cycle: 1,
+        mul_early_out: false,
         mul_stages: 1,
         div_bits_per_cycle: p.div_bits_per_cycle,
+        div_early_out: false,
         adders: ADDERS,
         registered_result: false,
     })?;

@@ -265,8 +265,10 @@ fn divider(
             // Only divides reach it: the multiplier is the smallest one.
             mul: MulKind::Iterative,
             mul_bits_per_cycle: 1,
+            mul_early_out: false,
             mul_stages: 1,
             div_bits_per_cycle: p.idiv_bits_per_cycle,
+            div_early_out: false,
             adders: crate::arith::adder::Style::Inferred,
             registered_result: false,
         })?,

@@ -334,8 +334,10 @@ fn blocks(
         &muldiv(&MulDivParams {
             mul: MulKind::Pipelined,
             mul_bits_per_cycle: 1,
+            mul_early_out: false,
             mul_stages: p.stages_imul,
             div_bits_per_cycle: p.idiv_bits_per_cycle,
+            div_early_out: false,
             adders: Style::Inferred,
             registered_result: false,
         })?,

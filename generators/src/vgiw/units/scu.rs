@@ -45,8 +45,10 @@ fn instances(m: &mut ModuleBuilder, io: &UnitIo) -> Result<Vec<Instance>, HdlErr
     let int = muldiv(&MulDivParams {
         mul: MulKind::Iterative,
         mul_bits_per_cycle: 1,
+        mul_early_out: false,
         mul_stages: 1,
         div_bits_per_cycle: 1,
+        div_early_out: false,
         adders: Style::Inferred,
         registered_result: false,
     })?;
