@@ -863,6 +863,19 @@ fn read(addr: u64) -> CReq {
     }
 }
 
+/// A cache of `shape` with every array an SRAM macro, at memory `latency`, with `line`
+/// brought in.
+fn cache_with_line_in(shape: (u32, u32, u32), posted: bool, latency: u32, line: u64) -> CacheBench {
+    let top = cache("Cache", &cache_params(shape, 0, posted)).unwrap();
+    let config = MemConfig {
+        latency,
+        ..MemConfig::default()
+    };
+    let mut b = CacheBench::new(model(&top), config, posted);
+    bring_in(&mut b, line);
+    b
+}
+
 /// Reads `line` once (a miss) and waits for the answer, so that the line is in.
 fn bring_in(b: &mut CacheBench, line: u64) {
     let mut accepted = false;
@@ -883,14 +896,8 @@ fn bring_in(b: &mut CacheBench, line: u64) {
 /// array write). On shape 0 of `cache_matches_a_flat_memory` (one model build).
 #[test]
 fn cache_posted_writes_stream_with_reads() {
-    let top = cache("Cache", &cache_params((4, 2, 16), 0, true)).unwrap();
-    let config = MemConfig {
-        latency: 1,
-        ..MemConfig::default()
-    };
-    let mut b = CacheBench::new(model(&top), config, true);
     let line = BASE + 0x100;
-    bring_in(&mut b, line);
+    let mut b = cache_with_line_in((4, 2, 16), true, 1, line);
     let mut rng = Rng::new(11);
     // Alternately a write of random bytes and a read of a doubleword of the line (the
     // one just written, every other time).
@@ -940,14 +947,8 @@ fn cache_posted_writes_stream_with_reads() {
 /// for both).
 #[test]
 fn cache_hits_take_one_cycle_back_to_back() {
-    let top = cache("Cache", &cache_params((8, 4, 64), 0, false)).unwrap();
-    let config = MemConfig {
-        latency: 10,
-        ..MemConfig::default()
-    };
-    let mut b = CacheBench::new(model(&top), config, false);
     let line = BASE + 0x400;
-    bring_in(&mut b, line);
+    let mut b = cache_with_line_in((8, 4, 64), false, 10, line);
     let reads_before = b.mem.stats().reads;
     // 32 reads over the line's 8 doublewords, offered every cycle.
     let addrs: Vec<u64> = (0..32).map(|i| line + 8 * ((i * 5) % 8)).collect();

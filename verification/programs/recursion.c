@@ -1,6 +1,6 @@
 // Recursion in the style of the classic embedded benchmarks (towers, Ackermann,
-// naive Fibonacci, a recursive quicksort): deep call chains, stack traffic, returns
-// through the return-address stack. Each result is checked against a closed form or
+// naive Fibonacci, a recursive merge sort): deep call chains, stack traffic, returns
+// through jalr. Each result is checked against a closed form or
 // an iterative computation.
 #include <stdint.h>
 #include <stdio.h>
@@ -32,28 +32,26 @@ static uint32_t fib(unsigned n)
     return n < 2 ? n : fib(n - 1) + fib(n - 2);
 }
 
-static void quicksort(int32_t *a, int lo, int hi)
+#define VALUES 256
+
+static int32_t scratch[VALUES];
+
+// Top-down merge sort: two recursive calls a level, merging through `scratch`.
+static void merge_sort(int32_t *a, int lo, int hi)
 {
-    if (lo >= hi)
+    if (hi - lo < 2)
         return;
-    int32_t pivot = a[(lo + hi) / 2];
-    int i = lo, j = hi;
-    while (i <= j) {
-        while (a[i] < pivot)
-            i++;
-        while (a[j] > pivot)
-            j--;
-        if (i <= j) {
-            int32_t t = a[i];
-            a[i++] = a[j];
-            a[j--] = t;
-        }
-    }
-    quicksort(a, lo, j);
-    quicksort(a, i, hi);
+    int mid = (lo + hi) / 2;
+    merge_sort(a, lo, mid);
+    merge_sort(a, mid, hi);
+    int i = lo, j = mid, k = lo;
+    while (i < mid || j < hi)
+        scratch[k++] = j >= hi || (i < mid && a[i] <= a[j]) ? a[i++] : a[j++];
+    for (k = lo; k < hi; k++)
+        a[k] = scratch[k];
 }
 
-static int32_t values[400];
+static int32_t values[VALUES];
 
 int main(void)
 {
@@ -89,25 +87,25 @@ int main(void)
         return 4;
     }
     uint32_t seed = 12345, sum = 0;
-    for (int i = 0; i < 400; i++) {
+    for (int i = 0; i < VALUES; i++) {
         seed = seed * 1103515245u + 12345u;
         values[i] = (int32_t)(seed >> 8) % 10007 - 5000;
         sum += (uint32_t)values[i];
     }
-    quicksort(values, 0, 399);
+    merge_sort(values, 0, VALUES);
     uint32_t after = 0;
-    for (int i = 0; i < 400; i++) {
+    for (int i = 0; i < VALUES; i++) {
         after += (uint32_t)values[i];
         if (i > 0 && values[i - 1] > values[i]) {
-            printf("recursion: quicksort out of order at %d\n", i);
+            printf("recursion: merge sort out of order at %d\n", i);
             return 5;
         }
     }
     if (after != sum) {
-        printf("recursion: quicksort lost values\n");
+        printf("recursion: merge sort lost values\n");
         return 6;
     }
     printf("recursion: towers %u moves, A(3,3) %u, fib(18) %u, sorted %d..%d\n", moves, a3,
-           f, (int)values[0], (int)values[399]);
+           f, (int)values[0], (int)values[VALUES - 1]);
     return 0;
 }

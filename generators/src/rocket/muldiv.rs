@@ -481,7 +481,7 @@ fn inferred_result(
 fn early_out(acc: &Value, a: &Value, count: &Value, bits: u32) -> Option<(Value, Value, Value)> {
     let product = cat(&[acc, a]);
     let options: Vec<(Value, Value)> = (2..=64 / bits)
-        .filter(|j| (j * bits) % 8 == 0)
+        .filter(|j| (j * bits).is_multiple_of(8))
         .map(|j| {
             let shift = j * bits;
             let left = count.eq(&count.konst(Bits::from_u64(7, j as u64)));
