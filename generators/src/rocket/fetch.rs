@@ -179,10 +179,10 @@ fn requests(
 }
 
 /// The BTB's prediction for the pc being requested (`req_pc`, `req_plus4` its
-/// fall-through), and the prediction of each request
-/// in flight, oldest first (`MAX_IN_FLIGHT` registers, observed only while their
-/// request is: no reset). Returns the pc the next request goes to after this one and
-/// the responding request's prediction.
+/// fall-through), and the prediction of each request in flight, oldest first
+/// (`MAX_IN_FLIGHT` registers, observed only while their request is: no reset). Returns
+/// the pc the next request goes to after this one and the responding request's
+/// prediction.
 fn predictions(
     m: &mut ModuleBuilder,
     btb: Option<&Btb>,
