@@ -12,7 +12,8 @@
 //! - EX: ALU, branch and jump resolution (a mispredicted one redirects fetch the next
 //!   cycle, from MEM, and squashes ID and EX),
 //!   address generation with the misaligned and access-fault checks of the memory map,
-//!   a load's D$ request (with the D$, when the load will enter MEM next cycle),
+//!   a load's D$ request (with the D$; killed the next cycle if the load does not enter
+//!   MEM or faults),
 //!   multiply/divide through the `muldiv_*` ports (EX waits for the result).
 //! - MEM: the oldest unretired instruction, so nothing here is speculative: exceptions
 //!   trap here (younger instructions squashed), an accelerator's exception traps before

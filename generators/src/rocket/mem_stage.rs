@@ -1,7 +1,7 @@
 //! The core's MEM stage (`core.rs`, module comment: MEM): the oldest unretired
-//! instruction, so nothing here is speculative. Data accesses (loads requested from EX
-//! when they will surely enter MEM, posted stores with the D$, AMOs as a read then a
-//! write with the AMO ALU), LR/SC, CSRs, RoCC commands, fences, and the instruction's
+//! instruction, so nothing here is speculative. Data accesses (loads requested from EX,
+//! the request killed in the D$ if the load does not enter MEM or faults; posted stores
+//! with the D$; AMOs as a read then a write with the AMO ALU), LR/SC, CSRs, RoCC commands, fences, and the instruction's
 //! completion or trap (an accelerator's exception first, `bus::rocc_exception`) with
 //! MEM's redirects.
 
@@ -78,7 +78,7 @@ pub(super) struct MemAccess {
     pub(super) access_done: Value,
     /// EX's load request was taken and the load enters MEM (without an exception),
     /// awaiting its data.
-    pub(super) ex_fired: Value,
+    pub(super) ex_kept: Value,
 }
 
 /// `state == v` for MEM's access state.
@@ -203,7 +203,7 @@ pub(super) fn mem_access(
         mask,
         acc_trap,
         access_done,
-        ex_fired: ex_request_kept(m, ports, e, &(&ex_issue & dmem_req.ready())),
+        ex_kept: ex_request_kept(m, ports, e, &(&ex_issue & dmem_req.ready())),
     }
 }
 
@@ -512,7 +512,7 @@ pub(super) fn mem_advance(
     );
     m.when(&e.mem_go, |m| m.connect(state, &k(state, 0, 2)));
     // A load whose request EX sent enters MEM awaiting its data.
-    m.when(&access.ex_fired, |m| m.connect(state, &k(state, 1, 2)));
+    m.when(&access.ex_kept, |m| m.connect(state, &k(state, 1, 2)));
     m.when(&e.mem_free, |m| {
         m.connect(&access.sc_checked, &k(&access.sc_checked, 0, 1));
         m.connect(&mem.valid, &e.go);
