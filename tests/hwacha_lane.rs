@@ -206,7 +206,7 @@ fn directed_programs_match_the_golden_model() {
 
 #[test]
 fn random_programs_match_the_golden_model() {
-    let per_shape = if long() { 500 } else { 25 };
+    let per_shape = random_programs(25, 500);
     for (k, p) in configs().iter().enumerate() {
         let mut bench = Bench::new(p);
         let mut rng = Rng::new(0x1a_e0 + k as u64);

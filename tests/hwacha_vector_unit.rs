@@ -392,7 +392,7 @@ fn fp_programs_match_the_golden_model() {
 
 #[test]
 fn random_programs_match_the_golden_model() {
-    let per_config = if long() { 2000 } else { 20 };
+    let per_config = random_programs(20, 2000);
     for (k, p) in configs().iter().enumerate() {
         let mut bench = Bench::new(p);
         let mut rng = Rng::new(0x5e90 + k as u64);

@@ -28,6 +28,16 @@ pub fn long() -> bool {
     std::env::var_os("ACCELGEN_LONG").is_some()
 }
 
+/// Random programs per configuration: `fast`, `long` with `ACCELGEN_LONG`, or the count
+/// `HWACHA_RANDOM_PROGRAMS` sets (for a longer campaign on the fast suite's shapes).
+pub fn random_programs(fast: usize, long_count: usize) -> usize {
+    match std::env::var("HWACHA_RANDOM_PROGRAMS") {
+        Ok(n) => n.parse().expect("HWACHA_RANDOM_PROGRAMS: a count"),
+        Err(_) if long() => long_count,
+        Err(_) => fast,
+    }
+}
+
 /// Restarts `dut` for test case `case` from a random initial state, the cases
 /// alternating the seeds of `INIT_SEEDS` (both covered without extra runs or models),
 /// and resets it: the case then proves that nothing unwritten is observed.

@@ -104,6 +104,11 @@ pub fn bwq_shape(p: &HwachaParams) -> Shape {
     )
 }
 
+/// Bits of a bank write queue's occupancy (`bwq_count`).
+pub fn bwq_count_bits(p: &HwachaParams) -> u32 {
+    addr_width(p.bwq_entries as u64 + 1)
+}
+
 /// The bank's ports (typed bundle of its interface).
 struct BankIo {
     bank_id: Value,
@@ -117,7 +122,8 @@ struct BankIo {
     vrf_trace: Bundle,
     brq_out: Bundle,
     bwq_in: Bundle,
-    bwq_empty: Value,
+    bwq_count: Value,
+    bwq_deq: Value,
     prf_trace: Bundle,
 }
 
@@ -191,8 +197,9 @@ fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams, last: bool) -> BankIo {
     let vrf_trace = m.io("vrf_w", Dir::Out, &write_trace(p, row_w, p.bank_width));
     let brq_out = m.io("brq", Dir::Out, &Shape::decoupled(brq_shape(p)));
     let bwq_in = m.io("bwq", Dir::In, &Shape::decoupled(bwq_shape(p)));
-    // Every queued write is in the SRAM.
-    let bwq_empty = m.output("bwq_empty", 1);
+    // The writes queued, and the one leaving for the SRAM this cycle.
+    let bwq_count = m.output("bwq_count", bwq_count_bits(p));
+    let bwq_deq = m.output("bwq_deq", 1);
     let prf_trace = m.io("prf_w", Dir::Out, &write_trace(p, prow_w, s));
     BankIo {
         bank_id,
@@ -204,7 +211,8 @@ fn bank_io(m: &mut ModuleBuilder, p: &HwachaParams, last: bool) -> BankIo {
         vrf_trace,
         brq_out,
         bwq_in,
-        bwq_empty,
+        bwq_count,
+        bwq_deq,
         prf_trace,
     }
 }
@@ -478,7 +486,8 @@ fn write_queue(
     let queued = bwq_q.deq_bits();
     let from_bwq = &bwq_q.deq_valid() & &!write.get("valid").value();
     m.connect(&bwq_q.deq_ready(), &from_bwq);
-    m.connect(&io.bwq_empty, &!&bwq_q.deq_valid());
+    m.connect(&io.bwq_count, &bwq_q.count());
+    m.connect(&io.bwq_deq, &from_bwq);
     let mut at = 0;
     let mut field = |w: u32| {
         at += w;

@@ -19,12 +19,16 @@
 //!   `g` of S elements is bank `g % B`'s entry of lane-local strip `g / B`, row
 //!   `(g / B) * n + rd`; `done_load` ends the command and tells the sequencer (`wb_done`).
 //!   The divider's results share the write queues and go first.
+//! - Chaining from loads: `wb_strips` tells the sequencer how many leading strips of the
+//!   load writing back are in the banks (`load_progress`), so its dependents follow it
+//!   strip by strip.
 
-use super::bank::{brq_shape, bwq_shape};
+use super::bank::{brq_shape, bwq_count_bits, bwq_shape};
 use super::regmap::Layout;
 use super::sequencer::lane_vlen;
-use super::uop::{eidx_bits, rd_bits, vinsn};
+use super::uop::{eidx_bits, prow_bits, rd_bits, row_bits, vinsn};
 use super::vfu2::vfu2;
+use crate::hwacha::master::slot_bits;
 use crate::hwacha::params::HwachaParams;
 use crate::hwacha::vmu::{self, Fifo};
 use hdl::helpers::{onehot_decode, onehot_mux};
@@ -422,20 +426,118 @@ fn writeback(m: &mut ModuleBuilder, p: &HwachaParams, io: &MemoryIo, div: &Inst,
     m.connect(dwb.ready(), &div_ready);
     let finished = unit.port("done_load");
     m.connect(&loadq.deq_ready(), &finished);
+    let queues = bank_queues(m, p, io);
+    load_progress(m, p, io, cmds, &queues, get(&wb, "slot"));
     let none = m.lit(0, n);
     let load_done = finished.mux(&onehot_decode(get(&wb, "slot"), n), &none);
     // A load's or divide's last results may still wait in a bank write queue when it
     // finishes (a bank's own operations take its write port first). It counts as written
     // back (`wb_done`) from a later cycle in which every queue is empty, so that nothing
     // reads or overwrites those rows before them.
-    let all_empty = (0..p.banks).fold(m.lit(1, 1), |acc, b| {
-        let empty = m.input(&format!("b{b}_bwq_empty"), 1);
-        &acc & &empty
-    });
+    let zero = m.lit(0, bwq_count_bits(p));
+    let all_empty = queues
+        .iter()
+        .fold(m.lit(1, 1), |acc, q| &acc & &q.count.eq(&zero));
     let done_wait = m.reg("done_wait", n, 0u64);
     m.connect(&io.wb_done, &all_empty.mux(&done_wait, &none));
     let kept = all_empty.mux(&none, &done_wait);
     m.connect(&done_wait, &(&(&kept | &load_done) | &div.port("done")));
+}
+
+/// A bank write queue as the lane memory sees it: entries held, the one entering and the
+/// one leaving for the SRAM this cycle.
+struct BankQueue {
+    count: Value,
+    enq: Value,
+    deq: Value,
+}
+
+/// Each bank write queue's `b<i>_bwq_count` and `b<i>_bwq_deq` inputs and its enqueue.
+fn bank_queues(m: &mut ModuleBuilder, p: &HwachaParams, io: &MemoryIo) -> Vec<BankQueue> {
+    (0..p.banks)
+        .map(|b| BankQueue {
+            count: m.input(&format!("b{b}_bwq_count"), bwq_count_bits(p)),
+            enq: io.bwqs[b as usize].fire(),
+            deq: m.input(&format!("b{b}_bwq_deq"), 1),
+        })
+        .collect()
+}
+
+/// Chaining from loads (thesis 8.5's VLU bookkeeping operation: dependents follow a
+/// load strip by strip once its elements are in the banks): `wb_strips` tells the
+/// sequencer, for the load or AMO writing back (slot `slot`, the load queue's head), how
+/// many of its leading lane-local strips are in the banks (all ones once the whole
+/// command is).
+///
+/// The VMU's `retired` counts the command's leading elements handed to the bank write
+/// queues; they are in the SRAM once every queue has written the entries it held. A
+/// snapshot takes `retired` (in whole strips; every strip at `done_load`) and, per
+/// bank, the entries queued after this cycle, and counts them down as the bank writes
+/// them; with none left it is published and the next snapshot is taken. `done_load`
+/// replaces a snapshot in flight (the new one covers the old one's entries).
+fn load_progress(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    io: &MemoryIo,
+    cmds: &Commands,
+    queues: &[BankQueue],
+    slot: &Value,
+) {
+    let sw = strip_count_bits(p);
+    let out = m.io("wb_strips", Dir::Out, &wb_strips_shape(p));
+    let cw = bwq_count_bits(p);
+    let busy = m.reg("chain_busy", 1, 0u64);
+    let snap_slot = m.reg("chain_slot", cmds.sb, ResetValue::None);
+    let snap_strips = m.reg("chain_strips", sw, ResetValue::None);
+    let pend: Vec<Value> = (0..p.banks)
+        .map(|b| m.reg(&format!("chain_pend{b}"), cw, 0u64))
+        .collect();
+    let zero = m.lit(0, cw);
+    let drained = pend.iter().fold(m.lit(1, 1), |a, q| &a & &q.eq(&zero));
+    let publish = &busy & &drained;
+    m.connect(out.valid(), &publish);
+    m.connect(out.bits().get("slot").value(), &snap_slot);
+    m.connect(out.bits().get("strips").value(), &snap_strips);
+    let finished = io.unit.port("done_load");
+    let take = &finished | &(&cmds.loadq.deq_valid() & &(!&busy | &publish));
+    let strip_log = p.strip().trailing_zeros();
+    let retired = io.unit.port("retired").shr(strip_log);
+    let strips = finished.mux(&m.lit((1u64 << sw) - 1, sw), &retired.slice(sw - 1, 0));
+    let one = m.lit(1, cw);
+    m.when(&take, |m| {
+        let on = m.lit(1, 1);
+        m.connect(&busy, &on);
+        m.connect(&snap_slot, slot);
+        m.connect(&snap_strips, &strips);
+        for (r, q) in pend.iter().zip(queues) {
+            let held = &(&q.count + &q.enq.zext(cw)) - &q.deq.zext(cw);
+            m.connect(r, &held);
+        }
+    })
+    .otherwise(|m| {
+        m.when(&publish, |m| {
+            let off = m.lit(0, 1);
+            m.connect(&busy, &off);
+        });
+        for (r, q) in pend.iter().zip(queues) {
+            let written = &q.deq & &r.ne(&zero);
+            m.when(&written, |m| m.connect(r, &(r - &one)));
+        }
+    });
+}
+
+/// Bits of a count of lane-local strips (`wb_strips`, the sequencer's `issued`).
+pub(super) fn strip_count_bits(p: &HwachaParams) -> u32 {
+    let packing = if p.mixed_precision { 2 } else { 0 };
+    row_bits(p).max(prow_bits(p)) + 1 + packing
+}
+
+/// `wb_strips`: valid, the load's slot, its leading strips in the banks.
+pub(super) fn wb_strips_shape(p: &HwachaParams) -> Shape {
+    Shape::valid(Shape::bundle(vec![
+        Shape::field("slot", Shape::UInt(slot_bits(p))),
+        Shape::field("strips", Shape::UInt(strip_count_bits(p))),
+    ]))
 }
 
 /// The feeder (the VPU, VGU and VSU side, Figure 8.10): drains the banks' read queues

@@ -46,17 +46,21 @@ pub fn lane(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     for name in ["brq_space", "wb_done"] {
         m.connect(&seq.port(name), &mem.port(name));
     }
+    m.connect_bundle(&seq.io("wb_strips"), &mem.io("wb_strips"));
     for name in ["deps_clear", "readout"] {
         m.connect(&mem.port(name), &seq.port(name));
     }
     for b in 0..p.banks {
         m.connect_bundle(&mem.io(&format!("b{b}_brq")), &vxu.io(&format!("b{b}_brq")));
         m.connect_bundle(&vxu.io(&format!("b{b}_bwq")), &mem.io(&format!("b{b}_bwq")));
-        let empty = format!("b{b}_bwq_empty");
-        m.connect(&mem.port(&empty), &vxu.port(&empty));
+        for q in ["count", "deq"] {
+            let name = format!("b{b}_bwq_{q}");
+            m.connect(&mem.port(&name), &vxu.port(&name));
+        }
     }
     let internal = |name: &str| {
         name.starts_with("cand_")
+            || name.starts_with("wb_strips")
             || name.contains("brq")
             || name.contains("bwq")
             || [

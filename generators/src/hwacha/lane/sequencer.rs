@@ -8,7 +8,11 @@
 //!
 //! A slot may sequence strip `s` once every older slot it depends on has sequenced strip
 //! `s` in this lane or has no strips left here: the expander then orders the two strips'
-//! reads and writes cycle by cycle.
+//! reads and writes cycle by cycle. A load's or AMO's results are written back whenever
+//! the memory answers, outside the expander's schedule: a slot depending on one may
+//! sequence strip `s` once the load's strip `s` is in the banks (`wb_strips`, from
+//! `memory::load_progress`: chaining from loads, as thesis 8.5's VLU bookkeeping
+//! operation lets them), a divide's once all its results are.
 //!
 //! With mixed precision, a packed operation (`packs`: a single or half FMA on registers
 //! of that width, or a half-single conversion on 32-bit ones, thesis chapter 8's
@@ -23,6 +27,7 @@
 
 use super::expander;
 use super::fma::fma_fn;
+use super::memory::{strip_count_bits, wb_strips_shape};
 use super::regmap::{cls, Layout};
 use super::uop::{
     count_bits, eidx_bits, fmt, prow_bits, row_bits, seq_op, unit, vinsn, MXP_FIELDS,
@@ -83,6 +88,7 @@ struct SeqIo {
     mdeps: Vec<Value>,
     brq_space: Value,
     wb_done: Value,
+    wb_strips: Bundle,
     deps_clear: Value,
     readout: Value,
 }
@@ -101,6 +107,8 @@ struct Progress {
     pk: Value,
     /// A load, AMO or divide whose results are not all written back yet.
     pending_wb: Value,
+    /// A load's or AMO's leading strips in the banks (`wb_strips`), while `pending_wb`.
+    in_banks: Value,
     /// Cycles until the last strip's micro-ops have left the banks.
     drain: Value,
 }
@@ -120,15 +128,14 @@ impl SeqDims {
         let (row_w, prow_w) = (row_bits(p), prow_bits(p));
         // The expander's slots plus the banks: the longest a strip's micro-ops stay.
         let drain_cycles = (expander::slots(p) + p.banks + 1) as u64;
-        // Strips per lane: at most min(E, P), four times that packed.
-        let packing = if p.mixed_precision { 2 } else { 0 };
         SeqDims {
             row_w,
             prow_w,
             strip: p.strip() as u64,
             drain_cycles,
             drain_w: addr_width(drain_cycles + 1),
-            issued_w: row_w.max(prow_w) + 1 + packing,
+            // Strips per lane: at most min(E, P), four times that packed.
+            issued_w: strip_count_bits(p),
         }
     }
 }
@@ -211,6 +218,7 @@ fn sequencer_io(m: &mut ModuleBuilder, p: &HwachaParams) -> SeqIo {
     let mdeps: Vec<Value> = (0..n).map(|k| m.input(&format!("mdep_{k}"), n)).collect();
     let brq_space = m.input("brq_space", 1);
     let wb_done = m.input("wb_done", n);
+    let wb_strips = m.io("wb_strips", Dir::In, &wb_strips_shape(p));
     let deps_clear = m.output("deps_clear", n);
     let readout = m.output("readout", 1);
     SeqIo {
@@ -232,6 +240,7 @@ fn sequencer_io(m: &mut ModuleBuilder, p: &HwachaParams) -> SeqIo {
         mdeps,
         brq_space,
         wb_done,
+        wb_strips,
         deps_clear,
         readout,
     }
@@ -279,6 +288,7 @@ fn slot_progress(m: &mut ModuleBuilder, p: &HwachaParams, d: &SeqDims) -> Vec<Pr
                 m.lit(cls::D, cls::WIDTH)
             },
             pending_wb: m.reg(&format!("pending_wb{k}"), 1, 0u64),
+            in_banks: m.reg(&format!("in_banks{k}"), d.issued_w, none()),
             drain: m.reg(&format!("drain{k}"), d.drain_w, 0u64),
         })
         .collect()
@@ -358,10 +368,11 @@ fn slot_candidates(
             if j == k {
                 continue;
             }
-            // A load's (or divide's) strips count only once written back: no chaining
-            // from them.
+            // A load's strips count once they are in the banks (chaining from loads), a
+            // divide's once all are written back.
             let waits = &io.deps[k].bit(j as u32) & &(&has_left[j] | &other.pending_wb);
-            let behind = &other.issued.gt(&last) & &!&other.pending_wb;
+            let ahead = other.pending_wb.mux(&other.in_banks, &other.issued);
+            let behind = ahead.gt(&last);
             allowed = &allowed & &!&(&waits & &!&behind);
             // Memory readouts go to the VMU in program order, whole instructions at a time.
             allowed = &allowed & &!&(&io.mdeps[k].bit(j as u32) & &has_left[j]);
@@ -475,6 +486,7 @@ fn progress_updates(
             m.connect(&pr.drain, &d0);
             let zero = m.lit(0, issued_w);
             m.connect(&pr.issued, &zero);
+            m.connect(&pr.in_banks, &zero);
             m.connect(&pr.eidx, &lane.zext(eb).shl(p.strip().trailing_zeros()));
             let classes = new_classes(&io.layout, new);
             for (f, r) in &pr.rows {
@@ -517,6 +529,14 @@ fn progress_updates(
         m.when(&io.wb_done.bit(bit), |m| {
             let zero = m.lit(0, 1);
             m.connect(&pr.pending_wb, &zero);
+        });
+        let progress = io.wb_strips.bits();
+        let slot = progress.get("slot").value();
+        let mine = &(io.wb_strips.valid()
+            & &slot.eq(&slot.konst(Bits::from_u64(slot.width(), k as u64))))
+            & &!&io.alloc.bit(bit);
+        m.when(&mine, |m| {
+            m.connect(&pr.in_banks, progress.get("strips").value())
         });
     }
     let mem_bits: Vec<Value> = io

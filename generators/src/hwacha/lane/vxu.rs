@@ -5,7 +5,7 @@
 //! their operands through the bank read queues). Each unit's results go to every bank;
 //! the FP units' exception flags leave on `fflags`.
 
-use super::bank::{bank, brq_shape, bwq_shape};
+use super::bank::{bank, brq_shape, bwq_count_bits, bwq_shape};
 use super::expander::expander;
 use super::fcmp::fcmp_unit;
 use super::fconv::fconv_unit;
@@ -89,8 +89,10 @@ pub fn vxu(p: &HwachaParams, candidates: u32) -> Result<Rc<Module>, HdlErrors> {
             &Shape::decoupled(bwq_shape(p)),
         );
         m.connect_bundle(&bank.io("bwq"), &bwq);
-        let empty = m.output(&format!("b{b}_bwq_empty"), 1);
-        m.connect(&empty, &bank.port("bwq_empty"));
+        let count = m.output(&format!("b{b}_bwq_count"), bwq_count_bits(p));
+        m.connect(&count, &bank.port("bwq_count"));
+        let deq = m.output(&format!("b{b}_bwq_deq"), 1);
+        m.connect(&deq, &bank.port("bwq_deq"));
     }
     // The expander gives each crossbar port to one bank per cycle, so the drivers are
     // ORed.

@@ -220,9 +220,13 @@ impl Fifo {
     pub fn deq_bits(&self) -> Value {
         self.inst.port("deq_bits")
     }
+    /// Entries held.
+    pub fn count(&self) -> Value {
+        self.inst.port("count")
+    }
     /// Whether the queue holds anything.
     pub fn nonempty(&self) -> Value {
-        self.inst.port("count").or_r()
+        self.count().or_r()
     }
 }
 

@@ -8,7 +8,7 @@
 //! of the `RETIRE_WINDOW` elements from `retired` on are finished (written back, or
 //! inactive and so never written); `retired` advances over finished elements, up to S a
 //! cycle, so it counts the command's leading finished elements (what chaining from
-//! loads would follow; the lane sequencer does not chain on loads yet). The issue unit
+//! loads follows: `lane::memory::load_progress`). The issue unit
 //! takes no element of the command beyond the window.
 
 use super::vsu::by_width;
