@@ -12,7 +12,8 @@
 //! The FP table has each lane count twice, baseline and `mixed_precision`, with the
 //! latter's FMA utilization relative to the baseline's (the MXP speedup at equal work
 //! per element). `HWACHA_BENCH_FP=1` runs only that table, `HWACHA_BENCH_INT=1` only
-//! the integer one; `HWACHA_BENCH_LANES=1,2` picks the lane counts.
+//! the integer one; `HWACHA_BENCH_LANES=1,2` picks the lane counts and
+//! `HWACHA_BENCH_SET=seq_entries=16,...` sets parameters of the Hwacha unit.
 
 use generators::hwacha::params::HwachaParams;
 use generators::hwacha::scalar::RamWindow;
@@ -195,9 +196,20 @@ fn preset(root: &Path, lanes: u32, mixed_precision: bool) -> (RocketHwachaParams
     let text = std::fs::read_to_string(root.join(format!("configs/hwacha-{lanes}lane.toml")))
         .expect("preset");
     let mut table: toml::Table = text.parse().expect("TOML");
+    let hwacha = table["hwacha"].as_table_mut().expect("[hwacha]");
     if mixed_precision {
-        let hwacha = table["hwacha"].as_table_mut().expect("[hwacha]");
         hwacha.insert("mixed_precision".into(), true.into());
+    }
+    // `HWACHA_BENCH_SET=seq_entries=16,vlt_entries=32`: parameters of the Hwacha unit.
+    if let Ok(set) = std::env::var("HWACHA_BENCH_SET") {
+        for item in set.split(',') {
+            let (name, value) = item.split_once('=').expect("HWACHA_BENCH_SET: name=value");
+            let value: toml::Value = format!("v = {value}")
+                .parse::<toml::Table>()
+                .expect("a TOML value")["v"]
+                .clone();
+            hwacha.insert(name.trim().into(), value);
+        }
     }
     let params: RocketHwachaParams = table.clone().try_into().expect("parameters");
     (params, table)
