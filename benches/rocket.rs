@@ -1,8 +1,11 @@
 //! The `rocket` design: CPI of the C programs of `verification/programs/` per preset
 //! and memory latency (1, 10, 100 cycles), the Verilator model's speed on them in
 //! simulated cycles per second (bench and memory model included), and per preset the
-//! elaboration time and the size of the emitted Verilog. Prints a table; asserts nothing
-//! but that the programs exit with the ISS's exit code.
+//! elaboration time and the size of the emitted Verilog. On rocket-default at latency 1
+//! each program's cycles are also given against the core before issue 21's pipeline
+//! work (`verification/programs/cycles-before-issue-21.toml`: the goal is 25 % fewer).
+//! `ROCKET_BENCH_LATENCIES=1,10` picks the memory latencies. Prints a table; asserts
+//! nothing but that the programs exit with the ISS's exit code.
 
 use generators::output::{render, OutputOptions};
 use hdl::Design;
@@ -35,6 +38,13 @@ fn main() {
         })
         .collect();
 
+    // `ROCKET_BENCH_LATENCIES=1`: the memory latencies to run (default 1, 10 and 100).
+    let latencies: Vec<u32> = match std::env::var("ROCKET_BENCH_LATENCIES") {
+        Ok(v) => (v.split(','))
+            .map(|l| l.trim().parse().expect("ROCKET_BENCH_LATENCIES: latencies"))
+            .collect(),
+        Err(_) => vec![1, 10, 100],
+    };
     println!("preset          elaboration  Verilog (bytes)  files");
     let mut tables = vec![];
     for preset in ["rocket-small", "rocket-default"] {
@@ -55,11 +65,18 @@ fn main() {
     }
 
     println!();
-    println!("preset          program  latency  instructions     cycles    CPI   cycles/s");
+    let before: toml::Table =
+        std::fs::read_to_string(root.join("verification/programs/cycles-before-issue-21.toml"))
+            .expect("baseline")
+            .parse()
+            .expect("TOML");
+    println!(
+        "preset          program  latency  instructions     cycles    CPI   cycles/s  vs d85b65a"
+    );
     for (preset, top) in &tables {
         let mut dut = Model::of_design(&Design::new(top), &Options::default()).expect("model");
         for (name, program) in &elves {
-            for latency in [1, 10, 100] {
+            for &latency in &latencies {
                 let config = SocConfig {
                     mem: MemConfig {
                         latency,
@@ -78,8 +95,17 @@ fn main() {
                 )
                 .expect("program runs");
                 let seconds = start.elapsed().as_secs_f64();
+                let change = match before.get(name).and_then(|v| v.as_integer()) {
+                    Some(b) if *preset == "rocket-default" && latency == 1 => {
+                        format!(
+                            "{:.1} % fewer",
+                            100.0 * (1.0 - out.cycles as f64 / b as f64)
+                        )
+                    }
+                    _ => String::new(),
+                };
                 println!(
-                    "{preset:15} {name:8} {latency:>7}  {:>12}  {:>9}  {:>5.2}  {:>9.0}",
+                    "{preset:15} {name:8} {latency:>7}  {:>12}  {:>9}  {:>5.2}  {:>9.0}  {change}",
                     out.instret,
                     out.cycles,
                     out.cpi(),
