@@ -146,9 +146,17 @@ fn c_programs_in_lockstep() {
             let elf = build(src, dir.path(), Kind::C);
             let (code, text) = iss_console(&elf);
             assert!(!text.is_empty(), "{} prints its result", src.display());
+            // The fast suite rotates the memory timings; on rocket-small, which has no
+            // caches, only the first two: at latency 100 it takes over 60 cycles an
+            // instruction (30 M cycles for three programs), and the ISA tests, random
+            // and hazard programs run it at latency 100 already.
+            let first = match c {
+                0 => i % 2,
+                _ => (i + c) % 3,
+            };
             let latencies = match long() {
                 true => 0..3,
-                false => (i + c) % 3..(i + c) % 3 + 1,
+                false => first..first + 1,
             };
             for latency in latencies {
                 let (out, console) = run(&mut dut, &elf, memory(latency, (i * 3 + latency) as u64))
