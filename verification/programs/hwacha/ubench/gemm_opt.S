@@ -28,6 +28,10 @@
   CVT8(vs25, vs26, vs27, vs28, vs29, vs30, vs31, vs32)
 #define LOAD(v, va) VLOAD v, va; TO_COMP(, v)
 #define STORE(v, va) TO_STORE(, v); VSTORE v, va
+/* The block's second and third k, alike in both blocks. */
+#define KK_1_2 \
+  LOAD(vv9, va1); MAC8(vv9, vs9, vs10, vs11, vs12, vs13, vs14, vs15, vs16); \
+  LOAD(vv10, va2); MAC8(vv10, vs17, vs18, vs19, vs20, vs21, vs22, vs23, vs24)
 
   .text
   .align 3
@@ -53,10 +57,7 @@ gemm_opt_first:
   MAC(vv6, vv8, vs7)
   LOAD(vv7, va11)
   MAC(vv7, vv8, vs8)
-  LOAD(vv9, va1)
-  MAC8(vv9, vs9, vs10, vs11, vs12, vs13, vs14, vs15, vs16)
-  LOAD(vv10, va2)
-  MAC8(vv10, vs17, vs18, vs19, vs20, vs21, vs22, vs23, vs24)
+  KK_1_2
   LOAD(vv11, va3)
   MAC8(vv11, vs25, vs26, vs27, vs28, vs29, vs30, vs31, vs32)
   vstop
@@ -69,10 +70,7 @@ gemm_opt_last:
   CVT_A
   LOAD(vv8, va0)
   MAC8(vv8, vs1, vs2, vs3, vs4, vs5, vs6, vs7, vs8)
-  LOAD(vv9, va1)
-  MAC8(vv9, vs9, vs10, vs11, vs12, vs13, vs14, vs15, vs16)
-  LOAD(vv10, va2)
-  MAC8(vv10, vs17, vs18, vs19, vs20, vs21, vs22, vs23, vs24)
+  KK_1_2
   LOAD(vv11, va3)
   MAC(vv0, vv11, vs25)
   STORE(vv0, va4)
