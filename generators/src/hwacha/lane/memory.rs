@@ -26,7 +26,7 @@
 use super::bank::{brq_shape, bwq_count_bits, bwq_shape};
 use super::regmap::Layout;
 use super::sequencer::lane_vlen;
-use super::uop::{eidx_bits, prow_bits, rd_bits, row_bits, vinsn};
+use super::uop::{eidx_bits, rd_bits, strip_count_bits, vinsn};
 use super::vfu2::vfu2;
 use crate::hwacha::master::slot_bits;
 use crate::hwacha::params::HwachaParams;
@@ -524,12 +524,6 @@ fn load_progress(
             m.when(&written, |m| m.connect(r, &(r - &one)));
         }
     });
-}
-
-/// Bits of a count of lane-local strips (`wb_strips`, the sequencer's `issued`).
-pub(super) fn strip_count_bits(p: &HwachaParams) -> u32 {
-    let packing = if p.mixed_precision { 2 } else { 0 };
-    row_bits(p).max(prow_bits(p)) + 1 + packing
 }
 
 /// `wb_strips`: valid, the load's slot, its leading strips in the banks.

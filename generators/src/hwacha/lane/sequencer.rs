@@ -27,10 +27,11 @@
 
 use super::expander;
 use super::fma::fma_fn;
-use super::memory::{strip_count_bits, wb_strips_shape};
+use super::memory::wb_strips_shape;
 use super::regmap::{cls, Layout};
 use super::uop::{
-    count_bits, eidx_bits, fmt, prow_bits, row_bits, seq_op, unit, vinsn, MXP_FIELDS,
+    count_bits, eidx_bits, fmt, prow_bits, row_bits, seq_op, strip_count_bits, unit, vinsn,
+    MXP_FIELDS,
 };
 use crate::fpu::convert;
 use crate::hwacha::master::NVP_BITS;
@@ -134,7 +135,6 @@ impl SeqDims {
             strip: p.strip() as u64,
             drain_cycles,
             drain_w: addr_width(drain_cycles + 1),
-            // Strips per lane: at most min(E, P), four times that packed.
             issued_w: strip_count_bits(p),
         }
     }

@@ -118,6 +118,13 @@ pub fn max_group(p: &HwachaParams) -> u64 {
     }
 }
 
+/// Bits of a count of a slot's lane-local strips (the sequencer's `issued`, the lane
+/// memory's `wb_strips`): at most min(E, P) strips of rows, `max_group` times that
+/// packed, and one bit more.
+pub fn strip_count_bits(p: &HwachaParams) -> u32 {
+    row_bits(p).max(prow_bits(p)) + 1 + max_group(p).trailing_zeros()
+}
+
 /// Bits of an operation's element count (0..=strip, or up to four strips' with mixed
 /// precision: a packed operation's).
 pub fn count_bits(p: &HwachaParams) -> u32 {
