@@ -321,7 +321,8 @@ fn list_json_describes_every_parameter() {
             "fpu-divsqrt",
             "fpu-fma",
             "fgsimt",
-            "vgiw"
+            "vgiw",
+            "l2"
         ]
     );
     let one = list_json(&["queue"]);

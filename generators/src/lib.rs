@@ -3,11 +3,13 @@
 //! the `accelgen` CLI uses to list and elaborate them by name.
 
 pub mod arith;
+pub mod blocks;
 pub mod board;
 pub mod examples;
 pub mod fgsimt;
 pub mod fpu;
 pub mod hwacha;
+pub mod l2;
 pub mod memory;
 pub mod output;
 pub mod overrides;

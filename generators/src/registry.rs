@@ -7,6 +7,7 @@ use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::Rocke
 use crate::fgsimt::Fgsimt;
 use crate::fpu::{compare::Compare, convert::Convert, divsqrt::DivSqrt, fma::FmaDesign};
 use crate::hwacha::soc::RocketHwacha;
+use crate::l2::L2;
 use crate::rocket::Rocket;
 use crate::schema::{self, Invalid, Kind, Param};
 use crate::vgiw::Vgiw;
@@ -113,6 +114,7 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<FmaDesign>(),
         DesignInfo::of::<Fgsimt>(),
         DesignInfo::of::<Vgiw>(),
+        DesignInfo::of::<L2>(),
     ]
 }
 

@@ -19,9 +19,10 @@
 //! ports whose LR or SC this bank performed).
 
 use super::{any, cat_low_first, k, op, uint, Geometry, OFFSET_BITS};
+use crate::blocks::amo_alu;
 use crate::fgsimt::params::{DcacheParams, LINE_BYTES};
 use crate::memory::{self, ArrayPorts};
-use hdl::helpers::{onehot_decode, onehot_mux, priority_mux};
+use hdl::helpers::{onehot_decode, onehot_mux};
 use hdl::{cat, mux, Bundle, Dir, HdlErrors, Mem, Module, ModuleBuilder, ResetValue, Shape, Value};
 use std::rc::Rc;
 
@@ -89,24 +90,6 @@ impl State {
     }
 }
 
-/// The AMO's new value: `op` (SWAP..=MAXU) applied to memory's `old` and the operand.
-fn amo_alu(opv: &Value, old: &Value, src: &Value) -> Value {
-    let slt = src.as_signed().lt(&old.as_signed());
-    let ult = src.lt(old);
-    let is = |v: u64| opv.eq(&k(opv, v, op::BITS));
-    let cases = [
-        (is(op::ADD), old + src),
-        (is(op::XOR), old ^ src),
-        (is(op::AND), old & src),
-        (is(op::OR), old | src),
-        (is(op::MIN), mux(&slt, src, old)),
-        (is(op::MAX), mux(&slt, old, src)),
-        (is(op::MINU), mux(&ult, src, old)),
-        (is(op::MAXU), mux(&ult, old, src)),
-    ];
-    priority_mux(&cases, src)
-}
-
 /// Bit `idx` of `bits` (a register of one bit per set).
 fn bit_at(bits: &Value, idx: &Value) -> Value {
     bits.dshr(idx).bit(0)
@@ -155,7 +138,8 @@ fn access(
     let reserved = &onehot_mux(&sel, &s.resv_valid) & &onehot_mux(&sel, &s.resv_line).eq(&line);
     let sc_ok = &is_sc & &reserved;
     let writes = any(&[is_store, is_amo.clone(), sc_ok.clone()]);
-    let new = amo_alu(&s1.op, &old, &s1.data.slice(31, 0));
+    let is_op = |code| s1.op.eq(&k(&s1.op, code + op::AMO_BASE, op::BITS));
+    let new = amo_alu(is_op, &old, &s1.data.slice(31, 0));
     let wdata = mux(&is_amo, &new.repeat(LINE_BYTES / 4), &s1.data);
     let word_mask = k(&word, 0xf, LINE_BYTES).dshl(&cat(&[&word, &k(&word, 0, 2)]));
     let wmask = mux(&is_amo, &word_mask, &s1.mask);

@@ -51,6 +51,7 @@ pub use icache::icache;
 pub use xbar::dcache;
 
 use super::params::{DcacheParams, LINE_BYTES};
+use crate::blocks::{any, cat_low_first, k};
 use hdl::ir::addr_width;
 use hdl::Shape;
 
@@ -157,20 +158,4 @@ impl Geometry {
     pub fn set_w(&self) -> u32 {
         self.set_bits.max(1)
     }
-}
-
-/// The constant `v` of `w` bits (at most 64), made next to `anchor`.
-fn k(anchor: &hdl::Value, v: u64, w: u32) -> hdl::Value {
-    anchor.konst(hdl::Bits::from_u64(w, v))
-}
-
-/// The OR of `vs` (at least one).
-fn any(vs: &[hdl::Value]) -> hdl::Value {
-    vs[1..].iter().fold(vs[0].clone(), |a, b| &a | b)
-}
-
-/// `vs` as one value, `vs[0]` in the low bits.
-fn cat_low_first(vs: &[hdl::Value]) -> hdl::Value {
-    let refs: Vec<&hdl::Value> = vs.iter().rev().collect();
-    hdl::cat(&refs)
 }

@@ -12,9 +12,9 @@
 use super::dcache::bank;
 use super::{any, cat_low_first, k, narrow_request, narrow_response, op, wide_request};
 use super::{uint, wide_response, Geometry, OFFSET_BITS, PORT_ENTRIES};
+use crate::blocks::round_robin;
 use crate::fgsimt::params::{DcacheParams, LINE_BYTES};
-use hdl::helpers::{onehot_decode, onehot_encode, onehot_mux};
-use hdl::ir::addr_width;
+use hdl::helpers::{onehot_decode, onehot_mux};
 use hdl::{cat, mux, Bits, Bundle, Dir, HdlErrors, Inst, Module, ModuleBuilder, ResetValue};
 use hdl::{Shape, Value};
 use std::rc::Rc;
@@ -56,26 +56,6 @@ pub fn io_mem_request(tag_bits: u32) -> Shape {
 /// The uncached port's response (valid only).
 pub fn io_mem_response(tag_bits: u32) -> Shape {
     Shape::valid(Shape::bundle(vec![uint("data", 32), uint("tag", tag_bits)]))
-}
-
-/// One-hot grants among `valid`, the requester after the last one granted first;
-/// the last one granted is remembered when `fire`.
-fn round_robin(m: &mut ModuleBuilder, name: &str, valid: &[Value], fire: &Value) -> Vec<Value> {
-    let n = valid.len();
-    let w = addr_width(n as u64);
-    let last = m.reg(name, w, (n - 1) as u64);
-    let mut grant: Vec<Value> = vec![k(fire, 0, 1); n];
-    for l in 0..n {
-        let mut none_before = last.eq(&k(fire, l as u64, w));
-        for step in 1..=n {
-            let i = (l + step) % n;
-            grant[i] = &grant[i] | &(&none_before & &valid[i]);
-            none_before = &none_before & &!&valid[i];
-        }
-    }
-    let idx = onehot_encode(&cat_low_first(&grant));
-    m.when(fire, |m| m.connect(&last, &idx));
-    grant
 }
 
 /// A port's reorder buffer: per slot a done bit, the answer and the requester's tag.
