@@ -420,7 +420,7 @@ fn stress_shape(i: usize) -> L2Params {
         ways,
         line_bytes,
         mshrs,
-        resp_entries: 2 + i as u32,
+        resp_entries: [4, 2, 3][i],
         // The first shape's arrays are all SRAM macros, the others' all flops.
         sram_threshold_bits: if i == 0 {
             0
@@ -457,18 +457,26 @@ fn random_traffic_matches_a_flat_memory() {
     } else {
         vec![0, 1]
     };
+    // `L2_RANDOM_SEEDS=N` runs each shape and stress with N seeds (a campaign).
+    let seeds: usize = std::env::var("L2_RANDOM_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
     for i in shapes {
         let p = stress_shape(i);
         p.validate().unwrap();
         let dut = model_of(&p);
         let mut dut = Some(dut);
-        for (j, s) in STRESSES.iter().enumerate() {
-            let seed = (i * 3 + j) as u64;
+        let runs = STRESSES
+            .iter()
+            .enumerate()
+            .flat_map(|(j, s)| (0..seeds).map(move |r| ((r * 9 + i * 3 + j) as u64, s)));
+        for (seed, s) in runs {
             let n = if s.latency == 100 { 400 } else { 1500 };
             let tb = random_run(dut.take().unwrap(), &p, *s, seed, n);
             let st = tb.mem.stats();
             println!(
-                "shape {i} ({} banks x {} B, {} ways, {} B lines, {} MSHRs), latency {}: {} requests, {} refills, {} write-backs, {} performed under a miss, {} cycles",
+                "shape {i} ({} banks x {} B, {} ways, {} B lines, {} MSHRs), seed {seed}, latency {}: {} requests, {} refills, {} write-backs, {} performed under a miss, {} cycles",
                 p.banks, p.bank_bytes, p.ways, p.line_bytes, p.mshrs, s.latency,
                 tb.sent(), st.reads, st.writes, tb.under_miss, tb.cycle
             );
@@ -542,4 +550,89 @@ fn amo_codes_are_the_memory_models() {
         assert_eq!(ours, model);
     }
     assert_eq!(g::BITS, amo::BITS);
+}
+
+/// A bench on stress shape 0 at memory `latency` with no back-pressure, with the lines
+/// of `warm` brought in.
+fn quiet_bench(latency: u32, warm: &[u64]) -> Tb {
+    let p = stress_shape(0);
+    let s = Stress { latency, ..CALM };
+    let mut tb = Tb::new(model_of(&p), &p, s, 7);
+    for &addr in warm {
+        tb.queue[0].push_back(Req::read(addr, 4));
+    }
+    tb.run(10_000);
+    tb
+}
+
+#[test]
+fn hits_stream_at_one_per_cycle_per_bank() {
+    let p = stress_shape(0);
+    let line = p.line_bytes as u64;
+    // Line 0 is in bank 0, line 1 in bank 1.
+    let mut tb = quiet_bench(1, &[REGION, REGION + line]);
+    let before = tb.sent();
+    let n = 32;
+    for i in 0..n {
+        tb.queue[1].push_back(Req::read(REGION + 16 * (i % 4), 4));
+        tb.queue[2].push_back(Req::read(REGION + line + 16 * (i % 4), 4));
+    }
+    tb.run(1_000);
+    assert_eq!(tb.sent() - before, 2 * n);
+    for port in [1, 2] {
+        let acc: Vec<u64> = tb.accepted_at[port].values().copied().collect();
+        let ans: Vec<u64> = tb.answered_at[port].values().copied().collect();
+        assert!(
+            acc.windows(2).all(|w| w[1] == w[0] + 1),
+            "port {port}: hits accepted at {acc:?}"
+        );
+        let lat: Vec<u64> = acc.iter().zip(&ans).map(|(a, r)| r - a).collect();
+        assert!(
+            lat.iter().all(|&l| l == 3),
+            "port {port}: hit latencies {lat:?}"
+        );
+    }
+    println!("two banks: {n} hits each in {n} consecutive cycles, each answered 3 cycles after acceptance");
+}
+
+#[test]
+fn hits_go_on_under_misses() {
+    let p = stress_shape(0);
+    let line = p.line_bytes as u64;
+    let bank_stride = line * p.banks as u64;
+    let mshrs = p.mshrs as u64;
+    let mut tb = quiet_bench(100, &[REGION]);
+    // Misses to bank 0 on port 0 with an MSHR left over, then hits on port 1.
+    for i in 1..mshrs {
+        tb.queue[0].push_back(Req::read(REGION + i * bank_stride, 4));
+    }
+    for _ in 0..10 {
+        tb.cycle();
+    }
+    for _ in 0..8 {
+        tb.queue[1].push_back(Req::read(REGION, 4));
+    }
+    tb.run(10_000);
+    let last_hit = *tb.answered_at[1].values().max().unwrap();
+    let first_miss = *tb.answered_at[0].values().skip(1).min().unwrap();
+    assert!(
+        last_hit + 80 < first_miss,
+        "hits answered by cycle {last_hit}, the first miss at {first_miss}"
+    );
+    // One miss more than there are MSHRs: `mshrs` refills at once, the last miss waits.
+    let before = tb.seq[0];
+    for i in 0..=mshrs {
+        tb.queue[0].push_back(Req::read(REGION + (10 + i) * bank_stride, 4));
+    }
+    let mut most = 0;
+    while !tb.queue[0].is_empty() || tb.answered != tb.sent() {
+        tb.cycle();
+        most = most.max(tb.mem.outstanding(0));
+    }
+    assert_eq!(most, p.mshrs as usize, "refills outstanding at once");
+    let acc: Vec<u64> = tb.accepted_at[0].range(before..).map(|(_, c)| *c).collect();
+    assert!(
+        acc[p.mshrs as usize] > acc[0] + 100,
+        "the miss beyond the MSHRs waits for one: accepted at {acc:?}"
+    );
 }

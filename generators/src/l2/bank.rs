@@ -3,10 +3,11 @@
 //!
 //! - **A (admission).** An MSHR's operation (an evict read, a fill or a replay) goes
 //!   first; else the ports' requests for this bank are granted round-robin among those
-//!   that may enter: not to a line an MSHR holds or the request in stage B is for, with
-//!   room in the response queue for every answer in flight, and with an MSHR free for
-//!   every request ahead that may miss. The tag array is read (synchronous); a fill
-//!   writes its tag and valid bit here.
+//!   that may enter: not to a line an MSHR holds or the request missing in stage B is
+//!   for, with room in the response queue for every answer in flight, and with an MSHR
+//!   free after stage B's miss takes one (a request may miss, and the bank cannot tell
+//!   before its lookup: with every MSHR busy the bank takes only the MSHRs' operations).
+//!   The tag array is read (synchronous); a fill writes its tag and valid bit here.
 //! - **B (lookup).** Tags compare; a hit reads its line from the data array and a write
 //!   or AMO hit sets the dirty bit; a miss takes an MSHR with a victim way (an invalid
 //!   way first, else a pseudo-random one, never a way another miss of the set holds)
@@ -131,19 +132,21 @@ pub(super) fn bank(p: &L2Params, g: &Geometry) -> Result<Rc<Module>, HdlErrors> 
     let s1 = Stage::regs(&mut m, "s1", g);
     let s2 = Stage::regs(&mut m, "s2", g);
     let respq = response_queue(&mut m, p, g, &resp)?;
-    // Room for every answer in flight and one more.
+    // Room for every answer in flight (after this cycle's) and one more.
     let count = respq.port("count");
     let cw = count.width() + 1;
-    let in_flight = &(&count.zext(cw) + &s1.answers().zext(cw)) + &s2.answers().zext(cw);
+    let staying = &count.zext(cw) - &resp.fire().zext(cw);
+    let in_flight = &(&staying + &s1.answers().zext(cw)) + &s2.answers().zext(cw);
     let credit = in_flight.lt(&k(&count, g.resp_entries as u64, cw));
     let op = mshrs.op(&mut m, &credit);
     // The way of the evict read or fill in stage B.
     let s1_way = m.reg("s1_way", g.way_bits, ResetValue::None);
+    let s1_miss = m.wire("s1_miss", 1);
     let (tags_out, filled) = stage_a(
         &mut m,
         g,
         &ins,
-        (&s1, &s1_way, &arrays, &mshrs),
+        (&s1, &s1_way, &s1_miss, &arrays, &mshrs),
         &op,
         &credit,
     );
@@ -158,6 +161,7 @@ pub(super) fn bank(p: &L2Params, g: &Geometry) -> Result<Rc<Module>, HdlErrors> 
         (&bank_id, &tags_out, &lfsr),
         (&s1, &s1_way, &s2, &arrays, &mshrs),
     );
+    m.connect(&s1_miss, &b.miss);
     let evicted = &b.evicted;
     m.connect(&arrays.valid, &(&(&arrays.valid & &!evicted) | &filled));
     let dirty = &(&arrays.dirty & &!&filled) | &b.dirtied;
@@ -210,21 +214,22 @@ fn stage_a(
     m: &mut ModuleBuilder,
     g: &Geometry,
     ins: &[Bundle],
-    (s1, s1_way, arrays, mshrs): (&Stage, &Value, &Arrays, &Mshrs),
+    (s1, s1_way, s1_miss, arrays, mshrs): (&Stage, &Value, &Value, &Arrays, &Mshrs),
     op: &Op,
     credit: &Value,
 ) -> (Value, Value) {
-    let ahead = s1.answers();
+    // The request in stage B misses now: its MSHR is taken at the end of this cycle.
+    let ahead = s1_miss;
     let ahead_line = line_of(g, s1.req.get("addr"));
     let eligible: Vec<Value> = ins
         .iter()
         .map(|b| {
             let line = line_of(g, b.bits().get("addr").value());
-            let waits = &mshrs.holds(&line) | &(&ahead & &ahead_line.eq(&line));
+            let waits = &mshrs.holds(&line) | &(ahead & &ahead_line.eq(&line));
             b.valid() & &!&waits
         })
         .collect();
-    let open = &(&!&op.valid & credit) & &mshrs.room(&ahead);
+    let open = &(&!&op.valid & credit) & &mshrs.room(ahead);
     let fire = &open & &any(&eligible);
     let grant = round_robin(m, "grant_last", &eligible, &fire);
     for (b, gr) in ins.iter().zip(&grant) {
@@ -263,6 +268,8 @@ fn stage_a(
 
 /// What stage B did, for stage C and the valid and dirty bits.
 struct Lookup {
+    /// The request in stage B misses.
+    miss: Value,
     /// The data array's index read for stage C, and the line it reads (both in C).
     index: Value,
     line: Value,
@@ -361,6 +368,7 @@ fn stage_b(
     let s2_index = m.reg("s2_index", index.width(), ResetValue::None);
     m.connect(&s2_index, &index);
     Lookup {
+        miss,
         index: s2_index,
         line,
         evicted,

@@ -119,7 +119,7 @@ impl Mshrs {
         self.e.iter().map(|e| e.is(IDLE)).collect()
     }
 
-    /// At least one MSHR is free, two if `also` (a request ahead may take one).
+    /// At least one MSHR is free, two if `also` (a request ahead takes one).
     pub fn room(&self, also: &Value) -> Value {
         let idle = self.idle();
         let mut at_least = [k(also, 0, 1), k(also, 0, 1)];
