@@ -87,6 +87,8 @@ struct Tb {
     answered_at: Vec<BTreeMap<u64, u64>>,
     /// Trace events on a bank while its memory port had a refill outstanding.
     under_miss: u64,
+    /// Lines the flush wrote back.
+    flushed: u64,
     cycle: u64,
     rng: Rng,
     stress: Stress,
@@ -143,6 +145,7 @@ impl Tb {
             accepted_at: vec![BTreeMap::new(); n],
             answered_at: vec![BTreeMap::new(); n],
             under_miss: 0,
+            flushed: 0,
             cycle: 0,
             rng,
             stress: s,
@@ -324,6 +327,29 @@ impl Tb {
         }
     }
 
+    /// Flushes the L2 and compares the memory behind it with the reference.
+    fn flush_and_compare(&mut self) {
+        self.dut.poke_u64("flush", 1).unwrap();
+        let start = self.cycle;
+        while self.dut.peek_u64("flushed").unwrap() == 0 {
+            self.cycle();
+            assert!(self.cycle - start < 1_000_000, "flush never done");
+        }
+        self.dut.poke_u64("flush", 0).unwrap();
+        let mut got = vec![0u8; pool_bytes(&self.p) as usize];
+        let mut want = got.clone();
+        self.mem.memory().read(REGION, &mut got);
+        self.refm.read(REGION, &mut want);
+        if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+            panic!(
+                "after the flush, memory differs first at {:#x}: {:#x} != {:#x}",
+                REGION + i as u64,
+                got[i],
+                want[i]
+            );
+        }
+    }
+
     /// Reads every beat of the pool back through port 0 (checked like any read).
     fn read_back(&mut self) {
         for off in (0..pool_bytes(&self.p)).step_by(16) {
@@ -404,6 +430,9 @@ fn random_run(dut: Model, p: &L2Params, s: Stress, seed: u64, n: usize) -> Tb {
         }
     }
     tb.run(5_000_000);
+    let writes = tb.mem.stats().writes;
+    tb.flush_and_compare();
+    tb.flushed = tb.mem.stats().writes - writes;
     tb.read_back();
     tb
 }
@@ -476,9 +505,9 @@ fn random_traffic_matches_a_flat_memory() {
             let tb = random_run(dut.take().unwrap(), &p, *s, seed, n);
             let st = tb.mem.stats();
             println!(
-                "shape {i} ({} banks x {} B, {} ways, {} B lines, {} MSHRs), seed {seed}, latency {}: {} requests, {} refills, {} write-backs, {} performed under a miss, {} cycles",
+                "shape {i} ({} banks x {} B, {} ways, {} B lines, {} MSHRs), seed {seed}, latency {}: {} requests, {} refills, {} write-backs, {} performed under a miss, {} cycles, {} lines flushed",
                 p.banks, p.bank_bytes, p.ways, p.line_bytes, p.mshrs, s.latency,
-                tb.sent(), st.reads, st.writes, tb.under_miss, tb.cycle
+                tb.sent(), st.reads, st.writes, tb.under_miss, tb.cycle, tb.flushed
             );
             assert!(st.reads > tb.sent() / 10, "few refills: {st:?}");
             assert!(st.writes > tb.sent() / 20, "few write-backs: {st:?}");

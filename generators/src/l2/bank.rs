@@ -127,6 +127,8 @@ pub(super) fn bank(p: &L2Params, g: &Geometry) -> Result<Rc<Module>, HdlErrors> 
     let mem_req = m.io("mem_req", Dir::Out, &mem_request(g));
     let mem_resp = m.io("mem_resp", Dir::In, &mem_response(g));
     let trace = m.io("trace", Dir::Out, &trace_shape(g));
+    let flush = m.input("flush", 1);
+    let flushed = m.output("flushed", 1);
     let arrays = Arrays::new(&mut m, p, g);
     let mshrs = Mshrs::new(&mut m, g);
     let s1 = Stage::regs(&mut m, "s1", g);
@@ -142,13 +144,17 @@ pub(super) fn bank(p: &L2Params, g: &Geometry) -> Result<Rc<Module>, HdlErrors> 
     // The way of the evict read or fill in stage B.
     let s1_way = m.reg("s1_way", g.way_bits, ResetValue::None);
     let s1_miss = m.wire("s1_miss", 1);
+    let s1_alloc = m.wire("s1_alloc", 1);
+    let quiet = &(&mshrs.all_idle() & &!&s1.valid) & &!&s2.valid;
+    let walk = flush_walker(&mut m, g, &flush, &quiet, &op, &mshrs.room(&s1_alloc));
+    m.connect(&flushed, &(&walk.done & &quiet));
     let (tags_out, filled) = stage_a(
         &mut m,
         g,
         &ins,
         (&s1, &s1_way, &s1_miss, &arrays, &mshrs),
-        &op,
-        &credit,
+        (&op, &walk),
+        (&credit, &flush, &s1_alloc),
     );
     let lfsr = m.reg("victim_lfsr", 16, 1u64);
     let feedback = [13, 12, 10]
@@ -162,9 +168,11 @@ pub(super) fn bank(p: &L2Params, g: &Geometry) -> Result<Rc<Module>, HdlErrors> 
         (&s1, &s1_way, &s2, &arrays, &mshrs),
     );
     m.connect(&s1_miss, &b.miss);
+    m.connect(&s1_alloc, &b.alloc);
     let evicted = &b.evicted;
     m.connect(&arrays.valid, &(&(&arrays.valid & &!evicted) | &filled));
-    let dirty = &(&arrays.dirty & &!&filled) | &b.dirtied;
+    let kept = &arrays.dirty & &!&(&filled | &b.cleaned);
+    let dirty = &kept | &b.dirtied;
     m.connect(&arrays.dirty, &dirty);
     let answer = stage_c(&mut m, g, (&s2, &b.index, &b.line), (&arrays, &mshrs));
     let enq = |f: &str| respq.port(&format!("enq_{f}"));
@@ -208,6 +216,66 @@ fn response_queue(
     Ok(q)
 }
 
+/// The flush walk's operation for stage A.
+struct Walk {
+    valid: Value,
+    /// An address in the line's set, and its way.
+    addr: Value,
+    way: Value,
+    /// Every line has been visited.
+    done: Value,
+}
+
+/// The flush walk: once `flush` is high and the bank `quiet` (it takes no requests
+/// while flushing), one operation per line in stage A, when no MSHR operation goes and
+/// an MSHR is `room`; stage B hands a dirty line to an MSHR that only writes it back.
+/// `flush` low resets the walk.
+fn flush_walker(
+    m: &mut ModuleBuilder,
+    g: &Geometry,
+    flush: &Value,
+    quiet: &Value,
+    op: &Op,
+    room: &Value,
+) -> Walk {
+    let n = g.sets * g.ways;
+    let iw = hdl::ir::addr_width(n as u64);
+    let started = m.reg("flush_started", 1, false);
+    let done = m.reg("flush_done", 1, false);
+    let idx = m.reg("flush_index", iw, 0u64);
+    let valid = &(&(flush & &started) & &!&done) & &(&!&op.valid & room);
+    m.when(&(flush & quiet), |m| m.connect(&started, &k(flush, 1, 1)));
+    m.when(&valid, |m| {
+        m.connect(&idx, &(&idx + &k(&idx, 1, iw)));
+        m.when(&idx.eq(&k(&idx, n as u64 - 1, iw)), |m| {
+            m.connect(&done, &k(flush, 1, 1))
+        });
+    });
+    m.when(&!flush, |m| {
+        m.connect(&started, &k(flush, 0, 1));
+        m.connect(&done, &k(flush, 0, 1));
+        m.connect(&idx, &k(&idx, 0, iw));
+    });
+    let wb = g.ways.trailing_zeros();
+    let way = if g.ways == 1 {
+        k(flush, 0, g.way_bits)
+    } else {
+        idx.slice(wb - 1, 0)
+    };
+    let addr = if g.set_bits == 0 {
+        k(flush, 0, 32)
+    } else {
+        let set = idx.slice(wb + g.set_bits - 1, wb);
+        set.cat(&k(flush, 0, g.tag_lo - g.set_bits)).zext(32)
+    };
+    Walk {
+        valid,
+        addr,
+        way,
+        done,
+    }
+}
+
 /// Stage A: picks the operation entering the pipeline and reads its set's tags.
 /// Returns the tags (for stage B) and the line a fill makes valid (one-hot).
 fn stage_a(
@@ -215,10 +283,10 @@ fn stage_a(
     g: &Geometry,
     ins: &[Bundle],
     (s1, s1_way, s1_miss, arrays, mshrs): (&Stage, &Value, &Value, &Arrays, &Mshrs),
-    op: &Op,
-    credit: &Value,
+    (op, walk): (&Op, &Walk),
+    (credit, flush, s1_alloc): (&Value, &Value, &Value),
 ) -> (Value, Value) {
-    // The request in stage B misses now: its MSHR is taken at the end of this cycle.
+    // The request in stage B misses now: it takes an MSHR at the end of this cycle.
     let ahead = s1_miss;
     let ahead_line = line_of(g, s1.req.get("addr"));
     let eligible: Vec<Value> = ins
@@ -229,7 +297,7 @@ fn stage_a(
             b.valid() & &!&waits
         })
         .collect();
-    let open = &(&!&op.valid & credit) & &mshrs.room(ahead);
+    let open = &(&(&!&op.valid & credit) & &mshrs.room(s1_alloc)) & &!flush;
     let fire = &open & &any(&eligible);
     let grant = round_robin(m, "grant_last", &eligible, &fire);
     for (b, gr) in ins.iter().zip(&grant) {
@@ -242,12 +310,19 @@ fn stage_a(
         .map(|b| Req::of_port(b.bits(), port.clone()))
         .collect();
     let client = Req::select(&sel, &reqs);
+    let client_addr = mux(&walk.valid, &walk.addr, client.get("addr"));
+    let client = client.with("addr", client_addr);
     let req = Req::mux(&op.valid, &op.req, &client);
-    m.connect(&s1.valid, &(&op.valid | &fire));
+    m.connect(
+        &s1.valid,
+        &any(&[op.valid.clone(), fire, walk.valid.clone()]),
+    );
     let req_kind = k(&op.kind, kind::REQ, kind::BITS);
-    m.connect(&s1.kind, &mux(&op.valid, &op.kind, &req_kind));
+    let flush_kind = k(&op.kind, kind::FLUSH, kind::BITS);
+    let other = mux(&walk.valid, &flush_kind, &req_kind);
+    m.connect(&s1.kind, &mux(&op.valid, &op.kind, &other));
     Req::assign(m, &s1.req, &req);
-    m.connect(s1_way, &op.way);
+    m.connect(s1_way, &mux(&op.valid, &op.way, &walk.way));
     m.connect(&s1.sel, &op.sel);
     let addr = req.get("addr");
     let set = set_of(g, addr);
@@ -270,6 +345,10 @@ fn stage_a(
 struct Lookup {
     /// The request in stage B misses.
     miss: Value,
+    /// Stage B hands a line to an MSHR (a miss, or a flushed dirty line).
+    alloc: Value,
+    /// The line a flush hands to an MSHR, clean from now on (one-hot bits).
+    cleaned: Value,
     /// The data array's index read for stage C, and the line it reads (both in C).
     index: Value,
     line: Value,
@@ -305,6 +384,19 @@ fn victim_way(g: &Geometry, free: &Value, valid: &Value, lfsr: &Value) -> Value 
     mux(&invalid.or_r(), &first_invalid, &random)
 }
 
+/// The line address of `tag` in `set` of this bank.
+fn line_address(g: &Geometry, tag: &Value, set: &Value, bank_id: &Value) -> Value {
+    let mut parts = vec![tag.clone()];
+    if g.set_bits > 0 {
+        parts.push(set.clone());
+    }
+    if g.bank_bits > 0 {
+        parts.push(bank_id.clone());
+    }
+    let refs: Vec<&Value> = parts.iter().collect();
+    cat(&refs)
+}
+
 /// Stage B: the tag compare, a miss's MSHR and victim, the data array's read.
 fn stage_b(
     m: &mut ModuleBuilder,
@@ -334,23 +426,21 @@ fn stage_b(
     let victim_sel = onehot_decode(&victim, g.ways);
     let victim_valid = (&valid & &victim_sel).or_r();
     let victim_dirty = &victim_valid & &(&dirty & &victim_sel).or_r();
-    let mut victim_line = vec![onehot_mux(&victim_sel, &tags)];
-    if g.set_bits > 0 {
-        victim_line.push(set.clone());
-    }
-    if g.bank_bits > 0 {
-        victim_line.push(bank_id.clone());
-    }
-    let refs: Vec<&Value> = victim_line.iter().collect();
-    let victim_line = cat(&refs);
+    let victim_line = line_address(g, &onehot_mux(&victim_sel, &tags), &set, bank_id);
+    // A flush's line: written back if valid and dirty.
+    let flush_sel = onehot_decode(s1_way, g.ways);
+    let flush_line = line_address(g, &onehot_mux(&flush_sel, &tags), &set, bank_id);
+    let flushing = &(&s1.valid & &s1.is(kind::FLUSH)) & &(&(&valid & &dirty) & &flush_sel).or_r();
+    let alloc = &miss | &flushing;
     mshrs.allocate(
         m,
         &Miss {
-            valid: &miss,
-            line: &line_of(g, addr),
-            way: &victim,
-            victim: &victim_line,
-            dirty: &victim_dirty,
+            valid: &alloc,
+            line: &mux(&flushing, &flush_line, &line_of(g, addr)),
+            way: &mux(&flushing, s1_way, &victim),
+            victim: &mux(&flushing, &flush_line, &victim_line),
+            dirty: &(&flushing | &victim_dirty),
+            wb_only: &flushing,
             req: &s1.req,
         },
     );
@@ -361,7 +451,9 @@ fn stage_b(
     let evicted = &miss.repeat(n) & &onehot_decode(&line_index(g, &set, &victim), n);
     let write_hit = &(&request & &hit) & s1.req.get("write");
     let dirtied = &write_hit.repeat(n) & &onehot_decode(&index, n);
-    m.connect(&s2.valid, &(&s1.valid & &(&!&request | &hit)));
+    let cleaned = &flushing.repeat(n) & &onehot_decode(&index, n);
+    let array_op = &s1.is(kind::EVICT) | &s1.is(kind::FILL);
+    m.connect(&s2.valid, &(&s1.valid & &(&array_op | &(&request & &hit))));
     m.connect(&s2.kind, &s1.kind);
     Req::assign(m, &s2.req, &s1.req);
     m.connect(&s2.sel, &s1.sel);
@@ -369,6 +461,8 @@ fn stage_b(
     m.connect(&s2_index, &index);
     Lookup {
         miss,
+        alloc,
+        cleaned,
         index: s2_index,
         line,
         evicted,

@@ -282,7 +282,7 @@ pub fn trace_shape(g: &Geometry) -> Shape {
 }
 
 /// Ports: `p<i>_req`/`p<i>_resp` (client `i`), `b<j>_mem_req`/`b<j>_mem_resp` (bank
-/// `j`'s memory port) and `b<j>_trace`.
+/// `j`'s memory port), `b<j>_trace`, `flush` and `flushed`.
 pub fn l2(p: &L2Params) -> Result<Rc<Module>, HdlErrors> {
     let g = Geometry::new(p);
     let bank_mod = bank::bank(p, &g)?;
@@ -296,10 +296,15 @@ pub fn l2(p: &L2Params) -> Result<Rc<Module>, HdlErrors> {
     let banks: Vec<_> = (0..p.banks)
         .map(|b| m.instance(&format!("bank{b}"), &bank_mod))
         .collect();
+    let flush = m.input("flush", 1);
+    let flushed = m.output("flushed", 1);
     let mut ready_terms = vec![Vec::new(); g.ports as usize];
+    let mut all_flushed = flush.clone();
     for (b, inst) in banks.iter().enumerate() {
         let id = m.lit(b as u64, g.bank_bits.max(1));
         m.connect(&inst.port("bank_id"), &id);
+        m.connect(&inst.port("flush"), &flush);
+        all_flushed = &all_flushed & &inst.port("flushed");
         for (i, req) in reqs.iter().enumerate() {
             let addr = req.bits().get("addr").value();
             let mine = if g.bank_bits == 0 {
@@ -331,6 +336,7 @@ pub fn l2(p: &L2Params) -> Result<Rc<Module>, HdlErrors> {
             }
         }
     }
+    m.connect(&flushed, &all_flushed);
     for (i, req) in reqs.iter().enumerate() {
         m.connect(req.ready(), &crate::blocks::any(&ready_terms[i]));
     }

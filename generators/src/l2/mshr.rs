@@ -10,7 +10,8 @@
 //! the tag in stage A and the buffer into the data array in stage C) -> `REPLAY` (wants
 //! to send its request down the pipeline again, where it hits) -> `IDLE`.
 //!
-//! A clean victim skips straight to `REFILL`. While an MSHR is active its way is pinned
+//! A clean victim skips straight to `REFILL`; a flush's write-back (`wb_only`) ends
+//! after `WB`. While an MSHR is active its way is pinned
 //! (no other miss of its set takes it as a victim) and its line blocks the ports'
 //! requests to it at admission.
 
@@ -34,6 +35,8 @@ pub(super) mod kind {
     pub const REQ: u64 = 0;
     pub const EVICT: u64 = 1;
     pub const FILL: u64 = 2;
+    /// A flush's visit of one line (`bank::flush_walker`).
+    pub const FLUSH: u64 = 3;
     pub const BITS: u32 = 2;
 }
 
@@ -44,6 +47,8 @@ struct Entry {
     way: Value,
     /// The victim's line address (meaningful in `EVICT`..=`WB`).
     victim: Value,
+    /// A flush's write-back: no refill follows.
+    wb_only: Value,
     req: Req,
     /// The victim's data for its write-back, then the refill.
     buf: Value,
@@ -71,6 +76,8 @@ pub(super) struct Miss<'a> {
     pub victim: &'a Value,
     /// The victim is valid and dirty: it must be written back.
     pub dirty: &'a Value,
+    /// Only the write-back (a flush).
+    pub wb_only: &'a Value,
     pub req: &'a Req,
 }
 
@@ -108,6 +115,7 @@ impl Mshrs {
                     g.line_addr_bits(),
                     ResetValue::None,
                 ),
+                wb_only: m.reg(&format!("mshr{i}_wb_only"), 1, ResetValue::None),
                 req: Req::regs(m, &format!("mshr{i}_req"), g),
                 buf: m.reg(&format!("mshr{i}_buf"), g.line_bits(), ResetValue::None),
             })
@@ -117,6 +125,11 @@ impl Mshrs {
 
     fn idle(&self) -> Vec<Value> {
         self.e.iter().map(|e| e.is(IDLE)).collect()
+    }
+
+    pub fn all_idle(&self) -> Value {
+        let idle = self.idle();
+        idle[1..].iter().fold(idle[0].clone(), |a, b| &a & b)
     }
 
     /// At least one MSHR is free, two if `also` (a request ahead takes one).
@@ -172,6 +185,7 @@ impl Mshrs {
                 m.connect(&e.line, miss.line);
                 m.connect(&e.way, miss.way);
                 m.connect(&e.victim, miss.victim);
+                m.connect(&e.wb_only, miss.wb_only);
                 Req::assign(m, &e.req, miss.req);
                 let next = hdl::mux(
                     miss.dirty,
@@ -285,7 +299,14 @@ impl Mshrs {
         let is_refill = resp.valid() & &!&rtag.msb();
         for (i, e) in self.e.iter().enumerate() {
             let mine = &fire & &sel.bit(i as u32);
-            m.when(&(&mine & &e.is(WB)), |m| e.go(m, REFILL));
+            m.when(&(&mine & &e.is(WB)), |m| {
+                let next = hdl::mux(
+                    &e.wb_only,
+                    &k(&e.state, IDLE, STATE_BITS),
+                    &k(&e.state, REFILL, STATE_BITS),
+                );
+                m.connect(&e.state, &next);
+            });
             m.when(&(&mine & &e.is(REFILL)), |m| e.go(m, WAIT));
             let idx_i = k(rtag, i as u64, g.mshr_bits);
             let back = &is_refill & &rtag.slice(g.mshr_bits - 1, 0).eq(&idx_i);
