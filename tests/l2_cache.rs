@@ -522,12 +522,9 @@ fn random_traffic_matches_a_flat_memory() {
 #[test]
 fn shapes_are_lint_clean_at_their_extremes() {
     let base = L2Params::default();
-    let mut shapes = vec![
-        base.clone(),
-        stress_shape(0),
-        stress_shape(1),
-        stress_shape(2),
-    ];
+    // The default, the direct-mapped single-MSHR stress shape, and the extremes (the
+    // other stress shapes lie between them).
+    let mut shapes = vec![base.clone(), stress_shape(1)];
     shapes.push(L2Params {
         ports: 1,
         tag_bits: 1,

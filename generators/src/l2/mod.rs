@@ -23,7 +23,7 @@
 //! at its port until the miss is over. Arrays: the tags (one synchronous-read array per
 //! bank, a way per mask granule) and the data (one array of `sets x ways` lines with a
 //! byte mask) are SRAM macros above the threshold (`crate::memory`); valid and dirty bits
-//! are registers.
+//! are registers (hence at most [`MAX_BANK_LINES`] lines per bank).
 //!
 //! Memory side: one tagged, line-wide port per bank (`b<i>_mem_req`/`b<i>_mem_resp`,
 //! responses valid only): the banks' misses overlap with no arbiter between them, and
@@ -48,6 +48,9 @@ use hdl::ir::addr_width;
 use hdl::{Dir, Field, HdlErrors, Module, ModuleBuilder, Shape};
 use serde::{Deserialize, Serialize};
 use std::rc::Rc;
+
+/// The most lines a bank holds: its valid and dirty bits are registers.
+pub const MAX_BANK_LINES: u32 = 4096;
 
 /// Bytes of a client port's data.
 pub const BEAT_BYTES: u32 = 16;
@@ -98,7 +101,7 @@ pub fn params() -> Vec<Param> {
         Param::int("ports", 1, 32, "client ports (16 bytes each)"),
         Param::int("tag_bits", 1, 16, "tag bits of a client port"),
         Param::int("banks", 1, 16, "banks, lines interleaved").pow2(),
-        Param::int("bank_bytes", 256, 1 << 22, "bytes of a bank").pow2(),
+        Param::int("bank_bytes", 256, 1 << 19, "bytes of a bank").pow2(),
         Param::int("ways", 1, 16, "ways of each set").pow2(),
         Param::int("line_bytes", 16, 128, "bytes of a line").pow2(),
         Param::int("mshrs", 1, 16, "outstanding misses per bank (at most ways)"),
@@ -116,6 +119,16 @@ impl L2Params {
                 format!(
                     "must hold at least one set of {} ways of {} bytes, got {}",
                     self.ways, self.line_bytes, self.bank_bytes
+                ),
+            ));
+        }
+        let lines = self.bank_bytes / self.line_bytes;
+        if lines > MAX_BANK_LINES {
+            return Err(ParamError::new(
+                "bank_bytes",
+                format!(
+                    "holds {lines} lines of {} bytes, at most {MAX_BANK_LINES} are supported (the valid and dirty bits are registers)",
+                    self.line_bytes
                 ),
             ));
         }
