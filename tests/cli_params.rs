@@ -283,7 +283,7 @@ fn list_of_an_unknown_design_is_an_error() {
             1,
             "error: unknown design `fifo` (available: banked_rf, queue, multiplier, rocket, \
              rocket_accumulator, rocket-hwacha, rocket-board, fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma, \
-             fgsimt, vgiw)\n",
+             fgsimt, vgiw, l2)\n",
             ""
         )
     );
