@@ -232,7 +232,8 @@ mod tests {
         describes_its_struct::<Compare>();
         describes_its_struct::<Fgsimt>();
         describes_its_struct::<Vgiw>();
-        assert_eq!(designs().len(), 13);
+        describes_its_struct::<L2>();
+        assert_eq!(designs().len(), 14);
     }
 
     /// Every value a parameter's description accepts at its extremes (each integer's
