@@ -374,9 +374,10 @@ fn random_request(rng: &mut Rng, p: &L2Params) -> Req {
     // Lines of sets 0, 1 and the last, of every bank, at any alias.
     let set = *rng.pick(&[0, 1, sets.max(2) - 1]) % sets;
     let stride = span;
-    let line =
-        (rng.below(p.cache.banks as u64) + set * p.cache.banks as u64 + rng.below(lines / stride) * stride)
-            % lines;
+    let line = (rng.below(p.cache.banks as u64)
+        + set * p.cache.banks as u64
+        + rng.below(lines / stride) * stride)
+        % lines;
     let beat = rng.below(p.cache.line_bytes as u64 / 16);
     let base = REGION + line * p.cache.line_bytes as u64 + beat * 16;
     let mut data = [0u8; 16];

@@ -72,7 +72,11 @@ impl Generator for RocketHwacha {
                 &["flat", "l2"],
                 "every port straight to memory, or through the L2 (thesis Table 9.2)",
             ),
-            Param::table("l2", l2::cache_params(), "the L2's shape, with memory = \"l2\""),
+            Param::table(
+                "l2",
+                l2::cache_params(),
+                "the L2's shape, with memory = \"l2\"",
+            ),
         ]
     }
 
@@ -197,7 +201,10 @@ fn l2_memory(
         let always = m.lit(1, 1);
         m.connect(back.ready(), &always);
         m.connect(resp.valid(), back.valid());
-        m.connect(resp.bits().get("data").value(), back.bits().get("data").value());
+        m.connect(
+            resp.bits().get("data").value(),
+            back.bits().get("data").value(),
+        );
         m.connect_bundle(&l2i.io(&format!("p{}_req", i + 1)), &a.io("out_req"));
         m.connect_bundle(&a.io("out_resp"), &l2i.io(&format!("p{}_resp", i + 1)));
     }
@@ -205,15 +212,29 @@ fn l2_memory(
     for l in 0..p.hwacha.lanes {
         let lane = |f: &str| h.port(&format!("l{l}_mem_{f}"));
         let port = |f: &str| l2i.port(&format!("p{}_{f}", 3 + l));
-        for f in ["valid", "bits_addr", "bits_write", "bits_data", "bits_mask", "bits_size", "bits_amo"] {
+        for f in [
+            "valid",
+            "bits_addr",
+            "bits_write",
+            "bits_data",
+            "bits_mask",
+            "bits_size",
+            "bits_amo",
+        ] {
             m.connect(&port(&format!("req_{f}")), &lane(&format!("req_{f}")));
         }
-        m.connect(&port("req_bits_tag"), &lane("req_bits_tag").zext(g.tag_bits));
+        m.connect(
+            &port("req_bits_tag"),
+            &lane("req_bits_tag").zext(g.tag_bits),
+        );
         m.connect(&lane("req_ready"), &port("req_ready"));
         for f in ["valid", "bits_data"] {
             m.connect(&lane(&format!("resp_{f}")), &port(&format!("resp_{f}")));
         }
-        m.connect(&lane("resp_bits_tag"), &port("resp_bits_tag").slice(lane_tag - 1, 0));
+        m.connect(
+            &lane("resp_bits_tag"),
+            &port("resp_bits_tag").slice(lane_tag - 1, 0),
+        );
         m.connect(&port("resp_ready"), &lane("resp_ready"));
     }
     for b in 0..p.l2.banks {
@@ -274,7 +295,11 @@ fn tile_port(
     m.connect(back.ready(), &!mem_resp.valid());
     m.connect(tresp.valid(), &(mem_resp.valid() | back.valid()));
     for f in ["data", "tag"] {
-        let v = mux(mem_resp.valid(), mem_resp.bits().get(f).value(), back.bits().get(f).value());
+        let v = mux(
+            mem_resp.valid(),
+            mem_resp.bits().get(f).value(),
+            back.bits().get(f).value(),
+        );
         m.connect(tresp.bits().get(f).value(), &v);
     }
     m.connect_bundle(&l2i.io("p0_req"), &a.io("out_req"));

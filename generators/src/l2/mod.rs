@@ -167,7 +167,11 @@ pub fn params() -> Vec<Param> {
     vec![
         Param::int("ports", 1, 32, "client ports (16 bytes each)"),
         Param::int("tag_bits", 1, 16, "tag bits of a client port"),
-        Param::table("cache", cache_params(), "the cache's shape (thesis Table 9.2)"),
+        Param::table(
+            "cache",
+            cache_params(),
+            "the cache's shape (thesis Table 9.2)",
+        ),
     ]
 }
 

@@ -66,13 +66,24 @@ pub fn narrow_port(in_tag_bits: u32, g: &Geometry, slots: u32) -> Result<Rc<Modu
     m.connect(ob.get("data").value(), &f(&inp, "data").repeat(2));
     let mask = f(&inp, "mask");
     let zero = k(&mask, 0, 8);
-    m.connect(ob.get("mask").value(), &mux(&hi, &mask.cat(&zero), &zero.cat(&mask)));
+    m.connect(
+        ob.get("mask").value(),
+        &mux(&hi, &mask.cat(&zero), &zero.cat(&mask)),
+    );
     m.connect(ob.get("size").value(), &f(&inp, "size"));
     m.connect(ob.get("tag").value(), &tail.zext(g.tag_bits));
     m.connect(ob.get("amo").value(), &k(&hi, amo::NONE, amo::BITS));
     let take = out.fire();
-    let step = |v: &Value| if slots.is_power_of_two() { v + &k(v, 1, sw) } else {
-        mux(&v.eq(&k(v, slots as u64 - 1, sw)), &k(v, 0, sw), &(v + &k(v, 1, sw)))
+    let step = |v: &Value| {
+        if slots.is_power_of_two() {
+            v + &k(v, 1, sw)
+        } else {
+            mux(
+                &v.eq(&k(v, slots as u64 - 1, sw)),
+                &k(v, 0, sw),
+                &(v + &k(v, 1, sw)),
+            )
+        }
     };
     m.when(&take, |m| m.connect(&tail, &step(&tail)));
     // Answers from the L2, by slot; the tile's, from the head in order.
@@ -83,7 +94,10 @@ pub fn narrow_port(in_tag_bits: u32, g: &Geometry, slots: u32) -> Result<Rc<Modu
         .map(|i| head.eq(&k(&head, i as u64, sw)))
         .collect();
     let sel = crate::blocks::cat_low_first(&heads);
-    let head_done = onehot_mux(&sel, &rob.iter().map(|s| s.done.clone()).collect::<Vec<_>>());
+    let head_done = onehot_mux(
+        &sel,
+        &rob.iter().map(|s| s.done.clone()).collect::<Vec<_>>(),
+    );
     m.connect(back.valid(), &head_done);
     let bb = back.bits();
     let datas: Vec<Value> = rob.iter().map(|s| s.data.clone()).collect();
@@ -97,7 +111,10 @@ pub fn narrow_port(in_tag_bits: u32, g: &Geometry, slots: u32) -> Result<Rc<Modu
     let cw = count.width();
     let up = &count + &k(&count, 1, cw);
     let down = &count - &k(&count, 1, cw);
-    m.connect(&count, &mux(&take, &mux(&give, &count, &up), &mux(&give, &down, &count)));
+    m.connect(
+        &count,
+        &mux(&take, &mux(&give, &count, &up), &mux(&give, &down, &count)),
+    );
     let beat_w = 8 * BEAT_BYTES;
     for (i, s) in rob.iter().enumerate() {
         let at_tail = &take & &tail.eq(&k(&tail, i as u64, sw));
