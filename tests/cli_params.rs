@@ -196,7 +196,7 @@ fn designs_with_a_fixed_accelerator_have_no_rocc_parameter() {
     let p = Value::Object(generated_parameters(&["rocket_accumulator"]));
     assert_eq!(keys(&p), tile);
     let p = Value::Object(generated_parameters(&["rocket-hwacha"]));
-    assert_eq!(keys(&p), ["hwacha", "rocket"]);
+    assert_eq!(keys(&p), ["hwacha", "l2", "memory", "rocket"]);
     assert_eq!(keys(&p["rocket"]), tile);
     // Design `rocket` has a bare RoCC port: whether custom-0..3 use it is a parameter.
     assert_eq!(generated_parameters(&["rocket"])["rocc"], false);

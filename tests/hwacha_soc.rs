@@ -127,7 +127,7 @@ fn run_host(
         init: Init::Random {
             seed: INIT_SEEDS[(seed % 2) as usize],
         },
-        ..soc::hwacha_config(params.hwacha.lanes, mem)
+        ..soc::rocket_hwacha_config(params, mem)
     };
     let mut golden = soc::golden(&program, u64::MAX).unwrap();
     let mut unit = Hwacha::new(model_params(params)).unwrap();
@@ -309,6 +309,40 @@ fn four_lanes() {
     );
 }
 
+/// The 1-lane preset behind the L2 of thesis Table 9.2 (`hwacha-1lane-l2`), the memory
+/// model at DRAM-like latency behind it: integer benchmarks in lockstep (the host's calls
+/// served once the L2 is flushed, the outputs read after the exit's flush), and vector
+/// AMOs colliding on words, performed in the L2's banks and handed to the golden model
+/// in the L2's order.
+/// `ACCELGEN_LONG=1` adds capped igemm-opt, ifilter and the histogram.
+#[test]
+fn one_lane_behind_the_l2() {
+    let mut runs = vec![("iaxpy", 2, UNCAPPED)];
+    if long() {
+        runs.push(("igemm-opt", 2, |maxvl| vec![3, maxvl - 1]));
+        runs.push(("ifilter", 1, UNCAPPED));
+    }
+    check(preset("hwacha-1lane-l2"), (&[Precision::I], 2), &runs);
+    let dir = tempfile::tempdir().unwrap();
+    let mut elfs = vec![build_c_and_asm(
+        dir.path(),
+        "amo_order",
+        AMO_ORDER_C,
+        AMO_ORDER_S,
+    )];
+    if long() {
+        elfs.push(build_c_and_asm(
+            dir.path(),
+            "histogram",
+            HISTOGRAM_C,
+            HISTOGRAM_S,
+        ));
+    }
+    for elf in elfs {
+        lockstep_cli_preset(&elf, "hwacha-1lane-l2", (100, 30), &[]);
+    }
+}
+
 /// `table` with `mixed_precision` set.
 fn mixed_precision(mut table: toml::Table) -> toml::Table {
     let hwacha = table["hwacha"].as_table_mut().unwrap();
@@ -460,10 +494,9 @@ fn lockstep_cli(elf: &Path, lanes: u32, latency: u32, jitter: u32) -> String {
 fn lockstep_cli_with(
     elf: &Path,
     lanes: u32,
-    (latency, jitter): (u32, u32),
+    timing: (u32, u32),
     extra: &[&str],
 ) -> (String, String) {
-    let config = root().join(format!("configs/hwacha-{lanes}lane.toml"));
     let slots = match lanes == 2 && !long() {
         true => vec![
             "--set",
@@ -473,9 +506,22 @@ fn lockstep_cli_with(
         ],
         false => vec![],
     };
+    let args: Vec<&str> = slots.iter().chain(extra).copied().collect();
+    lockstep_cli_preset(elf, &format!("hwacha-{lanes}lane"), timing, &args)
+}
+
+/// `accelgen sim rocket-hwacha --lockstep` of `elf` on preset `preset` with further
+/// arguments `extra`, memory at `latency` and `jitter`; asserts exit code 0: stdout and
+/// stderr.
+fn lockstep_cli_preset(
+    elf: &Path,
+    preset: &str,
+    (latency, jitter): (u32, u32),
+    extra: &[&str],
+) -> (String, String) {
+    let config = root().join(format!("configs/{preset}.toml"));
     let out = accelgen()
         .args(["sim", "rocket-hwacha", "--lockstep"])
-        .args(slots)
         .args(extra)
         .args([
             "--latency",
@@ -489,11 +535,7 @@ fn lockstep_cli_with(
         .arg(elf)
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{lanes} lanes {extra:?}: {out:?}"
-    );
+    assert_eq!(out.status.code(), Some(0), "{preset} {extra:?}: {out:?}");
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (text(&out.stdout), text(&out.stderr))
 }

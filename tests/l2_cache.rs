@@ -14,7 +14,7 @@
 //! under a miss; the shapes are lint clean at their extremes.
 
 mod lint_rig;
-use generators::l2::{self, L2Params};
+use generators::l2::{self, L2Cache, L2Params};
 use hdl::{Bits, Design};
 use std::collections::{BTreeMap, VecDeque};
 use verification::rng::Rng;
@@ -110,14 +110,14 @@ fn beat_bytes(bits: &Bits) -> [u8; 16] {
 impl Tb {
     fn new(dut: Model, p: &L2Params, s: Stress, seed: u64) -> Tb {
         let mut dut = dut;
-        let ports = (0..p.banks)
+        let ports = (0..p.cache.banks)
             .map(|b| MemPort {
                 resp_ready: None,
                 ..MemPort::decoupled(&format!("b{b}_mem"), true)
             })
             .collect();
         let config = MemConfig {
-            data_bytes: p.line_bytes,
+            data_bytes: p.cache.line_bytes,
             latency: s.latency,
             jitter: s.jitter,
             out_of_order: s.out_of_order,
@@ -205,7 +205,7 @@ impl Tb {
 
     /// Applies the requests the banks performed this cycle to the reference.
     fn performed(&mut self) {
-        for b in 0..self.p.banks {
+        for b in 0..self.p.cache.banks {
             let pre = format!("b{b}_trace");
             if self.dut.peek_u64(&format!("{pre}_valid")).unwrap() == 0 {
                 continue;
@@ -222,8 +222,8 @@ impl Tb {
                     panic!("cycle {cycle}: bank {b} performed port {port} tag {tag}, not in flight")
                 }
             };
-            let line = req.addr / self.p.line_bytes as u64;
-            let line_bytes = self.p.line_bytes as u64;
+            let line = req.addr / self.p.cache.line_bytes as u64;
+            let line_bytes = self.p.cache.line_bytes as u64;
             if let Some((s, r, _)) = self.flight[port]
                 .values()
                 .find(|(s, r, w)| *s < seq && w.is_none() && r.addr / line_bytes == line)
@@ -362,23 +362,24 @@ impl Tb {
 /// Bytes of the address pool: four times the L2's capacity, so each set has four
 /// aliases per way.
 fn pool_bytes(p: &L2Params) -> u64 {
-    4 * p.banks as u64 * p.bank_bytes as u64
+    4 * p.cache.banks as u64 * p.cache.bank_bytes as u64
 }
 
 /// A random request to the pool: a few sets of every bank at every alias, so lines of
 /// one set evict one another.
 fn random_request(rng: &mut Rng, p: &L2Params) -> Req {
-    let lines = pool_bytes(p) / p.line_bytes as u64;
-    let sets = (p.bank_bytes / p.line_bytes / p.ways) as u64;
-    let span = p.banks as u64 * sets;
+    let lines = pool_bytes(p) / p.cache.line_bytes as u64;
+    let sets = (p.cache.bank_bytes / p.cache.line_bytes / p.cache.ways) as u64;
+    let span = p.cache.banks as u64 * sets;
     // Lines of sets 0, 1 and the last, of every bank, at any alias.
     let set = *rng.pick(&[0, 1, sets.max(2) - 1]) % sets;
     let stride = span;
-    let line =
-        (rng.below(p.banks as u64) + set * p.banks as u64 + rng.below(lines / stride) * stride)
-            % lines;
-    let beat = rng.below(p.line_bytes as u64 / 16);
-    let base = REGION + line * p.line_bytes as u64 + beat * 16;
+    let line = (rng.below(p.cache.banks as u64)
+        + set * p.cache.banks as u64
+        + rng.below(lines / stride) * stride)
+        % lines;
+    let beat = rng.below(p.cache.line_bytes as u64 / 16);
+    let base = REGION + line * p.cache.line_bytes as u64 + beat * 16;
     let mut data = [0u8; 16];
     for b in data.iter_mut() {
         *b = rng.next_u64() as u8;
@@ -433,6 +434,12 @@ fn random_run(dut: Model, p: &L2Params, s: Stress, seed: u64, n: usize) -> Tb {
     let writes = tb.mem.stats().writes;
     tb.flush_and_compare();
     tb.flushed = tb.mem.stats().writes - writes;
+    // A host changes memory behind the flushed L2: reads must see it.
+    for line in (0..pool_bytes(p)).step_by(p.cache.line_bytes as usize) {
+        let bytes = tb.rng.next_u64().to_le_bytes();
+        tb.mem.memory_mut().write(REGION + line, &bytes);
+        tb.refm.write(REGION + line, &bytes);
+    }
     tb.read_back();
     tb
 }
@@ -444,17 +451,19 @@ fn stress_shape(i: usize) -> L2Params {
     L2Params {
         ports: 3,
         tag_bits: 3,
-        banks,
-        bank_bytes,
-        ways,
-        line_bytes,
-        mshrs,
-        resp_entries: [4, 2, 3][i],
-        // The first shape's arrays are all SRAM macros, the others' all flops.
-        sram_threshold_bits: if i == 0 {
-            0
-        } else {
-            generators::memory::NEVER_SRAM_BITS
+        cache: L2Cache {
+            banks,
+            bank_bytes,
+            ways,
+            line_bytes,
+            mshrs,
+            resp_entries: [4, 2, 3][i],
+            // The first shape's arrays are all SRAM macros, the others' all flops.
+            sram_threshold_bits: if i == 0 {
+                0
+            } else {
+                generators::memory::NEVER_SRAM_BITS
+            },
         },
     }
 }
@@ -506,7 +515,7 @@ fn random_traffic_matches_a_flat_memory() {
             let st = tb.mem.stats();
             println!(
                 "shape {i} ({} banks x {} B, {} ways, {} B lines, {} MSHRs), seed {seed}, latency {}: {} requests, {} refills, {} write-backs, {} performed under a miss, {} cycles, {} lines flushed",
-                p.banks, p.bank_bytes, p.ways, p.line_bytes, p.mshrs, s.latency,
+                p.cache.banks, p.cache.bank_bytes, p.cache.ways, p.cache.line_bytes, p.cache.mshrs, s.latency,
                 tb.sent(), st.reads, st.writes, tb.under_miss, tb.cycle, tb.flushed
             );
             assert!(st.reads > tb.sent() / 10, "few refills: {st:?}");
@@ -526,27 +535,32 @@ fn shapes_are_lint_clean_at_their_extremes() {
     // also the extremes (45 s more; the other stress shapes lie between them).
     let mut shapes = vec![base.clone(), stress_shape(1)];
     let long = std::env::var_os("ACCELGEN_LONG").is_some();
+    let threshold = base.cache.sram_threshold_bits;
     shapes.push(L2Params {
         ports: 1,
         tag_bits: 1,
-        banks: 16,
-        bank_bytes: 2048,
-        ways: 16,
-        line_bytes: 128,
-        mshrs: 16,
-        resp_entries: 16,
-        ..base.clone()
+        cache: L2Cache {
+            banks: 16,
+            bank_bytes: 2048,
+            ways: 16,
+            line_bytes: 128,
+            mshrs: 16,
+            resp_entries: 16,
+            sram_threshold_bits: threshold,
+        },
     });
     shapes.push(L2Params {
         ports: 32,
         tag_bits: 16,
-        banks: 1,
-        bank_bytes: 256,
-        ways: 16,
-        line_bytes: 16,
-        mshrs: 1,
-        resp_entries: 2,
-        ..base
+        cache: L2Cache {
+            banks: 1,
+            bank_bytes: 256,
+            ways: 16,
+            line_bytes: 16,
+            mshrs: 1,
+            resp_entries: 2,
+            sram_threshold_bits: threshold,
+        },
     });
     if !long {
         shapes.truncate(2);
@@ -598,7 +612,7 @@ fn quiet_bench(latency: u32, warm: &[u64]) -> Tb {
 #[test]
 fn hits_stream_at_one_per_cycle_per_bank() {
     let p = stress_shape(0);
-    let line = p.line_bytes as u64;
+    let line = p.cache.line_bytes as u64;
     // Line 0 is in bank 0, line 1 in bank 1.
     let mut tb = quiet_bench(1, &[REGION, REGION + line]);
     let before = tb.sent();
@@ -628,9 +642,9 @@ fn hits_stream_at_one_per_cycle_per_bank() {
 #[test]
 fn hits_go_on_under_misses() {
     let p = stress_shape(0);
-    let line = p.line_bytes as u64;
-    let bank_stride = line * p.banks as u64;
-    let mshrs = p.mshrs as u64;
+    let line = p.cache.line_bytes as u64;
+    let bank_stride = line * p.cache.banks as u64;
+    let mshrs = p.cache.mshrs as u64;
     let mut tb = quiet_bench(100, &[REGION]);
     // Misses to bank 0 on port 0 with an MSHR left over, then hits on port 1.
     for i in 1..mshrs {
@@ -659,10 +673,10 @@ fn hits_go_on_under_misses() {
         tb.cycle();
         most = most.max(tb.mem.outstanding(0));
     }
-    assert_eq!(most, p.mshrs as usize, "refills outstanding at once");
+    assert_eq!(most, p.cache.mshrs as usize, "refills outstanding at once");
     let acc: Vec<u64> = tb.accepted_at[0].range(before..).map(|(_, c)| *c).collect();
     assert!(
-        acc[p.mshrs as usize] > acc[0] + 100,
+        acc[p.cache.mshrs as usize] > acc[0] + 100,
         "the miss beyond the MSHRs waits for one: accepted at {acc:?}"
     );
 }

@@ -78,7 +78,7 @@ struct Arrays {
 
 impl Arrays {
     fn new(m: &mut ModuleBuilder, p: &L2Params, g: &Geometry) -> Arrays {
-        let t = p.sram_threshold_bits;
+        let t = p.cache.sram_threshold_bits;
         let tw = g.ways * g.atag_bits;
         let lines = (g.sets * g.ways) as u64;
         let tag_style = memory::style(g.sets as u64, tw, ArrayPorts::SYNC_1R1W, t);
@@ -171,8 +171,7 @@ pub(super) fn bank(p: &L2Params, g: &Geometry) -> Result<Rc<Module>, HdlErrors> 
     m.connect(&s1_alloc, &b.alloc);
     let evicted = &b.evicted;
     m.connect(&arrays.valid, &(&(&arrays.valid & &!evicted) | &filled));
-    let kept = &arrays.dirty & &!&(&filled | &b.cleaned);
-    let dirty = &kept | &b.dirtied;
+    let dirty = &(&arrays.dirty & &!&filled) | &b.dirtied;
     m.connect(&arrays.dirty, &dirty);
     let answer = stage_c(&mut m, g, (&s2, &b.index, &b.line), (&arrays, &mshrs));
     let enq = |f: &str| respq.port(&format!("enq_{f}"));
@@ -180,8 +179,9 @@ pub(super) fn bank(p: &L2Params, g: &Geometry) -> Result<Rc<Module>, HdlErrors> 
     let bits = cat(&[s2.req.get("port"), s2.req.get("tag"), &answer]);
     m.connect(&enq("bits"), &bits);
     m.connect(trace.valid(), &s2.answers());
-    m.connect(trace.bits().get("port").value(), s2.req.get("port"));
-    m.connect(trace.bits().get("tag").value(), s2.req.get("tag"));
+    for f in ["port", "tag", "amo", "addr", "size", "data"] {
+        m.connect(trace.bits().get(f).value(), s2.req.get(f));
+    }
     mshrs.memory(&mut m, &mem_req, &mem_resp);
     m.finish()
 }
@@ -201,7 +201,7 @@ fn response_queue(
             width,
             flow: false,
             pipe: false,
-            sram_threshold_bits: p.sram_threshold_bits,
+            sram_threshold_bits: p.cache.sram_threshold_bits,
         })?,
     );
     let head = q.port("deq_bits");
@@ -228,7 +228,8 @@ struct Walk {
 
 /// The flush walk: once `flush` is high and the bank `quiet` (it takes no requests
 /// while flushing), one operation per line in stage A, when no MSHR operation goes and
-/// an MSHR is `room`; stage B hands a dirty line to an MSHR that only writes it back.
+/// an MSHR is `room`; stage B invalidates the line and hands it, if dirty, to an MSHR
+/// that only writes it back.
 /// `flush` low resets the walk.
 fn flush_walker(
     m: &mut ModuleBuilder,
@@ -347,8 +348,6 @@ struct Lookup {
     miss: Value,
     /// Stage B hands a line to an MSHR (a miss, or a flushed dirty line).
     alloc: Value,
-    /// The line a flush hands to an MSHR, clean from now on (one-hot bits).
-    cleaned: Value,
     /// The data array's index read for stage C, and the line it reads (both in C).
     index: Value,
     line: Value,
@@ -430,7 +429,9 @@ fn stage_b(
     // A flush's line: written back if valid and dirty.
     let flush_sel = onehot_decode(s1_way, g.ways);
     let flush_line = line_address(g, &onehot_mux(&flush_sel, &tags), &set, bank_id);
-    let flushing = &(&s1.valid & &s1.is(kind::FLUSH)) & &(&(&valid & &dirty) & &flush_sel).or_r();
+    let flush_op = &s1.valid & &s1.is(kind::FLUSH);
+    let flushing = &flush_op & &(&(&valid & &dirty) & &flush_sel).or_r();
+    let dropped = &flush_op & &(&valid & &flush_sel).or_r();
     let alloc = &miss | &flushing;
     mshrs.allocate(
         m,
@@ -448,10 +449,10 @@ fn stage_b(
     let index = line_index(g, &set, &way);
     let line = m.read_sync(&arrays.data, &index, &s1.valid);
     let n = g.sets * g.ways;
-    let evicted = &miss.repeat(n) & &onehot_decode(&line_index(g, &set, &victim), n);
+    let victim_bit = &miss.repeat(n) & &onehot_decode(&line_index(g, &set, &victim), n);
     let write_hit = &(&request & &hit) & s1.req.get("write");
     let dirtied = &write_hit.repeat(n) & &onehot_decode(&index, n);
-    let cleaned = &flushing.repeat(n) & &onehot_decode(&index, n);
+    let evicted = &victim_bit | &(&dropped.repeat(n) & &onehot_decode(&index, n));
     let array_op = &s1.is(kind::EVICT) | &s1.is(kind::FILL);
     m.connect(&s2.valid, &(&s1.valid & &(&array_op | &(&request & &hit))));
     m.connect(&s2.kind, &s1.kind);
@@ -462,7 +463,6 @@ fn stage_b(
     Lookup {
         miss,
         alloc,
-        cleaned,
         index: s2_index,
         line,
         evicted,

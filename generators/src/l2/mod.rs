@@ -8,9 +8,10 @@
 //! `response_shape(16, tag_bits)`): lane-aligned data and byte mask, log2 size, a tag,
 //! and an `amo` code (the memory model's, `crate::blocks::amo`; AMOs have `write` set and
 //! answer with the old beat). Writes answer with zero data. A port may keep any number of
-//! requests in flight with distinct tags; responses come in any order (the port's
-//! response channel has a ready). Requests of one port to one line are performed in the
-//! order the port sent them.
+//! requests in flight; each answer carries its request's tag (the L2 does not need tags
+//! to differ: a Hwacha lane's writes share one), and answers come in any order (the
+//! port's response channel has a ready). Requests to one line are performed in the
+//! order they were accepted, from any ports.
 //!
 //! Lines are interleaved over the banks (bank = line address mod `banks`), and each bank
 //! (`bank.rs`) is a three-stage pipeline taking one operation a cycle: A (admission and
@@ -39,6 +40,7 @@
 
 mod bank;
 mod mshr;
+pub mod narrow;
 
 use crate::blocks::{cat_low_first, round_robin};
 use crate::schema::{self, Param};
@@ -57,13 +59,10 @@ pub const BEAT_BYTES: u32 = 16;
 /// Width of the requests' log2-size field (the memory model's).
 pub const SIZE_BITS: u32 = 3;
 
+/// The cache's shape: the `l2` design's `[cache]` table and `rocket-hwacha`'s `[l2]`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct L2Params {
-    /// Client ports.
-    pub ports: u32,
-    /// Tag bits of a client port.
-    pub tag_bits: u32,
+pub struct L2Cache {
     /// Banks (lines interleaved).
     pub banks: u32,
     /// Capacity of a bank.
@@ -78,12 +77,10 @@ pub struct L2Params {
     pub sram_threshold_bits: u64,
 }
 
-impl Default for L2Params {
+impl Default for L2Cache {
     /// Thesis Table 9.2's L2: 4 banks of 64 KiB, 8 ways, 64-byte lines.
     fn default() -> Self {
-        L2Params {
-            ports: 4,
-            tag_bits: 8,
+        L2Cache {
             banks: 4,
             bank_bytes: 64 << 10,
             ways: 8,
@@ -95,11 +92,9 @@ impl Default for L2Params {
     }
 }
 
-/// The parameters, in declaration order.
-pub fn params() -> Vec<Param> {
+/// The cache's parameters, in declaration order.
+pub fn cache_params() -> Vec<Param> {
     vec![
-        Param::int("ports", 1, 32, "client ports (16 bytes each)"),
-        Param::int("tag_bits", 1, 16, "tag bits of a client port"),
         Param::int("banks", 1, 16, "banks, lines interleaved").pow2(),
         Param::int("bank_bytes", 256, 1 << 19, "bytes of a bank").pow2(),
         Param::int("ways", 1, 16, "ways of each set").pow2(),
@@ -110,9 +105,10 @@ pub fn params() -> Vec<Param> {
     ]
 }
 
-impl L2Params {
+impl L2Cache {
+    /// Checks the values (errors name the parameter within the table).
     pub fn validate(&self) -> Result<(), ParamError> {
-        schema::check_fields(&params(), self)?;
+        schema::check_fields(&cache_params(), self)?;
         if self.bank_bytes < self.line_bytes * self.ways {
             return Err(ParamError::new(
                 "bank_bytes",
@@ -142,6 +138,47 @@ impl L2Params {
             ));
         }
         Ok(())
+    }
+}
+
+/// The `l2` design's parameters: its clients and the cache.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct L2Params {
+    /// Client ports.
+    pub ports: u32,
+    /// Tag bits of a client port.
+    pub tag_bits: u32,
+    pub cache: L2Cache,
+}
+
+impl Default for L2Params {
+    fn default() -> Self {
+        L2Params {
+            ports: 4,
+            tag_bits: 8,
+            cache: L2Cache::default(),
+        }
+    }
+}
+
+/// The parameters, in declaration order.
+pub fn params() -> Vec<Param> {
+    vec![
+        Param::int("ports", 1, 32, "client ports (16 bytes each)"),
+        Param::int("tag_bits", 1, 16, "tag bits of a client port"),
+        Param::table(
+            "cache",
+            cache_params(),
+            "the cache's shape (thesis Table 9.2)",
+        ),
+    ]
+}
+
+impl L2Params {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        schema::check_fields(&params(), self)?;
+        self.cache.validate().map_err(|e| e.within("cache"))
     }
 }
 
@@ -193,6 +230,7 @@ pub struct Geometry {
 
 impl Geometry {
     pub fn new(p: &L2Params) -> Geometry {
+        let (ports, tag_bits, p) = (p.ports, p.tag_bits, &p.cache);
         let sets = p.bank_bytes / p.line_bytes / p.ways;
         let off_bits = p.line_bytes.trailing_zeros();
         let bank_bits = p.banks.trailing_zeros();
@@ -200,9 +238,9 @@ impl Geometry {
         let tag_lo = off_bits + bank_bits + set_bits;
         let chunks = p.line_bytes / BEAT_BYTES;
         Geometry {
-            ports: p.ports,
-            port_bits: addr_width(p.ports as u64),
-            tag_bits: p.tag_bits,
+            ports,
+            port_bits: addr_width(ports as u64),
+            tag_bits,
             ways: p.ways,
             way_bits: addr_width(p.ways as u64),
             sets,
@@ -286,11 +324,17 @@ pub fn mem_response(g: &Geometry) -> Shape {
     ]))
 }
 
-/// A bank's performed request (valid only): the port and the request's tag.
+/// A bank's performed request (valid only): the port, the request's tag, and what an
+/// AMO did (`amo` 0 for other requests; the address, log2 size and the beat holding
+/// the operand), for a bench handing AMOs to a golden model in the L2's order.
 pub fn trace_shape(g: &Geometry) -> Shape {
     Shape::valid(Shape::bundle(vec![
         uint("port", g.port_bits),
         uint("tag", g.tag_bits),
+        uint("amo", crate::blocks::amo::BITS),
+        uint("addr", 32),
+        uint("size", SIZE_BITS),
+        uint("data", 8 * BEAT_BYTES),
     ]))
 }
 
@@ -306,7 +350,7 @@ pub fn l2(p: &L2Params) -> Result<Rc<Module>, HdlErrors> {
     let resps: Vec<_> = (0..g.ports)
         .map(|i| m.io(&format!("p{i}_resp"), Dir::Out, &client_response(&g)))
         .collect();
-    let banks: Vec<_> = (0..p.banks)
+    let banks: Vec<_> = (0..p.cache.banks)
         .map(|b| m.instance(&format!("bank{b}"), &bank_mod))
         .collect();
     let flush = m.input("flush", 1);

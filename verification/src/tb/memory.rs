@@ -433,6 +433,8 @@ struct PortState {
     presented: Option<usize>,
     /// Bytes of this port's data bus (`MemConfig::data_bytes` unless set per port).
     bytes: u32,
+    /// Accepts nothing while set ([`MemoryModel::hold`]).
+    held: bool,
 }
 
 /// The memory model: a backing store plus the timing of every port.
@@ -496,6 +498,7 @@ impl MemoryModel {
                     pending: Vec::new(),
                     presented: None,
                     bytes,
+                    held: false,
                 })
                 .collect(),
             store: SparseMemory::new(),
@@ -511,6 +514,12 @@ impl MemoryModel {
 
     /// Gives port `port` a data bus of `bytes` bytes (a power of two up to
     /// [`MAX_DATA_BYTES`]), for designs whose ports differ in width.
+    /// Port `port` accepts no request while `held` (a bench keeping a request waiting
+    /// while it does something of its own; responses still come).
+    pub fn hold(&mut self, port: usize, held: bool) {
+        self.ports[port].held = held;
+    }
+
     pub fn set_port_bytes(&mut self, port: usize, bytes: u32) -> Result<(), MemError> {
         if !bytes.is_power_of_two() || bytes > MAX_DATA_BYTES {
             return Err(MemError::DataBytes(bytes));
@@ -571,6 +580,7 @@ impl MemoryModel {
             let stall =
                 self.config.stall_percent > 0 && self.rng.chance(self.config.stall_percent as u64);
             let ready = !stall
+                && !self.ports[p].held
                 && self.ports[p].pending.len() < self.config.max_outstanding
                 && self.credits >= cost;
             let names = &self.ports[p].names;

@@ -13,9 +13,11 @@ pub enum Accelerator {
     /// Nothing: the bench holds the port idle.
     None,
     Accumulator,
-    /// A Hwacha vector unit with this many lanes.
+    /// A Hwacha vector unit with this many lanes, and with `memory = "l2"` the L2's banks
+    /// and line bytes.
     Hwacha {
         lanes: u32,
+        l2: Option<(u32, u32)>,
     },
 }
 
@@ -49,15 +51,21 @@ pub fn runs_programs(name: &str) -> bool {
 /// What sits on the RoCC port of design `name` with elaborated parameters `params`, if
 /// it runs programs.
 pub fn accelerator(name: &str, params: &toml::Table) -> Option<Accelerator> {
-    let lanes = params
-        .get("hwacha")
-        .and_then(|h| h.get("lanes"))
-        .and_then(|l| l.as_integer());
+    let int = |table: &str, key: &str| {
+        let v = params.get(table).and_then(|t| t.get(key));
+        v.and_then(|v| v.as_integer()).map(|v| v as u32)
+    };
+    let l2 = params.get("memory").and_then(|m| m.as_str()) == Some("l2");
     match name {
         "rocket" => Some(Accelerator::None),
         "rocket_accumulator" => Some(Accelerator::Accumulator),
         "rocket-hwacha" => Some(Accelerator::Hwacha {
-            lanes: lanes.unwrap_or(1) as u32,
+            lanes: int("hwacha", "lanes").unwrap_or(1),
+            l2: l2.then(|| {
+                let default = generators::l2::L2Cache::default();
+                let banks = int("l2", "banks").unwrap_or(default.banks);
+                (banks, int("l2", "line_bytes").unwrap_or(default.line_bytes))
+            }),
         }),
         _ => None,
     }
@@ -104,7 +112,11 @@ pub fn load_in(path: &Path, ram: Ram, design: u32) -> Result<Program, ProgramErr
 /// The SoC bench configuration for a design with `accel` on its RoCC port.
 pub fn soc_config(accel: Accelerator, mem: MemConfig, max_cycles: u64) -> SocConfig {
     let config = match accel {
-        Accelerator::Hwacha { lanes } => soc::hwacha_config(lanes, mem),
+        Accelerator::Hwacha { lanes, l2: None } => soc::hwacha_config(lanes, mem),
+        Accelerator::Hwacha {
+            l2: Some((banks, line_bytes)),
+            ..
+        } => soc::hwacha_l2_config(banks, line_bytes, mem),
         _ => SocConfig {
             mem,
             idle_rocc: accel == Accelerator::None,

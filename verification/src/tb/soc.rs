@@ -13,13 +13,16 @@
 //! ([`super::lockstep::GoldenModel::memory_amos`]).
 
 use super::lockstep::{GoldenModel, IssGolden, Lockstep, LockstepError, TracePort};
-use super::memory::{Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel, SparseMemory};
+use super::memory::{
+    AmoRecord, Bandwidth, MemConfig, MemError, MemPort, MemStats, MemoryModel, SparseMemory,
+};
 use super::{peek_u64 as signal_u64, poke_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::exit::{trap_report, TrapReport};
 use crate::iss::htif::{Htif, HtifError};
 use crate::iss::mem::{reset_rom, RESET_VECTOR};
 use crate::iss::{FpExt, IssConfig, IssError};
+use generators::hwacha::soc::{RocketHwachaParams, SocMemory};
 use hdl::sim::Init;
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -55,6 +58,13 @@ pub struct SocConfig {
     /// The design's state before reset (registers without reset, memories): a run
     /// starts over from it.
     pub init: Init,
+    /// The design has the L2 of rocket-hwacha's `memory = "l2"` with this many banks
+    /// ([`hwacha_l2_config`]): the AMOs its banks perform (`l2_b<j>_trace`) go to the
+    /// golden model; an HTIF call other than the exit is served once the L2 is flushed
+    /// (`l2_flush`: dirty lines written back, every line invalidated), the tile's
+    /// uncached port held meanwhile so that the program cannot read `fromhost` early;
+    /// and at the exit the bench flushes it before reading memory.
+    pub l2_banks: Option<u32>,
 }
 
 impl Default for SocConfig {
@@ -70,6 +80,7 @@ impl Default for SocConfig {
             init: Init::Random {
                 seed: crate::verilator::INIT_SEEDS[0],
             },
+            l2_banks: None,
         }
     }
 }
@@ -120,6 +131,8 @@ pub enum SocError {
     EarlyExit { code: u64 },
     #[error("the accelerator was still busy {cycles} cycles after the program's exit")]
     AcceleratorBusy { cycles: u64 },
+    #[error("the L2 was still flushing {cycles} cycles after the program's exit")]
+    L2Busy { cycles: u64 },
 }
 
 /// The golden model for `program` on a design: the ISS with its console discarded (the
@@ -185,23 +198,83 @@ pub fn hwacha_lane_ports(lanes: u32) -> Vec<usize> {
 /// core that may wait long without committing (a fence waits for the vector unit to
 /// finish every block queued before it).
 pub fn hwacha_config(lanes: u32, mem: MemConfig) -> SocConfig {
-    let extra_ports = hwacha_ports(lanes);
+    hwacha_base(mem, hwacha_ports(lanes))
+}
+
+/// A rocket-hwacha run with `ports` beside the tile's: one request per port and cycle,
+/// up to 64 in flight per port, the unit's exceptions and FP state, a long idle bound.
+fn hwacha_base(mem: MemConfig, ports: Vec<(MemPort, u32)>) -> SocConfig {
     SocConfig {
         mem: MemConfig {
             bandwidth: Bandwidth {
-                requests: 1 + extra_ports.len() as u32,
+                requests: 1 + ports.len() as u32,
                 cycles: 1,
             },
             max_outstanding: mem.max_outstanding.max(64),
             ..mem
         },
         idle_rocc: false,
-        extra_ports,
+        extra_ports: ports,
         xcpt: Some("xcpt".to_string()),
         frm: Some(0),
         max_idle: 2_000_000,
         ..SocConfig::default()
     }
+}
+
+/// The run of a rocket-hwacha design `p` on memory timing `mem`: [`hwacha_config`], or
+/// with `memory = "l2"` [`hwacha_l2_config`].
+pub fn rocket_hwacha_config(p: &RocketHwachaParams, mem: MemConfig) -> SocConfig {
+    match p.memory {
+        SocMemory::Flat => hwacha_config(p.hwacha.lanes, mem),
+        SocMemory::L2 => hwacha_l2_config(p.l2.banks, p.l2.line_bytes, mem),
+    }
+}
+
+/// [`hwacha_config`] for a design with the L2: the memory model serves the tile's
+/// uncached port (`mem`) and the L2 banks' line-wide ports (`l2_b<j>_mem`, tagged,
+/// responses always accepted).
+pub fn hwacha_l2_config(banks: u32, line_bytes: u32, mem: MemConfig) -> SocConfig {
+    let ports: Vec<(MemPort, u32)> = (0..banks)
+        .map(|b| {
+            let port = MemPort {
+                resp_ready: None,
+                ..MemPort::decoupled(&format!("l2_b{b}_mem"), true)
+            };
+            (port, line_bytes)
+        })
+        .collect();
+    SocConfig {
+        l2_banks: Some(banks),
+        ..hwacha_base(mem, ports)
+    }
+}
+
+/// The AMOs the L2's `banks` banks performed this cycle (their `l2_b<j>_trace`), as the
+/// memory model logs its own: the port is the L2 client's, which is the memory model's
+/// port index of the same client with flat memory (the tile, `vimem`, `vdmem`, then the
+/// lanes: [`hwacha_lane_ports`]).
+fn l2_amos<S: Simulator>(dut: &mut S, banks: u32) -> Result<Vec<AmoRecord>, SignalError> {
+    let mut out = Vec::new();
+    for b in 0..banks {
+        let f = |dut: &mut S, name: &str| signal_u64(dut, &format!("l2_b{b}_trace_{name}"));
+        if f(dut, "valid")? == 0 || f(dut, "bits_amo")? == 0 {
+            continue;
+        }
+        let addr = f(dut, "bits_addr")?;
+        let bytes = 1u32 << f(dut, "bits_size")?;
+        let data = super::peek(dut, &format!("l2_b{b}_trace_bits_data"))?;
+        let shift = 8 * (addr & 15) as u32;
+        let operand = (0..8 * bytes).fold(0u64, |v, i| v | (data.bit(shift + i) as u64) << i);
+        out.push(AmoRecord {
+            port: f(dut, "bits_port")? as usize,
+            addr,
+            bytes,
+            op: f(dut, "bits_amo")?,
+            operand,
+        });
+    }
+    Ok(out)
 }
 
 /// The memory model of `config` serving `ports` (each with its bus width in bytes), holding
@@ -260,6 +333,7 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
     ports.extend(config.extra_ports.iter().cloned());
     let mut memory = program_memory(config.mem.clone(), ports, program)?;
     let mut side = HostSide::new(program, (stdout, stderr), golden, config.max_idle)?;
+    side.defer_calls = config.l2_banks.is_some();
     let signal = |r: Result<(), S::Error>| r.map_err(|e| SignalError(Box::new(e)));
 
     signal(dut.reinit(config.init))?;
@@ -288,6 +362,7 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
                 Some(_) => Some(accelerator_fflags(dut, &mut memory, config, &mut side)?),
                 None => None,
             };
+            flush_l2(dut, &mut memory, config)?;
             let outcome = SocOutcome {
                 exit_code: code,
                 cycles: cycle + 1,
@@ -301,6 +376,7 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
             };
             return Ok((outcome, memory.into_memory()));
         }
+        serve_behind_l2(dut, &mut memory, &mut side)?;
         if let Some(x) = &config.xcpt {
             if signal_u64(dut, &format!("{x}_valid"))? == 1 {
                 accelerator_traps += 1;
@@ -314,6 +390,7 @@ pub fn run_with_memory<S: Simulator, G: GoldenModel>(
         }
         memory.tick(dut)?;
         forward_amos(&mut memory, &mut side);
+        forward_l2_amos(dut, config, &mut side)?;
         dut.step();
     }
     Err(SocError::Timeout {
@@ -328,6 +405,65 @@ fn forward_amos<G: GoldenModel>(memory: &mut MemoryModel, side: &mut HostSide<G>
     if let (Some(l), false) = (side.lockstep.as_mut(), amos.is_empty()) {
         l.memory_amos(&amos);
     }
+}
+
+/// With the L2, a host call put off: flushes the L2 with the tile's uncached port (port
+/// 0) held, then serves the call from memory and lets the port go.
+fn serve_behind_l2<S: Simulator, G: GoldenModel>(
+    dut: &mut S,
+    memory: &mut MemoryModel,
+    side: &mut HostSide<G>,
+) -> Result<(), SocError> {
+    if !side.deferred {
+        return Ok(());
+    }
+    let flushed = signal_u64(dut, "l2_flushed")? == 1;
+    poke_u64(dut, "l2_flush", !flushed as u64)?;
+    memory.hold(0, !flushed);
+    if flushed {
+        side.serve_deferred(memory.memory_mut())?;
+    }
+    Ok(())
+}
+
+/// Hands the golden model (with lockstep) the AMOs the L2 performed this cycle.
+fn forward_l2_amos<S: Simulator, G: GoldenModel>(
+    dut: &mut S,
+    config: &SocConfig,
+    side: &mut HostSide<G>,
+) -> Result<(), SignalError> {
+    let (Some(banks), Some(l)) = (config.l2_banks, side.lockstep.as_mut()) else {
+        return Ok(());
+    };
+    let amos = l2_amos(dut, banks)?;
+    if !amos.is_empty() {
+        l.memory_amos(&amos);
+    }
+    Ok(())
+}
+
+/// At the exit, with the L2: has it write every dirty line back (the design's memory
+/// served, for at most `max_idle` cycles), so that memory holds what the program left.
+fn flush_l2<S: Simulator>(
+    dut: &mut S,
+    memory: &mut MemoryModel,
+    config: &SocConfig,
+) -> Result<(), SocError> {
+    if config.l2_banks.is_none() {
+        return Ok(());
+    }
+    poke_u64(dut, "l2_flush", 1)?;
+    let mut cycles = 0;
+    while signal_u64(dut, "l2_flushed")? == 0 {
+        if cycles == config.max_idle {
+            return Err(SocError::L2Busy { cycles });
+        }
+        memory.tick(dut)?;
+        dut.step();
+        cycles += 1;
+    }
+    poke_u64(dut, "l2_flush", 0)?;
+    Ok(())
 }
 
 /// At the exit: runs the design (its memory served, its commits no longer checked: the
@@ -346,6 +482,7 @@ fn accelerator_fflags<S: Simulator, G: GoldenModel>(
         }
         memory.tick(dut)?;
         forward_amos(memory, side);
+        forward_l2_amos(dut, config, side)?;
         dut.step();
         cycles += 1;
     }
@@ -367,6 +504,11 @@ pub struct HostSide<G: GoldenModel> {
     tohost: (u64, u8),
     /// Instructions committed.
     pub instret: u64,
+    /// Put off HTIF calls but the exit until [`HostSide::serve_deferred`] (memory is
+    /// behind an L2 the host cannot see into until it is flushed).
+    pub defer_calls: bool,
+    /// A call is waiting.
+    pub deferred: bool,
 }
 
 impl<G: GoldenModel> HostSide<G> {
@@ -387,6 +529,8 @@ impl<G: GoldenModel> HostSide<G> {
             trace: TracePort::new("trace"),
             tohost: (program.tohost & !7, 0xffu8 << (program.tohost & 7)),
             instret: 0,
+            defer_calls: false,
+            deferred: false,
         })
     }
 
@@ -411,6 +555,12 @@ impl<G: GoldenModel> HostSide<G> {
         if r.mem_addr != self.tohost.0 || r.mem_mask & self.tohost.1 == 0 {
             return Ok(None);
         }
+        let command = memory.read_u64(self.tohost.0);
+        let exit = command >> 48 == 0 && command & 1 == 1;
+        if self.defer_calls && command != 0 && !exit {
+            self.deferred = true;
+            return Ok(None);
+        }
         let Some(code) = self.host.poll(memory)? else {
             return Ok(None);
         };
@@ -420,6 +570,13 @@ impl<G: GoldenModel> HostSide<G> {
             }
         }
         Ok(Some(code))
+    }
+
+    /// Serves the call put off ([`HostSide::defer_calls`]).
+    pub fn serve_deferred(&mut self, memory: &mut SparseMemory) -> Result<(), SocError> {
+        self.deferred = false;
+        self.host.poll(memory)?;
+        Ok(())
     }
 
     /// CP commits checked against the golden model (0 without lockstep).
