@@ -365,6 +365,21 @@ fn pool_bytes(p: &L2Params) -> u64 {
     4 * p.cache.banks as u64 * p.cache.bank_bytes as u64
 }
 
+/// A write (or AMO `op`) of 2^`size` bytes at a random aligned place of the beat at
+/// `base`, its mask covering those bytes.
+fn write_at(rng: &mut Rng, base: u64, size: u64, data: [u8; 16], op: u64) -> Req {
+    let bytes = 1u64 << size;
+    let addr = base + bytes * rng.below(16 / bytes);
+    Req {
+        addr,
+        write: true,
+        data,
+        mask: (((1u32 << bytes) - 1) << (addr - base)) as u16,
+        size,
+        amo: op,
+    }
+}
+
 /// A random request to the pool: a few sets of every bank at every alias, so lines of
 /// one set evict one another.
 fn random_request(rng: &mut Rng, p: &L2Params) -> Req {
@@ -392,31 +407,12 @@ fn random_request(rng: &mut Rng, p: &L2Params) -> Req {
         }
         4..=7 => {
             let size = rng.below(5);
-            let bytes = 1u64 << size;
-            let addr = base + bytes * rng.below(16 / bytes);
-            let mask = (((1u32 << bytes) - 1) << (addr - base)) as u16;
-            Req {
-                addr,
-                write: true,
-                data,
-                mask,
-                size,
-                amo: amo::NONE,
-            }
+            write_at(rng, base, size, data, amo::NONE)
         }
         _ => {
             let size = *rng.pick(&[2, 3]);
-            let bytes = 1u64 << size;
-            let addr = base + bytes * rng.below(16 / bytes);
-            let mask = (((1u32 << bytes) - 1) << (addr - base)) as u16;
-            Req {
-                addr,
-                write: true,
-                data,
-                mask,
-                size,
-                amo: 1 + rng.below(9),
-            }
+            let op = 1 + rng.below(9);
+            write_at(rng, base, size, data, op)
         }
     }
 }
@@ -573,27 +569,6 @@ fn shapes_are_lint_clean_at_their_extremes() {
         })
         .collect();
     lint_rig::lint_blocks("l2", &blocks);
-}
-
-#[test]
-fn amo_codes_are_the_memory_models() {
-    use generators::blocks::amo as g;
-    let pairs = [
-        (g::NONE, amo::NONE),
-        (g::SWAP, amo::SWAP),
-        (g::ADD, amo::ADD),
-        (g::XOR, amo::XOR),
-        (g::AND, amo::AND),
-        (g::OR, amo::OR),
-        (g::MIN, amo::MIN),
-        (g::MAX, amo::MAX),
-        (g::MINU, amo::MINU),
-        (g::MAXU, amo::MAXU),
-    ];
-    for (ours, model) in pairs {
-        assert_eq!(ours, model);
-    }
-    assert_eq!(g::BITS, amo::BITS);
 }
 
 /// A bench on stress shape 0 at memory `latency` with no back-pressure, with the lines

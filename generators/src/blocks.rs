@@ -5,8 +5,8 @@ use hdl::helpers::{onehot_encode, priority_mux};
 use hdl::ir::addr_width;
 use hdl::{mux, Bits, ModuleBuilder, Value};
 
-/// The memory model's AMO codes (`verification::tb::memory::amo`, tested equal): a
-/// request's `amo` field is one of these, 0 for a plain access.
+/// The AMO codes of a request's `amo` field (0 for a plain access), which the memory
+/// model (`verification::tb::memory::amo`) shares.
 pub mod amo {
     pub const NONE: u64 = 0;
     pub const SWAP: u64 = 1;

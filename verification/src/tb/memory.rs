@@ -218,18 +218,8 @@ impl crate::iss::htif::HostMemory for SparseMemory {
 /// (RV64A's, at the access size: 4 or 8 bytes; `min`/`max` signed). An AMO request has
 /// `write` set, its operand in the access's lanes of `data` and the mask of those lanes.
 pub mod amo {
-    pub const NONE: u64 = 0;
-    pub const SWAP: u64 = 1;
-    pub const ADD: u64 = 2;
-    pub const XOR: u64 = 3;
-    pub const AND: u64 = 4;
-    pub const OR: u64 = 5;
-    pub const MIN: u64 = 6;
-    pub const MAX: u64 = 7;
-    pub const MINU: u64 = 8;
-    pub const MAXU: u64 = 9;
-    /// Width of the field.
-    pub const BITS: u32 = 4;
+    /// The codes, shared with the generators' AMO ALUs.
+    pub use generators::blocks::amo::*;
 
     /// The value `op` writes over `old` with operand `src`, both `bytes` wide (4 or 8).
     pub fn apply(op: u64, bytes: u32, old: u64, src: u64) -> Option<u64> {
