@@ -13,6 +13,7 @@
 //! through the L2. Directed tests measure hits at one per cycle, a hit's latency and hits
 //! under a miss; the shapes are lint clean at their extremes.
 
+mod l1_rig;
 mod lint_rig;
 use generators::l2::{self, L2Cache, L2Params};
 use hdl::{Bits, Design};
@@ -336,18 +337,7 @@ impl Tb {
             assert!(self.cycle - start < 1_000_000, "flush never done");
         }
         self.dut.poke_u64("flush", 0).unwrap();
-        let mut got = vec![0u8; pool_bytes(&self.p) as usize];
-        let mut want = got.clone();
-        self.mem.memory().read(REGION, &mut got);
-        self.refm.read(REGION, &mut want);
-        if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
-            panic!(
-                "after the flush, memory differs first at {:#x}: {:#x} != {:#x}",
-                REGION + i as u64,
-                got[i],
-                want[i]
-            );
-        }
+        l1_rig::compare(self.mem.memory(), &self.refm, REGION, pool_bytes(&self.p));
     }
 
     /// Reads every beat of the pool back through port 0 (checked like any read).

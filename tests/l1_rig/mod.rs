@@ -1,6 +1,7 @@
 //! The memory side of a bench around the FG-SIMT D$ (`generators::fgsimt::l1::dcache`):
 //! the memory model on the D$'s ports (a 32-byte port a bank, `b<i>_mem`, and the 4-byte
-//! tagged uncached port `io_mem` with AMOs), at a run's latency, jitter and stalls.
+//! tagged uncached port `io_mem` with AMOs), at a run's latency, jitter and stalls; and
+//! the comparison of a cache's memory with a reference (the L2's bench uses it too).
 #![allow(dead_code)]
 
 use generators::fgsimt::params::DcacheParams;

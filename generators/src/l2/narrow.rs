@@ -34,7 +34,12 @@ struct Slot {
     data: Value,
 }
 
+/// `slots` is a power of two of at least 2.
 pub fn narrow_port(in_tag_bits: u32, g: &Geometry, slots: u32) -> Result<Rc<Module>, HdlErrors> {
+    assert!(
+        slots >= 2 && slots.is_power_of_two(),
+        "{slots} reorder slots"
+    );
     let mut m = ModuleBuilder::new(&format!("L2Narrow_t{in_tag_bits}_s{slots}"));
     let inp = m.io("in_req", Dir::In, &mem_request(in_tag_bits));
     let back = m.io("in_resp", Dir::Out, &narrow_response(in_tag_bits));
@@ -74,17 +79,8 @@ pub fn narrow_port(in_tag_bits: u32, g: &Geometry, slots: u32) -> Result<Rc<Modu
     m.connect(ob.get("tag").value(), &tail.zext(g.tag_bits));
     m.connect(ob.get("amo").value(), &k(&hi, amo::NONE, amo::BITS));
     let take = out.fire();
-    let step = |v: &Value| {
-        if slots.is_power_of_two() {
-            v + &k(v, 1, sw)
-        } else {
-            mux(
-                &v.eq(&k(v, slots as u64 - 1, sw)),
-                &k(v, 0, sw),
-                &(v + &k(v, 1, sw)),
-            )
-        }
-    };
+    // Slot indices wrap at a power of two.
+    let step = |v: &Value| v + &k(v, 1, sw);
     m.when(&take, |m| m.connect(&tail, &step(&tail)));
     // Answers from the L2, by slot; the tile's, from the head in order.
     m.connect(resp.ready(), &k(&hi, 1, 1));
