@@ -17,7 +17,7 @@
 
 use generators::hwacha::params::HwachaParams;
 use generators::hwacha::scalar::RamWindow;
-use generators::hwacha::soc::RocketHwachaParams;
+use generators::hwacha::soc::{RocketHwachaParams, SocMemory};
 use hdl::emit::{emit, EmitOptions};
 use hdl::{Design, Module};
 use std::path::Path;
@@ -94,34 +94,74 @@ impl Kernel {
 }
 
 /// A model that notes the first and last cycle in which a lane asked for memory: the
-/// span of the worker thread's vector memory traffic.
+/// span of the worker thread's vector memory traffic. Behind the L2 the lanes' ports are
+/// inside the design: a lane's request counts in the cycle a bank performs it (its
+/// `l2_b<j>_trace`, L2 client ports 3 to 3 + lanes - 1).
 struct LaneWindow<'a> {
     dut: &'a mut Model,
-    valids: Vec<String>,
+    probe: Probe,
     first: Option<u64>,
     last: u64,
     /// The bench holds `reset`: outputs then show the random initial state.
     in_reset: bool,
 }
 
+enum Probe {
+    /// Each lane's request valid.
+    Ports(Vec<String>),
+    /// Each bank's trace valid and port, and the lanes' port range.
+    Traces(Vec<(String, String)>, std::ops::Range<u64>),
+}
+
 impl LaneWindow<'_> {
-    fn new(dut: &mut Model, lanes: u32) -> LaneWindow<'_> {
+    fn new<'a>(dut: &'a mut Model, params: &RocketHwachaParams) -> LaneWindow<'a> {
+        let lanes = params.hwacha.lanes;
+        let probe = match params.memory {
+            SocMemory::Flat => {
+                Probe::Ports((0..lanes).map(|l| format!("l{l}_mem_req_valid")).collect())
+            }
+            SocMemory::L2 => Probe::Traces(
+                (0..params.l2.banks)
+                    .map(|b| {
+                        (
+                            format!("l2_b{b}_trace_valid"),
+                            format!("l2_b{b}_trace_bits_port"),
+                        )
+                    })
+                    .collect(),
+                3..3 + lanes as u64,
+            ),
+        };
         LaneWindow {
             dut,
-            valids: (0..lanes).map(|l| format!("l{l}_mem_req_valid")).collect(),
+            probe,
             first: None,
             last: 0,
             in_reset: false,
         }
     }
+
+    fn lanes_asked(&mut self) -> bool {
+        let peek = |dut: &mut Model, s: &str| dut.peek_u64(s).expect("probe port");
+        match &self.probe {
+            Probe::Ports(valids) => valids.iter().any(|v| peek(self.dut, v) == 1),
+            Probe::Traces(banks, lanes) => banks
+                .iter()
+                .any(|(v, p)| peek(self.dut, v) == 1 && lanes.contains(&peek(self.dut, p))),
+        }
+    }
 }
 
-/// A run on `lanes` lanes at memory latency 1; one that stops making progress ends at
+/// A run of `params` at memory latency `latency`; one that stops making progress ends at
 /// 30 M cycles instead of running for hours.
-fn run_config(lanes: u32) -> SocConfig {
+fn run_config(params: &RocketHwachaParams, latency: u32) -> SocConfig {
+    let mem = MemConfig {
+        latency,
+        ..MemConfig::default()
+    };
     SocConfig {
         max_cycles: 30_000_000,
-        ..soc::hwacha_config(lanes, MemConfig::default())
+        ..soc::rocket_hwacha_config(params, mem)
     }
 }
 
@@ -144,8 +184,7 @@ impl Simulator for LaneWindow<'_> {
     }
     fn step(&mut self) {
         let cycle = self.dut.cycle();
-        let busy = !self.in_reset
-            && (self.valids.iter()).any(|v| self.dut.peek_u64(v).expect("lane port") == 1);
+        let busy = !self.in_reset && self.lanes_asked();
         if busy {
             self.first.get_or_insert(cycle);
             self.last = cycle;
@@ -191,6 +230,30 @@ fn lane_counts() -> Vec<u32> {
     }
 }
 
+/// rocket-hwacha from the `lanes`-lane L2 preset, with the VRU or without;
+/// `HWACHA_BENCH_L2=mshrs=8,ways=16` sets parameters of the L2.
+fn l2_preset(root: &Path, lanes: u32, vru: bool) -> (RocketHwachaParams, toml::Table) {
+    let path = root.join(format!("configs/hwacha-{lanes}lane-l2.toml"));
+    let text = std::fs::read_to_string(path).expect("preset");
+    let mut table: toml::Table = text.parse().expect("TOML");
+    let hwacha = table["hwacha"].as_table_mut().expect("[hwacha]");
+    hwacha.insert("vru".into(), vru.into());
+    if let Ok(set) = std::env::var("HWACHA_BENCH_L2") {
+        let l2 = table
+            .entry("l2")
+            .or_insert(toml::Table::new().into())
+            .as_table_mut()
+            .expect("[l2]");
+        for item in set.split(',') {
+            let (name, value) = item.split_once('=').expect("HWACHA_BENCH_L2: name=value");
+            let value: i64 = value.trim().parse().expect("HWACHA_BENCH_L2: an integer");
+            l2.insert(name.trim().into(), value.into());
+        }
+    }
+    let params: RocketHwachaParams = table.clone().try_into().expect("parameters");
+    (params, table)
+}
+
 /// rocket-hwacha from the `lanes`-lane preset, with `mixed_precision`.
 fn preset(root: &Path, lanes: u32, mixed_precision: bool) -> (RocketHwachaParams, toml::Table) {
     let text = std::fs::read_to_string(root.join(format!("configs/hwacha-{lanes}lane.toml")))
@@ -221,6 +284,10 @@ fn main() {
     let lanes = lane_counts();
     if std::env::var_os("HWACHA_BENCH_FP").is_some() {
         fp_kernels(root, &lanes, dir.path());
+        return;
+    }
+    if std::env::var_os("HWACHA_BENCH_MEM").is_some() {
+        memory_system(root, &lanes, dir.path());
         return;
     }
     let benches: Vec<Bench> = KERNELS
@@ -254,7 +321,7 @@ fn main() {
             size: 0x8000_0000,
         };
         let top = size(&format!("hwacha unit {lanes} lane"), || {
-            generators::hwacha::unit::hwacha(&p, ram).expect("elaborates")
+            generators::hwacha::unit::hwacha(&p, ram, None).expect("elaborates")
         });
         units.push((lanes, top));
     }
@@ -280,7 +347,7 @@ fn main() {
         };
         for ((kernel, bench), program) in KERNELS.iter().zip(&benches).zip(&programs) {
             let start = Instant::now();
-            let run = host_run(&mut dut, params, &unit, *bench, program);
+            let run = host_run(&mut dut, params, &unit, (*bench, program), LATENCY_1);
             let seconds = start.elapsed().as_secs_f64();
             let elements = kernel.elements * kernel.blocks * run.size;
             let rate = elements as f64 / run.window as f64;
@@ -303,6 +370,7 @@ fn main() {
         return;
     }
     fp_kernels(root, &lanes, dir.path());
+    memory_system(root, &lanes, dir.path());
 
     println!();
     println!("hwacha unit alone, random inputs: lanes  cycles  cycles/s");
@@ -372,7 +440,7 @@ fn fp_kernels(root: &Path, lanes: &[u32], dir: &Path) {
                 ..Default::default()
             };
             for (i, (bench, program)) in benches.iter().zip(&programs).enumerate() {
-                let run = host_run(&mut dut, &params, &unit, *bench, program);
+                let run = host_run(&mut dut, &params, &unit, (*bench, program), LATENCY_1);
                 let slots = 2 * (params.hwacha.bank_width as u64 / 64) * l as u64 * run.window;
                 let ops = fma_ops(bench.kernel) * outputs(bench.kernel, run.size);
                 let util = ops as f64 / slots as f64;
@@ -397,6 +465,75 @@ fn fp_kernels(root: &Path, lanes: &[u32], dir: &Path) {
     }
 }
 
+/// The memory system (thesis 8.4, Table 9.2): iaxpy and igemm-opt at a vector-length cap
+/// of maxvl / 8 (so the VRU has blocks to run ahead into), at memory latency 1 and 100
+/// with flat memory, and at latency 100 behind the L2 without and with the VRU;
+/// elements per cycle in the vector window against latency 1's.
+fn memory_system(root: &Path, lanes: &[u32], dir: &Path) {
+    println!();
+    println!(
+        "Memory system (host-data mode, vector length capped at maxvl / 8): elements per \
+         cycle in the vector window, and their ratio to flat memory at latency 1."
+    );
+    println!(
+        "lanes  kernel     cap  memory       latency  program cycles  window cycles  \
+         elem/cycle  of latency 1"
+    );
+    let kernels: Vec<&Kernel> = (KERNELS.iter())
+        .filter(|k| matches!(k.family, Family::Axpy | Family::GemmOpt))
+        .collect();
+    let benches: Vec<Bench> = (kernels.iter())
+        .map(|k| Bench::new(k.family, Precision::I))
+        .collect();
+    let programs: Vec<Program> = (benches.iter())
+        .map(|b| b.build(dir, &[]).expect("program builds"))
+        .collect();
+    for &l in lanes {
+        let unit = verification::hwacha::model::HwachaParams {
+            lanes: l,
+            ..Default::default()
+        };
+        let systems = [
+            ("flat", preset(root, l, false), vec![1, 100]),
+            ("L2", l2_preset(root, l, false), vec![100]),
+            ("L2 + VRU", l2_preset(root, l, true), vec![100]),
+        ];
+        let mut baseline = vec![0.0; kernels.len()];
+        for (name, (params, table), latencies) in systems {
+            let top = generators::elaborate("rocket-hwacha", &table).expect("elaborates");
+            let mut dut = Model::of_design(&Design::new(&top), &Options::default()).expect("model");
+            for (i, (kernel, (bench, program))) in kernels
+                .iter()
+                .zip(benches.iter().zip(&programs))
+                .enumerate()
+            {
+                let maxvl = unit.maxvl(&ubench::vcfg(program).expect("vcfg"));
+                let cap = (maxvl / 8) as u32;
+                for &latency in &latencies {
+                    let setting = Setting {
+                        latency,
+                        cap: Some(cap),
+                    };
+                    let run = host_run(&mut dut, &params, &unit, (*bench, program), setting);
+                    let rate =
+                        (kernel.elements * kernel.blocks * run.size) as f64 / run.window as f64;
+                    if latency == 1 {
+                        baseline[i] = rate;
+                    }
+                    println!(
+                        "{l:>5}  {:9}  {cap:>3}  {name:11}  {latency:>7}  {:>14}  {:>13}  \
+                         {rate:>10.3}  {:>11.1}%",
+                        bench.name(),
+                        run.cycles,
+                        run.window,
+                        100.0 * rate / baseline[i]
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// One host-data run's figures.
 struct HostRun {
     maxvl: u64,
@@ -408,21 +545,35 @@ struct HostRun {
     window: u64,
 }
 
-/// One run of `bench` in host-data mode at vector length maxvl, its output checked by
-/// the host's model.
+/// How a run goes: the memory's latency and a cap on the vector length (none: maxvl).
+#[derive(Clone, Copy)]
+struct Setting {
+    latency: u32,
+    cap: Option<u32>,
+}
+
+const LATENCY_1: Setting = Setting {
+    latency: 1,
+    cap: None,
+};
+
+/// One run of `bench` in host-data mode at vector length maxvl (or `setting.cap`), its
+/// output checked by the host's model.
 fn host_run(
     dut: &mut Model,
     params: &RocketHwachaParams,
     unit: &verification::hwacha::model::HwachaParams,
-    bench: Bench,
-    program: &Program,
+    (bench, program): (Bench, &Program),
+    setting: Setting,
 ) -> HostRun {
-    let lanes = params.hwacha.lanes;
     let mut program = program.clone();
     let maxvl = unit.maxvl(&ubench::vcfg(&program).expect("vcfg"));
     let prepared = host::prepare(&mut program, bench, maxvl, 1, 1).expect("prepares");
-    let config = run_config(lanes);
-    let mut window = LaneWindow::new(dut, lanes);
+    if let Some(cap) = setting.cap {
+        ubench::set_caps(&mut program, &[cap]).expect("caps");
+    }
+    let config = run_config(params, setting.latency);
+    let mut window = LaneWindow::new(dut, params);
     let (out, memory) = soc::run_with_memory::<_, IssGolden>(
         &mut window,
         &program,

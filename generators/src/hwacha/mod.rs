@@ -43,3 +43,4 @@ pub mod unit;
 pub mod vdecode;
 pub mod vector_unit;
 pub mod vmu;
+pub mod vru;

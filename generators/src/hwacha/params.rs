@@ -71,6 +71,15 @@ pub struct HwachaParams {
     pub vcmdq_entries: u32,
     /// Vector runahead command queue between the RoCC unit and the VRU (Table 8.1).
     pub vrcmdq_entries: u32,
+    /// HwachaBuildVRU: the vector runahead unit (`vru.rs`), built where there is an L2
+    /// to prefetch into (`rocket-hwacha` with `memory = "l2"`).
+    pub vru: bool,
+    /// Blocks the VRU may run ahead of the scalar unit (its byte-count queue).
+    pub vru_blocks: u32,
+    /// Bytes of decoded, unacknowledged accesses at which the VRU stops taking blocks.
+    pub vru_throttle_bytes: u32,
+    /// Blocks the VRU skips when it starts after the unit was idle.
+    pub vru_skip_blocks: u32,
     /// Vector instruction cache: sets, ways and bytes per line (4 KiB 2-way by default).
     pub icache_sets: u32,
     pub icache_ways: u32,
@@ -109,6 +118,10 @@ impl Default for HwachaParams {
             vlt_entries: 64,
             vcmdq_entries: 16,
             vrcmdq_entries: 16,
+            vru: true,
+            vru_blocks: 8,
+            vru_throttle_bytes: 64 << 10,
+            vru_skip_blocks: 1,
             icache_sets: 32,
             icache_ways: 2,
             icache_line_bytes: 64,
@@ -213,6 +226,23 @@ pub fn params() -> Vec<Param> {
         queue(
             "vrcmdq_entries",
             "vector runahead command queue entries (to the VRU)",
+        ),
+        Param::boolean(
+            "vru",
+            "the vector runahead unit (HwachaBuildVRU; with an L2 to prefetch into)",
+        ),
+        Param::int("vru_blocks", 2, 64, "blocks the VRU may run ahead"),
+        Param::int(
+            "vru_throttle_bytes",
+            256,
+            1 << 24,
+            "bytes of unacknowledged prefetched accesses that stop the VRU",
+        ),
+        Param::int(
+            "vru_skip_blocks",
+            0,
+            4,
+            "blocks the VRU skips when it starts after the unit was idle",
         ),
     ];
     v.extend(cache_params(

@@ -10,6 +10,7 @@ use super::scalar::RamWindow;
 use super::unit::hwacha;
 use super::vector_unit::lane_mem_port;
 use super::vmu;
+use super::vru::VruSystem;
 use crate::l2::narrow::narrow_port;
 use crate::l2::{self, Geometry, L2Cache, L2Params};
 use crate::rocket::bus::{mem_request, mem_response};
@@ -106,7 +107,8 @@ pub fn rocket_hwacha(p: &RocketHwachaParams) -> Result<Rc<Module>, HdlErrors> {
         base: p.rocket.ram_base,
         size: p.rocket.ram_size,
     };
-    let h_mod = hwacha(&p.hwacha, ram)?;
+    let vru = (p.memory == SocMemory::L2).then(|| vru_system(p));
+    let h_mod = hwacha(&p.hwacha, ram, vru.as_ref())?;
     let h = m.instance("hwacha", &h_mod);
     let mem_req = m.io("mem_req", Dir::Out, &mem_request(TAG_BITS));
     let mem_resp = m.io("mem_resp", Dir::In, &mem_response(TAG_BITS));
@@ -165,14 +167,22 @@ pub fn rocket_hwacha(p: &RocketHwachaParams) -> Result<Rc<Module>, HdlErrors> {
 /// Requests of a narrow port in flight through the L2 (its reorder buffer's slots).
 pub const NARROW_SLOTS: u32 = 4;
 
-/// The L2's client ports, in order: the tile's, the frontend's `vimem` and `vdmem`, then
-/// each lane's.
+/// The L2's client ports, in order: the tile's, the frontend's `vimem` and `vdmem`,
+/// each lane's, then the VRU's (with `hwacha.vru`).
 pub fn l2_params(p: &RocketHwachaParams) -> L2Params {
     let tag_bits = vmu::tag_bits(&p.hwacha).max(addr_width(NARROW_SLOTS as u64));
     L2Params {
-        ports: 3 + p.hwacha.lanes,
+        ports: 3 + p.hwacha.lanes + p.hwacha.vru as u32,
         tag_bits,
         cache: p.l2.clone(),
+    }
+}
+
+/// The VRU's L2: its geometry, and a third of its MSHRs for prefetches (thesis 8.4).
+pub fn vru_system(p: &RocketHwachaParams) -> VruSystem {
+    VruSystem {
+        geometry: Geometry::new(&l2_params(p)),
+        trackers: (p.l2.banks * p.l2.mshrs / 3).max(1),
     }
 }
 
@@ -207,6 +217,11 @@ fn l2_memory(
         );
         m.connect_bundle(&l2i.io(&format!("p{}_req", i + 1)), &a.io("out_req"));
         m.connect_bundle(&a.io("out_resp"), &l2i.io(&format!("p{}_resp", i + 1)));
+    }
+    if p.hwacha.vru {
+        let n = 3 + p.hwacha.lanes;
+        m.connect_bundle(&l2i.io(&format!("p{n}_req")), &h.io("vru_mem_req"));
+        m.connect_bundle(&h.io("vru_mem_resp"), &l2i.io(&format!("p{n}_resp")));
     }
     let lane_tag = vmu::tag_bits(&p.hwacha);
     for l in 0..p.hwacha.lanes {

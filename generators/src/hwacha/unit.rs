@@ -20,8 +20,10 @@ use super::scalar::frontend;
 use super::scalar::RamWindow;
 use super::vdecode::{vdecode, Config};
 use super::vector_unit::{lane_mem_port, vector_unit};
+use super::vru::{vru, VruSystem};
+use crate::l2::{client_request, client_response};
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_exception, rocc_response};
-use hdl::{mux, Dir, HdlErrors, Module, ModuleBuilder};
+use hdl::{mux, Dir, HdlErrors, Inst, Module, ModuleBuilder, Value};
 use std::rc::Rc;
 
 /// RISC-V exception causes the unit reports (`xcpt.cause`).
@@ -38,7 +40,15 @@ const STORE_MISALIGNED: u64 = 6;
 /// from the lanes and the scalar FPU (`scalar/fpu.rs`), which runs the FP instructions
 /// on shared registers only and answers on the scalar unit's `vresp` when no reduction
 /// does.
-pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors> {
+///
+/// With `vru` (an L2 to prefetch into) and `p.vru`, the VRU (`vru.rs`) takes the VRCMDQ
+/// and has the `vru_mem_req`/`vru_mem_resp` port (an L2 client port); else the VRCMDQ's
+/// commands are dropped.
+pub fn hwacha(
+    p: &HwachaParams,
+    ram: RamWindow,
+    vru: Option<&VruSystem>,
+) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("Hwacha");
     let fe = m.instance("frontend", &frontend(p, ram)?);
     let vu_mod = vector_unit(p)?;
@@ -57,15 +67,16 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
             Dir::Out => m.connect_bundle(&outer, &fe.io(name)),
         }
     }
-    // The VRU's place (Figure 8.2): it is not built yet, so its commands are dropped.
-    let vrcmd = fe.io("vrcmd");
     let one = m.lit(1, 1);
-    m.connect(vrcmd.ready(), &one);
     let fpu = m.instance("scalar_fpu", &scalar_fpu(p)?);
     let idle = &vu.port("idle") & &!&fpu.port("busy");
     let halted = m.reg("halted", 1, false);
+    let vru_busy = runahead(&mut m, p, (ram, vru), &fe, &halted)?;
     let busy = m.output("busy", 1);
-    m.connect(&busy, &(&(&fe.port("busy") | &!&idle) | &halted));
+    m.connect(
+        &busy,
+        &(&(&(&fe.port("busy") | &!&idle) | &halted) | &vru_busy),
+    );
     m.connect(&fe.port("halt"), &halted);
     m.connect(&fe.port("vidle"), &idle);
     m.connect_bundle(&fe.io("vbranch"), &vu.io("vbranch"));
@@ -175,4 +186,31 @@ pub fn hwacha(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors>
     m.connect(xcpt.bits().get("cause").value(), &held_cause);
     m.connect(xcpt.bits().get("tval").value(), &held_tval);
     m.finish()
+}
+
+/// The VRU (Figure 8.2) on the frontend's VRCMDQ and its own L2 port, or (without an
+/// L2, or with `vru` off) the VRCMDQ's commands dropped; returns the VRU's `busy`.
+fn runahead(
+    m: &mut ModuleBuilder,
+    p: &HwachaParams,
+    (ram, sys): (RamWindow, Option<&VruSystem>),
+    fe: &Inst,
+    halted: &Value,
+) -> Result<Value, HdlErrors> {
+    let vrcmd = fe.io("vrcmd");
+    let Some(sys) = sys.filter(|_| p.vru) else {
+        let one = m.lit(1, 1);
+        m.connect(vrcmd.ready(), &one);
+        return Ok(m.lit(0, 1));
+    };
+    let r = m.instance("vru", &vru(p, sys, ram)?);
+    m.connect_bundle(&r.io("vrcmd"), &vrcmd);
+    m.connect(&r.port("ack"), &fe.port("vstop"));
+    m.connect(&r.port("halt"), halted);
+    let g = &sys.geometry;
+    let req = m.io("vru_mem_req", Dir::Out, &client_request(g));
+    m.connect_bundle(&req, &r.io("mem_req"));
+    let resp = m.io("vru_mem_resp", Dir::In, &client_response(g));
+    m.connect_bundle(&r.io("mem_resp"), &resp);
+    Ok(r.port("busy"))
 }

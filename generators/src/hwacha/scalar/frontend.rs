@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 /// `HwachaFrontend`: the RoCC unit feeding the scalar unit through the VCMDQ. Ports:
 /// `cmd`, `resp`, `busy` (RoCC), `vrcmd` (the RoCC unit's VRCMDQ), and the scalar unit's `imem_*`, `dmem_*`, `vissue`,
-/// `vresp`, `vbranch`, `vidle`, `vcfg`, `halt` (to both units), `xcpt` (either unit's
+/// `vresp`, `vbranch`, `vstop`, `vidle`, `vcfg`, `halt` (to both units), `xcpt` (either unit's
 /// exceptions: the scalar unit's for a cycle, the RoCC unit's while the core presents
 /// the illegal command), `trace`.
 pub fn frontend(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors> {
@@ -46,6 +46,8 @@ pub fn frontend(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlError
             m.connect_bundle(&scalar.io(name), &outer);
         }
     }
+    let vstop = m.output("vstop", 1);
+    m.connect(&vstop, &scalar.port("vstop"));
     let vidle = m.input("vidle", 1);
     m.connect(&scalar.port("vidle"), &vidle);
     let halt = m.input("halt", 1);

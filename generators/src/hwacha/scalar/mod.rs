@@ -141,6 +141,7 @@ struct Ports {
     vcfg: Bundle,
     xcpt: Bundle,
     trace: Bundle,
+    vstop: Value,
 }
 
 /// The blocks of Figure 8.4 the unit instantiates: the vector I$, the MulDiv, the SMU.
@@ -244,7 +245,8 @@ struct Command {
 }
 
 /// Ports: `vcmd` (VCMDQ, in), `busy`, `imem_*`/`dmem_*` (I$ refill and SMU memory),
-/// `vissue`, `vresp`, `vbranch`, `vidle`, `vcfg`, `halt`, `xcpt`, `trace`.
+/// `vissue`, `vresp`, `vbranch`, `vidle`, `vcfg`, `halt`, `xcpt`, `trace`, `vstop` (a
+/// block's vstop executed: the VRU's acknowledgement).
 pub fn scalar_unit(p: &HwachaParams, ram: RamWindow) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("HwachaScalar");
     let vb = vlen_bits(p);
@@ -299,6 +301,7 @@ fn ports(m: &mut ModuleBuilder, p: &HwachaParams) -> Ports {
         vcfg: m.io("vcfg", Dir::Out, &vcfg_shape()),
         xcpt: m.io("xcpt", Dir::Out, &xcpt_shape()),
         trace: m.io("trace", Dir::Out, &trace_shape()),
+        vstop: m.output("vstop", 1),
     }
 }
 
@@ -798,7 +801,9 @@ fn block_control(
         m.connect(&u.f.pc, &cmd.value);
         m.connect(&u.arch.vlen, io.cmd.bits().get("vlen").value());
     });
-    m.when(&(&ctl.x_fire & &x.d.stop), |m| m.connect(running, &c.zero));
+    let stop = &ctl.x_fire & &x.d.stop;
+    m.when(&stop, |m| m.connect(running, &c.zero));
+    m.connect(&io.vstop, &stop);
     m.when(&ctl.abort, |m| {
         m.connect(running, &c.zero);
         m.connect(&u.f.d_slot.valid, &c.zero);
