@@ -233,47 +233,55 @@ fn lane_counts() -> Vec<u32> {
 /// rocket-hwacha from the `lanes`-lane L2 preset, with the VRU or without;
 /// `HWACHA_BENCH_L2=mshrs=8,ways=16` sets parameters of the L2.
 fn l2_preset(root: &Path, lanes: u32, vru: bool) -> (RocketHwachaParams, toml::Table) {
-    let path = root.join(format!("configs/hwacha-{lanes}lane-l2.toml"));
-    let text = std::fs::read_to_string(path).expect("preset");
-    let mut table: toml::Table = text.parse().expect("TOML");
+    let (_, mut table) = preset_file(root, &format!("hwacha-{lanes}lane-l2"), false);
     let hwacha = table["hwacha"].as_table_mut().expect("[hwacha]");
     hwacha.insert("vru".into(), vru.into());
-    if let Ok(set) = std::env::var("HWACHA_BENCH_L2") {
-        let l2 = table
-            .entry("l2")
-            .or_insert(toml::Table::new().into())
-            .as_table_mut()
-            .expect("[l2]");
-        for item in set.split(',') {
-            let (name, value) = item.split_once('=').expect("HWACHA_BENCH_L2: name=value");
-            let value: i64 = value.trim().parse().expect("HWACHA_BENCH_L2: an integer");
-            l2.insert(name.trim().into(), value.into());
-        }
-    }
+    let l2 = table
+        .entry("l2")
+        .or_insert(toml::Table::new().into())
+        .as_table_mut()
+        .expect("[l2]");
+    set_from_env(l2, "HWACHA_BENCH_L2");
     let params: RocketHwachaParams = table.clone().try_into().expect("parameters");
     (params, table)
 }
 
+/// `table`'s values named in the environment variable `var` (`name=value,...`).
+fn set_from_env(table: &mut toml::Table, var: &str) {
+    let Ok(set) = std::env::var(var) else {
+        return;
+    };
+    for item in set.split(',') {
+        let (name, value) = item
+            .split_once('=')
+            .unwrap_or_else(|| panic!("{var}: name=value"));
+        let value: toml::Value = format!("v = {value}")
+            .parse::<toml::Table>()
+            .expect("a TOML value")["v"]
+            .clone();
+        table.insert(name.trim().into(), value);
+    }
+}
+
 /// rocket-hwacha from the `lanes`-lane preset, with `mixed_precision`.
 fn preset(root: &Path, lanes: u32, mixed_precision: bool) -> (RocketHwachaParams, toml::Table) {
-    let text = std::fs::read_to_string(root.join(format!("configs/hwacha-{lanes}lane.toml")))
-        .expect("preset");
+    preset_file(root, &format!("hwacha-{lanes}lane"), mixed_precision)
+}
+
+/// rocket-hwacha from `configs/<name>.toml`, with `mixed_precision`;
+/// `HWACHA_BENCH_SET=seq_entries=16,vlt_entries=32` sets parameters of the Hwacha unit.
+fn preset_file(
+    root: &Path,
+    name: &str,
+    mixed_precision: bool,
+) -> (RocketHwachaParams, toml::Table) {
+    let text = std::fs::read_to_string(root.join(format!("configs/{name}.toml"))).expect("preset");
     let mut table: toml::Table = text.parse().expect("TOML");
     let hwacha = table["hwacha"].as_table_mut().expect("[hwacha]");
     if mixed_precision {
         hwacha.insert("mixed_precision".into(), true.into());
     }
-    // `HWACHA_BENCH_SET=seq_entries=16,vlt_entries=32`: parameters of the Hwacha unit.
-    if let Ok(set) = std::env::var("HWACHA_BENCH_SET") {
-        for item in set.split(',') {
-            let (name, value) = item.split_once('=').expect("HWACHA_BENCH_SET: name=value");
-            let value: toml::Value = format!("v = {value}")
-                .parse::<toml::Table>()
-                .expect("a TOML value")["v"]
-                .clone();
-            hwacha.insert(name.trim().into(), value);
-        }
-    }
+    set_from_env(hwacha, "HWACHA_BENCH_SET");
     let params: RocketHwachaParams = table.clone().try_into().expect("parameters");
     (params, table)
 }
@@ -493,11 +501,16 @@ fn memory_system(root: &Path, lanes: &[u32], dir: &Path) {
             lanes: l,
             ..Default::default()
         };
-        let systems = [
+        let mut systems = vec![
             ("flat", preset(root, l, false), vec![1, 100]),
             ("L2", l2_preset(root, l, false), vec![100]),
             ("L2 + VRU", l2_preset(root, l, true), vec![100]),
         ];
+        // `HWACHA_BENCH_MEM=vru`: the L2 with the VRU only (beside latency 1).
+        if std::env::var("HWACHA_BENCH_MEM").is_ok_and(|v| v == "vru") {
+            systems.remove(1);
+            systems[0].2 = vec![1];
+        }
         let mut baseline = vec![0.0; kernels.len()];
         for (name, (params, table), latencies) in systems {
             let top = generators::elaborate("rocket-hwacha", &table).expect("elaborates");

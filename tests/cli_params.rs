@@ -55,7 +55,8 @@ const HWACHA_PARAMS: &str = "lanes, seq_entries, banks, bank_entries, bank_width
     stages_hfma, \
     stages_fconv, stages_fcmp, idiv_bits_per_cycle, bwq_entries, \
     brq_entries, vvaq_entries, vpaq_entries, vsdq_entries, vldq_entries, vlt_entries, \
-    vcmdq_entries, vrcmdq_entries, icache_sets, icache_ways, icache_line_bytes, \
+    vcmdq_entries, vrcmdq_entries, vru, vru_blocks, vru_throttle_bytes, vru_skip_blocks, \
+    icache_sets, icache_ways, icache_line_bytes, \
     sram_threshold_bits";
 
 /// The rocket tile's parameters, without `rocc` (the designs built around a fixed

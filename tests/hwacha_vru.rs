@@ -477,8 +477,50 @@ fn random_acknowledgements_halts_and_throttle_keep_it_consistent() {
     }
 }
 
+/// The default, and every parameter at its extremes: queue, throttle, skip, trackers,
+/// L2 lines of 16 and 128 bytes, a RAM window reaching 2^32, the vector length of the
+/// largest register file.
 #[test]
-fn the_vru_is_lint_clean() {
-    let blocks = [vru(&params(8, 64 << 10), &system(), ram()).expect("elaborates")];
+fn the_vru_is_lint_clean_at_its_extremes() {
+    let l2 = |line_bytes, banks| {
+        let cache = L2Cache {
+            line_bytes,
+            banks,
+            ..L2Cache::default()
+        };
+        Geometry::new(&L2Params {
+            ports: 32,
+            tag_bits: 1,
+            cache,
+        })
+    };
+    let small = HwachaParams {
+        vru_skip_blocks: 0,
+        vru_blocks: 2,
+        vru_throttle_bytes: 256,
+        ..HwachaParams::default()
+    };
+    let large = HwachaParams {
+        vru_skip_blocks: 4,
+        vru_blocks: 64,
+        vru_throttle_bytes: 1 << 24,
+        vrcmdq_entries: 256,
+        lanes: 64,
+        banks: 16,
+        bank_entries: 4096,
+        pred_entries: 4096,
+        mixed_precision: true,
+        ..HwachaParams::default()
+    };
+    let top = RamWindow {
+        base: 0x1000,
+        size: (1 << 32) - 0x1000,
+    };
+    let sys = |geometry, trackers| VruSystem { geometry, trackers };
+    let blocks = [
+        vru(&params(8, 64 << 10), &system(), ram()).expect("elaborates"),
+        vru(&small, &sys(l2(16, 1), 1), ram()).expect("elaborates"),
+        vru(&large, &sys(l2(128, 16), 21), top).expect("elaborates"),
+    ];
     lint_rig::lint_blocks("hwacha_vru", &blocks);
 }
