@@ -148,6 +148,8 @@ pub fn vru(p: &HwachaParams, sys: &VruSystem, ram: RamWindow) -> Result<Rc<Modul
         m.connect(&walk.pc, &value.trunc(32));
         m.connect(&walk.vlen, cmd.bits().get("vlen").value());
         m.connect(&walk.bytes, &k(&start, 0, BYTE_BITS));
+        // Code may have changed since the last block: its chunk is read again.
+        m.connect(&walk.buf_valid, &k(&start, 0, 1));
     });
     let stop = &(&io.halt | &t.abort) | &ended.last;
     let zero = k(&start, 0, 1);
