@@ -430,9 +430,15 @@ fn random_run(dut: Model, p: &L2Params, s: Stress, seed: u64, n: usize) -> Tb {
     tb
 }
 
-/// Small shapes that evict constantly: (banks, bank_bytes, ways, line_bytes, mshrs).
+/// Small shapes that evict constantly: (banks, bank_bytes, ways, line_bytes, mshrs). The
+/// last has three times as many MSHRs as ways: its sets fill with misses.
 fn stress_shape(i: usize) -> L2Params {
-    let shapes = [(2, 1024, 4, 64, 3), (1, 256, 1, 16, 1), (4, 512, 2, 32, 2)];
+    let shapes = [
+        (2, 1024, 4, 64, 3),
+        (1, 256, 1, 16, 1),
+        (4, 512, 2, 32, 2),
+        (2, 512, 2, 32, 6),
+    ];
     let (banks, bank_bytes, ways, line_bytes, mshrs) = shapes[i];
     L2Params {
         ports: 3,
@@ -443,7 +449,7 @@ fn stress_shape(i: usize) -> L2Params {
             ways,
             line_bytes,
             mshrs,
-            resp_entries: [4, 2, 3][i],
+            resp_entries: [4, 2, 3, 4][i],
             // The first shape's arrays are all SRAM macros, the others' all flops.
             sram_threshold_bits: if i == 0 {
                 0
@@ -477,9 +483,9 @@ const STRESSES: [Stress; 3] = [
 #[test]
 fn random_traffic_matches_a_flat_memory() {
     let shapes: Vec<usize> = if std::env::var_os("ACCELGEN_LONG").is_some() {
-        vec![0, 1, 2]
+        vec![0, 1, 2, 3]
     } else {
-        vec![0, 1]
+        vec![0, 1, 3]
     };
     // `L2_RANDOM_SEEDS=N` runs each shape and stress with N seeds (a campaign).
     let seeds: usize = std::env::var("L2_RANDOM_SEEDS")
@@ -517,9 +523,10 @@ fn random_traffic_matches_a_flat_memory() {
 #[test]
 fn shapes_are_lint_clean_at_their_extremes() {
     let base = L2Params::default();
-    // The default and the direct-mapped single-MSHR stress shape; with ACCELGEN_LONG
-    // also the extremes (45 s more; the other stress shapes lie between them).
-    let mut shapes = vec![base.clone(), stress_shape(1)];
+    // The default, the direct-mapped single-MSHR stress shape and the one with more
+    // MSHRs than ways; with ACCELGEN_LONG also the extremes (45 s more; the other stress
+    // shapes lie between them).
+    let mut shapes = vec![base.clone(), stress_shape(1), stress_shape(3)];
     let long = std::env::var_os("ACCELGEN_LONG").is_some();
     let threshold = base.cache.sram_threshold_bits;
     shapes.push(L2Params {
@@ -548,8 +555,21 @@ fn shapes_are_lint_clean_at_their_extremes() {
             sram_threshold_bits: threshold,
         },
     });
+    shapes.push(L2Params {
+        ports: 4,
+        tag_bits: 4,
+        cache: L2Cache {
+            banks: 2,
+            bank_bytes: 1024,
+            ways: 1,
+            line_bytes: 64,
+            mshrs: 16,
+            resp_entries: 4,
+            sram_threshold_bits: threshold,
+        },
+    });
     if !long {
-        shapes.truncate(2);
+        shapes.truncate(3);
     }
     let blocks: Vec<_> = shapes
         .iter()

@@ -6,7 +6,9 @@
 //!   that may enter: not to a line an MSHR holds or the request missing in stage B is
 //!   for, with room in the response queue for every answer in flight, and with an MSHR
 //!   free after stage B's miss takes one (a request may miss, and the bank cannot tell
-//!   before its lookup: with every MSHR busy the bank takes only the MSHRs' operations).
+//!   before its lookup: with every MSHR busy the bank takes only the MSHRs' operations);
+//!   with more MSHRs than ways, also with a way of its set that no MSHR holds after
+//!   stage B's (`set_full`).
 //!   The tag array is read (synchronous); a fill writes its tag and valid bit here.
 //! - **B (lookup).** Tags compare; a hit reads its line from the data array and a write
 //!   or AMO hit sets the dirty bit; a miss takes an MSHR with a victim way (an invalid
@@ -24,7 +26,9 @@ use super::{Geometry, L2Params, Req, BEAT_BYTES};
 use crate::blocks::{amo, amo_alu, any, cat_low_first, k, round_robin};
 use crate::examples::queue::{queue, QueueParams};
 use crate::memory::{self, ArrayPorts};
-use hdl::helpers::{lowest_one, onehot_decode, onehot_encode, onehot_mux, priority_encode};
+use hdl::helpers::{
+    lowest_one, onehot_decode, onehot_encode, onehot_mux, popcount, priority_encode,
+};
 use hdl::{cat, mux, Bits, Bundle, Dir, HdlErrors, Inst, Mem, Module, ModuleBuilder, Shape};
 use hdl::{ResetValue, Value};
 use std::rc::Rc;
@@ -279,6 +283,17 @@ fn flush_walker(
 
 /// Stage A: picks the operation entering the pipeline and reads its set's tags.
 /// Returns the tags (for stage B) and the line a fill makes valid (one-hot).
+/// With more MSHRs than ways, a miss may find every way of its set held by other
+/// misses: a request waits at its port while the ways MSHRs hold in its set, and the
+/// one stage B may take if it is in the same set, leave none free.
+fn set_full(g: &Geometry, mshrs: &Mshrs, s1: &Stage, set: &Value) -> Value {
+    let held = popcount(&mshrs.pinned(set));
+    let ahead = &s1.valid & &set_of(g, s1.req.get("addr")).eq(set);
+    let w = held.width() + 1;
+    let taken = &held.zext(w) + &ahead.zext(w);
+    taken.ge(&k(set, g.ways as u64, w))
+}
+
 fn stage_a(
     m: &mut ModuleBuilder,
     g: &Geometry,
@@ -293,8 +308,12 @@ fn stage_a(
     let eligible: Vec<Value> = ins
         .iter()
         .map(|b| {
-            let line = line_of(g, b.bits().get("addr").value());
-            let waits = &mshrs.holds(&line) | &(ahead & &ahead_line.eq(&line));
+            let addr = b.bits().get("addr").value();
+            let line = line_of(g, addr);
+            let mut waits = &mshrs.holds(&line) | &(ahead & &ahead_line.eq(&line));
+            if g.mshrs > g.ways {
+                waits = &waits | &set_full(g, mshrs, s1, &set_of(g, addr));
+            }
             b.valid() & &!&waits
         })
         .collect();

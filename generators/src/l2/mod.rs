@@ -69,8 +69,8 @@ pub struct L2Cache {
     pub bank_bytes: u32,
     pub ways: u32,
     pub line_bytes: u32,
-    /// Outstanding misses per bank (miss status holding registers); at most `ways`, so
-    /// that a miss always finds a way no other miss of its set holds.
+    /// Outstanding misses per bank (miss status holding registers). With more than
+    /// `ways`, a request waits at its port while every way of its set is held by a miss.
     pub mshrs: u32,
     /// Entries of a bank's response queue (answers waiting for their port).
     pub resp_entries: u32,
@@ -99,7 +99,7 @@ pub fn cache_params() -> Vec<Param> {
         Param::int("bank_bytes", 256, 1 << 19, "bytes of a bank").pow2(),
         Param::int("ways", 1, 16, "ways of each set").pow2(),
         Param::int("line_bytes", 16, 128, "bytes of a line").pow2(),
-        Param::int("mshrs", 1, 16, "outstanding misses per bank (at most ways)"),
+        Param::int("mshrs", 1, 16, "outstanding misses per bank"),
         Param::int("resp_entries", 2, 16, "entries of a bank's response queue"),
         crate::memory::threshold_param(),
     ]
@@ -125,15 +125,6 @@ impl L2Cache {
                 format!(
                     "holds {lines} lines of {} bytes, at most {MAX_BANK_LINES} are supported (the valid and dirty bits are registers)",
                     self.line_bytes
-                ),
-            ));
-        }
-        if self.mshrs > self.ways {
-            return Err(ParamError::new(
-                "mshrs",
-                format!(
-                    "must be at most ways ({}), got {}: a miss needs a way no other miss of its set holds",
-                    self.ways, self.mshrs
                 ),
             ));
         }
