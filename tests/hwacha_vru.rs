@@ -157,9 +157,17 @@ fn random_session(rng: &mut Rng, image: &mut HashMap<u64, u64>, blocks: usize) -
     for r in 0..8 {
         vmca(rng, r, &mut commands);
     }
+    // Blocks of a session at distinct 128-byte slots: one must not overwrite another.
+    let mut slots = std::collections::HashSet::new();
     for _ in 0..blocks {
         let block = random_block(rng);
-        let at = BASE + 8 * rng.below(0x2000);
+        let slot = loop {
+            let slot = rng.below(0x200);
+            if slots.insert(slot) {
+                break slot;
+            }
+        };
+        let at = BASE + 0x80 * slot + 8 * rng.below(2);
         for (i, w) in block.words.iter().enumerate() {
             image.insert(at + 8 * i as u64, *w);
         }
@@ -468,6 +476,12 @@ fn random_acknowledgements_halts_and_throttle_keep_it_consistent() {
                 s % 3 == 0,
             );
             let all: Vec<u64> = reference.concat();
+            if !is_subsequence(&rig.prefetched, &all) {
+                for (i, b) in reference.iter().enumerate() {
+                    eprintln!("block {i}: {:x?}", b);
+                }
+                eprintln!("seen: {:x?}", rig.prefetched);
+            }
             assert!(
                 is_subsequence(&rig.prefetched, &all),
                 "session {s}: not in block order"

@@ -154,7 +154,7 @@ pub fn vru(p: &HwachaParams, sys: &VruSystem, ram: RamWindow) -> Result<Rc<Modul
     let stop = &(&io.halt | &t.abort) | &ended.last;
     let zero = k(&start, 0, 1);
     m.when(&(&walk.active & &stop), |m| m.connect(&walk.active, &zero));
-    m.when(&io.halt, |m| m.connect(&lines.active, &zero));
+    m.when(&(&io.halt | &t.abort), |m| m.connect(&lines.active, &zero));
     let outstanding = lines
         .in_flight
         .ne(&k(&lines.in_flight, 0, lines.in_flight.width()));
