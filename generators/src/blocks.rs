@@ -27,6 +27,15 @@ pub fn k(anchor: &Value, v: u64, w: u32) -> Value {
     anchor.konst(Bits::from_u64(w, v))
 }
 
+/// A counter's next value: one more with `inc`, one less with `dec`, the same with
+/// both or neither.
+pub fn up_down(v: &Value, inc: &Value, dec: &Value) -> Value {
+    let w = v.width();
+    let up = v + &k(v, 1, w);
+    let down = v - &k(v, 1, w);
+    hdl::mux(inc, &hdl::mux(dec, v, &up), &hdl::mux(dec, &down, v))
+}
+
 /// The OR of `vs` (at least one).
 pub fn any(vs: &[Value]) -> Value {
     vs[1..].iter().fold(vs[0].clone(), |a, b| &a | b)

@@ -36,7 +36,7 @@
 use super::params::HwachaParams;
 use super::rocc::{vcmd_entry, vlen_bits, vrcmd};
 use super::scalar::RamWindow;
-use crate::blocks::{amo, k};
+use crate::blocks::{amo, k, up_down};
 use crate::examples::queue::{queue, QueueParams};
 use crate::l2::{client_request, client_response, Geometry, BEAT_BYTES};
 use hdl::ir::addr_width;
@@ -267,17 +267,8 @@ fn walk_block(
         m.connect(&w.buf_chunk, &w.fetch_chunk);
         m.connect(&w.buf, resp.bits().get("data").value());
     });
-    let fw = l.in_flight.width();
-    let issued = &(&sent & &l.active);
     let answered = resp.valid() & &!&rtag.bit(0);
-    let up = &l.in_flight + &k(&l.in_flight, 1, fw);
-    let down = &l.in_flight - &k(&l.in_flight, 1, fw);
-    let count = mux(
-        issued,
-        &mux(&answered, &l.in_flight, &up),
-        &mux(&answered, &down, &l.in_flight),
-    );
-    m.connect(&l.in_flight, &count);
+    m.connect(&l.in_flight, &up_down(&l.in_flight, &advance, &answered));
     let last = &(&decode & &ends) | &out_of_ram;
     Ended {
         last,
@@ -339,13 +330,7 @@ fn throttle(
     let room = q.port("enq_ready");
     let under = global.lt(&k(&global, p.vru_throttle_bytes as u64, BYTE_BITS));
     let may_start = &owed | &(&room & &under);
-    let bump = |v: &Value, by: &Value| v + &by.zext(v.width());
-    let one_b = k(&behind, 1, bw);
-    let next_behind = mux(
-        &drop,
-        &mux(&ack_new, &behind, &(&behind - &one_b)),
-        &mux(&ack_new, &bump(&behind, &one_b), &behind),
-    );
+    let next_behind = up_down(&behind, &ack_new, &drop);
     m.connect(&behind, &mux(halt, &zero_b, &next_behind));
     m.when(&skipped, |m| m.connect(&skip, &(&skip - &k(&skip, 1, sw))));
     let cfg = &(cmd.valid() & cmd.ready()) & &kind.eq(&k(&kind, vrcmd::CFG, 2));

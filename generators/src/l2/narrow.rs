@@ -9,7 +9,7 @@
 //! L2's `client_request`/`client_response`).
 
 use super::{client_request, client_response, uint, Geometry, BEAT_BYTES};
-use crate::blocks::{amo, k};
+use crate::blocks::{amo, k, up_down};
 use crate::rocket::bus::mem_request;
 use hdl::helpers::onehot_mux;
 use hdl::ir::addr_width;
@@ -104,13 +104,7 @@ pub fn narrow_port(in_tag_bits: u32, g: &Geometry, slots: u32) -> Result<Rc<Modu
     }
     let give = back.fire();
     m.when(&give, |m| m.connect(&head, &step(&head)));
-    let cw = count.width();
-    let up = &count + &k(&count, 1, cw);
-    let down = &count - &k(&count, 1, cw);
-    m.connect(
-        &count,
-        &mux(&take, &mux(&give, &count, &up), &mux(&give, &down, &count)),
-    );
+    m.connect(&count, &up_down(&count, &take, &give));
     let beat_w = 8 * BEAT_BYTES;
     for (i, s) in rob.iter().enumerate() {
         let at_tail = &take & &tail.eq(&k(&tail, i as u64, sw));
