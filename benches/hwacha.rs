@@ -232,8 +232,7 @@ fn lane_counts() -> Vec<u32> {
 
 /// Whether `HWACHA_BENCH_KERNELS` (names, comma-separated; default all) selects `name`.
 fn selected(name: &str) -> bool {
-    std::env::var("HWACHA_BENCH_KERNELS")
-        .map_or(true, |v| v.split(',').any(|k| k.trim() == name))
+    std::env::var("HWACHA_BENCH_KERNELS").map_or(true, |v| v.split(',').any(|k| k.trim() == name))
 }
 
 /// rocket-hwacha from the `lanes`-lane L2 preset, with the VRU or without;
