@@ -20,7 +20,7 @@ use crate::arith::adder::Style::Prefix;
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::priority_encode;
 use hdl::ir::addr_width;
-use hdl::{cat, mux, Bundle, ModuleBuilder, Value};
+use hdl::{cat, mux, Bundle, ModuleBuilder, ResetValue, Value};
 
 /// What an outstanding load request carries: elements `k0 + i` for the set bits `i` of
 /// `active`, element `i` at byte `offset + i << width`. In the VLT `k0` keeps only its
@@ -95,7 +95,7 @@ pub const K0_BITS: u32 = (RETIRE_WINDOW + BEAT_BYTES)
 pub struct Retire {
     /// Leading elements of the command finished.
     pub retired: Value,
-    /// Every marked element is counted in `retired`.
+    /// Every marked element is counted in `retired` (none waits to be marked).
     pub settled: Value,
     /// The issue unit skips the inactive elements `skip_k + j` for the set bits j of
     /// `skip_mask` (driven by the issue unit).
@@ -123,18 +123,33 @@ impl Retire {
         let clear = m.wire("retire_clear", 1);
         let written = m.wire("retire_written", 2 * s);
         let group = m.wire("retire_group", 32);
-        let bit = |k: &Value| lit(k, 1, w).dshl(&(k - &retired).trunc(lw));
+        // Bits `bits` for elements `k..`, placed at `k - retired` modulo the window: one
+        // subtraction and one shift (an element below `retired` is never marked, so
+        // what wraps past the window's end belongs at its start).
+        let place = |k: &Value, bits: &Value| {
+            let span = w + bits.width();
+            let at = bits.zext(span).dshl(&(k - &retired).trunc(lw));
+            &at.trunc(w) | &at.slice(span - 1, w).zext(w)
+        };
         let zero = lit(&done, 0, w);
-        let mut marks = zero.clone();
-        for j in 0..s {
-            let skipped = &skip_k + &lit(&skip_k, j as u64, 32);
-            let on = &skip_valid & &skip_mask.bit(j);
-            marks = &marks | &mux(&on, &bit(&skipped), &zero);
+        let skips = &skip_valid.repeat(s) & &skip_mask;
+        // The VLU's writes and the issue unit's skips are marked a cycle later
+        // (registered: the paths from the VLDQ's and the VPAQ's heads through the marks
+        // into `retired` would not fit a cycle).
+        let written_r = m.reg("retire_written_r", 2 * s, 0u64);
+        let group_r = m.reg("retire_group_r", 32, ResetValue::None);
+        let skips_r = m.reg("retire_skips_r", s, 0u64);
+        let skip_k_r = m.reg("retire_skip_k_r", 32, ResetValue::None);
+        for (r, v) in [
+            (&written_r, &written),
+            (&group_r, &group),
+            (&skips_r, &skips),
+            (&skip_k_r, &skip_k),
+        ] {
+            m.connect(r, v);
         }
-        for j in 0..2 * s {
-            let k = &group.shl(s.trailing_zeros()) + &lit(&group, j as u64, 32);
-            marks = &marks | &mux(&written.bit(j), &bit(&k), &zero);
-        }
+        let at = group_r.shl(s.trailing_zeros());
+        let marks = &place(&skip_k_r, &skips_r) | &place(&at, &written_r);
         // Up to two groups' worth of leading finished elements retire per cycle: the
         // rate of the VLU.
         let all = &done | &marks;
@@ -147,7 +162,7 @@ impl Retire {
             m.connect(&retired, &lit(&retired, 0, 32));
         });
         Retire {
-            settled: !&done.or_r(),
+            settled: !&(&(&done.or_r() | &written_r.or_r()) | &skips_r.or_r()),
             retired,
             skip_valid,
             skip_k,
@@ -236,7 +251,9 @@ pub(super) fn build(
     m.connect(&vldq.deq_ready(), &done);
     m.when(&a_done, |m| {
         m.connect(&started, &!&done);
-        m.connect(&next_group, &(&(&group + &one) + &b_done.zext(32)));
+        // Both sums in parallel: `b_done` comes late (through the lane's `ready`).
+        let two = lit(&group, 2, 32);
+        m.connect(&next_group, &mux(&b_done, &(&group + &two), &group_b));
     });
     Vlu {
         free_valid: done,
