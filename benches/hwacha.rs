@@ -30,7 +30,7 @@ use verification::simulator::{exercise, Simulator, Stimulus};
 use verification::tb::lockstep::IssGolden;
 use verification::tb::memory::MemConfig;
 use verification::tb::soc::{self, SocConfig};
-use verification::verilator::{Model, Options};
+use verification::verilator::{Model, Options, TraceFormat};
 
 /// A microbenchmark's worker blocks, per row of a strip (one element of each vector).
 struct Kernel {
@@ -230,6 +230,11 @@ fn lane_counts() -> Vec<u32> {
     }
 }
 
+/// Whether `HWACHA_BENCH_KERNELS` (names, comma-separated; default all) selects `name`.
+fn selected(name: &str) -> bool {
+    std::env::var("HWACHA_BENCH_KERNELS").map_or(true, |v| v.split(',').any(|k| k.trim() == name))
+}
+
 /// rocket-hwacha from the `lanes`-lane L2 preset, with the VRU or without;
 /// `HWACHA_BENCH_L2=mshrs=8,ways=16` sets parameters of the L2.
 fn l2_preset(root: &Path, lanes: u32, vru: bool) -> (RocketHwachaParams, toml::Table) {
@@ -346,16 +351,30 @@ fn main() {
         "lanes  kernel     maxvl   size  program cycles  window cycles  elem/cycle  ideal  \
          of ideal  cycles/s"
     );
+    // `HWACHA_BENCH_VCD=DIR` writes a waveform of each integer run to DIR/<lanes>-<kernel>.vcd.
+    let vcd_dir = std::env::var_os("HWACHA_BENCH_VCD").map(std::path::PathBuf::from);
+    let options = Options {
+        trace: vcd_dir.as_ref().map(|_| TraceFormat::Vcd),
+        ..Options::default()
+    };
     for (params, top) in &socs {
-        let mut dut = Model::of_design(&Design::new(top), &Options::default()).expect("model");
+        let mut dut = Model::of_design(&Design::new(top), &options).expect("model");
         let lanes = params.hwacha.lanes;
         let unit = verification::hwacha::model::HwachaParams {
             lanes,
             ..Default::default()
         };
         for ((kernel, bench), program) in KERNELS.iter().zip(&benches).zip(&programs) {
+            if !selected(&bench.name()) {
+                continue;
+            }
+            if let Some(dir) = &vcd_dir {
+                let path = dir.join(format!("{lanes}-{}.vcd", bench.name()));
+                dut.trace(&path).expect("waveform");
+            }
             let start = Instant::now();
             let run = host_run(&mut dut, params, &unit, (*bench, program), LATENCY_1);
+            dut.close_trace();
             let seconds = start.elapsed().as_secs_f64();
             let elements = kernel.elements * kernel.blocks * run.size;
             let rate = elements as f64 / run.window as f64;

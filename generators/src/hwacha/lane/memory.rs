@@ -383,46 +383,62 @@ fn commands(
 fn writeback(m: &mut ModuleBuilder, p: &HwachaParams, io: &MemoryIo, div: &Inst, cmds: &Commands) {
     let n = p.seq_entries;
     let (unit, loadq) = (&io.unit, &cmds.loadq);
-    // Writeback: the VLU's group to its bank's write queue.
+    // Writeback: the VLU's groups (g and g + 1, in different banks) to their banks'
+    // write queues.
     let wb_fields = [("slot", cmds.sb), ("rd", rd_bits(p)), ("rd_width", 2)];
     let wb = unpack(&loadq.deq_bits(), &wb_fields);
-    let vlu = unit.io("vlu");
-    let group = vlu.bits().get("group").value().clone();
-    let place = group_place(p, &io.layout, &group, get(&wb, "rd"));
-    let (vlu_bank, row) = (&place.bank, &place.row);
+    let vlus = [unit.io("vlu"), unit.io("vlu_next")];
+    let places: Vec<GroupPlace> = (vlus.iter())
+        .map(|v| group_place(p, &io.layout, v.bits().get("group").value(), get(&wb, "rd")))
+        .collect();
     // The divider's results go first; the VLU takes the banks it leaves.
     let dwb = div.io("wb");
     let div_bank = dwb.bits().get("bank").value().clone();
-    let mut vlu_ready = m.lit(0, 1);
+    let mut vlu_ready = [m.lit(0, 1), m.lit(0, 1)];
     let mut div_ready = m.lit(0, 1);
     for (b, q) in io.bwqs.iter().enumerate() {
-        let id = vlu_bank.konst(Bits::from_u64(vlu_bank.width(), b as u64));
-        let mine = vlu_bank.eq(&id);
+        let id = div_bank.konst(Bits::from_u64(div_bank.width(), b as u64));
+        let mine: Vec<Value> = places.iter().map(|pl| pl.bank.eq(&id)).collect();
         let div_here = dwb.valid() & &div_bank.eq(&id);
-        m.connect(q.valid(), &(&div_here | &(vlu.valid() & &mine)));
+        let a_here = vlus[0].valid() & &mine[0];
+        let b_here = &(vlus[1].valid() & &mine[1]) & &!&a_here;
+        m.connect(q.valid(), &(&(&div_here | &a_here) | &b_here));
+        // The divider's field `d`, else group g's `a`, else group g + 1's `b`.
+        let pick = |d: &Value, a: &Value, b: &Value| div_here.mux(d, &a_here.mux(a, b));
+        let vlu_field = |f: &str| {
+            let [a, b] = &vlus;
+            (
+                a.bits().get(f).value().clone(),
+                b.bits().get(f).value().clone(),
+            )
+        };
         let qb = q.bits();
+        let div_field = |f: &str| dwb.bits().get(f).value().clone();
         m.connect(
             qb.get("row").value(),
-            &div_here.mux(dwb.bits().get("row").value(), row),
+            &pick(&div_field("row"), &places[0].row, &places[1].row),
         );
         if p.mixed_precision {
-            let from = |f: &str, v: &Value| div_here.mux(dwb.bits().get(f).value(), v);
-            connect_packing(m, p, qb, &from("cls", &place.cls), &from("sub", &place.sub));
+            let cls = pick(&div_field("cls"), &places[0].cls, &places[1].cls);
+            let sub = pick(&div_field("sub"), &places[0].sub, &places[1].sub);
+            connect_packing(m, p, qb, &cls, &sub);
         }
         for f in ["data", "mask"] {
-            m.connect(
-                qb.get(f).value(),
-                &div_here.mux(dwb.bits().get(f).value(), vlu.bits().get(f).value()),
-            );
+            let (a, b) = vlu_field(f);
+            m.connect(qb.get(f).value(), &pick(&div_field(f), &a, &b));
         }
         m.connect(
             qb.get("width").value(),
-            &div_here.mux(dwb.bits().get("width").value(), get(&wb, "rd_width")),
+            &div_here.mux(&div_field("width"), get(&wb, "rd_width")),
         );
-        vlu_ready = &vlu_ready | &(&(&mine & q.ready()) & &!&div_here);
+        let free = q.ready() & &!&div_here;
+        vlu_ready[0] = &vlu_ready[0] | &(&mine[0] & &free);
+        vlu_ready[1] = &vlu_ready[1] | &(&(&mine[1] & &free) & &!&a_here);
         div_ready = &div_ready | &(&div_here & q.ready());
     }
-    m.connect(vlu.ready(), &vlu_ready);
+    for (v, r) in vlus.iter().zip(&vlu_ready) {
+        m.connect(v.ready(), r);
+    }
     m.connect(dwb.ready(), &div_ready);
     let finished = unit.port("done_load");
     m.connect(&loadq.deq_ready(), &finished);

@@ -64,6 +64,20 @@ struct Regs {
     done_store: Value,
     load_width: Value,
     load_unsigned: Value,
+    carry: Carry,
+}
+
+/// The start of the next beat, taken from an item that runs on past the beat it closes
+/// (a unit-stride group not aligned to 16 bytes): the next step begins its beat from it,
+/// so a straddling item goes in one step and a beat can go every cycle.
+struct Carry {
+    valid: Value,
+    k0: Value,
+    addr: Value,
+    offset: Value,
+    active: Value,
+    mask: Value,
+    data: Value,
 }
 
 impl Regs {
@@ -96,6 +110,15 @@ impl Regs {
             done_store: m.reg("done_store_r", 1, false),
             load_width: m.reg("load_width", 2, none()),
             load_unsigned: m.reg("load_unsigned", 1, none()),
+            carry: Carry {
+                valid: m.reg("carry_valid", 1, false),
+                k0: m.reg("carry_k0", 32, none()),
+                addr: m.reg("carry_addr", 64, none()),
+                offset: m.reg("carry_offset", 4, none()),
+                active: m.reg("carry_active", BEAT_BYTES, none()),
+                mask: m.reg("carry_mask", BEAT_BYTES, none()),
+                data: m.reg("carry_data", 8 * BEAT_BYTES, none()),
+            },
         }
     }
 
@@ -194,6 +217,7 @@ pub(super) fn build(
     // Busy until the last done is signalled (a store of no request ends with its pulse).
     let busy = [
         &b.open,
+        &b.carry.valid,
         &!&b.in_state(COLLECT),
         &b.load_pending,
         &!&vlt_empty,
@@ -306,8 +330,10 @@ fn send(
     (sent, alloc)
 }
 
-/// Collect: the slots of the head item that fall in the beat being collected; an item
-/// running on into the next beat stays for the rest (`consumed` slots are done).
+/// Collect: the slots of the head item that fall in the beat being collected. An item
+/// running on into the next beat either goes whole, its rest carried into the next beat
+/// (`Carry`: unit stride, the rest within the next beat and not ending it), or stays
+/// for the rest (`consumed` slots are done).
 fn collect(
     m: &mut ModuleBuilder,
     p: &HwachaParams,
@@ -326,75 +352,53 @@ fn collect(
     let may_step = &(&b.in_state(COLLECT) | &next_beat)
         & &(&is_store | &(&!&b.load_pending & &retire.covers(&e.k, &e.count)));
     let step = &may_step & &vpaq.deq_valid();
-    // Slot j's byte from the start of the first slot's beat: beat `rel >> 4`, byte `rel & 15`.
-    let first_byte = e.addr.trunc(4).zext(7);
-    let rel: Vec<Value> = (0..s)
-        .map(|j| &first_byte + &lit(&first_byte, j as u64, 7).dshl(&e.width))
-        .collect();
-    let at_consumed = |vals: &[Value]| {
-        (1..s).fold(vals[0].clone(), |acc, j| {
-            mux(
-                &consumed.eq(&lit(consumed, j as u64, 4)),
-                &vals[j as usize],
-                &acc,
-            )
-        })
-    };
-    let beat_of: Vec<Value> = rel.iter().map(|r| r.slice(6, 4)).collect();
-    let current = at_consumed(&beat_of);
-    let mut here = Vec::new();
-    let mut beyond = lit(&current, 0, 1);
-    for j in 0..s {
-        let jv = lit(consumed, j as u64, 4);
-        let valid = &e.count.gt(&jv) & &consumed.le(&jv);
-        let same = &beat_of[j as usize].eq(&current) | &!&e.unit;
-        beyond = &beyond | &(&valid & &!&same);
-        here.push(&valid & &same);
-    }
-    m.connect(&vpaq.deq_ready(), &(&may_step & &!&beyond));
-    let item_last = &e.last & &!&beyond;
+    let slots = item_slots(s, &e, consumed);
+    let carry = &(&(&slots.beyond & &e.unit) & &slots.rest_fits) & &!&(&e.last | &e.strip_end);
+    m.connect(
+        &vpaq.deq_ready(),
+        &(&may_step & &(&!&slots.beyond | &carry)),
+    );
+    let item_last = &e.last & &!&slots.beyond;
     // An inactive element of a load is finished as soon as it is seen.
+    let taken: Vec<Value> = (0..s as usize)
+        .map(|j| &slots.here[j] | &(&carry & &slots.there[j]))
+        .collect();
     let skips: Vec<Value> = (0..s)
-        .map(|j| &here[j as usize] & &!&e.active.bit(j))
+        .map(|j| &taken[j as usize] & &!&e.active.bit(j))
         .collect();
     let skip_mask = cat(&skips.iter().rev().collect::<Vec<_>>());
     m.connect(&retire.skip_valid, &(&step & &!&(&is_store | &e.empty)));
     m.connect(&retire.skip_k, &e.k);
     m.connect(&retire.skip_mask, &skip_mask);
 
+    // A fresh beat starts from the carry, if there is one.
     let fresh = !&b.open;
+    let c = &b.carry;
     let zero = |v: &Value| lit(v, 0, v.width());
-    let keep = |v: &Value| mux(&fresh, &zero(v), v);
-    let first = mux(&fresh, &(&e.k + &consumed.zext(32)), &b.k0);
-    let mut new_active = keep(&b.active);
-    let mut new_mask = keep(&b.mask);
-    let mut new_data = keep(&b.data);
-    for j in 0..s {
-        let act = &here[j as usize] & &e.active.bit(j);
-        let idx = (&(&e.k + &lit(&e.k, j as u64, 32)) - &first).trunc(4);
-        let slot_data = e.data.slice(64 * j + 63, 64 * j);
-        let placed = vsu::place(&rel[j as usize].trunc(4), &e.width, &slot_data);
-        let on = |v: &Value| &act.repeat(v.width()) & v;
-        new_active = &new_active | &on(&lit(&b.active, 1, BEAT_BYTES).dshl(&idx));
-        new_mask = &new_mask | &on(&placed.mask);
-        new_data = &new_data | &on(&placed.data);
-    }
+    let keep = |v: &Value, carried: &Value| mux(&fresh, &mux(&c.valid, carried, &zero(v)), v);
+    let fresh_k0 = mux(&c.valid, &c.k0, &(&e.k + &consumed.zext(32)));
+    let first = mux(&fresh, &fresh_k0, &b.k0);
+    let here = place_slots(s, &e, &slots, &slots.here, &first);
+    let new_active = &keep(&b.active, &c.active) | &here.active;
+    let new_mask = &keep(&b.mask, &c.mask) | &here.mask;
+    let new_data = &keep(&b.data, &c.data) | &here.data;
     // The beat ends with the item's last slot, a lane strip, the command or a mode of one
     // element per request.
-    let end = &first_byte + &e.count.zext(7).dshl(&e.width);
-    let beat_end = end.slice(6, 4).gt(&current);
-    let close = [&beyond, &!&e.unit, &item_last, &e.strip_end]
+    let close = [&slots.beyond, &!&e.unit, &item_last, &e.strip_end]
         .into_iter()
-        .fold(beat_end, |a, b| &a | b);
+        .fold(slots.beat_end.clone(), |a, b| &a | b);
     m.when(&step, |m| {
         m.connect(&b.open, &!&close);
         m.connect(&b.k0, &first);
         let consumed_addr = &e.addr + &consumed.zext(64).dshl(&e.width);
-        m.connect(&b.addr, &mux(&fresh, &consumed_addr, &b.addr));
-        m.connect(
-            &b.offset,
-            &mux(&fresh, &at_consumed(&rel).trunc(4), &b.offset),
+        let fresh_addr = mux(&c.valid, &c.addr, &consumed_addr);
+        m.connect(&b.addr, &mux(&fresh, &fresh_addr, &b.addr));
+        let fresh_offset = mux(
+            &c.valid,
+            &c.offset,
+            &at_index(&slots.rel, consumed).trunc(4),
         );
+        m.connect(&b.offset, &mux(&fresh, &fresh_offset, &b.offset));
         m.connect(&b.active, &new_active);
         m.connect(&b.mask, &new_mask);
         m.connect(&b.data, &new_data);
@@ -405,9 +409,22 @@ fn collect(
         m.connect(&b.op, &e.op);
         m.connect(&b.amo_fn, &e.amo_fn);
         m.connect(&b.last, &item_last);
-        let slots_here = popcount(&cat(&here.iter().rev().collect::<Vec<_>>()));
-        let after = consumed + &slots_here.zext(4).trunc(4);
-        m.connect(consumed, &mux(&beyond, &after, &zero(consumed)));
+        let after = consumed + &slots.count_here.zext(4).trunc(4);
+        let stays = &slots.beyond & &!&carry;
+        m.connect(consumed, &mux(&stays, &after, &zero(consumed)));
+        m.connect(&c.valid, &carry);
+        m.when(&carry, |m| {
+            // The rest starts the next beat: its first slot is the one after `here`'s.
+            let start = &(consumed + &slots.count_here.zext(4).trunc(4)).trunc(4);
+            let k0 = &e.k + &start.zext(32);
+            let rest = place_slots(s, &e, &slots, &slots.there, &k0);
+            m.connect(&c.k0, &k0);
+            m.connect(&c.addr, &(&e.addr + &start.zext(64).dshl(&e.width)));
+            m.connect(&c.offset, &at_index(&slots.rel, start).trunc(4));
+            m.connect(&c.active, &rest.active);
+            m.connect(&c.mask, &rest.mask);
+            m.connect(&c.data, &rest.data);
+        });
         m.when(&close, |m| {
             m.when(&new_active.or_r(), |m| {
                 m.connect(&b.state, &lit(&b.state, SEND, 2))
@@ -415,4 +432,85 @@ fn collect(
             .otherwise(|m| b.finish(m, &item_last, &e.op));
         });
     });
+}
+
+/// Where an item's slots fall: `rel[j]`, slot j's byte from the start of the first
+/// slot's beat; `here`, the unconsumed slots in the beat being collected (`current`);
+/// `there`, those in the beat after it; `beyond`, any slot past the current beat;
+/// `rest_fits`, the item ends inside the next beat, before its end; `beat_end`, the
+/// item reaches the current beat's end.
+struct Slots {
+    rel: Vec<Value>,
+    here: Vec<Value>,
+    there: Vec<Value>,
+    count_here: Value,
+    beyond: Value,
+    rest_fits: Value,
+    beat_end: Value,
+}
+
+fn item_slots(s: u32, e: &Element, consumed: &Value) -> Slots {
+    let first_byte = e.addr.trunc(4).zext(7);
+    let rel: Vec<Value> = (0..s)
+        .map(|j| &first_byte + &lit(&first_byte, j as u64, 7).dshl(&e.width))
+        .collect();
+    let beat_of: Vec<Value> = rel.iter().map(|r| r.slice(6, 4)).collect();
+    let current = at_index(&beat_of, consumed);
+    let next = &current + &lit(&current, 1, current.width());
+    let mut here = Vec::new();
+    let mut there = Vec::new();
+    let mut beyond = lit(&current, 0, 1);
+    for j in 0..s {
+        let jv = lit(consumed, j as u64, 4);
+        let valid = &e.count.gt(&jv) & &consumed.le(&jv);
+        let same = &beat_of[j as usize].eq(&current) | &!&e.unit;
+        beyond = &beyond | &(&valid & &!&same);
+        there.push(&(&valid & &!&same) & &beat_of[j as usize].eq(&next));
+        here.push(&valid & &same);
+    }
+    let end = &first_byte + &e.count.zext(7).dshl(&e.width);
+    let count_here = popcount(&cat(&here.iter().rev().collect::<Vec<_>>()));
+    Slots {
+        beat_end: end.slice(6, 4).gt(&current),
+        rest_fits: end.slice(6, 4).eq(&next),
+        rel,
+        here,
+        there,
+        count_here,
+        beyond,
+    }
+}
+
+/// `vals[idx]` (the last one for an index past them).
+fn at_index(vals: &[Value], idx: &Value) -> Value {
+    (1..vals.len()).fold(vals[0].clone(), |acc, j| {
+        mux(&idx.eq(&lit(idx, j as u64, idx.width())), &vals[j], &acc)
+    })
+}
+
+/// The active bits (element index from `k0`), byte mask and store data of the slots
+/// `which` of item `e`, placed in their beat.
+struct Placed {
+    active: Value,
+    mask: Value,
+    data: Value,
+}
+
+fn place_slots(s: u32, e: &Element, slots: &Slots, which: &[Value], k0: &Value) -> Placed {
+    let mut out = Placed {
+        active: lit(&e.active, 0, BEAT_BYTES),
+        mask: lit(&e.active, 0, BEAT_BYTES),
+        data: lit(&e.data, 0, 8 * BEAT_BYTES),
+    };
+    for j in 0..s {
+        let act = &which[j as usize] & &e.active.bit(j);
+        let idx = (&(&e.k + &lit(&e.k, j as u64, 32)) - k0).trunc(4);
+        let slot_data = e.data.slice(64 * j + 63, 64 * j);
+        let placed = vsu::place(&slots.rel[j as usize].trunc(4), &e.width, &slot_data);
+        let on = |v: &Value| &act.repeat(v.width()) & v;
+        out.active = &out.active | &on(&lit(&out.active, 1, BEAT_BYTES).dshl(&idx));
+        out.mask = &out.mask | &on(&placed.mask);
+        out.data = &out.data | &on(&placed.data);
+    }
+    out
 }

@@ -246,6 +246,7 @@ pub fn vmu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let vvaq = m.io("vvaq", Dir::In, &vvaq_shape());
     let vsdq = m.io("vsdq", Dir::In, &vsdq_shape(p));
     let vlu_out = m.io("vlu", Dir::Out, &vlu_shape(p));
+    let vlu_next = m.io("vlu_next", Dir::Out, &vlu_shape(p));
     let req = m.io("mem_req", Dir::Out, &mem_request(tb));
     let resp = m.io("mem_resp", Dir::In, &mem_response(tb));
     let busy = m.output("busy", 1);
@@ -280,7 +281,7 @@ pub fn vmu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let retire = vlu::Retire::build(&mut m, p);
     let iss = issue::build(&mut m, p, &vpaq_q, &req, &resp, &vldq_q, &retire);
     let load = (&iss.load_width, &iss.load_unsigned);
-    let vl = vlu::build(&mut m, p, &vldq_q, &vlu_out, &retire, load);
+    let vl = vlu::build(&mut m, p, &vldq_q, (&vlu_out, &vlu_next), &retire, load);
     m.connect(&retired, &retire.retired);
     m.connect(&iss.vlt_free_valid, &vl.free_valid);
     m.connect(&iss.vlt_free_idx, &vl.free_idx);

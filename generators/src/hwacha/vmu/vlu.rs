@@ -1,13 +1,16 @@
 //! The vector load-data unit (VLU): takes responses from the VLDQ in the order memory
 //! returned them (opportunistic writeback, no reorder buffer), looks up what each one
 //! carries in the vector load table (VLT), and writes its active elements back to the
-//! lane one group of S elements per cycle, sign- or zero-extended. A response finishes
-//! (its VLT entry is freed) with its last group.
+//! lane up to two groups of S elements per cycle (`vlu` and `vlu_next`, group g and
+//! g + 1, which live in different banks), sign- or zero-extended: a beat not aligned to a
+//! group touches two, so a unit-stride load of doublewords off a 16-byte boundary
+//! writes back at a beat per cycle too. A response finishes (its VLT entry is freed)
+//! with its last group.
 //!
 //! The retired-element bit vector tracks, for the load or AMO command writing back, which
 //! of the `RETIRE_WINDOW` elements from `retired` on are finished (written back, or
-//! inactive and so never written); `retired` advances over finished elements, up to S a
-//! cycle, so it counts the command's leading finished elements (what chaining from
+//! inactive and so never written); `retired` advances over finished elements, up to 2S
+//! a cycle, so it counts the command's leading finished elements (what chaining from
 //! loads follows: `lane::memory::load_progress`). The issue unit
 //! takes no element of the command beyond the window.
 
@@ -17,7 +20,7 @@ use crate::arith::adder::Style::Prefix;
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::priority_encode;
 use hdl::ir::addr_width;
-use hdl::{cat, mux, Bundle, ModuleBuilder, Value};
+use hdl::{cat, mux, Bundle, ModuleBuilder, ResetValue, Value};
 
 /// What an outstanding load request carries: elements `k0 + i` for the set bits `i` of
 /// `active`, element `i` at byte `offset + i << width`. In the VLT `k0` keeps only its
@@ -92,7 +95,7 @@ pub const K0_BITS: u32 = (RETIRE_WINDOW + BEAT_BYTES)
 pub struct Retire {
     /// Leading elements of the command finished.
     pub retired: Value,
-    /// Every marked element is counted in `retired`.
+    /// Every marked element is counted in `retired` (none waits to be marked).
     pub settled: Value,
     /// The issue unit skips the inactive elements `skip_k + j` for the set bits j of
     /// `skip_mask` (driven by the issue unit).
@@ -101,7 +104,8 @@ pub struct Retire {
     pub skip_mask: Value,
     /// Clears the vector for the next command (driven by the issue unit).
     pub clear: Value,
-    /// The VLU writes `written` (one bit per slot) of group `group` (driven by the VLU).
+    /// The VLU writes `written` (one bit per slot) of groups `group` and `group + 1`
+    /// (driven by the VLU).
     written: Value,
     group: Value,
 }
@@ -117,22 +121,39 @@ impl Retire {
         let skip_k = m.wire("retire_skip_k", 32);
         let skip_mask = m.wire("retire_skip_mask", s);
         let clear = m.wire("retire_clear", 1);
-        let written = m.wire("retire_written", s);
+        let written = m.wire("retire_written", 2 * s);
         let group = m.wire("retire_group", 32);
-        let bit = |k: &Value| lit(k, 1, w).dshl(&(k - &retired).trunc(lw));
+        // Bits `bits` for elements `k..`, placed at `k - retired` modulo the window: one
+        // subtraction and one shift (an element below `retired` is never marked, so
+        // what wraps past the window's end belongs at its start).
+        let place = |k: &Value, bits: &Value| {
+            let span = w + bits.width();
+            let at = bits.zext(span).dshl(&(k - &retired).trunc(lw));
+            &at.trunc(w) | &at.slice(span - 1, w).zext(w)
+        };
         let zero = lit(&done, 0, w);
-        let mut marks = zero.clone();
-        for j in 0..s {
-            let skipped = &skip_k + &lit(&skip_k, j as u64, 32);
-            let on = &skip_valid & &skip_mask.bit(j);
-            marks = &marks | &mux(&on, &bit(&skipped), &zero);
-            let k = &group.shl(s.trailing_zeros()) | &lit(&group, j as u64, 32);
-            marks = &marks | &mux(&written.bit(j), &bit(&k), &zero);
+        let skips = &skip_valid.repeat(s) & &skip_mask;
+        // The VLU's writes and the issue unit's skips are marked a cycle later
+        // (registered: the paths from the VLDQ's and the VPAQ's heads through the marks
+        // into `retired` would not fit a cycle).
+        let written_r = m.reg("retire_written_r", 2 * s, 0u64);
+        let group_r = m.reg("retire_group_r", 32, ResetValue::None);
+        let skips_r = m.reg("retire_skips_r", s, 0u64);
+        let skip_k_r = m.reg("retire_skip_k_r", 32, ResetValue::None);
+        for (r, v) in [
+            (&written_r, &written),
+            (&group_r, &group),
+            (&skips_r, &skips),
+            (&skip_k_r, &skip_k),
+        ] {
+            m.connect(r, v);
         }
-        // Up to a group's worth of leading finished elements retire per cycle: the rate
-        // of the VLU and of skipped groups.
+        let at = group_r.shl(s.trailing_zeros());
+        let marks = &place(&skip_k_r, &skips_r) | &place(&at, &written_r);
+        // Up to two groups' worth of leading finished elements retire per cycle: the
+        // rate of the VLU.
         let all = &done | &marks;
-        let stop = cat(&[&lit(&done, 1, 1), &!&all.trunc(s)]);
+        let stop = cat(&[&lit(&done, 1, 1), &!&all.trunc(2 * s)]);
         let step = priority_encode(&stop);
         m.connect(&done, &all.dshr(&step));
         m.connect(&retired, &(&retired + &step.zext(32)));
@@ -141,7 +162,7 @@ impl Retire {
             m.connect(&retired, &lit(&retired, 0, 32));
         });
         Retire {
-            settled: !&done.or_r(),
+            settled: !&(&(&done.or_r() | &written_r.or_r()) | &skips_r.or_r()),
             retired,
             skip_valid,
             skip_k,
@@ -181,7 +202,7 @@ pub(super) fn build(
     m: &mut ModuleBuilder,
     p: &HwachaParams,
     vldq: &Fifo,
-    out: &Bundle,
+    (out, next): (&Bundle, &Bundle),
     retire: &Retire,
     load: (&Value, &Value),
 ) -> Vlu {
@@ -192,16 +213,68 @@ pub(super) fn build(
     let data = head.slice(8 * BEAT_BYTES + aw - 1, aw);
     let tag = head.trunc(aw);
     let e = VltEntry::unpack(&head.slice(head.width() - 1, 8 * BEAT_BYTES + aw), 32);
-    let (width, unsigned) = load;
 
-    // The group being written: a response's groups go out one after the other.
+    // The groups being written, g and g + 1: a response's groups go out in order.
     let started = m.reg("vlu_started", 1, false);
     let next_group = m.reg("vlu_group", 32, 0u64);
     let group = mux(&started, &next_group, &e.k0.shr(log_s));
+    let one = lit(&group, 1, 32);
+    let group_b = &group + &one;
+    let last_group = (&e.k0 + &e.high().zext(32)).shr(log_s);
+    let (mask_a, data_a) = group_write(&e, &data, &group, load, s);
+    let (mask_b, data_b) = group_write(&e, &data, &group_b, load, s);
+    let a_last = group.eq(&last_group);
+    // Two groups of one bank cannot go together.
+    let b_in = if p.banks > 1 {
+        !&a_last
+    } else {
+        lit(&a_last, 0, 1)
+    };
+    m.connect(out.valid(), &(&vldq.deq_valid() & &mask_a.or_r()));
+    m.connect(field(out, "group"), &group);
+    m.connect(field(out, "data"), &data_a);
+    m.connect(field(out, "mask"), &mask_a);
+    // Groups of no active element are skipped without a write; g + 1 goes only with g.
+    let a_done = &vldq.deq_valid() & &(out.ready() | &!&mask_a.or_r());
+    m.connect(next.valid(), &(&(&a_done & &b_in) & &mask_b.or_r()));
+    m.connect(field(next, "group"), &group_b);
+    m.connect(field(next, "data"), &data_b);
+    m.connect(field(next, "mask"), &mask_b);
+    let b_done = &(&a_done & &b_in) & &(next.ready() | &!&mask_b.or_r());
+    let done = &a_done & &(&a_last | &(&b_done & &group_b.eq(&last_group)));
+    let written = cat(&[
+        &(&next.fire().repeat(s) & &mask_b),
+        &(&out.fire().repeat(s) & &mask_a),
+    ]);
+    m.connect(&retire.written, &written);
+    m.connect(&retire.group, &group);
+    m.connect(&vldq.deq_ready(), &done);
+    m.when(&a_done, |m| {
+        m.connect(&started, &!&done);
+        // Both sums in parallel: `b_done` comes late (through the lane's `ready`).
+        let two = lit(&group, 2, 32);
+        m.connect(&next_group, &mux(&b_done, &(&group + &two), &group_b));
+    });
+    Vlu {
+        free_valid: done,
+        free_idx: tag,
+    }
+}
+
+/// The active elements of group `group` in the response (entry `e`, beat `data`): the
+/// write mask (one bit per slot) and the slots' values, extended as `load` says.
+fn group_write(
+    e: &VltEntry,
+    data: &Value,
+    group: &Value,
+    (width, unsigned): (&Value, &Value),
+    s: u32,
+) -> (Value, Value) {
+    let log_s = s.trailing_zeros();
     let mut sel = Vec::new();
     let mut vals = Vec::new();
     for j in (0..s).rev() {
-        let k = &group.shl(log_s) | &lit(&group, j as u64, 32);
+        let k = &group.shl(log_s) | &lit(group, j as u64, 32);
         let diff = k.subc(&e.k0);
         let i = diff.trunc(32);
         let in_beat = &!&diff.msb() & &!i.slice(31, 4).or_r();
@@ -211,24 +284,8 @@ pub(super) fn build(
         let raw = data.dshr(&byte.zext(7).shl(3)).trunc(64);
         vals.push(extend(&raw, width, unsigned));
     }
-    let mask = cat(&sel.iter().collect::<Vec<_>>());
-    let last = group.eq(&(&e.k0 + &e.high().zext(32)).shr(log_s));
-    m.connect(out.valid(), &(&vldq.deq_valid() & &mask.or_r()));
-    m.connect(field(out, "group"), &group);
-    m.connect(field(out, "data"), &cat(&vals.iter().collect::<Vec<_>>()));
-    m.connect(field(out, "mask"), &mask);
-    // Groups of no active element are skipped without a write.
-    let advance = &vldq.deq_valid() & &(out.ready() | &!&mask.or_r());
-    let done = &advance & &last;
-    m.connect(&retire.written, &(&out.fire().repeat(s) & &mask));
-    m.connect(&retire.group, &group);
-    m.connect(&vldq.deq_ready(), &done);
-    m.when(&advance, |m| {
-        m.connect(&started, &!&last);
-        m.connect(&next_group, &(&group + &lit(&group, 1, 32)));
-    });
-    Vlu {
-        free_valid: done,
-        free_idx: tag,
-    }
+    (
+        cat(&sel.iter().collect::<Vec<_>>()),
+        cat(&vals.iter().collect::<Vec<_>>()),
+    )
 }
