@@ -520,10 +520,20 @@ fn memory_system(root: &Path, lanes: &[u32], dir: &Path) {
             lanes: l,
             ..Default::default()
         };
+        // `HWACHA_BENCH_L2_LATENCY=1,100`: the memory latencies behind the L2.
+        let behind: Vec<u32> = std::env::var("HWACHA_BENCH_L2_LATENCY").map_or(vec![100], |v| {
+            (v.split(','))
+                .map(|l| {
+                    l.trim()
+                        .parse()
+                        .expect("HWACHA_BENCH_L2_LATENCY: latencies")
+                })
+                .collect()
+        });
         let mut systems = vec![
             ("flat", preset(root, l, false), vec![1, 100]),
-            ("L2", l2_preset(root, l, false), vec![100]),
-            ("L2 + VRU", l2_preset(root, l, true), vec![100]),
+            ("L2", l2_preset(root, l, false), behind.clone()),
+            ("L2 + VRU", l2_preset(root, l, true), behind),
         ];
         // `HWACHA_BENCH_MEM=vru`: the L2 with the VRU only (beside latency 1).
         if std::env::var("HWACHA_BENCH_MEM").is_ok_and(|v| v == "vru") {
@@ -539,6 +549,9 @@ fn memory_system(root: &Path, lanes: &[u32], dir: &Path) {
                 .zip(benches.iter().zip(&programs))
                 .enumerate()
             {
+                if !selected(&bench.name()) {
+                    continue;
+                }
                 let maxvl = unit.maxvl(&ubench::vcfg(program).expect("vcfg"));
                 let cap = (maxvl / 8) as u32;
                 for &latency in &latencies {

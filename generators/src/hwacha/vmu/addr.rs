@@ -1,6 +1,9 @@
 //! Address generation (the VGU, with the VPU's predicate unpacking): walks a command's
 //! lane-local elements k = 0..vlen into the VPAQ, a group of S per cycle for unit stride
-//! (a group is contiguous in memory), one per cycle otherwise.
+//! (a group is contiguous in memory) and for a narrow constant stride (a positive power
+//! of two from the element size to 8 bytes: two or more elements share a 16-byte beat,
+//! so the issue unit coalesces them as it does unit stride), one per cycle otherwise.
+//! Either way the item's `pitch` is the log2 of the bytes from one element to the next.
 //!
 //! Lane-local element k is global element
 //! `e(k) = ((k / strip) * lanes + lane_id) * strip + k % strip`,
@@ -18,7 +21,7 @@
 //! Density-time skipping (thesis 8.6): a constant-stride group whose live predicates are
 //! all off goes in one cycle too, as one item of no active element.
 
-use super::{field, lit, Fifo, MODE_INDEXED, MODE_UNIT, OP_AMO, OP_LOAD};
+use super::{field, lit, Fifo, MODE_INDEXED, MODE_STRIDED, MODE_UNIT, OP_AMO, OP_LOAD};
 use crate::arith::adder::Style::Prefix;
 use crate::hwacha::params::HwachaParams;
 use hdl::helpers::priority_encode;
@@ -46,18 +49,21 @@ pub struct Element {
     pub op: Value,
     pub amo_fn: Value,
     pub width: Value,
-    /// Unit stride (and not an AMO): elements coalesce into beats.
+    /// Unit stride or a narrow constant stride (and not an AMO): elements coalesce
+    /// into beats.
     pub unit: Value,
     pub unsigned: Value,
+    /// Log2 of the bytes from one element to the next, for `unit` items.
+    pub pitch: Value,
 }
 
 impl Element {
     /// Bits of an item with `s` slots.
     pub fn width(s: u32) -> u32 {
-        32 + 64 + s + 64 * s + 1 + 4 + 1 + 1 + 2 + 4 + 2 + 1 + 1
+        32 + 64 + s + 64 * s + 1 + 4 + 1 + 1 + 2 + 4 + 2 + 1 + 1 + 2
     }
 
-    fn fields(&self) -> [&Value; 13] {
+    fn fields(&self) -> [&Value; 14] {
         [
             &self.k,
             &self.addr,
@@ -72,6 +78,7 @@ impl Element {
             &self.width,
             &self.unit,
             &self.unsigned,
+            &self.pitch,
         ]
     }
 
@@ -99,6 +106,7 @@ impl Element {
             width: take(2),
             unit: take(1),
             unsigned: take(1),
+            pitch: take(2),
         }
     }
 }
@@ -124,6 +132,8 @@ struct Regs {
     mode: Value,
     width: Value,
     unsigned: Value,
+    coalesce: Value,
+    pitch: Value,
     base: Value,
     empty: Value,
     k: Value,
@@ -152,6 +162,8 @@ impl Regs {
         let mode = m.reg("seq_mode", 2, none());
         let width = m.reg("seq_width", 2, none());
         let unsigned = m.reg("seq_unsigned", 1, none());
+        let coalesce = m.reg("seq_coalesce", 1, none());
+        let pitch = m.reg("seq_pitch", 2, none());
         let base = m.reg("seq_base", 64, none());
         // The command has no elements; `left` is vlen - k, kept beside k so that no
         // subtraction sits between k and the next address, and `left_gt` its comparisons
@@ -177,6 +189,8 @@ impl Regs {
             mode,
             width,
             unsigned,
+            coalesce,
+            pitch,
             base,
             empty,
             k,
@@ -261,6 +275,9 @@ fn accept(m: &mut ModuleBuilder, p: &HwachaParams, lane_id: &Value, cmd: &Bundle
         m.connect(&r.mode, c_mode);
         m.connect(&r.width, c_width);
         m.connect(&r.unsigned, field(cmd, "unsigned"));
+        let (coalesce, pitch) = coalescing(cmd);
+        m.connect(&r.coalesce, &coalesce);
+        m.connect(&r.pitch, &pitch);
         m.connect(&r.base, field(cmd, "base"));
         let c_vlen = field(cmd, "vlen");
         m.connect(&r.empty, &c_vlen.eq(&lit(c_vlen, 0, 32)));
@@ -274,6 +291,36 @@ fn accept(m: &mut ModuleBuilder, p: &HwachaParams, lane_id: &Value, cmd: &Bundle
         m.connect(&r.group_hop, &c_group_hop);
         m.connect(&r.faulted, &lit(&r.faulted, 0, 1));
     });
+}
+
+/// Whether command `cmd`'s elements coalesce into beats (not an AMO; unit stride, or a
+/// constant stride of 1, 2, 4 or 8 bytes and at least the element size), and the log2
+/// of their pitch in bytes.
+fn coalescing(cmd: &Bundle) -> (Value, Value) {
+    let (mode, width, stride) = (
+        field(cmd, "mode"),
+        field(cmd, "width"),
+        field(cmd, "stride"),
+    );
+    let not_amo = field(cmd, "op").ne(&lit(width, OP_AMO, 2));
+    let unit = mode.eq(&lit(mode, MODE_UNIT, 2));
+    let strided = mode.eq(&lit(mode, MODE_STRIDED, 2));
+    // A power of two of at most 8 bytes: one of the low four bits, nothing above.
+    let low = stride.trunc(4);
+    let pow2 =
+        &(&low & &(&low - &lit(&low, 1, 4))).eq(&lit(&low, 0, 4)) & &low.ne(&lit(&low, 0, 4));
+    let narrow = &(&pow2 & &!&stride.slice(63, 4).or_r()) & &low.ge(&lit(&low, 1, 4).dshl(width));
+    let stride_log = mux(
+        &low.bit(3),
+        &lit(width, 3, 2),
+        &mux(
+            &low.bit(2),
+            &lit(width, 2, 2),
+            &mux(&low.bit(1), &lit(width, 1, 2), &lit(width, 0, 2)),
+        ),
+    );
+    let coalesce = &not_amo & &(&unit | &(&strided & &narrow));
+    (coalesce, mux(&unit, width, &stride_log))
 }
 
 /// Walks the accepted command's elements into the VPAQ, an item per cycle.
@@ -319,7 +366,7 @@ fn walk(
     let live = r.left_gt.trunc(s);
     let at_group = slot.eq(&lit(&slot, 0, slot.width()));
     let on_slots = &vpq.deq_bits() & &live;
-    let unit = &r.mode.eq(&lit(&r.mode, MODE_UNIT, 2)) & &!&is_amo;
+    let unit = r.coalesce.clone();
     let whole_group = &(&at_group & &(&unit | &!&on_slots.or_r())) & &!&(&uses_vvaq | &r.empty);
     let partial = !&r.left_gt.bit(s - 1);
     let group_count = mux(&partial, &r.left.trunc(4), &lit(&r.k, s as u64, 4));
@@ -361,6 +408,7 @@ fn walk(
         width: r.width.clone(),
         unit,
         unsigned: r.unsigned.clone(),
+        pitch: r.pitch.clone(),
     };
     m.connect(&vpaq.enq_valid(), &fire);
     m.connect(&vpaq.enq_bits(), &e.pack());

@@ -37,6 +37,8 @@ pub struct Issue {
     /// `done_load`, so every outstanding request is this command's).
     pub load_width: Value,
     pub load_unsigned: Value,
+    /// The command's element pitch (log2 bytes from one element to the next in a beat).
+    pub load_pitch: Value,
 }
 
 /// The issue unit's registers: the beat being collected or sent, the command's progress,
@@ -64,6 +66,8 @@ struct Regs {
     done_store: Value,
     load_width: Value,
     load_unsigned: Value,
+    load_pitch: Value,
+    pitch: Value,
     carry: Carry,
 }
 
@@ -110,6 +114,8 @@ impl Regs {
             done_store: m.reg("done_store_r", 1, false),
             load_width: m.reg("load_width", 2, none()),
             load_unsigned: m.reg("load_unsigned", 1, none()),
+            load_pitch: m.reg("load_pitch", 2, none()),
+            pitch: m.reg("beat_pitch", 2, none()),
             carry: Carry {
                 valid: m.reg("carry_valid", 1, false),
                 k0: m.reg("carry_k0", 32, none()),
@@ -233,6 +239,7 @@ pub(super) fn build(
         done_store,
         load_width: b.load_width.clone(),
         load_unsigned: b.load_unsigned.clone(),
+        load_pitch: b.load_pitch.clone(),
     }
 }
 
@@ -323,6 +330,7 @@ fn send(
             m.write(&vlt.mem, &alloc, &entry.pack());
             m.connect(&b.load_width, &b.width);
             m.connect(&b.load_unsigned, &b.unsigned);
+            m.connect(&b.load_pitch, &b.pitch);
             m.connect(&b.state, &lit(&b.state, COLLECT, 2));
         });
         b.finish(m, &b.last, &b.op);
@@ -390,7 +398,7 @@ fn collect(
     m.when(&step, |m| {
         m.connect(&b.open, &!&close);
         m.connect(&b.k0, &first);
-        let consumed_addr = &e.addr + &consumed.zext(64).dshl(&e.width);
+        let consumed_addr = &e.addr + &consumed.zext(64).dshl(&e.pitch);
         let fresh_addr = mux(&c.valid, &c.addr, &consumed_addr);
         m.connect(&b.addr, &mux(&fresh, &fresh_addr, &b.addr));
         let fresh_offset = mux(
@@ -405,6 +413,7 @@ fn collect(
         m.connect(&b.write, &is_store);
         m.connect(&b.unit, &e.unit);
         m.connect(&b.width, &e.width);
+        m.connect(&b.pitch, &e.pitch);
         m.connect(&b.unsigned, &e.unsigned);
         m.connect(&b.op, &e.op);
         m.connect(&b.amo_fn, &e.amo_fn);
@@ -419,7 +428,7 @@ fn collect(
             let k0 = &e.k + &start.zext(32);
             let rest = place_slots(s, &e, &slots, &slots.there, &k0);
             m.connect(&c.k0, &k0);
-            m.connect(&c.addr, &(&e.addr + &start.zext(64).dshl(&e.width)));
+            m.connect(&c.addr, &(&e.addr + &start.zext(64).dshl(&e.pitch)));
             m.connect(&c.offset, &at_index(&slots.rel, start).trunc(4));
             m.connect(&c.active, &rest.active);
             m.connect(&c.mask, &rest.mask);
@@ -452,7 +461,7 @@ struct Slots {
 fn item_slots(s: u32, e: &Element, consumed: &Value) -> Slots {
     let first_byte = e.addr.trunc(4).zext(7);
     let rel: Vec<Value> = (0..s)
-        .map(|j| &first_byte + &lit(&first_byte, j as u64, 7).dshl(&e.width))
+        .map(|j| &first_byte + &lit(&first_byte, j as u64, 7).dshl(&e.pitch))
         .collect();
     let beat_of: Vec<Value> = rel.iter().map(|r| r.slice(6, 4)).collect();
     let current = at_index(&beat_of, consumed);
@@ -468,7 +477,7 @@ fn item_slots(s: u32, e: &Element, consumed: &Value) -> Slots {
         there.push(&(&valid & &!&same) & &beat_of[j as usize].eq(&next));
         here.push(&valid & &same);
     }
-    let end = &first_byte + &e.count.zext(7).dshl(&e.width);
+    let end = &first_byte + &e.count.zext(7).dshl(&e.pitch);
     let count_here = popcount(&cat(&here.iter().rev().collect::<Vec<_>>()));
     Slots {
         beat_end: end.slice(6, 4).gt(&current),

@@ -280,7 +280,7 @@ pub fn vmu(p: &HwachaParams) -> Result<Rc<Module>, HdlErrors> {
     let seq = addr::build(&mut m, p, &lane_id, &cmd, &vpq_q, &vvaq_q, &vsdq_q, &vpaq_q);
     let retire = vlu::Retire::build(&mut m, p);
     let iss = issue::build(&mut m, p, &vpaq_q, &req, &resp, &vldq_q, &retire);
-    let load = (&iss.load_width, &iss.load_unsigned);
+    let load = (&iss.load_width, &iss.load_unsigned, &iss.load_pitch);
     let vl = vlu::build(&mut m, p, &vldq_q, (&vlu_out, &vlu_next), &retire, load);
     m.connect(&retired, &retire.retired);
     m.connect(&iss.vlt_free_valid, &vl.free_valid);

@@ -23,11 +23,11 @@ use hdl::ir::addr_width;
 use hdl::{cat, mux, Bundle, ModuleBuilder, ResetValue, Value};
 
 /// What an outstanding load request carries: elements `k0 + i` for the set bits `i` of
-/// `active`, element `i` at byte `offset + i << width`. In the VLT `k0` keeps only its
+/// `active`, element `i` at byte `offset + i << pitch`. In the VLT `k0` keeps only its
 /// low [`K0_BITS`] bits ([`Retire::k0`] restores it); in the VLDQ, where the issue unit
-/// puts it beside the response, it is whole (32 bits). The element width and signedness
-/// are the command's (`issue::Issue::load_width`): all outstanding loads belong to the
-/// command writing back.
+/// puts it beside the response, it is whole (32 bits). The element width, signedness
+/// and pitch are the command's (`issue::Issue::load_width`, `load_pitch`): all
+/// outstanding loads belong to the command writing back.
 pub struct VltEntry {
     pub k0: Value,
     pub active: Value,
@@ -204,7 +204,7 @@ pub(super) fn build(
     vldq: &Fifo,
     (out, next): (&Bundle, &Bundle),
     retire: &Retire,
-    load: (&Value, &Value),
+    load: (&Value, &Value, &Value),
 ) -> Vlu {
     let s = p.slices();
     let log_s = s.trailing_zeros();
@@ -267,7 +267,7 @@ fn group_write(
     e: &VltEntry,
     data: &Value,
     group: &Value,
-    (width, unsigned): (&Value, &Value),
+    (width, unsigned, pitch): (&Value, &Value, &Value),
     s: u32,
 ) -> (Value, Value) {
     let log_s = s.trailing_zeros();
@@ -280,7 +280,7 @@ fn group_write(
         let in_beat = &!&diff.msb() & &!i.slice(31, 4).or_r();
         let i4 = i.trunc(4);
         sel.push(&in_beat & &e.active.dshr(&i4).bit(0));
-        let byte = &e.offset + &i4.dshl(width);
+        let byte = &e.offset + &i4.dshl(pitch);
         let raw = data.dshr(&byte.zext(7).shl(3)).trunc(64);
         vals.push(extend(&raw, width, unsigned));
     }
