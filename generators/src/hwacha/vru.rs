@@ -61,8 +61,13 @@ pub struct VruSystem {
 /// Width of the byte counters.
 const BYTE_BITS: u32 = 32;
 
-/// Instruction reads carry tag 1, prefetches tag 0.
+/// Instruction reads carry tag `1 + 2 x slot`, prefetches tag 0.
 const TAG_FETCH: u64 = 1;
+
+/// Instruction chunks the walk reads ahead at most (a power of two): the L2's hit
+/// latency is several cycles, a chunk holds two instructions. Fewer when the port's tag
+/// cannot name the slots.
+const AHEAD: u32 = 4;
 
 struct Io {
     cmd: Bundle,
@@ -73,17 +78,57 @@ struct Io {
     resp: Bundle,
 }
 
-/// The walk's state: the block's next instruction and the 16-byte chunk holding it.
+/// The walk's state: the block's next instruction and the chunks read ahead.
 struct Walk {
     active: Value,
     pc: Value,
     vlen: Value,
     bytes: Value,
-    fetching: Value,
-    fetch_chunk: Value,
-    buf_valid: Value,
-    buf_chunk: Value,
-    buf: Value,
+    fetch: Fetch,
+}
+
+/// The instruction buffer: up to `n` 16-byte chunks from the decoded one on, read
+/// through the port; slot `c % n` holds chunk `c` (`chunks`) once answered. `next` is
+/// the next chunk to read; a slot is read again only once its answer is in.
+struct Fetch {
+    n: u32,
+    next: Value,
+    valid: Value,
+    pending: Value,
+    chunks: Vec<Value>,
+    data: Vec<Value>,
+}
+
+impl Fetch {
+    fn new(m: &mut ModuleBuilder, tag_bits: u32) -> Fetch {
+        let none = || ResetValue::None;
+        let n = AHEAD.min(1 << (tag_bits - 1));
+        Fetch {
+            n,
+            next: m.reg("fetch_next", 28, none()),
+            valid: m.reg("fetch_valid", n, 0u64),
+            pending: m.reg("fetch_pending", n, 0u64),
+            chunks: (0..n)
+                .map(|i| m.reg(&format!("fetch_chunk{i}"), 28, none()))
+                .collect(),
+            data: (0..n)
+                .map(|i| m.reg(&format!("fetch_data{i}"), 8 * BEAT_BYTES, none()))
+                .collect(),
+        }
+    }
+
+    /// Slot `i` as a one-bit condition on `sel` (a slot number).
+    fn is_slot(sel: &Value, i: u32) -> Value {
+        sel.eq(&k(sel, i as u64, sel.width()))
+    }
+
+    /// The slot of chunk `c` (or named by an answer's tag shifted right by one).
+    fn slot(&self, c: &Value) -> Value {
+        match self.n.trailing_zeros() {
+            0 => k(c, 0, 1),
+            sb => c.trunc(sb),
+        }
+    }
 }
 
 /// The line generator: the lines of one decoded access, first to last.
@@ -112,11 +157,7 @@ pub fn vru(p: &HwachaParams, sys: &VruSystem, ram: RamWindow) -> Result<Rc<Modul
         pc: m.reg("pc", 32, ResetValue::None),
         vlen: m.reg("vlen", vb, ResetValue::None),
         bytes: m.reg("block_bytes", BYTE_BITS, ResetValue::None),
-        fetching: m.reg("fetching", 1, false),
-        fetch_chunk: m.reg("fetch_chunk", 28, ResetValue::None),
-        buf_valid: m.reg("buf_valid", 1, false),
-        buf_chunk: m.reg("buf_chunk", 28, ResetValue::None),
-        buf: m.reg("buf", 8 * BEAT_BYTES, ResetValue::None),
+        fetch: Fetch::new(&mut m, g.tag_bits),
     };
     let lb = 32 - g.off_bits;
     let lines = Lines {
@@ -132,7 +173,10 @@ pub fn vru(p: &HwachaParams, sys: &VruSystem, ram: RamWindow) -> Result<Rc<Modul
     let kind = cmd.bits().get("cmd").value().clone();
     let is = |c: u64| kind.eq(&k(&kind, c, 2));
     let is_vf = is(vrcmd::VF);
-    let free = &!&walk.active & &!&lines.active;
+    // A block starts with no instruction read in flight, so none of the last block's
+    // answers lands in the new one's buffer.
+    let fetching = walk.fetch.pending.or_r();
+    let free = &(&!&walk.active & &!&lines.active) & &!&fetching;
     let ready = &io.halt | &(&free & &(&!&is_vf | &t.may_start));
     m.connect(cmd.ready(), &ready);
     let take = &(cmd.valid() & &ready) & &!&io.halt;
@@ -148,8 +192,9 @@ pub fn vru(p: &HwachaParams, sys: &VruSystem, ram: RamWindow) -> Result<Rc<Modul
         m.connect(&walk.pc, &value.trunc(32));
         m.connect(&walk.vlen, cmd.bits().get("vlen").value());
         m.connect(&walk.bytes, &k(&start, 0, BYTE_BITS));
-        // Code may have changed since the last block: its chunk is read again.
-        m.connect(&walk.buf_valid, &k(&start, 0, 1));
+        // Code may have changed since the last block: its chunks are read again.
+        m.connect(&walk.fetch.valid, &k(&start, 0, walk.fetch.n));
+        m.connect(&walk.fetch.next, &value.slice(31, 4));
     });
     let stop = &(&io.halt | &t.abort) | &ended.last;
     let zero = k(&start, 0, 1);
@@ -158,7 +203,7 @@ pub fn vru(p: &HwachaParams, sys: &VruSystem, ram: RamWindow) -> Result<Rc<Modul
     let outstanding = lines
         .in_flight
         .ne(&k(&lines.in_flight, 0, lines.in_flight.width()));
-    let busy = &(&(cmd.valid() | &walk.active) | &(&lines.active | &walk.fetching)) | &outstanding;
+    let busy = &(&(cmd.valid() | &walk.active) | &(&lines.active | &fetching)) | &outstanding;
     m.connect(&io.busy, &busy);
     m.finish()
 }
@@ -186,9 +231,18 @@ fn walk_block(
         let hi = a.zext(33).lt(&k(a, base + size, 33));
         &lo & &hi
     };
+    let f = &w.fetch;
     let chunk = w.pc.slice(31, 4);
-    let have = &(&w.buf_valid & &w.buf_chunk.eq(&chunk)) & &!&l.active;
-    let insn = mux(&w.pc.bit(3), &w.buf.slice(127, 64), &w.buf.slice(63, 0));
+    let slot = f.slot(&chunk);
+    let mut have = k(&chunk, 0, 1);
+    let mut buf = f.data[0].clone();
+    for i in 0..f.n {
+        let here = Fetch::is_slot(&slot, i);
+        have = &have | &(&(&here & &f.valid.bit(i)) & &f.chunks[i as usize].eq(&chunk));
+        buf = mux(&here, &f.data[i as usize], &buf);
+    }
+    let have = &have & &!&l.active;
+    let insn = mux(&w.pc.bit(3), &buf.slice(127, 64), &buf.slice(63, 0));
     let op = insn.slice(11, 7);
     let major = insn.slice(6, 0).eq(&k(&insn, 0x3f, 7));
     let is_op = |c: u64| &major & &op.eq(&k(&op, c, 5));
@@ -223,13 +277,17 @@ fn walk_block(
         .in_flight
         .lt(&k(&l.in_flight, sys.trackers as u64, l.in_flight.width()));
     let prefetch = &l.active & &room;
-    let fetch = &(&(&w.active & &!&have) & &!&w.fetching) & &(&!&l.active & &in_ram(&w.pc));
+    // Instruction reads: up to `n` chunks from the decoded one, into free slots.
+    let fetch_addr = f.next.cat(&k(&f.next, 0, 4));
+    let ahead = (&f.next - &chunk).lt(&k(&chunk, f.n as u64, 28));
+    let next_slot = f.slot(&f.next);
+    let slot_free = !&f.pending.dshr(&next_slot).bit(0);
+    let fetch = &(&(&w.active & &!&l.active) & &(&ahead & &slot_free)) & &in_ram(&fetch_addr);
     m.connect(req.valid(), &(&prefetch | &fetch));
     let rb = req.bits();
-    let fetch_addr = chunk.cat(&k(&chunk, 0, 4));
     m.connect(
         rb.get("addr").value(),
-        &mux(&l.active, &line_addr, &fetch_addr),
+        &mux(&prefetch, &line_addr, &fetch_addr),
     );
     m.connect(rb.get("write").value(), &k(&chunk, 0, 1));
     m.connect(rb.get("data").value(), &k(&chunk, 0, 8 * BEAT_BYTES));
@@ -238,34 +296,43 @@ fn walk_block(
     m.connect(
         rb.get("tag").value(),
         &mux(
-            &l.active,
+            &prefetch,
             &k(&chunk, 0, g.tag_bits),
-            &k(&chunk, TAG_FETCH, g.tag_bits),
+            &(&next_slot.zext(g.tag_bits).shl(1) | &k(&chunk, TAG_FETCH, g.tag_bits)),
         ),
     );
     m.connect(rb.get("amo").value(), &k(&chunk, amo::NONE, amo::BITS));
     let sent = req.fire();
-    let advance = &sent & &l.active;
+    let advance = &sent & &prefetch;
     m.when(&advance, |m| {
         m.connect(&l.line, &(&l.line + &k(&l.line, 1, l.line.width())));
         m.when(&l.line.eq(&l.last), |m| {
             m.connect(&l.active, &k(&mem, 0, 1))
         });
     });
-    m.when(&(&sent & &!&l.active), |m| {
-        m.connect(&w.fetching, &k(&mem, 1, 1));
-        m.connect(&w.fetch_chunk, &chunk);
-    });
-    // Answers: an instruction chunk fills the buffer, a prefetch's is dropped.
+    // Answers: an instruction chunk fills its slot, a prefetch's is dropped.
     let resp = &io.resp;
     m.connect(resp.ready(), &k(&mem, 1, 1));
     let rtag = resp.bits().get("tag").value().clone();
     let fetched = resp.valid() & &rtag.bit(0);
-    m.when(&fetched, |m| {
-        m.connect(&w.fetching, &k(&mem, 0, 1));
-        m.connect(&w.buf_valid, &k(&mem, 1, 1));
-        m.connect(&w.buf_chunk, &w.fetch_chunk);
-        m.connect(&w.buf, resp.bits().get("data").value());
+    let read = &sent & &!&prefetch;
+    let answer_slot = f.slot(&rtag.shr(1));
+    let (mut valid, mut pending) = (Vec::new(), Vec::new());
+    for i in (0..f.n).rev() {
+        let sent_here = &read & &Fetch::is_slot(&next_slot, i);
+        let answered_here = &fetched & &Fetch::is_slot(&answer_slot, i);
+        m.when(&sent_here, |m| m.connect(&f.chunks[i as usize], &f.next));
+        m.when(&answered_here, |m| {
+            m.connect(&f.data[i as usize], resp.bits().get("data").value())
+        });
+        // A read empties its slot until the answer fills it.
+        valid.push(&(&f.valid.bit(i) | &answered_here) & &!&sent_here);
+        pending.push(&(&f.pending.bit(i) | &sent_here) & &!&answered_here);
+    }
+    m.connect(&f.valid, &hdl::cat(&valid.iter().collect::<Vec<_>>()));
+    m.connect(&f.pending, &hdl::cat(&pending.iter().collect::<Vec<_>>()));
+    m.when(&read, |m| {
+        m.connect(&f.next, &(&f.next + &k(&f.next, 1, 28)))
     });
     let answered = resp.valid() & &!&rtag.bit(0);
     m.connect(&l.in_flight, &up_down(&l.in_flight, &advance, &answered));
