@@ -46,12 +46,7 @@ pub struct Issue {
 struct Regs {
     state: Value,
     open: Value,
-    k0: Value,
-    addr: Value,
-    offset: Value,
-    active: Value,
-    mask: Value,
-    data: Value,
+    beat: Contents,
     write: Value,
     unit: Value,
     width: Value,
@@ -76,12 +71,32 @@ struct Regs {
 /// so a straddling item goes in one step and a beat can go every cycle.
 struct Carry {
     valid: Value,
+    beat: Contents,
+}
+
+/// A beat's contents: its first element `k0`, address, first byte, active elements, byte
+/// mask and store data (the VLT entry and the request); datapath without reset.
+struct Contents {
     k0: Value,
     addr: Value,
     offset: Value,
     active: Value,
     mask: Value,
     data: Value,
+}
+
+impl Contents {
+    fn new(m: &mut ModuleBuilder, prefix: &str) -> Contents {
+        let mut reg = |name: &str, w: u32| m.reg(&format!("{prefix}_{name}"), w, ResetValue::None);
+        Contents {
+            k0: reg("k0", 32),
+            addr: reg("addr", 64),
+            offset: reg("offset", 4),
+            active: reg("active", BEAT_BYTES),
+            mask: reg("mask", BEAT_BYTES),
+            data: reg("data", 8 * BEAT_BYTES),
+        }
+    }
 }
 
 impl Regs {
@@ -94,12 +109,7 @@ impl Regs {
         Regs {
             state: m.reg("iss_state", 2, COLLECT),
             open: m.reg("beat_open", 1, false),
-            k0: m.reg("beat_k0", 32, none()),
-            addr: m.reg("beat_addr", 64, none()),
-            offset: m.reg("beat_offset", 4, none()),
-            active: m.reg("beat_active", BEAT_BYTES, none()),
-            mask: m.reg("beat_mask", BEAT_BYTES, none()),
-            data: m.reg("beat_data", 8 * BEAT_BYTES, none()),
+            beat: Contents::new(m, "beat"),
             write: m.reg("beat_write", 1, none()),
             unit: m.reg("beat_unit", 1, none()),
             width: m.reg("beat_width", 2, none()),
@@ -118,12 +128,7 @@ impl Regs {
             pitch: m.reg("beat_pitch", 2, none()),
             carry: Carry {
                 valid: m.reg("carry_valid", 1, false),
-                k0: m.reg("carry_k0", 32, none()),
-                addr: m.reg("carry_addr", 64, none()),
-                offset: m.reg("carry_offset", 4, none()),
-                active: m.reg("carry_active", BEAT_BYTES, none()),
-                mask: m.reg("carry_mask", BEAT_BYTES, none()),
-                data: m.reg("carry_data", 8 * BEAT_BYTES, none()),
+                beat: Contents::new(m, "carry"),
             },
         }
     }
@@ -291,16 +296,16 @@ fn send(
         &free.or_r(),
     );
     m.connect(req.valid(), &(&b.in_state(SEND) & &can));
-    let line = &b.addr & &!&lit(&b.addr, (BEAT_BYTES - 1) as u64, 64);
+    let line = &b.beat.addr & &!&lit(&b.beat.addr, (BEAT_BYTES - 1) as u64, 64);
     m.connect(
         field(req, "addr"),
-        &mux(&b.unit, &line, &b.addr).trunc(field(req, "addr").width()),
+        &mux(&b.unit, &line, &b.beat.addr).trunc(field(req, "addr").width()),
     );
     let is_amo = is_op(&b.op, OP_AMO);
     m.connect(field(req, "write"), &(&b.write | &is_amo));
     // An AMO's beat is its one element, placed at its offset as store data is.
-    m.connect(field(req, "data"), &b.data);
-    m.connect(field(req, "mask"), &b.mask);
+    m.connect(field(req, "data"), &b.beat.data);
+    m.connect(field(req, "mask"), &b.beat.mask);
     let amo_code = &b.amo_fn.zext(4) + &lit(&b.amo_fn, 1, 4);
     m.connect(
         field(req, "amo"),
@@ -323,9 +328,9 @@ fn send(
         })
         .otherwise(|m| {
             let entry = VltEntry {
-                k0: b.k0.trunc(K0_BITS),
-                active: b.active.clone(),
-                offset: b.offset.clone(),
+                k0: b.beat.k0.trunc(K0_BITS),
+                active: b.beat.active.clone(),
+                offset: b.beat.offset.clone(),
             };
             m.write(&vlt.mem, &alloc, &entry.pack());
             m.connect(&b.load_width, &b.width);
@@ -384,12 +389,12 @@ fn collect(
     let c = &b.carry;
     let zero = |v: &Value| lit(v, 0, v.width());
     let keep = |v: &Value, carried: &Value| mux(&fresh, &mux(&c.valid, carried, &zero(v)), v);
-    let fresh_k0 = mux(&c.valid, &c.k0, &(&e.k + &consumed.zext(32)));
-    let first = mux(&fresh, &fresh_k0, &b.k0);
+    let fresh_k0 = mux(&c.valid, &c.beat.k0, &(&e.k + &consumed.zext(32)));
+    let first = mux(&fresh, &fresh_k0, &b.beat.k0);
     let here = place_slots(s, &e, &slots, &slots.here, &first);
-    let new_active = &keep(&b.active, &c.active) | &here.active;
-    let new_mask = &keep(&b.mask, &c.mask) | &here.mask;
-    let new_data = &keep(&b.data, &c.data) | &here.data;
+    let new_active = &keep(&b.beat.active, &c.beat.active) | &here.active;
+    let new_mask = &keep(&b.beat.mask, &c.beat.mask) | &here.mask;
+    let new_data = &keep(&b.beat.data, &c.beat.data) | &here.data;
     // The beat ends with the item's last slot, a lane strip, the command or a mode of one
     // element per request.
     let close = [&slots.beyond, &!&e.unit, &item_last, &e.strip_end]
@@ -397,19 +402,19 @@ fn collect(
         .fold(slots.beat_end.clone(), |a, b| &a | b);
     m.when(&step, |m| {
         m.connect(&b.open, &!&close);
-        m.connect(&b.k0, &first);
+        m.connect(&b.beat.k0, &first);
         let consumed_addr = &e.addr + &consumed.zext(64).dshl(&e.pitch);
-        let fresh_addr = mux(&c.valid, &c.addr, &consumed_addr);
-        m.connect(&b.addr, &mux(&fresh, &fresh_addr, &b.addr));
+        let fresh_addr = mux(&c.valid, &c.beat.addr, &consumed_addr);
+        m.connect(&b.beat.addr, &mux(&fresh, &fresh_addr, &b.beat.addr));
         let fresh_offset = mux(
             &c.valid,
-            &c.offset,
+            &c.beat.offset,
             &at_index(&slots.rel, consumed).trunc(4),
         );
-        m.connect(&b.offset, &mux(&fresh, &fresh_offset, &b.offset));
-        m.connect(&b.active, &new_active);
-        m.connect(&b.mask, &new_mask);
-        m.connect(&b.data, &new_data);
+        m.connect(&b.beat.offset, &mux(&fresh, &fresh_offset, &b.beat.offset));
+        m.connect(&b.beat.active, &new_active);
+        m.connect(&b.beat.mask, &new_mask);
+        m.connect(&b.beat.data, &new_data);
         m.connect(&b.write, &is_store);
         m.connect(&b.unit, &e.unit);
         m.connect(&b.width, &e.width);
@@ -427,12 +432,12 @@ fn collect(
             let start = &(consumed + &slots.count_here.zext(4).trunc(4)).trunc(4);
             let k0 = &e.k + &start.zext(32);
             let rest = place_slots(s, &e, &slots, &slots.there, &k0);
-            m.connect(&c.k0, &k0);
-            m.connect(&c.addr, &(&e.addr + &start.zext(64).dshl(&e.pitch)));
-            m.connect(&c.offset, &at_index(&slots.rel, start).trunc(4));
-            m.connect(&c.active, &rest.active);
-            m.connect(&c.mask, &rest.mask);
-            m.connect(&c.data, &rest.data);
+            m.connect(&c.beat.k0, &k0);
+            m.connect(&c.beat.addr, &(&e.addr + &start.zext(64).dshl(&e.pitch)));
+            m.connect(&c.beat.offset, &at_index(&slots.rel, start).trunc(4));
+            m.connect(&c.beat.active, &rest.active);
+            m.connect(&c.beat.mask, &rest.mask);
+            m.connect(&c.beat.data, &rest.data);
         });
         m.when(&close, |m| {
             m.when(&new_active.or_r(), |m| {
