@@ -239,7 +239,10 @@ fn netlist_instances(netlist: &str, top: &str, name: &str) -> usize {
 #[test]
 fn hwacha_vmu_synthesizes_with_nothing_undriven_and_the_vpaq_a_macro() {
     let summary = check_preset("hwacha-1lane", Some("Vmu"));
-    assert!(summary.contains("sram_24x243_1r1w"), "{summary}");
+    // The VPAQ: 24 entries of an address-generation item of S = 2 slots.
+    let width = generators::hwacha::vmu::addr::Element::width(2);
+    let vpaq = format!("sram_24x{width}_1r1w");
+    assert!(summary.contains(&vpaq), "no {vpaq} in {summary}");
 }
 
 /// Every design preset, whole (the Hwacha tiles take many minutes each).
