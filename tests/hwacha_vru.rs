@@ -216,6 +216,9 @@ struct Rig {
     cycle: u64,
     /// The cycle of the VRU's last request.
     last_request: u64,
+    /// The VRU's address registers 0-7 as the test wrote them: they keep their values
+    /// from one session to the next (a `vmca` dropped by a halt leaves the old one).
+    va: [u64; 8],
 }
 
 impl Rig {
@@ -225,6 +228,24 @@ impl Rig {
         dut.poke_u64("reset", 1).unwrap();
         dut.step();
         dut.poke_u64("reset", 0).unwrap();
+        // Registers 0-7 start at 0 (they have no reset): one `vmca` each, taken at once.
+        for reg in 0..8 {
+            for (port, v) in [
+                ("vrcmd_valid", 1),
+                ("vrcmd_bits_cmd", vrcmd::VMCA),
+                ("vrcmd_bits_reg", reg),
+                ("vrcmd_bits_value", 0),
+            ] {
+                dut.poke_u64(port, v).unwrap();
+            }
+            assert_eq!(
+                dut.peek_u64("vrcmd_ready").unwrap(),
+                1,
+                "an idle VRU takes a vmca"
+            );
+            dut.step();
+        }
+        dut.poke_u64("vrcmd_valid", 0).unwrap();
         Rig {
             dut,
             image: HashMap::new(),
@@ -233,6 +254,7 @@ impl Rig {
             prefetched: vec![],
             cycle: 0,
             last_request: 0,
+            va: [0; 8],
         }
     }
 
@@ -346,7 +368,6 @@ fn drive(
     // Bytes of each block taken and not acknowledged (the first skipped: none).
     let mut counted: std::collections::VecDeque<u64> = Default::default();
     let mut waited = 0;
-    let mut va = [0u64; 8];
     let mut blocks = session.blocks.iter();
     let mut reference = vec![];
     let mut next = 0;
@@ -377,12 +398,12 @@ fn drive(
         if rig.cycle(rng, cmd, ack, halt) {
             let (kind, reg, value, vlen) = cmd.unwrap();
             if kind == vrcmd::VMCA && !halt {
-                va[reg as usize] = value;
+                rig.va[reg as usize] = value;
             }
             if kind == vrcmd::VF {
                 let accesses = blocks.next().expect("a block per vf");
                 if !halt {
-                    reference.push(block_lines(&va, vlen, accesses));
+                    reference.push(block_lines(&rig.va, vlen, accesses));
                     let d = match acks {
                         Acks::Random(max) => rng.below(max + 1),
                         _ => 0,
