@@ -24,7 +24,7 @@
 use super::{field, lit, Fifo, MODE_INDEXED, MODE_STRIDED, MODE_UNIT, OP_AMO, OP_LOAD};
 use crate::arith::adder::Style::Prefix;
 use crate::hwacha::params::HwachaParams;
-use hdl::helpers::priority_encode;
+use hdl::helpers::{onehot_encode, priority_encode};
 use hdl::{cat, mux, Bundle, ModuleBuilder, ResetValue, Value};
 
 /// Elements `k..k + count` on their way to the issue unit (an entry of the VPAQ): one
@@ -310,15 +310,8 @@ fn coalescing(cmd: &Bundle) -> (Value, Value) {
     let pow2 =
         &(&low & &(&low - &lit(&low, 1, 4))).eq(&lit(&low, 0, 4)) & &low.ne(&lit(&low, 0, 4));
     let narrow = &(&pow2 & &!&stride.slice(63, 4).or_r()) & &low.ge(&lit(&low, 1, 4).dshl(width));
-    let stride_log = mux(
-        &low.bit(3),
-        &lit(width, 3, 2),
-        &mux(
-            &low.bit(2),
-            &lit(width, 2, 2),
-            &mux(&low.bit(1), &lit(width, 1, 2), &lit(width, 0, 2)),
-        ),
-    );
+    // Read only when `narrow` (one-hot).
+    let stride_log = onehot_encode(&low);
     let coalesce = &not_amo & &(&unit | &(&strided & &narrow));
     (coalesce, mux(&unit, width, &stride_log))
 }
