@@ -345,6 +345,26 @@ fn one_lane_behind_the_l2() {
     }
 }
 
+/// The 2- and 4-lane presets behind the L2, with `ACCELGEN_LONG=1` only (the 4-lane
+/// model takes about four minutes of C++): capped iaxpy and igemm-opt in lockstep, as
+/// one lane above.
+#[test]
+fn two_and_four_lanes_behind_the_l2() {
+    if !long_or_skip("the 2- and 4-lane presets behind the L2") {
+        return;
+    }
+    for name in ["hwacha-2lane-l2", "hwacha-4lane-l2"] {
+        check(
+            preset(name),
+            (&[], 0),
+            &[
+                ("iaxpy", 2, |maxvl| vec![maxvl / 8]),
+                ("igemm-opt", 2, |maxvl| vec![3, maxvl - 1]),
+            ],
+        );
+    }
+}
+
 /// `table` with `mixed_precision` set.
 fn mixed_precision(mut table: toml::Table) -> toml::Table {
     let hwacha = table["hwacha"].as_table_mut().unwrap();
@@ -935,6 +955,41 @@ fn the_four_lane_verilog_is_lint_clean_and_deterministic() {
     let target = LintTarget::from_dir(&dirs[0]).unwrap();
     for v in run_all(&target).unwrap() {
         assert!(v.clean, "{}:\n{}", v.tool, v.output);
+    }
+}
+
+/// The VRU at the ends of its parameters' ranges inside the whole 1-lane L2 SoC (the
+/// VRU module alone is linted at them by `tests/hwacha_vru.rs`): the widest counters,
+/// and with `ACCELGEN_LONG=1` the narrowest.
+#[test]
+fn the_vru_extremes_are_lint_clean_in_the_soc() {
+    let mut shapes = vec![[
+        "vru_blocks=64",
+        "vru_throttle_bytes=16777216",
+        "vru_skip_blocks=4",
+    ]];
+    if long() {
+        shapes.push([
+            "vru_blocks=2",
+            "vru_throttle_bytes=256",
+            "vru_skip_blocks=0",
+        ]);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for (i, shape) in shapes.iter().enumerate() {
+        let dir = tmp.path().join(i.to_string());
+        let mut generate = accelgen();
+        generate
+            .args(["generate", "rocket-hwacha", "--config"])
+            .arg(root().join("configs/hwacha-1lane-l2.toml"));
+        for set in shape {
+            generate.args(["--set", &format!("hwacha.{set}")]);
+        }
+        generate.arg("-o").arg(&dir).assert().success();
+        let target = LintTarget::from_dir(&dir).unwrap();
+        for v in run_all(&target).unwrap() {
+            assert!(v.clean, "{shape:?}: {}:\n{}", v.tool, v.output);
+        }
     }
 }
 
