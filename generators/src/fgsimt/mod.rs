@@ -13,6 +13,7 @@
 //! - `tile.rs`: the top (design `fgsimt`): the control processor, `engine.rs`, the L1,
 //!   `fetch_arbiter.rs` (the I$'s 2:1 arbiter) and `cp_port.rs` (the CP's D$ port).
 
+pub mod avc;
 pub mod bundles;
 pub mod cp;
 pub mod cp_port;

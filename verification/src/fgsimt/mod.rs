@@ -3,6 +3,7 @@
 //! their launches on it.
 
 pub mod affine;
+pub mod avc;
 pub mod l1;
 pub mod program;
 pub mod pwfb;

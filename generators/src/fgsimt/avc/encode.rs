@@ -1,0 +1,94 @@
+//! The AVC's encode unit (seed 002, section 5.2; spec 002 section 4): whether a warp's
+//! vector is affine with a power-of-two stride under its activity mask, and its (base,
+//! stride code), by the rules the golden model (`verification::fgsimt::avc::codec`)
+//! settles:
+//! - the stride's exponent is the lowest set bit of `d_2k ^ d_2k+1` for the first
+//!   aligned pair with both threads active (a priority encoder over the pairs' ANDs and
+//!   a count of trailing zeros); no such pair, or equal words, give the uniform stride 0;
+//! - the base is `d_f - (f << sigma)` for the first active thread `f`;
+//! - the candidate is decoded by the decode unit (`decode.rs`) and compared with every
+//!   active thread's word; it is affine when all match, the exponent is at most
+//!   [`SIGMA_MAX`] and the base is a multiple of the stride.
+//!
+//! Combinational. Ports: `data` (`n` x 32, thread i at bits 32i..32i+31), `mask` (`n`);
+//! `affine`, `base` (32), `code` (3).
+
+use super::decode::decoder;
+use super::{CODE_BITS, SIGMA_MAX, WORD};
+use hdl::helpers::{lowest_one, onehot_mux, priority_encode};
+use hdl::{cat, mux, Bits, HdlErrors, Module, ModuleBuilder, Value};
+use std::rc::Rc;
+
+fn lit(v: &Value, value: u64, width: u32) -> Value {
+    v.konst(Bits::from_u64(width, value))
+}
+
+/// The candidate stride exponent (5 bits) and whether the stride is 0.
+fn stride_estimate(words: &[Value], mask: &Value) -> (Value, Value) {
+    let pairs = words.len() as u32 / 2;
+    if pairs == 0 {
+        return (lit(mask, 0, 5), lit(mask, 1, 1));
+    }
+    let both: Vec<Value> = (0..pairs)
+        .rev()
+        .map(|k| mask.slice(2 * k + 1, 2 * k).and_r())
+        .collect();
+    let both = cat(&both.iter().collect::<Vec<_>>());
+    let xors: Vec<Value> = (0..pairs as usize)
+        .map(|k| &words[2 * k] ^ &words[2 * k + 1])
+        .collect();
+    let x = onehot_mux(&lowest_one(&both), &xors);
+    (priority_encode(&x), x.eq(&lit(&x, 0, WORD)))
+}
+
+/// The encoder for warps of `n` threads (1 to 32).
+pub fn encoder(n: u32) -> Result<Rc<Module>, HdlErrors> {
+    assert!((1..=32).contains(&n), "1 to 32 threads");
+    let mut m = ModuleBuilder::new(&format!("AvcEncoder{n}"));
+    let data = m.input("data", n * WORD);
+    let mask = m.input("mask", n);
+    let words: Vec<Value> = (0..n)
+        .map(|i| data.slice(WORD * i + WORD - 1, WORD * i))
+        .collect();
+
+    let (sigma, uniform) = stride_estimate(&words, &mask);
+    let code = mux(
+        &uniform,
+        &lit(&mask, 0, CODE_BITS),
+        &(&sigma.slice(CODE_BITS - 1, 0) + &lit(&mask, 1, CODE_BITS)),
+    );
+    let first = lowest_one(&mask);
+    let f = priority_encode(&mask).zext(WORD);
+    let offset = mux(&uniform, &lit(&f, 0, WORD), &f.dshl(&sigma));
+    let base = &onehot_mux(&first, &words) - &offset;
+    let low = !&lit(&base, u32::MAX as u64, WORD).dshl(&sigma);
+    let aligned = &uniform | &(&base & &low).eq(&lit(&base, 0, WORD));
+    let in_range = &uniform | &sigma.le(&lit(&sigma, SIGMA_MAX as u64, 5));
+
+    let dec = m.instance("decode", &decoder(n)?);
+    m.connect(&dec.port("base"), &base);
+    m.connect(&dec.port("code"), &code);
+    let decoded = dec.port("data");
+    let matches: Vec<Value> = (0..n)
+        .rev()
+        .map(|i| {
+            let same = decoded
+                .slice(WORD * i + WORD - 1, WORD * i)
+                .eq(&words[i as usize]);
+            &same | &!&mask.bit(i)
+        })
+        .collect();
+    let all_match = cat(&matches.iter().collect::<Vec<_>>()).and_r();
+    let active = mask.or_r();
+    let affine = &(&active & &all_match) & &(&aligned & &in_range);
+
+    let (affine_out, base_out, code_out) = (
+        m.output("affine", 1),
+        m.output("base", WORD),
+        m.output("code", CODE_BITS),
+    );
+    m.connect(&affine_out, &affine);
+    m.connect(&base_out, &base);
+    m.connect(&code_out, &code);
+    m.finish()
+}
