@@ -9,8 +9,12 @@
 //! paper's ambiguities (the stride code, the stride estimate, the pairs, the base's
 //! alignment) for both.
 
+pub mod arrays;
+pub mod controller;
 pub mod decode;
 pub mod encode;
+pub mod geometry;
+pub mod plru;
 
 /// Bits of a word (the paper's vectors are of 32-bit words).
 pub const WORD: u32 = 32;

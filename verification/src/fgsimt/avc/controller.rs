@@ -94,6 +94,20 @@ pub struct Counters {
     pub classes: [u64; 4],
 }
 
+/// One access of the memory below, as the RTL's memory port carries it: a block read,
+/// or a masked block write (the words outside the mask 0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemOp {
+    Read {
+        addr: u32,
+    },
+    Write {
+        addr: u32,
+        mask: u32,
+        data: Vec<u32>,
+    },
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Vector {
     enc: Option<Encoded>,
@@ -130,6 +144,8 @@ pub struct Controller {
     l1_lru: Vec<Plru>,
     memory: HashMap<u32, u32>,
     pub counters: Counters,
+    /// The memory accesses, in order, since the log was last taken.
+    pub log: Vec<MemOp>,
 }
 
 fn bits(mask: u32) -> impl Iterator<Item = usize> {
@@ -157,6 +173,7 @@ impl Controller {
             l1_lru: vec![Plru::new(p.l1_ways as usize); p.l1_sets as usize],
             memory: HashMap::new(),
             counters: Counters::default(),
+            log: Vec::new(),
             p,
         }
     }
@@ -202,6 +219,9 @@ impl Controller {
         self.counters.fills += 1;
         self.counters.fill_bytes += self.p.block_bytes() as u64;
         let base = block * self.p.threads;
+        self.log.push(MemOp::Read {
+            addr: block * self.p.block_bytes(),
+        });
         (0..self.p.threads)
             .map(|i| *self.memory.get(&(base + i)).unwrap_or(&0))
             .collect()
@@ -213,6 +233,13 @@ impl Controller {
         for i in bits(mask) {
             self.memory.insert(base + i as u32, data[i]);
         }
+        self.log.push(MemOp::Write {
+            addr: block * self.p.block_bytes(),
+            mask,
+            data: (0..data.len())
+                .map(|i| if mask >> i & 1 == 1 { data[i] } else { 0 })
+                .collect(),
+        });
     }
 
     fn count_class(&mut self, data: &[u32], mask: u32) {
