@@ -199,6 +199,7 @@ fn presets_in_configs_generate() {
             ("hwacha", "rocket-hwacha"),
             ("fgsimt", "fgsimt"),
             ("vgiw", "vgiw"),
+            ("avc", "avc"),
         ]
         .into_iter()
         .find(|(prefix, _)| name.starts_with(prefix))

@@ -12,7 +12,7 @@
 //! is lint clean.
 
 use generators::fgsimt::avc::controller::controller;
-use generators::fgsimt::avc::geometry::AvcGeometry;
+use generators::fgsimt::avc::params::AvcParams as RtlParams;
 use hdl::{Bits, Design};
 use std::collections::HashMap;
 use verification::fgsimt::avc::controller::{AvcParams, Controller, Counters, MemOp};
@@ -21,8 +21,9 @@ use verification::verilator::{Model, Options};
 
 mod lint_rig;
 
-fn geometry(p: &AvcParams) -> AvcGeometry {
-    AvcGeometry {
+/// The RTL's parameters of the golden model's shape.
+fn geometry(p: &AvcParams) -> RtlParams {
+    RtlParams {
         threads: p.threads,
         vectors_per_line: p.vectors_per_line,
         avc_sets: p.avc_sets,
@@ -287,4 +288,17 @@ fn every_shape_is_lint_clean() {
         .map(|p| controller(&geometry(p)).unwrap())
         .collect();
     lint_rig::lint_blocks("fgsimt avc controller", &blocks);
+}
+
+#[test]
+fn the_presets_are_table_3() {
+    for config in 1..=3 {
+        let path = format!(
+            "{}/configs/avc-table3-{config}.toml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let preset: RtlParams = toml::from_str(&text).unwrap();
+        assert_eq!(preset, geometry(&AvcParams::table3(config)), "{path}");
+    }
 }

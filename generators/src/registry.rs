@@ -4,7 +4,7 @@
 use crate::arith::Multiplier;
 use crate::board::RocketBoard;
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
-use crate::fgsimt::Fgsimt;
+use crate::fgsimt::{avc::Avc, Fgsimt};
 use crate::fpu::{compare::Compare, convert::Convert, divsqrt::DivSqrt, fma::FmaDesign};
 use crate::hwacha::soc::RocketHwacha;
 use crate::l2::L2;
@@ -115,6 +115,7 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<Fgsimt>(),
         DesignInfo::of::<Vgiw>(),
         DesignInfo::of::<L2>(),
+        DesignInfo::of::<Avc>(),
     ]
 }
 

@@ -8,7 +8,7 @@
 //!
 //! A line's valid bit, in each cache, is a register (reset) outside the arrays.
 
-use super::geometry::AvcGeometry;
+use super::params::AvcParams;
 use crate::memory::{self, ArrayPorts};
 use hdl::helpers::onehot_mux;
 use hdl::{Mem, ModuleBuilder, Value};
@@ -22,7 +22,7 @@ pub struct Banked {
 impl Banked {
     fn new(
         m: &mut ModuleBuilder,
-        g: &AvcGeometry,
+        g: &AvcParams,
         name: &str,
         (depth, width): (u64, u32),
         (ways, addr, en): (u32, &Value, &Value),
@@ -69,7 +69,7 @@ pub struct Arrays {
 }
 
 impl Arrays {
-    pub fn new(m: &mut ModuleBuilder, g: &AvcGeometry, r: Reads) -> Arrays {
+    pub fn new(m: &mut ModuleBuilder, g: &AvcParams, r: Reads) -> Arrays {
         let sets = g.avc_sets as u64;
         let tag_w = g.tag_bits() + g.vectors_per_line;
         let slots = sets * g.vectors_per_line as u64;

@@ -27,7 +27,7 @@
 use super::arrays::{Arrays, Reads};
 use super::decode::decoder;
 use super::encode::encoder;
-use super::geometry::AvcGeometry;
+use super::params::AvcParams;
 use super::plru::Plru;
 use super::CODE_BITS;
 use crate::blocks::{any, cat_low_first, k};
@@ -58,6 +58,8 @@ mod st {
     pub const FL_L1: u64 = 19;
     pub const FL_L1_NEXT: u64 = 20;
     pub const FLUSHED: u64 = 21;
+    pub const W_DECIDE: u64 = 22;
+    pub const ENCODE: u64 = 23;
     pub const BITS: u32 = 5;
 }
 
@@ -66,7 +68,7 @@ fn uint(name: &str, width: u32) -> hdl::Field {
 }
 
 /// A block transaction (the request and the memory request have this shape).
-pub fn transaction(g: &AvcGeometry) -> Shape {
+pub fn transaction(g: &AvcParams) -> Shape {
     Shape::decoupled(Shape::bundle(vec![
         uint("write", 1),
         uint("addr", 32),
@@ -76,7 +78,7 @@ pub fn transaction(g: &AvcGeometry) -> Shape {
 }
 
 /// A block's words (the response and the memory response).
-pub fn words(g: &AvcGeometry) -> Shape {
+pub fn words(g: &AvcParams) -> Shape {
     Shape::valid(Shape::bundle(vec![uint("data", g.data_bits())]))
 }
 
@@ -129,7 +131,7 @@ struct Meta {
 }
 
 impl Meta {
-    fn unpack(e: &Value, g: &AvcGeometry) -> Meta {
+    fn unpack(e: &Value, g: &AvcParams) -> Meta {
         let (t, n) = (g.l1_tag_bits(), g.threads);
         Meta {
             tag: e.slice(t - 1, 0),
@@ -171,8 +173,11 @@ struct Regs {
     rest: Value,
     out: Value,
     buf: Value,
-    /// The vector to write: encoding, mask, dirty.
+    /// The vector to write: encoding, mask, dirty; whether it encoded; whether the
+    /// encoder reads the fill (`buf`, `rest`) rather than the request.
     enc: Slot,
+    enc_ok: Value,
+    enc_src: Value,
     /// An AVC line being evicted (way, tag, live vectors left), a vector being evicted.
     vway: Value,
     vtag: Value,
@@ -187,7 +192,7 @@ struct Regs {
     l1_valid: Vec<Value>,
 }
 
-fn regs(m: &mut ModuleBuilder, g: &AvcGeometry) -> Regs {
+fn regs(m: &mut ModuleBuilder, g: &AvcParams) -> Regs {
     let n = g.threads;
     let state = m.reg("state", st::BITS, st::IDLE);
     let flushing = m.reg("flushing", 1, 0u64);
@@ -237,6 +242,8 @@ fn regs(m: &mut ModuleBuilder, g: &AvcGeometry) -> Regs {
         out: r("out", g.data_bits()),
         buf: r("buf", g.data_bits()),
         enc: slot(&mut r, "enc"),
+        enc_ok: r("enc_ok", 1),
+        enc_src: r("enc_src", 1),
         vway: r("vway", aw),
         vtag: r("vtag", tb),
         vlive: r("vlive", v),
@@ -272,7 +279,7 @@ struct AvcView {
     slot: Slot,
 }
 
-fn avc_view(g: &AvcGeometry, r: &Regs, a: &Arrays) -> AvcView {
+fn avc_view(g: &AvcParams, r: &Regs, a: &Arrays) -> AvcView {
     let (tb, v) = (g.tag_bits(), g.vectors_per_line);
     let set = g.set_of(&r.addr);
     let tags: Vec<Value> = a.tags.out.iter().map(|e| e.slice(tb - 1, 0)).collect();
@@ -304,7 +311,7 @@ struct L1View {
     data: Value,
 }
 
-fn l1_view(g: &AvcGeometry, r: &Regs, a: &Arrays, addr: &Value) -> L1View {
+fn l1_view(g: &AvcParams, r: &Regs, a: &Arrays, addr: &Value) -> L1View {
     let set = g.l1_set_of(addr);
     let hits: Vec<Value> = (0..g.l1_ways as usize)
         .map(|w| {
@@ -383,13 +390,14 @@ fn evict_own(m: &mut ModuleBuilder, r: &Regs, en: &Value, way: &Value, ret: u64)
 
 /// LOOK: the arrays' answer for the request. A read takes the AVC's valid threads and,
 /// for the rest, the L1's words on a full hit, else a fill; a write goes by its
-/// encoding. Returns the replay and conflict events and the PLRU touches (enable, way).
+/// encoding, registered here and decided in W_DECIDE. Returns the replay event and the
+/// AVC's and the L1's PLRU touches.
 fn look(
     m: &mut ModuleBuilder,
-    g: &AvcGeometry,
+    g: &AvcParams,
     r: &Regs,
     (v, l, decoded, enc): (&AvcView, &L1View, &Value, &Enc),
-) -> [Value; 4] {
+) -> [Value; 3] {
     let n = g.threads;
     let here = is(r, st::LOOK);
     let served = &v.slot.valid & &r.mask;
@@ -422,6 +430,7 @@ fn look(
         );
         m.connect(&r.enc.base, &enc.base);
         m.connect(&r.enc.code, &enc.code);
+        m.connect(&r.enc_ok, &enc.affine);
         m.connect(&r.enc.valid, &r.mask);
         m.connect(&r.enc.dirty, &k(&here, 1, 1));
     });
@@ -433,23 +442,41 @@ fn look(
     let replay = &(&rd & &hit) & &!&none(&rest);
     let l1_touch = &(&rd & &!&none(&rest)) & &l1_full;
 
-    let wr = &here & &r.write;
-    let crowded = !&none(&(&v.slot.valid & &!&r.mask));
-    let conflict = &(&(&wr & &enc.affine) & &crowded) & &!&same(&v.slot, enc);
-    evict_own(m, r, &conflict, &v.way, st::VEC_WRITE);
-    let placed = &(&wr & &enc.affine) & &!&conflict;
-    go(m, r, &(&placed & &!&v.line_hit), st::AVC_ALLOC);
-    go(m, r, &(&placed & &v.line_hit), st::VEC_WRITE);
-    go(m, r, &(&wr & &!&enc.affine), st::L1_ALLOC);
-    [replay, conflict, &rd & &hit, l1_touch]
+    go(m, r, &(&here & &r.write), st::W_DECIDE);
+    [replay, &rd & &hit, l1_touch]
 }
 
-/// FILL_REQ, FILL_WAIT, DECIDE_FILL: a read's missing threads from memory, overlaid
-/// with the L1's valid words, then encoded into the AVC or filled into the L1.
-/// Returns the conflict event.
+/// The registered encoding as an encoder's answer.
+fn registered(r: &Regs) -> Enc {
+    Enc {
+        affine: r.enc_ok.clone(),
+        base: r.enc.base.clone(),
+        code: r.enc.code.clone(),
+    }
+}
+
+/// W_DECIDE: a write by its encoding (registered in LOOK): into the AVC, after evicting
+/// a conflicting vector whose threads it does not all cover, or into the L1. Returns
+/// the conflict event.
+fn decide_write(m: &mut ModuleBuilder, r: &Regs) -> Value {
+    let here = is(r, st::W_DECIDE);
+    let enc = registered(r);
+    let crowded = (&r.vec.valid & &!&r.mask).or_r();
+    let conflict = &(&(&here & &enc.affine) & &crowded) & &!&same(&r.vec, &enc);
+    evict_own(m, r, &conflict, &r.way, st::VEC_WRITE);
+    let placed = &(&here & &enc.affine) & &!&conflict;
+    go(m, r, &(&placed & &!&r.line), st::AVC_ALLOC);
+    go(m, r, &(&placed & &r.line), st::VEC_WRITE);
+    go(m, r, &(&here & &!&enc.affine), st::L1_ALLOC);
+    conflict
+}
+
+/// FILL_REQ, FILL_WAIT, ENCODE, DECIDE_FILL: a read's missing threads from memory,
+/// overlaid with the L1's valid words, encoded (registered), then into the AVC or the
+/// L1. Returns the conflict event.
 fn fill(
     m: &mut ModuleBuilder,
-    g: &AvcGeometry,
+    g: &AvcParams,
     r: &Regs,
     (mem_fire, mem_resp, enc): (&Value, &Bundle, &Enc),
 ) -> Value {
@@ -465,17 +492,22 @@ fn fill(
     m.when(&arrived, |m| {
         m.connect(&r.buf, &overlay);
         m.connect(&r.out, &pick(&r.rest, &overlay, &r.out, n));
+        m.connect(&r.enc_src, &k(&arrived, 1, 1));
     });
-    go(m, r, &arrived, st::DECIDE_FILL);
-    let here = is(r, st::DECIDE_FILL);
-    m.when(&here, |m| {
+    go(m, r, &arrived, st::ENCODE);
+    let encoding = is(r, st::ENCODE);
+    m.when(&encoding, |m| {
         m.connect(&r.enc.base, &enc.base);
         m.connect(&r.enc.code, &enc.code);
+        m.connect(&r.enc_ok, &enc.affine);
         m.connect(&r.enc.valid, &r.rest);
         m.connect(&r.enc.dirty, &(&r.l1_wdirty & &r.rest).or_r());
     });
+    go(m, r, &encoding, st::DECIDE_FILL);
+    let here = is(r, st::DECIDE_FILL);
+    let enc = registered(r);
     let affine = &here & &enc.affine;
-    let conflict = &(&(&affine & &r.line) & &r.vec.valid.or_r()) & &!&same(&r.vec, enc);
+    let conflict = &(&(&affine & &r.line) & &r.vec.valid.or_r()) & &!&same(&r.vec, &enc);
     evict_own(m, r, &conflict, &r.way, st::VEC_WRITE);
     go(m, r, &(&affine & &!&r.line), st::AVC_ALLOC);
     go(m, r, &(&(&affine & &r.line) & &!&conflict), st::VEC_WRITE);
@@ -496,7 +528,7 @@ struct MemReq {
 /// invalidated. `slot` is the vector as read, `decoded` its words.
 fn evict(
     m: &mut ModuleBuilder,
-    g: &AvcGeometry,
+    g: &AvcParams,
     r: &Regs,
     (a, slot, decoded, mem_fire): (&Arrays, &Slot, &Value, &Value),
 ) -> MemReq {
@@ -528,7 +560,7 @@ fn evict(
 /// AVC_ALLOC, VEC_LOOP, TAG_WRITE: the request's AVC line allocated, the victim's live
 /// vectors evicted first (VEC_LOOP also walks the flush's lines). Returns the line
 /// eviction event and the tag array's writer.
-fn allocate(m: &mut ModuleBuilder, g: &AvcGeometry, r: &Regs, plru: &Plru) -> (Value, Write) {
+fn allocate(m: &mut ModuleBuilder, g: &AvcParams, r: &Regs, plru: &Plru) -> (Value, Write) {
     let set = g.set_of(&r.addr);
     let here = is(r, st::AVC_ALLOC);
     let valid: Vec<Value> = r.avc_valid.iter().map(|v| bit_at(v, &set)).collect();
@@ -594,7 +626,7 @@ struct Writers {
 
 /// VEC_WRITE: the encoded vector into the request's slot (merged with the same (base,
 /// stride)), its live bit set, its words dropped from the L1. Returns the merge event.
-fn vector_write(m: &mut ModuleBuilder, g: &AvcGeometry, r: &Regs, w: &mut Writers) -> Value {
+fn vector_write(m: &mut ModuleBuilder, g: &AvcParams, r: &Regs, w: &mut Writers) -> Value {
     let here = is(r, st::VEC_WRITE);
     let enc = Enc {
         affine: k(&here, 1, 1),
@@ -640,7 +672,7 @@ fn vector_write(m: &mut ModuleBuilder, g: &AvcGeometry, r: &Regs, w: &mut Writer
 /// victim (its dirty words written back); L1_EV_* also evict the flush's lines.
 fn l1_allocate(
     m: &mut ModuleBuilder,
-    g: &AvcGeometry,
+    g: &AvcParams,
     r: &Regs,
     (a, plru, mem_fire): (&Arrays, &Plru, &Value),
 ) -> MemReq {
@@ -682,7 +714,7 @@ fn l1_allocate(
 /// L1_WRITE: a generic write's words (write-validate, dirty) or a generic fill's (where
 /// neither cache holds them) into the request's L1 line; a write's words leave the AVC.
 /// Returns the L1 data array's writer.
-fn l1_write(m: &mut ModuleBuilder, g: &AvcGeometry, r: &Regs, w: &mut Writers) -> Write {
+fn l1_write(m: &mut ModuleBuilder, g: &AvcParams, r: &Regs, w: &mut Writers) -> Write {
     let n = g.threads;
     let here = is(r, st::L1_WRITE);
     let hv = &r.l1_wvalid & &r.l1_hit.repeat(n);
@@ -736,7 +768,7 @@ fn l1_write(m: &mut ModuleBuilder, g: &AvcGeometry, r: &Regs, w: &mut Writers) -
 /// then FLUSHED.
 fn flush_walk(
     m: &mut ModuleBuilder,
-    g: &AvcGeometry,
+    g: &AvcParams,
     r: &Regs,
     (a, flush): (&Arrays, &Value),
 ) -> Value {
@@ -819,9 +851,9 @@ fn step_walk(m: &mut ModuleBuilder, r: &Regs, en: &Value, (sets, ways): (u32, u3
 }
 
 /// The AVC and L1 pair of shape `g`.
-pub fn controller(g: &AvcGeometry) -> Result<Rc<Module>, HdlErrors> {
-    if let Err(e) = g.check() {
-        panic!("AVC controller: {e}");
+pub fn controller(g: &AvcParams) -> Result<Rc<Module>, HdlErrors> {
+    if let Err(e) = g.validate() {
+        panic!("AVC controller: {}: {}", e.param, e.message);
     }
     let n = g.threads;
     let mut m = ModuleBuilder::new("AvcController");
@@ -843,6 +875,7 @@ pub fn controller(g: &AvcGeometry) -> Result<Rc<Module>, HdlErrors> {
         ] {
             m.connect(reg, &q(f));
         }
+        m.connect(&r.enc_src, &k(&fire, 0, 1));
     });
     go(&mut m, &r, &fire, st::LOOK);
 
@@ -874,9 +907,8 @@ pub fn controller(g: &AvcGeometry) -> Result<Rc<Module>, HdlErrors> {
     let ev_slot = Slot::unpack(&a.vectors.of(&onehot_decode(&r.ev_way, g.avc_ways)), n);
 
     let e = m.instance("encode", &encoder(n)?);
-    let deciding = is(&r, st::DECIDE_FILL);
-    m.connect(&e.port("data"), &mux(&deciding, &r.buf, &r.data));
-    m.connect(&e.port("mask"), &mux(&deciding, &r.rest, &r.mask));
+    m.connect(&e.port("data"), &mux(&r.enc_src, &r.buf, &r.data));
+    m.connect(&e.port("mask"), &mux(&r.enc_src, &r.rest, &r.mask));
     let enc = Enc {
         affine: e.port("affine"),
         base: e.port("base"),
@@ -898,7 +930,8 @@ pub fn controller(g: &AvcGeometry) -> Result<Rc<Module>, HdlErrors> {
     let avc_plru = Plru::new(&mut m, "avc_plru", g.avc_sets, g.avc_ways);
     let l1_plru = Plru::new(&mut m, "l1_plru", g.l1_sets, g.l1_ways);
     let l = l1_view(g, &r, &a, &r.addr);
-    let [replay, conflict_w, avc_hit, l1_hit] = look(&mut m, g, &r, (&v, &l, &decoded, &enc));
+    let [replay, avc_hit, l1_hit] = look(&mut m, g, &r, (&v, &l, &decoded, &enc));
+    let conflict_w = decide_write(&mut m, &r);
     let conflict_f = fill(&mut m, g, &r, (&mem_fire, &mem_resp, &enc));
     let ev = evict(&mut m, g, &r, (&a, &ev_slot, &decoded, &mem_fire));
     let (line_evict, alloc_tag) = allocate(&mut m, g, &r, &avc_plru);

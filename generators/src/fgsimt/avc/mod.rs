@@ -13,7 +13,7 @@ pub mod arrays;
 pub mod controller;
 pub mod decode;
 pub mod encode;
-pub mod geometry;
+pub mod params;
 pub mod plru;
 
 /// Bits of a word (the paper's vectors are of 32-bit words).
@@ -24,3 +24,31 @@ pub const CODE_BITS: u32 = 3;
 
 /// The largest stride exponent a code holds (strides 1 to 64).
 pub const SIGMA_MAX: u32 = (1 << CODE_BITS) - 2;
+
+use crate::schema::Param;
+use crate::{Generator, ParamError};
+use hdl::{HdlErrors, Module};
+use std::rc::Rc;
+
+/// The design `avc`: the AVC and L1 pair alone (`controller.rs`), for synthesis, lint
+/// and sweeps of the paper's Table 3 configurations (`configs/avc-table3-*.toml`).
+pub struct Avc;
+
+impl Generator for Avc {
+    type Params = params::AvcParams;
+    const NAME: &'static str = "avc";
+    const DESCRIPTION: &'static str =
+        "affine vector cache beside an L1 with word valid bits (seed 002, Algorithms 1-2)";
+
+    fn params() -> Vec<Param> {
+        params::params()
+    }
+
+    fn validate(p: &params::AvcParams) -> Result<(), ParamError> {
+        p.validate()
+    }
+
+    fn build(p: &params::AvcParams) -> Result<Rc<Module>, HdlErrors> {
+        controller::controller(p)
+    }
+}

@@ -1,55 +1,78 @@
-//! The AVC and L1 pair's shape (seed 002, Table 3 and Figure 4; spec 002 section 3.2):
-//! the address split of both caches, checked once.
+//! Parameters of the AVC and L1 pair (seed 002, Table 3 and Figure 4; spec 002 section
+//! 3.2): one serde struct, its description, and the address split of both caches.
 
+use crate::schema::{self, Param};
+use crate::ParamError;
 use hdl::ir::addr_width;
 use hdl::Value;
+use serde::{Deserialize, Serialize};
 
-/// Parameters of the pair, in the golden model's terms
-/// (`verification::fgsimt::avc::controller::AvcParams`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AvcGeometry {
-    /// Threads of a warp: 32-bit words of a block (a power of two, 1 to 32).
+/// The pair's shape, in the golden model's terms
+/// (`verification::fgsimt::avc::controller::AvcParams`). The default is the paper's
+/// headline configuration 2 (Table 3): a 32 KB 4-way L1 and a 16 KB 2-way AVC, 64 sets
+/// each, for warps of 32 threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AvcParams {
+    /// Threads of a warp: 32-bit words of a block.
     pub threads: u32,
-    /// Vectors one AVC tag covers (a power of two, 2 to 64).
+    /// Vectors (blocks) one AVC tag covers.
     pub vectors_per_line: u32,
-    /// Sets of the AVC and of the L1 (powers of two, at least 2).
     pub avc_sets: u32,
-    pub l1_sets: u32,
-    /// Ways (1 to 8 each).
     pub avc_ways: u32,
+    pub l1_sets: u32,
     pub l1_ways: u32,
     /// Arrays above this many bits are SRAM macros.
     pub sram_threshold_bits: u64,
+}
+
+impl Default for AvcParams {
+    fn default() -> Self {
+        AvcParams {
+            threads: 32,
+            vectors_per_line: 16,
+            avc_sets: 64,
+            avc_ways: 2,
+            l1_sets: 64,
+            l1_ways: 4,
+            sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
+        }
+    }
+}
+
+/// The parameters (the fields of [`AvcParams`]), in declaration order.
+pub fn params() -> Vec<Param> {
+    vec![
+        Param::int(
+            "threads",
+            1,
+            32,
+            "threads of a warp: 32-bit words of a block",
+        )
+        .pow2(),
+        Param::int(
+            "vectors_per_line",
+            2,
+            64,
+            "vectors (blocks) one AVC tag covers (16 in the paper)",
+        )
+        .pow2(),
+        Param::int("avc_sets", 2, 4096, "AVC sets").pow2(),
+        Param::int("avc_ways", 1, 8, "AVC ways (1-3 in the paper's Table 3)"),
+        Param::int("l1_sets", 2, 4096, "L1 sets").pow2(),
+        Param::int("l1_ways", 1, 8, "L1 ways (3-6 in the paper's Table 3)"),
+        crate::memory::threshold_param(),
+    ]
 }
 
 fn log2(v: u32) -> u32 {
     v.trailing_zeros()
 }
 
-impl AvcGeometry {
-    /// Checks the shape: the reason it is not built, if any.
-    pub fn check(&self) -> Result<(), String> {
-        let pow2 = |v: u32| v.is_power_of_two();
-        if !(pow2(self.threads) && self.threads <= 32) {
-            return Err(format!("threads {}: a power of two up to 32", self.threads));
-        }
-        if !(pow2(self.vectors_per_line) && (2..=64).contains(&self.vectors_per_line)) {
-            return Err(format!(
-                "vectors_per_line {}: a power of two, 2 to 64",
-                self.vectors_per_line
-            ));
-        }
-        for (name, sets) in [("avc_sets", self.avc_sets), ("l1_sets", self.l1_sets)] {
-            if !(pow2(sets) && (2..=4096).contains(&sets)) {
-                return Err(format!("{name} {sets}: a power of two, 2 to 4096"));
-            }
-        }
-        for (name, ways) in [("avc_ways", self.avc_ways), ("l1_ways", self.l1_ways)] {
-            if !(1..=8).contains(&ways) {
-                return Err(format!("{name} {ways}: 1 to 8"));
-            }
-        }
-        Ok(())
+impl AvcParams {
+    /// Every value in its range (the rules `params` states).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        schema::check_fields(&params(), self)
     }
 
     pub fn data_bits(&self) -> u32 {
