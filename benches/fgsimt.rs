@@ -111,6 +111,11 @@ fn main() {
     let text = std::fs::read_to_string(root.join(&config)).expect("preset");
     let table: toml::Table = text.parse().expect("TOML");
     println!("preset {config}");
+    // `FGSIMT_BENCH_AVC=1`: only the affine vector cache's traffic study (no RTL).
+    if std::env::var_os("FGSIMT_BENCH_AVC").is_some() {
+        avc_traffic(root, dir.path(), only.as_deref());
+        return;
+    }
     let mut settings: Vec<(&str, Model, FgsimtParams)> = Vec::new();
     for mode in std::iter::once("none").chain(MODES) {
         match preset(&table, mode) {
@@ -160,6 +165,86 @@ fn main() {
             })
             .collect();
         println!("{name:9}  {}   {}", cells.join("  "), rtl.join("  "));
+    }
+    avc_traffic(root, dir.path(), only.as_deref());
+}
+
+/// Seed 002's characterization on the kernels (golden models only: the engine has no
+/// AVC yet): each kernel's private-memory transactions (warps of 32, stacks interleaved
+/// as `verification::fgsimt::avc::private` maps them) by class, and the memory traffic
+/// (fills and write-backs; a launch's stacks are dropped at its end, dead) of Table 3's
+/// baseline and configurations 1-3.
+fn avc_traffic(root: &Path, dir: &Path, only: Option<&[String]>) {
+    use verification::fgsimt::avc::controller::AvcParams;
+    use verification::fgsimt::avc::private::replay_program;
+    println!(
+        "\nAVC (seed 002) on the kernels' private memory, golden model: transactions by class \
+         (paper, 0.5 r_base: 67 % non-generic on average), memory traffic of Table 3's \
+         configurations (bytes), configuration 2 against the baseline"
+    );
+    println!(
+        "kernel        transactions   zero  unif  affine  generic  sub-word  checked  \
+         traffic B / 1 / 2 / 3                 2 vs B"
+    );
+    let configs: Vec<AvcParams> = (0..=3).map(AvcParams::table3).collect();
+    // As built, and with 18 of the 28 allocatable registers taken from GCC (the paper
+    // compiles under register limits down to half the spill-free count): ra, t0, t1,
+    // s0 and a0-a5 are left.
+    let limited: Vec<String> = (1..=11)
+        .map(|i| format!("s{i}"))
+        .chain((2..=6).map(|i| format!("t{i}")))
+        .chain(["a6".into(), "a7".into()])
+        .map(|r| format!("-ffixed-{r}"))
+        .collect();
+    let runs = PAPER.iter().flat_map(|p| [(p.0, false), (p.0, true)]);
+    for (name, limit) in runs {
+        if only.is_some_and(|o| !o.iter().any(|k| k == name)) {
+            continue;
+        }
+        let elf = dir.join(format!("{name}-{limit}.elf"));
+        let src = root.join(format!("kernels/{name}.c"));
+        let flags = if limit { &limited[..] } else { &[] };
+        verification::kernels::build_program_with(&[src], &elf, (&[], &[]), flags)
+            .expect("kernel builds");
+        let program = elf::load_file(&elf).expect("ELF loads");
+        let name = if limit {
+            format!("{name} r10")
+        } else {
+            name.to_string()
+        };
+        let replay = match replay_program(&program, 32, &configs) {
+            Ok(r) => r,
+            Err(e) => {
+                println!("{name:12}  stops: {e}");
+                continue;
+            }
+        };
+        let counters = replay.counters();
+        let classes = counters[0].classes;
+        let total: u64 = classes.iter().sum();
+        let pct = |c: u64| 100.0 * c as f64 / total.max(1) as f64;
+        let traffic: Vec<u64> = counters
+            .iter()
+            .map(|c| c.fill_bytes + c.writeback_bytes)
+            .collect();
+        let ratio = match traffic[0] {
+            0 if traffic[2] == 0 => "same".to_string(),
+            0 => "more".to_string(),
+            b => format!("{:.2}", traffic[2] as f64 / b as f64),
+        };
+        println!(
+            "{name:12}  {total:>12}  {:>5.1} {:>5.1} {:>6.1} {:>7.1}  {:>8}  {:>7}  {:>8} {:>8} {:>8} {:>8}  {ratio:>6}",
+            pct(classes[0]),
+            pct(classes[1]),
+            pct(classes[2]),
+            pct(classes[3]),
+            replay.sub_word,
+            replay.checked,
+            traffic[0],
+            traffic[1],
+            traffic[2],
+            traffic[3],
+        );
     }
 }
 

@@ -51,6 +51,17 @@ pub fn build_program(
     include_dirs: &[PathBuf],
     defines: &[String],
 ) -> Result<PathBuf, ToolchainError> {
+    build_program_with(sources, output, (include_dirs, defines), &[])
+}
+
+/// [`build_program`] with extra compiler `flags` (say `-ffixed-s2`, which takes a
+/// register from the allocator, as seed 002 limits registers to make kernels spill).
+pub fn build_program_with(
+    sources: &[PathBuf],
+    output: &Path,
+    (include_dirs, defines): (&[PathBuf], &[String]),
+    flags: &[String],
+) -> Result<PathBuf, ToolchainError> {
     toolchain::check_paths(sources, output)?;
     let staging = Staging::beside(output)?;
     let rt = runtime_dir();
@@ -60,6 +71,7 @@ pub fn build_program(
         opts.extra.push(format!("-I{}", dir.display()));
     }
     opts.extra.extend(defines.iter().map(|d| format!("-D{d}")));
+    opts.extra.extend(flags.iter().cloned());
     opts.extra.push(rt.join("simt.c").display().to_string());
     let elf = staging.path().join("program.elf");
     toolchain::build_elf(sources, &elf, &opts)?;

@@ -178,6 +178,11 @@ impl Controller {
         }
     }
 
+    /// Threads of a warp: words of a block.
+    pub fn threads(&self) -> u32 {
+        self.p.threads
+    }
+
     /// The memory's word at byte address `addr` (0 where never written).
     pub fn memory_word(&self, addr: u32) -> u32 {
         *self.memory.get(&(addr >> 2)).unwrap_or(&0)
@@ -522,6 +527,14 @@ impl Controller {
                 self.l1_evict(set, way);
             }
         }
+    }
+
+    /// Empties both caches without writing anything back (their data is dead: a
+    /// finished kernel's stacks).
+    pub fn discard(&mut self) {
+        let fresh = Controller::new(self.p);
+        (self.avc, self.avc_lru, self.l1, self.l1_lru) =
+            (fresh.avc, fresh.avc_lru, fresh.l1, fresh.l1_lru);
     }
 
     /// The valid masks of block `addr`'s words in the AVC and in the L1.

@@ -5,7 +5,9 @@
 //! - `codec.rs`: its encode and decode units (paper section 5.2).
 //! - `controller.rs`: the AVC and L1 pair's transactions (Algorithms 1 and 2).
 //! - `plru.rs`: tree pseudo-LRU replacement for any number of ways.
+//! - `private.rs`: a kernel's private-memory accesses as AVC transactions.
 
 pub mod codec;
 pub mod controller;
 pub mod plru;
+pub mod private;
