@@ -269,6 +269,33 @@ fn small_caches_in_lockstep() {
     }
 }
 
+/// The ends of the parameters' ranges: one thread and two vectors a line, direct-mapped
+/// both; four threads with eight ways each.
+#[test]
+fn extreme_shapes_in_lockstep() {
+    let one = AvcParams {
+        threads: 1,
+        vectors_per_line: 2,
+        avc_sets: 2,
+        avc_ways: 1,
+        l1_sets: 2,
+        l1_ways: 1,
+    };
+    // One thread's words are always uniform: every one goes to the AVC.
+    let c = lockstep(one, 24, 3000, 11);
+    assert!(c.line_evictions > 0 && c.writebacks_affine > 0, "{c:?}");
+    let wide = AvcParams {
+        threads: 4,
+        vectors_per_line: 8,
+        avc_sets: 2,
+        avc_ways: 8,
+        l1_sets: 2,
+        l1_ways: 8,
+    };
+    let c = lockstep(wide, 300, 3000, 12);
+    assert!(c.line_evictions > 0 && c.conflicts > 0, "{c:?}");
+}
+
 #[test]
 fn table_3_configuration_2_in_lockstep() {
     let c = lockstep(AvcParams::table3(2), 4096, 3000, 7);
@@ -283,10 +310,29 @@ fn every_shape_is_lint_clean() {
         AvcParams::table3(2),
         AvcParams::table3(3),
     ];
-    let blocks: Vec<_> = shapes
+    let mut blocks: Vec<_> = shapes
         .iter()
         .map(|p| controller(&geometry(p)).unwrap())
         .collect();
+    // The widest: 64 vectors a line, 256 sets, 8 ways each; and the narrowest.
+    let widest = RtlParams {
+        vectors_per_line: 64,
+        avc_sets: 256,
+        l1_sets: 256,
+        avc_ways: 8,
+        l1_ways: 8,
+        ..RtlParams::default()
+    };
+    let narrowest = RtlParams {
+        threads: 1,
+        vectors_per_line: 2,
+        avc_sets: 2,
+        l1_sets: 2,
+        avc_ways: 1,
+        l1_ways: 1,
+        ..RtlParams::default()
+    };
+    blocks.extend([widest, narrowest].iter().map(|p| controller(p).unwrap()));
     lint_rig::lint_blocks("fgsimt avc controller", &blocks);
 }
 

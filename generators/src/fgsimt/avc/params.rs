@@ -57,9 +57,10 @@ pub fn params() -> Vec<Param> {
             "vectors (blocks) one AVC tag covers (16 in the paper)",
         )
         .pow2(),
-        Param::int("avc_sets", 2, 4096, "AVC sets").pow2(),
+        // Line valid bits and PLRU state are registers: at most 256 sets.
+        Param::int("avc_sets", 2, 256, "AVC sets").pow2(),
         Param::int("avc_ways", 1, 8, "AVC ways (1-3 in the paper's Table 3)"),
-        Param::int("l1_sets", 2, 4096, "L1 sets").pow2(),
+        Param::int("l1_sets", 2, 256, "L1 sets").pow2(),
         Param::int("l1_ways", 1, 8, "L1 ways (3-6 in the paper's Table 3)"),
         crate::memory::threshold_param(),
     ]
