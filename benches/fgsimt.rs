@@ -190,12 +190,7 @@ fn avc_traffic(root: &Path, dir: &Path, only: Option<&[String]>) {
     // As built, and with 18 of the 28 allocatable registers taken from GCC (the paper
     // compiles under register limits down to half the spill-free count): ra, t0, t1,
     // s0 and a0-a5 are left.
-    let limited: Vec<String> = (1..=11)
-        .map(|i| format!("s{i}"))
-        .chain((2..=6).map(|i| format!("t{i}")))
-        .chain(["a6".into(), "a7".into()])
-        .map(|r| format!("-ffixed-{r}"))
-        .collect();
+    let limited = verification::fgsimt::avc::private::register_limit_flags();
     let runs = PAPER.iter().flat_map(|p| [(p.0, false), (p.0, true)]);
     for (name, limit) in runs {
         if only.is_some_and(|o| !o.iter().any(|k| k == name)) {

@@ -19,7 +19,10 @@ use verification::fgsimt::avc::codec::{encode, Encoded, SIGMA_MAX};
 use verification::rng::Rng;
 use verification::verilator::{Model, Options};
 
+mod avc_rig;
 mod lint_rig;
+
+use avc_rig::{all, pack, unpack};
 
 /// Poking and peeking ports of the IR simulator or a Verilator model.
 trait Ports {
@@ -45,28 +48,6 @@ impl Ports for Model {
     }
 }
 
-fn vector_bits(words: &[u32]) -> Bits {
-    let packed: Vec<u64> = words
-        .chunks(2)
-        .map(|c| c[0] as u64 | (*c.get(1).unwrap_or(&0) as u64) << 32)
-        .collect();
-    Bits::from_words(32 * words.len() as u32, &packed)
-}
-
-fn words_of(bits: &Bits, n: u32) -> Vec<u32> {
-    (0..n)
-        .map(|i| bits.slice(32 * i + 31, 32 * i).to_u64() as u32)
-        .collect()
-}
-
-fn all(n: u32) -> u32 {
-    if n == 32 {
-        u32::MAX
-    } else {
-        (1 << n) - 1
-    }
-}
-
 /// What the random and directed cases reached.
 #[derive(Default)]
 struct Coverage {
@@ -78,7 +59,7 @@ struct Coverage {
 /// candidate, decoder `d`: both bit-exact with the golden model.
 fn check(dut: &mut impl Ports, (e, d): (&str, &str), data: &[u32], mask: u32, cov: &mut Coverage) {
     let n = data.len() as u32;
-    dut.set(&format!("{e}data"), &vector_bits(data));
+    dut.set(&format!("{e}data"), &pack(data));
     dut.set(
         &format!("{e}mask"),
         &Bits::from_u64(n, (mask & all(n)) as u64),
@@ -105,7 +86,7 @@ fn check(dut: &mut impl Ports, (e, d): (&str, &str), data: &[u32], mask: u32, co
     // The decoder on the encoder's candidate (whatever it is).
     dut.set(&format!("{d}base"), &Bits::from_u64(32, base as u64));
     dut.set(&format!("{d}code"), &Bits::from_u64(3, code as u64));
-    let decoded = words_of(&dut.get(&format!("{d}data")), n);
+    let decoded = unpack(&dut.get(&format!("{d}data")), n);
     assert_eq!(
         decoded,
         Encoded { base, code }.decode(n),

@@ -13,13 +13,16 @@
 
 use generators::fgsimt::avc::controller::controller;
 use generators::fgsimt::avc::params::AvcParams as RtlParams;
-use hdl::{Bits, Design};
+use hdl::Design;
 use std::collections::HashMap;
 use verification::fgsimt::avc::controller::{AvcParams, Controller, Counters, MemOp};
 use verification::rng::Rng;
 use verification::verilator::{Model, Options};
 
+mod avc_rig;
 mod lint_rig;
+
+use avc_rig::{mask, pack, small, unpack, vector};
 
 /// The RTL's parameters of the golden model's shape.
 fn geometry(p: &AvcParams) -> RtlParams {
@@ -31,68 +34,6 @@ fn geometry(p: &AvcParams) -> RtlParams {
         avc_ways: p.avc_ways,
         l1_ways: p.l1_ways,
         sram_threshold_bits: generators::memory::DEFAULT_SRAM_THRESHOLD_BITS,
-    }
-}
-
-fn small(avc_ways: u32, l1_ways: u32) -> AvcParams {
-    AvcParams {
-        threads: 8,
-        vectors_per_line: 4,
-        avc_sets: 2,
-        avc_ways,
-        l1_sets: 2,
-        l1_ways,
-    }
-}
-
-fn pack(words: &[u32]) -> Bits {
-    let packed: Vec<u64> = words
-        .chunks(2)
-        .map(|c| c[0] as u64 | (*c.get(1).unwrap_or(&0) as u64) << 32)
-        .collect();
-    Bits::from_words(32 * words.len() as u32, &packed)
-}
-
-fn unpack(bits: &Bits, n: u32) -> Vec<u32> {
-    (0..n)
-        .map(|i| bits.slice(32 * i + 31, 32 * i).to_u64() as u32)
-        .collect()
-}
-
-fn all(n: u32) -> u32 {
-    if n == 32 {
-        u32::MAX
-    } else {
-        (1 << n) - 1
-    }
-}
-
-fn vector(rng: &mut Rng, n: u32) -> Vec<u32> {
-    let sigma = rng.below(8) as u32;
-    let base = (rng.below(64) as u32) << sigma;
-    let affine: Vec<u32> = (0..n).map(|i| base.wrapping_add(i << sigma)).collect();
-    match rng.below(8) {
-        0..=3 => affine,
-        4 => vec![rng.below(3) as u32; n as usize],
-        5 => {
-            let mut d = affine;
-            d[rng.below(n as u64) as usize] ^= 1;
-            d
-        }
-        _ => (0..n).map(|_| rng.below(1000) as u32).collect(),
-    }
-}
-
-fn mask(rng: &mut Rng, n: u32) -> u32 {
-    match rng.below(6) {
-        0 | 1 => all(n),
-        2 => {
-            let lo = rng.below(n as u64) as u32;
-            let len = 1 + rng.below((n - lo) as u64) as u32;
-            all(len) << lo
-        }
-        3 => 1 << rng.below(n as u64),
-        _ => (rng.next_u64() as u32 & all(n)).max(1),
     }
 }
 

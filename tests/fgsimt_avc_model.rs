@@ -23,17 +23,9 @@ use verification::fgsimt::avc::controller::{AvcParams, Controller};
 use verification::fgsimt::avc::private::replay_program;
 use verification::rng::Rng;
 
-/// 8 threads (32-byte blocks), 4 vectors a line, 2 sets: small enough to evict often.
-fn small(avc_ways: u32) -> AvcParams {
-    AvcParams {
-        threads: 8,
-        vectors_per_line: 4,
-        avc_sets: 2,
-        avc_ways,
-        l1_sets: 2,
-        l1_ways: 2,
-    }
-}
+mod avc_rig;
+
+use avc_rig::{mask, small, vector};
 
 fn affine(n: u32, base: u32, sigma: u32) -> Vec<u32> {
     (0..n).map(|i| base.wrapping_add(i << sigma)).collect()
@@ -47,7 +39,7 @@ fn masked(data: &[u32], mask: u32) -> Vec<u32> {
 
 #[test]
 fn a_store_then_a_load_hits_the_avc() {
-    let mut c = Controller::new(small(2));
+    let mut c = Controller::new(small(2, 2));
     let d = affine(8, 0x100, 2);
     c.write(0x40, 0xff, &d);
     assert_eq!(c.read(0x40, 0xff), d);
@@ -58,7 +50,7 @@ fn a_store_then_a_load_hits_the_avc() {
 
 #[test]
 fn a_wider_load_replays_once() {
-    let mut c = Controller::new(small(2));
+    let mut c = Controller::new(small(2, 2));
     let d = affine(8, 0x100, 2);
     c.write(0x40, 0x0f, &d);
     let got = c.read(0x40, 0xff);
@@ -69,7 +61,7 @@ fn a_wider_load_replays_once() {
 
 #[test]
 fn disjoint_stores_of_one_vector_merge() {
-    let mut c = Controller::new(small(2));
+    let mut c = Controller::new(small(2, 2));
     let d = affine(8, 0x100, 2);
     c.write(0x40, 0x0f, &d);
     c.write(0x40, 0xf0, &d);
@@ -84,7 +76,7 @@ fn disjoint_stores_of_one_vector_merge() {
 
 #[test]
 fn a_conflict_writes_the_old_threads_back() {
-    let mut c = Controller::new(small(2));
+    let mut c = Controller::new(small(2, 2));
     let (old, new) = (affine(8, 0x100, 2), affine(8, 0x800, 3));
     c.write(0x40, 0xff, &old);
     c.write(0x40, 0x0f, &new);
@@ -101,7 +93,7 @@ fn a_conflict_writes_the_old_threads_back() {
 
 #[test]
 fn a_covering_store_overwrites_without_a_write_back() {
-    let mut c = Controller::new(small(2));
+    let mut c = Controller::new(small(2, 2));
     c.write(0x40, 0x0f, &affine(8, 0x100, 2));
     c.write(0x40, 0xff, &affine(8, 0x800, 3));
     assert_eq!(c.counters.conflicts, 0);
@@ -116,7 +108,7 @@ fn a_covering_store_overwrites_without_a_write_back() {
 
 #[test]
 fn affine_and_generic_stores_stay_exclusive_and_merge_on_eviction() {
-    let mut c = Controller::new(small(2));
+    let mut c = Controller::new(small(2, 2));
     let d = affine(8, 0x100, 2);
     c.write(0x40, 0xff, &d);
     let generic = [7, 1, 9, 4, 4, 2, 8, 3];
@@ -140,7 +132,7 @@ fn affine_and_generic_stores_stay_exclusive_and_merge_on_eviction() {
 
 #[test]
 fn a_read_fill_conflicting_with_cached_words_evicts_them() {
-    let mut c = Controller::new(small(2));
+    let mut c = Controller::new(small(2, 2));
     // The memory holds the uniform 5 in threads 4-7 (stored, then flushed).
     c.write(0x40, 0xf0, &[5; 8]);
     c.flush();
@@ -177,7 +169,7 @@ fn an_avc_line_eviction_writes_back_its_sixteen_vectors() {
 #[test]
 fn a_direct_mapped_avc_makes_more_traffic_on_conflicts() {
     let traffic = |avc_ways| {
-        let mut c = Controller::new(small(avc_ways));
+        let mut c = Controller::new(small(avc_ways, 2));
         // Two lines of the same set (4 vectors a line, 2 sets: lines 0 and 2).
         for round in 0..20 {
             for addr in [0x000, 0x100] {
@@ -192,37 +184,6 @@ fn a_direct_mapped_avc_makes_more_traffic_on_conflicts() {
         "direct-mapped {direct} bytes, 2-way {two_way}"
     );
     assert_eq!(two_way, 0);
-}
-
-/// A random vector: affine (stride exponent 0-7), uniform, generic, or affine with one
-/// word changed.
-fn vector(rng: &mut Rng, n: u32) -> Vec<u32> {
-    let sigma = rng.below(8) as u32;
-    let base = (rng.below(64) as u32) << sigma;
-    match rng.below(8) {
-        0..=3 => affine(n, base, sigma),
-        4 => vec![rng.below(3) as u32; n as usize],
-        5 => {
-            let mut d = affine(n, base, sigma);
-            d[rng.below(n as u64) as usize] ^= 1;
-            d
-        }
-        _ => (0..n).map(|_| rng.below(1000) as u32).collect(),
-    }
-}
-
-fn mask(rng: &mut Rng, n: u32) -> u32 {
-    let all = if n == 32 { u32::MAX } else { (1 << n) - 1 };
-    match rng.below(6) {
-        0 | 1 => all,
-        2 => {
-            let lo = rng.below(n as u64) as u32;
-            let len = 1 + rng.below((n - lo) as u64) as u32;
-            (if len == 32 { u32::MAX } else { (1 << len) - 1 }) << lo
-        }
-        3 => 1 << rng.below(n as u64),
-        _ => rng.next_u64() as u32 & all,
-    }
 }
 
 /// `ops` random transactions over `blocks` blocks: every load against the flat memory,
@@ -271,7 +232,7 @@ fn transparent(p: AvcParams, blocks: u32, ops: u32, seed: u64) -> Controller {
 #[test]
 fn random_traffic_is_transparent_in_small_caches() {
     for (ways, seed) in [(0, 1), (1, 2), (2, 3), (3, 4)] {
-        let c = transparent(small(ways), 40, 30_000, seed);
+        let c = transparent(small(ways, 2), 40, 30_000, seed);
         let k = &c.counters;
         if ways > 0 {
             assert!(k.replays > 0 && k.conflicts > 0 && k.merges > 0, "{k:?}");
@@ -298,12 +259,7 @@ fn random_traffic_is_transparent_in_the_table_3_configurations() {
 fn spilling_kernels_read_back_their_words_through_every_configuration() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
-    let flags: Vec<String> = (1..=11)
-        .map(|i| format!("s{i}"))
-        .chain((2..=6).map(|i| format!("t{i}")))
-        .chain(["a6".into(), "a7".into()])
-        .map(|r| format!("-ffixed-{r}"))
-        .collect();
+    let flags = verification::fgsimt::avc::private::register_limit_flags();
     let configs: Vec<AvcParams> = (0..=3).map(AvcParams::table3).collect();
     for name in ["strsearch", "viterbi"] {
         let elf = dir.path().join(format!("{name}.elf"));

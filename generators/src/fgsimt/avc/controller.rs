@@ -18,6 +18,8 @@
 //! Arrays in `arrays.rs`, replacement in `plru.rs` (both caches), the encoder and the
 //! decoder (`encode.rs`, `decode.rs`) one each, shared by the steps.
 //!
+//! A request's mask has at least one thread (the engine sends none for an empty one).
+//!
 //! Ports: `req` (decoupled: `write`, `addr`, `mask`, `data`), `resp` (valid: `data`, the
 //! read threads' words, others 0), `mem_req` (decoupled: `write`, `addr`, `mask`,
 //! `data`; a write has no answer), `mem_resp` (valid: `data`), `flush` (held until

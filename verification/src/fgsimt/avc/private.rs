@@ -239,6 +239,18 @@ impl Replay {
     }
 }
 
+/// GCC flags that leave a kernel 10 of the 28 allocatable registers (ra, t0, t1, s0,
+/// a0-a5): the paper compiles under register limits, down to half the spill-free count,
+/// so that kernels spill.
+pub fn register_limit_flags() -> Vec<String> {
+    (1..=11)
+        .map(|i| format!("s{i}"))
+        .chain((2..=6).map(|i| format!("t{i}")))
+        .chain(["a6".into(), "a7".into()])
+        .map(|r| format!("-ffixed-{r}"))
+        .collect()
+}
+
 /// Why a replay stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
