@@ -234,7 +234,8 @@ mod tests {
         describes_its_struct::<Fgsimt>();
         describes_its_struct::<Vgiw>();
         describes_its_struct::<L2>();
-        assert_eq!(designs().len(), 14);
+        describes_its_struct::<Avc>();
+        assert_eq!(designs().len(), 15);
     }
 
     /// Every value a parameter's description accepts at its extremes (each integer's
