@@ -1,13 +1,17 @@
 //! The affine vector cache of seed 002 (Collange and Kouyoumdjian, 2011, Figures 3-4 and
-//! section 5.2; spec `002-affine-vector-cache.md`), a parameter of the FG-SIMT engine.
-//! Blocks, one file each:
+//! section 5.2; spec `002-affine-vector-cache.md`): today the design `avc` alone, to
+//! become a parameter of the FG-SIMT engine. Blocks, one file each:
+//! - `controller.rs`: the AVC and the L1 beside it (Figure 3, Algorithms 1 and 2).
+//! - `arrays.rs`: their tag, vector, meta and data arrays, one of each a way.
+//! - `plru.rs`: tree pseudo-LRU replacement for any number of ways.
 //! - `decode.rs`: the decoder, (base, stride code) to a warp's vector of words.
 //! - `encode.rs`: the encoder, a warp's vector and activity mask to (base, stride code)
 //!   when the active threads' words are affine with a power-of-two stride.
+//! - `params.rs`: the parameters and the address split (Table 3, Figure 4).
 //!
-//! The golden model is `verification::fgsimt::avc`, whose `codec.rs` settles the
-//! paper's ambiguities (the stride code, the stride estimate, the pairs, the base's
-//! alignment) for both.
+//! The golden model is `verification::fgsimt::avc`: `codec.rs` settles the paper's
+//! ambiguities of the units (the stride code, the stride estimate, the pairs, the
+//! base's alignment) and `controller.rs` those of the algorithms.
 
 pub mod arrays;
 pub mod controller;
