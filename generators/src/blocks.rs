@@ -36,6 +36,11 @@ pub fn up_down(v: &Value, inc: &Value, dec: &Value) -> Value {
     hdl::mux(inc, &hdl::mux(dec, v, &up), &hdl::mux(dec, &down, v))
 }
 
+/// Bit `idx` of `bits` (say a register of one bit per set).
+pub fn bit_at(bits: &Value, idx: &Value) -> Value {
+    bits.dshr(idx).bit(0)
+}
+
 /// The OR of `vs` (at least one).
 pub fn any(vs: &[Value]) -> Value {
     vs[1..].iter().fold(vs[0].clone(), |a, b| &a | b)

@@ -32,7 +32,8 @@ use super::encode::encoder;
 use super::params::AvcParams;
 use super::plru::Plru;
 use super::CODE_BITS;
-use crate::blocks::{any, cat_low_first, k};
+use crate::blocks::{any, bit_at, cat_low_first, k};
+use crate::fgsimt::l1::uint;
 use hdl::helpers::{lowest_one, onehot_decode, onehot_encode, onehot_mux, priority_encode};
 use hdl::{cat, mux, Bundle, Dir, HdlErrors, Module, ModuleBuilder, ResetValue, Shape, Value};
 use std::rc::Rc;
@@ -65,10 +66,6 @@ mod st {
     pub const BITS: u32 = 5;
 }
 
-fn uint(name: &str, width: u32) -> hdl::Field {
-    Shape::field(name, Shape::UInt(width))
-}
-
 /// A block transaction (the request and the memory request have this shape).
 pub fn transaction(g: &AvcParams) -> Shape {
     Shape::decoupled(Shape::bundle(vec![
@@ -82,10 +79,6 @@ pub fn transaction(g: &AvcParams) -> Shape {
 /// A block's words (the response and the memory response).
 pub fn words(g: &AvcParams) -> Shape {
     Shape::valid(Shape::bundle(vec![uint("data", g.data_bits())]))
-}
-
-fn bit_at(bits: &Value, idx: &Value) -> Value {
-    bits.dshr(idx).bit(0)
 }
 
 /// Word-wise select: thread i's word of `a` where `sel` bit i is set, else of `b`.

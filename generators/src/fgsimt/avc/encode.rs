@@ -21,19 +21,16 @@
 //! `affine`, `base` (32), `code` (3).
 
 use super::{CODE_BITS, SIGMA_MAX, WORD};
+use crate::blocks::k;
 use hdl::helpers::{lowest_one, onehot_mux, priority_encode};
-use hdl::{cat, mux, Bits, HdlErrors, Module, ModuleBuilder, Value};
+use hdl::{cat, mux, HdlErrors, Module, ModuleBuilder, Value};
 use std::rc::Rc;
-
-fn lit(v: &Value, value: u64, width: u32) -> Value {
-    v.konst(Bits::from_u64(width, value))
-}
 
 /// The candidate stride exponent (5 bits) and whether the stride is 0.
 fn stride_estimate(words: &[Value], mask: &Value) -> (Value, Value) {
     let pairs = words.len() as u32 / 2;
     if pairs == 0 {
-        return (lit(mask, 0, 5), lit(mask, 1, 1));
+        return (k(mask, 0, 5), k(mask, 1, 1));
     }
     let both: Vec<Value> = (0..pairs)
         .rev()
@@ -44,7 +41,7 @@ fn stride_estimate(words: &[Value], mask: &Value) -> (Value, Value) {
         .map(|k| &words[2 * k] ^ &words[2 * k + 1])
         .collect();
     let x = onehot_mux(&lowest_one(&both), &xors);
-    (priority_encode(&x), x.eq(&lit(&x, 0, WORD)))
+    (priority_encode(&x), x.eq(&k(&x, 0, WORD)))
 }
 
 /// The encoder for warps of `n` threads (1 to 32).
@@ -60,25 +57,25 @@ pub fn encoder(n: u32) -> Result<Rc<Module>, HdlErrors> {
     let (sigma, uniform) = stride_estimate(&words, &mask);
     let code = mux(
         &uniform,
-        &lit(&mask, 0, CODE_BITS),
-        &(&sigma.slice(CODE_BITS - 1, 0) + &lit(&mask, 1, CODE_BITS)),
+        &k(&mask, 0, CODE_BITS),
+        &(&sigma.slice(CODE_BITS - 1, 0) + &k(&mask, 1, CODE_BITS)),
     );
     let first = lowest_one(&mask);
     let f = priority_encode(&mask).zext(WORD);
-    let offset = mux(&uniform, &lit(&f, 0, WORD), &f.dshl(&sigma));
+    let offset = mux(&uniform, &k(&f, 0, WORD), &f.dshl(&sigma));
     let d_first = onehot_mux(&first, &words);
     let base = &d_first - &offset;
-    let low = !&lit(&base, u32::MAX as u64, WORD).dshl(&sigma);
-    let aligned = &uniform | &(&d_first & &low).eq(&lit(&base, 0, WORD));
-    let in_range = &uniform | &sigma.le(&lit(&sigma, SIGMA_MAX as u64, 5));
+    let low = !&k(&base, u32::MAX as u64, WORD).dshl(&sigma);
+    let aligned = &uniform | &(&d_first & &low).eq(&k(&base, 0, WORD));
+    let in_range = &uniform | &sigma.le(&k(&sigma, SIGMA_MAX as u64, 5));
 
     let matches: Vec<Value> = (0..n)
         .rev()
         .map(|i| {
             // (i - f) in 7 signed bits, shifted by at most 7 in 13: |31 << 7| < 2^12.
-            let diff = &lit(&mask, i as u64, 7) - &f.slice(6, 0);
+            let diff = &k(&mask, i as u64, 7) - &f.slice(6, 0);
             let step = diff.sext(13).as_unsigned().dshl(&sigma.slice(2, 0));
-            let want = mux(&uniform, &lit(&f, 0, WORD), &step.sext(WORD).as_unsigned());
+            let want = mux(&uniform, &k(&f, 0, WORD), &step.sext(WORD).as_unsigned());
             let same = (&words[i as usize] - &d_first).eq(&want);
             &same | &!&mask.bit(i)
         })

@@ -20,6 +20,7 @@
 
 use super::{any, cat_low_first, k, op, uint, Geometry, OFFSET_BITS};
 use crate::blocks::amo_alu;
+use crate::blocks::bit_at;
 use crate::fgsimt::params::{DcacheParams, LINE_BYTES};
 use crate::memory::{self, ArrayPorts};
 use hdl::helpers::{onehot_decode, onehot_mux};
@@ -88,11 +89,6 @@ impl State {
     fn st(&self, v: u64) -> Value {
         self.state.eq(&k(&self.state, v, 3))
     }
-}
-
-/// Bit `idx` of `bits` (a register of one bit per set).
-fn bit_at(bits: &Value, idx: &Value) -> Value {
-    bits.dshr(idx).bit(0)
 }
 
 /// What the looked-up request does this cycle.

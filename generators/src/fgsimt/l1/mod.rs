@@ -80,7 +80,7 @@ pub mod op {
     pub const AMO_BASE: u64 = 3;
 }
 
-pub(super) fn uint(name: &str, width: u32) -> hdl::Field {
+pub(crate) fn uint(name: &str, width: u32) -> hdl::Field {
     Shape::field(name, Shape::UInt(width))
 }
 
