@@ -183,7 +183,7 @@ fn avc_traffic(root: &Path, dir: &Path, only: Option<&[String]>) {
          configurations (bytes), configuration 2 against the baseline"
     );
     println!(
-        "kernel        transactions   zero  unif  affine  generic  sub-word  checked  \
+        "kernel        transactions   zero  unif  affine  generic  sub-word  checked  unwritten  \
          traffic B / 1 / 2 / 3                 2 vs B"
     );
     let configs: Vec<AvcParams> = (0..=3).map(AvcParams::table3).collect();
@@ -228,13 +228,14 @@ fn avc_traffic(root: &Path, dir: &Path, only: Option<&[String]>) {
             b => format!("{:.2}", traffic[2] as f64 / b as f64),
         };
         println!(
-            "{name:12}  {total:>12}  {:>5.1} {:>5.1} {:>6.1} {:>7.1}  {:>8}  {:>7}  {:>8} {:>8} {:>8} {:>8}  {ratio:>6}",
+            "{name:12}  {total:>12}  {:>5.1} {:>5.1} {:>6.1} {:>7.1}  {:>8}  {:>7}  {:>9}  {:>8} {:>8} {:>8} {:>8}  {ratio:>6}",
             pct(classes[0]),
             pct(classes[1]),
             pct(classes[2]),
             pct(classes[3]),
             replay.sub_word,
             replay.checked,
+            replay.unwritten,
             traffic[0],
             traffic[1],
             traffic[2],

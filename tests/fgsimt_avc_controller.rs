@@ -137,6 +137,8 @@ fn lockstep(p: AvcParams, blocks: u32, ops: u32, seed: u64) -> Counters {
         let (m, d) = (mask(&mut rng, n), vector(&mut rng, n));
         let kind = if op == ops {
             2
+        } else if rng.below(50) == 0 {
+            3
         } else {
             [0, 1, 1, 0, 0, 1, 2][rng.below(7) as usize]
         };
@@ -150,13 +152,27 @@ fn lockstep(p: AvcParams, blocks: u32, ops: u32, seed: u64) -> Counters {
                 golden.write(addr, m, &d);
                 (None, format!("op {op}: write {addr:#x} mask {m:#x} {d:x?}"))
             }
-            _ => {
+            2 => {
                 golden.flush();
                 (None, format!("op {op}: flush"))
+            }
+            _ => {
+                golden.discard();
+                (None, format!("op {op}: discard"))
             }
         };
         let mut log: std::collections::VecDeque<MemOp> = golden.log.drain(..).collect();
         let events = b.events;
+        if kind == 3 {
+            while b.peek("idle") == 0 {
+                b.cycle(&mut log, &what);
+            }
+            b.poke("discard", 1);
+            b.cycle(&mut log, &what);
+            b.poke("discard", 0);
+            assert!(log.is_empty(), "{what}: the RTL did not make {log:?}");
+            continue;
+        }
         if kind == 2 {
             b.poke("flush", 1);
         } else {

@@ -16,6 +16,7 @@ const ABM: Mechanisms = Mechanisms {
     arith: true,
     branches: true,
     loads: true,
+    private: false,
 };
 
 fn build(dir: &Path, name: &str, sources: &[&str]) -> PathBuf {

@@ -147,6 +147,7 @@ const SHAPE: KernelShape = KernelShape {
         arith: false,
         branches: false,
         loads: false,
+        private: false,
     },
 };
 

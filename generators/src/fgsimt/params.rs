@@ -60,6 +60,15 @@ pub struct FgsimtParams {
     pub sldq_loads: u32,
     /// Words the CP's shared load cache holds (+a; `cp/shared_load_cache.rs`), 0 for none.
     pub shared_load_cache: u32,
+    /// The affine vector cache (seed 002, `avc/`): the threads' stacks become private
+    /// memory, served by an AVC and its own L1 (`smu/private.rs`) instead of the D$.
+    pub avc: bool,
+    /// The AVC's and its L1's shape (Table 3's configuration 2 by default).
+    pub avc_ways: u32,
+    pub avc_sets: u32,
+    pub avc_vectors_per_line: u32,
+    pub avc_l1_ways: u32,
+    pub avc_l1_sets: u32,
 }
 
 impl Default for FgsimtParams {
@@ -83,6 +92,12 @@ impl Default for FgsimtParams {
             smrq_insts: 2,
             sldq_loads: 4,
             shared_load_cache: 8,
+            avc: false,
+            avc_ways: 2,
+            avc_sets: 64,
+            avc_vectors_per_line: 16,
+            avc_l1_ways: 4,
+            avc_l1_sets: 64,
         }
     }
 }
@@ -167,6 +182,22 @@ pub fn params() -> Vec<Param> {
             MAX_ENTRIES as u64,
             "words of the CP's shared load cache, emptied per kernel (with affine a, ab, abm; 0 for none)",
         ),
+        Param::boolean(
+            "avc",
+            "affine vector cache (seed 002): the threads' stacks are private memory in an AVC and its own L1 (affine none only)",
+        ),
+        // The controller's line valid bits and PLRU state are registers: at most 256 sets.
+        Param::int("avc_ways", 1, 8, "AVC ways (1-3 in the paper's Table 3)"),
+        Param::int("avc_sets", 2, 256, "AVC sets").pow2(),
+        Param::int(
+            "avc_vectors_per_line",
+            2,
+            64,
+            "warp vectors one AVC tag covers (16 in the paper)",
+        )
+        .pow2(),
+        Param::int("avc_l1_ways", 1, 8, "ways of the AVC's L1 (3-6 in Table 3)"),
+        Param::int("avc_l1_sets", 2, 256, "sets of the AVC's L1").pow2(),
     ]
 }
 
@@ -247,6 +278,19 @@ impl FgsimtParams {
         }
     }
 
+    /// The AVC and its L1 (with `avc`): blocks of one word a thread of the warp.
+    pub fn avc_cache(&self) -> crate::fgsimt::avc::params::AvcParams {
+        crate::fgsimt::avc::params::AvcParams {
+            threads: self.warp_size,
+            vectors_per_line: self.avc_vectors_per_line,
+            avc_sets: self.avc_sets,
+            avc_ways: self.avc_ways,
+            l1_sets: self.avc_l1_sets,
+            l1_ways: self.avc_l1_ways,
+            sram_threshold_bits: self.sram_threshold_bits,
+        }
+    }
+
     /// The control processor (docs/fgsimt-engine.md, System): the Rocket-like core at
     /// RV32IMAF with direct instruction and data ports (the tile's L1 serves them).
     pub fn cp(&self) -> RocketParams {
@@ -266,6 +310,15 @@ impl FgsimtParams {
                 format!(
                     "must be at least lanes ({}) so that every lane has a thread, got {}",
                     self.lanes, self.warp_size
+                ),
+            ));
+        }
+        if self.avc && self.affine != Affine::None {
+            return Err(ParamError::new(
+                "avc",
+                format!(
+                    "needs affine = \"none\", got \"{}\" (the CP's shared and affine loads do not yet route stack accesses to the AVC)",
+                    self.affine.name()
                 ),
             ));
         }

@@ -13,6 +13,7 @@
 
 use super::affine::asrf::{AffineStats, Asrf, Class, Executed};
 use super::affine::Mechanisms;
+use super::avc::private::Stacks;
 use super::pwfb::{Fragment, Pwfb};
 use crate::iss::commitlog::Commit;
 use crate::iss::simt::{Launch, Thread, EXIT_PC};
@@ -83,6 +84,8 @@ pub struct KernelRun {
     pwfb: Pwfb,
     mech: Mechanisms,
     asrf: Option<Asrf>,
+    /// With `mech.private`: the launch's stacks, private memory.
+    stacks: Option<Stacks>,
     pub stats: KernelStats,
 }
 
@@ -100,6 +103,10 @@ impl KernelRun {
             pwfb: Pwfb::default(),
             mech,
             asrf: None,
+            stacks: mech
+                .private
+                .then(|| Stacks::of_launch(iss, launch.n, warp_size))
+                .flatten(),
             stats: KernelStats::default(),
         };
         run.start_warp(iss, 0);
@@ -156,6 +163,7 @@ impl KernelRun {
         let converged = frag.mask == self.full_mask && self.pwfb.pending() == 0;
         let mut commits = Vec::with_capacity(frag.mask.count_ones() as usize);
         for i in (0..self.threads.len()).filter(|&i| frag.mask >> i & 1 != 0) {
+            self.check_private(iss, frag.pc, &self.threads[i])?;
             commits.push(iss.step_thread(&mut self.threads[i], self.launch.n)?);
         }
         let insn = commits[0].insn;
@@ -185,6 +193,25 @@ impl KernelRun {
             threads: commits,
             next,
         }))
+    }
+
+    /// With private stacks: the access fault `thread`'s instruction at `pc` takes if it
+    /// breaks their rule ([`Stacks::violation`]).
+    fn check_private(&self, iss: &Iss, pc: u64, thread: &Thread) -> Result<(), SimtError> {
+        let Some(stacks) = &self.stacks else {
+            return Ok(());
+        };
+        let insn = iss.mem.read(pc, 4).unwrap_or(0) as u32;
+        match stacks.violation(insn, thread) {
+            Some((cause, tval)) => Err(SimtError::Iss(IssError::KernelTrap {
+                tid: thread.tid,
+                n: self.launch.n,
+                pc,
+                cause,
+                tval,
+            })),
+            None => Ok(()),
+        }
     }
 
     /// Classifies the warp instruction and updates the ASRF, then checks the ASRF's

@@ -23,7 +23,8 @@
 //! Ports: `req` (decoupled: `write`, `addr`, `mask`, `data`), `resp` (valid: `data`, the
 //! read threads' words, others 0), `mem_req` (decoupled: `write`, `addr`, `mask`,
 //! `data`; a write has no answer), `mem_resp` (valid: `data`), `flush` (held until
-//! `flushed`), `flushed`, `idle`, and the events `ev_replay`, `ev_conflict`, `ev_merge`,
+//! `flushed`), `flushed`, `discard` (a cycle, taken while idle: both caches emptied at
+//! once, nothing written back), `idle`, and the events `ev_replay`, `ev_conflict`, `ev_merge`,
 //! `ev_line_evict` (one cycle each).
 
 use super::arrays::{Arrays, Reads};
@@ -758,6 +759,16 @@ fn l1_write(m: &mut ModuleBuilder, g: &AvcParams, r: &Regs, w: &mut Writers) -> 
     }
 }
 
+/// Discard (`when`, in IDLE): every line of both caches invalid at once, nothing written
+/// back (the golden model's `discard`: a launch's stacks are dead at its end).
+fn drop_all(m: &mut ModuleBuilder, r: &Regs, when: &Value) {
+    m.when(when, |m| {
+        for v in r.avc_valid.iter().chain(&r.l1_valid) {
+            m.connect(v, &zero(v, v.width()));
+        }
+    });
+}
+
 /// The flush's walk: FL_TAG, FL_LINE, FL_NEXT over every AVC line (VEC_LOOP evicts its
 /// live vectors), then FL_L1, FL_L1_NEXT over every L1 line (L1_EV_* write it back),
 /// then FLUSHED.
@@ -857,8 +868,10 @@ pub fn controller(g: &AvcParams) -> Result<Rc<Module>, HdlErrors> {
     let mem_req = m.io("mem_req", Dir::Out, &transaction(g));
     let mem_resp = m.io("mem_resp", Dir::In, &words(g));
     let flush = m.input("flush", 1);
+    let discard = m.input("discard", 1);
     let r = regs(&mut m, g);
-    let ready = &is(&r, st::IDLE) & &!&flush;
+    let ready = &is(&r, st::IDLE) & &!&(&flush | &discard);
+    drop_all(&mut m, &r, &(&is(&r, st::IDLE) & &discard));
     let fire = req.valid() & &ready;
     let q = |f: &str| req.bits().get(f).value().clone();
     m.when(&fire, |m| {

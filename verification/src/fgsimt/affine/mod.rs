@@ -16,6 +16,9 @@ pub struct Mechanisms {
     pub branches: bool,
     /// +m: affine unit-stride loads on the wide port.
     pub loads: bool,
+    /// The engine's `avc` (seed 002): each thread's stack is private memory
+    /// ([`crate::fgsimt::avc::private::Stacks::violation`]).
+    pub private: bool,
 }
 
 impl Mechanisms {
@@ -32,6 +35,7 @@ impl Mechanisms {
             arith,
             branches,
             loads,
+            private: false,
         })
     }
 }

@@ -38,7 +38,58 @@ pub struct Stacks {
     pub warp_size: u32,
 }
 
+/// RISC-V's load and store/AMO access-fault causes.
+pub const LOAD_ACCESS_FAULT: u64 = 5;
+pub const STORE_ACCESS_FAULT: u64 = 7;
+
 impl Stacks {
+    /// The launch's stacks as the ISS's `stack` command set them.
+    pub fn of_launch(iss: &crate::iss::Iss, threads: u32, warp_size: u32) -> Option<Stacks> {
+        let [top, bytes, ..] = iss.launch_constants()?;
+        Some(Stacks {
+            top,
+            bytes,
+            threads,
+            warp_size,
+        })
+    }
+
+    /// Private memory's rule (the engine with `avc`; spec 002 leaves it open): the
+    /// launch's stacks `[top - threads * bytes, top)` are private, so a thread may access
+    /// only its own stack there, and no atomic (LR, SC, AMO) may. The trap (cause, tval)
+    /// of `insn` (about to run on `thread`) if it breaks the rule, checked before it
+    /// runs: an access fault (5 for a load or LR, 7 for a store, SC or AMO) with the
+    /// address; a misaligned access is the ISS's own trap, first.
+    pub fn violation(&self, insn: u32, thread: &crate::iss::simt::Thread) -> Option<(u64, u64)> {
+        let (opcode, funct3) = (insn & 0x7f, (insn >> 12) & 7);
+        let base = thread.x(((insn >> 15) & 31) as usize);
+        let (offset, size, write) = match opcode {
+            0x03 | 0x07 => ((insn as i32 >> 20) as i64, 1u64 << (funct3 & 3), false),
+            0x23 | 0x27 => {
+                let imm = ((insn as i32 >> 25) << 5) as i64 | ((insn >> 7) & 31) as i64;
+                (imm, 1 << (funct3 & 3), true)
+            }
+            0x2f => (0, 4, insn >> 27 != 0b00010),
+            _ => return None,
+        };
+        let addr = (base as i64).wrapping_add(offset) as u64 & 0xffff_ffff;
+        let region = (self.threads as u64 * self.bytes) & 0xffff_ffff;
+        let below_top = self.top.wrapping_sub(1).wrapping_sub(addr) & 0xffff_ffff;
+        if addr % size != 0 || below_top >= region {
+            return None;
+        }
+        let own = self.locate(thread.tid, addr).is_some();
+        if own && opcode != 0x2f {
+            return None;
+        }
+        let cause = if write {
+            STORE_ACCESS_FAULT
+        } else {
+            LOAD_ACCESS_FAULT
+        };
+        Some((cause, addr))
+    }
+
     /// Thread `t`'s word index of `addr` and its byte in the word, if `addr` is in
     /// thread `t`'s stack.
     fn locate(&self, t: u32, addr: u64) -> Option<(u32, u32)> {
@@ -112,6 +163,9 @@ pub struct Replay {
     pub checked: u64,
     /// Private accesses that were not word-sized.
     pub sub_word: u64,
+    /// Private loads (any size) of a word the launch had not written: undefined in C
+    /// (a stack slot read before it is set), so not checked.
+    pub unwritten: u64,
     written: HashSet<(u32, u32)>,
 }
 
@@ -121,6 +175,7 @@ impl Replay {
             controllers,
             checked: 0,
             sub_word: 0,
+            unwritten: 0,
             written: HashSet::new(),
         }
     }
@@ -191,6 +246,10 @@ impl Replay {
     fn words(&mut self, block: u32, group: &[&Access], pc: u64) -> Result<(), String> {
         let mask = group.iter().fold(0u32, |m, a| m | 1 << a.lane);
         if group.iter().any(|a| a.load.is_some()) {
+            self.unwritten += group
+                .iter()
+                .filter(|a| a.load.is_some() && !self.written.contains(&(block, a.lane)))
+                .count() as u64;
             for c in &mut self.controllers {
                 let got = c.read(block, mask);
                 for a in group {
@@ -225,6 +284,9 @@ impl Replay {
     /// A byte or halfword access: a one-thread read, and for a store the merged word.
     fn part(&mut self, block: u32, a: &Access) {
         let mask = 1 << a.lane;
+        if a.load.is_some() && !self.written.contains(&(block, a.lane)) {
+            self.unwritten += 1;
+        }
         for c in &mut self.controllers {
             let old = c.read(block, mask)[a.lane as usize];
             if let Some(v) = a.store {
