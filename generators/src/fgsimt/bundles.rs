@@ -82,16 +82,22 @@ pub mod cause {
 /// bytes), `last` (the instruction's last slot). Per lane `l`: `active` (bit l: the
 /// thread is in the mask; inactive lanes' entries hold their place and access nothing),
 /// and in `lane[l]` the byte `addr`, the store or AMO `data` already shifted to its
-/// bytes within the word, and the byte `mask` within the word.
-pub fn mem_slot(lanes: u32) -> Shape {
+/// bytes within the word, and the byte `mask` within the word. With `avc`, `private`
+/// (bit l: an active thread's access to its own stack, `stack_check.rs`; its `addr` is
+/// then the byte offset in that stack).
+pub fn mem_slot(lanes: u32, avc: bool) -> Shape {
     let lane = Shape::bundle(vec![uint("addr", 32), uint("data", 32), uint("mask", 4)]);
-    Shape::valid(Shape::bundle(vec![
+    let mut fields = vec![
         uint("op", 4),
         uint("size", 2),
         uint("last", 1),
         uint("active", lanes),
-        Shape::field("lane", Shape::Vec(lanes, Box::new(lane))),
-    ]))
+    ];
+    if avc {
+        fields.push(uint("private", lanes));
+    }
+    fields.push(Shape::field("lane", Shape::Vec(lanes, Box::new(lane))));
+    Shape::valid(Shape::bundle(fields))
 }
 
 /// The words a memory slot writes, lanes to the shared load cache

@@ -6,7 +6,8 @@
 //! Ports: `rocc_cmd` (in), `rocc_resp`, `rocc_busy`; `fetch_req`/`fetch_resp` (to the
 //! I$ arbiter); `n<l>_req`/`n<l>_resp` per lane and `w_req`/`w_resp` (the D$'s narrow and
 //! wide ports); `fault`; `ftrace`, `wtrace` (lockstep traces); the Table 3 counters
-//! of [`STATS`].
+//! of [`STATS`]; with `avc`, `p_req`/`p_resp`, `avc_idle` and `avc_discard` (the
+//! private path to the tile's AVC, `smu/private.rs`).
 
 use super::bundles::{self, MEM_TAG_BITS};
 use super::cp::frontend::frontend;
@@ -73,6 +74,24 @@ fn store_snoop(m: &mut ModuleBuilder, p: &FgsimtParams, fe: &Inst, ex: &Inst) {
     }
 }
 
+/// With `avc`: the launch's thread count to execute's stack check and the SMU, the
+/// warp's `tid_base` to the SMU, and the SMU's private path to the AVC (`p_req`,
+/// `p_resp`, `avc_idle`; `avc_discard` at each launch), the engine's ports.
+fn private_ports(m: &mut ModuleBuilder, p: &FgsimtParams, (fe, ex, mu): (&Inst, &Inst, &Inst)) {
+    let threads = fe.port("threads");
+    m.connect(&ex.port("threads"), &threads);
+    m.connect(&mu.port("threads"), &threads);
+    m.connect(&mu.port("tid_base"), &fe.port("tid_base"));
+    let g = p.avc_cache();
+    use crate::fgsimt::avc::controller::{transaction, words};
+    pass(m, mu, "p_req", Dir::Out, &transaction(&g));
+    pass(m, mu, "p_resp", Dir::In, &words(&g));
+    let idle = m.input("avc_idle", 1);
+    m.connect(&mu.port("avc_idle"), &idle);
+    let discard = m.output("avc_discard", 1);
+    m.connect(&discard, &fe.port("avc_discard"));
+}
+
 /// The engine of `p`.
 pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtEngine");
@@ -129,6 +148,9 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         }
     }
     m.connect(&fe.port("smu_idle"), &mu.port("idle"));
+    if p.avc {
+        private_ports(&mut m, p, (&fe, &ex, &mu));
+    }
     for name in [
         "warp_start",
         "tid_base",

@@ -23,6 +23,7 @@ use super::bundles::{self, cause};
 use super::lane::lane::{lane, lane_bits, WRITE_PORTS};
 use super::params::{Affine, FgsimtParams};
 use super::siu::siu;
+use super::stack_check::{stack_check, WarpStacks};
 use hdl::helpers::{lowest_one, onehot_mux, priority_encode};
 use hdl::{cat, mux, Bits, Dir, HdlErrors, Inst, Module, ModuleBuilder, Value};
 use std::rc::Rc;
@@ -46,7 +47,7 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let inst = m.io("inst", Dir::In, &bundles::warp_inst(w, p.affine_arith()));
     let su = m.instance("siu", &siu(p)?);
     m.connect_bundle(&su.io("inst"), &inst);
-    let init = warp_state(&mut m);
+    let (init, top) = warp_state(&mut m);
     let lane_mod = lane(p)?;
     let lanes: Vec<Inst> = (0..l_n)
         .map(|l| m.instance(&format!("lane{l}"), &lane_mod))
@@ -79,7 +80,18 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(load.get("pop").value(), &su.port("pop"));
     let space = m.input("space", 1);
     m.connect(&su.port("space"), &space);
-    let misaligned = memory_slots(&mut m, p, &su, &lanes);
+    let stacks = p.avc.then(|| {
+        let threads = m.input("threads", 32);
+        (top, threads)
+    });
+    let stacks = stacks.as_ref().map(|(top, threads)| WarpStacks {
+        start: &init[0],
+        sp0: &init[1],
+        bytes: &init[2],
+        top,
+        threads,
+    });
+    let misaligned = memory_slots(&mut m, p, &su, &lanes, stacks.as_ref());
     let (taken, jumped) = control_results(&mut m, p, &su, &lanes);
     let branch = m.io("branch", Dir::Out, &bundles::branch_result(w));
     m.connect(branch.valid(), &taken.0);
@@ -100,8 +112,8 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
 }
 
 /// The warp's initial register values, latched at `warp_start`: [warp_start, sp0 (thread
-/// 0's sp), sp_bytes, gp, tp].
-fn warp_state(m: &mut ModuleBuilder) -> Vec<Value> {
+/// 0's sp), sp_bytes, gp, tp]; and the `stack_top` input.
+fn warp_state(m: &mut ModuleBuilder) -> (Vec<Value>, Value) {
     let start = m.input("warp_start", 1);
     let names = ["stack_top", "stack_bytes", "gp", "tp", "tid_base"];
     let v: Vec<Value> = names.iter().map(|n| m.input(n, 32)).collect();
@@ -117,13 +129,19 @@ fn warp_state(m: &mut ModuleBuilder) -> Vec<Value> {
         m.connect(&r, value);
         out.push(r);
     }
-    out
+    (out, v[0].clone())
 }
 
-/// Drives `mem` from the lanes' memory slots; returns (a misaligned active thread in
-/// this slot, its lane's one-hot, the lanes' addresses).
-fn memory_slots(m: &mut ModuleBuilder, p: &FgsimtParams, su: &Inst, lanes: &[Inst]) -> Misaligned {
-    let mem = m.io("mem", Dir::Out, &bundles::mem_slot(p.lanes));
+/// Drives `mem` from the lanes' memory slots; returns the slot's faulting lanes (with
+/// `avc`, `stacks`: misaligned or breaking the private-stack rule, `stack_check.rs`).
+fn memory_slots(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    su: &Inst,
+    lanes: &[Inst],
+    stacks: Option<&WarpStacks>,
+) -> Misaligned {
+    let mem = m.io("mem", Dir::Out, &bundles::mem_slot(p.lanes, p.avc));
     let info = su.io("mem_info");
     let valid = info.get("valid").value().clone();
     let lane_bit = |name: &str| {
@@ -131,33 +149,50 @@ fn memory_slots(m: &mut ModuleBuilder, p: &FgsimtParams, su: &Inst, lanes: &[Ins
         cat(&bits.iter().collect::<Vec<_>>())
     };
     let active = lane_bit("mem_active");
-    let bad = &(&active & &lane_bit("mem_misaligned")) & &valid.repeat(p.lanes);
+    let slot = su.io("mem_x").get("slot").value().clone();
+    let addrs: Vec<Value> = lanes.iter().map(|li| li.port("mem_addr")).collect();
+    let on = valid.repeat(p.lanes);
+    let misaligned = &(&active & &lane_bit("mem_misaligned")) & &on;
+    let opv = info.get("op").value();
+    let check = stacks.map(|s| stack_check(m, p, s, (&slot, opv, &active), &addrs));
+    let bad = match &check {
+        Some(c) => &misaligned | &(&c.violation & &on),
+        None => misaligned.clone(),
+    };
     m.connect(mem.valid(), &valid);
     let bits = mem.bits();
-    m.connect(bits.get("op").value(), info.get("op").value());
+    m.connect(bits.get("op").value(), opv);
     m.connect(bits.get("size").value(), su.io("mem_x").get("size").value());
     m.connect(bits.get("last").value(), info.get("last").value());
     m.connect(bits.get("active").value(), &(&active & &!&bad));
-    let mut addrs = Vec::new();
+    if let Some(c) = &check {
+        m.connect(bits.get("private").value(), &(&c.private & &!&bad));
+    }
     for (l, li) in lanes.iter().enumerate() {
         let lane = bits.get("lane").index(l);
-        for (field, port) in [
-            ("addr", "mem_addr"),
-            ("data", "mem_data"),
-            ("mask", "mem_bmask"),
-        ] {
-            m.connect(lane.get(field).value(), &li.port(port));
-        }
-        addrs.push(li.port("mem_addr"));
+        let addr = match &check {
+            Some(c) => mux(&c.private.bit(l as u32), &c.offsets[l], &addrs[l]),
+            None => addrs[l].clone(),
+        };
+        m.connect(lane.get("addr").value(), &addr);
+        m.connect(lane.get("data").value(), &li.port("mem_data"));
+        m.connect(lane.get("mask").value(), &li.port("mem_bmask"));
     }
-    let slot = su.io("mem_x").get("slot").value().clone();
-    Misaligned { bad, slot, addrs }
+    Misaligned {
+        bad,
+        misaligned,
+        slot,
+        addrs,
+    }
 }
 
-/// The misaligned active threads of the memory slot executing.
+/// The faulting active threads of the memory slot executing: misaligned, or (with
+/// `avc`) breaking the private-stack rule.
 struct Misaligned {
     /// One bit per lane.
     bad: Value,
+    /// Of which misaligned (their cause comes first).
+    misaligned: Value,
     slot: Value,
     addrs: Vec<Value>,
 }
@@ -273,15 +308,20 @@ fn fault(m: &mut ModuleBuilder, p: &FgsimtParams, su: &Inst, mis: &Misaligned) -
     let ill = su.io("illegal");
     let c = |v: u64| k(&valid, v, 5);
     let store = info.get("store").value();
+    let lowest = lowest_one(&mis.bad);
     let mis_cause = mux(
-        store,
-        &c(cause::STORE_MISALIGNED),
-        &c(cause::LOAD_MISALIGNED),
+        &(&lowest & &mis.misaligned).or_r(),
+        &mux(
+            store,
+            &c(cause::STORE_MISALIGNED),
+            &c(cause::LOAD_MISALIGNED),
+        ),
+        &mux(store, &c(cause::STORE_ACCESS), &c(cause::LOAD_ACCESS)),
     );
     let lane = lowest_index(&mis.bad);
     let index = &at_slot_index(p, &mis.slot) + &lane;
     let mis_thread = info.get("tid_base").value() + &index;
-    let mis_addr = onehot_mux(&lowest_one(&mis.bad), &mis.addrs);
+    let mis_addr = onehot_mux(&lowest, &mis.addrs);
     let ib = ill.bits();
     let ill_thread = ib.get("tid_base").value() + &lowest_index(ib.get("mask").value());
     let (ill_cause, ill_tval) = trap_of(ib.get("insn").value(), ib.get("pc").value());

@@ -25,6 +25,7 @@ pub mod lane;
 pub mod params;
 pub mod siu;
 pub mod smu;
+pub mod stack_check;
 pub mod tile;
 
 use crate::schema::Param;

@@ -3,11 +3,13 @@
 //! extension, direct memory ports and RoCC), the engine on its RoCC port, the shared L1
 //! I$ behind the 2:1 fetch arbiter (the CP's instruction port and the engine's warp
 //! fetch), and the banked L1 D$ with the lanes on narrow ports 0..L-1, the CP on narrow
-//! port L (through `cp_port.rs`) and the engine's wide port.
+//! port L (through `cp_port.rs`) and the engine's wide port; with `avc`, the AVC and its
+//! L1 on the engine's private path.
 //!
 //! Ports to the memory model: the I$'s `icache_mem` (64-bit, untagged, in order), each
 //! D$ bank's `b<i>_mem` (32-byte, untagged, in order) and the uncached `io_mem` (32-bit,
-//! tagged, with AMOs; HTIF's `tohost` lives there). The D$'s `flush`/`flush_done` (a
+//! tagged, with AMOs; HTIF's `tohost` lives there); with `avc` the AVC's `avc_mem`
+//! (`4 * warp_size` bytes, byte mask, untagged, in order, in a space of its own). The D$'s `flush`/`flush_done` (a
 //! bench writes the dirty lines back before comparing memory), the core's commit
 //! `trace`, and the engine's `fault`, `ftrace` and `wtrace` are the tile's too.
 
@@ -45,6 +47,9 @@ pub fn tile(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     export(&mut m, &icache, ("mem", "icache_mem"), &shapes);
 
     dcache(&mut m, p, &core, &eng)?;
+    if p.avc {
+        avc(&mut m, p, &eng)?;
+    }
     let trace = m.io("trace", Dir::Out, &trace_shape());
     m.connect_bundle(&trace, &core.io("trace"));
     for (name, shape) in [
@@ -127,6 +132,57 @@ fn dcache(
     let done = m.output("flush_done", 1);
     m.connect(&done, &dc.port("flush_done"));
     Ok(())
+}
+
+/// With `avc`: the AVC and its L1 (`avc/controller.rs`) on the engine's private path,
+/// their memory the tile's `avc_mem` port (blocks of `warp_size` words with a byte
+/// mask, in the private space: a system maps it where it likes; the bench serves it
+/// from a memory of its own). Its events count in `stat_avc_<event>`.
+fn avc(m: &mut ModuleBuilder, p: &FgsimtParams, eng: &Inst) -> Result<(), HdlErrors> {
+    use crate::fgsimt::avc::controller::{controller, words};
+    let g = p.avc_cache();
+    let c = m.instance("avc", &controller(&g)?);
+    m.connect_bundle(&c.io("req"), &eng.io("p_req"));
+    m.connect_bundle(&eng.io("p_resp"), &c.io("resp"));
+    m.connect(&eng.port("avc_idle"), &c.port("idle"));
+    m.connect(&c.port("discard"), &eng.port("avc_discard"));
+    m.connect(&c.port("flush"), &crate::blocks::k(&c.port("idle"), 0, 1));
+    let (req, resp) = (
+        m.io("avc_mem_req", Dir::Out, &avc_mem_request(p)),
+        m.io("avc_mem_resp", Dir::In, &words(&g)),
+    );
+    let (from, to) = (c.io("mem_req"), req.bits());
+    m.connect(req.valid(), from.valid());
+    m.connect(from.ready(), req.ready());
+    for f in ["write", "addr", "data"] {
+        m.connect(to.get(f).value(), from.bits().get(f).value());
+    }
+    let mask = from.bits().get("mask").value();
+    let bytes: Vec<hdl::Value> = (0..g.threads).map(|i| mask.bit(i).repeat(4)).collect();
+    m.connect(
+        to.get("mask").value(),
+        &crate::blocks::cat_low_first(&bytes),
+    );
+    m.connect_bundle(&c.io("mem_resp"), &resp);
+    for ev in ["replay", "conflict", "merge", "line_evict"] {
+        let r = m.reg(&format!("avc_{ev}_count"), 32, 0u64);
+        m.connect(&r, &(&r + &c.port(&format!("ev_{ev}")).zext(32)));
+        let o = m.output(&format!("stat_avc_{ev}"), 32);
+        m.connect(&o, &r);
+    }
+    Ok(())
+}
+
+/// The AVC's memory request: a block (`write`, `addr`, `data`) with a byte `mask`.
+pub fn avc_mem_request(p: &FgsimtParams) -> Shape {
+    use crate::fgsimt::l1::uint;
+    let n = p.warp_size;
+    Shape::decoupled(Shape::bundle(vec![
+        uint("write", 1),
+        uint("addr", 32),
+        uint("mask", 4 * n),
+        uint("data", 32 * n),
+    ]))
 }
 
 /// Makes `inner`'s memory port `<inner>_req`/`<inner>_resp` of `inst` the tile's

@@ -22,7 +22,10 @@ pub fn run(
 ) -> anyhow::Result<u8> {
     let p: FgsimtParams = params.clone().try_into()?;
     let affine = params.get("affine").and_then(toml::Value::as_str);
-    let mech = affine.and_then(Mechanisms::parse).unwrap_or_default();
+    let mech = Mechanisms {
+        private: p.avc,
+        ..affine.and_then(Mechanisms::parse).unwrap_or_default()
+    };
     let shape = KernelShape {
         lanes: p.lanes,
         warp_size: p.warp_size,
@@ -46,6 +49,15 @@ pub fn run(
         summary(&out, args.lockstep, seconds)
     );
     eprintln!("{}: {}", path.display(), table3(&out));
+    if let Some(m) = &out.private_mem {
+        eprintln!(
+            "{}: AVC memory (avc_mem, blocks of {} bytes): {} reads, {} writes",
+            path.display(),
+            4 * p.warp_size,
+            m.reads,
+            m.writes
+        );
+    }
     if let Some(why) = explain(program, out.exit_code, out.trap) {
         eprintln!("{}: {why}", path.display());
     }

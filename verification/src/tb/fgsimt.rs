@@ -26,6 +26,7 @@ use super::soc::{program_memory, HostSide, SocError};
 use super::{peek_u64, poke_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::exit::{trap_report, TrapReport};
+use crate::fgsimt::avc::private::Stacks;
 use crate::fgsimt::warp::KernelStats;
 use crate::iss::htif::HtifError;
 use crate::iss::{Iss, IssError};
@@ -101,6 +102,8 @@ pub struct FgsimtOutcome {
     pub writes_checked: u64,
     pub trap: Option<TrapReport>,
     pub mem: MemStats,
+    /// With `avc`: the AVC's memory port (`avc_mem`, its own space).
+    pub private_mem: Option<MemStats>,
     pub engine: EngineStats,
 }
 
@@ -183,6 +186,8 @@ pub struct SpmdGolden {
     pub writes_checked: u64,
     /// Pages the kernels stored to (compared after the run).
     pub stored_pages: BTreeSet<u64>,
+    /// With private stacks (`avc`): each launch's, dead after it and not compared.
+    pub private_ranges: Vec<(u64, u64)>,
 }
 
 impl SpmdGolden {
@@ -201,6 +206,7 @@ impl SpmdGolden {
             launches: Vec::new(),
             writes_checked: 0,
             stored_pages: BTreeSet::new(),
+            private_ranges: Vec::new(),
         }
     }
 
@@ -215,6 +221,12 @@ impl SpmdGolden {
             match self.host.next_step()? {
                 Some(GoldenStep::Record(r)) => self.ahead.push_back(r),
                 Some(GoldenStep::Launch(l)) => {
+                    let iss = self.host.iss_mut();
+                    let stacks = Stacks::of_launch(iss, l.n, self.shape.warp_size);
+                    if let Some(s) = stacks.filter(|_| self.shape.mech.private) {
+                        let low = s.top.wrapping_sub(l.n as u64 * s.bytes);
+                        self.private_ranges.push((low, s.top));
+                    }
                     let k = KernelChecker::new(self.host.iss_mut(), l, self.shape);
                     self.kernel = Some(k);
                 }
@@ -311,6 +323,30 @@ pub fn ports(banks: u32) -> Vec<(MemPort, u32)> {
     ports
 }
 
+/// With private stacks (`shape.mech.private`, the tile's `avc`): the memory behind the
+/// AVC's `avc_mem` port (blocks of `4 * warp_size` bytes with a byte mask), a space of
+/// its own, empty at reset.
+fn private_memory(config: &FgsimtConfig) -> Result<Option<MemoryModel>, MemError> {
+    if !config.shape.mech.private {
+        return Ok(None);
+    }
+    let port = MemPort {
+        resp_ready: None,
+        req_size: None,
+        ..MemPort::decoupled("avc_mem", false)
+    };
+    let mem = MemConfig {
+        bandwidth: Bandwidth {
+            requests: 1,
+            cycles: 1,
+        },
+        ..config.mem.clone()
+    };
+    let mut model = MemoryModel::new(mem, vec![port])?;
+    model.set_port_bytes(0, 4 * config.shape.warp_size)?;
+    Ok(Some(model))
+}
+
 /// The memory model holding `program` and the reset ROM, serving [`ports`].
 fn memory(program: &Program, config: &FgsimtConfig) -> Result<MemoryModel, MemError> {
     let ports = ports(config.banks);
@@ -347,6 +383,7 @@ pub fn run<S: Simulator>(
     lockstep: bool,
 ) -> Result<FgsimtOutcome, FgsimtError> {
     let mut memory = memory(program, config)?;
+    let mut private = private_memory(config)?;
     let (golden, start) = if config.fast_forward {
         let (start, g) = fast_forward::prepare(program, config.max_steps, memory.memory_mut())?;
         let g = lockstep.then(|| SpmdGolden::from_host(g, config.shape));
@@ -372,7 +409,9 @@ pub fn run<S: Simulator>(
                 Some(l) => {
                     let g = l.golden_mut();
                     let pages = g.stored_pages.clone();
-                    compare_memory(memory.memory(), g.iss(), &pages, program)?;
+                    let dead = g.private_ranges.clone();
+                    let iss = g.iss();
+                    compare_memory(memory.memory(), iss, &pages, (program, &dead))?;
                     let g = l.golden();
                     (g.launches.clone(), g.writes_checked)
                 }
@@ -394,6 +433,7 @@ pub fn run<S: Simulator>(
                 trap: trap_report(program, |a| memory.memory().read_u64(a)),
                 engine,
                 mem: memory.stats(),
+                private_mem: private.as_ref().map(MemoryModel::stats),
             });
         }
         let golden = side.lockstep.as_mut().map(Lockstep::golden_mut);
@@ -405,6 +445,9 @@ pub fn run<S: Simulator>(
             l.progressed();
         }
         memory.tick(dut)?;
+        if let Some(p) = private.as_mut() {
+            p.tick(dut)?;
+        }
         dut.step();
     }
     Err(SocError::Timeout {
@@ -511,12 +554,13 @@ pub(crate) fn flush<S: Simulator>(
 /// Compares the design's memory with the ISS's over the pages either wrote: the
 /// design's (the program's are loaded into the design's memory) and `written` (the ISS's
 /// RAM only; HTIF's `tohost` and `fromhost` words, which host and ISS clear on their own
-/// schedules, excepted). Also design `vgiw`'s.
+/// schedules, excepted, and the `dead` ranges: private stacks, which the design keeps
+/// in a space of its own). Also design `vgiw`'s.
 pub(crate) fn compare_memory(
     design: &SparseMemory,
     iss: &Iss,
     written: &BTreeSet<u64>,
-    program: &Program,
+    (program, dead): (&Program, &[(u64, u64)]),
 ) -> Result<(), FgsimtError> {
     let mut pages: BTreeSet<u64> = design.pages().collect();
     pages.extend(written);
@@ -534,7 +578,8 @@ pub(crate) fn compare_memory(
             let addr = page + off as u64;
             let word = |b: &[u8]| u32::from_le_bytes(b[off..off + 4].try_into().unwrap());
             let (d, m) = (word(&got), word(want));
-            if d != m && !mailbox(addr) {
+            let private = dead.iter().any(|&(lo, hi)| (lo..hi).contains(&addr));
+            if d != m && !mailbox(addr) && !private {
                 return Err(FgsimtError::MemoryDiffers {
                     addr,
                     design: d,

@@ -240,7 +240,12 @@ pub fn run<S: Simulator>(
                 Some(l) => {
                     let matched = l.matched();
                     let iss = l.golden_mut().iss_mut();
-                    compare_memory(memory.memory(), iss, &program_pages(program), program)?;
+                    compare_memory(
+                        memory.memory(),
+                        iss,
+                        &program_pages(program),
+                        (program, &[]),
+                    )?;
                     (matched, iss.thread_instret())
                 }
                 None => (0, 0),

@@ -113,7 +113,9 @@ struct Decoded {
 /// Ports: `rocc_cmd`, `rocc_resp`, `rocc_busy`; `fetch_req`/`fetch_resp` (to the I$);
 /// `inst` (to the SIU), `branch`, `jump`, `exec_fault`, `exec_idle`, `smu_idle`; out
 /// `warp_start`, `tid_base`, `stack_top`, `stack_bytes`, `gp`, `tp` (the SRF's initial
-/// values), `fault`, `ftrace`. With +a also `scalar_write` in (valid, `data`: an SRF
+/// values), `fault`, `ftrace`; with `avc` also `threads` (the launch's) and
+/// `avc_discard` (a launch is accepted: the AVC drops the last one's dead stacks). With
+/// +a also `scalar_write` in (valid, `data`: an SRF
 /// write, the scalar instruction's one result) and `atrace` out (the ASRF's writes).
 pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtFrontend");
@@ -166,6 +168,13 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         let v = ks.port(from);
         let o = m.output(out, v.width());
         m.connect(&o, &v);
+    }
+    if p.avc {
+        for (out, from) in [("threads", "threads"), ("avc_discard", "launching")] {
+            let v = ks.port(from);
+            let o = m.output(out, v.width());
+            m.connect(&o, &v);
+        }
     }
     m.connect(&pw.port("start"), &ks.port("start"));
     m.connect(&pw.port("start_pc"), &ks.port("entry"));

@@ -11,7 +11,8 @@
 //! launch's acceptance to its answer.
 //!
 //! A command the runtime never sends (another funct7, a wrong funct3 or rd, `tidx` on
-//! the host) raises `bad_cmd` (the engine's fault: the bench stops, naming it).
+//! the host) raises `bad_cmd` (the engine's fault: the bench stops, naming it); with
+//! `avc`, so does a `stack` whose top or bytes a thread are not word-aligned.
 //! `halt` (a kernel fault) stops everything: no command is accepted or answered.
 
 use super::super::params::FgsimtParams;
@@ -42,7 +43,8 @@ fn lit(v: &Value, value: u64, width: u32) -> Value {
 /// Ports: `rocc_cmd`, `rocc_resp`, `rocc_busy`; in: `warp_done` (the running warp's
 /// fragments have all finished), `exec_idle`, `smu_idle`, `halt`; out: `start` (a warp
 /// starts this cycle) with `entry`, `start_mask`, `tid_base`, the ABI values
-/// `stack_top`, `stack_bytes`, `gp`, `tp`, and `running` (a warp runs), `bad_cmd`.
+/// `stack_top`, `stack_bytes`, `gp`, `tp`, and `running` (a warp runs), `bad_cmd`; with
+/// `avc` also `threads` (the launch's n) and `launching` (a launch accepted).
 pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtKernelState");
     let w = p.warp_size;
@@ -98,7 +100,10 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&state, &first);
     });
     let one = lit(&bad, 1, 1);
-    m.when(&c.bad, |m| m.connect(&bad, &one));
+    // With `avc`, private memory is word-granular: the stacks must be word-aligned.
+    let unaligned = &(rs1 | rs2).slice(1, 0).or_r() & &lit(&bad, p.avc as u64, 1);
+    let bad_stack = &(fire & stack) & &unaligned;
+    m.when(&(&c.bad | &bad_stack), |m| m.connect(&bad, &one));
 
     // Warps: start one once the SRF is free, run it until its fragments finish.
     let start = &(&is(START) & &exec_idle) & &!&halt;
@@ -145,6 +150,12 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     ] {
         let out = m.output(name, v.width());
         m.connect(&out, &v);
+    }
+    if p.avc {
+        for (name, v) in [("threads", n), ("launching", fire & launch)] {
+            let out = m.output(name, v.width());
+            m.connect(&out, &v);
+        }
     }
     m.finish()
 }

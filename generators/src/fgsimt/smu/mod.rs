@@ -58,6 +58,7 @@
 
 mod affine_queue;
 mod coalesce;
+mod private;
 mod rotate;
 mod sldq;
 mod smrq;
@@ -217,7 +218,7 @@ fn receive(m: &mut ModuleBuilder, p: &FgsimtParams, slot: &Bundle) -> Receive {
 pub fn smu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtSmu");
     let lanes = p.lanes as usize;
-    let slot = m.io("slot", Dir::In, &mem_slot(p.lanes));
+    let slot = m.io("slot", Dir::In, &mem_slot(p.lanes, p.avc));
     let space = m.output("space", 1);
     let load = m.io("load", Dir::Out, &load_data(p.lanes));
     let nreq: Vec<Bundle> = (0..lanes)
@@ -247,6 +248,10 @@ pub fn smu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
 
     let rx = receive(&mut m, p, &slot);
     let mut ldq = sldq::Sldq::new(&mut m, p, (&slot, aload.as_ref()), &rx);
+    let prv = p
+        .avc
+        .then(|| private_side(&mut m, p, (&slot, &rx), &mut ldq));
+    let slot = prv.as_ref().map_or(slot, |(_, shared)| shared.clone());
     let stamps = aload
         .as_ref()
         .map(|a| affine_queue::Stamps::new(&mut m, p, &rx, &slot, a));
@@ -296,13 +301,74 @@ pub fn smu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     inflight_empty.extend(aq.as_ref().map(affine_queue::AffineQueue::empty));
     let ldq_room = ldq.finish(&mut m, &rx, &load);
 
-    let smrq_room: Vec<Value> = queues.iter().map(|q| q.room(p, &rx)).collect();
+    let mut smrq_room: Vec<Value> = queues.iter().map(|q| q.room(p, &rx)).collect();
+    let mut queues_empty: Vec<Value> = queues.iter().map(|q| q.fifo.empty()).collect();
+    if let Some((pv, _)) = &prv {
+        smrq_room.push(pv.space.clone());
+        queues_empty.push(pv.idle.clone());
+    }
     m.connect(&space, &(&all(&smrq_room) & &ldq_room));
-    let queues_empty: Vec<Value> = queues.iter().map(|q| q.fifo.empty()).collect();
     let quiet = &(&all(&queues_empty) & &all(&inflight_empty)) & &!&rx.partial;
     m.connect(&idle, &quiet);
-    counters(&mut m, &queues, &narrow_fires, &wide_fire, affine);
+    let served = Served {
+        narrow: &narrow_fires,
+        wide: &wide_fire,
+        private: prv.as_ref().map(|(pv, _)| &pv.bytes),
+    };
+    counters(&mut m, &queues, &served, affine);
     m.finish()
+}
+
+/// With `avc`: the private path (`private.rs`) with its ports (`p_req`/`p_resp` to the
+/// AVC, `tid_base`, `threads`, `avc_idle` in), and the slot the SMRQs see: its
+/// private threads inactive.
+fn private_side(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    (slot, rx): (&Bundle, &Receive),
+    ldq: &mut sldq::Sldq,
+) -> (private::Private, Bundle) {
+    let g = p.avc_cache();
+    let req = m.io(
+        "p_req",
+        Dir::Out,
+        &crate::fgsimt::avc::controller::transaction(&g),
+    );
+    let resp = m.io(
+        "p_resp",
+        Dir::In,
+        &crate::fgsimt::avc::controller::words(&g),
+    );
+    let tid_base = m.input("tid_base", 32);
+    let threads = m.input("threads", 32);
+    let avc_idle = m.input("avc_idle", 1);
+    let entry = ldq.entry.clone();
+    let pv = private::private_path(
+        m,
+        p,
+        (slot, rx, &entry),
+        (&tid_base, &threads, &avc_idle),
+        (&req, &resp),
+        ldq,
+    );
+    let shared = m.wire_bundle("shared_slot", &mem_slot(p.lanes, false));
+    let (from, to) = (slot.bits(), shared.bits());
+    m.connect(shared.valid(), slot.valid());
+    for f in ["op", "size", "last"] {
+        m.connect(to.get(f).value(), from.get(f).value());
+    }
+    let active = from.get("active").value() & &!from.get("private").value();
+    m.connect(to.get("active").value(), &active);
+    m.connect_bundle(to.get("lane"), from.get("lane"));
+    (pv, shared)
+}
+
+/// The accesses served in a cycle: narrow and wide requests issued, and with `avc` the
+/// bytes of a finished private group.
+struct Served<'a> {
+    narrow: &'a [Value],
+    wide: &'a Value,
+    private: Option<&'a Value>,
 }
 
 /// Table 3's counters: wide and narrow accesses issued, bytes the threads asked for
@@ -312,10 +378,10 @@ pub fn smu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
 fn counters(
     m: &mut ModuleBuilder,
     queues: &[smrq::Smrq],
-    narrow: &[Value],
-    wide: &Value,
+    served: &Served,
     affine: Option<(&Value, &affine_queue::AffineQueue)>,
 ) {
+    let (narrow, wide) = (served.narrow, served.wide);
     let count = |m: &mut ModuleBuilder, name: &str, add: &Value| {
         let r = m.reg(&format!("{name}_count"), 32, 0u64);
         m.connect(&r, &(&r + &add.zext(32)));
@@ -354,6 +420,9 @@ fn counters(
     if let Some((fire, aq)) = affine {
         let last = mux(&(fire & &aq.last), &aq.bytes(), &zero);
         total = &total + &late(m, "affine_bytes", last);
+    }
+    if let Some(bytes) = served.private {
+        total = &total + bytes;
     }
     count(m, "stat_bytes", &total);
 }

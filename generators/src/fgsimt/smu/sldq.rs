@@ -229,6 +229,31 @@ impl Sldq {
         }
     }
 
+    /// The private path's read answers (`private.rs`, with `avc`): when `en`, each
+    /// thread i of `group` gets `values[i]` in entry `e` (lane i % lanes, slot i / lanes).
+    pub fn fill_private(
+        &mut self,
+        m: &mut ModuleBuilder,
+        p: &FgsimtParams,
+        (en, e, group): (&Value, &Value, &Value),
+        values: &[Value],
+    ) {
+        let es = onehot_decode(e, self.loads);
+        for l in 0..p.lanes {
+            let mut on = Vec::new();
+            for e in 0..self.loads {
+                for c in 0..self.t {
+                    let i = c * p.lanes + l;
+                    let here = &(en & &es.bit(e)) & &group.bit(i);
+                    let w = &self.data[l as usize][(e * self.t + c) as usize];
+                    m.when(&here, |m| m.connect(w, &values[i as usize]));
+                    on.push(here);
+                }
+            }
+            self.set[l as usize] = &self.set[l as usize] | &cat_low_first(&on);
+        }
+    }
+
     /// The done bits' update, `load` (`bundles::load_data`) and the pops; returns whether
     /// a whole load more fits beyond the rest of one being received.
     pub fn finish(self, m: &mut ModuleBuilder, rx: &Receive, load: &Bundle) -> Value {
