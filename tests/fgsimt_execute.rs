@@ -959,11 +959,17 @@ fn random_programs_match_the_iss() {
     }
 }
 
-/// The smallest shapes at both parameter edges in the fast suite; the paper's 8 x 32 and
+/// The smallest shapes at both parameter edges in the fast suite (one with `avc`'s
+/// stack check); the paper's 8 x 32 and
 /// 4 x 32 (the largest SRF banks, most of the lint's time) with `ACCELGEN_LONG=1`.
 #[test]
 fn execute_is_lint_clean() {
     let mut shapes = vec![edges(1, 1, true), edges(2, 8, false)];
+    // With the private-stack check (`avc`).
+    shapes.push(FgsimtParams {
+        avc: true,
+        ..edges(2, 8, true)
+    });
     if std::env::var_os("ACCELGEN_LONG").is_some() {
         shapes.extend([shape(8, 32), edges(4, 32, true)]);
     }

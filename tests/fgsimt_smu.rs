@@ -10,7 +10,8 @@
 //! SC's outcome is the design's (0 or 1) and is applied as it says. After a D$ flush the
 //! memory equals the reference. Every wide request is checked against the coalescing
 //! rule's prediction for each slot (its line, in program order), and the counters against
-//! the totals. The SMU is lint clean at lanes 1, 2, 8 and warp sizes 1 to 32.
+//! the totals. The SMU is lint clean at lanes 1, 2, 8 and warp sizes 1 to 32, and with
+//! the AVC's private path (`avc`) at three shapes (its function: `fgsimt_avc_engine.rs`).
 
 mod l1_rig;
 mod lint_rig;
@@ -910,5 +911,16 @@ fn smu_is_lint_clean_at_lanes_1_2_8_and_warps_1_to_32() {
         })
         .collect();
     blocks.extend(abm_blocks);
+    // With the AVC's private path: the narrowest, a small and the paper's shape.
+    for (lanes, warp_size, sldq_loads) in [(1, 1, 1), (2, 8, 2), (8, 32, 8)] {
+        let p = FgsimtParams {
+            lanes,
+            warp_size,
+            sldq_loads,
+            avc: true,
+            ..FgsimtParams::default()
+        };
+        blocks.push(smu(&p).unwrap());
+    }
     lint_rig::lint_blocks("fgsimt smu", &blocks);
 }

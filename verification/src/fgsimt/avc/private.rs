@@ -9,10 +9,12 @@
 //! threads), lane `t % n`. So one warp's accesses to the same stack slot are one block,
 //! and a warp's consecutive slots are `W` blocks apart.
 //!
-//! Each instruction's accesses are grouped by slot. Word accesses (`lw`, `sw`, `flw`,
-//! `fsw`, AMOs) become one transaction for each slot: a read, a write, or for an AMO
-//! both. A byte or halfword access becomes a one-thread read, plus a write of the merged
-//! word for a store.
+//! Each instruction's accesses are grouped as the engine groups them (`smu/private.rs`):
+//! the lowest thread left picks its stack word, and every thread left on that word goes
+//! in one transaction. Word accesses (`lw`, `sw`, `flw`, `fsw`, AMOs) are a read, a
+//! write, or for an AMO both (the engine faults on an AMO to a stack); byte and
+//! halfword accesses a read, and for stores a write of the words with their bytes
+//! merged in. So the engine's AVC makes exactly this replay's memory accesses.
 //!
 //! The controllers drop their contents, without writing back, when each launch ends: a
 //! kernel's stacks are dead then. The traffic is what the launch's own capacity misses
@@ -221,29 +223,26 @@ impl Replay {
                 });
             }
         }
-        let mut slots: Vec<u32> = accesses
-            .iter()
-            .filter(|a| a.size == 4)
-            .map(|a| a.word)
-            .collect();
-        slots.sort_unstable();
-        slots.dedup();
-        for w in slots {
-            let group: Vec<&Access> = accesses
-                .iter()
-                .filter(|a| a.size == 4 && a.word == w)
-                .collect();
-            self.words(stacks.block(w, wc.warp), &group, wc.pc)?;
-        }
-        for a in accesses.iter().filter(|a| a.size < 4) {
-            self.sub_word += 1;
-            self.part(stacks.block(a.word, wc.warp), a);
+        // The engine's order (`smu/private.rs`): the lowest thread left picks the word,
+        // every thread left on that word goes with it.
+        while let Some(first) = accesses.first() {
+            let w = first.word;
+            let (group, rest): (Vec<Access>, Vec<Access>) =
+                accesses.into_iter().partition(|a| a.word == w);
+            let block = stacks.block(w, wc.warp);
+            if group[0].size == 4 {
+                self.words(block, &group, wc.pc)?;
+            } else {
+                self.sub_word += group.len() as u64;
+                self.parts(block, &group);
+            }
+            accesses = rest;
         }
         Ok(())
     }
 
-    /// A slot's word accesses: a read (checked where written in this launch), a write.
-    fn words(&mut self, block: u32, group: &[&Access], pc: u64) -> Result<(), String> {
+    /// A group's word accesses: a read (checked where written in this launch), a write.
+    fn words(&mut self, block: u32, group: &[Access], pc: u64) -> Result<(), String> {
         let mask = group.iter().fold(0u32, |m, a| m | 1 << a.lane);
         if group.iter().any(|a| a.load.is_some()) {
             self.unwritten += group
@@ -281,22 +280,29 @@ impl Replay {
         Ok(())
     }
 
-    /// A byte or halfword access: a one-thread read, and for a store the merged word.
-    fn part(&mut self, block: u32, a: &Access) {
-        let mask = 1 << a.lane;
-        if a.load.is_some() && !self.written.contains(&(block, a.lane)) {
-            self.unwritten += 1;
-        }
+    /// A group's byte or halfword accesses: a read, and for stores a write of each
+    /// thread's word with its bytes merged in.
+    fn parts(&mut self, block: u32, group: &[Access]) {
+        let mask = group.iter().fold(0u32, |m, a| m | 1 << a.lane);
+        self.unwritten += group
+            .iter()
+            .filter(|a| a.load.is_some() && !self.written.contains(&(block, a.lane)))
+            .count() as u64;
         for c in &mut self.controllers {
-            let old = c.read(block, mask)[a.lane as usize];
-            if let Some(v) = a.store {
+            let old = c.read(block, mask);
+            if group[0].store.is_none() {
+                continue;
+            }
+            let mut data = vec![0; c.threads() as usize];
+            for a in group {
                 let bits = 8 * a.size;
                 let field = ((1u64 << bits) - 1) as u32;
-                let merged = (old & !(field << (8 * a.byte))) | ((v & field) << (8 * a.byte));
-                let mut data = vec![0; c.threads() as usize];
-                data[a.lane as usize] = merged;
-                c.write(block, mask, &data);
+                let v = a.store.unwrap_or(0);
+                let old = old[a.lane as usize];
+                data[a.lane as usize] =
+                    (old & !(field << (8 * a.byte))) | ((v & field) << (8 * a.byte));
             }
+            c.write(block, mask, &data);
         }
     }
 }
