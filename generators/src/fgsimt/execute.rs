@@ -159,6 +159,7 @@ fn memory_slots(
         Some(c) => &misaligned | &(&c.violation & &on),
         None => misaligned.clone(),
     };
+    let misaligned = check.is_some().then_some(misaligned);
     m.connect(mem.valid(), &valid);
     let bits = mem.bits();
     m.connect(bits.get("op").value(), opv);
@@ -191,8 +192,9 @@ fn memory_slots(
 struct Misaligned {
     /// One bit per lane.
     bad: Value,
-    /// Of which misaligned (their cause comes first).
-    misaligned: Value,
+    /// With `avc`: of which misaligned (their cause comes first; the others break the
+    /// private-stack rule).
+    misaligned: Option<Value>,
     slot: Value,
     addrs: Vec<Value>,
 }
@@ -308,20 +310,24 @@ fn fault(m: &mut ModuleBuilder, p: &FgsimtParams, su: &Inst, mis: &Misaligned) -
     let ill = su.io("illegal");
     let c = |v: u64| k(&valid, v, 5);
     let store = info.get("store").value();
-    let lowest = lowest_one(&mis.bad);
-    let mis_cause = mux(
-        &(&lowest & &mis.misaligned).or_r(),
-        &mux(
-            store,
-            &c(cause::STORE_MISALIGNED),
-            &c(cause::LOAD_MISALIGNED),
-        ),
-        &mux(store, &c(cause::STORE_ACCESS), &c(cause::LOAD_ACCESS)),
-    );
     let lane = lowest_index(&mis.bad);
     let index = &at_slot_index(p, &mis.slot) + &lane;
     let mis_thread = info.get("tid_base").value() + &index;
+    let lowest = lowest_one(&mis.bad);
     let mis_addr = onehot_mux(&lowest, &mis.addrs);
+    let misaligned_cause = mux(
+        store,
+        &c(cause::STORE_MISALIGNED),
+        &c(cause::LOAD_MISALIGNED),
+    );
+    let mis_cause = match &mis.misaligned {
+        Some(bits) => mux(
+            &(&lowest & bits).or_r(),
+            &misaligned_cause,
+            &mux(store, &c(cause::STORE_ACCESS), &c(cause::LOAD_ACCESS)),
+        ),
+        None => misaligned_cause,
+    };
     let ib = ill.bits();
     let ill_thread = ib.get("tid_base").value() + &lowest_index(ib.get("mask").value());
     let (ill_cause, ill_tval) = trap_of(ib.get("insn").value(), ib.get("pc").value());

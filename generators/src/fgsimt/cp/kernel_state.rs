@@ -101,9 +101,13 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     });
     let one = lit(&bad, 1, 1);
     // With `avc`, private memory is word-granular: the stacks must be word-aligned.
-    let unaligned = &(rs1 | rs2).slice(1, 0).or_r() & &lit(&bad, p.avc as u64, 1);
-    let bad_stack = &(fire & stack) & &unaligned;
-    m.when(&(&c.bad | &bad_stack), |m| m.connect(&bad, &one));
+    let refused = if p.avc {
+        let unaligned = (rs1 | rs2).slice(1, 0).or_r();
+        &c.bad | &(&(fire & stack) & &unaligned)
+    } else {
+        c.bad.clone()
+    };
+    m.when(&refused, |m| m.connect(&bad, &one));
 
     // Warps: start one once the SRF is free, run it until its fragments finish.
     let start = &(&is(START) & &exec_idle) & &!&halt;
