@@ -11,8 +11,12 @@
 //! build, and the model's speed. Prints, asserts nothing but that each run ends as
 //! `accelgen iss` does.
 //!
+//! Then seed 002's AVC: the golden replay's characterization of the kernels' private
+//! traffic, and the register-limited kernels on the engine with `avc` off and on.
+//!
 //! `FGSIMT_BENCH_KERNELS=conv,sgemm` runs only those kernels; `FGSIMT_BENCH_CONFIG=F`
-//! another preset (e.g. a smaller engine whose models build faster).
+//! another preset (e.g. a smaller engine whose models build faster); `FGSIMT_BENCH_AVC=1`
+//! only the AVC's characterization, `=rtl` it and the AVC on the engine.
 
 use generators::fgsimt::params::FgsimtParams;
 use generators::output::{render, OutputOptions};
@@ -111,10 +115,19 @@ fn main() {
     let text = std::fs::read_to_string(root.join(&config)).expect("preset");
     let table: toml::Table = text.parse().expect("TOML");
     println!("preset {config}");
-    // `FGSIMT_BENCH_AVC=1`: only the affine vector cache's traffic study (no RTL).
-    if std::env::var_os("FGSIMT_BENCH_AVC").is_some() {
-        avc_traffic(root, dir.path(), only.as_deref());
-        return;
+    // `FGSIMT_BENCH_AVC=1`: only the affine vector cache's traffic study (no RTL);
+    // `FGSIMT_BENCH_AVC=rtl`: it and the AVC on the engine.
+    match std::env::var("FGSIMT_BENCH_AVC").as_deref() {
+        Ok("rtl") => {
+            avc_traffic(root, dir.path(), only.as_deref());
+            avc_engine(root, dir.path(), only.as_deref(), &table);
+            return;
+        }
+        Ok(_) => {
+            avc_traffic(root, dir.path(), only.as_deref());
+            return;
+        }
+        Err(_) => {}
     }
     let mut settings: Vec<(&str, Model, FgsimtParams)> = Vec::new();
     for mode in std::iter::once("none").chain(MODES) {
@@ -167,6 +180,86 @@ fn main() {
         println!("{name:9}  {}   {}", cells.join("  "), rtl.join("  "));
     }
     avc_traffic(root, dir.path(), only.as_deref());
+    avc_engine(root, dir.path(), only.as_deref(), &table);
+}
+
+/// The register-limited kernels (those that spill) on the engine with `avc` off and on
+/// (the preset's shape, the AVC at Table 3's configuration 2), fast-forwarded: kernel
+/// cycles, and the bytes memory moved (all of the tile's ports; with the AVC its own
+/// `avc_mem` too) beside the golden replay's AVC traffic for the same configuration.
+fn avc_engine(root: &Path, dir: &Path, only: Option<&[String]>, table: &toml::Table) {
+    use verification::fgsimt::avc::controller::AvcParams;
+    use verification::fgsimt::avc::private::{register_limit_flags, replay_program};
+    let (base_t, base_p) = preset(table, "none").expect("the preset builds");
+    let mut avc_t = base_t.clone();
+    avc_t.insert("avc".into(), toml::Value::Boolean(true));
+    let avc_p: FgsimtParams = generators::design("fgsimt")
+        .and_then(|d| d.validate(&avc_t))
+        .expect("avc builds")
+        .try_into()
+        .expect("FgsimtParams");
+    let mut off = model(&base_t, "none");
+    let mut on = model(&avc_t, "none, avc");
+    println!(
+        "\nAVC on the engine (kernels with 10 registers, fast-forwarded): kernel cycles, memory \
+         bytes (all ports) with avc off and on, of which the AVC's, and the golden replay's AVC bytes"
+    );
+    println!("kernel        kernel cycles off / on      memory bytes off / on (AVC's)   model's AVC bytes");
+    let limited = register_limit_flags();
+    let g = AvcParams::table3(2);
+    for &(name, ..) in &PAPER {
+        if only.is_some_and(|o| !o.iter().any(|k| k == name)) {
+            continue;
+        }
+        let elf = dir.join(format!("{name}-avc.elf"));
+        let src = root.join(format!("kernels/{name}.c"));
+        verification::kernels::build_program_with(&[src], &elf, (&[], &[]), &limited)
+            .expect("kernel builds");
+        let program = elf::load_file(&elf).expect("ELF loads");
+        let replay = replay_program(&program, base_p.warp_size, &[g]).expect("the model runs");
+        let c = &replay.counters()[0];
+        if c.classes.iter().sum::<u64>() == 0 {
+            println!("{name:12}  (no private accesses)");
+            continue;
+        }
+        let a = traffic_run(&mut off, &program, &base_p);
+        let b = traffic_run(&mut on, &program, &avc_p);
+        match (a, b) {
+            (Ok(a), Ok(b)) => println!(
+                "{name:12}  {:>10} / {:>10} {:>5.2}x  {:>10} / {:>10} ({:>8})  {:>8}",
+                a.0,
+                b.0,
+                a.0 as f64 / b.0.max(1) as f64,
+                a.1,
+                b.1 + b.2,
+                b.2,
+                c.fill_bytes + c.writeback_bytes
+            ),
+            (a, b) => println!("{name:12}  stops: {:?} {:?}", a.err(), b.err()),
+        }
+    }
+}
+
+/// A fast-forwarded run of `program` on `p`'s tile: kernel cycles, the bytes the tile's
+/// memory ports moved, those of the AVC's.
+fn traffic_run(dut: &mut Model, program: &Program, p: &FgsimtParams) -> Result<(u64, u64, u64), String> {
+    let shape = KernelShape {
+        lanes: p.lanes,
+        warp_size: p.warp_size,
+        mech: Mechanisms {
+            private: p.avc,
+            ..Mechanisms::default()
+        },
+    };
+    let config = FgsimtConfig {
+        fast_forward: true,
+        ..FgsimtConfig::new(shape, p.dcache_banks, MemConfig::default(), 200_000_000)
+    };
+    let sink = || Box::new(std::io::sink());
+    let o = tb::run(dut, program, &config, sink(), sink(), false).map_err(|e| e.to_string())?;
+    let bytes = |m: &verification::tb::memory::MemStats| m.read_bytes + m.write_bytes;
+    let avc = o.private_mem.as_ref().map_or(0, bytes);
+    Ok((o.engine.kernel_cycles, bytes(&o.mem), avc))
 }
 
 /// Seed 002's characterization on the kernels (golden models only: the engine has no

@@ -404,6 +404,9 @@ pub struct MemStats {
     pub responses: u64,
     /// Port-cycles in which a valid request was not accepted.
     pub refused: u64,
+    /// Bytes read (whole blocks of the port's width) and written (bytes the masks set).
+    pub read_bytes: u64,
+    pub write_bytes: u64,
 }
 
 /// An accepted request waiting for its response to be taken.
@@ -733,9 +736,11 @@ impl MemoryModel {
             }
             self.store.write(base, &block);
             self.stats.writes += 1;
+            self.stats.write_bytes += (0..bus).filter(|&i| mask.bit(i as u32)).count() as u64;
             Bits::zero(bus_bytes * 8)
         } else {
             self.stats.reads += 1;
+            self.stats.read_bytes += bus;
             from_bytes(&block)
         };
         let jitter = match self.config.jitter {
