@@ -407,5 +407,17 @@ mod tests {
             ..FgsimtParams::default()
         };
         assert!(bad(p).contains("lanes"));
+        let p = FgsimtParams {
+            avc: true,
+            affine: Affine::Abm,
+            ..FgsimtParams::default()
+        };
+        assert!(bad(p).contains("avc"));
+        FgsimtParams {
+            avc: true,
+            ..FgsimtParams::default()
+        }
+        .validate()
+        .unwrap();
     }
 }

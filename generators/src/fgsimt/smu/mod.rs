@@ -24,6 +24,13 @@
 //!   `rotate.rs`, the rotation network giving every lane's slot its element of each
 //!   returned line.
 //!
+//! - With `avc` only (seed 002; the other settings' SMU is the same Verilog as
+//!   without it): `private.rs`, the private path. A slot's `private` threads (their own
+//!   stack, `stack_check.rs`) are inactive in the SMRQs and the coalescer and go as AVC
+//!   transactions (`p_req`/`p_resp`, to the tile's `AvcController`) instead; their
+//!   loads fill the SLDQ entry as the D$'s answers do (`Sldq::fill_private`), and
+//!   `space` and `idle` wait for the path (and the controller: `avc_idle`).
+//!
 //! Decisions +m leaves open (docs/fgsimt-engine.md, "SMU"): an affine load needs no
 //! new depth parameter: its queue holds `sldq_loads` loads, as each holds an SLDQ entry
 //! from its arrival until the SLU pops it; its lines go in ascending order, one a
