@@ -242,7 +242,11 @@ fn avc_engine(root: &Path, dir: &Path, only: Option<&[String]>, table: &toml::Ta
 
 /// A fast-forwarded run of `program` on `p`'s tile: kernel cycles, the bytes the tile's
 /// memory ports moved, those of the AVC's.
-fn traffic_run(dut: &mut Model, program: &Program, p: &FgsimtParams) -> Result<(u64, u64, u64), String> {
+fn traffic_run(
+    dut: &mut Model,
+    program: &Program,
+    p: &FgsimtParams,
+) -> Result<(u64, u64, u64), String> {
     let shape = KernelShape {
         lanes: p.lanes,
         warp_size: p.warp_size,

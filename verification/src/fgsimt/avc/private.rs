@@ -77,7 +77,7 @@ impl Stacks {
         let addr = (base as i64).wrapping_add(offset) as u64 & 0xffff_ffff;
         let region = (self.threads as u64 * self.bytes) & 0xffff_ffff;
         let below_top = self.top.wrapping_sub(1).wrapping_sub(addr) & 0xffff_ffff;
-        if addr % size != 0 || below_top >= region {
+        if !addr.is_multiple_of(size) || below_top >= region {
             return None;
         }
         let own = self.locate(thread.tid, addr).is_some();
