@@ -14,10 +14,12 @@
 //! - `tests/fgsimt_cases/private.c`: byte, halfword and word stores and loads on each
 //!   thread's stack at indices that differ between threads (several transactions a warp
 //!   instruction; sub-word stores read, merge and write), 40 threads (5 warps of 8);
-//! - the private-stack rule: another thread's stack (load access fault) and an atomic on
-//!   its own (store/AMO access fault) stop the engine with the model's trap (the lockstep
-//!   checks it), as the same programs run clean without the AVC; a stack command whose
-//!   size is not whole words is refused.
+//! - the private-stack rule, with every affine mechanism on: another thread's stack
+//!   (load access fault), also through a uniform address (which the front end must not
+//!   take as a shared load) and an affine unit-stride one (nor as an affine load), and an
+//!   atomic on its own (store/AMO access fault) stop the engine with the model's trap
+//!   (the lockstep checks it), as the same programs run clean without the AVC; a stack
+//!   command whose size is not whole words is refused.
 //! - the tile lint clean at the narrowest shape (1 lane, warps of 1, one-line caches);
 //!   with `ACCELGEN_LONG=1` at the widest AVC too.
 //!
@@ -144,6 +146,10 @@ fn spilling_kernels_run_in_lockstep_with_private_stacks() {
         );
         assert_eq!((reads, writes), golden_traffic(&elf), "{name}: the model's");
         assert_eq!(passes(&elf, &[]), (0, 0));
+        // With every affine mechanism (the front end's shared and affine loads leave
+        // the stacks to the lanes): the same results and AVC traffic.
+        let abm = [&TINY[..], &["affine=\"abm\""]].concat();
+        assert_eq!(passes(&elf, &with_avc(&abm)), (reads, writes), "{name} abm");
         if long() {
             passes(&elf, &with_avc(&[]));
         }
@@ -157,6 +163,8 @@ fn sub_word_and_divergent_private_accesses_run_in_lockstep() {
     let (reads, writes) = passes(&elf, &with_avc(&TINY));
     assert!(reads > 0 && writes > 0, "{reads} reads, {writes} writes");
     assert_eq!((reads, writes), golden_traffic(&elf), "the model's");
+    let abm = [&TINY[..], &["affine=\"abm\""]].concat();
+    assert_eq!(passes(&elf, &with_avc(&abm)), (reads, writes), "abm");
     passes(&elf, &with_avc(&[]));
     passes(&elf, &[]);
 }
@@ -167,6 +175,8 @@ fn the_private_stack_rule_stops_the_engine_as_the_model_traps() {
     for (define, parts) in [
         ("FOREIGN", &["thread 3", "load access fault"][..]),
         ("ATOMIC", &["thread 3", "store/AMO access fault"][..]),
+        ("SHARED", &["thread 0", "load access fault"][..]),
+        ("STRIDED", &["thread 1", "load access fault"][..]),
         // The kernel state's refusal (`bad_cmd`, an illegal instruction): the model,
         // which has no such rule, says it would have run.
         (
@@ -175,7 +185,7 @@ fn the_private_stack_rule_stops_the_engine_as_the_model_traps() {
         ),
     ] {
         let elf = case(dir.path(), Some(define));
-        let run = sim(&elf, &with_avc(&[]));
+        let run = sim(&elf, &with_avc(&["affine=\"abm\""]));
         assert_ne!(run.code, 0, "{}", explain(define, &run));
         for part in parts {
             assert!(run.stderr.contains(part), "{}", explain(define, &run));
@@ -201,6 +211,7 @@ fn the_tile_is_lint_clean_with_the_avc() {
             "warp_size=1",
             "dcache_bytes=1024",
             "dcache_banks=1",
+            "affine=\"abm\"",
         ][..],
         &TINY[..],
     ]

@@ -5,12 +5,28 @@
  * on several words: several AVC transactions), with affine, uniform and generic values.
  * -DFOREIGN: thread 3 reads a local of thread 2 through a pointer thread 2 published:
  * a load access fault with the AVC. -DATOMIC: thread 3 adds atomically to its own local:
- * a store/AMO access fault with the AVC. -DBAD_STACK: the stacks' size is not a whole
- * number of words: the engine refuses the command with the AVC. */
+ * a store/AMO access fault with the AVC. -DSHARED: every thread reads a word of thread 2's
+ * stack that a first launch published (a uniform address: with affine mechanisms a
+ * shared load, which must not bypass the rule): thread 0's load faults. -DSTRIDED:
+ * thread t reads word t % 8 from an address in thread 0's stack (with affine loads an
+ * affine unit-stride load): thread 1's load faults. -DBAD_STACK:
+ * the stacks' size is not a whole number of words: the engine refuses the command with
+ * the AVC. */
 #include <simt.h>
 
 volatile unsigned out[64];
 unsigned *volatile published[64];
+
+/* A first launch: each thread publishes an address in its stack (the same addresses
+ * are the next launch's stacks). */
+static void publish(void)
+{
+  unsigned t = tidx();
+  volatile unsigned mine[4];
+  mine[1] = t;
+  published[t] = (unsigned *)&mine[0] - 16;
+  out[t] = mine[1];
+}
 
 static void kernel(void)
 {
@@ -40,6 +56,12 @@ static void kernel(void)
   if (t == 3)
     sum += *published[2];
 #endif
+#ifdef SHARED
+  sum += published[2][1];
+#endif
+#ifdef STRIDED
+  sum += published[0][t % 8];
+#endif
 #ifdef ATOMIC
   if (t == 3)
     __atomic_fetch_add((unsigned *)&words[1], 1, __ATOMIC_RELAXED);
@@ -54,6 +76,9 @@ int main(void)
   __asm__ volatile(".insn r CUSTOM_0, 3, 2, x0, %0, %1"
                    :
                    : "r"(stacks + sizeof stacks), "r"(254));
+#endif
+#if defined(SHARED) || defined(STRIDED)
+  launch_kernel(40, publish);
 #endif
   launch_kernel(40, kernel);
   return 0;

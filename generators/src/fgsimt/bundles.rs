@@ -84,7 +84,8 @@ pub mod cause {
 /// and in `lane[l]` the byte `addr`, the store or AMO `data` already shifted to its
 /// bytes within the word, and the byte `mask` within the word. With `avc`, `private`
 /// (bit l: an active thread's access to its own stack, `stack_check.rs`; its `addr` is
-/// then the byte offset in that stack).
+/// then the byte offset in that stack) and the instruction's warp's `tid_base` (the
+/// kernel state's moves on to the next warp before the last one's slots are done).
 pub fn mem_slot(lanes: u32, avc: bool) -> Shape {
     let lane = Shape::bundle(vec![uint("addr", 32), uint("data", 32), uint("mask", 4)]);
     let mut fields = vec![
@@ -95,6 +96,7 @@ pub fn mem_slot(lanes: u32, avc: bool) -> Shape {
     ];
     if avc {
         fields.push(uint("private", lanes));
+        fields.push(uint("tid_base", 32));
     }
     fields.push(Shape::field("lane", Shape::Vec(lanes, Box::new(lane))));
     Shape::valid(Shape::bundle(fields))

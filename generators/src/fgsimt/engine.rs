@@ -64,8 +64,12 @@ fn store_snoop(m: &mut ModuleBuilder, p: &FgsimtParams, fe: &Inst, ex: &Inst) {
     let bits = slot.bits();
     let op = bits.get("op").value();
     let read = |code: u64| op.eq(&op.konst(hdl::Bits::from_u64(op.width(), code)));
-    let writes = &(slot.valid() & &!&(&read(l1_op::LOAD) | &read(l1_op::LR))).repeat(p.lanes)
+    let mut writes = &(slot.valid() & &!&(&read(l1_op::LOAD) | &read(l1_op::LR))).repeat(p.lanes)
         & bits.get("active").value();
+    if p.avc {
+        // Private stores (their `addr` a stack offset) touch no word the cache holds.
+        writes = &writes & &!bits.get("private").value();
+    }
     let snoop = fe.io("snoop");
     m.connect(snoop.get("write").value(), &writes);
     for l in 0..p.lanes as usize {
@@ -74,14 +78,12 @@ fn store_snoop(m: &mut ModuleBuilder, p: &FgsimtParams, fe: &Inst, ex: &Inst) {
     }
 }
 
-/// With `avc`: the launch's thread count to execute's stack check and the SMU, the
-/// warp's `tid_base` to the SMU, and the SMU's private path to the AVC (`p_req`,
+/// With `avc`: the stacks' extent to execute's stack check, the launch's thread count
+/// to the SMU, and the SMU's private path to the AVC (`p_req`,
 /// `p_resp`, `avc_idle`; `avc_discard` at each launch), the engine's ports.
 fn private_ports(m: &mut ModuleBuilder, p: &FgsimtParams, (fe, ex, mu): (&Inst, &Inst, &Inst)) {
-    let threads = fe.port("threads");
-    m.connect(&ex.port("threads"), &threads);
-    m.connect(&mu.port("threads"), &threads);
-    m.connect(&mu.port("tid_base"), &fe.port("tid_base"));
+    m.connect(&ex.port("stack_region"), &fe.port("stack_region"));
+    m.connect(&mu.port("threads"), &fe.port("threads"));
     let g = p.avc_cache();
     use crate::fgsimt::avc::controller::{transaction, words};
     pass(m, mu, "p_req", Dir::Out, &transaction(&g));

@@ -80,16 +80,17 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(load.get("pop").value(), &su.port("pop"));
     let space = m.input("space", 1);
     m.connect(&su.port("space"), &space);
-    let stacks = p.avc.then(|| {
-        let threads = m.input("threads", 32);
-        (top, threads)
-    });
-    let stacks = stacks.as_ref().map(|(top, threads)| WarpStacks {
+    let stacks = p.avc.then(|| (top, m.input("stack_region", 32)));
+    if let (Some((top, region)), Affine::Abm) = (&stacks, p.affine) {
+        m.connect(&su.port("stack_top"), top);
+        m.connect(&su.port("stack_region"), region);
+    }
+    let stacks = stacks.as_ref().map(|(top, region)| WarpStacks {
         start: &init[0],
         sp0: &init[1],
         bytes: &init[2],
         top,
-        threads,
+        region,
     });
     let misaligned = memory_slots(&mut m, p, &su, &lanes, stacks.as_ref());
     let (taken, jumped) = control_results(&mut m, p, &su, &lanes);
@@ -168,6 +169,7 @@ fn memory_slots(
     m.connect(bits.get("active").value(), &(&active & &!&bad));
     if let Some(c) = &check {
         m.connect(bits.get("private").value(), &(&c.private & &!&bad));
+        m.connect(bits.get("tid_base").value(), info.get("tid_base").value());
     }
     for (l, li) in lanes.iter().enumerate() {
         let lane = bits.get("lane").index(l);

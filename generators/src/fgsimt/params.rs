@@ -184,7 +184,7 @@ pub fn params() -> Vec<Param> {
         ),
         Param::boolean(
             "avc",
-            "affine vector cache (seed 002): the threads' stacks are private memory in an AVC and its own L1 (affine none only)",
+            "affine vector cache (seed 002): the threads' stacks are private memory in an AVC and its own L1",
         ),
         // The controller's line valid bits and PLRU state are registers: at most 256 sets.
         Param::int("avc_ways", 1, 8, "AVC ways (1-3 in the paper's Table 3)"),
@@ -313,15 +313,6 @@ impl FgsimtParams {
                 ),
             ));
         }
-        if self.avc && self.affine != Affine::None {
-            return Err(ParamError::new(
-                "avc",
-                format!(
-                    "needs affine = \"none\", got \"{}\" (the CP's shared and affine loads do not yet route stack accesses to the AVC)",
-                    self.affine.name()
-                ),
-            ));
-        }
         let sets = self.dcache_bytes / LINE_BYTES / self.dcache_banks;
         if sets as u64 > MAX_BANK_SETS {
             return Err(ParamError::new(
@@ -407,14 +398,9 @@ mod tests {
             ..FgsimtParams::default()
         };
         assert!(bad(p).contains("lanes"));
-        let p = FgsimtParams {
-            avc: true,
-            affine: Affine::Abm,
-            ..FgsimtParams::default()
-        };
-        assert!(bad(p).contains("avc"));
         FgsimtParams {
             avc: true,
+            affine: Affine::Abm,
             ..FgsimtParams::default()
         }
         .validate()

@@ -516,7 +516,9 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let (mask, tid_base) = (head.slice(63 + w, 64), head.slice(95 + w, 64 + w));
     let mut d = decode_head(&insn, &pc, &tid_base, &mask);
     let compact = compact_sources(p, &head, &mut d);
-    let aload = affine_load_head(p, &insn, &compact);
+    let stacks = (p.avc && p.affine == Affine::Abm)
+        .then(|| (m.input("stack_top", 32), m.input("stack_region", 32)));
+    let aload = affine_load_head(p, &insn, &compact, stacks.as_ref().map(|(t, r)| (t, r)));
     d.aload = aload.0.clone();
     let head_valid = &siq.port("deq_valid") & &!&stop;
     let go: Vec<Value> = ["sau0", "sau1", "mem", "aload"]
@@ -684,11 +686,13 @@ fn compact_sources(p: &FgsimtParams, head: &Value, d: &mut Decoded) -> Vec<[Valu
 /// SIQ's head is a load (lb, lbu, lh, lhu, lw, flw) whose base is compact with a stride
 /// of its element size, its address aligned (a misaligned one takes the lanes, which
 /// fault) and its elements clear of the uncached region (which the wide port does not
-/// serve); with thread 0's address and log2 of the size.
+/// serve) and, with `avc`, of the private stacks; with thread 0's address and log2 of
+/// the size.
 fn affine_load_head(
     p: &FgsimtParams,
     insn: &Value,
     compact: &[[Value; 3]],
+    stacks: Option<(&Value, &Value)>,
 ) -> (Value, Value, Value) {
     let zero = k(insn, 0, 1);
     if p.affine != Affine::Abm {
@@ -714,6 +718,18 @@ fn affine_load_head(
     let hi = p.uncached_base + p.uncached_size;
     let a = addr.zext(33);
     let clear = &a.lt(&k(&a, lo, 33)) | &!&a.lt(&k(&a, hi, 33));
+    // With `avc`, likewise the private stacks [stack_top - stack_region, stack_top) (the
+    // golden model's `Asrf::private_stacks`): such a load goes to the lanes.
+    let clear = match stacks {
+        Some((top, region)) => {
+            let t = top.zext(33);
+            let low = &t - &region.zext(33);
+            let span = k(&t, span, 33);
+            let lo = mux(&low.lt(&span), &k(&t, 0, 33), &(&low - &span));
+            &clear & &(&a.lt(&lo) | &!&a.lt(&t))
+        }
+        None => clear,
+    };
     let when = &(&(&(&load & ok) & &unit) & &aligned) & &clear;
     (when, addr, size)
 }

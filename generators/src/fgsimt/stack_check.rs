@@ -9,8 +9,8 @@
 //!
 //! Thread `i = slot * lanes + l` of the warp owns `[lo, lo + stack_bytes)` with
 //! `lo = sp0 - (i + 1) * stack_bytes` (sp0: the warp's thread 0's sp). Each lane's
-//! `sp0 - (l + 1) * stack_bytes` and the region's size are latched at `warp_start`; a
-//! slot subtracts `slot * lanes * stack_bytes`. All arithmetic is 32-bit, as the model's.
+//! `sp0 - (l + 1) * stack_bytes` is latched after `warp_start`; a slot subtracts
+//! `slot * lanes * stack_bytes`. All arithmetic is 32-bit, as the model's.
 
 use super::l1::op;
 use super::params::FgsimtParams;
@@ -28,19 +28,19 @@ pub struct StackCheck {
 }
 
 /// The warp's stack layout: `warp_start`, then thread 0's sp and the bytes a thread as
-/// latched by it, and the kernel state's `stack_top` and launch thread count (constant
-/// while a launch runs).
+/// latched by it, and the kernel state's `stack_top` and `stack_region` (the stacks'
+/// bytes, registered; both constant while a launch runs).
 pub struct WarpStacks<'a> {
     pub start: &'a Value,
     pub sp0: &'a Value,
     pub bytes: &'a Value,
     pub top: &'a Value,
-    pub threads: &'a Value,
+    pub region: &'a Value,
 }
 
 /// The check of the slot whose index is `slot`, op `op`, active lanes `active` and
-/// lanes' addresses `addrs`. The region's size and each lane's stack base are latched
-/// the cycle after `warp_start`, from the warp's registers (no slot arrives sooner).
+/// lanes' addresses `addrs`. Each lane's stack base is latched the cycle after
+/// `warp_start`, from the warp's registers (no slot arrives sooner).
 pub fn stack_check(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
@@ -55,7 +55,6 @@ pub fn stack_check(
         m.connect(&r, v);
         r
     };
-    let region = latch(m, "stack_region", &w.threads.mul(w.bytes).slice(31, 0));
     let stride = w.bytes.shl(p.lanes.trailing_zeros());
     let slot_off = slot.zext(32).mul(&stride).slice(31, 0);
     let atomic = opv.ge(&k(opv, op::LR, op::BITS));
@@ -66,7 +65,7 @@ pub fn stack_check(
         let base = latch(m, &format!("stack_lo{l}"), &(w.sp0 - &below));
         let off = &(addr - &base) + &slot_off;
         let own = off.lt(w.bytes);
-        let in_region = (&last - addr).lt(&region);
+        let in_region = (&last - addr).lt(w.region);
         let on = active.bit(l as u32);
         private.push(&(&on & &own) & &!&atomic);
         violation.push(&(&on & &in_region) & &(&!&own | &atomic));

@@ -145,7 +145,12 @@ impl KernelRun {
         };
         self.full_mask = mask;
         self.pwfb = Pwfb::new(self.launch.entry, mask);
-        self.asrf = Some(Asrf::warp_start(&self.threads, self.warp_size));
+        let mut asrf = Asrf::warp_start(&self.threads, self.warp_size);
+        if let Some(s) = &self.stacks {
+            let region = (s.threads as u64 * s.bytes) as u32;
+            asrf.private_stacks(s.top as u32, region);
+        }
+        self.asrf = Some(asrf);
         self.stats.warps += 1;
     }
 

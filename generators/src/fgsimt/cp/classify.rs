@@ -207,7 +207,7 @@ pub fn classify(
     (warp_size, branches): (u32, bool),
     (insn, pc, tid_base): (&Value, &Value, &Value),
     (c, tidx): (&Ctrl, &Value),
-    converged: &Value,
+    (converged, stacks): (&Value, Option<(&Value, &Value)>),
 ) -> Result<(Inst, Plan), HdlErrors> {
     let file = m.instance("asrf", &asrf()?);
     let fp = c.fp.as_ref().expect("decoded with the F extension");
@@ -251,9 +251,20 @@ pub fn classify(
     );
     let shared_or_fp = opcode_is(insn, &[0x03, 0x07, 0x53, 0x43, 0x47, 0x4b, 0x4f]);
     let scalar = &(&(&writes & converged) & &all_uniform) & &shared_or_fp;
+    let load_addr = &read[0].base + &c.imm;
+    // With private stacks (`avc`, `stacks`: their top and bytes), a load there is no
+    // shared load: it goes to the lanes, whose stack check sends it to the AVC or faults
+    // (the golden model's `Asrf::private_stacks`).
+    let scalar = match stacks {
+        Some((top, bytes)) => {
+            let last = top - &lit(top, 1, 32);
+            let in_stacks = (&last - &load_addr).lt(bytes);
+            &scalar & &!&(&opcode_is(insn, &[0x03, 0x07]) & &in_stacks)
+        }
+        None => scalar,
+    };
     // A shared load the CP's port serves (a misaligned one goes to the lanes, which
     // fault as the ISS traps).
-    let load_addr = &read[0].base + &c.imm;
     let size = insn.slice(13, 12);
     let low = load_addr.slice(1, 0);
     let aligned = any(&[

@@ -113,8 +113,9 @@ struct Decoded {
 /// Ports: `rocc_cmd`, `rocc_resp`, `rocc_busy`; `fetch_req`/`fetch_resp` (to the I$);
 /// `inst` (to the SIU), `branch`, `jump`, `exec_fault`, `exec_idle`, `smu_idle`; out
 /// `warp_start`, `tid_base`, `stack_top`, `stack_bytes`, `gp`, `tp` (the SRF's initial
-/// values), `fault`, `ftrace`; with `avc` also `threads` (the launch's) and
-/// `avc_discard` (a launch is accepted: the AVC drops the last one's dead stacks). With
+/// values), `fault`, `ftrace`; with `avc` also `threads` (the launch's),
+/// `stack_region` (the stacks' bytes) and `avc_discard` (a launch is accepted: the AVC
+/// drops the last one's dead stacks). With
 /// +a also `scalar_write` in (valid, `data`: an SRF
 /// write, the scalar instruction's one result) and `atrace` out (the ASRF's writes).
 pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
@@ -170,7 +171,11 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&o, &v);
     }
     if p.avc {
-        for (out, from) in [("threads", "threads"), ("avc_discard", "launching")] {
+        for (out, from) in [
+            ("threads", "threads"),
+            ("avc_discard", "launching"),
+            ("stack_region", "stack_region"),
+        ] {
             let v = ks.port(from);
             let o = m.output(out, v.width());
             m.connect(&o, &v);
@@ -650,12 +655,15 @@ fn affine_plan(
         &pw.port("awfr_mask_out").eq(&warp_mask) & &pending.eq(&lit(&pending, 0, pending.width()));
     let tid_base = ks.port("tid_base");
     let branches = matches!(p.affine, Affine::Ab | Affine::Abm);
+    let stacks = p
+        .avc
+        .then(|| (ks.port("stack_top"), ks.port("stack_region")));
     let (file, plan) = classify(
         m,
         (p.warp_size, branches),
         (insn, pc, &tid_base),
         (c, &d.tidx),
-        &converged,
+        (&converged, stacks.as_ref().map(|(t, r)| (t, r))),
     )?;
     // sp = top - tid * bytes: compact when -bytes fits the stride (always for a warp of
     // one thread, whose stride is 0), as the golden model's `Asrf::warp_start` finds.

@@ -44,7 +44,8 @@ fn lit(v: &Value, value: u64, width: u32) -> Value {
 /// fragments have all finished), `exec_idle`, `smu_idle`, `halt`; out: `start` (a warp
 /// starts this cycle) with `entry`, `start_mask`, `tid_base`, the ABI values
 /// `stack_top`, `stack_bytes`, `gp`, `tp`, and `running` (a warp runs), `bad_cmd`; with
-/// `avc` also `threads` (the launch's n) and `launching` (a launch accepted).
+/// `avc` also `threads` (the launch's n), `launching` (a launch accepted) and
+/// `stack_region` (n * bytes, the stacks' extent below `stack_top`).
 pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtKernelState");
     let w = p.warp_size;
@@ -135,6 +136,13 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     });
     m.connect(&busy_out, &!&is(IDLE));
 
+    // With `avc`: the stacks' bytes, registered (n and the size change only while idle).
+    let region = p.avc.then(|| {
+        let r = m.reg("stack_region", 32, 0u64);
+        m.connect(&r, &n.mul(&bytes).slice(31, 0));
+        r
+    });
+
     // The starting warp's mask: its threads below n.
     let remaining = &n - &tid_base;
     let full = remaining.ge(&lit(&n, w as u64, 32));
@@ -155,8 +163,13 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         let out = m.output(name, v.width());
         m.connect(&out, &v);
     }
-    if p.avc {
-        for (name, v) in [("threads", n), ("launching", fire & launch)] {
+    if let Some(region) = region {
+        let launching = fire & launch;
+        for (name, v) in [
+            ("threads", n),
+            ("launching", launching),
+            ("stack_region", region),
+        ] {
             let out = m.output(name, v.width());
             m.connect(&out, &v);
         }

@@ -327,8 +327,8 @@ pub fn smu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
 }
 
 /// With `avc`: the private path (`private.rs`) with its ports (`p_req`/`p_resp` to the
-/// AVC, `tid_base`, `threads`, `avc_idle` in), and the slot the SMRQs see: its
-/// private threads inactive.
+/// AVC, `threads`, `avc_idle` in), and the slot the SMRQs see: its private threads
+/// inactive.
 fn private_side(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
@@ -346,7 +346,6 @@ fn private_side(
         Dir::In,
         &crate::fgsimt::avc::controller::words(&g),
     );
-    let tid_base = m.input("tid_base", 32);
     let threads = m.input("threads", 32);
     let avc_idle = m.input("avc_idle", 1);
     let entry = ldq.entry.clone();
@@ -354,7 +353,7 @@ fn private_side(
         m,
         p,
         (slot, rx, &entry),
-        (&tid_base, &threads, &avc_idle),
+        (&threads, &avc_idle),
         (&req, &resp),
         ldq,
     );

@@ -39,7 +39,8 @@ mod st {
 }
 
 /// One buffer's per-thread fields (word index, byte, data, byte mask) and the
-/// instruction's (store, log2 bytes, SLDQ entry); `pend` has the threads left.
+/// instruction's (store, log2 bytes, SLDQ entry, its warp's `tid_base`); `pend` has the
+/// threads left.
 struct Buffer {
     pend: Value,
     word: Vec<Value>,
@@ -49,6 +50,7 @@ struct Buffer {
     store: Value,
     size: Value,
     entry: Value,
+    tid_base: Value,
 }
 
 impl Buffer {
@@ -75,6 +77,7 @@ impl Buffer {
             store: m.reg(&format!("{name}_store"), 1, ResetValue::None),
             size: m.reg(&format!("{name}_size"), 2, ResetValue::None),
             entry: m.reg(&format!("{name}_entry"), lw, ResetValue::None),
+            tid_base: m.reg(&format!("{name}_tid_base"), 32, ResetValue::None),
         }
     }
 
@@ -84,7 +87,7 @@ impl Buffer {
             .flat_map(|i| [&self.word[i], &self.byte[i], &self.data[i], &self.bmask[i]])
             .collect();
         per.into_iter()
-            .chain([&self.store, &self.size, &self.entry])
+            .chain([&self.store, &self.size, &self.entry, &self.tid_base])
             .collect()
     }
 }
@@ -100,13 +103,13 @@ pub struct Private {
 }
 
 /// The path fed by `slot` (`rx` its slot counter, `entry` its load's SLDQ entry), with
-/// the warp's `tid_base` and the launch's `threads`, sending on `req`, answered on
-/// `resp`, filling `ldq`; `avc_idle` is the controller's.
+/// the launch's `threads`, sending on `req`, answered on `resp`, filling `ldq`;
+/// `avc_idle` is the controller's.
 pub fn private_path(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
     (slot, rx, entry): (&Bundle, &Receive, &Value),
-    (tid_base, threads, avc_idle): (&Value, &Value, &Value),
+    (threads, avc_idle): (&Value, &Value),
     (req, resp): (&Bundle, &Bundle),
     ldq: &mut Sldq,
 ) -> Private {
@@ -151,7 +154,7 @@ pub fn private_path(
         m.connect(&merge, &k(&merge, 0, 1));
     });
     m.when(&is(st::ADDR), |m| {
-        m.connect(&addr, &block_addr(&g, &chosen, tid_base, threads))
+        m.connect(&addr, &block_addr(&g, &chosen, &pb.tid_base, threads))
     });
 
     let bits = req.bits();
@@ -236,6 +239,7 @@ fn gather(
     next.push(mux(v, &opv.eq(&k(opv, op::STORE, op::BITS)), &gb.store));
     next.push(mux(v, size, &gb.size));
     next.push(mux(v, entry, &gb.entry));
+    next.push(mux(v, bits.get("tid_base").value(), &gb.tid_base));
     (next, &gb.pend | &cat_low_first(&here_bits))
 }
 

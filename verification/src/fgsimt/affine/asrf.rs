@@ -69,6 +69,9 @@ pub struct Asrf {
     f: [Option<u32>; 32],
     warp_size: u32,
     first_tid: u32,
+    /// With private stacks (the engine's `avc`): the launch's stacks `[top - bytes,
+    /// top)`, which shared and affine loads leave to the lanes ([`Asrf::private_stacks`]).
+    stacks: Option<(u32, u32)>,
 }
 
 /// What the instruction being classified did, from the threads' commits.
@@ -105,6 +108,7 @@ impl Asrf {
             f: [Some(0); 32],
             warp_size,
             first_tid: threads[0].tid,
+            stacks: None,
         }
     }
 
@@ -140,16 +144,41 @@ impl Asrf {
             opcode::JAL | opcode::JALR => Some(Compact::uniform((e.pc as u32).wrapping_add(4))),
             opcode::OP_IMM => alu(imm_op(insn)?, src(0)?, imm, self.warp_size),
             opcode::OP => alu(reg_op(insn)?, src(0)?, src(1)?, self.warp_size),
-            opcode::LOAD if self.shared_load(ops) => Some(Compact::uniform(first())),
+            opcode::LOAD if self.shared_load(insn, ops) => Some(Compact::uniform(first())),
             opcode::OP_FP if self.all_uniform(ops) => Some(Compact::uniform(first())),
             _ => None,
         }
     }
 
-    /// A load whose base register is uniform.
-    fn shared_load(&self, ops: &Operands) -> bool {
-        self.x(ops.xs[0].unwrap_or(0))
-            .is_some_and(Compact::is_uniform)
+    /// With private stacks `[top - bytes, top)`: a load that may touch them is never a
+    /// shared or an affine load, but goes to the lanes, whose stack check sends it to the
+    /// AVC or faults (the engine's `classify.rs` and `siu.rs` decide the same).
+    pub fn private_stacks(&mut self, top: u32, bytes: u32) {
+        self.stacks = Some((top, bytes));
+    }
+
+    /// Whether byte `addr` is in the private stacks.
+    fn in_stacks(&self, addr: u32) -> bool {
+        self.stacks
+            .is_some_and(|(top, bytes)| top.wrapping_sub(1).wrapping_sub(addr) < bytes)
+    }
+
+    /// Whether an affine load from `addr` (thread 0's element) may touch the private
+    /// stacks: the engine checks the span `[addr, addr + 4 * warp_size)` (its check of
+    /// the uncached region's), in 33 bits, against `[top - bytes, top)`.
+    fn span_meets_stacks(&self, addr: u32) -> bool {
+        self.stacks.is_some_and(|(top, bytes)| {
+            let low = (top.wrapping_sub(bytes) as u64).saturating_sub(4 * self.warp_size as u64);
+            (low..top as u64).contains(&(addr as u64))
+        })
+    }
+
+    /// A load whose base register is uniform (and, with private stacks, whose address
+    /// is not in them).
+    fn shared_load(&self, insn: u32, ops: &Operands) -> bool {
+        self.x(ops.xs[0].unwrap_or(0)).is_some_and(|c| {
+            c.is_uniform() && !self.in_stacks(c.base.wrapping_add(decode::imm_i(insn) as u32))
+        })
     }
 
     /// Every source uniform (FP operations, branches and jumps the CP resolves).
@@ -164,7 +193,7 @@ impl Asrf {
     /// The uniform result of an f-destination instruction, if the rules give one.
     fn f_result(&self, e: &Executed, ops: &Operands) -> Option<u32> {
         let uniform = match e.insn & 0x7f {
-            opcode::LOAD_FP => self.shared_load(ops),
+            opcode::LOAD_FP => self.shared_load(e.insn, ops),
             opcode::OP_FP | opcode::MADD | opcode::MSUB | opcode::NMSUB | opcode::NMADD => {
                 self.all_uniform(ops)
             }
@@ -237,7 +266,10 @@ impl Asrf {
         if op == opcode::BRANCH && mech.branches && self.branch_agrees(e.insn, ops) {
             return Class::UniformBranch;
         }
-        if matches!(op, opcode::LOAD | opcode::LOAD_FP) && mech.loads && !self.shared_load(ops) {
+        if matches!(op, opcode::LOAD | opcode::LOAD_FP)
+            && mech.loads
+            && !self.shared_load(e.insn, ops)
+        {
             if let Some(requests) = self.affine_load(e, ops) {
                 self.write(ops, None, None);
                 return Class::AffineLoad { requests };
@@ -292,6 +324,9 @@ impl Asrf {
         }
         let (lo, hi) = (e.mask.trailing_zeros(), 31 - e.mask.leading_zeros());
         let addr = |i: u32| base.at(i).wrapping_add(decode::imm_i(e.insn) as u32) as u64;
+        if self.span_meets_stacks(addr(0) as u32) {
+            return None;
+        }
         let (first, last) = (addr(lo), addr(hi) + size as u64 - 1);
         (last >= first).then(|| (last / 32 - first / 32 + 1) as u32)
     }
