@@ -50,11 +50,6 @@ pub fn stack_check(
 ) -> StackCheck {
     let started = m.reg("stack_latch", 1, false);
     m.connect(&started, w.start);
-    let latch = |m: &mut ModuleBuilder, name: &str, v: &Value| {
-        let r = m.reg_en(name, 32, ResetValue::None, &started);
-        m.connect(&r, v);
-        r
-    };
     let stride = w.bytes.shl(p.lanes.trailing_zeros());
     let slot_off = slot.zext(32).mul(&stride).slice(31, 0);
     let atomic = opv.ge(&k(opv, op::LR, op::BITS));
@@ -62,7 +57,8 @@ pub fn stack_check(
     let (mut private, mut violation, mut offsets) = (Vec::new(), Vec::new(), Vec::new());
     for (l, addr) in addrs.iter().enumerate() {
         let below = w.bytes.mul(&k(w.bytes, l as u64 + 1, 32)).slice(31, 0);
-        let base = latch(m, &format!("stack_lo{l}"), &(w.sp0 - &below));
+        let base = m.reg_en(&format!("stack_lo{l}"), 32, ResetValue::None, &started);
+        m.connect(&base, &(w.sp0 - &below));
         let off = &(addr - &base) + &slot_off;
         let own = off.lt(w.bytes);
         let in_region = (&last - addr).lt(w.region);
