@@ -157,7 +157,7 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     };
     m.connect(&ks.port("exec_idle"), &ports.exec_idle);
     m.connect(&ks.port("smu_idle"), &ports.smu_idle);
-    for (out, from) in [
+    let mut outputs = vec![
         ("rocc_busy", "rocc_busy"),
         ("warp_start", "start"),
         ("tid_base", "tid_base"),
@@ -165,21 +165,18 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         ("stack_bytes", "stack_bytes"),
         ("gp", "gp"),
         ("tp", "tp"),
-    ] {
-        let v = ks.port(from);
-        let o = m.output(out, v.width());
-        m.connect(&o, &v);
-    }
+    ];
     if p.avc {
-        for (out, from) in [
+        outputs.extend([
             ("threads", "threads"),
             ("avc_discard", "launching"),
             ("stack_region", "stack_region"),
-        ] {
-            let v = ks.port(from);
-            let o = m.output(out, v.width());
-            m.connect(&o, &v);
-        }
+        ]);
+    }
+    for (out, from) in outputs {
+        let v = ks.port(from);
+        let o = m.output(out, v.width());
+        m.connect(&o, &v);
     }
     m.connect(&pw.port("start"), &ks.port("start"));
     m.connect(&pw.port("start_pc"), &ks.port("entry"));
