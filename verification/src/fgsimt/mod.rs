@@ -4,6 +4,7 @@
 
 pub mod affine;
 pub mod avc;
+pub mod dws;
 pub mod l1;
 pub mod program;
 pub mod pwfb;

@@ -1,0 +1,530 @@
+//! The DWS golden model (`verification::fgsimt::dws`, seed 001) against spec section 7:
+//! Fig. 3's stack vector cycle by cycle; injected hit and miss masks for each split
+//! policy; PC-based merging after a loop run-ahead; every re-convergence mode; the
+//! static selection of branches; the WST-full fallback without deadlock; invariants
+//! I1-I3 every cycle under random programs and random memory; and every kernel's
+//! memory identical to the ISS running its threads one after another, under every named
+//! configuration.
+
+#[path = "vgiw_rig/mod.rs"]
+mod rig;
+
+use std::path::Path;
+use verification::elf::Program;
+use verification::fgsimt::dws::memory::{Answer, MemoryStats, MemorySystem, ThreadAccess};
+use verification::fgsimt::dws::program::{run, run_with};
+use verification::fgsimt::dws::{
+    DwsConfig, Frame, LaunchStats, Machine, Reconv, SplitPolicy, NAMED,
+};
+use verification::fgsimt::program::{host, run_host, ProgramError};
+use verification::iss::{Iss, IssConfig};
+
+/// Cycles a launch may take.
+const MAX_CYCLES: u64 = 1 << 32;
+
+/// `tests/fgsimt_cases/dws.S`, built.
+fn directed(dir: &Path) -> Program {
+    let src = rig::root().join("tests/fgsimt_cases/dws.S");
+    rig::build(dir, &[src], "dws")
+}
+
+/// A memory whose answers a test scripts: `latency(now, warp, pc, lane)` is `None` for a
+/// hit (data 3 cycles later), else the miss's latency.
+struct Scripted<F: FnMut(u64, usize, u64, u32) -> Option<u64>>(F);
+
+impl<F: FnMut(u64, usize, u64, u32) -> Option<u64>> MemorySystem for Scripted<F> {
+    fn access(&mut self, now: u64, warp: usize, pc: u64, accesses: &[ThreadAccess]) -> Answer {
+        let lat: Vec<Option<u64>> = accesses
+            .iter()
+            .map(|a| (self.0)(now, warp, pc, a.lane))
+            .collect();
+        Answer {
+            arrive: lat.iter().map(|l| now + l.unwrap_or(3)).collect(),
+            hit: lat.iter().map(|l| l.is_none()).collect(),
+            conflicts: 0,
+        }
+    }
+    fn hit_latency(&self) -> u64 {
+        3
+    }
+    fn stats(&self) -> MemoryStats {
+        MemoryStats::default()
+    }
+}
+
+/// A memory that hits or misses at random (a hash of the access), misses taking 4-200
+/// cycles: splits and merges in every order.
+struct RandomMemory(u64);
+
+impl MemorySystem for RandomMemory {
+    fn access(&mut self, now: u64, _warp: usize, _pc: u64, accesses: &[ThreadAccess]) -> Answer {
+        let mut arrive = Vec::new();
+        for a in accesses {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = (self.0 >> 33) ^ a.addr ^ (a.lane as u64) << 7;
+            let miss = r.is_multiple_of(3);
+            arrive.push(if miss {
+                now + 4 + (r >> 4) % 197
+            } else {
+                now + 3
+            });
+        }
+        Answer {
+            hit: arrive.iter().map(|&t| t <= now + 3).collect(),
+            arrive,
+            conflicts: 0,
+        }
+    }
+    fn hit_latency(&self) -> u64 {
+        3
+    }
+    fn stats(&self) -> MemoryStats {
+        MemoryStats::default()
+    }
+}
+
+/// Runs `program` on a machine of `cfg` over `mem`, calling `observe(launch, machine)`
+/// after every cycle: the ISS after the run and each launch's counters.
+fn drive(
+    program: &Program,
+    cfg: DwsConfig,
+    mem: Box<dyn MemorySystem>,
+    mut observe: impl FnMut(usize, &Machine),
+) -> (Iss, Vec<LaunchStats>) {
+    let mut iss = host(program, IssConfig::default()).unwrap();
+    let mut machine = Machine::new(cfg, mem);
+    let mut stats = Vec::new();
+    let exit = run_host(&mut iss, rig::MAX_STEPS, |iss, launch| {
+        machine.start(iss, launch).unwrap();
+        while !machine
+            .cycle(iss)
+            .unwrap_or_else(|e| panic!("launch {}: {e}", stats.len()))
+        {
+            observe(stats.len(), &machine);
+            assert!(
+                machine.now() < 1_000_000,
+                "launch {} does not end",
+                stats.len()
+            );
+        }
+        stats.push(machine.stats);
+        Ok::<(), ProgramError>(())
+    })
+    .unwrap();
+    assert_eq!(exit, 0);
+    (iss, stats)
+}
+
+fn checked(warps: u32, warp_size: u32) -> DwsConfig {
+    DwsConfig {
+        warps,
+        warp_size,
+        check: true,
+        ..DwsConfig::default()
+    }
+}
+
+/// Fig. 3 with DWS off: A runs with all 8 threads; the branch pushes D's re-convergence
+/// entry, C's and B's (B on top); B runs with 0xf9, pops at D; C runs with 0x06, pops;
+/// D runs with 0xff. The stack and the group, every cycle. With branch DWS the branch
+/// splits instead (the stack untouched) and the two groups merge by pc at D's store.
+#[test]
+fn fig3_stack_vector_cycle_by_cycle() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = directed(dir.path());
+    let sym = |s: &str| program.symbol(s).unwrap();
+    let (a, b, c, d) = (sym("fig3"), sym("fig3_b"), sym("fig3_c"), sym("fig3_d"));
+    const EXIT: u64 = 0;
+    let frame = |pc, rpc, mask| Frame { pc, rpc, mask };
+    // The phases: the stack, the group's depth and mask, and its pc range.
+    // (A group at its entry's post-dominator D pops at its next pick.)
+    let pcs = |from: u64, to: u64, extra: &[u64]| -> Vec<u64> {
+        (from..to).step_by(4).chain(extra.iter().copied()).collect()
+    };
+    let phases = [
+        (vec![frame(a, EXIT, 0xff)], 0, 0xff, pcs(a, b, &[])),
+        (
+            vec![frame(d, EXIT, 0xff), frame(c, d, 0x06), frame(b, d, 0xf9)],
+            2,
+            0xf9,
+            pcs(b, c, &[d]),
+        ),
+        (
+            vec![frame(d, EXIT, 0xff), frame(c, d, 0x06)],
+            1,
+            0x06,
+            pcs(c, d, &[d]),
+        ),
+        (vec![frame(d, EXIT, 0xff)], 0, 0xff, pcs(d, d + 8, &[])),
+    ];
+    let mut seen: Vec<usize> = Vec::new();
+    let mut cycles = 0;
+    let (iss, _) = drive(
+        &program,
+        checked(1, 8).named("conv").unwrap(),
+        Box::new(Scripted(|_, _, _, _| None)),
+        |launch, m| {
+            if launch != 0 {
+                return;
+            }
+            let (frames, groups) = m.warp_state(0);
+            if frames.is_empty() {
+                return;
+            }
+            cycles += 1;
+            assert_eq!(groups.len(), 1, "one group without DWS: {groups:?}");
+            let g = groups[0];
+            let phase = phases
+                .iter()
+                .position(|(f, depth, mask, pcs)| {
+                    *f == frames && g.depth == *depth && g.mask == *mask && pcs.contains(&g.pc)
+                })
+                .unwrap_or_else(|| {
+                    panic!(
+                        "cycle {}: stack {frames:x?}, group {g:x?} is no phase of Fig. 3",
+                        m.now()
+                    )
+                });
+            if seen.last() != Some(&phase) {
+                seen.push(phase);
+            }
+        },
+    );
+    assert_eq!(seen, [0, 1, 2, 3], "the phases in Fig. 3's order");
+    assert!(cycles > 10);
+    let (seq_exit, seq) = rig::iss_run(&program);
+    assert_eq!(seq_exit, 0);
+    assert!(rig::same_memory(&program, &iss, &seq));
+
+    // Branch DWS (BranchBypass): the same branch splits; the stack keeps one entry.
+    let cfg = DwsConfig {
+        check: true,
+        ..checked(1, 8).named("branch-only").unwrap()
+    };
+    let mut max_groups = 0;
+    let (iss, stats) = drive(
+        &program,
+        cfg,
+        Box::new(Scripted(|now, _, _, _| {
+            Some(200u64.saturating_sub(now).max(4))
+        })),
+        |launch, m| {
+            if launch == 0 {
+                let (frames, groups) = m.warp_state(0);
+                assert!(frames.len() <= 1, "the stack is not pushed: {frames:x?}");
+                if groups.len() == 2 {
+                    let masks: Vec<u32> = groups.iter().map(|g| g.mask).collect();
+                    assert_eq!(masks, [0xf9, 0x06]);
+                }
+                max_groups = max_groups.max(groups.len());
+            }
+        },
+    );
+    assert_eq!(max_groups, 2);
+    assert_eq!(
+        (stats[0].branch_splits, stats[0].pc_merges),
+        (1, 1),
+        "{:?}",
+        stats[0]
+    );
+    assert!(rig::same_memory(&program, &iss, &seq));
+}
+
+/// An issued warp instruction: cycle, warp, pc, mask.
+type Issued = (u64, usize, u64, u32);
+
+/// Each cycle's issued instruction of launch `which`, and the
+/// launches' counters, for `cfg` over scripted memory.
+fn issues(
+    program: &Program,
+    cfg: DwsConfig,
+    which: usize,
+    latency: impl FnMut(u64, usize, u64, u32) -> Option<u64> + 'static,
+    mut each: impl FnMut(&Machine),
+) -> (Vec<Issued>, Vec<LaunchStats>) {
+    let mut log = Vec::new();
+    let (_, stats) = drive(program, cfg, Box::new(Scripted(latency)), |launch, m| {
+        if launch == which {
+            if let Some(i) = m.last_issue() {
+                log.push((i.cycle, i.warp, i.pc, i.mask));
+            }
+            each(m);
+        }
+    });
+    (log, stats)
+}
+
+/// Spec 7.4: injected hit masks at `mem`'s load (launch 1: one warp of 16; launch 2:
+/// two warps).
+#[test]
+fn injected_hit_masks_split_as_each_policy_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = directed(dir.path());
+    let load = program.symbol("dws_load").unwrap();
+    let one = |policy: &str| checked(1, 16).named(policy).unwrap();
+    let first =
+        |log: &[(u64, usize, u64, u32)], pc: u64| log.iter().position(|e| e.2 == pc).unwrap();
+
+    // M = 0: the next instruction issues 3 cycles after the load.
+    let (log, _) = issues(&program, one("aggress"), 1, |_, _, _, _| None, |_| {});
+    let i = first(&log, load);
+    assert_eq!((log[i + 1].0 - log[i].0, log[i + 1].2), (3, load + 4));
+
+    // H = 0: the whole group waits, then replays the load with every thread.
+    let (log, stats) = issues(
+        &program,
+        one("aggress"),
+        1,
+        move |_, _, pc, _| (pc == load).then_some(50),
+        |_| {},
+    );
+    let i = first(&log, load);
+    assert_eq!(log[i + 1], (log[i].0 + 50, 0, load, 0xffff), "{log:x?}");
+    assert_eq!(stats[1].memory_splits, 0);
+
+    // Mixed: Aggress splits (run-ahead at load + 4 after 3 cycles, fall-behind replays
+    // at the load when its last thread's data is there: thread 15's, at 60).
+    let mixed = move |_: u64, _: usize, pc: u64, lane: u32| {
+        (pc == load && lane >= 8).then_some(40 + 20 * u64::from(lane == 15))
+    };
+    let (log, stats) = issues(&program, one("aggress"), 1, mixed, |_| {});
+    let i = first(&log, load);
+    let t = log[i].0;
+    assert_eq!(log[i + 1], (t + 3, 0, load + 4, 0x00ff), "{log:x?}");
+    let replay = log.iter().find(|e| e.0 > t && e.2 == load).unwrap();
+    assert_eq!(
+        *replay,
+        (t + 60, 0, load, 0xff00),
+        "the fall-behind replays when its last line is in"
+    );
+    assert_eq!(stats[1].memory_splits, 1);
+
+    // Lazy and Revive split with no other group ready (one warp)...
+    for policy in ["lazy", "revive"] {
+        let (_, stats) = issues(&program, one(policy), 1, mixed, |_| {});
+        assert_eq!(stats[1].memory_splits, 1, "{policy}");
+    }
+    // ... but not while another warp's group is ready (launch 2: warp 0's first load
+    // issues while warp 1 waits to run); Aggress always.
+    let two = |policy: &str| checked(2, 16).named(policy).unwrap();
+    let first_load_splits = |policy: &str| {
+        let mut groups_after = None;
+        let mut seen = false;
+        issues(&program, two(policy), 2, mixed, |m| {
+            if !seen && m.last_issue().is_some_and(|i| i.pc == load) {
+                seen = true;
+                groups_after = Some(m.warp_state(m.last_issue().unwrap().warp).1.len());
+            }
+        });
+        groups_after.unwrap() == 2
+    };
+    assert!(first_load_splits("aggress"));
+    assert!(!first_load_splits("lazy"));
+    assert!(!first_load_splits("revive"));
+
+    // Revive: suspended groups with threads arrived are split when the pipeline stalls,
+    // at most one a cycle.
+    let mut per_cycle = Vec::new();
+    let mut last = 0;
+    let (_, stats) = issues(&program, two("revive"), 2, mixed, |m| {
+        per_cycle.push(m.stats.revive_splits - last);
+        last = m.stats.revive_splits;
+    });
+    assert!(stats[2].revive_splits >= 1, "{:?}", stats[2]);
+    assert!(per_cycle.iter().all(|&n| n <= 1));
+}
+
+/// Spec 7.5: the loop's first load misses for thread 0 alone (Aggress): the run-ahead
+/// runs at least two iterations ahead, and merges with the fall-behind when it reaches
+/// the load again while the fall-behind is ready there. With stack re-convergence no
+/// merge happens; the results are the ISS's either way.
+#[test]
+fn a_loop_run_ahead_merges_by_pc() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = directed(dir.path());
+    let load = program.symbol("dws_loop_load").unwrap();
+    let (_, seq) = rig::iss_run(&program);
+    let mut first = true;
+    let miss_once = move |_: u64, _: usize, pc: u64, lane: u32| {
+        let miss = pc == load && lane == 0 && first;
+        if pc == load && lane == 0 {
+            first = false;
+        }
+        miss.then_some(40)
+    };
+    for (reconv, merges) in [(Reconv::Bypass, 1), (Reconv::Stack, 0)] {
+        let cfg = DwsConfig {
+            dws: SplitPolicy::Aggress,
+            reconv,
+            ..checked(1, 16)
+        };
+        let (log, stats) = issues(&program, cfg, 3, miss_once, |_| {});
+        assert_eq!(stats[3].memory_splits, 1);
+        assert_eq!(stats[3].pc_merges, merges, "{reconv:?}");
+        let ahead = log.iter().filter(|e| e.2 == load && e.3 == 0xfffe).count();
+        assert!(
+            ahead >= 3,
+            "the run-ahead issued the load {ahead} times alone"
+        );
+        if merges == 1 {
+            assert!(
+                log.iter().any(|e| e.2 == load + 4 && e.3 == 0xffff),
+                "merged after the load"
+            );
+        }
+        let (iss, _) = drive(&program, cfg, Box::new(Scripted(miss_once)), |_, _| {});
+        assert!(rig::same_memory(&program, &iss, &seq));
+    }
+}
+
+/// Spec 7.6: with BL the loop's branch is a barrier: the run-ahead waits there until the
+/// fall-behind arrives, they merge, and the branch runs for the whole warp.
+#[test]
+fn branch_limited_splits_meet_at_the_branch() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = directed(dir.path());
+    let load = program.symbol("dws_loop_load").unwrap();
+    let branch = load + 16;
+    let cfg = checked(1, 16).named("aggress.bl").unwrap();
+    let miss = move |_: u64, _: usize, pc: u64, lane: u32| (pc == load && lane == 0).then_some(40);
+    let (log, stats) = issues(&program, cfg, 3, miss, |m| {
+        let (_, groups) = m.warp_state(0);
+        if groups.len() > 1 {
+            assert!(
+                groups.iter().all(|g| g.pc <= branch),
+                "no group passes the branch while divided: {groups:x?}"
+            );
+        }
+    });
+    assert_eq!(stats[3].memory_splits, 8, "one split an iteration");
+    assert_eq!(stats[3].barrier_merges, 8);
+    assert!(log.iter().filter(|e| e.2 == branch).all(|e| e.3 == 0xffff));
+}
+
+/// Spec 7.7: a branch splits an undivided warp only if the block after its post-dominator
+/// (Fig. 3's D: a store and the return, 2 instructions) is at most `short_block` long.
+#[test]
+fn static_selection_by_the_block_after_the_post_dominator() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = directed(dir.path());
+    for (short_block, splits) in [(1, 0), (2, 1), (50, 1)] {
+        let cfg = DwsConfig {
+            short_block,
+            ..checked(1, 8).named("branch-only").unwrap()
+        };
+        let (_, stats) = issues(&program, cfg, 0, |_, _, _, _| None, |_| {});
+        assert_eq!(stats[0].branch_splits, splits, "short_block {short_block}");
+        assert_eq!(stats[0].divergent_branches, 1);
+    }
+}
+
+/// The random SPMD programs' `output` and `counters` words (as `fgsimt_model.rs`).
+fn results(iss: &Iss, program: &Program) -> Vec<u64> {
+    let mut words = Vec::new();
+    for (sym, n) in [("output", 96 * 96), ("counters", 7)] {
+        let base = program.symbol(sym).expect("symbol");
+        words.extend((0..n).map(|i| iss.mem.read(base + 4 * i, 4).unwrap()));
+    }
+    words
+}
+
+/// Spec 7.1, 7.3 and the WST-full fallback: random programs (divergent branches,
+/// per-thread loops, every memory mode, AMOs) on random hit masks, under every named
+/// configuration at several WST sizes (2 entries: the fallback's own frames), with I1-I3
+/// checked every cycle, end with the ISS's memory. `ACCELGEN_LONG=1`: 60 programs.
+#[test]
+fn random_programs_keep_the_invariants_and_the_iss_results() {
+    use verification::randgen::simt::{build_simt, SimtShape};
+    let count = if rig::long() { 60 } else { 6 };
+    let dir = tempfile::tempdir().unwrap();
+    let mut totals = LaunchStats::default();
+    for seed in 0..count {
+        let elf = build_simt(
+            seed,
+            SimtShape {
+                len: 60,
+                fp: seed % 2 == 1,
+            },
+            dir.path(),
+        )
+        .unwrap();
+        let program = verification::elf::load_file(&elf).unwrap();
+        let (exit, seq) = rig::iss_run(&program);
+        assert_eq!(exit, 0);
+        let expected = results(&seq, &program);
+        for (k, (name, ..)) in NAMED.iter().enumerate() {
+            for wst in [2, 5, 16] {
+                let cfg = DwsConfig {
+                    wst_entries: wst,
+                    slots: if k % 2 == 0 { 0 } else { 4 },
+                    ..checked(2 + (seed % 3) as u32, [4, 16, 32][k % 3])
+                        .named(name)
+                        .unwrap()
+                };
+                let mem = Box::new(RandomMemory(seed * 1000 + k as u64));
+                let (iss, r) = run_with(&program, cfg, mem, (rig::MAX_STEPS, MAX_CYCLES))
+                    .unwrap_or_else(|e| panic!("seed {seed}, {name}, wst {wst}: {e}"));
+                assert_eq!(r.exit, 0);
+                assert!(
+                    results(&iss, &program) == expected,
+                    "seed {seed}, {name}, wst {wst}"
+                );
+                for l in &r.launches {
+                    totals.branch_splits += l.branch_splits;
+                    totals.memory_splits += l.memory_splits;
+                    totals.revive_splits += l.revive_splits;
+                    totals.pc_merges += l.pc_merges;
+                    totals.reconv_merges += l.reconv_merges;
+                    totals.barrier_merges += l.barrier_merges;
+                    totals.wst_waits += l.wst_waits;
+                    totals.own_frames += l.own_frames;
+                }
+            }
+        }
+    }
+    println!("{count} programs: {totals:?}");
+    let t = totals;
+    for (what, n) in [
+        ("branch splits", t.branch_splits),
+        ("memory splits", t.memory_splits),
+        ("revive splits", t.revive_splits),
+        ("pc merges", t.pc_merges),
+        ("merges at post-dominators", t.reconv_merges),
+        ("BL barrier merges", t.barrier_merges),
+        ("waits for a WST entry", t.wst_waits),
+        ("frames of the fallback", t.own_frames),
+    ] {
+        assert!(n > 0, "no {what} in {count} programs: {t:?}");
+    }
+}
+
+/// Spec 7.1: every kernel of `kernels/` ends with the ISS's memory under the named
+/// configurations on the paper's cache hierarchy (4 warps of 16, 32 KB L1), with the
+/// invariants checked every cycle. `ACCELGEN_LONG=1`: all ten configurations and the
+/// Rodinia kernels.
+#[test]
+fn every_kernel_matches_the_iss_under_dws() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = verification::kernels::programs("");
+    let configs: Vec<&str> = if rig::long() {
+        names.extend(verification::kernels::programs("rodinia"));
+        NAMED.iter().map(|c| c.0).collect()
+    } else {
+        vec!["conv", "revive", "lazy.bl", "branch-only.stack"]
+    };
+    for name in &names {
+        let program = rig::build_kernel(dir.path(), name);
+        let (exit, seq) = rig::iss_run(&program);
+        assert_eq!(exit, 0);
+        for c in &configs {
+            let cfg = checked(4, 16).named(c).unwrap();
+            let (iss, r) = run(&program, cfg, rig::MAX_STEPS, MAX_CYCLES)
+                .unwrap_or_else(|e| panic!("{name}, {c}: {e}"));
+            assert_eq!(r.exit, 0, "{name}, {c}");
+            assert!(rig::same_memory(&program, &iss, &seq), "{name}, {c}");
+        }
+    }
+}

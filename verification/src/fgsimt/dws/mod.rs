@@ -1,0 +1,198 @@
+//! Dynamic warp subdivision (seed 001; `../shared/specs/001-dynamic-warp-subdivision.md`):
+//! the golden model of a multithreaded SIMT core with the warp-split table, cycle by
+//! cycle (spec section 3), over the per-thread RV32IMAF ISS. It defines what the
+//! `fgsimt` engine's `warps`, `dws` and `reconv` parameters do, and measures the
+//! mechanism on the kernels at the paper's memory shapes.
+//!
+//! The machine (section 1, Table 3): `warps` resident warps of `warp_size` threads, one
+//! warp instruction issued a cycle, latency 1 for everything but memory, a switch to
+//! another SIMD group on every D-cache access at no cost, the lane-banked L1 of
+//! [`memory`]. Control flow is the re-convergence stack of Fung et al. (Fig. 3) with the
+//! post-dominators of [`cfg`]; a divergent branch pushes the not-taken path on top (it
+//! runs first) and the taken path below it.
+//!
+//! The WST (section 2.2) holds every SIMD group of a warp that has two or more; an
+//! undivided warp holds none. Splits (section 2.3-2.4): at a divergent branch of a short
+//! block (`short_block`) with `branch_dws`, and on memory divergence under the `dws`
+//! policy; a group of a divided warp must split at a divergent branch (the shared stack
+//! cannot be pushed). Re-convergence (section 2.5): at the top of stack's post-dominator
+//! always; PC-based merges of ready groups at a memory instruction except with
+//! `reconv = "stack"`; with `"bl"` branches are barriers too (and `branch_dws` is off).
+//!
+//! Spec section 8, settled here (and mirrored by the RTL):
+//! - **Status** (2 bits): free, ready, waiting for memory, waiting at a synchronization
+//!   pc (the top of stack's post-dominator, a BL barrier, or a branch whose split has no
+//!   WST entry: the pc tells which). Waiting groups give up their scheduler slot; a
+//!   group waiting for memory keeps it.
+//! - **Scheduling**: the running group issues until it accesses memory or waits; then
+//!   the next ready group in slot order after the last one picked (round robin). Free
+//!   slots go to the oldest unslotted group each cycle. A merge keeps the running
+//!   group's slot (the other's is freed).
+//! - **Fall-behind**: becomes ready when its last fill arrives and replays its memory
+//!   instruction (so it meets the PC compare again); its data is already there, so the
+//!   replay always completes. Stores and atomics split exactly as loads.
+//! - **LazySplit**: "every other group waits" means no other ready group holding a slot
+//!   (waiting at a synchronization pc counts as waiting).
+//! - **ReviveSplit**: at most one suspended group is split per stalled cycle, the
+//!   oldest that has both arrived and pending threads.
+//! - **WST full at a divergent branch of a divided warp**: the group waits at the branch
+//!   and retries when an entry frees. If every group of the warp at the stack's top
+//!   waits and they cannot merge, the oldest waiting at a branch gets a stack frame of
+//!   its own (its threads, re-converging at the top of stack's post-dominator), where it
+//!   is undivided and pushes the stack as a conventional warp does. Its frame pops back
+//!   to the waiting groups. No deadlock: a warp always has a runnable group, one waiting
+//!   for memory, or a merge or frame to make.
+//! - **PC compare latency** (3-4 cycles): hidden by the switch on the memory access, so
+//!   a merge costs nothing.
+//! - **PC bits**: 32 (RV32).
+
+pub mod cfg;
+pub mod machine;
+pub mod memory;
+pub mod program;
+mod reconv;
+mod state;
+
+pub use machine::{DwsError, IssueView, LaunchStats, Machine};
+pub use state::{Frame, GroupView, Status};
+
+use memory::MemoryConfig;
+use serde::{Deserialize, Serialize};
+
+/// When a SIMD group splits on memory divergence (section 2.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SplitPolicy {
+    Off,
+    Aggress,
+    Lazy,
+    Revive,
+}
+
+/// How splits re-converge (section 2.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Reconv {
+    /// Only at the top of stack's post-dominator.
+    Stack,
+    /// PC-based merges, and branches and post-dominators as barriers.
+    Bl,
+    /// BranchBypass: PC-based merges; splits run past branches.
+    Bypass,
+}
+
+/// The DWS model's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DwsConfig {
+    /// Resident warps (N).
+    pub warps: u32,
+    /// Threads a warp (W, the SIMD width).
+    pub warp_size: u32,
+    pub dws: SplitPolicy,
+    pub branch_dws: bool,
+    pub reconv: Reconv,
+    pub wst_entries: u32,
+    /// Scheduler slots (0: 2 N).
+    pub slots: u32,
+    /// A branch splits an undivided warp only if the block after its post-dominator has
+    /// at most this many instructions.
+    pub short_block: u32,
+    pub memory: MemoryConfig,
+    /// Check the invariants I1-I3 every cycle (an error names the first broken one).
+    pub check: bool,
+}
+
+impl Default for DwsConfig {
+    fn default() -> Self {
+        DwsConfig {
+            warps: 4,
+            warp_size: 16,
+            dws: SplitPolicy::Off,
+            branch_dws: false,
+            reconv: Reconv::Bypass,
+            wst_entries: 16,
+            slots: 0,
+            short_block: 50,
+            memory: MemoryConfig::default(),
+            check: false,
+        }
+    }
+}
+
+/// The paper's named configurations (Fig. 7, 11, 13): name, policy, branch DWS,
+/// re-convergence.
+pub const NAMED: [(&str, SplitPolicy, bool, Reconv); 10] = [
+    ("conv", SplitPolicy::Off, false, Reconv::Bypass),
+    ("branch-only.stack", SplitPolicy::Off, true, Reconv::Stack),
+    ("branch-only", SplitPolicy::Off, true, Reconv::Bypass),
+    (
+        "revive.mem-only",
+        SplitPolicy::Revive,
+        false,
+        Reconv::Bypass,
+    ),
+    ("aggress", SplitPolicy::Aggress, true, Reconv::Bypass),
+    ("lazy", SplitPolicy::Lazy, true, Reconv::Bypass),
+    ("revive", SplitPolicy::Revive, true, Reconv::Bypass),
+    ("aggress.bl", SplitPolicy::Aggress, false, Reconv::Bl),
+    ("lazy.bl", SplitPolicy::Lazy, false, Reconv::Bl),
+    ("revive.bl", SplitPolicy::Revive, false, Reconv::Bl),
+];
+
+impl DwsConfig {
+    /// `self` with the named configuration's policy, branch DWS and re-convergence.
+    pub fn named(self, name: &str) -> Option<DwsConfig> {
+        let &(_, dws, branch_dws, reconv) = NAMED.iter().find(|c| c.0 == name)?;
+        Some(DwsConfig {
+            dws,
+            branch_dws,
+            reconv,
+            ..self
+        })
+    }
+
+    /// Scheduler slots.
+    pub fn slot_count(&self) -> usize {
+        if self.slots == 0 {
+            2 * self.warps as usize
+        } else {
+            self.slots as usize
+        }
+    }
+
+    /// Why the configuration cannot run, if it cannot.
+    pub fn check(&self) -> Result<(), String> {
+        if !(1..=32).contains(&self.warp_size) {
+            return Err(format!("warp_size {} is not in 1..=32", self.warp_size));
+        }
+        if !(1..=64).contains(&self.warps) {
+            return Err(format!("warps {} is not in 1..=64", self.warps));
+        }
+        if self.slots != 0 && self.slots < self.warps {
+            return Err(format!(
+                "slots {} is below warps {}: every warp needs a slot",
+                self.slots, self.warps
+            ));
+        }
+        if self.slot_count() > 256 {
+            return Err(format!("slots {} is above 256", self.slot_count()));
+        }
+        if !(2..=1024).contains(&self.wst_entries) {
+            return Err(format!(
+                "wst_entries {} is not in 2..=1024 (a split takes two)",
+                self.wst_entries
+            ));
+        }
+        if self.reconv == Reconv::Bl && self.branch_dws {
+            return Err("reconv = \"bl\" makes branches barriers: branch_dws must be off".into());
+        }
+        self.memory.check()
+    }
+
+    /// WST storage in bits (section 5): entries x (W + log2 N + PC bits + 2).
+    pub fn wst_bits(&self) -> u64 {
+        let warp_bits = (self.warps as u64).next_power_of_two().trailing_zeros() as u64;
+        self.wst_entries as u64 * (self.warp_size as u64 + warp_bits + 32 + 2)
+    }
+}
