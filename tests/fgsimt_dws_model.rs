@@ -11,7 +11,9 @@ mod rig;
 
 use std::path::Path;
 use verification::elf::Program;
-use verification::fgsimt::dws::memory::{Answer, MemoryStats, MemorySystem, ThreadAccess};
+use verification::fgsimt::dws::memory::{
+    Answer, CacheMemory, MemoryConfig, MemoryStats, MemorySystem, ThreadAccess,
+};
 use verification::fgsimt::dws::program::{run, run_with};
 use verification::fgsimt::dws::{
     DwsConfig, Frame, LaunchStats, Machine, Reconv, SplitPolicy, NAMED,
@@ -527,4 +529,95 @@ fn every_kernel_matches_the_iss_under_dws() {
             assert!(rig::same_memory(&program, &iss, &seq), "{name}, {c}");
         }
     }
+}
+
+fn access(lane: u32, addr: u64, write: bool) -> ThreadAccess {
+    ThreadAccess { lane, addr, write }
+}
+
+/// The cache hierarchy's timing (Table 3's shape, small): a cold miss costs the L2's
+/// and the memory's latency, a secondary miss joins the line's MSHR, a hit 3 cycles plus
+/// one a bank conflict, an L1 miss that hits the L2 the L2's latency; misses go to the
+/// L2 one line a cycle and wait for a free MSHR; LRU eviction writes dirty lines back.
+#[test]
+fn the_cache_hierarchy_times_hits_misses_and_mshrs() {
+    let cfg = MemoryConfig {
+        l1_kib: 1,
+        l1_ways: 2,
+        mshrs: 2,
+        mshr_requests: 2,
+        l2_kib: 64,
+        l2_ways: 4,
+        ..MemoryConfig::default()
+    };
+    let mut m = CacheMemory::new(cfg, 4);
+    let a = m.access(0, 0, 0, &[access(0, 0x1000, false)]);
+    assert_eq!(
+        (a.arrive, a.hit),
+        (vec![130], vec![false]),
+        "cold: 30 + 100"
+    );
+    let a = m.access(
+        5,
+        0,
+        0,
+        &[
+            access(1, 0x1004, false),
+            access(2, 0x1008, false),
+            access(3, 0x100c, false),
+        ],
+    );
+    assert_eq!(
+        a.arrive,
+        [130, 133, 133],
+        "two requests an MSHR, then after the fill"
+    );
+    let a = m.access(
+        200,
+        0,
+        0,
+        &[access(0, 0x1000, true), access(1, 0x1010, false)],
+    );
+    assert_eq!(
+        (a.arrive, a.hit, a.conflicts),
+        (vec![204, 204], vec![true, true], 1),
+        "bank 0 twice"
+    );
+    // Two more lines of the same set (4 sets of 128 B): the LRU (0x1000, dirty) goes.
+    let a = m.access(
+        300,
+        0,
+        0,
+        &[
+            access(0, 0x1200, false),
+            access(1, 0x1400, false),
+            access(2, 0x1800, false),
+        ],
+    );
+    assert_eq!(
+        a.arrive,
+        [430, 431, 430 + 130],
+        "one a cycle; the third waits for an MSHR"
+    );
+    let a = m.access(1000, 0, 0, &[access(0, 0x1000, false)]);
+    assert_eq!(a.arrive, [1030], "an L2 hit");
+    let s = m.stats();
+    assert_eq!(
+        (s.l2_requests, s.l2_misses, s.writebacks),
+        (5, 4, 1),
+        "{s:?}"
+    );
+}
+
+/// The clock runs on across launches (the memory's fills and sends are absolute): the
+/// second launch's single cold miss costs what the first's did.
+#[test]
+fn launches_share_the_memory_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = directed(dir.path());
+    let (_, r) = run(&program, checked(4, 16), rig::MAX_STEPS, MAX_CYCLES).unwrap();
+    let cycles: Vec<u64> = r.launches.iter().map(|l| l.cycles).collect();
+    // mem, one warp: 4 instructions, the load's miss (130) and replay, 2 adds, the
+    // store (a hit on the same line), the return.
+    assert!((140..160).contains(&cycles[1]), "{cycles:?}");
 }

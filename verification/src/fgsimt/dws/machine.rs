@@ -69,7 +69,10 @@ pub struct LaunchStats {
 pub struct Machine {
     pub(super) cfg: DwsConfig,
     pub(super) mem: Box<dyn MemorySystem>,
+    /// The clock (it runs on across launches, as the memory system's does).
     pub(super) now: u64,
+    /// The cycle the launch started.
+    started: u64,
     pub(super) launch: Launch,
     pub(super) code: Cfg,
     pub(super) next_warp: u32,
@@ -110,6 +113,7 @@ impl Machine {
             cfg,
             mem,
             now: 0,
+            started: 0,
             launch: Launch { n: 0, entry: 0 },
             code: Cfg::default(),
             next_warp: 0,
@@ -138,7 +142,7 @@ impl Machine {
         self.launch = launch;
         self.next_warp = 0;
         self.stats = LaunchStats::default();
-        self.now = 0;
+        self.started = self.now;
         self.running = None;
         Ok(())
     }
@@ -168,7 +172,7 @@ impl Machine {
     /// Runs the launch to its end within `max_cycles`: its counters.
     pub fn run(&mut self, iss: &mut Iss, max_cycles: u64) -> Result<LaunchStats, DwsError> {
         while !self.cycle(iss)? {
-            if self.now >= max_cycles {
+            if self.now - self.started >= max_cycles {
                 return Err(DwsError::CycleLimit(max_cycles));
             }
         }
@@ -179,7 +183,7 @@ impl Machine {
     pub fn cycle(&mut self, iss: &mut Iss) -> Result<bool, DwsError> {
         self.start_warps(iss);
         if self.warps.iter().all(|w| w.index.is_none()) {
-            self.stats.cycles = self.now;
+            self.stats.cycles = self.now - self.started;
             return Ok(true);
         }
         let now = self.now;
