@@ -14,9 +14,17 @@
 //! Then seed 002's AVC: the golden replay's characterization of the kernels' private
 //! traffic, and the register-limited kernels on the engine with `avc` off and on.
 //!
+//! Last, seed 001's dynamic warp subdivision on the golden model (`fgsimt_dws/`):
+//! Table 1's characterization, the named configurations against Conv, and sweeps of the
+//! L2 latency, the L1 size and the WST.
+//!
 //! `FGSIMT_BENCH_KERNELS=conv,sgemm` runs only those kernels; `FGSIMT_BENCH_CONFIG=F`
 //! another preset (e.g. a smaller engine whose models build faster); `FGSIMT_BENCH_AVC=1`
-//! only the AVC's characterization, `=rtl` it and the AVC on the engine.
+//! only the AVC's characterization, `=rtl` it and the AVC on the engine;
+//! `FGSIMT_BENCH_DWS=1` only the DWS tables (no RTL).
+
+#[path = "fgsimt_dws/mod.rs"]
+mod dws;
 
 use generators::fgsimt::params::FgsimtParams;
 use generators::output::{render, OutputOptions};
@@ -117,6 +125,10 @@ fn main() {
     println!("preset {config}");
     // `FGSIMT_BENCH_AVC=1`: only the affine vector cache's traffic study (no RTL);
     // `FGSIMT_BENCH_AVC=rtl`: it and the AVC on the engine.
+    if std::env::var_os("FGSIMT_BENCH_DWS").is_some() {
+        dws_tables(root, dir.path(), only.as_deref());
+        return;
+    }
     match std::env::var("FGSIMT_BENCH_AVC").as_deref() {
         Ok("rtl") => {
             avc_traffic(root, dir.path(), only.as_deref());
@@ -181,6 +193,18 @@ fn main() {
     }
     avc_traffic(root, dir.path(), only.as_deref());
     avc_engine(root, dir.path(), only.as_deref(), &table);
+    dws_tables(root, dir.path(), only.as_deref());
+}
+
+/// Seed 001's tables on the kernels (the DWS golden model).
+fn dws_tables(root: &Path, dir: &Path, only: Option<&[String]>) {
+    let kernels: Vec<(&str, Program)> = PAPER
+        .iter()
+        .map(|p| p.0)
+        .filter(|n| only.is_none_or(|o| o.iter().any(|k| k == n)))
+        .map(|n| (n, build(root, dir, n)))
+        .collect();
+    dws::tables(&kernels);
 }
 
 /// The register-limited kernels (those that spill) on the engine with `avc` off and on

@@ -1,0 +1,269 @@
+//! Seed 001's dynamic warp subdivision on the kernels, from the golden model
+//! (`verification::fgsimt::dws`): 4 warps of 16 threads and Table 3's memory unless a
+//! sweep says otherwise. Beside each table, the shape the paper reports (its numbers
+//! came from MV5 and Alpha code, other kernels and inputs: compare shapes, not values).
+//! Prints; asserts only that every run ends with exit 0.
+
+use std::sync::Mutex;
+use verification::elf::Program;
+use verification::fgsimt::dws::program::{run, DwsRun};
+use verification::fgsimt::dws::{DwsConfig, LaunchStats};
+
+/// The configurations compared with Conv (Fig. 13's, and BL).
+const CONFIGS: [&str; 7] = [
+    "branch-only",
+    "revive.mem-only",
+    "aggress",
+    "lazy",
+    "revive",
+    "revive.bl",
+    "branch-only.stack",
+];
+
+const MAX_STEPS: u64 = 400_000_000;
+
+/// One run's figures.
+#[derive(Clone, Copy)]
+struct Figures {
+    cycles: u64,
+    stall: f64,
+    width: f64,
+    stats: LaunchStats,
+}
+
+fn figures(r: &DwsRun) -> Figures {
+    let mut s = LaunchStats::default();
+    for l in &r.launches {
+        s.cycles += l.cycles;
+        s.stall_cycles += l.stall_cycles;
+        s.memory_stall_cycles += l.memory_stall_cycles;
+        s.warp_instructions += l.warp_instructions;
+        s.thread_instructions += l.thread_instructions;
+        s.branches += l.branches;
+        s.divergent_branches += l.divergent_branches;
+        s.memory_instructions += l.memory_instructions;
+        s.missed += l.missed;
+        s.divergent_memory += l.divergent_memory;
+    }
+    Figures {
+        cycles: s.cycles,
+        stall: 100.0 * s.memory_stall_cycles as f64 / s.cycles.max(1) as f64,
+        width: s.thread_instructions as f64 / s.warp_instructions.max(1) as f64,
+        stats: s,
+    }
+}
+
+/// Runs every (kernel, configuration) job on two threads: figures in job order.
+fn run_all(jobs: &[(&Program, DwsConfig)]) -> Vec<Figures> {
+    let out = Mutex::new(vec![None; jobs.len()]);
+    let next = Mutex::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().unwrap();
+                    *n += 1;
+                    *n - 1
+                };
+                let Some((program, cfg)) = jobs.get(i) else {
+                    break;
+                };
+                let (_, r) = run(program, *cfg, MAX_STEPS, 1 << 34).expect("the DWS model runs");
+                assert_eq!(r.exit, 0, "a kernel's self-check failed on the DWS model");
+                out.lock().unwrap()[i] = Some(figures(&r));
+            });
+        }
+    });
+    out.into_inner()
+        .unwrap()
+        .into_iter()
+        .map(|f| f.unwrap())
+        .collect()
+}
+
+/// A configuration's column label.
+fn label(name: &str) -> &str {
+    match name {
+        "branch-only" => "br-only",
+        "branch-only.stack" => "br.stack",
+        "revive.mem-only" => "rev.mem",
+        "revive.bl" => "rev.bl",
+        other => other,
+    }
+}
+
+/// Harmonic mean.
+fn hmean(v: &[f64]) -> f64 {
+    v.len() as f64 / v.iter().map(|x| 1.0 / x).sum::<f64>()
+}
+
+/// Speedups over Conv of `names` at each `variants` value (a sweep), a row a kernel,
+/// then the harmonic means.
+fn sweep(
+    kernels: &[(&str, Program)],
+    title: &str,
+    variants: &[(String, DwsConfig)],
+    names: &[&str],
+) {
+    println!("\n{title}");
+    let mut jobs = Vec::new();
+    for (_, p) in kernels {
+        for (_, base) in variants {
+            for n in std::iter::once(&"conv").chain(names) {
+                jobs.push((p, base.named(n).expect("a named configuration")));
+            }
+        }
+    }
+    let f = run_all(&jobs);
+    let per = names.len() + 1;
+    let head: Vec<String> = variants
+        .iter()
+        .map(|(v, _)| format!("{v:^width$}", width = 9 * per))
+        .collect();
+    println!("{:9}  {}", "", head.join(" | "));
+    let cols: Vec<String> = variants
+        .iter()
+        .map(|_| {
+            std::iter::once(format!("{:>9}", "conv cyc"))
+                .chain(names.iter().map(|n| format!("{:>9}", label(n))))
+                .collect::<Vec<_>>()
+                .join("")
+        })
+        .collect();
+    println!("{:9}  {}", "kernel", cols.join(" | "));
+    let mut speedups = vec![Vec::new(); variants.len() * names.len()];
+    for (k, (name, _)) in kernels.iter().enumerate() {
+        let mut cells = Vec::new();
+        for v in 0..variants.len() {
+            let at = (k * variants.len() + v) * per;
+            let conv = f[at].cycles;
+            let mut cell = format!("{conv:>9}");
+            for c in 0..names.len() {
+                let s = conv as f64 / f[at + 1 + c].cycles as f64;
+                speedups[v * names.len() + c].push(s);
+                cell.push_str(&format!("{s:>9.2}"));
+            }
+            cells.push(cell);
+        }
+        println!("{name:9}  {}", cells.join(" | "));
+    }
+    let means: Vec<String> = (0..variants.len())
+        .map(|v| {
+            std::iter::once(format!("{:>9}", ""))
+                .chain(
+                    (0..names.len())
+                        .map(|c| format!("{:>9.2}", hmean(&speedups[v * names.len() + c]))),
+                )
+                .collect::<Vec<_>>()
+                .join("")
+        })
+        .collect();
+    println!("{:9}  {}", "hmean", means.join(" | "));
+}
+
+/// The DWS tables.
+pub fn tables(kernels: &[(&str, Program)]) {
+    let base = DwsConfig::default();
+    println!(
+        "\nDWS (seed 001; golden model): {} warps x {} threads, {} scheduler slots, {} WST \
+         entries ({} bits: entries x (W + log2 N + 32-bit pc + 2)), L1 {} KB {}-way {} B \
+         lines, {} MSHRs, L2 {} cycles, memory +{}",
+        base.warps,
+        base.warp_size,
+        base.slot_count(),
+        base.wst_entries,
+        base.wst_bits(),
+        base.memory.l1_kib,
+        base.memory.l1_ways,
+        base.memory.line_bytes,
+        base.memory.mshrs,
+        base.memory.l2_latency,
+        base.memory.memory_latency
+    );
+    // Table 1 and Fig. 13's stall and width, Conv and ReviveSplit.
+    let mut jobs = Vec::new();
+    for (_, p) in kernels {
+        for n in ["conv", "revive"] {
+            jobs.push((p, base.named(n).unwrap()));
+        }
+    }
+    let f = run_all(&jobs);
+    println!(
+        "\nTable 1 (Conv) and Fig. 13's memory stall and SIMD width, Conv -> ReviveSplit \
+         (paper, its suite: 9-59 instructions between branches, 0-22 % divergent, 5-47 \
+         between misses, 60-88 % of misses divergent; stall 76 % -> 36 %, width 14 -> 4)"
+    );
+    println!(
+        "kernel     inst/branch  div br %  inst/miss  inst/div miss  div miss %   stall % conv -> revive   width conv -> revive"
+    );
+    for (k, (name, _)) in kernels.iter().enumerate() {
+        let (c, r) = (f[2 * k], f[2 * k + 1]);
+        let s = c.stats;
+        let per = |n: u64| s.warp_instructions as f64 / n.max(1) as f64;
+        println!(
+            "{name:9}  {:>11.1}  {:>8.1}  {:>9.1}  {:>13.1}  {:>10.1}   {:>7.1} -> {:>6.1}        {:>5.1} -> {:>5.1}",
+            per(s.branches),
+            100.0 * s.divergent_branches as f64 / s.branches.max(1) as f64,
+            per(s.missed),
+            per(s.divergent_memory),
+            100.0 * s.divergent_memory as f64 / s.missed.max(1) as f64,
+            c.stall,
+            r.stall,
+            c.width,
+            r.width
+        );
+    }
+    let named: Vec<(String, DwsConfig)> = vec![("L2 30".into(), base)];
+    sweep(
+        kernels,
+        "Fig. 7/11/13: speedup over Conv (paper: BranchOnly 1.13, ReviveSplit.MemOnly 1.20, \
+         AggressSplit and LazySplit slower, ReviveSplit 1.71 and never slower; BL little gain)",
+        &named,
+        &CONFIGS,
+    );
+    let main = ["branch-only", "revive.mem-only", "revive"];
+    let latencies: Vec<(String, DwsConfig)> = [10, 30, 100, 300]
+        .iter()
+        .map(|&l| {
+            let mut c = base;
+            c.memory.l2_latency = l;
+            (format!("L2 {l}"), c)
+        })
+        .collect();
+    sweep(
+        kernels,
+        "Fig. 16: speedup over Conv at each L2 latency (paper: the gain grows with latency)",
+        &latencies,
+        &main,
+    );
+    let sizes: Vec<(String, DwsConfig)> = [8, 16, 32, 64, 128]
+        .iter()
+        .map(|&kib| {
+            let mut c = base;
+            c.memory.l1_kib = kib;
+            (format!("L1 {kib} KB"), c)
+        })
+        .collect();
+    sweep(
+        kernels,
+        "Fig. 17: speedup over Conv at each L1 size, 8-way (paper: DWS ~ Conv at 128 KB; \
+         worth about doubling the L1)",
+        &sizes,
+        &main,
+    );
+    let wst: Vec<(String, DwsConfig)> = [4, 8, 16, 32, 64]
+        .iter()
+        .map(|&n| {
+            let mut c = base;
+            c.wst_entries = n;
+            (format!("WST {n}"), c)
+        })
+        .collect();
+    sweep(
+        kernels,
+        "Fig. 21: ReviveSplit's speedup over Conv at each WST size, 8 slots (paper: \
+         saturates at entries >= 2 x slots = 16)",
+        &wst,
+        &["revive"],
+    );
+}
