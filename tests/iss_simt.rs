@@ -203,3 +203,76 @@ fn the_simt_model_runs_launches_and_reports_them() {
         assert!(stderr.contains(needle), "{flags:?}: {stderr}");
     }
 }
+
+#[test]
+fn the_dws_model_runs_launches_and_reports_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build(dir.path(), "diverge", &["diverge.c"], &[]);
+    let (code, stderr) = iss(&elf, &["--dws", "revive"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.starts_with("dws model: revive, 4 warps of 16 threads, 8 slots, 16 WST entries;"),
+        "{stderr}"
+    );
+    for needle in ["launch 1: ", " cycles (", "splits: ", "\nmemory: "] {
+        assert!(stderr.contains(needle), "{needle}: {stderr}");
+    }
+    let toml = dir.path().join("dws.toml");
+    std::fs::write(
+        &toml,
+        "warps = 2\ncheck = true\n[memory]\nl2_latency = 300\n",
+    )
+    .unwrap();
+    let (code, stderr) = iss(
+        &elf,
+        &["--dws", "lazy.bl", "--dws-config", toml.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("lazy.bl, 2 warps of 16 threads, 4 slots"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("L2 300 cycles"), "{stderr}");
+    let path = toml.to_str().unwrap();
+    for (text, flags, needle) in [
+        (
+            "",
+            vec!["--dws", "fast"],
+            "--dws must be one of conv, branch-only.stack,",
+        ),
+        ("wraps = 2\n", vec![], "unknown field `wraps`"),
+        ("warps = 0\n", vec![], "warps 0 is not in 1..=64"),
+        (
+            "[memory]\nl2_kib = 1048576\nline_bytes = 4\n",
+            vec![],
+            "is not a cache of 1 to",
+        ),
+        (
+            "[memory]\nl1_kib = 3\n",
+            vec![],
+            "not a power-of-two number of sets",
+        ),
+        (
+            "",
+            vec!["--dws", "conv", "--dws-config", "/nonexistent.toml"],
+            "reading /nonexistent.toml",
+        ),
+    ] {
+        std::fs::write(&toml, text).unwrap();
+        let flags = if flags.is_empty() {
+            vec!["--dws", "conv", "--dws-config", path]
+        } else {
+            flags
+        };
+        let (code, stderr) = iss(&elf, &flags);
+        assert_eq!(code, Some(1), "{flags:?}: {stderr}");
+        assert!(stderr.contains(needle), "{text} {flags:?}: {stderr}");
+    }
+    // The name sets the policy, the splits and the re-convergence: no conflict.
+    std::fs::write(&toml, "reconv = \"bl\"\nbranch_dws = true\n").unwrap();
+    let (code, stderr) = iss(&elf, &["--dws", "revive", "--dws-config", path]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stderr) = iss(&elf, &["--dws", "conv", "--warp-size", "8"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+}

@@ -97,8 +97,12 @@ impl MemoryConfig {
             ("l1", self.l1_kib, self.l1_ways),
             ("l2", self.l2_kib, self.l2_ways),
         ] {
-            if ways == 0 || kib == 0 || kib > 1 << 20 {
-                return Err(format!("{name}: {kib} KiB in {ways} ways is not a cache"));
+            if ways == 0 || kib == 0 || kib as u64 * 1024 / self.line_bytes as u64 > 1 << 20 {
+                return Err(format!(
+                    "{name}: {kib} KiB in {ways} ways of {} B lines is not a cache of 1 to \
+                     1,048,576 lines",
+                    self.line_bytes
+                ));
             }
             let s = sets(kib, ways);
             if s == 0

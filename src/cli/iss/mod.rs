@@ -49,6 +49,23 @@ pub struct IssArgs {
     /// (implies --warp-size 32 unless given).
     #[arg(long, value_name = "MODE", conflicts_with_all = ["hwacha", "log_commits"])]
     pub affine: Option<String>,
+    /// Run kernel launches on the DWS model (seed 001: resident warps, the warp-split
+    /// table, the cache hierarchy's timing) in the named configuration: conv,
+    /// branch-only.stack, branch-only, revive.mem-only, aggress, lazy, revive,
+    /// aggress.bl, lazy.bl or revive.bl; print each launch's cycles and counters.
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with_all = ["hwacha", "log_commits", "warp_size", "affine"]
+    )]
+    pub dws: Option<String>,
+    /// With --dws: a TOML file of the model's machine and memory (`warps`, `warp_size`,
+    /// `wst_entries`, `slots`, `short_block`, `[memory]` with `l1_kib`, `l1_ways`,
+    /// `line_bytes`, `l1_hit`, `mshrs`, `mshr_requests`, `banks`, `l2_kib`, `l2_ways`,
+    /// `l2_latency`, `memory_latency`; `check` checks the invariants every cycle). The
+    /// name given to --dws sets `dws`, `branch_dws` and `reconv`.
+    #[arg(long, value_name = "FILE.toml", requires = "dws")]
+    pub dws_config: Option<PathBuf>,
 }
 
 /// The default step limit: about ten seconds of the ISS, far beyond any test program.
@@ -57,6 +74,9 @@ pub const DEFAULT_MAX_INSTRET: u64 = 1_000_000_000;
 /// Runs the program and returns its exit code (see [`process_status`]); a failing exit
 /// is explained on stderr.
 pub fn run(args: IssArgs) -> anyhow::Result<u8> {
+    if let Some(name) = &args.dws {
+        return dws::run_dws(&args, name);
+    }
     if args.warp_size.is_some() || args.affine.is_some() {
         return simt::run(&args);
     }
@@ -167,73 +187,5 @@ fn describe(e: &HwachaError) -> String {
     }
 }
 
-/// `--warp-size` / `--affine`: the program's launches on the SIMT model.
-mod simt {
-    use super::{exit_status, IssArgs};
-    use anyhow::{bail, Context};
-    use verification::fgsimt::affine::Mechanisms;
-    use verification::fgsimt::program::{host, run_on, ProgramError};
-    use verification::fgsimt::warp::KernelStats;
-    use verification::iss::{IssConfig, Xlen};
-
-    pub fn run(args: &IssArgs) -> anyhow::Result<u8> {
-        let warp = args.warp_size.unwrap_or(32);
-        if !(1..=32).contains(&warp) {
-            bail!("--warp-size must be 1..=32, got {warp}");
-        }
-        let mode = args.affine.as_deref().unwrap_or("none");
-        let Some(mech) = Mechanisms::parse(mode) else {
-            bail!("--affine must be none, a, ab or abm, got `{mode}`");
-        };
-        let program = verification::elf::load_file(&args.program)
-            .with_context(|| format!("loading {}", args.program.display()))?;
-        if program.xlen != Xlen::Rv32 {
-            bail!(
-                "--warp-size and --affine run SPMD kernels: {} is not an RV32 program",
-                args.program.display()
-            );
-        }
-        let mut iss = host(&program, IssConfig::default())?;
-        let run = match run_on(&mut iss, (warp, mech), args.max_instret) {
-            Ok(run) => run,
-            Err(ProgramError::StepLimit(n)) => bail!(
-                "step limit reached: {} host and {} kernel instructions without the program \
-                 exiting (--max-instret {n})",
-                iss.instret(),
-                iss.thread_instret()
-            ),
-            Err(e) => return Err(e.into()),
-        };
-        eprintln!("simt model: warps of {warp} threads, affine {mode}");
-        for (i, l) in run.launches.iter().enumerate() {
-            eprintln!("{}", describe(i + 1, l));
-        }
-        Ok(exit_status(&args.program, &program, &iss, run.exit))
-    }
-
-    /// One launch's counts, as Table 3 of seed 000 gives them where the model can.
-    fn describe(n: usize, l: &KernelStats) -> String {
-        let warp = l.warp_instructions.max(1) as f64;
-        let a = &l.affine;
-        format!(
-            "launch {n}: {} warps, {} warp instructions, {} thread instructions ({:.1} \
-             active threads), {} divergent branches, {} fragments pending at most\n  \
-             affine: {} in the CP ({:.1} %), {} expanded, {} uniform branches, {} affine \
-             loads ({} wide requests), SRF reads avoided {}, writes avoided {}",
-            l.warps,
-            l.warp_instructions,
-            l.thread_instructions,
-            l.thread_instructions as f64 / warp,
-            l.divergent_branches,
-            l.max_pending,
-            a.cp,
-            100.0 * a.cp as f64 / warp,
-            a.expanded,
-            a.uniform_branches,
-            a.affine_loads,
-            a.wide_requests,
-            a.srf_reads_avoided,
-            a.srf_writes_avoided
-        )
-    }
-}
+mod dws;
+mod simt;
