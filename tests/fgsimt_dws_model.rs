@@ -423,23 +423,13 @@ fn static_selection_by_the_block_after_the_post_dominator() {
     }
 }
 
-/// The random SPMD programs' `output` and `counters` words (as `fgsimt_model.rs`).
-fn results(iss: &Iss, program: &Program) -> Vec<u64> {
-    let mut words = Vec::new();
-    for (sym, n) in [("output", 96 * 96), ("counters", 7)] {
-        let base = program.symbol(sym).expect("symbol");
-        words.extend((0..n).map(|i| iss.mem.read(base + 4 * i, 4).unwrap()));
-    }
-    words
-}
-
 /// Spec 7.1, 7.3 and the WST-full fallback: random programs (divergent branches,
 /// per-thread loops, every memory mode, AMOs) on random hit masks, under every named
 /// configuration at several WST sizes (2 entries: the fallback's own frames), with I1-I3
 /// checked every cycle, end with the ISS's memory. `ACCELGEN_LONG=1`: 60 programs.
 #[test]
 fn random_programs_keep_the_invariants_and_the_iss_results() {
-    use verification::randgen::simt::{build_simt, SimtShape};
+    use verification::randgen::simt::{build_simt, results, SimtShape};
     let count = if rig::long() { 60 } else { 6 };
     let dir = tempfile::tempdir().unwrap();
     let mut totals = LaunchStats::default();
@@ -474,16 +464,7 @@ fn random_programs_keep_the_invariants_and_the_iss_results() {
                     results(&iss, &program) == expected,
                     "seed {seed}, {name}, wst {wst}"
                 );
-                for l in &r.launches {
-                    totals.branch_splits += l.branch_splits;
-                    totals.memory_splits += l.memory_splits;
-                    totals.revive_splits += l.revive_splits;
-                    totals.pc_merges += l.pc_merges;
-                    totals.reconv_merges += l.reconv_merges;
-                    totals.barrier_merges += l.barrier_merges;
-                    totals.wst_waits += l.wst_waits;
-                    totals.own_frames += l.own_frames;
-                }
+                totals += &r.summed();
             }
         }
     }

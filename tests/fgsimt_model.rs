@@ -225,17 +225,6 @@ fn the_kernel_suite_runs_on_the_model_at_every_affine_setting() {
     }
 }
 
-/// The words of `program`'s symbols `output` (96 slots of 96 words) and `counters`
-/// (7) in `iss`'s memory.
-fn results(iss: &Iss, program: &verification::elf::Program) -> Vec<u64> {
-    let mut words = Vec::new();
-    for (sym, n) in [("output", 96 * 96), ("counters", 7)] {
-        let base = program.symbol(sym).expect("symbol");
-        words.extend((0..n).map(|i| iss.mem.read(base + 4 * i, 4).unwrap()));
-    }
-    words
-}
-
 /// Random SPMD programs (`randgen::simt`: divergent branches, per-thread loops, every
 /// memory mode, commutative AMOs, FP) end with the same memory on the SIMT model at
 /// warp sizes 4 and 32 (and every affine setting, whose invariant the model checks after
@@ -243,7 +232,7 @@ fn results(iss: &Iss, program: &verification::elf::Program) -> Vec<u64> {
 /// `ACCELGEN_LONG=1` runs 200 programs instead of 12.
 #[test]
 fn random_simt_programs_match_the_sequential_iss() {
-    use verification::randgen::simt::{build_simt, SimtShape};
+    use verification::randgen::simt::{build_simt, results, SimtShape};
     let count = if std::env::var_os("ACCELGEN_LONG").is_some() {
         200
     } else {

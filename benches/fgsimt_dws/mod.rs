@@ -32,19 +32,7 @@ struct Figures {
 }
 
 fn figures(r: &DwsRun) -> Figures {
-    let mut s = LaunchStats::default();
-    for l in &r.launches {
-        s.cycles += l.cycles;
-        s.stall_cycles += l.stall_cycles;
-        s.memory_stall_cycles += l.memory_stall_cycles;
-        s.warp_instructions += l.warp_instructions;
-        s.thread_instructions += l.thread_instructions;
-        s.branches += l.branches;
-        s.divergent_branches += l.divergent_branches;
-        s.memory_instructions += l.memory_instructions;
-        s.missed += l.missed;
-        s.divergent_memory += l.divergent_memory;
-    }
+    let s = r.summed();
     Figures {
         cycles: s.cycles,
         stall: 100.0 * s.memory_stall_cycles as f64 / s.cycles.max(1) as f64,
@@ -161,6 +149,23 @@ fn sweep(
     println!("{:9}  {}", "hmean", means.join(" | "));
 }
 
+/// A sweep's points: `base` with `set(value)` for each value, labelled `what value`.
+fn points(
+    base: DwsConfig,
+    what: &str,
+    values: &[u64],
+    set: impl Fn(&mut DwsConfig, u64),
+) -> Vec<(String, DwsConfig)> {
+    values
+        .iter()
+        .map(|&v| {
+            let mut c = base;
+            set(&mut c, v);
+            (format!("{what} {v}"), c)
+        })
+        .collect()
+}
+
 /// The DWS tables.
 pub fn tables(kernels: &[(&str, Program)]) {
     let base = DwsConfig::default();
@@ -222,28 +227,18 @@ pub fn tables(kernels: &[(&str, Program)]) {
         &CONFIGS,
     );
     let main = ["branch-only", "revive.mem-only", "revive"];
-    let latencies: Vec<(String, DwsConfig)> = [10, 30, 100, 300]
-        .iter()
-        .map(|&l| {
-            let mut c = base;
-            c.memory.l2_latency = l;
-            (format!("L2 {l}"), c)
-        })
-        .collect();
+    let latencies = points(base, "L2", &[10, 30, 100, 300], |c, l| {
+        c.memory.l2_latency = l
+    });
     sweep(
         kernels,
         "Fig. 16: speedup over Conv at each L2 latency (paper: the gain grows with latency)",
         &latencies,
         &main,
     );
-    let sizes: Vec<(String, DwsConfig)> = [8, 16, 32, 64, 128]
-        .iter()
-        .map(|&kib| {
-            let mut c = base;
-            c.memory.l1_kib = kib;
-            (format!("L1 {kib} KB"), c)
-        })
-        .collect();
+    let sizes = points(base, "L1 KB", &[8, 16, 32, 64, 128], |c, k| {
+        c.memory.l1_kib = k as u32
+    });
     sweep(
         kernels,
         "Fig. 17: speedup over Conv at each L1 size, 8-way (paper: DWS ~ Conv at 128 KB; \
@@ -251,14 +246,9 @@ pub fn tables(kernels: &[(&str, Program)]) {
         &sizes,
         &main,
     );
-    let wst: Vec<(String, DwsConfig)> = [4, 8, 16, 32, 64]
-        .iter()
-        .map(|&n| {
-            let mut c = base;
-            c.wst_entries = n;
-            (format!("WST {n}"), c)
-        })
-        .collect();
+    let wst = points(base, "WST", &[4, 8, 16, 32, 64], |c, n| {
+        c.wst_entries = n as u32
+    });
     sweep(
         kernels,
         "Fig. 21: ReviveSplit's speedup over Conv at each WST size, 8 slots (paper: \

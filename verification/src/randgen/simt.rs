@@ -105,6 +105,17 @@ pub fn build_simt(
     crate::kernels::build_program(&[src], &dir.join(format!("r{seed}.elf")), &[], &[])
 }
 
+/// What a random program computes: the words of its output slots and its shared
+/// counters in `iss`'s memory, after a run of `program` (as built by [`build_simt`]).
+pub fn results(iss: &crate::iss::Iss, program: &crate::elf::Program) -> Vec<u64> {
+    let mut words = Vec::new();
+    for (sym, n) in [("output", MAX_THREADS * SLOT_WORDS), ("counters", 7)] {
+        let base = program.symbol(sym).expect("a random program's symbol");
+        words.extend((0..n).map(|i| iss.mem.read(base + 4 * i, 4).unwrap_or(0)));
+    }
+    words
+}
+
 /// The random SPMD program of `seed` (assembly for `accelgen asm --target simt`).
 pub fn generate_simt(seed: u64, shape: SimtShape) -> String {
     let mut g = Gen {

@@ -65,6 +65,32 @@ pub struct LaunchStats {
     pub max_slotted: u64,
 }
 
+impl std::ops::AddAssign<&LaunchStats> for LaunchStats {
+    /// Sums the counters (the maxima take the larger).
+    fn add_assign(&mut self, o: &LaunchStats) {
+        self.cycles += o.cycles;
+        self.stall_cycles += o.stall_cycles;
+        self.memory_stall_cycles += o.memory_stall_cycles;
+        self.warp_instructions += o.warp_instructions;
+        self.thread_instructions += o.thread_instructions;
+        self.branches += o.branches;
+        self.divergent_branches += o.divergent_branches;
+        self.memory_instructions += o.memory_instructions;
+        self.missed += o.missed;
+        self.divergent_memory += o.divergent_memory;
+        self.branch_splits += o.branch_splits;
+        self.memory_splits += o.memory_splits;
+        self.revive_splits += o.revive_splits;
+        self.pc_merges += o.pc_merges;
+        self.reconv_merges += o.reconv_merges;
+        self.barrier_merges += o.barrier_merges;
+        self.wst_waits += o.wst_waits;
+        self.own_frames += o.own_frames;
+        self.max_wst = self.max_wst.max(o.max_wst);
+        self.max_slotted = self.max_slotted.max(o.max_slotted);
+    }
+}
+
 /// The DWS model running launches.
 pub struct Machine {
     pub(super) cfg: DwsConfig,

@@ -23,9 +23,13 @@ impl DwsRun {
         self.launches.iter().map(|l| l.cycles).sum()
     }
 
-    /// A counter summed over the launches.
-    pub fn total(&self, f: impl Fn(&LaunchStats) -> u64) -> u64 {
-        self.launches.iter().map(f).sum()
+    /// The launches' counters summed.
+    pub fn summed(&self) -> LaunchStats {
+        let mut s = LaunchStats::default();
+        for l in &self.launches {
+            s += l;
+        }
+        s
     }
 }
 
