@@ -1,6 +1,8 @@
 //! Seed 001's dynamic warp subdivision on the kernels, from the golden model
 //! (`verification::fgsimt::dws`): 4 warps of 16 threads and Table 3's memory unless a
-//! sweep says otherwise. Beside each table, the shape the paper reports (its numbers
+//! sweep says otherwise. Table 1, then Figs. 13 (the named configurations), 16 (L2
+//! latency), 17 (L1 size), 15 (associativity), 20 (scheduler slots), 18 (warps x width)
+//! and 21 (WST entries). Beside each table, the shape the paper reports (its numbers
 //! came from MV5 and Alpha code, other kernels and inputs: compare shapes, not values).
 //! Prints; asserts only that every run ends with exit 0.
 
@@ -166,6 +168,60 @@ fn points(
         .collect()
 }
 
+/// Fig. 18: warps x width shapes, Conv and ReviveSplit, each kernel's speedup over a
+/// single-threaded Conv core (1 warp of 1 thread) and the harmonic means.
+fn shapes(kernels: &[(&str, Program)], base: DwsConfig) {
+    const SHAPES: [(u32, u32); 7] = [(1, 1), (4, 4), (8, 4), (4, 8), (2, 16), (4, 16), (2, 32)];
+    let mut jobs = Vec::new();
+    for (_, p) in kernels {
+        for (warps, warp_size) in SHAPES {
+            for n in ["conv", "revive"] {
+                let c = DwsConfig {
+                    warps,
+                    warp_size,
+                    ..base
+                };
+                jobs.push((p, c.named(n).unwrap()));
+            }
+        }
+    }
+    let f = run_all(&jobs);
+    println!(
+        "\nFig. 18: speedup over one warp of one thread (Conv), Conv / ReviveSplit for each \
+         warps x width (paper, 32 KB 8-way: best DWS 2 x 16 at 1.2 x the best Conv, 4 x 8; \
+         DWS wins at widths >= 8)"
+    );
+    let head: Vec<String> = SHAPES
+        .iter()
+        .map(|(n, w)| format!("{:>13}", format!("{n} x {w}")))
+        .collect();
+    println!("{:9}  {}", "kernel", head.join(""));
+    let per = 2 * SHAPES.len();
+    let mut speed = vec![Vec::new(); per];
+    for (k, (name, _)) in kernels.iter().enumerate() {
+        let one = f[k * per].cycles as f64;
+        let cells: Vec<String> = (0..SHAPES.len())
+            .map(|s| {
+                let (c, r) = (f[k * per + 2 * s].cycles, f[k * per + 2 * s + 1].cycles);
+                speed[2 * s].push(one / c as f64);
+                speed[2 * s + 1].push(one / r as f64);
+                format!("{:>6.1} /{:>5.1}", one / c as f64, one / r as f64)
+            })
+            .collect();
+        println!("{name:9}  {}", cells.join(""));
+    }
+    let means: Vec<String> = (0..SHAPES.len())
+        .map(|s| {
+            format!(
+                "{:>6.1} /{:>5.1}",
+                hmean(&speed[2 * s]),
+                hmean(&speed[2 * s + 1])
+            )
+        })
+        .collect();
+    println!("{:9}  {}", "hmean", means.join(""));
+}
+
 /// The DWS tables.
 pub fn tables(kernels: &[(&str, Program)]) {
     let base = DwsConfig::default();
@@ -246,6 +302,25 @@ pub fn tables(kernels: &[(&str, Program)]) {
         &sizes,
         &main,
     );
+    let ways = points(base, "ways", &[4, 8, 16, 256], |c, w| {
+        c.memory.l1_ways = w as u32
+    });
+    sweep(
+        kernels,
+        "Fig. 15: speedup over Conv at each L1 associativity, 32 KB (256 ways: fully \
+         associative; paper: more associativity, less benefit)",
+        &ways,
+        &main,
+    );
+    let slots = points(base, "slots", &[4, 6, 8, 12, 16], |c, n| c.slots = n as u32);
+    sweep(
+        kernels,
+        "Fig. 20: ReviveSplit's speedup over Conv at each scheduler slot count, 4 warps \
+         (paper: a moderate count is best)",
+        &slots,
+        &["revive"],
+    );
+    shapes(kernels, base);
     let wst = points(base, "WST", &[4, 8, 16, 32, 64], |c, n| {
         c.wst_entries = n as u32
     });
