@@ -112,7 +112,7 @@ fn drive(
                 stats.len()
             );
         }
-        stats.push(machine.stats);
+        stats.push(machine.stats());
         Ok::<(), ProgramError>(())
     })
     .unwrap();
@@ -332,8 +332,8 @@ fn injected_hit_masks_split_as_each_policy_says() {
     let mut per_cycle = Vec::new();
     let mut last = 0;
     let (_, stats) = issues(&program, two("revive"), 2, mixed, |m| {
-        per_cycle.push(m.stats.revive_splits - last);
-        last = m.stats.revive_splits;
+        per_cycle.push(m.stats().revive_splits - last);
+        last = m.stats().revive_splits;
     });
     assert!(stats[2].revive_splits >= 1, "{:?}", stats[2]);
     assert!(per_cycle.iter().all(|&n| n <= 1));

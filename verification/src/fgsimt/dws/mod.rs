@@ -47,11 +47,12 @@
 //! - **PC bits**: 32 (RV32).
 
 pub mod cfg;
+pub mod control;
 pub mod machine;
 pub mod memory;
 pub mod program;
-mod reconv;
-mod state;
+pub mod reconv;
+pub mod state;
 
 pub use machine::{DwsError, IssueView, LaunchStats, Machine};
 pub use state::{Frame, GroupView, Status};

@@ -1,41 +1,34 @@
-//! Branches and re-convergence in the DWS model (seed 001, sections 2.1, 2.3 and 2.5;
-//! Fig. 3): the conventional stack push and pop, branch splits, stack-based merges at
-//! the top of stack's post-dominator, BL barriers, threads that end, and the WST-full
+//! Branches and re-convergence in the DWS sequencer (seed 001, sections 2.1, 2.3 and
+//! 2.5; Fig. 3): the conventional stack push and pop, branch splits, stack-based merges
+//! at the top of stack's post-dominator, BL barriers, threads that end, and the WST-full
 //! fallback (a frame of the group's own; see the module `dws`).
 
-use super::machine::{DwsError, Issue, Machine};
+use super::cfg::BranchInfo;
+use super::control::DwsControl;
 use super::state::{Frame, Status};
 use super::Reconv;
-use crate::iss::decode;
-use crate::iss::Iss;
 
-/// Whether conditional branch `insn` is taken for operands `a`, `b` (RV32 values).
-fn taken(insn: u32, a: u64, b: u64) -> bool {
-    let (a, b) = (a as u32, b as u32);
-    match decode::funct3(insn) {
-        0 => a == b,
-        1 => a != b,
-        4 => (a as i32) < (b as i32),
-        5 => (a as i32) >= (b as i32),
-        6 => a < b,
-        _ => a >= b,
-    }
+/// A conditional branch's outcome for a group, as the datapath computes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BranchOutcome {
+    /// The group's threads that take it.
+    pub taken: u32,
+    pub target: u64,
+    pub info: BranchInfo,
 }
 
-impl Machine {
-    /// A conditional branch of the group at index `i`.
-    pub(super) fn branch(&mut self, iss: &mut Iss, i: usize, insn: u32) -> Result<Issue, DwsError> {
-        let (w, pc, mask, depth, id) = {
+impl DwsControl {
+    /// Group `id`'s conditional branch: whether it executes (`false`: the group waits
+    /// at the branch, a BL barrier or a split with no WST entry). A divergent one splits
+    /// the group or pushes the stack; the group goes on with the not-taken threads.
+    pub fn branch(&mut self, id: u64, o: BranchOutcome) -> bool {
+        let i = self.at(id);
+        let (w, pc, mask, depth) = {
             let g = &self.groups[i];
-            (g.warp, g.pc, g.mask, g.depth, g.id)
+            (g.warp, g.pc, g.mask, g.depth)
         };
-        let threads = &self.warps[w].threads;
-        let (r1, r2) = (decode::rs1(insn), decode::rs2(insn));
-        let t_mask = (0..threads.len())
-            .filter(|&t| mask >> t & 1 != 0 && taken(insn, threads[t].x(r1), threads[t].x(r2)))
-            .fold(0u32, |m, t| m | 1 << t);
-        let target = pc.wrapping_add(decode::imm_b(insn)) & 0xffff_ffff;
         let fall = (pc + 4) & 0xffff_ffff;
+        let t_mask = o.taken & mask;
         let f_mask = mask & !t_mask;
         let divided = self
             .groups
@@ -44,69 +37,57 @@ impl Machine {
         if divided && self.cfg.reconv == Reconv::Bl {
             // A barrier: the warp's groups merge here before the branch.
             self.wait(i);
-            return Ok(Issue::Again);
+            return false;
         }
         if t_mask != 0 && f_mask != 0 {
             let split = if divided {
                 if !self.can_split(w) {
                     self.stats.wst_waits += 1;
                     self.wait(i);
-                    return Ok(Issue::Again);
+                    return false;
                 }
                 true
             } else {
-                let info = self.code.branch(pc)?;
-                self.cfg.branch_dws && info.block_after <= self.cfg.short_block && self.can_split(w)
+                self.cfg.branch_dws
+                    && o.info.block_after <= self.cfg.short_block
+                    && self.can_split(w)
             };
             self.stats.divergent_branches += 1;
             if split {
                 self.stats.branch_splits += 1;
-                self.new_group(w, depth, target, t_mask);
+                self.new_group(w, depth, o.target, t_mask);
             } else {
-                let ipdom = self.code.branch(pc)?.ipdom;
-                let frames = &mut self.warps[w].frames;
-                frames[depth].pc = ipdom;
-                for (pc, mask) in [(target, t_mask), (fall, f_mask)] {
+                let frames = &mut self.stacks[w];
+                frames[depth].pc = o.info.ipdom;
+                for (pc, mask) in [(o.target, t_mask), (fall, f_mask)] {
                     frames.push(Frame {
                         pc,
-                        rpc: ipdom,
+                        rpc: o.info.ipdom,
                         mask,
                     });
                 }
+                let i = self.at(id);
                 self.groups[i].depth = depth + 2;
             }
         }
         self.stats.branches += 1;
-        self.count_issue(mask);
-        self.execute(iss, w, mask)?;
         let i = self.at(id);
         let g = &mut self.groups[i];
         if f_mask == 0 {
-            g.pc = target;
+            g.pc = o.target;
         } else {
             g.pc = fall;
             g.mask = f_mask;
         }
-        let threads = &self.warps[w].threads;
-        if (0..threads.len()).any(|t| {
-            mask >> t & 1 != 0
-                && threads[t].pc() != if t_mask >> t & 1 != 0 { target } else { fall }
-        }) {
-            return Err(DwsError::Model {
-                cycle: self.now,
-                what: format!("the branch at {pc:#x} went elsewhere than the model's compare"),
-            });
-        }
-        Ok(Issue::Issued)
+        self.running = Some(id);
+        true
     }
 
     /// The group at index `i` waits at its pc (giving up its slot); its warp may then
-    /// merge or re-converge.
+    /// merge or re-converge (next cycle).
     fn wait(&mut self, i: usize) {
         self.groups[i].status = Status::Wait;
         self.unslot(i);
-        let w = self.groups[i].warp;
-        self.sync(w);
     }
 
     /// The group at index `i` is at its stack entry's post-dominator: the stack pops if
@@ -121,7 +102,7 @@ impl Machine {
             self.wait(i);
             return;
         }
-        let frames = &mut self.warps[w].frames;
+        let frames = &mut self.stacks[w];
         frames.pop();
         let top = frames.len() - 1;
         let below = self.groups.iter().any(|g| g.warp == w && g.depth == top);
@@ -141,10 +122,10 @@ impl Machine {
     /// re-convergence, a group waiting at a branch for a WST entry retries when one is
     /// free.
     pub(super) fn sync(&mut self, w: usize) {
-        let Some(top) = self.warps[w].frames.len().checked_sub(1) else {
+        let Some(top) = self.stacks[w].len().checked_sub(1) else {
             return;
         };
-        let rpc = self.warps[w].frames[top].rpc;
+        let rpc = self.stacks[w][top].rpc;
         let at_top: Vec<usize> = (0..self.groups.len())
             .filter(|&i| self.groups[i].warp == w && self.groups[i].depth == top)
             .collect();
@@ -198,7 +179,7 @@ impl Machine {
             rpc,
             mask: g.mask,
         };
-        self.warps[w].frames.push(frame);
+        self.stacks[w].push(frame);
     }
 
     /// Every thread of the group at index `i` returned: they leave the stack, and the
@@ -206,22 +187,20 @@ impl Machine {
     pub(super) fn exit(&mut self, i: usize) {
         let (w, mask) = (self.groups[i].warp, self.groups[i].mask);
         self.remove(i);
-        let frames = &mut self.warps[w].frames;
+        let frames = &mut self.stacks[w];
         for f in frames.iter_mut() {
             f.mask &= !mask;
         }
         loop {
-            let Some(top) = self.warps[w].frames.len().checked_sub(1) else {
-                self.warps[w].index = None;
-                return;
+            let Some(top) = self.stacks[w].len().checked_sub(1) else {
+                return; // the warp has ended: its context is idle
             };
             if self.groups.iter().any(|g| g.warp == w && g.depth == top) {
-                self.sync(w);
                 return;
             }
-            let frame = self.warps[w].frames[top];
+            let frame = self.stacks[w][top];
             if frame.mask == 0 {
-                self.warps[w].frames.pop();
+                self.stacks[w].pop();
                 continue;
             }
             self.new_group(w, top, frame.pc, frame.mask);

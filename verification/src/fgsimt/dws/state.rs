@@ -2,8 +2,6 @@
 //! (Fig. 3) and the SIMD groups that divide its top (the WST's entries, Free being an
 //! absent group), with the invariants I1-I3 of spec section 3.
 
-use crate::iss::simt::Thread;
-
 /// A re-convergence stack entry: where its threads go next (`pc`, read when the entry
 /// becomes the top), where they re-converge (`rpc`) and which they are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +23,7 @@ pub enum Status {
 
 /// A SIMD group: a whole warp or a warp-split.
 #[derive(Debug, Clone)]
-pub(super) struct Group {
+pub struct Group {
     /// Creation order (the oldest first).
     pub id: u64,
     pub warp: usize,
@@ -38,22 +36,9 @@ pub(super) struct Group {
     pub ready_at: u64,
     /// Threads whose access of the memory instruction at `pc` is satisfied.
     pub data_ready: u32,
-    /// WaitMem: each pending thread's data arrival cycle (by thread index).
-    pub arrive: [u64; 32],
+    /// WaitMem: threads whose data has not arrived.
+    pub pending: u32,
     pub slot: Option<usize>,
-}
-
-impl Group {
-    /// Threads whose data is there at `now` (satisfied or arrived).
-    pub fn arrived(&self, now: u64) -> u32 {
-        let mut m = self.data_ready;
-        for i in 0..32 {
-            if self.mask >> i & 1 != 0 && self.arrive[i] <= now {
-                m |= 1 << i;
-            }
-        }
-        m & self.mask
-    }
 }
 
 /// A group as tests see it.
@@ -64,15 +49,6 @@ pub struct GroupView {
     pub mask: u32,
     pub status: Status,
     pub slotted: bool,
-}
-
-/// A resident warp context.
-#[derive(Clone, Default)]
-pub(super) struct WarpCtx {
-    /// The launch's warp running here (`None`: idle).
-    pub index: Option<u32>,
-    pub frames: Vec<Frame>,
-    pub threads: Vec<Thread>,
 }
 
 /// Invariant I1 for one warp (generalised to the frames groups wait below): at every
