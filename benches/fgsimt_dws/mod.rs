@@ -255,14 +255,14 @@ pub fn tables(kernels: &[(&str, Program)]) {
          between misses, 60-88 % of misses divergent; stall 76 % -> 36 %, width 14 -> 4)"
     );
     println!(
-        "kernel     inst/branch  div br %  inst/miss  inst/div miss  div miss %   stall % conv -> revive   width conv -> revive"
+        "kernel     inst/branch  div br %  inst/miss  inst/div miss  div miss %   stall % conv -> revive   width conv -> revive  stack"
     );
     for (k, (name, _)) in kernels.iter().enumerate() {
         let (c, r) = (f[2 * k], f[2 * k + 1]);
         let s = c.stats;
         let per = |n: u64| s.warp_instructions as f64 / n.max(1) as f64;
         println!(
-            "{name:9}  {:>11.1}  {:>8.1}  {:>9.1}  {:>13.1}  {:>10.1}   {:>7.1} -> {:>6.1}        {:>5.1} -> {:>5.1}",
+            "{name:9}  {:>11.1}  {:>8.1}  {:>9.1}  {:>13.1}  {:>10.1}   {:>7.1} -> {:>6.1}        {:>5.1} -> {:>5.1}  {:>5}",
             per(s.branches),
             100.0 * s.divergent_branches as f64 / s.branches.max(1) as f64,
             per(s.missed),
@@ -271,7 +271,8 @@ pub fn tables(kernels: &[(&str, Program)]) {
             c.stall,
             r.stall,
             c.width,
-            r.width
+            r.width,
+            s.max_depth
         );
     }
     let named: Vec<(String, DwsConfig)> = vec![("L2 30".into(), base)];

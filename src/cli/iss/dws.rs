@@ -74,7 +74,7 @@ fn describe(n: usize, l: &LaunchStats) -> String {
          {} warp instructions ({:.1} threads each), {} branches ({} divergent), {} memory \
          instructions ({} missed, {} divergent)\n  splits: {} at branches, {} on memory, {} \
          revived; merges: {} by pc, {} at post-dominators, {} at BL barriers; {} waits for \
-         a WST entry, {} own frames; at most {} WST entries, {} slots",
+         a WST entry, {} own frames; at most {} WST entries, {} slots, {} stack entries",
         l.cycles,
         pct(l.stall_cycles),
         pct(l.memory_stall_cycles),
@@ -94,7 +94,8 @@ fn describe(n: usize, l: &LaunchStats) -> String {
         l.wst_waits,
         l.own_frames,
         l.max_wst,
-        l.max_slotted
+        l.max_slotted,
+        l.max_depth
     )
 }
 

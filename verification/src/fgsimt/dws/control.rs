@@ -224,6 +224,8 @@ impl DwsControl {
         let slotted = self.slots.iter().filter(|s| s.is_some()).count() as u64;
         self.stats.max_slotted = self.stats.max_slotted.max(slotted);
         self.stats.max_wst = self.stats.max_wst.max(self.wst_used() as u64);
+        let depth = self.stacks.iter().map(Vec::len).max().unwrap_or(0) as u64;
+        self.stats.max_depth = self.stats.max_depth.max(depth);
     }
 
     fn runnable(&self, g: &Group) -> bool {

@@ -65,6 +65,8 @@ pub struct LaunchStats {
     pub own_frames: u64,
     pub max_wst: u64,
     pub max_slotted: u64,
+    /// The deepest re-convergence stack (entries) of any warp.
+    pub max_depth: u64,
 }
 
 impl std::ops::AddAssign<&LaunchStats> for LaunchStats {
@@ -90,6 +92,7 @@ impl std::ops::AddAssign<&LaunchStats> for LaunchStats {
         self.own_frames += o.own_frames;
         self.max_wst = self.max_wst.max(o.max_wst);
         self.max_slotted = self.max_slotted.max(o.max_slotted);
+        self.max_depth = self.max_depth.max(o.max_depth);
     }
 }
 
