@@ -610,3 +610,20 @@ fn launches_share_the_memory_clock() {
     // store (a hit on the same line), the return.
     assert!((140..160).contains(&stats[1].cycles), "{stats:?}");
 }
+
+/// A divergent branch that re-converges where its entry already does (a loop's exit
+/// branch, again each iteration) replaces the entry: the stack grows with the nesting
+/// of divergent code, not with trip counts (`diverge.c`: per-thread loops inside
+/// divergent ifs, at most 5 entries).
+#[test]
+fn loops_do_not_grow_the_stack() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = rig::root().join("tests/simt_cases/diverge.c");
+    let program = rig::build(dir.path(), &[src], "diverge");
+    let (_, seq) = rig::iss_run(&program);
+    let (iss, r) = run(&program, checked(4, 16), rig::MAX_STEPS, MAX_CYCLES).unwrap();
+    assert!(rig::same_memory(&program, &iss, &seq));
+    let s = r.summed();
+    assert!(s.divergent_branches > 100, "{s:?}");
+    assert!(s.max_depth <= 5, "{s:?}");
+}

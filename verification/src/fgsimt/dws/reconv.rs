@@ -57,8 +57,20 @@ impl DwsControl {
                 self.stats.branch_splits += 1;
                 self.new_group(w, depth, o.target, t_mask);
             } else {
+                // The entry becomes the re-convergence entry, unless it already
+                // re-converges there (a loop's branch diverging again) and no group
+                // waits below it: then the paths replace it, and the stack does not
+                // grow with the iterations.
+                let below = self
+                    .groups
+                    .iter()
+                    .any(|g| g.warp == w && g.depth + 1 == depth);
                 let frames = &mut self.stacks[w];
-                frames[depth].pc = o.info.ipdom;
+                if frames[depth].rpc == o.info.ipdom && !below {
+                    frames.truncate(depth);
+                } else {
+                    frames[depth].pc = o.info.ipdom;
+                }
                 for (pc, mask) in [(o.target, t_mask), (fall, f_mask)] {
                     frames.push(Frame {
                         pc,
@@ -66,8 +78,9 @@ impl DwsControl {
                         mask,
                     });
                 }
+                let top = frames.len() - 1;
                 let i = self.at(id);
-                self.groups[i].depth = depth + 2;
+                self.groups[i].depth = top;
             }
         }
         self.stats.branches += 1;
