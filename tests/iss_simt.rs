@@ -255,7 +255,7 @@ fn the_dws_model_runs_launches_and_reports_them() {
         (
             "",
             vec!["--dws", "conv", "--dws-config", "/nonexistent.toml"],
-            "reading /nonexistent.toml",
+            "cannot read config file /nonexistent.toml",
         ),
     ] {
         std::fs::write(&toml, text).unwrap();
@@ -268,6 +268,33 @@ fn the_dws_model_runs_launches_and_reports_them() {
         assert_eq!(code, Some(1), "{flags:?}: {stderr}");
         assert!(stderr.contains(needle), "{text} {flags:?}: {stderr}");
     }
+    for (set, needle) in [
+        ("warps=x", "--dws-set warps=x: `x` is not a TOML value"),
+        ("memory.l2_latncy=3", "unknown field `l2_latncy`"),
+    ] {
+        let (code, stderr) = iss(&elf, &["--dws", "conv", "--dws-set", set]);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.contains(needle), "{set}: {stderr}");
+    }
+    std::fs::write(&toml, "warps = 2\n").unwrap();
+    let (code, stderr) = iss(
+        &elf,
+        &[
+            "--dws",
+            "conv",
+            "--dws-config",
+            path,
+            "--dws-set",
+            "memory.l2_latency=10",
+            "--dws-set",
+            "warps=3",
+        ],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("conv, 3 warps of 16 threads") && stderr.contains("L2 10 cycles"),
+        "{stderr}"
+    );
     // The name sets the policy, the splits and the re-convergence: no conflict.
     std::fs::write(&toml, "reconv = \"bl\"\nbranch_dws = true\n").unwrap();
     let (code, stderr) = iss(&elf, &["--dws", "revive", "--dws-config", path]);

@@ -3,22 +3,20 @@
 
 use super::{exit_status, IssArgs};
 use anyhow::{bail, Context};
+use serde::Deserialize;
 use verification::fgsimt::dws::program::{run, DwsProgramError, DwsRun};
 use verification::fgsimt::dws::{DwsConfig, LaunchStats, NAMED};
 use verification::fgsimt::program::ProgramError;
 use verification::iss::Xlen;
 
-/// The configuration: `--dws-config`'s fields (default: 4 warps of 16, Table 3's
-/// memory), then the named configuration's policy, branch splits and re-convergence.
+/// The configuration: `--dws-config`'s fields, then each `--dws-set` (default: 4 warps
+/// of 16, Table 3's memory), then the named configuration's policy, branch splits and
+/// re-convergence.
 fn config(args: &IssArgs, name: &str) -> anyhow::Result<DwsConfig> {
-    let base: DwsConfig = match &args.dws_config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            toml::from_str(&text).with_context(|| format!("{}", path.display()))?
-        }
-        None => DwsConfig::default(),
-    };
+    let table = crate::cli::params::parameters(args.dws_config.as_deref(), &args.dws_set)
+        .map_err(|e| anyhow::anyhow!(e.to_string().replacen("--set ", "--dws-set ", 1)))?;
+    let base = DwsConfig::deserialize(toml::Value::Table(table))
+        .context("the DWS configuration (--dws-config, --dws-set)")?;
     let Some(cfg) = base.named(name) else {
         let names: Vec<&str> = NAMED.iter().map(|c| c.0).collect();
         bail!("--dws must be one of {}, got `{name}`", names.join(", "));

@@ -66,6 +66,10 @@ pub struct IssArgs {
     /// name given to --dws sets `dws`, `branch_dws` and `reconv`.
     #[arg(long, value_name = "FILE.toml", requires = "dws")]
     pub dws_config: Option<PathBuf>,
+    /// With --dws: set one of those fields to a TOML value, after --dws-config
+    /// (repeatable; `memory.l2_latency=300`).
+    #[arg(long, value_name = "NAME=VALUE", requires = "dws")]
+    pub dws_set: Vec<String>,
 }
 
 /// The default step limit: about ten seconds of the ISS, far beyond any test program.
