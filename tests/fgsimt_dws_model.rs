@@ -627,3 +627,73 @@ fn loops_do_not_grow_the_stack() {
     assert!(s.divergent_branches > 100, "{s:?}");
     assert!(s.max_depth <= 5, "{s:?}");
 }
+
+/// Spec 7.3 and 7.6 on `nest` (launch 4, W = 8, branch DWS at `short_block` 2): the outer
+/// branch (6 instructions after its post-dominator) pushes the stack; the inner one (2)
+/// splits the even threads. An undivided warp holds no WST entry, the split takes 2, the
+/// merge frees them. With stack re-convergence the two groups merge only when both wait
+/// at the top of stack's post-dominator (`nest_join`), the stack untouched until then;
+/// BranchBypass merges the same way here (no memory instruction between).
+#[test]
+fn splits_merge_at_the_top_of_stack_post_dominator() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = directed(dir.path());
+    let join = program.symbol("nest_join").unwrap();
+    let (_, seq) = rig::iss_run(&program);
+    for reconv in [Reconv::Stack, Reconv::Bypass] {
+        let cfg = DwsConfig {
+            branch_dws: true,
+            short_block: 2,
+            reconv,
+            ..checked(1, 8)
+        };
+        let mut before: Option<Vec<u64>> = None;
+        let mut wst = Vec::new();
+        let mut merged_at = Vec::new();
+        let (iss, stats) = drive(
+            &program,
+            cfg,
+            Box::new(Scripted(|_, _, _, _| None)),
+            |launch, m| {
+                if launch != 4 {
+                    return;
+                }
+                let (frames, groups) = m.warp_state(0);
+                if wst.last() != Some(&m.wst_used()) {
+                    wst.push(m.wst_used());
+                }
+                if groups.len() == 2 {
+                    assert_eq!(
+                        frames.len(),
+                        3,
+                        "the split leaves the stack alone: {frames:x?}"
+                    );
+                    assert!(
+                        groups.iter().all(|g| g.mask & 0xaa == 0),
+                        "even threads split: {groups:x?}"
+                    );
+                }
+                let pcs: Vec<u64> = groups.iter().map(|g| g.pc).collect();
+                if let Some(prev) = before.take() {
+                    if prev.len() == 2 && groups.len() == 1 {
+                        merged_at = prev;
+                    }
+                }
+                before = Some(pcs);
+            },
+        );
+        let s = stats[4];
+        assert_eq!(
+            (s.divergent_branches, s.branch_splits, s.reconv_merges),
+            (2, 1, 1),
+            "{reconv:?}: {s:?}"
+        );
+        assert_eq!(
+            merged_at,
+            [join, join],
+            "{reconv:?}: both wait at the post-dominator"
+        );
+        assert_eq!(wst, [0, 2, 0], "{reconv:?}: WST entries in use");
+        assert!(rig::same_memory(&program, &iss, &seq));
+    }
+}

@@ -5,6 +5,8 @@
 #   1: mem, 16 threads: one load (dws_load), two adds, one store.
 #   2: mem, 32 threads (two warps of 16).
 #   3: loop, 16 threads: 8 iterations of a load (dws_loop_load) and an add.
+#   4: nest, 8 threads: an outer branch on bit 0 (post-dominator nest_join, 6
+#      instructions after it) around an inner one on bit 1 (nest_c, 2 after it).
 #define TIDX(rd) .insn r 0x0b, 4, 0, rd, x0, x0
     .text
     .globl main
@@ -22,6 +24,9 @@ main:
     call launch_kernel
     li a0, 16
     la a1, loop
+    call launch_kernel
+    li a0, 8
+    la a1, nest
     call launch_kernel
     lw ra, 12(sp)
     addi sp, sp, 16
@@ -82,6 +87,30 @@ dws_loop_load:
     la t2, out
     add t2, t2, t1
     sw t5, 0(t2)
+    ret
+
+    .align 2
+    .globl nest, nest_c, nest_join
+nest:
+    TIDX(t0)
+    andi t1, t0, 1
+    bnez t1, nest_odd
+    andi t2, t0, 2
+    bnez t2, nest_b
+    li t4, 1
+nest_c:
+    addi t4, t4, 10
+    j nest_join
+nest_b:
+    li t4, 2
+    j nest_c
+nest_odd:
+    li t4, 3
+nest_join:
+    slli t2, t0, 2
+    la t3, out
+    add t3, t3, t2
+    sw t4, 0(t3)
     ret
 
     .data

@@ -179,7 +179,7 @@ impl DwsControl {
     }
 
     /// WST entries in use (I2): the groups of every warp that has two or more.
-    pub(super) fn wst_used(&self) -> usize {
+    pub fn wst_used(&self) -> usize {
         (0..self.stacks.len())
             .map(|w| self.count(w))
             .filter(|&c| c >= 2)

@@ -175,6 +175,11 @@ impl Machine {
         self.now
     }
 
+    /// WST entries in use.
+    pub fn wst_used(&self) -> usize {
+        self.ctl.wst_used()
+    }
+
     /// The launch's counters so far.
     pub fn stats(&self) -> LaunchStats {
         self.ctl.stats
