@@ -697,3 +697,39 @@ fn splits_merge_at_the_top_of_stack_post_dominator() {
         assert!(rig::same_memory(&program, &iss, &seq));
     }
 }
+
+/// With fewer lanes than threads a warp instruction holds the issue stage for
+/// warp_size / lanes cycles (the FG-SIMT engine's shape): Fig. 3's launch issues every 4
+/// cycles at 2 lanes for 8 threads, with the same instructions; a lane count that does
+/// not divide the warp is refused.
+#[test]
+fn fewer_lanes_than_threads_issue_every_warp_size_over_lanes_cycles() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = directed(dir.path());
+    let run_at = |lanes| {
+        let cfg = DwsConfig {
+            lanes,
+            ..checked(1, 8)
+        };
+        issues(&program, cfg, 0, |_, _, _, _| None, |_| {})
+    };
+    let (one, s1) = run_at(0);
+    let (four, s4) = run_at(2);
+    assert_eq!(s1[0].warp_instructions, s4[0].warp_instructions);
+    let pcs = |log: &[Issued]| log.iter().map(|e| e.2).collect::<Vec<_>>();
+    assert_eq!(pcs(&one), pcs(&four));
+    assert!(four.windows(2).all(|w| w[1].0 - w[0].0 >= 4), "{four:?}");
+    assert!(
+        s4[0].cycles > 4 * (s4[0].warp_instructions - 1),
+        "{:?}",
+        s4[0]
+    );
+    let bad = DwsConfig {
+        lanes: 3,
+        ..checked(1, 8)
+    };
+    assert_eq!(
+        bad.check(),
+        Err("lanes 3 does not divide warp_size 8".into())
+    );
+}

@@ -222,6 +222,65 @@ fn shapes(kernels: &[(&str, Program)], base: DwsConfig) {
     println!("{:9}  {}", "hmean", means.join(""));
 }
 
+/// The FG-SIMT engine's shape (8 lanes, warps of 32, so 4 cycles a warp instruction;
+/// its 128 KiB direct-mapped D$ of 32-byte lines in 8 banks) with 1, 2 and 4 resident
+/// warps: the speedup of each over one warp (today's engine) under Conv, and of the DWS
+/// configurations over Conv at the same warps.
+fn engine_shape(kernels: &[(&str, Program)], base: DwsConfig) {
+    let mut engine = DwsConfig {
+        warp_size: 32,
+        lanes: 8,
+        ..base
+    };
+    engine.memory.l1_kib = 128;
+    engine.memory.l1_ways = 1;
+    engine.memory.line_bytes = 32;
+    engine.memory.banks = 8;
+    let names = ["revive.mem-only", "revive", "revive.bl"];
+    let warps = [1, 2, 4];
+    let mut jobs = Vec::new();
+    for (_, p) in kernels {
+        for w in warps {
+            for n in std::iter::once(&"conv").chain(&names) {
+                let c = DwsConfig { warps: w, ..engine };
+                jobs.push((p, c.named(n).unwrap()));
+            }
+        }
+    }
+    let f = run_all(&jobs);
+    println!(
+        "\nThe FG-SIMT engine's shape (8 lanes, warps of 32, 128 KiB direct-mapped D$, 32 B \
+         lines, 8 banks): Conv at 1/2/4 warps over 1 warp; then rev.mem, revive, rev.bl over \
+         Conv at each"
+    );
+    let per = names.len() + 1;
+    let mut speed = vec![Vec::new(); warps.len() * per];
+    for (k, (name, _)) in kernels.iter().enumerate() {
+        let at = |w: usize, c: usize| f[(k * warps.len() + w) * per + c].cycles as f64;
+        let mut cells = Vec::new();
+        for w in 0..warps.len() {
+            let conv = at(0, 0) / at(w, 0);
+            speed[w * per].push(conv);
+            let mut cell = format!("{conv:>6.2}");
+            for c in 1..per {
+                let s = at(w, 0) / at(w, c);
+                speed[w * per + c].push(s);
+                cell.push_str(&format!("{s:>6.2}"));
+            }
+            cells.push(cell);
+        }
+        println!("{name:9}  {}", cells.join(" | "));
+    }
+    let means: Vec<String> = (0..warps.len())
+        .map(|w| {
+            (0..per)
+                .map(|c| format!("{:>6.2}", hmean(&speed[w * per + c])))
+                .collect()
+        })
+        .collect();
+    println!("{:9}  {}", "hmean", means.join(" | "));
+}
+
 /// The DWS tables.
 pub fn tables(kernels: &[(&str, Program)]) {
     let base = DwsConfig::default();
@@ -322,6 +381,7 @@ pub fn tables(kernels: &[(&str, Program)]) {
         &["revive"],
     );
     shapes(kernels, base);
+    engine_shape(kernels, base);
     let wst = points(base, "WST", &[4, 8, 16, 32, 64], |c, n| {
         c.wst_entries = n as u32
     });

@@ -60,7 +60,7 @@ pub struct IssArgs {
     )]
     pub dws: Option<String>,
     /// With --dws: a TOML file of the model's machine and memory (`warps`, `warp_size`,
-    /// `wst_entries`, `slots`, `short_block`, `[memory]` with `l1_kib`, `l1_ways`,
+    /// `lanes`, `wst_entries`, `slots`, `short_block`, `[memory]` with `l1_kib`, `l1_ways`,
     /// `line_bytes`, `l1_hit`, `mshrs`, `mshr_requests`, `banks`, `l2_kib`, `l2_ways`,
     /// `l2_latency`, `memory_latency`; `check` checks the invariants every cycle). The
     /// name given to --dws sets `dws`, `branch_dws` and `reconv`.

@@ -113,6 +113,8 @@ pub struct Machine {
     arrive: Vec<[u64; 32]>,
     /// The warp instruction issued in the last cycle.
     last_issue: Option<IssueView>,
+    /// The issue stage is held by the last warp instruction until this cycle.
+    busy_until: u64,
 }
 
 /// An issued warp instruction, as tests see it.
@@ -162,6 +164,7 @@ impl Machine {
             threads: vec![Vec::new(); n],
             arrive: vec![[NONE; 32]; n],
             last_issue: None,
+            busy_until: 0,
         }
     }
 
@@ -248,9 +251,14 @@ impl Machine {
         let model = |what| DwsError::Model { cycle: now, what };
         self.ctl.begin_cycle(now).map_err(model)?;
         self.last_issue = None;
+        if now < self.busy_until {
+            self.now += 1; // the last warp instruction's thread groups
+            return Ok(false);
+        }
         match self.ctl.action() {
             Action::Issue(p) => {
                 if self.issue(iss, p)? {
+                    self.busy_until = now + self.ctl.cfg.issue_cycles();
                     self.last_issue = Some(IssueView {
                         cycle: now,
                         warp: p.warp,

@@ -5,7 +5,8 @@
 //! mechanism on the kernels at the paper's memory shapes.
 //!
 //! The machine (section 1, Table 3): `warps` resident warps of `warp_size` threads, one
-//! warp instruction issued a cycle, latency 1 for everything but memory, a switch to
+//! warp instruction issued a cycle (or every `warp_size / lanes` cycles: the FG-SIMT
+//! engine's shape), latency 1 for everything but memory, a switch to
 //! another SIMD group on every D-cache access at no cost, the lane-banked L1 of
 //! [`memory`]. Control flow is the re-convergence stack of Fung et al. (Fig. 3) with the
 //! post-dominators of [`cfg`]; a divergent branch pushes the not-taken path on top (it
@@ -99,6 +100,9 @@ pub struct DwsConfig {
     /// A branch splits an undivided warp only if the block after its post-dominator has
     /// at most this many instructions.
     pub short_block: u32,
+    /// Lanes: a warp instruction holds the issue stage for warp_size / lanes cycles,
+    /// whatever its mask (the FG-SIMT engine's thread groups); 0: one lane a thread.
+    pub lanes: u32,
     pub memory: MemoryConfig,
     /// Check the invariants I1-I3 every cycle (an error names the first broken one).
     pub check: bool,
@@ -115,6 +119,7 @@ impl Default for DwsConfig {
             wst_entries: 16,
             slots: 0,
             short_block: 50,
+            lanes: 0,
             memory: MemoryConfig::default(),
             check: false,
         }
@@ -153,6 +158,11 @@ impl DwsConfig {
         })
     }
 
+    /// Cycles a warp instruction holds the issue stage.
+    pub fn issue_cycles(&self) -> u64 {
+        self.warp_size.checked_div(self.lanes).map_or(1, u64::from)
+    }
+
     /// Scheduler slots.
     pub fn slot_count(&self) -> usize {
         if self.slots == 0 {
@@ -166,6 +176,12 @@ impl DwsConfig {
     pub fn check(&self) -> Result<(), String> {
         if !(1..=32).contains(&self.warp_size) {
             return Err(format!("warp_size {} is not in 1..=32", self.warp_size));
+        }
+        if self.lanes != 0 && !self.warp_size.is_multiple_of(self.lanes) {
+            return Err(format!(
+                "lanes {} does not divide warp_size {}",
+                self.lanes, self.warp_size
+            ));
         }
         if !(1..=64).contains(&self.warps) {
             return Err(format!("warps {} is not in 1..=64", self.warps));
