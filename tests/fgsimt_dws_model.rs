@@ -11,6 +11,7 @@ mod rig;
 
 use std::path::Path;
 use verification::elf::Program;
+use verification::fgsimt::dws::control::DwsControl;
 use verification::fgsimt::dws::memory::{
     Answer, CacheMemory, MemoryConfig, MemoryStats, MemorySystem, ThreadAccess,
 };
@@ -479,6 +480,7 @@ fn random_programs_keep_the_invariants_and_the_iss_results() {
         ("BL barrier merges", t.barrier_merges),
         ("waits for a WST entry", t.wst_waits),
         ("frames of the fallback", t.own_frames),
+        ("slip waits", t.slip_waits),
     ] {
         assert!(n > 0, "no {what} in {count} programs: {t:?}");
     }
@@ -732,4 +734,63 @@ fn fewer_lanes_than_threads_issue_every_warp_size_over_lanes_cycles() {
         bad.check(),
         Err("lanes 3 does not divide warp_size 8".into())
     );
+}
+
+/// Spec 2.8's adaptive slip: the loop's first load misses for thread 0 (200 cycles).
+/// Slip (branches as barriers) stops the run-ahead at the loop's branch; Slip.BranchBypass
+/// lets it complete at most the limit of memory instructions, then it waits at the next,
+/// where the fall-behind merges it (a limit of 3: the load issued alone at most twice);
+/// the ISS's results. The limit moves by the paper's thresholds each
+/// interval, never below 0.
+#[test]
+fn slip_bounds_the_run_ahead_and_adapts() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = directed(dir.path());
+    let load = program.symbol("dws_loop_load").unwrap();
+    let (_, seq) = rig::iss_run(&program);
+    let mut first = true;
+    let miss_once = move |_: u64, _: usize, pc: u64, lane: u32| {
+        let miss = pc == load && lane == 0 && first;
+        if pc == load && lane == 0 {
+            first = false;
+        }
+        miss.then_some(200)
+    };
+    for (name, limit) in [("slip", 3), ("slip.bypass", 1), ("slip.bypass", 3)] {
+        let cfg = DwsConfig {
+            slip_start: limit,
+            ..checked(1, 16).named(name).unwrap()
+        };
+        let (log, stats) = issues(&program, cfg, 3, miss_once, |_| {});
+        let s = stats[3];
+        let alone = log.iter().filter(|e| e.2 == load && e.3 == 0xfffe).count();
+        assert_eq!(s.memory_splits, 1, "{name}: {s:?}");
+        if name == "slip" {
+            // Without predication the run-ahead stalls at the loop's branch.
+            assert_eq!((alone, s.barrier_merges, s.slip_waits), (0, 1, 0), "{s:?}");
+        } else {
+            assert!(
+                alone < limit as usize,
+                "{name} {limit}: {alone} loads ahead"
+            );
+            // Each wait ends in a merge (a second one at the store after the loop,
+            // where the run-ahead, a trip ahead, arrives first).
+            assert!(s.slip_waits >= 1, "{name} {limit}: {s:?}");
+            assert_eq!(s.pc_merges, s.slip_waits, "{name} {limit}: {s:?}");
+        }
+        let (iss, _) = drive(&program, cfg, Box::new(Scripted(miss_once)), |_, _| {});
+        assert!(rig::same_memory(&program, &iss, &seq));
+    }
+    let mut ctl = DwsControl::new(DwsConfig {
+        slip_interval: 10,
+        ..DwsConfig::default().named("slip").unwrap()
+    });
+    let mut limits = Vec::new();
+    for (issued, stalled) in [(false, true), (true, false), (true, false), (true, false)] {
+        for _ in 0..10 {
+            ctl.end_cycle(issued, stalled);
+        }
+        limits.push(ctl.slip_limit());
+    }
+    assert_eq!(limits, [2, 1, 0, 0]);
 }

@@ -12,7 +12,7 @@ use verification::fgsimt::dws::program::{run, DwsRun};
 use verification::fgsimt::dws::{DwsConfig, LaunchStats};
 
 /// The configurations compared with Conv (Fig. 13's, and BL).
-const CONFIGS: [&str; 7] = [
+const CONFIGS: [&str; 9] = [
     "branch-only",
     "revive.mem-only",
     "aggress",
@@ -20,6 +20,8 @@ const CONFIGS: [&str; 7] = [
     "revive",
     "revive.bl",
     "branch-only.stack",
+    "slip",
+    "slip.bypass",
 ];
 
 const MAX_STEPS: u64 = 400_000_000;
@@ -78,6 +80,7 @@ fn label(name: &str) -> &str {
         "branch-only.stack" => "br.stack",
         "revive.mem-only" => "rev.mem",
         "revive.bl" => "rev.bl",
+        "slip.bypass" => "slip.byp",
         other => other,
     }
 }

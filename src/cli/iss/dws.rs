@@ -72,7 +72,8 @@ fn describe(n: usize, l: &LaunchStats) -> String {
          {} warp instructions ({:.1} threads each), {} branches ({} divergent), {} memory \
          instructions ({} missed, {} divergent)\n  splits: {} at branches, {} on memory, {} \
          revived; merges: {} by pc, {} at post-dominators, {} at BL barriers; {} waits for \
-         a WST entry, {} own frames; at most {} WST entries, {} slots, {} stack entries",
+         a WST entry, {} own frames, {} slip waits; at most {} WST entries, {} slots, {} \
+         stack entries",
         l.cycles,
         pct(l.stall_cycles),
         pct(l.memory_stall_cycles),
@@ -91,6 +92,7 @@ fn describe(n: usize, l: &LaunchStats) -> String {
         l.barrier_merges,
         l.wst_waits,
         l.own_frames,
+        l.slip_waits,
         l.max_wst,
         l.max_slotted,
         l.max_depth

@@ -52,7 +52,8 @@ pub struct IssArgs {
     /// Run kernel launches on the DWS model (seed 001: resident warps, the warp-split
     /// table, the cache hierarchy's timing) in the named configuration: conv,
     /// branch-only.stack, branch-only, revive.mem-only, aggress, lazy, revive,
-    /// aggress.bl, lazy.bl or revive.bl; print each launch's cycles and counters.
+    /// aggress.bl, lazy.bl, slip, slip.bypass or revive.bl; print each launch's cycles
+    /// and counters.
     #[arg(
         long,
         value_name = "NAME",
@@ -60,7 +61,7 @@ pub struct IssArgs {
     )]
     pub dws: Option<String>,
     /// With --dws: a TOML file of the model's machine and memory (`warps`, `warp_size`,
-    /// `lanes`, `wst_entries`, `slots`, `short_block`, `[memory]` with `l1_kib`, `l1_ways`,
+    /// `lanes`, `wst_entries`, `slots`, `short_block`, `slip_start`, `slip_interval`, `[memory]` with `l1_kib`, `l1_ways`,
     /// `line_bytes`, `l1_hit`, `mshrs`, `mshr_requests`, `banks`, `l2_kib`, `l2_ways`,
     /// `l2_latency`, `memory_latency`; `check` checks the invariants every cycle). The
     /// name given to --dws sets `dws`, `branch_dws` and `reconv`.

@@ -50,6 +50,10 @@ pub struct DwsControl {
     last_slot: usize,
     /// The group that issued last cycle and goes on (no memory access, no wait).
     pub(super) running: Option<u64>,
+    /// Slip: the limit, and the current interval's cycles, issuing cycles and cycles
+    /// stalled on memory.
+    slip_limit: u32,
+    interval: (u64, u64, u64),
     pub stats: LaunchStats,
 }
 
@@ -64,8 +68,34 @@ impl DwsControl {
             next_id: 0,
             last_slot: 0,
             running: None,
+            slip_limit: cfg.slip_start,
+            interval: (0, 0, 0),
             stats: LaunchStats::default(),
         }
+    }
+
+    /// Slip's current limit.
+    pub fn slip_limit(&self) -> u32 {
+        self.slip_limit
+    }
+
+    /// After each cycle (slip's adaptation, spec section 2.8): whether a warp
+    /// instruction issued, and whether the cycle stalled with a group waiting for
+    /// memory.
+    pub fn end_cycle(&mut self, issued: bool, memory_stall: bool) {
+        let (cycles, issuing, stalled) = &mut self.interval;
+        *cycles += 1;
+        *issuing += u64::from(issued);
+        *stalled += u64::from(memory_stall);
+        if *cycles == self.cfg.slip_interval {
+            if *stalled * 10 > *cycles * 7 {
+                self.slip_limit += 1;
+            } else if *issuing * 2 > *cycles {
+                self.slip_limit = self.slip_limit.saturating_sub(1);
+            }
+            self.interval = (0, 0, 0);
+        }
+        self.stats.slip_limit = self.slip_limit as u64;
     }
 
     /// Whether warp context `w` is idle.
@@ -161,6 +191,7 @@ impl DwsControl {
             ready_at: self.now,
             data_ready: 0,
             pending: 0,
+            slipped: 0,
             slot: None,
         });
         id
@@ -269,31 +300,50 @@ impl DwsControl {
     }
 
     /// Group `id` is at a memory instruction: PC-based re-convergence (section 2.3)
-    /// merges ready groups of the same warp and stack entry at its pc into it. Its
-    /// threads and those already satisfied, to access memory.
-    pub fn memory_merge(&mut self, id: u64) -> (u32, u32) {
+    /// merges ready groups of the same warp and stack entry at its pc into it (with
+    /// slip, also those waiting there at their limit). Its threads and those already
+    /// satisfied, to access memory; `None` if it waits at its slip limit instead.
+    pub fn memory_merge(&mut self, id: u64) -> Option<(u32, u32)> {
         let i = self.at(id);
         let (w, depth, pc) = (self.groups[i].warp, self.groups[i].depth, self.groups[i].pc);
-        while self.cfg.reconv != Reconv::Stack {
-            let Some(j) = self.groups.iter().position(|r| {
-                r.id != id
-                    && r.warp == w
-                    && r.depth == depth
-                    && r.pc == pc
-                    && r.status == Status::Ready
-                    && r.ready_at <= self.now
-            }) else {
+        let slip = self.cfg.dws == SplitPolicy::Slip;
+        let mergeable = |r: &Group, now: u64| {
+            r.id != id
+                && r.warp == w
+                && r.depth == depth
+                && r.pc == pc
+                && ((r.status == Status::Ready && r.ready_at <= now)
+                    || (slip && r.status == Status::Wait))
+        };
+        let others = self
+            .groups
+            .iter()
+            .any(|r| r.warp == w && r.depth == depth && r.id != id);
+        if slip
+            && others
+            && self.groups[i].slipped >= self.slip_limit
+            && !self.groups.iter().any(|r| mergeable(r, self.now))
+        {
+            self.stats.slip_waits += 1;
+            self.groups[i].status = Status::Wait;
+            self.unslot(i);
+            return None;
+        }
+        while self.cfg.reconv != Reconv::Stack || slip {
+            let Some(j) = self.groups.iter().position(|r| mergeable(r, self.now)) else {
                 break;
             };
             let (m, d) = (self.groups[j].mask, self.groups[j].data_ready);
             self.remove(j);
             let i = self.at(id);
-            self.groups[i].mask |= m;
-            self.groups[i].data_ready |= d;
+            let g = &mut self.groups[i];
+            g.mask |= m;
+            g.data_ready |= d;
+            g.slipped = 0;
             self.stats.pc_merges += 1;
         }
         let g = &self.groups[self.at(id)];
-        (g.mask, g.data_ready)
+        Some((g.mask, g.data_ready))
     }
 
     /// Group `id`'s memory instruction was accessed (after [`Self::memory_merge`]):
@@ -322,7 +372,7 @@ impl DwsControl {
         self.stats.divergent_memory += 1;
         let split = match self.cfg.dws {
             SplitPolicy::Off => false,
-            SplitPolicy::Aggress => true,
+            SplitPolicy::Aggress | SplitPolicy::Slip => true,
             SplitPolicy::Lazy | SplitPolicy::Revive => !self
                 .groups
                 .iter()
@@ -355,6 +405,7 @@ impl DwsControl {
     /// next pc, ready at `at`.
     fn complete(&mut self, i: usize, at: u64) {
         let g = &mut self.groups[i];
+        g.slipped += 1;
         g.pc = (g.pc + 4) & 0xffff_ffff;
         g.status = Status::Ready;
         g.ready_at = at;

@@ -67,6 +67,9 @@ pub struct LaunchStats {
     pub max_slotted: u64,
     /// The deepest re-convergence stack (entries) of any warp.
     pub max_depth: u64,
+    /// Slip: run-aheads that waited at the limit; the limit at the launch's end.
+    pub slip_waits: u64,
+    pub slip_limit: u64,
 }
 
 impl std::ops::AddAssign<&LaunchStats> for LaunchStats {
@@ -93,6 +96,8 @@ impl std::ops::AddAssign<&LaunchStats> for LaunchStats {
         self.max_wst = self.max_wst.max(o.max_wst);
         self.max_slotted = self.max_slotted.max(o.max_slotted);
         self.max_depth = self.max_depth.max(o.max_depth);
+        self.slip_waits += o.slip_waits;
+        self.slip_limit = o.slip_limit;
     }
 }
 
@@ -270,12 +275,16 @@ impl Machine {
             Action::Control => {}
             Action::Stall => self.ctl.stall(),
         }
+        let waiting = self.ctl.groups.iter().any(|g| g.status == Status::WaitMem);
         if self.last_issue.is_none() {
             let stats = &mut self.ctl.stats;
             stats.stall_cycles += 1;
-            let waiting = self.ctl.groups.iter().any(|g| g.status == Status::WaitMem);
             stats.memory_stall_cycles += u64::from(waiting);
         }
+        self.ctl.end_cycle(
+            self.last_issue.is_some(),
+            self.last_issue.is_none() && waiting,
+        );
         self.now += 1;
         Ok(false)
     }
@@ -302,8 +311,7 @@ impl Machine {
     fn issue(&mut self, iss: &mut Iss, p: Pick) -> Result<bool, DwsError> {
         let insn = iss.mem.read(p.pc, 4).unwrap_or(0) as u32;
         if is_memory(insn) {
-            self.memory_op(iss, p, insn)?;
-            return Ok(true);
+            return self.memory_op(iss, p, insn);
         }
         if insn & 0x7f == opcode::BRANCH {
             let threads = &self.threads[p.warp];
@@ -378,8 +386,10 @@ impl Machine {
     /// merge, the access of the threads not yet satisfied, then the sequencer's decision
     /// by the hit mask; the threads it lets execute step now, the others wait for their
     /// fills.
-    fn memory_op(&mut self, iss: &mut Iss, p: Pick, insn: u32) -> Result<(), DwsError> {
-        let (mask, ready) = self.ctl.memory_merge(p.id);
+    fn memory_op(&mut self, iss: &mut Iss, p: Pick, insn: u32) -> Result<bool, DwsError> {
+        let Some((mask, ready)) = self.ctl.memory_merge(p.id) else {
+            return Ok(false);
+        };
         self.count_issue(mask);
         self.ctl.stats.memory_instructions += 1;
         let write = matches!(insn & 0x7f, opcode::STORE | opcode::STORE_FP)
@@ -409,6 +419,7 @@ impl Machine {
             }
         }
         let run = self.ctl.memory_done(p.id, satisfied, hit_at);
-        self.execute(iss, p.warp, run)
+        self.execute(iss, p.warp, run)?;
+        Ok(true)
     }
 }

@@ -45,6 +45,14 @@
 //!   for memory, or a merge or frame to make.
 //! - **PC compare latency** (3-4 cycles): hidden by the switch on the memory access, so
 //!   a merge costs nothing.
+//! - **Slip** (section 2.8; `dws = "slip"`; with `reconv = "bl"` the run-ahead stalls at
+//!   every branch, as without predication; with BranchBypass it splits there, the
+//!   paper's Slip.BranchBypass): the unit of the "allowed divergence" is memory
+//!   instructions. A group split off completes at most the limit of them while its warp
+//!   is divided, then waits at its next one. The fall-behind, arriving there, merges it,
+//!   as the paper's suspended threads rejoin when the run-ahead comes back. The limit
+//!   starts at `slip_start` and moves every `slip_interval` cycles by the paper's
+//!   thresholds (never below 0).
 //! - **PC bits**: 32 (RV32).
 
 pub mod cfg;
@@ -69,6 +77,10 @@ pub enum SplitPolicy {
     Aggress,
     Lazy,
     Revive,
+    /// The adaptive slip of section 2.8: split on every memory divergence, but a
+    /// run-ahead completes at most the current slip limit of memory instructions before
+    /// it waits for its warp's other groups at the next one.
+    Slip,
 }
 
 /// How splits re-converge (section 2.5).
@@ -100,6 +112,11 @@ pub struct DwsConfig {
     /// A branch splits an undivided warp only if the block after its post-dominator has
     /// at most this many instructions.
     pub short_block: u32,
+    /// Slip: the limit's first value and the cycles between its adjustments (+1 after an
+    /// interval over 70 % stalled with a group waiting for memory, -1 after one over
+    /// 50 % issuing).
+    pub slip_start: u32,
+    pub slip_interval: u64,
     /// Lanes: a warp instruction holds the issue stage for warp_size / lanes cycles,
     /// whatever its mask (the FG-SIMT engine's thread groups); 0: one lane a thread.
     pub lanes: u32,
@@ -119,6 +136,8 @@ impl Default for DwsConfig {
             wst_entries: 16,
             slots: 0,
             short_block: 50,
+            slip_start: 1,
+            slip_interval: 100_000,
             lanes: 0,
             memory: MemoryConfig::default(),
             check: false,
@@ -128,7 +147,7 @@ impl Default for DwsConfig {
 
 /// The paper's named configurations (Fig. 7, 11, 13): name, policy, branch DWS,
 /// re-convergence.
-pub const NAMED: [(&str, SplitPolicy, bool, Reconv); 10] = [
+pub const NAMED: [(&str, SplitPolicy, bool, Reconv); 12] = [
     ("conv", SplitPolicy::Off, false, Reconv::Bypass),
     ("branch-only.stack", SplitPolicy::Off, true, Reconv::Stack),
     ("branch-only", SplitPolicy::Off, true, Reconv::Bypass),
@@ -143,6 +162,8 @@ pub const NAMED: [(&str, SplitPolicy, bool, Reconv); 10] = [
     ("revive", SplitPolicy::Revive, true, Reconv::Bypass),
     ("aggress.bl", SplitPolicy::Aggress, false, Reconv::Bl),
     ("lazy.bl", SplitPolicy::Lazy, false, Reconv::Bl),
+    ("slip", SplitPolicy::Slip, false, Reconv::Bl),
+    ("slip.bypass", SplitPolicy::Slip, true, Reconv::Bypass),
     ("revive.bl", SplitPolicy::Revive, false, Reconv::Bl),
 ];
 
@@ -182,6 +203,9 @@ impl DwsConfig {
                 "lanes {} does not divide warp_size {}",
                 self.lanes, self.warp_size
             ));
+        }
+        if self.slip_interval == 0 || self.slip_start > 1 << 20 {
+            return Err("slip_interval must be at least 1, slip_start at most 2^20".into());
         }
         if !(1..=64).contains(&self.warps) {
             return Err(format!("warps {} is not in 1..=64", self.warps));

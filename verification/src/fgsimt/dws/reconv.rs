@@ -6,7 +6,7 @@
 use super::cfg::BranchInfo;
 use super::control::DwsControl;
 use super::state::{Frame, Status};
-use super::Reconv;
+use super::{Reconv, SplitPolicy};
 
 /// A conditional branch's outcome for a group, as the datapath computes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,9 +150,12 @@ impl DwsControl {
             .any(|&i| self.groups[i].status != Status::Wait)
         {
             if self.cfg.reconv != Reconv::Bl && self.wst_used() < self.cfg.wst_entries as usize {
+                let slip = (self.cfg.dws == SplitPolicy::Slip).then_some(self.slip_limit());
                 for &i in &at_top {
                     let g = &mut self.groups[i];
-                    if g.status == Status::Wait && g.pc != rpc {
+                    // (A group waiting at its slip limit stays: the others merge it.)
+                    let at_limit = slip.is_some_and(|l| g.slipped >= l);
+                    if g.status == Status::Wait && g.pc != rpc && !at_limit {
                         g.status = Status::Ready;
                         g.ready_at = self.now;
                     }
@@ -174,6 +177,7 @@ impl DwsControl {
             }
             let g = &mut self.groups[at_top[0]];
             g.mask = mask;
+            g.slipped = 0;
             g.status = Status::Ready;
             g.ready_at = self.now;
             return;

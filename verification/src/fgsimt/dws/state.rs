@@ -38,6 +38,9 @@ pub struct Group {
     pub data_ready: u32,
     /// WaitMem: threads whose data has not arrived.
     pub pending: u32,
+    /// Memory instructions completed since the group was split off or last merged (the
+    /// slip's distance).
+    pub slipped: u32,
     pub slot: Option<usize>,
 }
 
