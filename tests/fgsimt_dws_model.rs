@@ -488,7 +488,7 @@ fn random_programs_keep_the_invariants_and_the_iss_results() {
 
 /// Spec 7.1: every kernel of `kernels/` ends with the ISS's memory under the named
 /// configurations on the paper's cache hierarchy (4 warps of 16, 32 KB L1), with the
-/// invariants checked every cycle. `ACCELGEN_LONG=1`: all ten configurations and the
+/// invariants checked every cycle. `ACCELGEN_LONG=1`: all twelve configurations and the
 /// Rodinia kernels.
 #[test]
 fn every_kernel_matches_the_iss_under_dws() {
