@@ -340,6 +340,19 @@ fn injected_hit_masks_split_as_each_policy_says() {
     assert!(per_cycle.iter().all(|&n| n <= 1));
 }
 
+/// Scripted latencies: thread 0's first access at `pc` misses for `latency` cycles,
+/// everything else hits (each copy of the closure starts afresh).
+fn first_miss(pc: u64, latency: u64) -> impl FnMut(u64, usize, u64, u32) -> Option<u64> + Copy {
+    let mut first = true;
+    move |_, _, at, lane| {
+        let miss = at == pc && lane == 0 && first;
+        if at == pc && lane == 0 {
+            first = false;
+        }
+        miss.then_some(latency)
+    }
+}
+
 /// Spec 7.5: the loop's first load misses for thread 0 alone (Aggress): the run-ahead
 /// runs at least two iterations ahead, and merges with the fall-behind when it reaches
 /// the load again while the fall-behind is ready there. With stack re-convergence no
@@ -350,14 +363,7 @@ fn a_loop_run_ahead_merges_by_pc() {
     let program = directed(dir.path());
     let load = program.symbol("dws_loop_load").unwrap();
     let (_, seq) = rig::iss_run(&program);
-    let mut first = true;
-    let miss_once = move |_: u64, _: usize, pc: u64, lane: u32| {
-        let miss = pc == load && lane == 0 && first;
-        if pc == load && lane == 0 {
-            first = false;
-        }
-        miss.then_some(40)
-    };
+    let miss_once = first_miss(load, 40);
     for (reconv, merges) in [(Reconv::Bypass, 1), (Reconv::Stack, 0)] {
         let cfg = DwsConfig {
             dws: SplitPolicy::Aggress,
@@ -748,14 +754,7 @@ fn slip_bounds_the_run_ahead_and_adapts() {
     let program = directed(dir.path());
     let load = program.symbol("dws_loop_load").unwrap();
     let (_, seq) = rig::iss_run(&program);
-    let mut first = true;
-    let miss_once = move |_: u64, _: usize, pc: u64, lane: u32| {
-        let miss = pc == load && lane == 0 && first;
-        if pc == load && lane == 0 {
-            first = false;
-        }
-        miss.then_some(200)
-    };
+    let miss_once = first_miss(load, 200);
     for (name, limit) in [("slip", 3), ("slip.bypass", 1), ("slip.bypass", 3)] {
         let cfg = DwsConfig {
             slip_start: limit,
