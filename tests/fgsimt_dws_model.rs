@@ -784,12 +784,24 @@ fn slip_bounds_the_run_ahead_and_adapts() {
         slip_interval: 10,
         ..DwsConfig::default().named("slip").unwrap()
     });
+    // Intervals of 10 cycles: (cycles stalled on memory, cycles issuing). Over 70 %
+    // stalled raises the limit, else over 50 % issuing lowers it; exactly 70 % and
+    // 50 % do neither.
     let mut limits = Vec::new();
-    for (issued, stalled) in [(false, true), (true, false), (true, false), (true, false)] {
-        for _ in 0..10 {
-            ctl.end_cycle(issued, stalled);
+    for (stalled, issuing) in [
+        (10, 0),
+        (7, 0),
+        (8, 0),
+        (0, 5),
+        (0, 6),
+        (0, 10),
+        (0, 10),
+        (0, 10),
+    ] {
+        for c in 0..10 {
+            ctl.end_cycle(c < issuing, c >= 10 - stalled);
         }
         limits.push(ctl.slip_limit());
     }
-    assert_eq!(limits, [2, 1, 0, 0]);
+    assert_eq!(limits, [2, 2, 3, 3, 2, 1, 0, 0]);
 }
