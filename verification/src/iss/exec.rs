@@ -140,14 +140,8 @@ impl Iss {
                 next = target;
             }
             opcode::BRANCH => {
-                let taken = match f3 {
-                    0 => rs1 == rs2,
-                    1 => rs1 != rs2,
-                    4 => (rs1 as i64) < (rs2 as i64),
-                    5 => (rs1 as i64) >= (rs2 as i64),
-                    6 => rs1 < rs2,
-                    7 => rs1 >= rs2,
-                    _ => return Err(illegal()),
+                let Some(taken) = decode::branch_taken(f3, rs1, rs2) else {
+                    return Err(illegal());
                 };
                 if taken {
                     let target = xlen.address(pc.wrapping_add(decode::imm_b(insn)));

@@ -141,19 +141,6 @@ fn is_memory(insn: u32) -> bool {
     )
 }
 
-/// Whether conditional branch `insn` is taken for operands `a`, `b` (RV32 values).
-fn taken(insn: u32, a: u64, b: u64) -> bool {
-    let (a, b) = (a as u32, b as u32);
-    match decode::funct3(insn) {
-        0 => a == b,
-        1 => a != b,
-        4 => (a as i32) < (b as i32),
-        5 => (a as i32) >= (b as i32),
-        6 => a < b,
-        _ => a >= b,
-    }
-}
-
 impl Machine {
     /// A machine of `cfg` (checked by the caller) on `mem`.
     pub fn new(cfg: DwsConfig, mem: Box<dyn MemorySystem>) -> Machine {
@@ -318,7 +305,9 @@ impl Machine {
             let (r1, r2) = (decode::rs1(insn), decode::rs2(insn));
             let t_mask = (0..threads.len())
                 .filter(|&t| {
-                    p.mask >> t & 1 != 0 && taken(insn, threads[t].x(r1), threads[t].x(r2))
+                    let (a, b) = (threads[t].x(r1), threads[t].x(r2));
+                    p.mask >> t & 1 != 0
+                        && decode::branch_taken(decode::funct3(insn), a, b) == Some(true)
                 })
                 .fold(0u32, |m, t| m | 1 << t);
             let target = p.pc.wrapping_add(decode::imm_b(insn)) & 0xffff_ffff;
