@@ -108,6 +108,22 @@ pub fn imm_j(i: u32) -> u64 {
     v as i64 as u64
 }
 
+/// Whether a conditional branch of `funct3` `f3` is taken for register values `rs1`,
+/// `rs2` (as the hart holds them: RV32 values sign-extended); `None` for an illegal
+/// `funct3`.
+#[inline(always)]
+pub fn branch_taken(f3: u32, rs1: u64, rs2: u64) -> Option<bool> {
+    Some(match f3 {
+        0 => rs1 == rs2,
+        1 => rs1 != rs2,
+        4 => (rs1 as i64) < (rs2 as i64),
+        5 => (rs1 as i64) >= (rs2 as i64),
+        6 => rs1 < rs2,
+        7 => rs1 >= rs2,
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,20 +146,4 @@ mod tests {
         // lui a0, 0x80000
         assert_eq!(imm_u(0x8000_0537), 0xffff_ffff_8000_0000);
     }
-}
-
-/// Whether a conditional branch of `funct3` `f3` is taken for register values `rs1`,
-/// `rs2` (as the hart holds them: RV32 values sign-extended); `None` for an illegal
-/// `funct3`.
-#[inline(always)]
-pub fn branch_taken(f3: u32, rs1: u64, rs2: u64) -> Option<bool> {
-    Some(match f3 {
-        0 => rs1 == rs2,
-        1 => rs1 != rs2,
-        4 => (rs1 as i64) < (rs2 as i64),
-        5 => (rs1 as i64) >= (rs2 as i64),
-        6 => rs1 < rs2,
-        7 => rs1 >= rs2,
-        _ => return None,
-    })
 }
