@@ -83,6 +83,21 @@ impl Thread {
     pub fn exited(&self) -> bool {
         self.ctx.pc == EXIT_PC
     }
+
+    /// The memory access `insn` makes for this thread, before it executes: (address,
+    /// bytes, whether it writes), or `None` if it is no load, store or AMO. LR reads; SC
+    /// and AMOs write.
+    pub fn access(&self, insn: u32) -> Option<(u64, u64, bool)> {
+        let base = self.x(decode::rs1(insn));
+        let size = 1u64 << (decode::funct3(insn) & 3);
+        let (offset, size, write) = match insn & 0x7f {
+            opcode::LOAD | opcode::LOAD_FP => (decode::imm_i(insn), size, false),
+            opcode::STORE | opcode::STORE_FP => (decode::imm_s(insn), size, true),
+            opcode::AMO => (0, 4, insn >> 27 != 0b00010),
+            _ => return None,
+        };
+        Some((base.wrapping_add(offset) & 0xffff_ffff, size, write))
+    }
 }
 
 /// The architectural state a thread switch saves and restores.

@@ -63,25 +63,14 @@ impl Stacks {
     /// runs: an access fault (5 for a load or LR, 7 for a store, SC or AMO) with the
     /// address; a misaligned access is the ISS's own trap, first.
     pub fn violation(&self, insn: u32, thread: &crate::iss::simt::Thread) -> Option<(u64, u64)> {
-        let (opcode, funct3) = (insn & 0x7f, (insn >> 12) & 7);
-        let base = thread.x(((insn >> 15) & 31) as usize);
-        let (offset, size, write) = match opcode {
-            0x03 | 0x07 => ((insn as i32 >> 20) as i64, 1u64 << (funct3 & 3), false),
-            0x23 | 0x27 => {
-                let imm = ((insn as i32 >> 25) << 5) as i64 | ((insn >> 7) & 31) as i64;
-                (imm, 1 << (funct3 & 3), true)
-            }
-            0x2f => (0, 4, insn >> 27 != 0b00010),
-            _ => return None,
-        };
-        let addr = (base as i64).wrapping_add(offset) as u64 & 0xffff_ffff;
+        let (addr, size, write) = thread.access(insn)?;
         let region = (self.threads as u64 * self.bytes) & 0xffff_ffff;
         let below_top = self.top.wrapping_sub(1).wrapping_sub(addr) & 0xffff_ffff;
         if !addr.is_multiple_of(size) || below_top >= region {
             return None;
         }
         let own = self.locate(thread.tid, addr).is_some();
-        if own && opcode != 0x2f {
+        if own && insn & 0x7f != crate::iss::decode::opcode::AMO {
             return None;
         }
         let cause = if write {

@@ -381,20 +381,16 @@ impl Machine {
         };
         self.count_issue(mask);
         self.ctl.stats.memory_instructions += 1;
-        let write = matches!(insn & 0x7f, opcode::STORE | opcode::STORE_FP)
-            || (insn & 0x7f == opcode::AMO && insn >> 27 != 0b00010);
-        let imm = match insn & 0x7f {
-            opcode::STORE | opcode::STORE_FP => decode::imm_s(insn),
-            opcode::AMO => 0,
-            _ => decode::imm_i(insn),
-        };
         let threads = &self.threads[p.warp];
         let accesses: Vec<ThreadAccess> = (0..threads.len() as u32)
             .filter(|&t| (mask & !ready) >> t & 1 != 0)
-            .map(|t| ThreadAccess {
-                lane: t,
-                addr: threads[t as usize].x(decode::rs1(insn)).wrapping_add(imm) & 0xffff_ffff,
-                write,
+            .filter_map(|t| {
+                let (addr, _, write) = threads[t as usize].access(insn)?;
+                Some(ThreadAccess {
+                    lane: t,
+                    addr,
+                    write,
+                })
             })
             .collect();
         let answer = self.mem.access(self.now, p.warp, p.pc, &accesses);
