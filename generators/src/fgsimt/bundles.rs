@@ -21,14 +21,18 @@ pub fn compact_source() -> Shape {
 /// A warp instruction from the front end to the SIU (decoupled): its `pc` and raw `insn`,
 /// the active `mask` (bit i = thread `tid_base + i` of the warp) and `tid_base`, the
 /// index of the warp's thread 0 (for `tidx`). The SIU decodes the fields it needs.
-/// With `compact` (+a), `src[i]` ([`compact_source`]) for rs1, rs2 and rs3.
-pub fn warp_inst(warp_size: u32, compact: bool) -> Shape {
+/// With `compact` (+a), `src[i]` ([`compact_source`]) for rs1, rs2 and rs3; with
+/// `ctx_bits` > 0 (`warps` > 1), `ctx`, the warp's context.
+pub fn warp_inst(warp_size: u32, compact: bool, ctx_bits: u32) -> Shape {
     let mut fields = vec![
         uint("pc", 32),
         uint("insn", 32),
         uint("mask", warp_size),
         uint("tid_base", 32),
     ];
+    if ctx_bits > 0 {
+        fields.push(uint("ctx", ctx_bits));
+    }
     if compact {
         let src = Shape::Vec(COMPACT_SOURCES, Box::new(compact_source()));
         fields.push(Shape::field("src", src));
@@ -152,14 +156,21 @@ pub const SRF_WRITE_PORTS: u32 = 3;
 /// The front end's trace (valid, one cycle): each warp instruction's `pc`, `insn` and
 /// active `mask` as the front end commits it to the PWFB (docs/fgsimt-engine.md,
 /// Lockstep), in program order of the SIMT model, and `cp`: the CP completed it (the
-/// golden model's classes `Cp` and `UniformBranch`: no warp instruction for the lanes).
-pub fn ftrace(warp_size: u32) -> Shape {
-    Shape::valid(Shape::bundle(vec![
+/// golden model's classes `Cp` and `UniformBranch`: no warp instruction for the lanes);
+/// `warp`, the launch's warp it belongs to, and with `ctx_bits` > 0 (`warps` > 1) `ctx`,
+/// the context holding that warp (whose SRF registers `wtrace` numbers `ctx * 64 + r`).
+pub fn ftrace(warp_size: u32, ctx_bits: u32) -> Shape {
+    let mut fields = vec![
         uint("pc", 32),
         uint("insn", 32),
         uint("mask", warp_size),
         uint("cp", 1),
-    ]))
+        uint("warp", 32),
+    ];
+    if ctx_bits > 0 {
+        fields.push(uint("ctx", ctx_bits));
+    }
+    Shape::valid(Shape::bundle(fields))
 }
 
 /// The ASRF's writes (valid, one cycle; +a): register `reg` (0-63) becomes compact
@@ -173,11 +184,11 @@ pub fn atrace() -> Shape {
     ]))
 }
 
-/// One SRF write port's write (valid): the register `reg` (0-31 x, 32-63 f), the thread
-/// `slot` and the `data` written.
-pub fn srf_write(threads_per_lane: u32) -> Shape {
+/// One SRF write port's write (valid): the register `reg` (`reg_bits` wide: the
+/// context's number, then 0-31 x, 32-63 f), the thread `slot` and the `data` written.
+pub fn srf_write(threads_per_lane: u32, reg_bits: u32) -> Shape {
     Shape::valid(Shape::bundle(vec![
-        uint("reg", 6),
+        uint("reg", reg_bits),
         uint("slot", hdl::ir::addr_width(threads_per_lane as u64).max(1)),
         uint("data", 32),
     ]))
@@ -185,7 +196,7 @@ pub fn srf_write(threads_per_lane: u32) -> Shape {
 
 /// The SRF writes of a cycle: for lane `l` and write port `p` (`wtrace_<l>_<p>_*`, the
 /// ports SAU0, SAU1, SLU), a [`srf_write`] of thread `tid_base + slot * lanes + l`.
-pub fn wtrace(lanes: u32, threads_per_lane: u32) -> Shape {
-    let lane = Shape::Vec(SRF_WRITE_PORTS, Box::new(srf_write(threads_per_lane)));
+pub fn wtrace(lanes: u32, threads_per_lane: u32, reg_bits: u32) -> Shape {
+    let lane = Shape::Vec(SRF_WRITE_PORTS, Box::new(srf_write(threads_per_lane, reg_bits)));
     Shape::Vec(lanes, Box::new(lane))
 }

@@ -106,13 +106,13 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         ("fetch_req", Dir::Out, mem_request(0)),
         ("fetch_resp", Dir::In, mem_response(0)),
         ("fault", Dir::Out, bundles::fault()),
-        ("ftrace", Dir::Out, bundles::ftrace(p.warp_size)),
+        ("ftrace", Dir::Out, bundles::ftrace(p.warp_size, p.ctx_bits())),
     ] {
         pass(&mut m, &fe, name, dir, &shape);
     }
     let busy = m.output("rocc_busy", 1);
     m.connect(&busy, &fe.port("rocc_busy"));
-    let wtrace = bundles::wtrace(p.lanes, p.threads_per_lane());
+    let wtrace = bundles::wtrace(p.lanes, p.threads_per_lane(), p.reg_bits());
     pass(&mut m, &ex, "wtrace", Dir::Out, &wtrace);
     for l in 0..p.lanes {
         let (req, resp) = (narrow_request(MEM_TAG_BITS), narrow_response(MEM_TAG_BITS));
@@ -139,6 +139,12 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&fe.io("jump"), &ex.io("jump"));
     m.connect_bundle(&fe.io("exec_fault"), &ex.io("fault"));
     m.connect(&fe.port("exec_idle"), &ex.port("idle"));
+    m.connect(&fe.port("ctx_idle"), &ex.port("ctx_idle"));
+    if p.warps > 1 {
+        m.connect(&fe.port("load_done"), &ex.port("load_done"));
+        m.connect(&fe.port("load_ctx"), &ex.port("load_ctx"));
+        m.connect(&ex.port("start_ctx"), &fe.port("start_ctx"));
+    }
     if p.affine_arith() {
         pass(&mut m, &fe, "atrace", Dir::Out, &bundles::atrace());
         let shared = (narrow_request(MEM_TAG_BITS), narrow_response(MEM_TAG_BITS));

@@ -16,11 +16,14 @@
 //! - `idle`: nothing queued, executing or waiting for load data.
 //!
 //! `warp_start` (with the kernel state: `stack_top`, `stack_bytes`, `gp`, `tp` and the
-//! warp's `tid_base`) clears the SRF's written bits and latches the initial values:
-//! thread i's sp is `stack_top - (tid_base + i) * stack_bytes`.
+//! warp's `tid_base`; with `warps` > 1, `start_ctx`) clears the context's SRF written
+//! bits and latches the initial values: thread i's sp is `stack_top - (tid_base + i) *
+//! stack_bytes`. `ctx_idle` (a bit a context: nothing of it queued or executing) lets
+//! the kernel state start a context's next warp; with `warps` > 1, `load_done` and
+//! `load_ctx` say a load's writeback starts (its context may fetch again).
 
 use super::bundles::{self, cause};
-use super::lane::lane::{lane, lane_bits, WRITE_PORTS};
+use super::lane::lane::{lane, lane_bits, sp0_port, WRITE_PORTS};
 use super::params::{Affine, FgsimtParams};
 use super::siu::siu;
 use super::stack_check::{stack_check, WarpStacks};
@@ -44,10 +47,10 @@ fn lowest_index(v: &Value) -> Value {
 pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtExecute");
     let (l_n, w) = (p.lanes, p.warp_size);
-    let inst = m.io("inst", Dir::In, &bundles::warp_inst(w, p.affine_arith()));
+    let inst = m.io("inst", Dir::In, &bundles::warp_inst(w, p.affine_arith(), p.ctx_bits()));
     let su = m.instance("siu", &siu(p)?);
     m.connect_bundle(&su.io("inst"), &inst);
-    let (init, top) = warp_state(&mut m);
+    let init = warp_state(&mut m, p);
     let lane_mod = lane(p)?;
     let lanes: Vec<Inst> = (0..l_n)
         .map(|l| m.instance(&format!("lane{l}"), &lane_mod))
@@ -56,15 +59,20 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let trace = m.io(
         "wtrace",
         Dir::Out,
-        &bundles::wtrace(p.lanes, p.threads_per_lane()),
+        &bundles::wtrace(p.lanes, p.threads_per_lane(), p.reg_bits()),
     );
     for (l, li) in lanes.iter().enumerate() {
-        m.connect(&li.port("lane"), &k(&init[0], l as u64, lane_bits(p)));
-        for (port, v) in ["warp_start", "sp0", "sp_bytes", "gp", "tp"]
-            .iter()
-            .zip(&init)
-        {
+        m.connect(&li.port("lane"), &k(&init.gp, l as u64, lane_bits(p)));
+        for (port, v) in [
+            ("warp_start", &init.start),
+            ("sp_bytes", &init.bytes),
+            ("gp", &init.gp),
+            ("tp", &init.tp),
+        ] {
             m.connect(&li.port(port), v);
+        }
+        for (c, sp0) in init.sp0.iter().enumerate() {
+            m.connect(&li.port(&sp0_port(p, c as u32)), sp0);
         }
         for uop in [
             "sau0_r", "sau0_x", "sau1_r", "sau1_x", "mem_r", "mem_x", "slu_x",
@@ -80,15 +88,16 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(load.get("pop").value(), &su.port("pop"));
     let space = m.input("space", 1);
     m.connect(&su.port("space"), &space);
-    let stacks = p.avc.then(|| (top, m.input("stack_region", 32)));
+    let stacks = p.avc.then(|| (init.top.clone(), m.input("stack_region", 32)));
     if let (Some((top, region)), Affine::Abm) = (&stacks, p.affine) {
         m.connect(&su.port("stack_top"), top);
         m.connect(&su.port("stack_region"), region);
     }
+    // (`avc` has one context.)
     let stacks = stacks.as_ref().map(|(top, region)| WarpStacks {
-        start: &init[0],
-        sp0: &init[1],
-        bytes: &init[2],
+        start: &init.start,
+        sp0: &init.sp0[0],
+        bytes: &init.bytes,
         top,
         region,
     });
@@ -105,6 +114,15 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&su.port("stop"), &stop);
     let idle = m.output("idle", 1);
     m.connect(&idle, &su.port("idle"));
+    let mut outputs = vec!["ctx_idle"];
+    if p.warps > 1 {
+        outputs.extend(["load_done", "load_ctx"]);
+    }
+    for name in outputs {
+        let v = su.port(name);
+        let o = m.output(name, v.width());
+        m.connect(&o, &v);
+    }
     if p.affine == Affine::Abm {
         let aload = m.io("aload", Dir::Out, &bundles::affine_load(w));
         m.connect_bundle(&aload, &su.io("aload"));
@@ -112,25 +130,53 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.finish()
 }
 
-/// The warp's initial register values, latched at `warp_start`: [warp_start, sp0 (thread
-/// 0's sp), sp_bytes, gp, tp]; and the `stack_top` input.
-fn warp_state(m: &mut ModuleBuilder) -> (Vec<Value>, Value) {
+/// The warps' initial register values, latched at `warp_start` (of context
+/// `start_ctx` with `warps` > 1).
+struct WarpInit {
+    /// A bit a context: its warp starts.
+    start: Value,
+    /// Each context's warp's thread 0's sp.
+    sp0: Vec<Value>,
+    bytes: Value,
+    gp: Value,
+    tp: Value,
+    /// The `stack_top` input.
+    top: Value,
+}
+
+/// The `warp_start` inputs (with `start_ctx` when `warps` > 1) and [`WarpInit`]'s
+/// registers.
+fn warp_state(m: &mut ModuleBuilder, p: &FgsimtParams) -> WarpInit {
     let start = m.input("warp_start", 1);
     let names = ["stack_top", "stack_bytes", "gp", "tp", "tid_base"];
     let v: Vec<Value> = names.iter().map(|n| m.input(n, 32)).collect();
-    let sp0 = &v[0] - &v[4].mul(&v[1]).slice(31, 0);
-    let mut out = vec![start.clone()];
-    for (name, value) in [
-        ("sp0", &sp0),
-        ("sp_bytes", &v[1]),
-        ("gp", &v[2]),
-        ("tp", &v[3]),
-    ] {
-        let r = m.reg_en(&format!("warp_{name}"), 32, 0u64, &start);
+    let starts = match p.warps {
+        1 => start.clone(),
+        n => {
+            let ctx = m.input("start_ctx", p.ctx_bits());
+            &hdl::helpers::onehot_decode(&ctx, n) & &start.repeat(n)
+        }
+    };
+    let mut latch = |name: &str, en: &Value, value: &Value| {
+        let r = m.reg_en(&format!("warp_{name}"), 32, 0u64, en);
         m.connect(&r, value);
-        out.push(r);
+        r
+    };
+    let sp0 = &v[0] - &v[4].mul(&v[1]).slice(31, 0);
+    let sp0s = (0..p.warps)
+        .map(|k| match p.warps {
+            1 => latch("sp0", &start, &sp0),
+            _ => latch(&format!("sp0_{k}"), &starts.bit(k), &sp0),
+        })
+        .collect();
+    WarpInit {
+        bytes: latch("sp_bytes", &start, &v[1]),
+        gp: latch("gp", &start, &v[2]),
+        tp: latch("tp", &start, &v[3]),
+        start: starts,
+        sp0: sp0s,
+        top: v[0].clone(),
     }
-    (out, v[0].clone())
 }
 
 /// Drives `mem` from the lanes' memory slots; returns the slot's faulting lanes (with

@@ -31,6 +31,11 @@ pub struct FgsimtParams {
     /// Threads per warp (32): each lane holds warp_size / lanes of them, so a warp
     /// instruction occupies a functional unit that many cycles.
     pub warp_size: u32,
+    /// Warp contexts resident at once (the DWS paper's multithreading, seed 001's
+    /// baseline): each has its own AWFR/PWFB and SRF registers, and the front end
+    /// switches context after a memory instruction (docs/fgsimt-engine.md,
+    /// "Multithreading"). 1 is seed 000's engine, one warp at a time.
+    pub warps: u32,
     pub affine: Affine,
     /// L1 I$ bytes (16 KiB, direct-mapped, 32-byte lines).
     pub icache_bytes: u32,
@@ -77,6 +82,7 @@ impl Default for FgsimtParams {
         FgsimtParams {
             lanes: 8,
             warp_size: 32,
+            warps: 1,
             affine: Affine::None,
             icache_bytes: 16 * 1024,
             dcache_bytes: 128 * 1024,
@@ -116,6 +122,13 @@ pub fn params() -> Vec<Param> {
             1,
             32,
             "threads per warp, a multiple of lanes (each lane runs warp_size / lanes per warp instruction)",
+        )
+        .pow2(),
+        Param::int(
+            "warps",
+            1,
+            MAX_WARPS as u64,
+            "resident warp contexts: the front end switches context after a memory instruction (affine none, avc false)",
         )
         .pow2(),
         Param::choice(
@@ -231,6 +244,17 @@ impl FgsimtParams {
         self.affine != Affine::None
     }
 
+    /// Bits of a warp context's number (0 with one context).
+    pub fn ctx_bits(&self) -> u32 {
+        self.warps.trailing_zeros()
+    }
+
+    /// Bits of an SRF register number in the execute side: the context's number above
+    /// the 64 registers of a context (x0-x31, f0-f31).
+    pub fn reg_bits(&self) -> u32 {
+        6 + self.ctx_bits()
+    }
+
     /// Threads of a warp in each lane: cycles a warp instruction occupies a unit.
     pub fn threads_per_lane(&self) -> u32 {
         self.warp_size / self.lanes
@@ -313,6 +337,15 @@ impl FgsimtParams {
                 ),
             ));
         }
+        if self.warps > 1 && (self.affine != Affine::None || self.avc) {
+            return Err(ParamError::new(
+                "warps",
+                format!(
+                    "{} contexts need affine = \"none\" and avc = false: the ASRF and the private stacks' check are not banked per context yet",
+                    self.warps
+                ),
+            ));
+        }
         let sets = self.dcache_bytes / LINE_BYTES / self.dcache_banks;
         if sets as u64 > MAX_BANK_SETS {
             return Err(ParamError::new(
@@ -326,6 +359,10 @@ impl FgsimtParams {
         Ok(())
     }
 }
+
+/// The most warp contexts: the SRF's registers are flops, `warps` x 64 x 32 bits a
+/// thread slot.
+pub const MAX_WARPS: u32 = 8;
 
 /// Lines a D$ bank may hold: its valid and dirty bits are one register each, of at most
 /// the IR's widest value (4096 bits).
@@ -398,6 +435,12 @@ mod tests {
             ..FgsimtParams::default()
         };
         assert!(bad(p).contains("lanes"));
+        let p = FgsimtParams {
+            warps: 2,
+            affine: Affine::A,
+            ..FgsimtParams::default()
+        };
+        assert!(bad(p).contains("warps"));
         FgsimtParams {
             avc: true,
             affine: Affine::Abm,

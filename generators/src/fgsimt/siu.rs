@@ -151,8 +151,14 @@ fn mem_op(insn: &Value, store: &Value, lr: &Value, sc: &Value, amo: &Value) -> V
     )
 }
 
-/// Decodes `insn` of the warp instruction at `pc` of the warp at `tid_base`.
-fn decode_head(insn: &Value, pc: &Value, tid_base: &Value, mask: &Value) -> Decoded {
+/// Decodes `insn` of the warp instruction at `pc` of the warp at `tid_base` (in context
+/// `ctx` with `warps` > 1: its registers are numbered `ctx * 64 + r`).
+fn decode_head(
+    insn: &Value,
+    pc: &Value,
+    (tid_base, ctx): (&Value, Option<&Value>),
+    mask: &Value,
+) -> Decoded {
     let c = decode(insn, false, 32, true);
     let fp = c.fp.as_ref().expect("decoded with F");
     let f3 = insn.slice(14, 12);
@@ -161,12 +167,18 @@ fn decode_head(insn: &Value, pc: &Value, tid_base: &Value, mask: &Value) -> Deco
         fp.f2.cat(&insn.slice(24, 20)),
         fp.wfd.cat(&insn.slice(11, 7)),
     );
+    let (rd0, rs1_0, rs2_0) = (is(&rd, 0), is(&rs1, 0), is(&rs2, 0));
+    let reg = |r: Value| match ctx {
+        Some(ctx) => ctx.cat(&r),
+        None => r,
+    };
+    let (rs1, rs2, rd) = (reg(rs1), reg(rs2), reg(rd));
     let tidx = [
         is(&insn.slice(6, 0), 0x0b),
         is(&insn.slice(31, 25), 0),
         is(&f3, 4),
-        is(&rs1, 0),
-        is(&rs2, 0),
+        rs1_0,
+        rs2_0,
     ]
     .iter()
     .fold(k(insn, 1, 1), |a, b| &a & b);
@@ -245,11 +257,11 @@ fn decode_head(insn: &Value, pc: &Value, tid_base: &Value, mask: &Value) -> Deco
         uses_rs1: c.uses_rs1.clone(),
         uses_rs2: c.uses_rs2.clone(),
         uses_rs3: fp.uses_rs3.clone(),
-        writes: &wxd & &!&is(&rd, 0),
+        writes: &wxd & &!&rd0,
         load_funct3: mux(&amo_like, &k(insn, 2, 3), &f3),
         rs1,
         rs2,
-        rs3: k(insn, 1, 1).cat(&insn.slice(31, 27)),
+        rs3: reg(k(insn, 1, 1).cat(&insn.slice(31, 27))),
         rd,
         sau,
         mem_fields,
@@ -361,8 +373,9 @@ fn countdown(m: &mut ModuleBuilder, name: &str, set: &Value, load: &Value) -> Va
     c
 }
 
-/// Per register (x0-x31, f0-f31): cycles until a consumer may issue (`wait`), and whether a load's
-/// writeback is still to start (`loading`); x0 is never busy.
+/// Per register (x0-x31, f0-f31 of each context): cycles until a consumer may issue
+/// (`wait`), and whether a load's writeback is still to start (`loading`); x0 is never
+/// busy.
 struct Board {
     wait: Vec<Value>,
     loading: Value,
@@ -370,7 +383,7 @@ struct Board {
 
 impl Board {
     fn wait_of(&self, reg: &Value) -> Value {
-        onehot_mux(&onehot_decode(reg, 64), &self.wait)
+        onehot_mux(&onehot_decode(reg, self.wait.len() as u32), &self.wait)
     }
 
     fn loading_of(&self, reg: &Value) -> Value {
@@ -382,18 +395,25 @@ impl Board {
     }
 }
 
-/// The scoreboard: an issue writing `rd` (`set`) with latency `latency` (a load: none,
-/// `loading` instead); a load writeback of `slu_rd` starting (`slu_start`).
+/// The scoreboard of `contexts` x 64 registers: an issue writing `rd` (`set`) with
+/// latency `latency` (a load: none, `loading` instead); a load writeback of `slu_rd`
+/// starting (`slu_start`).
 fn scoreboard(
     m: &mut ModuleBuilder,
+    contexts: u32,
     (set, rd, latency, load): (&Value, &Value, &Value, &Value),
     (slu_start, slu_rd): (&Value, &Value),
 ) -> Board {
     let zero7 = k(rd, 0, 7);
-    let mut wait = vec![zero7.clone()];
-    let mut loading = vec![k(rd, 0, 1)];
+    let mut wait = Vec::new();
+    let mut loading = Vec::new();
     let waited = mux(load, &zero7, &(latency - &k(rd, 1, 7)));
-    for r in 1..64u64 {
+    for r in 0..64 * contexts as u64 {
+        if r % 64 == 0 {
+            wait.push(zero7.clone());
+            loading.push(k(rd, 0, 1));
+            continue;
+        }
         let hit = set & &is(rd, r);
         wait.push(countdown(m, &format!("wait{r}"), &hit, &waited));
         let l = m.reg(&format!("loading{r}"), 1, false);
@@ -488,7 +508,7 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let inst = m.io(
         "inst",
         Dir::In,
-        &crate::fgsimt::bundles::warp_inst(w, p.affine_arith()),
+        &crate::fgsimt::bundles::warp_inst(w, p.affine_arith(), p.ctx_bits()),
     );
     let space = m.input("space", 1);
     let load_ready = m.input("load_ready", 1);
@@ -506,6 +526,10 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
             );
         }
     }
+    // With contexts, the context's number above everything.
+    if p.warps > 1 {
+        parts.insert(0, f("ctx"));
+    }
     let packed = cat(&parts.iter().collect::<Vec<_>>());
     let siq = m.instance("siq", &fifo(p, p.siq_depth, packed.width())?);
     m.connect(&siq.port("enq_valid"), inst.valid());
@@ -514,7 +538,9 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let head = siq.port("deq_bits");
     let (pc, insn) = (head.slice(31, 0), head.slice(63, 32));
     let (mask, tid_base) = (head.slice(63 + w, 64), head.slice(95 + w, 64 + w));
-    let mut d = decode_head(&insn, &pc, &tid_base, &mask);
+    let top = packed.width() - 1;
+    let ctx = (p.warps > 1).then(|| head.slice(top, top + 1 - p.ctx_bits()));
+    let mut d = decode_head(&insn, &pc, (&tid_base, ctx.as_ref()), &mask);
     let compact = compact_sources(p, &head, &mut d);
     let stacks = (p.avc && p.affine == Affine::Abm)
         .then(|| (m.input("stack_top", 32), m.input("stack_region", 32)));
@@ -569,7 +595,7 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         &div_start,
         &(&latency - &k(&latency, 1, 7)),
     );
-    let slwq = m.instance("slwq", &fifo(p, p.slwq_depth, 9 + w)?);
+    let slwq = m.instance("slwq", &fifo(p, p.slwq_depth, p.reg_bits() + 3 + w)?);
     m.connect(&slwq.port("enq_valid"), &(&(&go[2] & &d.load) | &go[3]));
     m.connect(
         &slwq.port("enq_bits"),
@@ -578,10 +604,12 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let (slu, slu_start) = load_writeback(&mut m, p, &slwq, &load_ready);
     let set = &any(&go) & &d.writes;
     let entry = slwq.port("deq_bits");
+    let slu_rd = entry.slice(p.reg_bits() - 1, 0);
     let board = scoreboard(
         &mut m,
+        p.warps,
         (&set, &d.rd, &latency, &(&go[2] | &go[3])),
-        (&slu_start, &entry.slice(5, 0)),
+        (&slu_start, &slu_rd),
     );
     let mem_x = later(&mut m, "mem", &mem);
     // The SMU counts a memory instruction from its first slot, which arrives in the
@@ -656,9 +684,78 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     ] {
         m.connect(ill.bits().get(n).value(), v);
     }
+    let idle_now = &quiet & &is(&siq.port("count"), 0);
     let idle = m.output("idle", 1);
-    m.connect(&idle, &(&quiet & &is(&siq.port("count"), 0)));
+    m.connect(&idle, &idle_now);
+    let ctx_idle = match &ctx {
+        None => idle_now,
+        Some(head_ctx) => {
+            let load_ctx = slu_rd.slice(p.reg_bits() - 1, 6);
+            let ctx_idle = context_idle(
+                &mut m,
+                p,
+                (&inst, &deq, head_ctx),
+                (&any(&go), &latency, &slu_start, &load_ctx),
+                &board,
+            );
+            for (name, v) in [("load_done", &slu_start), ("load_ctx", &load_ctx)] {
+                let o = m.output(name, v.width());
+                m.connect(&o, v);
+            }
+            ctx_idle
+        }
+    };
+    let o = m.output("ctx_idle", p.warps);
+    m.connect(&o, &ctx_idle);
     m.finish()
+}
+
+/// With `warps` > 1, a bit a context: nothing of it is queued (a count of its SIQ
+/// entries, from `inst`'s acceptance to the head's dequeue `deq`), no load of it waits
+/// for its writeback, and none of its instructions still reads or writes the SRF: a
+/// countdown per context, loaded at an issue of the head (`issue`, of context
+/// `head_ctx`) with its `latency` + T + 2 cycles (its last slot's write is at t +
+/// latency + T) and at a load writeback's start (`slu_start` of `load_ctx`) with T + 3,
+/// each keeping the larger.
+fn context_idle(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    (inst, deq, head_ctx): (&Bundle, &Value, &Value),
+    (issue, latency, slu_start, load_ctx): (&Value, &Value, &Value, &Value),
+    board: &Board,
+) -> Value {
+    let t = p.threads_per_lane() as u64;
+    let cw = hdl::ir::addr_width(p.siq_depth as u64 + 1);
+    let enq = inst.valid() & inst.ready();
+    let in_ctx = inst.bits().get("ctx").value();
+    let bits: Vec<Value> = (0..p.warps as u64)
+        .map(|c| {
+            let count = m.reg(&format!("siq_ctx{c}"), cw, 0u64);
+            let up = &enq & &is(in_ctx, c);
+            let down = deq & &is(head_ctx, c);
+            let one = k(&count, 1, cw);
+            let next = mux(&up, &(&count + &one), &count);
+            m.connect(&count, &mux(&down, &(&next - &one), &next));
+            let drain = m.reg(&format!("drain_ctx{c}"), 7, 0u64);
+            let left = mux(&is(&drain, 0), &drain, &(&drain - &k(&drain, 1, 7)));
+            let issued = mux(
+                &(issue & &is(head_ctx, c)),
+                &(latency + &k(latency, t + 2, 7)),
+                &k(latency, 0, 7),
+            );
+            let written = mux(
+                &(slu_start & &is(load_ctx, c)),
+                &k(latency, t + 3, 7),
+                &k(latency, 0, 7),
+            );
+            let most = |a: &Value, b: &Value| mux(&a.lt(b), b, a);
+            m.connect(&drain, &most(&most(&left, &issued), &written));
+            let at = 64 * c as u32;
+            let loading = board.loading.slice(at + 63, at);
+            &(&is(&count, 0) & &is(&drain, 0)) & &is(&loading, 0)
+        })
+        .collect();
+    cat(&bits.iter().rev().collect::<Vec<_>>())
 }
 
 /// The SIQ head's compact sources (+a): (ok, base, stride) of rs1, rs2, rs3, above the
@@ -782,10 +879,11 @@ fn load_writeback(
     let idle = m.wire("slu_idle", 1);
     let start = &(&slwq.port("deq_valid") & ready) & &idle;
     m.connect(&slwq.port("deq_ready"), &start);
+    let rb = p.reg_bits();
     let fields = [
-        ("rd", entry.slice(5, 0)),
-        ("funct3", entry.slice(8, 6)),
-        ("mask", entry.slice(8 + w, 9)),
+        ("rd", entry.slice(rb - 1, 0)),
+        ("funct3", entry.slice(rb + 2, rb)),
+        ("mask", entry.slice(rb + 2 + w, rb + 3)),
     ];
     let slu = sequencer(m, p, "slu", &start, &fields);
     m.connect(&idle, &!&slu.valid);

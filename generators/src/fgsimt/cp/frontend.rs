@@ -43,6 +43,7 @@
 use super::super::bundles::{self, branch_result, cause, fault, jump_result, warp_inst};
 use super::super::params::{Affine, FgsimtParams};
 use super::classify::{classify, Compact, Plan};
+use super::contexts::contexts;
 use super::kernel_state::{funct7, kernel_state};
 use super::pwfb::pwfb;
 use super::shared_load::shared_load;
@@ -50,7 +51,7 @@ use crate::fgsimt::bundles::MEM_TAG_BITS;
 use crate::fgsimt::l1::{narrow_request, narrow_response};
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
 use crate::rocket::decode::{decode, Ctrl};
-use hdl::helpers::{lowest_one, onehot_encode};
+use hdl::helpers::{lowest_one, onehot_decode, onehot_encode, onehot_mux};
 use hdl::{mux, Bits, Bundle, Dir, HdlErrors, Inst, Module, ModuleBuilder, Shape, Value};
 use std::rc::Rc;
 
@@ -123,7 +124,10 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let w = p.warp_size;
     let affine = p.affine != Affine::None;
     let ks = m.instance("kernel_state", &kernel_state(p)?);
-    let pw = m.instance("pwfb", &pwfb(w)?);
+    let pw = match p.warps {
+        1 => m.instance("pwfb", &pwfb(w)?),
+        n => m.instance("contexts", &contexts(n, w)?),
+    };
     for (name, shape, dir) in [
         ("rocc_cmd", rocc_command(), Dir::In),
         ("rocc_resp", rocc_response(), Dir::Out),
@@ -138,12 +142,12 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let ports = Ports {
         fetch_req: m.io("fetch_req", Dir::Out, &mem_request(0)),
         fetch_resp: m.io("fetch_resp", Dir::In, &mem_response(0)),
-        inst: m.io("inst", Dir::Out, &warp_inst(w, affine)),
+        inst: m.io("inst", Dir::Out, &warp_inst(w, affine, p.ctx_bits())),
         branch: m.io("branch", Dir::In, &branch_result(w)),
         jump: m.io("jump", Dir::In, &jump_result()),
         exec_fault: m.io("exec_fault", Dir::In, &fault()),
         fault: m.io("fault", Dir::Out, &fault()),
-        ftrace: m.io("ftrace", Dir::Out, &bundles::ftrace(w)),
+        ftrace: m.io("ftrace", Dir::Out, &bundles::ftrace(w, p.ctx_bits())),
         exec_idle: m.input("exec_idle", 1),
         smu_idle: m.input("smu_idle", 1),
         shared: affine.then(|| {
@@ -156,6 +160,8 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         atrace: affine.then(|| m.io("atrace", Dir::Out, &bundles::atrace())),
     };
     m.connect(&ks.port("exec_idle"), &ports.exec_idle);
+    let ctx_idle = m.input("ctx_idle", p.warps);
+    m.connect(&ks.port("ctx_idle"), &ctx_idle);
     m.connect(&ks.port("smu_idle"), &ports.smu_idle);
     let mut outputs = vec![
         ("rocc_busy", "rocc_busy"),
@@ -166,6 +172,9 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         ("gp", "gp"),
         ("tp", "tp"),
     ];
+    if p.warps > 1 {
+        outputs.push(("start_ctx", "start_ctx"));
+    }
     if p.avc {
         outputs.extend([
             ("threads", "threads"),
@@ -181,7 +190,8 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&pw.port("start"), &ks.port("start"));
     m.connect(&pw.port("start_pc"), &ks.port("entry"));
     m.connect(&pw.port("start_mask"), &ks.port("start_mask"));
-    fetch_unit(&mut m, p, &ks, &pw, &ports)?;
+    let ctx = warp_context(&mut m, p, &ks, &pw);
+    fetch_unit(&mut m, p, (&ks, &pw, &ctx), &ports)?;
     m.finish()
 }
 
@@ -204,12 +214,52 @@ struct Ports {
     atrace: Option<Bundle>,
 }
 
+/// The context the fetch unit serves: with `warps` > 1 the contexts' current one
+/// (`contexts.rs`), else the one warp.
+struct Context {
+    /// Its warp's thread 0.
+    tid_base: Value,
+    /// It may fetch: it holds a warp whose AWFR has settled (with contexts, waiting for
+    /// no load).
+    eligible: Value,
+    /// A bit a context: it holds a warp whose fragments have all finished.
+    dones: Value,
+    /// With contexts: the current one's number.
+    index: Option<Value>,
+}
+
+/// The fetch unit's view of the warp contexts; with `warps` > 1 the bank's `running`
+/// and `load_done`/`load_ctx` (the front end's inputs from execute) are connected here.
+fn warp_context(m: &mut ModuleBuilder, p: &FgsimtParams, ks: &Inst, pw: &Inst) -> Context {
+    if p.warps == 1 {
+        return Context {
+            tid_base: ks.port("tid0"),
+            eligible: &ks.port("running") & &pw.port("awfr_valid"),
+            dones: pw.port("done"),
+            index: None,
+        };
+    }
+    m.connect(&pw.port("start_ctx"), &ks.port("start_ctx"));
+    m.connect(&pw.port("running"), &ks.port("running"));
+    for (name, width) in [("load_done", 1), ("load_ctx", p.ctx_bits())] {
+        let v = m.input(name, width);
+        m.connect(&pw.port(name), &v);
+    }
+    let index = pw.port("ctx");
+    let tids: Vec<Value> = (0..p.warps).map(|k| ks.port(&format!("tid{k}"))).collect();
+    Context {
+        tid_base: onehot_mux(&onehot_decode(&index, p.warps), &tids),
+        eligible: pw.port("eligible"),
+        dones: pw.port("dones"),
+        index: Some(index),
+    }
+}
+
 /// The fetch/decode/dispatch state machine and its PWFB updates.
 fn fetch_unit(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
-    ks: &Inst,
-    pw: &Inst,
+    (ks, pw, ctx): (&Inst, &Inst, &Context),
     io: &Ports,
 ) -> Result<(), HdlErrors> {
     let state = m.reg("fetch_state", STATE_BITS, FETCH);
@@ -224,7 +274,7 @@ fn fetch_unit(
     let c = decode(&insn, true, 32, true);
     let d = decode_insn(&c, &insn, &pc, &mask);
     let plan = match io.atrace {
-        Some(_) => affine_plan(m, p, ks, pw, (&insn, &pc), (&c, &d))?,
+        Some(_) => affine_plan(m, p, (ks, pw, &ctx.tid_base), (&insn, &pc), (&c, &d))?,
         None => baseline_plan(&d, &insn),
     };
     // An instruction fetched ahead is the AWFR's once the PWFB has settled at its pc;
@@ -237,11 +287,12 @@ fn fetch_unit(
     let writes_memory = &(&c.store | &c.amo) | &c.sc;
     let hazard = shared_load_hazard(&sl, &plan, &writes_memory);
     let dispatch = &(&decoded & &!&d.fault.when) & &!&hazard;
-    let sent = send(m, io, ks, &plan, (&dispatch, &insn, &pc, &mask));
+    let sent = send(m, io, ctx, &plan, (&dispatch, &insn, &pc, &mask));
     let in_cp = &plan.cp_alone | &plan.load_in_cp;
     let gone = &sent.main & &(&in_cp | io.inst.ready());
     m.when(&gone, |m| m.connect(&sent.mat_done, &lit(&pc, 0, 1)));
     let plain = &(&gone & &!&d.branch) & &!&d.jalr;
+    let switch = context_switch(m, (pw, ctx), (&is(FETCH), &gone, &c));
     m.when(&(&gone & &d.branch), |m| goto(m, BRANCH));
     m.when(&(&gone & &d.jalr), |m| goto(m, JUMP));
     m.when(&(&plain & &!&plan.scalar), |m| goto(m, FETCH));
@@ -292,20 +343,34 @@ fn fetch_unit(
 
     // The next instruction, where the AWFR goes unless threads ended.
     let leaves = &(&(&plain & &!&lanes_scalar) | &resolved) & &upd_exit.eq(&zero_w);
+    let leaves = &leaves & &!&switch.after_memory;
     // It is pc + 4 for a plain instruction but `jal`, and a branch not all threads take.
     let fall = mux(&br.when, &br.fall, &!&c.jal);
     let fetching = next_fetch(
         m,
         io,
-        (ks, pw),
+        (ks, pw, &switch.fetch),
         (&state, &pc, &insn),
         (&leaves, &upd_pc, &fall),
     );
     m.connect(io.ftrace.valid(), &update);
     let tb = io.ftrace.bits();
     let cp = &plan.cp_alone | &plan.scalar;
-    for (field, v) in [("pc", &pc), ("insn", &insn), ("mask", &mask), ("cp", &cp)] {
+    let warp = ctx
+        .tid_base
+        .slice(31, p.warp_size.trailing_zeros())
+        .zext(32);
+    for (field, v) in [
+        ("pc", &pc),
+        ("insn", &insn),
+        ("mask", &mask),
+        ("cp", &cp),
+        ("warp", &warp),
+    ] {
         m.connect(tb.get(field).value(), v);
+    }
+    if let Some(index) = &ctx.index {
+        m.connect(tb.get("ctx").value(), index);
     }
 
     let decode_fault = Fault {
@@ -321,17 +386,63 @@ fn fetch_unit(
     report_faults(
         m,
         io,
-        ks,
+        &ctx.tid_base,
         &[decode_fault, br.fault, jr.fault, ks_fault],
         (&state, &pc),
     );
-    // A warp ends once its last shared load is in the ASRF (the next warp resets it).
+    // A warp ends once its last shared load is in the ASRF (the next warp resets it) and
+    // the fetch unit has left it (between instructions, no fetch in the I$).
     let loading = sl.map_or(lit(&pc, 0, 1), |sl| sl.port("busy"));
-    let ended = &(&(&pw.port("done") & &is(FETCH)) & &!&loading) & &!&fetching;
+    let left = &(&is(FETCH) & &!&loading) & &!&fetching;
+    let ended = match &ctx.index {
+        None => &ctx.dones & &left,
+        Some(index) => {
+            let here = onehot_decode(index, p.warps);
+            &ctx.dones & &!&(&here & &(!&left).repeat(p.warps))
+        }
+    };
     m.connect(&ks.port("warp_done"), &ended);
     m.connect(&ks.port("halt"), &is(HALTED));
     m.when(&is(HALTED), |m| goto(m, HALTED));
     Ok(())
+}
+
+/// The fetch unit's use of the contexts.
+struct Switch {
+    /// A memory instruction leaves decode: with contexts, its successor is not taken
+    /// (the next instruction is the next context's).
+    after_memory: Value,
+    /// State FETCH fetches at the current context's AWFR.
+    fetch: Value,
+}
+
+/// With `warps` > 1 (seed 001's switch on a D-cache access): a memory instruction that
+/// leaves decode (`gone`) sends the fetch unit to state FETCH, which then asks the
+/// contexts for the next one (`leave`, also while its own cannot fetch); a load-like
+/// one suspends its context until its writeback (`load_sent`).
+fn context_switch(
+    m: &mut ModuleBuilder,
+    (pw, ctx): (&Inst, &Context),
+    (in_fetch, gone, c): (&Value, &Value, &Ctrl),
+) -> Switch {
+    if ctx.index.is_none() {
+        return Switch {
+            after_memory: lit(gone, 0, 1),
+            fetch: in_fetch & &ctx.eligible,
+        };
+    }
+    let memory = gone & &c.memory();
+    let pending = m.reg("switch_pending", 1, false);
+    m.connect(&pending, &(&(&pending | &memory) & &!in_fetch));
+    let leave = in_fetch & &(&pending | &!&ctx.eligible);
+    m.connect(&pw.port("leave"), &leave);
+    let loads = [&c.load, &c.amo, &c.lr, &c.sc];
+    let load_like = loads[1..].iter().fold(loads[0].clone(), |a, b| &a | *b);
+    m.connect(&pw.port("load_sent"), &(gone & &load_like));
+    Switch {
+        after_memory: memory,
+        fetch: &(in_fetch & &ctx.eligible) & &!&pending,
+    }
 }
 
 /// The I$ requests and what decode takes next: the AWFR's pc in state FETCH; at a
@@ -342,13 +453,12 @@ fn fetch_unit(
 fn next_fetch(
     m: &mut ModuleBuilder,
     io: &Ports,
-    (ks, pw): (&Inst, &Inst),
+    (ks, pw, fetch): (&Inst, &Inst, &Value),
     (state, pc, insn): (&Value, &Value, &Value),
     (leaves, upd_pc, fall): (&Value, &Value, &Value),
 ) -> Value {
     let is = |s: u64| state.eq(&lit(state, s, STATE_BITS));
     let goto = |m: &mut ModuleBuilder, s: u64| m.connect(state, &lit(state, s, STATE_BITS));
-    let running = ks.port("running");
     let awfr_pc = pw.port("awfr_pc_out");
     let (follow_d, pref) = (m.wire("follow_decode", 1), m.wire("prefetch", 1));
     let pf = prefetch_buffer(
@@ -357,15 +467,13 @@ fn next_fetch(
         (&is(WAIT), pc, &ks.port("start")),
         (&follow_d, &pref),
     );
-    let fetch = &(&is(FETCH) & &running) & &pw.port("awfr_valid");
-    let follow_f = &(&fetch & &pf.full) & &awfr_pc.eq(&pf.pc);
-    let fetch = &(&fetch & &!&follow_f) & &!&pf.busy;
-    let leaves = leaves & &running;
+    let follow_f = &(fetch & &pf.full) & &awfr_pc.eq(&pf.pc);
+    let fetch = &(fetch & &!&follow_f) & &!&pf.busy;
     // (From registers, not through decode: `fall` says the next pc is pc + 4.)
     let pf_next = pf.pc.eq(&(pc + &lit(pc, 4, 32)));
-    let follow = &(&(&leaves & &(&pf.full | &pf.arriving)) & fall) & &pf_next;
+    let follow = &(&(leaves & &(&pf.full | &pf.arriving)) & fall) & &pf_next;
     m.connect(&follow_d, &follow);
-    let ahead = &(&leaves & &!&follow) & &!&pf.busy;
+    let ahead = &(leaves & &!&follow) & &!&pf.busy;
 
     let req = io.fetch_req.bits();
     m.connect(io.fetch_req.valid(), &(&(&fetch | &ahead) | &pref));
@@ -507,7 +615,7 @@ struct Sent {
 fn send(
     m: &mut ModuleBuilder,
     io: &Ports,
-    ks: &Inst,
+    ctx: &Context,
     plan: &Plan,
     (dispatch, insn, pc, mask): (&Value, &Value, &Value, &Value),
 ) -> Sent {
@@ -530,9 +638,12 @@ fn send(
         ("pc", pc.clone()),
         ("insn", mux(&mat_now, &plan.mat_insn, insn)),
         ("mask", mask_out),
-        ("tid_base", ks.port("tid_base")),
+        ("tid_base", ctx.tid_base.clone()),
     ] {
         m.connect(ib.get(field).value(), &v);
+    }
+    if let Some(index) = &ctx.index {
+        m.connect(ib.get("ctx").value(), index);
     }
     if !plan.sources.is_empty() {
         let src = ib.get("src");
@@ -638,8 +749,7 @@ fn asrf_writes(
 fn affine_plan(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
-    ks: &Inst,
-    pw: &Inst,
+    (ks, pw, tid_base): (&Inst, &Inst, &Value),
     (insn, pc): (&Value, &Value),
     (c, d): (&Ctrl, &Decoded),
 ) -> Result<Plan, HdlErrors> {
@@ -650,7 +760,6 @@ fn affine_plan(
     let pending = pw.port("pending");
     let converged =
         &pw.port("awfr_mask_out").eq(&warp_mask) & &pending.eq(&lit(&pending, 0, pending.width()));
-    let tid_base = ks.port("tid_base");
     let branches = matches!(p.affine, Affine::Ab | Affine::Abm);
     let stacks = p
         .avc
@@ -658,14 +767,15 @@ fn affine_plan(
     let (file, plan) = classify(
         m,
         (p.warp_size, branches),
-        (insn, pc, &tid_base),
+        (insn, pc, tid_base),
         (c, &d.tidx),
         (&converged, stacks.as_ref().map(|(t, r)| (t, r))),
     )?;
     // sp = top - tid * bytes: compact when -bytes fits the stride (always for a warp of
     // one thread, whose stride is 0), as the golden model's `Asrf::warp_start` finds.
     let bytes = ks.port("stack_bytes");
-    let sp_base = &ks.port("stack_top") - &tid_base.mul(&bytes).slice(31, 0);
+    // (At a warp's start: the kernel state's `tid_base` is the starting warp's.)
+    let sp_base = &ks.port("stack_top") - &ks.port("tid_base").mul(&bytes).slice(31, 0);
     let step = lit(&bytes, 0, 32) - bytes.clone();
     let single = start_mask.eq(&lit(&start_mask, 1, start_mask.width()));
     let top = step.slice(31, 15);
@@ -849,7 +959,7 @@ fn resolve_jump(
 fn report_faults(
     m: &mut ModuleBuilder,
     io: &Ports,
-    ks: &Inst,
+    tid_base: &Value,
     faults: &[Fault],
     (state, pc): (&Value, &Value),
 ) {
@@ -860,7 +970,6 @@ fn report_faults(
         .collect();
     let valid = m.reg("fault_valid", 1, false);
     let ef = io.exec_fault.bits();
-    let tid_base = ks.port("tid_base");
     let mut pending = lit(pc, 0, 1);
     let mut chosen: Option<[Value; 4]> = None;
     let exec = [
@@ -871,7 +980,7 @@ fn report_faults(
     ];
     let cases =
         std::iter::once((io.exec_fault.valid().clone(), exec)).chain(faults.iter().map(|f| {
-            let thread = &tid_base + &onehot_encode(&f.who).zext(32);
+            let thread = tid_base + &onehot_encode(&f.who).zext(32);
             (
                 f.when.clone(),
                 [f.cause.clone(), pc.clone(), thread, f.tval.clone()],

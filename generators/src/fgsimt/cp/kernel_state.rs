@@ -17,6 +17,7 @@
 
 use super::super::params::FgsimtParams;
 use crate::rocket::bus::{rocc_command, rocc_response};
+use hdl::helpers::{lowest_one, onehot_encode};
 use hdl::{mux, Bits, Bundle, Dir, HdlErrors, Module, ModuleBuilder, Value};
 use std::rc::Rc;
 
@@ -30,48 +31,44 @@ pub mod funct7 {
 
 /// States.
 const IDLE: u64 = 0;
-const START: u64 = 1;
-const RUN: u64 = 2;
-const FENCE: u64 = 3;
-const RESPOND: u64 = 4;
-const STATE_BITS: u32 = 3;
+const RUN: u64 = 1;
+const FENCE: u64 = 2;
+const RESPOND: u64 = 3;
+const STATE_BITS: u32 = 2;
 
 fn lit(v: &Value, value: u64, width: u32) -> Value {
     v.konst(Bits::from_u64(width, value))
 }
 
-/// Ports: `rocc_cmd`, `rocc_resp`, `rocc_busy`; in: `warp_done` (the running warp's
-/// fragments have all finished), `exec_idle`, `smu_idle`, `halt`; out: `start` (a warp
-/// starts this cycle) with `entry`, `start_mask`, `tid_base`, the ABI values
-/// `stack_top`, `stack_bytes`, `gp`, `tp`, and `running` (a warp runs), `bad_cmd`; with
-/// `avc` also `threads` (the launch's n), `launching` (a launch accepted) and
-/// `stack_region` (n * bytes, the stacks' extent below `stack_top`).
+/// Ports: `rocc_cmd`, `rocc_resp`, `rocc_busy`; in: `warp_done` (a bit a context: its
+/// warp's fragments have all finished), `ctx_idle` (a bit a context: nothing of it
+/// queued or executing, its registers final), `exec_idle`, `smu_idle`, `halt`; out:
+/// `start` (a warp starts this cycle) with `start_ctx` (with `warps` > 1), `entry`,
+/// `start_mask`, `tid_base` (the starting warp's), `tid<k>` (context k's warp's),
+/// `running` (a bit a context: it holds a warp), the ABI values `stack_top`,
+/// `stack_bytes`, `gp`, `tp`, and `bad_cmd`; with `avc` also `threads` (the launch's n),
+/// `launching` (a launch accepted) and `stack_region` (n * bytes, the stacks' extent
+/// below `stack_top`).
 pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtKernelState");
-    let w = p.warp_size;
     let cmd = m.io("rocc_cmd", Dir::In, &rocc_command());
     let resp = m.io("rocc_resp", Dir::Out, &rocc_response());
     let busy_out = m.output("rocc_busy", 1);
-    let warp_done = m.input("warp_done", 1);
+    let warp_done = m.input("warp_done", p.warps);
+    let ctx_idle = m.input("ctx_idle", p.warps);
     let exec_idle = m.input("exec_idle", 1);
     let smu_idle = m.input("smu_idle", 1);
     let halt = m.input("halt", 1);
 
     let state = m.reg("state", STATE_BITS, IDLE);
     let is = |s: u64| state.eq(&lit(&state, s, STATE_BITS));
-    let regs: Vec<Value> = [
-        "stack_top",
-        "stack_bytes",
-        "gp",
-        "tp",
-        "entry",
-        "n",
-        "tid_base",
-    ]
-    .iter()
-    .map(|name| m.reg(&format!("{name}_r"), 32, 0u64))
-    .collect();
-    let [top, bytes, gp, tp, entry, n, tid_base] = <[Value; 7]>::try_from(regs).unwrap();
+    let regs: Vec<Value> = ["stack_top", "stack_bytes", "gp", "tp", "entry", "n"]
+        .iter()
+        .map(|name| m.reg(&format!("{name}_r"), 32, 0u64))
+        .collect();
+    let [top, bytes, gp, tp, entry, n] = <[Value; 6]>::try_from(regs).unwrap();
+    // The next warp to start: its thread 0's index.
+    let next = m.reg("next_tid", 32, 0u64);
     let resp_rd = m.reg("resp_rd", 5, 0u64);
     let bad = m.reg("bad_r", 1, false);
 
@@ -87,18 +84,12 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&gp, rs1);
         m.connect(&tp, rs2);
     });
-    let zero = lit(&n, 0, 32);
     m.when(&(fire & launch), |m| {
         m.connect(&n, rs1);
         m.connect(&entry, rs2);
-        m.connect(&tid_base, &zero);
+        m.connect(&next, &lit(&n, 0, 32));
         m.connect(&resp_rd, &c.rd);
-        let first = mux(
-            &rs1.eq(&zero),
-            &lit(&state, FENCE, STATE_BITS),
-            &lit(&state, START, STATE_BITS),
-        );
-        m.connect(&state, &first);
+        m.connect(&state, &lit(&state, RUN, STATE_BITS));
     });
     let one = lit(&bad, 1, 1);
     // With `avc`, private memory is word-granular: the stacks must be word-aligned.
@@ -110,19 +101,9 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     };
     m.when(&refused, |m| m.connect(&bad, &one));
 
-    // Warps: start one once the SRF is free, run it until its fragments finish.
-    let start = &(&is(START) & &exec_idle) & &!&halt;
-    m.when(&start, |m| m.connect(&state, &lit(&state, RUN, STATE_BITS)));
-    let next_base = &tid_base.zext(33) + &lit(&tid_base, w as u64, 33);
-    let last_warp = next_base.ge(&n.zext(33));
-    m.when(&(&is(RUN) & &warp_done), |m| {
-        m.connect(&tid_base, &next_base.slice(31, 0));
-        let next = mux(
-            &last_warp,
-            &lit(&state, FENCE, STATE_BITS),
-            &lit(&state, START, STATE_BITS),
-        );
-        m.connect(&state, &next);
+    let ctx = contexts(&mut m, p, (&is(RUN), &halt), (&warp_done, &ctx_idle), (&n, &next));
+    m.when(&(&is(RUN) & &ctx.finished), |m| {
+        m.connect(&state, &lit(&state, FENCE, STATE_BITS))
     });
     m.when(&(&(&is(FENCE) & &exec_idle) & &smu_idle), |m| {
         m.connect(&state, &lit(&state, RESPOND, STATE_BITS))
@@ -144,24 +125,33 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     });
 
     // The starting warp's mask: its threads below n.
-    let remaining = &n - &tid_base;
+    let w = p.warp_size;
+    let remaining = &n - &next;
     let full = remaining.ge(&lit(&n, w as u64, 32));
     let ones = lit(&n, u64::MAX >> (64 - w), w);
     let short = ones.dshr(&(&lit(&n, w as u64, 32) - &remaining));
-    for (name, v) in [
-        ("start", start),
+    let mut outputs = vec![
+        ("start", ctx.start),
         ("start_mask", mux(&full, &ones, &short)),
         ("entry", entry),
-        ("tid_base", tid_base),
+        ("tid_base", next),
+        ("running", ctx.running),
         ("stack_top", top),
         ("stack_bytes", bytes),
         ("gp", gp),
         ("tp", tp),
-        ("running", is(RUN)),
         ("bad_cmd", bad),
-    ] {
+    ];
+    if p.warps > 1 {
+        outputs.push(("start_ctx", ctx.start_ctx));
+    }
+    for (name, v) in outputs {
         let out = m.output(name, v.width());
         m.connect(&out, &v);
+    }
+    for (k, t) in ctx.tids.iter().enumerate() {
+        let out = m.output(&format!("tid{k}"), 32);
+        m.connect(&out, t);
     }
     if let Some(region) = region {
         let launching = fire & launch;
@@ -175,6 +165,58 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         }
     }
     m.finish()
+}
+
+/// The warp contexts while a launch runs.
+struct Contexts {
+    /// A warp starts this cycle, in context `start_ctx`.
+    start: Value,
+    start_ctx: Value,
+    /// A bit a context: it holds a warp.
+    running: Value,
+    /// Each context's warp's thread 0.
+    tids: Vec<Value>,
+    /// Every warp has started and finished.
+    finished: Value,
+}
+
+/// The context table: in state `run`, the launch's next warp (at thread `next`, while
+/// below `n`) starts in the lowest context that holds none and is idle (the last
+/// warp's registers final), one a cycle; a context's warp ends with its `warp_done`.
+fn contexts(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    (run, halt): (&Value, &Value),
+    (warp_done, ctx_idle): (&Value, &Value),
+    (n, next): (&Value, &Value),
+) -> Contexts {
+    let running = m.reg("running", p.warps, 0u64);
+    let tids: Vec<Value> = (0..p.warps)
+        .map(|k| m.reg(&format!("tid{k}_r"), 32, 0u64))
+        .collect();
+    let free = &!&running & ctx_idle;
+    let pick = lowest_one(&free);
+    let more = next.lt(n);
+    let start = &(&(run & &more) & &free.or_r()) & &!halt;
+    let next_tid = next + &lit(next, p.warp_size as u64, 32);
+    // A warp past 2^32 - warp_size threads would wrap: n is below it.
+    let started = mux(&start, &pick, &lit(&pick, 0, p.warps));
+    m.connect(&running, &(&(&running & &!warp_done) | &started));
+    m.when(&start, |m| m.connect(next, &next_tid));
+    for (k, t) in tids.iter().enumerate() {
+        m.when(&(&start & &pick.bit(k as u32)), |m| m.connect(t, next));
+    }
+    Contexts {
+        finished: &!&more & &running.eq(&lit(&running, 0, p.warps)),
+        start_ctx: if p.warps > 1 {
+            onehot_encode(&pick)
+        } else {
+            lit(n, 0, 1)
+        },
+        start,
+        running,
+        tids,
+    }
 }
 
 /// A SIMT runtime command (`kernels/runtime/simt.h`) on a RoCC command port, decoded:

@@ -35,15 +35,16 @@ pub fn lane_bits(p: &FgsimtParams) -> u32 {
     addr_width(p.lanes as u64).max(1)
 }
 
-/// A unit's read cycle, SIU to every lane: the `slot` and the source registers (0-63:
-/// x0-x31, f0-f31; the lane reads them every cycle, the SIU knows which cycles count);
+/// A unit's read cycle, SIU to every lane: the `slot` and the source registers
+/// (`reg_bits`: the context, then 0-63: x0-x31, f0-f31; the lane reads them every cycle,
+/// the SIU knows which cycles count);
 /// SAU0's has `rs3`, the fused FP operations' third operand.
 /// With +a each source also has its compact value ([`compact_fields`]): the lane
 /// expands it for the slot's thread instead of reading the SRF.
 pub fn r_uop(p: &FgsimtParams, unit: &str) -> Shape {
     let mut fields = vec![uint("slot", slot_bits(p))];
     for n in source_fields(unit) {
-        fields.push(uint(n, 6));
+        fields.push(uint(n, p.reg_bits()));
         if p.affine_arith() {
             let [ok, base, stride] = compact_fields(n);
             fields.extend([uint(ok, 1), uint(base, 32), uint(stride, 16)]);
@@ -72,13 +73,22 @@ pub fn source_fields(unit: &str) -> &'static [&'static str] {
     }
 }
 
+/// The lane's input of context `k`'s warp's thread 0's sp: `sp0`, or `sp0_<k>` with
+/// `warps` > 1.
+pub fn sp0_port(p: &FgsimtParams, k: u32) -> String {
+    match p.warps {
+        1 => "sp0".into(),
+        _ => format!("sp0_{k}"),
+    }
+}
+
 /// The SRF's write ports, in port order.
 pub const WRITE_PORTS: [&str; 3] = ["sau0", "sau1", "slu"];
 
 pub fn lane(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtLane");
     let lane = m.input("lane", lane_bits(p));
-    let bank = m.instance("srf", &srf(p.threads_per_lane(), 7, 3)?);
+    let bank = m.instance("srf", &srf(p.threads_per_lane(), p.warps, (7, 3))?);
     warp_init(&mut m, p, &lane, &bank);
     let units = ["sau0", "sau1", "mem"];
     let reads: Vec<hdl::Bundle> = units
@@ -95,7 +105,7 @@ pub fn lane(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let writes: Vec<Write> = (0..3)
         .map(|i| Write {
             en: m.wire(&format!("w{i}_en"), 1),
-            reg: m.wire(&format!("w{i}_reg"), 6),
+            reg: m.wire(&format!("w{i}_reg"), p.reg_bits()),
             slot: m.wire(&format!("w{i}_slot"), slot_bits(p)),
             data: m.wire(&format!("w{i}_data"), 32),
         })
@@ -143,7 +153,7 @@ pub fn lane(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         let t = m.io(
             &format!("w{i}"),
             Dir::Out,
-            &crate::fgsimt::bundles::srf_write(p.threads_per_lane()),
+            &crate::fgsimt::bundles::srf_write(p.threads_per_lane(), p.reg_bits()),
         );
         m.connect(t.valid(), &r.en);
         let fields = [
@@ -211,21 +221,27 @@ fn memory_slot(
     }
 }
 
-/// The SRF's initial values: `warp_start` clears its written bits; sp per slot from
-/// `sp0` and `sp_bytes`, `gp` and `tp`.
+/// The SRF's initial values: `warp_start` (a bit a context) clears a context's written
+/// bits; sp per context and slot from the context's warp's `sp0` (`sp0_<k>` with
+/// `warps` > 1) and `sp_bytes`, `gp` and `tp`.
 fn warp_init(m: &mut ModuleBuilder, p: &FgsimtParams, lane: &Value, bank: &hdl::Inst) {
-    let warp_start = m.input("warp_start", 1);
-    let sp0 = m.input("sp0", 32);
+    let warp_start = m.input("warp_start", p.warps);
+    let sp0: Vec<Value> = (0..p.warps)
+        .map(|k| m.input(&sp0_port(p, k), 32))
+        .collect();
     let bytes = m.input("sp_bytes", 32);
     let gp = m.input("gp", 32);
     let tp = m.input("tp", 32);
     m.connect(&bank.port("warp_start"), &warp_start);
     m.connect(&bank.port("init_gp"), &gp);
     m.connect(&bank.port("init_tp"), &tp);
-    let lane_sp = &sp0 - &bytes.mul(lane).slice(31, 0);
+    let lane_off = bytes.mul(lane).slice(31, 0);
     for c in 0..p.threads_per_lane() {
         let k = bytes.konst(Bits::from_u64(32, (c * p.lanes) as u64));
-        let sp = &lane_sp - &bytes.mul(&k).slice(31, 0);
-        m.connect(&bank.port(&format!("init_sp{c}")), &sp);
+        let off = &lane_off + &bytes.mul(&k).slice(31, 0);
+        for (ctx, sp0) in sp0.iter().enumerate() {
+            let name = super::srf::init_sp_port(p.warps, ctx as u32, c);
+            m.connect(&bank.port(&name), &(sp0 - &off));
+        }
     }
 }

@@ -48,7 +48,8 @@ pub fn slot_bits(p: &FgsimtParams) -> u32 {
 }
 
 /// A warp instruction's slot in SAU `unit`'s execute stage, SIU to every lane: `valid`,
-/// the `slot` executing, the warp's `mask`, `rd` (0-63: x0-x31, f0-f31); the ALU's `fn`
+/// the `slot` executing, the warp's `mask`, `rd` (`reg_bits`: the context, then 0-63:
+/// x0-x31, f0-f31); the ALU's `fn`
 /// (`rocket::decode::alu_fn`), operand A `uniform` (pc, 0 or tid_base) instead of rs1
 /// when `a_uniform`, operand B from `b_sel`; `wb`: the ALU result is written to `rd`;
 /// `branch`, `jalr`, `mul` (SAU0) or `div` (SAU1), and their `funct3`; `fp`: an FP
@@ -60,7 +61,7 @@ pub fn x_uop(p: &FgsimtParams, unit: u32) -> Shape {
         uint("valid", 1),
         uint("slot", slot_bits(p)),
         uint("mask", p.warp_size),
-        uint("rd", 6),
+        uint("rd", p.reg_bits()),
         uint("fn", alu_fn::WIDTH),
         uint("a_uniform", 1),
         uint("uniform", 32),
@@ -143,7 +144,7 @@ pub fn sau(
     );
     let a = mux(&f("a_uniform"), &f("uniform"), rs1);
     let result = alu(ADDERS, &f("fn"), &a, &b, &m_lit(rs1, 0, 1));
-    let writes_rd = &live & &rd.ne(&m_lit(&rd, 0, 6));
+    let writes_rd = &live & &rd.slice(5, 0).ne(&m_lit(&rd, 0, 6));
     let alu_write = Write {
         en: &writes_rd & &f("wb"),
         reg: rd.clone(),
@@ -287,7 +288,7 @@ fn dividers(
     for c in 0..p.threads_per_lane() {
         let inst = m.instance(&format!("div{c}"), &unit);
         let start = &d.live & &d.slot.eq(&m_lit(&d.slot, c as u64, sw));
-        let rd = m.reg_en(&format!("div{c}_rd"), 6, 0u64, &start);
+        let rd = m.reg_en(&format!("div{c}_rd"), d.rd.width(), 0u64, &start);
         m.connect(&rd, &d.rd);
         rds.push(rd);
         for (port, v) in [

@@ -14,13 +14,14 @@ fn uint(name: &str, width: u32) -> hdl::Field {
 }
 
 /// A load writeback's slot in its write stage, SIU to every lane: `valid`, `slot`, the
-/// warp's `mask`, `rd` (0-63: flw writes an f register) and the load's `funct3`.
+/// warp's `mask`, `rd` (`reg_bits`: the context, then 0-63: flw writes an f register)
+/// and the load's `funct3`.
 pub fn x_uop(p: &FgsimtParams) -> Shape {
     Shape::bundle(vec![
         uint("valid", 1),
         uint("slot", slot_bits(p)),
         uint("mask", p.warp_size),
-        uint("rd", 6),
+        uint("rd", p.reg_bits()),
         uint("funct3", 3),
     ])
 }
@@ -56,7 +57,7 @@ pub fn slu(
     let rd = f("rd");
     let live = &f("valid") & &active(p, &f("mask"), &f("slot"), lane);
     Write {
-        en: &live & &rd.ne(&rd.konst(Bits::zero(6))),
+        en: &live & &rd.slice(5, 0).ne(&rd.konst(Bits::zero(6))),
         reg: rd,
         slot: f("slot"),
         data: value,

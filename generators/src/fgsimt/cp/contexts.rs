@@ -1,0 +1,115 @@
+//! The front end's warp contexts (`warps` > 1; seed 001, Table 3's baseline: several
+//! warps resident, the scheduler switching warp on a D-cache access at no cost;
+//! docs/fgsimt-engine.md, "Multithreading"): an AWFR/PWFB (`pwfb.rs`) per context, the
+//! current context the fetch unit serves, and its pick.
+//!
+//! The bank has the PWFB's ports: `start` goes to context `start_ctx`, the update ports
+//! to the current one (`ctx`), and the AWFR's outputs are the current context's. A
+//! context is *eligible* while it holds a warp (`running`), its AWFR has settled, and it
+//! waits for no load: a load-like instruction (loads, LR, SC, AMOs: their data return
+//! through the SLWQ) accepted by the SIU (`load_sent`) suspends its context until its
+//! writeback starts (`load_done` of context `load_ctx`), as the paper's warp waits for
+//! its access. While `leave` (the fetch unit is between instructions and has been told
+//! to switch, after a memory instruction, or its context cannot fetch), the current
+//! context becomes the next eligible one in round-robin order after it (itself only
+//! when no other is eligible); the switch costs the cycle of `leave`, and the fetch then
+//! starts at the new context's AWFR (the prefetch buffer serves it when it holds that
+//! pc: every context runs the same code).
+
+use super::pwfb::pwfb;
+use hdl::helpers::{onehot_mux, priority_encode};
+use hdl::{cat, Bits, HdlErrors, Module, ModuleBuilder, Value};
+use std::rc::Rc;
+
+fn lit(v: &Value, value: u64, width: u32) -> Value {
+    v.konst(Bits::from_u64(width, value))
+}
+
+/// The PWFB's outputs the bank multiplexes by the current context.
+const OUTPUTS: [&str; 5] = ["awfr_valid", "done", "awfr_pc_out", "awfr_mask_out", "pending"];
+
+/// The PWFB's update inputs the bank passes to the current context, and their widths
+/// (0: a warp's mask).
+const UPDATES: [(&str, u32); 6] = [
+    ("update", 1),
+    ("upd_pc", 32),
+    ("upd_exit_mask", 0),
+    ("upd_push", 1),
+    ("upd_push_pc", 32),
+    ("upd_push_mask", 0),
+];
+
+/// `warps` contexts of warps of `warp_size` threads. Ports: the PWFB's (`start`,
+/// `start_pc`, `start_mask`, `update`, `upd_*` in; `awfr_valid`, `done`,
+/// `awfr_pc_out`, `awfr_mask_out`, `pending` out, the current context's), and
+/// `start_ctx`, `running`, `leave`, `load_sent`, `load_done`, `load_ctx` in; `ctx` (the
+/// current context), `eligible` (it may fetch) and `dones` (a bit a context: it holds
+/// a warp whose fragments have all finished) out.
+pub fn contexts(warps: u32, warp_size: u32) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("FgsimtContexts");
+    let cb = warps.trailing_zeros();
+    let pw = pwfb(warp_size)?;
+    let banks: Vec<hdl::Inst> = (0..warps)
+        .map(|k| m.instance(&format!("pwfb{k}"), &pw))
+        .collect();
+    let start = m.input("start", 1);
+    let start_ctx = m.input("start_ctx", cb);
+    let start_pc = m.input("start_pc", 32);
+    let start_mask = m.input("start_mask", warp_size);
+    let running = m.input("running", warps);
+    let leave = m.input("leave", 1);
+    let load_sent = m.input("load_sent", 1);
+    let load_done = m.input("load_done", 1);
+    let load_ctx = m.input("load_ctx", cb);
+    let cur = m.reg("ctx_r", cb, 0u64);
+    let mine = |c: &Value, k: usize| c.eq(&lit(c, k as u64, cb));
+    let updates: Vec<(&str, Value)> = UPDATES
+        .iter()
+        .map(|&(name, w)| (name, m.input(name, if w == 0 { warp_size } else { w })))
+        .collect();
+    for (k, b) in banks.iter().enumerate() {
+        m.connect(&b.port("start"), &(&start & &mine(&start_ctx, k)));
+        m.connect(&b.port("start_pc"), &start_pc);
+        m.connect(&b.port("start_mask"), &start_mask);
+        for (name, v) in &updates {
+            let v = if *name == "update" {
+                v & &mine(&cur, k)
+            } else {
+                v.clone()
+            };
+            m.connect(&b.port(name), &v);
+        }
+    }
+    let sel = hdl::helpers::onehot_decode(&cur, warps);
+    for name in OUTPUTS {
+        let values: Vec<Value> = banks.iter().map(|b| b.port(name)).collect();
+        let out = m.output(name, values[0].width());
+        m.connect(&out, &onehot_mux(&sel, &values));
+    }
+    let bit = |name: &str| {
+        let bits: Vec<Value> = banks.iter().rev().map(|b| b.port(name)).collect();
+        cat(&bits.iter().collect::<Vec<_>>())
+    };
+    // Suspended by a load until its writeback starts (at most one a context: it is
+    // suspended as the load is sent).
+    let waiting = m.reg("waiting", warps, 0u64);
+    let sent = &sel & &load_sent.repeat(warps);
+    let done = &hdl::helpers::onehot_decode(&load_ctx, warps) & &load_done.repeat(warps);
+    m.connect(&waiting, &(&(&waiting & &!&done) | &sent));
+    let eligible = &(&running & &bit("awfr_valid")) & &!&waiting;
+    // Round robin: the eligible contexts rotated to start after the current one.
+    let twice = cat(&[&eligible, &eligible]);
+    let after = &cur.zext(cb + 1) + &lit(&cur, 1, cb + 1);
+    let order = twice.dshr(&after).slice(warps - 1, 0);
+    let next = (&after + &priority_encode(&order).zext(cb + 1)).slice(cb - 1, 0);
+    m.when(&(&leave & &eligible.or_r()), |m| m.connect(&cur, &next));
+    for (name, v) in [
+        ("ctx", cur.clone()),
+        ("eligible", eligible.dshr(&cur).bit(0)),
+        ("dones", &running & &bit("done")),
+    ] {
+        let out = m.output(name, v.width());
+        m.connect(&out, &v);
+    }
+    m.finish()
+}
