@@ -176,7 +176,7 @@ struct Contexts {
     running: Value,
     /// Each context's warp's thread 0.
     tids: Vec<Value>,
-    /// Every warp has started and finished.
+    /// Every warp has started and the last ones finish this cycle (or have finished).
     finished: Value,
 }
 
@@ -201,13 +201,14 @@ fn contexts(
     let next_tid = next + &lit(next, p.warp_size as u64, 32);
     // A warp past 2^32 - warp_size threads would wrap: n is below it.
     let started = mux(&start, &pick, &lit(&pick, 0, p.warps));
-    m.connect(&running, &(&(&running & &!warp_done) | &started));
+    let staying = &running & &!warp_done;
+    m.connect(&running, &(&staying | &started));
     m.when(&start, |m| m.connect(next, &next_tid));
     for (k, t) in tids.iter().enumerate() {
         m.when(&(&start & &pick.bit(k as u32)), |m| m.connect(t, next));
     }
     Contexts {
-        finished: &!&more & &running.eq(&lit(&running, 0, p.warps)),
+        finished: &!&more & &staying.eq(&lit(&running, 0, p.warps)),
         start_ctx: if p.warps > 1 {
             onehot_encode(&pick)
         } else {
