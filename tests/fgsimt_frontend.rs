@@ -316,6 +316,8 @@ fn launch_on(b: &mut Bench, iss: &mut Iss, launch: Launch, counts: &mut Counts) 
         b.poke("inst_ready", inst_ready as u64);
         let idle = [b.rng.chance(85), b.rng.chance(85)];
         b.poke("exec_idle", idle[0] as u64);
+        // One context: its registers are final when execute is idle.
+        b.poke("ctx_idle", idle[0] as u64);
         b.poke("smu_idle", idle[1] as u64);
         if b.peek("fault_valid") == 1 {
             check_fault(b, &e);

@@ -32,6 +32,13 @@
 //! accesses in order). An illegal instruction (CSR and system instructions, custom
 //! opcodes but `tidx`) waits until everything before it is done, then is reported
 //! (`illegal`); `stop` (a fault) ends issue.
+//!
+//! With `warps` > 1 every warp instruction carries its context, and its registers are
+//! numbered `ctx * 64 + r` in the scoreboard, the micro-ops and the SRF, so contexts never
+//! wait on each other's registers; the SIQ stays in order across contexts. `ctx_idle`
+//! says which contexts have nothing queued, loading or still reading or writing the SRF
+//! (the kernel state starts a context's next warp then), and `load_done`/`load_ctx`
+//! which context's load starts its writeback (the front end's suspension ends).
 
 use crate::examples::queue::{queue, QueueParams};
 use crate::fgsimt::bundles::COMPACT_SOURCES;

@@ -1,14 +1,16 @@
-//! The CP's kernel state registers and warp counter (seed 000, section 3.1 and Figure 3:
-//! "the CP ... launches warps one at a time"; docs/fgsimt-engine.md, "CP engine side").
+//! The CP's kernel state registers and warp contexts (seed 000, section 3.1 and Figure 3:
+//! "the CP ... launches warps one at a time"; with `warps` > 1, seed 001's resident
+//! warps; docs/fgsimt-engine.md, "CP engine side" and "Multithreading").
 //!
 //! It takes the SIMT runtime's RoCC commands (`kernels/runtime/simt.h`): `stack` (sp of
 //! thread t = top - t * bytes) and `globals` (gp, tp) set registers; `launch` (n threads
-//! from `entry`, xd set) runs warps 0 .. ceil(n / warp_size) - 1 one at a time: a warp
-//! starts once the previous one's instructions have all written back (`exec_idle`: the
-//! SRF holds one warp), with the mask of its threads below n. After the last warp the
-//! fence waits for the SMU's in-flight counter (`smu_idle`) and then answers the
-//! command, so the host sees every store of the kernel. `busy` is high from the
-//! launch's acceptance to its answer.
+//! from `entry`, xd set) runs warps 0 .. ceil(n / warp_size) - 1 in `warps` contexts: the
+//! next warp starts in the lowest context that holds none and whose last warp's
+//! instructions have all written back (`ctx_idle`: the SRF holds a warp a context), one
+//! a cycle, with the mask of its threads below n. With one context that is seed 000's
+//! one warp at a time. After the last warp the fence waits for the SMU's in-flight
+//! counter (`smu_idle`) and then answers the command, so the host sees every store of
+//! the kernel. `busy` is high from the launch's acceptance to its answer.
 //!
 //! A command the runtime never sends (another funct7, a wrong funct3 or rd, `tidx` on
 //! the host) raises `bad_cmd` (the engine's fault: the bench stops, naming it); with
