@@ -169,6 +169,7 @@ fn rtl(names: &[String], built: &[(elf::Program, Vec<u64>)]) {
                     lanes: fp.lanes,
                     warp_size: fp.warp_size,
                     mech: Mechanisms::parse(fp.affine.name()).expect("a setting"),
+                    contexts: 1,
                 };
                 let c = FgsimtConfig {
                     fast_forward: true,

@@ -7,7 +7,8 @@
 //!   D$ flush equals the ISS's, the exit code is `accelgen iss`'s;
 //! - the kernel checker (`tb::kernel_check`) without an engine: the SIMT model's own
 //!   commits as traces, shuffled in a legal order (AMOs of one warp instruction returned
-//!   in another order), pass; each corruption is caught with a message naming it;
+//!   in another order), pass, also with the warps of several contexts interleaved; each
+//!   corruption is caught with a message naming it;
 //! - `sim fgsimt`'s errors: a bad parameter, an RV64 ELF, a missing file.
 //!
 //! One Verilator model (2 lanes, warp 8, 8 KiB D$ in 2 banks, 4 KiB I$), shared by the
@@ -21,7 +22,7 @@ use verification::elf::{self, Program};
 use verification::fgsimt::affine::asrf::Class;
 use verification::fgsimt::affine::Mechanisms;
 use verification::fgsimt::program::host;
-use verification::fgsimt::warp::{KernelRun, SimtError, WarpCommit};
+use verification::fgsimt::warp::{launch_warps, KernelRun, SimtError, WarpCommit};
 use verification::iss::simt::Launch;
 use verification::iss::{Iss, IssConfig, IssError, Step};
 use verification::rng::Rng;
@@ -149,6 +150,13 @@ const SHAPE: KernelShape = KernelShape {
         loads: false,
         private: false,
     },
+    contexts: 1,
+};
+
+/// [`SHAPE`] with four warp contexts.
+const SHAPE4: KernelShape = KernelShape {
+    contexts: 4,
+    ..SHAPE
 };
 
 /// The host of `elf` on the ISS, run to its first launch.
@@ -203,6 +211,34 @@ fn model_commits(program: &Program) -> (Vec<WarpCommit>, Option<FaultRecord>) {
     }
 }
 
+/// The model's warp instructions of the first launch with `contexts` warps resident,
+/// interleaved at random: each warp its own run ([`KernelRun::for_warp`], the source of
+/// truth) on one ISS, warps taking the free contexts in index order and a random
+/// resident warp stepping next.
+fn interleaved_commits(program: &Program, contexts: usize, seed: u64) -> Vec<WarpCommit> {
+    let (mut iss, launch) = at_launch(program);
+    let warps = launch_warps(launch, SHAPE.warp_size);
+    let mut rng = Rng::new(seed);
+    let (mut resident, mut next, mut out) = (Vec::new(), 0, Vec::new());
+    loop {
+        while resident.len() < contexts && next < warps {
+            let run = KernelRun::for_warp(&iss, launch, SHAPE.warp_size, SHAPE.mech, next);
+            resident.push(run);
+            next += 1;
+        }
+        if resident.is_empty() {
+            return out;
+        }
+        let i = rng.below(resident.len() as u64) as usize;
+        match resident[i].step(&mut iss).unwrap() {
+            Some(c) => out.push(c),
+            None => {
+                resident.remove(i);
+            }
+        }
+    }
+}
+
 /// `c`'s SRF writes as the engine would show them: thread i of the warp in lane i mod
 /// lanes, slot i / lanes. AMO results in `amo_order` (thread order reversed when set).
 fn writes_of(c: &WarpCommit, reverse_amos: bool) -> Vec<WriteRecord> {
@@ -220,6 +256,7 @@ fn writes_of(c: &WarpCommit, reverse_amos: bool) -> Vec<WriteRecord> {
         for (reg, v) in x.into_iter().chain(f) {
             let port = if reg >= 32 { 1 } else { 0 };
             out.push(WriteRecord {
+                warp: c.warp,
                 lane,
                 port,
                 reg,
@@ -249,13 +286,26 @@ fn reorder_amoadds(c: &WarpCommit) -> Vec<Option<u64>> {
     olds
 }
 
+/// `c` as the front end commits it.
+fn fetch(c: &WarpCommit) -> FetchRecord {
+    FetchRecord {
+        warp: c.warp,
+        pc: c.pc,
+        insn: c.insn,
+        mask: c.mask,
+        cp: matches!(c.class, Class::Cp | Class::UniformBranch),
+    }
+}
+
 /// The model's traces in a legal shuffled order: each warp instruction, then random
 /// subsets of the writes pending (each drawn with `percent` chance; a thread's writes of
-/// one register stay in order), all of a warp's writes before the next warp's first
-/// instruction. At 100 percent each instruction's writes follow it.
+/// one register stay in order), every write pending before a warp's first instruction
+/// (a context's next warp starts once the writes of the one before are done). At 100
+/// percent each instruction's writes follow it.
 fn shuffled(commits: &[WarpCommit], seed: u64, reverse_amos: bool, percent: u64) -> Vec<Event> {
     let mut rng = Rng::new(seed);
     let mut pending: Vec<WriteRecord> = Vec::new();
+    let mut started = std::collections::BTreeSet::new();
     let mut out = Vec::new();
     let drain = |pending: &mut Vec<WriteRecord>, out: &mut Vec<Event>, rng: &mut Rng, all| {
         while !pending.is_empty() && (all || rng.chance(percent)) {
@@ -263,21 +313,16 @@ fn shuffled(commits: &[WarpCommit], seed: u64, reverse_amos: bool, percent: u64)
             let w = pending[i];
             let first = pending
                 .iter()
-                .position(|p| (p.lane, p.slot, p.reg) == (w.lane, w.slot, w.reg))
+                .position(|p| (p.warp, p.lane, p.slot, p.reg) == (w.warp, w.lane, w.slot, w.reg))
                 .unwrap();
             out.push(Event::Write(pending.remove(first)));
         }
     };
-    for (k, c) in commits.iter().enumerate() {
-        if k > 0 && commits[k - 1].warp != c.warp {
+    for c in commits {
+        if started.insert(c.warp) {
             drain(&mut pending, &mut out, &mut rng, true);
         }
-        out.push(Event::Insn(FetchRecord {
-            pc: c.pc,
-            insn: c.insn,
-            mask: c.mask,
-            cp: matches!(c.class, Class::Cp | Class::UniformBranch),
-        }));
+        out.push(Event::Insn(fetch(c)));
         pending.extend(writes_of(c, reverse_amos));
         drain(&mut pending, &mut out, &mut rng, false);
     }
@@ -285,16 +330,20 @@ fn shuffled(commits: &[WarpCommit], seed: u64, reverse_amos: bool, percent: u64)
     out
 }
 
-/// A checker of `program`'s first launch, with the ISS it steps.
-fn checker(program: &Program) -> (Iss, KernelChecker) {
+/// A checker of `program`'s first launch on an engine of `shape`, with the ISS it steps.
+fn checker(program: &Program, shape: KernelShape) -> (Iss, KernelChecker) {
     let (iss, launch) = at_launch(program);
-    let k = KernelChecker::new(&iss, launch, SHAPE);
-    (iss, k)
+    (iss, KernelChecker::new(launch, shape))
 }
 
-/// Feeds `events` to a checker of `program`'s first launch, then ends the launch.
-fn check(program: &Program, events: &[Event]) -> Result<KernelChecker, KernelError> {
-    let (mut iss, mut k) = checker(program);
+/// Feeds `events` to a checker of `program`'s first launch on an engine of `shape`, then
+/// ends the launch.
+fn check(
+    program: &Program,
+    shape: KernelShape,
+    events: &[Event],
+) -> Result<KernelChecker, KernelError> {
+    let (mut iss, mut k) = checker(program, shape);
     for e in events {
         match *e {
             Event::Insn(r) => k.insn(&mut iss, r)?,
@@ -323,18 +372,30 @@ fn the_checker_passes_the_models_own_traces_in_any_legal_order() {
         assert!(trap.is_none() && commits.len() > 50, "{name}");
         for seed in 0..3 {
             let events = shuffled(&commits, seed, seed == 2, 60);
-            let k = check(program, &events).unwrap_or_else(|e| panic!("{name} seed {seed}: {e}"));
+            let k = check(program, SHAPE, &events)
+                .unwrap_or_else(|e| panic!("{name} seed {seed}: {e}"));
             assert_eq!(k.insns, commits.len() as u64);
             assert!(k.writes_checked > 100, "{name}: {}", k.writes_checked);
         }
     }
 }
 
-/// Runs `events` changed by `corrupt` through the checker; the error's message.
+/// Runs `events` changed by `corrupt` through the checker (of an engine of [`SHAPE`]);
+/// the error's message.
 fn caught(program: &Program, events: &[Event], corrupt: impl Fn(&mut Vec<Event>)) -> String {
+    caught_on(program, SHAPE, events, corrupt)
+}
+
+/// [`caught`] on an engine of `shape`.
+fn caught_on(
+    program: &Program,
+    shape: KernelShape,
+    events: &[Event],
+    corrupt: impl Fn(&mut Vec<Event>),
+) -> String {
     let mut events = events.to_vec();
     corrupt(&mut events);
-    match check(program, &events) {
+    match check(program, shape, &events) {
         Ok(_) => panic!("a corruption passed"),
         Err(e) => e.to_string(),
     }
@@ -394,7 +455,7 @@ fn the_checker_catches_each_corruption_by_name() {
     let m = caught(&program, &events, |e| {
         e.push(Event::Insn(r));
     });
-    assert!(m.contains("the end of the launch"), "{m}");
+    assert!(m.contains("the end of warp 0"), "{m}");
 
     // The first x write: an instruction's before the kernel's first AMO.
     let w = nth_write(&events, 0, |w| w.reg > 0 && w.reg < 32);
@@ -480,6 +541,128 @@ fn the_checker_catches_each_corruption_by_name() {
 }
 
 #[test]
+fn the_checker_passes_interleaved_warps() {
+    let dir = tempfile::tempdir().unwrap();
+    let diverge = load(&build(
+        dir.path(),
+        &root().join("tests/simt_cases/diverge.c"),
+        &[],
+    ));
+    let atomics = load(&case(dir.path(), "atomics.c", &[]));
+    for (name, program, warps) in [("diverge", &diverge, 25), ("atomics", &atomics, 5)] {
+        for (seed, contexts) in [(0, 2), (1, 4), (2, 4)] {
+            let what = format!("{name} seed {seed}, {contexts} contexts");
+            let commits = interleaved_commits(program, contexts, seed);
+            let back = commits.windows(2).any(|p| p[1].warp < p[0].warp);
+            assert!(back, "{what}: the warps interleave");
+            let shape = KernelShape {
+                contexts: contexts as u32,
+                ..SHAPE
+            };
+            let events = shuffled(&commits, seed, seed == 2, 60);
+            let k = check(program, shape, &events).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let stats = k.stats();
+            assert_eq!(stats.warps, warps, "{what}");
+            assert_eq!(stats.warp_instructions, commits.len() as u64, "{what}");
+            let threads: usize = commits.iter().map(|c| c.threads.len()).sum();
+            assert_eq!(stats.thread_instructions, threads as u64, "{what}");
+            assert!(k.writes_checked > 100, "{what}: {}", k.writes_checked);
+        }
+    }
+}
+
+/// The warp an event is of.
+fn warp_of(e: &Event) -> u32 {
+    match e {
+        Event::Insn(r) => r.warp,
+        Event::Write(w) => w.warp,
+    }
+}
+
+#[test]
+fn the_checker_catches_interleaved_corruptions() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = load(&case(dir.path(), "atomics.c", &[]));
+    let events = shuffled(&interleaved_commits(&program, 4, 5), 5, false, 60);
+
+    // A write of warp 1 (thread 8 + i: its own index) given to warp 0.
+    let own = |w: &WriteRecord| w.warp == 1 && w.data == 8 + w.slot * SHAPE.lanes + w.lane;
+    let at = events
+        .iter()
+        .position(|e| matches!(e, Event::Write(w) if own(w)))
+        .unwrap();
+    let Event::Write(w) = events[at] else {
+        unreachable!()
+    };
+    let m = caught_on(&program, SHAPE4, &events, |e| {
+        e[at] = Event::Write(WriteRecord { warp: 0, ..w })
+    });
+    let thread = w.slot * SHAPE.lanes + w.lane;
+    assert!(
+        m.contains(&format!("for thread {thread} (warp 0,"))
+            && (m.contains("no pending write") || m.contains("the model's next write of it is")),
+        "{m}"
+    );
+
+    // An instruction of warp 1 at the pc warp 0 is at, where warp 1 is elsewhere.
+    let mut zero = None;
+    let at = (0..events.len())
+        .find(|&i| match events[i] {
+            Event::Insn(r) if r.warp == 0 => {
+                zero = Some(r);
+                false
+            }
+            Event::Insn(r) => r.warp == 1 && zero.is_some_and(|z| z.pc != r.pc),
+            Event::Write(_) => false,
+        })
+        .unwrap();
+    let z = zero.unwrap();
+    let m = caught_on(&program, SHAPE4, &events, |e| {
+        e[at] = Event::Insn(FetchRecord { warp: 1, ..z })
+    });
+    assert!(
+        m.contains(&format!("committed warp 1 pc {:#x}", z.pc))
+            && m.contains("the model's next is warp 1 pc"),
+        "{m}"
+    );
+
+    // The last warp never runs.
+    let m = caught_on(&program, SHAPE4, &events, |e| e.retain(|e| warp_of(e) != 4));
+    assert!(m.contains("warp 4 never ran"), "{m}");
+
+    // A warp beyond the launch's five.
+    let Event::Insn(first) = events[0] else {
+        unreachable!()
+    };
+    let m = caught_on(&program, SHAPE4, &events, |e| {
+        e.insert(3, Event::Insn(FetchRecord { warp: 5, ..first }))
+    });
+    assert!(
+        m.contains("committed warp 5") && m.contains("has 5 warps"),
+        "{m}"
+    );
+
+    // More warps resident than the engine has contexts.
+    let m = caught_on(
+        &program,
+        KernelShape {
+            contexts: 2,
+            ..SHAPE
+        },
+        &events,
+        |_| {},
+    );
+    assert!(m.contains("while its 2 warp context(s) hold warps"), "{m}");
+    // One context: warps run one at a time, in order.
+    let one = shuffled(&model_commits(&program).0, 5, false, 60);
+    let m = caught(&program, &one, |e| e.retain(|e| warp_of(e) != 0));
+    assert!(
+        m.contains("started warp 1") && m.contains("hold warps 0 (not started)"),
+        "{m}"
+    );
+}
+
+#[test]
 fn faults_must_be_the_models_trap() {
     let dir = tempfile::tempdir().unwrap();
     let src = root().join("tests/simt_cases/faults.c");
@@ -487,15 +670,9 @@ fn faults_must_be_the_models_trap() {
     let (commits, trap) = model_commits(&program);
     let trap = trap.expect("thread 5 faults");
     assert_eq!((trap.thread, trap.cause), (5, 5));
-    let (mut iss, mut k) = checker(&program);
+    let (mut iss, mut k) = checker(&program, SHAPE);
     for c in &commits[..commits.len() / 2] {
-        let r = FetchRecord {
-            pc: c.pc,
-            insn: c.insn,
-            mask: c.mask,
-            cp: matches!(c.class, Class::Cp | Class::UniformBranch),
-        };
-        k.insn(&mut iss, r).unwrap();
+        k.insn(&mut iss, fetch(c)).unwrap();
     }
     let wrong = FaultRecord { thread: 4, ..trap };
     let m = k.fault(&mut iss, wrong).unwrap_err().to_string();
@@ -503,11 +680,20 @@ fn faults_must_be_the_models_trap() {
         m.contains("thread 4") && m.contains("the model's thread 5 traps"),
         "{m}"
     );
-    let (mut iss, mut k) = checker(&program);
+    let (mut iss, mut k) = checker(&program, SHAPE);
     k.fault(&mut iss, trap).unwrap();
-    let (mut iss, mut k) = checker(&load(&case(dir.path(), "atomics.c", &[])));
+    let beyond = FaultRecord { thread: 13, ..trap };
+    let (mut iss, mut k) = checker(&program, SHAPE);
+    let m = k.fault(&mut iss, beyond).unwrap_err().to_string();
+    assert!(m.contains("the launch has 8 threads"), "{m}");
+    // The faulting thread's warp runs alone, to its end here.
+    let atomics = load(&case(dir.path(), "atomics.c", &[]));
+    let (mut iss, mut k) = checker(&atomics, SHAPE);
     let m = k.fault(&mut iss, trap).unwrap_err().to_string();
-    assert!(m.contains("without a trap"), "{m}");
+    assert!(m.contains("runs warp 0 to its end without a trap"), "{m}");
+    let (mut iss, mut k) = checker(&atomics, SHAPE4);
+    let m = k.fault(&mut iss, beyond).unwrap_err().to_string();
+    assert!(m.contains("runs warp 1 to its end without a trap"), "{m}");
 }
 
 // ------------------------------------------------------------------ the fetch arbiter

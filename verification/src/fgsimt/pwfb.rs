@@ -62,6 +62,12 @@ impl Pwfb {
         self.forward.len() + self.backward.len()
     }
 
+    /// The warp is done: the AWFR and both stacks are empty ([`Pwfb::select`] returns
+    /// `None`).
+    pub fn done(&self) -> bool {
+        self.awfr.mask == 0 && self.pending() == 0
+    }
+
     /// A divergent branch at `pc`: the taken threads go to `target`, the rest stay in the
     /// AWFR (the caller sets its pc to the fall-through).
     pub fn push_taken(&mut self, pc: u64, target: u64, taken: u32) {

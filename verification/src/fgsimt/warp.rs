@@ -1,10 +1,12 @@
 //! The SIMT execution model of a kernel launch (seed 000, sections 3.1-3.2): warps of
-//! `warp_size` threads run one at a time, each warp instruction executed by the active
-//! fragment's threads in thread order, with the fragments of a divergent warp scheduled
-//! by the PWFB ([`super::pwfb`]). Each thread is the RV32IMAF ISS's
-//! ([`Iss::step_thread`]), so a thread's own instructions and results are exactly those
-//! of the ISS running it alone; only the interleaving of threads differs (memory races and
-//! atomics between threads are ordered by warp instruction, then thread index).
+//! `warp_size` threads run one at a time ([`KernelRun::new`]; or one warp alone,
+//! [`KernelRun::for_warp`], for an engine that interleaves warps), each warp instruction
+//! executed by the active fragment's threads in thread order, with the fragments of a
+//! divergent warp scheduled by the PWFB ([`super::pwfb`]). Each thread is the RV32IMAF
+//! ISS's ([`Iss::step_thread`]), so a thread's own instructions and results are exactly
+//! those of the ISS running it alone; only the interleaving of threads differs (memory
+//! races and atomics between threads are ordered by warp instruction, then thread
+//! index).
 //!
 //! Control flow, as the engine resolves it: a conditional branch splits the fragment by
 //! outcome; jal and jalr must agree across the fragment (jalr targets that differ are an
@@ -73,11 +75,32 @@ pub struct KernelStats {
     pub affine: AffineStats,
 }
 
-/// A launch in progress on the SIMT model.
+/// The counts of two runs of one launch together (of warps run alone,
+/// [`KernelRun::for_warp`]): the sums, but `max_pending`, the larger.
+impl std::ops::AddAssign for KernelStats {
+    fn add_assign(&mut self, o: KernelStats) {
+        self.warps += o.warps;
+        self.warp_instructions += o.warp_instructions;
+        self.thread_instructions += o.thread_instructions;
+        self.divergent_branches += o.divergent_branches;
+        self.max_pending = self.max_pending.max(o.max_pending);
+        self.affine += o.affine;
+    }
+}
+
+/// Warps in `launch` at `warp_size` (1..=32) threads a warp: ceil(n / warp size).
+pub fn launch_warps(launch: Launch, warp_size: u32) -> u32 {
+    assert!((1..=32).contains(&warp_size), "warp size {warp_size}");
+    launch.n.div_ceil(warp_size)
+}
+
+/// A launch in progress on the SIMT model: its warps `warp..end`, one after another.
 pub struct KernelRun {
     launch: Launch,
     warp_size: u32,
     warp: u32,
+    /// The warp after the last one this run runs.
+    end: u32,
     threads: Vec<Thread>,
     /// The warp's threads at its start (the converged test's mask).
     full_mask: u32,
@@ -91,13 +114,38 @@ pub struct KernelRun {
 
 impl KernelRun {
     /// Starts `launch` on warps of `warp_size` (1..=32) threads with the affine
-    /// mechanisms `mech`.
+    /// mechanisms `mech`: every warp, in order.
     pub fn new(iss: &Iss, launch: Launch, warp_size: u32, mech: Mechanisms) -> KernelRun {
-        assert!((1..=32).contains(&warp_size), "warp size {warp_size}");
+        let warps = launch_warps(launch, warp_size);
+        KernelRun::of_warps(iss, launch, (warp_size, mech), 0..warps)
+    }
+
+    /// Starts warp `warp` (below [`launch_warps`]) of `launch` alone, as
+    /// [`KernelRun::new`] would run it: [`KernelRun::step`] ends with that warp.
+    pub fn for_warp(
+        iss: &Iss,
+        launch: Launch,
+        warp_size: u32,
+        mech: Mechanisms,
+        warp: u32,
+    ) -> KernelRun {
+        let warps = launch_warps(launch, warp_size);
+        assert!(warp < warps, "warp {warp} of a launch of {warps} warps");
+        KernelRun::of_warps(iss, launch, (warp_size, mech), warp..warp + 1)
+    }
+
+    /// Starts the warps `warps` of `launch`.
+    fn of_warps(
+        iss: &Iss,
+        launch: Launch,
+        (warp_size, mech): (u32, Mechanisms),
+        warps: std::ops::Range<u32>,
+    ) -> KernelRun {
         let mut run = KernelRun {
             launch,
             warp_size,
-            warp: 0,
+            warp: warps.start,
+            end: warps.end,
             threads: Vec::new(),
             full_mask: 0,
             pwfb: Pwfb::default(),
@@ -109,13 +157,8 @@ impl KernelRun {
                 .flatten(),
             stats: KernelStats::default(),
         };
-        run.start_warp(iss, 0);
+        run.start_warp(iss, warps.start);
         run
-    }
-
-    /// Warps in the launch: ceil(n / warp size).
-    pub fn warps(&self) -> u32 {
-        self.launch.n.div_ceil(self.warp_size)
     }
 
     /// The running warp's ASRF (as the affine mechanisms keep it).
@@ -128,9 +171,15 @@ impl KernelRun {
         self.threads.iter().find(|t| t.tid == tid)
     }
 
+    /// Whether the run is over (its last warp has no fragment left): [`KernelRun::step`]
+    /// would return `None`.
+    pub fn finished(&self) -> bool {
+        self.warp >= self.end || self.warp + 1 == self.end && self.pwfb.done()
+    }
+
     fn start_warp(&mut self, iss: &Iss, warp: u32) {
         self.warp = warp;
-        if warp >= self.warps() {
+        if warp >= self.end {
             return;
         }
         let first = warp * self.warp_size;
@@ -154,10 +203,11 @@ impl KernelRun {
         self.stats.warps += 1;
     }
 
-    /// Executes the next warp instruction; `None` once every warp has finished.
+    /// Executes the next warp instruction; `None` once every warp of the run has
+    /// finished.
     pub fn step(&mut self, iss: &mut Iss) -> Result<Option<WarpCommit>, SimtError> {
         let frag = loop {
-            if self.warp >= self.warps() {
+            if self.warp >= self.end {
                 return Ok(None);
             }
             match self.pwfb.select() {

@@ -227,7 +227,7 @@ impl SpmdGolden {
                         let low = s.top.wrapping_sub(l.n as u64 * s.bytes);
                         self.private_ranges.push((low, s.top));
                     }
-                    let k = KernelChecker::new(self.host.iss_mut(), l, self.shape);
+                    let k = KernelChecker::new(l, self.shape);
                     self.kernel = Some(k);
                 }
                 None => return Err(SpmdError::NoLaunch),
@@ -295,7 +295,7 @@ impl GoldenModel for SpmdGolden {
             Some(GoldenStep::Record(r)) => Ok(Some(r)),
             // A launch the engine answered without tracing anything (no threads).
             Some(GoldenStep::Launch(l)) => {
-                self.kernel = Some(KernelChecker::new(self.host.iss_mut(), l, self.shape));
+                self.kernel = Some(KernelChecker::new(l, self.shape));
                 self.finish_kernel().map(Some)
             }
             None => Ok(None),
@@ -360,7 +360,7 @@ fn memory(program: &Program, config: &FgsimtConfig) -> Result<MemoryModel, MemEr
     program_memory(mem, ports, program)
 }
 
-/// Counts of the engine's traces over a run.
+/// Counts of the engine's traces over a run, and the warp each context holds.
 #[derive(Default)]
 struct Traced {
     warp_instructions: u64,
@@ -368,6 +368,9 @@ struct Traced {
     cp_instructions: u64,
     srf_writes: u64,
     asrf_writes: u64,
+    /// Per context: the warp of its last `ftrace` (a context's writes come after its
+    /// warp's first instruction, and its next warp's first instruction after them).
+    context_warps: Vec<u32>,
 }
 
 /// Runs `program` from reset until it exits through HTIF (fast-forwarded: from the end
@@ -399,7 +402,10 @@ pub fn run<S: Simulator>(
     dut.step();
     super::signal(dut.poke_u64("reset", 0))?;
     let window = start.map(|s| s.run(dut, &mut memory)).transpose()?;
-    let mut traced = Traced::default();
+    let mut traced = Traced {
+        context_warps: vec![0; config.shape.contexts as usize],
+        ..Traced::default()
+    };
     for cycle in 0..config.max_cycles {
         let exit = side.cycle(dut, memory.memory_mut())?;
         if let Some(code) = fast_forward::end(window.as_ref(), side.instret, exit) {
@@ -459,7 +465,8 @@ pub fn run<S: Simulator>(
 
 /// Reads the engine's `fault`, `wtrace` and `ftrace` this cycle (writes before the
 /// cycle's warp instruction: they belong to instructions committed earlier), counting
-/// them and, with `golden`, checking them.
+/// them and, with `golden`, checking them. With several contexts, a write's register
+/// field is `context * 64 + register`: the write is for the warp that context holds.
 fn engine_traces<S: Simulator>(
     dut: &mut S,
     shape: KernelShape,
@@ -487,10 +494,14 @@ fn engine_traces<S: Simulator>(
                 continue;
             }
             traced.srf_writes += 1;
+            let reg = peek_u64(dut, &name("bits_reg"))?;
+            let context = (reg / 64) as usize;
             let w = WriteRecord {
+                warp: *(traced.context_warps.get(context))
+                    .expect("wtrace's context is one of the shape's contexts"),
                 lane,
                 port,
-                reg: peek_u64(dut, &name("bits_reg"))? as u8,
+                reg: (reg % 64) as u8,
                 slot: peek_u64(dut, &name("bits_slot"))? as u32,
                 data: peek_u64(dut, &name("bits_data"))? as u32,
             };
@@ -500,7 +511,15 @@ fn engine_traces<S: Simulator>(
         }
     }
     if peek_u64(dut, "ftrace_valid")? == 1 {
+        let warp = peek_u64(dut, "ftrace_bits_warp")? as u32;
+        let context = match shape.contexts {
+            1 => 0,
+            _ => peek_u64(dut, "ftrace_bits_ctx")? as usize,
+        };
+        *(traced.context_warps.get_mut(context))
+            .expect("ftrace's context is one of the shape's contexts") = warp;
         let r = FetchRecord {
+            warp,
             pc: peek_u64(dut, "ftrace_bits_pc")?,
             insn: peek_u64(dut, "ftrace_bits_insn")? as u32,
             mask: peek_u64(dut, "ftrace_bits_mask")? as u32,

@@ -1,20 +1,25 @@
 //! The FG-SIMT engine's kernel lockstep checker (seed 000; docs/fgsimt-engine.md,
 //! "Lockstep"): a launch's warp instructions and SRF writes, as the engine's `ftrace` and
-//! `wtrace` show them, against the SIMT model (`fgsimt::warp::KernelRun`).
+//! `wtrace` show them, against the SIMT model (`fgsimt::warp::KernelRun`, one run of
+//! each warp alone: [`KernelRun::for_warp`]).
 //!
-//! - Each `ftrace` entry (pc, insn, mask) must be the model's next [`WarpCommit`]: the
-//!   model is stepped by the engine's trace, so the two follow the same PWFB order.
-//! - Each `wtrace` write (lane `l`, port, register, slot `c`, data) is thread `warp *
-//!   warp_size + c * lanes + l`'s: it must be that thread's next write of that register
-//!   in the model's commits (a queue per thread and register, so the order across units
-//!   and lanes is free; the model's x0 is never written). Writes the engine keeps in the
-//!   CP's ASRF (classes `Cp`, `UniformBranch`) are not expected in the SRF, but for an
-//!   FP operation on uniforms, which the lanes compute for the fragment's lowest thread
-//!   (docs/fgsimt-engine.md): that thread's write. The lazy expansion's
-//!   materialisation is expected exactly: an instruction for the lanes that overwrites
-//!   a compact register while the warp is diverged first writes the register's old
-//!   value (the model's entry before the instruction) to the warp's threads outside the
-//!   fragment. A write with none pending is an error.
+//! - Each `ftrace` entry (warp, pc, insn, mask) must be the next [`WarpCommit`] of that
+//!   warp's model: the model is stepped by the engine's trace, so the two follow the same
+//!   PWFB order. The engine may interleave warps (memory between them is ordered as the
+//!   trace orders their instructions), as its warp contexts allow: a context holds one
+//!   warp from its first instruction to its end, and warps go to contexts in index
+//!   order. So with one context, warps run one at a time, in order.
+//! - Each `wtrace` write (warp `w`, lane `l`, port, register, slot `c`, data) is thread
+//!   `w * warp_size + c * lanes + l`'s: it must be that thread's next write of that
+//!   register in the model's commits (a queue per thread and register, so the order
+//!   across units, lanes and warps is free; the model's x0 is never written). Writes the
+//!   engine keeps in the CP's ASRF (classes `Cp`, `UniformBranch`) are not expected in
+//!   the SRF, but for an FP operation on uniforms, which the lanes compute for the
+//!   fragment's lowest thread (docs/fgsimt-engine.md): that thread's write. The lazy
+//!   expansion's materialisation is expected exactly: an instruction for the lanes that
+//!   overwrites a compact register while the warp is diverged first writes the
+//!   register's old value (the model's entry before the instruction) to the warp's
+//!   threads outside the fragment. A write with none pending is an error.
 //! - Atomics: the model performs a warp instruction's AMOs in thread order, the engine in
 //!   any order. The old values the engine returns for one address must come from some
 //!   order of that instruction's AMOs on it, starting from the value the model's first
@@ -22,22 +27,25 @@
 //!   nothing and fit anywhere. The model's later use of the returned values still
 //!   follows its thread order.
 //! - A fault must be the model's trap (cause, pc, lowest thread), as the ISS's
-//!   `KernelTrap` reports it.
-//! - At the launch's end every model instruction and every expected write has been seen.
+//!   `KernelTrap` reports it: the trap a warp's model met, or that of the faulting
+//!   thread's warp.
+//! - At the launch's end every warp has run, every model instruction and every expected
+//!   write has been seen.
 //!
 //! The checker takes the traces as values, so it is tested without an engine
-//! (`tests/fgsimt_tile.rs` feeds it the model's own commits, shuffled and corrupted).
+//! (`tests/fgsimt_tile.rs` feeds it the model's own commits, shuffled, interleaved
+//! across warps and corrupted).
 
 use crate::fgsimt::affine::alu::Compact;
 use crate::fgsimt::affine::asrf::{Asrf, Class};
 use crate::fgsimt::affine::operands::operands;
 use crate::fgsimt::affine::Mechanisms;
-use crate::fgsimt::warp::{KernelRun, SimtError, WarpCommit};
+use crate::fgsimt::warp::{launch_warps, KernelRun, KernelStats, SimtError, WarpCommit};
 use crate::iss::decode::{self, opcode};
 use crate::iss::simt::Launch;
 use crate::iss::{Iss, IssError};
 use crate::tb::memory::amo;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fmt;
 
 /// The engine's shape as the checker needs it.
@@ -46,12 +54,17 @@ pub struct KernelShape {
     pub lanes: u32,
     pub warp_size: u32,
     pub mech: Mechanisms,
+    /// Warp contexts (the engine's `warps`, 1 or more): warps of a launch resident at
+    /// once, their instructions interleaved.
+    pub contexts: u32,
 }
 
-/// A warp instruction as the front end commits it (`ftrace`): `cp` when the CP
-/// completed it (the model's classes `Cp` and `UniformBranch`).
+/// A warp instruction as the front end commits it (`ftrace`): the launch's `warp` (its
+/// threads' first tid / warp size), and `cp` when the CP completed it (the model's
+/// classes `Cp` and `UniformBranch`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FetchRecord {
+    pub warp: u32,
     pub pc: u64,
     pub insn: u32,
     pub mask: u32,
@@ -68,9 +81,11 @@ pub struct AsrfRecord {
     pub stride: u16,
 }
 
-/// One SRF write (`wtrace`): lane, write port, register (0-31 x, 32-63 f), slot, data.
+/// One SRF write (`wtrace`): the warp whose register it writes, lane, write port,
+/// register (0-31 x, 32-63 f), slot, data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WriteRecord {
+    pub warp: u32,
     pub lane: u32,
     pub port: u32,
     pub reg: u8,
@@ -98,7 +113,7 @@ pub enum KernelError {
         expected: String,
         actual: FetchRecord,
     },
-    #[error("lane {} port {} wrote {} = {:#x} for thread {thread} (slot {}): {why} (the last warp instruction committed: {last})", .write.lane, .write.port, reg_name(.write.reg), .write.data, .write.slot)]
+    #[error("lane {} port {} wrote {} = {:#x} for thread {thread} (warp {}, slot {}): {why} (the last warp instruction committed: {last})", .write.lane, .write.port, reg_name(.write.reg), .write.data, .write.warp, .write.slot)]
     Write {
         write: WriteRecord,
         thread: u32,
@@ -123,6 +138,20 @@ pub enum KernelError {
         write: AsrfRecord,
         expected: String,
     },
+    #[error("warp instruction {index}: the engine committed {actual}, but the launch of {threads} threads has {warps} warps")]
+    NoWarp {
+        index: u64,
+        actual: FetchRecord,
+        threads: u32,
+        warps: u32,
+    },
+    #[error("warp instruction {index}: the engine started warp {} ({actual}) while its {contexts} warp context(s) hold warps {held}", .actual.warp)]
+    Contexts {
+        index: u64,
+        actual: FetchRecord,
+        contexts: u32,
+        held: String,
+    },
     #[error("the engine finished the launch early: {what}")]
     Unfinished { what: String },
     #[error("the model: {0}")]
@@ -133,7 +162,8 @@ impl fmt::Display for FetchRecord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "pc {:#x} insn {:#010x} mask {:#x}{}",
+            "warp {} pc {:#x} insn {:#010x} mask {:#x}{}",
+            self.warp,
             self.pc,
             self.insn,
             self.mask,
@@ -193,8 +223,16 @@ struct Trap {
 
 /// The checker of one launch.
 pub struct KernelChecker {
-    run: KernelRun,
+    launch: Launch,
     shape: KernelShape,
+    /// The model of each warp that started and has not been seen to end (a run of the
+    /// warp alone); a run seen to end leaves its counts in `ended`.
+    runs: BTreeMap<u32, KernelRun>,
+    ended: KernelStats,
+    /// Per warp of the launch: its first instruction arrived (or its fault).
+    started: Vec<bool>,
+    /// The lowest warp not started.
+    unstarted: u32,
     /// The warp of the last warp instruction matched, and that instruction.
     warp: u32,
     last: Option<FetchRecord>,
@@ -211,11 +249,17 @@ pub struct KernelChecker {
 }
 
 impl KernelChecker {
-    /// Starts `launch` on the model over `iss` (the host at its launch instruction).
-    pub fn new(iss: &Iss, launch: Launch, shape: KernelShape) -> KernelChecker {
+    /// Starts checking `launch` (each warp's model starts from the ISS at its first
+    /// instruction).
+    pub fn new(launch: Launch, shape: KernelShape) -> KernelChecker {
+        let warps = launch_warps(launch, shape.warp_size);
         KernelChecker {
-            run: KernelRun::new(iss, launch, shape.warp_size, shape.mech),
+            launch,
             shape,
+            runs: BTreeMap::new(),
+            ended: KernelStats::default(),
+            started: vec![false; warps as usize],
+            unstarted: 0,
             warp: 0,
             last: None,
             writes: HashMap::new(),
@@ -227,14 +271,21 @@ impl KernelChecker {
         }
     }
 
-    /// The model's counts so far.
-    pub fn stats(&self) -> crate::fgsimt::warp::KernelStats {
-        self.run.stats
+    /// The model's counts so far, over the warps started.
+    pub fn stats(&self) -> KernelStats {
+        self.runs.values().fold(self.ended, |mut s, r| {
+            s += r.stats;
+            s
+        })
     }
 
-    /// The model's next warp instruction, or its trap (`Ok(None)` at the launch's end).
-    fn next(&mut self, iss: &mut Iss) -> Result<Option<WarpCommit>, KernelError> {
-        match self.run.step(iss) {
+    /// The next warp instruction of `warp`'s model (a started warp), or its trap
+    /// (`Ok(None)` at the warp's end, or once it was seen to end).
+    fn next(&mut self, iss: &mut Iss, warp: u32) -> Result<Option<WarpCommit>, KernelError> {
+        let Some(run) = self.runs.get_mut(&warp) else {
+            return Ok(None);
+        };
+        match run.step(iss) {
             Ok(c) => Ok(c),
             Err(SimtError::Iss(IssError::KernelTrap { tid, pc, cause, .. })) => {
                 self.trap = Some(Trap { tid, pc, cause });
@@ -244,25 +295,88 @@ impl KernelChecker {
         }
     }
 
-    /// Checks a warp instruction the front end committed.
+    /// Starts the model of `warp` (of the launch, not started) from the ISS as it is.
+    fn open(&mut self, iss: &Iss, warp: u32) {
+        let s = self.shape;
+        let run = KernelRun::for_warp(iss, self.launch, s.warp_size, s.mech, warp);
+        self.runs.insert(warp, run);
+        self.started[warp as usize] = true;
+        while self.started.get(self.unstarted as usize) == Some(&true) {
+            self.unstarted += 1;
+        }
+    }
+
+    /// Drops the runs that have ended, keeping their counts.
+    fn close_finished(&mut self) {
+        let ended = &mut self.ended;
+        self.runs.retain(|_, r| {
+            let done = r.finished();
+            if done {
+                *ended += r.stats;
+            }
+            !done
+        });
+    }
+
+    /// Starts the model of `actual`'s warp at its first instruction (number `index`),
+    /// where the engine's contexts allow it. A context holds a warp from its first
+    /// instruction to its end, and the engine hands warps to contexts in index order; so
+    /// the warps started and not ended (runs seen to end are closed first), those below
+    /// the new one not started yet (each already in a context) and the new one must fit
+    /// in `contexts`.
+    fn start(&mut self, iss: &Iss, index: u64, actual: FetchRecord) -> Result<(), KernelError> {
+        let warp = actual.warp;
+        if warp as usize >= self.started.len() {
+            return Err(KernelError::NoWarp {
+                index,
+                actual,
+                threads: self.launch.n,
+                warps: self.started.len() as u32,
+            });
+        }
+        if self.started[warp as usize] {
+            return Ok(());
+        }
+        self.close_finished();
+        let contexts = self.shape.contexts as usize;
+        let mut held: Vec<(u32, &str)> = self.runs.keys().map(|&w| (w, "not ended")).collect();
+        let waiting = (self.unstarted..warp).filter(|&w| !self.started[w as usize]);
+        held.extend(waiting.take(contexts).map(|w| (w, "not started")));
+        if held.len() >= contexts {
+            held.sort_unstable();
+            let held: Vec<String> = held.iter().map(|(w, s)| format!("{w} ({s})")).collect();
+            return Err(KernelError::Contexts {
+                index,
+                actual,
+                contexts: self.shape.contexts,
+                held: held.join(", "),
+            });
+        }
+        self.open(iss, warp);
+        Ok(())
+    }
+
+    /// Checks a warp instruction the front end committed: its warp's model's next.
     pub fn insn(&mut self, iss: &mut Iss, actual: FetchRecord) -> Result<(), KernelError> {
         if self.trap.is_some() {
             return Ok(());
         }
         let index = self.insns;
-        let before = self.run.asrf().cloned();
-        let Some(c) = self.next(iss)? else {
+        self.start(iss, index, actual)?;
+        let warp = actual.warp;
+        let before = self.runs.get(&warp).and_then(KernelRun::asrf).cloned();
+        let Some(c) = self.next(iss, warp)? else {
             if self.trap.is_some() {
                 return Ok(());
             }
-            let expected = "the end of the launch".to_string();
             return Err(KernelError::Insn {
                 index,
-                expected,
+                expected: format!("the end of warp {warp}"),
                 actual,
             });
         };
         let expected = FetchRecord {
+            warp: c.warp,
             pc: c.pc,
             insn: c.insn,
             mask: c.mask,
@@ -316,7 +430,7 @@ impl KernelChecker {
         let Some(old) = old else { return };
         let first = c.warp * self.shape.warp_size;
         for i in (0..self.shape.warp_size).filter(|i| c.mask >> i & 1 == 0) {
-            if self.run.thread(first + i).is_some() {
+            if first + i < self.launch.n {
                 self.queue(first + i, reg).push_back(Want::Value(old.at(i)));
             }
         }
@@ -383,7 +497,8 @@ impl KernelChecker {
     /// else recovered from the old and new values where the operation allows.
     fn operand(&self, tid: u32, rs2: usize, rd: u8, (op, old, new): (u64, u32, u32)) -> u32 {
         if rd as usize != rs2 {
-            if let Some(t) = self.run.thread(tid) {
+            let run = self.runs.get(&(tid / self.shape.warp_size));
+            if let Some(t) = run.and_then(|r| r.thread(tid)) {
                 return t.x(rs2) as u32;
             }
         }
@@ -397,7 +512,7 @@ impl KernelChecker {
     /// Checks one SRF write.
     pub fn write(&mut self, w: WriteRecord) -> Result<(), KernelError> {
         let s = self.shape;
-        let thread = self.warp * s.warp_size + w.slot * s.lanes + w.lane;
+        let thread = w.warp * s.warp_size + w.slot * s.lanes + w.lane;
         let last = match self.last {
             Some(r) => format!("number {}, {r}", self.insns - 1),
             None => "none".into(),
@@ -430,13 +545,13 @@ impl KernelChecker {
     }
 
     /// Checks an ASRF write against the model's entry after the warp instruction last
-    /// matched (base and stride only for a compact entry).
+    /// matched, in that instruction's warp (base and stride only for a compact entry).
     pub fn asrf(&mut self, w: AsrfRecord) -> Result<(), KernelError> {
         if self.trap.is_some() {
             return Ok(());
         }
         let r = (w.reg % 32) as usize;
-        let model = match self.run.asrf() {
+        let model = match self.runs.get(&self.warp).and_then(KernelRun::asrf) {
             Some(a) if w.reg < 32 => a.x(r).map(|c| (c.base, c.stride as u16)),
             Some(a) => a.f(r).map(|v| (v, 0)),
             None => None,
@@ -481,10 +596,18 @@ impl KernelChecker {
         })
     }
 
-    /// Checks the engine's fault against the model's trap (stepping the model to it when
-    /// the engine faulted before committing the instruction).
+    /// Checks the engine's fault against the model's trap: the trap the models met, else
+    /// that of the faulting thread's warp (its model started if need be and stepped to
+    /// the trap, the engine having faulted before committing the instruction).
     pub fn fault(&mut self, iss: &mut Iss, fault: FaultRecord) -> Result<(), KernelError> {
-        while self.trap.is_none() && self.next(iss)?.is_some() {}
+        let warp = fault.thread / self.shape.warp_size;
+        let in_launch = (warp as usize) < self.started.len();
+        if self.trap.is_none() && in_launch {
+            if !self.started[warp as usize] {
+                self.open(iss, warp);
+            }
+            while self.trap.is_none() && self.next(iss, warp)?.is_some() {}
+        }
         let expected = match self.trap {
             Some(t) if (t.cause, t.pc, t.tid) == (fault.cause, fault.pc, fault.thread) => {
                 return Ok(())
@@ -496,26 +619,44 @@ impl KernelChecker {
                 t.cause,
                 crate::exit::cause_name(t.cause)
             ),
-            None => "the model runs the launch to its end without a trap".to_string(),
+            None if in_launch => format!("the model runs warp {warp} to its end without a trap"),
+            None => format!("the launch has {} threads", self.launch.n),
         };
         Err(KernelError::Fault { fault, expected })
     }
 
-    /// Checks that the launch is complete: the model has no instruction left and every
-    /// write it expects has been seen.
+    /// The model's trap as the reason a launch the engine finished is unfinished.
+    fn trapped(&self) -> Result<(), KernelError> {
+        match self.trap {
+            Some(t) => Err(KernelError::Unfinished {
+                what: format!(
+                    "the model's thread {} traps at pc {:#x} (cause {})",
+                    t.tid, t.pc, t.cause
+                ),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks that the launch is complete: every warp of it ran (unless it has no
+    /// threads), its model has no instruction left and does not trap, and every write it
+    /// expects has been seen.
     pub fn finish(&mut self, iss: &mut Iss) -> Result<(), KernelError> {
         let unfinished = |what: String| Err(KernelError::Unfinished { what });
-        if let Some(t) = self.trap {
-            return unfinished(format!(
-                "the model's thread {} traps at pc {:#x} (cause {})",
-                t.tid, t.pc, t.cause
-            ));
+        self.trapped()?;
+        for warp in self.runs.keys().copied().collect::<Vec<_>>() {
+            if let Some(c) = self.next(iss, warp)? {
+                return unfinished(format!(
+                    "the model's next warp instruction of warp {warp} (pc {:#x}, mask {:#x}) \
+                     was never committed",
+                    c.pc, c.mask
+                ));
+            }
         }
-        if let Some(c) = self.next(iss)? {
-            return unfinished(format!(
-                "the model's warp instruction {} (pc {:#x}, mask {:#x}) was never committed",
-                self.insns, c.pc, c.mask
-            ));
+        self.trapped()?;
+        self.close_finished();
+        if let Some(warp) = self.started.iter().position(|s| !s) {
+            return unfinished(format!("warp {warp} never ran"));
         }
         let mut left: Vec<(u32, u8)> = self
             .writes

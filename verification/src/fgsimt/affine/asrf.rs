@@ -62,6 +62,19 @@ pub struct AffineStats {
     pub srf_writes_avoided: u64,
 }
 
+/// The counts of two runs together (the warps of a launch run one at a time).
+impl std::ops::AddAssign for AffineStats {
+    fn add_assign(&mut self, o: AffineStats) {
+        self.cp += o.cp;
+        self.expanded += o.expanded;
+        self.uniform_branches += o.uniform_branches;
+        self.affine_loads += o.affine_loads;
+        self.wide_requests += o.wide_requests;
+        self.srf_reads_avoided += o.srf_reads_avoided;
+        self.srf_writes_avoided += o.srf_writes_avoided;
+    }
+}
+
 /// The ASRF of the running warp.
 #[derive(Debug, Clone)]
 pub struct Asrf {
