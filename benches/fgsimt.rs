@@ -278,7 +278,7 @@ fn traffic_run(
             private: p.avc,
             ..Mechanisms::default()
         },
-        contexts: 1,
+        contexts: p.warps,
     };
     let config = FgsimtConfig {
         fast_forward: true,
@@ -391,7 +391,7 @@ fn run_rtl(dut: &mut Model, program: &Program, p: &FgsimtParams) -> Rtl {
         lanes: p.lanes,
         warp_size: p.warp_size,
         mech: Mechanisms::parse(p.affine.name()).expect("a setting"),
-        contexts: 1,
+        contexts: p.warps,
     };
     let config = FgsimtConfig::new(shape, p.dcache_banks, MemConfig::default(), 200_000_000);
     let start = Instant::now();

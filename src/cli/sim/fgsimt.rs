@@ -30,7 +30,7 @@ pub fn run(
         lanes: p.lanes,
         warp_size: p.warp_size,
         mech,
-        contexts: 1,
+        contexts: p.warps,
     };
     let mem = args.mem_config();
     let config = FgsimtConfig {
