@@ -14,6 +14,8 @@
 //! Then seed 002's AVC: the golden replay's characterization of the kernels' private
 //! traffic, and the register-limited kernels on the engine with `avc` off and on.
 //!
+//! Then seed 001's baseline on the engine: kernel cycles at 1, 2 and 4 warp contexts.
+//!
 //! Last, seed 001's dynamic warp subdivision on the golden model (`fgsimt_dws/`):
 //! Table 1's characterization, the named configurations against Conv, and sweeps of the
 //! L2 latency, the L1 size and the WST.
@@ -21,7 +23,8 @@
 //! `FGSIMT_BENCH_KERNELS=conv,sgemm` runs only those kernels; `FGSIMT_BENCH_CONFIG=F`
 //! another preset (e.g. a smaller engine whose models build faster); `FGSIMT_BENCH_AVC=1`
 //! only the AVC's characterization, `=rtl` it and the AVC on the engine;
-//! `FGSIMT_BENCH_DWS=1` only the DWS tables (no RTL).
+//! `FGSIMT_BENCH_DWS=1` only the DWS tables (no RTL); `FGSIMT_BENCH_WARPS=1` only the
+//! engine's warp contexts (`warps` 1, 2, 4).
 
 #[path = "fgsimt_dws/mod.rs"]
 mod dws;
@@ -129,6 +132,10 @@ fn main() {
         dws_tables(root, dir.path(), only.as_deref());
         return;
     }
+    if std::env::var_os("FGSIMT_BENCH_WARPS").is_some() {
+        warps_engine(root, dir.path(), only.as_deref(), &table);
+        return;
+    }
     match std::env::var("FGSIMT_BENCH_AVC").as_deref() {
         Ok("rtl") => {
             avc_traffic(root, dir.path(), only.as_deref());
@@ -193,7 +200,68 @@ fn main() {
     }
     avc_traffic(root, dir.path(), only.as_deref());
     avc_engine(root, dir.path(), only.as_deref(), &table);
+    warps_engine(root, dir.path(), only.as_deref(), &table);
     dws_tables(root, dir.path(), only.as_deref());
+}
+
+/// Contexts the engine's multithreading table runs.
+const WARPS: [u32; 3] = [1, 2, 4];
+
+/// Seed 001's baseline on the engine: the preset (affine none) at 1, 2 and 4 warp
+/// contexts, fast-forwarded, at memory latency 1 and 20: each kernel's kernel cycles
+/// and the speedup over one context (the DWS model's Conv at the engine's shape is the
+/// last DWS table's first row).
+fn warps_engine(root: &Path, dir: &Path, only: Option<&[String]>, table: &toml::Table) {
+    let (base_t, _) = preset(table, "none").expect("the preset builds");
+    let mut duts: Vec<(Model, FgsimtParams)> = WARPS
+        .iter()
+        .map(|&w| {
+            let mut t = base_t.clone();
+            t.insert("warps".into(), toml::Value::Integer(w as i64));
+            let p: FgsimtParams = generators::design("fgsimt")
+                .and_then(|d| d.validate(&t))
+                .expect("warps builds")
+                .try_into()
+                .expect("FgsimtParams");
+            (model(&t, &format!("none, warps {w}")), p)
+        })
+        .collect();
+    println!(
+        "\nwarp contexts on the engine (affine none, fast-forwarded): kernel cycles at warps = \
+         {WARPS:?} and the speedup over one, at memory latency 1 and 20"
+    );
+    for &(name, ..) in &PAPER {
+        if only.is_some_and(|o| !o.iter().any(|k| k == name)) {
+            continue;
+        }
+        let program = build(root, dir, name);
+        let cells: Vec<String> = [1, 20]
+            .iter()
+            .map(|&latency| {
+                let mem = MemConfig {
+                    latency,
+                    ..MemConfig::default()
+                };
+                let runs: Vec<Result<u64, String>> = duts
+                    .iter_mut()
+                    .map(|(dut, p)| {
+                        fast_run(dut, &program, p, &mem).map(|o| o.engine.kernel_cycles)
+                    })
+                    .collect();
+                match runs.iter().cloned().collect::<Result<Vec<u64>, String>>() {
+                    Ok(c) => {
+                        let up: Vec<String> = c[1..]
+                            .iter()
+                            .map(|k| format!("{:.2}", c[0] as f64 / (*k).max(1) as f64))
+                            .collect();
+                        format!("lat {latency:>2}: {c:>9?} x{}", up.join(" x"))
+                    }
+                    Err(e) => format!("lat {latency:>2}: stops: {e}"),
+                }
+            })
+            .collect();
+        println!("{name:9}  {}", cells.join("   "));
+    }
 }
 
 /// Seed 001's tables on the kernels (the DWS golden model).
@@ -271,6 +339,19 @@ fn traffic_run(
     program: &Program,
     p: &FgsimtParams,
 ) -> Result<(u64, u64, u64), String> {
+    let o = fast_run(dut, program, p, &MemConfig::default())?;
+    let bytes = |m: &verification::tb::memory::MemStats| m.read_bytes + m.write_bytes;
+    let avc = o.private_mem.as_ref().map_or(0, bytes);
+    Ok((o.engine.kernel_cycles, bytes(&o.mem), avc))
+}
+
+/// A fast-forwarded run of `program` on `p`'s tile (affine none) with memory `mem`.
+fn fast_run(
+    dut: &mut Model,
+    program: &Program,
+    p: &FgsimtParams,
+    mem: &MemConfig,
+) -> Result<tb::FgsimtOutcome, String> {
     let shape = KernelShape {
         lanes: p.lanes,
         warp_size: p.warp_size,
@@ -282,13 +363,10 @@ fn traffic_run(
     };
     let config = FgsimtConfig {
         fast_forward: true,
-        ..FgsimtConfig::new(shape, p.dcache_banks, MemConfig::default(), 200_000_000)
+        ..FgsimtConfig::new(shape, p.dcache_banks, mem.clone(), 200_000_000)
     };
     let sink = || Box::new(std::io::sink());
-    let o = tb::run(dut, program, &config, sink(), sink(), false).map_err(|e| e.to_string())?;
-    let bytes = |m: &verification::tb::memory::MemStats| m.read_bytes + m.write_bytes;
-    let avc = o.private_mem.as_ref().map_or(0, bytes);
-    Ok((o.engine.kernel_cycles, bytes(&o.mem), avc))
+    tb::run(dut, program, &config, sink(), sink(), false).map_err(|e| e.to_string())
 }
 
 /// Seed 002's characterization on the kernels (golden models only: the engine has no

@@ -16,7 +16,10 @@
 //! - random SPMD programs (`randgen::simt`: divergent branches, per-thread loops, every
 //!   memory mode, AMOs; RV32F in every other one): 6, with `ACCELGEN_LONG=1` 200,
 //!   `ACCELGEN_SIMT_PROGRAMS=N` N;
-//! - a misaligned load in one thread: the engine's fault is the ISS's trap;
+//! - a misaligned load in one thread: the engine's fault is the ISS's trap (also at
+//!   `warps` = 4);
+//! - several warp contexts (`warps` = 4; 2, 4 and 8 with `ACCELGEN_LONG=1`): the warps
+//!   interleave, each checked against its own model run;
 //! - with `ACCELGEN_LONG=1`, bfs at one thread a lane (T = 1), affine none: memory
 //!   instructions back to back.
 //!
@@ -75,31 +78,37 @@ fn sim(elf: &Path, extra: &[&str]) -> Run {
 /// launches checked (the same results: the same model's); returns each setting's
 /// kernel cycles.
 fn passes(elf: &Path, extra: &[&str]) -> Vec<u64> {
-    let mut cycles = Vec::new();
-    for setting in settings() {
-        let mut args = vec!["--set", setting];
-        args.extend_from_slice(extra);
-        let run = sim(elf, &args);
-        let what = format!("{} {args:?}", elf.display());
-        assert_eq!(run.code, 0, "{}", explain(&what, &run));
-        let summary = run
-            .stderr
-            .lines()
-            .find(|l| l.contains("writes matched the SIMT model"));
-        println!(
-            "{setting}: {}",
-            summary.unwrap_or_else(|| panic!("{}", explain(&what, &run)))
-        );
-        let table3 = run.stderr.lines().find(|l| l.contains("kernel cycles"));
-        let kernel_cycles = table3
-            .and_then(|l| {
-                l.split(';')
-                    .find_map(|p| p.split(" kernel cycles").next()?.trim().parse().ok())
-            })
-            .unwrap_or_else(|| panic!("no kernel cycles: {}", explain(&what, &run)));
-        cycles.push(kernel_cycles);
-    }
-    cycles
+    settings()
+        .iter()
+        .map(|setting| {
+            let mut args = vec!["--set", setting];
+            args.extend_from_slice(extra);
+            lockstep(elf, &args)
+        })
+        .collect()
+}
+
+/// Runs `elf` in lockstep with `args`, checks it exits 0 with its launches checked, and
+/// returns its kernel cycles.
+fn lockstep(elf: &Path, args: &[&str]) -> u64 {
+    let run = sim(elf, args);
+    let what = format!("{} {args:?}", elf.display());
+    assert_eq!(run.code, 0, "{}", explain(&what, &run));
+    let summary = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("writes matched the SIMT model"));
+    println!(
+        "{args:?}: {}",
+        summary.unwrap_or_else(|| panic!("{}", explain(&what, &run)))
+    );
+    let table3 = run.stderr.lines().find(|l| l.contains("kernel cycles"));
+    table3
+        .and_then(|l| {
+            l.split(';')
+                .find_map(|p| p.split(" kernel cycles").next()?.trim().parse().ok())
+        })
+        .unwrap_or_else(|| panic!("no kernel cycles: {}", explain(&what, &run)))
 }
 
 fn kernel(dir: &Path, name: &str) -> PathBuf {
@@ -224,6 +233,51 @@ fn random_programs_run_in_lockstep() {
     }
 }
 
+/// Several warp contexts (`warps`, seed 001's baseline; affine none): the warps of a
+/// launch interleave, the front end switching context after each memory instruction,
+/// and every warp's trace and SRF writes are checked against that warp's own model run
+/// (`tb/kernel_check.rs`). bsearch (divergent loops, a partial warp), cmult (RV32F) and
+/// random programs with AMOs and every memory mode (2) at 4 contexts; with
+/// `ACCELGEN_LONG=1` every kernel and 40 random programs at 2, 4 and 8 contexts, also
+/// with a slow, jittery, stalling memory. The kernel cycles are printed beside one
+/// context's (the bench compares them: `cargo bench --bench fgsimt`).
+#[test]
+fn warp_contexts_run_in_lockstep() {
+    let (contexts, kernels, programs): (&[&str], Vec<&str>, u64) = if long() {
+        let all = [
+            "bsearch", "cmult", "bfs", "dither", "mfilt", "rgb2cmyk", "rsort", "strsearch",
+            "viterbi", "bilat", "conv", "kmeans", "sgemm",
+        ];
+        (&["warps=2", "warps=4", "warps=8"], all.to_vec(), 40)
+    } else {
+        (&["warps=4"], vec!["bsearch", "cmult"], 2)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut elfs: Vec<PathBuf> = kernels.iter().map(|k| kernel(dir.path(), k)).collect();
+    use verification::randgen::simt::{build_simt, SimtShape};
+    for seed in 0..programs {
+        let shape = SimtShape {
+            len: 60,
+            fp: seed % 2 == 0,
+        };
+        elfs.push(build_simt(seed, shape, dir.path()).unwrap());
+    }
+    let slow = ["--latency", "20", "--jitter", "7", "--stall-percent", "25"];
+    for elf in &elfs {
+        for warps in contexts {
+            let base = ["--set", "affine=\"none\"", "--fast-forward"];
+            let mut args = base.to_vec();
+            args.extend(["--set", warps]);
+            let cycles = lockstep(elf, &args);
+            println!("{}: {warps}: {cycles} kernel cycles", elf.display());
+            if long() {
+                args.extend(slow);
+                lockstep(elf, &args);
+            }
+        }
+    }
+}
+
 #[test]
 fn a_misaligned_load_is_the_iss_trap() {
     let dir = tempfile::tempdir().unwrap();
@@ -231,10 +285,13 @@ fn a_misaligned_load_is_the_iss_trap() {
     let elf = dir.path().join("misaligned.elf");
     build(&src, &elf);
     let iss = accelgen(&["iss", s(&elf)]);
-    let run = sim(&elf, &[]);
-    assert_eq!(run.code, iss.code, "{}", explain("sim", &run));
-    assert_ne!(run.code, 0);
-    for part in ["thread 5", "misaligned"] {
-        assert!(run.stderr.contains(part), "{}", explain(part, &run));
+    // One context, and four (the warps interleaved; the fault names the same thread).
+    for extra in [&[][..], &["--set", "warps=4"]] {
+        let run = sim(&elf, extra);
+        assert_eq!(run.code, iss.code, "{}", explain("sim", &run));
+        assert_ne!(run.code, 0);
+        for part in ["thread 5", "misaligned"] {
+            assert!(run.stderr.contains(part), "{}", explain(part, &run));
+        }
     }
 }
