@@ -256,15 +256,17 @@ fn rocket_is_lint_clean() {
     lint_all("rocket_accumulator", &presets);
 }
 
-/// `fgsimt`: 2 lanes of 8-thread warps without and with every affine mechanism built in
-/// the fast suite; long runs add the paper's preset and the extremes (1 lane of 1 thread,
-/// 32 lanes, the smallest caches over 32 banks, the largest I$ without an uncached
-/// region, one D$ bank), each affine setting on some of them.
+/// `fgsimt`: 2 lanes of 8-thread warps without and with every affine mechanism built, and
+/// 8 warp contexts of one thread, in the fast suite; long runs add the paper's preset and
+/// the extremes (1 lane of 1 thread, 32 lanes, the smallest caches over 32 banks, the
+/// largest I$ without an uncached region, one D$ bank, 2 contexts at 32 lanes, 8 at the
+/// preset), each affine setting on some of them.
 #[test]
 fn fgsimt_is_lint_clean() {
     let mut configs = vec![
         "lanes = 2\nwarp_size = 8".to_string(),
         "lanes = 2\nwarp_size = 8\naffine = \"abm\"".to_string(),
+        "lanes = 1\nwarp_size = 1\nwarps = 8".to_string(),
     ];
     if long() {
         configs.extend(
@@ -285,6 +287,8 @@ fn fgsimt_is_lint_clean() {
                 "dcache_bytes = 1024\ndcache_banks = 32\nicache_bytes = 1024",
                 "icache_bytes = 131072\nuncached_size = 0",
                 "lanes = 4\nwarp_size = 16\ndcache_banks = 1",
+                "lanes = 32\nwarp_size = 32\nwarps = 2",
+                "warps = 8",
             ]
             .map(String::from),
         );
