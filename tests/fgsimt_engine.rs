@@ -245,8 +245,19 @@ fn random_programs_run_in_lockstep() {
 fn warp_contexts_run_in_lockstep() {
     let (contexts, kernels, programs): (&[&str], Vec<&str>, u64) = if long() {
         let all = [
-            "bsearch", "cmult", "bfs", "dither", "mfilt", "rgb2cmyk", "rsort", "strsearch",
-            "viterbi", "bilat", "conv", "kmeans", "sgemm",
+            "bsearch",
+            "cmult",
+            "bfs",
+            "dither",
+            "mfilt",
+            "rgb2cmyk",
+            "rsort",
+            "strsearch",
+            "viterbi",
+            "bilat",
+            "conv",
+            "kmeans",
+            "sgemm",
         ];
         (&["warps=2", "warps=4", "warps=8"], all.to_vec(), 40)
     } else {

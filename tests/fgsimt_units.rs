@@ -3,8 +3,10 @@
 //! two-stack model on random divergence, merging, looping and returning threads at warp
 //! sizes 1 to 32; the affine ALU and stride unit (`cp/affine_alu.rs`) against the affine
 //! rules on random compact operands; a lane's SRF bank (`lane/srf.rs`) against an array
-//! of optional values (unwritten registers read the ABI's initial values). Every block is
-//! lint clean at the shapes it accepts.
+//! of optional values (unwritten registers read the ABI's initial values), with 1 and 4
+//! warp contexts; the warp contexts (`cp/contexts.rs`) against a reference of their
+//! round-robin pick and load suspensions. Every block is lint clean at the shapes it
+//! accepts.
 
 use generators::fgsimt::cp::affine_alu::{affine_alu, op};
 use generators::fgsimt::cp::pwfb::pwfb;
@@ -281,7 +283,11 @@ fn srf_bank_matches_an_array_with_initial_values() {
             for &k in &starting {
                 // gp and tp are the launch's: every context's start sees the same.
                 let gp_tp = (rng.next_u64() as u32, rng.next_u64() as u32);
-                r.init[k] = ((0..s).map(|_| rng.next_u64() as u32).collect(), gp_tp.0, gp_tp.1);
+                r.init[k] = (
+                    (0..s).map(|_| rng.next_u64() as u32).collect(),
+                    gp_tp.0,
+                    gp_tp.1,
+                );
                 for (c, v) in r.init[k].0.iter().enumerate() {
                     let port = init_sp_port(contexts, k as u32, c as u32);
                     m.poke_u64(&port, *v as u64).unwrap();
@@ -299,7 +305,8 @@ fn srf_bank_matches_an_array_with_initial_values() {
             m.poke_u64("warp_start", start_bits).unwrap();
             for i in 0..reads {
                 let ((k, g), c) = (reg(&mut rng), rng.below(slots as u64) as usize);
-                m.poke_u64(&format!("r{i}_reg"), (k * 64 + g) as u64).unwrap();
+                m.poke_u64(&format!("r{i}_reg"), (k * 64 + g) as u64)
+                    .unwrap();
                 m.poke_u64(&format!("r{i}_slot"), c as u64).unwrap();
                 let got = m.peek_u64(&format!("r{i}_data")).unwrap() as u32;
                 assert_eq!(
@@ -474,5 +481,140 @@ fn lane_fpu_is_pipelined_and_matches_the_iss() {
             expected.push_back(go.then_some(result));
             m.step();
         }
+    }
+}
+
+/// The warp contexts' reference (`cp/contexts.rs`): each context's AWFR (pc, mask; no
+/// pending fragments in this test), the current context and the load suspensions.
+struct ContextsRef {
+    pc: Vec<u32>,
+    mask: Vec<u32>,
+    waiting: Vec<bool>,
+    cur: usize,
+}
+
+impl ContextsRef {
+    /// Contexts that may fetch: holding a warp (`running`), threads in the AWFR, no load
+    /// waited for.
+    fn eligible(&self, running: u32) -> Vec<bool> {
+        (0..self.pc.len())
+            .map(|k| running >> k & 1 == 1 && self.mask[k] != 0 && !self.waiting[k])
+            .collect()
+    }
+
+    /// The next current context on `leave`: the first eligible one after the current in
+    /// round-robin order (the current last).
+    fn next(&self, eligible: &[bool]) -> usize {
+        let n = eligible.len();
+        (1..=n)
+            .map(|i| (self.cur + i) % n)
+            .find(|&k| eligible[k])
+            .unwrap_or(self.cur)
+    }
+}
+
+/// `FgsimtContexts` against [`ContextsRef`] under random starts, updates (threads
+/// returning), `running`, `leave` and load suspensions: the current context's AWFR,
+/// `eligible`, `dones` and the round-robin pick every cycle, at 2, 4 and 8 contexts.
+#[test]
+fn contexts_pick_round_robin_and_suspend_on_loads() {
+    use generators::fgsimt::cp::contexts::contexts;
+    for warps in [2u32, 4, 8] {
+        let w = 8;
+        let top = contexts(warps, w).unwrap();
+        let mut m = Model::of_design(&Design::new(&top), &Options::default()).unwrap();
+        m.restart(warps as u64).unwrap();
+        let mut rng = Rng::new(91 + warps as u64);
+        let n = warps as usize;
+        let mut r = ContextsRef {
+            pc: vec![0; n],
+            mask: vec![0; n],
+            waiting: vec![false; n],
+            cur: 0,
+        };
+        let mut running = 0u32;
+        let (mut switches, mut suspended) = (0, 0);
+        for cycle in 0..20_000 {
+            if rng.chance(5) {
+                running = rng.next_u64() as u32 & ((1 << n) - 1);
+            }
+            // Every context starts in the first cycles (the AWFR has no reset).
+            let start = match cycle < n {
+                true => Some(cycle),
+                false => rng.chance(10).then(|| rng.below(n as u64) as usize),
+            };
+            let update = start.is_none() && rng.chance(40);
+            let exit = if rng.chance(20) {
+                rng.next_u64() as u32 & 0xff
+            } else {
+                0
+            };
+            let (leave, sent) = (rng.chance(30), rng.chance(10));
+            let done = rng.chance(15).then(|| rng.below(n as u64) as usize);
+            let (pc, mask) = (rng.next_u64() as u32 & !3, rng.next_u64() as u32 & 0xff);
+            let pokes = [
+                ("start", start.is_some() as u64),
+                ("start_ctx", start.unwrap_or(0) as u64),
+                ("start_pc", pc as u64),
+                ("start_mask", mask as u64),
+                ("update", update as u64),
+                ("upd_pc", pc.wrapping_add(4) as u64),
+                ("upd_exit_mask", exit as u64),
+                ("upd_push", 0),
+                ("upd_push_pc", 0),
+                ("upd_push_mask", 0),
+                ("running", running as u64),
+                ("leave", leave as u64),
+                ("load_sent", sent as u64),
+                ("load_done", done.is_some() as u64),
+                ("load_ctx", done.unwrap_or(0) as u64),
+            ];
+            for (port, v) in pokes {
+                m.poke_u64(port, v).unwrap();
+            }
+            let eligible = r.eligible(running);
+            let c = r.cur;
+            let dones = (0..n).fold(0, |a, k| {
+                a | ((running >> k & 1 == 1 && r.mask[k] == 0) as u64) << k
+            });
+            let want = [
+                ("ctx", c as u64),
+                ("awfr_valid", (r.mask[c] != 0) as u64),
+                ("awfr_pc_out", r.pc[c] as u64),
+                ("awfr_mask_out", r.mask[c] as u64),
+                ("eligible", eligible[c] as u64),
+                ("dones", dones),
+            ];
+            for (port, v) in want.into_iter().filter(|_| cycle >= n) {
+                assert_eq!(
+                    m.peek_u64(port).unwrap(),
+                    v,
+                    "{warps} contexts, cycle {cycle}: {port}"
+                );
+            }
+            m.step();
+            if let Some(k) = start {
+                (r.pc[k], r.mask[k]) = (pc, mask);
+            } else if update {
+                r.pc[c] = pc.wrapping_add(4);
+                r.mask[c] &= !exit;
+            }
+            if let Some(k) = done {
+                r.waiting[k] = false;
+            }
+            if sent {
+                r.waiting[c] = true;
+                suspended += 1;
+            }
+            if leave && eligible.iter().any(|&e| e) {
+                let next = r.next(&eligible);
+                switches += (next != c) as u32;
+                r.cur = next;
+            }
+        }
+        assert!(
+            switches > 500 && suspended > 1_000,
+            "{switches} {suspended}"
+        );
     }
 }

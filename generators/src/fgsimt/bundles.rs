@@ -197,6 +197,9 @@ pub fn srf_write(threads_per_lane: u32, reg_bits: u32) -> Shape {
 /// The SRF writes of a cycle: for lane `l` and write port `p` (`wtrace_<l>_<p>_*`, the
 /// ports SAU0, SAU1, SLU), a [`srf_write`] of thread `tid_base + slot * lanes + l`.
 pub fn wtrace(lanes: u32, threads_per_lane: u32, reg_bits: u32) -> Shape {
-    let lane = Shape::Vec(SRF_WRITE_PORTS, Box::new(srf_write(threads_per_lane, reg_bits)));
+    let lane = Shape::Vec(
+        SRF_WRITE_PORTS,
+        Box::new(srf_write(threads_per_lane, reg_bits)),
+    );
     Shape::Vec(lanes, Box::new(lane))
 }

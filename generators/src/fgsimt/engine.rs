@@ -106,7 +106,11 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         ("fetch_req", Dir::Out, mem_request(0)),
         ("fetch_resp", Dir::In, mem_response(0)),
         ("fault", Dir::Out, bundles::fault()),
-        ("ftrace", Dir::Out, bundles::ftrace(p.warp_size, p.ctx_bits())),
+        (
+            "ftrace",
+            Dir::Out,
+            bundles::ftrace(p.warp_size, p.ctx_bits()),
+        ),
     ] {
         pass(&mut m, &fe, name, dir, &shape);
     }

@@ -47,7 +47,11 @@ fn lowest_index(v: &Value) -> Value {
 pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtExecute");
     let (l_n, w) = (p.lanes, p.warp_size);
-    let inst = m.io("inst", Dir::In, &bundles::warp_inst(w, p.affine_arith(), p.ctx_bits()));
+    let inst = m.io(
+        "inst",
+        Dir::In,
+        &bundles::warp_inst(w, p.affine_arith(), p.ctx_bits()),
+    );
     let su = m.instance("siu", &siu(p)?);
     m.connect_bundle(&su.io("inst"), &inst);
     let init = warp_state(&mut m, p);
@@ -88,7 +92,9 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(load.get("pop").value(), &su.port("pop"));
     let space = m.input("space", 1);
     m.connect(&su.port("space"), &space);
-    let stacks = p.avc.then(|| (init.top.clone(), m.input("stack_region", 32)));
+    let stacks = p
+        .avc
+        .then(|| (init.top.clone(), m.input("stack_region", 32)));
     if let (Some((top, region)), Affine::Abm) = (&stacks, p.affine) {
         m.connect(&su.port("stack_top"), top);
         m.connect(&su.port("stack_region"), region);

@@ -55,7 +55,10 @@ pub fn tile(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     for (name, shape) in [
         ("fault", bundles::fault()),
         ("ftrace", bundles::ftrace(p.warp_size, p.ctx_bits())),
-        ("wtrace", bundles::wtrace(p.lanes, p.threads_per_lane(), p.reg_bits())),
+        (
+            "wtrace",
+            bundles::wtrace(p.lanes, p.threads_per_lane(), p.reg_bits()),
+        ),
     ] {
         let out = m.io(name, Dir::Out, &shape);
         m.connect_bundle(&out, &eng.io(name));

@@ -26,7 +26,13 @@ fn lit(v: &Value, value: u64, width: u32) -> Value {
 }
 
 /// The PWFB's outputs the bank multiplexes by the current context.
-const OUTPUTS: [&str; 5] = ["awfr_valid", "done", "awfr_pc_out", "awfr_mask_out", "pending"];
+const OUTPUTS: [&str; 5] = [
+    "awfr_valid",
+    "done",
+    "awfr_pc_out",
+    "awfr_mask_out",
+    "pending",
+];
 
 /// The PWFB's update inputs the bank passes to the current context, and their widths
 /// (0: a warp's mask).

@@ -103,7 +103,13 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     };
     m.when(&refused, |m| m.connect(&bad, &one));
 
-    let ctx = contexts(&mut m, p, (&is(RUN), &halt), (&warp_done, &ctx_idle), (&n, &next));
+    let ctx = contexts(
+        &mut m,
+        p,
+        (&is(RUN), &halt),
+        (&warp_done, &ctx_idle),
+        (&n, &next),
+    );
     m.when(&(&is(RUN) & &ctx.finished), |m| {
         m.connect(&state, &lit(&state, FENCE, STATE_BITS))
     });

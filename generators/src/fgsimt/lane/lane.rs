@@ -226,9 +226,7 @@ fn memory_slot(
 /// `warps` > 1) and `sp_bytes`, `gp` and `tp`.
 fn warp_init(m: &mut ModuleBuilder, p: &FgsimtParams, lane: &Value, bank: &hdl::Inst) {
     let warp_start = m.input("warp_start", p.warps);
-    let sp0: Vec<Value> = (0..p.warps)
-        .map(|k| m.input(&sp0_port(p, k), 32))
-        .collect();
+    let sp0: Vec<Value> = (0..p.warps).map(|k| m.input(&sp0_port(p, k), 32)).collect();
     let bytes = m.input("sp_bytes", 32);
     let gp = m.input("gp", 32);
     let tp = m.input("tp", 32);

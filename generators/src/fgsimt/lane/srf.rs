@@ -39,7 +39,11 @@ pub fn init_sp_port(contexts: u32, ctx: u32, slot: u32) -> String {
 /// context), [`init_sp_port`]s, `init_gp`, `init_tp`; read port i: `r<i>_reg`,
 /// `r<i>_slot` in, `r<i>_data` out; write port i: `w<i>_en`, `w<i>_reg`, `w<i>_slot`,
 /// `w<i>_data`.
-pub fn srf(slots: u32, contexts: u32, (reads, writes): (u32, u32)) -> Result<Rc<Module>, HdlErrors> {
+pub fn srf(
+    slots: u32,
+    contexts: u32,
+    (reads, writes): (u32, u32),
+) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("SrfBank");
     let regs = REGS * contexts;
     let (rw, sw) = (addr_width(regs as u64), addr_width(slots as u64).max(1));
@@ -82,7 +86,10 @@ pub fn srf(slots: u32, contexts: u32, (reads, writes): (u32, u32)) -> Result<Rc<
         }
     }
     // A context's start clears its 64 bits.
-    let cleared: Vec<Value> = (0..contexts).rev().map(|k| warp_start.bit(k).repeat(REGS)).collect();
+    let cleared: Vec<Value> = (0..contexts)
+        .rev()
+        .map(|k| warp_start.bit(k).repeat(REGS))
+        .collect();
     let keep = !&cat(&cleared.iter().collect::<Vec<_>>());
     for (w, s) in written.iter().zip(&set) {
         m.connect(w, &(&(w & &keep) | s));
