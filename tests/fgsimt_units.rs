@@ -9,6 +9,7 @@
 //! accepts.
 
 use generators::fgsimt::cp::affine_alu::{affine_alu, op};
+use generators::fgsimt::cp::contexts::contexts;
 use generators::fgsimt::cp::pwfb::pwfb;
 use generators::fgsimt::cp::shared_load::shared_load;
 use generators::fgsimt::cp::shared_load_cache::SharedLoadCacheParams;
@@ -133,6 +134,7 @@ fn blocks_are_lint_clean() {
             .map(|&(t, k, r, w)| srf(t, k, (r, w)).unwrap()),
     );
     blocks.extend([1, 3, 5].iter().map(|&s| sfpu(s).unwrap()));
+    blocks.extend([(2, 1), (8, 32)].iter().map(|&(n, w)| contexts(n, w).unwrap()));
     // The shared-load unit without a cache and with 1, 8 and 32 words (lanes 1, 8, 32;
     // with and without an uncached region).
     blocks.extend(
@@ -518,7 +520,6 @@ impl ContextsRef {
 /// `eligible`, `dones` and the round-robin pick every cycle, at 2, 4 and 8 contexts.
 #[test]
 fn contexts_pick_round_robin_and_suspend_on_loads() {
-    use generators::fgsimt::cp::contexts::contexts;
     for warps in [2u32, 4, 8] {
         let w = 8;
         let top = contexts(warps, w).unwrap();
