@@ -118,19 +118,24 @@ fn kernel(dir: &Path, name: &str) -> PathBuf {
     elf
 }
 
+/// The integer kernels of `kernels/` but bsearch, and the RV32F ones but cmult (the
+/// fast suite's two).
+const LONG_INTEGER: [&str; 7] = [
+    "bfs",
+    "dither",
+    "mfilt",
+    "rgb2cmyk",
+    "rsort",
+    "strsearch",
+    "viterbi",
+];
+const LONG_FP: [&str; 4] = ["bilat", "conv", "kmeans", "sgemm"];
+
 #[test]
 fn integer_kernels_run_in_lockstep() {
     let mut names = vec!["bsearch"];
     if long() {
-        names.extend([
-            "bfs",
-            "dither",
-            "mfilt",
-            "rgb2cmyk",
-            "rsort",
-            "strsearch",
-            "viterbi",
-        ]);
+        names.extend(LONG_INTEGER);
     }
     kernels_in_lockstep(&names);
 }
@@ -139,7 +144,7 @@ fn integer_kernels_run_in_lockstep() {
 fn fp_kernels_run_in_lockstep() {
     let mut names = vec!["cmult"];
     if long() {
-        names.extend(["bilat", "conv", "kmeans", "sgemm"]);
+        names.extend(LONG_FP);
     }
     kernels_in_lockstep(&names);
 }
@@ -243,25 +248,12 @@ fn random_programs_run_in_lockstep() {
 /// context's (the bench compares them: `cargo bench --bench fgsimt`).
 #[test]
 fn warp_contexts_run_in_lockstep() {
-    let (contexts, kernels, programs): (&[&str], Vec<&str>, u64) = if long() {
-        let all = [
-            "bsearch",
-            "cmult",
-            "bfs",
-            "dither",
-            "mfilt",
-            "rgb2cmyk",
-            "rsort",
-            "strsearch",
-            "viterbi",
-            "bilat",
-            "conv",
-            "kmeans",
-            "sgemm",
-        ];
-        (&["warps=2", "warps=4", "warps=8"], all.to_vec(), 40)
+    let mut kernels = vec!["bsearch", "cmult"];
+    let (contexts, programs): (&[&str], u64) = if long() {
+        kernels.extend(LONG_INTEGER.iter().chain(&LONG_FP));
+        (&["warps=2", "warps=4", "warps=8"], 40)
     } else {
-        (&["warps=4"], vec!["bsearch", "cmult"], 2)
+        (&["warps=4"], 2)
     };
     let dir = tempfile::tempdir().unwrap();
     let mut elfs: Vec<PathBuf> = kernels.iter().map(|k| kernel(dir.path(), k)).collect();

@@ -358,15 +358,17 @@ fn load(elf: &Path) -> Program {
     elf::load_file(elf).unwrap()
 }
 
+/// The checker tests' programs, built in `dir`: diverge.c (divergent branches and loops,
+/// 25 warps) and atomics.c (AMOs on shared words, 5 warps).
+fn checker_programs(dir: &Path) -> (Program, Program) {
+    let diverge = load(&build(dir, &root().join("tests/simt_cases/diverge.c"), &[]));
+    (diverge, load(&case(dir, "atomics.c", &[])))
+}
+
 #[test]
 fn the_checker_passes_the_models_own_traces_in_any_legal_order() {
     let dir = tempfile::tempdir().unwrap();
-    let diverge = load(&build(
-        dir.path(),
-        &root().join("tests/simt_cases/diverge.c"),
-        &[],
-    ));
-    let atomics = load(&case(dir.path(), "atomics.c", &[]));
+    let (diverge, atomics) = checker_programs(dir.path());
     for (name, program) in [("diverge", &diverge), ("atomics", &atomics)] {
         let (commits, trap) = model_commits(program);
         assert!(trap.is_none() && commits.len() > 50, "{name}");
@@ -543,12 +545,7 @@ fn the_checker_catches_each_corruption_by_name() {
 #[test]
 fn the_checker_passes_interleaved_warps() {
     let dir = tempfile::tempdir().unwrap();
-    let diverge = load(&build(
-        dir.path(),
-        &root().join("tests/simt_cases/diverge.c"),
-        &[],
-    ));
-    let atomics = load(&case(dir.path(), "atomics.c", &[]));
+    let (diverge, atomics) = checker_programs(dir.path());
     for (name, program, warps) in [("diverge", &diverge, 25), ("atomics", &atomics, 5)] {
         for (seed, contexts) in [(0, 2), (1, 4), (2, 4)] {
             let what = format!("{name} seed {seed}, {contexts} contexts");

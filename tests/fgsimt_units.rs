@@ -134,7 +134,11 @@ fn blocks_are_lint_clean() {
             .map(|&(t, k, r, w)| srf(t, k, (r, w)).unwrap()),
     );
     blocks.extend([1, 3, 5].iter().map(|&s| sfpu(s).unwrap()));
-    blocks.extend([(2, 1), (8, 32)].iter().map(|&(n, w)| contexts(n, w).unwrap()));
+    blocks.extend(
+        [(2, 1), (8, 32)]
+            .iter()
+            .map(|&(n, w)| contexts(n, w).unwrap()),
+    );
     // The shared-load unit without a cache and with 1, 8 and 32 words (lanes 1, 8, 32;
     // with and without an uncached region).
     blocks.extend(
