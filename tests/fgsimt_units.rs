@@ -500,12 +500,22 @@ struct ContextsRef {
 }
 
 impl ContextsRef {
-    /// Contexts that may fetch: holding a warp (`running`), threads in the AWFR, no load
-    /// waited for.
+    /// Contexts that may fetch: holding a warp (`running`) with threads in the AWFR and
+    /// no load waited for; when every such context waits for a load, all of them.
     fn eligible(&self, running: u32) -> Vec<bool> {
-        (0..self.pc.len())
-            .map(|k| running >> k & 1 == 1 && self.mask[k] != 0 && !self.waiting[k])
-            .collect()
+        let ready: Vec<bool> = (0..self.pc.len())
+            .map(|k| running >> k & 1 == 1 && self.mask[k] != 0)
+            .collect();
+        let free: Vec<bool> = ready
+            .iter()
+            .zip(&self.waiting)
+            .map(|(&r, &w)| r && !w)
+            .collect();
+        if free.contains(&true) {
+            free
+        } else {
+            ready
+        }
     }
 
     /// The next current context on `leave`: the first eligible one after the current in

@@ -697,24 +697,39 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let ctx_idle = match &ctx {
         None => idle_now,
         Some(head_ctx) => {
-            let load_ctx = slu_rd.slice(p.reg_bits() - 1, 6);
-            let ctx_idle = context_idle(
+            let issued = (&any(&go), &latency);
+            context_ports(
                 &mut m,
                 p,
                 (&inst, &deq, head_ctx),
-                (&any(&go), &latency, &slu_start, &load_ctx),
+                issued,
+                (&slu_start, &slu_rd),
                 &board,
-            );
-            for (name, v) in [("load_done", &slu_start), ("load_ctx", &load_ctx)] {
-                let o = m.output(name, v.width());
-                m.connect(&o, v);
-            }
-            ctx_idle
+            )
         }
     };
     let o = m.output("ctx_idle", p.warps);
     m.connect(&o, &ctx_idle);
     m.finish()
+}
+
+/// With `warps` > 1: `load_done` and `load_ctx` (a load writeback of that context starts:
+/// `slu_start`, the SLWQ head's `slu_rd`) out; returns [`context_idle`]'s bits.
+fn context_ports(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    head: (&Bundle, &Value, &Value),
+    (issue, latency): (&Value, &Value),
+    (slu_start, slu_rd): (&Value, &Value),
+    board: &Board,
+) -> Value {
+    let load_ctx = slu_rd.slice(p.reg_bits() - 1, 6);
+    let idle = context_idle(m, p, head, (issue, latency, slu_start, &load_ctx), board);
+    for (name, v) in [("load_done", slu_start), ("load_ctx", &load_ctx)] {
+        let o = m.output(name, v.width());
+        m.connect(&o, v);
+    }
+    idle
 }
 
 /// With `warps` > 1, a bit a context: nothing of it is queued (a count of its SIQ

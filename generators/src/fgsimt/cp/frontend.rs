@@ -38,10 +38,10 @@
 //! warp context at a time, each with its own AWFR/PWFB. A memory instruction leaving
 //! decode sends it back to state FETCH without taking its successor, and from there to
 //! the next eligible context (round robin; a load-like one suspends its context until
-//! its writeback starts, `load_done`); a context whose AWFR cannot fetch (its warp
-//! finished, or a branch's update still settling) is left the same way. Branches and
-//! `jalr` keep the context until their result arrives. `inst` and `ftrace` carry the
-//! context; faults name the thread of the context's warp.
+//! its writeback starts, `load_done`, unless every context waits); a context whose
+//! AWFR cannot fetch (its warp finished, or a branch's update still settling) is left
+//! the same way. Branches and `jalr` keep the context until their result arrives.
+//! `inst` and `ftrace` carry the context; faults name the thread of the context's warp.
 //!
 //! Faults (`bundles::fault`, held): the SIU's (memory alignment), illegal instructions
 //! (anything not RV32IMAF, `tidx` or a legal `fence`; SYSTEM instructions, CSR accesses
