@@ -181,7 +181,7 @@ fn the_private_stack_rule_stops_the_engine_as_the_model_traps() {
         // which has no such rule, says it would have run.
         (
             "BAD_STACK",
-            &["illegal instruction", "the model runs the launch"][..],
+            &["illegal instruction", "to its end without a trap"][..],
         ),
     ] {
         let elf = case(dir.path(), Some(define));
