@@ -257,16 +257,17 @@ fn rocket_is_lint_clean() {
 }
 
 /// `fgsimt`: 2 lanes of 8-thread warps without and with every affine mechanism built, and
-/// 8 warp contexts of one thread, in the fast suite; long runs add the paper's preset and
-/// the extremes (1 lane of 1 thread, 32 lanes, the smallest caches over 32 banks, the
-/// largest I$ without an uncached region, one D$ bank, 2 contexts at 32 lanes, 8 at the
-/// preset), each affine setting on some of them.
+/// 8 warp contexts of one thread with abm and the AVC, in the fast suite; long runs add
+/// the paper's preset and the extremes (1 lane of 1 thread, 32 lanes, the smallest caches
+/// over 32 banks, the largest I$ without an uncached region, one D$ bank, 2 contexts at
+/// 32 lanes, 8 contexts of one thread without affine mechanisms, 2 with +a, 8 at the
+/// preset, 4 with abm and the AVC), each affine setting on some of them.
 #[test]
 fn fgsimt_is_lint_clean() {
     let mut configs = vec![
         "lanes = 2\nwarp_size = 8".to_string(),
         "lanes = 2\nwarp_size = 8\naffine = \"abm\"".to_string(),
-        "lanes = 1\nwarp_size = 1\nwarps = 8".to_string(),
+        "lanes = 1\nwarp_size = 1\nwarps = 8\naffine = \"abm\"\navc = true".to_string(),
     ];
     if long() {
         configs.extend(
@@ -288,7 +289,10 @@ fn fgsimt_is_lint_clean() {
                 "icache_bytes = 131072\nuncached_size = 0",
                 "lanes = 4\nwarp_size = 16\ndcache_banks = 1",
                 "lanes = 32\nwarp_size = 32\nwarps = 2",
+                "lanes = 1\nwarp_size = 1\nwarps = 8",
+                "lanes = 4\nwarp_size = 16\nwarps = 2\naffine = \"a\"",
                 "warps = 8",
+                "warps = 4\naffine = \"abm\"\navc = true",
             ]
             .map(String::from),
         );

@@ -1,10 +1,10 @@
 //! The affine mechanisms' CP blocks on the IR simulator, each against a plain Rust
 //! statement of what it must do (their use in the engine is proven by the lockstep of
 //! `tests/fgsimt_engine.rs`):
-//! - the ASRF (`cp/asrf.rs`): random warp starts, writes and reads on its four ports
-//!   against a map of (ok, base, stride) per register: a warp's start gives the ABI's
-//!   values (sp compact only when told so), x0 is always the uniform 0, f registers keep
-//!   no stride;
+//! - the ASRF (`cp/asrf.rs`), of one bank and of four (warp contexts): random warp
+//!   starts, writes and reads on its four ports against a map of (ok, base, stride) per
+//!   register: a warp's start gives the ABI's values to its context's bank (sp compact
+//!   only when told so), x0 is always the uniform 0, f registers keep no stride;
 //! - the shared-load unit (`cp/shared_load.rs`): every load width's extension from the
 //!   port's aligned word, the value arriving with the destination it was started with,
 //!   and a load after a store held until the lanes and the SMU are idle;
@@ -45,16 +45,30 @@ fn initial(r: u64, sp: Entry, gp: u32, tp: u32) -> Entry {
 
 #[test]
 fn the_asrf_is_a_map_of_compact_values() {
-    let mut sim = Sim::new(&Design::new(&asrf().unwrap()));
-    let mut rng = Rng::new(18);
+    for contexts in [1, 4] {
+        asrf_against_a_map(contexts);
+    }
+}
+
+/// The ASRF of `contexts` banks against a map per context: each cycle a random context
+/// may start (its bank takes a warp's initial values) while another bank is written.
+fn asrf_against_a_map(contexts: u32) {
+    let mut sim = Sim::new(&Design::new(&asrf(contexts).unwrap()));
+    let mut rng = Rng::new(18 + contexts as u64);
     poke(&mut sim, "reset", 1);
     sim.step();
     poke(&mut sim, "reset", 0);
-    let mut model: Vec<Entry> = vec![(false, 0, 0); ENTRIES as usize];
-    let mut started = false;
-    for cycle in 0..20_000 {
-        let start = !started || rng.chance(2);
+    let regs = (ENTRIES * contexts) as u64;
+    let mut model: Vec<Entry> = vec![(false, 0, 0); regs as usize];
+    let mut started = vec![false; contexts as usize];
+    for cycle in 0..20_000 / contexts {
+        let unstarted = started.iter().position(|s| !s);
+        let start = unstarted.is_some() || rng.chance(2);
+        let at = unstarted.unwrap_or(rng.below(contexts as u64) as usize);
         poke(&mut sim, "start", start as u64);
+        if contexts > 1 {
+            poke(&mut sim, "start_ctx", at as u64);
+        }
         let sp = (rng.chance(70), rng.next_u64() as u32, rng.next_u64() as u16);
         let (gp, tp) = (rng.next_u64() as u32, rng.next_u64() as u32);
         for (port, v) in [
@@ -66,11 +80,13 @@ fn the_asrf_is_a_map_of_compact_values() {
         ] {
             poke(&mut sim, port, v);
         }
-        let write = !start && rng.chance(60);
         let w = (
-            rng.below(ENTRIES as u64),
+            rng.below(regs),
             (rng.chance(50), rng.next_u64() as u32, rng.next_u64() as u16),
         );
+        // The engine never writes a bank as a warp starts in it.
+        let bank = (w.0 / ENTRIES as u64) as usize;
+        let write = started[bank] && !(start && bank == at) && rng.chance(60);
         for (port, v) in [
             ("w_en", write as u64),
             ("w_reg", w.0),
@@ -80,33 +96,37 @@ fn the_asrf_is_a_map_of_compact_values() {
         ] {
             poke(&mut sim, port, v);
         }
-        if started {
-            for i in 0..READS {
-                let r = rng.below(ENTRIES as u64);
-                poke(&mut sim, &format!("r{i}_reg"), r);
-                let got = (
-                    peek(&mut sim, &format!("r{i}_ok")) == 1,
-                    peek(&mut sim, &format!("r{i}_base")) as u32,
-                    peek(&mut sim, &format!("r{i}_stride")) as u16,
-                );
-                let want = model[r as usize];
-                // A generic entry's base and stride mean nothing.
-                let same = got.0 == want.0 && (!want.0 || got == want);
-                assert!(
-                    same,
-                    "cycle {cycle}: read port {i} x/f {r}: {got:?}, want {want:?}"
-                );
+        for i in 0..READS {
+            let r = rng.below(regs);
+            if !started[(r / ENTRIES as u64) as usize] {
+                continue;
             }
+            poke(&mut sim, &format!("r{i}_reg"), r);
+            let got = (
+                peek(&mut sim, &format!("r{i}_ok")) == 1,
+                peek(&mut sim, &format!("r{i}_base")) as u32,
+                peek(&mut sim, &format!("r{i}_stride")) as u16,
+            );
+            let want = model[r as usize];
+            // A generic entry's base and stride mean nothing.
+            let same = got.0 == want.0 && (!want.0 || got == want);
+            assert!(
+                same,
+                "{contexts} contexts, cycle {cycle}: read port {i} register {r}: {got:?}, want {want:?}"
+            );
         }
         sim.step();
+        let local = w.0 % ENTRIES as u64;
+        if write && local != 0 {
+            let stride = if local < 32 { w.1 .2 } else { 0 };
+            model[w.0 as usize] = (w.1 .0, w.1 .1, stride);
+        }
         if start {
-            started = true;
-            for (r, e) in model.iter_mut().enumerate() {
+            started[at] = true;
+            let bank = &mut model[at * ENTRIES as usize..][..ENTRIES as usize];
+            for (r, e) in bank.iter_mut().enumerate() {
                 *e = initial(r as u64, sp, gp, tp);
             }
-        } else if write && w.0 != 0 {
-            let stride = if w.0 < 32 { w.1 .2 } else { 0 };
-            model[w.0 as usize] = (w.1 .0, w.1 .1, stride);
         }
     }
 }
@@ -155,7 +175,7 @@ fn one_load(
 
 #[test]
 fn shared_loads_extend_and_wait_for_earlier_stores() {
-    let mut sim = Sim::new(&Design::new(&shared_load(&NO_CACHE).unwrap()));
+    let mut sim = Sim::new(&Design::new(&shared_load(&NO_CACHE, 6).unwrap()));
     let mut rng = Rng::new(7);
     poke(&mut sim, "reset", 1);
     sim.step();
@@ -234,7 +254,7 @@ fn the_shared_load_cache_answers_repeats_and_never_a_stale_word() {
         entries: 4,
         ..NO_CACHE
     };
-    let mut sim = Sim::new(&Design::new(&shared_load(&c).unwrap()));
+    let mut sim = Sim::new(&Design::new(&shared_load(&c, 6).unwrap()));
     let mut rng = Rng::new(3);
     poke(&mut sim, "reset", 1);
     sim.step();

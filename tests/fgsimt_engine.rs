@@ -18,8 +18,9 @@
 //!   `ACCELGEN_SIMT_PROGRAMS=N` N;
 //! - a misaligned load in one thread: the engine's fault is the ISS's trap (also at
 //!   `warps` = 4);
-//! - several warp contexts (`warps` = 4; 2, 4 and 8 with `ACCELGEN_LONG=1`): the warps
-//!   interleave, each checked against its own model run;
+//! - several warp contexts (`warps` = 4; 2, 4 and 8 with `ACCELGEN_LONG=1`), affine
+//!   none and abm with the AVC: the warps interleave, each checked against its own model
+//!   run;
 //! - with `ACCELGEN_LONG=1`, bfs at one thread a lane (T = 1), affine none: memory
 //!   instructions back to back.
 //!
@@ -238,25 +239,66 @@ fn random_programs_run_in_lockstep() {
     }
 }
 
-/// Several warp contexts (`warps`, seed 001's baseline; affine none): the warps of a
-/// launch interleave, the front end switching context after each memory instruction,
-/// and every warp's trace and SRF writes are checked against that warp's own model run
-/// (`tb/kernel_check.rs`). bsearch (divergent loops, a partial warp), cmult (RV32F) and
-/// random programs with AMOs and every memory mode (2) at 4 contexts; with
-/// `ACCELGEN_LONG=1` every kernel and 40 random programs at 2, 4 and 8 contexts, also
-/// with a slow, jittery, stalling memory. The kernel cycles are printed beside one
-/// context's (the bench compares them: `cargo bench --bench fgsimt`).
+/// An AVC and L1 of one line each (every private access past the first evicts), as
+/// `tests/fgsimt_avc_engine.rs` runs them.
+const TINY_AVC: [&str; 6] = [
+    "avc=true",
+    "avc_sets=2",
+    "avc_ways=1",
+    "avc_vectors_per_line=2",
+    "avc_l1_sets=2",
+    "avc_l1_ways=1",
+];
+
+/// The engine's settings beside `warps` in [`warp_contexts_run_in_lockstep`]: affine
+/// none; abm with the tiny AVC (the ASRF banked per context, shared loads and scalar
+/// instructions of interleaved warps, each context's private stacks). With
+/// `ACCELGEN_LONG=1` also a, ab, abm alone and abm with the default AVC.
+fn context_settings() -> Vec<(Vec<&'static str>, &'static [&'static str])> {
+    let none = vec!["affine=\"none\""];
+    let mut tiny = vec!["affine=\"abm\""];
+    tiny.extend(TINY_AVC);
+    if !long() {
+        return vec![(none, &["warps=4"]), (tiny, &["warps=4"])];
+    }
+    let all: &[&str] = &["warps=2", "warps=4", "warps=8"];
+    vec![
+        (none, all),
+        (vec!["affine=\"abm\""], all),
+        (vec!["affine=\"a\""], &["warps=4"]),
+        (vec!["affine=\"ab\""], &["warps=4"]),
+        (tiny, &["warps=4"]),
+        (vec!["affine=\"abm\"", "avc=true"], &["warps=8"]),
+    ]
+}
+
+/// Several warp contexts (`warps`, seed 001's baseline): the warps of a launch
+/// interleave, the front end switching context after each memory instruction, and every
+/// warp's trace, SRF and ASRF writes are checked against that warp's own model run
+/// (`tb/kernel_check.rs`). bsearch (divergent loops, a partial warp, shared loads), cmult
+/// (RV32F), `fgsimt_cases/private.c` (private stacks) and random programs with AMOs and
+/// every memory mode (2) at 4 contexts, affine none and abm with the tiny AVC; with
+/// `ACCELGEN_LONG=1` every kernel and 40 random programs at 2, 4 and 8 contexts and
+/// every affine setting ([`context_settings`]), also with a slow, jittery, stalling
+/// memory. The kernel cycles are printed (the bench compares them with one context's:
+/// `cargo bench --bench fgsimt`).
 #[test]
 fn warp_contexts_run_in_lockstep() {
     let mut kernels = vec!["bsearch", "cmult"];
-    let (contexts, programs): (&[&str], u64) = if long() {
+    let programs = if long() {
         kernels.extend(LONG_INTEGER.iter().chain(&LONG_FP));
-        (&["warps=2", "warps=4", "warps=8"], 40)
+        40
     } else {
-        (&["warps=4"], 2)
+        2
     };
     let dir = tempfile::tempdir().unwrap();
     let mut elfs: Vec<PathBuf> = kernels.iter().map(|k| kernel(dir.path(), k)).collect();
+    let private = dir.path().join("private.elf");
+    build(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fgsimt_cases/private.c"),
+        &private,
+    );
+    elfs.push(private);
     use verification::randgen::simt::{build_simt, SimtShape};
     for seed in 0..programs {
         let shape = SimtShape {
@@ -266,16 +308,19 @@ fn warp_contexts_run_in_lockstep() {
         elfs.push(build_simt(seed, shape, dir.path()).unwrap());
     }
     let slow = ["--latency", "20", "--jitter", "7", "--stall-percent", "25"];
-    for elf in &elfs {
-        for warps in contexts {
-            let base = ["--set", "affine=\"none\"", "--fast-forward"];
-            let mut args = base.to_vec();
-            args.extend(["--set", warps]);
-            let cycles = lockstep(elf, &args);
-            println!("{}: {warps}: {cycles} kernel cycles", elf.display());
-            if long() {
-                args.extend(slow);
-                lockstep(elf, &args);
+    for (setting, contexts) in context_settings() {
+        for elf in &elfs {
+            for warps in contexts {
+                let mut args = vec!["--fast-forward", "--set", warps];
+                for s in &setting {
+                    args.extend(["--set", s]);
+                }
+                let cycles = lockstep(elf, &args);
+                println!("{}: {args:?}: {cycles} kernel cycles", elf.display());
+                if long() {
+                    args.extend(slow);
+                    lockstep(elf, &args);
+                }
             }
         }
     }

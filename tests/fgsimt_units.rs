@@ -145,12 +145,15 @@ fn blocks_are_lint_clean() {
         [(0, 2, 0x1000), (1, 1, 0x1000), (8, 8, 0x1000), (32, 32, 0)]
             .iter()
             .map(|&(entries, lanes, uncached_size)| {
-                shared_load(&SharedLoadCacheParams {
-                    entries,
-                    lanes,
-                    uncached_base: 0x8000_0000,
-                    uncached_size,
-                })
+                shared_load(
+                    &SharedLoadCacheParams {
+                        entries,
+                        lanes,
+                        uncached_base: 0x8000_0000,
+                        uncached_size,
+                    },
+                    6 + entries.min(2).trailing_zeros(),
+                )
                 .unwrap()
             }),
     );

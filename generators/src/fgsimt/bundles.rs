@@ -174,14 +174,18 @@ pub fn ftrace(warp_size: u32, ctx_bits: u32) -> Shape {
 }
 
 /// The ASRF's writes (valid, one cycle; +a): register `reg` (0-63) becomes compact
-/// (`ok`: `base`, `stride`) or generic.
-pub fn atrace() -> Shape {
-    Shape::valid(Shape::bundle(vec![
+/// (`ok`: `base`, `stride`) or generic; with contexts (`ctx_bits` > 0), context `ctx`'s.
+pub fn atrace(ctx_bits: u32) -> Shape {
+    let mut fields = vec![
         uint("reg", 6),
         uint("ok", 1),
         uint("base", 32),
         uint("stride", 16),
-    ]))
+    ];
+    if ctx_bits > 0 {
+        fields.push(uint("ctx", ctx_bits));
+    }
+    Shape::valid(Shape::bundle(fields))
 }
 
 /// One SRF write port's write (valid): the register `reg` (`reg_bits` wide: the

@@ -150,7 +150,13 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&ex.port("start_ctx"), &fe.port("start_ctx"));
     }
     if p.affine_arith() {
-        pass(&mut m, &fe, "atrace", Dir::Out, &bundles::atrace());
+        pass(
+            &mut m,
+            &fe,
+            "atrace",
+            Dir::Out,
+            &bundles::atrace(p.ctx_bits()),
+        );
         let shared = (narrow_request(MEM_TAG_BITS), narrow_response(MEM_TAG_BITS));
         pass(&mut m, &fe, "s_req", Dir::Out, &shared.0);
         pass(&mut m, &fe, "s_resp", Dir::In, &shared.1);

@@ -99,10 +99,9 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&su.port("stack_top"), top);
         m.connect(&su.port("stack_region"), region);
     }
-    // (`avc` has one context.)
     let stacks = stacks.as_ref().map(|(top, region)| WarpStacks {
         start: &init.start,
-        sp0: &init.sp0[0],
+        sp0: &init.sp0,
         bytes: &init.bytes,
         top,
         region,
@@ -207,7 +206,8 @@ fn memory_slots(
     let on = valid.repeat(p.lanes);
     let misaligned = &(&active & &lane_bit("mem_misaligned")) & &on;
     let opv = info.get("op").value();
-    let check = stacks.map(|s| stack_check(m, p, s, (&slot, opv, &active), &addrs));
+    let ctx = (super::siu::mem_ctx_bits(p) > 0).then(|| info.get("ctx").value().clone());
+    let check = stacks.map(|s| stack_check(m, p, s, (&slot, opv, &active, ctx.as_ref()), &addrs));
     let bad = match &check {
         Some(c) => &misaligned | &(&c.violation & &on),
         None => misaligned.clone(),

@@ -128,7 +128,7 @@ pub fn params() -> Vec<Param> {
             "warps",
             1,
             MAX_WARPS as u64,
-            "resident warp contexts: the front end switches context after a memory instruction (affine none, avc false)",
+            "resident warp contexts: the front end switches context after a memory instruction",
         )
         .pow2(),
         Param::choice(
@@ -337,15 +337,6 @@ impl FgsimtParams {
                 ),
             ));
         }
-        if self.warps > 1 && (self.affine != Affine::None || self.avc) {
-            return Err(ParamError::new(
-                "warps",
-                format!(
-                    "{} contexts need affine = \"none\" and avc = false: the ASRF and the private stacks' check are not banked per context yet",
-                    self.warps
-                ),
-            ));
-        }
         let sets = self.dcache_bytes / LINE_BYTES / self.dcache_banks;
         if sets as u64 > MAX_BANK_SETS {
             return Err(ParamError::new(
@@ -435,12 +426,6 @@ mod tests {
             ..FgsimtParams::default()
         };
         assert!(bad(p).contains("lanes"));
-        let p = FgsimtParams {
-            warps: 2,
-            affine: Affine::A,
-            ..FgsimtParams::default()
-        };
-        assert!(bad(p).contains("warps"));
         FgsimtParams {
             avc: true,
             affine: Affine::Abm,

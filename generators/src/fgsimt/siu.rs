@@ -73,16 +73,31 @@ fn any(vs: &[Value]) -> Value {
 
 /// The memory instruction in its execute stage, for the SMU slot and faults: `valid`,
 /// the L1 `op`, `last` (the last slot), `store` (faults as a store: stores, SC, AMOs),
-/// and the instruction's `pc` and `tid_base`.
-pub fn mem_info() -> Shape {
-    Shape::bundle(vec![
+/// and the instruction's `pc` and `tid_base`; with `ctx_bits` > 0, its context `ctx`
+/// (the private-stack check's, `stack_check.rs`).
+pub fn mem_info(ctx_bits: u32) -> Shape {
+    let mut fields = vec![
         uint("valid", 1),
         uint("op", op::BITS),
         uint("last", 1),
         uint("store", 1),
         uint("pc", 32),
         uint("tid_base", 32),
-    ])
+    ];
+    if ctx_bits > 0 {
+        fields.push(uint("ctx", ctx_bits));
+    }
+    Shape::bundle(fields)
+}
+
+/// The context bits the memory micro-ops carry: with `avc` and contexts, for the
+/// private-stack check.
+pub fn mem_ctx_bits(p: &FgsimtParams) -> u32 {
+    if p.avc {
+        p.ctx_bits()
+    } else {
+        0
+    }
 }
 
 /// An illegal instruction at the SIQ's head, everything older done: its `pc`, `insn`,
@@ -584,6 +599,9 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         .collect();
     let mut mem_fields = regs[..2].concat();
     mem_fields.extend(d.mem_fields.iter().cloned());
+    if let (Some(ctx), true) = (&ctx, p.avc) {
+        mem_fields.push(("ctx", ctx.clone()));
+    }
     let mem = sequencer(&mut m, p, "mem", &go[2], &mem_fields);
     let latency = m.wire("issue_latency", 7);
     let t = p.threads_per_lane();
@@ -924,10 +942,13 @@ fn memory_outputs(m: &mut ModuleBuilder, p: &FgsimtParams, mem: &Seq, x: &Seq) {
     mem.drive(m, &r);
     let xo = m.io("mem_x", Dir::Out, &sgu::x_uop(p));
     x.drive(m, &xo);
-    let info = m.io("mem_info", Dir::Out, &mem_info());
+    let info = m.io("mem_info", Dir::Out, &mem_info(mem_ctx_bits(p)));
     let last = is(&x.slot, p.threads_per_lane() as u64 - 1);
     for n in ["valid", "op", "store", "pc", "tid_base"] {
         m.connect(info.get(n).value(), x.field(n));
+    }
+    if mem_ctx_bits(p) > 0 {
+        m.connect(info.get("ctx").value(), x.field("ctx"));
     }
     m.connect(info.get("last").value(), &last);
 }

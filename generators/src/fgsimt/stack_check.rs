@@ -9,8 +9,9 @@
 //!
 //! Thread `i = slot * lanes + l` of the warp owns `[lo, lo + stack_bytes)` with
 //! `lo = sp0 - (i + 1) * stack_bytes` (sp0: the warp's thread 0's sp). Each lane's
-//! `sp0 - (l + 1) * stack_bytes` is latched after `warp_start`; a slot subtracts
-//! `slot * lanes * stack_bytes`. All arithmetic is 32-bit, as the model's.
+//! `sp0 - (l + 1) * stack_bytes` is latched after `warp_start`, per warp context (the
+//! slot's context picks its warp's); a slot subtracts `slot * lanes * stack_bytes`. All
+//! arithmetic is 32-bit, as the model's.
 
 use super::l1::op;
 use super::params::FgsimtParams;
@@ -27,29 +28,32 @@ pub struct StackCheck {
     pub offsets: Vec<Value>,
 }
 
-/// The warp's stack layout: `warp_start`, then thread 0's sp and the bytes a thread as
-/// latched by it, and the kernel state's `stack_top` and `stack_region` (the stacks'
-/// bytes, registered; both constant while a launch runs).
+/// The warps' stack layout: `warp_start` (a bit a context), then each context's warp's
+/// thread 0's sp and the bytes a thread as latched by it, and the kernel state's
+/// `stack_top` and `stack_region` (the stacks' bytes, registered; both constant while a
+/// launch runs).
 pub struct WarpStacks<'a> {
     pub start: &'a Value,
-    pub sp0: &'a Value,
+    pub sp0: &'a [Value],
     pub bytes: &'a Value,
     pub top: &'a Value,
     pub region: &'a Value,
 }
 
-/// The check of the slot whose index is `slot`, op `op`, active lanes `active` and
-/// lanes' addresses `addrs`. Each lane's stack base is latched the cycle after
-/// `warp_start`, from the warp's registers (no slot arrives sooner).
+/// The check of the slot whose index is `slot`, op `op`, context `ctx` (with
+/// contexts), active lanes `active` and lanes' addresses `addrs`. Each lane's stack base
+/// is latched the cycle after its context's `warp_start`, from the warp's registers (no
+/// slot arrives sooner).
 pub fn stack_check(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
     w: &WarpStacks,
-    (slot, opv, active): (&Value, &Value, &Value),
+    (slot, opv, active, ctx): (&Value, &Value, &Value, Option<&Value>),
     addrs: &[Value],
 ) -> StackCheck {
-    let started = m.reg("stack_latch", 1, false);
+    let started = m.reg("stack_latch", w.start.width(), 0u64);
     m.connect(&started, w.start);
+    let pick = ctx.map(|c| hdl::helpers::onehot_decode(c, w.sp0.len() as u32));
     let stride = w.bytes.shl(p.lanes.trailing_zeros());
     let slot_off = slot.zext(32).mul(&stride).slice(31, 0);
     let atomic = opv.ge(&k(opv, op::LR, op::BITS));
@@ -57,8 +61,24 @@ pub fn stack_check(
     let (mut private, mut violation, mut offsets) = (Vec::new(), Vec::new(), Vec::new());
     for (l, addr) in addrs.iter().enumerate() {
         let below = w.bytes.mul(&k(w.bytes, l as u64 + 1, 32)).slice(31, 0);
-        let base = m.reg_en(&format!("stack_lo{l}"), 32, ResetValue::None, &started);
-        m.connect(&base, &(w.sp0 - &below));
+        let bases: Vec<Value> = w
+            .sp0
+            .iter()
+            .enumerate()
+            .map(|(c, sp0)| {
+                let name = match pick {
+                    None => format!("stack_lo{l}"),
+                    Some(_) => format!("stack_lo{c}_{l}"),
+                };
+                let base = m.reg_en(&name, 32, ResetValue::None, &started.bit(c as u32));
+                m.connect(&base, &(sp0 - &below));
+                base
+            })
+            .collect();
+        let base = match &pick {
+            None => bases[0].clone(),
+            Some(sel) => hdl::helpers::onehot_mux(sel, &bases),
+        };
         let off = &(addr - &base) + &slot_off;
         let own = off.lt(w.bytes);
         let in_region = (&last - addr).lt(w.region);

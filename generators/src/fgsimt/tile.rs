@@ -64,7 +64,7 @@ pub fn tile(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect_bundle(&out, &eng.io(name));
     }
     if p.affine_arith() {
-        let out = m.io("atrace", Dir::Out, &bundles::atrace());
+        let out = m.io("atrace", Dir::Out, &bundles::atrace(p.ctx_bits()));
         m.connect_bundle(&out, &eng.io("atrace"));
     }
     for name in super::engine::STATS {

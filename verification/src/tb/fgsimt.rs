@@ -535,7 +535,13 @@ fn engine_traces<S: Simulator>(
     // The ASRF's write of this cycle's warp instruction (or of a scalar one's result).
     if shape.mech.arith && peek_u64(dut, "atrace_valid")? == 1 {
         let mut f = |n: &str| peek_u64(dut, &format!("atrace_bits_{n}"));
+        let context = match shape.contexts {
+            1 => 0,
+            _ => f("ctx")? as usize,
+        };
         let w = AsrfRecord {
+            warp: *(traced.context_warps.get(context))
+                .expect("atrace's context is one of the shape's contexts"),
             reg: f("reg")? as u8,
             ok: f("ok")? == 1,
             base: f("base")? as u32,

@@ -71,10 +71,11 @@ pub struct FetchRecord {
     pub cp: bool,
 }
 
-/// An ASRF write (`atrace`, +a): register `reg` (0-31 x, 32-63 f) becomes compact
-/// (`ok`: `base`, `stride`) or generic.
+/// An ASRF write (`atrace`, +a): warp `warp`'s register `reg` (0-31 x, 32-63 f) becomes
+/// compact (`ok`: `base`, `stride`) or generic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AsrfRecord {
+    pub warp: u32,
     pub reg: u8,
     pub ok: bool,
     pub base: u32,
@@ -544,19 +545,22 @@ impl KernelChecker {
         }
     }
 
-    /// Checks an ASRF write against the model's entry after the warp instruction last
-    /// matched, in that instruction's warp (base and stride only for a compact entry).
+    /// Checks an ASRF write of warp `w.warp` against its model's entry after the warp's
+    /// instruction last matched (base and stride only for a compact entry; a shared
+    /// load's value arrives after later instructions of its warp, which do not touch its
+    /// destination).
     pub fn asrf(&mut self, w: AsrfRecord) -> Result<(), KernelError> {
         if self.trap.is_some() {
             return Ok(());
         }
         let r = (w.reg % 32) as usize;
-        let model = match self.runs.get(&self.warp).and_then(KernelRun::asrf) {
+        let model = match self.runs.get(&w.warp).and_then(KernelRun::asrf) {
             Some(a) if w.reg < 32 => a.x(r).map(|c| (c.base, c.stride as u16)),
             Some(a) => a.f(r).map(|v| (v, 0)),
             None => None,
         };
         let want = AsrfRecord {
+            warp: w.warp,
             reg: w.reg,
             ok: model.is_some(),
             base: model.map_or(w.base, |m| m.0),

@@ -11,6 +11,10 @@
 //! compact when `sp_ok`), gp and tp (uniform). Reads are combinational (four ports: the
 //! instruction's three sources and its destination's old entry, which the lazy
 //! expansion writes back for the threads outside the fragment); one write a cycle.
+//!
+//! With several warp contexts (`warps` > 1, seed 001's resident warps) the file holds a
+//! bank of 64 entries a context, numbered `ctx * 64 + r` as the SRF's registers are;
+//! `start` loads context `start_ctx`'s bank.
 
 use hdl::{Bits, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
@@ -24,18 +28,31 @@ fn lit(v: &Value, value: u64, width: u32) -> Value {
     v.konst(Bits::from_u64(width, value))
 }
 
-/// The ASRF (`Asrf`). Ports: `start`, `sp_base`, `sp_stride`, `sp_ok`, `gp`, `tp`; read
-/// port i: `r<i>_reg` in, `r<i>_ok`, `r<i>_base`, `r<i>_stride` out; the write port
-/// `w_en`, `w_reg`, `w_ok`, `w_base`, `w_stride`.
-pub fn asrf() -> Result<Rc<Module>, HdlErrors> {
+/// The ASRF (`Asrf`) of `contexts` banks (a power of two). Ports: `start`, `sp_base`,
+/// `sp_stride`, `sp_ok`, `gp`, `tp` (and `start_ctx` with contexts); read port i:
+/// `r<i>_reg` in, `r<i>_ok`, `r<i>_base`, `r<i>_stride` out; the write port `w_en`,
+/// `w_reg`, `w_ok`, `w_base`, `w_stride`. Register numbers are `6 + log2(contexts)`
+/// bits wide.
+pub fn asrf(contexts: u32) -> Result<Rc<Module>, HdlErrors> {
+    assert!(contexts.is_power_of_two(), "ASRF contexts: {contexts}");
     let mut m = ModuleBuilder::new("Asrf");
-    let start = m.input("start", 1);
+    let cb = contexts.trailing_zeros();
+    let rb = 6 + cb;
+    let start_in = m.input("start", 1);
+    let starts: Vec<Value> = match cb {
+        0 => vec![start_in],
+        _ => {
+            let at = m.input("start_ctx", cb);
+            let sel = hdl::helpers::onehot_decode(&at, contexts);
+            (0..contexts).map(|k| &start_in & &sel.bit(k)).collect()
+        }
+    };
     let sp_base = m.input("sp_base", 32);
     let sp_stride = m.input("sp_stride", 16);
     let sp_ok = m.input("sp_ok", 1);
     let gp = m.input("gp", 32);
     let tp = m.input("tp", 32);
-    let (en, reg) = (m.input("w_en", 1), m.input("w_reg", 6));
+    let (en, reg) = (m.input("w_en", 1), m.input("w_reg", rb));
     let (w_ok, w_base, w_stride) = (
         m.input("w_ok", 1),
         m.input("w_base", 32),
@@ -43,43 +60,47 @@ pub fn asrf() -> Result<Rc<Module>, HdlErrors> {
     );
     let zero32 = lit(&gp, 0, 32);
     let zero16 = lit(&gp, 0, 16);
-    let mut oks = vec![lit(&gp, 1, 1)];
-    let mut bases = vec![zero32.clone()];
-    let mut strides = vec![zero16.clone()];
-    for r in 1..ENTRIES as u64 {
-        let hit = &en & &reg.eq(&lit(&reg, r, 6));
-        let ok = m.reg(&format!("ok{r}"), 1, false);
-        let base = m.reg(&format!("base{r}"), 32, ResetValue::None);
-        let (init_ok, init_base) = match r {
-            2 => (sp_ok.clone(), sp_base.clone()),
-            3 => (lit(&gp, 1, 1), gp.clone()),
-            4 => (lit(&gp, 1, 1), tp.clone()),
-            _ => (lit(&gp, 1, 1), zero32.clone()),
-        };
-        m.when(&start, |m| {
-            m.connect(&ok, &init_ok);
-            m.connect(&base, &init_base);
-        })
-        .elsewhen(&hit, |m| {
-            m.connect(&ok, &w_ok);
-            m.connect(&base, &w_base);
-        });
-        oks.push(ok);
-        bases.push(base);
-        if r < 32 {
-            let stride = m.reg(&format!("stride{r}"), 16, ResetValue::None);
-            let init = if r == 2 { &sp_stride } else { &zero16 };
-            m.when(&start, |m| m.connect(&stride, init))
-                .elsewhen(&hit, |m| m.connect(&stride, &w_stride));
-            strides.push(stride);
-        } else {
-            strides.push(zero16.clone());
+    let (mut oks, mut bases, mut strides) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, start) in starts.iter().enumerate() {
+        oks.push(lit(&gp, 1, 1));
+        bases.push(zero32.clone());
+        strides.push(zero16.clone());
+        for r in 1..ENTRIES as u64 {
+            let n = k as u64 * ENTRIES as u64 + r;
+            let hit = &en & &reg.eq(&lit(&reg, n, rb));
+            let ok = m.reg(&format!("ok{n}"), 1, false);
+            let base = m.reg(&format!("base{n}"), 32, ResetValue::None);
+            let (init_ok, init_base) = match r {
+                2 => (sp_ok.clone(), sp_base.clone()),
+                3 => (lit(&gp, 1, 1), gp.clone()),
+                4 => (lit(&gp, 1, 1), tp.clone()),
+                _ => (lit(&gp, 1, 1), zero32.clone()),
+            };
+            m.when(start, |m| {
+                m.connect(&ok, &init_ok);
+                m.connect(&base, &init_base);
+            })
+            .elsewhen(&hit, |m| {
+                m.connect(&ok, &w_ok);
+                m.connect(&base, &w_base);
+            });
+            oks.push(ok);
+            bases.push(base);
+            if r < 32 {
+                let stride = m.reg(&format!("stride{n}"), 16, ResetValue::None);
+                let init = if r == 2 { &sp_stride } else { &zero16 };
+                m.when(start, |m| m.connect(&stride, init))
+                    .elsewhen(&hit, |m| m.connect(&stride, &w_stride));
+                strides.push(stride);
+            } else {
+                strides.push(zero16.clone());
+            }
         }
     }
     let regs = hdl::helpers::onehot_decode;
     for i in 0..READS {
-        let r = m.input(&format!("r{i}_reg"), 6);
-        let sel = regs(&r, ENTRIES);
+        let r = m.input(&format!("r{i}_reg"), rb);
+        let sel = regs(&r, ENTRIES * contexts);
         for (name, values) in [("ok", &oks), ("base", &bases), ("stride", &strides)] {
             let v = hdl::helpers::onehot_mux(&sel, values);
             let out = m.output(&format!("r{i}_{name}"), v.width());

@@ -60,14 +60,16 @@ pub struct Plan {
     /// A scalar load the CP's port serves (`shared_load.rs`), at `load_addr`.
     pub load_in_cp: Value,
     pub load_addr: Value,
-    /// The registers it reads and writes: (used, register 0-63) for rs1, rs2, rs3, rd.
+    /// The registers it reads and writes: (used, register as `rd`) for rs1, rs2, rs3,
+    /// rd.
     pub touches: Vec<(Value, Value)>,
     /// A materialisation of the destination's old value must go first.
     pub materialize: Value,
     /// The materialisation: instruction, and its source (the old entry).
     pub mat_insn: Value,
     pub old: Compact,
-    /// The destination (0-63) and whether there is one (not x0).
+    /// The destination (0-63, after its context's number with contexts) and whether
+    /// there is one (not x0).
     pub rd: Value,
     pub writes: Value,
     /// The ASRF entry the destination gets when the instruction leaves decode (with the
@@ -199,19 +201,21 @@ fn x_result(
     Ok((result, compact_x))
 }
 
-/// The ASRF (instance `asrf`) and the plan for `insn` at `pc` (decoded as `c`, `tidx`
-/// its own flag) for a warp whose first thread is `tid_base`, `converged` or not; with
-/// `branches` (+b) uniform branches resolve in the CP.
+/// The ASRF (instance `asrf`, of `contexts` banks) and the plan for `insn` at `pc`
+/// (decoded as `c`, `tidx` its own flag) for a warp whose first thread is `tid_base`, in
+/// context `ctx` (with contexts: its registers are `ctx * 64 + r` in the plan),
+/// `converged` or not; with `branches` (+b) uniform branches resolve in the CP.
 pub fn classify(
     m: &mut ModuleBuilder,
-    (warp_size, branches): (u32, bool),
-    (insn, pc, tid_base): (&Value, &Value, &Value),
+    (warp_size, branches, contexts): (u32, bool, u32),
+    (insn, pc, tid_base, ctx): (&Value, &Value, &Value, Option<&Value>),
     (c, tidx): (&Ctrl, &Value),
     (converged, stacks): (&Value, Option<(&Value, &Value)>),
 ) -> Result<(Inst, Plan), HdlErrors> {
-    let file = m.instance("asrf", &asrf()?);
+    let file = m.instance("asrf", &asrf(contexts)?);
     let fp = c.fp.as_ref().expect("decoded with the F extension");
-    let regs = registers(insn, c);
+    let local = registers(insn, c);
+    let regs = local.clone().map(|r| ctx.map_or(r.clone(), |x| x.cat(&r)));
     let read: Vec<Compact> = regs
         .iter()
         .enumerate()
@@ -232,7 +236,7 @@ pub fn classify(
         .zip(&read)
         .fold(lit(insn, 1, 1), |a, (u, s)| &a & &(&!u | &uniform(s)));
     let rd = regs[3].clone();
-    let writes = &(&c.wxd | tidx) & &!&rd.eq(&lit(&rd, 0, 6));
+    let writes = &(&c.wxd | tidx) & &!&local[3].eq(&lit(&rd, 0, 6));
 
     let (result, compact_x) = x_result(m, warp_size, (insn, pc, tid_base), (c, tidx), &read)?;
     let jalr_in_cp = &c.jalr & &uniform(&read[0]);
@@ -279,7 +283,7 @@ pub fn classify(
     let r5 = insn.slice(11, 7);
     let mat_x = cat_insn(&[(&r5, 15), (&r5, 7)], 0x13);
     let mat_f = cat_insn(&[(&r5, 20), (&r5, 15), (&r5, 7)], 0x2000_0053);
-    let mat_insn = mux(&rd.bit(5), &mat_f, &mat_x);
+    let mat_insn = mux(&local[3].bit(5), &mat_f, &mat_x);
     let sources = uses
         .iter()
         .zip(&read)

@@ -166,7 +166,7 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         snoop: (affine && p.shared_load_cache > 0)
             .then(|| m.io("snoop", Dir::In, &bundles::store_snoop(p.lanes))),
         scalar_write: affine.then(|| m.io("scalar_write", Dir::In, &scalar_write)),
-        atrace: affine.then(|| m.io("atrace", Dir::Out, &bundles::atrace())),
+        atrace: affine.then(|| m.io("atrace", Dir::Out, &bundles::atrace(p.ctx_bits()))),
     };
     m.connect(&ks.port("exec_idle"), &ports.exec_idle);
     let ctx_idle = m.input("ctx_idle", p.warps);
@@ -283,7 +283,7 @@ fn fetch_unit(
     let c = decode(&insn, true, 32, true);
     let d = decode_insn(&c, &insn, &pc, &mask);
     let plan = match io.atrace {
-        Some(_) => affine_plan(m, p, (ks, pw, &ctx.tid_base), (&insn, &pc), (&c, &d))?,
+        Some(_) => affine_plan(m, p, (ks, pw, ctx), (&insn, &pc), (&c, &d))?,
         None => baseline_plan(&d, &insn),
     };
     // An instruction fetched ahead is the AWFR's once the PWFB has settled at its pc;
@@ -301,7 +301,7 @@ fn fetch_unit(
     let gone = &sent.main & &(&in_cp | io.inst.ready());
     m.when(&gone, |m| m.connect(&sent.mat_done, &lit(&pc, 0, 1)));
     let plain = &(&gone & &!&d.branch) & &!&d.jalr;
-    let switch = context_switch(m, (pw, ctx), (&is(FETCH), &gone, &c));
+    let switch = context_switch(m, (pw, ctx), (&is(FETCH), &gone, &c), &plan.load_in_cp);
     m.when(&(&gone & &d.branch), |m| goto(m, BRANCH));
     m.when(&(&gone & &d.jalr), |m| goto(m, JUMP));
     m.when(&(&plain & &!&plan.scalar), |m| goto(m, FETCH));
@@ -401,13 +401,23 @@ fn fetch_unit(
     );
     // A warp ends once its last shared load is in the ASRF (the next warp resets it) and
     // the fetch unit has left it (between instructions, no fetch in the I$).
-    let loading = sl.map_or(lit(&pc, 0, 1), |sl| sl.port("busy"));
-    let left = &(&is(FETCH) & &!&loading) & &!&fetching;
+    let left = &is(FETCH) & &!&fetching;
     let ended = match &ctx.index {
         None => &ctx.dones & &left,
         Some(index) => {
             let here = onehot_decode(index, p.warps);
             &ctx.dones & &!&(&here & &(!&left).repeat(p.warps))
+        }
+    };
+    let ended = match &sl {
+        None => ended,
+        Some(sl) => {
+            let rd = sl.port("rd_out");
+            let at = match p.warps {
+                1 => lit(&pc, 1, 1),
+                n => onehot_decode(&rd.slice(rd.width() - 1, 6), n),
+            };
+            &ended & &!&(&at & &sl.port("busy").repeat(p.warps))
         }
     };
     m.connect(&ks.port("warp_done"), &ended);
@@ -428,11 +438,14 @@ struct Switch {
 /// With `warps` > 1 (seed 001's switch on a D-cache access): a memory instruction that
 /// leaves decode (`gone`) sends the fetch unit to state FETCH, which then asks the
 /// contexts for the next one (`leave`, also while its own cannot fetch); a load-like
-/// one suspends its context until its writeback (`load_sent`).
+/// one suspends its context until its writeback (`load_sent`), but a shared load the
+/// CP's own port serves (`in_cp`, +a: the context's instructions that use its
+/// destination wait for it at dispatch).
 fn context_switch(
     m: &mut ModuleBuilder,
     (pw, ctx): (&Inst, &Context),
     (in_fetch, gone, c): (&Value, &Value, &Ctrl),
+    in_cp: &Value,
 ) -> Switch {
     if ctx.index.is_none() {
         return Switch {
@@ -447,7 +460,7 @@ fn context_switch(
     m.connect(&pw.port("leave"), &leave);
     let loads = [&c.load, &c.amo, &c.lr, &c.sc];
     let load_like = loads[1..].iter().fold(loads[0].clone(), |a, b| &a | *b);
-    m.connect(&pw.port("load_sent"), &(gone & &load_like));
+    m.connect(&pw.port("load_sent"), &(&(gone & &load_like) & &!in_cp));
     Switch {
         after_memory: memory,
         fetch: &(in_fetch & &ctx.eligible) & &!&pending,
@@ -686,7 +699,10 @@ fn shared_load_unit(
     let Some((req, resp)) = &io.shared else {
         return Ok(None);
     };
-    let sl = m.instance("shared_load", &shared_load(&p.shared_load_cache())?);
+    let sl = m.instance(
+        "shared_load",
+        &shared_load(&p.shared_load_cache(), p.reg_bits())?,
+    );
     m.connect(&sl.port("exec_idle"), &io.exec_idle);
     m.connect(&sl.port("smu_idle"), &io.smu_idle);
     m.connect_bundle(req, &sl.io("req"));
@@ -737,9 +753,10 @@ fn asrf_writes(
     let data = &mux(&loaded, &sl.port("data"), sw.bits().get("data").value());
     let r = &plan.result;
     let one = lit(gone, 1, 1);
+    let reg = mux(&loaded, &sl.port("rd_out"), &plan.rd);
     for (port, v) in [
         ("en", &decided | &done),
-        ("reg", mux(&loaded, &sl.port("rd_out"), &plan.rd)),
+        ("reg", reg.clone()),
         ("ok", mux(&done, &one, &r.ok)),
         ("base", mux(&done, data, &r.base)),
         ("stride", mux(&done, &lit(gone, 0, 16), &r.stride)),
@@ -747,25 +764,29 @@ fn asrf_writes(
         m.connect(&file.port(&format!("w_{port}")), &v);
         match port {
             "en" => m.connect(at.valid(), &v),
+            "reg" => m.connect(at.bits().get(port).value(), &v.slice(5, 0)),
             _ => m.connect(at.bits().get(port).value(), &v),
         }
+    }
+    if reg.width() > 6 {
+        m.connect(at.bits().get("ctx").value(), &reg.slice(reg.width() - 1, 6));
     }
     scalar_done
 }
 
 /// The plan with +a: the ASRF, its initial values at a warp's start, and the
-/// classification (`classify.rs`) for the warp's convergence.
+/// classification (`classify.rs`) for the warp's convergence (with contexts, the
+/// current context's: each keeps its warp's mask and its bank of the ASRF).
 fn affine_plan(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
-    (ks, pw, tid_base): (&Inst, &Inst, &Value),
+    (ks, pw, ctx): (&Inst, &Inst, &Context),
     (insn, pc): (&Value, &Value),
     (c, d): (&Ctrl, &Decoded),
 ) -> Result<Plan, HdlErrors> {
     let start = ks.port("start");
     let start_mask = ks.port("start_mask");
-    let warp_mask = m.reg_en("warp_mask", start_mask.width(), 0u64, &start);
-    m.connect(&warp_mask, &start_mask);
+    let warp_mask = warp_masks(m, p, ks, ctx);
     let pending = pw.port("pending");
     let converged =
         &pw.port("awfr_mask_out").eq(&warp_mask) & &pending.eq(&lit(&pending, 0, pending.width()));
@@ -775,11 +796,14 @@ fn affine_plan(
         .then(|| (ks.port("stack_top"), ks.port("stack_region")));
     let (file, plan) = classify(
         m,
-        (p.warp_size, branches),
-        (insn, pc, tid_base),
+        (p.warp_size, branches, p.warps),
+        (insn, pc, &ctx.tid_base, ctx.index.as_ref()),
         (c, &d.tidx),
         (&converged, stacks.as_ref().map(|(t, r)| (t, r))),
     )?;
+    if p.warps > 1 {
+        m.connect(&file.port("start_ctx"), &ks.port("start_ctx"));
+    }
     // sp = top - tid * bytes: compact when -bytes fits the stride (always for a warp of
     // one thread, whose stride is 0), as the golden model's `Asrf::warp_start` finds.
     let bytes = ks.port("stack_bytes");
@@ -807,6 +831,27 @@ fn affine_plan(
         asrf: Some(file),
         ..plan
     })
+}
+
+/// The current context's warp's threads (its mask at its start).
+fn warp_masks(m: &mut ModuleBuilder, p: &FgsimtParams, ks: &Inst, ctx: &Context) -> Value {
+    let start = ks.port("start");
+    let start_mask = ks.port("start_mask");
+    let Some(index) = &ctx.index else {
+        let warp_mask = m.reg_en("warp_mask", start_mask.width(), 0u64, &start);
+        m.connect(&warp_mask, &start_mask);
+        return warp_mask;
+    };
+    let at = onehot_decode(&ks.port("start_ctx"), p.warps);
+    let masks: Vec<Value> = (0..p.warps)
+        .map(|k| {
+            let en = &start & &at.bit(k);
+            let r = m.reg_en(&format!("warp_mask{k}"), start_mask.width(), 0u64, &en);
+            m.connect(&r, &start_mask);
+            r
+        })
+        .collect();
+    onehot_mux(&onehot_decode(index, p.warps), &masks)
 }
 
 /// Decodes the fetched instruction: what goes where, and the faults of decode.

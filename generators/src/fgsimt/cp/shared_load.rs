@@ -32,12 +32,13 @@ fn lit(v: &Value, value: u64, width: u32) -> Value {
 }
 
 /// `SharedLoad`, one load at a time. Ports: in `go` (a shared load leaves decode) with
-/// its `addr` (aligned to its size), `funct3` and destination `rd` (0-63), `store_sent`,
+/// its `addr` (aligned to its size), `funct3` and destination `rd` (`reg_bits` wide: the
+/// context's number with contexts, then 0-63), `store_sent`,
 /// `exec_idle`, `smu_idle`; `req`/`resp` (the narrow port); out `busy` (a load in flight)
 /// with its `rd_out`, `done` (the cycle the value arrives) with `data` (sign- or
 /// zero-extended as `funct3` says; flw's word as it is). With a cache (`c.entries` > 0)
 /// also in `flush` (no kernel runs) and `snoop` ([`store_snoop`]).
-pub fn shared_load(c: &SharedLoadCacheParams) -> Result<Rc<Module>, HdlErrors> {
+pub fn shared_load(c: &SharedLoadCacheParams, reg_bits: u32) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("SharedLoad");
     let go = m.input("go", 1);
     let addr_in = m.input("addr", 32);
@@ -58,8 +59,8 @@ pub fn shared_load(c: &SharedLoadCacheParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&addr, &addr_in);
     let funct3 = m.reg_en("funct3_q", 3, ResetValue::None, &go);
     m.connect(&funct3, &funct3_in);
-    let rd_in = m.input("rd", 6);
-    let rd = m.reg_en("rd_q", 6, ResetValue::None, &go);
+    let rd_in = m.input("rd", reg_bits);
+    let rd = m.reg_en("rd_q", reg_bits, ResetValue::None, &go);
     m.connect(&rd, &rd_in);
 
     let looked_up = &pending & &!&dirty;
