@@ -13,7 +13,7 @@ use std::path::Path;
 use verification::elf::Program;
 use verification::fgsimt::dws::control::DwsControl;
 use verification::fgsimt::dws::memory::{
-    Answer, CacheMemory, MemoryConfig, MemoryStats, MemorySystem, ThreadAccess,
+    Answer, CacheMemory, MemoryConfig, MemoryStats, MemorySystem, RandomMemory, ThreadAccess,
 };
 use verification::fgsimt::dws::program::{run, run_with};
 use verification::fgsimt::dws::{
@@ -44,40 +44,6 @@ impl<F: FnMut(u64, usize, u64, u32) -> Option<u64>> MemorySystem for Scripted<F>
         Answer {
             arrive: lat.iter().map(|l| now + l.unwrap_or(3)).collect(),
             hit: lat.iter().map(|l| l.is_none()).collect(),
-            conflicts: 0,
-        }
-    }
-    fn hit_latency(&self) -> u64 {
-        3
-    }
-    fn stats(&self) -> MemoryStats {
-        MemoryStats::default()
-    }
-}
-
-/// A memory that hits or misses at random (a hash of the access), misses taking 4-200
-/// cycles: splits and merges in every order.
-struct RandomMemory(u64);
-
-impl MemorySystem for RandomMemory {
-    fn access(&mut self, now: u64, _warp: usize, _pc: u64, accesses: &[ThreadAccess]) -> Answer {
-        let mut arrive = Vec::new();
-        for a in accesses {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let r = (self.0 >> 33) ^ a.addr ^ (a.lane as u64) << 7;
-            let miss = r.is_multiple_of(3);
-            arrive.push(if miss {
-                now + 4 + (r >> 4) % 197
-            } else {
-                now + 3
-            });
-        }
-        Answer {
-            hit: arrive.iter().map(|&t| t <= now + 3).collect(),
-            arrive,
             conflicts: 0,
         }
     }

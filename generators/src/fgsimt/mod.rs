@@ -17,6 +17,7 @@ pub mod avc;
 pub mod bundles;
 pub mod cp;
 pub mod cp_port;
+pub mod dws;
 pub mod engine;
 pub mod execute;
 pub mod fetch_arbiter;

@@ -38,6 +38,32 @@ pub enum Action {
     Stall,
 }
 
+/// A group as an RTL sequencer in lockstep holds it (oldest first in
+/// [`Snapshot::groups`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupState {
+    pub warp: usize,
+    pub depth: usize,
+    pub pc: u64,
+    pub mask: u32,
+    pub status: Status,
+    /// Ready: cycles from the next one until it may issue.
+    pub delay: u64,
+    pub data_ready: u32,
+    pub pending: u32,
+    pub slot: Option<usize>,
+    /// It is the running group (issues again without a pick).
+    pub running: bool,
+}
+
+/// The sequencer's state between two cycles (slip's counters aside).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    pub groups: Vec<GroupState>,
+    pub stacks: Vec<Vec<Frame>>,
+    pub last_slot: usize,
+}
+
 /// The sequencer's state.
 pub struct DwsControl {
     pub(super) cfg: DwsConfig,
@@ -71,6 +97,31 @@ impl DwsControl {
             slip_limit: cfg.slip_start,
             interval: (0, 0, 0),
             stats: LaunchStats::default(),
+        }
+    }
+
+    /// The state after the cycle just run (`now` is still that cycle's).
+    pub fn snapshot(&self) -> Snapshot {
+        let next = self.now + 1;
+        Snapshot {
+            groups: self
+                .groups
+                .iter()
+                .map(|g| GroupState {
+                    warp: g.warp,
+                    depth: g.depth,
+                    pc: g.pc,
+                    mask: g.mask,
+                    status: g.status,
+                    delay: g.ready_at.saturating_sub(next),
+                    data_ready: g.data_ready,
+                    pending: g.pending,
+                    slot: g.slot,
+                    running: self.running == Some(g.id),
+                })
+                .collect(),
+            stacks: self.stacks.clone(),
+            last_slot: self.last_slot,
         }
     }
 

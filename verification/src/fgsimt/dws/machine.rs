@@ -120,6 +120,49 @@ pub struct Machine {
     last_issue: Option<IssueView>,
     /// The issue stage is held by the last warp instruction until this cycle.
     busy_until: u64,
+    /// What the sequencer was told and did in the last cycle.
+    log: CycleLog,
+}
+
+/// One cycle of the sequencer as its datapath drives it (`Machine::log`): what an RTL
+/// sequencer in lockstep is given, and what it must decide.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CycleLog {
+    /// Warps started: (context, entry pc, threads).
+    pub starts: Vec<(usize, u64, u32)>,
+    /// Per context: the threads whose data arrived.
+    pub fills: Vec<u32>,
+    /// The issue stage was held (no action).
+    pub busy: bool,
+    /// The action (`None` when busy).
+    pub action: Option<Logged>,
+}
+
+/// A cycle's action, with the datapath's answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Logged {
+    Stall,
+    Control,
+    Issue(Pick, LoggedOp),
+}
+
+/// An issued group's instruction, as the datapath answered it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoggedOp {
+    /// A conditional branch: its outcome, and whether it executed (else the group
+    /// waits at it).
+    Branch(BranchOutcome, bool),
+    /// A memory instruction: the merged group's threads and those already satisfied
+    /// (`None`: it waited at its slip limit), the threads satisfied after the access,
+    /// the cycles until the hits' data (`hit_at - now`), and the threads that executed.
+    Memory {
+        merged: Option<(u32, u32)>,
+        satisfied: u32,
+        hit_delay: u64,
+        run: u32,
+    },
+    /// Anything else: the threads' common next pc, or their end.
+    Other(Option<u64>),
 }
 
 /// An issued warp instruction, as tests see it.
@@ -157,7 +200,18 @@ impl Machine {
             arrive: vec![[NONE; 32]; n],
             last_issue: None,
             busy_until: 0,
+            log: CycleLog::default(),
         }
+    }
+
+    /// What the sequencer was given and did in the last cycle.
+    pub fn log(&self) -> &CycleLog {
+        &self.log
+    }
+
+    /// The sequencer's whole state (for an RTL sequencer in lockstep).
+    pub fn snapshot(&self) -> super::control::Snapshot {
+        self.ctl.snapshot()
     }
 
     /// The warp instruction the last cycle issued (`None`: none did).
@@ -222,6 +276,10 @@ impl Machine {
 
     /// One cycle; `true` once the launch has ended.
     pub fn cycle(&mut self, iss: &mut Iss) -> Result<bool, DwsError> {
+        self.log = CycleLog {
+            fills: vec![0; self.threads.len()],
+            ..CycleLog::default()
+        };
         self.start_warps(iss);
         if (0..self.threads.len()).all(|w| self.ctl.idle(w)) {
             self.ctl.stats.cycles = self.now - self.started;
@@ -238,16 +296,24 @@ impl Machine {
             }
             if mask != 0 {
                 self.ctl.fill(w, mask);
+                self.log.fills[w] = mask;
             }
         }
         let model = |what| DwsError::Model { cycle: now, what };
         self.ctl.begin_cycle(now).map_err(model)?;
         self.last_issue = None;
         if now < self.busy_until {
+            self.log.busy = true;
             self.now += 1; // the last warp instruction's thread groups
             return Ok(false);
         }
-        match self.ctl.action() {
+        let action = self.ctl.action();
+        self.log.action = match action {
+            Action::Issue(_) => None, // logged with its outcome
+            Action::Control => Some(Logged::Control),
+            Action::Stall => Some(Logged::Stall),
+        };
+        match action {
             Action::Issue(p) => {
                 if self.issue(iss, p)? {
                     self.busy_until = now + self.ctl.cfg.issue_cycles();
@@ -291,6 +357,7 @@ impl Machine {
                 .collect();
             self.next_warp += 1;
             self.ctl.start_warp(w, self.launch.entry, mask);
+            self.log.starts.push((w, self.launch.entry, mask));
         }
     }
 
@@ -316,7 +383,9 @@ impl Machine {
                 target,
                 info: self.code.branch(p.pc)?,
             };
-            if !self.ctl.branch(p.id, outcome) {
+            let executed = self.ctl.branch(p.id, outcome);
+            self.log.action = Some(Logged::Issue(p, LoggedOp::Branch(outcome, executed)));
+            if !executed {
                 return Ok(false);
             }
             self.count_issue(p.mask);
@@ -351,7 +420,9 @@ impl Machine {
                 other_tid: threads[t].tid,
             });
         }
-        self.ctl.advance(p.id, (next != EXIT_PC).then_some(next));
+        let next = (next != EXIT_PC).then_some(next);
+        self.ctl.advance(p.id, next);
+        self.log.action = Some(Logged::Issue(p, LoggedOp::Other(next)));
         Ok(true)
     }
 
@@ -377,6 +448,13 @@ impl Machine {
     /// fills.
     fn memory_op(&mut self, iss: &mut Iss, p: Pick, insn: u32) -> Result<bool, DwsError> {
         let Some((mask, ready)) = self.ctl.memory_merge(p.id) else {
+            let op = LoggedOp::Memory {
+                merged: None,
+                satisfied: 0,
+                hit_delay: 0,
+                run: 0,
+            };
+            self.log.action = Some(Logged::Issue(p, op));
             return Ok(false);
         };
         self.count_issue(mask);
@@ -404,6 +482,13 @@ impl Machine {
             }
         }
         let run = self.ctl.memory_done(p.id, satisfied, hit_at);
+        let op = LoggedOp::Memory {
+            merged: Some((mask, ready)),
+            satisfied,
+            hit_delay: hit_at - self.now,
+            run,
+        };
+        self.log.action = Some(Logged::Issue(p, op));
         self.execute(iss, p.warp, run)?;
         Ok(true)
     }

@@ -342,3 +342,37 @@ impl MemorySystem for CacheMemory {
         self.stats
     }
 }
+
+/// A memory that hits or misses at random (a hash of the access and a seed), hits taking
+/// 3 cycles and misses 4-200: splits and merges in every order, for tests.
+pub struct RandomMemory(pub u64);
+
+impl MemorySystem for RandomMemory {
+    fn access(&mut self, now: u64, _warp: usize, _pc: u64, accesses: &[ThreadAccess]) -> Answer {
+        let mut arrive = Vec::new();
+        for a in accesses {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = (self.0 >> 33) ^ a.addr ^ (a.lane as u64) << 7;
+            let miss = r.is_multiple_of(3);
+            arrive.push(if miss {
+                now + 4 + (r >> 4) % 197
+            } else {
+                now + 3
+            });
+        }
+        Answer {
+            hit: arrive.iter().map(|&t| t <= now + 3).collect(),
+            arrive,
+            conflicts: 0,
+        }
+    }
+    fn hit_latency(&self) -> u64 {
+        3
+    }
+    fn stats(&self) -> MemoryStats {
+        MemoryStats::default()
+    }
+}

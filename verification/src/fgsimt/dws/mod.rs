@@ -63,7 +63,7 @@ pub mod program;
 pub mod reconv;
 pub mod state;
 
-pub use machine::{DwsError, IssueView, LaunchStats, Machine};
+pub use machine::{CycleLog, DwsError, IssueView, LaunchStats, Logged, LoggedOp, Machine};
 pub use state::{Frame, GroupView, Status};
 
 use memory::MemoryConfig;

@@ -1,0 +1,172 @@
+//! The DWS sequencer (seed 001, spec section 3; docs/fgsimt-engine.md, "The sequencer
+//! the RTL will mirror"): the registers of the group table (the WST's entries and each
+//! undivided warp's group), the warps' re-convergence stacks and the round-robin
+//! pointer, and one cycle of the golden model's `DwsControl` between them: `sync.rs`
+//! (starts, fills, wakes, merges, slots), then `action.rs` (the pick and its outcome).
+//!
+//! The datapath answers an issued group in its issue cycle (`op` and the answer
+//! inputs), as the golden model's `Machine` does; `busy` holds the issue stage (no
+//! action). The whole state is visible on trace ports (`g<i>_<field>`, `s<k>_len`,
+//! `s<k>_f<d>_{pc,rpc,mask}`, `last_slot`) for the lockstep against the model.
+
+use super::action::{act, Answer};
+use super::params::{DwsParams, BLOCK_BITS, DELAY_BITS};
+use super::state::{group_fields, lit, Frame, Group, Stack, State, Widths};
+use super::sync::{assign_slots, deadlock, fill_and_wake, start_warps, sync, Starts};
+use hdl::helpers::popcount;
+use hdl::ir::addr_width;
+use hdl::{cat, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
+use std::rc::Rc;
+
+/// Fields whose registers reset (control state): a free table, no slot, none running.
+const RESET_FIELDS: [&str; 3] = ["status", "slotted", "running"];
+
+/// `DwsSequencer`. Ports: in `start` (a bit a context), `start_pc`, `start_mask<k>`,
+/// `fill<k>` (a context's threads whose data arrived), `busy`, and the answer (`op`:
+/// 0 other, 1 branch, 2 memory; `next_valid`, `next_pc`; `taken`, `target`, `ipdom`,
+/// `block_after`; `satisfied`, `hit_delay`); out `idle` (a bit a context), `issue` with
+/// `issue_warp`, `issue_pc`, `issue_mask`, `issue_ready`, `control`, `stall`,
+/// `executed`, `mem_mask`, `mem_ready`, `run`, `error` (held: a deadlock, or a stack or
+/// the table overflowed), and the trace ports.
+pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
+    let mut m = ModuleBuilder::new("DwsSequencer");
+    let w = Widths::of(p);
+    let n = p.groups();
+    let fields = group_fields(p);
+    let regs: Vec<Group> = (0..n)
+        .map(|i| {
+            let f: Vec<Value> = fields
+                .iter()
+                .map(|&(name, width)| {
+                    let reset = match RESET_FIELDS.contains(&name) {
+                        true => ResetValue::from(0u64),
+                        false => ResetValue::None,
+                    };
+                    m.reg(&format!("g{i}_{name}"), width, reset)
+                })
+                .collect();
+            Group::from_fields(&f)
+        })
+        .collect();
+    let stacks: Vec<Stack> = (0..p.warps)
+        .map(|k| Stack {
+            len: m.reg(&format!("s{k}_len"), w.len, 0u64),
+            frames: (0..p.stack_depth)
+                .map(|d| {
+                    let r = |m: &mut ModuleBuilder, f: &str, width| {
+                        m.reg(&format!("s{k}_f{d}_{f}"), width, ResetValue::None)
+                    };
+                    Frame {
+                        pc: r(&mut m, "pc", 32),
+                        rpc: r(&mut m, "rpc", 32),
+                        mask: r(&mut m, "mask", p.warp_size),
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let last = m.reg("last_slot", w.slot, 0u64);
+    let error = m.reg("error_q", 1, false);
+    let start = m.input("start", p.warps);
+    let start_pc = m.input("start_pc", 32);
+    let masks: Vec<Value> = (0..p.warps)
+        .map(|k| m.input(&format!("start_mask{k}"), p.warp_size))
+        .collect();
+    let fills: Vec<Value> = (0..p.warps)
+        .map(|k| m.input(&format!("fill{k}"), p.warp_size))
+        .collect();
+    let busy = m.input("busy", 1);
+    let answer = Answer {
+        op: m.input("op", 2),
+        next_valid: m.input("next_valid", 1),
+        next_pc: m.input("next_pc", 32),
+        taken: m.input("taken", p.warp_size),
+        target: m.input("target", 32),
+        ipdom: m.input("ipdom", 32),
+        block_after: m.input("block_after", BLOCK_BITS),
+        satisfied: m.input("satisfied", p.warp_size),
+        hit_delay: m.input("hit_delay", DELAY_BITS),
+    };
+
+    // The table and one spare entry (a group appended while the table is full, before
+    // a removal's compaction).
+    let valid: Vec<Value> = regs.iter().rev().map(Group::valid).collect();
+    let count = popcount(&cat(&valid.iter().collect::<Vec<_>>()));
+    let tw = addr_width(n as u64 + 2);
+    let mut groups = regs.clone();
+    groups.push(regs[0].removed());
+    let s = State {
+        groups,
+        stacks: stacks.clone(),
+        tail: count.zext(tw),
+        overflow: lit(&start, 0, 1),
+    };
+    let starts = Starts {
+        start: &start,
+        pc: &start_pc,
+        masks: &masks,
+    };
+    let s = start_warps(p, &s, &starts);
+    let s = sync(p, &fill_and_wake(p, &s, &fills));
+    let stuck = deadlock(&s);
+    let s = assign_slots(p, &s);
+    let (s, d) = act(p, &s, &last, &busy, &answer);
+    let (next, overflow) = s.compact(n as usize);
+    for (r, v) in regs.iter().zip(&next) {
+        for (a, b) in r.fields().iter().zip(v.fields()) {
+            m.connect(a, b);
+        }
+    }
+    for (r, v) in stacks.iter().zip(&s.stacks) {
+        m.connect(&r.len, &v.len);
+        for (a, b) in r.frames.iter().zip(&v.frames) {
+            m.connect(&a.pc, &b.pc);
+            m.connect(&a.rpc, &b.rpc);
+            m.connect(&a.mask, &b.mask);
+        }
+    }
+    m.connect(&last, &d.last_slot);
+    m.connect(&error, &(&(&error | &stuck) | &overflow));
+    let idle: Vec<Value> = stacks
+        .iter()
+        .rev()
+        .map(|st| st.len.eq(&lit(&st.len, 0, w.len)))
+        .collect();
+    let mut outputs: Vec<(String, Value)> = [
+        ("idle", cat(&idle.iter().collect::<Vec<_>>())),
+        ("issue", d.issue.or_r()),
+        ("issue_warp", d.picked.warp.clone()),
+        ("issue_pc", d.picked.pc.clone()),
+        ("issue_mask", d.picked.mask.clone()),
+        ("issue_ready", d.picked.ready.clone()),
+        ("control", d.control),
+        ("stall", d.stall),
+        ("executed", d.executed),
+        ("mem_mask", d.mem_mask),
+        ("mem_ready", d.mem_ready),
+        ("run", d.run),
+        ("error", error.clone()),
+        ("last_slot", last.clone()),
+    ]
+    .into_iter()
+    .map(|(n, v)| (n.to_string(), v))
+    .collect();
+    for (i, g) in regs.iter().enumerate() {
+        for ((name, _), v) in fields.iter().zip(g.fields()) {
+            outputs.push((format!("g{i}_{name}"), v.clone()));
+        }
+    }
+    for (k, st) in stacks.iter().enumerate() {
+        outputs.push((format!("s{k}_len"), st.len.clone()));
+        for (dd, f) in st.frames.iter().enumerate() {
+            for (name, v) in [("pc", &f.pc), ("rpc", &f.rpc), ("mask", &f.mask)] {
+                outputs.push((format!("s{k}_f{dd}_{name}"), v.clone()));
+            }
+        }
+    }
+    for (name, v) in outputs {
+        let o = m.output(&name, v.width());
+        m.connect(&o, &v);
+    }
+    m.finish()
+}

@@ -1,0 +1,244 @@
+//! The RTL DWS sequencer (`generators::fgsimt::dws`, design block `DwsSequencer`) in
+//! lockstep with the golden model's (`fgsimt::dws::control::DwsControl`): each cycle
+//! the model's datapath (`fgsimt::dws::Machine`: ISS threads, the memory's hit masks
+//! and fill times) runs the model, and the RTL gets the same inputs (`Machine::log`:
+//! warps started, fills, the issue stage held, and the answer to the issued group). Its
+//! decisions must be the model's (the pick, a re-convergence, a stall, whether a branch
+//! executed, a memory instruction's merged group and the threads it runs), and after
+//! the clock edge its whole state the model's (`Machine::snapshot`: every group oldest
+//! first, every stack, the round-robin pointer). The model checks the invariants I1-I3
+//! every cycle (`DwsConfig::check`), so the RTL's state, equal to it, keeps them.
+
+use super::{peek_u64, poke_u64, SignalError, Simulator};
+use crate::fgsimt::dws::control::{GroupState, Snapshot};
+use crate::fgsimt::dws::{CycleLog, DwsConfig, Logged, LoggedOp, Reconv, SplitPolicy, Status};
+use generators::fgsimt::dws::params::{self, DwsParams};
+
+/// The RTL's parameters for the model's configuration (`None`: the RTL lacks it: slip,
+/// or a machine the RTL does not take).
+pub fn params_of(cfg: &DwsConfig, stack_depth: u32) -> Option<DwsParams> {
+    let dws = match cfg.dws {
+        SplitPolicy::Off => params::SplitPolicy::Off,
+        SplitPolicy::Aggress => params::SplitPolicy::Aggress,
+        SplitPolicy::Lazy => params::SplitPolicy::Lazy,
+        SplitPolicy::Revive => params::SplitPolicy::Revive,
+        SplitPolicy::Slip => return None,
+    };
+    let reconv = match cfg.reconv {
+        Reconv::Stack => params::Reconv::Stack,
+        Reconv::Bl => params::Reconv::Bl,
+        Reconv::Bypass => params::Reconv::Bypass,
+    };
+    let p = DwsParams {
+        warps: cfg.warps,
+        warp_size: cfg.warp_size,
+        dws,
+        branch_dws: cfg.branch_dws,
+        reconv,
+        wst_entries: cfg.wst_entries,
+        slots: cfg.slots,
+        stack_depth,
+        short_block: cfg.short_block,
+    };
+    p.validate().ok().map(|_| p)
+}
+
+/// Where the RTL and the model part.
+#[derive(Debug, thiserror::Error)]
+pub enum SeqError {
+    #[error(transparent)]
+    Signal(#[from] SignalError),
+    #[error("cycle {cycle}: {what}: the RTL has {rtl}, the model {model}")]
+    Differs {
+        cycle: u64,
+        what: String,
+        rtl: String,
+        model: String,
+    },
+    #[error("cycle {cycle}: the RTL sequencer raised its error (a deadlock or an overflow)")]
+    Error { cycle: u64 },
+}
+
+/// The lockstep of one RTL sequencer.
+pub struct SeqLockstep<S: Simulator> {
+    pub dut: S,
+    pub p: DwsParams,
+    /// Cycles compared.
+    pub cycles: u64,
+}
+
+fn status_code(s: Status) -> u64 {
+    match s {
+        Status::Ready => 1,
+        Status::WaitMem => 2,
+        Status::Wait => 3,
+    }
+}
+
+impl<S: Simulator> SeqLockstep<S> {
+    /// `dut` just reset (an empty table).
+    pub fn new(dut: S, p: DwsParams) -> SeqLockstep<S> {
+        SeqLockstep { dut, p, cycles: 0 }
+    }
+
+    fn same(&mut self, what: &str, port: &str, model: u64) -> Result<(), SeqError> {
+        let rtl = peek_u64(&mut self.dut, port)?;
+        if rtl == model {
+            return Ok(());
+        }
+        Err(SeqError::Differs {
+            cycle: self.cycles,
+            what: what.to_string(),
+            rtl: format!("{rtl:#x}"),
+            model: format!("{model:#x}"),
+        })
+    }
+
+    /// One cycle: the model's `log` (the cycle it just ran) as the RTL's inputs, its
+    /// decisions checked, the clock edge, then its state against `snapshot`.
+    pub fn cycle(&mut self, log: &CycleLog, snapshot: &Snapshot) -> Result<(), SeqError> {
+        let d = &mut self.dut;
+        let start = log.starts.iter().fold(0, |a, &(w, ..)| a | 1 << w);
+        poke_u64(d, "start", start)?;
+        for &(w, pc, mask) in &log.starts {
+            poke_u64(d, "start_pc", pc)?;
+            poke_u64(d, &format!("start_mask{w}"), mask as u64)?;
+        }
+        for (w, &f) in log.fills.iter().enumerate() {
+            poke_u64(d, &format!("fill{w}"), f as u64)?;
+        }
+        poke_u64(d, "busy", log.busy as u64)?;
+        poke_u64(d, "op", 0)?;
+        let (issue, control, stall) = match log.action {
+            None => (0, 0, 0),
+            Some(Logged::Stall) => (0, 0, 1),
+            Some(Logged::Control) => (0, 1, 0),
+            Some(Logged::Issue(..)) => (1, 0, 0),
+        };
+        self.same("an issue", "issue", issue)?;
+        self.same("a re-convergence", "control", control)?;
+        self.same("a stall", "stall", stall)?;
+        if let Some(Logged::Issue(pick, op)) = log.action {
+            self.same("the issued group's warp", "issue_warp", pick.warp as u64)?;
+            self.same("the issued group's pc", "issue_pc", pick.pc)?;
+            self.same("the issued group's threads", "issue_mask", pick.mask as u64)?;
+            self.same(
+                "the issued group's satisfied threads",
+                "issue_ready",
+                pick.ready as u64,
+            )?;
+            self.answer(op)?;
+        }
+        if peek_u64(&mut self.dut, "error")? != 0 {
+            return Err(SeqError::Error { cycle: self.cycles });
+        }
+        self.dut.step();
+        self.cycles += 1;
+        self.state(snapshot)
+    }
+
+    /// Pokes the datapath's answer to the issued group and checks the RTL's decision.
+    fn answer(&mut self, op: LoggedOp) -> Result<(), SeqError> {
+        let d = &mut self.dut;
+        match op {
+            LoggedOp::Other(next) => {
+                poke_u64(d, "next_valid", next.is_some() as u64)?;
+                poke_u64(d, "next_pc", next.unwrap_or(0))?;
+            }
+            LoggedOp::Branch(o, executed) => {
+                poke_u64(d, "op", 1)?;
+                poke_u64(d, "taken", o.taken as u64)?;
+                poke_u64(d, "target", o.target)?;
+                poke_u64(d, "ipdom", o.info.ipdom)?;
+                let block = (o.info.block_after as u64).min((1 << params::BLOCK_BITS) - 1);
+                poke_u64(d, "block_after", block)?;
+                self.same("whether the branch executed", "executed", executed as u64)?;
+            }
+            LoggedOp::Memory {
+                merged,
+                satisfied,
+                hit_delay,
+                run,
+            } => {
+                let (mask, ready) = merged.expect("no slip in the RTL");
+                assert!(hit_delay < 1 << params::DELAY_BITS, "hit delay {hit_delay}");
+                poke_u64(d, "op", 2)?;
+                poke_u64(d, "satisfied", satisfied as u64)?;
+                poke_u64(d, "hit_delay", hit_delay)?;
+                self.same("the merged group's threads", "mem_mask", mask as u64)?;
+                self.same(
+                    "the merged group's satisfied threads",
+                    "mem_ready",
+                    ready as u64,
+                )?;
+                self.same("the threads that access now", "run", run as u64)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The RTL's state after the edge against the model's.
+    fn state(&mut self, s: &Snapshot) -> Result<(), SeqError> {
+        for i in 0..self.p.groups() as usize {
+            let g = s.groups.get(i);
+            self.same(
+                &format!("group {i}'s status"),
+                &format!("g{i}_status"),
+                g.map_or(0, |g| status_code(g.status)),
+            )?;
+            if let Some(g) = g {
+                self.group(i, g)?;
+            }
+        }
+        if s.groups.len() > self.p.groups() as usize {
+            return Err(SeqError::Differs {
+                cycle: self.cycles,
+                what: "groups".into(),
+                rtl: format!("at most {}", self.p.groups()),
+                model: s.groups.len().to_string(),
+            });
+        }
+        for (k, frames) in s.stacks.iter().enumerate() {
+            self.same(
+                &format!("warp {k}'s stack length"),
+                &format!("s{k}_len"),
+                frames.len() as u64,
+            )?;
+            for (f, fr) in frames.iter().enumerate() {
+                for (name, v) in [("pc", fr.pc), ("rpc", fr.rpc), ("mask", fr.mask as u64)] {
+                    self.same(
+                        &format!("warp {k}'s frame {f} {name}"),
+                        &format!("s{k}_f{f}_{name}"),
+                        v,
+                    )?;
+                }
+            }
+        }
+        self.same("the last slot picked", "last_slot", s.last_slot as u64)
+    }
+
+    fn group(&mut self, i: usize, g: &GroupState) -> Result<(), SeqError> {
+        let fields = [
+            ("warp", g.warp as u64),
+            ("depth", g.depth as u64),
+            ("pc", g.pc),
+            ("mask", g.mask as u64),
+            ("delay", g.delay),
+            ("ready", g.data_ready as u64),
+            ("pending", g.pending as u64),
+            ("slotted", g.slot.is_some() as u64),
+            ("running", g.running as u64),
+        ];
+        for (name, v) in fields {
+            self.same(&format!("group {i}'s {name}"), &format!("g{i}_{name}"), v)?;
+        }
+        if let Some(slot) = g.slot {
+            self.same(
+                &format!("group {i}'s slot"),
+                &format!("g{i}_slot"),
+                slot as u64,
+            )?;
+        }
+        Ok(())
+    }
+}
