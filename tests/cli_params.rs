@@ -284,7 +284,7 @@ fn list_of_an_unknown_design_is_an_error() {
             1,
             "error: unknown design `fifo` (available: banked_rf, queue, multiplier, rocket, \
              rocket_accumulator, rocket-hwacha, rocket-board, fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma, \
-             fgsimt, vgiw, l2, avc)\n",
+             fgsimt, vgiw, l2, avc, dws)\n",
             ""
         )
     );
@@ -324,7 +324,8 @@ fn list_json_describes_every_parameter() {
             "fgsimt",
             "vgiw",
             "l2",
-            "avc"
+            "avc",
+            "dws"
         ]
     );
     let one = list_json(&["queue"]);

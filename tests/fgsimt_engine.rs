@@ -273,7 +273,7 @@ fn context_settings() -> Vec<(Vec<&'static str>, &'static [&'static str])> {
 }
 
 /// Several warp contexts (`warps`, seed 001's baseline): the warps of a launch
-/// interleave, the front end switching context after each memory instruction, and every
+/// interleave, the front end switching context after each load, and every
 /// warp's trace, SRF and ASRF writes are checked against that warp's own model run
 /// (`tb/kernel_check.rs`). bsearch (divergent loops, a partial warp, shared loads), cmult
 /// (RV32F), `fgsimt_cases/private.c` (private stacks) and random programs with AMOs and

@@ -145,7 +145,7 @@ fn idle_run_of_a_register_file_writes_a_waveform() {
 #[test]
 fn bad_invocations_fail_clearly() {
     let cases: [(&[&str], &str); 8] = [
-        (&["sim", "nope"], "error: unknown design `nope` (available: banked_rf, queue, multiplier, rocket, rocket_accumulator, rocket-hwacha, rocket-board, fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma, fgsimt, vgiw, l2, avc)\n"),
+        (&["sim", "nope"], "error: unknown design `nope` (available: banked_rf, queue, multiplier, rocket, rocket_accumulator, rocket-hwacha, rocket-board, fpu-compare, fpu-convert, fpu-divsqrt, fpu-fma, fgsimt, vgiw, l2, avc, dws)\n"),
         (
             &["sim", "queue", "--program", "prog.elf"],
             "error: design queue takes no program (got --program prog.elf)\n",

@@ -4,7 +4,7 @@
 use crate::arith::Multiplier;
 use crate::board::RocketBoard;
 use crate::examples::{banked_rf::BankedRf, queue::Queue, rocc_accumulator::RocketAccumulator};
-use crate::fgsimt::{avc::Avc, Fgsimt};
+use crate::fgsimt::{avc::Avc, dws::Dws, Fgsimt};
 use crate::fpu::{compare::Compare, convert::Convert, divsqrt::DivSqrt, fma::FmaDesign};
 use crate::hwacha::soc::RocketHwacha;
 use crate::l2::L2;
@@ -116,6 +116,7 @@ pub fn designs() -> Vec<DesignInfo> {
         DesignInfo::of::<Vgiw>(),
         DesignInfo::of::<L2>(),
         DesignInfo::of::<Avc>(),
+        DesignInfo::of::<Dws>(),
     ]
 }
 
@@ -235,7 +236,8 @@ mod tests {
         describes_its_struct::<Vgiw>();
         describes_its_struct::<L2>();
         describes_its_struct::<Avc>();
-        assert_eq!(designs().len(), 15);
+        describes_its_struct::<Dws>();
+        assert_eq!(designs().len(), 16);
     }
 
     /// Every value a parameter's description accepts at its extremes (each integer's

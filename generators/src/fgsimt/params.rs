@@ -33,7 +33,7 @@ pub struct FgsimtParams {
     pub warp_size: u32,
     /// Warp contexts resident at once (the DWS paper's multithreading, seed 001's
     /// baseline): each has its own AWFR/PWFB and SRF registers, and the front end
-    /// switches context after a memory instruction (docs/fgsimt-engine.md,
+    /// switches context after a load (docs/fgsimt-engine.md,
     /// "Multithreading"). 1 is seed 000's engine, one warp at a time.
     pub warps: u32,
     pub affine: Affine,
@@ -128,7 +128,7 @@ pub fn params() -> Vec<Param> {
             "warps",
             1,
             MAX_WARPS as u64,
-            "resident warp contexts: the front end switches context after a memory instruction",
+            "resident warp contexts: the front end switches context after a load",
         )
         .pow2(),
         Param::choice(

@@ -55,7 +55,7 @@ pub enum SeqError {
         rtl: String,
         model: String,
     },
-    #[error("cycle {cycle}: the RTL sequencer raised its error (a deadlock or an overflow)")]
+    #[error("cycle {cycle}: the RTL sequencer raised its error (a deadlock, or a stack or its group table overflowed)")]
     Error { cycle: u64 },
 }
 
@@ -129,11 +129,11 @@ impl<S: Simulator> SeqLockstep<S> {
             )?;
             self.answer(op)?;
         }
+        self.dut.step();
+        self.cycles += 1;
         if peek_u64(&mut self.dut, "error")? != 0 {
             return Err(SeqError::Error { cycle: self.cycles });
         }
-        self.dut.step();
-        self.cycles += 1;
         self.state(snapshot)
     }
 

@@ -13,7 +13,7 @@
 //! context waits, every ready one is eligible (their consumers wait in the SIU's
 //! scoreboard, as one context's do): kmeans ran 14 % faster at 4 contexts on the test
 //! tile than with the front end idle then. While `leave` (the fetch unit is between
-//! instructions and has been told to switch, after a memory instruction, or its context
+//! instructions and has been told to switch, after a load-like instruction, or its context
 //! cannot fetch), the current context becomes the next eligible one in round-robin
 //! order after it (itself only when no other is eligible); the switch costs the cycle
 //! of `leave`, and the fetch then starts at the new context's AWFR (the prefetch buffer

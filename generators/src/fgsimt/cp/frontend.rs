@@ -35,10 +35,11 @@
 //! fall-through flag, not by comparing the computed next pc.
 //!
 //! With `warps` > 1 (seed 001's baseline; `contexts.rs`): the fetch unit serves one
-//! warp context at a time, each with its own AWFR/PWFB. A memory instruction leaving
-//! decode sends it back to state FETCH without taking its successor, and from there to
-//! the next eligible context (round robin; a load-like one suspends its context until
-//! its writeback starts, `load_done`, unless every context waits); a context whose
+//! warp context at a time, each with its own AWFR/PWFB. A load-like instruction (its
+//! data returns through the SLWQ) leaving decode sends it back to state FETCH without
+//! taking its successor, and from there to the next eligible context (round robin; the
+//! load suspends its context until its writeback starts, `load_done`, unless every
+//! context waits); stores keep the context (the warp does not wait for them); a context whose
 //! AWFR cannot fetch (its warp finished, or a branch's update still settling) is left
 //! the same way. Branches and `jalr` keep the context until their result arrives.
 //! `inst` and `ftrace` carry the context; faults name the thread of the context's warp.
@@ -352,7 +353,7 @@ fn fetch_unit(
 
     // The next instruction, where the AWFR goes unless threads ended.
     let leaves = &(&(&plain & &!&lanes_scalar) | &resolved) & &upd_exit.eq(&zero_w);
-    let leaves = &leaves & &!&switch.after_memory;
+    let leaves = &leaves & &!&switch.after_load;
     // It is pc + 4 for a plain instruction but `jal`, and a branch not all threads take.
     let fall = mux(&br.when, &br.fall, &!&c.jal);
     let fetching = next_fetch(
@@ -428,19 +429,20 @@ fn fetch_unit(
 
 /// The fetch unit's use of the contexts.
 struct Switch {
-    /// A memory instruction leaves decode: with contexts, its successor is not taken
-    /// (the next instruction is the next context's).
-    after_memory: Value,
+    /// A load-like instruction leaves decode: with contexts, its successor is not
+    /// taken (the next instruction is the next context's).
+    after_load: Value,
     /// State FETCH fetches at the current context's AWFR.
     fetch: Value,
 }
 
-/// With `warps` > 1 (seed 001's switch on a D-cache access): a memory instruction that
-/// leaves decode (`gone`) sends the fetch unit to state FETCH, which then asks the
-/// contexts for the next one (`leave`, also while its own cannot fetch); a load-like
-/// one suspends its context until its writeback (`load_sent`), but a shared load the
-/// CP's own port serves (`in_cp`, +a: the context's instructions that use its
-/// destination wait for it at dispatch).
+/// With `warps` > 1 (seed 001's switch on a D-cache access, on the accesses a warp of
+/// this engine waits for): a load-like instruction (load, LR, SC, AMO: its data returns
+/// through the SLWQ) that leaves decode (`gone`) suspends its context until its
+/// writeback (`load_sent`) and sends the fetch unit to state FETCH, which then asks the
+/// contexts for the next one (`leave`, also while its own cannot fetch). Stores, fences
+/// and the shared loads the CP's own port serves (`in_cp`, +a) keep the context: the
+/// warp does not wait for them (a shared load's destination is checked at dispatch).
 fn context_switch(
     m: &mut ModuleBuilder,
     (pw, ctx): (&Inst, &Context),
@@ -449,20 +451,20 @@ fn context_switch(
 ) -> Switch {
     if ctx.index.is_none() {
         return Switch {
-            after_memory: lit(gone, 0, 1),
+            after_load: lit(gone, 0, 1),
             fetch: in_fetch & &ctx.eligible,
         };
     }
-    let memory = gone & &c.memory();
-    let pending = m.reg("switch_pending", 1, false);
-    m.connect(&pending, &(&(&pending | &memory) & &!in_fetch));
-    let leave = in_fetch & &(&pending | &!&ctx.eligible);
-    m.connect(&pw.port("leave"), &leave);
     let loads = [&c.load, &c.amo, &c.lr, &c.sc];
     let load_like = loads[1..].iter().fold(loads[0].clone(), |a, b| &a | *b);
-    m.connect(&pw.port("load_sent"), &(&(gone & &load_like) & &!in_cp));
+    let sent = &(gone & &load_like) & &!in_cp;
+    let pending = m.reg("switch_pending", 1, false);
+    m.connect(&pending, &(&(&pending | &sent) & &!in_fetch));
+    let leave = in_fetch & &(&pending | &!&ctx.eligible);
+    m.connect(&pw.port("leave"), &leave);
+    m.connect(&pw.port("load_sent"), &sent);
     Switch {
-        after_memory: memory,
+        after_load: sent,
         fetch: &(in_fetch & &ctx.eligible) & &!&pending,
     }
 }

@@ -10,11 +10,39 @@
 //!   PC-based merges and memory splits, threads' ends, ReviveSplit (sections 2.3-2.5);
 //! - `sequencer.rs`: the registers and ports (`DwsSequencer`).
 //!
-//! Not yet in the engine: the sequencer runs in lockstep with the golden model's
-//! datapath (`tests/fgsimt_dws_rtl.rs`); the slip policy is the model's only.
+//! Not yet in the engine: the design `dws` is the sequencer alone (for lint, synthesis
+//! and the WST's area), in lockstep with the golden model's datapath
+//! (`tests/fgsimt_dws_rtl.rs`); the slip policy is the model's only.
 
 pub mod action;
 pub mod params;
 pub mod sequencer;
 pub mod state;
 pub mod sync;
+
+use crate::schema::Param;
+use crate::{Generator, ParamError};
+use hdl::{HdlErrors, Module};
+use std::rc::Rc;
+
+/// The design `dws`: the sequencer alone (`sequencer.rs`).
+pub struct Dws;
+
+impl Generator for Dws {
+    type Params = params::DwsParams;
+    const NAME: &'static str = "dws";
+    const DESCRIPTION: &'static str =
+        "dynamic warp subdivision's sequencer: WST, re-convergence stacks, scheduler slots (seed 001)";
+
+    fn params() -> Vec<Param> {
+        params::params()
+    }
+
+    fn validate(p: &params::DwsParams) -> Result<(), ParamError> {
+        p.validate()
+    }
+
+    fn build(p: &params::DwsParams) -> Result<Rc<Module>, HdlErrors> {
+        sequencer::sequencer(p)
+    }
+}

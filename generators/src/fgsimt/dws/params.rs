@@ -1,6 +1,7 @@
 //! The DWS sequencer's parameters (seed 001, sections 2.2-2.5 and Table 3; the golden
 //! model's `verification::fgsimt::dws::DwsConfig`, whose fields these mirror).
 
+use crate::schema::{self, Param};
 use crate::ParamError;
 use serde::{Deserialize, Serialize};
 
@@ -86,25 +87,18 @@ impl DwsParams {
         self.warps + self.wst_entries
     }
 
-    /// Why the sequencer cannot be built with these parameters, if it cannot.
+    /// Why the sequencer cannot be built with these parameters, if it cannot: a value
+    /// out of its range (`params`), or a rule across them.
     pub fn validate(&self) -> Result<(), ParamError> {
-        let range = |name: &str, v: u32, lo: u32, hi: u32| {
-            if (lo..=hi).contains(&v) {
-                Ok(())
-            } else {
-                Err(ParamError::new(
-                    name,
-                    format!("must be in {lo}..={hi}, got {v}"),
-                ))
-            }
-        };
-        range("warps", self.warps, 1, 8)?;
-        range("warp_size", self.warp_size, 1, 32)?;
-        range("wst_entries", self.wst_entries, 2, 32)?;
-        range("stack_depth", self.stack_depth, 2, 32)?;
-        range("short_block", self.short_block, 0, (1 << BLOCK_BITS) - 1)?;
-        if self.slots != 0 {
-            range("slots", self.slots, self.warps, 16)?;
+        schema::check_fields(&params(), self)?;
+        if self.slots != 0 && self.slots < self.warps {
+            return Err(ParamError::new(
+                "slots",
+                format!(
+                    "{} slots for {} warps: every warp needs a slot (0 for 2 x warps)",
+                    self.slots, self.warps
+                ),
+            ));
         }
         if self.reconv == Reconv::Bl && self.branch_dws {
             return Err(ParamError::new(
@@ -120,4 +114,45 @@ impl DwsParams {
         let warp_bits = self.warps.next_power_of_two().trailing_zeros() as u64;
         self.wst_entries as u64 * (self.warp_size as u64 + warp_bits + 32 + 2)
     }
+}
+
+/// The parameters (the fields of [`DwsParams`]), in declaration order.
+pub fn params() -> Vec<Param> {
+    vec![
+        Param::int("warps", 1, 8, "resident warps (N), each with its stack"),
+        Param::int("warp_size", 1, 32, "threads a warp (W): the groups' masks"),
+        Param::choice(
+            "dws",
+            &["off", "aggress", "lazy", "revive"],
+            "when a group splits on memory divergence (section 2.4)",
+        ),
+        Param::boolean(
+            "branch_dws",
+            "split undivided warps at divergent branches of short blocks (section 2.3)",
+        ),
+        Param::choice(
+            "reconv",
+            &["stack", "bl", "bypass"],
+            "re-convergence: the stack alone, branch-limited, or BranchBypass (section 2.5)",
+        ),
+        Param::int("wst_entries", 2, 32, "warp-split table entries"),
+        Param::int(
+            "slots",
+            0,
+            16,
+            "scheduler slots, at least warps (0: 2 x warps)",
+        ),
+        Param::int(
+            "stack_depth",
+            2,
+            32,
+            "re-convergence stack entries a warp (deeper divergence stops the sequencer with its error)",
+        ),
+        Param::int(
+            "short_block",
+            0,
+            (1 << BLOCK_BITS) - 1,
+            "a branch splits an undivided warp if the block after its post-dominator has at most this many instructions",
+        ),
+    ]
 }
