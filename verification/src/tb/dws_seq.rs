@@ -11,7 +11,7 @@
 
 use super::{peek_u64, poke_u64, SignalError, Simulator};
 use crate::fgsimt::dws::control::{GroupState, Snapshot};
-use crate::fgsimt::dws::{CycleLog, DwsConfig, Logged, LoggedOp, Reconv, SplitPolicy, Status};
+use crate::fgsimt::dws::{CycleLog, DwsConfig, Logged, LoggedOp, SplitPolicy, Status};
 use generators::fgsimt::dws::params::{self, DwsParams};
 
 /// The RTL's parameters for the model's configuration (`None`: the RTL lacks it: slip,
@@ -24,17 +24,12 @@ pub fn params_of(cfg: &DwsConfig, stack_depth: u32) -> Option<DwsParams> {
         SplitPolicy::Revive => params::SplitPolicy::Revive,
         SplitPolicy::Slip => return None,
     };
-    let reconv = match cfg.reconv {
-        Reconv::Stack => params::Reconv::Stack,
-        Reconv::Bl => params::Reconv::Bl,
-        Reconv::Bypass => params::Reconv::Bypass,
-    };
     let p = DwsParams {
         warps: cfg.warps,
         warp_size: cfg.warp_size,
         dws,
         branch_dws: cfg.branch_dws,
-        reconv,
+        reconv: cfg.reconv,
         wst_entries: cfg.wst_entries,
         slots: cfg.slots,
         stack_depth,

@@ -83,17 +83,8 @@ pub enum SplitPolicy {
     Slip,
 }
 
-/// How splits re-converge (section 2.5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Reconv {
-    /// Only at the top of stack's post-dominator.
-    Stack,
-    /// PC-based merges, and branches and post-dominators as barriers.
-    Bl,
-    /// BranchBypass: PC-based merges; splits run past branches.
-    Bypass,
-}
+/// How splits re-converge (section 2.5): the RTL's enum (`stack`, `bl`, `bypass`).
+pub use generators::fgsimt::dws::params::Reconv;
 
 /// The DWS model's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
