@@ -32,39 +32,7 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("DwsSequencer");
     let w = Widths::of(p);
     let n = p.groups();
-    let fields = group_fields(p);
-    let regs: Vec<Group> = (0..n)
-        .map(|i| {
-            let f: Vec<Value> = fields
-                .iter()
-                .map(|&(name, width)| {
-                    let reset = match RESET_FIELDS.contains(&name) {
-                        true => ResetValue::from(0u64),
-                        false => ResetValue::None,
-                    };
-                    m.reg(&format!("g{i}_{name}"), width, reset)
-                })
-                .collect();
-            Group::from_fields(&f)
-        })
-        .collect();
-    let stacks: Vec<Stack> = (0..p.warps)
-        .map(|k| Stack {
-            len: m.reg(&format!("s{k}_len"), w.len, 0u64),
-            frames: (0..p.stack_depth)
-                .map(|d| {
-                    let r = |m: &mut ModuleBuilder, f: &str, width| {
-                        m.reg(&format!("s{k}_f{d}_{f}"), width, ResetValue::None)
-                    };
-                    Frame {
-                        pc: r(&mut m, "pc", 32),
-                        rpc: r(&mut m, "rpc", 32),
-                        mask: r(&mut m, "mask", p.warp_size),
-                    }
-                })
-                .collect(),
-        })
-        .collect();
+    let (regs, stacks) = state_registers(&mut m, p);
     let last = m.reg("last_slot", w.slot, 0u64);
     let error = m.reg("error_q", 1, false);
     let start = m.input("start", p.warps);
@@ -132,7 +100,7 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
         .rev()
         .map(|st| st.len.eq(&lit(&st.len, 0, w.len)))
         .collect();
-    let mut outputs: Vec<(String, Value)> = [
+    let outputs = [
         ("idle", cat(&idle.iter().collect::<Vec<_>>())),
         ("issue", d.issue.or_r()),
         ("issue_warp", d.picked.warp.clone()),
@@ -147,26 +115,74 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
         ("run", d.run),
         ("error", error.clone()),
         ("last_slot", last.clone()),
-    ]
-    .into_iter()
-    .map(|(n, v)| (n.to_string(), v))
-    .collect();
+    ];
+    for (name, v) in outputs {
+        let o = m.output(name, v.width());
+        m.connect(&o, &v);
+    }
+    trace_ports(&mut m, p, &regs, &stacks);
+    m.finish()
+}
+
+/// The group table's registers (control fields reset: a free table) and the stacks'
+/// (lengths reset: every context idle).
+fn state_registers(m: &mut ModuleBuilder, p: &DwsParams) -> (Vec<Group>, Vec<Stack>) {
+    let w = Widths::of(p);
+    let fields = group_fields(p);
+    let regs = (0..p.groups())
+        .map(|i| {
+            let f: Vec<Value> = fields
+                .iter()
+                .map(|&(name, width)| {
+                    let reset = match RESET_FIELDS.contains(&name) {
+                        true => ResetValue::from(0u64),
+                        false => ResetValue::None,
+                    };
+                    m.reg(&format!("g{i}_{name}"), width, reset)
+                })
+                .collect();
+            Group::from_fields(&f)
+        })
+        .collect();
+    let stacks = (0..p.warps)
+        .map(|k| Stack {
+            len: m.reg(&format!("s{k}_len"), w.len, 0u64),
+            frames: (0..p.stack_depth)
+                .map(|d| {
+                    let mut r = |f: &str, width| {
+                        m.reg(&format!("s{k}_f{d}_{f}"), width, ResetValue::None)
+                    };
+                    Frame {
+                        pc: r("pc", 32),
+                        rpc: r("rpc", 32),
+                        mask: r("mask", p.warp_size),
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    (regs, stacks)
+}
+
+/// The state's trace ports: `g<i>_<field>`, `s<k>_len`, `s<k>_f<d>_{pc,rpc,mask}`.
+fn trace_ports(m: &mut ModuleBuilder, p: &DwsParams, regs: &[Group], stacks: &[Stack]) {
+    let mut ports: Vec<(String, &Value)> = Vec::new();
     for (i, g) in regs.iter().enumerate() {
-        for ((name, _), v) in fields.iter().zip(g.fields()) {
-            outputs.push((format!("g{i}_{name}"), v.clone()));
+        for ((name, _), v) in group_fields(p).iter().zip(g.fields()) {
+            ports.push((format!("g{i}_{name}"), v));
         }
     }
     for (k, st) in stacks.iter().enumerate() {
-        outputs.push((format!("s{k}_len"), st.len.clone()));
-        for (dd, f) in st.frames.iter().enumerate() {
+        ports.push((format!("s{k}_len"), &st.len));
+        for (d, f) in st.frames.iter().enumerate() {
             for (name, v) in [("pc", &f.pc), ("rpc", &f.rpc), ("mask", &f.mask)] {
-                outputs.push((format!("s{k}_f{dd}_{name}"), v.clone()));
+                ports.push((format!("s{k}_f{d}_{name}"), v));
             }
         }
     }
-    for (name, v) in outputs {
+    for (name, v) in ports {
         let o = m.output(&name, v.width());
-        m.connect(&o, &v);
+        m.connect(&o, v);
     }
-    m.finish()
 }
+
