@@ -9,9 +9,11 @@
 //! - random programs (divergent branches, per-thread loops, every memory mode, AMOs) on
 //!   random hit masks under every named configuration but slip (every split policy,
 //!   every re-convergence mode), at 2 WST entries (the WST-full fallback) and 16;
-//! - kernels on the paper's cache hierarchy.
+//! - bsearch on the paper's cache hierarchy;
+//! - a stack too shallow stopping the RTL with its error, and lint at three shapes.
 //!
-//! `ACCELGEN_LONG=1`: more random programs, every kernel.
+//! `ACCELGEN_LONG=1`: 12 random programs under every configuration but slip at both WST
+//! sizes; bfs, bsearch, strsearch and kmeans.
 
 mod lint_rig;
 #[path = "vgiw_rig/mod.rs"]
