@@ -149,9 +149,8 @@ fn state_registers(m: &mut ModuleBuilder, p: &DwsParams) -> (Vec<Group>, Vec<Sta
             len: m.reg(&format!("s{k}_len"), w.len, 0u64),
             frames: (0..p.stack_depth)
                 .map(|d| {
-                    let mut r = |f: &str, width| {
-                        m.reg(&format!("s{k}_f{d}_{f}"), width, ResetValue::None)
-                    };
+                    let mut r =
+                        |f: &str, width| m.reg(&format!("s{k}_f{d}_{f}"), width, ResetValue::None);
                     Frame {
                         pc: r("pc", 32),
                         rpc: r("rpc", 32),
@@ -185,4 +184,3 @@ fn trace_ports(m: &mut ModuleBuilder, p: &DwsParams, regs: &[Group], stacks: &[S
         m.connect(&o, v);
     }
 }
-
