@@ -10,7 +10,7 @@
 //!   random hit masks under every named configuration but slip (every split policy,
 //!   every re-convergence mode), at 2 WST entries (the WST-full fallback) and 16;
 //! - bsearch on the paper's cache hierarchy;
-//! - a stack too shallow stopping the RTL with its error, and lint at three shapes.
+//! - a stack too shallow stopping the RTL with its error, and lint at four shapes.
 //!
 //! `ACCELGEN_LONG=1`: 12 random programs under every configuration but slip at both WST
 //! sizes; bfs, bsearch, strsearch and kmeans.
@@ -201,9 +201,10 @@ fn kernels_in_lockstep() {
     }
 }
 
-/// The sequencer lints clean (Verilator, Yosys, Icarus) at the paper's shape and at the
-/// extremes: one warp of one thread with 2 WST entries and 2 stack entries; 8 warps of
-/// 32 with 32 WST entries, 16 slots, 32 stack entries.
+/// The sequencer lints clean (Verilator, Yosys, Icarus) at the paper's shape, at the
+/// extremes (one warp of one thread with 2 WST entries and 2 stack entries; 8 warps of
+/// 32 with 32 WST entries, 16 slots, 32 stack entries) and at a shape with nothing a
+/// power of two; every split policy and every re-convergence mode among them.
 #[test]
 fn the_sequencer_is_lint_clean() {
     use generators::fgsimt::dws::params::{DwsParams, Reconv, SplitPolicy};
@@ -226,6 +227,19 @@ fn the_sequencer_is_lint_clean() {
             stack_depth: 32,
             dws: SplitPolicy::Lazy,
             reconv: Reconv::Bl,
+            branch_dws: false,
+            ..DwsParams::default()
+        },
+        // Nothing a power of two: 3 warps of 7, 5 slots (the round robin's wrap), 5
+        // WST and 5 stack entries; AggressSplit, stack re-convergence.
+        DwsParams {
+            warps: 3,
+            warp_size: 7,
+            wst_entries: 5,
+            slots: 5,
+            stack_depth: 5,
+            dws: SplitPolicy::Aggress,
+            reconv: Reconv::Stack,
             branch_dws: false,
             ..DwsParams::default()
         },

@@ -54,23 +54,6 @@ pub struct Decision {
     pub last_slot: Value,
 }
 
-fn groups_cat(s: &State, f: impl Fn(&Group) -> Value) -> Value {
-    let bits: Vec<Value> = s.groups.iter().rev().map(f).collect();
-    cat(&bits.iter().collect::<Vec<_>>())
-}
-
-/// The group of `sel` (one-hot over the table).
-fn select(s: &State, sel: &Value) -> Group {
-    let n = s.groups[0].fields().len();
-    let f: Vec<Value> = (0..n)
-        .map(|k| {
-            let vs: Vec<Value> = s.groups.iter().map(|g| g.fields()[k].clone()).collect();
-            onehot_mux(sel, &vs)
-        })
-        .collect();
-    Group::from_fields(&f)
-}
-
 /// Warp `warp`'s stack.
 fn stack_of(s: &State, p: &DwsParams, warp: &Value) -> Stack {
     let sel = onehot_decode(warp, p.warps);
@@ -161,14 +144,14 @@ fn new_group(p: &DwsParams, warp: &Value, depth: &Value, pc: &Value, mask: &Valu
 /// last picked. Returns (one-hot pick, whether it is the running one, the slot picked).
 fn pick(p: &DwsParams, s: &State, last: &Value) -> (Value, Value, Value) {
     let w = Widths::of(p);
-    let runnable = groups_cat(s, |g| {
+    let runnable = s.bits(|g| {
         &(&g.is(status::READY) & &g.slotted) & &g.delay.eq(&lit(&g.delay, 0, DELAY_BITS))
     });
-    let running = &groups_cat(s, |g| g.running.clone()) & &runnable;
+    let running = &s.bits(|g| g.running.clone()) & &runnable;
     let n = p.slot_count();
     let by_slot: Vec<Value> = (0..n)
         .map(|k| {
-            let here = groups_cat(s, |g| g.slot.eq(&lit(&g.slot, k as u64, w.slot)));
+            let here = s.bits(|g| g.slot.eq(&lit(&g.slot, k as u64, w.slot)));
             (&here & &runnable).or_r()
         })
         .collect();
@@ -181,7 +164,7 @@ fn pick(p: &DwsParams, s: &State, last: &Value) -> (Value, Value, Value) {
     let at = &after + &k;
     let wrap = at.ge(&lit(&at, n as u64, sw));
     let slot = mux(&wrap, &(&at - &lit(&at, n as u64, sw)), &at).slice(w.slot - 1, 0);
-    let in_slot = groups_cat(s, |g| g.slot.eq(&slot));
+    let in_slot = s.bits(|g| g.slot.eq(&slot));
     let rr = &(&in_slot & &runnable) & &order.or_r().repeat(s.groups.len() as u32);
     let keep = running.or_r();
     (mux(&keep, &running, &rr), keep, slot)
@@ -337,7 +320,7 @@ fn memory(p: &DwsParams, s: &State, sel: &Value, g: &Group, a: &Answer) -> (Stat
     let mergeable = match p.reconv {
         Reconv::Stack => lit(sel, 0, s.groups.len() as u32),
         _ => {
-            groups_cat(s, |r| {
+            s.bits(|r| {
                 let same = &(&r.at(&g.warp, &g.depth) & &r.pc.eq(&g.pc)) & &r.is(status::READY);
                 &same & &r.delay.eq(&lit(&r.delay, 0, DELAY_BITS))
             }) & !sel
@@ -355,7 +338,7 @@ fn memory(p: &DwsParams, s: &State, sel: &Value, g: &Group, a: &Answer) -> (Stat
     let missing = &mask & &!&sat;
     let all = missing.eq(&zero);
     let nothing = sat.eq(&zero);
-    let others_ready = groups_cat(&s1, |r| &r.is(status::READY) & &r.slotted) & !sel;
+    let others_ready = s1.bits(|r| &r.is(status::READY) & &r.slotted) & !sel;
     let policy = match p.dws {
         SplitPolicy::Off => lit(sel, 0, 1),
         SplitPolicy::Aggress => one.clone(),
@@ -394,12 +377,12 @@ fn revive(p: &DwsParams, s: &State) -> State {
         return s.clone();
     }
     let zero = lit(&s.tail, 0, p.warp_size);
-    let cand = groups_cat(s, |c| {
+    let cand = s.bits(|c| {
         let partial = &!&c.pending.eq(&zero) & &!&c.pending.eq(&c.mask);
         &c.is(status::WAIT_MEM) & &partial
     });
     let sel = lowest_one(&cand);
-    let c = select(s, &sel);
+    let c = s.select(&sel);
     let go = &cand.or_r() & &s.can_split(p, &c.warp);
     let arrived = &c.mask & &!&c.pending;
     let s1 = change(s, &sel, &go, |x| Group {
@@ -419,7 +402,7 @@ fn revive(p: &DwsParams, s: &State) -> State {
 pub fn act(p: &DwsParams, s: &State, last: &Value, busy: &Value, a: &Answer) -> (State, Decision) {
     let (sel, kept, slot) = pick(p, s, last);
     let found = &sel.or_r() & &!busy;
-    let g = select(s, &sel);
+    let g = s.select(&sel);
     let st = stack_of(s, p, &g.warp);
     let at_rpc = g.pc.eq(&st.frame(&g.depth).rpc);
     // The running group goes on only while it can run.

@@ -351,6 +351,24 @@ impl State {
         }
     }
 
+    /// `f` of every group, a bit each (group i at bit i).
+    pub fn bits(&self, f: impl Fn(&Group) -> Value) -> Value {
+        let bits: Vec<Value> = self.groups.iter().rev().map(f).collect();
+        hdl::cat(&bits.iter().collect::<Vec<_>>())
+    }
+
+    /// The group of `sel` (one-hot over the table).
+    pub fn select(&self, sel: &Value) -> Group {
+        let n = self.groups[0].fields().len();
+        let f: Vec<Value> = (0..n)
+            .map(|k| {
+                let vs: Vec<Value> = self.groups.iter().map(|g| g.fields()[k].clone()).collect();
+                onehot_mux(sel, &vs)
+            })
+            .collect();
+        Group::from_fields(&f)
+    }
+
     /// Other groups than those of `me` (a bit a group) at warp `warp`'s entry `depth`.
     pub fn others_at(&self, me: &Value, warp: &Value, depth: &Value) -> Value {
         let bits: Vec<Value> = self

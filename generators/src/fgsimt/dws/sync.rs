@@ -98,7 +98,7 @@ fn sync_warp(p: &DwsParams, s: &State, k: u32) -> State {
         .iter()
         .map(|g| &live & &g.at(&warp, &top))
         .collect();
-    let at_top_v = cat(&at_top.iter().rev().collect::<Vec<_>>());
+    let at_top_v = s.bits(|g| &live & &g.at(&warp, &top));
     let some = at_top_v.or_r();
     let running: Vec<Value> = s
         .groups
@@ -115,8 +115,7 @@ fn sync_warp(p: &DwsParams, s: &State, k: u32) -> State {
     let retry = &(&some & &!&all_wait) & &retry_ok;
     // All wait: the oldest, and whether every one is at its pc.
     let oldest = lowest_one(&at_top_v);
-    let pcs: Vec<Value> = s.groups.iter().map(|g| g.pc.clone()).collect();
-    let pc0 = onehot_mux(&oldest, &pcs);
+    let pc0 = s.select(&oldest).pc;
     let differ: Vec<Value> = s
         .groups
         .iter()
@@ -159,17 +158,11 @@ fn sync_warp(p: &DwsParams, s: &State, k: u32) -> State {
             g2.pick(&framed, &deeper)
         })
         .collect();
-    let framed = onehot_mux(
-        &own,
-        &s.groups
-            .iter()
-            .map(|g| cat(&[&g.pc, &g.mask]))
-            .collect::<Vec<_>>(),
-    );
+    let framed = s.select(&own);
     let frame = Frame {
-        pc: framed.slice(31 + p.warp_size, p.warp_size),
+        pc: framed.pc,
         rpc: rpc.clone(),
-        mask: framed.slice(p.warp_size - 1, 0),
+        mask: framed.mask,
     };
     let full = stack.len.eq(&lit(&stack.len, p.stack_depth as u64, w.len));
     let at = stack.len.slice(w.depth - 1, 0);
