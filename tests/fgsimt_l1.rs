@@ -27,8 +27,10 @@ use verification::verilator::{Model, Options};
 const TAG_BITS: u32 = 8;
 /// Cached data lives here (the uncached region is the default's 0x8000_0000 page).
 const REGION: u64 = 0x1000_0000;
-/// Aliases of each set used: more than one, so lines evict one another.
-const ALIASES: u64 = 3;
+/// Aliases of each set used: more than the ways, so lines evict one another.
+fn aliases(p: &DcacheParams) -> u64 {
+    p.ways as u64 + 2
+}
 
 #[derive(Clone, Debug)]
 enum Req {
@@ -110,7 +112,7 @@ impl Tb {
         let mut dut = model_of(p);
         let mut mem = l1_rig::memory(p, s, seed);
         let mut rng = Rng::new(seed);
-        let span = (ALIASES as usize + 1) * p.bytes as usize;
+        let span = (aliases(p) as usize + 1) * p.bytes as usize;
         let image: Vec<u8> = (0..span).map(|_| rng.next_u64() as u8).collect();
         mem.memory_mut().write(REGION, &image);
         let refm = L1Model::new(mem.memory().clone(), p.narrow_ports as usize);
@@ -380,7 +382,7 @@ impl Tb {
         }
         self.dut.poke_u64("flush", 0).unwrap();
         self.cycle();
-        let span = (ALIASES + 1) * self.p.bytes as u64;
+        let span = (aliases(&self.p) + 1) * self.p.bytes as u64;
         l1_rig::compare(self.mem.memory(), &self.refm.mem, REGION, span);
         l1_rig::compare(self.mem.memory(), &self.refm.mem, self.p.uncached_base, 64);
     }
@@ -388,13 +390,13 @@ impl Tb {
 
 // ------------------------------------------------------------------ random traffic
 
-/// A line address of the conflict pool: a few sets of every bank, each at `ALIASES`
+/// A line address of the conflict pool: a few sets of every bank, each at `aliases`
 /// aliases, so lines of one set evict one another.
 fn pool_line(rng: &mut Rng, p: &DcacheParams) -> u64 {
-    let sets = (p.bytes / 32 / p.banks) as u64;
+    let sets = (p.bytes / 32 / p.banks / p.ways) as u64;
     let set = *rng.pick(&[0, 1, sets - 1]) % sets;
     let bank = rng.below(p.banks as u64);
-    let alias = rng.below(ALIASES);
+    let alias = rng.below(aliases(p));
     REGION + alias * p.bytes as u64 + (set * p.banks as u64 + bank) * 32
 }
 
@@ -526,6 +528,36 @@ fn random_traffic_at_small_shapes() {
     for (i, p) in [small(1, 1), small(32, 2)].iter().enumerate() {
         let cycles = random_run(p, STRESSES[1], 200, 200 + i as u64);
         eprintln!("{p:?}: 200 requests per port in {cycles} cycles");
+    }
+}
+
+/// Set-associative banks: 8 ways at the default size (seed 001's Table 3 associativity),
+/// 4 ways in one bank, and one fully associative set of 16 ways a bank.
+#[test]
+fn random_traffic_with_ways() {
+    let shapes = [
+        DcacheParams {
+            ways: 8,
+            ..params()
+        },
+        DcacheParams {
+            bytes: 1024,
+            banks: 1,
+            narrow_ports: 2,
+            ways: 4,
+            ..params()
+        },
+        DcacheParams {
+            bytes: 1024,
+            banks: 2,
+            narrow_ports: 3,
+            ways: 16,
+            ..params()
+        },
+    ];
+    for (i, p) in shapes.iter().enumerate() {
+        let cycles = random_run(p, STRESSES[i % 2], 150, 300 + i as u64);
+        eprintln!("{p:?}: 150 requests per port in {cycles} cycles");
     }
 }
 
@@ -699,6 +731,51 @@ fn a_miss_blocks_only_its_bank() {
     tb.flush_and_compare();
 }
 
+/// Loads of one set, one at a time through one port: the lines the bank refills must be
+/// those an independent tree pseudo-LRU of `ways` ways (the golden model's) misses on,
+/// so a set keeps `ways` lines (a direct-mapped bank would refill at every alias) and
+/// the victim is the tree's.
+#[test]
+fn a_set_holds_its_ways_and_replaces_pseudo_lru() {
+    use verification::fgsimt::avc::plru::Plru;
+    for ways in [2u32, 4, 8] {
+        let p = DcacheParams { ways, ..params() };
+        let mut tb = Tb::new(&p, QUIET, 7);
+        let mut rng = Rng::new(ways as u64);
+        let (mut lines, mut tree) = (vec![None; ways as usize], Plru::new(ways as usize));
+        let mut refills = 0;
+        // Tags 0..ways+2 of bank 0's set 3: the first `ways` rounds are all hits.
+        let stride = (p.bytes / ways) as u64;
+        let picks: Vec<u64> = (0..ways as u64)
+            .chain((0..ways as u64).rev())
+            .chain((0..300).map(|_| rng.below(ways as u64 + 2)))
+            .collect();
+        for &t in &picks {
+            let addr = REGION + 3 * 32 * p.banks as u64 + t * stride;
+            let way = match lines.iter().position(|&l| l == Some(t)) {
+                Some(w) => w,
+                None => {
+                    refills += 1;
+                    let valid: Vec<bool> = lines.iter().map(|l| l.is_some()).collect();
+                    let w = tree.victim(&valid);
+                    lines[w] = Some(t);
+                    w
+                }
+            };
+            tree.touch(way);
+            tb.queue[0].push_back(load(addr));
+            tb.run(10_000);
+        }
+        assert_eq!(
+            tb.mem.stats().reads,
+            refills,
+            "{ways} ways: refills against the reference tree's misses"
+        );
+        eprintln!("{ways} ways: {refills} refills for {} loads", picks.len());
+        tb.flush_and_compare();
+    }
+}
+
 #[test]
 fn lr_sc_succeed_and_fail() {
     let p = params();
@@ -828,6 +905,14 @@ fn default_and_small_shapes_are_lint_clean() {
         small(2, 1),
         small(32, 2),
         small(4, 33),
+        DcacheParams {
+            ways: 8,
+            ..params()
+        },
+        DcacheParams {
+            ways: 16,
+            ..small(2, 3)
+        },
     ] {
         let d = Design::new(&l1::dcache(&p, TAG_BITS).unwrap());
         lint_rig::lint_design(&d, &format!("{p:?}"));

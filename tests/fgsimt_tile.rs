@@ -135,6 +135,14 @@ fn sim_fgsimt_refuses_bad_input_clearly() {
     let run = sim(&elf, &["--set", "lanes=3"]);
     assert_ne!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("lanes"), "{}", run.stderr);
+    let run = sim(&elf, &["--set", "dcache_ways=32"]);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("dcache_ways"), "{}", run.stderr);
+    let tiny = ["dcache_bytes=1024", "dcache_banks=32", "dcache_ways=2"];
+    let run = sim(&elf, &tiny.map(|v| ["--set", v]).concat());
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    let want = "1 lines a bank, fewer than 2 ways";
+    assert!(run.stderr.contains(want), "{}", run.stderr);
     let run = sim(&elf, &["--latency", "x"]);
     assert_eq!(run.code, 2, "{}", explain("bad flag", &run));
 }

@@ -24,6 +24,7 @@ pub mod fetch_arbiter;
 pub mod l1;
 pub mod lane;
 pub mod params;
+pub mod plru;
 pub mod siu;
 pub mod smu;
 pub mod stack_check;

@@ -39,10 +39,13 @@ pub struct FgsimtParams {
     pub affine: Affine,
     /// L1 I$ bytes (16 KiB, direct-mapped, 32-byte lines).
     pub icache_bytes: u32,
-    /// L1 D$ bytes over all banks (128 KiB, direct-mapped, 32-byte lines).
+    /// L1 D$ bytes over all banks (128 KiB, 32-byte lines).
     pub dcache_bytes: u32,
     /// D$ banks, interleaved by line (8).
     pub dcache_banks: u32,
+    /// Ways of each bank's sets, replaced by tree pseudo-LRU (1: direct-mapped, seed
+    /// 000's; 8 in seed 001's Table 3).
+    pub dcache_ways: u32,
     /// Data accesses here bypass the D$ (the HTIF mailbox the host polls).
     pub uncached_base: u64,
     pub uncached_size: u64,
@@ -87,6 +90,7 @@ impl Default for FgsimtParams {
             icache_bytes: 16 * 1024,
             dcache_bytes: 128 * 1024,
             dcache_banks: 8,
+            dcache_ways: 1,
             uncached_base: 0x8000_0000,
             uncached_size: 0x1000,
             sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
@@ -141,11 +145,17 @@ pub fn params() -> Vec<Param> {
             "dcache_bytes",
             1024,
             1 << 22,
-            "L1 D$ bytes over all banks (direct-mapped, 32-byte lines)",
+            "L1 D$ bytes over all banks (32-byte lines)",
         )
         .pow2(),
-        // 1 KiB over at most 32 banks leaves each bank at least one line.
         Param::int("dcache_banks", 1, 32, "D$ banks, interleaved by line").pow2(),
+        Param::int(
+            "dcache_ways",
+            1,
+            MAX_DCACHE_WAYS as u64,
+            "ways of each D$ bank (1: direct-mapped; tree pseudo-LRU)",
+        )
+        .pow2(),
         uncached_base,
         uncached_size,
         crate::memory::threshold_param(),
@@ -219,6 +229,8 @@ pub fn params() -> Vec<Param> {
 pub struct DcacheParams {
     pub bytes: u32,
     pub banks: u32,
+    /// Ways of each bank's sets (1: direct-mapped, seed 000's).
+    pub ways: u32,
     /// Narrow (32-bit) ports: one per lane and one for the control processor.
     pub narrow_ports: u32,
     pub uncached_base: u64,
@@ -285,6 +297,7 @@ impl FgsimtParams {
         DcacheParams {
             bytes: self.dcache_bytes,
             banks: self.dcache_banks,
+            ways: self.dcache_ways,
             narrow_ports: self.lanes + 1,
             uncached_base: self.uncached_base,
             uncached_size: self.uncached_size,
@@ -337,13 +350,23 @@ impl FgsimtParams {
                 ),
             ));
         }
-        let sets = self.dcache_bytes / LINE_BYTES / self.dcache_banks;
+        let lines = self.dcache_bytes / LINE_BYTES / self.dcache_banks;
+        if lines < self.dcache_ways {
+            return Err(ParamError::new(
+                "dcache_ways",
+                format!(
+                    "{} bytes over {} banks is {lines} lines a bank, fewer than {} ways",
+                    self.dcache_bytes, self.dcache_banks, self.dcache_ways
+                ),
+            ));
+        }
+        let sets = lines / self.dcache_ways;
         if sets as u64 > MAX_BANK_SETS {
             return Err(ParamError::new(
                 "dcache_bytes",
                 format!(
-                    "{} bytes over {} banks is {sets} lines a bank; at most {MAX_BANK_SETS} (a bank's valid and dirty bits are registers)",
-                    self.dcache_bytes, self.dcache_banks
+                    "{} bytes over {} banks of {} ways is {sets} sets; at most {MAX_BANK_SETS} (a way's valid and dirty bits are registers)",
+                    self.dcache_bytes, self.dcache_banks, self.dcache_ways
                 ),
             ));
         }
@@ -354,6 +377,9 @@ impl FgsimtParams {
 /// The most warp contexts: the SRF's registers are flops, `warps` x 64 x 32 bits a
 /// thread slot.
 pub const MAX_WARPS: u32 = 8;
+
+/// The most ways of a D$ bank: each is a tag and a data array read at every lookup.
+pub const MAX_DCACHE_WAYS: u32 = 16;
 
 /// Lines a D$ bank may hold: its valid and dirty bits are one register each, of at most
 /// the IR's widest value (4096 bits).

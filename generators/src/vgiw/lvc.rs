@@ -40,6 +40,7 @@ pub fn cache_params(p: &VgiwParams) -> DcacheParams {
     DcacheParams {
         bytes: p.lvc_bytes,
         banks: p.lvc_banks,
+        ways: 1,
         narrow_ports: p.lvus,
         uncached_base: 0,
         uncached_size: 0,

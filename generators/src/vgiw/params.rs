@@ -300,6 +300,7 @@ impl VgiwParams {
         DcacheParams {
             bytes: self.l1_bytes,
             banks: self.l1_banks,
+            ways: 1,
             narrow_ports: self.ldsts + 1,
             uncached_base: self.uncached_base,
             uncached_size: self.uncached_size,

@@ -3,7 +3,7 @@
 //! become a parameter of the FG-SIMT engine. Blocks, one file each:
 //! - `controller.rs`: the AVC and the L1 beside it (Figure 3, Algorithms 1 and 2).
 //! - `arrays.rs`: their tag, vector, meta and data arrays, one of each a way.
-//! - `plru.rs`: tree pseudo-LRU replacement for any number of ways.
+//! - `../plru.rs`: tree pseudo-LRU replacement for any number of ways (shared with the D$).
 //! - `decode.rs`: the decoder, (base, stride code) to a warp's vector of words.
 //! - `encode.rs`: the encoder, a warp's vector and activity mask to (base, stride code)
 //!   when the active threads' words are affine with a power-of-two stride.
@@ -18,7 +18,6 @@ pub mod controller;
 pub mod decode;
 pub mod encode;
 pub mod params;
-pub mod plru;
 
 /// Bits of a word (the paper's vectors are of 32-bit words).
 pub const WORD: u32 = 32;

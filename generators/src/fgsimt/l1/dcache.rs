@@ -1,29 +1,33 @@
 //! `FgsimtDcacheBank`: one bank of the FG-SIMT L1 D$ (seed 000, section 1.7, Figure 3):
-//! blocking, direct-mapped, 32-byte lines, write-back write-allocate, one 32-bit or one
-//! 256-bit access per cycle.
+//! blocking, `ways`-way set-associative (direct-mapped in seed 000; 8 ways in seed 001's
+//! Table 3), 32-byte lines, write-back write-allocate, one 32-bit or one 256-bit access
+//! per cycle.
 //!
-//! A request is looked up the cycle after the bank accepts it (tag and data arrays are
-//! synchronous-read, one read and one write port each, so the memory policy makes the
-//! large ones macros; valid and dirty bits are registers). A hit is performed in that
-//! cycle and answered; the bank accepts the next request in the same cycle unless the
-//! hit writes the set the next one reads (one bubble, no forwarding). A miss writes the
-//! victim back if it is dirty, refills the line with one 32-byte read, rereads the
-//! arrays and performs the access as a hit. The requests arrive in the crossbar's form:
-//! narrow data replicated over the line and its byte mask in place, so stores of both
-//! widths are the same masked write.
+//! A request is looked up the cycle after the bank accepts it (a tag and a data array a
+//! way, all read at once; synchronous-read, one read and one write port each, so the
+//! memory policy makes the large ones macros; valid and dirty bits are registers, a
+//! way's `sets` bits each). A hit is performed in that cycle on the way whose tag
+//! matches and answered; the bank accepts the next request in the same cycle unless the
+//! hit writes the set the next one reads (one bubble, no forwarding). A miss picks its
+//! victim (the first invalid way, else tree pseudo-LRU, `../plru.rs`, touched by every
+//! performed access), writes it back if it is dirty, refills the line with one 32-byte
+//! read, rereads the arrays and performs the access as a hit. The requests arrive in the
+//! crossbar's form: narrow data replicated over the line and its byte mask in place, so
+//! stores of both widths are the same masked write.
 //!
 //! Ports: `req` (decoupled), `resp` (valid: the line, the access's word, port, slot),
-//! `mem_req`/`mem_resp` (32-byte memory port, untagged, in order), `flush`/`flushed`,
-//! `idle`, `bank_id` (with more than one bank), `resv_other` (ports whose LR or SC another
-//! bank performed this cycle, which ends their reservation here) and `resv_done` (the
-//! ports whose LR or SC this bank performed).
+//! `mem_req`/`mem_resp` (32-byte memory port, untagged, in order), `flush`/`flushed`
+//! (every way of every set is walked), `idle`, `bank_id` (with more than one bank),
+//! `resv_other` (ports whose LR or SC another bank performed this cycle, which ends their
+//! reservation here) and `resv_done` (the ports whose LR or SC this bank performed).
 
 use super::{any, cat_low_first, k, op, uint, Geometry, OFFSET_BITS};
 use crate::blocks::amo_alu;
 use crate::blocks::bit_at;
 use crate::fgsimt::params::{DcacheParams, LINE_BYTES};
+use crate::fgsimt::plru::Plru;
 use crate::memory::{self, ArrayPorts};
-use hdl::helpers::{onehot_decode, onehot_mux};
+use hdl::helpers::{onehot_decode, onehot_encode, onehot_mux};
 use hdl::{cat, mux, Bundle, Dir, HdlErrors, Mem, Module, ModuleBuilder, ResetValue, Shape, Value};
 use std::rc::Rc;
 
@@ -72,15 +76,17 @@ struct Stage1 {
     slot: Value,
 }
 
-/// Bank-wide state: the FSM, the arrays' last read set, flush walk, outstanding
-/// write-back response, valid/dirty bits, reservations.
+/// Bank-wide state: the FSM, the arrays' last read set, the way being replaced or
+/// flushed, flush walk, outstanding write-back response, valid/dirty bits (a register a
+/// way), reservations.
 struct State {
     state: Value,
     array_set: Value,
+    way: Value,
     fset: Value,
     skip: Value,
-    valid: Value,
-    dirty: Value,
+    valid: Vec<Value>,
+    dirty: Vec<Value>,
     resv_valid: Vec<Value>,
     resv_line: Vec<Value>,
 }
@@ -89,6 +95,19 @@ impl State {
     fn st(&self, v: u64) -> Value {
         self.state.eq(&k(&self.state, v, 3))
     }
+
+    /// Each way's bit of `set` in `bits` (valid or dirty), way 0 lowest.
+    fn at(bits: &[Value], set: &Value) -> Value {
+        cat_low_first(&bits.iter().map(|b| bit_at(b, set)).collect::<Vec<_>>())
+    }
+}
+
+/// The arrays of every way and their read data.
+struct Arrays {
+    tags: Vec<Mem>,
+    datas: Vec<Mem>,
+    tag_out: Vec<Value>,
+    data_out: Vec<Value>,
 }
 
 /// What the looked-up request does this cycle.
@@ -97,27 +116,35 @@ struct Access {
     perform: Value,
     miss: Value,
     writes: Value,
+    /// The ways whose tag matched (one-hot, or none).
+    hits: Value,
     line: Value,
     /// The performed write's data and byte mask.
     wdata: Value,
     wmask: Value,
 }
 
-/// The lookup and the hit's effects: array write, dirty bit, response, reservations.
+/// The lookup and the hit's effects: dirty bit, response, reservations.
 #[allow(clippy::too_many_arguments)]
 fn access(
     m: &mut ModuleBuilder,
     g: &Geometry,
     s1: &Stage1,
     s: &State,
-    (tag_out, data_out): (&Value, &Value),
+    a: &Arrays,
     resp: &Bundle,
     resv_other: &Value,
     resv_done: &Value,
 ) -> Access {
     let set = set_of(g, &s1.addr);
-    let v = bit_at(&s.valid, &set);
-    let hit = &v & &tag_out.eq(&s1.addr.slice(31, g.tag_lo));
+    let valid = State::at(&s.valid, &set);
+    let tag = s1.addr.slice(31, g.tag_lo);
+    let hit_ways: Vec<Value> = (0..g.ways)
+        .map(|w| &valid.bit(w) & &a.tag_out[w as usize].eq(&tag))
+        .collect();
+    let hits = cat_low_first(&hit_ways);
+    let hit = any(&hit_ways);
+    let data_out = onehot_mux(&hits, &a.data_out);
     let active = &s1.valid & &s.st(LOOKUP);
     let perform = &active & &hit;
     let miss = &active & &!&hit;
@@ -139,12 +166,15 @@ fn access(
     let wdata = mux(&is_amo, &new.repeat(LINE_BYTES / 4), &s1.data);
     let word_mask = k(&word, 0xf, LINE_BYTES).dshl(&cat(&[&word, &k(&word, 0, 2)]));
     let wmask = mux(&is_amo, &word_mask, &s1.mask);
-    m.when(&(&perform & &writes), |m| {
-        m.connect(&s.dirty, &(&s.dirty | &onehot_decode(&set, g.sets)));
-    });
+    let set_bit = onehot_decode(&set, g.sets);
+    for (w, dirty) in s.dirty.iter().enumerate() {
+        m.when(&(&(&perform & &writes) & &hit_ways[w]), |m| {
+            m.connect(dirty, &(dirty | &set_bit));
+        });
+    }
     let rb = resp.bits();
     m.connect(resp.valid(), &perform);
-    m.connect(rb.get("line").value(), data_out);
+    m.connect(rb.get("line").value(), &data_out);
     let sc_word = (!&sc_ok).zext(32);
     m.connect(rb.get("word").value(), &mux(&is_sc, &sc_word, &old));
     m.connect(rb.get("port").value(), &s1.port);
@@ -166,6 +196,7 @@ fn access(
         perform,
         miss,
         writes,
+        hits,
         line,
         wdata,
         wmask,
@@ -181,22 +212,78 @@ fn set_of(g: &Geometry, addr: &Value) -> Value {
     }
 }
 
-/// The miss and flush state machine, the memory port, and the arrays' writes.
+/// The way a miss replaces (registered in `s.way` as the miss leaves LOOKUP), or the
+/// flush walk's way: one-hot.
+fn victim_way(g: &Geometry, s: &State, a: &Access, plru: &Plru) -> Value {
+    if g.ways == 1 {
+        return k(&s.way, 1, 1);
+    }
+    let choice = plru.victim(&a.set, &State::at(&s.valid, &a.set));
+    onehot_decode(&mux(&s.st(LOOKUP), &choice, &s.way), g.ways)
+}
+
+/// The index of one-hot way `way`.
+fn way_index(g: &Geometry, way: &Value) -> Value {
+    match g.ways {
+        1 => k(way, 0, 1),
+        _ => onehot_encode(way),
+    }
+}
+
+/// The flush walk: every way of every set, each dirty line written back.
+fn flush_walk(
+    m: &mut ModuleBuilder,
+    g: &Geometry,
+    (s1, s): (&Stage1, &State),
+    flush: &Value,
+    victim_dirty: &Value,
+) {
+    let st = |v| s.st(v);
+    let go = |m: &mut ModuleBuilder, v: u64| m.connect(&s.state, &k(&s.state, v, 3));
+    let start = &(&(&st(LOOKUP) & &!&s1.valid) & flush) & &!&s.skip;
+    m.when(&start, |m| {
+        m.connect(&s.fset, &k(flush, 0, g.set_w()));
+        m.connect(&s.way, &k(flush, 0, g.way_w()));
+        go(m, FREAD);
+    });
+    m.when(&st(FREAD), |m| go(m, FCHECK));
+    let last_set = s.fset.eq(&k(flush, (g.sets - 1) as u64, g.set_w()));
+    let last_way = s.way.eq(&k(flush, (g.ways - 1) as u64, g.way_w()));
+    let next = &(&st(FCHECK) & &!victim_dirty) & &!&s.skip;
+    m.when(&(&st(FCHECK) & victim_dirty), |m| go(m, WB));
+    m.when(&(&next & &!&last_way), |m| {
+        m.connect(&s.way, &(&s.way + &k(flush, 1, g.way_w())));
+    });
+    m.when(&(&next & &last_way), |m| {
+        m.connect(
+            &s.state,
+            &mux(&last_set, &k(flush, FLUSHED, 3), &k(flush, FREAD, 3)),
+        );
+        m.connect(&s.way, &k(flush, 0, g.way_w()));
+        m.connect(&s.fset, &(&s.fset + &k(flush, 1, g.set_w())));
+    });
+    m.when(&(&st(FLUSHED) & &!flush), |m| go(m, LOOKUP));
+}
+
+/// The miss state machine, the memory port, and the arrays' writes.
 #[allow(clippy::too_many_arguments)]
-fn miss_and_flush(
+fn miss(
     m: &mut ModuleBuilder,
     g: &Geometry,
     s1: &Stage1,
     s: &State,
     a: &Access,
-    (tags, datas): (&Mem, &Mem),
-    (tag_out, data_out): (&Value, &Value),
+    arrays: &Arrays,
+    plru: &Plru,
     (mem_req, mem_resp, flush, bank_id): (&Bundle, &Bundle, &Value, &Value),
 ) {
     let st = |v| s.st(v);
     let go = |m: &mut ModuleBuilder, v: u64| m.connect(&s.state, &k(&s.state, v, 3));
-    let victim_dirty = &bit_at(&s.valid, &s.array_set) & &bit_at(&s.dirty, &s.array_set);
+    let way = victim_way(g, s, a, plru);
+    let way_dirty = &State::at(&s.valid, &s.array_set) & &State::at(&s.dirty, &s.array_set);
+    let victim_dirty = (&way_dirty & &way).or_r();
     m.when(&a.miss, |m| {
+        m.connect(&s.way, &way_index(g, &way));
         m.connect(
             &s.state,
             &mux(&victim_dirty, &k(&s.state, WB, 3), &k(&s.state, RD, 3)),
@@ -204,7 +291,7 @@ fn miss_and_flush(
     });
     // The memory port: the victim's (or flushed line's) write-back, then the refill.
     let off = k(&s1.addr, 0, OFFSET_BITS);
-    let mut victim = vec![tag_out.clone()];
+    let mut victim = vec![onehot_mux(&way, &arrays.tag_out)];
     if g.set_bits > 0 {
         victim.push(s.array_set.clone());
     }
@@ -222,14 +309,17 @@ fn miss_and_flush(
         &mux(&st(RD), &refill_addr, &victim_addr),
     );
     m.connect(mb.get("write").value(), &st(WB));
-    m.connect(mb.get("data").value(), data_out);
+    m.connect(mb.get("data").value(), &onehot_mux(&way, &arrays.data_out));
     m.connect(mb.get("mask").value(), &k(&off, 1, 1).repeat(LINE_BYTES));
     m.connect(mb.get("size").value(), &k(&off, OFFSET_BITS as u64, 3));
     let fire = mem_req.fire();
     let array_bit = onehot_decode(&s.array_set, g.sets);
     m.when(&(&st(WB) & &fire), |m| {
         m.connect(&s.skip, &k(&off, 1, 1));
-        m.connect(&s.dirty, &(&s.dirty & &!&array_bit));
+        for (w, dirty) in s.dirty.iter().enumerate() {
+            let keep = &!&array_bit | &!&way.bit(w as u32).repeat(g.sets);
+            m.connect(dirty, &(dirty & &keep));
+        }
         m.connect(
             &s.state,
             &mux(&s1.valid, &k(&s.state, RD, 3), &k(&s.state, FCHECK, 3)),
@@ -240,54 +330,59 @@ fn miss_and_flush(
     m.when(&(resp & &s.skip), |m| m.connect(&s.skip, &k(&off, 0, 1)));
     let refill = &(&st(WAIT) & resp) & &!&s.skip;
     let set_bit = onehot_decode(&a.set, g.sets);
-    m.when(&refill, |m| {
-        m.write(tags, &a.set, &s1.addr.slice(31, g.tag_lo));
-        m.connect(&s.valid, &(&s.valid | &set_bit));
-        m.connect(&s.dirty, &(&s.dirty & &!&set_bit));
-        go(m, REPLAY);
-    });
-    // One write port on the data array: a refill or a performed write, both at s1's set.
+    for w in 0..g.ways as usize {
+        let here = &refill & &way.bit(w as u32);
+        m.when(&here, |m| {
+            m.write(&arrays.tags[w], &a.set, &s1.addr.slice(31, g.tag_lo));
+            m.connect(&s.valid[w], &(&s.valid[w] | &set_bit));
+            m.connect(&s.dirty[w], &(&s.dirty[w] & &!&set_bit));
+        });
+    }
+    m.when(&refill, |m| go(m, REPLAY));
+    // One write port on each data array: a refill of the victim or a performed write
+    // on the hit way, both at s1's set.
     let rdata = mem_resp.bits().get("data").value();
     let wdata = mux(&refill, rdata, &a.wdata);
     let wmask = mux(&refill, &k(&off, 1, 1).repeat(LINE_BYTES), &a.wmask);
-    m.when(&(&refill | &(&a.perform & &a.writes)), |m| {
-        m.write_masked(datas, &a.set, &wdata, &wmask)
-    });
+    let written = mux(&refill, &way, &a.hits);
+    let writes = &refill | &(&a.perform & &a.writes);
+    for (w, data) in arrays.datas.iter().enumerate() {
+        m.when(&(&writes & &written.bit(w as u32)), |m| {
+            m.write_masked(data, &a.set, &wdata, &wmask)
+        });
+    }
     m.when(&st(REPLAY), |m| go(m, LOOKUP));
-    // Flush: walk every set, write back the dirty lines.
-    let start = &(&(&st(LOOKUP) & &!&s1.valid) & flush) & &!&s.skip;
-    m.when(&start, |m| {
-        m.connect(&s.fset, &k(&off, 0, g.set_w()));
-        go(m, FREAD);
-    });
-    m.when(&st(FREAD), |m| go(m, FCHECK));
-    let last = s.fset.eq(&k(&off, (g.sets - 1) as u64, g.set_w()));
-    let next = &(&st(FCHECK) & &!&victim_dirty) & &!&s.skip;
-    m.when(&(&st(FCHECK) & &victim_dirty), |m| go(m, WB));
-    m.when(&next, |m| {
-        m.connect(
-            &s.state,
-            &mux(&last, &k(&off, FLUSHED, 3), &k(&off, FREAD, 3)),
-        );
-        m.connect(&s.fset, &(&s.fset + &k(&off, 1, g.set_w())));
-    });
-    m.when(&(&st(FLUSHED) & &!flush), |m| go(m, LOOKUP));
+    plru.touch(m, &a.perform, &a.set, &way_index(g, &a.hits));
+    flush_walk(m, g, (s1, s), flush, &victim_dirty);
 }
 
 fn state(m: &mut ModuleBuilder, g: &Geometry) -> State {
     State {
         state: m.reg("state", 3, LOOKUP),
         array_set: m.reg("array_set", g.set_w(), ResetValue::None),
+        way: m.reg("way", g.way_w(), 0u64),
         fset: m.reg("flush_set", g.set_w(), ResetValue::None),
         skip: m.reg("wb_pending", 1, false),
-        valid: m.reg("valid", g.sets, 0u64),
-        dirty: m.reg("dirty", g.sets, 0u64),
+        valid: (0..g.ways)
+            .map(|w| m.reg(&way_name("valid", g, w), g.sets, 0u64))
+            .collect(),
+        dirty: (0..g.ways)
+            .map(|w| m.reg(&way_name("dirty", g, w), g.sets, 0u64))
+            .collect(),
         resv_valid: (0..g.narrow_ports)
             .map(|q| m.reg(&format!("resv{q}_valid"), 1, false))
             .collect(),
         resv_line: (0..g.narrow_ports)
             .map(|q| m.reg(&format!("resv{q}_line"), 32 - OFFSET_BITS, ResetValue::None))
             .collect(),
+    }
+}
+
+/// `name`, suffixed with the way when there are several.
+fn way_name(name: &str, g: &Geometry, w: u32) -> String {
+    match g.ways {
+        1 => name.to_string(),
+        _ => format!("{name}{w}"),
     }
 }
 
@@ -308,6 +403,37 @@ fn stage1(m: &mut ModuleBuilder, req: &Bundle, fire: &Value) -> Stage1 {
         port: reg("port"),
         slot: reg("slot"),
         valid: m.reg("s1_valid", 1, false),
+    }
+}
+
+/// A tag and a data array a way, all read at `addr` when `en`.
+fn arrays(
+    m: &mut ModuleBuilder,
+    g: &Geometry,
+    style: impl Fn(u32) -> hdl::MemStyle,
+    (addr, en): (&Value, &Value),
+) -> Arrays {
+    let tag_w = 32 - g.tag_lo;
+    let tags: Vec<Mem> = (0..g.ways)
+        .map(|w| m.mem(&way_name("tags", g, w), g.sets as u64, tag_w, style(tag_w)))
+        .collect();
+    let datas: Vec<Mem> = (0..g.ways)
+        .map(|w| {
+            m.mem(
+                &way_name("data", g, w),
+                g.sets as u64,
+                LINE_BITS,
+                style(LINE_BITS),
+            )
+        })
+        .collect();
+    let tag_out = tags.iter().map(|t| m.read_sync(t, addr, en)).collect();
+    let data_out = datas.iter().map(|d| m.read_sync(d, addr, en)).collect();
+    Arrays {
+        tags,
+        datas,
+        tag_out,
+        data_out,
     }
 }
 
@@ -342,26 +468,23 @@ pub fn bank(p: &DcacheParams) -> Result<Rc<Module>, HdlErrors> {
             p.sram_threshold_bits,
         )
     };
-    let tags = m.mem("tags", g.sets as u64, 32 - g.tag_lo, style(32 - g.tag_lo));
-    let datas = m.mem("data", g.sets as u64, LINE_BITS, style(LINE_BITS));
     let req_set = set_of(&g, req.bits().get("addr").value());
     let s1_set = set_of(&g, &s1.addr);
     let rd_set = mux(&fire, &req_set, &mux(&s.st(FREAD), &s.fset, &s1_set));
     let rd_en = any(&[fire.clone(), s.st(REPLAY), s.st(FREAD)]);
-    let tag_out = m.read_sync(&tags, &rd_set, &rd_en);
-    let data_out = m.read_sync(&datas, &rd_set, &rd_en);
+    let arrays = arrays(&mut m, &g, style, (&rd_set, &rd_en));
     m.when(&rd_en, |m| m.connect(&s.array_set, &rd_set));
 
-    let outs = (&tag_out, &data_out);
-    let a = access(&mut m, &g, &s1, &s, outs, &resp, &resv_other, &resv_done);
+    let a = access(&mut m, &g, &s1, &s, &arrays, &resp, &resv_other, &resv_done);
     let hazard = &(&a.perform & &a.writes) & &req_set.eq(&s1_set);
     let free = &!&s1.valid | &(&a.perform & &!&hazard);
     m.connect(&ready, &(&(&s.st(LOOKUP) & &!&flush) & &free));
     m.connect(req.ready(), &ready);
     m.when(&a.perform, |m| m.connect(&s1.valid, &k(&flush, 0, 1)));
     m.when(&fire, |m| m.connect(&s1.valid, &k(&flush, 1, 1)));
+    let plru = Plru::new(&mut m, "plru", g.sets, g.ways);
     let io = (&mem_req, &mem_resp, &flush, &bank_id);
-    miss_and_flush(&mut m, &g, &s1, &s, &a, (&tags, &datas), outs, io);
+    miss(&mut m, &g, &s1, &s, &a, &arrays, &plru, io);
     m.connect(&flushed, &s.st(FLUSHED));
     let quiet = &(&s.st(LOOKUP) & &!&s1.valid) & &!&s.skip;
     m.connect(&idle, &quiet);

@@ -1,12 +1,13 @@
 //! The FG-SIMT engine's L1 memory system (seed 000, section 1.7 and Figure 3): a blocking,
-//! direct-mapped I$ ([`icache`]) and a banked, blocking, direct-mapped, write-back D$
-//! with 32-byte lines behind a queued crossbar of `narrow_ports` 32-bit ports and one
-//! 256-bit port ([`dcache`]).
+//! direct-mapped I$ ([`icache`]) and a banked, blocking, write-back D$ with 32-byte lines
+//! behind a queued crossbar of `narrow_ports` 32-bit ports and one 256-bit port
+//! ([`dcache`]), direct-mapped as in seed 000 or `ways`-way set-associative as in seed
+//! 001's Table 3.
 //!
 //! D$ (`FgsimtL1Dcache`, top of `xbar.rs` with the banks of `dcache.rs`):
 //! - Lines are interleaved over the banks: bank = line address mod banks. Each bank is a
 //!   tag array and a 256-bit data array with byte-mask writes (SRAM macros above the
-//!   threshold, `crate::memory`), write-back write-allocate, blocking: a miss stalls its
+//!   threshold, `crate::memory`) a way, write-back write-allocate, blocking: a miss stalls its
 //!   bank until the refill, the other banks go on. A bank performs one 32-bit or one
 //!   256-bit access per cycle (the paper's "one 32 b or one 256 b read/write per cycle").
 //! - Narrow port request ([`narrow_request`]): `addr`, `op` ([`op`]), `data`, `mask`
@@ -126,7 +127,9 @@ pub struct Geometry {
     pub narrow_ports: u32,
     pub bank_bits: u32,
     pub set_bits: u32,
+    /// Sets of a bank (lines of a way).
     pub sets: u32,
+    pub ways: u32,
     /// Lowest bit of the tag.
     pub tag_lo: u32,
     /// Width of a port index (narrow ports, then the wide port).
@@ -140,7 +143,7 @@ pub const OFFSET_BITS: u32 = LINE_BYTES.trailing_zeros();
 
 impl Geometry {
     pub fn new(p: &DcacheParams) -> Geometry {
-        let sets = p.bytes / LINE_BYTES / p.banks;
+        let sets = p.bytes / LINE_BYTES / p.banks / p.ways;
         let bank_bits = p.banks.trailing_zeros();
         let set_bits = sets.trailing_zeros();
         Geometry {
@@ -148,6 +151,7 @@ impl Geometry {
             bank_bits,
             set_bits,
             sets,
+            ways: p.ways,
             tag_lo: OFFSET_BITS + bank_bits + set_bits,
             port_bits: addr_width(p.narrow_ports as u64 + 1),
             slot_bits: addr_width(PORT_ENTRIES as u64),
@@ -157,5 +161,10 @@ impl Geometry {
     /// Width of a set index as a value (at least 1).
     pub fn set_w(&self) -> u32 {
         self.set_bits.max(1)
+    }
+
+    /// Width of a way index as a value (at least 1).
+    pub fn way_w(&self) -> u32 {
+        addr_width(self.ways as u64).max(1)
     }
 }

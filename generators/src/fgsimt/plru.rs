@@ -1,7 +1,8 @@
 //! Tree pseudo-LRU replacement for any number of ways (seed 002, section 5.1; the tree
 //! padded to the next power of two, never pointing at a missing way, invalid ways taken
 //! first: the golden model's `verification::fgsimt::avc::plru`), one state register a
-//! set.
+//! set. The AVC and its L1 (`avc/controller.rs`) and the D$ banks (`l1/dcache.rs`) use
+//! it.
 //!
 //! Node k's children are 2k + 1 and 2k + 2; a node's bit set means the next victim
 //! comes from its upper half.
