@@ -535,24 +535,7 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let space = m.input("space", 1);
     let load_ready = m.input("load_ready", 1);
     let stop = m.input("stop", 1);
-    let f = |n: &str| inst.bits().get(n).value().clone();
-    let mut parts = vec![f("tid_base"), f("mask"), f("insn"), f("pc")];
-    if p.affine_arith() {
-        let src = inst.bits().get("src");
-        // Above the fields, from the low bits: rs1's ok, base, stride, then rs2's, rs3's.
-        for i in 0..COMPACT_SOURCES as usize {
-            let e = src.index(i);
-            parts.splice(
-                0..0,
-                ["stride", "base", "ok"].map(|n| e.get(n).value().clone()),
-            );
-        }
-    }
-    // With contexts, the context's number above everything.
-    if p.warps > 1 {
-        parts.insert(0, f("ctx"));
-    }
-    let packed = cat(&parts.iter().collect::<Vec<_>>());
+    let packed = siq_entry(p, &inst);
     let siq = m.instance("siq", &fifo(p, p.siq_depth, packed.width())?);
     m.connect(&siq.port("enq_valid"), inst.valid());
     m.connect(&siq.port("enq_bits"), &packed);
@@ -573,53 +556,8 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         .iter()
         .map(|n| m.wire(&format!("issue_{n}"), 1))
         .collect();
-    let regs: Vec<Vec<(&'static str, Value)>> = [&d.rs1, &d.rs2, &d.rs3]
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let name = source_fields("sau0")[i];
-            let mut v = vec![(name, (*r).clone())];
-            if let Some(c) = compact.get(i) {
-                let names = compact_fields(name);
-                v.extend(names.iter().zip(c).map(|(n, x)| (*n, x.clone())));
-            }
-            v
-        })
-        .collect();
-    let seqs: Vec<Seq> = (0..2)
-        .map(|u| {
-            let name = format!("sau{u}");
-            let long = [("mul", &d.mul), ("div", &d.div)][u];
-            let mut fields = regs[..source_fields(&name).len()].concat();
-            fields.extend(d.sau.iter().cloned());
-            fields.push((long.0, long.1.clone()));
-            fields.push(("fp", [&d.fp, &d.fdiv][u].clone()));
-            sequencer(&mut m, p, &name, &go[u], &fields)
-        })
-        .collect();
-    let mut mem_fields = regs[..2].concat();
-    mem_fields.extend(d.mem_fields.iter().cloned());
-    if let (Some(ctx), true) = (&ctx, p.avc) {
-        mem_fields.push(("ctx", ctx.clone()));
-    }
-    let mem = sequencer(&mut m, p, "mem", &go[2], &mem_fields);
-    let latency = m.wire("issue_latency", 7);
-    let t = p.threads_per_lane();
-    let port_wait: Vec<Value> = (0..2)
-        .map(|u| {
-            let load = &latency + &k(&latency, t as u64, 7);
-            countdown(&mut m, &format!("port_wait{u}"), &go[u], &load)
-        })
-        .collect();
-    // The integer and the FP dividers share one wait (a new divide of either kind issues
-    // once the last one's dividers have answered).
-    let div_start = &go[1] & &(&d.div | &d.fdiv);
-    let div_wait = countdown(
-        &mut m,
-        "div_wait",
-        &div_start,
-        &(&latency - &k(&latency, 1, 7)),
-    );
+    let (seqs, mem) = unit_sequencers(&mut m, p, (&d, &compact, ctx.as_ref()), &go);
+    let (latency, port_wait, div_wait) = unit_waits(&mut m, p, &d, &go);
     let slwq = m.instance("slwq", &fifo(p, p.slwq_depth, p.reg_bits() + 3 + w)?);
     m.connect(&slwq.port("enq_valid"), &(&(&go[2] & &d.load) | &go[3]));
     m.connect(
@@ -637,22 +575,7 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         (&slu_start, &slu_rd),
     );
     let mem_x = later(&mut m, "mem", &mem);
-    // The SMU counts a memory instruction from its first slot, which arrives in the
-    // execute cycle (t + 2) and shows in `space` from t + 3. At T >= 3 the unit's
-    // occupancy keeps the next one from issuing before; at T <= 2 the issue also waits
-    // until neither of the last two cycles issued one, or `space` could over-fill an
-    // SMRQ (a lost store, found by bfs at 8 lanes of 8 threads).
-    let space = if p.threads_per_lane() <= 2 {
-        let (h1, h2) = (
-            m.reg("mem_issued_1", 1, false),
-            m.reg("mem_issued_2", 1, false),
-        );
-        m.connect(&h1, &(&go[2] | &go[3]));
-        m.connect(&h2, &h1);
-        &space & &!&(&h1 | &h2)
-    } else {
-        space
-    };
+    let space = memory_space(&mut m, p, space, &go);
     let busy = Busy {
         sau: [&seqs[0], &seqs[1]],
         mem: &mem,
@@ -679,36 +602,15 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         is_.fence,
     ]);
     m.connect(&siq.port("deq_ready"), &deq);
-    for (u, s) in seqs.iter().enumerate() {
-        let r = m.io(
-            &format!("sau{u}_r"),
-            Dir::Out,
-            &r_uop(p, &format!("sau{u}")),
-        );
-        s.drive(&mut m, &r);
-        let x = m.io(&format!("sau{u}_x"), Dir::Out, &x_uop(p, u as u32));
-        later(&mut m, &format!("sau{u}"), s).drive(&mut m, &x);
-    }
-    let quiet = any(&[
-        mem.valid.clone(),
-        mem_x.valid.clone(),
-        slu.valid.clone(),
-        !&is(&slwq.port("count"), 0),
-        !&is(&port_wait[0], 0),
-        !&is(&port_wait[1], 0),
-    ]);
-    let quiet = !&quiet;
+    sau_outputs(&mut m, p, &seqs);
+    let quiet = quiet((&mem, &mem_x, &slu), &slwq, &port_wait);
     memory_outputs(&mut m, p, &mem, &mem_x);
-    let ill = m.io("illegal", Dir::Out, &illegal(w));
-    m.connect(ill.valid(), &(&(&head_valid & &!&d.legal) & &quiet));
-    for (n, v) in [
-        ("pc", &pc),
-        ("insn", &insn),
-        ("mask", &mask),
-        ("tid_base", &tid_base),
-    ] {
-        m.connect(ill.bits().get(n).value(), v);
-    }
+    illegal_port(
+        &mut m,
+        w,
+        (&head_valid, &d.legal, &quiet),
+        (&pc, &insn, &mask, &tid_base),
+    );
     let idle_now = &quiet & &is(&siq.port("count"), 0);
     let idle = m.output("idle", 1);
     m.connect(&idle, &idle_now);
@@ -729,6 +631,162 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let o = m.output("ctx_idle", p.warps);
     m.connect(&o, &ctx_idle);
     m.finish()
+}
+
+/// The SIQ's entry for `inst`: its fields (and with +a its compact sources above them,
+/// and with contexts its context's number above everything), packed.
+fn siq_entry(p: &FgsimtParams, inst: &Bundle) -> Value {
+    let f = |n: &str| inst.bits().get(n).value().clone();
+    let mut parts = vec![f("tid_base"), f("mask"), f("insn"), f("pc")];
+    if p.affine_arith() {
+        let src = inst.bits().get("src");
+        // Above the fields, from the low bits: rs1's ok, base, stride, then rs2's, rs3's.
+        for i in 0..COMPACT_SOURCES as usize {
+            let e = src.index(i);
+            parts.splice(
+                0..0,
+                ["stride", "base", "ok"].map(|n| e.get(n).value().clone()),
+            );
+        }
+    }
+    // With contexts, the context's number above everything.
+    if p.warps > 1 {
+        parts.insert(0, f("ctx"));
+    }
+    cat(&parts.iter().collect::<Vec<_>>())
+}
+
+/// The read stages of SAU0, SAU1 and the memory unit, loaded from the head `d` (its
+/// source registers with their compact sources, and with `avc` its context `ctx`) as
+/// `go` issues to each.
+fn unit_sequencers(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    (d, compact, ctx): (&Decoded, &[[Value; 3]], Option<&Value>),
+    go: &[Value],
+) -> (Vec<Seq>, Seq) {
+    let regs: Vec<Vec<(&'static str, Value)>> = [&d.rs1, &d.rs2, &d.rs3]
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let name = source_fields("sau0")[i];
+            let mut v = vec![(name, (*r).clone())];
+            if let Some(c) = compact.get(i) {
+                let names = compact_fields(name);
+                v.extend(names.iter().zip(c).map(|(n, x)| (*n, x.clone())));
+            }
+            v
+        })
+        .collect();
+    let seqs: Vec<Seq> = (0..2)
+        .map(|u| {
+            let name = format!("sau{u}");
+            let long = [("mul", &d.mul), ("div", &d.div)][u];
+            let mut fields = regs[..source_fields(&name).len()].concat();
+            fields.extend(d.sau.iter().cloned());
+            fields.push((long.0, long.1.clone()));
+            fields.push(("fp", [&d.fp, &d.fdiv][u].clone()));
+            sequencer(m, p, &name, &go[u], &fields)
+        })
+        .collect();
+    let mut mem_fields = regs[..2].concat();
+    mem_fields.extend(d.mem_fields.iter().cloned());
+    if let (Some(ctx), true) = (ctx, p.avc) {
+        mem_fields.push(("ctx", ctx.clone()));
+    }
+    let mem = sequencer(m, p, "mem", &go[2], &mem_fields);
+    (seqs, mem)
+}
+
+/// The SAUs' waits: the issue's latency (a wire, driven from [`issue`]), each SAU's
+/// write port's wait (its last issue's latency + T) and the dividers' wait.
+fn unit_waits(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    d: &Decoded,
+    go: &[Value],
+) -> (Value, Vec<Value>, Value) {
+    let latency = m.wire("issue_latency", 7);
+    let t = p.threads_per_lane();
+    let port_wait: Vec<Value> = (0..2)
+        .map(|u| {
+            let load = &latency + &k(&latency, t as u64, 7);
+            countdown(m, &format!("port_wait{u}"), &go[u], &load)
+        })
+        .collect();
+    // The integer and the FP dividers share one wait (a new divide of either kind issues
+    // once the last one's dividers have answered).
+    let div_start = &go[1] & &(&d.div | &d.fdiv);
+    let div_wait = countdown(m, "div_wait", &div_start, &(&latency - &k(&latency, 1, 7)));
+    (latency, port_wait, div_wait)
+}
+
+/// The SMU's `space` as a memory issue sees it. The SMU counts a memory instruction
+/// from its first slot, which arrives in the execute cycle (t + 2) and shows in `space`
+/// from t + 3. At T >= 3 the unit's occupancy keeps the next one from issuing before;
+/// at T <= 2 the issue also waits until neither of the last two cycles issued one (`go`
+/// to the memory unit or the `aload` port), or `space` could over-fill an SMRQ (a lost
+/// store, found by bfs at 8 lanes of 8 threads).
+fn memory_space(m: &mut ModuleBuilder, p: &FgsimtParams, space: Value, go: &[Value]) -> Value {
+    if p.threads_per_lane() > 2 {
+        return space;
+    }
+    let (h1, h2) = (
+        m.reg("mem_issued_1", 1, false),
+        m.reg("mem_issued_2", 1, false),
+    );
+    m.connect(&h1, &(&go[2] | &go[3]));
+    m.connect(&h2, &h1);
+    &space & &!&(&h1 | &h2)
+}
+
+/// The SAUs' micro-ops: `sau<u>_r` from each read stage, `sau<u>_x` one cycle later.
+fn sau_outputs(m: &mut ModuleBuilder, p: &FgsimtParams, seqs: &[Seq]) {
+    for (u, s) in seqs.iter().enumerate() {
+        let r = m.io(
+            &format!("sau{u}_r"),
+            Dir::Out,
+            &r_uop(p, &format!("sau{u}")),
+        );
+        s.drive(m, &r);
+        let x = m.io(&format!("sau{u}_x"), Dir::Out, &x_uop(p, u as u32));
+        later(m, &format!("sau{u}"), s).drive(m, &x);
+    }
+}
+
+/// Nothing issued is still in flight: no memory instruction in its read or execute
+/// stage (`mem`, `mem_x`), no load waiting in the SLWQ or writing back (`slu`), no SAU
+/// write port busy.
+fn quiet((mem, mem_x, slu): (&Seq, &Seq, &Seq), slwq: &hdl::Inst, port_wait: &[Value]) -> Value {
+    let busy = any(&[
+        mem.valid.clone(),
+        mem_x.valid.clone(),
+        slu.valid.clone(),
+        !&is(&slwq.port("count"), 0),
+        !&is(&port_wait[0], 0),
+        !&is(&port_wait[1], 0),
+    ]);
+    !&busy
+}
+
+/// `illegal`: the head (valid `head`) is not `legal`, reported once everything before
+/// it is done (`quiet`), with its pc, instruction, mask and first thread.
+fn illegal_port(
+    m: &mut ModuleBuilder,
+    warp_size: u32,
+    (head, legal, quiet): (&Value, &Value, &Value),
+    (pc, insn, mask, tid_base): (&Value, &Value, &Value, &Value),
+) {
+    let ill = m.io("illegal", Dir::Out, &illegal(warp_size));
+    m.connect(ill.valid(), &(&(head & &!legal) & quiet));
+    for (n, v) in [
+        ("pc", pc),
+        ("insn", insn),
+        ("mask", mask),
+        ("tid_base", tid_base),
+    ] {
+        m.connect(ill.bits().get(n).value(), v);
+    }
 }
 
 /// With `warps` > 1: `load_done` and `load_ctx` (a load writeback of that context starts:

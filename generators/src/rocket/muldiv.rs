@@ -214,17 +214,85 @@ fn engine(
     r: &Ports,
     resp_ready: &Value,
 ) -> Engine {
-    let mb = p.mul_bits_per_cycle;
-    let db = p.div_bits_per_cycle;
+    let (mb, db) = (p.mul_bits_per_cycle, p.div_bits_per_cycle);
+    let (s, idle, fire) = registers(m, p, with_mul, &r.valid);
+    let q = decode_request(m, p, with_mul, r);
+    let k = |v: u64, w: u32| r.kill.konst(Bits::from_u64(w, v));
+    let (one, zero) = (k(1, 1), k(0, 1));
+    let iterations = |bits: u32, width: u32| k((width / bits).max(1) as u64, 7);
+    let mul_iters = mux(&r.word, &iterations(mb, 32), &iterations(mb, 64));
+    let div_iters = mux(&r.word, &iterations(db, 32), &iterations(db, 64));
+    let zero64 = k(0, 64);
+
+    let chain = m
+        .when(&fire, |m| {
+            load(
+                m,
+                with_mul,
+                &s,
+                r,
+                (&q, &mul_iters, &div_iters),
+                (&one, &zero64),
+            )
+        })
+        .elsewhen(&r.kill, |m| {
+            m.connect(&s.busy, &zero);
+            if let Some(f) = &s.fixing {
+                m.connect(f, &zero);
+            }
+            m.connect(&s.done, &zero);
+        })
+        .elsewhen(&s.busy, |m| iterate(m, p, with_mul, &s, r, (&one, &zero)));
+    let chain = match &s.fixing {
+        Some(f) => chain.elsewhen(f, |m| {
+            m.connect(f, &zero);
+            m.connect(&s.done, &one);
+        }),
+        None => chain,
+    };
+    chain.elsewhen(&(&s.done & resp_ready), |m| m.connect(&s.done, &zero));
+
+    let result = engine_result(m, p, with_mul, &s, &zero64);
+    Engine {
+        idle,
+        done: s.done,
+        result,
+    }
+}
+
+/// The engine's registers.
+struct Regs {
+    busy: Value,
+    /// With a registered result: the cycle after the last iteration, when it loads.
+    fixing: Option<Value>,
+    done: Value,
+    /// The latched request (`op.mul` a constant 0 in an engine that does not multiply).
+    op: Op,
+    count: Value,
+    /// A divide that may skip leading zero bytes has not taken its first step (its
+    /// divisor is not zero).
+    fresh: Option<Value>,
+    acc: Value,
+    a: Value,
+    b: Value,
+}
+
+/// The engine's control and datapath registers; also returns whether it is idle (ready
+/// for a request) and whether a request (`valid`) fires.
+fn registers(
+    m: &mut ModuleBuilder,
+    p: &MulDivParams,
+    with_mul: bool,
+    valid: &Value,
+) -> (Regs, Value, Value) {
     let busy = m.reg("busy", 1, false);
-    // With a registered result: the cycle after the last iteration, when it loads.
     let fixing = p.registered_result.then(|| m.reg("fixing", 1, false));
     let done = m.reg("done", 1, false);
     let idle = match &fixing {
         Some(f) => !&(&(&busy | f) | &done),
         None => !&(&busy | &done),
     };
-    let fire = &r.valid & &idle;
+    let fire = valid & &idle;
     // Latched request: multiply or divide, high half / remainder, word, negate result.
     // Only an engine that multiplies needs to remember which it is doing.
     let mul_op = if with_mul {
@@ -236,8 +304,6 @@ fn engine(
     let word = m.reg("op_word", 1, false);
     let negate = m.reg("op_negate", 1, false);
     let count = m.reg("count", 7, 0u64);
-    // A divide that may skip leading zero bytes has not taken its first step (its
-    // divisor is not zero).
     let fresh = p.div_early_out.then(|| m.reg("div_fresh", 1, false));
     // Multiply: {acc, a} is the 128-bit product register (multiplier shifts out of `a`'s
     // bottom as product bits shift in at its top), `b` the multiplicand.
@@ -247,7 +313,43 @@ fn engine(
     let acc = m.reg("acc", 64, ResetValue::None);
     let a = m.reg("a", 64, ResetValue::None);
     let b = m.reg("b", 64, ResetValue::None);
+    let op = Op {
+        mul: mul_op,
+        upper,
+        word,
+        negate,
+    };
+    let regs = Regs {
+        busy,
+        fixing,
+        done,
+        op,
+        count,
+        fresh,
+        acc,
+        a,
+        b,
+    };
+    (regs, idle, fire)
+}
 
+/// The request as the engine loads it.
+struct Request {
+    mul: Value,
+    upper: Value,
+    /// The result's sign fix, for a multiply and for a divide.
+    mul_negate: Value,
+    div_negate: Value,
+    /// The operands' magnitudes.
+    mag1: Value,
+    mag2: Value,
+    /// The divisor is zero.
+    in2_zero: Value,
+}
+
+/// Decodes the request: multiply or divide, high half or remainder, the operands'
+/// magnitudes and the result's sign.
+fn decode_request(m: &mut ModuleBuilder, p: &MulDivParams, with_mul: bool, r: &Ports) -> Request {
     let f3 = &r.funct3;
     let req_mul = if with_mul { !&f3.bit(2) } else { m.lit(0, 1) };
     // Signedness of each operand: MULH (1) both, MULHSU (2) rs1 only, DIV/REM (4, 6) both.
@@ -268,102 +370,119 @@ fn engine(
     let div_negate = mux(&rem_op, &neg1, &(&(&neg1 ^ &neg2) & &!&in2_zero));
     let req_upper = mux(&req_mul, &f3.ne(&f3.konst(Bits::from_u64(3, MUL))), &rem_op);
     let mul_negate = &(&neg1 ^ &neg2) & &req_upper;
+    Request {
+        mul: req_mul,
+        upper: req_upper,
+        mul_negate,
+        div_negate,
+        mag1,
+        mag2,
+        in2_zero,
+    }
+}
+
+/// Loads an accepted request `q` into the registers, with its iteration count (of a
+/// multiply or a divide) and the product register cleared.
+fn load(
+    m: &mut ModuleBuilder,
+    with_mul: bool,
+    s: &Regs,
+    r: &Ports,
+    (q, mul_iters, div_iters): (&Request, &Value, &Value),
+    (one, zero64): (&Value, &Value),
+) {
+    m.connect(&s.busy, one);
+    if with_mul {
+        m.connect(&s.op.mul, &q.mul);
+    }
+    m.connect(&s.op.upper, &q.upper);
+    m.connect(&s.op.word, &r.word);
+    m.connect(&s.op.negate, &mux(&q.mul, &q.mul_negate, &q.div_negate));
+    m.connect(&s.acc, zero64);
+    // A *W dividend starts in the upper half so its bits leave first.
+    let dividend = mux(&r.word, &q.mag1.shl(32), &q.mag1);
+    m.connect(&s.count, &mux(&q.mul, mul_iters, div_iters));
+    m.connect(&s.a, &mux(&q.mul, &q.mag1, &dividend));
+    if let Some(f) = &s.fresh {
+        m.connect(f, &(&!&q.mul & &!&q.in2_zero));
+    }
+    m.connect(&s.b, &q.mag2);
+}
+
+/// An iteration of a running operation: a multiply step or divide steps, the count
+/// stepping down to the last (then `fixing`, or `done`); a multiply may end early
+/// ([`early_out`]) and a divide's first cycle may skip leading zero bytes.
+fn iterate(
+    m: &mut ModuleBuilder,
+    p: &MulDivParams,
+    with_mul: bool,
+    s: &Regs,
+    r: &Ports,
+    (one, zero): (&Value, &Value),
+) {
+    let (mb, db) = (p.mul_bits_per_cycle, p.div_bits_per_cycle);
     let k = |v: u64, w: u32| r.kill.konst(Bits::from_u64(w, v));
-    let (one, zero) = (k(1, 1), k(0, 1));
-    let iterations = |bits: u32, width: u32| k((width / bits).max(1) as u64, 7);
-    let mul_iters = mux(&r.word, &iterations(mb, 32), &iterations(mb, 64));
-    let div_iters = mux(&r.word, &iterations(db, 32), &iterations(db, 64));
-    let zero64 = k(0, 64);
-
-    let chain = m
-        .when(&fire, |m| {
-            m.connect(&busy, &one);
-            if with_mul {
-                m.connect(&mul_op, &req_mul);
-            }
-            m.connect(&upper, &req_upper);
-            m.connect(&word, &r.word);
-            m.connect(&negate, &mux(&req_mul, &mul_negate, &div_negate));
-            m.connect(&acc, &zero64);
-            // A *W dividend starts in the upper half so its bits leave first.
-            let dividend = mux(&r.word, &mag1.shl(32), &mag1);
-            m.connect(&count, &mux(&req_mul, &mul_iters, &div_iters));
-            m.connect(&a, &mux(&req_mul, &mag1, &dividend));
-            if let Some(f) = &fresh {
-                m.connect(f, &(&!&req_mul & &!&in2_zero));
-            }
-            m.connect(&b, &mag2);
-        })
-        .elsewhen(&r.kill, |m| {
-            m.connect(&busy, &zero);
-            if let Some(f) = &fixing {
-                m.connect(f, &zero);
-            }
-            m.connect(&done, &zero);
-        })
-        .elsewhen(&busy, |m| {
-            let last = count.eq(&k(1, 7));
-            m.connect(&count, &(&count - &k(1, 7)));
-            m.when(&last, |m| {
-                m.connect(&busy, &zero);
-                m.connect(fixing.as_ref().unwrap_or(&done), &one);
-            });
-            let (d_acc, d_a) = divide_steps(p.adders, &acc, &a, &b, db);
-            if with_mul {
-                let (m_acc, m_a) = multiply_step(p.adders, &acc, &a, &b, mb);
-                m.connect(&acc, &mux(&mul_op, &m_acc, &d_acc));
-                m.connect(&a, &mux(&mul_op, &m_a, &d_a));
-            } else {
-                m.connect(&acc, &d_acc);
-                m.connect(&a, &d_a);
-            }
-            let early = (with_mul && p.mul_early_out)
-                .then(|| early_out(&acc, &a, &count, mb))
-                .flatten();
-            if let Some((early, e_acc, e_a)) = early {
-                m.when(&(&mul_op & &early), |m| {
-                    m.connect(&acc, &e_acc);
-                    m.connect(&a, &e_a);
-                    m.connect(&count, &k(0, 7));
-                    m.connect(&busy, &zero);
-                    m.connect(fixing.as_ref().unwrap_or(&done), &one);
-                });
-            }
-            // A divide's first cycle skips the dividend's leading zero bytes instead of
-            // a step, when it has some (`skip_zero_bytes`).
-            if let Some(f) = &fresh {
-                m.connect(f, &zero);
-                let (skip, s_a, s_count) = skip_zero_bytes(&a, &count, &word, db);
-                m.when(&(f & &skip), |m| {
-                    m.connect(&acc, &acc);
-                    m.connect(&a, &s_a);
-                    m.connect(&count, &s_count);
-                });
-            }
+    let (acc, a, count) = (&s.acc, &s.a, &s.count);
+    let last = count.eq(&k(1, 7));
+    m.connect(count, &(count - &k(1, 7)));
+    m.when(&last, |m| {
+        m.connect(&s.busy, zero);
+        m.connect(s.fixing.as_ref().unwrap_or(&s.done), one);
+    });
+    let (d_acc, d_a) = divide_steps(p.adders, acc, a, &s.b, db);
+    if with_mul {
+        let (m_acc, m_a) = multiply_step(p.adders, acc, a, &s.b, mb);
+        m.connect(acc, &mux(&s.op.mul, &m_acc, &d_acc));
+        m.connect(a, &mux(&s.op.mul, &m_a, &d_a));
+    } else {
+        m.connect(acc, &d_acc);
+        m.connect(a, &d_a);
+    }
+    let early = (with_mul && p.mul_early_out)
+        .then(|| early_out(acc, a, count, mb))
+        .flatten();
+    if let Some((early, e_acc, e_a)) = early {
+        m.when(&(&s.op.mul & &early), |m| {
+            m.connect(acc, &e_acc);
+            m.connect(a, &e_a);
+            m.connect(count, &k(0, 7));
+            m.connect(&s.busy, zero);
+            m.connect(s.fixing.as_ref().unwrap_or(&s.done), one);
         });
-    let chain = match &fixing {
-        Some(f) => chain.elsewhen(f, |m| {
-            m.connect(f, &zero);
-            m.connect(&done, &one);
-        }),
-        None => chain,
-    };
-    chain.elsewhen(&(&done & resp_ready), |m| m.connect(&done, &zero));
+    }
+    // A divide's first cycle skips the dividend's leading zero bytes instead of
+    // a step, when it has some (`skip_zero_bytes`).
+    if let Some(f) = &s.fresh {
+        m.connect(f, zero);
+        let (skip, s_a, s_count) = skip_zero_bytes(a, count, &s.op.word, db);
+        m.when(&(f & &skip), |m| {
+            m.connect(acc, acc);
+            m.connect(a, &s_a);
+            m.connect(count, &s_count);
+        });
+    }
+}
 
-    let op = Op {
-        mul: mul_op,
-        upper,
-        word,
-        negate,
-    };
-    let result = match p.adders {
+/// The engine's result, `acc` and `a` with the sign fix: with `prefix` split around
+/// the `fixing` cycle's registers ([`prefix_result`]), else computed whole
+/// ([`inferred_result`]) and, with a registered result, loaded in that cycle.
+fn engine_result(
+    m: &mut ModuleBuilder,
+    p: &MulDivParams,
+    with_mul: bool,
+    s: &Regs,
+    zero64: &Value,
+) -> Value {
+    let mb = p.mul_bits_per_cycle;
+    let (acc, a) = (&s.acc, &s.a);
+    match p.adders {
         Style::Prefix => {
-            let low_word = (with_mul && mb < 64).then(|| low_word(&a, mb));
-            prefix_result(m, &acc, &a, &op, low_word.as_ref(), fixing.is_some())
+            let low_word = (with_mul && mb < 64).then(|| low_word(a, mb));
+            prefix_result(m, acc, a, &s.op, low_word.as_ref(), s.fixing.is_some())
         }
         Style::Inferred => {
-            let result = inferred_result(&acc, &a, &op, with_mul, mb, &zero64);
-            match &fixing {
+            let result = inferred_result(acc, a, &s.op, with_mul, mb, zero64);
+            match &s.fixing {
                 Some(f) => {
                     // Loaded in the `fixing` cycle, observed only under `done`: no reset.
                     let q = m.reg("result", 64, ResetValue::None);
@@ -373,8 +492,7 @@ fn engine(
                 None => result,
             }
         }
-    };
-    Engine { idle, done, result }
+    }
 }
 
 /// The latched request as the result's sign fix sees it.

@@ -309,17 +309,7 @@ fn fetch_unit(
     let lanes_scalar = &plan.scalar & &!&plan.load_in_cp;
     m.when(&(&plain & &lanes_scalar), |m| goto(m, SCALAR));
     let stores = &(&sent.to_siu & io.inst.ready()) & &writes_memory;
-    if let Some(sl) = &sl {
-        for (port, v) in [
-            ("go", &gone & &plan.load_in_cp),
-            ("addr", plan.load_addr.clone()),
-            ("funct3", insn.slice(14, 12)),
-            ("rd", plan.rd.clone()),
-            ("store_sent", stores),
-        ] {
-            m.connect(&sl.port(port), &v);
-        }
-    }
+    shared_load_inputs(m, sl.as_ref(), &plan, (&gone, &insn), stores);
     let scalar_done = asrf_writes(m, io, &plan, (&gone, &is(SCALAR)), sl.as_ref());
     m.when(&scalar_done, |m| goto(m, FETCH));
 
@@ -363,7 +353,33 @@ fn fetch_unit(
         (&state, &pc, &insn),
         (&leaves, &upd_pc, &fall),
     );
-    m.connect(io.ftrace.valid(), &update);
+    trace_fetch(m, p, io, (ctx, &plan), (&update, &pc, &insn, &mask));
+    fetch_faults(
+        m,
+        io,
+        (ks, ctx),
+        (&decoded, d.fault),
+        (br.fault, jr.fault),
+        (&state, &pc, &mask),
+    );
+    // The fetch unit has left the warp: between instructions, no fetch in the I$.
+    let left = &is(FETCH) & &!&fetching;
+    warp_done(m, p, (ks, ctx, sl.as_ref()), &left, &pc);
+    m.connect(&ks.port("halt"), &is(HALTED));
+    m.when(&is(HALTED), |m| goto(m, HALTED));
+    Ok(())
+}
+
+/// `ftrace`: each PWFB `update` with the instruction, its fragment's mask, whether the
+/// CP completed it (alone or as a scalar instruction) and its warp (and context).
+fn trace_fetch(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    io: &Ports,
+    (ctx, plan): (&Context, &Plan),
+    (update, pc, insn, mask): (&Value, &Value, &Value, &Value),
+) {
+    m.connect(io.ftrace.valid(), update);
     let tb = io.ftrace.bits();
     let cp = &plan.cp_alone | &plan.scalar;
     let warp = ctx
@@ -371,9 +387,9 @@ fn fetch_unit(
         .slice(31, p.warp_size.trailing_zeros())
         .zext(32);
     for (field, v) in [
-        ("pc", &pc),
-        ("insn", &insn),
-        ("mask", &mask),
+        ("pc", pc),
+        ("insn", insn),
+        ("mask", mask),
         ("cp", &cp),
         ("warp", &warp),
     ] {
@@ -382,49 +398,67 @@ fn fetch_unit(
     if let Some(index) = &ctx.index {
         m.connect(tb.get("ctx").value(), index);
     }
+}
 
+/// The fetch unit's faults to [`report_faults`], in order: decode's (once the
+/// instruction is `decoded`), the branch's and the jump's results', and a RoCC command
+/// the kernel state refuses (`bad_cmd`).
+fn fetch_faults(
+    m: &mut ModuleBuilder,
+    io: &Ports,
+    (ks, ctx): (&Inst, &Context),
+    (decoded, decode): (&Value, Fault),
+    (branch, jump): (Fault, Fault),
+    (state, pc, mask): (&Value, &Value, &Value),
+) {
     let decode_fault = Fault {
-        when: &decoded & &d.fault.when,
-        ..d.fault
+        when: decoded & &decode.when,
+        ..decode
     };
     let ks_fault = Fault {
         when: ks.port("bad_cmd"),
-        cause: lit(&pc, cause::ILLEGAL_INSTRUCTION, 5),
-        tval: lit(&pc, 0, 32),
-        who: lit(&mask, 0, w),
+        cause: lit(pc, cause::ILLEGAL_INSTRUCTION, 5),
+        tval: lit(pc, 0, 32),
+        who: lit(mask, 0, mask.width()),
     };
     report_faults(
         m,
         io,
         &ctx.tid_base,
-        &[decode_fault, br.fault, jr.fault, ks_fault],
-        (&state, &pc),
+        &[decode_fault, branch, jump, ks_fault],
+        (state, pc),
     );
-    // A warp ends once its last shared load is in the ASRF (the next warp resets it) and
-    // the fetch unit has left it (between instructions, no fetch in the I$).
-    let left = &is(FETCH) & &!&fetching;
+}
+
+/// `warp_done`, a bit a context: its warp has ended, every fragment finished and the
+/// fetch unit having `left` it (with contexts, only the current one can be in use), and
+/// its last shared load is in the ASRF (the next warp resets it).
+fn warp_done(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    (ks, ctx, sl): (&Inst, &Context, Option<&Inst>),
+    left: &Value,
+    pc: &Value,
+) {
     let ended = match &ctx.index {
-        None => &ctx.dones & &left,
+        None => &ctx.dones & left,
         Some(index) => {
             let here = onehot_decode(index, p.warps);
-            &ctx.dones & &!&(&here & &(!&left).repeat(p.warps))
+            &ctx.dones & &!&(&here & &(!left).repeat(p.warps))
         }
     };
-    let ended = match &sl {
+    let ended = match sl {
         None => ended,
         Some(sl) => {
             let rd = sl.port("rd_out");
             let at = match p.warps {
-                1 => lit(&pc, 1, 1),
+                1 => lit(pc, 1, 1),
                 n => onehot_decode(&rd.slice(rd.width() - 1, 6), n),
             };
             &ended & &!&(&at & &sl.port("busy").repeat(p.warps))
         }
     };
     m.connect(&ks.port("warp_done"), &ended);
-    m.connect(&ks.port("halt"), &is(HALTED));
-    m.when(&is(HALTED), |m| goto(m, HALTED));
-    Ok(())
 }
 
 /// The fetch unit's use of the contexts.
@@ -714,6 +748,30 @@ fn shared_load_unit(
         m.connect(&sl.port("flush"), &!&ks.port("rocc_busy"));
     }
     Ok(Some(sl))
+}
+
+/// The shared load unit's inputs (+a): a load the CP serves leaves decode (`go` as it
+/// is `gone`, with its address, width and destination), and the SIU takes a store
+/// (`stores`).
+fn shared_load_inputs(
+    m: &mut ModuleBuilder,
+    sl: Option<&Inst>,
+    plan: &Plan,
+    (gone, insn): (&Value, &Value),
+    stores: Value,
+) {
+    let Some(sl) = sl else {
+        return;
+    };
+    for (port, v) in [
+        ("go", gone & &plan.load_in_cp),
+        ("addr", plan.load_addr.clone()),
+        ("funct3", insn.slice(14, 12)),
+        ("rd", plan.rd.clone()),
+        ("store_sent", stores),
+    ] {
+        m.connect(&sl.port(port), &v);
+    }
 }
 
 /// Whether the decoded instruction must wait for the shared load in flight: it reads

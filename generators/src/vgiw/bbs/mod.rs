@@ -30,7 +30,7 @@ use crate::vgiw::params::VgiwParams;
 use crate::vgiw::{cvt, k, uint};
 use collector::{collector, Context, Flush};
 use hdl::helpers::{lowest_one, onehot_encode, onehot_mux, popcount};
-use hdl::{cat, Dir, HdlErrors, Module, ModuleBuilder, Shape, Value};
+use hdl::{cat, Dir, HdlErrors, Inst, Module, ModuleBuilder, Shape, Value};
 use injector::{injector, Batch};
 use std::rc::Rc;
 
@@ -135,19 +135,28 @@ fn select(m: &mut ModuleBuilder, bb: u32, set: &Value, take: &Value) -> (Value, 
     (nonempty.or_r(), onehot_encode(&low).trunc(bb.max(1)))
 }
 
+/// The scheduler's state register.
+struct Fsm(Value);
+
+impl Fsm {
+    fn is(&self, s: S) -> Value {
+        self.0.eq(&k(&self.0, s as u64, STATE_BITS))
+    }
+
+    fn goto(&self, m: &mut ModuleBuilder, s: S) {
+        let v = m.lit(s as u64, STATE_BITS);
+        m.connect(&self.0, &v);
+    }
+}
+
 /// The VGIW BBS module of `p` (with its CVT).
 pub fn bbs(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("VgiwBbs");
-    let (aw, wb, bb) = (p.cvt_words.trailing_zeros(), word_bits(p), block_bits(p));
-    let state = m.reg("state", STATE_BITS, 0u64);
-    let is = |s: S| state.eq(&k(&state, s as u64, STATE_BITS));
-    let goto = |m: &mut ModuleBuilder, s: S| {
-        let v = m.lit(s as u64, STATE_BITS);
-        m.connect(&state, &v);
-    };
-    let (t, start) = launch(&mut m, wb, &is(S::Idle));
+    let (wb, bb) = (word_bits(p), block_bits(p));
+    let fsm = Fsm(m.reg("state", STATE_BITS, 0u64));
+    let (t, start) = launch(&mut m, wb, &fsm.is(S::Idle));
     let busy = m.output("busy", 1);
-    m.connect(&busy, &!&is(S::Idle));
+    m.connect(&busy, &!&fsm.is(S::Idle));
     let (tile_base, tile_threads) = (m.output("tile_base", 32), m.output("tile_threads", 17));
     m.connect(&tile_base, &t.base);
     m.connect(&tile_threads, &t.count);
@@ -160,65 +169,123 @@ pub fn bbs(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
         let z = k(&t.base, 0, 32);
         m.connect(&t.base, &z);
         m.connect(&w, &zero_w);
-        goto(m, S::Init);
+        fsm.goto(m, S::Init);
     });
     let block = m.reg("block", bb.max(1), 0u64);
-    let wide = |v: &Value| v.zext(aw);
-    let times_words = |v: &Value| v.mul(&t.words).trunc(aw);
+    let succ = configure(&mut m, p, &fsm, &t, (&block, &w, &zero_w));
+    let (bq, in_flight) = stream(&mut m, p, &fsm, &t, &cvt, (&w, &succ.block_base))?;
+    let dealer = deal(&mut m, p, &t, &bq);
+    let completion = complete(&mut m, p, &fsm, &t, &cvt, (&w, &dealer.completed), &succ);
 
-    // Configure: the successors and the three vectors' first addresses.
+    // Select, and the tile's end.
+    let take = fsm.is(S::Select);
+    let (any, smallest) = select(&mut m, bb, &completion.set, &take);
+    m.when(&take, |m| {
+        m.connect(&block, &smallest);
+        m.when(&any, |m| fsm.goto(m, S::Sched)).otherwise(|m| {
+            m.when(&t.last, |m| fsm.goto(m, S::Idle)).otherwise(|m| {
+                m.connect(&t.base, &t.next);
+                m.connect(&w, &zero_w);
+                fsm.goto(m, S::Init);
+            });
+        });
+    });
+    let dealt_all = &(&(&bq
+        .port("count")
+        .eq(&k(&bq.port("count"), 0, bq.port("count").width()))
+        & &!&in_flight)
+        & &cat(&dealer.idle.iter().rev().collect::<Vec<_>>()).and_r())
+        & &dealer.completed.eq(&dealer.issued);
+    m.connect(&completion.drain, &(&fsm.is(S::Drain) & &dealt_all));
+    m.when(&completion.drain, |m| fsm.goto(m, S::Flush));
+    let flushes = &completion.flushes;
+    let flushed = cat(&flushes.iter().rev().map(|f| &f.empty).collect::<Vec<_>>()).and_r();
+    m.when(&(&fsm.is(S::Flush) & &flushed), |m| fsm.goto(m, S::Select));
+    m.finish()
+}
+
+/// The configured block's successors (their IDs, whether each is the exit) and the
+/// CVT addresses of its own and its successors' vectors, latched as `configured` fires.
+struct Successors {
+    taken: Value,
+    fall: Value,
+    taken_exit: Value,
+    fall_exit: Value,
+    block_base: Value,
+    taken_base: Value,
+    fall_base: Value,
+}
+
+/// Configure: `block` goes out on `sched` (state Sched), then `configured` (state
+/// Config) answers with its successors; the word counter `w` restarts for Scan.
+fn configure(
+    m: &mut ModuleBuilder,
+    p: &VgiwParams,
+    fsm: &Fsm,
+    t: &Tile,
+    (block, w, zero_w): (&Value, &Value, &Value),
+) -> Successors {
+    let (aw, bb) = (p.cvt_words.trailing_zeros(), block_bits(p));
+    let times_words = |v: &Value| v.mul(&t.words).trunc(aw);
     let sched = m.io(
         "sched",
         Dir::Out,
         &Shape::decoupled(Shape::bundle(vec![uint("block", bb.max(1))])),
     );
-    m.connect(sched.valid(), &is(S::Sched));
-    m.connect(sched.bits().get("block").value(), &block);
+    m.connect(sched.valid(), &fsm.is(S::Sched));
+    m.connect(sched.bits().get("block").value(), block);
     let succ = Shape::bundle(vec![uint("taken", 16), uint("fall", 16)]);
     let configured = m.io("configured", Dir::In, &Shape::decoupled(succ));
-    m.connect(configured.ready(), &is(S::Config));
+    m.connect(configured.ready(), &fsm.is(S::Config));
     let configure = configured.fire();
     let succ_of = |name: &str| configured.bits().get(name).value().clone();
     let exit_of = |v: &Value| v.eq(&k(v, EXIT as u64, 16));
-    let taken = latch(
-        &mut m,
-        "taken",
-        &succ_of("taken").trunc(bb.max(1)),
-        &configure,
-    );
-    let fall = latch(
-        &mut m,
-        "fall",
-        &succ_of("fall").trunc(bb.max(1)),
-        &configure,
-    );
-    let taken_exit = latch(
-        &mut m,
-        "taken_exit",
-        &exit_of(&succ_of("taken")),
-        &configure,
-    );
-    let fall_exit = latch(&mut m, "fall_exit", &exit_of(&succ_of("fall")), &configure);
-    let block_base = latch(&mut m, "block_base", &times_words(&block), &configure);
+    let taken = latch(m, "taken", &succ_of("taken").trunc(bb.max(1)), &configure);
+    let fall = latch(m, "fall", &succ_of("fall").trunc(bb.max(1)), &configure);
+    let taken_exit = latch(m, "taken_exit", &exit_of(&succ_of("taken")), &configure);
+    let fall_exit = latch(m, "fall_exit", &exit_of(&succ_of("fall")), &configure);
+    let block_base = latch(m, "block_base", &times_words(block), &configure);
     let taken_base = latch(
-        &mut m,
+        m,
         "taken_base",
         &times_words(&succ_of("taken").trunc(bb.max(1))),
         &configure,
     );
     let fall_base = latch(
-        &mut m,
+        m,
         "fall_base",
         &times_words(&succ_of("fall").trunc(bb.max(1))),
         &configure,
     );
-    m.when(&sched.fire(), |m| goto(m, S::Config));
+    m.when(&sched.fire(), |m| fsm.goto(m, S::Config));
     m.when(&configure, |m| {
-        m.connect(&w, &zero_w);
-        goto(m, S::Scan);
+        m.connect(w, zero_w);
+        fsm.goto(m, S::Scan);
     });
+    Successors {
+        taken,
+        fall,
+        taken_exit,
+        fall_exit,
+        block_base,
+        taken_base,
+        fall_base,
+    }
+}
 
-    // Stream: read and reset each word; non-empty ones queue as batches.
+/// Stream (state Scan): reads and resets each word of the block's vector (at
+/// `block_base`, word counter `w`) while the batch queue has room; non-empty words queue
+/// as batches. Returns the batch queue and whether a read is in flight.
+fn stream(
+    m: &mut ModuleBuilder,
+    p: &VgiwParams,
+    fsm: &Fsm,
+    t: &Tile,
+    cvt: &Inst,
+    (w, block_base): (&Value, &Value),
+) -> Result<(Inst, Value), HdlErrors> {
+    let (aw, wb) = (p.cvt_words.trailing_zeros(), word_bits(p));
+    let wide = |v: &Value| v.zext(aw);
     let bq = m.instance(
         "batches",
         &queue(&QueueParams {
@@ -231,26 +298,41 @@ pub fn bbs(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
     let rd = cvt.io("rd");
     let in_flight = m.reg("rd_in_flight", 1, 0u64);
     let room = (&bq.port("count").zext(4) + &in_flight.zext(4)).lt(&k(&in_flight.zext(4), 4, 4));
-    m.connect(rd.valid(), &(&is(S::Scan) & &room));
+    m.connect(rd.valid(), &(&fsm.is(S::Scan) & &room));
     m.connect(
         rd.bits().get("addr").value(),
-        &(&block_base + &wide(&w.trunc(wb))),
+        &(block_base + &wide(&w.trunc(wb))),
     );
     let read = rd.fire();
     m.connect(&in_flight, &read);
-    let read_word = latch(&mut m, "read_word", &w.trunc(wb), &read);
+    let read_word = latch(m, "read_word", &w.trunc(wb), &read);
     let resp = cvt.io("rd_resp");
     let data = resp.bits().get("data").value().clone();
     m.connect(&bq.port("enq_valid"), &(resp.valid() & &data.or_r()));
     m.connect(&bq.port("enq_bits"), &cat(&[&read_word, &data]));
     m.when(&read, |m| {
-        m.connect(&w, &(&w + &k(&w, 1, wb + 1)));
-        m.when(&(&w + &k(&w, 1, wb + 1)).eq(&t.words), |m| {
-            goto(m, S::Drain)
+        m.connect(w, &(w + &k(w, 1, wb + 1)));
+        m.when(&(w + &k(w, 1, wb + 1)).eq(&t.words), |m| {
+            fsm.goto(m, S::Drain)
         });
     });
+    Ok((bq, in_flight))
+}
 
-    // Deal: the head batch to the lowest idle injector of an active CVU.
+/// The injectors as the scheduler sees them.
+struct Dealer {
+    /// Each injector is idle (`inj<i>_idle`).
+    idle: Vec<Value>,
+    /// Counts of the threads dealt to the injectors and of those the collectors have
+    /// completed: equal when every thread dealt has completed.
+    issued: Value,
+    completed: Value,
+}
+
+/// Deal: the batch queue's head batch to the lowest idle injector of an active CVU
+/// (`cvu<i>_active`), with its first thread ID and stack pointer.
+fn deal(m: &mut ModuleBuilder, p: &VgiwParams, t: &Tile, bq: &Inst) -> Dealer {
+    let wb = word_bits(p);
     let head = bq.port("deq_bits");
     let (hword, hbits) = (head.slice(wb + 63, 64), head.slice(63, 0));
     let first = &t.base + &cat(&[&hword, &k(&hword, 0, 6)]).zext(32);
@@ -273,28 +355,56 @@ pub fn bbs(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
             sp: sp.clone(),
             bitmap: hbits.clone(),
         };
-        let v = injector(&mut m, i, &batch, &t.stack_bytes);
+        let v = injector(m, i, &batch, &t.stack_bytes);
         m.connect(idle, &v);
     }
     let counter = |m: &mut ModuleBuilder, name: &str| m.reg(name, 17, 0u64);
-    let (issued, completed) = (counter(&mut m, "issued"), counter(&mut m, "completed"));
+    let (issued, completed) = (counter(m, "issued"), counter(m, "completed"));
     let dealt = bq.port("deq_ready").repeat(7) & popcount(&hbits);
     m.connect(&issued, &(&issued + &dealt.zext(17)));
+    Dealer {
+        idle,
+        issued,
+        completed,
+    }
+}
 
-    // Complete: the collectors' packets, one a cycle, into the CVT.
+/// What [`complete`] builds: the collectors' `drain` (driven by the caller), their
+/// flushes, and the one-hot of the block whose vector an OR set this cycle.
+struct Completion {
+    drain: Value,
+    flushes: Vec<Flush>,
+    set: Value,
+}
+
+/// Complete: the collectors' packets, one a cycle, ORed into the successors' vectors
+/// (their completions counted into `completed`); in state Init the same port fills
+/// block 0's vector with the tile's threads, word `w` by word.
+fn complete(
+    m: &mut ModuleBuilder,
+    p: &VgiwParams,
+    fsm: &Fsm,
+    t: &Tile,
+    cvt: &Inst,
+    (w, completed): (&Value, &Value),
+    s: &Successors,
+) -> Completion {
+    let (aw, wb, bb) = (p.cvt_words.trailing_zeros(), word_bits(p), block_bits(p));
+    let wide = |v: &Value| v.zext(aw);
+    let cvus = p.cvus as usize;
     let drain = m.wire("drain", 1);
     let cx = Context {
         tile_tid: &t.base.trunc(16),
         word_bits: wb,
         drain: &drain,
-        exits: (&taken_exit, &fall_exit),
+        exits: (&s.taken_exit, &s.fall_exit),
     };
     let grants: Vec<Value> = (0..cvus).map(|i| m.wire(&format!("grant{i}"), 1)).collect();
     let flushes: Vec<Flush> = (0..cvus)
-        .map(|i| collector(&mut m, i, &cx, &grants[i]))
+        .map(|i| collector(m, i, &cx, &grants[i]))
         .collect();
     let requests = cat(&flushes.iter().rev().map(|f| &f.valid).collect::<Vec<_>>());
-    let init = is(S::Init);
+    let init = fsm.is(S::Init);
     let grant = &lowest_one(&requests) & &(!&init).repeat(p.cvus);
     for (i, g) in grants.iter().enumerate() {
         m.connect(g, &grant.bit(i as u32));
@@ -304,7 +414,7 @@ pub fn bbs(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
         .rev()
         .map(|f| &f.completed)
         .collect::<Vec<_>>());
-    m.connect(&completed, &(&completed + &popcount(&done).zext(17)));
+    m.connect(completed, &(completed + &popcount(&done).zext(17)));
     let pick = |f: fn(&Flush) -> &Value| {
         onehot_mux(
             &grant,
@@ -315,14 +425,14 @@ pub fn bbs(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
     let g_word = pick(|f| &f.word);
     let g_bits = pick(|f| &f.bits);
     let all_ones = k(&g_bits, u64::MAX, 64);
-    let left = (t.count.zext(32) - cat(&[&w, &k(&w, 0, 6)]).zext(32)).trunc(17);
+    let left = (t.count.zext(32) - cat(&[w, &k(w, 0, 6)]).zext(32)).trunc(17);
     let full = left.ge(&k(&left, 64, 17));
     let last_word = left.le(&k(&left, 64, 17));
     let partial = all_ones.dshr(&(k(&left, 64, 17) - &left).trunc(7));
     let or = cvt.io("or");
     let addr = init.mux(
         &wide(&w.trunc(wb)),
-        &(&g_taken.mux(&taken_base, &fall_base) + &wide(&g_word)),
+        &(&g_taken.mux(&s.taken_base, &s.fall_base) + &wide(&g_word)),
     );
     m.connect(or.valid(), &(&init | &requests.or_r()));
     m.connect(or.bits().get("addr").value(), &addr);
@@ -331,7 +441,7 @@ pub fn bbs(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
         &init.mux(&full.mux(&all_ones, &partial), &g_bits),
     );
     let ored = or.fire();
-    let to = init.mux(&k(&taken, 0, bb.max(1)), &g_taken.mux(&taken, &fall));
+    let to = init.mux(&k(&s.taken, 0, bb.max(1)), &g_taken.mux(&s.taken, &s.fall));
     let set = &hdl::helpers::onehot_decode(&to, 1 << bb) & &ored.repeat(1 << bb);
     let trace = m.io("trace_or", Dir::Out, &trace_or_shape(p));
     m.connect(trace.valid(), &ored);
@@ -341,32 +451,12 @@ pub fn bbs(p: &VgiwParams) -> Result<Rc<Module>, HdlErrors> {
         or.bits().get("bits").value(),
     );
     m.when(&(&init & &ored), |m| {
-        m.connect(&w, &(&w + &k(&w, 1, wb + 1)));
-        m.when(&last_word, |m| goto(m, S::Select));
+        m.connect(w, &(w + &k(w, 1, wb + 1)));
+        m.when(&last_word, |m| fsm.goto(m, S::Select));
     });
-
-    // Select, and the tile's end.
-    let take = is(S::Select);
-    let (any, smallest) = select(&mut m, bb, &set, &take);
-    m.when(&take, |m| {
-        m.connect(&block, &smallest);
-        m.when(&any, |m| goto(m, S::Sched)).otherwise(|m| {
-            m.when(&t.last, |m| goto(m, S::Idle)).otherwise(|m| {
-                m.connect(&t.base, &t.next);
-                m.connect(&w, &zero_w);
-                goto(m, S::Init);
-            });
-        });
-    });
-    let dealt_all = &(&(&bq
-        .port("count")
-        .eq(&k(&bq.port("count"), 0, bq.port("count").width()))
-        & &!&in_flight)
-        & &cat(&idle.iter().rev().collect::<Vec<_>>()).and_r())
-        & &completed.eq(&issued);
-    m.connect(&drain, &(&is(S::Drain) & &dealt_all));
-    m.when(&drain, |m| goto(m, S::Flush));
-    let flushed = cat(&flushes.iter().rev().map(|f| &f.empty).collect::<Vec<_>>()).and_r();
-    m.when(&(&is(S::Flush) & &flushed), |m| goto(m, S::Select));
-    m.finish()
+    Completion {
+        drain,
+        flushes,
+        set,
+    }
 }
