@@ -213,18 +213,33 @@ impl Tb {
     fn performed(&mut self) {
         let valid = self.dut.peek_u64("trace_valid").unwrap();
         let ports = self.dut.peek("trace_port").unwrap();
+        let slots = self.dut.peek("trace_slot").unwrap();
         let pb = hdl::ir::addr_width(self.p.narrow_ports as u64 + 1);
+        let sb = hdl::ir::addr_width(l1::PORT_ENTRIES as u64);
         for b in 0..self.p.banks as u64 {
             if valid >> b & 1 == 0 {
                 continue;
             }
-            let port = (0..pb).fold(0usize, |a, i| {
-                a | (ports.bit(b as u32 * pb + i) as usize) << i
-            });
+            let field = |bits: &Bits, w: u32| {
+                (0..w).fold(0usize, |a, i| {
+                    a | (bits.bit(b as u32 * w + i) as usize) << i
+                })
+            };
+            let (port, slot) = (field(&ports, pb), field(&slots, sb) as u64);
+            // A blocking bank performs a port's accesses in order; a non-blocking one
+            // may perform a hit before an earlier miss, so the slot names the access.
+            let entries = l1::PORT_ENTRIES as u64;
             let (seq, req) = self
                 .pending
                 .get_mut(&(port, b))
-                .and_then(|q| q.pop_front())
+                .and_then(|q| {
+                    let at = q.iter().position(|(seq, _)| seq % entries == slot)?;
+                    assert!(
+                        self.p.mshrs > 0 || at == 0,
+                        "bank {b} performed port {port}'s accesses out of order"
+                    );
+                    q.remove(at)
+                })
                 .unwrap_or_else(|| {
                     panic!(
                         "cycle {}: bank {b} performed an access port {port} never sent it",
@@ -561,6 +576,48 @@ fn random_traffic_with_ways() {
     }
 }
 
+/// Non-blocking banks (`mshrs` > 0): hits under misses, misses under misses, requests
+/// joining an MSHR, full MSHRs and full targets, replays and the retry register, at
+/// every associativity and with one to many entries of one to eight targets.
+#[test]
+fn random_traffic_nonblocking() {
+    let nb = |mshrs, mshr_targets, ways| DcacheParams {
+        mshrs,
+        mshr_targets,
+        ways,
+        ..params()
+    };
+    let shapes = [
+        nb(4, 4, 1),
+        nb(2, 1, 8),
+        nb(16, 8, 2),
+        DcacheParams {
+            bytes: 1024,
+            banks: 1,
+            narrow_ports: 3,
+            ..nb(1, 2, 4)
+        },
+        DcacheParams {
+            bytes: 1024,
+            banks: 32,
+            narrow_ports: 2,
+            ..nb(2, 3, 1)
+        },
+        DcacheParams {
+            bytes: 1024,
+            banks: 2,
+            narrow_ports: 3,
+            ..nb(4, 8, 16)
+        },
+    ];
+    for (i, p) in shapes.iter().enumerate() {
+        let s = STRESSES[i % 3];
+        let n = if s.latency >= 100 { 60 } else { 150 };
+        let cycles = random_run(p, s, n, 400 + i as u64);
+        eprintln!("{p:?}: {n} requests per port in {cycles} cycles");
+    }
+}
+
 /// Longer runs, with `ACCELGEN_LONG=1` only (8 seeds x 3 memory settings x 1,000
 /// requests a port: 275 s).
 #[test]
@@ -738,8 +795,12 @@ fn a_miss_blocks_only_its_bank() {
 #[test]
 fn a_set_holds_its_ways_and_replaces_pseudo_lru() {
     use verification::fgsimt::avc::plru::Plru;
-    for ways in [2u32, 4, 8] {
-        let p = DcacheParams { ways, ..params() };
+    for (ways, mshrs) in [(2u32, 0u32), (4, 0), (8, 0), (4, 2)] {
+        let p = DcacheParams {
+            ways,
+            mshrs,
+            ..params()
+        };
         let mut tb = Tb::new(&p, QUIET, 7);
         let mut rng = Rng::new(ways as u64);
         let (mut lines, mut tree) = (vec![None; ways as usize], Plru::new(ways as usize));
@@ -774,6 +835,64 @@ fn a_set_holds_its_ways_and_replaces_pseudo_lru() {
         eprintln!("{ways} ways: {refills} refills for {} loads", picks.len());
         tb.flush_and_compare();
     }
+}
+
+/// With MSHRs, a miss no longer blocks its bank: a later hit to that bank is answered
+/// first, requests of other ports to the missing line join its MSHR (one refill), and
+/// misses to other sets overlap (their refills are in flight together).
+#[test]
+fn hits_and_misses_go_on_under_a_miss() {
+    let p = DcacheParams {
+        mshrs: 4,
+        ..params()
+    };
+    let slow = Stress {
+        latency: 100,
+        ..QUIET
+    };
+    let mut tb = Tb::new(&p, slow, 3);
+    let hot = line_of_bank(0);
+    // A line of bank 0 in set 3, which none of the misses below touches.
+    let held = hot + 3 * 32 * p.banks as u64;
+    tb.queue[0].push_back(load(held));
+    tb.run(10_000);
+    let reads = tb.mem.stats().reads;
+    // A miss; then three ports join it.
+    let cold = hot + p.bytes as u64;
+    tb.queue[0].push_back(load(cold));
+    tb.cycle();
+    for port in 1..4 {
+        tb.queue[port].push_back(load(cold + 4 * port as u64));
+    }
+    // Two misses to other sets of bank 0.
+    let (other1, other2) = (hot + 32 * p.banks as u64, hot + 64 * p.banks as u64);
+    tb.queue[4].push_back(load(other1));
+    tb.queue[5].push_back(load(other2));
+    for _ in 0..8 {
+        tb.cycle();
+    }
+    // A hit to bank 0 after all of them.
+    tb.queue[6].push_back(load(held + 8));
+    tb.run(10_000);
+    let miss_done = tb.answered_at[0].last().copied().unwrap();
+    let hit_done = tb.answered_at[6].last().copied().unwrap();
+    let others = [4, 5].map(|q| tb.answered_at[q].last().copied().unwrap());
+    eprintln!(
+        "miss answered at {miss_done}, the hit at {hit_done}, two other misses at {others:?}"
+    );
+    assert!(hit_done < miss_done, "the hit went on under the miss");
+    assert_eq!(
+        tb.mem.stats().reads - reads,
+        3,
+        "one refill for the joined line, one for each other line"
+    );
+    // The three misses overlap: all answered within a few cycles of one another, not
+    // one memory latency apart.
+    assert!(
+        others.iter().all(|&c| c < miss_done + 50),
+        "the misses overlapped: {miss_done} {others:?}"
+    );
+    tb.flush_and_compare();
 }
 
 #[test]
@@ -912,6 +1031,23 @@ fn default_and_small_shapes_are_lint_clean() {
         DcacheParams {
             ways: 16,
             ..small(2, 3)
+        },
+        DcacheParams {
+            ways: 8,
+            mshrs: 4,
+            mshr_targets: 4,
+            ..params()
+        },
+        DcacheParams {
+            mshrs: 1,
+            mshr_targets: 1,
+            ..small(1, 1)
+        },
+        DcacheParams {
+            ways: 2,
+            mshrs: 3,
+            mshr_targets: 5,
+            ..small(16, 2)
         },
     ] {
         let d = Design::new(&l1::dcache(&p, TAG_BITS).unwrap());

@@ -46,6 +46,11 @@ pub struct FgsimtParams {
     /// Ways of each bank's sets, replaced by tree pseudo-LRU (1: direct-mapped, seed
     /// 000's; 8 in seed 001's Table 3).
     pub dcache_ways: u32,
+    /// MSHRs a D$ bank: 0 is a blocking bank (seed 000's); more make it non-blocking,
+    /// hits going on under misses (seed 001's Table 3 has 32 for the whole L1).
+    pub dcache_mshrs: u32,
+    /// Requests an MSHR holds (Table 3: 32).
+    pub dcache_mshr_targets: u32,
     /// Data accesses here bypass the D$ (the HTIF mailbox the host polls).
     pub uncached_base: u64,
     pub uncached_size: u64,
@@ -91,6 +96,8 @@ impl Default for FgsimtParams {
             dcache_bytes: 128 * 1024,
             dcache_banks: 8,
             dcache_ways: 1,
+            dcache_mshrs: 0,
+            dcache_mshr_targets: 4,
             uncached_base: 0x8000_0000,
             uncached_size: 0x1000,
             sram_threshold_bits: crate::memory::DEFAULT_SRAM_THRESHOLD_BITS,
@@ -156,6 +163,18 @@ pub fn params() -> Vec<Param> {
             "ways of each D$ bank (1: direct-mapped; tree pseudo-LRU)",
         )
         .pow2(),
+        Param::int(
+            "dcache_mshrs",
+            0,
+            MAX_DCACHE_MSHRS as u64,
+            "MSHRs a D$ bank (0: blocking; more: hits under misses)",
+        ),
+        Param::int(
+            "dcache_mshr_targets",
+            1,
+            MAX_DCACHE_MSHRS as u64 * 2,
+            "requests an MSHR holds (with dcache_mshrs)",
+        ),
         uncached_base,
         uncached_size,
         crate::memory::threshold_param(),
@@ -231,6 +250,9 @@ pub struct DcacheParams {
     pub banks: u32,
     /// Ways of each bank's sets (1: direct-mapped, seed 000's).
     pub ways: u32,
+    /// MSHRs a bank (0: blocking, seed 000's) and requests an MSHR holds.
+    pub mshrs: u32,
+    pub mshr_targets: u32,
     /// Narrow (32-bit) ports: one per lane and one for the control processor.
     pub narrow_ports: u32,
     pub uncached_base: u64,
@@ -298,6 +320,8 @@ impl FgsimtParams {
             bytes: self.dcache_bytes,
             banks: self.dcache_banks,
             ways: self.dcache_ways,
+            mshrs: self.dcache_mshrs,
+            mshr_targets: self.dcache_mshr_targets,
             narrow_ports: self.lanes + 1,
             uncached_base: self.uncached_base,
             uncached_size: self.uncached_size,
@@ -377,6 +401,9 @@ impl FgsimtParams {
 /// The most warp contexts: the SRF's registers are flops, `warps` x 64 x 32 bits a
 /// thread slot.
 pub const MAX_WARPS: u32 = 8;
+
+/// The most MSHRs of a D$ bank (registers, each compared with every lookup).
+pub const MAX_DCACHE_MSHRS: u32 = 16;
 
 /// The most ways of a D$ bank: each is a tag and a data array read at every lookup.
 pub const MAX_DCACHE_WAYS: u32 = 16;

@@ -41,6 +41,8 @@ pub fn cache_params(p: &VgiwParams) -> DcacheParams {
         bytes: p.lvc_bytes,
         banks: p.lvc_banks,
         ways: 1,
+        mshrs: 0,
+        mshr_targets: 1,
         narrow_ports: p.lvus,
         uncached_base: 0,
         uncached_size: 0,

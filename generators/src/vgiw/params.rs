@@ -301,6 +301,8 @@ impl VgiwParams {
             bytes: self.l1_bytes,
             banks: self.l1_banks,
             ways: 1,
+            mshrs: 0,
+            mshr_targets: 1,
             narrow_ports: self.ldsts + 1,
             uncached_base: self.uncached_base,
             uncached_size: self.uncached_size,

@@ -31,17 +31,17 @@ use hdl::helpers::{onehot_decode, onehot_encode, onehot_mux};
 use hdl::{cat, mux, Bundle, Dir, HdlErrors, Mem, Module, ModuleBuilder, ResetValue, Shape, Value};
 use std::rc::Rc;
 
-const LINE_BITS: u32 = LINE_BYTES * 8;
+pub(super) const LINE_BITS: u32 = LINE_BYTES * 8;
 
 /// Bank states.
-const LOOKUP: u64 = 0;
+pub(super) const LOOKUP: u64 = 0;
 const WB: u64 = 1;
 const RD: u64 = 2;
 const WAIT: u64 = 3;
 const REPLAY: u64 = 4;
-const FREAD: u64 = 5;
-const FCHECK: u64 = 6;
-const FLUSHED: u64 = 7;
+pub(super) const FREAD: u64 = 5;
+pub(super) const FCHECK: u64 = 6;
+pub(super) const FLUSHED: u64 = 7;
 
 /// The request a bank takes from the crossbar (decoupled).
 pub fn bank_request(g: &Geometry) -> Shape {
@@ -66,78 +66,120 @@ pub fn bank_response(g: &Geometry) -> Shape {
 }
 
 /// The request being looked up (datapath registers without reset but `valid`).
-struct Stage1 {
-    valid: Value,
-    addr: Value,
-    op: Value,
-    data: Value,
-    mask: Value,
-    port: Value,
-    slot: Value,
+pub(super) struct Stage1 {
+    pub valid: Value,
+    pub addr: Value,
+    pub op: Value,
+    pub data: Value,
+    pub mask: Value,
+    pub port: Value,
+    pub slot: Value,
 }
 
 /// Bank-wide state: the FSM, the arrays' last read set, the way being replaced or
-/// flushed, flush walk, outstanding write-back response, valid/dirty bits (a register a
-/// way), reservations.
+/// flushed, flush walk, outstanding write-back response, the lines' bits, reservations.
 struct State {
     state: Value,
     array_set: Value,
     way: Value,
     fset: Value,
     skip: Value,
-    valid: Vec<Value>,
-    dirty: Vec<Value>,
-    resv_valid: Vec<Value>,
-    resv_line: Vec<Value>,
+    lines: Lines,
+    resv: Resv,
 }
 
 impl State {
     fn st(&self, v: u64) -> Value {
         self.state.eq(&k(&self.state, v, 3))
     }
+}
+
+/// The lines' valid and dirty bits: a register a way, a bit a set.
+pub(super) struct Lines {
+    pub valid: Vec<Value>,
+    pub dirty: Vec<Value>,
+}
+
+impl Lines {
+    pub fn new(m: &mut ModuleBuilder, g: &Geometry) -> Lines {
+        let bits = |m: &mut ModuleBuilder, name: &str| -> Vec<Value> {
+            (0..g.ways)
+                .map(|w| m.reg(&way_name(name, g, w), g.sets, 0u64))
+                .collect()
+        };
+        Lines {
+            valid: bits(m, "valid"),
+            dirty: bits(m, "dirty"),
+        }
+    }
 
     /// Each way's bit of `set` in `bits` (valid or dirty), way 0 lowest.
-    fn at(bits: &[Value], set: &Value) -> Value {
+    pub fn at(bits: &[Value], set: &Value) -> Value {
         cat_low_first(&bits.iter().map(|b| bit_at(b, set)).collect::<Vec<_>>())
+    }
+
+    /// Each way's line of `set` is valid and dirty.
+    pub fn dirty_at(&self, set: &Value) -> Value {
+        &Lines::at(&self.valid, set) & &Lines::at(&self.dirty, set)
+    }
+}
+
+/// The narrow ports' LR reservations: a valid bit and a line each.
+pub(super) struct Resv {
+    pub valid: Vec<Value>,
+    pub line: Vec<Value>,
+}
+
+impl Resv {
+    pub fn new(m: &mut ModuleBuilder, g: &Geometry) -> Resv {
+        Resv {
+            valid: (0..g.narrow_ports)
+                .map(|q| m.reg(&format!("resv{q}_valid"), 1, false))
+                .collect(),
+            line: (0..g.narrow_ports)
+                .map(|q| m.reg(&format!("resv{q}_line"), 32 - OFFSET_BITS, ResetValue::None))
+                .collect(),
+        }
     }
 }
 
 /// The arrays of every way and their read data.
-struct Arrays {
-    tags: Vec<Mem>,
-    datas: Vec<Mem>,
-    tag_out: Vec<Value>,
-    data_out: Vec<Value>,
+pub(super) struct Arrays {
+    pub tags: Vec<Mem>,
+    pub datas: Vec<Mem>,
+    pub tag_out: Vec<Value>,
+    pub data_out: Vec<Value>,
 }
 
 /// What the looked-up request does this cycle.
-struct Access {
-    set: Value,
-    perform: Value,
-    miss: Value,
-    writes: Value,
+pub(super) struct Access {
+    pub set: Value,
+    pub perform: Value,
+    pub miss: Value,
+    pub writes: Value,
     /// The ways whose tag matched (one-hot, or none).
-    hits: Value,
-    line: Value,
+    pub hits: Value,
+    pub line: Value,
     /// The performed write's data and byte mask.
-    wdata: Value,
-    wmask: Value,
+    pub wdata: Value,
+    pub wmask: Value,
 }
 
-/// The lookup and the hit's effects: dirty bit, response, reservations.
+/// The lookup of `s1` when `active` and the hit's effects when `may_perform`: dirty bit,
+/// response, reservations.
 #[allow(clippy::too_many_arguments)]
-fn access(
+pub(super) fn access(
     m: &mut ModuleBuilder,
     g: &Geometry,
     s1: &Stage1,
-    s: &State,
+    (lines, resv): (&Lines, &Resv),
+    (active, may_perform): (&Value, &Value),
     a: &Arrays,
     resp: &Bundle,
-    resv_other: &Value,
-    resv_done: &Value,
+    (resv_other, resv_done): (&Value, &Value),
 ) -> Access {
     let set = set_of(g, &s1.addr);
-    let valid = State::at(&s.valid, &set);
+    let valid = Lines::at(&lines.valid, &set);
     let tag = s1.addr.slice(31, g.tag_lo);
     let hit_ways: Vec<Value> = (0..g.ways)
         .map(|w| &valid.bit(w) & &a.tag_out[w as usize].eq(&tag))
@@ -145,9 +187,8 @@ fn access(
     let hits = cat_low_first(&hit_ways);
     let hit = any(&hit_ways);
     let data_out = onehot_mux(&hits, &a.data_out);
-    let active = &s1.valid & &s.st(LOOKUP);
-    let perform = &active & &hit;
-    let miss = &active & &!&hit;
+    let perform = &(active & &hit) & may_perform;
+    let miss = active & &!&hit;
     let is = |x: u64| s1.op.eq(&k(&s1.op, x, op::BITS));
     let (is_store, is_lr, is_sc) = (is(op::STORE), is(op::LR), is(op::SC));
     let is_amo = s1.op.ge(&k(&s1.op, op::SWAP, op::BITS));
@@ -158,7 +199,7 @@ fn access(
         .map(|q| s1.port.eq(&k(&s1.port, q as u64, g.port_bits)))
         .collect();
     let sel = cat_low_first(&ports);
-    let reserved = &onehot_mux(&sel, &s.resv_valid) & &onehot_mux(&sel, &s.resv_line).eq(&line);
+    let reserved = &onehot_mux(&sel, &resv.valid) & &onehot_mux(&sel, &resv.line).eq(&line);
     let sc_ok = &is_sc & &reserved;
     let writes = any(&[is_store, is_amo.clone(), sc_ok.clone()]);
     let is_op = |code| s1.op.eq(&k(&s1.op, code + op::AMO_BASE, op::BITS));
@@ -167,7 +208,7 @@ fn access(
     let word_mask = k(&word, 0xf, LINE_BYTES).dshl(&cat(&[&word, &k(&word, 0, 2)]));
     let wmask = mux(&is_amo, &word_mask, &s1.mask);
     let set_bit = onehot_decode(&set, g.sets);
-    for (w, dirty) in s.dirty.iter().enumerate() {
+    for (w, dirty) in lines.dirty.iter().enumerate() {
         m.when(&(&(&perform & &writes) & &hit_ways[w]), |m| {
             m.connect(dirty, &(dirty | &set_bit));
         });
@@ -183,11 +224,11 @@ fn access(
     let wrote = &perform & &writes;
     for (q, mine) in ports.iter().enumerate() {
         let set_q = &(&perform & &is_lr) & mine;
-        let broken = &wrote & &s.resv_line[q].eq(&line);
+        let broken = &wrote & &resv.line[q].eq(&line);
         let sc_q = &(&perform & &is_sc) & mine;
         let clear = any(&[broken, sc_q.clone(), resv_other.bit(q as u32)]);
-        m.connect(&s.resv_valid[q], &(&set_q | &(&s.resv_valid[q] & &!&clear)));
-        m.when(&set_q, |m| m.connect(&s.resv_line[q], &line));
+        m.connect(&resv.valid[q], &(&set_q | &(&resv.valid[q] & &!&clear)));
+        m.when(&set_q, |m| m.connect(&resv.line[q], &line));
         ends_here.push(&set_q | &sc_q);
     }
     m.connect(resv_done, &cat_low_first(&ends_here));
@@ -204,7 +245,7 @@ fn access(
 }
 
 /// The set field of `addr` (a constant 0 with a single set).
-fn set_of(g: &Geometry, addr: &Value) -> Value {
+pub(super) fn set_of(g: &Geometry, addr: &Value) -> Value {
     if g.set_bits == 0 {
         k(addr, 0, 1)
     } else {
@@ -218,12 +259,12 @@ fn victim_way(g: &Geometry, s: &State, a: &Access, plru: &Plru) -> Value {
     if g.ways == 1 {
         return k(&s.way, 1, 1);
     }
-    let choice = plru.victim(&a.set, &State::at(&s.valid, &a.set));
+    let choice = plru.victim(&a.set, &Lines::at(&s.lines.valid, &a.set));
     onehot_decode(&mux(&s.st(LOOKUP), &choice, &s.way), g.ways)
 }
 
 /// The index of one-hot way `way`.
-fn way_index(g: &Geometry, way: &Value) -> Value {
+pub(super) fn way_index(g: &Geometry, way: &Value) -> Value {
     match g.ways {
         1 => k(way, 0, 1),
         _ => onehot_encode(way),
@@ -238,29 +279,44 @@ fn flush_walk(
     flush: &Value,
     victim_dirty: &Value,
 ) {
-    let st = |v| s.st(v);
-    let go = |m: &mut ModuleBuilder, v: u64| m.connect(&s.state, &k(&s.state, v, 3));
-    let start = &(&(&st(LOOKUP) & &!&s1.valid) & flush) & &!&s.skip;
-    m.when(&start, |m| {
-        m.connect(&s.fset, &k(flush, 0, g.set_w()));
-        m.connect(&s.way, &k(flush, 0, g.way_w()));
+    let start = &(&(&s.st(LOOKUP) & &!&s1.valid) & flush) & &!&s.skip;
+    let next = &(&s.st(FCHECK) & &!victim_dirty) & &!&s.skip;
+    m.when(&(&s.st(FCHECK) & victim_dirty), |m| {
+        m.connect(&s.state, &k(&s.state, WB, 3))
+    });
+    walk(m, g, (&s.state, &s.fset, &s.way), (&start, &next), flush);
+}
+
+/// The flush walk's steps over (`fset`, `way`) in `state`: `start` at set 0 way 0, read
+/// a set (FREAD), check each of its ways (FCHECK) and go on with `next`; FLUSHED after
+/// the last, until `flush` falls.
+pub(super) fn walk(
+    m: &mut ModuleBuilder,
+    g: &Geometry,
+    (state, fset, way): (&Value, &Value, &Value),
+    (start, next): (&Value, &Value),
+    flush: &Value,
+) {
+    let go = |m: &mut ModuleBuilder, v: u64| m.connect(state, &k(state, v, 3));
+    let st = |v: u64| state.eq(&k(state, v, 3));
+    m.when(start, |m| {
+        m.connect(fset, &k(flush, 0, g.set_w()));
+        m.connect(way, &k(flush, 0, g.way_w()));
         go(m, FREAD);
     });
     m.when(&st(FREAD), |m| go(m, FCHECK));
-    let last_set = s.fset.eq(&k(flush, (g.sets - 1) as u64, g.set_w()));
-    let last_way = s.way.eq(&k(flush, (g.ways - 1) as u64, g.way_w()));
-    let next = &(&st(FCHECK) & &!victim_dirty) & &!&s.skip;
-    m.when(&(&st(FCHECK) & victim_dirty), |m| go(m, WB));
-    m.when(&(&next & &!&last_way), |m| {
-        m.connect(&s.way, &(&s.way + &k(flush, 1, g.way_w())));
+    let last_set = fset.eq(&k(flush, (g.sets - 1) as u64, g.set_w()));
+    let last_way = way.eq(&k(flush, (g.ways - 1) as u64, g.way_w()));
+    m.when(&(next & &!&last_way), |m| {
+        m.connect(way, &(way + &k(flush, 1, g.way_w())));
     });
-    m.when(&(&next & &last_way), |m| {
+    m.when(&(next & &last_way), |m| {
         m.connect(
-            &s.state,
+            state,
             &mux(&last_set, &k(flush, FLUSHED, 3), &k(flush, FREAD, 3)),
         );
-        m.connect(&s.way, &k(flush, 0, g.way_w()));
-        m.connect(&s.fset, &(&s.fset + &k(flush, 1, g.set_w())));
+        m.connect(way, &k(flush, 0, g.way_w()));
+        m.connect(fset, &(fset + &k(flush, 1, g.set_w())));
     });
     m.when(&(&st(FLUSHED) & &!flush), |m| go(m, LOOKUP));
 }
@@ -280,7 +336,7 @@ fn miss(
     let st = |v| s.st(v);
     let go = |m: &mut ModuleBuilder, v: u64| m.connect(&s.state, &k(&s.state, v, 3));
     let way = victim_way(g, s, a, plru);
-    let way_dirty = &State::at(&s.valid, &s.array_set) & &State::at(&s.dirty, &s.array_set);
+    let way_dirty = s.lines.dirty_at(&s.array_set);
     let victim_dirty = (&way_dirty & &way).or_r();
     m.when(&a.miss, |m| {
         m.connect(&s.way, &way_index(g, &way));
@@ -316,7 +372,7 @@ fn miss(
     let array_bit = onehot_decode(&s.array_set, g.sets);
     m.when(&(&st(WB) & &fire), |m| {
         m.connect(&s.skip, &k(&off, 1, 1));
-        for (w, dirty) in s.dirty.iter().enumerate() {
+        for (w, dirty) in s.lines.dirty.iter().enumerate() {
             let keep = &!&array_bit | &!&way.bit(w as u32).repeat(g.sets);
             m.connect(dirty, &(dirty & &keep));
         }
@@ -334,8 +390,8 @@ fn miss(
         let here = &refill & &way.bit(w as u32);
         m.when(&here, |m| {
             m.write(&arrays.tags[w], &a.set, &s1.addr.slice(31, g.tag_lo));
-            m.connect(&s.valid[w], &(&s.valid[w] | &set_bit));
-            m.connect(&s.dirty[w], &(&s.dirty[w] & &!&set_bit));
+            m.connect(&s.lines.valid[w], &(&s.lines.valid[w] | &set_bit));
+            m.connect(&s.lines.dirty[w], &(&s.lines.dirty[w] & &!&set_bit));
         });
     }
     m.when(&refill, |m| go(m, REPLAY));
@@ -363,51 +419,63 @@ fn state(m: &mut ModuleBuilder, g: &Geometry) -> State {
         way: m.reg("way", g.way_w(), 0u64),
         fset: m.reg("flush_set", g.set_w(), ResetValue::None),
         skip: m.reg("wb_pending", 1, false),
-        valid: (0..g.ways)
-            .map(|w| m.reg(&way_name("valid", g, w), g.sets, 0u64))
-            .collect(),
-        dirty: (0..g.ways)
-            .map(|w| m.reg(&way_name("dirty", g, w), g.sets, 0u64))
-            .collect(),
-        resv_valid: (0..g.narrow_ports)
-            .map(|q| m.reg(&format!("resv{q}_valid"), 1, false))
-            .collect(),
-        resv_line: (0..g.narrow_ports)
-            .map(|q| m.reg(&format!("resv{q}_line"), 32 - OFFSET_BITS, ResetValue::None))
-            .collect(),
+        lines: Lines::new(m, g),
+        resv: Resv::new(m, g),
     }
 }
 
 /// `name`, suffixed with the way when there are several.
-fn way_name(name: &str, g: &Geometry, w: u32) -> String {
+pub(super) fn way_name(name: &str, g: &Geometry, w: u32) -> String {
     match g.ways {
         1 => name.to_string(),
         _ => format!("{name}{w}"),
     }
 }
 
-/// Stage 1 takes an accepted request; a performed one leaves.
-fn stage1(m: &mut ModuleBuilder, req: &Bundle, fire: &Value) -> Stage1 {
-    let rb = req.bits();
-    let mut reg = |name: &str| {
-        let w = rb.get(name).value().width();
-        let r = m.reg(&format!("s1_{name}"), w, ResetValue::None);
-        m.when(fire, |m| m.connect(&r, rb.get(name).value()));
-        r
-    };
-    Stage1 {
-        addr: reg("addr"),
-        op: reg("op"),
-        data: reg("data"),
-        mask: reg("mask"),
-        port: reg("port"),
-        slot: reg("slot"),
-        valid: m.reg("s1_valid", 1, false),
+/// The bank request's fields, in [`bank_request`]'s order.
+pub(super) const FIELDS: [&str; 6] = ["addr", "op", "data", "mask", "port", "slot"];
+
+impl Stage1 {
+    pub fn new(m: &mut ModuleBuilder, g: &Geometry) -> Stage1 {
+        let widths = super::mshr::field_widths(g);
+        let mut reg = |f: usize| m.reg(&format!("s1_{}", FIELDS[f]), widths[f], ResetValue::None);
+        Stage1 {
+            addr: reg(0),
+            op: reg(1),
+            data: reg(2),
+            mask: reg(3),
+            port: reg(4),
+            slot: reg(5),
+            valid: m.reg("s1_valid", 1, false),
+        }
+    }
+
+    /// The held request's fields, in [`FIELDS`] order.
+    pub fn fields(&self) -> Vec<Value> {
+        [
+            &self.addr, &self.op, &self.data, &self.mask, &self.port, &self.slot,
+        ]
+        .map(Value::clone)
+        .to_vec()
+    }
+
+    /// Takes `fields` when `en`.
+    pub fn load(&self, m: &mut ModuleBuilder, en: &Value, fields: &[Value]) {
+        m.when(en, |m| {
+            for (r, v) in self.fields().iter().zip(fields) {
+                m.connect(r, v);
+            }
+        });
     }
 }
 
+/// A request bundle's fields, in [`FIELDS`] order.
+pub(super) fn request_fields(req: &Bundle) -> Vec<Value> {
+    FIELDS.map(|f| req.bits().get(f).value().clone()).to_vec()
+}
+
 /// A tag and a data array a way, all read at `addr` when `en`.
-fn arrays(
+pub(super) fn arrays(
     m: &mut ModuleBuilder,
     g: &Geometry,
     style: impl Fn(u32) -> hdl::MemStyle,
@@ -458,7 +526,8 @@ pub fn bank(p: &DcacheParams) -> Result<Rc<Module>, HdlErrors> {
     let s = state(&mut m, &g);
     let ready = m.wire("ready", 1);
     let fire = req.valid() & &ready;
-    let s1 = stage1(&mut m, &req, &fire);
+    let s1 = Stage1::new(&mut m, &g);
+    s1.load(&mut m, &fire, &request_fields(&req));
 
     let style = |w| {
         memory::style(
@@ -475,7 +544,17 @@ pub fn bank(p: &DcacheParams) -> Result<Rc<Module>, HdlErrors> {
     let arrays = arrays(&mut m, &g, style, (&rd_set, &rd_en));
     m.when(&rd_en, |m| m.connect(&s.array_set, &rd_set));
 
-    let a = access(&mut m, &g, &s1, &s, &arrays, &resp, &resv_other, &resv_done);
+    let active = &s1.valid & &s.st(LOOKUP);
+    let a = access(
+        &mut m,
+        &g,
+        &s1,
+        (&s.lines, &s.resv),
+        (&active, &k(&active, 1, 1)),
+        &arrays,
+        &resp,
+        (&resv_other, &resv_done),
+    );
     let hazard = &(&a.perform & &a.writes) & &req_set.eq(&s1_set);
     let free = &!&s1.valid | &(&a.perform & &!&hazard);
     m.connect(&ready, &(&(&s.st(LOOKUP) & &!&flush) & &free));

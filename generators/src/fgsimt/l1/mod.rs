@@ -40,12 +40,14 @@
 //! - `flush` (held high until `flush_done`): the banks finish their current access, then
 //!   write back every dirty line (lines stay valid and become clean); `flush_done` is
 //!   high once every bank has and nothing is in flight. `idle`: nothing in flight.
-//! - `trace_valid`/`trace_port`: per bank, the port whose access it performed this
-//!   cycle, so that a bench applies accesses to a reference memory in the order the RTL
-//!   performed them.
+//! - `trace_valid`/`trace_port`/`trace_slot`: per bank, the port and reorder-buffer
+//!   slot of the access it performed this cycle, so that a bench applies accesses to a
+//!   reference memory in the order the RTL performed them.
 
 pub mod dcache;
 pub mod icache;
+pub mod mshr;
+pub mod nonblocking;
 pub mod xbar;
 
 pub use icache::icache;

@@ -326,7 +326,10 @@ pub fn dcache(p: &DcacheParams, tag_bits: u32) -> Result<Rc<Module>, HdlErrors> 
     let g = Geometry::new(p);
     let mut m = ModuleBuilder::new("FgsimtL1Dcache");
     let flush = m.input("flush", 1);
-    let bank_mod = bank(p)?;
+    let bank_mod = match p.mshrs {
+        0 => bank(p)?,
+        _ => super::nonblocking::bank(p)?,
+    };
     let mut ports: Vec<PortReq> = (0..p.narrow_ports)
         .map(|i| narrow_port(&mut m, p, &g, i, tag_bits, &flush))
         .collect();
@@ -440,6 +443,9 @@ fn answers(
     m.connect(&tv, &cat_low_first(&valid));
     let tp = m.output("trace_port", banks.len() as u32 * g.port_bits);
     m.connect(&tp, &cat_low_first(&port));
+    let slot: Vec<Value> = banks.iter().map(|b| b.port("resp_bits_slot")).collect();
+    let ts = m.output("trace_slot", banks.len() as u32 * g.slot_bits);
+    m.connect(&ts, &cat_low_first(&slot));
     banks
         .iter()
         .map(|b| {
