@@ -251,19 +251,28 @@ const TINY_AVC: [&str; 6] = [
 ];
 
 /// The engine's settings beside `warps` in [`warp_contexts_run_in_lockstep`]: affine
-/// none; abm with the tiny AVC (the ASRF banked per context, shared loads and scalar
-/// instructions of interleaved warps, each context's private stacks). With
-/// `ACCELGEN_LONG=1` also a, ab, abm alone and abm with the default AVC.
+/// none with a non-blocking 2-way D$ (2 MSHRs of 2 requests a bank: hits under misses,
+/// a thread's requests to different lines performed out of order); abm with the tiny
+/// AVC (the ASRF banked per context, shared loads and scalar instructions of
+/// interleaved warps, each context's private stacks). With `ACCELGEN_LONG=1` also none
+/// with the blocking D$, a, ab, abm alone and abm with the default AVC.
 fn context_settings() -> Vec<(Vec<&'static str>, &'static [&'static str])> {
     let none = vec!["affine=\"none\""];
+    let nonblocking = vec![
+        "affine=\"none\"",
+        "dcache_ways=2",
+        "dcache_mshrs=2",
+        "dcache_mshr_targets=2",
+    ];
     let mut tiny = vec!["affine=\"abm\""];
     tiny.extend(TINY_AVC);
     if !long() {
-        return vec![(none, &["warps=4"]), (tiny, &["warps=4"])];
+        return vec![(nonblocking, &["warps=4"]), (tiny, &["warps=4"])];
     }
     let all: &[&str] = &["warps=2", "warps=4", "warps=8"];
     vec![
         (none, all),
+        (nonblocking, all),
         (vec!["affine=\"abm\""], all),
         (vec!["affine=\"a\""], &["warps=4"]),
         (vec!["affine=\"ab\""], &["warps=4"]),
@@ -277,7 +286,8 @@ fn context_settings() -> Vec<(Vec<&'static str>, &'static [&'static str])> {
 /// warp's trace, SRF and ASRF writes are checked against that warp's own model run
 /// (`tb/kernel_check.rs`). bsearch (divergent loops, a partial warp, shared loads), cmult
 /// (RV32F), `fgsimt_cases/private.c` (private stacks) and random programs with AMOs and
-/// every memory mode (2) at 4 contexts, affine none and abm with the tiny AVC; with
+/// every memory mode (2) at 4 contexts, affine none with a non-blocking D$ and abm with
+/// the tiny AVC; with
 /// `ACCELGEN_LONG=1` every kernel and 40 random programs at 2, 4 and 8 contexts and
 /// every affine setting ([`context_settings`]), also with a slow, jittery, stalling
 /// memory. The kernel cycles are printed (the bench compares them with one context's:

@@ -21,7 +21,8 @@
 //!   buffer, so it sees its responses in request order although banks answer out of
 //!   order; each bank grants the ports' requests round-robin.
 //! - Ordering: accesses of one port to one line are performed in request order (one bank,
-//!   granted in order). LR, SC and uncached accesses are accepted only when their port
+//!   granted in order; a non-blocking bank keeps a line's accesses in the order it took
+//!   them, and may perform a hit before an earlier miss to another line). LR, SC and uncached accesses are accepted only when their port
 //!   has nothing in flight, and the port accepts nothing else until they answer, so they
 //!   are ordered with every other access of that port.
 //! - LR/SC: one reservation per narrow port (the line of its last LR), broken by any
