@@ -257,7 +257,7 @@ fn rocket_is_lint_clean() {
 }
 
 /// `fgsimt`: 2 lanes of 8-thread warps without and with every affine mechanism built (the
-/// latter with a 2-way D$), and 8 warp contexts of one thread with abm and the AVC, in
+/// latter with a 2-way non-blocking D$), and 8 warp contexts of one thread with abm and the AVC, in
 /// the fast suite; long runs add the paper's preset, the DWS baseline's and the extremes (1 lane of 1 thread, 32 lanes, the smallest caches
 /// over 32 banks, the largest I$ without an uncached region, one D$ bank, 2 contexts at
 /// 32 lanes, 8 contexts of one thread without affine mechanisms, 2 with +a, 8 at the
@@ -266,7 +266,7 @@ fn rocket_is_lint_clean() {
 fn fgsimt_is_lint_clean() {
     let mut configs = vec![
         "lanes = 2\nwarp_size = 8".to_string(),
-        "lanes = 2\nwarp_size = 8\naffine = \"abm\"\ndcache_ways = 2".to_string(),
+        "lanes = 2\nwarp_size = 8\naffine = \"abm\"\ndcache_ways = 2\ndcache_mshrs = 2".to_string(),
         "lanes = 1\nwarp_size = 1\nwarps = 8\naffine = \"abm\"\navc = true".to_string(),
     ];
     if long() {

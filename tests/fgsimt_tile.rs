@@ -135,9 +135,12 @@ fn sim_fgsimt_refuses_bad_input_clearly() {
     let run = sim(&elf, &["--set", "lanes=3"]);
     assert_ne!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("lanes"), "{}", run.stderr);
-    let run = sim(&elf, &["--set", "dcache_ways=32"]);
-    assert_ne!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("dcache_ways"), "{}", run.stderr);
+    for bad in ["dcache_ways=32", "dcache_mshrs=17", "dcache_mshr_targets=0"] {
+        let run = sim(&elf, &["--set", bad]);
+        assert_ne!(run.code, 0, "{}", run.stderr);
+        let name = bad.split('=').next().unwrap();
+        assert!(run.stderr.contains(name), "{}", run.stderr);
+    }
     let tiny = ["dcache_bytes=1024", "dcache_banks=32", "dcache_ways=2"];
     let run = sim(&elf, &tiny.map(|v| ["--set", v]).concat());
     assert_ne!(run.code, 0, "{}", run.stderr);
