@@ -618,17 +618,30 @@ fn random_traffic_nonblocking() {
     }
 }
 
-/// Longer runs, with `ACCELGEN_LONG=1` only (8 seeds x 3 memory settings x 1,000
-/// requests a port: 275 s).
+/// Longer runs, with `ACCELGEN_LONG=1` only: 8 seeds x 3 memory settings x 1,000
+/// requests a port on the blocking default (275 s), then on a 4-way non-blocking bank
+/// of 4 MSHRs of 4 requests and on a direct-mapped one of 1 MSHR of 1 request.
 #[test]
 fn random_traffic_long() {
     if std::env::var_os("ACCELGEN_LONG").is_none() {
         return;
     }
-    let p = params();
-    for seed in 0..8 {
-        for s in STRESSES {
-            random_run(&p, s, 1000, 1000 + seed);
+    let nonblocking = DcacheParams {
+        ways: 4,
+        mshrs: 4,
+        mshr_targets: 4,
+        ..params()
+    };
+    let tight = DcacheParams {
+        mshrs: 1,
+        mshr_targets: 1,
+        ..params()
+    };
+    for p in [params(), nonblocking, tight] {
+        for seed in 0..8 {
+            for s in STRESSES {
+                random_run(&p, s, 1000, 1000 + seed);
+            }
         }
     }
 }
