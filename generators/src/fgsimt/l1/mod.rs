@@ -1,15 +1,17 @@
 //! The FG-SIMT engine's L1 memory system (seed 000, section 1.7 and Figure 3): a blocking,
-//! direct-mapped I$ ([`icache`]) and a banked, blocking, write-back D$ with 32-byte lines
-//! behind a queued crossbar of `narrow_ports` 32-bit ports and one 256-bit port
-//! ([`dcache`]), direct-mapped as in seed 000 or `ways`-way set-associative as in seed
-//! 001's Table 3.
+//! direct-mapped I$ ([`icache`]) and a banked, write-back D$ with 32-byte lines behind a
+//! queued crossbar of `narrow_ports` 32-bit ports and one 256-bit port ([`dcache`]):
+//! blocking and direct-mapped as in seed 000, or `ways`-way set-associative and
+//! non-blocking with `mshrs` MSHRs a bank as in seed 001's Table 3.
 //!
-//! D$ (`FgsimtL1Dcache`, top of `xbar.rs` with the banks of `dcache.rs`):
+//! D$ (`FgsimtL1Dcache`, top of `xbar.rs` with the banks of `dcache.rs`, or of
+//! `nonblocking.rs` and `mshr.rs` with MSHRs):
 //! - Lines are interleaved over the banks: bank = line address mod banks. Each bank is a
 //!   tag array and a 256-bit data array with byte-mask writes (SRAM macros above the
-//!   threshold, `crate::memory`) a way, write-back write-allocate, blocking: a miss stalls its
-//!   bank until the refill, the other banks go on. A bank performs one 32-bit or one
-//!   256-bit access per cycle (the paper's "one 32 b or one 256 b read/write per cycle").
+//!   threshold, `crate::memory`) a way, write-back write-allocate. Blocking: a miss stalls
+//!   its bank until the refill, the other banks go on; with MSHRs, hits and other misses
+//!   go on under it. A bank performs one 32-bit or one 256-bit access per cycle (the
+//!   paper's "one 32 b or one 256 b read/write per cycle").
 //! - Narrow port request ([`narrow_request`]): `addr`, `op` ([`op`]), `data`, `mask`
 //!   (store byte enables), `size` (log2 bytes, used by uncached accesses), `tag`. The
 //!   response is the naturally aligned word holding `addr` (the old value for AMOs, 0 or
@@ -33,13 +35,14 @@
 //!   SC always fails (no reservation is kept outside the D$). Wide accesses are always
 //!   cached.
 //! - Memory side: one 32-byte port per bank (`b<i>_mem`, untagged, answered in order):
-//!   the banks are independent and blocking, so a port each lets one bank's refill
-//!   overlap another's with no arbiter in between, and the memory model's bandwidth and
+//!   the banks are independent, so a port each lets one bank's refill overlap
+//!   another's with no arbiter in between (a non-blocking bank keeps several requests in
+//!   flight on its port, in order), and the memory model's bandwidth and
 //!   stall settings stand for the contention an outer level would add. The `io_mem`
 //!   port is 4 bytes wide and tagged (port, slot, SC flag), so uncached accesses of
 //!   different ports may be answered in any order.
-//! - `flush` (held high until `flush_done`): the banks finish their current access, then
-//!   write back every dirty line (lines stay valid and become clean); `flush_done` is
+//! - `flush` (held high until `flush_done`): the banks finish their current access (and
+//!   their MSHRs' requests), then write back every dirty line (lines stay valid and become clean); `flush_done` is
 //!   high once every bank has and nothing is in flight. `idle`: nothing in flight.
 //! - `trace_valid`/`trace_port`/`trace_slot`: per bank, the port and reorder-buffer
 //!   slot of the access it performed this cycle, so that a bench applies accesses to a
