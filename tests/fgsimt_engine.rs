@@ -343,8 +343,21 @@ fn a_misaligned_load_is_the_iss_trap() {
     let elf = dir.path().join("misaligned.elf");
     build(&src, &elf);
     let iss = accelgen(&["iss", s(&elf)]);
-    // One context, and four (the warps interleaved; the fault names the same thread).
-    for extra in [&[][..], &["--set", "warps=4"]] {
+    // One context, and four (the warps interleaved; the fault names the same thread) on
+    // the non-blocking D$ of `warp_contexts_run_in_lockstep` (one model for both).
+    let four = [
+        "--set",
+        "warps=4",
+        "--set",
+        "affine=\"none\"",
+        "--set",
+        "dcache_ways=2",
+        "--set",
+        "dcache_mshrs=2",
+        "--set",
+        "dcache_mshr_targets=2",
+    ];
+    for extra in [&[][..], &four] {
         let run = sim(&elf, extra);
         assert_eq!(run.code, iss.code, "{}", explain("sim", &run));
         assert_ne!(run.code, 0);

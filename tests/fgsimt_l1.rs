@@ -808,10 +808,13 @@ fn a_miss_blocks_only_its_bank() {
 #[test]
 fn a_set_holds_its_ways_and_replaces_pseudo_lru() {
     use verification::fgsimt::avc::plru::Plru;
-    for (ways, mshrs) in [(2u32, 0u32), (4, 0), (8, 0), (4, 2)] {
+    // The shapes of the random tests (their models are built once): blocking at 8 ways,
+    // non-blocking at 8 ways (2 MSHRs of 1) and at 2 (16 MSHRs of 8).
+    for (ways, mshrs, mshr_targets) in [(8u32, 0u32, 4u32), (8, 2, 1), (2, 16, 8)] {
         let p = DcacheParams {
             ways,
             mshrs,
+            mshr_targets,
             ..params()
         };
         let mut tb = Tb::new(&p, QUIET, 7);
