@@ -118,6 +118,12 @@ impl Lines {
         cat_low_first(&bits.iter().map(|b| bit_at(b, set)).collect::<Vec<_>>())
     }
 
+    /// The way a miss in `set` replaces (more than one way): the first invalid one, else
+    /// the tree's.
+    pub fn victim(&self, plru: &Plru, set: &Value) -> Value {
+        plru.victim(set, &Lines::at(&self.valid, set))
+    }
+
     /// Each way's line of `set` is valid and dirty.
     pub fn dirty_at(&self, set: &Value) -> Value {
         &Lines::at(&self.valid, set) & &Lines::at(&self.dirty, set)
@@ -149,6 +155,21 @@ pub(super) struct Arrays {
     pub datas: Vec<Mem>,
     pub tag_out: Vec<Value>,
     pub data_out: Vec<Value>,
+}
+
+impl Arrays {
+    /// The address of the line in one-hot `way` of `set` (read last), in bank `bank_id`.
+    pub fn line_address(&self, g: &Geometry, way: &Value, set: &Value, bank_id: &Value) -> Value {
+        let mut parts = vec![onehot_mux(way, &self.tag_out)];
+        if g.set_bits > 0 {
+            parts.push(set.clone());
+        }
+        if g.bank_bits > 0 {
+            parts.push(bank_id.clone());
+        }
+        parts.push(k(set, 0, OFFSET_BITS));
+        cat(&parts.iter().collect::<Vec<_>>())
+    }
 }
 
 /// What the looked-up request does this cycle.
@@ -259,7 +280,7 @@ fn victim_way(g: &Geometry, s: &State, a: &Access, plru: &Plru) -> Value {
     if g.ways == 1 {
         return k(&s.way, 1, 1);
     }
-    let choice = plru.victim(&a.set, &Lines::at(&s.lines.valid, &a.set));
+    let choice = s.lines.victim(plru, &a.set);
     onehot_decode(&mux(&s.st(LOOKUP), &choice, &s.way), g.ways)
 }
 
@@ -347,16 +368,7 @@ fn miss(
     });
     // The memory port: the victim's (or flushed line's) write-back, then the refill.
     let off = k(&s1.addr, 0, OFFSET_BITS);
-    let mut victim = vec![onehot_mux(&way, &arrays.tag_out)];
-    if g.set_bits > 0 {
-        victim.push(s.array_set.clone());
-    }
-    if g.bank_bits > 0 {
-        victim.push(bank_id.clone());
-    }
-    victim.push(off.clone());
-    let victim_refs: Vec<&Value> = victim.iter().collect();
-    let victim_addr = cat(&victim_refs);
+    let victim_addr = arrays.line_address(g, &way, &s.array_set, bank_id);
     let refill_addr = cat(&[&a.line, &off]);
     m.connect(mem_req.valid(), &(&st(WB) | &st(RD)));
     let mb = mem_req.bits();

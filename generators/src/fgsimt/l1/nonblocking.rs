@@ -119,10 +119,7 @@ fn outcome(
     let busy = mshrs.in_set(g, &a.set).or_r();
     let victim = match g.ways {
         1 => k(&a.set, 1, 1),
-        _ => {
-            let way = plru.victim(&a.set, &Lines::at(&r.lines.valid, &a.set));
-            onehot_decode(&way, g.ways)
-        }
+        _ => onehot_decode(&r.lines.victim(plru, &a.set), g.ways),
     };
     let dirty = (&r.lines.dirty_at(&a.set) & &victim).or_r();
     let ok = &(&!&busy & &mshrs.free().or_r()) & &(&!&dirty | &!&r.wb.full);
@@ -306,15 +303,7 @@ fn write_back(
     arrays: &Arrays,
     bank_id: &Value,
 ) {
-    let mut addr = vec![onehot_mux(way, &arrays.tag_out)];
-    if g.set_bits > 0 {
-        addr.push(set.clone());
-    }
-    if g.bank_bits > 0 {
-        addr.push(bank_id.clone());
-    }
-    addr.push(k(set, 0, OFFSET_BITS));
-    let addr = cat(&addr.iter().collect::<Vec<_>>());
+    let addr = arrays.line_address(g, way, set, bank_id);
     m.when(en, |m| {
         m.connect(&r.wb.full, &k(en, 1, 1));
         m.connect(&r.wb.addr, &addr);
