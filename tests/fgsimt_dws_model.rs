@@ -306,6 +306,65 @@ fn injected_hit_masks_split_as_each_policy_says() {
     assert!(per_cycle.iter().all(|&n| n <= 1));
 }
 
+/// Late answers (`answer_delay` = 4, an engine's pipeline): Fig. 3's branch is decided
+/// 4 cycles after its issue (B runs then, not the next cycle); a load's group waits 4
+/// cycles for its answer, then 3 for its hits' data, and splits by the hit mask at the
+/// answer; while warp 0 awaits, warp 1 issues and warp 0 does not.
+#[test]
+fn late_answers_hold_their_warp_until_they_come() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = directed(dir.path());
+    let (load, b) = (
+        program.symbol("dws_load").unwrap(),
+        program.symbol("fig3_b").unwrap(),
+    );
+    let late = |warps, size, policy: &str| DwsConfig {
+        answer_delay: 4,
+        ..checked(warps, size).named(policy).unwrap()
+    };
+    let first =
+        |log: &[(u64, usize, u64, u32)], pc: u64| log.iter().position(|e| e.2 == pc).unwrap();
+
+    // Fig. 3 (launch 0): the branch (just before B) at t, B with 0xf9 at t + 4.
+    let (log, _) = issues(&program, late(1, 8, "conv"), 0, |_, _, _, _| None, |_| {});
+    let i = first(&log, b - 4);
+    assert_eq!(log[i + 1], (log[i].0 + 4, 0, b, 0xf9), "{log:x?}");
+
+    // All hits: the next instruction 4 + 3 cycles after the load.
+    let (log, _) = issues(
+        &program,
+        late(1, 16, "aggress"),
+        1,
+        |_, _, _, _| None,
+        |_| {},
+    );
+    let i = first(&log, load);
+    assert_eq!((log[i + 1].0 - log[i].0, log[i + 1].2), (7, load + 4));
+
+    // Mixed: the split at the answer (t + 4); the run-ahead at t + 7, the fall-behind
+    // replays when thread 15's line is in (60 cycles after the access at t + 4).
+    let mixed = move |_: u64, _: usize, pc: u64, lane: u32| {
+        (pc == load && lane >= 8).then_some(40 + 20 * u64::from(lane == 15))
+    };
+    let (log, stats) = issues(&program, late(1, 16, "aggress"), 1, mixed, |_| {});
+    let i = first(&log, load);
+    let t = log[i].0;
+    assert_eq!(log[i + 1], (t + 7, 0, load + 4, 0x00ff), "{log:x?}");
+    let replay = log.iter().find(|e| e.0 > t && e.2 == load).unwrap();
+    assert_eq!(*replay, (t + 64, 0, load, 0xff00), "{log:x?}");
+    assert_eq!(stats[1].memory_splits, 1);
+
+    // Two warps (launch 2): warp 0's first load at t; warp 1 issues before t + 4, warp
+    // 0 nothing before t + 7.
+    let (log, _) = issues(&program, late(2, 16, "aggress"), 2, mixed, |_| {});
+    let i = first(&log, load);
+    let t = log[i].0;
+    let between = |w: usize, end: u64| log.iter().filter(move |e| e.1 == w && e.0 > t && e.0 < end);
+    assert_eq!(log[i].1, 0, "{log:x?}");
+    assert!(between(1, t + 4).count() > 0, "{log:x?}");
+    assert_eq!(between(0, t + 7).count(), 0, "{log:x?}");
+}
+
 /// Scripted latencies: thread 0's first access at `pc` misses for `latency` cycles,
 /// everything else hits (each copy of the closure starts afresh).
 fn first_miss(pc: u64, latency: u64) -> impl FnMut(u64, usize, u64, u32) -> Option<u64> + Copy {
@@ -398,8 +457,9 @@ fn static_selection_by_the_block_after_the_post_dominator() {
 
 /// Spec 7.1, 7.3 and the WST-full fallback: random programs (divergent branches,
 /// per-thread loops, every memory mode, AMOs) on random hit masks, under every named
-/// configuration at several WST sizes (2 entries: the fallback's own frames), with I1-I3
-/// checked every cycle, end with the ISS's memory. `ACCELGEN_LONG=1`: 60 programs.
+/// configuration at several WST sizes (2 entries: the fallback's own frames; at 5 the
+/// answers come 1-4 cycles late), with I1-I3 checked every cycle, end with the ISS's
+/// memory. `ACCELGEN_LONG=1`: 60 programs.
 #[test]
 fn random_programs_keep_the_invariants_and_the_iss_results() {
     use verification::randgen::simt::{build_simt, results, SimtShape};
@@ -425,6 +485,12 @@ fn random_programs_keep_the_invariants_and_the_iss_results() {
                 let cfg = DwsConfig {
                     wst_entries: wst,
                     slots: if k % 2 == 0 { 0 } else { 4 },
+                    // Late answers at 5 WST entries.
+                    answer_delay: if wst == 5 {
+                        1 + (seed + k as u64) % 4
+                    } else {
+                        0
+                    },
                     ..checked(2 + (seed % 3) as u32, [4, 16, 32][k % 3])
                         .named(name)
                         .unwrap()
@@ -460,26 +526,37 @@ fn random_programs_keep_the_invariants_and_the_iss_results() {
 
 /// Spec 7.1: every kernel of `kernels/` ends with the ISS's memory under the named
 /// configurations on the paper's cache hierarchy (4 warps of 16, 32 KB L1), with the
-/// invariants checked every cycle. `ACCELGEN_LONG=1`: all twelve configurations and the
-/// Rodinia kernels.
+/// invariants checked every cycle, answers in the issue cycle and late (3 and 5 cycles).
+/// `ACCELGEN_LONG=1`: all twelve configurations, answers at once and 4 cycles late, and
+/// the Rodinia kernels.
 #[test]
 fn every_kernel_matches_the_iss_under_dws() {
     let dir = tempfile::tempdir().unwrap();
     let mut names = verification::kernels::programs("");
-    let configs: Vec<&str> = if rig::long() {
+    // (configuration, answer delay)
+    let configs: Vec<(&str, u64)> = if rig::long() {
         names.extend(verification::kernels::programs("rodinia"));
-        NAMED.iter().map(|c| c.0).collect()
+        NAMED.iter().flat_map(|c| [(c.0, 0), (c.0, 4)]).collect()
     } else {
-        vec!["conv", "revive", "lazy.bl", "branch-only.stack"]
+        vec![
+            ("conv", 0),
+            ("revive", 0),
+            ("revive", 5),
+            ("lazy.bl", 3),
+            ("branch-only.stack", 0),
+        ]
     };
     for name in &names {
         let program = rig::build_kernel(dir.path(), name);
         let (exit, seq) = rig::iss_run(&program);
         assert_eq!(exit, 0);
-        for c in &configs {
-            let cfg = checked(4, 16).named(c).unwrap();
+        for &(c, answer_delay) in &configs {
+            let cfg = DwsConfig {
+                answer_delay,
+                ..checked(4, 16).named(c).unwrap()
+            };
             let (iss, r) = run(&program, cfg, rig::MAX_STEPS, MAX_CYCLES)
-                .unwrap_or_else(|e| panic!("{name}, {c}: {e}"));
+                .unwrap_or_else(|e| panic!("{name}, {c}, answer delay {answer_delay}: {e}"));
             assert_eq!(r.exit, 0, "{name}, {c}");
             assert!(rig::same_memory(&program, &iss, &seq), "{name}, {c}");
         }

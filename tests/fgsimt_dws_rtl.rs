@@ -8,7 +8,8 @@
 //!   which `tests/fgsimt_dws_model.rs` checks against the figure;
 //! - random programs (divergent branches, per-thread loops, every memory mode, AMOs) on
 //!   random hit masks under every named configuration but slip (every split policy,
-//!   every re-convergence mode), at 2 WST entries (the WST-full fallback) and 16;
+//!   every re-convergence mode), at 2 WST entries (the WST-full fallback) and 16, with
+//!   answers in the issue cycle and late (`late_answers`: an engine's pipeline);
 //! - bsearch on the paper's cache hierarchy;
 //! - a stack too shallow stopping the RTL with its error, and lint at four shapes.
 //!
@@ -102,15 +103,24 @@ fn directed(dir: &Path) -> Program {
 fn fig3_and_the_directed_cases_in_lockstep() {
     let dir = tempfile::tempdir().unwrap();
     let program = directed(dir.path());
-    for name in [
-        "conv",
-        "branch-only",
-        "branch-only.stack",
-        "revive",
-        "aggress.bl",
+    // (configuration, answer delay)
+    for (name, answer_delay) in [
+        ("conv", 0),
+        ("branch-only", 0),
+        ("branch-only.stack", 0),
+        ("revive", 0),
+        ("aggress.bl", 0),
+        ("conv", 4),
+        ("branch-only", 1),
+        ("revive", 3),
+        ("aggress.bl", 2),
     ] {
-        let cycles = lockstep(&program, checked(1, 8, name), Box::new(RandomMemory(7)));
-        println!("dws.S, {name}: {cycles} cycles in lockstep");
+        let cfg = DwsConfig {
+            answer_delay,
+            ..checked(1, 8, name)
+        };
+        let cycles = lockstep(&program, cfg, Box::new(RandomMemory(7)));
+        println!("dws.S, {name}, answers {answer_delay} cycles late: {cycles} cycles in lockstep");
     }
 }
 
@@ -132,19 +142,21 @@ fn a_stack_too_shallow_raises_the_error() {
 
 /// Random programs on random hit masks, every named configuration but slip (every split
 /// policy, every re-convergence mode), WST sizes 2 (the WST-full fallback) and 16, 2-4
-/// warps of 4, 16 or 32 threads, 4 slots or 2 N. The fast suite runs one program under
-/// five configurations covering each policy and mode (about 2,000 cycles a second on
-/// the IR simulator); `ACCELGEN_LONG=1` 12 programs under all of them.
+/// warps of 4, 16 or 32 threads, 4 slots or 2 N, answers in the issue cycle or 1-4
+/// cycles late. The fast suite runs one program under five configurations covering each
+/// policy and mode, three of them with late answers (about 2,000 cycles a second on the
+/// IR simulator); `ACCELGEN_LONG=1` 12 programs under all of them, at once and late.
 #[test]
 fn random_programs_in_lockstep() {
     use verification::randgen::simt::{build_simt, SimtShape};
     let count = if rig::long() { 12 } else { 1 };
+    // (configuration, WST entries, answer delay)
     let fast = [
-        ("conv", 16),
-        ("branch-only.stack", 2),
-        ("lazy", 2),
-        ("revive", 16),
-        ("aggress.bl", 16),
+        ("conv", 16, 0),
+        ("branch-only.stack", 2, 3),
+        ("lazy", 2, 1),
+        ("revive", 16, 2),
+        ("aggress.bl", 16, 0),
     ];
     let dir = tempfile::tempdir().unwrap();
     let mut cycles = 0;
@@ -156,10 +168,13 @@ fn random_programs_in_lockstep() {
         let elf = build_simt(seed, shape, dir.path()).unwrap();
         let program = verification::elf::load_file(&elf).unwrap();
         for (k, (name, ..)) in NAMED.iter().enumerate() {
-            for wst in [2, 16] {
+            for (wst, answer_delay) in [2, 16]
+                .into_iter()
+                .flat_map(|w| [(w, 0), (w, 1 + seed % 4)])
+            {
                 let chosen = match rig::long() {
                     true => !name.starts_with("slip"),
-                    false => fast.contains(&(*name, wst)),
+                    false => fast.contains(&(*name, wst, answer_delay)),
                 };
                 if !chosen {
                     continue;
@@ -167,13 +182,15 @@ fn random_programs_in_lockstep() {
                 let cfg = DwsConfig {
                     wst_entries: wst,
                     slots: if k % 2 == 0 { 0 } else { 4 },
+                    answer_delay,
                     ..checked(2 + (seed % 3) as u32, [4, 16, 32][k % 3], name)
                 };
                 let mem = Box::new(RandomMemory(seed * 1000 + k as u64));
                 let start = std::time::Instant::now();
                 let n = lockstep(&program, cfg, mem);
                 println!(
-                    "program {seed}, {name}, {wst} WST entries: {n} cycles in lockstep ({:.1} s)",
+                    "program {seed}, {name}, {wst} WST entries, answers {answer_delay} cycles late: \
+                     {n} cycles in lockstep ({:.1} s)",
                     start.elapsed().as_secs_f64()
                 );
                 cycles += n;
@@ -204,7 +221,8 @@ fn kernels_in_lockstep() {
 /// The sequencer lints clean (Verilator, Yosys, Icarus) at the paper's shape, at the
 /// extremes (one warp of one thread with 2 WST entries and 2 stack entries; 8 warps of
 /// 32 with 32 WST entries, 16 slots, 32 stack entries) and at a shape with nothing a
-/// power of two; every split policy and every re-convergence mode among them.
+/// power of two; every split policy and every re-convergence mode among them, the last
+/// two with late answers.
 #[test]
 fn the_sequencer_is_lint_clean() {
     use generators::fgsimt::dws::params::{DwsParams, Reconv, SplitPolicy};
@@ -228,6 +246,7 @@ fn the_sequencer_is_lint_clean() {
             dws: SplitPolicy::Lazy,
             reconv: Reconv::Bl,
             branch_dws: false,
+            late_answers: true,
             ..DwsParams::default()
         },
         // Nothing a power of two: 3 warps of 7, 5 slots (the round robin's wrap), 5
@@ -241,6 +260,7 @@ fn the_sequencer_is_lint_clean() {
             dws: SplitPolicy::Aggress,
             reconv: Reconv::Stack,
             branch_dws: false,
+            late_answers: true,
             ..DwsParams::default()
         },
     ];

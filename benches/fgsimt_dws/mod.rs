@@ -1,8 +1,8 @@
 //! Seed 001's dynamic warp subdivision on the kernels, from the golden model
 //! (`verification::fgsimt::dws`): 4 warps of 16 threads and Table 3's memory unless a
 //! sweep says otherwise. Table 1, then Figs. 13 (the named configurations), 16 (L2
-//! latency), 17 (L1 size), 15 (associativity), 20 (scheduler slots), 18 (warps x width)
-//! and 21 (WST entries). Beside each table, the shape the paper reports (its numbers
+//! latency), 17 (L1 size), 15 (associativity), 20 (scheduler slots), late answers (not
+//! the paper's), 18 (warps x width) and 21 (WST entries). Beside each table, the shape the paper reports (its numbers
 //! came from MV5 and Alpha code, other kernels and inputs: compare shapes, not values).
 //! Prints; asserts only that every run ends with exit 0.
 
@@ -382,6 +382,15 @@ pub fn tables(kernels: &[(&str, Program)]) {
          (paper: a moderate count is best)",
         &slots,
         &["revive"],
+    );
+    let delays = points(base, "answer", &[0, 2, 5, 10], |c, d| c.answer_delay = d);
+    sweep(
+        kernels,
+        "Late answers (an engine's pipeline; not in the paper): speedup over Conv when a \
+         branch's or memory instruction's answer comes 0/2/5/10 cycles after its issue (a \
+         warp awaits one answer at a time)",
+        &delays,
+        &main,
     );
     shapes(kernels, base);
     engine_shape(kernels, base);

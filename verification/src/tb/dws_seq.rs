@@ -34,6 +34,7 @@ pub fn params_of(cfg: &DwsConfig, stack_depth: u32) -> Option<DwsParams> {
         slots: cfg.slots,
         stack_depth,
         short_block: cfg.short_block,
+        late_answers: cfg.answer_delay > 0,
     };
     p.validate().ok().map(|_| p)
 }
@@ -104,6 +105,9 @@ impl<S: Simulator> SeqLockstep<S> {
         }
         poke_u64(d, "busy", log.busy as u64)?;
         poke_u64(d, "op", 0)?;
+        if self.p.late_answers {
+            self.late_answer(log.answer)?;
+        }
         let (issue, control, stall) = match log.action {
             None => (0, 0, 0),
             Some(Logged::Stall) => (0, 0, 1),
@@ -132,44 +136,84 @@ impl<S: Simulator> SeqLockstep<S> {
         self.state(snapshot)
     }
 
-    /// Pokes the datapath's answer to the issued group and checks the RTL's decision.
+    /// Pokes the datapath's late answer, if one comes this cycle, and checks the RTL's
+    /// decision.
+    fn late_answer(&mut self, answer: Option<(usize, LoggedOp)>) -> Result<(), SeqError> {
+        let Some((warp, op)) = answer else {
+            return Ok(poke_u64(&mut self.dut, "ans", 0)?);
+        };
+        poke_u64(&mut self.dut, "ans_warp", warp as u64)?;
+        let code = match op {
+            LoggedOp::Branch(..) => 1,
+            _ => 2,
+        };
+        poke_u64(&mut self.dut, "ans", code)?;
+        self.outcome(op)
+    }
+
+    /// Pokes the datapath's answer to the issued group (with late answers, what it
+    /// sent) and checks the RTL's decision.
     fn answer(&mut self, op: LoggedOp) -> Result<(), SeqError> {
         let d = &mut self.dut;
         match op {
             LoggedOp::Other(next) => {
                 poke_u64(d, "next_valid", next.is_some() as u64)?;
                 poke_u64(d, "next_pc", next.unwrap_or(0))?;
+                Ok(())
             }
-            LoggedOp::Branch(o, executed) => {
+            LoggedOp::SentBranch => Ok(poke_u64(d, "op", 1)?),
+            LoggedOp::SentMemory { mask, ready } => {
+                poke_u64(d, "op", 2)?;
+                self.merged(mask, ready)
+            }
+            LoggedOp::Branch(..) => {
                 poke_u64(d, "op", 1)?;
+                self.outcome(op)
+            }
+            LoggedOp::Memory { merged, .. } => {
+                let (mask, ready) = merged.expect("no slip in the RTL");
+                poke_u64(d, "op", 2)?;
+                self.merged(mask, ready)?;
+                self.outcome(op)
+            }
+        }
+    }
+
+    /// Checks a memory instruction's merged group.
+    fn merged(&mut self, mask: u32, ready: u32) -> Result<(), SeqError> {
+        self.same("the merged group's threads", "mem_mask", mask as u64)?;
+        self.same(
+            "the merged group's satisfied threads",
+            "mem_ready",
+            ready as u64,
+        )
+    }
+
+    /// Pokes a branch's or a memory access's outcome and checks the RTL's decision.
+    fn outcome(&mut self, op: LoggedOp) -> Result<(), SeqError> {
+        let d = &mut self.dut;
+        match op {
+            LoggedOp::Branch(o, executed) => {
                 poke_u64(d, "taken", o.taken as u64)?;
                 poke_u64(d, "target", o.target)?;
                 poke_u64(d, "ipdom", o.info.ipdom)?;
                 let block = (o.info.block_after as u64).min((1 << params::BLOCK_BITS) - 1);
                 poke_u64(d, "block_after", block)?;
-                self.same("whether the branch executed", "executed", executed as u64)?;
+                self.same("whether the branch executed", "executed", executed as u64)
             }
             LoggedOp::Memory {
-                merged,
                 satisfied,
                 hit_delay,
                 run,
+                ..
             } => {
-                let (mask, ready) = merged.expect("no slip in the RTL");
                 assert!(hit_delay < 1 << params::DELAY_BITS, "hit delay {hit_delay}");
-                poke_u64(d, "op", 2)?;
                 poke_u64(d, "satisfied", satisfied as u64)?;
                 poke_u64(d, "hit_delay", hit_delay)?;
-                self.same("the merged group's threads", "mem_mask", mask as u64)?;
-                self.same(
-                    "the merged group's satisfied threads",
-                    "mem_ready",
-                    ready as u64,
-                )?;
-                self.same("the threads that access now", "run", run as u64)?;
+                self.same("the threads that access now", "run", run as u64)
             }
+            _ => unreachable!("an outcome is a branch's or a memory access's"),
         }
-        Ok(())
     }
 
     /// The RTL's state after the edge against the model's.
@@ -223,6 +267,7 @@ impl<S: Simulator> SeqLockstep<S> {
             ("pending", g.pending as u64),
             ("slotted", g.slot.is_some() as u64),
             ("running", g.running as u64),
+            ("awaiting", g.awaiting as u64),
         ];
         for (name, v) in fields {
             self.same(&format!("group {i}'s {name}"), &format!("g{i}_{name}"), v)?;

@@ -6,7 +6,10 @@
 //! - an issued group's instruction, answered by the datapath in the same cycle: a branch
 //!   (BL barrier, WST wait, split, or stack push), a memory instruction (PC-based merge,
 //!   then complete, suspend or split by the satisfied mask), anything else (its next pc,
-//!   or its threads' end: they leave the stack, and a pending frame becomes a group);
+//!   or its threads' end: they leave the stack, and a pending frame becomes a group).
+//!   With `late_answers` a branch or a memory instruction (after its merge) is only sent
+//!   and its group awaits; the same decisions are made when the answer comes, at the
+//!   start of a later cycle (`answer_late`), and no group of an awaiting warp is picked;
 //! - nothing runnable: a stall, where ReviveSplit splits the oldest suspended group with
 //!   both arrived and pending threads.
 
@@ -137,6 +140,7 @@ fn new_group(p: &DwsParams, warp: &Value, depth: &Value, pc: &Value, mask: &Valu
         slotted: lit(pc, 0, 1),
         slot: lit(pc, 0, w.slot),
         running: lit(pc, 0, 1),
+        awaiting: lit(pc, 0, 1),
     }
 }
 
@@ -144,8 +148,13 @@ fn new_group(p: &DwsParams, warp: &Value, depth: &Value, pc: &Value, mask: &Valu
 /// last picked. Returns (one-hot pick, whether it is the running one, the slot picked).
 fn pick(p: &DwsParams, s: &State, last: &Value) -> (Value, Value, Value) {
     let w = Widths::of(p);
+    let awaits = awaiting_warps(p, s);
     let runnable = s.bits(|g| {
-        &(&g.is(status::READY) & &g.slotted) & &g.delay.eq(&lit(&g.delay, 0, DELAY_BITS))
+        let can = &(&g.is(status::READY) & &g.slotted) & &g.delay.eq(&lit(&g.delay, 0, DELAY_BITS));
+        match &awaits {
+            Some(a) => &can & &!&onehot_mux(&onehot_decode(&g.warp, p.warps), a),
+            None => can,
+        }
     });
     let running = &s.bits(|g| g.running.clone()) & &runnable;
     let n = p.slot_count();
@@ -168,6 +177,21 @@ fn pick(p: &DwsParams, s: &State, last: &Value) -> (Value, Value, Value) {
     let rr = &(&in_slot & &runnable) & &order.or_r().repeat(s.groups.len() as u32);
     let keep = running.or_r();
     (mux(&keep, &running, &rr), keep, slot)
+}
+
+/// Late answers: each warp's bit, set while one of its groups awaits an answer (none
+/// of its groups is picked then); `None` without late answers.
+fn awaiting_warps(p: &DwsParams, s: &State) -> Option<Vec<Value>> {
+    let w = Widths::of(p);
+    p.late_answers.then(|| {
+        (0..p.warps)
+            .map(|k| {
+                let k = lit(&s.tail, k as u64, w.warp);
+                s.bits(|g| &(&g.valid() & &g.awaiting) & &g.warp.eq(&k))
+                    .or_r()
+            })
+            .collect()
+    })
 }
 
 /// The picked group (`sel`) at its post-dominator: it waits if its warp has other groups
@@ -307,16 +331,18 @@ fn branch(p: &DwsParams, s: &State, sel: &Value, g: &Group, a: &Answer) -> (Stat
         mask: mux(&f_zero, &x.mask, &f),
         ..x.clone()
     });
-    let s2 = run_only(&s2, &(sel & &executed.repeat(sel.width())));
+    let s2 = match p.late_answers {
+        true => s2,
+        false => run_only(&s2, &(sel & &executed.repeat(sel.width()))),
+    };
     let s2 = s2.append(&split, &new_group(p, &g.warp, &g.depth, &a.target, &t));
     (waits.pick(&executed, &s2), executed)
 }
 
-/// The picked group's memory instruction: PC-based merges (not with stack
-/// re-convergence), then it completes, waits for memory, or splits by the satisfied
-/// mask. Returns the state, the merged group's threads and satisfied ones, and the
-/// threads that execute now.
-fn memory(p: &DwsParams, s: &State, sel: &Value, g: &Group, a: &Answer) -> (State, [Value; 3]) {
+/// The picked group's memory instruction, PC-based merges (not with stack
+/// re-convergence): the state with the merged groups removed and none running, the
+/// merged group's threads and its satisfied ones.
+fn merge(p: &DwsParams, s: &State, sel: &Value, g: &Group) -> (State, Value, Value) {
     let mergeable = match p.reconv {
         Reconv::Stack => lit(sel, 0, s.groups.len() as u32),
         _ => {
@@ -332,23 +358,37 @@ fn memory(p: &DwsParams, s: &State, sel: &Value, g: &Group, a: &Answer) -> (Stat
     let ready = &g.ready | &onehot_mux(&mergeable, &readys);
     let one = lit(sel, 1, 1);
     let s1 = change(s, &mergeable, &one, Group::removed);
-    let s1 = run_only(&s1, &lit(sel, 0, sel.width()));
-    let zero = lit(&mask, 0, p.warp_size);
-    let sat = &a.satisfied & &mask;
-    let missing = &mask & &!&sat;
+    (run_only(&s1, &lit(sel, 0, sel.width())), mask, ready)
+}
+
+/// The memory instruction of group `sel` (of `mask` threads, after its merge) was
+/// accessed: it completes, waits for memory, or splits by the satisfied mask. Returns
+/// the state and the threads that execute now.
+fn accessed(
+    p: &DwsParams,
+    s: &State,
+    sel: &Value,
+    g: &Group,
+    mask: &Value,
+    a: &Answer,
+) -> (State, Value) {
+    let one = lit(sel, 1, 1);
+    let zero = lit(mask, 0, p.warp_size);
+    let sat = &a.satisfied & mask;
+    let missing = mask & &!&sat;
     let all = missing.eq(&zero);
     let nothing = sat.eq(&zero);
-    let others_ready = s1.bits(|r| &r.is(status::READY) & &r.slotted) & !sel;
+    let others_ready = s.bits(|r| &r.is(status::READY) & &r.slotted) & !sel;
     let policy = match p.dws {
         SplitPolicy::Off => lit(sel, 0, 1),
         SplitPolicy::Aggress => one.clone(),
         SplitPolicy::Lazy | SplitPolicy::Revive => !&others_ready.or_r(),
     };
-    let split = &(&(&!&all & &!&nothing) & &policy) & &s1.can_split(p, &g.warp);
+    let split = &(&(&!&all & &!&nothing) & &policy) & &s.can_split(p, &g.warp);
     let complete = &all | &split;
     let done = |x: &Group| Group {
         pc: &x.pc + &lit(&x.pc, 4, 32),
-        mask: mux(&split, &sat, &mask),
+        mask: mux(&split, &sat, mask),
         delay: a.hit_delay.clone(),
         ready: zero.clone(),
         ..x.with_status(status::READY)
@@ -359,15 +399,43 @@ fn memory(p: &DwsParams, s: &State, sel: &Value, g: &Group, a: &Answer) -> (Stat
         pending: missing.clone(),
         ..x.with_status(status::WAIT_MEM)
     };
-    let s2 = change(&s1, sel, &complete, done);
+    let s2 = change(s, sel, &complete, done);
     let s2 = change(&s2, sel, &!&complete, suspended);
     let behind = Group {
         pending: missing.clone(),
         ..new_group(p, &g.warp, &g.depth, &g.pc, &missing).with_status(status::WAIT_MEM)
     };
     let s2 = s2.append(&split, &behind);
-    let run = mux(&all, &mask, &mux(&split, &sat, &zero));
-    (s2, [mask, ready, run])
+    (s2, mux(&all, mask, &mux(&split, &sat, &zero)))
+}
+
+/// The late-answer ports: which instruction is answered (0 none, 1 a branch, 2 a memory
+/// instruction) and its warp, whose one awaiting group sent it.
+pub struct Late {
+    pub kind: Value,
+    pub warp: Value,
+}
+
+/// Late answers, at a cycle's start (before its fills): the answer to warp `l.warp`'s
+/// awaiting group (`a`'s branch or memory fields), decided as in the issue cycle
+/// without them. Returns the state (an error if no group of the warp awaits), whether
+/// the branch executed, and the threads that execute the memory instruction.
+pub fn answer_late(p: &DwsParams, s: &State, l: &Late, a: &Answer) -> (State, Value, Value) {
+    let kind = |v: u64| l.kind.eq(&lit(&l.kind, v, 2));
+    let n = s.groups.len() as u32;
+    let some = !&kind(0);
+    let sel = &s.bits(|g| &(&g.valid() & &g.awaiting) & &g.warp.eq(&l.warp)) & &some.repeat(n);
+    let g = s.select(&sel);
+    let cleared = change(s, &sel, &some, |x| Group {
+        awaiting: lit(&x.awaiting, 0, 1),
+        ..x.clone()
+    });
+    let (br, executed) = branch(p, &cleared, &sel, &g, a);
+    let (mem, run) = accessed(p, &cleared, &sel, &g, &g.mask, a);
+    let mut out = cleared.pick(&kind(1), &br).pick(&kind(2), &mem);
+    out.overflow = &out.overflow | &(&some & &!&sel.or_r());
+    let zero = lit(&run, 0, p.warp_size);
+    (out, &executed & &kind(1), mux(&kind(2), &run, &zero))
 }
 
 /// A stalled cycle: ReviveSplit splits the oldest group waiting for memory with both
@@ -419,9 +487,39 @@ pub fn act(p: &DwsParams, s: &State, last: &Value, busy: &Value, a: &Answer) -> 
         let ended = exit(p, &s0, &sel, &g);
         ended.pick(&a.next_valid, &next)
     };
-    let (br, executed) = branch(p, &s0, &sel, &g, a);
-    let (mem, [mem_mask, mem_ready, run]) = memory(p, &s0, &sel, &g, a);
-    let issued = other.pick(&is_op(1), &br).pick(&is_op(2), &mem);
+    let (merged, mem_mask, mem_ready) = merge(p, &s0, &sel, &g);
+    let (issued, executed, run) = match p.late_answers {
+        false => {
+            let (br, executed) = branch(p, &s0, &sel, &g, a);
+            let (mem, run) = accessed(p, &merged, &sel, &g, &mem_mask, a);
+            (
+                other.pick(&is_op(1), &br).pick(&is_op(2), &mem),
+                executed,
+                run,
+            )
+        }
+        true => {
+            // Sent: the group awaits its answer (`answer_late`).
+            let one = lit(&sel, 1, 1);
+            let sent_branch = change(&s0, &sel, &one, |x| Group {
+                awaiting: one.clone(),
+                ..x.clone()
+            });
+            let sent_branch = run_only(&sent_branch, &lit(&sel, 0, sel.width()));
+            // (`merge` left none running.)
+            let sent_memory = change(&merged, &sel, &one, |x| Group {
+                awaiting: one.clone(),
+                mask: mem_mask.clone(),
+                ready: mem_ready.clone(),
+                ..x.clone()
+            });
+            let zero = lit(&mem_mask, 0, p.warp_size);
+            let out = other
+                .pick(&is_op(1), &sent_branch)
+                .pick(&is_op(2), &sent_memory);
+            (out, lit(&sel, 0, 1), zero)
+        }
+    };
     let stalled = revive(p, &s0);
     let stall = &!&sel.or_r() & &!busy;
     let out = s0

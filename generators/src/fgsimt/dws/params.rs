@@ -47,6 +47,10 @@ pub struct DwsParams {
     /// A branch splits an undivided warp only if the block after its post-dominator has
     /// at most this many instructions.
     pub short_block: u32,
+    /// The datapath answers branches and memory instructions cycles after their issue
+    /// (an engine's pipeline), on the `ans` ports; else in the issue cycle (the paper's
+    /// WPU).
+    pub late_answers: bool,
 }
 
 impl Default for DwsParams {
@@ -63,6 +67,7 @@ impl Default for DwsParams {
             slots: 0,
             stack_depth: 16,
             short_block: 50,
+            late_answers: false,
         }
     }
 }
@@ -153,6 +158,10 @@ pub fn params() -> Vec<Param> {
             0,
             (1 << BLOCK_BITS) - 1,
             "a branch splits an undivided warp if the block after its post-dominator has at most this many instructions",
+        ),
+        Param::boolean(
+            "late_answers",
+            "branches and memory instructions are answered cycles after their issue (an engine's pipeline): a warp awaits one answer at a time",
         ),
     ]
 }

@@ -6,10 +6,14 @@
 //!
 //! The datapath answers an issued group in its issue cycle (`op` and the answer
 //! inputs), as the golden model's `Machine` does; `busy` holds the issue stage (no
-//! action). The whole state is visible on trace ports (`g<i>_<field>`, `s<k>_len`,
+//! action). With `late_answers` a branch or memory instruction is only sent in its issue
+//! cycle (`op`; a memory instruction's merged group on `mem_mask`/`mem_ready`) and its
+//! group awaits the answer: `ans` (1 a branch, 2 a memory instruction) names its warp
+//! (`ans_warp`) in a later cycle, with the answer inputs, and `executed`/`run` say that
+//! cycle's decision (`action.rs`, `answer_late`). The whole state is visible on trace ports (`g<i>_<field>`, `s<k>_len`,
 //! `s<k>_f<d>_{pc,rpc,mask}`, `last_slot`) for the lockstep against the model.
 
-use super::action::{act, Answer};
+use super::action::{act, answer_late, Answer, Late};
 use super::params::{DwsParams, BLOCK_BITS, DELAY_BITS};
 use super::state::{group_fields, lit, Frame, Group, Stack, State, Widths};
 use super::sync::{assign_slots, deadlock, fill_and_wake, start_warps, sync, Starts};
@@ -19,12 +23,12 @@ use hdl::{cat, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
 
 /// Fields whose registers reset (control state): a free table, no slot, none running.
-const RESET_FIELDS: [&str; 3] = ["status", "slotted", "running"];
+const RESET_FIELDS: [&str; 4] = ["status", "slotted", "running", "awaiting"];
 
 /// `DwsSequencer`. Ports: in `start` (a bit a context), `start_pc`, `start_mask<k>`,
 /// `fill<k>` (a context's threads whose data arrived), `busy`, and the answer (`op`:
 /// 0 other, 1 branch, 2 memory; `next_valid`, `next_pc`; `taken`, `target`, `ipdom`,
-/// `block_after`; `satisfied`, `hit_delay`); out `idle` (a bit a context), `issue` with
+/// `block_after`; `satisfied`, `hit_delay`; with `late_answers`, `ans` and `ans_warp`); out `idle` (a bit a context), `issue` with
 /// `issue_warp`, `issue_pc`, `issue_mask`, `issue_ready`, `control`, `stall`,
 /// `executed`, `mem_mask`, `mem_ready`, `run`, `error` (held: a deadlock, or a stack or
 /// the table overflowed), and the trace ports.
@@ -75,10 +79,22 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
         masks: &masks,
     };
     let s = start_warps(p, &s, &starts);
+    let (s, late) = match p.late_answers {
+        true => {
+            let l = Late {
+                kind: m.input("ans", 2),
+                warp: m.input("ans_warp", w.warp),
+            };
+            let (s, executed, run) = answer_late(p, &s, &l, &answer);
+            (s, Some((executed, run)))
+        }
+        false => (s, None),
+    };
     let s = sync(p, &fill_and_wake(p, &s, &fills));
     let stuck = deadlock(&s);
     let s = assign_slots(p, &s);
     let (s, d) = act(p, &s, &last, &busy, &answer);
+    let (executed, run) = late.unwrap_or((d.executed, d.run));
     let (next, overflow) = s.compact(n as usize);
     for (r, v) in regs.iter().zip(&next) {
         for (a, b) in r.fields().iter().zip(v.fields()) {
@@ -109,10 +125,10 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
         ("issue_ready", d.picked.ready.clone()),
         ("control", d.control),
         ("stall", d.stall),
-        ("executed", d.executed),
+        ("executed", executed),
         ("mem_mask", d.mem_mask),
         ("mem_ready", d.mem_ready),
-        ("run", d.run),
+        ("run", run),
         ("error", error.clone()),
         ("last_slot", last.clone()),
     ];

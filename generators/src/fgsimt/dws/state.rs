@@ -70,6 +70,8 @@ pub struct Group {
     pub slot: Value,
     /// The running group (issues again without a pick).
     pub running: Value,
+    /// Its branch or memory instruction awaits a late answer.
+    pub awaiting: Value,
 }
 
 /// The fields' names and widths (registers and trace ports).
@@ -87,6 +89,7 @@ pub fn group_fields(p: &DwsParams) -> Vec<(&'static str, u32)> {
         ("slotted", 1),
         ("slot", w.slot),
         ("running", 1),
+        ("awaiting", 1),
     ]
 }
 
@@ -104,10 +107,11 @@ impl Group {
             slotted: f[8].clone(),
             slot: f[9].clone(),
             running: f[10].clone(),
+            awaiting: f[11].clone(),
         }
     }
 
-    pub fn fields(&self) -> [&Value; 11] {
+    pub fn fields(&self) -> [&Value; 12] {
         [
             &self.status,
             &self.warp,
@@ -120,6 +124,7 @@ impl Group {
             &self.slotted,
             &self.slot,
             &self.running,
+            &self.awaiting,
         ]
     }
 

@@ -48,6 +48,7 @@ pub fn start_warps(p: &DwsParams, s: &State, starts: &Starts) -> State {
             slotted: lit(&on, 0, 1),
             slot: lit(&on, 0, w.slot),
             running: lit(&on, 0, 1),
+            awaiting: lit(&on, 0, 1),
         };
         out = out.append(&on, &g);
     }

@@ -12,6 +12,7 @@
 //! used), or nothing is runnable (a stall, when ReviveSplit splits one suspended group).
 
 use super::machine::LaunchStats;
+use super::reconv::BranchOutcome;
 use super::state::{check_warp, Frame, Group, Status};
 use super::{DwsConfig, Reconv, SplitPolicy};
 use crate::iss::simt::EXIT_PC;
@@ -54,6 +55,8 @@ pub struct GroupState {
     pub slot: Option<usize>,
     /// It is the running group (issues again without a pick).
     pub running: bool,
+    /// It awaits a late answer.
+    pub awaiting: bool,
 }
 
 /// The sequencer's state between two cycles (slip's counters aside).
@@ -118,6 +121,7 @@ impl DwsControl {
                     pending: g.pending,
                     slot: g.slot,
                     running: self.running == Some(g.id),
+                    awaiting: g.awaiting,
                 })
                 .collect(),
             stacks: self.stacks.clone(),
@@ -244,6 +248,7 @@ impl DwsControl {
             pending: 0,
             slipped: 0,
             slot: None,
+            awaiting: false,
         });
         id
     }
@@ -311,7 +316,41 @@ impl DwsControl {
     }
 
     fn runnable(&self, g: &Group) -> bool {
-        g.status == Status::Ready && g.slot.is_some() && g.ready_at <= self.now
+        g.status == Status::Ready
+            && g.slot.is_some()
+            && g.ready_at <= self.now
+            && !self.groups.iter().any(|o| o.warp == g.warp && o.awaiting)
+    }
+
+    /// Answers come late (`answer_delay` > 0).
+    pub(super) fn late(&self) -> bool {
+        self.cfg.answer_delay > 0
+    }
+
+    /// Late answers: group `id` sent its branch or memory instruction (after
+    /// [`Self::memory_merge`]) and awaits the answer; it is switched out.
+    pub fn send(&mut self, id: u64) {
+        let i = self.at(id);
+        self.groups[i].awaiting = true;
+        self.running = None;
+    }
+
+    /// Late answers: the answer to group `id`'s branch comes in cycle `now` (before
+    /// its fills); [`Self::branch`].
+    pub fn answer_branch(&mut self, now: u64, id: u64, o: BranchOutcome) -> bool {
+        self.now = now;
+        let i = self.at(id);
+        self.groups[i].awaiting = false;
+        self.branch(id, o)
+    }
+
+    /// Late answers: the answer to group `id`'s memory instruction comes in cycle `now`
+    /// (before its fills); [`Self::memory_done`].
+    pub fn answer_memory(&mut self, now: u64, id: u64, satisfied: u32, hit_at: u64) -> u32 {
+        self.now = now;
+        let i = self.at(id);
+        self.groups[i].awaiting = false;
+        self.memory_done(id, satisfied, hit_at)
     }
 
     /// The group to act on: the running one, else the next ready slot after the last
@@ -402,7 +441,9 @@ impl DwsControl {
     /// waits, or splits by the hit mask (section 2.4). The threads that execute it now
     /// (the others replay it when their data is in); the group is switched out.
     pub fn memory_done(&mut self, id: u64, satisfied: u32, hit_at: u64) -> u32 {
-        self.running = None;
+        if !self.late() {
+            self.running = None;
+        }
         let i = self.at(id);
         let (w, depth, pc, mask) = {
             let g = &self.groups[i];

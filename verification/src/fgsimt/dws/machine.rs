@@ -120,8 +120,21 @@ pub struct Machine {
     last_issue: Option<IssueView>,
     /// The issue stage is held by the last warp instruction until this cycle.
     busy_until: u64,
+    /// Late answers: the sent instructions, in the order their answers come.
+    sent: std::collections::VecDeque<Sent>,
     /// What the sequencer was told and did in the last cycle.
     log: CycleLog,
+}
+
+/// A branch or memory instruction awaiting its late answer.
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    /// The cycle its answer comes.
+    at: u64,
+    pick: Pick,
+    /// A memory instruction's merged threads and those already satisfied; `None`: a
+    /// branch.
+    memory: Option<(u32, u32)>,
 }
 
 /// One cycle of the sequencer as its datapath drives it (`Machine::log`): what an RTL
@@ -132,6 +145,9 @@ pub struct CycleLog {
     pub starts: Vec<(usize, u64, u32)>,
     /// Per context: the threads whose data arrived.
     pub fills: Vec<u32>,
+    /// A late answer (before the fills): the warp, and the answer (`LoggedOp::Branch`
+    /// or `LoggedOp::Memory`) with what the sequencer decided.
+    pub answer: Option<(usize, LoggedOp)>,
     /// The issue stage was held (no action).
     pub busy: bool,
     /// The action (`None` when busy).
@@ -163,6 +179,11 @@ pub enum LoggedOp {
     },
     /// Anything else: the threads' common next pc, or their end.
     Other(Option<u64>),
+    /// Late answers: a branch sent to the datapath (its answer comes later).
+    SentBranch,
+    /// Late answers: a memory instruction sent, with the merged group's threads and
+    /// those already satisfied (its access and answer come later).
+    SentMemory { mask: u32, ready: u32 },
 }
 
 /// An issued warp instruction, as tests see it.
@@ -200,6 +221,7 @@ impl Machine {
             arrive: vec![[NONE; 32]; n],
             last_issue: None,
             busy_until: 0,
+            sent: Default::default(),
             log: CycleLog::default(),
         }
     }
@@ -286,6 +308,11 @@ impl Machine {
             return Ok(true);
         }
         let now = self.now;
+        if self.sent.front().is_some_and(|s| s.at == now) {
+            let s = self.sent.pop_front().expect("a sent instruction");
+            let op = self.resolve(iss, s.pick, s.memory)?;
+            self.log.answer = Some((s.pick.warp, op));
+        }
         for w in 0..self.arrive.len() {
             let mut mask = 0;
             for (t, a) in self.arrive[w].iter_mut().enumerate() {
@@ -361,51 +388,115 @@ impl Machine {
         }
     }
 
-    /// Issues picked group `p`'s instruction: `false` if it waited instead.
+    /// Issues picked group `p`'s instruction: `false` if it waited instead. With late
+    /// answers a branch or a memory instruction is sent: its answer comes
+    /// `answer_delay` cycles later.
     fn issue(&mut self, iss: &mut Iss, p: Pick) -> Result<bool, DwsError> {
         let insn = iss.mem.read(p.pc, 4).unwrap_or(0) as u32;
-        if is_memory(insn) {
-            return self.memory_op(iss, p, insn);
-        }
-        if insn & 0x7f == opcode::BRANCH {
-            let threads = &self.threads[p.warp];
-            let (r1, r2) = (decode::rs1(insn), decode::rs2(insn));
-            let t_mask = (0..threads.len())
-                .filter(|&t| {
-                    let (a, b) = (threads[t].x(r1), threads[t].x(r2));
-                    p.mask >> t & 1 != 0
-                        && decode::branch_taken(decode::funct3(insn), a, b) == Some(true)
-                })
-                .fold(0u32, |m, t| m | 1 << t);
-            let target = p.pc.wrapping_add(decode::imm_b(insn)) & 0xffff_ffff;
-            let outcome = BranchOutcome {
-                taken: t_mask,
-                target,
-                info: self.code.branch(p.pc)?,
-            };
-            let executed = self.ctl.branch(p.id, outcome);
-            self.log.action = Some(Logged::Issue(p, LoggedOp::Branch(outcome, executed)));
-            if !executed {
-                return Ok(false);
-            }
-            self.count_issue(p.mask);
-            self.execute(iss, p.warp, p.mask)?;
-            let fall = (p.pc + 4) & 0xffff_ffff;
-            let threads = &self.threads[p.warp];
-            if (0..threads.len()).any(|t| {
-                p.mask >> t & 1 != 0
-                    && threads[t].pc() != if t_mask >> t & 1 != 0 { target } else { fall }
-            }) {
-                return Err(DwsError::Model {
-                    cycle: self.now,
-                    what: format!(
-                        "the branch at {:#x} went elsewhere than the model's compare",
-                        p.pc
-                    ),
-                });
-            }
+        let branch = insn & 0x7f == opcode::BRANCH;
+        if !is_memory(insn) && !branch {
+            self.other(iss, p)?;
             return Ok(true);
         }
+        let merged = match is_memory(insn) {
+            true => match self.ctl.memory_merge(p.id) {
+                Some(m) => Some(m),
+                None => {
+                    let op = LoggedOp::Memory {
+                        merged: None,
+                        satisfied: 0,
+                        hit_delay: 0,
+                        run: 0,
+                    };
+                    self.log.action = Some(Logged::Issue(p, op));
+                    return Ok(false);
+                }
+            },
+            false => None,
+        };
+        let delay = self.ctl.cfg.answer_delay;
+        if delay == 0 {
+            let op = self.resolve(iss, p, merged)?;
+            self.log.action = Some(Logged::Issue(p, op));
+            return Ok(!matches!(op, LoggedOp::Branch(_, false)));
+        }
+        self.ctl.send(p.id);
+        self.sent.push_back(Sent {
+            at: self.now + delay,
+            pick: p,
+            memory: merged,
+        });
+        let op = match merged {
+            Some((mask, ready)) => LoggedOp::SentMemory { mask, ready },
+            None => LoggedOp::SentBranch,
+        };
+        self.log.action = Some(Logged::Issue(p, op));
+        Ok(true)
+    }
+
+    /// The datapath's answer to group `p`'s branch, or to its memory instruction of
+    /// `merged` threads (after the sequencer's merge): the sequencer's decision on it.
+    fn resolve(
+        &mut self,
+        iss: &mut Iss,
+        p: Pick,
+        merged: Option<(u32, u32)>,
+    ) -> Result<LoggedOp, DwsError> {
+        let insn = iss.mem.read(p.pc, 4).unwrap_or(0) as u32;
+        match merged {
+            Some((mask, ready)) => self.memory_op(iss, p, insn, mask, ready),
+            None => self.branch(iss, p, insn),
+        }
+    }
+
+    /// Group `p`'s conditional branch: the taken mask, then the sequencer's decision;
+    /// the threads step if it executed.
+    fn branch(&mut self, iss: &mut Iss, p: Pick, insn: u32) -> Result<LoggedOp, DwsError> {
+        let threads = &self.threads[p.warp];
+        let (r1, r2) = (decode::rs1(insn), decode::rs2(insn));
+        let t_mask = (0..threads.len())
+            .filter(|&t| {
+                let (a, b) = (threads[t].x(r1), threads[t].x(r2));
+                p.mask >> t & 1 != 0
+                    && decode::branch_taken(decode::funct3(insn), a, b) == Some(true)
+            })
+            .fold(0u32, |m, t| m | 1 << t);
+        let target = p.pc.wrapping_add(decode::imm_b(insn)) & 0xffff_ffff;
+        let outcome = BranchOutcome {
+            taken: t_mask,
+            target,
+            info: self.code.branch(p.pc)?,
+        };
+        let executed = match self.ctl.cfg.answer_delay {
+            0 => self.ctl.branch(p.id, outcome),
+            _ => self.ctl.answer_branch(self.now, p.id, outcome),
+        };
+        let op = LoggedOp::Branch(outcome, executed);
+        if !executed {
+            return Ok(op);
+        }
+        self.count_issue(p.mask);
+        self.execute(iss, p.warp, p.mask)?;
+        let fall = (p.pc + 4) & 0xffff_ffff;
+        let threads = &self.threads[p.warp];
+        if (0..threads.len()).any(|t| {
+            p.mask >> t & 1 != 0
+                && threads[t].pc() != if t_mask >> t & 1 != 0 { target } else { fall }
+        }) {
+            return Err(DwsError::Model {
+                cycle: self.now,
+                what: format!(
+                    "the branch at {:#x} went elsewhere than the model's compare",
+                    p.pc
+                ),
+            });
+        }
+        Ok(op)
+    }
+
+    /// Group `p`'s instruction other than a branch or a memory access: its threads'
+    /// common next pc, or their end.
+    fn other(&mut self, iss: &mut Iss, p: Pick) -> Result<(), DwsError> {
         self.count_issue(p.mask);
         self.execute(iss, p.warp, p.mask)?;
         let threads = &self.threads[p.warp];
@@ -423,7 +514,7 @@ impl Machine {
         let next = (next != EXIT_PC).then_some(next);
         self.ctl.advance(p.id, next);
         self.log.action = Some(Logged::Issue(p, LoggedOp::Other(next)));
-        Ok(true)
+        Ok(())
     }
 
     fn count_issue(&mut self, mask: u32) {
@@ -442,21 +533,18 @@ impl Machine {
         Ok(())
     }
 
-    /// A memory instruction of picked group `p` (section 2.4): the sequencer's PC-based
-    /// merge, the access of the threads not yet satisfied, then the sequencer's decision
-    /// by the hit mask; the threads it lets execute step now, the others wait for their
-    /// fills.
-    fn memory_op(&mut self, iss: &mut Iss, p: Pick, insn: u32) -> Result<bool, DwsError> {
-        let Some((mask, ready)) = self.ctl.memory_merge(p.id) else {
-            let op = LoggedOp::Memory {
-                merged: None,
-                satisfied: 0,
-                hit_delay: 0,
-                run: 0,
-            };
-            self.log.action = Some(Logged::Issue(p, op));
-            return Ok(false);
-        };
+    /// A memory instruction of picked group `p` (section 2.4) after the sequencer's
+    /// PC-based merge (`mask`, of which `ready` are satisfied): the access of the
+    /// threads not yet satisfied, then the sequencer's decision by the hit mask; the
+    /// threads it lets execute step now, the others wait for their fills.
+    fn memory_op(
+        &mut self,
+        iss: &mut Iss,
+        p: Pick,
+        insn: u32,
+        mask: u32,
+        ready: u32,
+    ) -> Result<LoggedOp, DwsError> {
         self.count_issue(mask);
         self.ctl.stats.memory_instructions += 1;
         let threads = &self.threads[p.warp];
@@ -481,15 +569,16 @@ impl Machine {
                 self.arrive[p.warp][a.lane as usize] = answer.arrive[k];
             }
         }
-        let run = self.ctl.memory_done(p.id, satisfied, hit_at);
-        let op = LoggedOp::Memory {
+        let run = match self.ctl.cfg.answer_delay {
+            0 => self.ctl.memory_done(p.id, satisfied, hit_at),
+            _ => self.ctl.answer_memory(self.now, p.id, satisfied, hit_at),
+        };
+        self.execute(iss, p.warp, run)?;
+        Ok(LoggedOp::Memory {
             merged: Some((mask, ready)),
             satisfied,
             hit_delay: hit_at - self.now,
             run,
-        };
-        self.log.action = Some(Logged::Issue(p, op));
-        self.execute(iss, p.warp, run)?;
-        Ok(true)
+        })
     }
 }

@@ -54,6 +54,16 @@
 //!   starts at `slip_start` and moves every `slip_interval` cycles by the paper's
 //!   thresholds (never below 0).
 //! - **PC bits**: 32 (RV32).
+//! - **Late answers** (`answer_delay` > 0; the paper's WPU answers in the issue cycle,
+//!   an engine's pipeline cycles later): a group that issues a branch or a memory
+//!   instruction is switched out and awaits its answer, which comes `answer_delay`
+//!   cycles later, at the start of that cycle (before its fills). A memory
+//!   instruction's PC-based merge is made at the issue (it names the threads that
+//!   access); its access, the hit mask and the split, complete or suspend are made at
+//!   the answer, as a branch's wait, split or push. While one of a warp's groups awaits,
+//!   none of the warp's groups is picked: a warp awaits one answer at a time, as the
+//!   FG-SIMT engine keeps a context on a branch and suspends it on a load. The answer
+//!   leaves the running group alone.
 
 pub mod cfg;
 pub mod control;
@@ -111,6 +121,10 @@ pub struct DwsConfig {
     /// Lanes: a warp instruction holds the issue stage for warp_size / lanes cycles,
     /// whatever its mask (the FG-SIMT engine's thread groups); 0: one lane a thread.
     pub lanes: u32,
+    /// Cycles from a branch's or a memory instruction's issue to the datapath's answer
+    /// (the taken mask; the access and its hit mask). 0, the paper's WPU: in the issue
+    /// cycle. An engine's pipeline answers later; see "Late answers" above.
+    pub answer_delay: u64,
     pub memory: MemoryConfig,
     /// Check the invariants I1-I3 every cycle (an error names the first broken one).
     pub check: bool,
@@ -130,6 +144,7 @@ impl Default for DwsConfig {
             slip_start: 1,
             slip_interval: 100_000,
             lanes: 0,
+            answer_delay: 0,
             memory: MemoryConfig::default(),
             check: false,
         }
@@ -197,6 +212,9 @@ impl DwsConfig {
         }
         if self.slip_interval == 0 || self.slip_start > 1 << 20 {
             return Err("slip_interval must be at least 1, slip_start at most 2^20".into());
+        }
+        if self.answer_delay > 1024 {
+            return Err(format!("answer_delay {} is above 1024", self.answer_delay));
         }
         if !(1..=64).contains(&self.warps) {
             return Err(format!("warps {} is not in 1..=64", self.warps));

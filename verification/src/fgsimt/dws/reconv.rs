@@ -20,7 +20,8 @@ pub struct BranchOutcome {
 impl DwsControl {
     /// Group `id`'s conditional branch: whether it executes (`false`: the group waits
     /// at the branch, a BL barrier or a split with no WST entry). A divergent one splits
-    /// the group or pushes the stack; the group goes on with the not-taken threads.
+    /// the group or pushes the stack; the group goes on with the not-taken threads (it
+    /// runs on, unless the answer came late).
     pub fn branch(&mut self, id: u64, o: BranchOutcome) -> bool {
         let i = self.at(id);
         let (w, pc, mask, depth) = {
@@ -92,7 +93,9 @@ impl DwsControl {
             g.pc = fall;
             g.mask = f_mask;
         }
-        self.running = Some(id);
+        if !self.late() {
+            self.running = Some(id);
+        }
         true
     }
 

@@ -42,6 +42,8 @@ pub struct Group {
     /// slip's distance).
     pub slipped: u32,
     pub slot: Option<usize>,
+    /// Its branch or memory instruction awaits the datapath's late answer.
+    pub awaiting: bool,
 }
 
 /// A group as tests see it.
