@@ -145,10 +145,11 @@ impl<S: Simulator> SeqLockstep<S> {
         poke_u64(&mut self.dut, "ans_warp", warp as u64)?;
         let code = match op {
             LoggedOp::Branch(..) => 1,
-            _ => 2,
+            LoggedOp::Memory { .. } => 2,
+            _ => 3,
         };
         poke_u64(&mut self.dut, "ans", code)?;
-        self.outcome(op)
+        self.outcome(op, "ans_")
     }
 
     /// Pokes the datapath's answer to the issued group (with late answers, what it
@@ -156,25 +157,22 @@ impl<S: Simulator> SeqLockstep<S> {
     fn answer(&mut self, op: LoggedOp) -> Result<(), SeqError> {
         let d = &mut self.dut;
         match op {
-            LoggedOp::Other(next) => {
-                poke_u64(d, "next_valid", next.is_some() as u64)?;
-                poke_u64(d, "next_pc", next.unwrap_or(0))?;
-                Ok(())
-            }
+            LoggedOp::Other(_) => self.outcome(op, ""),
             LoggedOp::SentBranch => Ok(poke_u64(d, "op", 1)?),
+            LoggedOp::SentJump => Ok(poke_u64(d, "op", 3)?),
             LoggedOp::SentMemory { mask, ready } => {
                 poke_u64(d, "op", 2)?;
                 self.merged(mask, ready)
             }
             LoggedOp::Branch(..) => {
                 poke_u64(d, "op", 1)?;
-                self.outcome(op)
+                self.outcome(op, "")
             }
             LoggedOp::Memory { merged, .. } => {
                 let (mask, ready) = merged.expect("no slip in the RTL");
                 poke_u64(d, "op", 2)?;
                 self.merged(mask, ready)?;
-                self.outcome(op)
+                self.outcome(op, "")
             }
         }
     }
@@ -189,10 +187,16 @@ impl<S: Simulator> SeqLockstep<S> {
         )
     }
 
-    /// Pokes a branch's or a memory access's outcome and checks the RTL's decision.
-    fn outcome(&mut self, op: LoggedOp) -> Result<(), SeqError> {
+    /// Pokes an instruction's outcome and checks the RTL's decision (a next pc on the
+    /// ports named after `prefix`).
+    fn outcome(&mut self, op: LoggedOp, prefix: &str) -> Result<(), SeqError> {
         let d = &mut self.dut;
         match op {
+            LoggedOp::Other(next) => {
+                poke_u64(d, &format!("{prefix}next_valid"), next.is_some() as u64)?;
+                poke_u64(d, &format!("{prefix}next_pc"), next.unwrap_or(0))?;
+                Ok(())
+            }
             LoggedOp::Branch(o, executed) => {
                 poke_u64(d, "taken", o.taken as u64)?;
                 poke_u64(d, "target", o.target)?;
@@ -212,7 +216,7 @@ impl<S: Simulator> SeqLockstep<S> {
                 poke_u64(d, "hit_delay", hit_delay)?;
                 self.same("the threads that access now", "run", run as u64)
             }
-            _ => unreachable!("an outcome is a branch's or a memory access's"),
+            _ => unreachable!("a sent instruction has no outcome yet"),
         }
     }
 

@@ -19,8 +19,10 @@ use hdl::helpers::{lowest_one, onehot_decode, onehot_mux, priority_encode};
 use hdl::{cat, mux, Value};
 
 /// The datapath's answer for the issued group (valid in its issue cycle).
+#[derive(Clone)]
 pub struct Answer {
-    /// 0: anything else, 1: a conditional branch, 2: a memory instruction.
+    /// 0: anything else, 1: a conditional branch, 2: a memory instruction, 3: an
+    /// indirect jump whose answer comes late (`late_answers`).
     pub op: Value,
     /// Anything else: the threads' common next pc (`next_valid`), or their end.
     pub next_valid: Value,
@@ -409,16 +411,47 @@ fn accessed(
     (s2, mux(&all, mask, &mux(&split, &sat, &zero)))
 }
 
+/// Late answers: group `sel`'s branch, jump or memory instruction (`merged`: its
+/// merged threads and satisfied ones, on the state after `merge`) is sent; the group
+/// awaits its answer (`answer_late`) and is switched out.
+fn send(s: &State, sel: &Value, merged: Option<(&Value, &Value)>) -> State {
+    let one = lit(sel, 1, 1);
+    let sent = change(s, sel, &one, |x| {
+        let (mask, ready) = merged.unwrap_or((&x.mask, &x.ready));
+        Group {
+            awaiting: one.clone(),
+            mask: mask.clone(),
+            ready: ready.clone(),
+            ..x.clone()
+        }
+    });
+    run_only(&sent, &lit(sel, 0, sel.width()))
+}
+
+/// Group `sel`'s instruction other than a branch or a memory access: it goes on at the
+/// answer's next pc (running on, if `run`), or its threads end.
+fn advance(p: &DwsParams, s: &State, sel: &Value, g: &Group, a: &Answer, run: bool) -> State {
+    let next = change(s, sel, &a.next_valid, |x| Group {
+        pc: a.next_pc.clone(),
+        ..x.clone()
+    });
+    let next = match run {
+        true => run_only(&next, sel),
+        false => next,
+    };
+    exit(p, s, sel, g).pick(&a.next_valid, &next)
+}
+
 /// The late-answer ports: which instruction is answered (0 none, 1 a branch, 2 a memory
-/// instruction) and its warp, whose one awaiting group sent it.
+/// instruction, 3 an indirect jump) and its warp, whose one awaiting group sent it.
 pub struct Late {
     pub kind: Value,
     pub warp: Value,
 }
 
 /// Late answers, at a cycle's start (before its fills): the answer to warp `l.warp`'s
-/// awaiting group (`a`'s branch or memory fields), decided as in the issue cycle
-/// without them. Returns the state (an error if no group of the warp awaits), whether
+/// awaiting group (`a`'s branch, memory or next-pc fields), decided as in the issue
+/// cycle without them (a jump's group does not run on). Returns the state (an error if no group of the warp awaits), whether
 /// the branch executed, and the threads that execute the memory instruction.
 pub fn answer_late(p: &DwsParams, s: &State, l: &Late, a: &Answer) -> (State, Value, Value) {
     let kind = |v: u64| l.kind.eq(&lit(&l.kind, v, 2));
@@ -432,7 +465,11 @@ pub fn answer_late(p: &DwsParams, s: &State, l: &Late, a: &Answer) -> (State, Va
     });
     let (br, executed) = branch(p, &cleared, &sel, &g, a);
     let (mem, run) = accessed(p, &cleared, &sel, &g, &g.mask, a);
-    let mut out = cleared.pick(&kind(1), &br).pick(&kind(2), &mem);
+    let jumped = advance(p, &cleared, &sel, &g, a, false);
+    let mut out = cleared
+        .pick(&kind(1), &br)
+        .pick(&kind(2), &mem)
+        .pick(&kind(3), &jumped);
     out.overflow = &out.overflow | &(&some & &!&sel.or_r());
     let zero = lit(&run, 0, p.warp_size);
     (out, &executed & &kind(1), mux(&kind(2), &run, &zero))
@@ -478,15 +515,7 @@ pub fn act(p: &DwsParams, s: &State, last: &Value, busy: &Value, a: &Answer) -> 
     let control = &found & &at_rpc;
     let issue = &found & &!&at_rpc;
     let is_op = |v: u64| a.op.eq(&lit(&a.op, v, 2));
-    let other = {
-        let next = change(&s0, &sel, &a.next_valid, |x| Group {
-            pc: a.next_pc.clone(),
-            ..x.clone()
-        });
-        let next = run_only(&next, &sel);
-        let ended = exit(p, &s0, &sel, &g);
-        ended.pick(&a.next_valid, &next)
-    };
+    let other = advance(p, &s0, &sel, &g, a, true);
     let (merged, mem_mask, mem_ready) = merge(p, &s0, &sel, &g);
     let (issued, executed, run) = match p.late_answers {
         false => {
@@ -499,25 +528,12 @@ pub fn act(p: &DwsParams, s: &State, last: &Value, busy: &Value, a: &Answer) -> 
             )
         }
         true => {
-            // Sent: the group awaits its answer (`answer_late`).
-            let one = lit(&sel, 1, 1);
-            let sent_branch = change(&s0, &sel, &one, |x| Group {
-                awaiting: one.clone(),
-                ..x.clone()
-            });
-            let sent_branch = run_only(&sent_branch, &lit(&sel, 0, sel.width()));
-            // (`merge` left none running.)
-            let sent_memory = change(&merged, &sel, &one, |x| Group {
-                awaiting: one.clone(),
-                mask: mem_mask.clone(),
-                ready: mem_ready.clone(),
-                ..x.clone()
-            });
+            let sent = send(&s0, &sel, None).pick(
+                &is_op(2),
+                &send(&merged, &sel, Some((&mem_mask, &mem_ready))),
+            );
             let zero = lit(&mem_mask, 0, p.warp_size);
-            let out = other
-                .pick(&is_op(1), &sent_branch)
-                .pick(&is_op(2), &sent_memory);
-            (out, lit(&sel, 0, 1), zero)
+            (other.pick(&!&is_op(0), &sent), lit(&sel, 0, 1), zero)
         }
     };
     let stalled = revive(p, &s0);

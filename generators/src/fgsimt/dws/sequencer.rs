@@ -6,9 +6,10 @@
 //!
 //! The datapath answers an issued group in its issue cycle (`op` and the answer
 //! inputs), as the golden model's `Machine` does; `busy` holds the issue stage (no
-//! action). With `late_answers` a branch or memory instruction is only sent in its issue
-//! cycle (`op`; a memory instruction's merged group on `mem_mask`/`mem_ready`) and its
-//! group awaits the answer: `ans` (1 a branch, 2 a memory instruction) names its warp
+//! action). With `late_answers` a branch, an indirect jump (`op` 3) or a memory
+//! instruction is only sent in its issue cycle (a memory instruction's merged group on
+//! `mem_mask`/`mem_ready`) and its group awaits the answer: `ans` (1 a branch, 2 a
+//! memory instruction, 3 a jump) names its warp
 //! (`ans_warp`) in a later cycle, with the answer inputs, and `executed`/`run` say that
 //! cycle's decision (`action.rs`, `answer_late`). The whole state is visible on trace ports (`g<i>_<field>`, `s<k>_len`,
 //! `s<k>_f<d>_{pc,rpc,mask}`, `last_slot`) for the lockstep against the model.
@@ -27,8 +28,9 @@ const RESET_FIELDS: [&str; 4] = ["status", "slotted", "running", "awaiting"];
 
 /// `DwsSequencer`. Ports: in `start` (a bit a context), `start_pc`, `start_mask<k>`,
 /// `fill<k>` (a context's threads whose data arrived), `busy`, and the answer (`op`:
-/// 0 other, 1 branch, 2 memory; `next_valid`, `next_pc`; `taken`, `target`, `ipdom`,
-/// `block_after`; `satisfied`, `hit_delay`; with `late_answers`, `ans` and `ans_warp`); out `idle` (a bit a context), `issue` with
+/// 0 other, 1 branch, 2 memory, 3 a late jump; `next_valid`, `next_pc`; `taken`, `target`, `ipdom`,
+/// `block_after`; `satisfied`, `hit_delay`; with `late_answers`, `ans`, `ans_warp`,
+/// and a jump's `ans_next_valid`, `ans_next_pc`); out `idle` (a bit a context), `issue` with
 /// `issue_warp`, `issue_pc`, `issue_mask`, `issue_ready`, `control`, `stall`,
 /// `executed`, `mem_mask`, `mem_ready`, `run`, `error` (held: a deadlock, or a stack or
 /// the table overflowed), and the trace ports.
@@ -85,7 +87,14 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
                 kind: m.input("ans", 2),
                 warp: m.input("ans_warp", w.warp),
             };
-            let (s, executed, run) = answer_late(p, &s, &l, &answer);
+            // A jump's target on ports of its own: an instruction issued in the same
+            // cycle answers on `next_valid`/`next_pc`.
+            let a = Answer {
+                next_valid: m.input("ans_next_valid", 1),
+                next_pc: m.input("ans_next_pc", 32),
+                ..answer.clone()
+            };
+            let (s, executed, run) = answer_late(p, &s, &l, &a);
             (s, Some((executed, run)))
         }
         false => (s, None),

@@ -327,8 +327,8 @@ impl DwsControl {
         self.cfg.answer_delay > 0
     }
 
-    /// Late answers: group `id` sent its branch or memory instruction (after
-    /// [`Self::memory_merge`]) and awaits the answer; it is switched out.
+    /// Late answers: group `id` sent its branch, indirect jump or memory instruction
+    /// (after [`Self::memory_merge`]) and awaits the answer; it is switched out.
     pub fn send(&mut self, id: u64) {
         let i = self.at(id);
         self.groups[i].awaiting = true;
@@ -342,6 +342,18 @@ impl DwsControl {
         let i = self.at(id);
         self.groups[i].awaiting = false;
         self.branch(id, o)
+    }
+
+    /// Late answers: the answer to group `id`'s indirect jump comes in cycle `now`
+    /// (before its fills): its threads' common target, or (`None`) their end.
+    pub fn answer_jump(&mut self, now: u64, id: u64, next: Option<u64>) {
+        self.now = now;
+        let i = self.at(id);
+        self.groups[i].awaiting = false;
+        match next {
+            Some(pc) => self.groups[i].pc = pc,
+            None => self.exit(i),
+        }
     }
 
     /// Late answers: the answer to group `id`'s memory instruction comes in cycle `now`

@@ -132,9 +132,16 @@ struct Sent {
     /// The cycle its answer comes.
     at: u64,
     pick: Pick,
-    /// A memory instruction's merged threads and those already satisfied; `None`: a
-    /// branch.
-    memory: Option<(u32, u32)>,
+    op: SentOp,
+}
+
+/// What a sent instruction is.
+#[derive(Debug, Clone, Copy)]
+enum SentOp {
+    Branch,
+    Jump,
+    /// The merged group's threads and those already satisfied.
+    Memory(u32, u32),
 }
 
 /// One cycle of the sequencer as its datapath drives it (`Machine::log`): what an RTL
@@ -145,8 +152,9 @@ pub struct CycleLog {
     pub starts: Vec<(usize, u64, u32)>,
     /// Per context: the threads whose data arrived.
     pub fills: Vec<u32>,
-    /// A late answer (before the fills): the warp, and the answer (`LoggedOp::Branch`
-    /// or `LoggedOp::Memory`) with what the sequencer decided.
+    /// A late answer (before the fills): the warp, and the answer (`LoggedOp::Branch`,
+    /// `LoggedOp::Other` for a jump, or `LoggedOp::Memory`) with what the sequencer
+    /// decided.
     pub answer: Option<(usize, LoggedOp)>,
     /// The issue stage was held (no action).
     pub busy: bool,
@@ -181,6 +189,8 @@ pub enum LoggedOp {
     Other(Option<u64>),
     /// Late answers: a branch sent to the datapath (its answer comes later).
     SentBranch,
+    /// Late answers: an indirect jump sent (its answer, `Other`, comes later).
+    SentJump,
     /// Late answers: a memory instruction sent, with the merged group's threads and
     /// those already satisfied (its access and answer come later).
     SentMemory { mask: u32, ready: u32 },
@@ -310,7 +320,7 @@ impl Machine {
         let now = self.now;
         if self.sent.front().is_some_and(|s| s.at == now) {
             let s = self.sent.pop_front().expect("a sent instruction");
-            let op = self.resolve(iss, s.pick, s.memory)?;
+            let op = self.resolve(iss, s.pick, s.op)?;
             self.log.answer = Some((s.pick.warp, op));
         }
         for w in 0..self.arrive.len() {
@@ -389,18 +399,14 @@ impl Machine {
     }
 
     /// Issues picked group `p`'s instruction: `false` if it waited instead. With late
-    /// answers a branch or a memory instruction is sent: its answer comes
-    /// `answer_delay` cycles later.
+    /// answers a branch, an indirect jump or a memory instruction is sent: its answer
+    /// comes `answer_delay` cycles later.
     fn issue(&mut self, iss: &mut Iss, p: Pick) -> Result<bool, DwsError> {
         let insn = iss.mem.read(p.pc, 4).unwrap_or(0) as u32;
-        let branch = insn & 0x7f == opcode::BRANCH;
-        if !is_memory(insn) && !branch {
-            self.other(iss, p)?;
-            return Ok(true);
-        }
-        let merged = match is_memory(insn) {
-            true => match self.ctl.memory_merge(p.id) {
-                Some(m) => Some(m),
+        let delay = self.ctl.cfg.answer_delay;
+        let op = match insn & 0x7f {
+            _ if is_memory(insn) => match self.ctl.memory_merge(p.id) {
+                Some((mask, ready)) => SentOp::Memory(mask, ready),
                 None => {
                     let op = LoggedOp::Memory {
                         merged: None,
@@ -412,11 +418,17 @@ impl Machine {
                     return Ok(false);
                 }
             },
-            false => None,
+            opcode::BRANCH => SentOp::Branch,
+            opcode::JALR if delay > 0 => SentOp::Jump,
+            _ => {
+                let next = self.other(iss, p)?;
+                self.ctl.advance(p.id, next);
+                self.log.action = Some(Logged::Issue(p, LoggedOp::Other(next)));
+                return Ok(true);
+            }
         };
-        let delay = self.ctl.cfg.answer_delay;
         if delay == 0 {
-            let op = self.resolve(iss, p, merged)?;
+            let op = self.resolve(iss, p, op)?;
             self.log.action = Some(Logged::Issue(p, op));
             return Ok(!matches!(op, LoggedOp::Branch(_, false)));
         }
@@ -424,28 +436,29 @@ impl Machine {
         self.sent.push_back(Sent {
             at: self.now + delay,
             pick: p,
-            memory: merged,
+            op,
         });
-        let op = match merged {
-            Some((mask, ready)) => LoggedOp::SentMemory { mask, ready },
-            None => LoggedOp::SentBranch,
+        let op = match op {
+            SentOp::Memory(mask, ready) => LoggedOp::SentMemory { mask, ready },
+            SentOp::Branch => LoggedOp::SentBranch,
+            SentOp::Jump => LoggedOp::SentJump,
         };
         self.log.action = Some(Logged::Issue(p, op));
         Ok(true)
     }
 
-    /// The datapath's answer to group `p`'s branch, or to its memory instruction of
-    /// `merged` threads (after the sequencer's merge): the sequencer's decision on it.
-    fn resolve(
-        &mut self,
-        iss: &mut Iss,
-        p: Pick,
-        merged: Option<(u32, u32)>,
-    ) -> Result<LoggedOp, DwsError> {
+    /// The datapath's answer to group `p`'s branch, jump, or memory instruction (after
+    /// the sequencer's merge): the sequencer's decision on it.
+    fn resolve(&mut self, iss: &mut Iss, p: Pick, op: SentOp) -> Result<LoggedOp, DwsError> {
         let insn = iss.mem.read(p.pc, 4).unwrap_or(0) as u32;
-        match merged {
-            Some((mask, ready)) => self.memory_op(iss, p, insn, mask, ready),
-            None => self.branch(iss, p, insn),
+        match op {
+            SentOp::Memory(mask, ready) => self.memory_op(iss, p, insn, mask, ready),
+            SentOp::Branch => self.branch(iss, p, insn),
+            SentOp::Jump => {
+                let next = self.other(iss, p)?;
+                self.ctl.answer_jump(self.now, p.id, next);
+                Ok(LoggedOp::Other(next))
+            }
         }
     }
 
@@ -494,9 +507,9 @@ impl Machine {
         Ok(op)
     }
 
-    /// Group `p`'s instruction other than a branch or a memory access: its threads'
-    /// common next pc, or their end.
-    fn other(&mut self, iss: &mut Iss, p: Pick) -> Result<(), DwsError> {
+    /// Group `p`'s instruction other than a branch or a memory access: its threads step;
+    /// their common next pc, or (`None`) their end.
+    fn other(&mut self, iss: &mut Iss, p: Pick) -> Result<Option<u64>, DwsError> {
         self.count_issue(p.mask);
         self.execute(iss, p.warp, p.mask)?;
         let threads = &self.threads[p.warp];
@@ -511,10 +524,7 @@ impl Machine {
                 other_tid: threads[t].tid,
             });
         }
-        let next = (next != EXIT_PC).then_some(next);
-        self.ctl.advance(p.id, next);
-        self.log.action = Some(Logged::Issue(p, LoggedOp::Other(next)));
-        Ok(())
+        Ok((next != EXIT_PC).then_some(next))
     }
 
     fn count_issue(&mut self, mask: u32) {

@@ -55,12 +55,14 @@
 //!   thresholds (never below 0).
 //! - **PC bits**: 32 (RV32).
 //! - **Late answers** (`answer_delay` > 0; the paper's WPU answers in the issue cycle,
-//!   an engine's pipeline cycles later): a group that issues a branch or a memory
+//!   an engine's pipeline cycles later): a group that issues a branch, an indirect jump
+//!   (`jalr`: its target is a register's, and `ret` ends the threads) or a memory
 //!   instruction is switched out and awaits its answer, which comes `answer_delay`
 //!   cycles later, at the start of that cycle (before its fills). A memory
 //!   instruction's PC-based merge is made at the issue (it names the threads that
 //!   access); its access, the hit mask and the split, complete or suspend are made at
-//!   the answer, as a branch's wait, split or push. While one of a warp's groups awaits,
+//!   the answer, as a branch's wait, split or push and a jump's target or end. Other
+//!   instructions' next pc is known at their decode, and they answer at once. While one of a warp's groups awaits,
 //!   none of the warp's groups is picked: a warp awaits one answer at a time, as the
 //!   FG-SIMT engine keeps a context on a branch and suspends it on a load. The answer
 //!   leaves the running group alone.
@@ -121,9 +123,10 @@ pub struct DwsConfig {
     /// Lanes: a warp instruction holds the issue stage for warp_size / lanes cycles,
     /// whatever its mask (the FG-SIMT engine's thread groups); 0: one lane a thread.
     pub lanes: u32,
-    /// Cycles from a branch's or a memory instruction's issue to the datapath's answer
-    /// (the taken mask; the access and its hit mask). 0, the paper's WPU: in the issue
-    /// cycle. An engine's pipeline answers later; see "Late answers" above.
+    /// Cycles from a branch's, an indirect jump's or a memory instruction's issue to the
+    /// datapath's answer (the taken mask; the target or the threads' end; the access and
+    /// its hit mask). 0, the paper's WPU: in the issue cycle. An engine's pipeline
+    /// answers later; see "Late answers" above.
     pub answer_delay: u64,
     pub memory: MemoryConfig,
     /// Check the invariants I1-I3 every cycle (an error names the first broken one).
