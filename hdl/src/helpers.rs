@@ -77,6 +77,34 @@ pub fn popcount(v: &Value) -> Value {
     (0..v.width()).fold(v.konst(Bits::zero(w)), |acc, i| &acc + &v.bit(i).zext(w))
 }
 
+/// [`popcount`] as a balanced tree of adders (depth log2 of the width, where
+/// `popcount`'s chain is as deep as the width): for counts on a critical path.
+pub fn popcount_tree(v: &Value) -> Value {
+    let w = addr_width(v.width() as u64 + 1);
+    let mut level: Vec<Value> = (0..v.width()).map(|i| v.bit(i).zext(w)).collect();
+    while level.len() > 1 {
+        level = level
+            .chunks(2)
+            .map(|c| c[1..].iter().fold(c[0].clone(), |a, b| &a + b))
+            .collect();
+    }
+    level.pop().unwrap_or_else(|| v.konst(Bits::zero(w)))
+}
+
+/// Each position's count of ones before it in `bits` (`out[i]` = the ones of
+/// `bits[..i]`, `width` bits), each a [`popcount_tree`]: no chain through the positions.
+pub fn prefix_counts(bits: &[Value], width: u32) -> Vec<Value> {
+    (0..bits.len())
+        .map(|i| match i {
+            0 => bits[0].konst(Bits::zero(width)),
+            _ => {
+                let below: Vec<&Value> = bits[..i].iter().rev().collect();
+                popcount_tree(&crate::cat(&below)).zext(width)
+            }
+        })
+        .collect()
+}
+
 /// Brings the ports of child `inst` that `rename` names (a port's name to its name in
 /// `m`, or `None` to leave it) out as ports of `m`: an input drives the child's input,
 /// an output shows the child's output. A bundle of the child whose every port is

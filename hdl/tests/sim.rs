@@ -128,3 +128,36 @@ fn synchronous_reads_see_old_data_and_later_writes_win() {
     s.step();
     assert_eq!(s.peek_u64("y").unwrap(), 0x22, "the later write port wins");
 }
+
+/// `popcount_tree` and `prefix_counts` against `count_ones` on every value of 13 bits
+/// (an odd width: a tree level with a lone operand) and `popcount`'s chain.
+#[test]
+fn tree_popcount_and_prefix_counts_count_ones() {
+    let mut m = ModuleBuilder::new("Counts");
+    let v = m.input("v", 13);
+    let tree = m.output("tree", 4);
+    let chain = m.output("chain", 4);
+    let t = helpers::popcount_tree(&v);
+    m.connect(&tree, &t);
+    m.connect(&chain, &helpers::popcount(&v));
+    let bits: Vec<Value> = (0..13).map(|i| v.bit(i)).collect();
+    for (i, c) in helpers::prefix_counts(&bits, 4).iter().enumerate() {
+        let o = m.output(&format!("before{i}"), 4);
+        m.connect(&o, c);
+    }
+    let mut s = Sim::new(&Design::new(&m.finish().unwrap()));
+    for x in 0..1u64 << 13 {
+        s.poke_u64("v", x).unwrap();
+        assert_eq!(s.peek_u64("tree").unwrap(), x.count_ones() as u64, "{x:#x}");
+        assert_eq!(
+            s.peek_u64("chain").unwrap(),
+            x.count_ones() as u64,
+            "{x:#x}"
+        );
+        for i in 0..13 {
+            let below = x & ((1 << i) - 1);
+            let got = s.peek_u64(&format!("before{i}")).unwrap();
+            assert_eq!(got, below.count_ones() as u64, "{x:#x} before {i}");
+        }
+    }
+}

@@ -18,7 +18,7 @@ use super::action::{act, answer_late, Answer, Late};
 use super::params::{DwsParams, BLOCK_BITS, DELAY_BITS};
 use super::state::{group_fields, lit, Frame, Group, Stack, State, Widths};
 use super::sync::{assign_slots, deadlock, fill_and_wake, start_warps, sync, Starts};
-use hdl::helpers::popcount;
+use hdl::helpers::popcount_tree;
 use hdl::ir::addr_width;
 use hdl::{cat, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
@@ -65,7 +65,7 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
     // The table and one spare entry (a group appended while the table is full, before
     // a removal's compaction).
     let valid: Vec<Value> = regs.iter().rev().map(Group::valid).collect();
-    let count = popcount(&cat(&valid.iter().collect::<Vec<_>>()));
+    let count = popcount_tree(&cat(&valid.iter().collect::<Vec<_>>()));
     let tw = addr_width(n as u64 + 2);
     let mut groups = regs.clone();
     groups.push(regs[0].removed());

@@ -10,7 +10,7 @@
 //! the cycle compacts it again ([`State::compact`]).
 
 use super::params::{DwsParams, DELAY_BITS};
-use hdl::helpers::{onehot_mux, popcount};
+use hdl::helpers::{onehot_mux, popcount_tree, prefix_counts};
 use hdl::ir::addr_width;
 use hdl::{mux, Bits, Value};
 
@@ -302,7 +302,7 @@ impl State {
                     .rev()
                     .map(|g| &g.valid() & &g.warp.eq(&lit(&g.warp, k as u64, w.warp)))
                     .collect();
-                popcount(&hdl::cat(&bits.iter().collect::<Vec<_>>()))
+                popcount_tree(&hdl::cat(&bits.iter().collect::<Vec<_>>()))
             })
             .collect()
     }
@@ -392,19 +392,21 @@ impl State {
         let valid: Vec<Value> = self.groups.iter().map(Group::valid).collect();
         let cw = addr_width(n as u64 + 1);
         // Each entry's place: the valid entries before it.
-        let mut before = Vec::with_capacity(n);
-        let mut acc = lit(&self.tail, 0, cw);
-        for v in &valid {
-            before.push(acc.clone());
-            acc = &acc + &v.zext(cw);
-        }
+        let before = prefix_counts(&valid, cw);
+        let bits: Vec<&Value> = valid.iter().rev().collect();
+        let acc = popcount_tree(&hdl::cat(&bits)).zext(cw);
         let free = self.groups[0].removed();
+        // Entry k takes the one valid entry with k before it (one-hot, no chain).
         let out = (0..size)
             .map(|k| {
-                (k..n).fold(free.clone(), |g, j| {
-                    let here = &valid[j] & &before[j].eq(&lit(&acc, k as u64, cw));
-                    g.pick(&here, &self.groups[j])
-                })
+                let here: Vec<Value> = (0..n)
+                    .map(|j| match j < k {
+                        true => lit(&acc, 0, 1),
+                        false => &valid[j] & &before[j].eq(&lit(&acc, k as u64, cw)),
+                    })
+                    .collect();
+                let sel = hdl::cat(&here.iter().rev().collect::<Vec<_>>());
+                free.pick(&sel.or_r(), &self.select(&sel))
             })
             .map(|g| {
                 let zero = g.delay.eq(&lit(&g.delay, 0, DELAY_BITS));

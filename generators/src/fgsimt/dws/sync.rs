@@ -7,7 +7,7 @@
 
 use super::params::{DwsParams, Reconv, DELAY_BITS};
 use super::state::{any, lit, status, Frame, Group, State, Widths};
-use hdl::helpers::{lowest_one, onehot_decode, onehot_mux};
+use hdl::helpers::{lowest_one, onehot_decode, onehot_mux, prefix_counts};
 use hdl::{cat, mux, Value};
 
 /// The warps starting this cycle: a bit a context, their entry pc and each one's threads.
@@ -217,31 +217,31 @@ pub fn assign_slots(p: &DwsParams, s: &State) -> State {
         .collect();
     let free: Vec<Value> = taken.iter().map(|t| !t).collect();
     let rw = hdl::ir::addr_width(s.groups.len() as u64 + 1).max(hdl::ir::addr_width(n as u64 + 1));
-    // The rank of each free slot among the free ones.
-    let mut free_rank = Vec::new();
-    let mut acc = lit(&s.tail, 0, rw);
-    for f in &free {
-        free_rank.push(acc.clone());
-        acc = &acc + &f.zext(rw);
-    }
-    let mut rank = lit(&s.tail, 0, rw);
+    // The rank of each free slot among the free ones, and of each group among those
+    // that want one.
+    let free_rank = prefix_counts(&free, rw);
+    let wants: Vec<Value> = s
+        .groups
+        .iter()
+        .map(|g| &(&g.valid() & &!&g.slotted) & &!&g.is(status::WAIT))
+        .collect();
+    let rank = prefix_counts(&wants, rw);
     let groups = s
         .groups
         .iter()
-        .map(|g| {
-            let wants = &(&g.valid() & &!&g.slotted) & &!&g.is(status::WAIT);
+        .zip(wants.iter().zip(&rank))
+        .map(|(g, (wants, rank))| {
             let hits: Vec<Value> = (0..n as usize)
-                .map(|k| &free[k] & &free_rank[k].eq(&rank))
+                .map(|k| &free[k] & &free_rank[k].eq(rank))
                 .collect();
             let hit = cat(&hits.iter().rev().collect::<Vec<_>>());
-            let gets = &wants & &hit.or_r();
+            let gets = wants & &hit.or_r();
             let slots: Vec<Value> = (0..n).map(|k| lit(&g.slot, k as u64, w.slot)).collect();
             let slotted = Group {
                 slotted: lit(&g.slotted, 1, 1),
                 slot: onehot_mux(&hit, &slots),
                 ..g.clone()
             };
-            rank = &rank + &wants.zext(rw);
             g.pick(&gets, &slotted)
         })
         .collect();
