@@ -183,10 +183,39 @@ fn sync_warp(p: &DwsParams, s: &State, k: u32) -> State {
     }
 }
 
-/// Every warp's [`sync_warp`], in order (a merge frees WST entries for the next warp's
-/// retries).
+/// Every warp's [`sync_warp`], in parallel: each sees the cycle's state at the start
+/// of the syncs (their WST use), changes only its own groups and stack, and each group
+/// takes its warp's result.
 pub fn sync(p: &DwsParams, s: &State) -> State {
-    (0..p.warps).fold(s.clone(), |s, k| sync_warp(p, &s, k))
+    let each: Vec<State> = (0..p.warps).map(|k| sync_warp(p, s, k)).collect();
+    let groups = s
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let sel = onehot_decode(&g.warp, p.warps);
+            let fields: Vec<Value> = (0..g.fields().len())
+                .map(|f| {
+                    let vs: Vec<Value> = each
+                        .iter()
+                        .map(|e| e.groups[i].fields()[f].clone())
+                        .collect();
+                    onehot_mux(&sel, &vs)
+                })
+                .collect();
+            Group::from_fields(&fields)
+        })
+        .collect();
+    State {
+        groups,
+        stacks: each
+            .iter()
+            .enumerate()
+            .map(|(k, e)| e.stacks[k].clone())
+            .collect(),
+        tail: s.tail.clone(),
+        overflow: any(&each.iter().map(|e| e.overflow.clone()).collect::<Vec<_>>()),
+    }
 }
 
 /// Whether no group can run, wait for memory or merge (a deadlock: a bug).

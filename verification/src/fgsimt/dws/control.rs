@@ -194,8 +194,10 @@ impl DwsControl {
                 g.data_ready = g.mask;
             }
         }
+        // Every warp's sync sees the WST's use at its start (the warps sync in parallel).
+        let wst = self.wst_used();
         for w in 0..self.stacks.len() {
-            self.sync(w);
+            self.sync(w, wst);
         }
         if !self.groups.is_empty()
             && !self

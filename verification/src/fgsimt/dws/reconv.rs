@@ -137,7 +137,9 @@ impl DwsControl {
     /// waiting at a branch gets its own frame. With BranchBypass or stack
     /// re-convergence, a group waiting at a branch for a WST entry retries when one is
     /// free.
-    pub(super) fn sync(&mut self, w: usize) {
+    /// `wst`: WST entries in use when the cycle's syncs began (a merge of another warp
+    /// in the same cycle frees its entries for the next cycle's retries).
+    pub(super) fn sync(&mut self, w: usize, wst: usize) {
         let Some(top) = self.stacks[w].len().checked_sub(1) else {
             return;
         };
@@ -152,7 +154,7 @@ impl DwsControl {
             .iter()
             .any(|&i| self.groups[i].status != Status::Wait)
         {
-            if self.cfg.reconv != Reconv::Bl && self.wst_used() < self.cfg.wst_entries as usize {
+            if self.cfg.reconv != Reconv::Bl && wst < self.cfg.wst_entries as usize {
                 let slip = (self.cfg.dws == SplitPolicy::Slip).then_some(self.slip_limit());
                 for &i in &at_top {
                     let g = &mut self.groups[i];
