@@ -848,3 +848,76 @@ fn slip_bounds_the_run_ahead_and_adapts() {
     }
     assert_eq!(limits, [2, 2, 3, 3, 2, 1, 0, 0]);
 }
+
+/// The warps sync in parallel (docs/fgsimt-engine.md, "Merges across warps"): a merge
+/// frees WST entries for other warps' retries from the next cycle, not the same one.
+/// Driven on the sequencer alone (the test answers as the datapath), 2 warps of 4, 4 WST
+/// entries. Warp 1 splits at 0x1000 (2 entries); its taken group waits for memory
+/// forever, the other hits at 0x1004 (25 cycles) and diverges again at 0x1008. Warp 0,
+/// held 20 cycles by a load, pushes at 0x100 and splits at 0x104 (2 entries: the WST
+/// full), so warp 1's group waits at 0x1008 for an entry. Warp 0's taken group loads at
+/// 0x180 (30 cycles); when the two merge at their post-dominator (0x300), warp 1's group
+/// still waits in that cycle and retries the next.
+#[test]
+fn a_merge_frees_wst_entries_for_other_warps_from_the_next_cycle() {
+    use verification::fgsimt::dws::cfg::BranchInfo;
+    use verification::fgsimt::dws::control::Action;
+    use verification::fgsimt::dws::reconv::BranchOutcome;
+    use verification::fgsimt::dws::Status;
+    let mut ctl = DwsControl::new(DwsConfig {
+        warps: 2,
+        warp_size: 4,
+        wst_entries: 4,
+        check: true,
+        ..DwsConfig::default().named("branch-only").unwrap()
+    });
+    ctl.start_warp(0, 0xfc, 0xf);
+    ctl.start_warp(1, 0x1000, 0xf);
+    let branch = |taken, target, ipdom, block_after| BranchOutcome {
+        taken,
+        target,
+        info: BranchInfo { ipdom, block_after },
+    };
+    // After each cycle's start: warp 0's groups, and whether warp 1's group waits at
+    // 0x1008.
+    let mut seen = Vec::new();
+    for now in 0..200 {
+        ctl.begin_cycle(now).unwrap();
+        let count0 = ctl.state(0).1.count();
+        let waits1 = ctl
+            .state(1)
+            .1
+            .any(|g| g.pc == 0x1008 && g.status == Status::Wait);
+        seen.push((count0, waits1));
+        let Action::Issue(p) = ctl.action() else {
+            continue;
+        };
+        let mut memory = |ctl: &mut DwsControl, hit: bool, latency: u64| {
+            let (mask, _) = ctl.memory_merge(p.id).unwrap();
+            ctl.memory_done(p.id, if hit { mask } else { 0 }, now + latency);
+        };
+        match (p.warp, p.pc) {
+            (0, 0xfc) => memory(&mut ctl, true, 20),
+            (0, 0x100) => assert!(ctl.branch(p.id, branch(0b0011, 0x200, 0x300, 100))),
+            (0, 0x104) => assert!(ctl.branch(p.id, branch(0b0100, 0x180, 0x300, 1))),
+            (0, 0x180) => memory(&mut ctl, true, 30),
+            (0, 0x108 | 0x184 | 0x200) => ctl.advance(p.id, Some(0x300)),
+            (1, 0x1000) => assert!(ctl.branch(p.id, branch(0b0011, 0x1100, 0x1200, 1))),
+            (1, 0x1004) => memory(&mut ctl, true, 25),
+            (1, 0x1100) => memory(&mut ctl, false, 3),
+            (1, 0x1008) => {
+                ctl.branch(p.id, branch(0b0100, 0x1080, 0x1200, 1));
+            }
+            _ => ctl.advance(p.id, None),
+        }
+    }
+    // The cycle warp 0's two groups became one.
+    let merge = (1..seen.len())
+        .find(|&c| seen[c - 1].0 == 2 && seen[c].0 == 1)
+        .expect("warp 0's groups merge");
+    assert!(
+        seen[merge - 1].1 && seen[merge].1,
+        "warp 1 waits for an entry before and in the merge's cycle: {seen:?}"
+    );
+    assert!(!seen[merge + 1].1, "and retries the next: {seen:?}");
+}
