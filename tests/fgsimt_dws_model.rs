@@ -892,7 +892,7 @@ fn a_merge_frees_wst_entries_for_other_warps_from_the_next_cycle() {
         let Action::Issue(p) = ctl.action() else {
             continue;
         };
-        let mut memory = |ctl: &mut DwsControl, hit: bool, latency: u64| {
+        let memory = |ctl: &mut DwsControl, hit: bool, latency: u64| {
             let (mask, _) = ctl.memory_merge(p.id).unwrap();
             ctl.memory_done(p.id, if hit { mask } else { 0 }, now + latency);
         };
