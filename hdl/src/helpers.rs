@@ -92,17 +92,26 @@ pub fn popcount_tree(v: &Value) -> Value {
 }
 
 /// Each position's count of ones before it in `bits` (`out[i]` = the ones of
-/// `bits[..i]`, `width` bits), each a [`popcount_tree`]: no chain through the positions.
+/// `bits[..i]`, `width` bits): a Kogge-Stone scan, log2 of the length adders deep and
+/// about `len * log2(len)` of them, with no chain through the positions.
 pub fn prefix_counts(bits: &[Value], width: u32) -> Vec<Value> {
-    (0..bits.len())
-        .map(|i| match i {
-            0 => bits[0].konst(Bits::zero(width)),
-            _ => {
-                let below: Vec<&Value> = bits[..i].iter().rev().collect();
-                popcount_tree(&crate::cat(&below)).zext(width)
-            }
-        })
-        .collect()
+    let Some(first) = bits.first() else {
+        return Vec::new();
+    };
+    let mut x: Vec<Value> = std::iter::once(first.konst(Bits::zero(width)))
+        .chain(bits[..bits.len() - 1].iter().map(|b| b.zext(width)))
+        .collect();
+    let mut d = 1;
+    while d < x.len() {
+        x = (0..x.len())
+            .map(|i| match i >= d {
+                true => &x[i] + &x[i - d],
+                false => x[i].clone(),
+            })
+            .collect();
+        d *= 2;
+    }
+    x
 }
 
 /// Brings the ports of child `inst` that `rename` names (a port's name to its name in
