@@ -451,8 +451,9 @@ pub struct Late {
 
 /// Late answers, at a cycle's start (before its fills): the answer to warp `l.warp`'s
 /// awaiting group (`a`'s branch, memory or next-pc fields), decided as in the issue
-/// cycle without them (a jump's group does not run on). Returns the state (an error if no group of the warp awaits), whether
-/// the branch executed, and the threads that execute the memory instruction.
+/// cycle without them (a jump's group does not run on). Returns the state (an error if
+/// no group of the warp awaits), whether the branch executed, and the threads that
+/// execute the memory instruction.
 pub fn answer_late(p: &DwsParams, s: &State, l: &Late, a: &Answer) -> (State, Value, Value) {
     let kind = |v: u64| l.kind.eq(&lit(&l.kind, v, 2));
     let n = s.groups.len() as u32;

@@ -9,10 +9,11 @@
 //! action). With `late_answers` a branch, an indirect jump (`op` 3) or a memory
 //! instruction is only sent in its issue cycle (a memory instruction's merged group on
 //! `mem_mask`/`mem_ready`) and its group awaits the answer: `ans` (1 a branch, 2 a
-//! memory instruction, 3 a jump) names its warp
-//! (`ans_warp`) in a later cycle, with the answer inputs, and `executed`/`run` say that
-//! cycle's decision (`action.rs`, `answer_late`). The whole state is visible on trace ports (`g<i>_<field>`, `s<k>_len`,
-//! `s<k>_f<d>_{pc,rpc,mask}`, `last_slot`) for the lockstep against the model.
+//! memory instruction, 3 a jump) names its warp (`ans_warp`) in a later cycle, with the
+//! answer inputs, and `executed`/`run` say that cycle's decision (`action.rs`,
+//! `answer_late`). The whole state is visible on trace ports (`g<i>_<field>`,
+//! `s<k>_len`, `s<k>_f<d>_{pc,rpc,mask}`, `last_slot`) for the lockstep against the
+//! model.
 
 use super::action::{act, answer_late, Answer, Late};
 use super::params::{DwsParams, BLOCK_BITS, DELAY_BITS};
@@ -28,12 +29,13 @@ const RESET_FIELDS: [&str; 4] = ["status", "slotted", "running", "awaiting"];
 
 /// `DwsSequencer`. Ports: in `start` (a bit a context), `start_pc`, `start_mask<k>`,
 /// `fill<k>` (a context's threads whose data arrived), `busy`, and the answer (`op`:
-/// 0 other, 1 branch, 2 memory, 3 a late jump; `next_valid`, `next_pc`; `taken`, `target`, `ipdom`,
-/// `block_after`; `satisfied`, `hit_delay`; with `late_answers`, `ans`, `ans_warp`,
-/// and a jump's `ans_next_valid`, `ans_next_pc`); out `idle` (a bit a context), `issue` with
-/// `issue_warp`, `issue_pc`, `issue_mask`, `issue_ready`, `control`, `stall`,
-/// `executed`, `mem_mask`, `mem_ready`, `run`, `error` (held: a deadlock, or a stack or
-/// the table overflowed), and the trace ports.
+/// 0 other, 1 branch, 2 memory, 3 a late jump; `next_valid`, `next_pc`; `taken`,
+/// `target`, `ipdom`, `block_after`; `satisfied`, `hit_delay`; with `late_answers`,
+/// `ans`, `ans_warp`, and a jump's `ans_next_valid`, `ans_next_pc`); out `idle` (a bit a
+/// context), `issue` with `issue_warp`, `issue_pc`, `issue_mask`, `issue_ready`,
+/// `control`, `stall`, `executed`, `mem_mask`, `mem_ready`, `run`, `error` (held: a
+/// deadlock, a stack or the table overflowed, or an answer for a warp that awaits
+/// none), and the trace ports.
 pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("DwsSequencer");
     let w = Widths::of(p);

@@ -337,33 +337,35 @@ impl DwsControl {
         self.running = None;
     }
 
-    /// Late answers: the answer to group `id`'s branch comes in cycle `now` (before
-    /// its fills); [`Self::branch`].
-    pub fn answer_branch(&mut self, now: u64, id: u64, o: BranchOutcome) -> bool {
+    /// Late answers: the answer to group `id`'s sent instruction comes in cycle `now`
+    /// (before its fills), and the group awaits no more. Its index.
+    fn answered(&mut self, now: u64, id: u64) -> usize {
         self.now = now;
         let i = self.at(id);
         self.groups[i].awaiting = false;
+        i
+    }
+
+    /// Late answers: the answer to group `id`'s branch ([`Self::branch`]).
+    pub fn answer_branch(&mut self, now: u64, id: u64, o: BranchOutcome) -> bool {
+        self.answered(now, id);
         self.branch(id, o)
     }
 
-    /// Late answers: the answer to group `id`'s indirect jump comes in cycle `now`
-    /// (before its fills): its threads' common target, or (`None`) their end.
+    /// Late answers: the answer to group `id`'s indirect jump: its threads' common
+    /// target, or (`None`) their end.
     pub fn answer_jump(&mut self, now: u64, id: u64, next: Option<u64>) {
-        self.now = now;
-        let i = self.at(id);
-        self.groups[i].awaiting = false;
+        let i = self.answered(now, id);
         match next {
             Some(pc) => self.groups[i].pc = pc,
             None => self.exit(i),
         }
     }
 
-    /// Late answers: the answer to group `id`'s memory instruction comes in cycle `now`
-    /// (before its fills); [`Self::memory_done`].
+    /// Late answers: the answer to group `id`'s memory instruction
+    /// ([`Self::memory_done`]).
     pub fn answer_memory(&mut self, now: u64, id: u64, satisfied: u32, hit_at: u64) -> u32 {
-        self.now = now;
-        let i = self.at(id);
-        self.groups[i].awaiting = false;
+        self.answered(now, id);
         self.memory_done(id, satisfied, hit_at)
     }
 

@@ -62,10 +62,14 @@
 //!   instruction's PC-based merge is made at the issue (it names the threads that
 //!   access); its access, the hit mask and the split, complete or suspend are made at
 //!   the answer, as a branch's wait, split or push and a jump's target or end. Other
-//!   instructions' next pc is known at their decode, and they answer at once. While one of a warp's groups awaits,
-//!   none of the warp's groups is picked: a warp awaits one answer at a time, as the
-//!   FG-SIMT engine keeps a context on a branch and suspends it on a load. The answer
-//!   leaves the running group alone.
+//!   instructions' next pc is known at their decode, and they answer at once. While one
+//!   of a warp's groups awaits, none of the warp's groups is picked: a warp awaits one
+//!   answer at a time, as the FG-SIMT engine keeps a context on a branch and suspends
+//!   it on a load. The answer leaves the running group alone.
+//! - **The warps sync in parallel**: each warp's merge, own frame or retry at the top of
+//!   its stack is decided on the state at the start of the cycle's syncs, so WST
+//!   entries a merge frees serve other warps' retries from the next cycle (the RTL's
+//!   syncs then need no chain through the warps).
 
 pub mod cfg;
 pub mod control;
