@@ -11,6 +11,8 @@
 //!   every re-convergence mode), at 2 WST entries (the WST-full fallback) and 16, with
 //!   answers in the issue cycle and late (`late_answers`: an engine's pipeline);
 //! - bsearch on the paper's cache hierarchy;
+//! - the parallel syncs' corner (a merge frees WST entries for another warp's retry
+//!   from the next cycle), the test answering as the datapath;
 //! - a stack too shallow stopping the RTL with its error, and lint at four shapes.
 //!
 //! `ACCELGEN_LONG=1`: 12 random programs under every configuration but slip at both WST
@@ -20,19 +22,32 @@ mod lint_rig;
 #[path = "vgiw_rig/mod.rs"]
 mod rig;
 
+use generators::fgsimt::dws::params::DwsParams;
 use generators::fgsimt::dws::sequencer::sequencer;
 use hdl::sim::Sim;
 use hdl::Design;
 use std::path::Path;
 use verification::elf::Program;
+use verification::fgsimt::dws::cfg::BranchInfo;
+use verification::fgsimt::dws::control::{Action, DwsControl};
 use verification::fgsimt::dws::memory::{CacheMemory, MemorySystem, RandomMemory};
-use verification::fgsimt::dws::{DwsConfig, Machine, NAMED};
+use verification::fgsimt::dws::reconv::BranchOutcome;
+use verification::fgsimt::dws::{CycleLog, DwsConfig, Logged, LoggedOp, Machine, Status, NAMED};
 use verification::fgsimt::program::{host, run_host, ProgramError};
 use verification::iss::IssConfig;
 use verification::tb::dws_seq::{params_of, SeqError, SeqLockstep};
 
 /// Stack entries a warp in the RTL.
 const DEPTH: u32 = 16;
+
+/// The lockstep of an RTL sequencer of `p`, just reset.
+fn fresh(p: DwsParams) -> SeqLockstep<Sim> {
+    let mut dut = Sim::new(&Design::new(&sequencer(&p).unwrap()));
+    dut.poke_u64("reset", 1).unwrap();
+    dut.step();
+    dut.poke_u64("reset", 0).unwrap();
+    SeqLockstep::new(dut, p)
+}
 
 /// Runs `program` on the model of `cfg` over `mem` with the RTL (of `depth` stack
 /// entries) in lockstep; the cycles compared, or where the two parted.
@@ -43,11 +58,7 @@ fn lockstep_at(
     depth: u32,
 ) -> Result<u64, SeqError> {
     let p = params_of(&cfg, depth).expect("a configuration the RTL has");
-    let mut dut = Sim::new(&Design::new(&sequencer(&p).unwrap()));
-    dut.poke_u64("reset", 1).unwrap();
-    dut.step();
-    dut.poke_u64("reset", 0).unwrap();
-    let mut seq = SeqLockstep::new(dut, p);
+    let mut seq = fresh(p);
     let mut iss = host(program, IssConfig::default()).unwrap();
     let mut machine = Machine::new(cfg, mem);
     let exit = run_host(&mut iss, rig::MAX_STEPS, |iss, launch| {
@@ -138,6 +149,99 @@ fn a_stack_too_shallow_raises_the_error() {
     )
     .expect_err("Fig. 3 pushes a third entry");
     assert!(matches!(err, SeqError::Error { .. }), "{err}");
+}
+
+/// The warps sync in parallel (docs/fgsimt-engine.md, "Merges across warps"): a merge
+/// frees WST entries for other warps' retries from the next cycle, not the same one.
+/// The model's sequencer alone, the test answering as the datapath, and the RTL in
+/// lockstep with it (random programs rarely reach this corner): 2 warps of 4, 4 WST
+/// entries. Warp 1, started a cycle after warp 0, splits at 0x1000 (2 entries); its taken group waits for memory
+/// forever, the other hits at 0x1004 (25 cycles) and diverges again at 0x1008. Warp 0,
+/// held 20 cycles by a load, pushes at 0x100 and splits at 0x104 (2 entries: the WST
+/// full), so warp 1's group waits at 0x1008 for an entry. Warp 0's taken group loads at
+/// 0x180 (30 cycles); when the two merge at their post-dominator (0x300), warp 1's group
+/// still waits in that cycle and retries the next.
+#[test]
+fn a_merge_frees_wst_entries_for_other_warps_from_the_next_cycle() {
+    let cfg = DwsConfig {
+        wst_entries: 4,
+        ..checked(2, 4, "branch-only")
+    };
+    let mut seq = fresh(params_of(&cfg, DEPTH).unwrap());
+    let mut ctl = DwsControl::new(cfg);
+    let branch = |taken, target, ipdom, block_after| BranchOutcome {
+        taken,
+        target,
+        info: BranchInfo { ipdom, block_after },
+    };
+    // After each cycle's start: warp 0's groups, and whether warp 1's group waits at
+    // 0x1008.
+    let mut seen = Vec::new();
+    for now in 0..200 {
+        let mut log = CycleLog {
+            fills: vec![0; 2],
+            ..CycleLog::default()
+        };
+        // One start pc a cycle (the RTL's `start_pc`): warp 1 starts a cycle later.
+        if now < 2 {
+            let (w, pc) = [(0, 0xfc), (1, 0x1000)][now as usize];
+            ctl.start_warp(w, pc, 0xf);
+            log.starts = vec![(w, pc, 0xf)];
+        }
+        ctl.begin_cycle(now).unwrap();
+        let count0 = ctl.state(0).1.count();
+        let waits1 = (ctl.state(1).1).any(|g| g.pc == 0x1008 && g.status == Status::Wait);
+        seen.push((count0, waits1));
+        let memory = |ctl: &mut DwsControl, id, hit: bool, latency: u64| {
+            let (mask, ready) = ctl.memory_merge(id).unwrap();
+            let satisfied = if hit { mask } else { 0 };
+            let run = ctl.memory_done(id, satisfied, now + latency);
+            LoggedOp::Memory {
+                merged: Some((mask, ready)),
+                satisfied,
+                hit_delay: latency,
+                run,
+            }
+        };
+        let mut branch_op =
+            |ctl: &mut DwsControl, id, o: BranchOutcome| LoggedOp::Branch(o, ctl.branch(id, o));
+        log.action = Some(match ctl.action() {
+            Action::Stall => {
+                ctl.stall();
+                Logged::Stall
+            }
+            Action::Control => Logged::Control,
+            Action::Issue(p) => {
+                let op = match (p.warp, p.pc) {
+                    (0, 0xfc) => memory(&mut ctl, p.id, true, 20),
+                    (0, 0x100) => branch_op(&mut ctl, p.id, branch(0b0011, 0x200, 0x300, 100)),
+                    (0, 0x104) => branch_op(&mut ctl, p.id, branch(0b0100, 0x180, 0x300, 1)),
+                    (0, 0x180) => memory(&mut ctl, p.id, true, 30),
+                    (1, 0x1000) => branch_op(&mut ctl, p.id, branch(0b0011, 0x1100, 0x1200, 1)),
+                    (1, 0x1004) => memory(&mut ctl, p.id, true, 25),
+                    (1, 0x1100) => memory(&mut ctl, p.id, false, 3),
+                    (1, 0x1008) => branch_op(&mut ctl, p.id, branch(0b0100, 0x1080, 0x1200, 1)),
+                    (w, pc) => {
+                        let next = (w == 0 && matches!(pc, 0x108 | 0x184 | 0x200)).then_some(0x300);
+                        ctl.advance(p.id, next);
+                        LoggedOp::Other(next)
+                    }
+                };
+                Logged::Issue(p, op)
+            }
+        });
+        seq.cycle(&log, &ctl.snapshot())
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    // The cycle warp 0's two groups became one.
+    let merge = (1..seen.len())
+        .find(|&c| seen[c - 1].0 == 2 && seen[c].0 == 1)
+        .expect("warp 0's groups merge");
+    assert!(
+        seen[merge - 1].1 && seen[merge].1,
+        "warp 1 waits for an entry before and in the merge's cycle: {seen:?}"
+    );
+    assert!(!seen[merge + 1].1, "and retries the next: {seen:?}");
 }
 
 /// Random programs on random hit masks, every named configuration but slip (every split
