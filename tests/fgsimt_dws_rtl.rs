@@ -203,7 +203,7 @@ fn a_merge_frees_wst_entries_for_other_warps_from_the_next_cycle() {
                 run,
             }
         };
-        let mut branch_op =
+        let branch_op =
             |ctl: &mut DwsControl, id, o: BranchOutcome| LoggedOp::Branch(o, ctl.branch(id, o));
         log.action = Some(match ctl.action() {
             Action::Stall => {
