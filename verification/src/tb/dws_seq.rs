@@ -10,6 +10,7 @@
 //! every cycle (`DwsConfig::check`), so the RTL's state, equal to it, keeps them.
 
 use super::{peek_u64, poke_u64, SignalError, Simulator};
+use crate::fgsimt::dws::cfg::BranchInfo;
 use crate::fgsimt::dws::control::{GroupState, Snapshot};
 use crate::fgsimt::dws::{CycleLog, DwsConfig, Logged, LoggedOp, SplitPolicy, Status};
 use generators::fgsimt::dws::params::{self, DwsParams};
@@ -34,6 +35,7 @@ pub fn params_of(cfg: &DwsConfig, stack_depth: u32) -> Option<DwsParams> {
         slots: cfg.slots,
         stack_depth,
         short_block: cfg.short_block,
+        branch_entries: DwsParams::default().branch_entries,
         late_answers: cfg.answer_delay > 0,
     };
     p.validate().ok().map(|_| p)
@@ -51,8 +53,10 @@ pub enum SeqError {
         rtl: String,
         model: String,
     },
-    #[error("cycle {cycle}: the RTL sequencer raised its error (a deadlock, or a stack or its group table overflowed)")]
+    #[error("cycle {cycle}: the RTL sequencer raised its error (a deadlock, a stack or its group table overflowed, or a branch its re-convergence table lacks)")]
     Error { cycle: u64 },
+    #[error("the kernel has {branches} conditional branches; the sequencer's re-convergence table holds {entries} (branch_entries)")]
+    TableFull { branches: usize, entries: u32 },
 }
 
 /// The lockstep of one RTL sequencer.
@@ -88,6 +92,43 @@ impl<S: Simulator> SeqLockstep<S> {
             rtl: format!("{rtl:#x}"),
             model: format!("{model:#x}"),
         })
+    }
+
+    /// Loads the re-convergence table with the kernel's branches (`Cfg::branches`), one
+    /// entry a cycle after a clear, with the issue stage held: between launches, so the
+    /// sequencer's state stays as it is.
+    pub fn load_table(
+        &mut self,
+        branches: &[(u64, BranchInfo)],
+        short_block: u32,
+    ) -> Result<(), SeqError> {
+        if branches.len() > self.p.branch_entries as usize {
+            return Err(SeqError::TableFull {
+                branches: branches.len(),
+                entries: self.p.branch_entries,
+            });
+        }
+        let d = &mut self.dut;
+        poke_u64(d, "start", 0)?;
+        for w in 0..self.p.warps {
+            poke_u64(d, &format!("fill{w}"), 0)?;
+        }
+        poke_u64(d, "busy", 1)?;
+        if self.p.late_answers {
+            poke_u64(d, "ans", 0)?;
+        }
+        poke_u64(d, "tbl_clear", 1)?;
+        d.step();
+        poke_u64(d, "tbl_clear", 0)?;
+        poke_u64(d, "tbl_we", 1)?;
+        for (e, (pc, info)) in branches.iter().enumerate() {
+            poke_u64(d, "tbl_index", e as u64)?;
+            poke_u64(d, "tbl_pc", *pc)?;
+            poke_u64(d, "tbl_ipdom", info.ipdom)?;
+            poke_u64(d, "tbl_short", info.short(short_block) as u64)?;
+            d.step();
+        }
+        Ok(poke_u64(d, "tbl_we", 0)?)
     }
 
     /// One cycle: the model's `log` (the cycle it just ran) as the RTL's inputs, its
@@ -200,9 +241,6 @@ impl<S: Simulator> SeqLockstep<S> {
             LoggedOp::Branch(o, executed) => {
                 poke_u64(d, "taken", o.taken as u64)?;
                 poke_u64(d, "target", o.target)?;
-                poke_u64(d, "ipdom", o.info.ipdom)?;
-                let block = (o.info.block_after as u64).min((1 << params::BLOCK_BITS) - 1);
-                poke_u64(d, "block_after", block)?;
                 self.same("whether the branch executed", "executed", executed as u64)
             }
             LoggedOp::Memory {

@@ -13,7 +13,8 @@
 //! - nothing runnable: a stall, where ReviveSplit splits the oldest suspended group with
 //!   both arrived and pending threads.
 
-use super::params::{DwsParams, Reconv, SplitPolicy, BLOCK_BITS, DELAY_BITS};
+use super::params::{DwsParams, Reconv, SplitPolicy, DELAY_BITS};
+use super::reconv_table::{self, Table};
 use super::state::{lit, status, Frame, Group, Stack, State, Widths};
 use hdl::helpers::{lowest_one, onehot_decode, onehot_mux, priority_encode};
 use hdl::{cat, mux, Value};
@@ -27,12 +28,10 @@ pub struct Answer {
     /// Anything else: the threads' common next pc (`next_valid`), or their end.
     pub next_valid: Value,
     pub next_pc: Value,
-    /// A branch: the group's threads that take it, its target, its post-dominator and
-    /// the length of the block there.
+    /// A branch: the group's threads that take it and its target (its post-dominator
+    /// comes from the re-convergence table, `reconv_table.rs`).
     pub taken: Value,
     pub target: Value,
-    pub ipdom: Value,
-    pub block_after: Value,
     /// A memory instruction: the merged group's threads whose data is there (hits and
     /// those already satisfied), and the cycles until the hits' data.
     pub satisfied: Value,
@@ -57,6 +56,8 @@ pub struct Decision {
     pub run: Value,
     /// The slot picked last (round robin).
     pub last_slot: Value,
+    /// The picked group's pc in the re-convergence table (its branch's entry).
+    pub entry: reconv_table::Reconv,
 }
 
 /// Warp `warp`'s stack.
@@ -264,8 +265,15 @@ fn exit(p: &DwsParams, s: &State, sel: &Value, g: &Group) -> State {
     )
 }
 
-/// The picked group's conditional branch. Returns the state and whether it executed.
-fn branch(p: &DwsParams, s: &State, sel: &Value, g: &Group, a: &Answer) -> (State, Value) {
+/// The picked group's conditional branch (`r`: its entry in the re-convergence table).
+/// Returns the state and whether it executed.
+fn branch(
+    p: &DwsParams,
+    s: &State,
+    sel: &Value,
+    g: &Group,
+    (a, r): (&Answer, &reconv_table::Reconv),
+) -> (State, Value) {
     let w = Widths::of(p);
     let fall = &g.pc + &lit(&g.pc, 4, 32);
     let t = &a.taken & &g.mask;
@@ -283,11 +291,8 @@ fn branch(p: &DwsParams, s: &State, sel: &Value, g: &Group, a: &Answer) -> (Stat
     let waits = change(s, sel, &!&executed, |g| {
         g.with_status(status::WAIT).unslotted()
     });
-    let short = a
-        .block_after
-        .le(&lit(&a.block_after, p.short_block as u64, BLOCK_BITS));
     let branch_split = match p.branch_dws {
-        true => &short & &cs,
+        true => &r.short & &cs,
         false => lit(sel, 0, 1),
     };
     let split = &(&executed & &div) & &(&divided | &branch_split);
@@ -298,20 +303,20 @@ fn branch(p: &DwsParams, s: &State, sel: &Value, g: &Group, a: &Answer) -> (Stat
     let st = stack_of(s, p, &g.warp);
     let below = &s.others_at(sel, &g.warp, &(&g.depth - &lit(&g.depth, 1, w.depth)))
         & &!&g.depth.eq(&lit(&g.depth, 0, w.depth));
-    let replace = &st.frame(&g.depth).rpc.eq(&a.ipdom) & &!&below;
+    let replace = &st.frame(&g.depth).rpc.eq(&r.ipdom) & &!&below;
     let base = mux(&replace, &g.depth, &(&g.depth + &lit(&g.depth, 1, w.depth)));
     let at_rpc = Frame {
-        pc: a.ipdom.clone(),
+        pc: r.ipdom.clone(),
         ..st.frame(&g.depth)
     };
     let taken = Frame {
         pc: a.target.clone(),
-        rpc: a.ipdom.clone(),
+        rpc: r.ipdom.clone(),
         mask: t.clone(),
     };
     let not_taken = Frame {
         pc: fall.clone(),
-        rpc: a.ipdom.clone(),
+        rpc: r.ipdom.clone(),
         mask: f.clone(),
     };
     let grown = st
@@ -450,11 +455,15 @@ pub struct Late {
 }
 
 /// Late answers, at a cycle's start (before its fills): the answer to warp `l.warp`'s
-/// awaiting group (`a`'s branch, memory or next-pc fields), decided as in the issue
-/// cycle without them (a jump's group does not run on). Returns the state (an error if
-/// no group of the warp awaits), whether the branch executed, and the threads that
-/// execute the memory instruction.
-pub fn answer_late(p: &DwsParams, s: &State, l: &Late, a: &Answer) -> (State, Value, Value) {
+/// awaiting group (`a`'s branch, memory or next-pc fields; a branch's table entry `r`,
+/// looked up when it was sent), decided as in the issue cycle without them (a jump's
+/// group does not run on). Returns the state (an error if no group of the warp awaits),
+/// whether the branch executed, and the threads that execute the memory instruction.
+pub fn answer_late(
+    p: &DwsParams,
+    s: &State,
+    (l, a, r): (&Late, &Answer, &reconv_table::Reconv),
+) -> (State, Value, Value) {
     let kind = |v: u64| l.kind.eq(&lit(&l.kind, v, 2));
     let n = s.groups.len() as u32;
     let some = !&kind(0);
@@ -464,7 +473,7 @@ pub fn answer_late(p: &DwsParams, s: &State, l: &Late, a: &Answer) -> (State, Va
         awaiting: lit(&x.awaiting, 0, 1),
         ..x.clone()
     });
-    let (br, executed) = branch(p, &cleared, &sel, &g, a);
+    let (br, executed) = branch(p, &cleared, &sel, &g, (a, r));
     let (mem, run) = accessed(p, &cleared, &sel, &g, &g.mask, a);
     let jumped = advance(p, &cleared, &sel, &g, a, false);
     let mut out = cleared
@@ -504,11 +513,17 @@ fn revive(p: &DwsParams, s: &State) -> State {
 }
 
 /// The cycle's action on `s` (after the start of the cycle), unless `busy`: the state
-/// after it and what was decided.
-pub fn act(p: &DwsParams, s: &State, last: &Value, busy: &Value, a: &Answer) -> (State, Decision) {
+/// after it and what was decided (a branch's post-dominator from `table`).
+pub fn act(
+    p: &DwsParams,
+    (s, last, busy): (&State, &Value, &Value),
+    a: &Answer,
+    table: &Table,
+) -> (State, Decision) {
     let (sel, kept, slot) = pick(p, s, last);
     let found = &sel.or_r() & &!busy;
     let g = s.select(&sel);
+    let entry = table.lookup(&g.pc);
     let st = stack_of(s, p, &g.warp);
     let at_rpc = g.pc.eq(&st.frame(&g.depth).rpc);
     // The running group goes on only while it can run.
@@ -520,7 +535,7 @@ pub fn act(p: &DwsParams, s: &State, last: &Value, busy: &Value, a: &Answer) -> 
     let (merged, mem_mask, mem_ready) = merge(p, &s0, &sel, &g);
     let (issued, executed, run) = match p.late_answers {
         false => {
-            let (br, executed) = branch(p, &s0, &sel, &g, a);
+            let (br, executed) = branch(p, &s0, &sel, &g, (a, &entry));
             let (mem, run) = accessed(p, &merged, &sel, &g, &mem_mask, a);
             (
                 other.pick(&is_op(1), &br).pick(&is_op(2), &mem),
@@ -554,6 +569,7 @@ pub fn act(p: &DwsParams, s: &State, last: &Value, busy: &Value, a: &Answer) -> 
         mem_ready,
         run,
         last_slot: mux(&rr, &slot, last),
+        entry,
     };
     (out, decision)
 }

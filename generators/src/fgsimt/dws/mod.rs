@@ -6,6 +6,8 @@
 //!   stacks (Fig. 3) as values within a cycle;
 //! - `sync.rs`: the start of a cycle: starts, fills, wakes, merges at the top of stack,
 //!   slots (section 3, steps 1-5);
+//! - `reconv_table.rs`: the kernel's branches' post-dominators, loaded before a launch
+//!   (sections 2.1 and 2.3);
 //! - `action.rs`: the pick and its action: re-convergence, branch splits and pushes,
 //!   PC-based merges and memory splits, threads' ends, ReviveSplit (sections 2.3-2.5);
 //! - `sequencer.rs`: the registers and ports (`DwsSequencer`).
@@ -16,6 +18,7 @@
 
 pub mod action;
 pub mod params;
+pub mod reconv_table;
 pub mod sequencer;
 pub mod state;
 pub mod sync;

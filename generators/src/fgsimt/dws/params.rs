@@ -47,6 +47,8 @@ pub struct DwsParams {
     /// A branch splits an undivided warp only if the block after its post-dominator has
     /// at most this many instructions.
     pub short_block: u32,
+    /// Re-convergence table entries: the most conditional branches a kernel may have.
+    pub branch_entries: u32,
     /// The datapath answers branches and memory instructions cycles after their issue
     /// (an engine's pipeline), on the `ans` ports; else in the issue cycle (the paper's
     /// WPU).
@@ -67,6 +69,7 @@ impl Default for DwsParams {
             slots: 0,
             stack_depth: 16,
             short_block: 50,
+            branch_entries: 16,
             late_answers: false,
         }
     }
@@ -74,7 +77,7 @@ impl Default for DwsParams {
 
 /// Bits of a ready delay: a hit's latency plus its bank conflicts.
 pub const DELAY_BITS: u32 = 8;
-/// Bits of a branch's `block_after`.
+/// Bits of a branch's `block_after` (the loader's: the table holds whether it is short).
 pub const BLOCK_BITS: u32 = 16;
 
 impl DwsParams {
@@ -158,6 +161,12 @@ pub fn params() -> Vec<Param> {
             0,
             (1 << BLOCK_BITS) - 1,
             "a branch splits an undivided warp if the block after its post-dominator has at most this many instructions",
+        ),
+        Param::int(
+            "branch_entries",
+            1,
+            256,
+            "re-convergence table entries: the most conditional branches a kernel may have",
         ),
         Param::boolean(
             "late_answers",

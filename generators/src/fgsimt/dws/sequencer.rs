@@ -16,10 +16,11 @@
 //! model.
 
 use super::action::{act, answer_late, Answer, Late};
-use super::params::{DwsParams, BLOCK_BITS, DELAY_BITS};
+use super::params::{DwsParams, DELAY_BITS};
+use super::reconv_table::{reconv_table, Reconv};
 use super::state::{group_fields, lit, Frame, Group, Stack, State, Widths};
 use super::sync::{assign_slots, deadlock, fill_and_wake, start_warps, sync, Starts};
-use hdl::helpers::popcount_tree;
+use hdl::helpers::{onehot_decode, onehot_mux, popcount_tree};
 use hdl::ir::addr_width;
 use hdl::{cat, HdlErrors, Module, ModuleBuilder, ResetValue, Value};
 use std::rc::Rc;
@@ -28,14 +29,15 @@ use std::rc::Rc;
 const RESET_FIELDS: [&str; 4] = ["status", "slotted", "running", "awaiting"];
 
 /// `DwsSequencer`. Ports: in `start` (a bit a context), `start_pc`, `start_mask<k>`,
-/// `fill<k>` (a context's threads whose data arrived), `busy`, and the answer (`op`:
+/// `fill<k>` (a context's threads whose data arrived), `busy`, the re-convergence
+/// table's write ports (`tbl_*`, `reconv_table.rs`), and the answer (`op`:
 /// 0 other, 1 branch, 2 memory, 3 a late jump; `next_valid`, `next_pc`; `taken`,
-/// `target`, `ipdom`, `block_after`; `satisfied`, `hit_delay`; with `late_answers`,
+/// `target`; `satisfied`, `hit_delay`; with `late_answers`,
 /// `ans`, `ans_warp`, and a jump's `ans_next_valid`, `ans_next_pc`); out `idle` (a bit a
 /// context), `issue` with `issue_warp`, `issue_pc`, `issue_mask`, `issue_ready`,
 /// `control`, `stall`, `executed`, `mem_mask`, `mem_ready`, `run`, `error` (held: a
-/// deadlock, a stack or the table overflowed, or an answer for a warp that awaits
-/// none), and the trace ports.
+/// deadlock, a stack or the table overflowed, a branch the re-convergence table lacks,
+/// or an answer for a warp that awaits none), and the trace ports.
 pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("DwsSequencer");
     let w = Widths::of(p);
@@ -58,8 +60,6 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
         next_pc: m.input("next_pc", 32),
         taken: m.input("taken", p.warp_size),
         target: m.input("target", 32),
-        ipdom: m.input("ipdom", 32),
-        block_after: m.input("block_after", BLOCK_BITS),
         satisfied: m.input("satisfied", p.warp_size),
         hit_delay: m.input("hit_delay", DELAY_BITS),
     };
@@ -83,6 +83,9 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
         masks: &masks,
     };
     let s = start_warps(p, &s, &starts);
+    let table = reconv_table(&mut m, p);
+    // Late answers: each warp's sent branch's table entry, looked up at its issue.
+    let sent = sent_entries(&mut m, p);
     let (s, late) = match p.late_answers {
         true => {
             let l = Late {
@@ -96,7 +99,13 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
                 next_pc: m.input("ans_next_pc", 32),
                 ..answer.clone()
             };
-            let (s, executed, run) = answer_late(p, &s, &l, &a);
+            let sel = onehot_decode(&l.warp, p.warps);
+            let entry = Reconv {
+                hit: lit(&sel, 1, 1),
+                ipdom: onehot_mux(&sel, &sent.iter().map(|e| e.0.clone()).collect::<Vec<_>>()),
+                short: onehot_mux(&sel, &sent.iter().map(|e| e.1.clone()).collect::<Vec<_>>()),
+            };
+            let (s, executed, run) = answer_late(p, &s, (&l, &a, &entry));
             (s, Some((executed, run)))
         }
         false => (s, None),
@@ -104,7 +113,18 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
     let s = sync(p, &fill_and_wake(p, &s, &fills));
     let stuck = deadlock(&s);
     let s = assign_slots(p, &s);
-    let (s, d) = act(p, &s, &last, &busy, &answer);
+    let (s, d) = act(p, (&s, &last, &busy), &answer, &table);
+    // A branch issues: with late answers its entry is kept for the answer; a branch
+    // the table lacks is an error.
+    let branch = &d.issue.or_r() & &answer.op.eq(&lit(&answer.op, 1, 2));
+    let unknown = &branch & &!&d.entry.hit;
+    for (k, (ipdom, short)) in sent.iter().enumerate() {
+        let mine = &branch & &d.picked.warp.eq(&lit(&d.picked.warp, k as u64, w.warp));
+        m.when(&mine, |m| {
+            m.connect(ipdom, &d.entry.ipdom);
+            m.connect(short, &d.entry.short);
+        });
+    }
     let (executed, run) = late.unwrap_or((d.executed, d.run));
     let (next, overflow) = s.compact(n as usize);
     for (r, v) in regs.iter().zip(&next) {
@@ -121,7 +141,7 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
         }
     }
     m.connect(&last, &d.last_slot);
-    m.connect(&error, &(&(&error | &stuck) | &overflow));
+    m.connect(&error, &(&(&(&error | &stuck) | &overflow) | &unknown));
     let idle: Vec<Value> = stacks
         .iter()
         .rev()
@@ -149,6 +169,22 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
     }
     trace_ports(&mut m, p, &regs, &stacks);
     m.finish()
+}
+
+/// Late answers: a register a warp holding its sent branch's table entry (none
+/// without late answers: the entry is looked up in the issue cycle).
+fn sent_entries(m: &mut ModuleBuilder, p: &DwsParams) -> Vec<(Value, Value)> {
+    if !p.late_answers {
+        return Vec::new();
+    }
+    (0..p.warps)
+        .map(|k| {
+            (
+                m.reg(&format!("sent{k}_ipdom"), 32, ResetValue::None),
+                m.reg(&format!("sent{k}_short"), 1, ResetValue::None),
+            )
+        })
+        .collect()
 }
 
 /// The group table's registers (control fields reset: a free table) and the stacks'

@@ -25,6 +25,14 @@ pub struct BranchInfo {
     pub block_after: u32,
 }
 
+impl BranchInfo {
+    /// The block after the post-dominator is short (section 2.3's static selection):
+    /// at most `short_block` instructions.
+    pub fn short(&self, short_block: u32) -> bool {
+        self.block_after <= short_block
+    }
+}
+
 /// Why a kernel's control flow cannot be analysed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CfgError {
@@ -119,6 +127,14 @@ impl Cfg {
     }
 
     /// The facts of the conditional branch at `pc`.
+    /// Every conditional branch's facts, by pc (what a sequencer's re-convergence table
+    /// is loaded with).
+    pub fn branches(&self) -> Vec<(u64, BranchInfo)> {
+        let mut b: Vec<(u64, BranchInfo)> = self.branches.iter().map(|(&pc, &i)| (pc, i)).collect();
+        b.sort_unstable_by_key(|&(pc, _)| pc);
+        b
+    }
+
     pub fn branch(&self, pc: u64) -> Result<BranchInfo, CfgError> {
         self.branches
             .get(&pc)

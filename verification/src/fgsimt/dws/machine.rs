@@ -237,6 +237,11 @@ impl Machine {
     }
 
     /// What the sequencer was given and did in the last cycle.
+    /// The running kernel's control-flow facts (its branches' post-dominators).
+    pub fn code(&self) -> &Cfg {
+        &self.code
+    }
+
     pub fn log(&self) -> &CycleLog {
         &self.log
     }

@@ -49,9 +49,7 @@ impl DwsControl {
                 }
                 true
             } else {
-                self.cfg.branch_dws
-                    && o.info.block_after <= self.cfg.short_block
-                    && self.can_split(w)
+                self.cfg.branch_dws && o.info.short(self.cfg.short_block) && self.can_split(w)
             };
             self.stats.divergent_branches += 1;
             if split {
