@@ -360,6 +360,7 @@ fn fast_run(
             ..Mechanisms::default()
         },
         contexts: p.warps,
+        followed: false,
     };
     let config = FgsimtConfig {
         fast_forward: true,
@@ -470,6 +471,7 @@ fn run_rtl(dut: &mut Model, program: &Program, p: &FgsimtParams) -> Rtl {
         warp_size: p.warp_size,
         mech: Mechanisms::parse(p.affine.name()).expect("a setting"),
         contexts: p.warps,
+        followed: false,
     };
     let config = FgsimtConfig::new(shape, p.dcache_banks, MemConfig::default(), 200_000_000);
     let start = Instant::now();

@@ -170,6 +170,7 @@ fn rtl(names: &[String], built: &[(elf::Program, Vec<u64>)]) {
                     warp_size: fp.warp_size,
                     mech: Mechanisms::parse(fp.affine.name()).expect("a setting"),
                     contexts: 1,
+                    followed: false,
                 };
                 let c = FgsimtConfig {
                     fast_forward: true,

@@ -504,6 +504,37 @@ fn kernels_in_lockstep() {
     }
 }
 
+/// Every kernel's launched kernels fit the re-convergence table's default size (the
+/// loader refuses a kernel with more branches than `branch_entries`); `ACCELGEN_LONG=1`
+/// the Rodinia kernels too.
+#[test]
+fn every_kernel_fits_the_default_reconvergence_table() {
+    use verification::fgsimt::dws::cfg::Cfg;
+    use verification::vgiw::kernels::launched;
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = verification::kernels::programs("");
+    if rig::long() {
+        names.extend(verification::kernels::programs("rodinia"));
+    }
+    let entries = DwsParams::default().branch_entries as usize;
+    let mut most = (0, String::new());
+    for name in &names {
+        let program = rig::build_kernel(dir.path(), name);
+        let iss = host(&program, IssConfig::default()).unwrap();
+        for entry in launched(&program, rig::MAX_STEPS).unwrap() {
+            let branches = Cfg::of_kernel(&iss, entry).unwrap().branches().len();
+            assert!(
+                branches <= entries,
+                "{name}'s kernel at {entry:#x} has {branches} branches"
+            );
+            if branches > most.0 {
+                most = (branches, format!("{name} at {entry:#x}"));
+            }
+        }
+    }
+    println!("at most {} branches a kernel ({})", most.0, most.1);
+}
+
 /// The sequencer lints clean (Verilator, Yosys, Icarus) at the paper's shape, at the
 /// extremes (one warp of one thread with 2 WST entries, 2 stack entries and a table of
 /// one branch; 8 warps of 32 with 32 WST entries, 16 slots, 32 stack entries and 256

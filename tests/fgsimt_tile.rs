@@ -8,7 +8,8 @@
 //! - the kernel checker (`tb::kernel_check`) without an engine: the SIMT model's own
 //!   commits as traces, shuffled in a legal order (AMOs of one warp instruction returned
 //!   in another order), pass, also with the warps of several contexts interleaved; each
-//!   corruption is caught with a message naming it;
+//!   corruption is caught with a message naming it; with the engine's own groups
+//!   (`KernelShape::followed`, for a DWS sequencer) the DWS model's order passes;
 //! - `sim fgsimt`'s errors: a bad parameter, an RV64 ELF, a missing file.
 //!
 //! One Verilator model (2 lanes, warp 8, 8 KiB D$ in 2 banks, 4 KiB I$), shared by the
@@ -23,6 +24,7 @@ use verification::fgsimt::affine::asrf::Class;
 use verification::fgsimt::affine::Mechanisms;
 use verification::fgsimt::program::host;
 use verification::fgsimt::warp::{launch_warps, KernelRun, SimtError, WarpCommit};
+use verification::iss::commitlog::Commit;
 use verification::iss::simt::Launch;
 use verification::iss::{Iss, IssConfig, IssError, Step};
 use verification::rng::Rng;
@@ -162,6 +164,7 @@ const SHAPE: KernelShape = KernelShape {
         private: false,
     },
     contexts: 1,
+    followed: false,
 };
 
 /// [`SHAPE`] with four warp contexts.
@@ -261,22 +264,27 @@ fn writes_of(c: &WarpCommit, reverse_amos: bool) -> Vec<WriteRecord> {
     }
     let mut out = Vec::new();
     for ((&i, t), old) in tids.iter().zip(&c.threads).zip(olds) {
-        let (lane, slot) = (i % SHAPE.lanes, i / SHAPE.lanes);
-        let x = t.xreg.map(|(r, _)| (r, old.unwrap_or(0)));
-        let f = t.freg.map(|(r, v)| (r + 32, v));
-        for (reg, v) in x.into_iter().chain(f) {
-            let port = if reg >= 32 { 1 } else { 0 };
-            out.push(WriteRecord {
-                warp: c.warp,
-                lane,
-                port,
-                reg,
-                slot,
-                data: v as u32,
-            });
-        }
+        out.extend(thread_writes(c.warp, i, t, old));
     }
     out
+}
+
+/// Thread `i` of warp `warp`'s SRF writes for its commit `t` (its x register's value
+/// `old` where given: an AMO's, reordered), in lane i mod lanes, slot i / lanes.
+fn thread_writes(warp: u32, i: u32, t: &Commit, old: Option<u64>) -> Vec<WriteRecord> {
+    let (lane, slot) = (i % SHAPE.lanes, i / SHAPE.lanes);
+    let x = t.xreg.map(|(r, v)| (r, old.unwrap_or(v)));
+    let f = t.freg.map(|(r, v)| (r + 32, v));
+    (x.into_iter().chain(f))
+        .map(|(reg, v)| WriteRecord {
+            warp,
+            lane,
+            port: if reg >= 32 { 1 } else { 0 },
+            reg,
+            slot,
+            data: v as u32,
+        })
+        .collect()
 }
 
 /// The old values of `c`'s amoadds (to any addresses) performed in reverse thread order.
@@ -670,6 +678,134 @@ fn the_checker_catches_interleaved_corruptions() {
     );
 }
 
+/// [`SHAPE`] with the engine's own groups (dynamic warp subdivision).
+const FOLLOWED: KernelShape = KernelShape {
+    followed: true,
+    ..SHAPE
+};
+
+/// The groups the DWS golden model (`fgsimt::dws`, ReviveSplit over random hit masks,
+/// one warp context of 8 threads) executes for `program`'s first launch, in its order:
+/// (launch warp, pc, threads). An order no PWFB would choose: splits on memory
+/// divergence, stack re-convergence, threads of a warp instruction executing at
+/// different times.
+fn dws_groups(program: &Program) -> Vec<(u32, u64, u32)> {
+    use verification::fgsimt::dws::memory::RandomMemory;
+    use verification::fgsimt::dws::{DwsConfig, Logged, LoggedOp, Machine};
+    let (mut iss, launch) = at_launch(program);
+    let cfg = DwsConfig {
+        warps: 1,
+        warp_size: SHAPE.warp_size,
+        ..DwsConfig::default().named("revive").unwrap()
+    };
+    let mut machine = Machine::new(cfg, Box::new(RandomMemory(3)));
+    machine.start(&iss, launch).unwrap();
+    let (mut warp, mut groups) = (None, Vec::new());
+    let mut started = 0;
+    while !machine.cycle(&mut iss).unwrap() {
+        let log = machine.log();
+        if !log.starts.is_empty() {
+            warp = Some(started);
+            started += 1;
+        }
+        let Some(Logged::Issue(p, op)) = log.action else {
+            continue;
+        };
+        let ran = match op {
+            LoggedOp::Other(_) | LoggedOp::Branch(_, true) => p.mask,
+            LoggedOp::Memory { run, .. } => run,
+            _ => 0,
+        };
+        if ran != 0 {
+            groups.push((warp.unwrap(), p.pc, ran));
+        }
+    }
+    groups
+}
+
+/// The model's per-thread commits (from the PWFB order, `model_commits`, with whether
+/// the CP completes the instruction: without affine mechanisms, the instruction's
+/// alone) replayed in the order of `groups`: each group's instruction, then its
+/// threads' writes.
+fn events_of_groups(commits: &[WarpCommit], groups: &[(u32, u64, u32)]) -> Vec<Event> {
+    type Queue = std::collections::VecDeque<(Commit, bool)>;
+    let mut per_thread: std::collections::HashMap<u32, Queue> = Default::default();
+    for c in commits {
+        let lanes = (0..32).filter(|i| c.mask >> i & 1 != 0);
+        let cp = fetch(c).cp;
+        for (i, t) in lanes.zip(&c.threads) {
+            let tid = c.warp * SHAPE.warp_size + i;
+            per_thread.entry(tid).or_default().push_back((*t, cp));
+        }
+    }
+    let mut out = Vec::new();
+    for &(warp, pc, mask) in groups {
+        let mut writes = Vec::new();
+        let mut insn = None;
+        for i in (0..32).filter(|i| mask >> i & 1 != 0) {
+            let t = per_thread.get_mut(&(warp * SHAPE.warp_size + i));
+            let (t, cp) = (t.and_then(|q| q.pop_front())).expect("the thread's next commit");
+            assert_eq!(t.pc, pc, "the two models agree on the thread's path");
+            insn = Some((t.insn, cp));
+            if !cp {
+                writes.extend(thread_writes(warp, i, &t, None));
+            }
+        }
+        let (insn, cp) = insn.unwrap();
+        out.push(Event::Insn(FetchRecord {
+            warp,
+            pc,
+            insn,
+            mask,
+            cp,
+        }));
+        out.extend(writes.into_iter().map(Event::Write));
+    }
+    out
+}
+
+/// With the engine's own groups ([`KernelShape::followed`]) the checker follows the
+/// trace's groups thread by thread: the DWS model's order for diverge.c passes (the
+/// threads' results from the PWFB model's run), as does the PWFB's own order; a group
+/// holding a thread elsewhere, a missing group, and a wrong write are caught.
+#[test]
+fn the_checker_follows_the_engines_own_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let (diverge, _) = checker_programs(dir.path());
+    let (commits, _) = model_commits(&diverge);
+    let groups = dws_groups(&diverge);
+    let pwfb_order: Vec<_> = commits.iter().map(|c| (c.warp, c.pc, c.mask)).collect();
+    assert_ne!(groups, pwfb_order, "the DWS model's order is another");
+    let events = events_of_groups(&commits, &groups);
+    let k = check(&diverge, FOLLOWED, &events).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(k.insns, groups.len() as u64);
+    assert!(k.writes_checked > 100, "{}", k.writes_checked);
+    let shuffled_pwfb = shuffled(&commits, 1, false, 60);
+    check(&diverge, FOLLOWED, &shuffled_pwfb).unwrap_or_else(|e| panic!("the PWFB's order: {e}"));
+    // A group of fewer than all threads of its warp gains a thread that is elsewhere.
+    let split = (events.iter())
+        .position(|e| matches!(e, Event::Insn(r) if r.mask.count_ones() < SHAPE.warp_size))
+        .expect("a split group");
+    let err = caught_on(&diverge, FOLLOWED, &events, |ev| {
+        if let Event::Insn(r) = &mut ev[split] {
+            r.mask |= 1 << (!r.mask).trailing_zeros();
+        }
+    });
+    assert!(err.contains("holds thread"), "{err}");
+    let last = nth_insn(&events, groups.len() - 1);
+    let err = caught_on(&diverge, FOLLOWED, &events, |ev| {
+        ev.truncate(last);
+    });
+    assert!(err.contains("never ended"), "{err}");
+    let write = nth_write(&events, 40, |_| true);
+    let err = caught_on(&diverge, FOLLOWED, &events, |ev| {
+        if let Event::Write(w) = &mut ev[write] {
+            w.data ^= 1;
+        }
+    });
+    assert!(err.contains("the model's next write of it is"), "{err}");
+}
+
 #[test]
 fn faults_must_be_the_models_trap() {
     let dir = tempfile::tempdir().unwrap();
@@ -702,6 +838,22 @@ fn faults_must_be_the_models_trap() {
     let (mut iss, mut k) = checker(&atomics, SHAPE4);
     let m = k.fault(&mut iss, beyond).unwrap_err().to_string();
     assert!(m.contains("runs warp 1 to its end without a trap"), "{m}");
+    // With the engine's own groups the faulting thread runs alone to its trap.
+    for (thread, half) in [(5, true), (5, false), (4, true)] {
+        let (mut iss, mut k) = checker(&program, FOLLOWED);
+        let n = if half { commits.len() / 2 } else { 0 };
+        for c in &commits[..n] {
+            k.insn(&mut iss, fetch(c)).unwrap();
+        }
+        let r = k.fault(&mut iss, FaultRecord { thread, ..trap });
+        match thread {
+            5 => r.unwrap(),
+            _ => {
+                let m = r.unwrap_err().to_string();
+                assert!(m.contains("runs thread 4 to its end without a trap"), "{m}");
+            }
+        }
+    }
 }
 
 // ------------------------------------------------------------------ the fetch arbiter

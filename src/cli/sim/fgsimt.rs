@@ -31,6 +31,7 @@ pub fn run(
         warp_size: p.warp_size,
         mech,
         contexts: p.warps,
+        followed: false,
     };
     let mem = args.mem_config();
     let config = FgsimtConfig {

@@ -38,6 +38,13 @@ pub enum SimtError {
         other_tid: u32,
         other: u64,
     },
+    /// An engine's group ([`KernelRun::step_group`]) holds a thread elsewhere (`at`),
+    /// or one that is not running (or no thread at all: `tid` is the warp's first).
+    #[error(
+        "the group at pc {pc:#x} holds thread {tid}, which is {}",
+        match .at { Some(at) => format!("at {at:#x}"), None => "not running".into() }
+    )]
+    NotAtPc { pc: u64, tid: u32, at: Option<u64> },
     /// The affine model's invariant broke: a rule is unsound (a bug of the model).
     #[error("after the warp instruction at pc {pc:#x}: {what}")]
     Asrf { pc: u64, what: String },
@@ -109,6 +116,8 @@ pub struct KernelRun {
     asrf: Option<Asrf>,
     /// With `mech.private`: the launch's stacks, private memory.
     stacks: Option<Stacks>,
+    /// The engine chooses the groups ([`KernelRun::step_group`]); the PWFB is unused.
+    followed: bool,
     pub stats: KernelStats,
 }
 
@@ -155,6 +164,7 @@ impl KernelRun {
                 .private
                 .then(|| Stacks::of_launch(iss, launch.n, warp_size))
                 .flatten(),
+            followed: false,
             stats: KernelStats::default(),
         };
         run.start_warp(iss, warps.start);
@@ -174,7 +184,11 @@ impl KernelRun {
     /// Whether the run is over (its last warp has no fragment left): [`KernelRun::step`]
     /// would return `None`.
     pub fn finished(&self) -> bool {
-        self.warp >= self.end || self.warp + 1 == self.end && self.pwfb.done()
+        let done = match self.followed {
+            true => self.threads.iter().all(Thread::exited),
+            false => self.pwfb.done(),
+        };
+        self.warp >= self.end || self.warp + 1 == self.end && done
     }
 
     fn start_warp(&mut self, iss: &Iss, warp: u32) {
@@ -216,6 +230,42 @@ impl KernelRun {
             }
         };
         let converged = frag.mask == self.full_mask && self.pwfb.pending() == 0;
+        self.execute(iss, frag, converged).map(Some)
+    }
+
+    /// Executes the warp instruction of group `frag`, which an engine's own scheduler
+    /// chose (the DWS sequencer): its threads, each at `frag.pc`, step; the PWFB is not
+    /// used from then on. The warp is converged when the group holds all its threads.
+    pub fn step_group(&mut self, iss: &mut Iss, frag: Fragment) -> Result<WarpCommit, SimtError> {
+        self.followed = true;
+        let first = self.warp * self.warp_size;
+        let stray = (0..32).filter(|&i| frag.mask >> i & 1 != 0).find_map(|i| {
+            let at = (self.threads.get(i as usize))
+                .filter(|t| !t.exited())
+                .map(Thread::pc);
+            (at != Some(frag.pc)).then_some((first + i, at))
+        });
+        if let Some((tid, at)) = stray {
+            return Err(SimtError::NotAtPc {
+                pc: frag.pc,
+                tid,
+                at,
+            });
+        }
+        if frag.mask == 0 {
+            let (pc, tid) = (frag.pc, first);
+            return Err(SimtError::NotAtPc { pc, tid, at: None });
+        }
+        self.execute(iss, frag, frag.mask == self.full_mask)
+    }
+
+    /// Steps `frag`'s threads through its instruction; with the PWFB, moves it on.
+    fn execute(
+        &mut self,
+        iss: &mut Iss,
+        frag: Fragment,
+        converged: bool,
+    ) -> Result<WarpCommit, SimtError> {
         let mut commits = Vec::with_capacity(frag.mask.count_ones() as usize);
         for i in (0..self.threads.len()).filter(|&i| frag.mask >> i & 1 != 0) {
             self.check_private(iss, frag.pc, &self.threads[i])?;
@@ -238,7 +288,7 @@ impl KernelRun {
             .filter(|&i| frag.mask >> i & 1 != 0)
             .map(|i| self.threads[i].pc())
             .collect();
-        Ok(Some(WarpCommit {
+        Ok(WarpCommit {
             warp: self.warp,
             pc: frag.pc,
             insn,
@@ -247,7 +297,7 @@ impl KernelRun {
             converged,
             threads: commits,
             next,
-        }))
+        })
     }
 
     /// With private stacks: the access fault `thread`'s instruction at `pc` takes if it
@@ -294,7 +344,8 @@ impl KernelRun {
     }
 
     /// Sets the AWFR after `frag` executed `insn`: the common next pc, a split at a
-    /// conditional branch, or the loss of threads that returned.
+    /// conditional branch, or the loss of threads that returned (a followed run only
+    /// counts the split and checks that a jump's threads agree).
     fn resolve(&mut self, frag: Fragment, insn: u32) -> Result<(), SimtError> {
         let next = |i: usize| self.threads[i].pc();
         let active: Vec<usize> = (0..self.threads.len())
@@ -317,12 +368,14 @@ impl KernelRun {
                 .iter()
                 .filter(|&&i| next(i) == target)
                 .fold(0u32, |m, &i| m | 1 << i);
-            self.pwfb.push_taken(frag.pc, target, taken);
-            self.pwfb.awfr.pc = fall;
             self.stats.divergent_branches += 1;
-        } else if first == EXIT_PC {
+            if !self.followed {
+                self.pwfb.push_taken(frag.pc, target, taken);
+                self.pwfb.awfr.pc = fall;
+            }
+        } else if !self.followed && first == EXIT_PC {
             self.pwfb.awfr.mask = 0;
-        } else {
+        } else if !self.followed {
             self.pwfb.awfr.pc = first;
         }
         Ok(())

@@ -5,7 +5,9 @@
 //!
 //! - Each `ftrace` entry (warp, pc, insn, mask) must be the next [`WarpCommit`] of that
 //!   warp's model: the model is stepped by the engine's trace, so the two follow the same
-//!   PWFB order. The engine may interleave warps (memory between them is ordered as the
+//!   PWFB order. Where the engine's own sequencer picks the groups
+//!   ([`KernelShape::followed`]), the model executes the entry's group instead: every
+//!   thread of it must be at its pc, and the instruction there must be the entry's. The engine may interleave warps (memory between them is ordered as the
 //!   trace orders their instructions), as its warp contexts allow: a context holds one
 //!   warp from its first instruction to its end, and warps go to contexts in index
 //!   order. So with one context, warps run one at a time, in order.
@@ -40,6 +42,7 @@ use crate::fgsimt::affine::alu::Compact;
 use crate::fgsimt::affine::asrf::{Asrf, Class};
 use crate::fgsimt::affine::operands::operands;
 use crate::fgsimt::affine::Mechanisms;
+use crate::fgsimt::pwfb::Fragment;
 use crate::fgsimt::warp::{launch_warps, KernelRun, KernelStats, SimtError, WarpCommit};
 use crate::iss::decode::{self, opcode};
 use crate::iss::simt::Launch;
@@ -57,6 +60,10 @@ pub struct KernelShape {
     /// Warp contexts (the engine's `warps`, 1 or more): warps of a launch resident at
     /// once, their instructions interleaved.
     pub contexts: u32,
+    /// The engine's own sequencer chooses each warp's groups (dynamic warp
+    /// subdivision): each warp's model follows the trace's groups
+    /// ([`KernelRun::step_group`]) instead of stepping in its PWFB's order.
+    pub followed: bool,
 }
 
 /// A warp instruction as the front end commits it (`ftrace`): the launch's `warp` (its
@@ -281,12 +288,23 @@ impl KernelChecker {
     }
 
     /// The next warp instruction of `warp`'s model (a started warp), or its trap
-    /// (`Ok(None)` at the warp's end, or once it was seen to end).
-    fn next(&mut self, iss: &mut Iss, warp: u32) -> Result<Option<WarpCommit>, KernelError> {
+    /// (`Ok(None)` at the warp's end, or once it was seen to end). With `group`, the
+    /// model executes that group (the engine's choice) rather than its PWFB's next.
+    fn next(
+        &mut self,
+        iss: &mut Iss,
+        warp: u32,
+        group: Option<Fragment>,
+    ) -> Result<Option<WarpCommit>, KernelError> {
         let Some(run) = self.runs.get_mut(&warp) else {
             return Ok(None);
         };
-        match run.step(iss) {
+        let step = match group {
+            Some(g) if !run.finished() => run.step_group(iss, g).map(Some),
+            Some(_) => Ok(None),
+            None => run.step(iss),
+        };
+        match step {
             Ok(c) => Ok(c),
             Err(SimtError::Iss(IssError::KernelTrap { tid, pc, cause, .. })) => {
                 self.trap = Some(Trap { tid, pc, cause });
@@ -366,7 +384,11 @@ impl KernelChecker {
         self.start(iss, index, actual)?;
         let warp = actual.warp;
         let before = self.runs.get(&warp).and_then(KernelRun::asrf).cloned();
-        let Some(c) = self.next(iss, warp)? else {
+        let group = (self.shape.followed).then_some(Fragment {
+            pc: actual.pc,
+            mask: actual.mask,
+        });
+        let Some(c) = self.next(iss, warp, group)? else {
             if self.trap.is_some() {
                 return Ok(());
             }
@@ -610,7 +632,13 @@ impl KernelChecker {
             if !self.started[warp as usize] {
                 self.open(iss, warp);
             }
-            while self.trap.is_none() && self.next(iss, warp)?.is_some() {}
+            while self.trap.is_none() {
+                let group = self.alone(fault);
+                if self.shape.followed && group.is_none() || self.next(iss, warp, group)?.is_none()
+                {
+                    break;
+                }
+            }
         }
         let expected = match self.trap {
             Some(t) if (t.cause, t.pc, t.tid) == (fault.cause, fault.pc, fault.thread) => {
@@ -623,10 +651,26 @@ impl KernelChecker {
                 t.cause,
                 crate::exit::cause_name(t.cause)
             ),
+            None if in_launch && self.shape.followed => format!(
+                "the model runs thread {} to its end without a trap",
+                fault.thread
+            ),
             None if in_launch => format!("the model runs warp {warp} to its end without a trap"),
             None => format!("the launch has {} threads", self.launch.n),
         };
         Err(KernelError::Fault { fault, expected })
+    }
+
+    /// With the engine's own groups: the faulting thread alone at its pc, the group
+    /// that steps it towards its trap (`None`: the PWFB's order, or the thread ended).
+    fn alone(&self, fault: FaultRecord) -> Option<Fragment> {
+        let s = self.shape;
+        let run = self.runs.get(&(fault.thread / s.warp_size))?;
+        let t = run.thread(fault.thread).filter(|t| !t.exited())?;
+        s.followed.then_some(Fragment {
+            pc: t.pc(),
+            mask: 1 << (fault.thread % s.warp_size),
+        })
     }
 
     /// The model's trap as the reason a launch the engine finished is unfinished.
@@ -649,7 +693,22 @@ impl KernelChecker {
         let unfinished = |what: String| Err(KernelError::Unfinished { what });
         self.trapped()?;
         for warp in self.runs.keys().copied().collect::<Vec<_>>() {
-            if let Some(c) = self.next(iss, warp)? {
+            if self.shape.followed {
+                let run = &self.runs[&warp];
+                let ws = self.shape.warp_size;
+                if let Some(t) = (warp * ws..((warp + 1) * ws).min(self.launch.n))
+                    .filter_map(|tid| run.thread(tid))
+                    .find(|t| !t.exited())
+                {
+                    return unfinished(format!(
+                        "thread {} of warp {warp} (at pc {:#x}) never ended",
+                        t.tid,
+                        t.pc()
+                    ));
+                }
+                continue;
+            }
+            if let Some(c) = self.next(iss, warp, None)? {
                 return unfinished(format!(
                     "the model's next warp instruction of warp {warp} (pc {:#x}, mask {:#x}) \
                      was never committed",
