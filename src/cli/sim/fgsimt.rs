@@ -38,6 +38,7 @@ pub fn run(
         init: super::init(args.init_seed),
         fast_forward: args.fast_forward,
         max_steps: u64::MAX,
+        avc: p.avc.then(|| (&p.avc_cache()).into()),
         ..FgsimtConfig::new(shape, p.dcache_banks, mem, args.max_cycles)
     };
     let path = args.program.as_deref().unwrap_or(Path::new("program"));

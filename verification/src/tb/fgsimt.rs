@@ -26,7 +26,8 @@ use super::soc::{program_memory, HostSide, SocError};
 use super::{peek_u64, poke_u64, SignalError, Simulator};
 use crate::elf::Program;
 use crate::exit::{trap_report, TrapReport};
-use crate::fgsimt::avc::private::Stacks;
+use crate::fgsimt::avc::controller::{AvcParams, Controller};
+use crate::fgsimt::avc::private::{Replay, Stacks};
 use crate::fgsimt::warp::KernelStats;
 use crate::iss::htif::HtifError;
 use crate::iss::{Iss, IssError};
@@ -55,6 +56,11 @@ pub struct FgsimtConfig {
     pub fast_forward: bool,
     /// Steps the ISS may take (lockstep's and the fast-forward's).
     pub max_steps: u64,
+    /// With private stacks (`avc`): the AVC's shape. Lockstep replays the kernels'
+    /// private accesses through the golden controller in the engine's order (the warp
+    /// instructions as the front end committed them, warps of several contexts
+    /// interleaved) and requires the engine's AVC memory traffic to be the replay's.
+    pub avc: Option<AvcParams>,
 }
 
 impl FgsimtConfig {
@@ -70,6 +76,7 @@ impl FgsimtConfig {
             },
             fast_forward: false,
             max_steps: 1_000_000_000,
+            avc: None,
         }
     }
 }
@@ -148,6 +155,11 @@ pub enum FgsimtError {
         "after the D$ flush, memory at {addr:#x} is {design:#010x}, the ISS's is {model:#010x}"
     )]
     MemoryDiffers { addr: u64, design: u32, model: u32 },
+    #[error("the AVC's memory traffic (blocks read, written) is {engine:?}; the golden replay of the engine's private accesses, in its order, makes {model:?}")]
+    AvcTraffic {
+        engine: (u64, u64),
+        model: (u64, u64),
+    },
 }
 
 /// The errors a run shares with `tb::soc`'s, through [`SocError`].
@@ -171,6 +183,8 @@ pub enum SpmdError {
     Kernel { launch: usize, err: KernelError },
     #[error("the engine ran a kernel, but the program has no launch left")]
     NoLaunch,
+    #[error("kernel {launch}: the AVC's golden replay: {what}")]
+    Avc { launch: usize, what: String },
 }
 
 /// The host on the RV32IMAF ISS with its launches run on the SIMT model beside the
@@ -188,6 +202,9 @@ pub struct SpmdGolden {
     pub stored_pages: BTreeSet<u64>,
     /// With private stacks (`avc`): each launch's, dead after it and not compared.
     pub private_ranges: Vec<(u64, u64)>,
+    /// With `FgsimtConfig::avc`: the golden AVC replaying the engine's private
+    /// accesses, and the running launch's stacks.
+    avc: Option<(Replay, Option<Stacks>)>,
 }
 
 impl SpmdGolden {
@@ -207,7 +224,23 @@ impl SpmdGolden {
             writes_checked: 0,
             stored_pages: BTreeSet::new(),
             private_ranges: Vec::new(),
+            avc: None,
         }
+    }
+
+    /// Replays the kernels' private accesses through a golden AVC of shape `p`, in the
+    /// engine's order ([`SpmdGolden::avc_traffic`]).
+    pub fn with_avc(mut self, p: AvcParams) -> Self {
+        self.avc = Some((Replay::new(vec![Controller::new(p)]), None));
+        self
+    }
+
+    /// With an AVC replay: its memory traffic so far (blocks filled, blocks written
+    /// back), as the engine's `avc_mem` port counts its reads and writes.
+    pub fn avc_traffic(&self) -> Option<(u64, u64)> {
+        let (replay, _) = self.avc.as_ref()?;
+        let c = &replay.counters()[0];
+        Some((c.fills, c.writebacks_affine + c.writebacks_generic))
     }
 
     pub fn iss(&mut self) -> &mut Iss {
@@ -226,6 +259,9 @@ impl SpmdGolden {
                     if let Some(s) = stacks.filter(|_| self.shape.mech.private) {
                         let low = s.top.wrapping_sub(l.n as u64 * s.bytes);
                         self.private_ranges.push((low, s.top));
+                    }
+                    if let Some((_, running)) = self.avc.as_mut() {
+                        *running = stacks;
                     }
                     let k = KernelChecker::new(l, self.shape);
                     self.kernel = Some(k);
@@ -247,7 +283,14 @@ impl SpmdGolden {
     /// Checks a warp instruction the engine committed.
     pub fn insn(&mut self, r: FetchRecord) -> Result<(), SpmdError> {
         let (k, iss) = self.kernel()?;
-        k.insn(iss, r).map_err(|e| self.kernel_err(e))
+        let checked = k.insn(iss, r);
+        let matched = k.take_matched();
+        checked.map_err(|e| self.kernel_err(e))?;
+        if let (Some((replay, Some(stacks))), Some(c)) = (self.avc.as_mut(), matched) {
+            let launch = self.launches.len();
+            (replay.warp(&c, stacks)).map_err(|what| SpmdError::Avc { launch, what })?;
+        }
+        Ok(())
     }
 
     /// Checks an SRF write.
@@ -275,6 +318,9 @@ impl SpmdGolden {
         let k = self.kernel.take().expect("running");
         done.map_err(|e| self.kernel_err(e))?;
         self.launches.push(k.stats());
+        if let Some((replay, _)) = self.avc.as_mut() {
+            replay.end_launch();
+        }
         self.writes_checked += k.writes_checked;
         self.stored_pages.extend(&k.stored_pages);
         Ok(self.host.finish_launch())
@@ -395,6 +441,10 @@ pub fn run<S: Simulator>(
         let g = lockstep.then(|| SpmdGolden::new(program, config.shape, config.max_steps));
         (g.transpose()?, None)
     };
+    let golden = match config.avc {
+        Some(p) => golden.map(|g| g.with_avc(p)),
+        None => golden,
+    };
     let mut side = HostSide::new(program, (stdout, stderr), golden, config.max_idle)?;
     super::signal(dut.reinit(config.init))?;
     poke_u64(dut, "flush", 0)?;
@@ -419,6 +469,14 @@ pub fn run<S: Simulator>(
                     let iss = g.iss();
                     compare_memory(memory.memory(), iss, &pages, (program, &dead))?;
                     let g = l.golden();
+                    let engine = private
+                        .as_ref()
+                        .map(|p| (p.stats().reads, p.stats().writes));
+                    if let (Some(model), Some(engine)) = (g.avc_traffic(), engine) {
+                        if model != engine {
+                            return Err(FgsimtError::AvcTraffic { engine, model });
+                        }
+                    }
                     (g.launches.clone(), g.writes_checked)
                 }
                 None => (Vec::new(), 0),

@@ -249,6 +249,8 @@ pub struct KernelChecker {
     /// The model trapped (the engine must fault; instructions it committed past the trap
     /// are not checked).
     trap: Option<Trap>,
+    /// The model's warp instruction [`KernelChecker::insn`] matched last, until taken.
+    matched: Option<WarpCommit>,
     pub insns: u64,
     pub writes_checked: u64,
 
@@ -273,6 +275,7 @@ impl KernelChecker {
             writes: HashMap::new(),
             amos: Vec::new(),
             trap: None,
+            matched: None,
             insns: 0,
             writes_checked: 0,
             stored_pages: BTreeSet::new(),
@@ -427,7 +430,14 @@ impl KernelChecker {
                 self.expect_writes(&c);
             }
         }
+        self.matched = Some(c);
         Ok(())
+    }
+
+    /// The model's warp instruction the last [`KernelChecker::insn`] matched (its
+    /// threads' commits), once.
+    pub fn take_matched(&mut self) -> Option<WarpCommit> {
+        self.matched.take()
     }
 
     /// The write of the lowest active thread (an FP operation on uniforms, computed by

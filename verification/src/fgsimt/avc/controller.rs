@@ -41,6 +41,20 @@ pub struct AvcParams {
     pub l1_ways: u32,
 }
 
+/// The golden model's shape of an RTL pair (`generators::fgsimt::avc`).
+impl From<&generators::fgsimt::avc::params::AvcParams> for AvcParams {
+    fn from(p: &generators::fgsimt::avc::params::AvcParams) -> Self {
+        AvcParams {
+            threads: p.threads,
+            vectors_per_line: p.vectors_per_line,
+            avc_sets: p.avc_sets,
+            avc_ways: p.avc_ways,
+            l1_sets: p.l1_sets,
+            l1_ways: p.l1_ways,
+        }
+    }
+}
+
 impl AvcParams {
     /// Table 3's configuration `config`: 0 is the baseline (48 KB 6-way L1), 1-3 trade L1
     /// ways for AVC ways (40K + 8K direct-mapped, 32K + 16K 2-way, 24K + 24K 3-way); 64
