@@ -19,7 +19,7 @@ use super::params::DwsParams;
 use super::state::lit;
 use hdl::helpers::onehot_mux;
 use hdl::ir::addr_width;
-use hdl::{cat, mux, ModuleBuilder, ResetValue, Value};
+use hdl::{cat, ModuleBuilder, ResetValue, Value};
 
 /// Bits of a word address (RV32 pcs are 4-byte aligned).
 const WORD_BITS: u32 = 30;
@@ -95,17 +95,6 @@ impl Table {
             hit: sel.or_r(),
             ipdom: cat(&[&ipdom, &lit(pc, 0, 2)]),
             short: onehot_mux(&sel, &self.short),
-        }
-    }
-}
-
-impl Reconv {
-    /// `a` where `cond`, else `self`.
-    pub fn pick(&self, cond: &Value, a: &Reconv) -> Reconv {
-        Reconv {
-            hit: mux(cond, &a.hit, &self.hit),
-            ipdom: mux(cond, &a.ipdom, &self.ipdom),
-            short: mux(cond, &a.short, &self.short),
         }
     }
 }
