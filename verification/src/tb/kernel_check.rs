@@ -7,10 +7,11 @@
 //!   warp's model: the model is stepped by the engine's trace, so the two follow the same
 //!   PWFB order. Where the engine's own sequencer picks the groups
 //!   ([`KernelShape::followed`]), the model executes the entry's group instead: every
-//!   thread of it must be at its pc, and the instruction there must be the entry's. The engine may interleave warps (memory between them is ordered as the
-//!   trace orders their instructions), as its warp contexts allow: a context holds one
-//!   warp from its first instruction to its end, and warps go to contexts in index
-//!   order. So with one context, warps run one at a time, in order.
+//!   thread of it must be at its pc, and the instruction there must be the entry's. The
+//!   engine may interleave warps (memory between them is ordered as the trace orders
+//!   their instructions), as its warp contexts allow: a context holds one warp from its
+//!   first instruction to its end, and warps go to contexts in index order. So with one
+//!   context, warps run one at a time, in order.
 //! - Each `wtrace` write (warp `w`, lane `l`, port, register, slot `c`, data) is thread
 //!   `w * warp_size + c * lanes + l`'s: it must be that thread's next write of that
 //!   register in the model's commits (a queue per thread and register, so the order
