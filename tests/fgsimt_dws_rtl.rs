@@ -537,7 +537,7 @@ fn every_kernel_fits_the_default_reconvergence_table() {
 
 /// The sequencer lints clean (Verilator, Yosys, Icarus) at the paper's shape, at the
 /// extremes (one warp of one thread with 2 WST entries, 2 stack entries and a table of
-/// one branch; 8 warps of 32 with 32 WST entries, 16 slots, 32 stack entries and 256
+/// one branch; 8 warps of 32 with 32 WST entries, 16 slots, 32 stack entries and 64
 /// table entries) and at a shape with nothing a
 /// power of two; every split policy and every re-convergence mode among them, the last
 /// two with late answers.
@@ -562,7 +562,7 @@ fn the_sequencer_is_lint_clean() {
             wst_entries: 32,
             slots: 16,
             stack_depth: 32,
-            branch_entries: 256,
+            branch_entries: 64,
             dws: SplitPolicy::Lazy,
             reconv: Reconv::Bl,
             branch_dws: false,

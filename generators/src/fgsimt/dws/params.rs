@@ -165,7 +165,7 @@ pub fn params() -> Vec<Param> {
         Param::int(
             "branch_entries",
             1,
-            256,
+            64,
             "re-convergence table entries: the most conditional branches a kernel may have",
         ),
         Param::boolean(
