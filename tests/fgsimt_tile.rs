@@ -826,6 +826,33 @@ fn faults_must_be_the_models_trap() {
     );
     let (mut iss, mut k) = checker(&program, SHAPE);
     k.fault(&mut iss, trap).unwrap();
+    // A write with none pending is an error until the faulting instruction commits;
+    // then the instructions the engine commits past it (another warp's, before the fault
+    // stops the engine) are not checked, nor their writes.
+    let (mut iss, mut k) = checker(&program, SHAPE);
+    for c in &commits {
+        k.insn(&mut iss, fetch(c)).unwrap();
+    }
+    let stray = WriteRecord {
+        warp: 0,
+        lane: 1,
+        port: 0,
+        reg: 31,
+        slot: 3,
+        data: 5,
+    };
+    let m = k.write(stray).unwrap_err().to_string();
+    assert!(m.contains("no pending write of x31"), "{m}");
+    let faulting = FetchRecord {
+        warp: trap.thread / SHAPE.warp_size,
+        pc: trap.pc,
+        insn: iss.mem.read(trap.pc, 4).unwrap() as u32,
+        mask: 1 << (trap.thread % SHAPE.warp_size),
+        cp: false,
+    };
+    k.insn(&mut iss, faulting).unwrap();
+    k.write(stray).unwrap();
+    k.fault(&mut iss, trap).unwrap();
     let beyond = FaultRecord { thread: 13, ..trap };
     let (mut iss, mut k) = checker(&program, SHAPE);
     let m = k.fault(&mut iss, beyond).unwrap_err().to_string();

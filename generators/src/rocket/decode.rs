@@ -9,7 +9,7 @@ use super::fpu;
 use hdl::{Bits, ModuleBuilder, Value};
 
 /// Opcodes (bits 6:0).
-mod opcode {
+pub mod opcode {
     pub const LOAD: u64 = 0x03;
     pub const LOAD_FP: u64 = 0x07;
     pub const STORE_FP: u64 = 0x27;

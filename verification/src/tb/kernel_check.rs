@@ -22,7 +22,8 @@
 //!   expansion's materialisation is expected exactly: an instruction for the lanes that
 //!   overwrites a compact register while the warp is diverged first writes the
 //!   register's old value (the model's entry before the instruction) to the warp's
-//!   threads outside the fragment. A write with none pending is an error.
+//!   threads outside the fragment. A write with none pending is an error, but once the
+//!   model has trapped (the writes of instructions committed past the trap).
 //! - Atomics: the model performs a warp instruction's AMOs in thread order, the engine in
 //!   any order. The old values the engine returns for one address must come from some
 //!   order of that instruction's AMOs on it, starting from the value the model's first
@@ -565,6 +566,11 @@ impl KernelChecker {
             .get_mut(&(thread, w.reg))
             .and_then(VecDeque::pop_front)
         else {
+            // An instruction the engine committed past the model's trap (another warp's,
+            // issued before the fault stopped the engine) is not checked, nor its writes.
+            if self.trap.is_some() {
+                return Ok(());
+            }
             return Err(fail(format!(
                 "the model has no pending write of {} for that thread",
                 reg_name(w.reg)

@@ -12,12 +12,14 @@
 //! context `load_ctx`), as the paper's warp waits for its access. When every ready
 //! context waits, every ready one is eligible (their consumers wait in the SIU's
 //! scoreboard, as one context's do): kmeans ran 14 % faster at 4 contexts on the test
-//! tile than with the front end idle then. While `leave` (the fetch unit is between
-//! instructions and has been told to switch, after a load-like instruction, or its context
-//! cannot fetch), the current context becomes the next eligible one in round-robin
-//! order after it (itself only when no other is eligible); the switch costs the cycle
-//! of `leave`, and the fetch then starts at the new context's AWFR (the prefetch buffer
-//! serves it when it holds that pc: every context runs the same code).
+//! tile than with the front end idle then. While `leave` (a load-like instruction
+//! leaves decode, or the fetch unit is between instructions and its context cannot
+//! fetch or its load found no other to switch to), the current context becomes the next
+//! eligible one in round-robin order after it (itself only when no other is eligible).
+//! `peek_pc` and `peek_other` say where a load's switch goes, the current context
+//! counted as waiting: the front end prefetches that pc as the load arrives in decode,
+//! and the switch in the load's cycle is then free (docs/fgsimt-engine.md,
+//! "Multithreading").
 
 use super::pwfb::pwfb;
 use hdl::helpers::{onehot_mux, priority_encode};
@@ -52,8 +54,8 @@ const UPDATES: [(&str, u32); 6] = [
 /// `start_pc`, `start_mask`, `update`, `upd_*` in; `awfr_valid`, `done`,
 /// `awfr_pc_out`, `awfr_mask_out`, `pending` out, the current context's), and
 /// `start_ctx`, `running`, `leave`, `load_sent`, `load_done`, `load_ctx` in; `ctx` (the
-/// current context), `eligible` (it may fetch) and `dones` (a bit a context: it holds
-/// a warp whose fragments have all finished) out.
+/// current context), `eligible` (it may fetch), `dones` (a bit a context: it holds
+/// a warp whose fragments have all finished), `peek_other` and `peek_pc` out.
 pub fn contexts(warps: u32, warp_size: u32) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtContexts");
     let cb = warps.trailing_zeros();
@@ -110,19 +112,37 @@ pub fn contexts(warps: u32, warp_size: u32) -> Result<Rc<Module>, HdlErrors> {
     // When every ready context waits for a load, they all may fetch (the scoreboard
     // holds their consumers), as one context alone does.
     let eligible = mux(&free.or_r(), &free, &ready);
-    // Round robin: the eligible contexts rotated to start after the current one.
-    let twice = cat(&[&eligible, &eligible]);
-    let after = &cur.zext(cb + 1) + &lit(&cur, 1, cb + 1);
-    let order = twice.dshr(&after).slice(warps - 1, 0);
-    let next = (&after + &priority_encode(&order).zext(cb + 1)).slice(cb - 1, 0);
-    m.when(&(&leave & &eligible.or_r()), |m| m.connect(&cur, &next));
+    let next = round_robin(&cur, &eligible);
+    // The next context once the current one waits for a load: fetched ahead while its
+    // load is in decode, switched to as the load is sent (`peek_*`).
+    let free_after = &free & &!&sel;
+    let eligible_after = mux(&free_after.or_r(), &free_after, &ready);
+    let peek = round_robin(&cur, &eligible_after);
+    let other = &eligible_after.or_r() & &peek.ne(&cur);
+    let pcs: Vec<Value> = banks.iter().map(|b| b.port("awfr_pc_out")).collect();
+    let peek_pc = onehot_mux(&hdl::helpers::onehot_decode(&peek, warps), &pcs);
+    let to = mux(&load_sent, &peek, &next);
+    let switch = &leave & &mux(&load_sent, &other, &eligible.or_r());
+    m.when(&switch, |m| m.connect(&cur, &to));
     for (name, v) in [
         ("ctx", cur.clone()),
         ("eligible", eligible.dshr(&cur).bit(0)),
         ("dones", &running & &bit("done")),
+        ("peek_other", other),
+        ("peek_pc", peek_pc),
     ] {
         let out = m.output(name, v.width());
         m.connect(&out, &v);
     }
     m.finish()
+}
+
+/// Round robin: the first context set in `eligible` after `cur` (`cur` itself last;
+/// meaningless when none is).
+fn round_robin(cur: &Value, eligible: &Value) -> Value {
+    let (cb, warps) = (cur.width(), eligible.width());
+    let twice = cat(&[eligible, eligible]);
+    let after = &cur.zext(cb + 1) + &lit(cur, 1, cb + 1);
+    let order = twice.dshr(&after).slice(warps - 1, 0);
+    (&after + &priority_encode(&order).zext(cb + 1)).slice(cb - 1, 0)
 }

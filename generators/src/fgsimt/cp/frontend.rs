@@ -60,7 +60,7 @@ use super::shared_load::shared_load;
 use crate::fgsimt::bundles::MEM_TAG_BITS;
 use crate::fgsimt::l1::{narrow_request, narrow_response};
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
-use crate::rocket::decode::{decode, Ctrl};
+use crate::rocket::decode::{decode, opcode, Ctrl};
 use hdl::helpers::{lowest_one, onehot_decode, onehot_encode, onehot_mux};
 use hdl::{mux, Bits, Bundle, Dir, HdlErrors, Inst, Module, ModuleBuilder, Shape, Value};
 use std::rc::Rc;
@@ -349,7 +349,7 @@ fn fetch_unit(
     let fetching = next_fetch(
         m,
         io,
-        (ks, pw, &switch.fetch),
+        (ks, pw, &switch),
         (&state, &pc, &insn),
         (&leaves, &upd_pc, &fall),
     );
@@ -468,15 +468,22 @@ struct Switch {
     after_load: Value,
     /// State FETCH fetches at the current context's AWFR.
     fetch: Value,
+    /// With contexts: the switch happens as the load leaves (another context may
+    /// fetch), its target's pc (`peek_pc`), and whether another context may fetch once
+    /// the current one waits (`peek_other`: an arriving load's prefetch goes there).
+    now: Option<(Value, Value, Value)>,
 }
 
 /// With `warps` > 1 (seed 001's switch on a D-cache access, on the accesses a warp of
 /// this engine waits for): a load-like instruction (load, LR, SC, AMO: its data returns
 /// through the SLWQ) that leaves decode (`gone`) suspends its context until its
-/// writeback (`load_sent`) and sends the fetch unit to state FETCH, which then asks the
-/// contexts for the next one (`leave`, also while its own cannot fetch). Stores, fences
-/// and the shared loads the CP's own port serves (`in_cp`, +a) keep the context: the
-/// warp does not wait for them (a shared load's destination is checked at dispatch).
+/// writeback (`load_sent`). When another context may fetch, the contexts switch to it in
+/// that cycle (`leave`), and decode takes its instruction from the prefetch buffer, which
+/// fetched it as the load arrived in decode (`next_fetch`): no cycle is lost. Else the
+/// fetch unit goes to state FETCH, which asks the contexts for the next one (`leave`,
+/// also while its own cannot fetch). Stores, fences and the shared loads the CP's own
+/// port serves (`in_cp`, +a) keep the context: the warp does not wait for them (a shared
+/// load's destination is checked at dispatch).
 fn context_switch(
     m: &mut ModuleBuilder,
     (pw, ctx): (&Inst, &Context),
@@ -487,31 +494,36 @@ fn context_switch(
         return Switch {
             after_load: lit(gone, 0, 1),
             fetch: in_fetch & &ctx.eligible,
+            now: None,
         };
     }
     let loads = [&c.load, &c.amo, &c.lr, &c.sc];
     let load_like = loads[1..].iter().fold(loads[0].clone(), |a, b| &a | *b);
     let sent = &(gone & &load_like) & &!in_cp;
+    let other = pw.port("peek_other");
+    let now = &sent & &other;
     let pending = m.reg("switch_pending", 1, false);
-    m.connect(&pending, &(&(&pending | &sent) & &!in_fetch));
-    let leave = in_fetch & &(&pending | &!&ctx.eligible);
+    m.connect(&pending, &(&(&pending | &(&sent & &!&other)) & &!in_fetch));
+    let leave = &(in_fetch & &(&pending | &!&ctx.eligible)) | &now;
     m.connect(&pw.port("leave"), &leave);
     m.connect(&pw.port("load_sent"), &sent);
     Switch {
         after_load: sent,
         fetch: &(in_fetch & &ctx.eligible) & &!&pending,
+        now: Some((now, pw.port("peek_pc"), other)),
     }
 }
 
 /// The I$ requests and what decode takes next: the AWFR's pc in state FETCH; at a
 /// plain instruction's, a CP-resolved branch's or a lanes' result's next pc (`leaves`,
 /// `upd_pc`: before the PWFB has settled on it, checked at dispatch), the prefetched
-/// instruction when it is at that pc, else a fetch ahead. Returns whether a prefetch is
-/// still in the I$.
+/// instruction when it is at that pc, else a fetch ahead; at a switch as a load leaves
+/// (`Switch::now`), the prefetched instruction when it is at the next context's pc.
+/// Returns whether a prefetch is still in the I$.
 fn next_fetch(
     m: &mut ModuleBuilder,
     io: &Ports,
-    (ks, pw, fetch): (&Inst, &Inst, &Value),
+    (ks, pw, switch): (&Inst, &Inst, &Switch),
     (state, pc, insn): (&Value, &Value, &Value),
     (leaves, upd_pc, fall): (&Value, &Value, &Value),
 ) -> Value {
@@ -523,13 +535,20 @@ fn next_fetch(
         m,
         io,
         (&is(WAIT), pc, &ks.port("start")),
-        (&follow_d, &pref),
+        (&follow_d, &pref, switch),
     );
-    let follow_f = &(fetch & &pf.full) & &awfr_pc.eq(&pf.pc);
-    let fetch = &(fetch & &!&follow_f) & &!&pf.busy;
+    let follow_f = &(&switch.fetch & &pf.full) & &awfr_pc.eq(&pf.pc);
+    let fetch = &(&switch.fetch & &!&follow_f) & &!&pf.busy;
     // (From registers, not through decode: `fall` says the next pc is pc + 4.)
     let pf_next = pf.pc.eq(&(pc + &lit(pc, 4, 32)));
     let follow = &(&(leaves & &(&pf.full | &pf.arriving)) & fall) & &pf_next;
+    let follow = match &switch.now {
+        Some((now, peek_pc, _)) => {
+            let there = &(&pf.full | &pf.arriving) & &pf.pc.eq(peek_pc);
+            &follow | &(now & &there)
+        }
+        None => follow,
+    };
     m.connect(&follow_d, &follow);
     let ahead = &(leaves & &!&follow) & &!&pf.busy;
 
@@ -590,12 +609,16 @@ struct Prefetch {
 /// The prefetch buffer's registers. A prefetch (`pref`) starts as decode's own
 /// instruction arrives (state WAIT: at `pc` + 4) or as the buffer's moves to decode
 /// (`follow`: at its pc + 4); an unused one stays (the code does not change within a
-/// kernel) until the next prefetch or warp `start`.
+/// kernel) until the next prefetch or warp `start`. With contexts, a load-like
+/// instruction arriving in decode (by its opcode: a shared load the CP serves keeps its
+/// context, and then the fall-through is fetched when it leaves) prefetches the next
+/// context's pc instead when another context may fetch (`Switch::now`), but not at the
+/// switch itself (the next context's instruction arriving).
 fn prefetch_buffer(
     m: &mut ModuleBuilder,
     io: &Ports,
     (in_wait, pc, start): (&Value, &Value, &Value),
-    (follow, pref): (&Value, &Value),
+    (follow, pref, switch): (&Value, &Value, &Switch),
 ) -> Prefetch {
     let full = m.reg("pf_full", 1, false);
     let inflight = m.reg("pf_inflight", 1, false);
@@ -605,7 +628,20 @@ fn prefetch_buffer(
     let word = mux(&pf_pc.bit(2), &resp.slice(63, 32), &resp.slice(31, 0));
     let arriving = &inflight & io.fetch_resp.valid();
     let four = lit(pc, 4, 32);
-    let next_pc = mux(in_wait, &(pc + &four), &(&pf_pc + &four));
+    let sequential = mux(in_wait, &(pc + &four), &(&pf_pc + &four));
+    let next_pc = match &switch.now {
+        Some((now, peek_pc, other)) => {
+            let decode_word = mux(&pc.bit(2), &resp.slice(63, 32), &resp.slice(31, 0));
+            let incoming = mux(in_wait, &decode_word, &mux(&full, &held, &word));
+            let op = incoming.slice(6, 0);
+            let load_like = [opcode::LOAD, opcode::LOAD_FP, opcode::AMO]
+                .iter()
+                .fold(lit(pc, 0, 1), |a, &o| &a | &op.eq(&lit(pc, o, 7)));
+            let ahead = &(&load_like & other) & &!now;
+            mux(&ahead, peek_pc, &sequential)
+        }
+        None => sequential,
+    };
     m.when(&arriving, |m| {
         m.connect(&full, &lit(pc, 1, 1));
         m.connect(&held, &word);
