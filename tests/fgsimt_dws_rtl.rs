@@ -12,7 +12,7 @@
 //!   random hit masks under every named configuration but slip (every split policy,
 //!   every re-convergence mode), at 2 WST entries (the WST-full fallback) and 16, with
 //!   answers in the issue cycle and late (`late_answers`: an engine's pipeline);
-//! - bsearch on the paper's cache hierarchy;
+//! - bfs and bsearch on the paper's cache hierarchy, answers late;
 //! - the parallel syncs' corner (a merge frees WST entries for another warp's retry
 //!   from the next cycle), the test answering as the datapath;
 //! - a stack too shallow stopping the RTL with its error, and lint at four shapes.
