@@ -495,6 +495,7 @@ fn lane_fpu_is_pipelined_and_matches_the_iss() {
 
 /// The warp contexts' reference (`cp/contexts.rs`): each context's AWFR (pc, mask; no
 /// pending fragments in this test), the current context and the load suspensions.
+#[derive(Clone)]
 struct ContextsRef {
     pc: Vec<u32>,
     mask: Vec<u32>,
@@ -530,11 +531,23 @@ impl ContextsRef {
             .find(|&k| eligible[k])
             .unwrap_or(self.cur)
     }
+
+    /// Where a load's switch goes (`peek_other`, `peek_pc`): the next context with the
+    /// current one counted as waiting, if it is another.
+    fn peek(&self, running: u32) -> Option<usize> {
+        let mut waits = self.clone();
+        waits.waiting[self.cur] = true;
+        let eligible = waits.eligible(running);
+        let next = self.next(&eligible);
+        (eligible.contains(&true) && next != self.cur).then_some(next)
+    }
 }
 
 /// `FgsimtContexts` against [`ContextsRef`] under random starts, updates (threads
 /// returning), `running`, `leave` and load suspensions: the current context's AWFR,
-/// `eligible`, `dones` and the round-robin pick every cycle, at 2, 4 and 8 contexts.
+/// `eligible`, `dones`, where a load's switch would go (`peek_*`) and the round-robin
+/// pick every cycle (a `leave` with `load_sent` goes to the peek: the free switch), at
+/// 2, 4 and 8 contexts.
 #[test]
 fn contexts_pick_round_robin_and_suspend_on_loads() {
     for warps in [2u32, 4, 8] {
@@ -591,6 +604,7 @@ fn contexts_pick_round_robin_and_suspend_on_loads() {
                 m.poke_u64(port, v).unwrap();
             }
             let eligible = r.eligible(running);
+            let peek = r.peek(running);
             let c = r.cur;
             let dones = (0..n).fold(0, |a, k| {
                 a | ((running >> k & 1 == 1 && r.mask[k] == 0) as u64) << k
@@ -602,8 +616,11 @@ fn contexts_pick_round_robin_and_suspend_on_loads() {
                 ("awfr_mask_out", r.mask[c] as u64),
                 ("eligible", eligible[c] as u64),
                 ("dones", dones),
+                ("peek_other", peek.is_some() as u64),
+                ("peek_pc", peek.map_or(0, |k| r.pc[k]) as u64),
             ];
-            for (port, v) in want.into_iter().filter(|_| cycle >= n) {
+            let peeked = |&(port, _): &(&str, u64)| port != "peek_pc" || peek.is_some();
+            for (port, v) in want.into_iter().filter(|_| cycle >= n).filter(peeked) {
                 assert_eq!(
                     m.peek_u64(port).unwrap(),
                     v,
@@ -624,8 +641,11 @@ fn contexts_pick_round_robin_and_suspend_on_loads() {
                 r.waiting[c] = true;
                 suspended += 1;
             }
-            if leave && eligible.iter().any(|&e| e) {
-                let next = r.next(&eligible);
+            let to = match sent {
+                true => peek,
+                false => eligible.contains(&true).then(|| r.next(&eligible)),
+            };
+            if let (true, Some(next)) = (leave, to) {
                 switches += (next != c) as u32;
                 r.cur = next;
             }
