@@ -468,10 +468,20 @@ struct Switch {
     after_load: Value,
     /// State FETCH fetches at the current context's AWFR.
     fetch: Value,
-    /// With contexts: the switch happens as the load leaves (another context may
-    /// fetch), its target's pc (`peek_pc`), and whether another context may fetch once
-    /// the current one waits (`peek_other`: an arriving load's prefetch goes there).
-    now: Option<(Value, Value, Value)>,
+    /// With contexts: the free switch.
+    free: Option<FreeSwitch>,
+}
+
+/// The free switch (contexts' `peek_*`): a load arriving in decode prefetches the next
+/// context's pc, and the contexts switch as it leaves.
+struct FreeSwitch {
+    /// The switch happens as the load leaves (another context may fetch).
+    now: Value,
+    /// Its target's pc.
+    peek_pc: Value,
+    /// Another context may fetch once the current one waits: an arriving load's
+    /// prefetch goes to `peek_pc`.
+    other: Value,
 }
 
 /// With `warps` > 1 (seed 001's switch on a D-cache access, on the accesses a warp of
@@ -494,7 +504,7 @@ fn context_switch(
         return Switch {
             after_load: lit(gone, 0, 1),
             fetch: in_fetch & &ctx.eligible,
-            now: None,
+            free: None,
         };
     }
     let loads = [&c.load, &c.amo, &c.lr, &c.sc];
@@ -510,7 +520,11 @@ fn context_switch(
     Switch {
         after_load: sent,
         fetch: &(in_fetch & &ctx.eligible) & &!&pending,
-        now: Some((now, pw.port("peek_pc"), other)),
+        free: Some(FreeSwitch {
+            now,
+            peek_pc: pw.port("peek_pc"),
+            other,
+        }),
     }
 }
 
@@ -518,7 +532,7 @@ fn context_switch(
 /// plain instruction's, a CP-resolved branch's or a lanes' result's next pc (`leaves`,
 /// `upd_pc`: before the PWFB has settled on it, checked at dispatch), the prefetched
 /// instruction when it is at that pc, else a fetch ahead; at a switch as a load leaves
-/// (`Switch::now`), the prefetched instruction when it is at the next context's pc.
+/// (`Switch::free`), the prefetched instruction when it is at the next context's pc.
 /// Returns whether a prefetch is still in the I$.
 fn next_fetch(
     m: &mut ModuleBuilder,
@@ -542,10 +556,10 @@ fn next_fetch(
     // (From registers, not through decode: `fall` says the next pc is pc + 4.)
     let pf_next = pf.pc.eq(&(pc + &lit(pc, 4, 32)));
     let follow = &(&(leaves & &(&pf.full | &pf.arriving)) & fall) & &pf_next;
-    let follow = match &switch.now {
-        Some((now, peek_pc, _)) => {
-            let there = &(&pf.full | &pf.arriving) & &pf.pc.eq(peek_pc);
-            &follow | &(now & &there)
+    let follow = match &switch.free {
+        Some(f) => {
+            let there = &(&pf.full | &pf.arriving) & &pf.pc.eq(&f.peek_pc);
+            &follow | &(&f.now & &there)
         }
         None => follow,
     };
@@ -612,7 +626,7 @@ struct Prefetch {
 /// kernel) until the next prefetch or warp `start`. With contexts, a load-like
 /// instruction arriving in decode (by its opcode: a shared load the CP serves keeps its
 /// context, and then the fall-through is fetched when it leaves) prefetches the next
-/// context's pc instead when another context may fetch (`Switch::now`), but not at the
+/// context's pc instead when another context may fetch (`Switch::free`), but not at the
 /// switch itself (the next context's instruction arriving).
 fn prefetch_buffer(
     m: &mut ModuleBuilder,
@@ -629,8 +643,12 @@ fn prefetch_buffer(
     let arriving = &inflight & io.fetch_resp.valid();
     let four = lit(pc, 4, 32);
     let sequential = mux(in_wait, &(pc + &four), &(&pf_pc + &four));
-    let next_pc = match &switch.now {
-        Some((now, peek_pc, other)) => {
+    let next_pc = match &switch.free {
+        Some(FreeSwitch {
+            now,
+            peek_pc,
+            other,
+        }) => {
             let decode_word = mux(&pc.bit(2), &resp.slice(63, 32), &resp.slice(31, 0));
             let incoming = mux(in_wait, &decode_word, &mux(&full, &held, &word));
             let op = incoming.slice(6, 0);
