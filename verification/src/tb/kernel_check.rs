@@ -22,8 +22,9 @@
 //!   expansion's materialisation is expected exactly: an instruction for the lanes that
 //!   overwrites a compact register while the warp is diverged first writes the
 //!   register's old value (the model's entry before the instruction) to the warp's
-//!   threads outside the fragment. A write with none pending is an error, but once the
-//!   model has trapped (the writes of instructions committed past the trap).
+//!   threads outside the fragment. A write with none pending is an error, except once
+//!   the model has trapped: instructions committed past the trap are not checked, nor
+//!   their writes.
 //! - Atomics: the model performs a warp instruction's AMOs in thread order, the engine in
 //!   any order. The old values the engine returns for one address must come from some
 //!   order of that instruction's AMOs on it, starting from the value the model's first
