@@ -77,6 +77,13 @@ pub mod cause {
     pub const ECALL: u64 = 11;
     /// A `jalr` whose active threads' targets differ (`tval` = the lowest active thread's).
     pub const DIVERGENT_JUMP: u64 = 24;
+    /// With the DWS sequencer: a launch of a kernel the re-convergence directory does not
+    /// hold, or of one with more conditional branches than `branch_entries` (`tval` =
+    /// the kernel's entry).
+    pub const NO_BRANCH_TABLE: u64 = 25;
+    /// With the DWS sequencer: its error (a deadlock, a re-convergence stack deeper than
+    /// `stack_depth`, the WST overflowed, or a branch the table lacks).
+    pub const SEQUENCER: u64 = 26;
 }
 
 /// One thread group of a memory warp instruction, lanes to SMU (valid only, one slot

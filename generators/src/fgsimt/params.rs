@@ -3,6 +3,7 @@
 //! and typed views for the blocks that take a subset.
 
 use super::cp::shared_load_cache::{SharedLoadCacheParams, MAX_ENTRIES};
+use super::dws::params::{self as dws, DwsParams, SplitPolicy};
 use crate::rocket::params::{MemoryKind, RocketParams, MAX_CACHE_SETS};
 use crate::schema::{self, Param};
 use crate::ParamError;
@@ -21,6 +22,18 @@ pub enum Affine {
     A,
     Ab,
     Abm,
+}
+
+/// How a warp's threads re-converge after divergence: seed 000's PWFB (its front end
+/// with no sequencer), or seed 001's DWS sequencer (`dws/`) with its stacks and one of
+/// its re-convergence modes (section 2.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Reconvergence {
+    Pwfb,
+    Stack,
+    Bl,
+    Bypass,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,6 +95,22 @@ pub struct FgsimtParams {
     pub avc_vectors_per_line: u32,
     pub avc_l1_ways: u32,
     pub avc_l1_sets: u32,
+    /// Re-convergence: `pwfb` is seed 000's front end; the others put seed 001's DWS
+    /// sequencer in front of the SIU (docs/fgsimt-engine.md, "DWS in the engine").
+    pub reconv: Reconvergence,
+    /// With the sequencer: when a group splits on memory divergence, whether divergent
+    /// branches of short blocks split undivided warps, and its table's sizes
+    /// (`dws::params::DwsParams`).
+    pub dws: SplitPolicy,
+    pub branch_dws: bool,
+    pub wst_entries: u32,
+    pub dws_slots: u32,
+    pub stack_depth: u32,
+    pub short_block: u32,
+    pub branch_entries: u32,
+    /// Where the loader puts the re-convergence directory the launch reads
+    /// (`cp/branch_directory.rs`).
+    pub dws_directory: u64,
 }
 
 impl Default for FgsimtParams {
@@ -115,6 +144,15 @@ impl Default for FgsimtParams {
             avc_vectors_per_line: 16,
             avc_l1_ways: 4,
             avc_l1_sets: 64,
+            reconv: Reconvergence::Pwfb,
+            dws: SplitPolicy::Off,
+            branch_dws: false,
+            wst_entries: 16,
+            dws_slots: 0,
+            stack_depth: 16,
+            short_block: 50,
+            branch_entries: 16,
+            dws_directory: 0x4000_0000,
         }
     }
 }
@@ -240,6 +278,52 @@ pub fn params() -> Vec<Param> {
         .pow2(),
         Param::int("avc_l1_ways", 1, 8, "ways of the AVC's L1 (3-6 in Table 3)"),
         Param::int("avc_l1_sets", 2, 256, "sets of the AVC's L1").pow2(),
+        Param::choice(
+            "reconv",
+            &["pwfb", "stack", "bl", "bypass"],
+            "re-convergence: seed 000's PWFB, or seed 001's DWS sequencer with its stacks (stack), branch-limited (bl) or BranchBypass (bypass)",
+        ),
+        Param::choice(
+            "dws",
+            &["off", "aggress", "lazy", "revive"],
+            "with the sequencer: when a group splits on memory divergence (seed 001, section 2.4)",
+        ),
+        Param::boolean(
+            "branch_dws",
+            "with the sequencer: divergent branches of short blocks split undivided warps (section 2.3)",
+        ),
+        Param::int("wst_entries", 2, 32, "with the sequencer: warp-split table entries"),
+        Param::int(
+            "dws_slots",
+            0,
+            16,
+            "with the sequencer: scheduler slots, at least warps (0: 2 x warps)",
+        ),
+        Param::int(
+            "stack_depth",
+            2,
+            32,
+            "with the sequencer: re-convergence stack entries a warp (deeper divergence is a fault)",
+        ),
+        Param::int(
+            "short_block",
+            0,
+            (1 << dws::BLOCK_BITS) - 1,
+            "with the sequencer: the longest block after a post-dominator that counts as short",
+        ),
+        Param::int(
+            "branch_entries",
+            1,
+            64,
+            "with the sequencer: re-convergence table entries, the most conditional branches a kernel may have",
+        ),
+        Param::int(
+            "dws_directory",
+            0,
+            (1 << 32) - 8,
+            "with the sequencer: where the loader puts the re-convergence directory (8-byte aligned)",
+        )
+        .hex(),
     ]
 }
 
@@ -354,6 +438,31 @@ impl FgsimtParams {
 
     /// The control processor (docs/fgsimt-engine.md, System): the Rocket-like core at
     /// RV32IMAF with direct instruction and data ports (the tile's L1 serves them).
+    /// The DWS sequencer's parameters, with a sequencer (`reconv` other than `pwfb`): a
+    /// warp a context, its answers late (the engine's pipeline answers branches, jumps
+    /// and loads cycles after their issue).
+    pub fn sequencer(&self) -> Option<DwsParams> {
+        let reconv = match self.reconv {
+            Reconvergence::Pwfb => return None,
+            Reconvergence::Stack => dws::Reconv::Stack,
+            Reconvergence::Bl => dws::Reconv::Bl,
+            Reconvergence::Bypass => dws::Reconv::Bypass,
+        };
+        Some(DwsParams {
+            warps: self.warps,
+            warp_size: self.warp_size,
+            dws: self.dws,
+            branch_dws: self.branch_dws,
+            reconv,
+            wst_entries: self.wst_entries,
+            slots: self.dws_slots,
+            stack_depth: self.stack_depth,
+            short_block: self.short_block,
+            branch_entries: self.branch_entries,
+            late_answers: true,
+        })
+    }
+
     pub fn cp(&self) -> RocketParams {
         control_processor(
             self.uncached_base,
@@ -384,6 +493,7 @@ impl FgsimtParams {
                 ),
             ));
         }
+        self.validate_sequencer()?;
         let sets = lines / self.dcache_ways;
         if sets as u64 > MAX_BANK_SETS {
             return Err(ParamError::new(
@@ -395,6 +505,37 @@ impl FgsimtParams {
             ));
         }
         Ok(())
+    }
+}
+
+impl FgsimtParams {
+    /// The rules of the sequencer's parameters (`reconv` other than `pwfb`).
+    fn validate_sequencer(&self) -> Result<(), ParamError> {
+        let Some(d) = self.sequencer() else {
+            if self.dws != SplitPolicy::Off || self.branch_dws {
+                return Err(ParamError::new(
+                    "reconv",
+                    "dws and branch_dws split warps in the DWS sequencer: choose its re-convergence (stack, bl or bypass), not pwfb",
+                ));
+            }
+            return Ok(());
+        };
+        if self.affine != Affine::None || self.avc {
+            return Err(ParamError::new(
+                "reconv",
+                "the DWS sequencer is built without the affine mechanisms and the AVC so far: set affine = \"none\" and avc = false, or reconv = \"pwfb\"",
+            ));
+        }
+        if self.dws_directory % 8 != 0 {
+            return Err(ParamError::new(
+                "dws_directory",
+                format!("{:#x} is not 8-byte aligned", self.dws_directory),
+            ));
+        }
+        d.validate().map_err(|e| match e.param.as_str() {
+            "slots" => ParamError::new("dws_slots", e.message),
+            _ => e,
+        })
     }
 }
 

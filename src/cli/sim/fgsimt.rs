@@ -8,6 +8,7 @@ use std::path::Path;
 use verification::elf::Program;
 use verification::exit::explain;
 use verification::fgsimt::affine::Mechanisms;
+use verification::fgsimt::dws::directory::DirectoryShape;
 use verification::tb::fgsimt::{self, FgsimtConfig, FgsimtOutcome};
 use verification::tb::kernel_check::KernelShape;
 use verification::verilator::Model;
@@ -31,7 +32,7 @@ pub fn run(
         warp_size: p.warp_size,
         mech,
         contexts: p.warps,
-        followed: false,
+        followed: p.sequencer().is_some(),
     };
     let mem = args.mem_config();
     let config = FgsimtConfig {
@@ -39,6 +40,7 @@ pub fn run(
         fast_forward: args.fast_forward,
         max_steps: u64::MAX,
         avc: p.avc.then(|| (&p.avc_cache()).into()),
+        directory: DirectoryShape::of(&p),
         ..FgsimtConfig::new(shape, p.dcache_banks, mem, args.max_cycles)
     };
     let path = args.program.as_deref().unwrap_or(Path::new("program"));

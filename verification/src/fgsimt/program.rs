@@ -47,6 +47,20 @@ pub fn host(program: &Program, config: IssConfig) -> Result<Iss, ProgramError> {
     Ok(iss)
 }
 
+/// The entries of the kernels `program` launches, in the order of their first launch,
+/// from a run of the program on the ISS (threads one after another) within `max_steps`.
+pub fn launched_entries(program: &Program, max_steps: u64) -> Result<Vec<u64>, ProgramError> {
+    let mut iss = host(program, IssConfig::default())?;
+    let mut entries: Vec<u64> = Vec::new();
+    run_host(&mut iss, max_steps, |iss, launch| {
+        if !entries.contains(&launch.entry) {
+            entries.push(launch.entry);
+        }
+        run_threads(iss, launch, max_steps)
+    })?;
+    Ok(entries)
+}
+
 /// Runs `program` to its exit with warps of `warp_size` threads and the affine
 /// mechanisms `mech`, within `max_steps`.
 pub fn run(

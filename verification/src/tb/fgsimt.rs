@@ -33,6 +33,7 @@ use crate::iss::htif::HtifError;
 use crate::iss::{Iss, IssError};
 use hdl::sim::Init;
 use std::collections::{BTreeSet, VecDeque};
+use crate::fgsimt::dws::directory::{directory, DirectoryError, DirectoryShape};
 use std::io::Write;
 
 /// SRF write ports per lane in `wtrace` (`generators::fgsimt::bundles::SRF_WRITE_PORTS`).
@@ -61,6 +62,9 @@ pub struct FgsimtConfig {
     /// instructions as the front end committed them, warps of several contexts
     /// interleaved) and requires the engine's AVC memory traffic to be the replay's.
     pub avc: Option<AvcParams>,
+    /// With the DWS sequencer: its re-convergence directory, which the bench computes
+    /// from the program and puts in memory before reset.
+    pub directory: Option<DirectoryShape>,
 }
 
 impl FgsimtConfig {
@@ -77,6 +81,7 @@ impl FgsimtConfig {
             fast_forward: false,
             max_steps: 1_000_000_000,
             avc: None,
+            directory: None,
         }
     }
 }
@@ -149,6 +154,8 @@ pub enum FgsimtError {
     Fault { cycle: u64, fault: FaultRecord },
     #[error("fast-forward: {0}")]
     FastForward(#[from] FastForwardError),
+    #[error(transparent)]
+    Directory(#[from] DirectoryError),
     #[error("the D$ did not finish its flush within {0} cycles")]
     Flush(u64),
     #[error(
@@ -432,6 +439,10 @@ pub fn run<S: Simulator>(
     lockstep: bool,
 ) -> Result<FgsimtOutcome, FgsimtError> {
     let mut memory = memory(program, config)?;
+    if let Some(shape) = &config.directory {
+        let d = directory(program, shape, config.max_steps)?;
+        memory.memory_mut().write(d.base, &d.bytes);
+    }
     let mut private = private_memory(config)?;
     let (golden, start) = if config.fast_forward {
         let (start, g) = fast_forward::prepare(program, config.max_steps, memory.memory_mut())?;

@@ -4,8 +4,7 @@
 //! symbol; and a kernel function's code, from the ELF's symbol table and segments.
 
 use crate::elf::Program;
-use crate::fgsimt::program::{host, run_host, run_threads, ProgramError};
-use crate::iss::IssConfig;
+use crate::fgsimt::program::{launched_entries, ProgramError};
 use generators::vgiw::compiler::{compile, CompileError, Kernel, KernelCode};
 use generators::vgiw::params::VgiwParams;
 
@@ -31,14 +30,7 @@ pub enum KernelError {
 /// The entries of the kernels `program` launches, in the order of their first launch,
 /// from a run of the program on the ISS within `max_steps`.
 pub fn launched(program: &Program, max_steps: u64) -> Result<Vec<u64>, KernelError> {
-    let mut iss = host(program, IssConfig::default())?;
-    let mut entries: Vec<u64> = Vec::new();
-    run_host(&mut iss, max_steps, |iss, launch| {
-        if !entries.contains(&launch.entry) {
-            entries.push(launch.entry);
-        }
-        run_threads(iss, launch, max_steps)
-    })?;
+    let entries = launched_entries(program, max_steps)?;
     if entries.is_empty() {
         return Err(KernelError::NoLaunch);
     }

@@ -53,10 +53,12 @@
 use super::super::bundles::{self, branch_result, cause, fault, jump_result, warp_inst};
 use super::super::params::{Affine, FgsimtParams};
 use super::classify::{classify, Compact, Plan};
+use super::branch_directory::branch_directory;
 use super::contexts::contexts;
 use super::kernel_state::{funct7, kernel_state};
 use super::pwfb::pwfb;
 use super::shared_load::shared_load;
+use super::warp_sequencer::{op as seq_op, warp_sequencer};
 use crate::fgsimt::bundles::MEM_TAG_BITS;
 use crate::fgsimt::l1::{narrow_request, narrow_response};
 use crate::rocket::bus::{mem_request, mem_response, rocc_command, rocc_response};
@@ -134,9 +136,10 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let w = p.warp_size;
     let affine = p.affine != Affine::None;
     let ks = m.instance("kernel_state", &kernel_state(p)?);
-    let pw = match p.warps {
-        1 => m.instance("pwfb", &pwfb(w)?),
-        n => m.instance("contexts", &contexts(n, w)?),
+    let pw = match (p.sequencer(), p.warps) {
+        (Some(_), _) => m.instance("sequencer", &warp_sequencer(p)?),
+        (None, 1) => m.instance("pwfb", &pwfb(w)?),
+        (None, n) => m.instance("contexts", &contexts(n, w)?),
     };
     for (name, shape, dir) in [
         ("rocc_cmd", rocc_command(), Dir::In),
@@ -201,8 +204,39 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&pw.port("start_pc"), &ks.port("entry"));
     m.connect(&pw.port("start_mask"), &ks.port("start_mask"));
     let ctx = warp_context(&mut m, p, &ks, &pw);
-    fetch_unit(&mut m, p, (&ks, &pw, &ctx), &ports)?;
+    let dir = directory(&mut m, p, (&ks, &pw), &ports)?;
+    fetch_unit(&mut m, p, (&ks, &pw, &ctx), &ports, dir.as_ref())?;
     m.finish()
+}
+
+/// With the DWS sequencer: the re-convergence directory's reader (`branch_directory.rs`)
+/// between the kernel state's launch and the sequencer's table; the fetch unit lends it
+/// the I$ port and says when it is `quiet`.
+fn directory(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    (ks, pw): (&Inst, &Inst),
+    io: &Ports,
+) -> Result<Option<Inst>, HdlErrors> {
+    if p.sequencer().is_none() {
+        return Ok(None);
+    }
+    let dir = m.instance("directory", &branch_directory(p)?);
+    m.connect(&dir.port("go"), &ks.port("launching"));
+    m.connect(&dir.port("entry"), &ks.port("entry"));
+    m.connect_bundle(&dir.io("resp"), &io.fetch_resp);
+    m.connect(&ks.port("table_ready"), &dir.port("ready"));
+    for name in [
+        "tbl_clear",
+        "tbl_we",
+        "tbl_index",
+        "tbl_pc",
+        "tbl_ipdom",
+        "tbl_short",
+    ] {
+        m.connect(&pw.port(name), &dir.port(name));
+    }
+    Ok(Some(dir))
 }
 
 struct Ports {
@@ -225,7 +259,8 @@ struct Ports {
 }
 
 /// The context the fetch unit serves: with `warps` > 1 the contexts' current one
-/// (`contexts.rs`), else the one warp.
+/// (`contexts.rs`) or the sequencer's pick's warp, else the one warp.
+#[derive(Clone)]
 struct Context {
     /// Its warp's thread 0.
     tid_base: Value,
@@ -241,6 +276,22 @@ struct Context {
 /// The fetch unit's view of the warp contexts; with `warps` > 1 the bank's `running`
 /// and `load_done`/`load_ctx` (the front end's inputs from execute) are connected here.
 fn warp_context(m: &mut ModuleBuilder, p: &FgsimtParams, ks: &Inst, pw: &Inst) -> Context {
+    if p.sequencer().is_some() {
+        if p.warps > 1 {
+            m.connect(&pw.port("start_ctx"), &ks.port("start_ctx"));
+        }
+        let index = (p.warps > 1).then(|| pw.port("ctx"));
+        let tids: Vec<Value> = (0..p.warps).map(|k| ks.port(&format!("tid{k}"))).collect();
+        return Context {
+            tid_base: match &index {
+                Some(i) => onehot_mux(&onehot_decode(i, p.warps), &tids),
+                None => tids[0].clone(),
+            },
+            eligible: pw.port("awfr_valid"),
+            dones: &ks.port("running") & &pw.port("idle"),
+            index,
+        };
+    }
     if p.warps == 1 {
         return Context {
             tid_base: ks.port("tid0"),
@@ -271,13 +322,24 @@ fn fetch_unit(
     p: &FgsimtParams,
     (ks, pw, ctx): (&Inst, &Inst, &Context),
     io: &Ports,
+    dir: Option<&Inst>,
 ) -> Result<(), HdlErrors> {
     let state = m.reg("fetch_state", STATE_BITS, FETCH);
     let is = |s: u64| state.eq(&lit(&state, s, STATE_BITS));
     let goto = |m: &mut ModuleBuilder, s: u64| m.connect(&state, &lit(&state, s, STATE_BITS));
     let pc = m.reg("pc", 32, hdl::ResetValue::None);
     let insn = m.reg("insn", 32, hdl::ResetValue::None);
-    let mask = pw.port("awfr_mask_out");
+    let seq = p.sequencer().is_some();
+    // The mask a branch's or jump's result applies to: with the sequencer the issued
+    // group's, kept (the sequencer's pick depends on the result).
+    let (mask, result_mask, ctx) = match seq {
+        true => held_issue(m, &is(DISPATCH), &pw.port("awfr_mask_out"), ctx),
+        false => {
+            let mask = pw.port("awfr_mask_out");
+            (mask.clone(), mask, ctx.clone())
+        }
+    };
+    let ctx = &ctx;
     let w = mask.width();
 
     // Dispatch.
@@ -302,7 +364,15 @@ fn fetch_unit(
     let gone = &sent.main & &(&in_cp | io.inst.ready());
     m.when(&gone, |m| m.connect(&sent.mat_done, &lit(&pc, 0, 1)));
     let plain = &(&gone & &!&d.branch) & &!&d.jalr;
-    let switch = context_switch(m, (pw, ctx), (&is(FETCH), &gone, &c), &plan.load_in_cp);
+    let switch = match seq {
+        // The sequencer's pick moves on after a load-like instruction.
+        true => Switch {
+            after_load: &gone & &load_like(&c),
+            fetch: &is(FETCH) & &ctx.eligible,
+            free: None,
+        },
+        false => context_switch(m, (pw, ctx), (&is(FETCH), &gone, &c), &plan.load_in_cp),
+    };
     m.when(&(&gone & &d.branch), |m| goto(m, BRANCH));
     m.when(&(&gone & &d.jalr), |m| goto(m, JUMP));
     m.when(&(&plain & &!&plan.scalar), |m| goto(m, FETCH));
@@ -317,49 +387,63 @@ fn fetch_unit(
     let br = resolve_branch(
         m,
         io,
-        (&is(BRANCH), &pc, &mask, &d.target),
+        (&is(BRANCH), &pc, &result_mask, &d.target),
         (&cp_branch, &plan.branch_taken),
     );
     let cp_jump = &(&gone & &plan.cp_alone) & &d.jalr;
-    let jr = resolve_jump(m, io, &is(JUMP), &mask, (&cp_jump, &plan.jalr_target));
+    let jr = resolve_jump(
+        m,
+        io,
+        &is(JUMP),
+        &result_mask,
+        (&cp_jump, &plan.jalr_target),
+    );
     // Plain instructions move the AWFR to their next pc when dispatched; branches and
     // jumps when their result arrives (at most one of the three in a cycle).
     let zero_w = lit(&mask, 0, w);
     let upd_pc = mux(&br.when, &br.pc, &mux(&jr.when, &jr.pc, &d.next_pc));
     let upd_exit = mux(&jr.when, &jr.exit, &zero_w);
-    for (port, v) in [
-        ("upd_pc", &upd_pc),
-        ("upd_exit_mask", &upd_exit),
-        ("upd_push", &(&br.when & &br.push)),
-        ("upd_push_pc", &d.target),
-        ("upd_push_mask", &br.push_mask),
-    ] {
-        m.connect(&pw.port(port), v);
-    }
     let resolved = &br.when | &jr.when;
     let update = &plain | &resolved;
-    m.connect(&pw.port("update"), &update);
+    // A result's next pc is fetched ahead for the PWFB; the sequencer picks afresh.
+    let ahead_of = match seq {
+        true => {
+            sequencer_inputs(m, pw, (&gone, &c, &d), (&br, &jr));
+            lit(&resolved, 0, 1)
+        }
+        false => {
+            pwfb_update(m, pw, &update, (&upd_pc, &upd_exit), (&d, &br));
+            resolved.clone()
+        }
+    };
     m.when(&resolved, |m| goto(m, FETCH));
 
     // The next instruction, where the AWFR goes unless threads ended.
-    let leaves = &(&(&plain & &!&lanes_scalar) | &resolved) & &upd_exit.eq(&zero_w);
+    let leaves = &(&(&plain & &!&lanes_scalar) | &ahead_of) & &upd_exit.eq(&zero_w);
     let leaves = &leaves & &!&switch.after_load;
     // It is pc + 4 for a plain instruction but `jal`, and a branch not all threads take.
     let fall = mux(&br.when, &br.fall, &!&c.jal);
     let fetching = next_fetch(
         m,
         io,
-        (ks, pw, &switch),
+        (ks, pw, &switch, dir),
         (&state, &pc, &insn),
         (&leaves, &upd_pc, &fall),
     );
+    let extra = match dir {
+        Some(dir) => {
+            m.connect(&dir.port("quiet"), &(&!&is(WAIT) & &!&fetching));
+            sequencer_faults(ks, pw, dir, &mask)
+        }
+        None => Vec::new(),
+    };
     trace_fetch(m, p, io, (ctx, &plan), (&update, &pc, &insn, &mask));
     fetch_faults(
         m,
         io,
         (ks, ctx),
         (&decoded, d.fault),
-        (br.fault, jr.fault),
+        (br.fault, jr.fault, extra),
         (&state, &pc, &mask),
     );
     // The fetch unit has left the warp: between instructions, no fetch in the I$.
@@ -368,6 +452,118 @@ fn fetch_unit(
     m.connect(&ks.port("halt"), &is(HALTED));
     m.when(&is(HALTED), |m| goto(m, HALTED));
     Ok(())
+}
+
+/// With the DWS sequencer: the issued group's mask and warp, kept while the fetch unit
+/// waits for its branch's or jump's result (the pick moves on as it leaves decode); in
+/// state DISPATCH, the pick's. Returns the mask (the pick's or the kept one), the kept
+/// mask alone and the context.
+fn held_issue(
+    m: &mut ModuleBuilder,
+    in_dispatch: &Value,
+    mask: &Value,
+    ctx: &Context,
+) -> (Value, Value, Context) {
+    let mut keep = |name: &str, v: &Value| {
+        let r = m.reg(name, v.width(), hdl::ResetValue::None);
+        m.when(in_dispatch, |m| m.connect(&r, v));
+        r
+    };
+    let held = Context {
+        tid_base: keep("issued_tid_base", &ctx.tid_base),
+        index: ctx.index.as_ref().map(|i| keep("issued_ctx", i)),
+        ..ctx.clone()
+    };
+    let kept = keep("issued_mask", mask);
+    let pick = |live: &Value, kept: &Value| mux(in_dispatch, live, kept);
+    let ctx = Context {
+        tid_base: pick(&ctx.tid_base, &held.tid_base),
+        index: (ctx.index.as_ref().zip(held.index.as_ref())).map(|(l, k)| pick(l, k)),
+        ..held
+    };
+    (pick(mask, &kept), kept, ctx)
+}
+
+/// The PWFB's update ports: a plain instruction's next pc as it leaves decode, a
+/// branch's or jump's when its result arrives (`pwfb.rs`).
+fn pwfb_update(
+    m: &mut ModuleBuilder,
+    pw: &Inst,
+    update: &Value,
+    (upd_pc, upd_exit): (&Value, &Value),
+    (d, br): (&Decoded, &Update),
+) {
+    for (port, v) in [
+        ("upd_pc", upd_pc),
+        ("upd_exit_mask", upd_exit),
+        ("upd_push", &(&br.when & &br.push)),
+        ("upd_push_pc", &d.target),
+        ("upd_push_mask", &br.push_mask),
+        ("update", update),
+    ] {
+        m.connect(&pw.port(port), v);
+    }
+}
+
+/// The DWS sequencer's inputs (`warp_sequencer.rs`): the pick's instruction leaves
+/// decode (`gone`) with its kind and next pc; a branch's taken mask and target and a
+/// jump's target when the lanes (or the CP) give them.
+fn sequencer_inputs(
+    m: &mut ModuleBuilder,
+    pw: &Inst,
+    (gone, c, d): (&Value, &Ctrl, &Decoded),
+    (br, jr): (&Update, &Update),
+) {
+    let k2 = |v: u64| lit(gone, v, 2);
+    let op = mux(
+        &d.branch,
+        &k2(seq_op::BRANCH),
+        &mux(
+            &d.jalr,
+            &k2(seq_op::JUMP),
+            &mux(&load_like(c), &k2(seq_op::MEMORY), &k2(seq_op::OTHER)),
+        ),
+    );
+    for (port, v) in [
+        ("go", gone),
+        ("op", &op),
+        ("next_pc", &d.next_pc),
+        ("br", &br.when),
+        ("taken", &br.push_mask),
+        ("target", &d.target),
+        ("jr", &jr.when),
+        ("jr_target", &jr.pc),
+    ] {
+        m.connect(&pw.port(port), v);
+    }
+}
+
+/// With the DWS sequencer, its faults: the directory's (a launch of a kernel it lacks,
+/// or of more branches than the table holds; `tval` the kernel's entry) and the
+/// sequencer's `error` (a deadlock, a stack or the WST overflowed, a branch the table
+/// lacks), reported for the issued group's lowest thread.
+fn sequencer_faults(ks: &Inst, pw: &Inst, dir: &Inst, mask: &Value) -> Vec<Fault> {
+    let entry = ks.port("entry");
+    vec![
+        Fault {
+            when: dir.port("fault"),
+            cause: lit(&entry, cause::NO_BRANCH_TABLE, 5),
+            tval: entry.clone(),
+            who: lit(mask, 0, mask.width()),
+        },
+        Fault {
+            when: pw.port("error"),
+            cause: lit(&entry, cause::SEQUENCER, 5),
+            tval: lit(&entry, 0, 32),
+            who: lowest_one(mask),
+        },
+    ]
+}
+
+/// A load-like instruction: its data returns through the SLWQ (load, LR, SC, AMO).
+fn load_like(c: &Ctrl) -> Value {
+    let loads = [&c.load, &c.amo, &c.lr, &c.sc];
+    loads[1..].iter().fold(loads[0].clone(), |a, b| &a | *b)
 }
 
 /// `ftrace`: each PWFB `update` with the instruction, its fragment's mask, whether the
@@ -408,7 +604,7 @@ fn fetch_faults(
     io: &Ports,
     (ks, ctx): (&Inst, &Context),
     (decoded, decode): (&Value, Fault),
-    (branch, jump): (Fault, Fault),
+    (branch, jump, extra): (Fault, Fault, Vec<Fault>),
     (state, pc, mask): (&Value, &Value, &Value),
 ) {
     let decode_fault = Fault {
@@ -421,13 +617,9 @@ fn fetch_faults(
         tval: lit(pc, 0, 32),
         who: lit(mask, 0, mask.width()),
     };
-    report_faults(
-        m,
-        io,
-        &ctx.tid_base,
-        &[decode_fault, branch, jump, ks_fault],
-        (state, pc),
-    );
+    let mut faults = vec![decode_fault, branch, jump, ks_fault];
+    faults.extend(extra);
+    report_faults(m, io, &ctx.tid_base, &faults, (state, pc));
 }
 
 /// `warp_done`, a bit a context: its warp has ended, every fragment finished and the
@@ -507,9 +699,7 @@ fn context_switch(
             free: None,
         };
     }
-    let loads = [&c.load, &c.amo, &c.lr, &c.sc];
-    let load_like = loads[1..].iter().fold(loads[0].clone(), |a, b| &a | *b);
-    let sent = &(gone & &load_like) & &!in_cp;
+    let sent = &(gone & &load_like(c)) & &!in_cp;
     let other = pw.port("peek_other");
     let now = &sent & &other;
     let pending = m.reg("switch_pending", 1, false);
@@ -537,7 +727,7 @@ fn context_switch(
 fn next_fetch(
     m: &mut ModuleBuilder,
     io: &Ports,
-    (ks, pw, switch): (&Inst, &Inst, &Switch),
+    (ks, pw, switch, dir): (&Inst, &Inst, &Switch, Option<&Inst>),
     (state, pc, insn): (&Value, &Value, &Value),
     (leaves, upd_pc, fall): (&Value, &Value, &Value),
 ) -> Value {
@@ -566,17 +756,8 @@ fn next_fetch(
     m.connect(&follow_d, &follow);
     let ahead = &(leaves & &!&follow) & &!&pf.busy;
 
-    let req = io.fetch_req.bits();
-    m.connect(io.fetch_req.valid(), &(&(&fetch | &ahead) | &pref));
     let fetch_pc = mux(&pref, &pf.next_pc, &mux(&ahead, upd_pc, &awfr_pc));
-    m.connect(req.get("addr").value(), &fetch_pc);
-    for (field, width) in [("write", 1), ("data", 64), ("mask", 8)] {
-        m.connect(req.get(field).value(), &lit(pc, 0, width));
-    }
-    m.connect(
-        req.get("size").value(),
-        &lit(pc, 2, crate::rocket::bus::SIZE_BITS),
-    );
+    fetch_request(m, io, dir, (&(&(&fetch | &ahead) | &pref), &fetch_pc));
     let resp = io.fetch_resp.bits().get("data").value();
     let arrives = &is(WAIT) & io.fetch_resp.valid();
     m.when(&arrives, |m| {
@@ -600,6 +781,45 @@ fn next_fetch(
         goto(m, DISPATCH);
     });
     pf.inflight
+}
+
+/// The I$ request: the fetch unit's (`valid`, `addr`), or the directory reader's while
+/// it is `active` (the fetch unit is quiet then: no warp runs before the table is read).
+fn fetch_request(
+    m: &mut ModuleBuilder,
+    io: &Ports,
+    dir: Option<&Inst>,
+    (valid, addr): (&Value, &Value),
+) {
+    let req = io.fetch_req.bits();
+    let size = lit(addr, 2, crate::rocket::bus::SIZE_BITS);
+    let zero = |width: u32| lit(addr, 0, width);
+    let mut fields = vec![
+        (io.fetch_req.valid().clone(), valid.clone()),
+        (req.get("addr").value().clone(), addr.clone()),
+        (req.get("size").value().clone(), size),
+    ];
+    for (field, width) in [("write", 1), ("data", 64), ("mask", 8)] {
+        fields.push((req.get(field).value().clone(), zero(width)));
+    }
+    let Some(dir) = dir else {
+        for (port, v) in fields {
+            m.connect(&port, &v);
+        }
+        return;
+    };
+    let active = dir.port("active");
+    let theirs = dir.io("req");
+    m.connect(theirs.ready(), io.fetch_req.ready());
+    let tb = theirs.bits();
+    let names = ["valid", "addr", "size", "write", "data", "mask"];
+    for ((port, v), name) in fields.into_iter().zip(names) {
+        let other = match name {
+            "valid" => theirs.valid().clone(),
+            _ => tb.get(name).value().clone(),
+        };
+        m.connect(&port, &mux(&active, &other, &v));
+    }
 }
 
 /// The prefetch buffer: one instruction, fetched at the sequential successor of the one

@@ -44,13 +44,14 @@ fn lit(v: &Value, value: u64, width: u32) -> Value {
 
 /// Ports: `rocc_cmd`, `rocc_resp`, `rocc_busy`; in: `warp_done` (a bit a context: its
 /// warp's fragments have all finished), `ctx_idle` (a bit a context: nothing of it
-/// queued or executing, its registers final), `exec_idle`, `smu_idle`, `halt`; out:
+/// queued or executing, its registers final), `exec_idle`, `smu_idle`, `halt` (and
+/// with the DWS sequencer `table_ready`: the launch's branches are in its table); out:
 /// `start` (a warp starts this cycle) with `start_ctx` (with `warps` > 1), `entry`,
 /// `start_mask`, `tid_base` (the starting warp's), `tid<k>` (context k's warp's),
+/// `launching` (a launch accepted, with `avc` or the DWS sequencer),
 /// `running` (a bit a context: it holds a warp), the ABI values `stack_top`,
-/// `stack_bytes`, `gp`, `tp`, and `bad_cmd`; with `avc` also `threads` (the launch's n),
-/// `launching` (a launch accepted) and `stack_region` (n * bytes, the stacks' extent
-/// below `stack_top`).
+/// `stack_bytes`, `gp`, `tp`, and `bad_cmd`; with `avc` also `threads` (the launch's n)
+/// and `stack_region` (n * bytes, the stacks' extent below `stack_top`).
 pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtKernelState");
     let cmd = m.io("rocc_cmd", Dir::In, &rocc_command());
@@ -61,6 +62,11 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let exec_idle = m.input("exec_idle", 1);
     let smu_idle = m.input("smu_idle", 1);
     let halt = m.input("halt", 1);
+    // With the DWS sequencer, warps start once the launch's branches are in its table.
+    let table_ready = match p.sequencer() {
+        Some(_) => m.input("table_ready", 1),
+        None => lit(&halt, 1, 1),
+    };
 
     let state = m.reg("state", STATE_BITS, IDLE);
     let is = |s: u64| state.eq(&lit(&state, s, STATE_BITS));
@@ -106,7 +112,7 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let ctx = contexts(
         &mut m,
         p,
-        (&is(RUN), &halt),
+        (&(&is(RUN) & &table_ready), &halt),
         (&warp_done, &ctx_idle),
         (&n, &next),
     );
@@ -153,6 +159,9 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     if p.warps > 1 {
         outputs.push(("start_ctx", ctx.start_ctx));
     }
+    if p.avc || p.sequencer().is_some() {
+        outputs.push(("launching", fire & launch));
+    }
     for (name, v) in outputs {
         let out = m.output(name, v.width());
         m.connect(&out, &v);
@@ -162,12 +171,7 @@ pub fn kernel_state(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         m.connect(&out, t);
     }
     if let Some(region) = region {
-        let launching = fire & launch;
-        for (name, v) in [
-            ("threads", n),
-            ("launching", launching),
-            ("stack_region", region),
-        ] {
+        for (name, v) in [("threads", n), ("stack_region", region)] {
             let out = m.output(name, v.width());
             m.connect(&out, &v);
         }

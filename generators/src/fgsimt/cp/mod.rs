@@ -7,6 +7,7 @@
 
 pub mod affine_alu;
 pub mod asrf;
+pub mod branch_directory;
 pub mod classify;
 pub mod contexts;
 pub mod frontend;
@@ -14,3 +15,4 @@ pub mod kernel_state;
 pub mod pwfb;
 pub mod shared_load;
 pub mod shared_load_cache;
+pub mod warp_sequencer;

@@ -43,6 +43,10 @@ pub struct Decision {
     /// A group issues: one-hot over the table, and its fields.
     pub issue: Value,
     pub picked: Group,
+    /// A group is picked (whether or not `busy`), and it is at its stack entry's
+    /// post-dominator (its action is a re-convergence, not an issue).
+    pub pick_valid: Value,
+    pub pick_at_rpc: Value,
     /// A group re-converged or began to wait at its post-dominator.
     pub control: Value,
     /// Nothing could run.
@@ -561,6 +565,8 @@ pub fn act(
     let rr = &found & &!&kept;
     let decision = Decision {
         issue: &sel & &issue.repeat(sel.width()),
+        pick_valid: sel.or_r(),
+        pick_at_rpc: at_rpc,
         picked: g,
         control,
         stall,

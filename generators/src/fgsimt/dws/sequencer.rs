@@ -34,7 +34,9 @@ const RESET_FIELDS: [&str; 4] = ["status", "slotted", "running", "awaiting"];
 /// 0 other, 1 branch, 2 memory, 3 a late jump; `next_valid`, `next_pc`; `taken`,
 /// `target`; `satisfied`, `hit_delay`; with `late_answers`,
 /// `ans`, `ans_warp`, and a jump's `ans_next_valid`, `ans_next_pc`); out `idle` (a bit a
-/// context), `issue` with `issue_warp`, `issue_pc`, `issue_mask`, `issue_ready`,
+/// context), `pick` (a group is picked, `busy` or not) and `pick_rpc` (it is at its
+/// post-dominator: its action re-converges, it issues nothing), `issue` with
+/// `issue_warp`, `issue_pc`, `issue_mask`, `issue_ready` (the pick's, `busy` or not),
 /// `control`, `stall`, `executed`, `mem_mask`, `mem_ready`, `run`, `error` (held: a
 /// deadlock, a stack or the table overflowed, a branch the re-convergence table lacks,
 /// or an answer for a warp that awaits none), and the trace ports.
@@ -150,6 +152,8 @@ pub fn sequencer(p: &DwsParams) -> Result<Rc<Module>, HdlErrors> {
     let outputs = [
         ("idle", cat(&idle.iter().collect::<Vec<_>>())),
         ("issue", d.issue.or_r()),
+        ("pick", d.pick_valid.clone()),
+        ("pick_rpc", d.pick_at_rpc.clone()),
         ("issue_warp", d.picked.warp.clone()),
         ("issue_pc", d.picked.pc.clone()),
         ("issue_mask", d.picked.mask.clone()),

@@ -126,7 +126,6 @@ impl Cfg {
         Ok(Cfg { branches })
     }
 
-    /// The facts of the conditional branch at `pc`.
     /// Every conditional branch's facts, by pc (what a sequencer's re-convergence table
     /// is loaded with).
     pub fn branches(&self) -> Vec<(u64, BranchInfo)> {
@@ -135,6 +134,7 @@ impl Cfg {
         b
     }
 
+    /// The facts of the conditional branch at `pc`.
     pub fn branch(&self, pc: u64) -> Result<BranchInfo, CfgError> {
         self.branches
             .get(&pc)

@@ -73,6 +73,7 @@
 
 pub mod cfg;
 pub mod control;
+pub mod directory;
 pub mod machine;
 pub mod memory;
 pub mod program;

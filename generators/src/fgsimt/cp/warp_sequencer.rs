@@ -1,0 +1,159 @@
+//! The front end's DWS sequencer (seed 001, section 3 and Fig. 3's WPU; with `reconv`
+//! other than `pwfb`; docs/fgsimt-engine.md, "DWS in the engine"): the golden model's
+//! `DwsControl` in RTL (`dws/sequencer.rs`) in place of the warp contexts' PWFBs, a warp
+//! a context. Its pick is what the fetch unit fetches and decodes, with the AWFR's ports
+//! (`awfr_valid`, `awfr_pc_out`, `awfr_mask_out`), so the fetch unit drives it as it
+//! drives a PWFB:
+//!
+//! - The sequencer acts only when the fetch unit `go`es: the instruction at the pick's
+//!   pc leaves decode (`busy` otherwise). A pick at its stack entry's post-dominator
+//!   re-converges without an instruction (`busy` low), and a cycle with nothing to pick
+//!   is the sequencer's stall.
+//! - `op` (1 a conditional branch, 3 `jalr`, 2 a load-like instruction: load, LR, SC,
+//!   AMO, 0 the rest with its `next_pc`) comes from decode. A load-like instruction
+//!   goes to the lanes with the threads of the groups PC-based merging merged into it
+//!   (`awfr_mask_out` is then the sequencer's `mem_mask`).
+//! - Answers come late (`late_answers`): a branch's taken mask and target (`br`,
+//!   `taken`, `target`) and a jump's target (`jr`, `jr_target`; 0 ends the threads) when
+//!   the lanes give them; a load-like instruction is answered the cycle after it left,
+//!   every thread satisfied: its consumers wait in the SIU's scoreboard, as one warp's
+//!   do, and the round robin moves on to the next slot (the warp does not wait for its
+//!   access; the hit mask and fills are the next step, docs/fgsimt-engine.md). The
+//!   fetch unit keeps a branch or a jump until its answer, so answers never coincide.
+//!
+//! Ports: in `start`, `start_pc`, `start_mask` (and `start_ctx` with `warps` > 1), `go`,
+//! `op`, `next_pc`, `br`, `taken`, `target`, `jr`, `jr_target`, the re-convergence
+//! table's writes (`tbl_*`, from `branch_directory.rs`); out `awfr_valid`,
+//! `awfr_pc_out`, `awfr_mask_out`, `ctx` (the pick's warp, with `warps` > 1), `idle`
+//! (a bit a context: no thread of its warp is left) and `error` (held: a deadlock, a
+//! stack or the WST overflowed, or a branch the table lacks).
+
+use super::super::params::FgsimtParams;
+use crate::fgsimt::dws::sequencer::sequencer;
+use crate::fgsimt::dws::state::Widths;
+use hdl::helpers::onehot_decode;
+use hdl::ir::addr_width;
+use hdl::{mux, Bits, HdlErrors, Module, ModuleBuilder, Value};
+use std::rc::Rc;
+
+fn lit(v: &Value, value: u64, width: u32) -> Value {
+    v.konst(Bits::from_u64(width, value))
+}
+
+/// `op` values (`dws/action.rs`'s `Answer::op`).
+pub mod op {
+    pub const OTHER: u64 = 0;
+    pub const BRANCH: u64 = 1;
+    pub const MEMORY: u64 = 2;
+    pub const JUMP: u64 = 3;
+}
+
+/// The sequencer of `p` (which must have one: `FgsimtParams::sequencer`).
+pub fn warp_sequencer(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
+    let d = p
+        .sequencer()
+        .expect("a sequencer only where reconv is not pwfb");
+    let mut m = ModuleBuilder::new("FgsimtSequencer");
+    let seq = m.instance("dws", &sequencer(&d)?);
+    let w = p.warp_size;
+    let ww = Widths::of(&d).warp;
+    let start = m.input("start", 1);
+    let starts = match p.warps {
+        1 => start.clone(),
+        n => {
+            let at = m.input("start_ctx", p.ctx_bits());
+            &onehot_decode(&at, n) & &start.repeat(n)
+        }
+    };
+    m.connect(&seq.port("start"), &starts);
+    let start_pc = m.input("start_pc", 32);
+    m.connect(&seq.port("start_pc"), &start_pc);
+    let start_mask = m.input("start_mask", w);
+    for k in 0..p.warps {
+        m.connect(&seq.port(&format!("start_mask{k}")), &start_mask);
+        m.connect(&seq.port(&format!("fill{k}")), &lit(&start_mask, 0, w));
+    }
+    let tw = addr_width(d.branch_entries as u64);
+    for (name, width) in [
+        ("tbl_clear", 1),
+        ("tbl_we", 1),
+        ("tbl_index", tw),
+        ("tbl_pc", 32),
+        ("tbl_ipdom", 32),
+        ("tbl_short", 1),
+    ] {
+        let v = m.input(name, width);
+        m.connect(&seq.port(name), &v);
+    }
+
+    // The issue: the pick's instruction leaves decode.
+    let go = m.input("go", 1);
+    let op_in = m.input("op", 2);
+    let next_pc = m.input("next_pc", 32);
+    let pick = seq.port("pick");
+    let at_rpc = seq.port("pick_rpc");
+    m.connect(&seq.port("busy"), &(&(&pick & &!&at_rpc) & &!&go));
+    m.connect(&seq.port("op"), &op_in);
+    m.connect(&seq.port("next_valid"), &lit(&go, 1, 1));
+    m.connect(&seq.port("next_pc"), &next_pc);
+    let is_op = |v: u64| op_in.eq(&lit(&op_in, v, 2));
+    let warp = seq.port("issue_warp");
+
+    // Late answers: the branch's or jump's warp, kept while the fetch unit waits; a
+    // load's the cycle after it left.
+    let held = m.reg("answer_warp", ww, hdl::ResetValue::None);
+    m.when(&(&go & &(&is_op(op::BRANCH) | &is_op(op::JUMP))), |m| {
+        m.connect(&held, &warp)
+    });
+    let load = m.reg("load_answer", 1, false);
+    m.connect(&load, &(&go & &is_op(op::MEMORY)));
+    let load_warp = m.reg("load_warp", ww, hdl::ResetValue::None);
+    m.connect(&load_warp, &warp);
+    let br = m.input("br", 1);
+    let jr = m.input("jr", 1);
+    let k2 = |v: u64| lit(&op_in, v, 2);
+    let ans = mux(
+        &br,
+        &k2(op::BRANCH),
+        &mux(&jr, &k2(op::JUMP), &mux(&load, &k2(op::MEMORY), &k2(0))),
+    );
+    m.connect(&seq.port("ans"), &ans);
+    m.connect(&seq.port("ans_warp"), &mux(&load, &load_warp, &held));
+    let taken = m.input("taken", w);
+    let target = m.input("target", 32);
+    let jr_target = m.input("jr_target", 32);
+    for (port, v) in [
+        ("taken", taken),
+        ("target", target),
+        ("ans_next_valid", jr_target.ne(&lit(&jr_target, 0, 32))),
+        ("ans_next_pc", jr_target.clone()),
+        ("satisfied", lit(&jr_target, u64::MAX >> (64 - w), w)),
+        (
+            "hit_delay",
+            lit(&jr_target, 0, crate::fgsimt::dws::params::DELAY_BITS),
+        ),
+    ] {
+        m.connect(&seq.port(port), &v);
+    }
+
+    let mask = mux(
+        &is_op(op::MEMORY),
+        &seq.port("mem_mask"),
+        &seq.port("issue_mask"),
+    );
+    let mut outputs = vec![
+        ("awfr_valid", &pick & &!&at_rpc),
+        ("awfr_pc_out", seq.port("issue_pc")),
+        ("awfr_mask_out", mask),
+        ("idle", seq.port("idle")),
+        ("error", seq.port("error")),
+    ];
+    if p.warps > 1 {
+        outputs.push(("ctx", warp.slice(p.ctx_bits() - 1, 0)));
+    }
+    for (name, v) in outputs {
+        let o = m.output(name, v.width());
+        m.connect(&o, &v);
+    }
+    m.finish()
+}
