@@ -27,19 +27,8 @@
 
 mod cli_run;
 
-use cli_run::{accelgen, s, Run, FGSIMT_TILE};
+use cli_run::{accelgen, explain, long, s, Run, FGSIMT_TILE};
 use std::path::{Path, PathBuf};
-
-fn long() -> bool {
-    std::env::var_os("ACCELGEN_LONG").is_some()
-}
-
-fn explain(what: &str, run: &Run) -> String {
-    format!(
-        "{what}: exit {}\nstdout: {}\nstderr: {}",
-        run.code, run.stdout, run.stderr
-    )
-}
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -32,12 +32,8 @@
 
 mod cli_run;
 
-use cli_run::{accelgen, s, Run, FGSIMT_TILE};
+use cli_run::{accelgen, explain, long, s, Run, FGSIMT_TILE};
 use std::path::{Path, PathBuf};
-
-fn long() -> bool {
-    std::env::var_os("ACCELGEN_LONG").is_some()
-}
 
 /// The `affine` settings every program runs on: the baseline and the most mechanisms
 /// built, with `ACCELGEN_LONG=1` each built setting.
@@ -52,13 +48,6 @@ fn settings() -> &'static [&'static str] {
     } else {
         &["affine=\"none\"", "affine=\"abm\""]
     }
-}
-
-fn explain(what: &str, run: &Run) -> String {
-    format!(
-        "{what}: exit {}\nstdout: {}\nstderr: {}",
-        run.code, run.stdout, run.stderr
-    )
 }
 
 fn build(source: &Path, elf: &Path) {

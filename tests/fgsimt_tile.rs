@@ -17,7 +17,7 @@
 
 mod cli_run;
 
-use cli_run::{accelgen, s, Run, FGSIMT_TILE};
+use cli_run::{accelgen, explain, s, Run, FGSIMT_TILE};
 use std::path::{Path, PathBuf};
 use verification::elf::{self, Program};
 use verification::fgsimt::affine::asrf::Class;
@@ -34,13 +34,6 @@ use verification::tb::kernel_check::{
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn explain(what: &str, run: &Run) -> String {
-    format!(
-        "{what}: exit {}\nstdout: {}\nstderr: {}",
-        run.code, run.stdout, run.stderr
-    )
 }
 
 /// Builds `source` with `accelgen asm --target simt` and `defines` into `dir`.

@@ -157,6 +157,17 @@ fn blocks_are_lint_clean() {
                 .unwrap()
             }),
     );
+    // The re-convergence directory's reader at the smallest and largest tables.
+    blocks.extend([1, 64].iter().map(|&branch_entries| {
+        generators::fgsimt::cp::branch_directory::branch_directory(
+            &generators::fgsimt::params::FgsimtParams {
+                reconv: generators::fgsimt::params::Reconvergence::Stack,
+                branch_entries,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    }));
     lint_rig::lint_blocks("fgsimt cp", &blocks);
 }
 
@@ -655,4 +666,172 @@ fn contexts_pick_round_robin_and_suspend_on_loads() {
             "{switches} {suspended}"
         );
     }
+}
+
+/// The re-convergence directory's reader (`cp/branch_directory.rs`) on the IR simulator,
+/// its I$ port served by a memory holding the directory the loader lays out
+/// (`verification::fgsimt::dws::directory`) beside random SPMD programs: a launch of
+/// each kernel writes exactly its branches, as the golden model's analysis of its code
+/// gives them (`Cfg::of_kernel`: pc, post-dominator, short block), into the table, in
+/// order, and says `ready`; a launch of an entry the directory lacks, and of a kernel
+/// with more branches than the table holds, raises `fault` and writes nothing. The
+/// memory answers 1-3 cycles late and the fetch unit is not always `quiet`.
+#[test]
+fn branch_directory_loads_the_launched_kernels_branches() {
+    use generators::fgsimt::cp::branch_directory::branch_directory;
+    use generators::fgsimt::params::{FgsimtParams, Reconvergence};
+    use hdl::sim::{Init, Sim};
+    use verification::fgsimt::dws::cfg::Cfg;
+    use verification::fgsimt::dws::directory::{layout, DirectoryShape};
+    use verification::randgen::simt::{build_simt, SimtShape};
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut kernels: Vec<(u64, Cfg)> = Vec::new();
+    let mut program = None;
+    for seed in 0..3 {
+        let shape = SimtShape { len: 60, fp: false };
+        let elf = build_simt(seed, shape, dir.path()).unwrap();
+        let p = verification::elf::load_file(&elf).unwrap();
+        let iss = verification::fgsimt::program::host(&p, Default::default()).unwrap();
+        for entry in verification::fgsimt::program::launched_entries(&p, 10_000_000).unwrap() {
+            // Each program's kernels, at addresses of their own in this directory.
+            let shifted = entry + 0x1000 * seed;
+            kernels.push((shifted, Cfg::of_kernel(&iss, entry).unwrap()));
+        }
+        program.get_or_insert(p);
+    }
+    let program = program.unwrap();
+    let most = kernels
+        .iter()
+        .map(|(_, c)| c.branches().len())
+        .max()
+        .unwrap();
+    assert!(
+        most >= 2,
+        "the random kernels have branches ({most} at most)"
+    );
+    let base = 0x4000_0000;
+    let d = layout(
+        &program,
+        &DirectoryShape {
+            base,
+            branch_entries: 64,
+            short_block: 50,
+        },
+        &kernels,
+    )
+    .unwrap();
+    // Tables of every size, and one smaller than the largest kernel.
+    for entries in [64, most as u32 - 1] {
+        let p = FgsimtParams {
+            reconv: Reconvergence::Stack,
+            branch_entries: entries,
+            dws_directory: base,
+            ..FgsimtParams::default()
+        };
+        let mut sim = Sim::with_init(
+            &Design::new(&branch_directory(&p).unwrap()),
+            Init::Random { seed: 7 },
+        );
+        let mut rng = Rng::new(entries as u64);
+        sim.poke_u64("reset", 1).unwrap();
+        sim.step();
+        sim.poke_u64("reset", 0).unwrap();
+        let mut launches: Vec<u64> = kernels.iter().map(|(e, _)| *e).collect();
+        launches.push(0x4000_0004); // in no program
+        for &entry in &launches {
+            let expected = kernels
+                .iter()
+                .find(|(e, _)| *e == entry)
+                .map(|(_, c)| c.branches());
+            let fits = expected
+                .as_ref()
+                .is_some_and(|b| b.len() <= entries as usize);
+            let (writes, fault) = launch(&mut sim, &mut rng, (entry, base, &d.bytes));
+            match (&expected, fits) {
+                (Some(branches), true) => {
+                    assert!(!fault, "kernel {entry:#x}: a fault");
+                    let want: Vec<(u64, u64, bool)> = (branches.iter())
+                        .map(|(pc, i)| (*pc, i.ipdom, i.short(50)))
+                        .collect();
+                    let got: Vec<(u64, u64, bool)> = writes
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &(index, pc, ipdom, short))| {
+                            assert_eq!(index, k as u64, "kernel {entry:#x}: entries in order");
+                            (pc, ipdom, short)
+                        })
+                        .collect();
+                    assert_eq!(got, want, "kernel {entry:#x} with {entries} entries");
+                }
+                _ => {
+                    assert!(fault, "kernel {entry:#x} ({expected:?}): no fault");
+                    assert!(writes.is_empty(), "kernel {entry:#x}: written {writes:?}");
+                }
+            }
+        }
+    }
+}
+
+/// One launch of `entry` on the directory reader, the directory's `bytes` at `base`:
+/// the table writes (index, pc, post-dominator, short) until `ready`, or whether it
+/// faulted.
+fn launch(
+    sim: &mut hdl::sim::Sim,
+    rng: &mut Rng,
+    (entry, base, bytes): (u64, u64, &[u8]),
+) -> (Vec<(u64, u64, u64, bool)>, bool) {
+    let read = |addr: u64| {
+        let at = (addr - base) as usize;
+        u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+    };
+    sim.poke_u64("go", 1).unwrap();
+    sim.poke_u64("entry", 0).unwrap();
+    sim.step();
+    assert_eq!(
+        sim.peek_u64("ready").unwrap(),
+        0,
+        "not ready after a launch"
+    );
+    sim.poke_u64("go", 0).unwrap();
+    sim.poke_u64("entry", entry).unwrap();
+    let mut writes = Vec::new();
+    let mut answer: Option<(u64, u64)> = None;
+    for _ in 0..10_000 {
+        let quiet = rng.below(4) != 0;
+        sim.poke_u64("quiet", quiet as u64).unwrap();
+        sim.poke_u64("req_ready", 1).unwrap();
+        let due = answer.filter(|&(_, at)| at == 0);
+        sim.poke_u64("resp_valid", due.is_some() as u64).unwrap();
+        sim.poke_u64("resp_bits_data", due.map_or(rng.next_u64(), |(d, _)| d))
+            .unwrap();
+        if due.is_some() {
+            answer = None;
+        }
+        if sim.peek_u64("req_valid").unwrap() == 1 {
+            assert!(quiet, "a request while the fetch unit is not quiet");
+            assert!(answer.is_none(), "a second request in flight");
+            let addr = sim.peek_u64("req_bits_addr").unwrap();
+            answer = Some((read(addr), rng.below(3)));
+        } else if let Some((_, at)) = answer.as_mut() {
+            *at -= 1;
+        }
+        if sim.peek_u64("tbl_we").unwrap() == 1 {
+            writes.push((
+                sim.peek_u64("tbl_index").unwrap(),
+                sim.peek_u64("tbl_pc").unwrap(),
+                sim.peek_u64("tbl_ipdom").unwrap(),
+                sim.peek_u64("tbl_short").unwrap() == 1,
+            ));
+        }
+        let fault = sim.peek_u64("fault").unwrap() == 1;
+        sim.step();
+        if fault {
+            return (writes, true);
+        }
+        if sim.peek_u64("ready").unwrap() == 1 {
+            return (writes, false);
+        }
+    }
+    panic!("kernel {entry:#x}: the reader neither finished nor faulted");
 }

@@ -32,6 +32,19 @@ pub fn accelgen(args: &[&str]) -> Run {
     accelgen_env(args, &[])
 }
 
+/// A failed run, for an assertion's message: `what`, the exit code and both streams.
+pub fn explain(what: &str, run: &Run) -> String {
+    format!(
+        "{what}: exit {}\nstdout: {}\nstderr: {}",
+        run.code, run.stdout, run.stderr
+    )
+}
+
+/// `ACCELGEN_LONG` is set: the long suite.
+pub fn long() -> bool {
+    std::env::var_os("ACCELGEN_LONG").is_some()
+}
+
 /// The small `fgsimt` tile the CLI tests run programs on (2 lanes, warps of 8, 8 KiB D$
 /// in 2 banks, 4 KiB I$): one Verilator model, shared through the model cache.
 pub const FGSIMT_TILE: [&str; 5] = [

@@ -46,6 +46,10 @@ pub fn cause_name(cause: u64) -> &'static str {
         12 => "instruction page fault",
         13 => "load page fault",
         15 => "store/AMO page fault",
+        // The FG-SIMT engine's own (generators::fgsimt::bundles::cause).
+        24 => "divergent jalr targets in a warp",
+        25 => "the kernel is not in the DWS sequencer's re-convergence directory, or has more branches than its table",
+        26 => "the DWS sequencer's error (deadlock, a re-convergence stack or the WST overflowed, or a branch its table lacks)",
         _ => "unknown cause",
     }
 }

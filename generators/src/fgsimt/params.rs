@@ -526,7 +526,7 @@ impl FgsimtParams {
                 "the DWS sequencer is built without the affine mechanisms and the AVC so far: set affine = \"none\" and avc = false, or reconv = \"pwfb\"",
             ));
         }
-        if self.dws_directory % 8 != 0 {
+        if !self.dws_directory.is_multiple_of(8) {
             return Err(ParamError::new(
                 "dws_directory",
                 format!("{:#x} is not 8-byte aligned", self.dws_directory),
@@ -627,5 +627,53 @@ mod tests {
         }
         .validate()
         .unwrap();
+        // The DWS sequencer's rules.
+        let seq = FgsimtParams {
+            reconv: Reconvergence::Bypass,
+            warps: 4,
+            ..FgsimtParams::default()
+        };
+        seq.validate().unwrap();
+        for (p, name) in [
+            (
+                FgsimtParams {
+                    dws: SplitPolicy::Revive,
+                    ..FgsimtParams::default()
+                },
+                "reconv",
+            ),
+            (
+                FgsimtParams {
+                    affine: Affine::Abm,
+                    ..seq.clone()
+                },
+                "reconv",
+            ),
+            (
+                FgsimtParams {
+                    dws_slots: 2,
+                    ..seq.clone()
+                },
+                "dws_slots",
+            ),
+            (
+                FgsimtParams {
+                    dws_directory: 0x4000_0004,
+                    ..seq.clone()
+                },
+                "dws_directory",
+            ),
+            (
+                FgsimtParams {
+                    reconv: Reconvergence::Bl,
+                    branch_dws: true,
+                    ..seq.clone()
+                },
+                "branch_dws",
+            ),
+        ] {
+            let e = p.validate().unwrap_err();
+            assert_eq!(e.param, name, "{e}");
+        }
     }
 }

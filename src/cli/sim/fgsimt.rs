@@ -3,21 +3,37 @@
 
 use super::SimArgs;
 use crate::cli::iss::process_status;
+use anyhow::Context;
 use generators::fgsimt::params::FgsimtParams;
 use std::path::Path;
 use verification::elf::Program;
 use verification::exit::explain;
 use verification::fgsimt::affine::Mechanisms;
-use verification::fgsimt::dws::directory::DirectoryShape;
+use verification::fgsimt::dws::directory::{self, Directory, DirectoryShape};
 use verification::tb::fgsimt::{self, FgsimtConfig, FgsimtOutcome};
 use verification::tb::kernel_check::KernelShape;
 use verification::verilator::Model;
 
-/// Runs `program` on the tile of `params`; prints cycles and the engine's counts to
-/// stderr (stdout is the program's) and returns the exit code as `accelgen iss` does.
+/// Steps the ISS may take finding the kernels a program launches.
+const MAX_STEPS: u64 = 1_000_000_000;
+
+/// With the DWS sequencer (`reconv` other than `pwfb`), the re-convergence directory of
+/// the kernels `program` launches (before the model is built: a kernel the table
+/// cannot hold is refused at once).
+pub fn directory(program: &Program, params: &toml::Table) -> anyhow::Result<Option<Directory>> {
+    let p: FgsimtParams = params.clone().try_into()?;
+    DirectoryShape::of(&p)
+        .map(|shape| directory::directory(program, &shape, MAX_STEPS))
+        .transpose()
+        .context("laying out the DWS sequencer's re-convergence directory")
+}
+
+/// Runs `program` (with its `directory`) on the tile of `params`; prints cycles and the
+/// engine's counts to stderr (stdout is the program's) and returns the exit code as
+/// `accelgen iss` does.
 pub fn run(
     model: &mut Model,
-    program: &Program,
+    (program, directory): (&Program, Option<Directory>),
     args: &SimArgs,
     params: &toml::Table,
 ) -> anyhow::Result<u8> {
@@ -40,7 +56,7 @@ pub fn run(
         fast_forward: args.fast_forward,
         max_steps: u64::MAX,
         avc: p.avc.then(|| (&p.avc_cache()).into()),
-        directory: DirectoryShape::of(&p),
+        directory,
         ..FgsimtConfig::new(shape, p.dcache_banks, mem, args.max_cycles)
     };
     let path = args.program.as_deref().unwrap_or(Path::new("program"));

@@ -245,6 +245,10 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
         (Some(program), "vgiw") => Some(vgiw::load(program, &elaboration.params)?),
         _ => None,
     };
+    let directory = match (&loaded, info.name) {
+        (Some(program), "fgsimt") => fgsimt::directory(program, &elaboration.params)?,
+        _ => None,
+    };
     let design = Design::new(&elaboration.top);
     let opts = Options {
         threads: args.threads,
@@ -264,7 +268,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<u8> {
         model.trace(path)?;
     }
     if let (Some(program), "fgsimt") = (&loaded, info.name) {
-        let code = fgsimt::run(&mut model, program, &args, &elaboration.params)?;
+        let code = fgsimt::run(&mut model, (program, directory), &args, &elaboration.params)?;
         model.close_trace();
         return Ok(code);
     }

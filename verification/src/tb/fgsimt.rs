@@ -28,12 +28,12 @@ use crate::elf::Program;
 use crate::exit::{trap_report, TrapReport};
 use crate::fgsimt::avc::controller::{AvcParams, Controller};
 use crate::fgsimt::avc::private::{Replay, Stacks};
+use crate::fgsimt::dws::directory::Directory;
 use crate::fgsimt::warp::KernelStats;
 use crate::iss::htif::HtifError;
 use crate::iss::{Iss, IssError};
 use hdl::sim::Init;
 use std::collections::{BTreeSet, VecDeque};
-use crate::fgsimt::dws::directory::{directory, DirectoryError, DirectoryShape};
 use std::io::Write;
 
 /// SRF write ports per lane in `wtrace` (`generators::fgsimt::bundles::SRF_WRITE_PORTS`).
@@ -62,9 +62,9 @@ pub struct FgsimtConfig {
     /// instructions as the front end committed them, warps of several contexts
     /// interleaved) and requires the engine's AVC memory traffic to be the replay's.
     pub avc: Option<AvcParams>,
-    /// With the DWS sequencer: its re-convergence directory, which the bench computes
-    /// from the program and puts in memory before reset.
-    pub directory: Option<DirectoryShape>,
+    /// With the DWS sequencer: the program's re-convergence directory
+    /// (`fgsimt::dws::directory`), which the bench puts in memory before reset.
+    pub directory: Option<Directory>,
 }
 
 impl FgsimtConfig {
@@ -154,8 +154,6 @@ pub enum FgsimtError {
     Fault { cycle: u64, fault: FaultRecord },
     #[error("fast-forward: {0}")]
     FastForward(#[from] FastForwardError),
-    #[error(transparent)]
-    Directory(#[from] DirectoryError),
     #[error("the D$ did not finish its flush within {0} cycles")]
     Flush(u64),
     #[error(
@@ -439,8 +437,7 @@ pub fn run<S: Simulator>(
     lockstep: bool,
 ) -> Result<FgsimtOutcome, FgsimtError> {
     let mut memory = memory(program, config)?;
-    if let Some(shape) = &config.directory {
-        let d = directory(program, shape, config.max_steps)?;
+    if let Some(d) = &config.directory {
         memory.memory_mut().write(d.base, &d.bytes);
     }
     let mut private = private_memory(config)?;

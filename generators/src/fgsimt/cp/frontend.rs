@@ -52,8 +52,8 @@
 
 use super::super::bundles::{self, branch_result, cause, fault, jump_result, warp_inst};
 use super::super::params::{Affine, FgsimtParams};
-use super::classify::{classify, Compact, Plan};
 use super::branch_directory::branch_directory;
+use super::classify::{classify, Compact, Plan};
 use super::contexts::contexts;
 use super::kernel_state::{funct7, kernel_state};
 use super::pwfb::pwfb;

@@ -6,7 +6,9 @@
 //! drives a PWFB:
 //!
 //! - The sequencer acts only when the fetch unit `go`es: the instruction at the pick's
-//!   pc leaves decode (`busy` otherwise). A pick at its stack entry's post-dominator
+//!   pc leaves decode (`busy` otherwise). In a cycle a warp starts, its group may be the
+//!   pick already, but the kernel state's registers still hold the context's last
+//!   warp: the AWFR is not valid then. A pick at its stack entry's post-dominator
 //!   re-converges without an instruction (`busy` low), and a cycle with nothing to pick
 //!   is the sequencer's stall.
 //! - `op` (1 a conditional branch, 3 `jalr`, 2 a load-like instruction: load, LR, SC,
@@ -142,7 +144,9 @@ pub fn warp_sequencer(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         &seq.port("issue_mask"),
     );
     let mut outputs = vec![
-        ("awfr_valid", &pick & &!&at_rpc),
+        // Not while a warp starts: its group may be the pick in its start cycle, before
+        // the kernel state's registers (its `tid<k>`) hold the new warp.
+        ("awfr_valid", &(&pick & &!&at_rpc) & &!&start),
         ("awfr_pc_out", seq.port("issue_pc")),
         ("awfr_mask_out", mask),
         ("idle", seq.port("idle")),

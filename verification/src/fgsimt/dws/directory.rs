@@ -75,7 +75,8 @@ pub fn directory(
     let iss = host(program, IssConfig::default())?;
     let mut kernels = Vec::new();
     for entry in entries {
-        let cfg = Cfg::of_kernel(&iss, entry).map_err(|error| DirectoryError::Cfg { entry, error })?;
+        let cfg =
+            Cfg::of_kernel(&iss, entry).map_err(|error| DirectoryError::Cfg { entry, error })?;
         kernels.push((entry, cfg));
     }
     layout(program, shape, &kernels)

@@ -1,0 +1,185 @@
+//! The DWS sequencer in the FG-SIMT engine (`reconv` = stack, bl or bypass; seed 001 in
+//! seed 000's engine, docs/fgsimt-engine.md "DWS in the engine") running SPMD programs
+//! in lockstep (`accelgen sim fgsimt --lockstep`, the bench of `tb/fgsimt.rs`). The
+//! sequencer picks each warp instruction's group, so the checker follows the engine's
+//! groups (`KernelShape::followed`): every thread of a committed group must be at its
+//! pc in its own model run and the instruction there must be the trace's, every SRF
+//! write must be the written thread's next write of that register, memory after the D$
+//! flush must be the ISS's, and the exit code `accelgen iss`'s. The bench writes each
+//! program's re-convergence directory, which every launch reads.
+//!
+//! - bsearch and bfs (divergent loops, partial warps, nested divergence) and two random
+//!   programs (divergent branches, per-thread loops, every memory mode, AMOs; RV32F in
+//!   one) at 4 warps of 8 threads with BranchBypass and branch splits (groups split at
+//!   divergent branches of short blocks, PC-based merges at loads, re-convergence at
+//!   post-dominators);
+//! - with `ACCELGEN_LONG=1` every kernel, also with a slow, jittery, stalling memory, on
+//!   the stack and BL re-convergence, 1, 2 and 8 warps, a WST of 2 entries; and a
+//!   re-convergence stack too shallow for bsearch stops the engine with the sequencer's
+//!   fault, named.
+//!
+//! The tile is `tests/fgsimt_tile.rs`'s (2 lanes, warps of 8); one Verilator model a
+//! setting, shared through the cache.
+
+mod cli_run;
+
+use cli_run::{accelgen, explain, long, s, Run, FGSIMT_TILE};
+use std::path::{Path, PathBuf};
+
+fn build(source: &Path, elf: &Path) {
+    let run = accelgen(&["asm", "--target", "simt", s(source), "-o", s(elf)]);
+    assert_eq!(run.code, 0, "{}", explain("accelgen asm", &run));
+}
+
+fn kernel(dir: &Path, name: &str) -> PathBuf {
+    let elf = dir.join(format!("{name}.elf"));
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("kernels/{name}.c"));
+    build(&src, &elf);
+    elf
+}
+
+fn sim(elf: &Path, settings: &[&str], extra: &[&str]) -> Run {
+    let mut args = vec!["sim", "fgsimt", "--program", s(elf), "--lockstep"];
+    for t in FGSIMT_TILE.iter().chain(settings) {
+        args.extend(["--set", t]);
+    }
+    args.extend_from_slice(extra);
+    accelgen(&args)
+}
+
+/// Runs `elf` in lockstep and checks that it exits 0 with its launches checked.
+fn lockstep(elf: &Path, settings: &[&str], extra: &[&str]) {
+    let run = sim(elf, settings, extra);
+    let what = format!("{} {settings:?} {extra:?}", elf.display());
+    assert_eq!(run.code, 0, "{}", explain(&what, &run));
+    let summary = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("writes matched the SIMT model"))
+        .unwrap_or_else(|| panic!("{}", explain(&what, &run)));
+    let table3 = run.stderr.lines().find(|l| l.contains("kernel cycles"));
+    println!("{what}: {summary}\n{}", table3.unwrap_or_default());
+}
+
+/// The fast suite's setting: 4 warps, BranchBypass, branch splits, the largest table
+/// (the random programs have up to about 20 conditional branches; the kernels 10).
+const BYPASS: [&str; 4] = [
+    "reconv=\"bypass\"",
+    "warps=4",
+    "branch_dws=true",
+    "branch_entries=64",
+];
+
+/// The long suite's settings beside [`BYPASS`].
+const LONG_SETTINGS: [&[&str]; 5] = [
+    &["reconv=\"stack\"", "warps=1", "branch_entries=64"],
+    &["reconv=\"stack\"", "warps=2", "branch_entries=64"],
+    &["reconv=\"bl\"", "warps=4", "branch_entries=64"],
+    &[
+        "reconv=\"bypass\"",
+        "warps=8",
+        "branch_dws=true",
+        "dws=\"revive\"",
+        "branch_entries=64",
+    ],
+    &[
+        "reconv=\"bypass\"",
+        "warps=4",
+        "branch_dws=true",
+        "wst_entries=2",
+        "branch_entries=64",
+    ],
+];
+
+/// The integer and RV32F kernels of `kernels/` but the fast suite's two.
+const LONG_KERNELS: [&str; 11] = [
+    "bilat",
+    "cmult",
+    "conv",
+    "dither",
+    "kmeans",
+    "mfilt",
+    "rgb2cmyk",
+    "rsort",
+    "sgemm",
+    "strsearch",
+    "viterbi",
+];
+
+#[test]
+fn kernels_run_in_lockstep_on_the_sequencer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = vec!["bsearch", "bfs"];
+    if long() {
+        names.extend(LONG_KERNELS);
+    }
+    let mut elfs: Vec<PathBuf> = names.iter().map(|k| kernel(dir.path(), k)).collect();
+    use verification::randgen::simt::{build_simt, SimtShape};
+    for seed in 0..if long() { 40 } else { 2 } {
+        let shape = SimtShape {
+            len: 60,
+            fp: seed % 2 == 0,
+        };
+        elfs.push(build_simt(seed, shape, dir.path()).unwrap());
+    }
+    let slow = ["--latency", "20", "--jitter", "7", "--stall-percent", "25"];
+    let mut settings: Vec<&[&str]> = vec![&BYPASS];
+    if long() {
+        settings.extend(LONG_SETTINGS);
+    }
+    for setting in settings {
+        for elf in &elfs {
+            lockstep(elf, setting, &["--fast-forward"]);
+            if long() {
+                let mut extra = vec!["--fast-forward"];
+                extra.extend(slow);
+                lockstep(elf, setting, &extra);
+            }
+        }
+    }
+}
+
+/// A re-convergence stack of 2 entries cannot hold bsearch's divergence (the kernel's
+/// frame and a branch's two): the engine stops with the sequencer's fault, named (a
+/// model of its own: `ACCELGEN_LONG=1` only).
+#[test]
+fn a_shallow_stack_is_the_sequencers_fault() {
+    if !long() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let elf = kernel(dir.path(), "bsearch");
+    let run = sim(
+        &elf,
+        &["reconv=\"stack\"", "warps=2", "stack_depth=2"],
+        &["--fast-forward"],
+    );
+    assert_ne!(run.code, 0, "{}", explain("sim", &run));
+    assert!(
+        run.stderr.contains("the DWS sequencer's error"),
+        "{}",
+        explain("sim", &run)
+    );
+}
+
+/// A kernel with more conditional branches than the sequencer's table holds is refused
+/// by the loader before the run, naming the kernel and both counts (bsearch has 3).
+#[test]
+fn too_many_branches_are_refused_by_the_loader() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = kernel(dir.path(), "bsearch");
+    let run = sim(
+        &elf,
+        &[
+            "reconv=\"bypass\"",
+            "warps=4",
+            "branch_dws=true",
+            "branch_entries=1",
+        ],
+        &["--fast-forward"],
+    );
+    assert_ne!(run.code, 0, "{}", explain("sim", &run));
+    for part in ["conditional branches", "branch_entries = 1"] {
+        assert!(run.stderr.contains(part), "{}", explain(part, &run));
+    }
+}
