@@ -144,9 +144,18 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&fe.io("exec_fault"), &ex.io("fault"));
     m.connect(&fe.port("exec_idle"), &ex.port("idle"));
     m.connect(&fe.port("ctx_idle"), &ex.port("ctx_idle"));
-    if p.warps > 1 && p.sequencer().is_none() {
-        m.connect(&fe.port("load_done"), &ex.port("load_done"));
-        m.connect(&fe.port("load_ctx"), &ex.port("load_ctx"));
+    let mut loads = Vec::new();
+    if p.warps > 1 || p.sequencer().is_some() {
+        loads.push("load_done");
+    }
+    if p.warps > 1 {
+        loads.push("load_ctx");
+    }
+    if p.sequencer().is_some() {
+        loads.push("load_mask");
+    }
+    for name in loads {
+        m.connect(&fe.port(name), &ex.port(name));
     }
     if p.warps > 1 {
         m.connect(&ex.port("start_ctx"), &fe.port("start_ctx"));

@@ -20,7 +20,8 @@
 //! bits and latches the initial values: thread i's sp is `stack_top - (tid_base + i) *
 //! stack_bytes`. `ctx_idle` (a bit a context: nothing of it queued or executing) lets
 //! the kernel state start a context's next warp; with `warps` > 1, `load_done` and
-//! `load_ctx` say a load's writeback starts (its context may fetch again).
+//! `load_ctx` say a load's writeback starts (its context may fetch again); with the DWS
+//! sequencer, `load_done` and `load_mask` (its threads: their fills).
 
 use super::bundles::{self, cause};
 use super::lane::lane::{lane, lane_bits, sp0_port, WRITE_PORTS};
@@ -120,8 +121,14 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let idle = m.output("idle", 1);
     m.connect(&idle, &su.port("idle"));
     let mut outputs = vec!["ctx_idle"];
+    if p.warps > 1 || p.sequencer().is_some() {
+        outputs.push("load_done");
+    }
     if p.warps > 1 {
-        outputs.extend(["load_done", "load_ctx"]);
+        outputs.push("load_ctx");
+    }
+    if p.sequencer().is_some() {
+        outputs.push("load_mask");
     }
     for name in outputs {
         let v = su.port(name);

@@ -460,6 +460,7 @@ impl FgsimtParams {
             short_block: self.short_block,
             branch_entries: self.branch_entries,
             late_answers: true,
+            replay: false,
         })
     }
 

@@ -38,7 +38,8 @@
 //! wait on each other's registers; the SIQ stays in order across contexts. `ctx_idle`
 //! says which contexts have nothing queued, loading or still reading or writing the SRF
 //! (the kernel state starts a context's next warp then), and `load_done`/`load_ctx`
-//! which context's load starts its writeback (the front end's suspension ends).
+//! which context's load starts its writeback (the front end's suspension ends); with
+//! the DWS sequencer `load_mask` says which threads (their fills).
 
 use crate::examples::queue::{queue, QueueParams};
 use crate::fgsimt::bundles::COMPACT_SOURCES;
@@ -630,7 +631,26 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     };
     let o = m.output("ctx_idle", p.warps);
     m.connect(&o, &ctx_idle);
+    if p.sequencer().is_some() {
+        fill_ports(&mut m, p, &slwq, &slu_start);
+    }
     m.finish()
+}
+
+/// With the DWS sequencer, the fills: the threads of the load whose writeback starts
+/// (`load_mask`, the SLWQ head's mask), and `load_done` at one context too (with
+/// several, [`context_ports`] gives it with its context).
+fn fill_ports(m: &mut ModuleBuilder, p: &FgsimtParams, slwq: &hdl::Inst, slu_start: &Value) {
+    let rb = p.reg_bits();
+    let entry = slwq.port("deq_bits");
+    let mut ports = vec![("load_mask", entry.slice(rb + 2 + p.warp_size, rb + 3))];
+    if p.warps == 1 {
+        ports.push(("load_done", slu_start.clone()));
+    }
+    for (name, v) in ports {
+        let o = m.output(name, v.width());
+        m.connect(&o, &v);
+    }
 }
 
 /// The SIQ's entry for `inst`: its fields (and with +a its compact sources above them,

@@ -37,6 +37,7 @@ pub fn params_of(cfg: &DwsConfig, stack_depth: u32) -> Option<DwsParams> {
         short_block: cfg.short_block,
         branch_entries: DwsParams::default().branch_entries,
         late_answers: cfg.answer_delay > 0,
+        replay: cfg.replay,
     };
     p.validate().ok().map(|_| p)
 }

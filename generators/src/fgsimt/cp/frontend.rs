@@ -277,8 +277,14 @@ struct Context {
 /// and `load_done`/`load_ctx` (the front end's inputs from execute) are connected here.
 fn warp_context(m: &mut ModuleBuilder, p: &FgsimtParams, ks: &Inst, pw: &Inst) -> Context {
     if p.sequencer().is_some() {
+        let mut fills = vec![("load_done", 1), ("load_mask", p.warp_size)];
         if p.warps > 1 {
             m.connect(&pw.port("start_ctx"), &ks.port("start_ctx"));
+            fills.push(("load_ctx", p.ctx_bits()));
+        }
+        for (name, width) in fills {
+            let v = m.input(name, width);
+            m.connect(&pw.port(name), &v);
         }
         let index = (p.warps > 1).then(|| pw.port("ctx"));
         let tids: Vec<Value> = (0..p.warps).map(|k| ks.port(&format!("tid{k}"))).collect();

@@ -18,13 +18,16 @@
 //! - Answers come late (`late_answers`): a branch's taken mask and target (`br`,
 //!   `taken`, `target`) and a jump's target (`jr`, `jr_target`; 0 ends the threads) when
 //!   the lanes give them; a load-like instruction is answered the cycle after it left,
-//!   every thread satisfied: its consumers wait in the SIU's scoreboard, as one warp's
-//!   do, and the round robin moves on to the next slot (the warp does not wait for its
-//!   access; the hit mask and fills are the next step, docs/fgsimt-engine.md). The
-//!   fetch unit keeps a branch or a jump until its answer, so answers never coincide.
+//!   no thread satisfied (the conventional answer: the hit mask is a later step,
+//!   docs/fgsimt-engine.md), so its group waits for memory, as the baseline's warp
+//!   waits for its access, until its writeback starts: the SIU's `load_done` (with
+//!   `load_ctx`) fills the load's threads (`load_mask`), and the group goes on past the
+//!   load (`replay` off: the SLWQ has written every thread). The fetch unit keeps a
+//!   branch or a jump until its answer, so answers never coincide.
 //!
 //! Ports: in `start`, `start_pc`, `start_mask` (and `start_ctx` with `warps` > 1), `go`,
-//! `op`, `next_pc`, `br`, `taken`, `target`, `jr`, `jr_target`, the re-convergence
+//! `op`, `next_pc`, `br`, `taken`, `target`, `jr`, `jr_target`, `load_done`,
+//! `load_mask` (and `load_ctx` with `warps` > 1), the re-convergence
 //! table's writes (`tbl_*`, from `branch_directory.rs`); out `awfr_valid`,
 //! `awfr_pc_out`, `awfr_mask_out`, `ctx` (the pick's warp, with `warps` > 1), `idle`
 //! (a bit a context: no thread of its warp is left) and `error` (held: a deadlock, a
@@ -71,9 +74,18 @@ pub fn warp_sequencer(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let start_pc = m.input("start_pc", 32);
     m.connect(&seq.port("start_pc"), &start_pc);
     let start_mask = m.input("start_mask", w);
+    // Fills: the threads of a load whose writeback starts.
+    let done = m.input("load_done", 1);
+    let fill_mask = m.input("load_mask", w);
+    let fills = match p.warps {
+        1 => done.clone(),
+        n => &onehot_decode(&m.input("load_ctx", p.ctx_bits()), n) & &done.repeat(n),
+    };
+    let zero = lit(&start_mask, 0, w);
     for k in 0..p.warps {
         m.connect(&seq.port(&format!("start_mask{k}")), &start_mask);
-        m.connect(&seq.port(&format!("fill{k}")), &lit(&start_mask, 0, w));
+        let fill = mux(&fills.bit(k), &fill_mask, &zero);
+        m.connect(&seq.port(&format!("fill{k}")), &fill);
     }
     let tw = addr_width(d.branch_entries as u64);
     for (name, width) in [
@@ -129,7 +141,7 @@ pub fn warp_sequencer(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         ("target", target),
         ("ans_next_valid", jr_target.ne(&lit(&jr_target, 0, 32))),
         ("ans_next_pc", jr_target.clone()),
-        ("satisfied", lit(&jr_target, u64::MAX >> (64 - w), w)),
+        ("satisfied", lit(&jr_target, 0, w)),
         (
             "hit_delay",
             lit(&jr_target, 0, crate::fgsimt::dws::params::DELAY_BITS),

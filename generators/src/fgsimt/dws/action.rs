@@ -509,9 +509,20 @@ fn revive(p: &DwsParams, s: &State) -> State {
         ready: zero.clone(),
         ..x.clone()
     });
-    let ahead = Group {
-        ready: arrived.clone(),
-        ..new_group(p, &c.warp, &c.depth, &c.pc, &arrived)
+    // The arrived threads replay the access satisfied, or (no replay) have completed it
+    // and go on past it.
+    let ahead = match p.replay {
+        true => Group {
+            ready: arrived.clone(),
+            ..new_group(p, &c.warp, &c.depth, &c.pc, &arrived)
+        },
+        false => new_group(
+            p,
+            &c.warp,
+            &c.depth,
+            &(&c.pc + &lit(&c.pc, 4, 32)),
+            &arrived,
+        ),
     };
     s1.append(&go, &ahead)
 }

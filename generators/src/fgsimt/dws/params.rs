@@ -53,6 +53,10 @@ pub struct DwsParams {
     /// (an engine's pipeline), on the `ans` ports; else in the issue cycle (the paper's
     /// WPU).
     pub late_answers: bool,
+    /// A group whose missed threads' data has all arrived replays its access (the
+    /// paper's WPU); else the arrivals complete it and the group goes on past it (the
+    /// FG-SIMT engine, whose load writeback writes every thread).
+    pub replay: bool,
 }
 
 impl Default for DwsParams {
@@ -71,6 +75,7 @@ impl Default for DwsParams {
             short_block: 50,
             branch_entries: 16,
             late_answers: false,
+            replay: true,
         }
     }
 }
@@ -171,6 +176,10 @@ pub fn params() -> Vec<Param> {
         Param::boolean(
             "late_answers",
             "branches and memory instructions are answered cycles after their issue (an engine's pipeline): a warp awaits one answer at a time",
+        ),
+        Param::boolean(
+            "replay",
+            "a group whose missed data has all arrived replays its access (the paper's WPU); off: it goes on past it",
         ),
     ]
 }

@@ -57,7 +57,7 @@ pub fn start_warps(p: &DwsParams, s: &State, starts: &Starts) -> State {
 
 /// Fills (`fills`, a mask a context) clear their groups' pending threads; a group
 /// waiting for memory with none pending becomes ready, every thread satisfied (it
-/// replays its access).
+/// replays its access), or without `replay` at the next instruction.
 pub fn fill_and_wake(p: &DwsParams, s: &State, fills: &[Value]) -> State {
     let groups = s
         .groups
@@ -70,9 +70,17 @@ pub fn fill_and_wake(p: &DwsParams, s: &State, fills: &[Value]) -> State {
                 ..g.clone()
             };
             let wake = &g.is(status::WAIT_MEM) & &pending.eq(&lit(&pending, 0, p.warp_size));
-            let woken = Group {
-                ready: g.mask.clone(),
-                ..g.ready_now()
+            // It replays its access, every thread satisfied, or goes on past it.
+            let woken = match p.replay {
+                true => Group {
+                    ready: g.mask.clone(),
+                    ..g.ready_now()
+                },
+                false => Group {
+                    pc: &g.pc + &lit(&g.pc, 4, 32),
+                    ready: lit(&g.mask, 0, p.warp_size),
+                    ..g.ready_now()
+                },
             };
             g.pick(&wake, &woken)
         })

@@ -191,7 +191,14 @@ impl DwsControl {
             if g.status == Status::WaitMem && g.pending == 0 {
                 g.status = Status::Ready;
                 g.ready_at = now;
-                g.data_ready = g.mask;
+                // It replays its access, every thread satisfied, or goes on past it.
+                match self.cfg.replay {
+                    true => g.data_ready = g.mask,
+                    false => {
+                        g.pc = (g.pc + 4) & 0xffff_ffff;
+                        g.data_ready = 0;
+                    }
+                }
             }
         }
         // Every warp's sync sees the WST's use at its start (the warps sync in parallel).
@@ -535,9 +542,16 @@ impl DwsControl {
                 };
                 self.groups[i].mask = pending;
                 self.groups[i].data_ready = 0;
-                let id = self.new_group(w, depth, pc, mask & !pending);
+                // The arrived threads replay the access satisfied, or (no replay) have
+                // completed it and go on past it.
+                let arrived = mask & !pending;
+                let (at, ready) = match self.cfg.replay {
+                    true => (pc, arrived),
+                    false => ((pc + 4) & 0xffff_ffff, 0),
+                };
+                let id = self.new_group(w, depth, at, arrived);
                 let r = self.at(id);
-                self.groups[r].data_ready = mask & !pending;
+                self.groups[r].data_ready = ready;
                 self.stats.revive_splits += 1;
             }
         }

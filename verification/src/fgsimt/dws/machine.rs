@@ -337,6 +337,10 @@ impl Machine {
                 }
             }
             if mask != 0 {
+                if !self.ctl.cfg.replay {
+                    // The arrivals complete the threads' access: they execute it now.
+                    self.execute(iss, w, mask)?;
+                }
                 self.ctl.fill(w, mask);
                 self.log.fills[w] = mask;
             }
@@ -588,7 +592,13 @@ impl Machine {
             0 => self.ctl.memory_done(p.id, satisfied, hit_at),
             _ => self.ctl.answer_memory(self.now, p.id, satisfied, hit_at),
         };
-        self.execute(iss, p.warp, run)?;
+        // The threads that execute now (the others replay the access), or without
+        // replay every thread whose data is there (the others as their data arrives).
+        let now = match self.ctl.cfg.replay {
+            true => run,
+            false => satisfied,
+        };
+        self.execute(iss, p.warp, now)?;
         Ok(LoggedOp::Memory {
             merged: Some((mask, ready)),
             satisfied,

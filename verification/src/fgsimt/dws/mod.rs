@@ -133,6 +133,11 @@ pub struct DwsConfig {
     /// its hit mask). 0, the paper's WPU: in the issue cycle. An engine's pipeline
     /// answers later; see "Late answers" above.
     pub answer_delay: u64,
+    /// A group whose missed threads' data has all arrived replays its access (the
+    /// paper's WPU, `true`); `false`: the arrivals complete the access and the group
+    /// goes on past it (an engine whose load writeback writes every thread's data, as
+    /// the FG-SIMT engine's SLWQ does).
+    pub replay: bool,
     pub memory: MemoryConfig,
     /// Check the invariants I1-I3 every cycle (an error names the first broken one).
     pub check: bool,
@@ -153,6 +158,7 @@ impl Default for DwsConfig {
             slip_interval: 100_000,
             lanes: 0,
             answer_delay: 0,
+            replay: true,
             memory: MemoryConfig::default(),
             check: false,
         }
