@@ -258,7 +258,8 @@ fn rocket_is_lint_clean() {
 
 /// `fgsimt`: 2 lanes of 8-thread warps without and with every affine mechanism built (the
 /// latter with a 2-way non-blocking D$), 8 warp contexts of one thread with abm and the
-/// AVC, and 2 warps on the DWS sequencer (BL, a WST of 2 entries), in the fast suite;
+/// AVC, and 2 warps of one thread on the DWS sequencer (BL, a WST of 2 entries), in the
+/// fast suite;
 /// long runs add the paper's preset, the DWS baseline's and the extremes (1 lane of 1
 /// thread, 32 lanes, the smallest caches over 32 banks, the largest I$ without an
 /// uncached region, one D$ bank, 2 contexts at 32 lanes, 8 contexts of one thread
@@ -273,7 +274,7 @@ fn fgsimt_is_lint_clean() {
         "lanes = 2\nwarp_size = 8\naffine = \"abm\"\ndcache_ways = 2\ndcache_mshrs = 2".to_string(),
         "lanes = 1\nwarp_size = 1\nwarps = 8\naffine = \"abm\"\navc = true".to_string(),
         // The DWS sequencer in the engine.
-        "lanes = 2\nwarp_size = 8\nwarps = 2\nreconv = \"bl\"\nwst_entries = 2".to_string(),
+        "lanes = 1\nwarp_size = 1\nwarps = 2\nreconv = \"bl\"\nwst_entries = 2".to_string(),
     ];
     if long() {
         configs.extend(

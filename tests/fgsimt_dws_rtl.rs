@@ -447,23 +447,18 @@ fn late_answers_keep_each_warps_branch_entry() {
 /// policy, every re-convergence mode), WST sizes 2 (the WST-full fallback) and 16, 2-4
 /// warps of 4, 16 or 32 threads, 4 slots or 2 N, answers in the issue cycle or 1-4
 /// cycles late, a woken group replaying its access (the paper's) or going on past it
-/// (the engine's, `replay` off). The fast suite runs one program under four
-/// configurations covering each re-convergence mode and every policy but ReviveSplit,
-/// two of them with late answers, one without replay (about 2,000 cycles a second on
-/// the IR simulator); `ACCELGEN_LONG=1` 12 programs under all of them, at once and late,
-/// half without replay.
+/// (the engine's, `replay` off). The fast suite runs one program under three
+/// configurations (BranchBypass and BL; no split, LazySplit and AggressSplit), one with
+/// late answers, one without replay (about 2,000 cycles a second on the IR simulator;
+/// the stack mode and ReviveSplit run in the directed cases and the kernels);
+/// `ACCELGEN_LONG=1` 12 programs under all of them, at once and late, half without
+/// replay.
 #[test]
 fn random_programs_in_lockstep() {
     use verification::randgen::simt::{build_simt, SimtShape};
     let count = if rig::long() { 12 } else { 1 };
-    // (configuration, WST entries, answer delay: program 0's are 0 and 1). ReviveSplit
-    // (the slowest on the IR simulator) runs in the directed cases and the kernels.
-    let fast = [
-        ("conv", 16, 0),
-        ("branch-only.stack", 2, 1),
-        ("lazy", 2, 1),
-        ("aggress.bl", 16, 0),
-    ];
+    // (configuration, WST entries, answer delay: program 0's are 0 and 1).
+    let fast = [("conv", 16, 0), ("lazy", 2, 1), ("aggress.bl", 16, 0)];
     let dir = tempfile::tempdir().unwrap();
     let mut cycles = 0;
     for seed in 0..count {
@@ -581,14 +576,14 @@ fn every_kernel_fits_the_default_reconvergence_table() {
 
 /// The sequencer lints clean (Verilator, Yosys, Icarus) at the paper's shape, at the
 /// extremes (one warp of one thread with 2 WST entries, 2 stack entries and a table of
-/// one branch; 8 warps of 32 with 32 WST entries, 16 slots, 32 stack entries and 64
-/// table entries) and at a shape with nothing a
-/// power of two; every split policy and every re-convergence mode among them, the last
-/// two with late answers.
+/// one branch; with `ACCELGEN_LONG=1` also 8 warps of 32 with 32 WST entries, 16 slots,
+/// 32 stack entries and 64 table entries, about half the test's time) and at a shape
+/// with nothing a power of two; every split policy and every re-convergence mode among
+/// them, the last two with late answers, the last without replay (the engine's).
 #[test]
 fn the_sequencer_is_lint_clean() {
     use generators::fgsimt::dws::params::{DwsParams, Reconv, SplitPolicy};
-    let shapes = [
+    let mut shapes = vec![
         DwsParams::default(),
         DwsParams {
             warps: 1,
@@ -598,19 +593,6 @@ fn the_sequencer_is_lint_clean() {
             branch_entries: 1,
             dws: SplitPolicy::Off,
             reconv: Reconv::Stack,
-            ..DwsParams::default()
-        },
-        DwsParams {
-            warps: 8,
-            warp_size: 32,
-            wst_entries: 32,
-            slots: 16,
-            stack_depth: 32,
-            branch_entries: 64,
-            dws: SplitPolicy::Lazy,
-            reconv: Reconv::Bl,
-            branch_dws: false,
-            late_answers: true,
             ..DwsParams::default()
         },
         // Nothing a power of two: 3 warps of 7, 5 slots (the round robin's wrap), 5
@@ -626,9 +608,25 @@ fn the_sequencer_is_lint_clean() {
             reconv: Reconv::Stack,
             branch_dws: false,
             late_answers: true,
+            replay: false,
             ..DwsParams::default()
         },
     ];
+    if rig::long() {
+        shapes.push(DwsParams {
+            warps: 8,
+            warp_size: 32,
+            wst_entries: 32,
+            slots: 16,
+            stack_depth: 32,
+            branch_entries: 64,
+            dws: SplitPolicy::Lazy,
+            reconv: Reconv::Bl,
+            branch_dws: false,
+            late_answers: true,
+            ..DwsParams::default()
+        });
+    }
     let blocks: Vec<_> = shapes
         .iter()
         .map(|p| {

@@ -44,6 +44,15 @@
 //! the same way. Branches and `jalr` keep the context until their result arrives.
 //! `inst` and `ftrace` carry the context; faults name the thread of the context's warp.
 //!
+//! With the DWS sequencer (`reconv` other than `pwfb`; seed 001, `warp_sequencer.rs`)
+//! in place of the PWFBs, the fetch unit fetches the sequencer's pick (the AWFR's
+//! ports), a warp a context, and its instructions leaving decode are the sequencer's
+//! issues (`go`, `op`, the next pc); branches and jumps answer it when their result
+//! arrives (the issued group's mask and warp kept meanwhile: the pick moves on), and
+//! after a load-like instruction the fetch unit fetches whatever is picked next. Each
+//! launch first reads its kernel's branches into the sequencer's table through the I$
+//! port (`branch_directory.rs`).
+//!
 //! Faults (`bundles::fault`, held): the SIU's (memory alignment), illegal instructions
 //! (anything not RV32IMAF, `tidx` or a legal `fence`; SYSTEM instructions, CSR accesses
 //! included: kernels may not touch CSRs), `ecall` (11) and `ebreak` (3) as the ISS
@@ -277,26 +286,7 @@ struct Context {
 /// and `load_done`/`load_ctx` (the front end's inputs from execute) are connected here.
 fn warp_context(m: &mut ModuleBuilder, p: &FgsimtParams, ks: &Inst, pw: &Inst) -> Context {
     if p.sequencer().is_some() {
-        let mut fills = vec![("load_done", 1), ("load_mask", p.warp_size)];
-        if p.warps > 1 {
-            m.connect(&pw.port("start_ctx"), &ks.port("start_ctx"));
-            fills.push(("load_ctx", p.ctx_bits()));
-        }
-        for (name, width) in fills {
-            let v = m.input(name, width);
-            m.connect(&pw.port(name), &v);
-        }
-        let index = (p.warps > 1).then(|| pw.port("ctx"));
-        let tids: Vec<Value> = (0..p.warps).map(|k| ks.port(&format!("tid{k}"))).collect();
-        return Context {
-            tid_base: match &index {
-                Some(i) => onehot_mux(&onehot_decode(i, p.warps), &tids),
-                None => tids[0].clone(),
-            },
-            eligible: pw.port("awfr_valid"),
-            dones: &ks.port("running") & &pw.port("idle"),
-            index,
-        };
+        return sequencer_context(m, p, ks, pw);
     }
     if p.warps == 1 {
         return Context {
@@ -319,6 +309,33 @@ fn warp_context(m: &mut ModuleBuilder, p: &FgsimtParams, ks: &Inst, pw: &Inst) -
         eligible: pw.port("eligible"),
         dones: pw.port("dones"),
         index: Some(index),
+    }
+}
+
+/// With the DWS sequencer (`warp_sequencer.rs`): the context is the pick's warp, which
+/// may fetch while the AWFR is valid, and whose warp ends as its stack empties; the
+/// front end's fill inputs from execute (`load_done`, `load_mask`, and `load_ctx` with
+/// `warps` > 1) go to the sequencer.
+fn sequencer_context(m: &mut ModuleBuilder, p: &FgsimtParams, ks: &Inst, pw: &Inst) -> Context {
+    let mut fills = vec![("load_done", 1), ("load_mask", p.warp_size)];
+    if p.warps > 1 {
+        m.connect(&pw.port("start_ctx"), &ks.port("start_ctx"));
+        fills.push(("load_ctx", p.ctx_bits()));
+    }
+    for (name, width) in fills {
+        let v = m.input(name, width);
+        m.connect(&pw.port(name), &v);
+    }
+    let index = (p.warps > 1).then(|| pw.port("ctx"));
+    let tids: Vec<Value> = (0..p.warps).map(|k| ks.port(&format!("tid{k}"))).collect();
+    Context {
+        tid_base: match &index {
+            Some(i) => onehot_mux(&onehot_decode(i, p.warps), &tids),
+            None => tids[0].clone(),
+        },
+        eligible: pw.port("awfr_valid"),
+        dones: &ks.port("running") & &pw.port("idle"),
+        index,
     }
 }
 
@@ -443,7 +460,13 @@ fn fetch_unit(
         }
         None => Vec::new(),
     };
-    trace_fetch(m, p, io, (ctx, &plan), (&update, &pc, &insn, &mask));
+    // A branch the sequencer did not execute (its group waits at it: a BL barrier, no
+    // WST entry free) is issued again later: it commits then.
+    let committed = match seq {
+        true => &(&plain | &jr.when) | &(&br.when & &pw.port("executed")),
+        false => update.clone(),
+    };
+    trace_fetch(m, p, io, (ctx, &plan), (&committed, &pc, &insn, &mask));
     fetch_faults(
         m,
         io,

@@ -29,16 +29,18 @@
 //! `op`, `next_pc`, `br`, `taken`, `target`, `jr`, `jr_target`, `load_done`,
 //! `load_mask` (and `load_ctx` with `warps` > 1), the re-convergence
 //! table's writes (`tbl_*`, from `branch_directory.rs`); out `awfr_valid`,
-//! `awfr_pc_out`, `awfr_mask_out`, `ctx` (the pick's warp, with `warps` > 1), `idle`
+//! `awfr_pc_out`, `awfr_mask_out`, `ctx` (the pick's warp, with `warps` > 1),
+//! `executed` (a branch's answer executed it), `idle`
 //! (a bit a context: no thread of its warp is left) and `error` (held: a deadlock, a
 //! stack or the WST overflowed, or a branch the table lacks).
 
 use super::super::params::FgsimtParams;
+use crate::fgsimt::dws::params::{DwsParams, DELAY_BITS};
 use crate::fgsimt::dws::sequencer::sequencer;
 use crate::fgsimt::dws::state::Widths;
 use hdl::helpers::onehot_decode;
 use hdl::ir::addr_width;
-use hdl::{mux, Bits, HdlErrors, Module, ModuleBuilder, Value};
+use hdl::{mux, Bits, HdlErrors, Inst, Module, ModuleBuilder, Value};
 use std::rc::Rc;
 
 fn lit(v: &Value, value: u64, width: u32) -> Value {
@@ -60,33 +62,76 @@ pub fn warp_sequencer(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         .expect("a sequencer only where reconv is not pwfb");
     let mut m = ModuleBuilder::new("FgsimtSequencer");
     let seq = m.instance("dws", &sequencer(&d)?);
+    let start = starts_and_fills(&mut m, p, &seq);
+    table_ports(&mut m, &d, &seq);
+
+    // The issue: the pick's instruction leaves decode.
+    let go = m.input("go", 1);
+    let op_in = m.input("op", 2);
+    let next_pc = m.input("next_pc", 32);
+    let pick = seq.port("pick");
+    let at_rpc = seq.port("pick_rpc");
+    m.connect(&seq.port("busy"), &(&(&pick & &!&at_rpc) & &!&go));
+    m.connect(&seq.port("op"), &op_in);
+    m.connect(&seq.port("next_valid"), &lit(&go, 1, 1));
+    m.connect(&seq.port("next_pc"), &next_pc);
+    late_answers(&mut m, (p, &d), &seq, (&go, &op_in));
+
+    let memory = op_in.eq(&lit(&op_in, op::MEMORY, 2));
+    let mask = mux(&memory, &seq.port("mem_mask"), &seq.port("issue_mask"));
+    let mut outputs = vec![
+        // Not while a warp starts: its group may be the pick in its start cycle, before
+        // the kernel state's registers (its `tid<k>`) hold the new warp.
+        ("awfr_valid", &(&pick & &!&at_rpc) & &!&start),
+        ("awfr_pc_out", seq.port("issue_pc")),
+        ("awfr_mask_out", mask),
+        ("idle", seq.port("idle")),
+        ("error", seq.port("error")),
+        // A branch's late answer executed it (else its group waits at it, to issue it
+        // again).
+        ("executed", seq.port("executed")),
+    ];
+    if p.warps > 1 {
+        outputs.push(("ctx", seq.port("issue_warp").slice(p.ctx_bits() - 1, 0)));
+    }
+    for (name, v) in outputs {
+        let o = m.output(name, v.width());
+        m.connect(&o, &v);
+    }
+    m.finish()
+}
+
+/// Warps start in context `start_ctx` (with its pc and mask), and a load whose
+/// writeback starts (`load_done`, of context `load_ctx`) fills its threads
+/// (`load_mask`). Returns `start`.
+fn starts_and_fills(m: &mut ModuleBuilder, p: &FgsimtParams, seq: &Inst) -> Value {
     let w = p.warp_size;
-    let ww = Widths::of(&d).warp;
     let start = m.input("start", 1);
-    let starts = match p.warps {
-        1 => start.clone(),
-        n => {
-            let at = m.input("start_ctx", p.ctx_bits());
-            &onehot_decode(&at, n) & &start.repeat(n)
-        }
-    };
-    m.connect(&seq.port("start"), &starts);
+    let start_ctx = (p.warps > 1).then(|| m.input("start_ctx", p.ctx_bits()));
     let start_pc = m.input("start_pc", 32);
-    m.connect(&seq.port("start_pc"), &start_pc);
     let start_mask = m.input("start_mask", w);
-    // Fills: the threads of a load whose writeback starts.
     let done = m.input("load_done", 1);
     let fill_mask = m.input("load_mask", w);
-    let fills = match p.warps {
-        1 => done.clone(),
-        n => &onehot_decode(&m.input("load_ctx", p.ctx_bits()), n) & &done.repeat(n),
+    let load_ctx = (p.warps > 1).then(|| m.input("load_ctx", p.ctx_bits()));
+    // A bit a context.
+    let of = |v: &Value, at: &Option<Value>| match at {
+        None => v.clone(),
+        Some(at) => &onehot_decode(at, p.warps) & &v.repeat(p.warps),
     };
+    let (starts, fills) = (of(&start, &start_ctx), of(&done, &load_ctx));
+    m.connect(&seq.port("start"), &starts);
+    m.connect(&seq.port("start_pc"), &start_pc);
     let zero = lit(&start_mask, 0, w);
     for k in 0..p.warps {
         m.connect(&seq.port(&format!("start_mask{k}")), &start_mask);
         let fill = mux(&fills.bit(k), &fill_mask, &zero);
         m.connect(&seq.port(&format!("fill{k}")), &fill);
     }
+    start
+}
+
+/// The re-convergence table's write ports (`tbl_*`, from `branch_directory.rs`).
+fn table_ports(m: &mut ModuleBuilder, d: &DwsParams, seq: &Inst) {
     let tw = addr_width(d.branch_entries as u64);
     for (name, width) in [
         ("tbl_clear", 1),
@@ -99,41 +144,43 @@ pub fn warp_sequencer(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         let v = m.input(name, width);
         m.connect(&seq.port(name), &v);
     }
+}
 
-    // The issue: the pick's instruction leaves decode.
-    let go = m.input("go", 1);
-    let op_in = m.input("op", 2);
-    let next_pc = m.input("next_pc", 32);
-    let pick = seq.port("pick");
-    let at_rpc = seq.port("pick_rpc");
-    m.connect(&seq.port("busy"), &(&(&pick & &!&at_rpc) & &!&go));
-    m.connect(&seq.port("op"), &op_in);
-    m.connect(&seq.port("next_valid"), &lit(&go, 1, 1));
-    m.connect(&seq.port("next_pc"), &next_pc);
-    let is_op = |v: u64| op_in.eq(&lit(&op_in, v, 2));
+/// Late answers: a branch's (`br`, `taken`, `target`) or jump's (`jr`, `jr_target`)
+/// for the warp that sent it (kept while the fetch unit waits), and a load's the cycle
+/// after it left (`go` with `op` 2), no thread satisfied.
+fn late_answers(
+    m: &mut ModuleBuilder,
+    (p, d): (&FgsimtParams, &DwsParams),
+    seq: &Inst,
+    (go, op_in): (&Value, &Value),
+) {
+    let ww = Widths::of(d).warp;
+    let is_op = |v: u64| op_in.eq(&lit(op_in, v, 2));
     let warp = seq.port("issue_warp");
-
-    // Late answers: the branch's or jump's warp, kept while the fetch unit waits; a
-    // load's the cycle after it left.
     let held = m.reg("answer_warp", ww, hdl::ResetValue::None);
-    m.when(&(&go & &(&is_op(op::BRANCH) | &is_op(op::JUMP))), |m| {
+    m.when(&(go & &(&is_op(op::BRANCH) | &is_op(op::JUMP))), |m| {
         m.connect(&held, &warp)
     });
     let load = m.reg("load_answer", 1, false);
-    m.connect(&load, &(&go & &is_op(op::MEMORY)));
+    m.connect(&load, &(go & &is_op(op::MEMORY)));
     let load_warp = m.reg("load_warp", ww, hdl::ResetValue::None);
     m.connect(&load_warp, &warp);
     let br = m.input("br", 1);
     let jr = m.input("jr", 1);
-    let k2 = |v: u64| lit(&op_in, v, 2);
+    let k2 = |v: u64| lit(op_in, v, 2);
     let ans = mux(
         &br,
         &k2(op::BRANCH),
-        &mux(&jr, &k2(op::JUMP), &mux(&load, &k2(op::MEMORY), &k2(0))),
+        &mux(
+            &jr,
+            &k2(op::JUMP),
+            &mux(&load, &k2(op::MEMORY), &k2(op::OTHER)),
+        ),
     );
     m.connect(&seq.port("ans"), &ans);
     m.connect(&seq.port("ans_warp"), &mux(&load, &load_warp, &held));
-    let taken = m.input("taken", w);
+    let taken = m.input("taken", p.warp_size);
     let target = m.input("target", 32);
     let jr_target = m.input("jr_target", 32);
     for (port, v) in [
@@ -141,35 +188,9 @@ pub fn warp_sequencer(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         ("target", target),
         ("ans_next_valid", jr_target.ne(&lit(&jr_target, 0, 32))),
         ("ans_next_pc", jr_target.clone()),
-        ("satisfied", lit(&jr_target, 0, w)),
-        (
-            "hit_delay",
-            lit(&jr_target, 0, crate::fgsimt::dws::params::DELAY_BITS),
-        ),
+        ("satisfied", lit(&jr_target, 0, p.warp_size)),
+        ("hit_delay", lit(&jr_target, 0, DELAY_BITS)),
     ] {
         m.connect(&seq.port(port), &v);
     }
-
-    let mask = mux(
-        &is_op(op::MEMORY),
-        &seq.port("mem_mask"),
-        &seq.port("issue_mask"),
-    );
-    let mut outputs = vec![
-        // Not while a warp starts: its group may be the pick in its start cycle, before
-        // the kernel state's registers (its `tid<k>`) hold the new warp.
-        ("awfr_valid", &(&pick & &!&at_rpc) & &!&start),
-        ("awfr_pc_out", seq.port("issue_pc")),
-        ("awfr_mask_out", mask),
-        ("idle", seq.port("idle")),
-        ("error", seq.port("error")),
-    ];
-    if p.warps > 1 {
-        outputs.push(("ctx", warp.slice(p.ctx_bits() - 1, 0)));
-    }
-    for (name, v) in outputs {
-        let o = m.output(name, v.width());
-        m.connect(&o, &v);
-    }
-    m.finish()
 }
