@@ -144,17 +144,7 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&fe.io("exec_fault"), &ex.io("fault"));
     m.connect(&fe.port("exec_idle"), &ex.port("idle"));
     m.connect(&fe.port("ctx_idle"), &ex.port("ctx_idle"));
-    let mut loads = Vec::new();
-    if p.warps > 1 || p.sequencer().is_some() {
-        loads.push("load_done");
-    }
-    if p.warps > 1 {
-        loads.push("load_ctx");
-    }
-    if p.sequencer().is_some() {
-        loads.push("load_mask");
-    }
-    for name in loads {
+    for name in super::execute::load_ports(p) {
         m.connect(&fe.port(name), &ex.port(name));
     }
     if p.warps > 1 {

@@ -121,15 +121,7 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let idle = m.output("idle", 1);
     m.connect(&idle, &su.port("idle"));
     let mut outputs = vec!["ctx_idle"];
-    if p.warps > 1 || p.sequencer().is_some() {
-        outputs.push("load_done");
-    }
-    if p.warps > 1 {
-        outputs.push("load_ctx");
-    }
-    if p.sequencer().is_some() {
-        outputs.push("load_mask");
-    }
+    outputs.extend(load_ports(p));
     for name in outputs {
         let v = su.port(name);
         let o = m.output(name, v.width());
@@ -436,4 +428,19 @@ fn trap_of(insn: &Value, pc: &Value) -> (Value, Value) {
 /// `slot * lanes`, 32 bits.
 fn at_slot_index(p: &FgsimtParams, slot: &Value) -> Value {
     slot.zext(32).shl(p.lanes.trailing_zeros())
+}
+
+/// The load writeback's ports the front end takes: with `warps` > 1 or the DWS
+/// sequencer `load_done` (a load's writeback starts), with `warps` > 1 `load_ctx` (its
+/// context), with the sequencer `load_mask` (its threads, their fills).
+pub fn load_ports(p: &FgsimtParams) -> Vec<&'static str> {
+    let seq = p.sequencer().is_some();
+    [
+        ("load_done", p.warps > 1 || seq),
+        ("load_ctx", p.warps > 1),
+        ("load_mask", seq),
+    ]
+    .into_iter()
+    .filter_map(|(name, on)| on.then_some(name))
+    .collect()
 }
