@@ -258,15 +258,16 @@ fn rocket_is_lint_clean() {
 
 /// `fgsimt`: 2 lanes of 8-thread warps without and with every affine mechanism built (the
 /// latter with a 2-way non-blocking D$), 8 warp contexts of one thread with abm and the
-/// AVC, and 2 warps of one thread on the DWS sequencer (BL, a WST of 2 entries), in the
+/// AVC, 2 warps of one thread on the DWS sequencer (BL, a WST of 2 entries) and 2 of 4
+/// threads on 2 lanes splitting on memory divergence (hit masks, a window of 0), in the
 /// fast suite;
 /// long runs add the paper's preset, the DWS baseline's and the extremes (1 lane of 1
 /// thread, 32 lanes, the smallest caches over 32 banks, the largest I$ without an
 /// uncached region, one D$ bank, 2 contexts at 32 lanes, 8 contexts of one thread
 /// without affine mechanisms, 2 with +a, 8 at the preset, 4 with abm and the AVC; the
 /// sequencer at one thread with a one-branch table, and at 8 warps of the preset with
-/// ReviveSplit, the largest table and the deepest stacks), each affine setting on some
-/// of them.
+/// ReviveSplit, the largest table, the deepest stacks and the longest hit window), each
+/// affine setting on some of them.
 #[test]
 fn fgsimt_is_lint_clean() {
     let mut configs = vec![
@@ -275,6 +276,9 @@ fn fgsimt_is_lint_clean() {
         "lanes = 1\nwarp_size = 1\nwarps = 8\naffine = \"abm\"\navc = true".to_string(),
         // The DWS sequencer in the engine.
         "lanes = 1\nwarp_size = 1\nwarps = 2\nreconv = \"bl\"\nwst_entries = 2".to_string(),
+        // ... splitting on memory divergence: hit masks and write-back passes.
+        "lanes = 2\nwarp_size = 4\nwarps = 2\nreconv = \"stack\"\ndws = \"aggress\"\nhit_window = 0\nwst_entries = 2"
+            .to_string(),
     ];
     if long() {
         configs.extend(
@@ -303,7 +307,7 @@ fn fgsimt_is_lint_clean() {
                 "warps = 8",
                 "warps = 4\naffine = \"abm\"\navc = true",
                 "lanes = 1\nwarp_size = 1\nreconv = \"stack\"\nbranch_entries = 1",
-                "warps = 8\nreconv = \"bypass\"\nbranch_dws = true\ndws = \"revive\"\nbranch_entries = 64\nstack_depth = 32",
+                "warps = 8\nreconv = \"bypass\"\nbranch_dws = true\ndws = \"revive\"\nbranch_entries = 64\nstack_depth = 32\nhit_window = 255",
             ]
             .map(String::from),
         );

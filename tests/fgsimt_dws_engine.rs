@@ -10,13 +10,15 @@
 //!
 //! - bfs (22 launches of two kernels, divergent loops, partial warps) and two random
 //!   programs (divergent branches, per-thread loops, every memory mode, AMOs; RV32F in
-//!   one) at 4 warps of 8 threads with BranchBypass and branch splits (groups split at
-//!   divergent branches of short blocks, PC-based merges at loads, re-convergence at
-//!   post-dominators, loads waiting for their writeback);
+//!   one) at 4 warps of 8 threads with BranchBypass, branch splits and AggressSplit
+//!   (groups split at divergent branches of short blocks and at divergent loads by
+//!   their hit masks, run-ahead groups going on past the load while the fall-behind's
+//!   data comes, PC-based merges at loads, re-convergence at post-dominators);
 //! - with `ACCELGEN_LONG=1` every kernel, also with a slow, jittery, stalling memory, on
-//!   the stack and BL re-convergence, 1, 2 and 8 warps, a WST of 2 entries; and a
-//!   re-convergence stack too shallow for bsearch stops the engine with the sequencer's
-//!   fault, named.
+//!   the conventional answer (`dws` off), the stack and BL re-convergence, 1, 2 and 8
+//!   warps, LazySplit with a window of 0 and ReviveSplit with one of 20, a WST of 2
+//!   entries; and a re-convergence stack too shallow for bsearch stops the engine with
+//!   the sequencer's fault, named.
 //!
 //! The tile is `tests/fgsimt_tile.rs`'s (2 lanes, warps of 8); one Verilator model a
 //! setting, shared through the cache.
@@ -61,10 +63,10 @@ fn lockstep(elf: &Path, settings: &[&str], extra: &[&str]) {
     println!("{what}: {summary}\n{}", table3.unwrap_or_default());
 }
 
-/// The fast suite's setting: 4 warps, BranchBypass, branch splits, a table of 32 entries
-/// (the random programs have up to about 20 conditional branches; the kernels 10), 8
-/// WST entries and stacks of 8 (a smaller model than the defaults' 16, built in less
-/// time).
+/// 4 warps, BranchBypass, branch splits, a table of 32 entries (the random programs
+/// have up to about 20 conditional branches; the kernels 10), 8 WST entries and stacks
+/// of 8 (a smaller model than the defaults' 16, built in less time); loads answered
+/// the conventional way (`dws` off).
 const BYPASS: [&str; 6] = [
     "reconv=\"bypass\"",
     "warps=4",
@@ -74,8 +76,35 @@ const BYPASS: [&str; 6] = [
     "stack_depth=8",
 ];
 
+/// The fast suite's setting: [`BYPASS`] splitting groups on memory divergence too
+/// (AggressSplit: every divergent load splits), its loads answered with their hit
+/// masks and written back in passes.
+const AGGRESS: [&str; 7] = [
+    "reconv=\"bypass\"",
+    "warps=4",
+    "branch_dws=true",
+    "dws=\"aggress\"",
+    "branch_entries=32",
+    "wst_entries=8",
+    "stack_depth=8",
+];
+
 /// The long suite's settings beside [`BYPASS`] (the largest table: 40 random programs).
-const LONG_SETTINGS: [&[&str]; 5] = [
+const LONG_SETTINGS: [&[&str]; 7] = [
+    &[
+        "reconv=\"stack\"",
+        "warps=2",
+        "dws=\"lazy\"",
+        "hit_window=0",
+        "branch_entries=32",
+    ],
+    &[
+        "reconv=\"bl\"",
+        "warps=4",
+        "dws=\"revive\"",
+        "hit_window=20",
+        "branch_entries=32",
+    ],
     &["reconv=\"stack\"", "warps=1", "branch_entries=32"],
     &["reconv=\"stack\"", "warps=2", "branch_entries=32"],
     &["reconv=\"bl\"", "warps=4", "branch_entries=32"],
@@ -128,8 +157,9 @@ fn kernels_run_in_lockstep_on_the_sequencer() {
         elfs.push(build_simt(seed, shape, dir.path()).unwrap());
     }
     let slow = ["--latency", "20", "--jitter", "7", "--stall-percent", "25"];
-    let mut settings: Vec<&[&str]> = vec![&BYPASS];
+    let mut settings: Vec<&[&str]> = vec![&AGGRESS];
     if long() {
+        settings.push(&BYPASS);
         settings.extend(LONG_SETTINGS);
     }
     for setting in settings {

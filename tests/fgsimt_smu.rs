@@ -16,8 +16,9 @@
 mod l1_rig;
 mod lint_rig;
 use generators::fgsimt::bundles::MEM_TAG_BITS;
+use generators::fgsimt::dws::params::SplitPolicy;
 use generators::fgsimt::l1::{self, op};
-use generators::fgsimt::params::{Affine, FgsimtParams};
+use generators::fgsimt::params::{Affine, FgsimtParams, Reconvergence};
 use generators::fgsimt::smu::smu;
 use hdl::{Design, Dir, Module, ModuleBuilder};
 use l1_rig::Stress;
@@ -172,6 +173,17 @@ fn params(lanes: u32, warp_size: u32) -> FgsimtParams {
 fn abm(p: FgsimtParams) -> FgsimtParams {
     FgsimtParams {
         affine: Affine::Abm,
+        ..p
+    }
+}
+
+/// `p` with hit masks (the DWS sequencer splitting on memory divergence) and a window
+/// of `window` cycles.
+fn hit(p: FgsimtParams, window: u32) -> FgsimtParams {
+    FgsimtParams {
+        reconv: Reconvergence::Stack,
+        dws: SplitPolicy::Aggress,
+        hit_window: window,
         ..p
     }
 }
@@ -373,6 +385,8 @@ struct Outcome {
     wide: u64,
     narrow: u64,
     sc_ok: u64,
+    /// With hit masks: passes made, and first passes that were not the load's last.
+    passes: (u64, u64),
 }
 
 struct Tb {
@@ -397,7 +411,28 @@ struct Tb {
     gap: u64,
     /// The SMU has the `aload` port (+m).
     abm: bool,
+    /// With hit masks: the answers and passes.
+    hits: Option<Hits>,
     out: Outcome,
+}
+
+/// With hit masks (`hit_mask.rs`), what the bench knows of the answers and passes.
+struct Hits {
+    window: u64,
+    /// Loads answered (indices into the loads in program order), and each answered
+    /// load's hit mask, until its last pass.
+    answered: usize,
+    masks: VecDeque<u64>,
+    /// The cycle each load's last slot was sent.
+    sent_at: Vec<u64>,
+    /// The head load's threads written by its passes so far, and its passes.
+    written: u64,
+    passes: u32,
+    /// The pass being popped: its threads and whether it is the last.
+    pass: (u64, bool),
+    /// Passes made, and first passes that were not the load's last.
+    total: u64,
+    early: u64,
 }
 
 fn word_of(m: &SparseMemory, addr: u64) -> u32 {
@@ -457,6 +492,17 @@ impl Tb {
             rng,
             gap: s.gap_percent,
             abm: p.affine == Affine::Abm,
+            hits: p.hit_masks().then(|| Hits {
+                window: p.hit_window as u64,
+                answered: 0,
+                masks: VecDeque::new(),
+                sent_at: Vec::new(),
+                written: 0,
+                passes: 0,
+                pass: (0, false),
+                total: 0,
+                early: 0,
+            }),
             out: Outcome::default(),
         }
     }
@@ -517,6 +563,13 @@ impl Tb {
         }
         d.poke_u64("slot_bits_active", active).unwrap();
         self.sending = (c + 1 < self.t).then_some((i, c + 1));
+        if let Some(h) = self
+            .hits
+            .as_mut()
+            .filter(|_| c + 1 == self.t && inst.returns_data())
+        {
+            h.sent_at.push(self.out.cycles);
+        }
     }
 }
 
@@ -540,10 +593,11 @@ impl Tb {
 
     /// Checks slot `c` of load instruction `k` against the reference (the lanes' words
     /// as `load.data` shows them), then applies its effects.
-    fn check_slot(&mut self, k: usize, c: usize) {
+    fn check_slot(&mut self, k: usize, c: usize, only: u64) {
         let inst = self.insts[k].clone();
         for l in 0..self.lanes {
-            let Some(a) = inst.threads[c * self.lanes + l] else {
+            let i = c * self.lanes + l;
+            let Some(a) = inst.threads[i].filter(|_| only >> i & 1 == 1) else {
                 continue;
             };
             let got = self.dut.peek_u64(&format!("load_data_{l}")).unwrap() as u32;
@@ -591,7 +645,7 @@ impl Tb {
         if c == 0 {
             self.apply_until(k);
         }
-        self.check_slot(k, c);
+        self.check_slot(k, c, u64::MAX);
         self.dut.poke_u64("load_pop", 1).unwrap();
         if c + 1 == self.t {
             self.pop_slot = None;
@@ -604,7 +658,13 @@ impl Tb {
 
     fn cycle(&mut self) {
         self.send();
-        self.pop();
+        match self.hits.is_some() {
+            false => self.pop(),
+            true => {
+                self.answer();
+                self.pass();
+            }
+        }
         self.mem
             .tick(&mut self.dut)
             .unwrap_or_else(|e| panic!("{e}"));
@@ -620,6 +680,128 @@ impl Tb {
         }
         self.dut.step();
         self.out.cycles += 1;
+    }
+
+    /// The active threads of instruction `k`.
+    fn active(&self, k: usize) -> u64 {
+        let threads = &self.insts[k].threads;
+        (0..threads.len()).fold(0, |m, t| m | (threads[t].is_some() as u64) << t)
+    }
+
+    /// With hit masks: takes the next load's answer (not every cycle it is offered) and
+    /// checks it: only the load's threads, all of them or after the window.
+    fn answer(&mut self) {
+        let take = !self.rng.chance(self.gap);
+        self.dut.poke_u64("hits_ready", take as u64).unwrap();
+        if self.dut.peek_u64("hits_valid").unwrap() == 0 {
+            return;
+        }
+        let now = self.out.cycles;
+        let mask = self.dut.peek_u64("hits_bits").unwrap();
+        let h = self.hits.as_ref().unwrap();
+        let n = h.answered;
+        let k = *self
+            .all_loads()
+            .get(n)
+            .expect("an answer with no load to answer");
+        let active = self.active(k);
+        assert_eq!(
+            mask & !active,
+            0,
+            "load {k}'s hits {mask:x} beyond its threads {active:x}"
+        );
+        let sent = *h
+            .sent_at
+            .get(n)
+            .expect("an answer before the load's last slot");
+        assert!(
+            mask == active || now - sent > h.window,
+            "cycle {now}: load {k} answered {mask:x} of {active:x} {} cycles after its last slot (window {})",
+            now - sent,
+            h.window
+        );
+        if take {
+            let h = self.hits.as_mut().unwrap();
+            h.answered += 1;
+            h.masks.push_back(mask);
+        }
+    }
+
+    /// The loads in program order (instruction indices).
+    fn all_loads(&self) -> Vec<usize> {
+        (0..self.insts.len())
+            .filter(|&i| self.insts[i].returns_data())
+            .collect()
+    }
+
+    /// With hit masks, the SLU's passes: `take` once `ready` (its threads written by no
+    /// pass before, its hits among the first's, every thread by the last, which alone
+    /// may follow a first), then its T slots popped in the next cycles, checking its
+    /// threads' data.
+    fn pass(&mut self) {
+        self.dut.poke_u64("load_take", 0).unwrap();
+        let Some(c) = self.pop_slot else {
+            self.dut.poke_u64("load_pop", 0).unwrap();
+            if self.loads.is_empty()
+                || self.dut.peek_u64("load_ready").unwrap() == 0
+                || self.rng.chance(self.gap)
+            {
+                return;
+            }
+            let k = self.loads[0];
+            let active = self.active(k);
+            let d = &mut self.dut;
+            let pass = d.peek_u64("load_pass").unwrap();
+            let whole = d.peek_u64("load_whole").unwrap() == 1;
+            let first = d.peek_u64("load_first").unwrap() == 1;
+            let fill = d.peek_u64("load_fill").unwrap();
+            let h = self.hits.as_mut().unwrap();
+            let what = format!("load {k}'s pass {} ({pass:x} of {active:x})", h.passes);
+            assert!(!h.masks.is_empty(), "{what} before its answer");
+            assert_eq!(first, h.passes == 0, "{what}: first");
+            assert_eq!(
+                pass & (h.written | !active),
+                0,
+                "{what}: written already or inactive"
+            );
+            let hit = h.masks[0];
+            assert!(
+                !first || pass & hit == hit,
+                "{what}: misses its hits {hit:x}"
+            );
+            assert_eq!(fill, pass & !hit, "{what}: fills all but the hits {hit:x}");
+            assert!(whole || first, "{what}: a third pass");
+            assert_eq!(whole, (h.written | pass) == active, "{what}: whole");
+            assert!(whole || pass != 0, "{what}: writes nothing");
+            h.written |= pass;
+            h.passes += 1;
+            h.total += 1;
+            h.early += !whole as u64;
+            h.pass = (pass, whole);
+            self.dut.poke_u64("load_take", 1).unwrap();
+            self.pop_slot = Some(0);
+            return;
+        };
+        let k = self.loads[0];
+        let (pass, whole) = self.hits.as_ref().unwrap().pass;
+        if c == 0 {
+            self.apply_until(k);
+        }
+        self.check_slot(k, c, pass);
+        self.dut.poke_u64("load_pop", 1).unwrap();
+        if c + 1 < self.t {
+            self.pop_slot = Some(c + 1);
+            return;
+        }
+        self.pop_slot = None;
+        if whole {
+            self.loads.pop_front();
+            self.applied = k + 1;
+            let h = self.hits.as_mut().unwrap();
+            h.masks.pop_front();
+            h.written = 0;
+            h.passes = 0;
+        }
     }
 
     /// Runs every instruction through, checks the counters, flushes the D$ and compares
@@ -639,6 +821,10 @@ impl Tb {
             self.wides.len()
         );
         self.apply_until(self.insts.len());
+        if let Some(h) = &self.hits {
+            assert_eq!(h.answered, self.all_loads().len(), "loads answered");
+            self.out.passes = (h.total, h.early);
+        }
         self.check_counters();
         self.dut.poke_u64("flush", 1).unwrap();
         let start = self.out.cycles;
@@ -740,6 +926,29 @@ fn random_streams_with_affine_loads_match_the_reference() {
     for (p, seed) in [(abm(params(8, 32)), 3), (abm(shallow(2, 8)), 4)] {
         for s in STRESSES {
             random_run(&p, s, 300, seed);
+        }
+    }
+}
+
+/// Hit masks (`smu/hit_mask.rs`): random streams whose loads are each answered once
+/// (taken at random back-pressure) with only its threads, all of them or after the
+/// window, then written back in passes: the first after the answer with its hits at
+/// least, a second only for the rest, never a word twice, every thread's data as the
+/// reference says, each pass filling its threads but the hits. With slow memory some loads take two passes.
+#[test]
+fn hit_masks_answer_each_load_and_write_it_back_in_passes() {
+    for (p, seed) in [
+        (hit(params(8, 32), 6), 21),
+        (hit(shallow(2, 2), 0), 22),
+        (hit(params(2, 8), 3), 23),
+    ] {
+        for s in STRESSES {
+            let out = random_run(&p, s, 300, seed);
+            let (passes, early) = out.passes;
+            println!("  {passes} passes, {early} of them a load's first of two");
+            if s.latency > 1 {
+                assert!(early > 0, "no load written back in two passes");
+            }
         }
     }
 }
@@ -911,6 +1120,19 @@ fn smu_is_lint_clean_at_lanes_1_2_8_and_warps_1_to_32() {
         })
         .collect();
     blocks.extend(abm_blocks);
+    // With hit masks: the narrowest, a small and the paper's shape.
+    for (lanes, warp_size, sldq_loads) in [(1, 1, 1), (2, 8, 2), (8, 32, 8)] {
+        let p = hit(
+            FgsimtParams {
+                lanes,
+                warp_size,
+                sldq_loads,
+                ..FgsimtParams::default()
+            },
+            6,
+        );
+        blocks.push(smu(&p).unwrap());
+    }
     // With the AVC's private path: the narrowest, a small and the paper's shape.
     for (lanes, warp_size, sldq_loads) in [(1, 1, 1), (2, 8, 2), (8, 32, 8)] {
         let p = FgsimtParams {

@@ -145,12 +145,38 @@ pub fn affine_load(warp_size: u32) -> Shape {
 /// the address shifted right by the address's byte offset (the SLU sign- or
 /// zero-extends sub-words), the old value of an AMO, 0/1 for SC; unspecified for an
 /// inactive thread.
-pub fn load_data(lanes: u32) -> Shape {
-    Shape::bundle(vec![
+///
+/// With hit masks (`FgsimtParams::hit_masks`, a warp of `passes`), a load is written
+/// back in passes (`smu/hit_mask.rs`): `ready` is high while the oldest load, answered
+/// (`load_hits`), has data to write: all of it, or (before its first pass) the threads'
+/// already in. `pass` has the threads a pass would write (their data in, not written
+/// yet), `fill` those of them not hits at the load's answer (the threads it fills),
+/// `whole` says every thread's data is in (the pass is the load's last), `first`
+/// that no pass of it was made; the SLU starts a pass with `take` (in its start cycle)
+/// and pops its T slots as above, writing only `pass`'s threads.
+pub fn load_data(lanes: u32, passes: Option<u32>) -> Shape {
+    let mut fields = vec![
         uint("ready", 1),
         Shape::flipped("pop", Shape::UInt(1)),
         Shape::field("data", Shape::Vec(lanes, Box::new(Shape::UInt(32)))),
-    ])
+    ];
+    if let Some(w) = passes {
+        fields.extend([
+            uint("pass", w),
+            uint("fill", w),
+            uint("whole", 1),
+            uint("first", 1),
+            Shape::flipped("take", Shape::UInt(1)),
+        ]);
+    }
+    Shape::bundle(fields)
+}
+
+/// With hit masks, SMU to the front end's sequencer: each load's answer, in program
+/// order, once its data had `hit_window` cycles to arrive (or all of it is in): the
+/// threads whose data is in (a bit a thread of the warp).
+pub fn load_hits(warp_size: u32) -> Shape {
+    Shape::decoupled(Shape::UInt(warp_size))
 }
 
 /// Tag bits of the engine's D$ ports (narrow and wide).

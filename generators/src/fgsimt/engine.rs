@@ -184,6 +184,9 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect_bundle(&mu.io("slot"), &ex.io("mem"));
     m.connect(&ex.port("space"), &mu.port("space"));
     m.connect_bundle(&ex.io("load"), &mu.io("load"));
+    if p.hit_masks() {
+        m.connect_bundle(&fe.io("hits"), &mu.io("hits"));
+    }
     if p.affine == Affine::Abm {
         m.connect_bundle(&mu.io("aload"), &ex.io("aload"));
     }

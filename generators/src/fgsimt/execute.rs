@@ -60,7 +60,8 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let lanes: Vec<Inst> = (0..l_n)
         .map(|l| m.instance(&format!("lane{l}"), &lane_mod))
         .collect();
-    let load = m.io("load", Dir::In, &bundles::load_data(l_n));
+    let passes = p.hit_masks().then_some(w);
+    let load = m.io("load", Dir::In, &bundles::load_data(l_n, passes));
     let trace = m.io(
         "wtrace",
         Dir::Out,
@@ -91,6 +92,12 @@ pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     }
     m.connect(&su.port("load_ready"), load.get("ready").value());
     m.connect(load.get("pop").value(), &su.port("pop"));
+    if passes.is_some() {
+        for name in ["pass", "fill", "whole", "first"] {
+            m.connect(&su.port(&format!("load_{name}")), load.get(name).value());
+        }
+        m.connect(load.get("take").value(), &su.port("load_take"));
+    }
     let space = m.input("space", 1);
     m.connect(&su.port("space"), &space);
     let stacks = p

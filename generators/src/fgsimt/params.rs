@@ -108,6 +108,9 @@ pub struct FgsimtParams {
     pub stack_depth: u32,
     pub short_block: u32,
     pub branch_entries: u32,
+    /// With the sequencer and `dws` other than off: the cycles a load's hit mask waits
+    /// for its data after the load reaches the SMU (`smu/sldq.rs`, "Hit masks").
+    pub hit_window: u32,
     /// Where the loader puts the re-convergence directory the launch reads
     /// (`cp/branch_directory.rs`).
     pub dws_directory: u64,
@@ -152,6 +155,7 @@ impl Default for FgsimtParams {
             stack_depth: 16,
             short_block: 50,
             branch_entries: 16,
+            hit_window: 6,
             dws_directory: 0x4000_0000,
         }
     }
@@ -318,6 +322,12 @@ pub fn params() -> Vec<Param> {
             "with the sequencer: re-convergence table entries, the most conditional branches a kernel may have",
         ),
         Param::int(
+            "hit_window",
+            0,
+            255,
+            "with the sequencer and dws: cycles after a load reaches the SMU that its threads' data count as hits",
+        ),
+        Param::int(
             "dws_directory",
             0,
             (1 << 32) - 8,
@@ -462,6 +472,12 @@ impl FgsimtParams {
             late_answers: true,
             replay: false,
         })
+    }
+
+    /// The sequencer splits groups on memory divergence: loads are answered with their
+    /// hit masks and written back in passes (`smu/sldq.rs`, "Hit masks").
+    pub fn hit_masks(&self) -> bool {
+        self.sequencer().is_some() && self.dws != SplitPolicy::Off
     }
 
     pub fn cp(&self) -> RocketParams {

@@ -40,6 +40,13 @@
 //! (the kernel state starts a context's next warp then), and `load_done`/`load_ctx`
 //! which context's load starts its writeback (the front end's suspension ends); with
 //! the DWS sequencer `load_mask` says which threads (their fills).
+//!
+//! With hit masks (the sequencer splitting on memory divergence, `smu/hit_mask.rs`) a
+//! load is written back in up to two passes: the SMU offers each (`load_pass`, its
+//! threads; `load_fill`, those of them that were not hits; `load_whole`, the last;
+//! `load_first`), the SLU starts one (`load_take`) writing only its threads, the SLWQ
+//! entry leaves at the last, and the load's `rd` stops `loading` at the first (a
+//! run-ahead group may load it again before the second).
 
 use crate::examples::queue::{queue, QueueParams};
 use crate::fgsimt::bundles::COMPACT_SOURCES;
@@ -565,7 +572,14 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         &slwq.port("enq_bits"),
         &cat(&[&mask, &d.load_funct3, &d.rd]),
     );
-    let (slu, slu_start) = load_writeback(&mut m, p, &slwq, &load_ready);
+    let passes = p.hit_masks().then(|| Passes {
+        pass: m.input("load_pass", w),
+        fill: m.input("load_fill", w),
+        whole: m.input("load_whole", 1),
+        first: m.input("load_first", 1),
+    });
+    let wb = load_writeback(&mut m, p, &slwq, (&load_ready, passes.as_ref()));
+    let (slu, slu_start) = (wb.slu, wb.start);
     let set = &any(&go) & &d.writes;
     let entry = slwq.port("deq_bits");
     let slu_rd = entry.slice(p.reg_bits() - 1, 0);
@@ -573,7 +587,7 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         &mut m,
         p.warps,
         (&set, &d.rd, &latency, &(&go[2] | &go[3])),
-        (&slu_start, &slu_rd),
+        (&wb.release, &slu_rd),
     );
     let mem_x = later(&mut m, "mem", &mem);
     let space = memory_space(&mut m, p, space, &go);
@@ -632,18 +646,16 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let o = m.output("ctx_idle", p.warps);
     m.connect(&o, &ctx_idle);
     if p.sequencer().is_some() {
-        fill_ports(&mut m, p, &slwq, &slu_start);
+        fill_ports(&mut m, p, &slu_start, &wb.fill);
     }
     m.finish()
 }
 
-/// With the DWS sequencer, the fills: the threads of the load whose writeback starts
-/// (`load_mask`, the SLWQ head's mask), and `load_done` at one context too (with
-/// several, [`context_ports`] gives it with its context).
-fn fill_ports(m: &mut ModuleBuilder, p: &FgsimtParams, slwq: &hdl::Inst, slu_start: &Value) {
-    let rb = p.reg_bits();
-    let entry = slwq.port("deq_bits");
-    let mut ports = vec![("load_mask", entry.slice(rb + 2 + p.warp_size, rb + 3))];
+/// With the DWS sequencer, the fills: the threads a load writeback starting writes (with
+/// hit masks, a pass of it: those but the load's hits; `load_mask`), and `load_done` at one context too
+/// (with several, [`context_ports`] gives it with its context).
+fn fill_ports(m: &mut ModuleBuilder, p: &FgsimtParams, slu_start: &Value, mask: &Value) {
+    let mut ports = vec![("load_mask", mask.clone())];
     if p.warps == 1 {
         ports.push(("load_done", slu_start.clone()));
     }
@@ -983,26 +995,56 @@ fn fifo(p: &FgsimtParams, depth: u32, width: u32) -> Result<Rc<Module>, HdlError
     })
 }
 
-/// The SLU's sequencer: starts on the SLWQ's head once the SMU has its data and the SLU
-/// is idle; `pop` in its read cycles, `slu_x` one cycle later. Returns the sequencer
-/// and its start.
+/// With hit masks, the SMU's passes of the oldest load (`bundles::load_data`): the
+/// threads a pass writes, whether it is the load's last, and whether it is its first.
+struct Passes {
+    pass: Value,
+    fill: Value,
+    whole: Value,
+    first: Value,
+}
+
+/// The SLU's side of the load writeback.
+struct Writeback {
+    slu: Seq,
+    /// A writeback (with hit masks, a pass) starts.
+    start: Value,
+    /// ... and releases its destination register in the scoreboard (with hit masks, its
+    /// first pass only: a run-ahead group may have loaded the register again since).
+    release: Value,
+    /// The threads it fills (with hit masks, those it writes but the load's hits).
+    fill: Value,
+}
+
+/// The SLU's sequencer: starts on the SLWQ's head once the SMU has its data (with hit
+/// masks, a pass's: `load_take` out, and the head leaves the SLWQ at its last pass) and
+/// the SLU is idle; `pop` in its read cycles, `slu_x` one cycle later.
 fn load_writeback(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
     slwq: &hdl::Inst,
-    ready: &Value,
-) -> (Seq, Value) {
+    (ready, passes): (&Value, Option<&Passes>),
+) -> Writeback {
     let w = p.warp_size;
     let entry = slwq.port("deq_bits");
     let idle = m.wire("slu_idle", 1);
     let start = &(&slwq.port("deq_valid") & ready) & &idle;
-    m.connect(&slwq.port("deq_ready"), &start);
+    if passes.is_none() {
+        m.connect(&slwq.port("deq_ready"), &start);
+    }
     let rb = p.reg_bits();
-    let fields = [
-        ("rd", entry.slice(rb - 1, 0)),
-        ("funct3", entry.slice(rb + 2, rb)),
-        ("mask", entry.slice(rb + 2 + w, rb + 3)),
-    ];
+    let (rd, funct3) = (entry.slice(rb - 1, 0), entry.slice(rb + 2, rb));
+    let threads = entry.slice(rb + 2 + w, rb + 3);
+    let (mask, fill, release) = match passes {
+        None => (threads.clone(), threads, start.clone()),
+        Some(ps) => {
+            m.connect(&slwq.port("deq_ready"), &(&start & &ps.whole));
+            let take = m.output("load_take", 1);
+            m.connect(&take, &start);
+            (&threads & &ps.pass, &threads & &ps.fill, &start & &ps.first)
+        }
+    };
+    let fields = [("rd", rd), ("funct3", funct3), ("mask", mask)];
     let slu = sequencer(m, p, "slu", &start, &fields);
     m.connect(&idle, &!&slu.valid);
     let pop = m.output("pop", 1);
@@ -1011,7 +1053,12 @@ fn load_writeback(
     let x = m.io("slu_x", Dir::Out, &slu::x_uop(p));
     slu_x.drive(m, &x);
     let busy = &slu.valid | &slu_x.valid;
-    (Seq { valid: busy, ..slu }, start)
+    Writeback {
+        slu: Seq { valid: busy, ..slu },
+        start,
+        release,
+        fill,
+    }
 }
 
 /// The memory unit's micro-ops: `mem_r`, `mem_x` and `mem_info`.

@@ -315,7 +315,8 @@ fn warp_context(m: &mut ModuleBuilder, p: &FgsimtParams, ks: &Inst, pw: &Inst) -
 /// With the DWS sequencer (`warp_sequencer.rs`): the context is the pick's warp, which
 /// may fetch while the AWFR is valid, and whose warp ends as its stack empties; the
 /// front end's fill inputs from execute (`load_done`, `load_mask`, and `load_ctx` with
-/// `warps` > 1) go to the sequencer.
+/// `warps` > 1) and, with hit masks, the SMU's answers to loads (`hits`) go to the
+/// sequencer.
 fn sequencer_context(m: &mut ModuleBuilder, p: &FgsimtParams, ks: &Inst, pw: &Inst) -> Context {
     let mut fills = vec![("load_done", 1), ("load_mask", p.warp_size)];
     if p.warps > 1 {
@@ -325,6 +326,12 @@ fn sequencer_context(m: &mut ModuleBuilder, p: &FgsimtParams, ks: &Inst, pw: &In
     for (name, width) in fills {
         let v = m.input(name, width);
         m.connect(&pw.port(name), &v);
+    }
+    if p.hit_masks() {
+        let hits = m.io("hits", Dir::In, &bundles::load_hits(p.warp_size));
+        m.connect(&pw.port("hit_valid"), hits.valid());
+        m.connect(&pw.port("hit_mask"), hits.bits().value());
+        m.connect(hits.ready(), &pw.port("hit_ready"));
     }
     let index = (p.warps > 1).then(|| pw.port("ctx"));
     let tids: Vec<Value> = (0..p.warps).map(|k| ks.port(&format!("tid{k}"))).collect();

@@ -17,17 +17,24 @@
 //!   (`awfr_mask_out` is then the sequencer's `mem_mask`).
 //! - Answers come late (`late_answers`): a branch's taken mask and target (`br`,
 //!   `taken`, `target`) and a jump's target (`jr`, `jr_target`; 0 ends the threads) when
-//!   the lanes give them; a load-like instruction is answered the cycle after it left,
-//!   no thread satisfied (the conventional answer: the hit mask is a later step,
-//!   docs/fgsimt-engine.md), so its group waits for memory, as the baseline's warp
-//!   waits for its access, until its writeback starts: the SIU's `load_done` (with
-//!   `load_ctx`) fills the load's threads (`load_mask`), and the group goes on past the
-//!   load (`replay` off: the SLWQ has written every thread). The fetch unit keeps a
-//!   branch or a jump until its answer, so answers never coincide.
+//!   the lanes give them. The fetch unit keeps a branch or a jump until its answer, so
+//!   those never coincide. A load-like instruction's answer depends on `dws`:
+//!   - `off`: the cycle after it left, no thread satisfied (the conventional answer), so
+//!     its group waits for memory, as the baseline's warp waits for its access, until
+//!     its writeback starts: the SIU's `load_done` (with `load_ctx`) fills the load's
+//!     threads (`load_mask`), and the group goes on past the load (`replay` off: the
+//!     SLWQ has written every thread).
+//!   - the split policies: the SMU's hit mask (`hit_valid`, `hit_mask`, `hit_ready` out;
+//!     `smu/hit_mask.rs`), the threads whose data is in, in the order the loads left;
+//!     the warps that sent them wait in a queue. Taken in a cycle without a branch's or
+//!     jump's answer, so the policy splits the group (run-ahead at the next
+//!     instruction, fall-behind waiting), suspends it or completes it. The load's
+//!     write-back passes fill the threads that were not hits.
 //!
 //! Ports: in `start`, `start_pc`, `start_mask` (and `start_ctx` with `warps` > 1), `go`,
 //! `op`, `next_pc`, `br`, `taken`, `target`, `jr`, `jr_target`, `load_done`,
-//! `load_mask` (and `load_ctx` with `warps` > 1), the re-convergence
+//! `load_mask` (and `load_ctx` with `warps` > 1), with hit masks `hit_valid` and
+//! `hit_mask` (and `hit_ready` out), the re-convergence
 //! table's writes (`tbl_*`, from `branch_directory.rs`); out `awfr_valid`,
 //! `awfr_pc_out`, `awfr_mask_out`, `ctx` (the pick's warp, with `warps` > 1),
 //! `executed` (a branch's answer executed it), `idle`
@@ -35,6 +42,7 @@
 //! stack or the WST overflowed, or a branch the table lacks).
 
 use super::super::params::FgsimtParams;
+use crate::examples::queue::{queue, QueueParams};
 use crate::fgsimt::dws::params::{DwsParams, DELAY_BITS};
 use crate::fgsimt::dws::sequencer::sequencer;
 use crate::fgsimt::dws::state::Widths;
@@ -75,7 +83,7 @@ pub fn warp_sequencer(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.connect(&seq.port("op"), &op_in);
     m.connect(&seq.port("next_valid"), &lit(&go, 1, 1));
     m.connect(&seq.port("next_pc"), &next_pc);
-    late_answers(&mut m, (p, &d), &seq, (&go, &op_in));
+    late_answers(&mut m, (p, &d), &seq, (&go, &op_in))?;
 
     let memory = op_in.eq(&lit(&op_in, op::MEMORY, 2));
     let mask = mux(&memory, &seq.port("mem_mask"), &seq.port("issue_mask"));
@@ -147,14 +155,14 @@ fn table_ports(m: &mut ModuleBuilder, d: &DwsParams, seq: &Inst) {
 }
 
 /// Late answers: a branch's (`br`, `taken`, `target`) or jump's (`jr`, `jr_target`)
-/// for the warp that sent it (kept while the fetch unit waits), and a load's the cycle
-/// after it left (`go` with `op` 2), no thread satisfied.
+/// for the warp that sent it (kept while the fetch unit waits), and a load's
+/// ([`load_answers`]).
 fn late_answers(
     m: &mut ModuleBuilder,
     (p, d): (&FgsimtParams, &DwsParams),
     seq: &Inst,
     (go, op_in): (&Value, &Value),
-) {
+) -> Result<(), HdlErrors> {
     let ww = Widths::of(d).warp;
     let is_op = |v: u64| op_in.eq(&lit(op_in, v, 2));
     let warp = seq.port("issue_warp");
@@ -162,12 +170,10 @@ fn late_answers(
     m.when(&(go & &(&is_op(op::BRANCH) | &is_op(op::JUMP))), |m| {
         m.connect(&held, &warp)
     });
-    let load = m.reg("load_answer", 1, false);
-    m.connect(&load, &(go & &is_op(op::MEMORY)));
-    let load_warp = m.reg("load_warp", ww, hdl::ResetValue::None);
-    m.connect(&load_warp, &warp);
     let br = m.input("br", 1);
     let jr = m.input("jr", 1);
+    let sent = go & &is_op(op::MEMORY);
+    let load = load_answers(m, p, (&sent, &warp), &!&(&br | &jr))?;
     let k2 = |v: u64| lit(op_in, v, 2);
     let ans = mux(
         &br,
@@ -175,11 +181,11 @@ fn late_answers(
         &mux(
             &jr,
             &k2(op::JUMP),
-            &mux(&load, &k2(op::MEMORY), &k2(op::OTHER)),
+            &mux(&load.valid, &k2(op::MEMORY), &k2(op::OTHER)),
         ),
     );
     m.connect(&seq.port("ans"), &ans);
-    m.connect(&seq.port("ans_warp"), &mux(&load, &load_warp, &held));
+    m.connect(&seq.port("ans_warp"), &mux(&load.valid, &load.warp, &held));
     let taken = m.input("taken", p.warp_size);
     let target = m.input("target", 32);
     let jr_target = m.input("jr_target", 32);
@@ -188,9 +194,65 @@ fn late_answers(
         ("target", target),
         ("ans_next_valid", jr_target.ne(&lit(&jr_target, 0, 32))),
         ("ans_next_pc", jr_target.clone()),
-        ("satisfied", lit(&jr_target, 0, p.warp_size)),
+        ("satisfied", load.satisfied),
         ("hit_delay", lit(&jr_target, 0, DELAY_BITS)),
     ] {
         m.connect(&seq.port(port), &v);
     }
+    Ok(())
+}
+
+/// A load's answer this cycle: its warp and the threads satisfied.
+struct LoadAnswer {
+    valid: Value,
+    warp: Value,
+    satisfied: Value,
+}
+
+/// The answers to the loads `sent` (by warp `warp`). Without hit masks, the cycle after
+/// each, no thread satisfied. With them, the SMU's (`hit_valid`, `hit_mask`;
+/// `hit_ready` out), in the order the loads were sent, whose warps wait in a queue (a
+/// warp awaits one answer at a time, so `warps` entries), taken in a cycle `free` of
+/// a branch's or jump's answer.
+fn load_answers(
+    m: &mut ModuleBuilder,
+    p: &FgsimtParams,
+    (sent, warp): (&Value, &Value),
+    free: &Value,
+) -> Result<LoadAnswer, HdlErrors> {
+    let w = p.warp_size;
+    if !p.hit_masks() {
+        let valid = m.reg("load_answer", 1, false);
+        m.connect(&valid, sent);
+        let held = m.reg("load_warp", warp.width(), hdl::ResetValue::None);
+        m.connect(&held, warp);
+        return Ok(LoadAnswer {
+            valid,
+            warp: held,
+            satisfied: lit(sent, 0, w),
+        });
+    }
+    let q = m.instance(
+        "load_warps",
+        &queue(&QueueParams {
+            depth: p.warps,
+            width: warp.width(),
+            flow: false,
+            pipe: true,
+            sram_threshold_bits: p.sram_threshold_bits,
+        })?,
+    );
+    m.connect(&q.port("enq_valid"), sent);
+    m.connect(&q.port("enq_bits"), warp);
+    let (hit, mask) = (m.input("hit_valid", 1), m.input("hit_mask", w));
+    let ready = &q.port("deq_valid") & free;
+    let o = m.output("hit_ready", 1);
+    m.connect(&o, &ready);
+    let valid = &hit & &ready;
+    m.connect(&q.port("deq_ready"), &valid);
+    Ok(LoadAnswer {
+        valid,
+        warp: q.port("deq_bits"),
+        satisfied: mask,
+    })
 }

@@ -24,6 +24,11 @@
 //!   `rotate.rs`, the rotation network giving every lane's slot its element of each
 //!   returned line.
 //!
+//! - With hit masks only (`FgsimtParams::hit_masks`: the DWS sequencer splitting on
+//!   memory divergence; the other settings' SMU is the same Verilog as without it):
+//!   `hit_mask.rs`, each load's answer (`hits`, `bundles::load_hits`: the threads whose
+//!   data is in after `hit_window` cycles) and its write-back passes.
+//!
 //! - With `avc` only (seed 002; the other settings' SMU is the same Verilog as
 //!   without it): `private.rs`, the private path. A slot's `private` threads (their own
 //!   stack, `stack_check.rs`) are inactive in the SMRQs and the coalescer and go as AVC
@@ -65,13 +70,14 @@
 
 mod affine_queue;
 mod coalesce;
+mod hit_mask;
 mod private;
 mod rotate;
 mod sldq;
 mod smrq;
 mod smrrq;
 
-use super::bundles::{affine_load, load_data, mem_slot, MEM_TAG_BITS};
+use super::bundles::{affine_load, load_data, load_hits, mem_slot, MEM_TAG_BITS};
 use super::l1::{narrow_request, narrow_response, op, wide_request, wide_response};
 use super::params::{Affine, FgsimtParams};
 use crate::examples::queue::{queue, QueueParams};
@@ -227,7 +233,9 @@ pub fn smu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let lanes = p.lanes as usize;
     let slot = m.io("slot", Dir::In, &mem_slot(p.lanes, p.avc));
     let space = m.output("space", 1);
-    let load = m.io("load", Dir::Out, &load_data(p.lanes));
+    let passes = p.hit_masks().then_some(p.warp_size);
+    let load = m.io("load", Dir::Out, &load_data(p.lanes, passes));
+    let hits = passes.map(|w| m.io("hits", Dir::Out, &load_hits(w)));
     let nreq: Vec<Bundle> = (0..lanes)
         .map(|l| {
             m.io(
@@ -306,7 +314,7 @@ pub fn smu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     }
     inflight_empty.push(wq.empty());
     inflight_empty.extend(aq.as_ref().map(affine_queue::AffineQueue::empty));
-    let ldq_room = ldq.finish(&mut m, &rx, &load);
+    let ldq_room = ldq.finish(&mut m, p, (&rx, &load), hits.as_ref());
 
     let mut smrq_room: Vec<Value> = queues.iter().map(|q| q.room(p, &rx)).collect();
     let mut queues_empty: Vec<Value> = queues.iter().map(|q| q.fifo.empty()).collect();

@@ -14,6 +14,7 @@
 //! an affine load's words are filled from each returned line by the rotation network
 //! (`rotate.rs`), up to every lane's T words a cycle.
 
+use super::hit_mask;
 use super::rotate::{place, Request};
 use super::{all, cat_low_first, k, next_mod, Fifo, Receive};
 use crate::fgsimt::l1::OFFSET_BITS;
@@ -50,7 +51,7 @@ pub struct Sldq {
 }
 
 /// The one-hot over the `loads * t` words of every slot of entry `e`.
-fn entry_words(loads: u32, t: u32, e: &Value) -> Value {
+pub(super) fn entry_words(loads: u32, t: u32, e: &Value) -> Value {
     let es = onehot_decode(e, loads);
     let bits: Vec<Value> = (0..loads * t).map(|i| es.bit(i / t)).collect();
     cat_low_first(&bits)
@@ -157,6 +158,12 @@ impl Sldq {
         word(self.loads, self.t, e, c)
     }
 
+    /// The SLU pops the last slot of the head (with hit masks, of a pass).
+    fn last_pop(&self, pop: &Value) -> Value {
+        let w = self.pop_slot.width();
+        pop & &self.pop_slot.eq(&k(pop, self.t as u64 - 1, w))
+    }
+
     /// Writes `value` into lane `l`'s word selected by `oh` when `en`.
     fn write(
         &mut self,
@@ -254,9 +261,16 @@ impl Sldq {
         }
     }
 
-    /// The done bits' update, `load` (`bundles::load_data`) and the pops; returns whether
-    /// a whole load more fits beyond the rest of one being received.
-    pub fn finish(self, m: &mut ModuleBuilder, rx: &Receive, load: &Bundle) -> Value {
+    /// The done bits' update, `load` (`bundles::load_data`) and the pops (with hit masks,
+    /// `hits` and the passes: `hit_mask.rs`); returns whether a whole load more fits
+    /// beyond the rest of one being received.
+    pub fn finish(
+        self,
+        m: &mut ModuleBuilder,
+        p: &FgsimtParams,
+        (rx, load): (&Receive, &Bundle),
+        hits: Option<&Bundle>,
+    ) -> Value {
         let n = self.loads * self.t;
         let t = self.t;
         let mut head_done = Vec::new();
@@ -276,13 +290,26 @@ impl Sldq {
         }
         let c = &self.count;
         let cw = c.width();
-        let some = c.or_r();
-        m.connect(load.get("ready").value(), &(&some & &all(&head_done)));
         let pop = load.get("pop").value();
-        let last = self
-            .pop_slot
-            .eq(&k(pop, t as u64 - 1, self.pop_slot.width()));
-        let finished = pop & &last;
+        let (ready, finished) = match hits {
+            None => {
+                let ready = &c.or_r() & &all(&head_done);
+                (ready, self.last_pop(pop))
+            }
+            Some(h) => {
+                let last_pop = self.last_pop(pop);
+                let view = hit_mask::View {
+                    head: &self.head,
+                    count: c,
+                    done: &self.done,
+                    reserve: &self.reserve,
+                    active: &self.active,
+                    last_pop: &last_pop,
+                };
+                hit_mask::passes(m, p, &view, load, h)
+            }
+        };
+        m.connect(load.get("ready").value(), &ready);
         m.when(pop, |m| {
             m.connect(&self.pop_slot, &next_mod(&self.pop_slot, t))
         });
