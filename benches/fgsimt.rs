@@ -14,7 +14,9 @@
 //! Then seed 002's AVC: the golden replay's characterization of the kernels' private
 //! traffic, and the register-limited kernels on the engine with `avc` off and on.
 //!
-//! Then seed 001's baseline on the engine: kernel cycles at 1, 2 and 4 warp contexts.
+//! Then seed 001's baseline on the engine: kernel cycles at 1, 2 and 4 warp contexts;
+//! and its DWS sequencer in the engine at 4 warps (`reconv`, `dws`): the PWFB contexts,
+//! stack re-convergence, BranchBypass with branch splits, and each memory split policy.
 //!
 //! Last, seed 001's dynamic warp subdivision on the golden model (`fgsimt_dws/`):
 //! Table 1's characterization, the named configurations against Conv, and sweeps of the
@@ -24,7 +26,8 @@
 //! another preset (e.g. a smaller engine whose models build faster); `FGSIMT_BENCH_AVC=1`
 //! only the AVC's characterization, `=rtl` it and the AVC on the engine;
 //! `FGSIMT_BENCH_DWS=1` only the DWS tables (no RTL); `FGSIMT_BENCH_WARPS=1` only the
-//! engine's warp contexts (`warps` 1, 2, 4).
+//! engine's warp contexts (`warps` 1, 2, 4); `FGSIMT_BENCH_ENGINE_DWS=1` only the DWS
+//! sequencer on the engine.
 
 #[path = "fgsimt_dws/mod.rs"]
 mod dws;
@@ -36,6 +39,7 @@ use std::path::Path;
 use std::time::Instant;
 use verification::elf::{self, Program};
 use verification::fgsimt::affine::Mechanisms;
+use verification::fgsimt::dws::directory::{directory, DirectoryShape};
 use verification::fgsimt::program;
 use verification::iss::IssConfig;
 use verification::tb::fgsimt::{self as tb, FgsimtConfig};
@@ -136,6 +140,10 @@ fn main() {
         warps_engine(root, dir.path(), only.as_deref(), &table);
         return;
     }
+    if std::env::var_os("FGSIMT_BENCH_ENGINE_DWS").is_some() {
+        dws_engine(root, dir.path(), only.as_deref(), &table);
+        return;
+    }
     match std::env::var("FGSIMT_BENCH_AVC").as_deref() {
         Ok("rtl") => {
             avc_traffic(root, dir.path(), only.as_deref());
@@ -201,34 +209,95 @@ fn main() {
     avc_traffic(root, dir.path(), only.as_deref());
     avc_engine(root, dir.path(), only.as_deref(), &table);
     warps_engine(root, dir.path(), only.as_deref(), &table);
+    dws_engine(root, dir.path(), only.as_deref(), &table);
     dws_tables(root, dir.path(), only.as_deref());
 }
 
 /// Contexts the engine's multithreading table runs.
 const WARPS: [u32; 3] = [1, 2, 4];
 
+/// A setting of an engine table: its name and the preset's fields it sets.
+type Setting = (String, Vec<(&'static str, toml::Value)>);
+
 /// Seed 001's baseline on the engine: the preset (affine none) at 1, 2 and 4 warp
-/// contexts, fast-forwarded, at memory latency 1 and 20: each kernel's kernel cycles
-/// and the speedup over one context (the DWS model's Conv at the engine's shape is the
-/// last DWS table's first row).
+/// contexts (the DWS model's Conv at the engine's shape is the last DWS table's first
+/// row).
 fn warps_engine(root: &Path, dir: &Path, only: Option<&[String]>, table: &toml::Table) {
-    let (base_t, _) = preset(table, "none").expect("the preset builds");
-    let mut duts: Vec<(Model, FgsimtParams)> = WARPS
+    let settings: Vec<Setting> = WARPS
         .iter()
         .map(|&w| {
+            (
+                format!("warps {w}"),
+                vec![("warps", toml::Value::Integer(w as i64))],
+            )
+        })
+        .collect();
+    engine_table(
+        (root, dir, only),
+        table,
+        &format!("warp contexts on the engine: warps = {WARPS:?}"),
+        &settings,
+    );
+}
+
+/// Seed 001's DWS sequencer in the engine (`reconv`, `dws`) at 4 warps: the PWFB
+/// contexts, the sequencer with stack re-convergence, BranchBypass with branch splits
+/// and the conventional answer to loads, and with each memory split policy (hit masks).
+fn dws_engine(root: &Path, dir: &Path, only: Option<&[String]>, table: &toml::Table) {
+    let v = |s: &str| toml::Value::String(s.into());
+    let four = ("warps", toml::Value::Integer(4));
+    let bypass = [
+        four.clone(),
+        ("reconv", v("bypass")),
+        ("branch_dws", toml::Value::Boolean(true)),
+    ];
+    let mut settings: Vec<Setting> = vec![
+        ("pwfb".into(), vec![four.clone()]),
+        ("stack".into(), vec![four, ("reconv", v("stack"))]),
+        ("bypass".into(), bypass.to_vec()),
+    ];
+    for policy in ["lazy", "revive", "aggress"] {
+        let mut fields = bypass.to_vec();
+        fields.push(("dws", v(policy)));
+        settings.push((format!("bypass {policy}"), fields));
+    }
+    let names: Vec<&str> = settings.iter().map(|(n, _)| n.as_str()).collect();
+    engine_table(
+        (root, dir, only),
+        table,
+        &format!("the DWS sequencer on the engine: {names:?}"),
+        &settings,
+    );
+}
+
+/// Each kernel's kernel cycles on the engine (the preset, affine none, fast-forwarded)
+/// at each of `settings` (one Verilator model each), at memory latency 1 and 20, and
+/// each setting's speedup over the first.
+fn engine_table(
+    (root, dir, only): (&Path, &Path, Option<&[String]>),
+    table: &toml::Table,
+    title: &str,
+    settings: &[Setting],
+) {
+    let (base_t, _) = preset(table, "none").expect("the preset builds");
+    let mut duts: Vec<(Model, FgsimtParams)> = settings
+        .iter()
+        .map(|(name, fields)| {
             let mut t = base_t.clone();
-            t.insert("warps".into(), toml::Value::Integer(w as i64));
+            for (k, v) in fields {
+                t.insert((*k).into(), v.clone());
+            }
             let p: FgsimtParams = generators::design("fgsimt")
                 .and_then(|d| d.validate(&t))
-                .expect("warps builds")
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
                 .try_into()
                 .expect("FgsimtParams");
-            (model(&t, &format!("none, warps {w}")), p)
+            (model(&t, &format!("none, {name}")), p)
         })
         .collect();
     println!(
-        "\nwarp contexts on the engine (affine none, fast-forwarded): kernel cycles at warps = \
-         {WARPS:?} and the speedup over one, at memory latency 1 and 20"
+        "\n{title} (affine none, fast-forwarded): kernel cycles and the speedup over the \
+         first, at memory latency 1 and 20"
     );
     for &(name, ..) in &PAPER {
         if only.is_some_and(|o| !o.iter().any(|k| k == name)) {
@@ -360,10 +429,16 @@ fn fast_run(
             ..Mechanisms::default()
         },
         contexts: p.warps,
-        followed: false,
+        followed: p.sequencer().is_some(),
     };
+    // With the DWS sequencer, the launches read their branches from the directory.
+    let directory = DirectoryShape::of(p)
+        .map(|d| directory(program, &d, 1_000_000_000))
+        .transpose()
+        .map_err(|e| e.to_string())?;
     let config = FgsimtConfig {
         fast_forward: true,
+        directory,
         ..FgsimtConfig::new(shape, p.dcache_banks, mem.clone(), 200_000_000)
     };
     let sink = || Box::new(std::io::sink());

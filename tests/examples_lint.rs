@@ -265,7 +265,7 @@ fn rocket_is_lint_clean() {
 /// thread, 32 lanes, the smallest caches over 32 banks, the largest I$ without an
 /// uncached region, one D$ bank, 2 contexts at 32 lanes, 8 contexts of one thread
 /// without affine mechanisms, 2 with +a, 8 at the preset, 4 with abm and the AVC; the
-/// sequencer at one thread with a one-branch table, and at 8 warps of the preset with
+/// sequencer at one thread with a one-branch table and hit masks, and at 8 warps of the preset with
 /// ReviveSplit, the largest table, the deepest stacks and the longest hit window), each
 /// affine setting on some of them.
 #[test]
@@ -306,7 +306,7 @@ fn fgsimt_is_lint_clean() {
                 "lanes = 4\nwarp_size = 16\nwarps = 2\naffine = \"a\"",
                 "warps = 8",
                 "warps = 4\naffine = \"abm\"\navc = true",
-                "lanes = 1\nwarp_size = 1\nreconv = \"stack\"\nbranch_entries = 1",
+                "lanes = 1\nwarp_size = 1\nreconv = \"stack\"\nbranch_entries = 1\ndws = \"lazy\"",
                 "warps = 8\nreconv = \"bypass\"\nbranch_dws = true\ndws = \"revive\"\nbranch_entries = 64\nstack_depth = 32\nhit_window = 255",
             ]
             .map(String::from),
