@@ -651,9 +651,10 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     m.finish()
 }
 
-/// With the DWS sequencer, the fills: the threads a load writeback starting writes (with
-/// hit masks, a pass of it: those but the load's hits; `load_mask`), and `load_done` at one context too
-/// (with several, [`context_ports`] gives it with its context).
+/// With the DWS sequencer, the fills: the threads a load writeback starting writes
+/// (with hit masks, a pass of it: those but the load's hits; `load_mask`), and
+/// `load_done` at one context too (with several, [`context_ports`] gives it with its
+/// context).
 fn fill_ports(m: &mut ModuleBuilder, p: &FgsimtParams, slu_start: &Value, mask: &Value) {
     let mut ports = vec![("load_mask", mask.clone())];
     if p.warps == 1 {
