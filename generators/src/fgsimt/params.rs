@@ -109,7 +109,7 @@ pub struct FgsimtParams {
     pub short_block: u32,
     pub branch_entries: u32,
     /// With the sequencer and `dws` other than off: the cycles a load's hit mask waits
-    /// for its data after the load reaches the SMU (`smu/sldq.rs`, "Hit masks").
+    /// for its data after the load reaches the SMU (`smu/hit_mask.rs`).
     pub hit_window: u32,
     /// Where the loader puts the re-convergence directory the launch reads
     /// (`cp/branch_directory.rs`).
@@ -475,7 +475,7 @@ impl FgsimtParams {
     }
 
     /// The sequencer splits groups on memory divergence: loads are answered with their
-    /// hit masks and written back in passes (`smu/sldq.rs`, "Hit masks").
+    /// hit masks and written back in passes (`smu/hit_mask.rs`).
     pub fn hit_masks(&self) -> bool {
         self.sequencer().is_some() && self.dws != SplitPolicy::Off
     }
