@@ -16,7 +16,10 @@
 //!
 //! Then seed 001's baseline on the engine: kernel cycles at 1, 2 and 4 warp contexts;
 //! and its DWS sequencer in the engine at 4 warps (`reconv`, `dws`): the PWFB contexts,
-//! stack re-convergence, BranchBypass with branch splits, and each memory split policy.
+//! stack re-convergence, BranchBypass with branch splits, and each memory split policy;
+//! then the paper's Figs. 16 and 17 on the engine (`fgsimt_dws/engine.rs`: Conv,
+//! BranchOnly, ReviveSplit.MemOnly and ReviveSplit at memory latencies 10-300, Conv and
+//! ReviveSplit at L1 sizes 8-128 KiB) on the memory-divergent kernels.
 //!
 //! Last, seed 001's dynamic warp subdivision on the golden model (`fgsimt_dws/`):
 //! Table 1's characterization, the named configurations against Conv, and sweeps of the
@@ -27,7 +30,7 @@
 //! only the AVC's characterization, `=rtl` it and the AVC on the engine;
 //! `FGSIMT_BENCH_DWS=1` only the DWS tables (no RTL); `FGSIMT_BENCH_WARPS=1` only the
 //! engine's warp contexts (`warps` 1, 2, 4); `FGSIMT_BENCH_ENGINE_DWS=1` only the DWS
-//! sequencer on the engine.
+//! sequencer on the engine, `=sweep` only its L2 latency and L1 size sweeps.
 
 #[path = "fgsimt_dws/mod.rs"]
 mod dws;
@@ -91,10 +94,16 @@ const MODES: [&str; 3] = ["a", "ab", "abm"];
 fn preset(table: &toml::Table, mode: &str) -> Option<(toml::Table, FgsimtParams)> {
     let mut t = table.clone();
     t.insert("affine".into(), toml::Value::String(mode.into()));
+    let p = checked(&t).ok()?;
+    Some((t, p))
+}
+
+/// `table`'s parameters, or why the generator refuses them.
+fn checked(table: &toml::Table) -> Result<FgsimtParams, String> {
     let valid = generators::design("fgsimt")
-        .and_then(|d| d.validate(&t))
-        .ok()?;
-    Some((t, valid.try_into().expect("FgsimtParams")))
+        .and_then(|d| d.validate(table))
+        .map_err(|e| e.to_string())?;
+    Ok(valid.try_into().expect("FgsimtParams"))
 }
 
 /// The Verilator model of `table`, with its elaboration and build figures printed.
@@ -140,9 +149,16 @@ fn main() {
         warps_engine(root, dir.path(), only.as_deref(), &table);
         return;
     }
-    if std::env::var_os("FGSIMT_BENCH_ENGINE_DWS").is_some() {
-        dws_engine(root, dir.path(), only.as_deref(), &table);
-        return;
+    match std::env::var("FGSIMT_BENCH_ENGINE_DWS").as_deref() {
+        Ok("sweep") => {
+            engine_sweeps(root, dir.path(), only.as_deref(), &table);
+            return;
+        }
+        Ok(_) => {
+            dws_engine(root, dir.path(), only.as_deref(), &table);
+            return;
+        }
+        Err(_) => {}
     }
     match std::env::var("FGSIMT_BENCH_AVC").as_deref() {
         Ok("rtl") => {
@@ -210,6 +226,7 @@ fn main() {
     avc_engine(root, dir.path(), only.as_deref(), &table);
     warps_engine(root, dir.path(), only.as_deref(), &table);
     dws_engine(root, dir.path(), only.as_deref(), &table);
+    engine_sweeps(root, dir.path(), only.as_deref(), &table);
     dws_tables(root, dir.path(), only.as_deref());
 }
 
@@ -287,11 +304,7 @@ fn engine_table(
             for (k, v) in fields {
                 t.insert((*k).into(), v.clone());
             }
-            let p: FgsimtParams = generators::design("fgsimt")
-                .and_then(|d| d.validate(&t))
-                .unwrap_or_else(|e| panic!("{name}: {e}"))
-                .try_into()
-                .expect("FgsimtParams");
+            let p = checked(&t).unwrap_or_else(|e| panic!("{name}: {e}"));
             (model(&t, &format!("none, {name}")), p)
         })
         .collect();
@@ -335,13 +348,33 @@ fn engine_table(
 
 /// Seed 001's tables on the kernels (the DWS golden model).
 fn dws_tables(root: &Path, dir: &Path, only: Option<&[String]>) {
-    let kernels: Vec<(&str, Program)> = PAPER
+    let names: Vec<&str> = PAPER.iter().map(|p| p.0).collect();
+    dws::tables(&programs(root, dir, &names, only));
+}
+
+/// The memory-divergent kernels (or `FGSIMT_BENCH_KERNELS`) under seed 001's L2 latency
+/// and L1 size sweeps on the engine.
+fn engine_sweeps(root: &Path, dir: &Path, only: Option<&[String]>, table: &toml::Table) {
+    let (t, _) = preset(table, "none").expect("the preset builds");
+    let names: Vec<&str> = match only {
+        Some(_) => PAPER.iter().map(|p| p.0).collect(),
+        None => vec!["bfs", "bsearch", "kmeans", "strsearch"],
+    };
+    dws::engine::sweeps(&programs(root, dir, &names, only), &t);
+}
+
+/// Each of `names` (or of `only`, if given, among them), built.
+fn programs<'a>(
+    root: &Path,
+    dir: &Path,
+    names: &[&'a str],
+    only: Option<&[String]>,
+) -> Vec<(&'a str, Program)> {
+    names
         .iter()
-        .map(|p| p.0)
-        .filter(|n| only.is_none_or(|o| o.iter().any(|k| k == n)))
-        .map(|n| (n, build(root, dir, n)))
-        .collect();
-    dws::tables(&kernels);
+        .filter(|n| only.is_none_or(|o| o.iter().any(|k| k == *n)))
+        .map(|&n| (n, build(root, dir, n)))
+        .collect()
 }
 
 /// The register-limited kernels (those that spill) on the engine with `avc` off and on

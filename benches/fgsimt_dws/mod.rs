@@ -6,6 +6,8 @@
 //! came from MV5 and Alpha code, other kernels and inputs: compare shapes, not values).
 //! Prints; asserts only that every run ends with exit 0.
 
+pub mod engine;
+
 use std::sync::Mutex;
 use verification::elf::Program;
 use verification::fgsimt::dws::program::{run, DwsRun};
@@ -47,7 +49,16 @@ fn figures(r: &DwsRun) -> Figures {
 
 /// Runs every (kernel, configuration) job on two threads: figures in job order.
 fn run_all(jobs: &[(&Program, DwsConfig)]) -> Vec<Figures> {
-    let out = Mutex::new(vec![None; jobs.len()]);
+    parallel(jobs, |(program, cfg)| {
+        let (_, r) = run(program, *cfg, MAX_STEPS, 1 << 34).expect("the DWS model runs");
+        assert_eq!(r.exit, 0, "a kernel's self-check failed on the DWS model");
+        figures(&r)
+    })
+}
+
+/// `f` of each job, on two threads: the results in job order.
+fn parallel<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> {
+    let out = Mutex::new((0..jobs.len()).map(|_| None).collect::<Vec<Option<R>>>());
     let next = Mutex::new(0);
     std::thread::scope(|s| {
         for _ in 0..2 {
@@ -57,12 +68,11 @@ fn run_all(jobs: &[(&Program, DwsConfig)]) -> Vec<Figures> {
                     *n += 1;
                     *n - 1
                 };
-                let Some((program, cfg)) = jobs.get(i) else {
+                let Some(job) = jobs.get(i) else {
                     break;
                 };
-                let (_, r) = run(program, *cfg, MAX_STEPS, 1 << 34).expect("the DWS model runs");
-                assert_eq!(r.exit, 0, "a kernel's self-check failed on the DWS model");
-                out.lock().unwrap()[i] = Some(figures(&r));
+                let r = f(job);
+                out.lock().unwrap()[i] = Some(r);
             });
         }
     });
@@ -108,10 +118,20 @@ fn sweep(
         }
     }
     let f = run_all(&jobs);
+    let rows: Vec<&str> = kernels.iter().map(|(n, _)| *n).collect();
+    let columns: Vec<&str> = variants.iter().map(|(v, _)| v.as_str()).collect();
+    let cycles: Vec<Option<u64>> = f.iter().map(|r| Some(r.cycles)).collect();
+    print_sweep(&rows, &columns, names, &cycles);
+}
+
+/// A sweep's table: a row a kernel, a group of columns a variant (Conv's cycles, then
+/// each of `names`' speedup over Conv), then the harmonic means. `cycles` holds each
+/// kernel's variants' Conv then `names` runs, `None` for a run that stopped.
+fn print_sweep(kernels: &[&str], variants: &[&str], names: &[&str], cycles: &[Option<u64>]) {
     let per = names.len() + 1;
     let head: Vec<String> = variants
         .iter()
-        .map(|(v, _)| format!("{v:^width$}", width = 9 * per))
+        .map(|v| format!("{v:^width$}", width = 9 * per))
         .collect();
     println!("{:9}  {}", "", head.join(" | "));
     let cols: Vec<String> = variants
@@ -125,16 +145,23 @@ fn sweep(
         .collect();
     println!("{:9}  {}", "kernel", cols.join(" | "));
     let mut speedups = vec![Vec::new(); variants.len() * names.len()];
-    for (k, (name, _)) in kernels.iter().enumerate() {
+    for (k, name) in kernels.iter().enumerate() {
         let mut cells = Vec::new();
         for v in 0..variants.len() {
             let at = (k * variants.len() + v) * per;
-            let conv = f[at].cycles;
-            let mut cell = format!("{conv:>9}");
+            let mut cell = match cycles[at] {
+                Some(conv) => format!("{conv:>9}"),
+                None => format!("{:>9}", "stops"),
+            };
             for c in 0..names.len() {
-                let s = conv as f64 / f[at + 1 + c].cycles as f64;
-                speedups[v * names.len() + c].push(s);
-                cell.push_str(&format!("{s:>9.2}"));
+                match (cycles[at], cycles[at + 1 + c]) {
+                    (Some(conv), Some(x)) => {
+                        let s = conv as f64 / x.max(1) as f64;
+                        speedups[v * names.len() + c].push(s);
+                        cell.push_str(&format!("{s:>9.2}"));
+                    }
+                    _ => cell.push_str(&format!("{:>9}", "stops")),
+                }
             }
             cells.push(cell);
         }
