@@ -355,12 +355,12 @@ fn dws_tables(root: &Path, dir: &Path, only: Option<&[String]>) {
 /// The memory-divergent kernels (or `FGSIMT_BENCH_KERNELS`) under seed 001's L2 latency
 /// and L1 size sweeps on the engine.
 fn engine_sweeps(root: &Path, dir: &Path, only: Option<&[String]>, table: &toml::Table) {
-    let (t, _) = preset(table, "none").expect("the preset builds");
+    let (t, p) = preset(table, "none").expect("the preset builds");
     let names: Vec<&str> = match only {
         Some(_) => PAPER.iter().map(|p| p.0).collect(),
         None => vec!["bfs", "bsearch", "kmeans", "strsearch"],
     };
-    dws::engine::sweeps(&programs(root, dir, &names, only), &t);
+    dws::engine::sweeps(&programs(root, dir, &names, only), &t, p.dcache_bytes >> 10);
 }
 
 /// Each of `names` (or of `only`, if given, among them), built.

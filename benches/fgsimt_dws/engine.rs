@@ -97,12 +97,9 @@ fn run_group(
     out
 }
 
-/// Figs. 16 and 17 on the engine at `table`'s preset (affine none).
-pub fn sweeps(kernels: &[(&str, Program)], table: &toml::Table) {
-    let preset_kib = table
-        .get("dcache_bytes")
-        .and_then(toml::Value::as_integer)
-        .map_or(0, |b| (b >> 10) as u32);
+/// Figs. 16 and 17 on the engine at `table`'s preset (affine none), whose D$ holds
+/// `preset_kib` KiB (the preset may leave `dcache_bytes` at its default).
+pub fn sweeps(kernels: &[(&str, Program)], table: &toml::Table, preset_kib: u32) {
     let mut groups: Vec<Group> = (0..=NAMES.len())
         .map(|config| Group {
             config,
