@@ -5,8 +5,10 @@
 //! groups (`KernelShape::followed`): every thread of a committed group must be at its
 //! pc in its own model run and the instruction there must be the trace's, every SRF
 //! write must be the written thread's next write of that register, memory after the D$
-//! flush must be the ISS's, and the exit code `accelgen iss`'s. The bench writes each
-//! program's re-convergence directory, which every launch reads.
+//! flush must be the ISS's, and the exit code `accelgen iss`'s. The sequencer's every
+//! decision must be the golden model's `DwsControl`'s, fed its inputs as the engine's
+//! `strace` shows them (`tb::dws_follow`; the model checks I1-I3 every cycle). The bench
+//! writes each program's re-convergence directory, which every launch reads.
 //!
 //! - bfs (22 launches of two kernels, divergent loops, partial warps) and two random
 //!   programs (divergent branches, per-thread loops, every memory mode, AMOs; RV32F in
@@ -60,6 +62,11 @@ fn lockstep(elf: &Path, settings: &[&str], extra: &[&str]) {
         .lines()
         .find(|l| l.contains("writes matched the SIMT model"))
         .unwrap_or_else(|| panic!("{}", explain(&what, &run)));
+    assert!(
+        summary.contains("DWS sequencer decisions matched the golden sequencer"),
+        "{}",
+        explain(&what, &run)
+    );
     let table3 = run.stderr.lines().find(|l| l.contains("kernel cycles"));
     println!("{what}: {summary}\n{}", table3.unwrap_or_default());
 }

@@ -3,6 +3,8 @@
 //! SMU (memory slots and load data), and the engine's fault report. Every block builds
 //! its ports from these shapes, so the blocks connect with `connect_bundle`.
 
+use super::dws::params::{DwsParams, DELAY_BITS};
+use super::dws::state::Widths;
 use hdl::{Field, Shape};
 
 fn uint(name: &str, width: u32) -> Field {
@@ -204,6 +206,60 @@ pub fn ftrace(warp_size: u32, ctx_bits: u32) -> Shape {
         fields.push(uint("ctx", ctx_bits));
     }
     Shape::valid(Shape::bundle(fields))
+}
+
+/// The DWS sequencer's trace (every cycle, with `reconv` other than `pwfb`;
+/// `cp/warp_sequencer.rs`): what `dws/sequencer.rs` takes and decides, by its own port
+/// names, for the lockstep against the golden model's `DwsControl` inside the engine
+/// (docs/fgsimt-engine.md, "DWS in the engine"). In: `start` (a bit a context),
+/// `start_pc`, `start_mask` (every context's), `fill<k>`, `busy`, `op`, `next_valid`,
+/// `next_pc`, the late answer (`ans`, `ans_warp`, `ans_next_valid`, `ans_next_pc`) and
+/// the answer inputs (`taken`, `target`, `satisfied`, `hit_delay`); out its decisions
+/// (`issue` with `issue_warp`, `issue_pc`, `issue_mask`, `issue_ready`; `control`,
+/// `stall`, `executed`, `run`, `mem_mask`, `mem_ready`) and its `error` (held).
+pub fn strace(d: &DwsParams) -> Shape {
+    let fields = strace_fields(d).iter().map(|(n, w)| uint(n, *w)).collect();
+    Shape::bundle(fields)
+}
+
+/// [`strace`]'s fields and their widths.
+pub fn strace_fields(d: &DwsParams) -> Vec<(String, u32)> {
+    let (w, warp) = (d.warp_size, Widths::of(d).warp);
+    let mut fields = vec![
+        ("start".to_string(), d.warps),
+        ("start_pc".into(), 32),
+        ("start_mask".into(), w),
+    ];
+    fields.extend((0..d.warps).map(|k| (format!("fill{k}"), w)));
+    for (name, width) in [
+        ("busy", 1),
+        ("op", 2),
+        ("next_valid", 1),
+        ("next_pc", 32),
+        ("ans", 2),
+        ("ans_warp", warp),
+        ("ans_next_valid", 1),
+        ("ans_next_pc", 32),
+        ("taken", w),
+        ("target", 32),
+        ("satisfied", w),
+        ("hit_delay", DELAY_BITS),
+        ("issue", 1),
+        ("issue_warp", warp),
+        ("issue_pc", 32),
+        ("issue_mask", w),
+        ("issue_ready", w),
+        ("control", 1),
+        ("stall", 1),
+        ("executed", 1),
+        ("run", w),
+        ("mem_mask", w),
+        ("mem_ready", w),
+        ("error", 1),
+    ] {
+        fields.push((name.to_string(), width));
+    }
+    fields
 }
 
 /// The ASRF's writes (valid, one cycle; +a): register `reg` (0-63) becomes compact

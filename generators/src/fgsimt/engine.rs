@@ -5,7 +5,8 @@
 //!
 //! Ports: `rocc_cmd` (in), `rocc_resp`, `rocc_busy`; `fetch_req`/`fetch_resp` (to the
 //! I$ arbiter); `n<l>_req`/`n<l>_resp` per lane and `w_req`/`w_resp` (the D$'s narrow and
-//! wide ports); `fault`; `ftrace`, `wtrace` (lockstep traces); the Table 3 counters
+//! wide ports); `fault`; `ftrace`, `wtrace` (lockstep traces; with the DWS sequencer
+//! also `strace`, `bundles::strace`); the Table 3 counters
 //! of [`STATS`]; with `avc`, `p_req`/`p_resp`, `avc_idle` and `avc_discard` (the
 //! private path to the tile's AVC, `smu/private.rs`).
 
@@ -113,6 +114,9 @@ pub fn engine(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         ),
     ] {
         pass(&mut m, &fe, name, dir, &shape);
+    }
+    if let Some(d) = p.sequencer() {
+        pass(&mut m, &fe, "strace", Dir::Out, &bundles::strace(&d));
     }
     let busy = m.output("rocc_busy", 1);
     m.connect(&busy, &fe.port("rocc_busy"));

@@ -11,7 +11,8 @@
 //! tagged, with AMOs; HTIF's `tohost` lives there); with `avc` the AVC's `avc_mem`
 //! (`4 * warp_size` bytes, byte mask, untagged, in order, in a space of its own). The D$'s `flush`/`flush_done` (a
 //! bench writes the dirty lines back before comparing memory), the core's commit
-//! `trace`, and the engine's `fault`, `ftrace` and `wtrace` are the tile's too.
+//! `trace`, and the engine's `fault`, `ftrace` and `wtrace` (and `strace` with the DWS
+//! sequencer) are the tile's too.
 
 use super::bundles::{self, MEM_TAG_BITS};
 use super::cp_port::cp_port;
@@ -66,6 +67,10 @@ pub fn tile(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     if p.affine_arith() {
         let out = m.io("atrace", Dir::Out, &bundles::atrace(p.ctx_bits()));
         m.connect_bundle(&out, &eng.io("atrace"));
+    }
+    if let Some(d) = p.sequencer() {
+        let out = m.io("strace", Dir::Out, &bundles::strace(&d));
+        m.connect_bundle(&out, &eng.io("strace"));
     }
     for name in super::engine::STATS {
         let out = m.output(name, 32);

@@ -57,6 +57,7 @@ pub fn run(
         max_steps: u64::MAX,
         avc: p.avc.then(|| (&p.avc_cache()).into()),
         directory,
+        sequencer: p.sequencer(),
         ..FgsimtConfig::new(shape, p.dcache_banks, mem, args.max_cycles)
     };
     let path = args.program.as_deref().unwrap_or(Path::new("program"));
@@ -89,8 +90,11 @@ pub fn run(
 /// run), the engine's warp instructions, what lockstep checked, simulation speed.
 fn summary(out: &FgsimtOutcome, lockstep: bool, seconds: f64) -> String {
     let checked = if lockstep {
+        let seq = out.seq_decisions.map_or(String::new(), |d| {
+            format!(", {d} DWS sequencer decisions matched the golden sequencer")
+        });
         format!(
-            ", {} CP commits matched the ISS, {} launch(es), {} SRF writes and {} ASRF writes matched the SIMT model",
+            ", {} CP commits matched the ISS, {} launch(es), {} SRF writes and {} ASRF writes matched the SIMT model{seq}",
             out.matched,
             out.launches.len(),
             out.writes_checked,

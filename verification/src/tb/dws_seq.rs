@@ -42,6 +42,31 @@ pub fn params_of(cfg: &DwsConfig, stack_depth: u32) -> Option<DwsParams> {
     p.validate().ok().map(|_| p)
 }
 
+/// The model's configuration of the engine's sequencer `d` (its answers late, no
+/// replay), checking the invariants every cycle: `params_of`'s inverse.
+pub fn config_of(d: &DwsParams) -> DwsConfig {
+    let dws = match d.dws {
+        params::SplitPolicy::Off => SplitPolicy::Off,
+        params::SplitPolicy::Aggress => SplitPolicy::Aggress,
+        params::SplitPolicy::Lazy => SplitPolicy::Lazy,
+        params::SplitPolicy::Revive => SplitPolicy::Revive,
+    };
+    DwsConfig {
+        warps: d.warps,
+        warp_size: d.warp_size,
+        dws,
+        branch_dws: d.branch_dws,
+        reconv: d.reconv,
+        wst_entries: d.wst_entries,
+        slots: d.slots,
+        short_block: d.short_block,
+        answer_delay: d.late_answers as u64,
+        replay: d.replay,
+        check: true,
+        ..DwsConfig::default()
+    }
+}
+
 /// Where the RTL and the model part.
 #[derive(Debug, thiserror::Error)]
 pub enum SeqError {
@@ -54,6 +79,8 @@ pub enum SeqError {
         rtl: String,
         model: String,
     },
+    #[error("cycle {cycle}: the golden sequencer: {what}")]
+    Model { cycle: u64, what: String },
     #[error("cycle {cycle}: the RTL sequencer raised its error (a deadlock, a stack or its group table overflowed, or a branch its re-convergence table lacks)")]
     Error { cycle: u64 },
     #[error("the kernel has {branches} conditional branches; the sequencer's re-convergence table holds {entries} (branch_entries)")]

@@ -14,6 +14,8 @@
 //! equal the ISS's (the pages either wrote). A `fault` ends the run with an error naming
 //! cause, pc and thread (and, with lockstep, it must be the model's trap).
 
+use super::dws_follow::SeqFollower;
+use super::dws_seq::{config_of, SeqError};
 use super::fast_forward::{self, host_golden, FastForwardError, Window};
 use super::kernel_check::WriteRecord;
 use super::kernel_check::{
@@ -32,6 +34,7 @@ use crate::fgsimt::dws::directory::Directory;
 use crate::fgsimt::warp::KernelStats;
 use crate::iss::htif::HtifError;
 use crate::iss::{Iss, IssError};
+use generators::fgsimt::dws::params::DwsParams;
 use hdl::sim::Init;
 use std::collections::{BTreeSet, VecDeque};
 use std::io::Write;
@@ -65,6 +68,9 @@ pub struct FgsimtConfig {
     /// With the DWS sequencer: the program's re-convergence directory
     /// (`fgsimt::dws::directory`), which the bench puts in memory before reset.
     pub directory: Option<Directory>,
+    /// With the DWS sequencer: its parameters. Lockstep (with `directory`) follows it
+    /// with the golden sequencer (`super::dws_follow`), every decision compared.
+    pub sequencer: Option<DwsParams>,
 }
 
 impl FgsimtConfig {
@@ -82,6 +88,7 @@ impl FgsimtConfig {
             max_steps: 1_000_000_000,
             avc: None,
             directory: None,
+            sequencer: None,
         }
     }
 }
@@ -112,6 +119,8 @@ pub struct FgsimtOutcome {
     /// With lockstep: each launch's model counts, and the SRF writes checked.
     pub launches: Vec<KernelStats>,
     pub writes_checked: u64,
+    /// With lockstep on the DWS sequencer: its decisions the golden sequencer matched.
+    pub seq_decisions: Option<u64>,
     pub trap: Option<TrapReport>,
     pub mem: MemStats,
     /// With `avc`: the AVC's memory port (`avc_mem`, its own space).
@@ -154,6 +163,8 @@ pub enum FgsimtError {
     Fault { cycle: u64, fault: FaultRecord },
     #[error("fast-forward: {0}")]
     FastForward(#[from] FastForwardError),
+    #[error("the DWS sequencer against its golden model: {0}")]
+    Sequencer(#[from] SeqError),
     #[error("the D$ did not finish its flush within {0} cycles")]
     Flush(u64),
     #[error(
@@ -460,6 +471,10 @@ pub fn run<S: Simulator>(
     dut.step();
     super::signal(dut.poke_u64("reset", 0))?;
     let window = start.map(|s| s.run(dut, &mut memory)).transpose()?;
+    let mut follower = match (lockstep, &config.sequencer, &config.directory) {
+        (true, Some(d), Some(dir)) => Some(SeqFollower::new(config_of(d), program, dir)),
+        _ => None,
+    };
     let mut traced = Traced {
         context_warps: vec![0; config.shape.contexts as usize],
         ..Traced::default()
@@ -502,6 +517,7 @@ pub fn run<S: Simulator>(
                 asrf_writes: traced.asrf_writes,
                 launches,
                 writes_checked,
+                seq_decisions: follower.as_ref().map(|f| f.decisions),
                 trap: trap_report(program, |a| memory.memory().read_u64(a)),
                 engine,
                 mem: memory.stats(),
@@ -511,6 +527,9 @@ pub fn run<S: Simulator>(
         let golden = side.lockstep.as_mut().map(Lockstep::golden_mut);
         let before = traced.warp_instructions;
         engine_traces(dut, config.shape, cycle, golden, &mut traced)?;
+        if let Some(f) = follower.as_mut() {
+            f.cycle(dut)?;
+        }
         // A kernel's warp instructions are progress although the CP commits nothing
         // while it waits for the launch (which may take more than `max_idle` cycles).
         if let (Some(l), true) = (side.lockstep.as_mut(), traced.warp_instructions > before) {

@@ -6,6 +6,7 @@
 //! is called once per cycle, before the clock edge; stepping the clock stays with the
 //! caller, who may be serving other ports of the same design in the same cycle.
 
+pub mod dws_follow;
 pub mod dws_seq;
 pub mod fast_forward;
 pub mod fgsimt;

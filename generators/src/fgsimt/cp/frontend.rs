@@ -139,7 +139,8 @@ struct Decoded {
 /// `stack_region` (the stacks' bytes) and `avc_discard` (a launch is accepted: the AVC
 /// drops the last one's dead stacks). With
 /// +a also `scalar_write` in (valid, `data`: an SRF
-/// write, the scalar instruction's one result) and `atrace` out (the ASRF's writes).
+/// write, the scalar instruction's one result) and `atrace` out (the ASRF's writes);
+/// with the DWS sequencer `strace` out (`bundles::strace`).
 pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtFrontend");
     let w = p.warp_size;
@@ -208,6 +209,10 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         let v = ks.port(from);
         let o = m.output(out, v.width());
         m.connect(&o, &v);
+    }
+    if let Some(d) = p.sequencer() {
+        let strace = m.io("strace", Dir::Out, &bundles::strace(&d));
+        m.connect_bundle(&strace, &pw.io("strace"));
     }
     m.connect(&pw.port("start"), &ks.port("start"));
     m.connect(&pw.port("start_pc"), &ks.port("entry"));

@@ -38,9 +38,11 @@
 //! table's writes (`tbl_*`, from `branch_directory.rs`); out `awfr_valid`,
 //! `awfr_pc_out`, `awfr_mask_out`, `ctx` (the pick's warp, with `warps` > 1),
 //! `executed` (a branch's answer executed it), `idle`
-//! (a bit a context: no thread of its warp is left) and `error` (held: a deadlock, a
-//! stack or the WST overflowed, or a branch the table lacks).
+//! (a bit a context: no thread of its warp is left), `error` (held: a deadlock, a
+//! stack or the WST overflowed, or a branch the table lacks) and `strace` (the
+//! sequencer's inputs and decisions each cycle, `bundles::strace`, for the lockstep).
 
+use super::super::bundles;
 use super::super::params::FgsimtParams;
 use crate::examples::queue::{queue, QueueParams};
 use crate::fgsimt::dws::params::{DwsParams, DELAY_BITS};
@@ -48,7 +50,7 @@ use crate::fgsimt::dws::sequencer::sequencer;
 use crate::fgsimt::dws::state::Widths;
 use hdl::helpers::onehot_decode;
 use hdl::ir::addr_width;
-use hdl::{mux, Bits, HdlErrors, Inst, Module, ModuleBuilder, Value};
+use hdl::{mux, Bits, Dir, HdlErrors, Inst, Module, ModuleBuilder, Value};
 use std::rc::Rc;
 
 fn lit(v: &Value, value: u64, width: u32) -> Value {
@@ -106,7 +108,21 @@ pub fn warp_sequencer(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         let o = m.output(name, v.width());
         m.connect(&o, &v);
     }
+    trace(&mut m, &d, &seq);
     m.finish()
+}
+
+/// `strace` (`bundles::strace`): the sequencer's inputs and decisions each cycle, read
+/// from its own ports (every context's start mask is `start_mask`).
+fn trace(m: &mut ModuleBuilder, d: &DwsParams, seq: &Inst) {
+    let io = m.io("strace", Dir::Out, &bundles::strace(d));
+    for (name, _) in bundles::strace_fields(d) {
+        let port = match name.as_str() {
+            "start_mask" => "start_mask0",
+            n => n,
+        };
+        m.connect(io.get(&name).value(), &seq.port(port));
+    }
 }
 
 /// Warps start in context `start_ctx` (with its pc and mask), and a load whose

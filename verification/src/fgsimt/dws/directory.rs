@@ -5,7 +5,7 @@
 //! ([`Cfg::of_kernel`]: post-dominators, and whether the block after one is short),
 //! and the directory laid out for `sim fgsimt` to put in memory beside the program.
 
-use super::cfg::{Cfg, CfgError};
+use super::cfg::{BranchInfo, Cfg, CfgError};
 use crate::elf::Program;
 use crate::fgsimt::program::{host, launched_entries, ProgramError};
 use crate::iss::IssConfig;
@@ -56,12 +56,13 @@ pub enum DirectoryError {
     TooLarge { base: u64, bytes: usize },
 }
 
-/// A laid-out directory: its bytes at `base`, and each kernel's entry with its branches.
+/// A laid-out directory: its bytes at `base`, and each kernel's entry with its branches
+/// (by pc, as analysed: what the golden sequencer takes, `tb::dws_follow`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Directory {
     pub base: u64,
     pub bytes: Vec<u8>,
-    pub kernels: Vec<(u64, usize)>,
+    pub kernels: Vec<(u64, Vec<(u64, BranchInfo)>)>,
 }
 
 /// The directory of the kernels `program` launches (found on the ISS within
@@ -89,7 +90,7 @@ pub fn layout(
     kernels: &[(u64, Cfg)],
 ) -> Result<Directory, DirectoryError> {
     let mut bytes = Vec::new();
-    let mut counts = Vec::new();
+    let mut analysed = Vec::new();
     for (entry, cfg) in kernels {
         let branches = cfg.branches();
         if branches.len() > shape.branch_entries as usize {
@@ -104,7 +105,7 @@ pub fn layout(
             let target = info.ipdom | info.short(shape.short_block) as u64;
             bytes.extend_from_slice(&(pc | target << 32).to_le_bytes());
         }
-        counts.push((*entry, branches.len()));
+        analysed.push((*entry, branches));
     }
     bytes.extend_from_slice(&[0; 8]);
     let (base, end) = (shape.base, shape.base + bytes.len() as u64);
@@ -128,6 +129,6 @@ pub fn layout(
     Ok(Directory {
         base,
         bytes,
-        kernels: counts,
+        kernels: analysed,
     })
 }
