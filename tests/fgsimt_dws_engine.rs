@@ -19,7 +19,8 @@
 //!   post-dominators);
 //! - with `ACCELGEN_LONG=1` every kernel, also with a slow, jittery, stalling memory, on
 //!   the conventional answer (`dws` off), the stack and BL re-convergence, 1, 2 and 8
-//!   warps, LazySplit with a window of 0 and ReviveSplit with one of 20, a WST of 2
+//!   warps, LazySplit with a window of 0 and ReviveSplit with one of 20 (both on a
+//!   non-blocking D$), a WST of 2
 //!   entries; and a re-convergence stack too shallow for bsearch stops the engine with
 //!   the sequencer's fault, named.
 //!
@@ -100,7 +101,8 @@ const AGGRESS: [&str; 8] = [
     "dcache_mshrs=2",
 ];
 
-/// The long suite's settings beside [`BYPASS`] (the largest table: 40 random programs).
+/// The long suite's settings beside [`BYPASS`] (the largest table: 40 random programs);
+/// the split policies on a non-blocking D$, as [`AGGRESS`].
 const LONG_SETTINGS: [&[&str]; 7] = [
     &[
         "reconv=\"stack\"",
@@ -108,6 +110,7 @@ const LONG_SETTINGS: [&[&str]; 7] = [
         "dws=\"lazy\"",
         "hit_window=0",
         "branch_entries=32",
+        "dcache_mshrs=2",
     ],
     &[
         "reconv=\"bl\"",
@@ -115,6 +118,7 @@ const LONG_SETTINGS: [&[&str]; 7] = [
         "dws=\"revive\"",
         "hit_window=20",
         "branch_entries=32",
+        "dcache_mshrs=2",
     ],
     &["reconv=\"stack\"", "warps=1", "branch_entries=32"],
     &["reconv=\"stack\"", "warps=2", "branch_entries=32"],
@@ -125,6 +129,7 @@ const LONG_SETTINGS: [&[&str]; 7] = [
         "branch_dws=true",
         "dws=\"revive\"",
         "branch_entries=32",
+        "dcache_mshrs=2",
     ],
     &[
         "reconv=\"bypass\"",

@@ -10,6 +10,7 @@ use verification::elf::Program;
 use verification::exit::explain;
 use verification::fgsimt::affine::Mechanisms;
 use verification::fgsimt::dws::directory::{self, Directory, DirectoryShape};
+use verification::fgsimt::dws::machine::LaunchStats;
 use verification::tb::fgsimt::{self, FgsimtConfig, FgsimtOutcome};
 use verification::tb::kernel_check::KernelShape;
 use verification::verilator::Model;
@@ -71,6 +72,9 @@ pub fn run(
         summary(&out, args.lockstep, seconds)
     );
     eprintln!("{}: {}", path.display(), table3(&out));
+    if let Some((_, s)) = &out.sequencer {
+        eprintln!("{}: {}", path.display(), dws_counts(s));
+    }
     if let Some(m) = &out.private_mem {
         eprintln!(
             "{}: AVC memory (avc_mem, blocks of {} bytes): {} reads, {} writes",
@@ -90,7 +94,7 @@ pub fn run(
 /// run), the engine's warp instructions, what lockstep checked, simulation speed.
 fn summary(out: &FgsimtOutcome, lockstep: bool, seconds: f64) -> String {
     let checked = if lockstep {
-        let seq = out.seq_decisions.map_or(String::new(), |d| {
+        let seq = out.sequencer.map_or(String::new(), |(d, _)| {
             format!(", {d} DWS sequencer decisions matched the golden sequencer")
         });
         format!(
@@ -111,6 +115,32 @@ fn summary(out: &FgsimtOutcome, lockstep: bool, seconds: f64) -> String {
         out.instret,
         out.warp_instructions,
         out.cycles as f64 / seconds.max(1e-9)
+    )
+}
+
+/// The DWS sequencer's splits, merges and waits, as the golden sequencer following it
+/// counted them (spec 001, section 4.3).
+fn dws_counts(s: &LaunchStats) -> String {
+    format!(
+        "DWS (counted by the golden sequencer): {} branches ({} divergent), {} loads with \
+         a miss ({} divergent); splits: {} at branches, {} on memory, {} revived; merges: \
+         {} by pc, {} at post-dominators, {} at BL barriers; {} waits for a WST entry, {} \
+         own frames; at most {} WST entries, {} slots, {} stack entries",
+        s.branches,
+        s.divergent_branches,
+        s.missed,
+        s.divergent_memory,
+        s.branch_splits,
+        s.memory_splits,
+        s.revive_splits,
+        s.pc_merges,
+        s.reconv_merges,
+        s.barrier_merges,
+        s.wst_waits,
+        s.own_frames,
+        s.max_wst,
+        s.max_slotted,
+        s.max_depth
     )
 }
 

@@ -24,6 +24,7 @@ use crate::elf::Program;
 use crate::fgsimt::dws::cfg::BranchInfo;
 use crate::fgsimt::dws::control::{Action, DwsControl, Pick};
 use crate::fgsimt::dws::directory::Directory;
+use crate::fgsimt::dws::machine::LaunchStats;
 use crate::fgsimt::dws::reconv::BranchOutcome;
 use crate::fgsimt::dws::DwsConfig;
 use crate::iss::decode::opcode;
@@ -177,6 +178,14 @@ impl SeqFollower {
             self.ctl.start_warp(w, pc, mask);
         }
         Ok(())
+    }
+
+    /// The golden sequencer's counters over the run so far (its splits, merges and
+    /// waits: the engine's, which made the same decisions). The datapath's counts
+    /// (cycles, warp instructions, memory instructions) stay at zero: the engine has
+    /// its own.
+    pub fn stats(&self) -> LaunchStats {
+        self.ctl.stats
     }
 
     /// The facts of the running kernel's branch at `pc`.

@@ -31,6 +31,7 @@ use crate::exit::{trap_report, TrapReport};
 use crate::fgsimt::avc::controller::{AvcParams, Controller};
 use crate::fgsimt::avc::private::{Replay, Stacks};
 use crate::fgsimt::dws::directory::Directory;
+use crate::fgsimt::dws::machine::LaunchStats;
 use crate::fgsimt::warp::KernelStats;
 use crate::iss::htif::HtifError;
 use crate::iss::{Iss, IssError};
@@ -119,8 +120,9 @@ pub struct FgsimtOutcome {
     /// With lockstep: each launch's model counts, and the SRF writes checked.
     pub launches: Vec<KernelStats>,
     pub writes_checked: u64,
-    /// With lockstep on the DWS sequencer: its decisions the golden sequencer matched.
-    pub seq_decisions: Option<u64>,
+    /// With lockstep on the DWS sequencer: its decisions the golden sequencer matched,
+    /// and the golden sequencer's counters (`SeqFollower::stats`).
+    pub sequencer: Option<(u64, LaunchStats)>,
     pub trap: Option<TrapReport>,
     pub mem: MemStats,
     /// With `avc`: the AVC's memory port (`avc_mem`, its own space).
@@ -517,7 +519,7 @@ pub fn run<S: Simulator>(
                 asrf_writes: traced.asrf_writes,
                 launches,
                 writes_checked,
-                seq_decisions: follower.as_ref().map(|f| f.decisions),
+                sequencer: follower.as_ref().map(|f| (f.decisions, f.stats())),
                 trap: trap_report(program, |a| memory.memory().read_u64(a)),
                 engine,
                 mem: memory.stats(),
