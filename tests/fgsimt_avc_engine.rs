@@ -27,20 +27,11 @@
 
 mod cli_run;
 
-use cli_run::{accelgen, explain, long, s, Run, FGSIMT_TILE};
+use cli_run::{accelgen, explain, long, s, spilling, Run, AVC_TINY as TINY, FGSIMT_TILE};
 use std::path::{Path, PathBuf};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `kernels/<name>.c` built with 10 registers left to GCC, so that it spills.
-fn limited(dir: &Path, name: &str) -> PathBuf {
-    let elf = dir.join(format!("{name}-r10.elf"));
-    let src = root().join(format!("kernels/{name}.c"));
-    let flags = verification::fgsimt::avc::private::register_limit_flags();
-    verification::kernels::build_program_with(&[src], &elf, (&[], &[]), &flags).unwrap();
-    elf
 }
 
 /// `tests/fgsimt_cases/private.c` with `define` (if any).
@@ -56,15 +47,6 @@ fn case(dir: &Path, define: Option<&str>) -> PathBuf {
     assert_eq!(run.code, 0, "{}", explain("accelgen asm", &run));
     elf
 }
-
-/// An AVC and L1 of one line each: every access past the first evicts.
-const TINY: [&str; 5] = [
-    "avc_sets=2",
-    "avc_ways=1",
-    "avc_vectors_per_line=2",
-    "avc_l1_sets=2",
-    "avc_l1_ways=1",
-];
 
 fn sim(elf: &Path, extra: &[&str]) -> Run {
     let mut args = vec!["sim", "fgsimt", "--program", s(elf), "--lockstep"];
@@ -127,7 +109,7 @@ fn spilling_kernels_run_in_lockstep_with_private_stacks() {
         names.extend(["strsearch", "dither"]);
     }
     for name in names {
-        let elf = limited(dir.path(), name);
+        let elf = spilling(dir.path(), name);
         let (reads, writes) = passes(&elf, &with_avc(&TINY));
         assert!(
             reads > 0 && writes > 0,

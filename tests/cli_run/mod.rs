@@ -55,6 +55,26 @@ pub const FGSIMT_TILE: [&str; 5] = [
     "icache_bytes=4096",
 ];
 
+/// An AVC and L1 of one line each (`fgsimt`'s `avc = true`): every access past the
+/// first evicts.
+pub const AVC_TINY: [&str; 5] = [
+    "avc_sets=2",
+    "avc_ways=1",
+    "avc_vectors_per_line=2",
+    "avc_l1_sets=2",
+    "avc_l1_ways=1",
+];
+
+/// `kernels/<name>.c` built for the SIMT target with 10 registers left to GCC, so that
+/// it spills to the threads' stacks (as seed 002 limits them).
+pub fn spilling(dir: &Path, name: &str) -> std::path::PathBuf {
+    let elf = dir.join(format!("{name}-r10.elf"));
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("kernels/{name}.c"));
+    let flags = verification::fgsimt::avc::private::register_limit_flags();
+    verification::kernels::build_program_with(&[src], &elf, (&[], &[]), &flags).unwrap();
+    elf
+}
+
 /// A temporary path as an argument.
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")

@@ -537,10 +537,10 @@ impl FgsimtParams {
             }
             return Ok(());
         };
-        if self.affine != Affine::None || self.avc {
+        if self.affine != Affine::None {
             return Err(ParamError::new(
                 "reconv",
-                "the DWS sequencer is built without the affine mechanisms and the AVC so far: set affine = \"none\" and avc = false, or reconv = \"pwfb\"",
+                "the DWS sequencer is built without the affine mechanisms so far: set affine = \"none\", or reconv = \"pwfb\"",
             ));
         }
         if !self.dws_directory.is_multiple_of(8) {
