@@ -10,8 +10,9 @@
 //! as `sim rocket --lockstep` checks them; the ISS hands launches over
 //! (`Iss::defer_launches`), and while the engine runs one, its `ftrace` and `wtrace` are
 //! checked against the SIMT model by [`KernelChecker`]; the launch instruction's commit
-//! then requires the whole launch seen. After the exit the D$ is flushed and memory must
-//! equal the ISS's (the pages either wrote). A `fault` ends the run with an error naming
+//! then requires the whole launch seen. With the DWS sequencer its `strace` drives the
+//! golden sequencer, which every decision must match ([`SeqFollower`]). After the exit
+//! the D$ is flushed and memory must equal the ISS's (the pages either wrote). A `fault` ends the run with an error naming
 //! cause, pc and thread (and, with lockstep, it must be the model's trap).
 
 use super::dws_follow::SeqFollower;
