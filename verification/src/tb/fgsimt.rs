@@ -530,9 +530,6 @@ pub fn run<S: Simulator>(
         let golden = side.lockstep.as_mut().map(Lockstep::golden_mut);
         let before = traced.warp_instructions;
         engine_traces(dut, config.shape, cycle, golden, &mut traced)?;
-        if let Some(f) = follower.as_mut() {
-            f.cycle(dut)?;
-        }
         // A kernel's warp instructions are progress although the CP commits nothing
         // while it waits for the launch (which may take more than `max_idle` cycles).
         if let (Some(l), true) = (side.lockstep.as_mut(), traced.warp_instructions > before) {
@@ -541,6 +538,11 @@ pub fn run<S: Simulator>(
         memory.tick(dut)?;
         if let Some(p) = private.as_mut() {
             p.tick(dut)?;
+        }
+        // After the memories drove this cycle's responses: the sequencer's inputs as
+        // the clock edge takes them.
+        if let Some(f) = follower.as_mut() {
+            f.cycle(dut)?;
         }
         dut.step();
     }
