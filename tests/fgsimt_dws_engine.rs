@@ -24,7 +24,7 @@
 //!   the conventional answer (`dws` off), the stack and BL re-convergence, 1, 2 and 8
 //!   warps, LazySplit with a window of 0 and ReviveSplit with one of 20 (both on a
 //!   non-blocking D$), a WST of 2
-//!   entries; and a re-convergence stack too shallow for bsearch stops the engine with
+//!   entries; and a re-convergence stack too shallow for bfs stops the engine with
 //!   the sequencer's fault, named.
 //!
 //! The tile is `tests/fgsimt_tile.rs`'s (2 lanes, warps of 8); one Verilator model a
@@ -234,16 +234,17 @@ fn private_stacks_run_in_the_avc_under_the_sequencer() {
     }
 }
 
-/// A re-convergence stack of 2 entries cannot hold bsearch's divergence (the kernel's
-/// frame and a branch's two): the engine stops with the sequencer's fault, named (a
-/// model of its own: `ACCELGEN_LONG=1` only).
+/// A re-convergence stack of 2 entries cannot hold bfs's nested divergence: the engine
+/// stops with the sequencer's fault, named (a model of its own: `ACCELGEN_LONG=1`
+/// only). bsearch, this test's kernel until 2026-12-06, needs only 2 entries (the
+/// golden sequencer following the engine counts them).
 #[test]
 fn a_shallow_stack_is_the_sequencers_fault() {
     if !long() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let elf = kernel(dir.path(), "bsearch");
+    let elf = kernel(dir.path(), "bfs");
     let run = sim(
         &elf,
         &["reconv=\"stack\"", "warps=2", "stack_depth=2"],
