@@ -105,11 +105,7 @@ impl SeqFollower {
         port: &str,
         model: u64,
     ) -> Result<(), SeqError> {
-        let rtl = peek_u64(dut, port)?;
-        match rtl == model {
-            true => Ok(()),
-            false => Err(self.differs(what, rtl, model)),
-        }
+        super::dws_seq::same(dut, self.now, (what, port), model)
     }
 
     /// The instruction word at `pc` in the program's code.

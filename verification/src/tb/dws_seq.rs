@@ -87,6 +87,26 @@ pub enum SeqError {
     TableFull { branches: usize, entries: u32 },
 }
 
+/// Checks the RTL's `port` against the model's value in `cycle` (also the engine's
+/// sequencer's lockstep, `super::dws_follow`).
+pub(super) fn same<S: Simulator>(
+    dut: &mut S,
+    cycle: u64,
+    (what, port): (&str, &str),
+    model: u64,
+) -> Result<(), SeqError> {
+    let rtl = peek_u64(dut, port)?;
+    if rtl == model {
+        return Ok(());
+    }
+    Err(SeqError::Differs {
+        cycle,
+        what: what.to_string(),
+        rtl: format!("{rtl:#x}"),
+        model: format!("{model:#x}"),
+    })
+}
+
 /// The lockstep of one RTL sequencer.
 pub struct SeqLockstep<S: Simulator> {
     pub dut: S,
@@ -110,16 +130,7 @@ impl<S: Simulator> SeqLockstep<S> {
     }
 
     fn same(&mut self, what: &str, port: &str, model: u64) -> Result<(), SeqError> {
-        let rtl = peek_u64(&mut self.dut, port)?;
-        if rtl == model {
-            return Ok(());
-        }
-        Err(SeqError::Differs {
-            cycle: self.cycles,
-            what: what.to_string(),
-            rtl: format!("{rtl:#x}"),
-            model: format!("{model:#x}"),
-        })
+        same(&mut self.dut, self.cycles, (what, port), model)
     }
 
     /// Loads the re-convergence table with the kernel's branches (`Cfg::branches`), one
