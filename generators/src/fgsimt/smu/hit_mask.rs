@@ -40,6 +40,12 @@ pub struct View<'a> {
     /// This cycle's reservation (one-hot over the words) and the slot's active lanes.
     pub reserve: &'a Value,
     pub active: &'a Value,
+    /// The words this cycle empties: the reservation's, with +m also a whole entry as
+    /// a load's first slot or an affine load takes it.
+    pub clear: &'a Value,
+    /// Per lane (+m): an arriving affine load's inactive threads' words (it has no
+    /// slots to reserve them).
+    pub idle_affine: &'a [Value],
     /// The SLU pops a pass's last slot.
     pub last_pop: &'a Value,
 }
@@ -140,7 +146,8 @@ pub fn passes(
     }
 
     // A word is written by the pass that takes it, or (an inactive thread's) never; it
-    // is a hit if it was in when its load was answered.
+    // is a hit if it was in when its load was answered. Both start clear as the entry
+    // or the slot is taken (the entry's last load's bits are stale).
     let t = p.threads_per_lane();
     let (head_words, ans_words) = (
         super::sldq::entry_words(loads, t, v.head),
@@ -148,11 +155,11 @@ pub fn passes(
     );
     for (l, (w, h)) in written.iter().zip(&hit).enumerate() {
         let idle = !&v.active.bit(l as u32);
-        let fresh = v.reserve & &idle.repeat(n);
+        let fresh = &(v.reserve & &idle.repeat(n)) | &v.idle_affine[l];
         let taken = &(&take.repeat(n) & &head_words) & &(&v.done[l] & &!w);
-        m.connect(w, &(&(&(w & &!v.reserve) | &fresh) | &taken));
+        m.connect(w, &(&(&(w & &!v.clear) | &fresh) | &taken));
         let hits_now = &(&accept.repeat(n) & &ans_words) & &(&v.done[l] & &!w);
-        m.connect(h, &(&(h & &!v.reserve) | &hits_now));
+        m.connect(h, &(&(h & &!v.clear) | &hits_now));
     }
     (ready, finished)
 }

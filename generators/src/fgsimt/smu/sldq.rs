@@ -40,6 +40,8 @@ pub struct Sldq {
     data: Vec<Vec<Value>>,
     /// Per lane: the done bits this cycle's responses set.
     set: Vec<Value>,
+    /// Per lane (+m): an arriving affine load's inactive threads' words, done at once.
+    idle_affine: Vec<Value>,
     /// This cycle's reservation (one-hot over the words), the done bits it clears (with
     /// +m whole entries as they are taken) and the slot's active lanes.
     reserve: Value,
@@ -124,7 +126,7 @@ impl Sldq {
         };
         let none = k(&tail, 0, n);
         let reserve = mux(&alloc, &word(loads, t, &entry, &rx.c), &none);
-        let set = match (aload, &affine_entry) {
+        let idle_affine = match (aload, &affine_entry) {
             (Some(a), Some(e)) => fresh_affine(p, a, e),
             _ => vec![none.clone(); p.lanes as usize],
         };
@@ -144,7 +146,8 @@ impl Sldq {
                         .collect()
                 })
                 .collect(),
-            set,
+            set: idle_affine.clone(),
+            idle_affine,
             clear: clear.map_or_else(|| reserve.clone(), |c| &c | &reserve),
             reserve,
             active: bits.get("active").value().clone(),
@@ -303,6 +306,8 @@ impl Sldq {
                     count: c,
                     done: &self.done,
                     reserve: &self.reserve,
+                    clear: &self.clear,
+                    idle_affine: &self.idle_affine,
                     active: &self.active,
                     last_pop: &last_pop,
                 };
