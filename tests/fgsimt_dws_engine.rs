@@ -16,16 +16,19 @@
 //!   a non-blocking D$ (groups split at divergent branches of short blocks and at
 //!   divergent loads by their hit masks, run-ahead groups going on past the load while
 //!   the fall-behind's data comes, PC-based merges at loads, re-convergence at
-//!   post-dominators);
+//!   post-dominators), with every affine mechanism (seed 000's +a, +b, +m: the CP
+//!   completes a converged group's affine arithmetic, uniform branches, `jalr` and
+//!   shared loads, the lanes expand a divided warp's, and the ASRF's writes are checked
+//!   against the model's);
 //! - the AVC (seed 002) under that setting: private stacks in an AVC and L1 of one line
 //!   each, on a case of divergent, sub-word private accesses and a kernel built to
 //!   spill, the AVC's traffic against the golden AVC's replay of the engine's order;
 //! - with `ACCELGEN_LONG=1` every kernel, also with a slow, jittery, stalling memory, on
-//!   the conventional answer (`dws` off), the stack and BL re-convergence, 1, 2 and 8
-//!   warps, LazySplit with a window of 0 and ReviveSplit with one of 20 (both on a
-//!   non-blocking D$), a WST of 2
-//!   entries; and a re-convergence stack too shallow for bfs stops the engine with
-//!   the sequencer's fault, named.
+//!   that setting without the affine mechanisms, the conventional answer (`dws` off),
+//!   the stack and BL re-convergence, 1, 2 and 8 warps, LazySplit with a window of 0
+//!   and ReviveSplit with one of 20 (both on a non-blocking D$), a WST of 2 entries,
+//!   and `affine` a and ab; and a re-convergence stack too shallow for bfs stops the
+//!   engine with the sequencer's fault, named.
 //!
 //! The tile is `tests/fgsimt_tile.rs`'s (2 lanes, warps of 8); one Verilator model a
 //! setting, shared through the cache.
@@ -144,6 +147,27 @@ const LONG_SETTINGS: [&[&str]; 7] = [
     ],
 ];
 
+/// The long suite's settings of the affine mechanisms (seed 000) under the sequencer
+/// beside the fast suite's (all three on [`AGGRESS`]): arithmetic alone and with
+/// uniform branches, on the conventional answer and under ReviveSplit at 2 warps.
+const LONG_AFFINE: [&[&str]; 2] = [
+    &[
+        "reconv=\"bypass\"",
+        "warps=4",
+        "branch_dws=true",
+        "branch_entries=32",
+        "affine=\"a\"",
+    ],
+    &[
+        "reconv=\"stack\"",
+        "warps=2",
+        "dws=\"revive\"",
+        "branch_entries=32",
+        "dcache_mshrs=2",
+        "affine=\"ab\"",
+    ],
+];
+
 /// The integer and RV32F kernels of `kernels/` but the fast suite's one.
 const LONG_KERNELS: [&str; 12] = [
     "bilat",
@@ -177,14 +201,28 @@ fn kernels_run_in_lockstep_on_the_sequencer() {
         elfs.push(build_simt(seed, shape, dir.path()).unwrap());
     }
     let slow = ["--latency", "20", "--jitter", "7", "--stall-percent", "25"];
-    let mut settings: Vec<&[&str]> = vec![&AGGRESS];
+    let affine = [&AGGRESS[..], &["affine=\"abm\""]].concat();
+    let mut settings: Vec<&[&str]> = vec![&affine];
     if long() {
-        settings.push(&BYPASS);
+        settings.extend([&AGGRESS[..], &BYPASS]);
         settings.extend(LONG_SETTINGS);
+        settings.extend(LONG_AFFINE);
     }
     for setting in settings {
+        let affine = setting.iter().any(|t| t.starts_with("affine="));
         for elf in &elfs {
-            lockstep(elf, setting, &["--fast-forward"]);
+            let run = lockstep(elf, setting, &["--fast-forward"]);
+            if affine {
+                // The ASRF was written (compact values the CP kept), each write the
+                // model's.
+                let asrf = (run.stderr.split(" ASRF writes matched").next())
+                    .and_then(|l| l.rsplit(' ').next()?.parse::<u64>().ok());
+                assert!(
+                    asrf.is_some_and(|n| n > 0),
+                    "{}",
+                    explain("no ASRF writes checked", &run)
+                );
+            }
             if long() {
                 let mut extra = vec!["--fast-forward"];
                 extra.extend(slow);

@@ -537,12 +537,6 @@ impl FgsimtParams {
             }
             return Ok(());
         };
-        if self.affine != Affine::None {
-            return Err(ParamError::new(
-                "reconv",
-                "the DWS sequencer is built without the affine mechanisms so far: set affine = \"none\", or reconv = \"pwfb\"",
-            ));
-        }
         if !self.dws_directory.is_multiple_of(8) {
             return Err(ParamError::new(
                 "dws_directory",
@@ -651,18 +645,19 @@ mod tests {
             ..FgsimtParams::default()
         };
         seq.validate().unwrap();
+        FgsimtParams {
+            affine: Affine::Abm,
+            dws: SplitPolicy::Aggress,
+            avc: true,
+            ..seq.clone()
+        }
+        .validate()
+        .unwrap();
         for (p, name) in [
             (
                 FgsimtParams {
                     dws: SplitPolicy::Revive,
                     ..FgsimtParams::default()
-                },
-                "reconv",
-            ),
-            (
-                FgsimtParams {
-                    affine: Affine::Abm,
-                    ..seq.clone()
                 },
                 "reconv",
             ),

@@ -381,7 +381,7 @@ fn fetch_unit(
     let c = decode(&insn, true, 32, true);
     let d = decode_insn(&c, &insn, &pc, &mask);
     let plan = match io.atrace {
-        Some(_) => affine_plan(m, p, (ks, pw, ctx), (&insn, &pc), (&c, &d))?,
+        Some(_) => affine_plan(m, p, (ks, pw, ctx), (&insn, &pc, &mask), (&c, &d))?,
         None => baseline_plan(&d, &insn),
     };
     // An instruction fetched ahead is the AWFR's once the PWFB has settled at its pc;
@@ -394,10 +394,9 @@ fn fetch_unit(
     let writes_memory = &(&c.store | &c.amo) | &c.sc;
     let hazard = shared_load_hazard(&sl, &plan, &writes_memory);
     let dispatch = &(&decoded & &!&d.fault.when) & &!&hazard;
-    let sent = send(m, io, ctx, &plan, (&dispatch, &insn, &pc, &mask));
+    let sent = send(m, (io, seq), ctx, &plan, (&dispatch, &insn, &pc, &mask));
     let in_cp = &plan.cp_alone | &plan.load_in_cp;
     let gone = &sent.main & &(&in_cp | io.inst.ready());
-    m.when(&gone, |m| m.connect(&sent.mat_done, &lit(&pc, 0, 1)));
     let plain = &(&gone & &!&d.branch) & &!&d.jalr;
     let switch = match seq {
         // The sequencer's pick moves on after a load-like instruction.
@@ -443,7 +442,7 @@ fn fetch_unit(
     // A result's next pc is fetched ahead for the PWFB; the sequencer picks afresh.
     let ahead_of = match seq {
         true => {
-            sequencer_inputs(m, pw, (&gone, &c, &d), (&br, &jr));
+            sequencer_inputs(m, pw, (&gone, &c, &d, &plan), (&br, &jr));
             lit(&resolved, 0, 1)
         }
         false => {
@@ -547,12 +546,14 @@ fn pwfb_update(
 }
 
 /// The DWS sequencer's inputs (`warp_sequencer.rs`): the pick's instruction leaves
-/// decode (`gone`) with its kind and next pc; a branch's taken mask and target and a
-/// jump's target when the lanes (or the CP) give them.
+/// decode (`gone`) with its kind, next pc and whether it is a shared load the CP
+/// serves (+a: still a memory instruction to the sequencer, whose PC-merged group it
+/// runs); a branch's taken mask and target and a jump's target when the lanes (or the
+/// CP) give them.
 fn sequencer_inputs(
     m: &mut ModuleBuilder,
     pw: &Inst,
-    (gone, c, d): (&Value, &Ctrl, &Decoded),
+    (gone, c, d, plan): (&Value, &Ctrl, &Decoded, &Plan),
     (br, jr): (&Update, &Update),
 ) {
     let k2 = |v: u64| lit(gone, v, 2);
@@ -568,6 +569,7 @@ fn sequencer_inputs(
     for (port, v) in [
         ("go", gone),
         ("op", &op),
+        ("cp_load", &plan.load_in_cp),
         ("next_pc", &d.next_pc),
         ("br", &br.when),
         ("taken", &br.push_mask),
@@ -975,66 +977,178 @@ fn baseline_plan(d: &Decoded, insn: &Value) -> Plan {
 }
 
 /// What [`send`] decided: the instruction itself leaves decode this cycle if the SIU
-/// takes it (`main`), and the materialisation flag (cleared as it leaves).
+/// takes it (`main`), and whether it goes to the SIU.
 struct Sent {
     main: Value,
-    mat_done: Value,
     to_siu: Value,
 }
 
-/// Drives `inst`: a materialisation first when the plan has one, a scalar instruction
-/// for the fragment's lowest thread once the lanes are idle, else the instruction with
-/// its compact sources.
+/// Drives `inst`: the instruction with its compact sources, a scalar instruction for
+/// the fragment's lowest thread once the lanes are idle, and a materialisation when the
+/// plan has one ([`Materialization`]: with PWFBs first, with the DWS sequencer right
+/// after the instruction).
 fn send(
     m: &mut ModuleBuilder,
-    io: &Ports,
+    (io, seq): (&Ports, bool),
     ctx: &Context,
     plan: &Plan,
     (dispatch, insn, pc, mask): (&Value, &Value, &Value, &Value),
 ) -> Sent {
-    let mat_done = m.reg("mat_done", 1, false);
-    let mat_now = &(dispatch & &plan.materialize) & &!&mat_done;
     let hold = &(&(dispatch & &plan.scalar) & &!&plan.load_in_cp) & &!&io.exec_idle;
-    let main = &(dispatch & &!&mat_now) & &!&hold;
-    let to_siu = &(&main & &!&plan.cp_alone) & &!&plan.load_in_cp;
-    m.connect(io.inst.valid(), &(&mat_now | &to_siu));
-    m.when(&(&mat_now & io.inst.ready()), |m| {
-        m.connect(&mat_done, &lit(pc, 1, 1))
-    });
     let ib = io.inst.bits();
+    let Some(mat) = plan.asrf.is_some().then(|| match seq {
+        false => Materialization::first(m, ctx, plan, (dispatch, pc)),
+        true => Materialization::after(m, ctx, plan, pc),
+    }) else {
+        // Without the ASRF: the instruction alone.
+        let main = dispatch & &!&hold;
+        let to_siu = &main & &!&plan.cp_alone;
+        m.connect(io.inst.valid(), &to_siu);
+        for (field, v) in [("pc", pc), ("insn", insn), ("mask", mask)] {
+            m.connect(ib.get(field).value(), v);
+        }
+        m.connect(ib.get("tid_base").value(), &ctx.tid_base);
+        if let Some(index) = &ctx.index {
+            m.connect(ib.get("ctx").value(), index);
+        }
+        return Sent { main, to_siu };
+    };
+    let main = &(dispatch & &!&mat.now) & &!&hold;
+    let to_siu = &(&main & &!&plan.cp_alone) & &!&plan.load_in_cp;
+    m.connect(io.inst.valid(), &(&mat.now | &to_siu));
+    mat.advance(m, plan, (&main, &to_siu), io.inst.ready());
     let mask_out = mux(
-        &mat_now,
-        &plan.outside,
+        &mat.now,
+        &mat.outside,
         &mux(&plan.scalar, &lowest_one(mask), mask),
     );
     for (field, v) in [
-        ("pc", pc.clone()),
-        ("insn", mux(&mat_now, &plan.mat_insn, insn)),
+        ("pc", mux(&mat.now, &mat.pc, pc)),
+        ("insn", mux(&mat.now, &mat.insn, insn)),
         ("mask", mask_out),
-        ("tid_base", ctx.tid_base.clone()),
+        ("tid_base", mux(&mat.now, &mat.tid_base, &ctx.tid_base)),
     ] {
         m.connect(ib.get(field).value(), &v);
     }
-    if let Some(index) = &ctx.index {
-        m.connect(ib.get("ctx").value(), index);
+    if let (Some(index), Some(held)) = (&ctx.index, &mat.ctx) {
+        m.connect(ib.get("ctx").value(), &mux(&mat.now, held, index));
     }
-    if !plan.sources.is_empty() {
-        let src = ib.get("src");
-        for (i, s) in plan.sources.iter().enumerate() {
-            // The materialisation reads the old entry as rs1 (and as rs2: fsgnj.s).
-            let ok = mux(&mat_now, &lit(pc, (i < 2) as u64, 1), &s.ok);
-            let base = mux(&mat_now, &plan.old.base, &s.base);
-            let stride = mux(&mat_now, &plan.old.stride, &s.stride);
-            let e = src.index(i);
-            for (field, v) in [("ok", ok), ("base", base), ("stride", stride)] {
-                m.connect(e.get(field).value(), &v);
-            }
+    let src = ib.get("src");
+    for (i, s) in plan.sources.iter().enumerate() {
+        // The materialisation reads the old entry as rs1 (and as rs2: fsgnj.s).
+        let ok = mux(&mat.now, &lit(pc, (i < 2) as u64, 1), &s.ok);
+        let base = mux(&mat.now, &mat.base, &s.base);
+        let stride = mux(&mat.now, &mat.stride, &s.stride);
+        let e = src.index(i);
+        for (field, v) in [("ok", ok), ("base", base), ("stride", stride)] {
+            m.connect(e.get(field).value(), &v);
         }
     }
-    Sent {
-        main,
-        mat_done,
-        to_siu,
+    Sent { main, to_siu }
+}
+
+/// Lazy expansion's materialisation (+a): the destination's old entry written to the
+/// warp's threads outside the group, sent to the SIU (`now`) with the instruction's
+/// pc, warp and context.
+/// - With PWFBs it goes first, from decode (`done` once it went, until its instruction
+///   leaves): the AWFR does not move while an instruction waits in decode.
+/// - With the DWS sequencer it goes right after its instruction (`done` is then the
+///   materialisation pending; nothing is dispatched before it goes): the sequencer's
+///   pick may change while an instruction waits in decode (its syncs go on), and a
+///   materialisation sent ahead would be left without its instruction. The two write
+///   disjoint threads, so their order does not matter to the registers; the cost is
+///   the SIU's write-after-write wait behind the instruction (a load's writeback).
+struct Materialization {
+    now: Value,
+    done: Value,
+    /// The registers the instruction's leaving fills (with the sequencer).
+    held: Option<Vec<(Value, Value)>>,
+    pc: Value,
+    insn: Value,
+    outside: Value,
+    base: Value,
+    stride: Value,
+    tid_base: Value,
+    ctx: Option<Value>,
+}
+
+impl Materialization {
+    fn first(
+        m: &mut ModuleBuilder,
+        ctx: &Context,
+        plan: &Plan,
+        (dispatch, pc): (&Value, &Value),
+    ) -> Materialization {
+        let done = m.reg("mat_done", 1, false);
+        Materialization {
+            now: &(dispatch & &plan.materialize) & &!&done,
+            done,
+            held: None,
+            pc: pc.clone(),
+            insn: plan.mat_insn.clone(),
+            outside: plan.outside.clone(),
+            base: plan.old.base.clone(),
+            stride: plan.old.stride.clone(),
+            tid_base: ctx.tid_base.clone(),
+            ctx: ctx.index.clone(),
+        }
+    }
+
+    fn after(m: &mut ModuleBuilder, ctx: &Context, plan: &Plan, pc: &Value) -> Materialization {
+        let mut held = Vec::new();
+        let mut keep = |name: &str, v: &Value| {
+            let r = m.reg(name, v.width(), hdl::ResetValue::None);
+            held.push((r.clone(), v.clone()));
+            r
+        };
+        let (pc, insn) = (keep("mat_pc", pc), keep("mat_insn", &plan.mat_insn));
+        let outside = keep("mat_mask", &plan.outside);
+        let (base, stride) = (
+            keep("mat_base", &plan.old.base),
+            keep("mat_stride", &plan.old.stride),
+        );
+        let tid_base = keep("mat_tid_base", &ctx.tid_base);
+        let ctx = ctx.index.as_ref().map(|i| keep("mat_ctx", i));
+        let pending = m.reg("mat_pending", 1, false);
+        Materialization {
+            now: pending.clone(),
+            done: pending,
+            held: Some(held),
+            pc,
+            insn,
+            outside,
+            base,
+            stride,
+            tid_base,
+            ctx,
+        }
+    }
+
+    /// The next cycle's state, as the SIU is `ready` for what `now` sends and the
+    /// instruction (`main`, to the SIU or completed in the CP) leaves.
+    fn advance(
+        &self,
+        m: &mut ModuleBuilder,
+        plan: &Plan,
+        (main, to_siu): (&Value, &Value),
+        ready: &Value,
+    ) {
+        let (one, zero) = (lit(ready, 1, 1), lit(ready, 0, 1));
+        let sent = &self.now & ready;
+        let Some(held) = &self.held else {
+            let leaves = main & &(&(&plan.cp_alone | &plan.load_in_cp) | ready);
+            m.when(&sent, |m| m.connect(&self.done, &one))
+                .elsewhen(&leaves, |m| m.connect(&self.done, &zero));
+            return;
+        };
+        let leaves = &(to_siu & ready) & &plan.materialize;
+        m.when(&leaves, |m| {
+            m.connect(&self.done, &one);
+            for (r, v) in held {
+                m.connect(r, v);
+            }
+        })
+        .elsewhen(&sent, |m| m.connect(&self.done, &zero));
     }
 }
 
@@ -1151,20 +1265,27 @@ fn asrf_writes(
 
 /// The plan with +a: the ASRF, its initial values at a warp's start, and the
 /// classification (`classify.rs`) for the warp's convergence (with contexts, the
-/// current context's: each keeps its warp's mask and its bank of the ASRF).
+/// current context's: each keeps its warp's mask and its bank of the ASRF). The warp
+/// is converged when the instruction's `mask` holds all its threads and (with PWFBs)
+/// no fragment is pending; with the DWS sequencer a load-like instruction's mask is its
+/// PC-merged group's (the golden model's: the group that executes it).
 fn affine_plan(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
     (ks, pw, ctx): (&Inst, &Inst, &Context),
-    (insn, pc): (&Value, &Value),
+    (insn, pc, mask): (&Value, &Value, &Value),
     (c, d): (&Ctrl, &Decoded),
 ) -> Result<Plan, HdlErrors> {
     let start = ks.port("start");
     let start_mask = ks.port("start_mask");
     let warp_mask = warp_masks(m, p, ks, ctx);
-    let pending = pw.port("pending");
-    let converged =
-        &pw.port("awfr_mask_out").eq(&warp_mask) & &pending.eq(&lit(&pending, 0, pending.width()));
+    let converged = match p.sequencer() {
+        Some(_) => mask.eq(&warp_mask),
+        None => {
+            let pending = pw.port("pending");
+            &mask.eq(&warp_mask) & &pending.eq(&lit(&pending, 0, pending.width()))
+        }
+    };
     let branches = matches!(p.affine, Affine::Ab | Affine::Abm);
     let stacks = p
         .avc
@@ -1202,7 +1323,7 @@ fn affine_plan(
         m.connect(&file.port(port), &v);
     }
     Ok(Plan {
-        outside: &warp_mask & &!&pw.port("awfr_mask_out"),
+        outside: &warp_mask & &!mask,
         asrf: Some(file),
         ..plan
     })

@@ -18,7 +18,9 @@
 //! - Answers come late (`late_answers`): a branch's taken mask and target (`br`,
 //!   `taken`, `target`) and a jump's target (`jr`, `jr_target`; 0 ends the threads) when
 //!   the lanes give them. The fetch unit keeps a branch or a jump until its answer, so
-//!   those never coincide. A load-like instruction's answer depends on `dws`:
+//!   those never coincide. A shared load the CP serves (+a: `cp_load` with `go`) is
+//!   answered the cycle after it left, every thread of its (PC-merged) group
+//!   satisfied. A load-like instruction to the lanes is answered as `dws` says:
 //!   - `off`: the cycle after it left, no thread satisfied (the conventional answer), so
 //!     its group waits for memory, as the baseline's warp waits for its access, until
 //!     its writeback starts: the SIU's `load_done` (with `load_ctx`) fills the load's
@@ -32,7 +34,7 @@
 //!     write-back passes fill the threads that were not hits.
 //!
 //! Ports: in `start`, `start_pc`, `start_mask` (and `start_ctx` with `warps` > 1), `go`,
-//! `op`, `next_pc`, `br`, `taken`, `target`, `jr`, `jr_target`, `load_done`,
+//! `op`, `cp_load`, `next_pc`, `br`, `taken`, `target`, `jr`, `jr_target`, `load_done`,
 //! `load_mask` (and `load_ctx` with `warps` > 1), with hit masks `hit_valid` and
 //! `hit_mask` (and `hit_ready` out), the re-convergence
 //! table's writes (`tbl_*`, from `branch_directory.rs`); out `awfr_valid`,
@@ -189,7 +191,14 @@ fn late_answers(
     let br = m.input("br", 1);
     let jr = m.input("jr", 1);
     let sent = go & &is_op(op::MEMORY);
-    let load = load_answers(m, p, (&sent, &warp), &!&(&br | &jr))?;
+    let in_cp = &sent & &m.input("cp_load", 1);
+    let sent = Sent {
+        lanes: &sent & &!&in_cp,
+        in_cp,
+        warp,
+        mask: seq.port("mem_mask"),
+    };
+    let load = load_answers(m, p, &sent, &!&(&br | &jr))?;
     let k2 = |v: u64| lit(op_in, v, 2);
     let ans = mux(
         &br,
@@ -218,6 +227,15 @@ fn late_answers(
     Ok(())
 }
 
+/// A load-like instruction leaving decode this cycle: to the lanes, or a shared load
+/// the CP's port serves (+a, `cp_load`); its group's warp and threads (PC-merged).
+struct Sent {
+    lanes: Value,
+    in_cp: Value,
+    warp: Value,
+    mask: Value,
+}
+
 /// A load's answer this cycle: its warp and the threads satisfied.
 struct LoadAnswer {
     valid: Value,
@@ -225,29 +243,42 @@ struct LoadAnswer {
     satisfied: Value,
 }
 
-/// The answers to the loads `sent` (by warp `warp`). Without hit masks, the cycle after
-/// each, no thread satisfied. With them, the SMU's (`hit_valid`, `hit_mask`;
-/// `hit_ready` out), in the order the loads were sent, whose warps wait in a queue (a
-/// warp awaits one answer at a time, so `warps` entries), taken in a cycle `free` of
-/// a branch's or jump's answer.
+/// The answers to the loads `sent`. A shared load the CP serves is answered the cycle
+/// after it left with every thread of its group satisfied: the group goes on past it,
+/// and the front end keeps any reader of its destination waiting until the value is in
+/// the ASRF. A load to the lanes, without hit masks, is answered the cycle after it
+/// left with no thread satisfied. With them, by the SMU's answers (`hit_valid`,
+/// `hit_mask`; `hit_ready` out), in the order the loads were sent, whose warps wait in
+/// a queue (a warp awaits one answer at a time, so `warps` entries), taken in a cycle
+/// `free` of a branch's or jump's answer and of a shared load's. (A branch's or jump's
+/// answer never comes the cycle after a load left decode: the fetch unit waits for it
+/// from the cycle its instruction leaves.)
 fn load_answers(
     m: &mut ModuleBuilder,
     p: &FgsimtParams,
-    (sent, warp): (&Value, &Value),
+    sent: &Sent,
     free: &Value,
 ) -> Result<LoadAnswer, HdlErrors> {
     let w = p.warp_size;
+    let mut next = |name: &str, v: &Value| {
+        let r = m.reg(name, v.width(), hdl::ResetValue::None);
+        m.connect(&r, v);
+        r
+    };
+    let cp_warp = next("load_warp", &sent.warp);
+    let cp_mask = next("cp_load_mask", &sent.mask);
+    let cp = m.reg("cp_load_answer", 1, false);
+    m.connect(&cp, &sent.in_cp);
     if !p.hit_masks() {
         let valid = m.reg("load_answer", 1, false);
-        m.connect(&valid, sent);
-        let held = m.reg("load_warp", warp.width(), hdl::ResetValue::None);
-        m.connect(&held, warp);
+        m.connect(&valid, &(&sent.lanes | &sent.in_cp));
         return Ok(LoadAnswer {
             valid,
-            warp: held,
-            satisfied: lit(sent, 0, w),
+            warp: cp_warp,
+            satisfied: mux(&cp, &cp_mask, &lit(&cp, 0, w)),
         });
     }
+    let warp = &sent.warp;
     let q = m.instance(
         "load_warps",
         &queue(&QueueParams {
@@ -258,17 +289,17 @@ fn load_answers(
             sram_threshold_bits: p.sram_threshold_bits,
         })?,
     );
-    m.connect(&q.port("enq_valid"), sent);
+    m.connect(&q.port("enq_valid"), &sent.lanes);
     m.connect(&q.port("enq_bits"), warp);
     let (hit, mask) = (m.input("hit_valid", 1), m.input("hit_mask", w));
-    let ready = &q.port("deq_valid") & free;
+    let ready = &(&q.port("deq_valid") & free) & &!&cp;
     let o = m.output("hit_ready", 1);
     m.connect(&o, &ready);
-    let valid = &hit & &ready;
-    m.connect(&q.port("deq_ready"), &valid);
+    let smu = &hit & &ready;
+    m.connect(&q.port("deq_ready"), &smu);
     Ok(LoadAnswer {
-        valid,
-        warp: q.port("deq_bits"),
-        satisfied: mask,
+        valid: &smu | &cp,
+        warp: mux(&cp, &cp_warp, &q.port("deq_bits")),
+        satisfied: mux(&cp, &cp_mask, &mask),
     })
 }

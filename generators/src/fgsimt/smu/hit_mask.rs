@@ -6,9 +6,11 @@
 //! still coming.
 //!
 //! - **The answer** (`hits`, `bundles::load_hits`): loads are answered in program order
-//!   (the answer pointer, `ldq_ans`). A load received whole (its last slot in the SLDQs)
-//!   is answered once every thread's data is in, or `hit_window` cycles after it became
-//!   the next to answer (the later of its last slot's cycle and the answer before it),
+//!   (the answer pointer, `ldq_ans`). A load received whole (its last slot in the SLDQs;
+//!   with +m, which takes an entry whole at a load's first slot or at an affine load,
+//!   from then on: threads of slots still to come are misses if it is answered before
+//!   them) is answered once every thread's data is in, or `hit_window` cycles after it
+//!   became the next to answer (the later of its reception and the answer before it),
 //!   with the threads whose data is in then: the hits. The engine's L1 answers each
 //!   port in request order, so a hit behind a miss on the same port counts as a miss; a
 //!   thread whose access waits for a bank past the window does too. Either only moves a
