@@ -20,9 +20,10 @@
 //!   completes a converged group's affine arithmetic, uniform branches, `jalr` and
 //!   shared loads, the lanes expand a divided warp's, and the ASRF's writes are checked
 //!   against the model's);
-//! - the AVC (seed 002) under AggressSplit without the affine mechanisms: private stacks in an AVC and L1 of one line
-//!   each, on a case of divergent, sub-word private accesses and a kernel built to
-//!   spill, the AVC's traffic against the golden AVC's replay of the engine's order;
+//! - the AVC (seed 002) under AggressSplit without the affine mechanisms: private
+//!   stacks in an AVC and L1 of one line each, on a case of divergent, sub-word private
+//!   accesses and a kernel built to spill, the AVC's traffic against the golden AVC's
+//!   replay of the engine's order;
 //! - with `ACCELGEN_LONG=1` every kernel, also with a slow, jittery, stalling memory, on
 //!   that setting without the affine mechanisms, the conventional answer (`dws` off),
 //!   the stack and BL re-convergence, 1, 2 and 8 warps, LazySplit with a window of 0
