@@ -472,7 +472,7 @@ fn fast_run(
     let config = FgsimtConfig {
         fast_forward: true,
         directory,
-        ..FgsimtConfig::new(shape, p.dcache_banks, mem.clone(), 200_000_000)
+        ..FgsimtConfig::new(shape, &p.dcache(), mem.clone(), 200_000_000)
     };
     let sink = || Box::new(std::io::sink());
     tb::run(dut, program, &config, sink(), sink(), false).map_err(|e| e.to_string())
@@ -581,7 +581,7 @@ fn run_rtl(dut: &mut Model, program: &Program, p: &FgsimtParams) -> Rtl {
         contexts: p.warps,
         followed: false,
     };
-    let config = FgsimtConfig::new(shape, p.dcache_banks, MemConfig::default(), 200_000_000);
+    let config = FgsimtConfig::new(shape, &p.dcache(), MemConfig::default(), 200_000_000);
     let start = Instant::now();
     let sink = || Box::new(std::io::sink());
     match tb::run(dut, program, &config, sink(), sink(), false) {

@@ -174,7 +174,7 @@ fn rtl(names: &[String], built: &[(elf::Program, Vec<u64>)]) {
                 };
                 let c = FgsimtConfig {
                     fast_forward: true,
-                    ..FgsimtConfig::new(shape, fp.dcache_banks, MemConfig::default(), 500_000_000)
+                    ..FgsimtConfig::new(shape, &fp.dcache(), MemConfig::default(), 500_000_000)
                 };
                 let o = fgsimt_tb::run(dut, program, &c, sink(), sink(), false)
                     .expect("runs on fgsimt");

@@ -257,10 +257,10 @@ fn rocket_is_lint_clean() {
 }
 
 /// `fgsimt`: 2 lanes of 8-thread warps without and with every affine mechanism built (the
-/// latter with a 2-way non-blocking D$), 8 warp contexts of one thread with abm and the
+/// latter with a 2-way non-blocking D$ of 128-byte lines), 8 warp contexts of one thread with abm and the
 /// AVC, 2 warps of one thread on the DWS sequencer (BL, a WST of 2 entries) and 2 of 4
-/// threads on 2 lanes splitting on memory divergence (hit masks, a window of 0), in the
-/// fast suite;
+/// threads on 2 lanes splitting on memory divergence (hit masks, a window of 0; 64-byte
+/// lines), in the fast suite;
 /// long runs add the paper's preset, the DWS baseline's and the extremes (1 lane of 1
 /// thread, 32 lanes, the smallest caches over 32 banks, the largest I$ without an
 /// uncached region, one D$ bank, 2 contexts at 32 lanes, 8 contexts of one thread
@@ -272,12 +272,13 @@ fn rocket_is_lint_clean() {
 fn fgsimt_is_lint_clean() {
     let mut configs = vec![
         "lanes = 2\nwarp_size = 8".to_string(),
-        "lanes = 2\nwarp_size = 8\naffine = \"abm\"\ndcache_ways = 2\ndcache_mshrs = 2".to_string(),
+        "lanes = 2\nwarp_size = 8\naffine = \"abm\"\ndcache_ways = 2\ndcache_mshrs = 2\ndcache_line_bytes = 128"
+            .to_string(),
         "lanes = 1\nwarp_size = 1\nwarps = 8\naffine = \"abm\"\navc = true".to_string(),
         // The DWS sequencer in the engine.
         "lanes = 1\nwarp_size = 1\nwarps = 2\nreconv = \"bl\"\nwst_entries = 2".to_string(),
         // ... splitting on memory divergence: hit masks and write-back passes.
-        "lanes = 2\nwarp_size = 4\nwarps = 2\nreconv = \"stack\"\ndws = \"aggress\"\nhit_window = 0\nwst_entries = 2"
+        "lanes = 2\nwarp_size = 4\nwarps = 2\nreconv = \"stack\"\ndws = \"aggress\"\nhit_window = 0\nwst_entries = 2\ndcache_line_bytes = 64"
             .to_string(),
     ];
     if long() {

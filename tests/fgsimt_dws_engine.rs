@@ -13,10 +13,10 @@
 //! - bfs (22 launches of two kernels, divergent loops, partial warps) and two random
 //!   programs (divergent branches, per-thread loops, every memory mode, AMOs; RV32F in
 //!   one) at 4 warps of 8 threads with BranchBypass, branch splits and AggressSplit on
-//!   a non-blocking D$ (groups split at divergent branches of short blocks and at
-//!   divergent loads by their hit masks, run-ahead groups going on past the load while
-//!   the fall-behind's data comes, PC-based merges at loads, re-convergence at
-//!   post-dominators), with every affine mechanism (seed 000's +a, +b, +m: the CP
+//!   a non-blocking D$ of 128-byte lines, the paper's (groups split at divergent
+//!   branches of short blocks and at divergent loads by their hit masks, run-ahead
+//!   groups going on past the load while the fall-behind's data comes, PC-based merges
+//!   at loads, re-convergence at post-dominators), with every affine mechanism (seed 000's +a, +b, +m: the CP
 //!   completes a converged group's affine arithmetic, uniform branches, `jalr` and
 //!   shared loads, the lanes expand a divided warp's, and the ASRF's writes are checked
 //!   against the model's);
@@ -95,10 +95,10 @@ const BYPASS: [&str; 6] = [
 
 /// The fast suite's setting: [`BYPASS`] splitting groups on memory divergence too
 /// (AggressSplit: every divergent load splits), its loads answered with their hit
-/// masks and written back in passes, on a non-blocking D$ (2 MSHRs a bank, as the
-/// paper's baseline: with a blocking one a hit waits behind any warp's miss, so most
-/// answers have no hits).
-const AGGRESS: [&str; 8] = [
+/// masks and written back in passes, on a non-blocking D$ of 128-byte lines (2 MSHRs a
+/// bank of 8 requests, as the paper's baseline: with a blocking one a hit waits behind
+/// any warp's miss, so most answers have no hits).
+const AGGRESS: [&str; 10] = [
     "reconv=\"bypass\"",
     "warps=4",
     "branch_dws=true",
@@ -107,6 +107,8 @@ const AGGRESS: [&str; 8] = [
     "wst_entries=8",
     "stack_depth=8",
     "dcache_mshrs=2",
+    "dcache_mshr_targets=8",
+    "dcache_line_bytes=128",
 ];
 
 /// The long suite's settings beside [`BYPASS`] (the largest table: 40 random programs);

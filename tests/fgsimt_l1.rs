@@ -115,7 +115,11 @@ impl Tb {
         let span = (aliases(p) as usize + 1) * p.bytes as usize;
         let image: Vec<u8> = (0..span).map(|_| rng.next_u64() as u8).collect();
         mem.memory_mut().write(REGION, &image);
-        let refm = L1Model::new(mem.memory().clone(), p.narrow_ports as usize);
+        let refm = L1Model::new(
+            mem.memory().clone(),
+            p.narrow_ports as usize,
+            p.line_bytes as u64,
+        );
         dut.restart(seed).unwrap();
         let n = p.narrow_ports as usize + 1;
         Tb {
@@ -147,7 +151,7 @@ impl Tb {
     }
 
     fn bank(&self, addr: u64) -> u64 {
-        (addr / 32) % self.p.banks as u64
+        (addr / self.p.line_bytes as u64) % self.p.banks as u64
     }
 
     /// Drives every port's next request (or none); returns which ports drive one.
@@ -405,14 +409,20 @@ impl Tb {
 
 // ------------------------------------------------------------------ random traffic
 
-/// A line address of the conflict pool: a few sets of every bank, each at `aliases`
-/// aliases, so lines of one set evict one another.
-fn pool_line(rng: &mut Rng, p: &DcacheParams) -> u64 {
-    let sets = (p.bytes / 32 / p.banks / p.ways) as u64;
+/// A block address (32 bytes, the wide port's) in the conflict pool: a few sets of every
+/// bank, each at `aliases` aliases, so lines of one set evict one another; with lines
+/// longer than a block, any block of the line.
+fn pool_block(rng: &mut Rng, p: &DcacheParams) -> u64 {
+    let line = p.line_bytes as u64;
+    let sets = (p.bytes / p.line_bytes / p.banks / p.ways) as u64;
     let set = *rng.pick(&[0, 1, sets - 1]) % sets;
     let bank = rng.below(p.banks as u64);
     let alias = rng.below(aliases(p));
-    REGION + alias * p.bytes as u64 + (set * p.banks as u64 + bank) * 32
+    let block = match line / 32 {
+        1 => 0,
+        n => 32 * rng.below(n),
+    };
+    REGION + alias * p.bytes as u64 + (set * p.banks as u64 + bank) * line + block
 }
 
 fn random_narrow(rng: &mut Rng, p: &DcacheParams, port: u64, last_lr: &mut Option<u64>) -> Req {
@@ -438,7 +448,7 @@ fn random_narrow(rng: &mut Rng, p: &DcacheParams, port: u64, last_lr: &mut Optio
             size: 2,
         };
     }
-    let mut addr = pool_line(rng, p) + 4 * rng.below(8);
+    let mut addr = pool_block(rng, p) + 4 * rng.below(8);
     let op = match rng.below(100) {
         0..=29 => op::LOAD,
         30..=59 => op::STORE,
@@ -469,7 +479,7 @@ fn random_wide(rng: &mut Rng, p: &DcacheParams) -> Req {
     data.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
     Req::Wide {
         write: rng.chance(50),
-        addr: pool_line(rng, p),
+        addr: pool_block(rng, p),
         data,
         mask: rng.next_u64() as u32,
     }
@@ -572,6 +582,37 @@ fn random_traffic_with_ways() {
     ];
     for (i, p) in shapes.iter().enumerate() {
         let cycles = random_run(p, STRESSES[i % 2], 150, 300 + i as u64);
+        eprintln!("{p:?}: 150 requests per port in {cycles} cycles");
+    }
+}
+
+/// Lines longer than the wide port's block (`line_bytes`): a blocking bank of 64-byte
+/// lines, and seed 001's Table 3 bank (128-byte lines, 8 ways, non-blocking) at 2 sets.
+/// Blocks of one line share its tag, refill and write-back, and its LR reservation.
+#[test]
+fn random_traffic_long_lines() {
+    let shapes = [
+        DcacheParams {
+            bytes: 4096,
+            line_bytes: 64,
+            banks: 2,
+            ways: 2,
+            narrow_ports: 3,
+            ..params()
+        },
+        DcacheParams {
+            bytes: 8192,
+            line_bytes: 128,
+            banks: 4,
+            ways: 8,
+            mshrs: 2,
+            mshr_targets: 8,
+            narrow_ports: 3,
+            ..params()
+        },
+    ];
+    for (i, p) in shapes.iter().enumerate() {
+        let cycles = random_run(p, STRESSES[i + 1], 150, 700 + i as u64);
         eprintln!("{p:?}: 150 requests per port in {cycles} cycles");
     }
 }
@@ -1166,7 +1207,14 @@ fn memory_ports_have_the_memory_models_shapes_and_output_is_deterministic() {
     use verification::tb::memory::{amo_request_shape, request_shape};
     let g = l1::Geometry::new(&params());
     let tb = xbar::io_tag_bits(&g);
-    assert_eq!(xbar::line_mem_request(), request_shape(32, 32, 0));
+    assert_eq!(xbar::line_mem_request(&g), request_shape(32, 32, 0));
+    for line in [64, 128] {
+        let g = l1::Geometry::new(&DcacheParams {
+            line_bytes: line,
+            ..params()
+        });
+        assert_eq!(xbar::line_mem_request(&g), request_shape(32, line, 0));
+    }
     assert_eq!(xbar::io_mem_request(tb), amo_request_shape(32, 4, tb));
     let verilog = || {
         let d = Design::new(&l1::dcache(&params(), TAG_BITS).unwrap());

@@ -1,5 +1,5 @@
 //! The memory side of a bench around the FG-SIMT D$ (`generators::fgsimt::l1::dcache`):
-//! the memory model on the D$'s ports (a 32-byte port a bank, `b<i>_mem`, and the 4-byte
+//! the memory model on the D$'s ports (a port a line wide a bank, `b<i>_mem`, and the 4-byte
 //! tagged uncached port `io_mem` with AMOs), at a run's latency, jitter and stalls; and
 //! the comparison of a cache's memory with a reference (the L2's bench uses it too).
 #![allow(dead_code)]
@@ -30,7 +30,7 @@ pub fn memory(p: &DcacheParams, s: Stress, seed: u64) -> MemoryModel {
         }))
         .collect();
     let config = MemConfig {
-        data_bytes: 32,
+        data_bytes: p.line_bytes,
         latency: s.latency,
         jitter: s.jitter,
         out_of_order: false,

@@ -9,8 +9,14 @@ use crate::schema::{self, Param};
 use crate::ParamError;
 use serde::{Deserialize, Serialize};
 
-/// Bytes in an L1 line, and so in a wide (256-bit) access: fixed by the paper.
-pub const LINE_BYTES: u32 = 32;
+/// Bytes in a wide (256-bit) access, fixed by seed 000: the wide port's block, the
+/// coalescer's span and the SLDQ's unit; the I$'s line, and the D$'s shortest line (the
+/// D$'s line is `dcache_line_bytes`, a multiple of it).
+pub const BLOCK_BYTES: u32 = 32;
+
+/// The longest D$ line (seed 001's Table 3: 128 bytes); a bank's memory port is a line
+/// wide.
+pub const MAX_DCACHE_LINE_BYTES: u32 = 128;
 
 /// Which of the paper's affine mechanisms are built (section 2): none, affine arithmetic
 /// with lazy expansion (+a), uniform branches in the CP (+b), affine unit-stride loads on
@@ -52,8 +58,11 @@ pub struct FgsimtParams {
     pub affine: Affine,
     /// L1 I$ bytes (16 KiB, direct-mapped, 32-byte lines).
     pub icache_bytes: u32,
-    /// L1 D$ bytes over all banks (128 KiB, 32-byte lines).
+    /// L1 D$ bytes over all banks (128 KiB).
     pub dcache_bytes: u32,
+    /// Bytes in a D$ line (32, seed 000's; 128 in seed 001's Table 3): the unit of a
+    /// tag, a refill and a write-back, and of the bank interleave.
+    pub dcache_line_bytes: u32,
     /// D$ banks, interleaved by line (8).
     pub dcache_banks: u32,
     /// Ways of each bank's sets, replaced by tree pseudo-LRU (1: direct-mapped, seed
@@ -126,6 +135,7 @@ impl Default for FgsimtParams {
             affine: Affine::None,
             icache_bytes: 16 * 1024,
             dcache_bytes: 128 * 1024,
+            dcache_line_bytes: BLOCK_BYTES,
             dcache_banks: 8,
             dcache_ways: 1,
             dcache_mshrs: 0,
@@ -194,7 +204,14 @@ pub fn params() -> Vec<Param> {
             "dcache_bytes",
             1024,
             1 << 22,
-            "L1 D$ bytes over all banks (32-byte lines)",
+            "L1 D$ bytes over all banks",
+        )
+        .pow2(),
+        Param::int(
+            "dcache_line_bytes",
+            BLOCK_BYTES as u64,
+            MAX_DCACHE_LINE_BYTES as u64,
+            "bytes in a D$ line: a tag, a refill, a write-back (Table 3 of seed 001: 128)",
         )
         .pow2(),
         Param::int("dcache_banks", 1, 32, "D$ banks, interleaved by line").pow2(),
@@ -341,6 +358,8 @@ pub fn params() -> Vec<Param> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DcacheParams {
     pub bytes: u32,
+    /// Bytes in a line: [`BLOCK_BYTES`] to [`MAX_DCACHE_LINE_BYTES`], a power of two.
+    pub line_bytes: u32,
     pub banks: u32,
     /// Ways of each bank's sets (1: direct-mapped, seed 000's).
     pub ways: u32,
@@ -412,6 +431,7 @@ impl FgsimtParams {
     pub fn dcache(&self) -> DcacheParams {
         DcacheParams {
             bytes: self.dcache_bytes,
+            line_bytes: self.dcache_line_bytes,
             banks: self.dcache_banks,
             ways: self.dcache_ways,
             mshrs: self.dcache_mshrs,
@@ -500,13 +520,22 @@ impl FgsimtParams {
                 ),
             ));
         }
-        let lines = self.dcache_bytes / LINE_BYTES / self.dcache_banks;
+        let lines = self.dcache_bytes / self.dcache_line_bytes / self.dcache_banks;
+        if lines == 0 {
+            return Err(ParamError::new(
+                "dcache_bytes",
+                format!(
+                    "{} bytes over {} banks is less than one {}-byte line a bank",
+                    self.dcache_bytes, self.dcache_banks, self.dcache_line_bytes
+                ),
+            ));
+        }
         if lines < self.dcache_ways {
             return Err(ParamError::new(
                 "dcache_ways",
                 format!(
-                    "{} bytes over {} banks is {lines} lines a bank, fewer than {} ways",
-                    self.dcache_bytes, self.dcache_banks, self.dcache_ways
+                    "{} bytes over {} banks is {lines} lines of {} bytes a bank, fewer than {} ways",
+                    self.dcache_bytes, self.dcache_banks, self.dcache_line_bytes, self.dcache_ways
                 ),
             ));
         }
@@ -572,7 +601,7 @@ pub fn host_params(uncached_doc: &'static str) -> [Param; 3] {
         Param::int(
             "icache_bytes",
             1024,
-            MAX_CACHE_SETS * LINE_BYTES as u64,
+            MAX_CACHE_SETS * BLOCK_BYTES as u64,
             "L1 I$ bytes (direct-mapped, 32-byte lines)",
         )
         .pow2(),
@@ -682,6 +711,32 @@ mod tests {
                     ..seq.clone()
                 },
                 "branch_dws",
+            ),
+            (
+                FgsimtParams {
+                    dcache_line_bytes: 48,
+                    ..FgsimtParams::default()
+                },
+                "dcache_line_bytes",
+            ),
+            (
+                FgsimtParams {
+                    dcache_line_bytes: 128,
+                    dcache_bytes: 1024,
+                    dcache_banks: 16,
+                    ..FgsimtParams::default()
+                },
+                "dcache_bytes",
+            ),
+            (
+                FgsimtParams {
+                    dcache_line_bytes: 128,
+                    dcache_bytes: 4096,
+                    dcache_banks: 4,
+                    dcache_ways: 16,
+                    ..FgsimtParams::default()
+                },
+                "dcache_ways",
             ),
         ] {
             let e = p.validate().unwrap_err();

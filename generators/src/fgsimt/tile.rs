@@ -123,12 +123,13 @@ fn dcache(
     m.connect_bundle(&dc.io(&format!("{n}_req")), &cp.io("dc_req"));
     m.connect_bundle(&cp.io("dc_resp"), &dc.io(&format!("{n}_resp")));
 
-    let lines = (line_mem_request(), line_mem_response());
+    let g = Geometry::new(&dp);
+    let lines = (line_mem_request(&g), line_mem_response(&g));
     for b in 0..p.dcache_banks {
         let name = format!("b{b}_mem");
         export(m, &dc, (&name, &name), &lines);
     }
-    let tb = io_tag_bits(&Geometry::new(&dp));
+    let tb = io_tag_bits(&g);
     export(
         m,
         &dc,

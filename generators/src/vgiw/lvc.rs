@@ -39,6 +39,7 @@ pub fn request_shape(tag_bits: u32) -> Shape {
 pub fn cache_params(p: &VgiwParams) -> DcacheParams {
     DcacheParams {
         bytes: p.lvc_bytes,
+        line_bytes: crate::fgsimt::params::BLOCK_BYTES,
         banks: p.lvc_banks,
         ways: 1,
         mshrs: 0,

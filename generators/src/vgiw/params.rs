@@ -5,7 +5,7 @@
 use super::fabric::token::Layout;
 use super::grid;
 use crate::fgsimt::params::{
-    control_processor, host_params, DcacheParams, LINE_BYTES, MAX_BANK_SETS,
+    control_processor, host_params, DcacheParams, BLOCK_BYTES, MAX_BANK_SETS,
 };
 use crate::rocket::params::RocketParams;
 use crate::schema::{self, Param};
@@ -257,7 +257,7 @@ impl VgiwParams {
                 ),
             ));
         }
-        let line = LINE_BYTES;
+        let line = BLOCK_BYTES;
         if self.lvc_banks * line > self.lvc_bytes {
             return Err(ParamError::new(
                 "lvc_banks",
@@ -273,7 +273,7 @@ impl VgiwParams {
             ("l1_bytes", self.l1_bytes, self.l1_banks),
             ("lvc_bytes", self.lvc_bytes, self.lvc_banks),
         ] {
-            let sets = bytes / LINE_BYTES / banks;
+            let sets = bytes / BLOCK_BYTES / banks;
             if sets as u64 > MAX_BANK_SETS {
                 return Err(ParamError::new(
                     name,
@@ -299,6 +299,7 @@ impl VgiwParams {
     pub fn l1(&self) -> DcacheParams {
         DcacheParams {
             bytes: self.l1_bytes,
+            line_bytes: BLOCK_BYTES,
             banks: self.l1_banks,
             ways: 1,
             mshrs: 0,

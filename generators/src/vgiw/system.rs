@@ -191,7 +191,7 @@ fn lvc_geometry(p: &VgiwParams) -> Geometry {
 
 /// A D$'s bank ports and uncached port as the tile's, names prefixed.
 fn memory_side(m: &mut ModuleBuilder, cache: &Inst, banks: u32, g: Geometry, prefix: &str) {
-    let lines = (line_mem_request(), line_mem_response());
+    let lines = (line_mem_request(&g), line_mem_response(&g));
     for b in 0..banks {
         let name = format!("b{b}_mem");
         export(m, cache, (&name, &format!("{prefix}{name}")), &lines);

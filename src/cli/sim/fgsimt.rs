@@ -59,7 +59,7 @@ pub fn run(
         avc: p.avc.then(|| (&p.avc_cache()).into()),
         directory,
         sequencer: p.sequencer(),
-        ..FgsimtConfig::new(shape, p.dcache_banks, mem, args.max_cycles)
+        ..FgsimtConfig::new(shape, &p.dcache(), mem, args.max_cycles)
     };
     let path = args.program.as_deref().unwrap_or(Path::new("program"));
     let (out, seconds) = super::running(path, |stdout, stderr| {

@@ -2,15 +2,15 @@
 //! `generators::fgsimt::l1`): accesses applied one at a time to a flat memory, in the
 //! order the design performed them. Narrow accesses answer the naturally aligned word
 //! holding the address (the old word for AMOs, 0 or 1 for SC); a wide read answers the
-//! line. LR/SC keep one reservation per narrow port (a line), broken by any write to the
-//! line and by the port's next LR; an SC succeeds only on its port's reserved line and
+//! 32-byte block. LR/SC keep one reservation per narrow port (a line of the D$'s
+//! `line_bytes`), broken by any write to the line and by the port's next LR; an SC succeeds only on its port's reserved line and
 //! always ends the reservation. Uncached accesses (`uncached`) have no reservation: LR is
 //! a load and SC fails.
 
 use crate::tb::memory::{amo, SparseMemory};
 
-/// Bytes in a line and in a wide access.
-pub const LINE_BYTES: u64 = 32;
+/// Bytes in a wide access (a block).
+pub const BLOCK_BYTES: u64 = 32;
 
 /// The narrow ops, as the design's `op` field encodes them (load, store, LR, SC, then
 /// the AMOs: the memory model's code plus [`AMO_BASE`]).
@@ -27,14 +27,18 @@ pub mod op {
 /// The flat memory and the reservations.
 pub struct L1Model {
     pub mem: SparseMemory,
+    /// Bytes in a line: a reservation's unit.
+    line_bytes: u64,
     /// Per narrow port, the reserved line (its address divided by the line size).
     resv: Vec<Option<u64>>,
 }
 
 impl L1Model {
-    pub fn new(mem: SparseMemory, narrow_ports: usize) -> L1Model {
+    /// `narrow_ports` ports' reservations on lines of `line_bytes`.
+    pub fn new(mem: SparseMemory, narrow_ports: usize, line_bytes: u64) -> L1Model {
         L1Model {
             mem,
+            line_bytes,
             resv: vec![None; narrow_ports],
         }
     }
@@ -47,7 +51,7 @@ impl L1Model {
 
     /// A write to `line` breaks every reservation on it.
     fn wrote(&mut self, addr: u64) {
-        let line = addr / LINE_BYTES;
+        let line = addr / self.line_bytes;
         for r in self.resv.iter_mut() {
             if *r == Some(line) {
                 *r = None;
@@ -68,7 +72,7 @@ impl L1Model {
     /// Performs a cached narrow access of `port`; returns its response word.
     pub fn narrow(&mut self, port: usize, opc: u64, addr: u64, data: u32, mask: u64) -> u32 {
         let old = self.word(addr);
-        let line = addr / LINE_BYTES;
+        let line = addr / self.line_bytes;
         match opc {
             op::LOAD => {}
             op::STORE => {
@@ -112,7 +116,7 @@ impl L1Model {
         old
     }
 
-    /// Performs a wide access at a line-aligned `addr`; returns the line (before a write).
+    /// Performs a wide access at a block-aligned `addr`; returns the block (before a write).
     pub fn wide(&mut self, write: bool, addr: u64, data: &[u8; 32], mask: u32) -> [u8; 32] {
         let mut line = [0; 32];
         self.mem.read(addr, &mut line);

@@ -37,6 +37,7 @@ use crate::fgsimt::warp::KernelStats;
 use crate::iss::htif::HtifError;
 use crate::iss::{Iss, IssError};
 use generators::fgsimt::dws::params::DwsParams;
+use generators::fgsimt::params::DcacheParams;
 use hdl::sim::Init;
 use std::collections::{BTreeSet, VecDeque};
 use std::io::Write;
@@ -48,8 +49,9 @@ pub const SRF_WRITE_PORTS: u32 = 3;
 #[derive(Debug, Clone)]
 pub struct FgsimtConfig {
     pub shape: KernelShape,
-    /// D$ banks (one memory port each).
+    /// D$ banks (one memory port each, a line wide) and bytes in a line.
     pub banks: u32,
+    pub line_bytes: u32,
     /// Timing of the memory model (ports' widths are set by the bench).
     pub mem: MemConfig,
     pub max_cycles: u64,
@@ -76,10 +78,12 @@ pub struct FgsimtConfig {
 }
 
 impl FgsimtConfig {
-    pub fn new(shape: KernelShape, banks: u32, mem: MemConfig, max_cycles: u64) -> Self {
+    /// A run of a tile whose D$ is `dcache` (its banks' memory ports).
+    pub fn new(shape: KernelShape, dcache: &DcacheParams, mem: MemConfig, max_cycles: u64) -> Self {
         FgsimtConfig {
             shape,
-            banks,
+            banks: dcache.banks,
+            line_bytes: dcache.line_bytes,
             mem,
             max_cycles,
             max_idle: 2_000_000,
@@ -372,14 +376,15 @@ impl GoldenModel for SpmdGolden {
     }
 }
 
-/// The tile's memory ports with their widths in bytes, in the memory model's order.
-pub fn ports(banks: u32) -> Vec<(MemPort, u32)> {
+/// The tile's memory ports with their widths in bytes, in the memory model's order: a
+/// D$ bank's is a line of `line_bytes`.
+pub fn ports(banks: u32, line_bytes: u32) -> Vec<(MemPort, u32)> {
     let plain = |name: &str| MemPort {
         resp_ready: None,
         ..MemPort::decoupled(name, false)
     };
     let mut ports = vec![(plain("icache_mem"), 8)];
-    ports.extend((0..banks).map(|b| (plain(&format!("b{b}_mem")), 32)));
+    ports.extend((0..banks).map(|b| (plain(&format!("b{b}_mem")), line_bytes)));
     let io = MemPort {
         resp_ready: None,
         ..MemPort::decoupled_with_amo("io_mem", true)
@@ -414,7 +419,7 @@ fn private_memory(config: &FgsimtConfig) -> Result<Option<MemoryModel>, MemError
 
 /// The memory model holding `program` and the reset ROM, serving [`ports`].
 fn memory(program: &Program, config: &FgsimtConfig) -> Result<MemoryModel, MemError> {
-    let ports = ports(config.banks);
+    let ports = ports(config.banks, config.line_bytes);
     let mem = MemConfig {
         bandwidth: Bandwidth {
             requests: ports.len() as u32,

@@ -167,7 +167,7 @@ pub fn launch_lvc(kernel: &Kernel, params: &VgiwParams) -> Result<Lvc, MachineEr
     Ok(Lvc::new(LvcShape {
         bytes: params.lvc_bytes,
         ways: 1,
-        line_bytes: generators::fgsimt::params::LINE_BYTES,
+        line_bytes: generators::fgsimt::params::BLOCK_BYTES,
     }))
 }
 

@@ -1,7 +1,7 @@
 //! `FgsimtDcacheBank`: one bank of the FG-SIMT L1 D$ (seed 000, section 1.7, Figure 3):
 //! blocking, `ways`-way set-associative (direct-mapped in seed 000; 8 ways in seed 001's
-//! Table 3), 32-byte lines, write-back write-allocate, one 32-bit or one 256-bit access
-//! per cycle.
+//! Table 3), lines of `line_bytes` (32 in seed 000, 128 in Table 3), write-back
+//! write-allocate, one 32-bit or one 256-bit (block) access per cycle.
 //!
 //! A request is looked up the cycle after the bank accepts it (a tag and a data array a
 //! way, all read at once; synchronous-read, one read and one write port each, so the
@@ -10,28 +10,30 @@
 //! matches and answered; the bank accepts the next request in the same cycle unless the
 //! hit writes the set the next one reads (one bubble, no forwarding). A miss picks its
 //! victim (the first invalid way, else tree pseudo-LRU, `../plru.rs`, touched by every
-//! performed access), writes it back if it is dirty, refills the line with one 32-byte
-//! read, rereads the arrays and performs the access as a hit. The requests arrive in the
-//! crossbar's form: narrow data replicated over the line and its byte mask in place, so
-//! stores of both widths are the same masked write.
+//! performed access), writes it back if it is dirty, refills the line with one read a
+//! line wide, rereads the arrays and performs the access as a hit. The requests arrive
+//! in the crossbar's form: narrow data replicated over the 32-byte block and its byte
+//! mask in place, so stores of both widths are the same masked write; the bank places
+//! the block in the line (`Geometry::to_line`) and answers the block the address names.
 //!
-//! Ports: `req` (decoupled), `resp` (valid: the line, the access's word, port, slot),
-//! `mem_req`/`mem_resp` (32-byte memory port, untagged, in order), `flush`/`flushed`
+//! Ports: `req` (decoupled), `resp` (valid: the block, the access's word, port, slot),
+//! `mem_req`/`mem_resp` (a memory port a line wide, untagged, in order), `flush`/`flushed`
 //! (every way of every set is walked), `idle`, `bank_id` (with more than one bank),
 //! `resv_other` (ports whose LR or SC another bank performed this cycle, which ends their
 //! reservation here) and `resv_done` (the ports whose LR or SC this bank performed).
 
-use super::{any, cat_low_first, k, op, uint, Geometry, OFFSET_BITS};
+use super::{any, cat_low_first, k, op, uint, Geometry, BLOCK_OFFSET_BITS};
 use crate::blocks::amo_alu;
 use crate::blocks::bit_at;
-use crate::fgsimt::params::{DcacheParams, LINE_BYTES};
+use crate::fgsimt::params::{DcacheParams, BLOCK_BYTES};
 use crate::fgsimt::plru::Plru;
 use crate::memory::{self, ArrayPorts};
 use hdl::helpers::{onehot_decode, onehot_encode, onehot_mux};
 use hdl::{cat, mux, Bundle, Dir, HdlErrors, Mem, Module, ModuleBuilder, ResetValue, Shape, Value};
 use std::rc::Rc;
 
-pub(super) const LINE_BITS: u32 = LINE_BYTES * 8;
+/// Bits of a block: a bank request's data, a response's.
+pub(super) const BLOCK_BITS: u32 = BLOCK_BYTES * 8;
 
 /// Bank states.
 pub(super) const LOOKUP: u64 = 0;
@@ -48,17 +50,18 @@ pub fn bank_request(g: &Geometry) -> Shape {
     Shape::decoupled(Shape::bundle(vec![
         uint("addr", 32),
         uint("op", op::BITS),
-        uint("data", LINE_BITS),
-        uint("mask", LINE_BYTES),
+        uint("data", BLOCK_BITS),
+        uint("mask", BLOCK_BYTES),
         uint("port", g.port_bits),
         uint("slot", g.slot_bits),
     ]))
 }
 
-/// The bank's answer (valid only): the line read, the word answered to a narrow port.
+/// The bank's answer (valid only): the block read (`line`, the wide port's), the word
+/// answered to a narrow port.
 pub fn bank_response(g: &Geometry) -> Shape {
     Shape::valid(Shape::bundle(vec![
-        uint("line", LINE_BITS),
+        uint("line", BLOCK_BITS),
         uint("word", 32),
         uint("port", g.port_bits),
         uint("slot", g.slot_bits),
@@ -143,7 +146,13 @@ impl Resv {
                 .map(|q| m.reg(&format!("resv{q}_valid"), 1, false))
                 .collect(),
             line: (0..g.narrow_ports)
-                .map(|q| m.reg(&format!("resv{q}_line"), 32 - OFFSET_BITS, ResetValue::None))
+                .map(|q| {
+                    m.reg(
+                        &format!("resv{q}_line"),
+                        32 - g.offset_bits,
+                        ResetValue::None,
+                    )
+                })
                 .collect(),
         }
     }
@@ -167,7 +176,7 @@ impl Arrays {
         if g.bank_bits > 0 {
             parts.push(bank_id.clone());
         }
-        parts.push(k(set, 0, OFFSET_BITS));
+        parts.push(k(set, 0, g.offset_bits));
         cat(&parts.iter().collect::<Vec<_>>())
     }
 }
@@ -207,15 +216,16 @@ pub(super) fn access(
         .collect();
     let hits = cat_low_first(&hit_ways);
     let hit = any(&hit_ways);
-    let data_out = onehot_mux(&hits, &a.data_out);
+    let block = g.block_of(&s1.addr);
+    let data_out = g.block_in(&onehot_mux(&hits, &a.data_out), &block);
     let perform = &(active & &hit) & may_perform;
     let miss = active & &!&hit;
     let is = |x: u64| s1.op.eq(&k(&s1.op, x, op::BITS));
     let (is_store, is_lr, is_sc) = (is(op::STORE), is(op::LR), is(op::SC));
     let is_amo = s1.op.ge(&k(&s1.op, op::SWAP, op::BITS));
-    let word = s1.addr.slice(OFFSET_BITS - 1, 2);
+    let word = s1.addr.slice(BLOCK_OFFSET_BITS - 1, 2);
     let old = data_out.dshr(&cat(&[&word, &k(&word, 0, 5)])).slice(31, 0);
-    let line = s1.addr.slice(31, OFFSET_BITS);
+    let line = g.line_of(&s1.addr);
     let ports: Vec<Value> = (0..g.narrow_ports)
         .map(|q| s1.port.eq(&k(&s1.port, q as u64, g.port_bits)))
         .collect();
@@ -225,9 +235,9 @@ pub(super) fn access(
     let writes = any(&[is_store, is_amo.clone(), sc_ok.clone()]);
     let is_op = |code| s1.op.eq(&k(&s1.op, code + op::AMO_BASE, op::BITS));
     let new = amo_alu(is_op, &old, &s1.data.slice(31, 0));
-    let wdata = mux(&is_amo, &new.repeat(LINE_BYTES / 4), &s1.data);
-    let word_mask = k(&word, 0xf, LINE_BYTES).dshl(&cat(&[&word, &k(&word, 0, 2)]));
-    let wmask = mux(&is_amo, &word_mask, &s1.mask);
+    let wdata = mux(&is_amo, &new.repeat(BLOCK_BYTES / 4), &s1.data);
+    let word_mask = k(&word, 0xf, BLOCK_BYTES).dshl(&cat(&[&word, &k(&word, 0, 2)]));
+    let [wdata, wmask] = g.to_line(&block, &wdata, &mux(&is_amo, &word_mask, &s1.mask));
     let set_bit = onehot_decode(&set, g.sets);
     for (w, dirty) in lines.dirty.iter().enumerate() {
         m.when(&(&(&perform & &writes) & &hit_ways[w]), |m| {
@@ -270,7 +280,7 @@ pub(super) fn set_of(g: &Geometry, addr: &Value) -> Value {
     if g.set_bits == 0 {
         k(addr, 0, 1)
     } else {
-        addr.slice(g.tag_lo - 1, OFFSET_BITS + g.bank_bits)
+        addr.slice(g.tag_lo - 1, g.offset_bits + g.bank_bits)
     }
 }
 
@@ -367,7 +377,7 @@ fn miss(
         )
     });
     // The memory port: the victim's (or flushed line's) write-back, then the refill.
-    let off = k(&s1.addr, 0, OFFSET_BITS);
+    let off = k(&s1.addr, 0, g.offset_bits);
     let victim_addr = arrays.line_address(g, &way, &s.array_set, bank_id);
     let refill_addr = cat(&[&a.line, &off]);
     m.connect(mem_req.valid(), &(&st(WB) | &st(RD)));
@@ -378,8 +388,8 @@ fn miss(
     );
     m.connect(mb.get("write").value(), &st(WB));
     m.connect(mb.get("data").value(), &onehot_mux(&way, &arrays.data_out));
-    m.connect(mb.get("mask").value(), &k(&off, 1, 1).repeat(LINE_BYTES));
-    m.connect(mb.get("size").value(), &k(&off, OFFSET_BITS as u64, 3));
+    m.connect(mb.get("mask").value(), &k(&off, 1, 1).repeat(g.line_bytes));
+    m.connect(mb.get("size").value(), &k(&off, g.offset_bits as u64, 3));
     let fire = mem_req.fire();
     let array_bit = onehot_decode(&s.array_set, g.sets);
     m.when(&(&st(WB) & &fire), |m| {
@@ -411,7 +421,7 @@ fn miss(
     // on the hit way, both at s1's set.
     let rdata = mem_resp.bits().get("data").value();
     let wdata = mux(&refill, rdata, &a.wdata);
-    let wmask = mux(&refill, &k(&off, 1, 1).repeat(LINE_BYTES), &a.wmask);
+    let wmask = mux(&refill, &k(&off, 1, 1).repeat(g.line_bytes), &a.wmask);
     let written = mux(&refill, &way, &a.hits);
     let writes = &refill | &(&a.perform & &a.writes);
     for (w, data) in arrays.datas.iter().enumerate() {
@@ -502,8 +512,8 @@ pub(super) fn arrays(
             m.mem(
                 &way_name("data", g, w),
                 g.sets as u64,
-                LINE_BITS,
-                style(LINE_BITS),
+                g.line_bits,
+                style(g.line_bits),
             )
         })
         .collect();
@@ -523,8 +533,8 @@ pub fn bank(p: &DcacheParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtDcacheBank");
     let req = m.io("req", Dir::In, &bank_request(&g));
     let resp = m.io("resp", Dir::Out, &bank_response(&g));
-    let mem_req = m.io("mem_req", Dir::Out, &super::xbar::line_mem_request());
-    let mem_resp = m.io("mem_resp", Dir::In, &super::xbar::line_mem_response());
+    let mem_req = m.io("mem_req", Dir::Out, &super::xbar::line_mem_request(&g));
+    let mem_resp = m.io("mem_resp", Dir::In, &super::xbar::line_mem_response(&g));
     let flush = m.input("flush", 1);
     let flushed = m.output("flushed", 1);
     let idle = m.output("idle", 1);

@@ -10,7 +10,7 @@
 //! four sequential doubleword reads on the 64-bit `mem` port (`rocket/bus.rs` shapes).
 //! The requester ties `write` low; `invalidate` drops every line (a new program).
 
-use crate::fgsimt::params::LINE_BYTES;
+use crate::fgsimt::params::BLOCK_BYTES;
 use crate::rocket::cache::cache;
 use crate::rocket::params::CacheParams;
 use hdl::{HdlErrors, Module};
@@ -20,9 +20,9 @@ use std::rc::Rc;
 /// `mem_req`/`mem_resp`, `invalidate`.
 pub fn icache(bytes: u32, sram_threshold_bits: u64) -> Result<Rc<Module>, HdlErrors> {
     let shape = CacheParams {
-        sets: bytes / LINE_BYTES,
+        sets: bytes / BLOCK_BYTES,
         ways: 1,
-        line_bytes: LINE_BYTES,
+        line_bytes: BLOCK_BYTES,
         uncached_base: 0,
         uncached_size: 0,
         sram_threshold_bits,

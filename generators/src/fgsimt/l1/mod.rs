@@ -1,14 +1,18 @@
 //! The FG-SIMT engine's L1 memory system (seed 000, section 1.7 and Figure 3): a blocking,
-//! direct-mapped I$ ([`icache`]) and a banked, write-back D$ with 32-byte lines behind a
-//! queued crossbar of `narrow_ports` 32-bit ports and one 256-bit port ([`dcache`]):
-//! blocking and direct-mapped as in seed 000, or `ways`-way set-associative and
-//! non-blocking with `mshrs` MSHRs a bank as in seed 001's Table 3.
+//! direct-mapped I$ ([`icache`]) and a banked, write-back D$ behind a queued crossbar of
+//! `narrow_ports` 32-bit ports and one 256-bit port ([`dcache`]): blocking and
+//! direct-mapped with 32-byte lines as in seed 000, or `ways`-way set-associative,
+//! non-blocking with `mshrs` MSHRs a bank and with lines of up to 128 bytes as in seed
+//! 001's Table 3.
 //!
 //! D$ (`FgsimtL1Dcache`, top of `xbar.rs` with the banks of `dcache.rs`, or of
 //! `nonblocking.rs` and `mshr.rs` with MSHRs):
-//! - Lines are interleaved over the banks: bank = line address mod banks. Each bank is a
-//!   tag array and a 256-bit data array with byte-mask writes (SRAM macros above the
-//!   threshold, `crate::memory`) a way, write-back write-allocate. Blocking: a miss stalls
+//! - Lines (`line_bytes`: 32, 64 or 128) are interleaved over the banks: bank = line
+//!   address mod banks. Each bank is a tag array and a data array a line wide with
+//!   byte-mask writes (SRAM macros above the threshold, `crate::memory`) a way,
+//!   write-back write-allocate. The ports see 32-byte blocks (the wide port's, seed
+//!   000's): a lookup reads the whole line and answers the block its address names; a
+//!   write enables that block's bytes only. Blocking: a miss stalls
 //!   its bank until the refill, the other banks go on; with MSHRs, hits and other misses
 //!   go on under it. A bank performs one 32-bit or one 256-bit access per cycle (the
 //!   paper's "one 32 b or one 256 b read/write per cycle").
@@ -16,8 +20,8 @@
 //!   (store byte enables), `size` (log2 bytes, used by uncached accesses), `tag`. The
 //!   response is the naturally aligned word holding `addr` (the old value for AMOs, 0 or
 //!   1 for SC) with the tag; the requester extracts and sign-extends sub-words.
-//! - Wide port request ([`wide_request`]): a line-aligned `addr`, `write`, 256-bit `data`
-//!   and 32-bit `mask`; the response carries the line (reads) with the tag.
+//! - Wide port request ([`wide_request`]): a block-aligned `addr`, `write`, 256-bit `data`
+//!   and 32-bit `mask`; the response carries the block (reads) with the tag.
 //! - Requests are decoupled, responses valid-only and always accepted (the convention of
 //!   `rocket/bus.rs`). Each port keeps [`PORT_ENTRIES`] requests in flight in a reorder
 //!   buffer, so it sees its responses in request order although banks answer out of
@@ -34,7 +38,8 @@
 //!   D$ through the `io_mem` port (the memory performs the AMOs); LR there is a load and
 //!   SC always fails (no reservation is kept outside the D$). Wide accesses are always
 //!   cached.
-//! - Memory side: one 32-byte port per bank (`b<i>_mem`, untagged, answered in order):
+//! - Memory side: one port a line wide per bank (`b<i>_mem`, untagged, answered in
+//!   order; a refill or a write-back is one access of the whole line):
 //!   the banks are independent, so a port each lets one bank's refill overlap
 //!   another's with no arbiter in between (a non-blocking bank keeps several requests in
 //!   flight on its port, in order), and the memory model's bandwidth and
@@ -57,10 +62,11 @@ pub mod xbar;
 pub use icache::icache;
 pub use xbar::dcache;
 
-use super::params::{DcacheParams, LINE_BYTES};
+use super::params::{DcacheParams, BLOCK_BYTES};
 use crate::blocks::{any, cat_low_first, k};
+use hdl::helpers::{onehot_decode, onehot_mux};
 use hdl::ir::addr_width;
-use hdl::Shape;
+use hdl::{cat, Shape, Value};
 
 /// Requests of each port in flight at once (its reorder buffer's entries).
 pub const PORT_ENTRIES: u32 = 4;
@@ -113,8 +119,8 @@ pub fn wide_request(tag_bits: u32) -> Shape {
     Shape::decoupled(Shape::bundle(vec![
         uint("addr", 32),
         uint("write", 1),
-        uint("data", LINE_BYTES * 8),
-        uint("mask", LINE_BYTES),
+        uint("data", BLOCK_BYTES * 8),
+        uint("mask", BLOCK_BYTES),
         uint("tag", tag_bits),
     ]))
 }
@@ -122,15 +128,21 @@ pub fn wide_request(tag_bits: u32) -> Shape {
 /// Wide port response (valid only).
 pub fn wide_response(tag_bits: u32) -> Shape {
     Shape::valid(Shape::bundle(vec![
-        uint("data", LINE_BYTES * 8),
+        uint("data", BLOCK_BYTES * 8),
         uint("tag", tag_bits),
     ]))
 }
 
-/// The address fields and internal widths of a D$ shape: `[tag | set | bank | offset]`.
+/// The address fields and internal widths of a D$ shape: `[tag | set | bank | offset]`,
+/// the offset a line's (`[block | byte]`: the 32-byte block the ports see, then its byte).
 #[derive(Clone, Copy, Debug)]
 pub struct Geometry {
     pub narrow_ports: u32,
+    /// Bytes and bits of a line, bits of its offset, and blocks of [`BLOCK_BYTES`] in it.
+    pub line_bytes: u32,
+    pub line_bits: u32,
+    pub offset_bits: u32,
+    pub blocks: u32,
     pub bank_bits: u32,
     pub set_bits: u32,
     /// Sets of a bank (lines of a way).
@@ -144,21 +156,26 @@ pub struct Geometry {
     pub slot_bits: u32,
 }
 
-/// Bits of the line offset.
-pub const OFFSET_BITS: u32 = LINE_BYTES.trailing_zeros();
+/// Bits of a byte's offset in a block (the wide port's, the coalescer's, the SLDQ's).
+pub const BLOCK_OFFSET_BITS: u32 = BLOCK_BYTES.trailing_zeros();
 
 impl Geometry {
     pub fn new(p: &DcacheParams) -> Geometry {
-        let sets = p.bytes / LINE_BYTES / p.banks / p.ways;
+        let sets = p.bytes / p.line_bytes / p.banks / p.ways;
         let bank_bits = p.banks.trailing_zeros();
         let set_bits = sets.trailing_zeros();
+        let offset_bits = p.line_bytes.trailing_zeros();
         Geometry {
             narrow_ports: p.narrow_ports,
+            line_bytes: p.line_bytes,
+            line_bits: p.line_bytes * 8,
+            offset_bits,
+            blocks: p.line_bytes / BLOCK_BYTES,
             bank_bits,
             set_bits,
             sets,
             ways: p.ways,
-            tag_lo: OFFSET_BITS + bank_bits + set_bits,
+            tag_lo: offset_bits + bank_bits + set_bits,
             port_bits: addr_width(p.narrow_ports as u64 + 1),
             slot_bits: addr_width(PORT_ENTRIES as u64),
         }
@@ -167,6 +184,45 @@ impl Geometry {
     /// Width of a set index as a value (at least 1).
     pub fn set_w(&self) -> u32 {
         self.set_bits.max(1)
+    }
+
+    /// The line address of byte address `addr` (its bits above the offset).
+    pub fn line_of(&self, addr: &Value) -> Value {
+        addr.slice(31, self.offset_bits)
+    }
+
+    /// The index of `addr`'s block in its line (a constant 0 with one block a line).
+    pub fn block_of(&self, addr: &Value) -> Value {
+        match self.blocks {
+            1 => k(addr, 0, 1),
+            _ => addr.slice(self.offset_bits - 1, BLOCK_OFFSET_BITS),
+        }
+    }
+
+    /// The block at index `block` of `line` (a line's data, `line_bits` wide).
+    pub fn block_in(&self, line: &Value, block: &Value) -> Value {
+        match self.blocks {
+            1 => line.clone(),
+            _ => onehot_mux(
+                &onehot_decode(block, self.blocks),
+                &(0..self.blocks)
+                    .map(|b| line.slice((b + 1) * BLOCK_BYTES * 8 - 1, b * BLOCK_BYTES * 8))
+                    .collect::<Vec<_>>(),
+            ),
+        }
+    }
+
+    /// A block's data and byte mask (`[data, mask]`) placed in a line at index `block`:
+    /// the data repeated over the line, the mask on that block only.
+    pub fn to_line(&self, block: &Value, data: &Value, mask: &Value) -> [Value; 2] {
+        match self.blocks {
+            1 => [data.clone(), mask.clone()],
+            _ => [
+                data.repeat(self.blocks),
+                mask.zext(self.line_bytes)
+                    .dshl(&cat(&[block, &k(block, 0, BLOCK_OFFSET_BITS)])),
+            ],
+        }
     }
 
     /// Width of a way index as a value (at least 1).

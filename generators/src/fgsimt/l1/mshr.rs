@@ -8,7 +8,7 @@
 //! Entries are registers; at most one is active a set (the bank's rule), so the victim
 //! way of a miss is never another entry's.
 
-use super::{cat_low_first, k, Geometry, OFFSET_BITS};
+use super::{cat_low_first, k, Geometry, BLOCK_OFFSET_BITS};
 use crate::blocks::up_down;
 use hdl::helpers::{lowest_one, onehot_decode, onehot_encode, onehot_mux};
 use hdl::ir::addr_width;
@@ -42,7 +42,7 @@ pub struct Mshrs {
 
 /// Widths of the bank request's fields, in order.
 pub fn field_widths(g: &Geometry) -> [u32; 6] {
-    let line_bits = 8 << OFFSET_BITS;
+    let line_bits = 8 << BLOCK_OFFSET_BITS;
     [
         32,
         super::op::BITS,
@@ -65,7 +65,7 @@ impl Mshrs {
                 };
                 Entry {
                     valid: m.reg(&format!("mshr{e}_valid"), 1, false),
-                    line: r(m, "line", 32 - OFFSET_BITS),
+                    line: r(m, "line", 32 - g.offset_bits),
                     way: r(m, "way", g.way_w()),
                     sent: m.reg(&format!("mshr{e}_sent"), 1, false),
                     filled: m.reg(&format!("mshr{e}_filled"), 1, false),
@@ -237,7 +237,7 @@ fn wrap(p: &Value, n: u32) -> Value {
 pub fn set_of_line(g: &Geometry, line: &Value) -> Value {
     match g.set_bits {
         0 => k(line, 0, 1),
-        _ => line.slice(g.tag_lo - OFFSET_BITS - 1, g.bank_bits),
+        _ => line.slice(g.tag_lo - g.offset_bits - 1, g.bank_bits),
     }
 }
 

@@ -25,11 +25,11 @@
 
 use super::dcache::{access, arrays, bank_request, bank_response, request_fields, set_of};
 use super::dcache::{walk, way_index, Access, Arrays, Lines, Resv, Stage1, FIELDS};
-use super::dcache::{FCHECK, FLUSHED, FREAD, LINE_BITS, LOOKUP};
+use super::dcache::{FCHECK, FLUSHED, FREAD, LOOKUP};
 use super::mshr::{field_widths, set_of_line, Fields, Mshrs, Outstanding};
 use super::xbar::{line_mem_request, line_mem_response};
-use super::{any, k, Geometry, OFFSET_BITS};
-use crate::fgsimt::params::{DcacheParams, LINE_BYTES};
+use super::{any, k, Geometry};
+use crate::fgsimt::params::DcacheParams;
 use crate::fgsimt::plru::Plru;
 use crate::memory::{self, ArrayPorts};
 use hdl::helpers::{onehot_decode, onehot_mux};
@@ -74,7 +74,7 @@ impl Regs {
             wb: WriteBack {
                 full: m.reg("wb_full", 1, false),
                 addr: m.reg("wb_addr", 32, none()),
-                data: m.reg("wb_data", LINE_BITS, none()),
+                data: m.reg("wb_data", g.line_bits, none()),
             },
             retry_full: m.reg("retry_full", 1, false),
             retry: field_widths(g)
@@ -195,6 +195,7 @@ fn input(
 /// the refill reads sent (one-hot).
 fn memory_port(
     m: &mut ModuleBuilder,
+    g: &Geometry,
     (r, mshrs, out): (&Regs, &Mshrs, &Outstanding),
     (mem_req, mem_resp): (&Bundle, &Bundle),
 ) -> (Value, Value) {
@@ -203,7 +204,7 @@ fn memory_port(
     let wb = &r.wb;
     m.connect(mem_req.valid(), &(&(&wb.full | &send.or_r()) & &out.room()));
     let (line, _) = mshrs.line_way(&send);
-    let refill_addr = cat(&[&line, &k(&line, 0, OFFSET_BITS)]);
+    let refill_addr = cat(&[&line, &k(&line, 0, g.offset_bits)]);
     let mb = mem_req.bits();
     m.connect(
         mb.get("addr").value(),
@@ -213,9 +214,12 @@ fn memory_port(
     m.connect(mb.get("data").value(), &wb.data);
     m.connect(
         mb.get("mask").value(),
-        &k(&wb.full, 1, 1).repeat(LINE_BYTES),
+        &k(&wb.full, 1, 1).repeat(g.line_bytes),
     );
-    m.connect(mb.get("size").value(), &k(&wb.full, OFFSET_BITS as u64, 3));
+    m.connect(
+        mb.get("size").value(),
+        &k(&wb.full, g.offset_bits as u64, 3),
+    );
     let fire = mem_req.fire();
     m.when(&(&fire & &wb.full), |m| {
         m.connect(&wb.full, &k(&fire, 0, 1))
@@ -243,7 +247,7 @@ fn refill(
     let fill = filled.or_r();
     let (line, way) = mshrs.line_way(filled);
     let set = set_of_line(g, &line);
-    let tag = line.slice(31 - OFFSET_BITS, g.tag_lo - OFFSET_BITS);
+    let tag = line.slice(31 - g.offset_bits, g.tag_lo - g.offset_bits);
     let way = match g.ways {
         1 => k(&fill, 1, 1),
         _ => onehot_decode(&way, g.ways),
@@ -260,7 +264,7 @@ fn refill(
         // One write port on each data array: a refill, or a performed write on the hit
         // way (never in the same cycle).
         let wdata = mux(&fill, rdata, &a.wdata);
-        let wmask = mux(&fill, &k(&fill, 1, 1).repeat(LINE_BYTES), &a.wmask);
+        let wmask = mux(&fill, &k(&fill, 1, 1).repeat(g.line_bytes), &a.wmask);
         let at = mux(&fill, &set, &a.set);
         let en = &here | &(&performs & &a.hits.bit(w as u32));
         m.when(&en, |m| {
@@ -350,8 +354,8 @@ pub fn bank(p: &DcacheParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtDcacheBank");
     let req = m.io("req", Dir::In, &bank_request(&g));
     let resp = m.io("resp", Dir::Out, &bank_response(&g));
-    let mem_req = m.io("mem_req", Dir::Out, &line_mem_request());
-    let mem_resp = m.io("mem_resp", Dir::In, &line_mem_response());
+    let mem_req = m.io("mem_req", Dir::Out, &line_mem_request(&g));
+    let mem_resp = m.io("mem_resp", Dir::In, &line_mem_response(&g));
     let flush_in = m.input("flush", 1);
     let flushed = m.output("flushed", 1);
     let idle = m.output("idle", 1);
@@ -367,7 +371,7 @@ pub fn bank(p: &DcacheParams) -> Result<Rc<Module>, HdlErrors> {
     let idx_w = hdl::ir::addr_width(p.mshrs as u64).max(1);
     let out = Outstanding::new(&mut m, p.mshrs + 2, idx_w);
     let plru = Plru::new(&mut m, "plru", g.sets, g.ways);
-    let (filled, sent) = memory_port(&mut m, (&r, &mshrs, &out), (&mem_req, &mem_resp));
+    let (filled, sent) = memory_port(&mut m, &g, (&r, &mshrs, &out), (&mem_req, &mem_resp));
     let fill = filled.or_r();
 
     let rd_addr = m.wire("rd_set", g.set_w());
@@ -382,7 +386,7 @@ pub fn bank(p: &DcacheParams) -> Result<Rc<Module>, HdlErrors> {
     };
     let arrays = arrays(&mut m, &g, style, (&rd_addr, &rd_en));
     let active = &(&(&s1.valid & &r.st(LOOKUP)) & &!&fill) & &!&r.reread;
-    let matched = mshrs.holding(&s1.addr.slice(31, OFFSET_BITS));
+    let matched = mshrs.holding(&g.line_of(&s1.addr));
     let may_perform = &r.replay | &!&matched.or_r();
     let a = access(
         &mut m,
@@ -414,7 +418,7 @@ pub fn bank(p: &DcacheParams) -> Result<Rc<Module>, HdlErrors> {
     );
     m.when(&rd_en, |m| m.connect(&r.array_set, &rd));
 
-    let line = s1.addr.slice(31, OFFSET_BITS);
+    let line = g.line_of(&s1.addr);
     let victim = way_index(&g, &o.victim);
     mshrs.update(
         &mut m,

@@ -11,28 +11,29 @@
 
 use super::dcache::bank;
 use super::{any, cat_low_first, k, narrow_request, narrow_response, op, wide_request};
-use super::{uint, wide_response, Geometry, OFFSET_BITS, PORT_ENTRIES};
+use super::{uint, wide_response, Geometry, BLOCK_OFFSET_BITS, PORT_ENTRIES};
 use crate::blocks::round_robin;
-use crate::fgsimt::params::{DcacheParams, LINE_BYTES};
+use crate::fgsimt::params::{DcacheParams, BLOCK_BYTES};
 use hdl::helpers::{onehot_decode, onehot_mux};
 use hdl::{cat, mux, Bits, Bundle, Dir, HdlErrors, Inst, Module, ModuleBuilder, ResetValue};
 use hdl::{Shape, Value};
 use std::rc::Rc;
 
-/// A bank's memory request: the memory model's `request_shape(32, 32, 0)`.
-pub fn line_mem_request() -> Shape {
+/// A bank's memory request, a line wide: the memory model's `request_shape(32, line
+/// bytes, 0)`.
+pub fn line_mem_request(g: &Geometry) -> Shape {
     Shape::decoupled(Shape::bundle(vec![
         uint("addr", 32),
         uint("write", 1),
-        uint("data", LINE_BYTES * 8),
-        uint("mask", LINE_BYTES),
+        uint("data", g.line_bits),
+        uint("mask", g.line_bytes),
         uint("size", 3),
     ]))
 }
 
 /// A bank's memory response (valid only, always accepted).
-pub fn line_mem_response() -> Shape {
-    Shape::valid(Shape::bundle(vec![uint("data", LINE_BYTES * 8)]))
+pub fn line_mem_response(g: &Geometry) -> Shape {
+    Shape::valid(Shape::bundle(vec![uint("data", g.line_bits)]))
 }
 
 /// Tag of the uncached port: SC flag, port, slot.
@@ -128,7 +129,7 @@ fn bank_of(g: &Geometry, addr: &Value) -> Value {
     if g.bank_bits == 0 {
         k(addr, 0, 1)
     } else {
-        addr.slice(OFFSET_BITS + g.bank_bits - 1, OFFSET_BITS)
+        addr.slice(g.offset_bits + g.bank_bits - 1, g.offset_bits)
     }
 }
 
@@ -159,13 +160,13 @@ fn narrow_port(
     let unc = uncached(&addr, p);
     let ordered = any(&[unc.clone(), is(op::LR), is(op::SC)]);
     let go = req.valid() & &may_go(&rob, &ordered, flush);
-    let word = addr.slice(OFFSET_BITS - 1, 2);
+    let word = addr.slice(BLOCK_OFFSET_BITS - 1, 2);
     let port = k(&addr, i as u64, g.port_bits);
     let to_bank = vec![
         addr.clone(),
         opv.clone(),
-        data.repeat(LINE_BYTES / 4),
-        mask.zext(LINE_BYTES).dshl(&cat(&[&word, &k(&word, 0, 2)])),
+        data.repeat(BLOCK_BYTES / 4),
+        mask.zext(BLOCK_BYTES).dshl(&cat(&[&word, &k(&word, 0, 2)])),
         port.clone(),
         rob.tail.clone(),
     ];
@@ -200,7 +201,7 @@ fn narrow_port(
 
 fn wide_port(m: &mut ModuleBuilder, g: &Geometry, tag_bits: u32, flush: &Value) -> PortReq {
     let req = m.io("w_req", Dir::In, &wide_request(tag_bits));
-    let rob = rob(m, "w_rob", g, LINE_BYTES * 8, tag_bits);
+    let rob = rob(m, "w_rob", g, BLOCK_BYTES * 8, tag_bits);
     let f = |n: &str| req.bits().get(n).value().clone();
     let addr = f("addr");
     let ordered = k(&addr, 0, 1);
@@ -300,8 +301,8 @@ fn rob_update(
 /// A bank instance's ports, with its memory port brought out as `b<i>_mem`.
 fn bank_inst(m: &mut ModuleBuilder, module: &Rc<Module>, g: &Geometry, b: u32) -> Inst {
     let inst = m.instance(&format!("bank{b}"), module);
-    let mem_req = m.io(&format!("b{b}_mem_req"), Dir::Out, &line_mem_request());
-    let mem_resp = m.io(&format!("b{b}_mem_resp"), Dir::In, &line_mem_response());
+    let mem_req = m.io(&format!("b{b}_mem_req"), Dir::Out, &line_mem_request(g));
+    let mem_resp = m.io(&format!("b{b}_mem_resp"), Dir::In, &line_mem_response(g));
     m.connect(mem_req.valid(), &inst.port("mem_req_valid"));
     m.connect(&inst.port("mem_req_ready"), mem_req.ready());
     for f in ["addr", "write", "data", "mask", "size"] {

@@ -19,7 +19,7 @@
 use super::rotate::{line_of, LINE_INDEX_BITS};
 use super::smrq::Smrq;
 use super::{all, k, Fifo, Layout, Receive};
-use crate::fgsimt::l1::OFFSET_BITS;
+use crate::fgsimt::l1::BLOCK_OFFSET_BITS;
 use crate::fgsimt::params::FgsimtParams;
 use hdl::helpers::{popcount, priority_encode};
 use hdl::ir::addr_width;
@@ -74,8 +74,8 @@ pub struct AffineQueue {
 
 fn layout(p: &FgsimtParams) -> Layout {
     Layout(vec![
-        ("line", 32 - OFFSET_BITS),
-        ("base", OFFSET_BITS),
+        ("line", 32 - BLOCK_OFFSET_BITS),
+        ("base", BLOCK_OFFSET_BITS),
         ("size", 2),
         ("ldq", addr_width(p.sldq_loads as u64)),
         ("first", LINE_INDEX_BITS),
@@ -99,14 +99,14 @@ impl AffineQueue {
             bits.get("size").value(),
             bits.get("mask").value(),
         );
-        let base = addr.slice(OFFSET_BITS - 1, 0);
+        let base = addr.slice(BLOCK_OFFSET_BITS - 1, 0);
         let w = p.warp_size;
         let reversed: Vec<Value> = (0..w).rev().map(|i| mask.bit(i)).collect();
         let lo = priority_encode(mask);
         let from_top = priority_encode(&super::cat_low_first(&reversed));
         let hi = &k(&from_top, w as u64 - 1, from_top.width()) - &from_top;
         let values = [
-            addr.slice(31, OFFSET_BITS),
+            addr.slice(31, BLOCK_OFFSET_BITS),
             base.clone(),
             size.clone(),
             ldq.clone(),
@@ -165,8 +165,8 @@ impl AffineQueue {
 
     /// The current request's line address (32 bits).
     pub fn addr(&self) -> Value {
-        let line = &self.fifo.head("line") + &self.line.zext(32 - OFFSET_BITS);
-        cat(&[&line, &k(&line, 0, OFFSET_BITS)])
+        let line = &self.fifo.head("line") + &self.line.zext(32 - BLOCK_OFFSET_BITS);
+        cat(&[&line, &k(&line, 0, BLOCK_OFFSET_BITS)])
     }
 
     /// Field `name` of the head.

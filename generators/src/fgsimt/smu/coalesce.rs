@@ -12,8 +12,8 @@
 
 use super::smrq::Smrq;
 use super::{all, cat_low_first, k};
-use crate::fgsimt::l1::{op, OFFSET_BITS};
-use crate::fgsimt::params::{FgsimtParams, LINE_BYTES};
+use crate::fgsimt::l1::{op, BLOCK_OFFSET_BITS};
+use crate::fgsimt::params::{FgsimtParams, BLOCK_BYTES};
 use hdl::{mux, Bundle, ModuleBuilder, Value};
 
 /// The OR of the active lanes' line addresses (`addr` without its offset bits): their
@@ -24,7 +24,7 @@ fn common_line(active: &[Value], addrs: &[Value]) -> Value {
     let lines: Vec<Value> = active
         .iter()
         .zip(addrs)
-        .map(|(a, addr)| &a.repeat(32 - OFFSET_BITS) & &addr.slice(31, OFFSET_BITS))
+        .map(|(a, addr)| &a.repeat(32 - BLOCK_OFFSET_BITS) & &addr.slice(31, BLOCK_OFFSET_BITS))
         .collect();
     lines[1..].iter().fold(lines[0].clone(), |acc, l| &acc | l)
 }
@@ -35,9 +35,9 @@ fn cacheable(p: &FgsimtParams, line: &Value) -> Value {
     if p.uncached_size == 0 {
         return k(line, 1, 1);
     }
-    let start = line.zext(34).shl(OFFSET_BITS);
+    let start = line.zext(34).shl(BLOCK_OFFSET_BITS);
     let c = |v: u64| k(&start, v, 34);
-    let end = &start + &c(LINE_BYTES as u64);
+    let end = &start + &c(BLOCK_BYTES as u64);
     let base = c(p.uncached_base);
     &end.le(&base) | &start.ge(&(&base + &c(p.uncached_size)))
 }
@@ -55,7 +55,7 @@ pub fn classify(p: &FgsimtParams, slot: &Bundle) -> Value {
     let same: Vec<Value> = active
         .iter()
         .zip(&addrs)
-        .map(|(a, addr)| &!a | &addr.slice(31, OFFSET_BITS).eq(&line))
+        .map(|(a, addr)| &!a | &addr.slice(31, BLOCK_OFFSET_BITS).eq(&line))
         .collect();
     let plain = opv.le(&k(opv, op::STORE, op::BITS));
     let some = active_v.or_r();
@@ -77,7 +77,7 @@ pub fn wide_port(
     let (active, addrs) = (field("active"), field("addr"));
     let line = common_line(&active, &addrs);
     let bits = req.bits();
-    let mut addr = line.cat(&k(&line, 0, OFFSET_BITS));
+    let mut addr = line.cat(&k(&line, 0, BLOCK_OFFSET_BITS));
     let opv = queues[0].fifo.head("op");
     let mut write = opv.eq(&k(&opv, op::STORE, op::BITS));
     let mut valid = go.clone();
@@ -100,15 +100,15 @@ pub fn wide_port(
 /// The line's data and byte mask from each active lane's word: lane by lane, a lane's
 /// bytes replace the lower lanes' at the same place.
 fn merge(active: &[Value], addrs: &[Value], data: &[Value], mask: &[Value]) -> (Value, Value) {
-    let words = LINE_BYTES / 4;
+    let words = BLOCK_BYTES / 4;
     let mut line_data = Vec::new();
     let mut line_mask = Vec::new();
     for w in 0..words {
         let mut d = k(&data[0], 0, 32);
         let mut be = k(&mask[0], 0, 4);
         for l in 0..active.len() {
-            let word = addrs[l].slice(OFFSET_BITS - 1, 2);
-            let here = &active[l] & &word.eq(&k(&word, w as u64, OFFSET_BITS - 2));
+            let word = addrs[l].slice(BLOCK_OFFSET_BITS - 1, 2);
+            let here = &active[l] & &word.eq(&k(&word, w as u64, BLOCK_OFFSET_BITS - 2));
             let mine = &here.repeat(4) & &mask[l];
             let bytes: Vec<Value> = (0..4).map(|b| mine.bit(b).repeat(8)).collect();
             let keep = cat_low_first(&bytes);

@@ -14,8 +14,8 @@
 //! aligned, so none straddles two lines); a slot is filled by the response of that line.
 
 use super::{cat_low_first, k};
-use crate::fgsimt::l1::OFFSET_BITS;
-use crate::fgsimt::params::{FgsimtParams, LINE_BYTES};
+use crate::fgsimt::l1::BLOCK_OFFSET_BITS;
+use crate::fgsimt::params::{FgsimtParams, BLOCK_BYTES};
 use hdl::{cat, mux, Value};
 
 /// Bits of a line index counted from thread 0's line: 0 to 4.
@@ -41,13 +41,13 @@ fn offsets(base: &Value, i: u32) -> [Value; 3] {
 /// highest active threads.
 pub fn line_of(base: &Value, size: &Value, i: &Value) -> Value {
     let at = &base.zext(8) + &i.zext(8).dshl(size);
-    at.slice(7, OFFSET_BITS)
+    at.slice(7, BLOCK_OFFSET_BITS)
 }
 
 /// `line` (256 bits) rotated right by `bytes` (5 bits) bytes.
 fn rotate_bytes(line: &Value, bytes: &Value) -> Value {
-    let w = 8 * LINE_BYTES;
-    (0..OFFSET_BITS).fold(line.clone(), |r, b| {
+    let w = 8 * BLOCK_BYTES;
+    (0..BLOCK_OFFSET_BITS).fold(line.clone(), |r, b| {
         let n = 8 << b;
         let turned = cat(&[&r.slice(n - 1, 0), &r.slice(w - 1, n)]);
         mux(&bytes.bit(b), &turned, &r)
@@ -75,7 +75,7 @@ pub fn place(p: &FgsimtParams, data: &Value, req: &Request) -> Vec<Vec<(Value, V
                         )
                     };
                     let elements = [0, 1, 2].map(|s| {
-                        let first = 8 * ((i << s) % LINE_BYTES);
+                        let first = 8 * ((i << s) % BLOCK_BYTES);
                         let word = ring.slice(first + 31, first);
                         let offset = at[s].slice(1, 0);
                         let kept: Vec<Value> = (0..4)
@@ -83,7 +83,7 @@ pub fn place(p: &FgsimtParams, data: &Value, req: &Request) -> Vec<Vec<(Value, V
                             .collect();
                         &word & &cat_low_first(&kept)
                     });
-                    let line = sized(at.clone()).slice(7, OFFSET_BITS);
+                    let line = sized(at.clone()).slice(7, BLOCK_OFFSET_BITS);
                     (line.eq(req.line), sized(elements))
                 })
                 .collect()

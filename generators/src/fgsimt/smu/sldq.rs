@@ -17,8 +17,8 @@
 use super::hit_mask;
 use super::rotate::{place, Request};
 use super::{all, cat_low_first, k, next_mod, Fifo, Receive};
-use crate::fgsimt::l1::OFFSET_BITS;
-use crate::fgsimt::params::{FgsimtParams, LINE_BYTES};
+use crate::fgsimt::l1::BLOCK_OFFSET_BITS;
+use crate::fgsimt::params::{FgsimtParams, BLOCK_BYTES};
 use hdl::helpers::{onehot_decode, onehot_mux};
 use hdl::ir::addr_width;
 use hdl::{cat, mux, Bundle, ModuleBuilder, ResetValue, Value};
@@ -195,13 +195,16 @@ impl Sldq {
         let en = resp.valid() & &wq.head("load");
         let oh = self.word(&wq.head("ldq"), &wq.head("slot"));
         let line = resp.bits().get("data").value();
-        let words: Vec<Value> = (0..LINE_BYTES / 4)
+        let words: Vec<Value> = (0..BLOCK_BYTES / 4)
             .map(|w| line.slice(32 * w + 31, 32 * w))
             .collect();
         let offsets = wq.head("offset");
         for l in 0..self.data.len() {
-            let off = offsets.slice(OFFSET_BITS * (l as u32 + 1) - 1, OFFSET_BITS * l as u32);
-            let which = onehot_decode(&off.slice(OFFSET_BITS - 1, 2), LINE_BYTES / 4);
+            let off = offsets.slice(
+                BLOCK_OFFSET_BITS * (l as u32 + 1) - 1,
+                BLOCK_OFFSET_BITS * l as u32,
+            );
+            let which = onehot_decode(&off.slice(BLOCK_OFFSET_BITS - 1, 2), BLOCK_BYTES / 4);
             let word = shift_bytes(&onehot_mux(&which, &words), &off.slice(1, 0));
             self.write(m, l, (&en, &oh), &word);
         }

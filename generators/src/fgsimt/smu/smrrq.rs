@@ -12,7 +12,7 @@ use super::affine_queue::AffineQueue;
 use super::rotate::LINE_INDEX_BITS;
 use super::smrq::Smrq;
 use super::{cat_low_first, k, Fifo, Layout};
-use crate::fgsimt::l1::{op, OFFSET_BITS, PORT_ENTRIES};
+use crate::fgsimt::l1::{op, BLOCK_OFFSET_BITS, PORT_ENTRIES};
 use crate::fgsimt::params::FgsimtParams;
 use hdl::ir::addr_width;
 use hdl::{mux, Bundle, HdlErrors, ModuleBuilder, Value};
@@ -66,11 +66,11 @@ pub fn wide(
     resp: &Bundle,
     affine: Option<(&Value, &AffineQueue)>,
 ) -> Result<Fifo, HdlErrors> {
-    let mut fields = layout(p, OFFSET_BITS * p.lanes);
+    let mut fields = layout(p, BLOCK_OFFSET_BITS * p.lanes);
     if affine.is_some() {
         fields.0.extend([
             ("affine", 1),
-            ("base", OFFSET_BITS),
+            ("base", BLOCK_OFFSET_BITS),
             ("size", 2),
             ("line", LINE_INDEX_BITS),
         ]);
@@ -78,7 +78,7 @@ pub fn wide(
     let f = Fifo::new(m, p, "smrrq_w", PORT_ENTRIES, fields)?;
     let offsets: Vec<Value> = queues
         .iter()
-        .map(|q| q.fifo.head("addr").slice(OFFSET_BITS - 1, 0))
+        .map(|q| q.fifo.head("addr").slice(BLOCK_OFFSET_BITS - 1, 0))
         .collect();
     let head = &queues[0].fifo;
     let mut values = vec![
