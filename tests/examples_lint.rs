@@ -258,7 +258,7 @@ fn rocket_is_lint_clean() {
 
 /// `fgsimt`: 2 lanes of 8-thread warps without and with every affine mechanism built (the
 /// latter with a 2-way non-blocking D$ of 128-byte lines), 8 warp contexts of one thread with abm and the
-/// AVC, 2 warps of one thread on the DWS sequencer (BL, a WST of 2 entries) and 2 of 4
+/// AVC, 2 warps of one thread on the DWS sequencer (BL, a WST of 2 entries, +a +b) and 2 of 4
 /// threads on 2 lanes splitting on memory divergence (hit masks, a window of 0; 64-byte
 /// lines), in the fast suite;
 /// long runs add the paper's preset, the DWS baseline's and the extremes (1 lane of 1
@@ -276,7 +276,7 @@ fn fgsimt_is_lint_clean() {
             .to_string(),
         "lanes = 1\nwarp_size = 1\nwarps = 8\naffine = \"abm\"\navc = true".to_string(),
         // The DWS sequencer in the engine.
-        "lanes = 1\nwarp_size = 1\nwarps = 2\nreconv = \"bl\"\nwst_entries = 2".to_string(),
+        "lanes = 1\nwarp_size = 1\nwarps = 2\nreconv = \"bl\"\nwst_entries = 2\naffine = \"ab\"".to_string(),
         // ... splitting on memory divergence: hit masks and write-back passes.
         "lanes = 2\nwarp_size = 4\nwarps = 2\nreconv = \"stack\"\ndws = \"aggress\"\nhit_window = 0\nwst_entries = 2\ndcache_line_bytes = 64"
             .to_string(),

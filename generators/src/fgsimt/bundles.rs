@@ -5,6 +5,7 @@
 
 use super::dws::params::{DwsParams, DELAY_BITS};
 use super::dws::state::Widths;
+use super::params::FgsimtParams;
 use hdl::{Field, Shape};
 
 fn uint(name: &str, width: u32) -> Field {
@@ -23,21 +24,26 @@ pub fn compact_source() -> Shape {
 /// A warp instruction from the front end to the SIU (decoupled): its `pc` and raw `insn`,
 /// the active `mask` (bit i = thread `tid_base + i` of the warp) and `tid_base`, the
 /// index of the warp's thread 0 (for `tidx`). The SIU decodes the fields it needs.
-/// With `compact` (+a), `src[i]` ([`compact_source`]) for rs1, rs2 and rs3; with
-/// `ctx_bits` > 0 (`warps` > 1), `ctx`, the warp's context.
-pub fn warp_inst(warp_size: u32, compact: bool, ctx_bits: u32) -> Shape {
+/// With +a, `src[i]` ([`compact_source`]) for rs1, rs2 and rs3; with `warps` > 1,
+/// `ctx`, the warp's context; with +a and the DWS sequencer, `mat_after`: the
+/// instruction is a materialisation sent right after its own instruction
+/// (`FgsimtParams::mat_after`).
+pub fn warp_inst(p: &FgsimtParams) -> Shape {
     let mut fields = vec![
         uint("pc", 32),
         uint("insn", 32),
-        uint("mask", warp_size),
+        uint("mask", p.warp_size),
         uint("tid_base", 32),
     ];
-    if ctx_bits > 0 {
-        fields.push(uint("ctx", ctx_bits));
+    if p.ctx_bits() > 0 {
+        fields.push(uint("ctx", p.ctx_bits()));
     }
-    if compact {
+    if p.affine_arith() {
         let src = Shape::Vec(COMPACT_SOURCES, Box::new(compact_source()));
         fields.push(Shape::field("src", src));
+    }
+    if p.mat_after() {
+        fields.push(uint("mat_after", 1));
     }
     Shape::decoupled(Shape::bundle(fields))
 }

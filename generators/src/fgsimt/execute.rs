@@ -48,11 +48,7 @@ fn lowest_index(v: &Value) -> Value {
 pub fn execute(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtExecute");
     let (l_n, w) = (p.lanes, p.warp_size);
-    let inst = m.io(
-        "inst",
-        Dir::In,
-        &bundles::warp_inst(w, p.affine_arith(), p.ctx_bits()),
-    );
+    let inst = m.io("inst", Dir::In, &bundles::warp_inst(p));
     let su = m.instance("siu", &siu(p)?);
     m.connect_bundle(&su.io("inst"), &inst);
     let init = warp_state(&mut m, p);

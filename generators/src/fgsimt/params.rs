@@ -468,6 +468,13 @@ impl FgsimtParams {
 
     /// The control processor (docs/fgsimt-engine.md, System): the Rocket-like core at
     /// RV32IMAF with direct instruction and data ports (the tile's L1 serves them).
+    /// Lazy expansion's materialisation goes right after its instruction (+a with the
+    /// DWS sequencer; before it with the PWFBs): the SIU lets it pass its own
+    /// instruction's pending write (`siu.rs`, the scoreboard).
+    pub fn mat_after(&self) -> bool {
+        self.affine_arith() && self.reconv != Reconvergence::Pwfb
+    }
+
     /// The DWS sequencer's parameters, with a sequencer (`reconv` other than `pwfb`): a
     /// warp a context, its answers late (the engine's pipeline answers branches, jumps
     /// and loads cycles after their issue).

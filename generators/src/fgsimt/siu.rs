@@ -134,6 +134,8 @@ struct Decoded {
     load: Value,
     /// +m: an affine unit-stride load the SMU takes whole (`affine_load_head`).
     aload: Value,
+    /// A materialisation right after its own instruction (`warp_inst`'s `mat_after`).
+    mat_after: Value,
     uses_rs1: Value,
     uses_rs2: Value,
     uses_rs3: Value,
@@ -283,6 +285,7 @@ fn decode_head(
         fdiv,
         load: &c.load | &amo_like,
         aload: k(insn, 0, 1),
+        mat_after: k(insn, 0, 1),
         mem,
         uses_rs1: c.uses_rs1.clone(),
         uses_rs2: c.uses_rs2.clone(),
@@ -494,8 +497,17 @@ fn issue(p: &FgsimtParams, head: &Value, d: &Decoded, b: &Board, u: &Busy) -> Is
     .fold(head.clone(), |a, (uses, r)| &a & &(&!*uses | &b.ready(r)));
     let ok = src;
     let (wait_rd, loading_rd) = (b.wait_of(&d.rd), b.loading_of(&d.rd));
-    // A producer of latency P writes after the register's previous producer.
-    let waw = |pl: u32| &!&d.writes | &(&!&loading_rd & &wait_rd.lt(&lat(pl)));
+    // A producer of latency P writes after the register's previous producer. A
+    // materialisation right after its instruction (`mat_after`: nothing was dispatched
+    // between them, and that instruction issued with no other producer of the register
+    // pending) writes other threads than its one pending producer, so it need not wait.
+    let waw = |pl: u32| {
+        any(&[
+            !&d.writes,
+            d.mat_after.clone(),
+            &!&loading_rd & &wait_rd.lt(&lat(pl)),
+        ])
+    };
     let port = |i: usize, pl: u32| &u.sau[i].free(p) & &u.port_wait[i].le(&lat(pl + 1));
     let simple = &(&ok & &d.simple) & &waw(1);
     let long = |class: &Value, pl: u32, unit: usize| &(&ok & class) & &(&waw(pl) & &port(unit, pl));
@@ -535,11 +547,7 @@ fn issue(p: &FgsimtParams, head: &Value, d: &Decoded, b: &Board, u: &Busy) -> Is
 pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let mut m = ModuleBuilder::new("FgsimtSiu");
     let w = p.warp_size;
-    let inst = m.io(
-        "inst",
-        Dir::In,
-        &crate::fgsimt::bundles::warp_inst(w, p.affine_arith(), p.ctx_bits()),
-    );
+    let inst = m.io("inst", Dir::In, &crate::fgsimt::bundles::warp_inst(p));
     let space = m.input("space", 1);
     let load_ready = m.input("load_ready", 1);
     let stop = m.input("stop", 1);
@@ -551,9 +559,16 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let head = siq.port("deq_bits");
     let (pc, insn) = (head.slice(31, 0), head.slice(63, 32));
     let (mask, tid_base) = (head.slice(63 + w, 64), head.slice(95 + w, 64 + w));
-    let top = packed.width() - 1;
+    let top = packed.width() - 1 - p.mat_after() as u32;
     let ctx = (p.warps > 1).then(|| head.slice(top, top + 1 - p.ctx_bits()));
     let mut d = decode_head(&insn, &pc, (&tid_base, ctx.as_ref()), &mask);
+    // A materialisation after its instruction passes that instruction's pending write
+    // when the instruction issued with no other producer of the register pending
+    // (`clean`: registered at every issue).
+    let clean = p.mat_after().then(|| m.reg("last_issue_clean", 1, false));
+    if let Some(clean) = &clean {
+        d.mat_after = &head.bit(top + 1) & clean;
+    }
     let compact = compact_sources(p, &head, &mut d);
     let stacks = (p.avc && p.affine == Affine::Abm)
         .then(|| (m.input("stack_top", 32), m.input("stack_region", 32)));
@@ -580,7 +595,9 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     });
     let wb = load_writeback(&mut m, p, &slwq, (&load_ready, passes.as_ref()));
     let (slu, slu_start) = (wb.slu, wb.start);
-    let set = &any(&go) & &d.writes;
+    // Such a materialisation leaves the register's entry to its instruction (whose
+    // write, to other threads, comes as late or later; its own is done in a cycle).
+    let set = &(&any(&go) & &d.writes) & &!&d.mat_after;
     let entry = slwq.port("deq_bits");
     let slu_rd = entry.slice(p.reg_bits() - 1, 0);
     let board = scoreboard(
@@ -589,6 +606,9 @@ pub fn siu(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
         (&set, &d.rd, &latency, &(&go[2] | &go[3])),
         (&wb.release, &slu_rd),
     );
+    if let Some(clean) = &clean {
+        m.when(&any(&go), |m| m.connect(clean, &board.ready(&d.rd)));
+    }
     let mem_x = later(&mut m, "mem", &mem);
     let space = memory_space(&mut m, p, space, &go);
     let busy = Busy {
@@ -682,9 +702,13 @@ fn siq_entry(p: &FgsimtParams, inst: &Bundle) -> Value {
             );
         }
     }
-    // With contexts, the context's number above everything.
+    // With contexts, the context's number above those; with the sequencer's
+    // materialisations, `mat_after` above everything.
     if p.warps > 1 {
         parts.insert(0, f("ctx"));
+    }
+    if p.mat_after() {
+        parts.insert(0, f("mat_after"));
     }
     cat(&parts.iter().collect::<Vec<_>>())
 }

@@ -165,7 +165,7 @@ pub fn frontend(p: &FgsimtParams) -> Result<Rc<Module>, HdlErrors> {
     let ports = Ports {
         fetch_req: m.io("fetch_req", Dir::Out, &mem_request(0)),
         fetch_resp: m.io("fetch_resp", Dir::In, &mem_response(0)),
-        inst: m.io("inst", Dir::Out, &warp_inst(w, affine, p.ctx_bits())),
+        inst: m.io("inst", Dir::Out, &warp_inst(p)),
         branch: m.io("branch", Dir::In, &branch_result(w)),
         jump: m.io("jump", Dir::In, &jump_result()),
         exec_fault: m.io("exec_fault", Dir::In, &fault()),
@@ -1032,6 +1032,9 @@ fn send(
     }
     if let (Some(index), Some(held)) = (&ctx.index, &mat.ctx) {
         m.connect(ib.get("ctx").value(), &mux(&mat.now, held, index));
+    }
+    if seq {
+        m.connect(ib.get("mat_after").value(), &mat.now);
     }
     let src = ib.get("src");
     for (i, s) in plan.sources.iter().enumerate() {
