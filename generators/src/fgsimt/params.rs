@@ -541,7 +541,7 @@ impl FgsimtParams {
             return Err(ParamError::new(
                 "dcache_ways",
                 format!(
-                    "{} bytes over {} banks is {lines} lines of {} bytes a bank, fewer than {} ways",
+                    "{} bytes over {} banks of {}-byte lines is {lines} lines a bank, fewer than {} ways",
                     self.dcache_bytes, self.dcache_banks, self.dcache_line_bytes, self.dcache_ways
                 ),
             ));
