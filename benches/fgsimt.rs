@@ -30,7 +30,9 @@
 //! only the AVC's characterization, `=rtl` it and the AVC on the engine;
 //! `FGSIMT_BENCH_DWS=1` only the DWS tables (no RTL); `FGSIMT_BENCH_WARPS=1` only the
 //! engine's warp contexts (`warps` 1, 2, 4); `FGSIMT_BENCH_ENGINE_DWS=1` only the DWS
-//! sequencer on the engine, `=sweep` only its L2 latency and L1 size sweeps.
+//! sequencer on the engine, `=sweep` only its L2 latency and L1 size sweeps;
+//! `FGSIMT_BENCH_AFFINE=abm` (or `a`, `ab`) runs the warp and DWS engine tables and
+//! sweeps at that affine setting rather than `none`.
 
 #[path = "fgsimt_dws/mod.rs"]
 mod dws;
@@ -236,9 +238,9 @@ const WARPS: [u32; 3] = [1, 2, 4];
 /// A setting of an engine table: its name and the preset's fields it sets.
 type Setting = (String, Vec<(&'static str, toml::Value)>);
 
-/// Seed 001's baseline on the engine: the preset (affine none) at 1, 2 and 4 warp
-/// contexts (the DWS model's Conv at the engine's shape is the last DWS table's first
-/// row).
+/// Seed 001's baseline on the engine: the preset (at [`engine_affine`]'s setting) at 1,
+/// 2 and 4 warp contexts (the DWS model's Conv at the engine's shape is the last DWS
+/// table's first row).
 fn warps_engine(root: &Path, dir: &Path, only: Option<&[String]>, table: &toml::Table) {
     let settings: Vec<Setting> = WARPS
         .iter()
@@ -287,30 +289,67 @@ fn dws_engine(root: &Path, dir: &Path, only: Option<&[String]>, table: &toml::Ta
     );
 }
 
-/// Each kernel's kernel cycles on the engine (the preset, affine none, fast-forwarded)
-/// at each of `settings` (one Verilator model each), at memory latency 1 and 20, and
-/// each setting's speedup over the first.
+/// The engine tables' `affine` setting: `FGSIMT_BENCH_AFFINE`, by default "none".
+fn engine_affine() -> String {
+    std::env::var("FGSIMT_BENCH_AFFINE").unwrap_or("none".into())
+}
+
+/// The preset at [`engine_affine`]'s setting.
+fn engine_preset(table: &toml::Table) -> (toml::Table, FgsimtParams) {
+    let affine = engine_affine();
+    preset(table, &affine).unwrap_or_else(|| panic!("the preset builds at affine {affine}"))
+}
+
+/// `table` with `fields` set: its parameters and its Verilator model (`what` names it),
+/// or why the generator refuses them.
+fn built(
+    table: &toml::Table,
+    fields: &[(&str, toml::Value)],
+    what: &str,
+) -> Result<(Model, FgsimtParams), String> {
+    let mut t = table.clone();
+    for (k, v) in fields {
+        t.insert((*k).into(), v.clone());
+    }
+    let p = checked(&t)?;
+    Ok((model(&t, &format!("{}, {what}", p.affine.name())), p))
+}
+
+/// The kernel cycles of `program` on `dut` (`p`'s tile), fast-forwarded, at memory
+/// latency `latency`.
+fn kernel_cycles(
+    dut: &mut Model,
+    program: &Program,
+    p: &FgsimtParams,
+    latency: u32,
+) -> Result<u64, String> {
+    let mem = MemConfig {
+        latency,
+        ..MemConfig::default()
+    };
+    fast_run(dut, program, p, &mem).map(|o| o.engine.kernel_cycles)
+}
+
+/// Each kernel's kernel cycles on the engine (the preset at [`engine_affine`],
+/// fast-forwarded) at each of `settings` (one Verilator model each), at memory latency
+/// 1 and 20, and each setting's speedup over the first.
 fn engine_table(
     (root, dir, only): (&Path, &Path, Option<&[String]>),
     table: &toml::Table,
     title: &str,
     settings: &[Setting],
 ) {
-    let (base_t, _) = preset(table, "none").expect("the preset builds");
+    let (base_t, base) = engine_preset(table);
     let mut duts: Vec<(Model, FgsimtParams)> = settings
         .iter()
         .map(|(name, fields)| {
-            let mut t = base_t.clone();
-            for (k, v) in fields {
-                t.insert((*k).into(), v.clone());
-            }
-            let p = checked(&t).unwrap_or_else(|e| panic!("{name}: {e}"));
-            (model(&t, &format!("none, {name}")), p)
+            built(&base_t, fields, name).unwrap_or_else(|e| panic!("{name}: {e}"))
         })
         .collect();
     println!(
-        "\n{title} (affine none, fast-forwarded): kernel cycles and the speedup over the \
-         first, at memory latency 1 and 20"
+        "\n{title} (affine {}, fast-forwarded): kernel cycles and the speedup over the \
+         first, at memory latency 1 and 20",
+        base.affine.name()
     );
     for &(name, ..) in &PAPER {
         if only.is_some_and(|o| !o.iter().any(|k| k == name)) {
@@ -320,15 +359,9 @@ fn engine_table(
         let cells: Vec<String> = [1, 20]
             .iter()
             .map(|&latency| {
-                let mem = MemConfig {
-                    latency,
-                    ..MemConfig::default()
-                };
                 let runs: Vec<Result<u64, String>> = duts
                     .iter_mut()
-                    .map(|(dut, p)| {
-                        fast_run(dut, &program, p, &mem).map(|o| o.engine.kernel_cycles)
-                    })
+                    .map(|(dut, p)| kernel_cycles(dut, &program, p, latency))
                     .collect();
                 match runs.iter().cloned().collect::<Result<Vec<u64>, String>>() {
                     Ok(c) => {
@@ -355,7 +388,7 @@ fn dws_tables(root: &Path, dir: &Path, only: Option<&[String]>) {
 /// The memory-divergent kernels (or `FGSIMT_BENCH_KERNELS`) under seed 001's L2 latency
 /// and L1 size sweeps on the engine.
 fn engine_sweeps(root: &Path, dir: &Path, only: Option<&[String]>, table: &toml::Table) {
-    let (t, p) = preset(table, "none").expect("the preset builds");
+    let (t, p) = engine_preset(table);
     let names: Vec<&str> = match only {
         Some(_) => PAPER.iter().map(|p| p.0).collect(),
         None => vec!["bfs", "bsearch", "kmeans", "strsearch"],
@@ -447,23 +480,29 @@ fn traffic_run(
     Ok((o.engine.kernel_cycles, bytes(&o.mem), avc))
 }
 
-/// A fast-forwarded run of `program` on `p`'s tile (affine none) with memory `mem`.
+/// The kernel checker's shape of `p`'s tile: its affine mechanisms and AVC, its
+/// contexts, the groups followed with the DWS sequencer.
+fn kernel_shape(p: &FgsimtParams) -> KernelShape {
+    KernelShape {
+        lanes: p.lanes,
+        warp_size: p.warp_size,
+        mech: Mechanisms {
+            private: p.avc,
+            ..Mechanisms::parse(p.affine.name()).expect("a setting")
+        },
+        contexts: p.warps,
+        followed: p.sequencer().is_some(),
+    }
+}
+
+/// A fast-forwarded run of `program` on `p`'s tile with memory `mem`.
 fn fast_run(
     dut: &mut Model,
     program: &Program,
     p: &FgsimtParams,
     mem: &MemConfig,
 ) -> Result<tb::FgsimtOutcome, String> {
-    let shape = KernelShape {
-        lanes: p.lanes,
-        warp_size: p.warp_size,
-        mech: Mechanisms {
-            private: p.avc,
-            ..Mechanisms::default()
-        },
-        contexts: p.warps,
-        followed: p.sequencer().is_some(),
-    };
+    let shape = kernel_shape(p);
     // With the DWS sequencer, the launches read their branches from the directory.
     let directory = DirectoryShape::of(p)
         .map(|d| directory(program, &d, 1_000_000_000))
@@ -574,14 +613,12 @@ struct Rtl {
 /// The kernel on the RTL: cycles, kernel cycles, active threads, L1 bytes per kernel
 /// cycle, the model's speed.
 fn run_rtl(dut: &mut Model, program: &Program, p: &FgsimtParams) -> Rtl {
-    let shape = KernelShape {
-        lanes: p.lanes,
-        warp_size: p.warp_size,
-        mech: Mechanisms::parse(p.affine.name()).expect("a setting"),
-        contexts: p.warps,
-        followed: false,
-    };
-    let config = FgsimtConfig::new(shape, &p.dcache(), MemConfig::default(), 200_000_000);
+    let config = FgsimtConfig::new(
+        kernel_shape(p),
+        &p.dcache(),
+        MemConfig::default(),
+        200_000_000,
+    );
     let start = Instant::now();
     let sink = || Box::new(std::io::sink());
     match tb::run(dut, program, &config, sink(), sink(), false) {

@@ -11,7 +11,6 @@ use super::{parallel, print_sweep};
 use std::time::Instant;
 use verification::elf::Program;
 use verification::fgsimt::dws::NAMED;
-use verification::tb::memory::MemConfig;
 
 /// The configurations compared with Conv (the model's Figs. 16 and 17 columns).
 const NAMES: [&str; 3] = ["branch-only", "revive.mem-only", "revive"];
@@ -56,32 +55,24 @@ fn run_group(
         .chain(NAMES)
         .nth(group.config)
         .unwrap();
-    let mut t = table.clone();
-    for (k, v) in fields(name) {
-        t.insert(k.into(), v);
-    }
-    t.insert(
-        "dcache_bytes".into(),
+    let mut f = fields(name);
+    f.push((
+        "dcache_bytes",
         toml::Value::Integer(i64::from(group.l1_kib) << 10),
-    );
+    ));
     let what = format!("{name}, L1 {} KiB", group.l1_kib);
-    let p = match crate::checked(&t) {
-        Ok(p) => p,
+    let (mut dut, p) = match crate::built(table, &f, &what) {
+        Ok(built) => built,
         Err(e) => {
             println!("{what}: not built: {e}");
             return vec![Err(e); kernels.len() * group.latencies.len()];
         }
     };
-    let mut dut = crate::model(&t, &format!("none, {what}"));
     let mut out = Vec::new();
     for (kernel, program) in kernels {
         for &latency in &group.latencies {
-            let mem = MemConfig {
-                latency,
-                ..MemConfig::default()
-            };
             let start = Instant::now();
-            let r = crate::fast_run(&mut dut, program, &p, &mem).map(|o| o.engine.kernel_cycles);
+            let r = crate::kernel_cycles(&mut dut, program, &p, latency);
             let took = start.elapsed().as_secs_f64();
             match &r {
                 Ok(c) => {
@@ -97,7 +88,7 @@ fn run_group(
     out
 }
 
-/// Figs. 16 and 17 on the engine at `table`'s preset (affine none), whose D$ holds
+/// Figs. 16 and 17 on the engine at `table`'s preset (its `affine`), whose D$ holds
 /// `preset_kib` KiB (the preset may leave `dcache_bytes` at its default).
 pub fn sweeps(kernels: &[(&str, Program)], table: &toml::Table, preset_kib: u32) {
     let mut groups: Vec<Group> = (0..=NAMES.len())
