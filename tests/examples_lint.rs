@@ -257,10 +257,10 @@ fn rocket_is_lint_clean() {
 }
 
 /// `fgsimt`: 2 lanes of 8-thread warps without and with every affine mechanism built (the
-/// latter with a 2-way non-blocking D$ of 128-byte lines), 8 warp contexts of one thread with abm and the
-/// AVC, 2 warps of one thread on the DWS sequencer (BL, a WST of 2 entries, +a +b) and 2 of 4
-/// threads on 2 lanes splitting on memory divergence (hit masks, a window of 0; 64-byte
-/// lines), in the fast suite;
+/// latter with a 2-way non-blocking D$ of 128-byte lines), 8 warp contexts of one thread
+/// with abm and the AVC, 2 warps of one thread on the DWS sequencer (BL, a WST of 2
+/// entries, +a +b) and 2 of 4 threads on 2 lanes splitting on memory divergence (hit
+/// masks, a window of 0; 64-byte lines), in the fast suite;
 /// long runs add the paper's preset, the DWS baseline's and the extremes (1 lane of 1
 /// thread, 32 lanes, the smallest caches over 32 banks, the largest I$ without an
 /// uncached region, one D$ bank, 2 contexts at 32 lanes, 8 contexts of one thread

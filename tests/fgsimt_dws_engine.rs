@@ -16,10 +16,10 @@
 //!   a non-blocking D$ of 128-byte lines, the paper's (groups split at divergent
 //!   branches of short blocks and at divergent loads by their hit masks, run-ahead
 //!   groups going on past the load while the fall-behind's data comes, PC-based merges
-//!   at loads, re-convergence at post-dominators), with every affine mechanism (seed 000's +a, +b, +m: the CP
-//!   completes a converged group's affine arithmetic, uniform branches, `jalr` and
-//!   shared loads, the lanes expand a divided warp's, and the ASRF's writes are checked
-//!   against the model's);
+//!   at loads, re-convergence at post-dominators), with every affine mechanism (seed
+//!   000's +a, +b, +m: the CP completes a converged group's affine arithmetic, uniform
+//!   branches, `jalr` and shared loads, the lanes expand a divided warp's, and the
+//!   ASRF's writes are checked against the model's);
 //! - the AVC (seed 002) under AggressSplit without the affine mechanisms: private
 //!   stacks in an AVC and L1 of one line each, on a case of divergent, sub-word private
 //!   accesses and a kernel built to spill, the AVC's traffic against the golden AVC's

@@ -3,14 +3,11 @@
 //! order the design performed them. Narrow accesses answer the naturally aligned word
 //! holding the address (the old word for AMOs, 0 or 1 for SC); a wide read answers the
 //! 32-byte block. LR/SC keep one reservation per narrow port (a line of the D$'s
-//! `line_bytes`), broken by any write to the line and by the port's next LR; an SC succeeds only on its port's reserved line and
-//! always ends the reservation. Uncached accesses (`uncached`) have no reservation: LR is
-//! a load and SC fails.
+//! `line_bytes`), broken by any write to the line and by the port's next LR; an SC
+//! succeeds only on its port's reserved line and always ends the reservation. Uncached
+//! accesses (`uncached`) have no reservation: LR is a load and SC fails.
 
 use crate::tb::memory::{amo, SparseMemory};
-
-/// Bytes in a wide access (a block).
-pub const BLOCK_BYTES: u64 = 32;
 
 /// The narrow ops, as the design's `op` field encodes them (load, store, LR, SC, then
 /// the AMOs: the memory model's code plus [`AMO_BASE`]).

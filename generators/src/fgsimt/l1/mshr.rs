@@ -8,7 +8,8 @@
 //! Entries are registers; at most one is active a set (the bank's rule), so the victim
 //! way of a miss is never another entry's.
 
-use super::{cat_low_first, k, Geometry, BLOCK_OFFSET_BITS};
+use super::dcache::BLOCK_BITS;
+use super::{cat_low_first, k, Geometry};
 use crate::blocks::up_down;
 use hdl::helpers::{lowest_one, onehot_decode, onehot_encode, onehot_mux};
 use hdl::ir::addr_width;
@@ -42,12 +43,11 @@ pub struct Mshrs {
 
 /// Widths of the bank request's fields, in order.
 pub fn field_widths(g: &Geometry) -> [u32; 6] {
-    let line_bits = 8 << BLOCK_OFFSET_BITS;
     [
         32,
         super::op::BITS,
-        line_bits,
-        line_bits / 8,
+        BLOCK_BITS,
+        BLOCK_BITS / 8,
         g.port_bits,
         g.slot_bits,
     ]
